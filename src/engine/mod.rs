@@ -1,0 +1,2 @@
+//! The generic, pure core: dice and grids. No I/O, no clock, no global RNG.
+pub mod dice;

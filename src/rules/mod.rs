@@ -1,0 +1,236 @@
+//! Rules families behind one facade.
+//!
+//! The service and the reports see a game through [`Rules`]: they hold the
+//! state as JSON (it lives in SQLite as a snapshot) and ask the family to set
+//! up, adjudicate, describe and render it. Every family is pure: it gets dice
+//! through [`Chance`] and never touches I/O or the clock.
+
+pub mod memoir44;
+
+use crate::engine::dice::Dice;
+use serde::{Deserialize, Serialize};
+
+/// Where a game's randomness comes from for one adjudication.
+pub struct Chance<'a> {
+    /// The open dice of this turn (revealed after the turn).
+    pub dice: &'a mut dyn Dice,
+    /// Hidden shuffles (the deck); revealed only when the game ends.
+    pub deck: &'a mut dyn Dice,
+}
+
+/// Who a view or a report is for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "side")]
+pub enum Viewer {
+    /// One side (seat) of the game, by its side id.
+    Side(String),
+    /// The referee or host: sees everything.
+    Referee,
+    /// Someone watching: sees only what is public.
+    Observer,
+}
+
+/// An order set that cannot be used, with the line it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct Rejection {
+    /// 1-based line in the orders text, when one line is at fault.
+    pub line: Option<usize>,
+    /// The offending line's text, as the player wrote it.
+    pub text: Option<String>,
+    /// Why, in words a player understands.
+    pub message: String,
+}
+
+impl Rejection {
+    #[must_use]
+    pub fn whole(message: impl Into<String>) -> Self {
+        Rejection {
+            line: None,
+            text: None,
+            message: message.into(),
+        }
+    }
+    #[must_use]
+    pub fn at(line: usize, text: &str, message: impl Into<String>) -> Self {
+        Rejection {
+            line: Some(line),
+            text: Some(text.trim().to_string()),
+            message: message.into(),
+        }
+    }
+    fn render(&self) -> String {
+        match (&self.line, &self.text) {
+            (Some(l), Some(t)) => format!("line {l}: \"{t}\": {}", self.message),
+            (Some(l), None) => format!("line {l}: {}", self.message),
+            _ => self.message.clone(),
+        }
+    }
+}
+
+/// Errors in a ruleset or scenario data file.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    #[error("unknown ruleset '{0}'")]
+    UnknownRuleset(String),
+    #[error("unknown scenario '{0}' (known: {1})")]
+    UnknownScenario(String, String),
+    /// A syntax or content error at a position of a data file.
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+}
+
+/// The result of one adjudication.
+#[derive(Debug, Clone)]
+pub struct Adjudication {
+    /// The new state, as JSON.
+    pub state: serde_json::Value,
+    /// What happened, in order; each a JSON object with at least a "kind".
+    pub events: Vec<serde_json::Value>,
+}
+
+/// What a game waits for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiting {
+    /// Sides that must submit before the phase can be adjudicated.
+    pub sides: Vec<String>,
+    /// A short description ("Allies to play a card and order units").
+    pub what: String,
+}
+
+/// A loaded ruleset of some family.
+pub enum Rules {
+    Memoir44(Box<memoir44::Ruleset>),
+}
+
+/// The ruleset ids we know.
+pub const RULESETS: &[&str] = &["memoir44"];
+
+impl Rules {
+    /// Load a shipped ruleset by id.
+    pub fn load(id: &str) -> Result<Rules, DataError> {
+        match id {
+            "memoir44" => Ok(Rules::Memoir44(Box::new(memoir44::Ruleset::builtin()?))),
+            other => Err(DataError::UnknownRuleset(other.to_string())),
+        }
+    }
+
+    /// Which ruleset a scenario id belongs to.
+    pub fn for_scenario(scenario: &str) -> Result<Rules, DataError> {
+        if memoir44::scenario_ids().iter().any(|s| s == scenario) {
+            return Rules::load("memoir44");
+        }
+        Err(DataError::UnknownScenario(
+            scenario.to_string(),
+            all_scenarios().join(", "),
+        ))
+    }
+
+    #[must_use]
+    pub fn id(&self) -> &'static str {
+        match self {
+            Rules::Memoir44(_) => "memoir44",
+        }
+    }
+
+    /// Set up a new game of `scenario`. `deck` shuffles hidden things.
+    pub fn setup(&self, scenario: &str, deck: &mut dyn Dice) -> Result<serde_json::Value, DataError> {
+        match self {
+            Rules::Memoir44(r) => {
+                let st = memoir44::setup(r, scenario, deck)?;
+                Ok(to_json(&st))
+            }
+        }
+    }
+
+    /// The sides of a game, in the scenario's order.
+    pub fn sides(&self, state: &serde_json::Value) -> Vec<String> {
+        match self {
+            Rules::Memoir44(_) => from_json::<memoir44::State>(state)
+                .map(|s| memoir44::sides(&s))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Who must submit next; empty when the game is over.
+    pub fn waiting(&self, state: &serde_json::Value) -> Waiting {
+        match self {
+            Rules::Memoir44(_) => match from_json::<memoir44::State>(state) {
+                Ok(s) => memoir44::waiting(&s),
+                Err(e) => Waiting {
+                    sides: vec![],
+                    what: format!("state unreadable: {e}"),
+                },
+            },
+        }
+    }
+
+    /// Adjudicate `side`'s orders. A rejection leaves the state untouched.
+    pub fn adjudicate(
+        &self,
+        state: &serde_json::Value,
+        side: &str,
+        orders: &str,
+        chance: &mut Chance<'_>,
+    ) -> Result<Adjudication, Rejection> {
+        match self {
+            Rules::Memoir44(r) => {
+                let st: memoir44::State = from_json(state)
+                    .map_err(|e| Rejection::whole(format!("stored state unreadable: {e}")))?;
+                let (next, events) = memoir44::adjudicate(r, &st, side, orders, chance)?;
+                Ok(Adjudication {
+                    state: to_json(&next),
+                    events: events.iter().map(to_json).collect(),
+                })
+            }
+        }
+    }
+
+    /// The winner's side id once the game is over, or `Some("")` for a draw.
+    pub fn result(&self, state: &serde_json::Value) -> Option<String> {
+        match self {
+            Rules::Memoir44(_) => from_json::<memoir44::State>(state)
+                .ok()
+                .and_then(|s| memoir44::result(&s)),
+        }
+    }
+
+    /// The position as text, as `viewer` may see it.
+    pub fn render_text(&self, state: &serde_json::Value, viewer: &Viewer) -> String {
+        match self {
+            Rules::Memoir44(r) => match from_json::<memoir44::State>(state) {
+                Ok(s) => memoir44::render_text(r, &s, viewer),
+                Err(e) => format!("(state unreadable: {e})\n"),
+            },
+        }
+    }
+
+    /// One event as a line of text for a report to `viewer`; None if the
+    /// viewer must not see it.
+    pub fn describe_event(&self, event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
+        match self {
+            Rules::Memoir44(_) => memoir44::describe_event(event, viewer),
+        }
+    }
+}
+
+/// Every shipped scenario id.
+#[must_use]
+pub fn all_scenarios() -> Vec<String> {
+    memoir44::scenario_ids()
+}
+
+fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Result<T, serde_json::Error> {
+    T::deserialize(v)
+}
