@@ -351,19 +351,15 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Log => {
             let judge = open(&cli.config)?;
-            for (id, mid, from, subject, outcome, detail) in
-                adjutant::store::inbox_log(&judge.conn)?
-            {
+            for r in adjutant::store::inbox_log(&judge.conn)? {
+                let subject: String = r.subject.unwrap_or_default().chars().take(40).collect();
                 println!(
-                    "{id:>6}  {:<30} {:<40} {outcome} {}  [{}]",
-                    from.unwrap_or_else(|| "-".into()),
-                    subject
-                        .unwrap_or_default()
-                        .chars()
-                        .take(40)
-                        .collect::<String>(),
-                    detail,
-                    mid.unwrap_or_default()
+                    "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
+                    r.id,
+                    r.sender.unwrap_or_else(|| "-".into()),
+                    r.outcome,
+                    r.detail,
+                    r.message_id.unwrap_or_default()
                 );
             }
             Ok(0)

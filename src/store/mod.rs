@@ -431,32 +431,31 @@ pub fn set_inbox_outcome(
     Ok(())
 }
 
-/// The inbox log, newest last: (id, message_id, sender, subject, outcome, detail).
-pub fn inbox_log(
-    conn: &Connection,
-) -> Result<
-    Vec<(
-        i64,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-    )>,
-    StoreError,
-> {
+/// One row of the inbox log.
+#[derive(Debug, Clone)]
+pub struct LogRow {
+    pub id: i64,
+    pub message_id: Option<String>,
+    pub sender: Option<String>,
+    pub subject: Option<String>,
+    pub outcome: String,
+    pub detail: String,
+}
+
+/// The inbox log, oldest first.
+pub fn inbox_log(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
     let mut st = conn.prepare(
         "SELECT id, message_id, sender, subject, outcome, detail FROM inbox ORDER BY id",
     )?;
     let rows = st.query_map([], |r| {
-        Ok((
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-        ))
+        Ok(LogRow {
+            id: r.get(0)?,
+            message_id: r.get(1)?,
+            sender: r.get(2)?,
+            subject: r.get(3)?,
+            outcome: r.get(4)?,
+            detail: r.get(5)?,
+        })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
