@@ -138,6 +138,13 @@ pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
             tracing::error!("maildir {}: {e}", judge.cfg.maildir().display());
         }
     }
+    match judge.tick() {
+        Ok(t) if t.reminders + t.nmr > 0 => {
+            tracing::info!("deadlines: {} reminders, {} missed", t.reminders, t.nmr)
+        }
+        Ok(_) => {}
+        Err(e) => tracing::error!("deadlines: {e}"),
+    }
     if let Err(e) = deliver(judge, &mut p) {
         tracing::error!("outbox: {e}");
     }

@@ -47,6 +47,35 @@ enum Cmd {
         /// The time each turn may take, e.g. 72h or 3d.
         #[arg(long)]
         deadline: Option<String>,
+        /// On a missed deadline: wait (the default) or pass.
+        #[arg(long, default_value = "wait")]
+        nmr: String,
+        /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
+        #[arg(long)]
+        grace: Option<String>,
+        /// The referee's address, told when a player keeps missing deadlines.
+        #[arg(long)]
+        referee: Option<String>,
+        /// Missed deadlines in a row before the referee is told.
+        #[arg(long, default_value_t = 2)]
+        referee_after: i64,
+        /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown in.
+        #[arg(long = "tz")]
+        zones: Vec<String>,
+    },
+    /// Stop a game's deadline clock (holidays); `resume` restarts it.
+    Pause { game: i64 },
+    /// Restart a paused game's clock with a full turn's time.
+    Resume { game: i64 },
+    /// Move a game's current deadline by a duration, e.g. 24h.
+    Extend { game: i64, by: String },
+    /// Give a seat a new secret and reply token, mailed to its player.
+    RotateSecret { game: i64, side: String },
+    /// Hand a seat to another player (a new secret goes to the new address).
+    ReplaceSeat {
+        game: i64,
+        side: String,
+        email: String,
     },
     /// List the games.
     Games,
@@ -197,6 +226,11 @@ fn run(cli: Cli) -> Result<i32> {
             scenario,
             seats,
             deadline,
+            nmr,
+            grace,
+            referee,
+            referee_after,
+            zones,
         } => {
             let mut judge = open(&cli.config)?;
             let seats: Vec<(String, String)> = seats
@@ -213,7 +247,26 @@ fn run(cli: Cli) -> Result<i32> {
                         .ok_or_else(|| anyhow!("--deadline takes e.g. 72h, 3d or 90m, not '{d}'"))
                 })
                 .transpose()?;
-            let id = judge.new_game(&scenario, &seats, deadline)?;
+            let dur = |flag: &str, d: String| {
+                parse_duration(&d)
+                    .ok_or_else(|| anyhow!("--{flag} takes e.g. 72h, 3d or 90m, not '{d}'"))
+            };
+            let opts = adjutant::service::GameOptions {
+                deadline_secs: deadline,
+                nmr_policy: nmr,
+                grace_secs: grace.map(|g| dur("grace", g)).transpose()?.unwrap_or(0),
+                referee,
+                referee_after,
+                zones: zones
+                    .iter()
+                    .map(|z| {
+                        z.split_once('=')
+                            .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
+                            .ok_or_else(|| anyhow!("--tz takes SIDE=ZONE, not '{z}'"))
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            let id = judge.new_game(&scenario, &seats, &opts)?;
             println!("{id}");
             let mut p = daemon::Pass::default();
             daemon::deliver(&mut judge, &mut p)?;
@@ -372,6 +425,42 @@ fn run(cli: Cli) -> Result<i32> {
                     m.id, m.status, m.kind, m.attempts, m.recipient
                 );
             }
+            Ok(0)
+        }
+        Cmd::Pause { game } => {
+            let judge = open(&cli.config)?;
+            judge.set_paused(game, true)?;
+            println!("game {game} paused");
+            Ok(0)
+        }
+        Cmd::Resume { game } => {
+            let judge = open(&cli.config)?;
+            judge.set_paused(game, false)?;
+            println!("game {game} resumed");
+            Ok(0)
+        }
+        Cmd::Extend { game, by } => {
+            let judge = open(&cli.config)?;
+            let secs =
+                parse_duration(&by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
+            let at = judge.extend(game, secs)?;
+            println!("game {game}: the deadline is now {at}");
+            Ok(0)
+        }
+        Cmd::RotateSecret { game, side } => {
+            let mut judge = open(&cli.config)?;
+            judge.replace_seat(game, &side.to_ascii_lowercase(), None)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: {side} has a new secret (mailed to the player)");
+            Ok(0)
+        }
+        Cmd::ReplaceSeat { game, side, email } => {
+            let mut judge = open(&cli.config)?;
+            judge.replace_seat(game, &side.to_ascii_lowercase(), Some(&email))?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: {side} is now played by {email}");
             Ok(0)
         }
         Cmd::Scenarios => {

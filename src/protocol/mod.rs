@@ -67,6 +67,9 @@ pub enum Command {
     Map,
     History(Option<u32>),
     Resign,
+    TimeZone(String),
+    /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
+    Absence(String, String),
 }
 
 /// What a mail's text says.
@@ -113,6 +116,27 @@ pub fn parse(subject: &str, text: &str) -> Request {
                         .push((line_no, line.into(), "HISTORY takes a turn number".into()))
                 }
             },
+            Some("TIMEZONE") => match (arg, extra) {
+                (Some(z), false) => req.commands.push(Command::TimeZone(z.to_string())),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
+                )),
+            },
+            Some("ABSENCE") => {
+                let mut w = line.split_whitespace().skip(1);
+                match (w.next(), w.next(), w.next()) {
+                    (Some(a), Some(b), None) => {
+                        req.commands.push(Command::Absence(a.into(), b.into()))
+                    }
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "ABSENCE takes two dates, e.g. ABSENCE 2026-12-20 2027-01-03".into(),
+                    )),
+                }
+            }
             Some("GAME") => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
                 (Some(Ok(id)), false) => req.game = Some(id),
                 _ => req.errors.push((

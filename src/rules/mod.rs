@@ -216,6 +216,16 @@ impl Rules {
         }
     }
 
+    /// The orders a side that missed its deadline is taken to have given
+    /// (its standing orders, or a pass), if the family has such a thing.
+    pub fn pass_orders(&self, state: &serde_json::Value, side: &str) -> Option<String> {
+        match self {
+            Rules::Memoir44(_) => from_json::<memoir44::State>(state)
+                .ok()
+                .and_then(|s| memoir44::pass_orders(&s, side)),
+        }
+    }
+
     /// One event as a line of text for a report to `viewer`; None if the
     /// viewer must not see it.
     pub fn describe_event(&self, event: &serde_json::Value, viewer: &Viewer) -> Option<String> {

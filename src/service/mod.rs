@@ -2,6 +2,7 @@
 //! arrives as bytes and leaves as rows of the outbox.
 
 pub mod clock;
+pub mod deadlines;
 pub mod export;
 
 use crate::config::Config;
@@ -51,6 +52,45 @@ pub struct Judge {
     pub conn: Connection,
     pub clock: Box<dyn Clock>,
     pub templates: Templates,
+}
+
+/// How a game is run.
+#[derive(Debug, Clone)]
+pub struct GameOptions {
+    /// The time each turn may take; none: no deadlines.
+    pub deadline_secs: Option<i64>,
+    /// On a missed deadline: `wait` (remind and tell the referee) or `pass`
+    /// (adjudicate the side's standing orders / a pass).
+    pub nmr_policy: String,
+    /// Extra time after the deadline before the NMR policy applies.
+    pub grace_secs: i64,
+    /// The referee's address: told after `referee_after` missed deadlines in a row.
+    pub referee: Option<String>,
+    pub referee_after: i64,
+    /// Time zones by side (or `referee`), IANA names.
+    pub zones: Vec<(String, String)>,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            deadline_secs: None,
+            nmr_policy: "wait".into(),
+            grace_secs: 0,
+            referee: None,
+            referee_after: 2,
+            zones: Vec::new(),
+        }
+    }
+}
+
+impl GameOptions {
+    fn zone_of(&self, who: &str) -> String {
+        self.zones
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(who))
+            .map_or_else(|| "UTC".to_string(), |(_, z)| z.clone())
+    }
 }
 
 /// The mails one use-case queues, written in the same transaction.
@@ -184,12 +224,26 @@ impl Judge {
     }
 
     /// Create a game, queue a welcome per seat, and return its id.
+    /// `seats` are (side, email, time zone).
     pub fn new_game(
         &mut self,
         scenario: &str,
         seats: &[(String, String)],
-        deadline_secs: Option<i64>,
+        opts: &GameOptions,
     ) -> Result<i64, ServiceError> {
+        let deadline_secs = opts.deadline_secs;
+        for (who, tz) in &opts.zones {
+            if tz.parse::<chrono_tz::Tz>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
+                )));
+            }
+        }
+        if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+            return Err(ServiceError::Invalid(
+                "the NMR policy is wait or pass".into(),
+            ));
+        }
         let rules = Rules::for_scenario(scenario)?;
         let master: Seed = random_bytes()?;
         let state = setup_state(&rules, scenario, &master)?;
@@ -230,6 +284,17 @@ impl Judge {
                 rusqlite::params![id, at],
             )?;
         }
+        tx.execute(
+            "UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6 WHERE id = ?1",
+            rusqlite::params![
+                id,
+                opts.nmr_policy,
+                opts.grace_secs,
+                opts.referee,
+                opts.zone_of("referee"),
+                opts.referee_after
+            ],
+        )?;
         let mut queue = Queue::new();
         let mut seat_rows = Vec::new();
         for (side, email) in seats {
@@ -239,6 +304,10 @@ impl Judge {
                 email: email.to_ascii_lowercase(),
                 secret: random_word(8)?,
                 token: random_word(12)?,
+                tz: opts.zone_of(side),
+                misses: 0,
+                absent_from: None,
+                absent_until: None,
             };
             store::insert_seat(&tx, &seat)?;
             seat_rows.push(seat);
@@ -255,7 +324,11 @@ impl Judge {
                 json!({
                     "game_id": id, "scenario": scenario, "ruleset": rules.id(),
                     "side": seat.side, "others": others, "secret": seat.secret,
-                    "deadline": deadline_secs.map(human_duration),
+                    "deadline": deadline_secs.map(|d| format!(
+                        "{}; the first is {}",
+                        human_duration(d),
+                        deadlines::show(&stamp(self.clock.now() + chrono::Duration::seconds(d)), &seat.tz)
+                    )),
                     "seed_commitment": dice::commitment(&master),
                     "turn_commitment": dice::commitment(&dice::turn_seed(&master, 1)),
                     "waiting": waiting_line(&waiting),
@@ -447,7 +520,11 @@ impl Judge {
                     );
                     done.push("status");
                 }
-                Command::Map | Command::History(_) | Command::Resign => {
+                Command::Map
+                | Command::History(_)
+                | Command::Resign
+                | Command::TimeZone(_)
+                | Command::Absence(..) => {
                     let Some(seat) = seat.as_ref().ok() else {
                         queue.push(
                             self.reply(env, &from, "", self.not_authenticated()),
@@ -488,6 +565,41 @@ impl Judge {
                             };
                             queue.push(self.seat_reply(env, seat, "", text), "reply");
                             done.push("history");
+                        }
+                        Command::TimeZone(z) => {
+                            let text = match z.parse::<chrono_tz::Tz>() {
+                                Ok(_) => {
+                                    tx.execute(
+                                        "UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2",
+                                        rusqlite::params![seat.game_id, seat.side, z],
+                                    )?;
+                                    format!("Deadlines of game {} are now shown in {z}.\n", seat.game_id)
+                                }
+                                Err(_) => self.error_text(
+                                    &format!("'{z}' is not a time zone name."),
+                                    &[],
+                                    "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
+                                ),
+                            };
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("timezone");
+                        }
+                        Command::Absence(a, b) => {
+                            let game = self.game(seat.game_id)?;
+                            let text = match absence_span(a, b, &seat.tz) {
+                                Ok((from, until)) => match self.set_absence(seat, from, until, game.max_absence_days) {
+                                    Ok(()) => format!(
+                                        "Noted: you are away from {} to {}. A deadline of game {} that\nfalls in that time moves to its end.\n",
+                                        deadlines::show(&stamp(from), &seat.tz),
+                                        deadlines::show(&stamp(until), &seat.tz),
+                                        seat.game_id
+                                    ),
+                                    Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
+                                },
+                                Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
+                            };
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("absence");
                         }
                         _ => {
                             self.resign(tx, seat, queue)?;
@@ -730,6 +842,7 @@ impl Judge {
                 &adj.events,
                 &adj.state,
                 &Viewer::Side(s.side.clone()),
+                &s.tz,
             )?;
             queue.push(
                 Outgoing {
@@ -756,6 +869,7 @@ impl Judge {
         events: &[serde_json::Value],
         state: &serde_json::Value,
         viewer: &Viewer,
+        tz: &str,
     ) -> Result<String, ServiceError> {
         let master = Self::master(game)?;
         let lines: Vec<String> = events
@@ -771,7 +885,7 @@ impl Judge {
                 "over": over, "result": result_line(game.result.as_deref()),
                 "seed": if over { game.seed.clone() } else { String::new() },
                 "waiting": waiting_line(&rules.waiting(state)),
-                "deadline": game.deadline_at,
+                "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
                 "turn_seed": hex::encode(dice::turn_seed(&master, turn)),
                 "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
                 "state_hash": state_hash(state),
@@ -804,7 +918,14 @@ impl Judge {
             .find(|s| s.turn == turn)
             .map(|s| s.side)
             .unwrap_or_default();
-        self.report_text(game, &rules, turn, &mover, &events, &state, viewer)
+        let tz = match viewer {
+            Viewer::Side(side) => store::seats(&self.conn, game.id)?
+                .into_iter()
+                .find(|s| &s.side == side)
+                .map_or_else(|| "UTC".to_string(), |s| s.tz),
+            _ => game.referee_tz.clone(),
+        };
+        self.report_text(game, &rules, turn, &mover, &events, &state, viewer, &tz)
     }
 
     fn resign(
@@ -851,6 +972,85 @@ impl Judge {
         Ok(())
     }
 
+    /// Give a seat a new secret and token, and optionally a new player. The
+    /// player is mailed the new secret; an old player is told they left.
+    pub fn replace_seat(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        email: Option<&str>,
+    ) -> Result<(), ServiceError> {
+        let seats = store::seats(&self.conn, game_id)?;
+        let old = seats
+            .iter()
+            .find(|s| s.side == side)
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::NoSide(
+                    game_id,
+                    side.into(),
+                    seats
+                        .iter()
+                        .map(|s| s.side.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            })?;
+        if let Some(e) = email {
+            if e.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{e}' is not an email address"
+                )));
+            }
+        }
+        let mut seat = old.clone();
+        seat.secret = random_word(8)?;
+        seat.token = random_word(12)?;
+        seat.misses = 0;
+        if let Some(e) = email {
+            seat.email = e.to_ascii_lowercase();
+        }
+        let tx = self.begin()?;
+        tx.execute(
+            "UPDATE seats SET email = ?3, secret = ?4, token = ?5, misses = 0 WHERE game_id = ?1 AND side = ?2",
+            rusqlite::params![game_id, side, seat.email, seat.secret, seat.token],
+        )?;
+        let mut q = Queue::new();
+        q.push(
+            Outgoing {
+                to: seat.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(&seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        if old.email != seat.email {
+            q.push(
+                Outgoing {
+                    to: old.email.clone(),
+                    subject: format!("Game {game_id}: you no longer play {side}"),
+                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-seat-{side}-{}", seat.token),
+            q,
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Orders entered by the host (`adjutant submit`): the same path as a mail.
     pub fn submit(&mut self, game_id: i64, side: &str, orders: &str) -> Result<u32, ServiceError> {
         let seats = store::seats(&self.conn, game_id)?;
@@ -879,6 +1079,34 @@ impl Judge {
         tx.commit()?;
         Ok(turn)
     }
+}
+
+/// "2026-12-20" "2027-01-03" in zone `tz` -> from the start of the first day
+/// to the end of the last.
+fn absence_span(
+    from: &str,
+    to: &str,
+    tz: &str,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), String> {
+    use chrono::{NaiveDate, TimeZone};
+    let zone: chrono_tz::Tz = tz.parse().unwrap_or(chrono_tz::UTC);
+    let day = |s: &str| {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| format!("'{s}' is not a date like 2026-12-20"))
+    };
+    let start = day(from)?.and_hms_opt(0, 0, 0).ok_or("bad date")?;
+    let end = day(to)?
+        .succ_opt()
+        .ok_or("bad date")?
+        .and_hms_opt(0, 0, 0)
+        .ok_or("bad date")?;
+    let local = |t: chrono::NaiveDateTime| {
+        zone.from_local_datetime(&t)
+            .earliest()
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .ok_or_else(|| "that time does not exist in your zone".to_string())
+    };
+    Ok((local(start)?, local(end)?))
 }
 
 fn waiting_line(w: &crate::rules::Waiting) -> String {

@@ -9,7 +9,8 @@ use std::path::Path;
 pub use rusqlite;
 
 /// Ordered migrations; index + 1 is the schema version after applying it.
-pub const MIGRATIONS: &[&str] = &[r#"
+pub const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE games (
     id            INTEGER PRIMARY KEY,
     ruleset       TEXT NOT NULL,
@@ -87,7 +88,24 @@ CREATE TABLE kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-"#];
+"#,
+    r#"
+-- Deadlines: what happens when a turn's time runs out, and who is told.
+ALTER TABLE games ADD COLUMN nmr_policy TEXT NOT NULL DEFAULT 'wait' CHECK (nmr_policy IN ('wait','pass'));
+ALTER TABLE games ADD COLUMN grace_secs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN referee TEXT;
+ALTER TABLE games ADD COLUMN referee_tz TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE games ADD COLUMN referee_after INTEGER NOT NULL DEFAULT 2;
+ALTER TABLE games ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN reminded_turn INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE games ADD COLUMN nmr_turn INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE games ADD COLUMN max_absence_days INTEGER NOT NULL DEFAULT 14;
+ALTER TABLE seats ADD COLUMN tz TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE seats ADD COLUMN misses INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE seats ADD COLUMN absent_from TEXT;
+ALTER TABLE seats ADD COLUMN absent_until TEXT;
+"#,
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -148,6 +166,15 @@ pub struct Game {
     pub deadline_secs: Option<i64>,
     pub deadline_at: Option<String>,
     pub created_at: String,
+    pub nmr_policy: String,
+    pub grace_secs: i64,
+    pub referee: Option<String>,
+    pub referee_tz: String,
+    pub referee_after: i64,
+    pub paused: bool,
+    pub reminded_turn: i64,
+    pub nmr_turn: i64,
+    pub max_absence_days: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,9 +184,16 @@ pub struct Seat {
     pub email: String,
     pub secret: String,
     pub token: String,
+    /// The player's time zone (IANA name), for the deadlines they are shown.
+    pub tz: String,
+    /// Deadlines missed in a row.
+    pub misses: i64,
+    pub absent_from: Option<String>,
+    pub absent_until: Option<String>,
 }
 
-const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at";
+const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
+     nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
     Ok(Game {
@@ -174,6 +208,15 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
         deadline_secs: r.get(8)?,
         deadline_at: r.get(9)?,
         created_at: r.get(10)?,
+        nmr_policy: r.get(11)?,
+        grace_secs: r.get(12)?,
+        referee: r.get(13)?,
+        referee_tz: r.get(14)?,
+        referee_after: r.get(15)?,
+        paused: r.get(16)?,
+        reminded_turn: r.get(17)?,
+        nmr_turn: r.get(18)?,
+        max_absence_days: r.get(19)?,
     })
 }
 
@@ -200,12 +243,16 @@ fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
         email: r.get(2)?,
         secret: r.get(3)?,
         token: r.get(4)?,
+        tz: r.get(5)?,
+        misses: r.get(6)?,
+        absent_from: r.get(7)?,
+        absent_until: r.get(8)?,
     })
 }
 
 pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
     let mut st = conn.prepare(
-        "SELECT game_id, side, email, secret, token FROM seats WHERE game_id = ?1 ORDER BY rowid",
+        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE game_id = ?1 ORDER BY rowid",
     )?;
     let rows = st.query_map([game_id], seat_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -213,7 +260,7 @@ pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
 
 pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, StoreError> {
     let mut st = conn.prepare(
-        "SELECT game_id, side, email, secret, token FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid",
+        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid",
     )?;
     let rows = st.query_map([email], seat_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -222,7 +269,7 @@ pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, Store
 pub fn seat_by_token(conn: &Connection, token: &str) -> Result<Option<Seat>, StoreError> {
     Ok(conn
         .query_row(
-            "SELECT game_id, side, email, secret, token FROM seats WHERE token = ?1",
+            "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE token = ?1",
             [token.to_ascii_lowercase()],
             seat_row,
         )
@@ -246,8 +293,8 @@ pub fn insert_game(
 
 pub fn insert_seat(tx: &Transaction<'_>, s: &Seat) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO seats (game_id, side, email, secret, token) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![s.game_id, s.side, s.email, s.secret, s.token],
+        "INSERT INTO seats (game_id, side, email, secret, token, tz) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![s.game_id, s.side, s.email, s.secret, s.token, s.tz],
     )?;
     Ok(())
 }

@@ -123,3 +123,8 @@ pub fn render_text(_r: &Ruleset, s: &State, _viewer: &Viewer) -> String {
 pub fn describe_event(event: &serde_json::Value, _viewer: &Viewer) -> Option<String> {
     Some(event.to_string())
 }
+
+#[must_use]
+pub fn pass_orders(_s: &State, _side: &str) -> Option<String> {
+    Some("ROLL 0".into())
+}
