@@ -2,5 +2,12 @@
 //!
 //! The engine and the rules (`engine`, `rules`) are pure. Everything with I/O
 //! (`store`, `mail`, `daemon`) calls into them, never the other way round.
+pub mod config;
+pub mod daemon;
 pub mod engine;
+pub mod mail;
+pub mod protocol;
+pub mod report;
 pub mod rules;
+pub mod service;
+pub mod store;

@@ -1,1 +1,473 @@
-fn main() {}
+//! The `adjutant` command line: a thin shell over the library.
+
+use adjutant::config::{self, Config};
+use adjutant::daemon;
+use adjutant::rules::{Rules, Viewer};
+use adjutant::service::{clock, export, parse_duration, Judge};
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "adjutant",
+    version,
+    about = "A play-by-email judge for wargames"
+)]
+struct Cli {
+    /// The configuration file (default: ./adjutant.toml).
+    #[arg(long, global = true, env = "ADJUTANT_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Create DIR/adjutant.toml, the database and the local Maildir and outbox.
+    Init { dir: PathBuf },
+    /// Run the judge: read mail, adjudicate, send replies.
+    Serve {
+        /// Handle what is waiting, deliver the outbox, and exit (for cron).
+        #[arg(long)]
+        once: bool,
+    },
+    /// Handle one message read from standard input (for an MTA pipe).
+    Receive,
+    /// Create a game and mail every seat a welcome.
+    NewGame {
+        #[arg(long)]
+        scenario: String,
+        /// SIDE=EMAIL, once per side.
+        #[arg(long = "seat", required = true)]
+        seats: Vec<String>,
+        /// The time each turn may take, e.g. 72h or 3d.
+        #[arg(long)]
+        deadline: Option<String>,
+        /// On a missed deadline: wait (the default) or pass.
+        #[arg(long, default_value = "wait")]
+        nmr: String,
+        /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
+        #[arg(long)]
+        grace: Option<String>,
+        /// The referee's address, told when a player keeps missing deadlines.
+        #[arg(long)]
+        referee: Option<String>,
+        /// Missed deadlines in a row before the referee is told.
+        #[arg(long, default_value_t = 2)]
+        referee_after: i64,
+        /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown in.
+        #[arg(long = "tz")]
+        zones: Vec<String>,
+    },
+    /// Stop a game's deadline clock (holidays); `resume` restarts it.
+    Pause { game: i64 },
+    /// Restart a paused game's clock with a full turn's time.
+    Resume { game: i64 },
+    /// Move a game's current deadline by a duration, e.g. 24h.
+    Extend { game: i64, by: String },
+    /// Give a seat a new secret and reply token, mailed to its player.
+    RotateSecret { game: i64, side: String },
+    /// Hand a seat to another player (a new secret goes to the new address).
+    ReplaceSeat {
+        game: i64,
+        side: String,
+        email: String,
+    },
+    /// List the games.
+    Games,
+    /// Print a game's position.
+    Show {
+        game: i64,
+        /// A past turn (0 is the opening position).
+        #[arg(long)]
+        turn: Option<u32>,
+        /// Whose view: a side id or `referee` (the default).
+        #[arg(long = "as")]
+        viewer: Option<String>,
+        /// text (the only format so far).
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
+    /// Enter a side's orders from a file (`-` for standard input), as if mailed.
+    Submit {
+        game: i64,
+        side: String,
+        orders: PathBuf,
+    },
+    /// Write a game as JSON (the seed only once the game is over, or with --include-seed).
+    Export {
+        game: i64,
+        #[arg(long)]
+        include_seed: bool,
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Replay an export and report any difference (exit 1 if one).
+    Verify { export: PathBuf },
+    /// The inbox log: every message received and what was done with it.
+    Log,
+    /// The outbox: every mail queued, its state and attempts.
+    Outbox,
+    /// List the shipped scenarios.
+    Scenarios,
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("adjutant: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Write the default configuration and create the embedded mailbox.
+fn init(dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("adjutant.toml");
+    if !path.exists() {
+        std::fs::write(&path, config::DEFAULT_TOML)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let cfg = Config::load(&path)?;
+    adjutant::mail::maildir::create(&cfg.maildir())?;
+    std::fs::create_dir_all(cfg.outbox_dir())?;
+    adjutant::store::open(&cfg.database_path())?;
+    Ok(path)
+}
+
+fn config_path(cli: &Option<PathBuf>) -> PathBuf {
+    cli.clone()
+        .unwrap_or_else(|| PathBuf::from("adjutant.toml"))
+}
+
+fn open(cli: &Option<PathBuf>) -> Result<Judge> {
+    let path = config_path(cli);
+    if !path.exists() {
+        bail!(
+            "no configuration at {} (run `adjutant init DIR`, or pass --config FILE)",
+            path.display()
+        );
+    }
+    let cfg = Config::load(&path)?;
+    Ok(Judge::open(cfg, clock::from_env())?)
+}
+
+fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Cmd::Init { dir } => {
+            let path = init(&dir)?;
+            let cfg = Config::load(&path)?;
+            println!("Initialised {}", path.display());
+            println!("  database: {}", cfg.database_path().display());
+            println!(
+                "  inbox:    {}/new (drop mail files here)",
+                cfg.maildir().display()
+            );
+            println!(
+                "  outbox:   {} (one .eml per sent mail)",
+                cfg.outbox_dir().display()
+            );
+            Ok(0)
+        }
+        Cmd::Serve { once } => {
+            let path = config_path(&cli.config);
+            if !path.exists() && cli.config.is_none() {
+                init(Path::new("."))?;
+                eprintln!("No adjutant.toml here: initialised the embedded default in the current directory.");
+            }
+            let mut judge = open(&Some(path))?;
+            eprintln!(
+                "Adjutant serving: drop mail into {}/new; replies appear in {}.",
+                judge.cfg.maildir().display(),
+                judge.cfg.outbox_dir().display()
+            );
+            let stop = Arc::new(AtomicBool::new(false));
+            signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
+            signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
+            let p = daemon::run(&mut judge, once, stop);
+            eprintln!(
+                "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
+                p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
+            );
+            Ok(0)
+        }
+        Cmd::Receive => {
+            let mut judge = open(&cli.config)?;
+            let mut raw = Vec::new();
+            std::io::stdin().read_to_end(&mut raw)?;
+            match daemon::handle_one(&mut judge, &raw, "stdin") {
+                Ok(o) => println!("{o:?}"),
+                Err(e) => {
+                    eprintln!("adjutant: {e}");
+                    // Exit 75 (EX_TEMPFAIL) so the MTA keeps the mail and retries.
+                    return Ok(75);
+                }
+            }
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            Ok(0)
+        }
+        Cmd::NewGame {
+            scenario,
+            seats,
+            deadline,
+            nmr,
+            grace,
+            referee,
+            referee_after,
+            zones,
+        } => {
+            let mut judge = open(&cli.config)?;
+            let seats: Vec<(String, String)> = seats
+                .iter()
+                .map(|s| {
+                    s.split_once('=')
+                        .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
+                        .ok_or_else(|| anyhow!("--seat takes SIDE=EMAIL, not '{s}'"))
+                })
+                .collect::<Result<_>>()?;
+            let deadline = deadline
+                .map(|d| {
+                    parse_duration(&d)
+                        .ok_or_else(|| anyhow!("--deadline takes e.g. 72h, 3d or 90m, not '{d}'"))
+                })
+                .transpose()?;
+            let dur = |flag: &str, d: String| {
+                parse_duration(&d)
+                    .ok_or_else(|| anyhow!("--{flag} takes e.g. 72h, 3d or 90m, not '{d}'"))
+            };
+            let opts = adjutant::service::GameOptions {
+                deadline_secs: deadline,
+                nmr_policy: nmr,
+                grace_secs: grace.map(|g| dur("grace", g)).transpose()?.unwrap_or(0),
+                referee,
+                referee_after,
+                zones: zones
+                    .iter()
+                    .map(|z| {
+                        z.split_once('=')
+                            .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
+                            .ok_or_else(|| anyhow!("--tz takes SIDE=ZONE, not '{z}'"))
+                    })
+                    .collect::<Result<_>>()?,
+            };
+            let id = judge.new_game(&scenario, &seats, &opts)?;
+            println!("{id}");
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            Ok(0)
+        }
+        Cmd::Games => {
+            let judge = open(&cli.config)?;
+            println!(
+                "{:>5}  {:<10} {:<24} {:>5}  {:<7} seats",
+                "game", "ruleset", "scenario", "turn", "status"
+            );
+            for g in adjutant::store::games(&judge.conn)? {
+                let seats = adjutant::store::seats(&judge.conn, g.id)?;
+                let seats: Vec<String> = seats
+                    .iter()
+                    .map(|s| format!("{}={}", s.side, s.email))
+                    .collect();
+                println!(
+                    "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
+                    g.id,
+                    g.ruleset,
+                    g.scenario,
+                    g.turn,
+                    g.status,
+                    seats.join(" ")
+                );
+            }
+            Ok(0)
+        }
+        Cmd::Show {
+            game,
+            turn,
+            viewer,
+            format,
+        } => {
+            let judge = open(&cli.config)?;
+            let g = judge.game(game)?;
+            let rules = Rules::load(&g.ruleset)?;
+            let viewer = match viewer.as_deref() {
+                None | Some("referee") => Viewer::Referee,
+                Some("observer") => Viewer::Observer,
+                Some(side) => Viewer::Side(side.to_ascii_lowercase()),
+            };
+            if format != "text" {
+                bail!("--format {format} is not available yet; use text");
+            }
+            let (t, state) = judge.state(game, turn)?;
+            if let Viewer::Side(s) = &viewer {
+                if !rules.sides(&state).contains(s) {
+                    bail!(
+                        "game {game} has no side '{s}' (sides: {})",
+                        rules.sides(&state).join(", ")
+                    );
+                }
+            }
+            match turn {
+                Some(t) if t > 0 => print!("{}", judge.turn_report_text(&g, t, &viewer)?),
+                _ => {
+                    println!("Game {game}, {} after turn {t}: {}", g.scenario, g.status);
+                    print!("{}", rules.render_text(&state, &viewer));
+                    println!("State {}", adjutant::service::state_hash(&state));
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Submit { game, side, orders } => {
+            let mut judge = open(&cli.config)?;
+            let text = if orders.as_os_str() == "-" {
+                let mut s = String::new();
+                std::io::stdin().read_to_string(&mut s)?;
+                s
+            } else {
+                std::fs::read_to_string(&orders)
+                    .with_context(|| format!("reading {}", orders.display()))?
+            };
+            match judge.submit(game, &side.to_ascii_lowercase(), &text) {
+                Ok(turn) => {
+                    let g = judge.game(game)?;
+                    println!("game {game}: turn {turn} adjudicated; status {}", g.status);
+                    let mut p = daemon::Pass::default();
+                    daemon::deliver(&mut judge, &mut p)?;
+                    Ok(0)
+                }
+                Err(adjutant::service::ServiceError::Rejected(r)) => {
+                    eprintln!("orders rejected: {r}");
+                    Ok(1)
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+        Cmd::Export {
+            game,
+            include_seed,
+            output,
+        } => {
+            let judge = open(&cli.config)?;
+            let ex = judge.export(game, include_seed)?;
+            let text = serde_json::to_string_pretty(&ex)? + "\n";
+            match output {
+                Some(p) => {
+                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
+                }
+                None => print!("{text}"),
+            }
+            Ok(0)
+        }
+        Cmd::Verify { export: path } => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let ex: export::Export = serde_json::from_str(&text).map_err(|e| {
+                anyhow!(
+                    "{}:{}:{}: not an Adjutant export: {e}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                )
+            })?;
+            let v = export::verify(&ex);
+            for n in &v.notes {
+                println!("note: {n}");
+            }
+            for d in &v.differences {
+                println!("DIFFERENCE {d}");
+            }
+            if v.differences.is_empty() {
+                println!(
+                    "OK: game {} verified, {} turns replayed identically",
+                    ex.game, v.checked_turns
+                );
+                Ok(0)
+            } else {
+                println!("FAILED: {} differences", v.differences.len());
+                Ok(1)
+            }
+        }
+        Cmd::Log => {
+            let judge = open(&cli.config)?;
+            for r in adjutant::store::inbox_log(&judge.conn)? {
+                let subject: String = r.subject.unwrap_or_default().chars().take(40).collect();
+                println!(
+                    "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
+                    r.id,
+                    r.sender.unwrap_or_else(|| "-".into()),
+                    r.outcome,
+                    r.detail,
+                    r.message_id.unwrap_or_default()
+                );
+            }
+            Ok(0)
+        }
+        Cmd::Outbox => {
+            let judge = open(&cli.config)?;
+            for m in adjutant::store::outbox_all(&judge.conn)? {
+                println!(
+                    "{:>6}  {:<8} {:<10} attempts {}  {}",
+                    m.id, m.status, m.kind, m.attempts, m.recipient
+                );
+            }
+            Ok(0)
+        }
+        Cmd::Pause { game } => {
+            let judge = open(&cli.config)?;
+            judge.set_paused(game, true)?;
+            println!("game {game} paused");
+            Ok(0)
+        }
+        Cmd::Resume { game } => {
+            let judge = open(&cli.config)?;
+            judge.set_paused(game, false)?;
+            println!("game {game} resumed");
+            Ok(0)
+        }
+        Cmd::Extend { game, by } => {
+            let judge = open(&cli.config)?;
+            let secs =
+                parse_duration(&by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
+            let at = judge.extend(game, secs)?;
+            println!("game {game}: the deadline is now {at}");
+            Ok(0)
+        }
+        Cmd::RotateSecret { game, side } => {
+            let mut judge = open(&cli.config)?;
+            judge.replace_seat(game, &side.to_ascii_lowercase(), None)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: {side} has a new secret (mailed to the player)");
+            Ok(0)
+        }
+        Cmd::ReplaceSeat { game, side, email } => {
+            let mut judge = open(&cli.config)?;
+            judge.replace_seat(game, &side.to_ascii_lowercase(), Some(&email))?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: {side} is now played by {email}");
+            Ok(0)
+        }
+        Cmd::Scenarios => {
+            for s in adjutant::rules::all_scenarios() {
+                println!("{s}");
+            }
+            Ok(0)
+        }
+    }
+}

@@ -216,6 +216,27 @@ impl Rules {
         }
     }
 
+    /// The orders a side that missed its deadline is taken to have given: a
+    /// pass. In Memoir '44 that is the first card of the hand that can be
+    /// played ordering no unit (docs/rules/memoir44.md, "No move received").
+    pub fn pass_orders(&self, state: &serde_json::Value, side: &str) -> Option<String> {
+        match self {
+            Rules::Memoir44(r) => {
+                let st: memoir44::State = from_json(state).ok()?;
+                let idx = st.sides.iter().position(|s| s == side)?;
+                st.hands.get(idx)?.iter().find_map(|card| {
+                    let orders = format!("PLAY {card}\n");
+                    let mut dice = crate::engine::dice::ForcedDice::new(Vec::new());
+                    let mut deck = crate::engine::dice::ChaChaDice::from_seed([0; 32]);
+                    let mut chance = Chance { dice: &mut dice, deck: &mut deck };
+                    memoir44::adjudicate(r, &st, side, &orders, &mut chance)
+                        .ok()
+                        .map(|_| orders)
+                })
+            }
+        }
+    }
+
     /// One event as a line of text for a report to `viewer`; None if the
     /// viewer must not see it.
     pub fn describe_event(&self, event: &serde_json::Value, viewer: &Viewer) -> Option<String> {

@@ -1,0 +1,262 @@
+//! `adjutant.toml`: validated once, at the edge.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The commented default written by `adjutant init`.
+pub const DEFAULT_TOML: &str = r#"# Adjutant configuration. Paths are relative to this file's folder.
+
+[judge]
+# The address players write to. Every mail the judge sends comes from it, and
+# replies go to a per-seat form of it (judge+TOKEN@example.org), so the mail
+# server must deliver plus-addressed mail to this mailbox.
+address = "judge@localhost"
+# The name shown in From:.
+name = "Adjutant"
+# The SQLite database holding every game's whole history (back it up: see docs/host.md).
+database = "adjutant.db"
+# Mails larger than this are refused with a reply, not read.
+max_message_bytes = 2000000
+# Seconds between polls of the mailbox when running `adjutant serve`.
+poll_seconds = 30
+
+[inbound]
+# maildir (the default: a local Maildir, e.g. fed by your MTA), imap, or none
+kind = "maildir"
+maildir = "mail/inbox"
+# For kind = "imap":
+# host = "imap.example.org"
+# port = 993
+# tls = "implicit"            # implicit | starttls | none (none only on loopback)
+# user = "judge@example.org"
+# password_env = "ADJUTANT_IMAP_PASSWORD"   # or password = "..."
+# mailbox = "INBOX"
+
+[outbound]
+# file (the default: one .eml per sent message in `dir`), smtp, or sendmail
+kind = "file"
+dir = "mail/outbox"
+# For kind = "smtp":
+# host = "smtp.example.org"
+# port = 587
+# security = "starttls"       # starttls | tls | none (none only on loopback)
+# user = "judge@example.org"
+# password_env = "ADJUTANT_SMTP_PASSWORD"
+# For kind = "sendmail":
+# command = "/usr/sbin/sendmail"
+"#;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub judge: JudgeConfig,
+    #[serde(default)]
+    pub inbound: InboundConfig,
+    #[serde(default)]
+    pub outbound: OutboundConfig,
+    /// The folder the config file is in; relative paths resolve against it.
+    #[serde(skip)]
+    pub base: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JudgeConfig {
+    pub address: String,
+    pub name: String,
+    pub database: String,
+    pub max_message_bytes: usize,
+    pub poll_seconds: u64,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        JudgeConfig {
+            address: "judge@localhost".into(),
+            name: "Adjutant".into(),
+            database: "adjutant.db".into(),
+            max_message_bytes: 2_000_000,
+            poll_seconds: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InboundConfig {
+    pub kind: String,
+    pub maildir: String,
+    pub host: String,
+    pub port: u16,
+    pub tls: String,
+    pub user: String,
+    pub password: Option<String>,
+    pub password_env: Option<String>,
+    pub mailbox: String,
+}
+
+impl Default for InboundConfig {
+    fn default() -> Self {
+        InboundConfig {
+            kind: "maildir".into(),
+            maildir: "mail/inbox".into(),
+            host: String::new(),
+            port: 993,
+            tls: "implicit".into(),
+            user: String::new(),
+            password: None,
+            password_env: None,
+            mailbox: "INBOX".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutboundConfig {
+    pub kind: String,
+    pub dir: String,
+    pub host: String,
+    pub port: u16,
+    pub security: String,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub password_env: Option<String>,
+    pub command: String,
+}
+
+impl Default for OutboundConfig {
+    fn default() -> Self {
+        OutboundConfig {
+            kind: "file".into(),
+            dir: "mail/outbox".into(),
+            host: String::new(),
+            port: 587,
+            security: "starttls".into(),
+            user: None,
+            password: None,
+            password_env: None,
+            command: "/usr/sbin/sendmail".into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {0}: {1}")]
+    Read(PathBuf, std::io::Error),
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{0}: {1}")]
+    Invalid(String, String),
+}
+
+/// 1-based line and column of a byte offset.
+#[must_use]
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let upto = &text[..offset.min(text.len())];
+    let line = upto.matches('\n').count() + 1;
+    let col = upto.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+impl Config {
+    /// Read and validate a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read(path.into(), e))?;
+        let mut cfg = Self::parse(&text, &path.display().to_string())?;
+        cfg.base = path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(cfg)
+    }
+
+    /// Parse config text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            ConfigError::Syntax {
+                file: file.into(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
+        })?;
+        let bad = |what: &str| Err(ConfigError::Invalid(file.into(), what.into()));
+        if !cfg.judge.address.contains('@') {
+            return bad("judge.address must be an email address");
+        }
+        if !["maildir", "imap", "none"].contains(&cfg.inbound.kind.as_str()) {
+            return bad("inbound.kind must be maildir, imap or none");
+        }
+        if !["file", "smtp", "sendmail"].contains(&cfg.outbound.kind.as_str()) {
+            return bad("outbound.kind must be file, smtp or sendmail");
+        }
+        Ok(cfg)
+    }
+
+    #[must_use]
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.base.join(rel)
+    }
+    #[must_use]
+    pub fn database_path(&self) -> PathBuf {
+        self.path(&self.judge.database)
+    }
+    #[must_use]
+    pub fn maildir(&self) -> PathBuf {
+        self.path(&self.inbound.maildir)
+    }
+    #[must_use]
+    pub fn outbox_dir(&self) -> PathBuf {
+        self.path(&self.outbound.dir)
+    }
+    /// The domain of the judge's address.
+    #[must_use]
+    pub fn domain(&self) -> &str {
+        self.judge.address.rsplit('@').next().unwrap_or("localhost")
+    }
+    /// The local part of the judge's address.
+    #[must_use]
+    pub fn local_part(&self) -> &str {
+        self.judge.address.split('@').next().unwrap_or("judge")
+    }
+}
+
+/// A secret from the config or the environment variable it names.
+#[must_use]
+pub fn secret(value: &Option<String>, env: &Option<String>) -> Option<String> {
+    value
+        .clone()
+        .or_else(|| env.as_ref().and_then(|k| std::env::var(k).ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_file_parses() {
+        let c = Config::parse(DEFAULT_TOML, "adjutant.toml").unwrap();
+        assert_eq!(c.inbound.kind, "maildir");
+        assert_eq!(c.outbound.kind, "file");
+        assert_eq!(c.domain(), "localhost");
+    }
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let e = Config::parse("[judge]\naddress = \"a@b\"\nbogus = 1\n", "x.toml").unwrap_err();
+        let s = e.to_string();
+        assert!(s.starts_with("x.toml:3:1:"), "{s}");
+        let e = Config::parse("[outbound]\nkind = \"pigeon\"\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("outbound.kind"));
+    }
+}

@@ -1,0 +1,176 @@
+//! The poll loop: read new mail, handle each message in its own transaction,
+//! move it out of `new/` only after the commit, deliver the outbox.
+
+use crate::mail::{maildir, outbound};
+use crate::service::clock::stamp;
+use crate::service::{Judge, MailOutcome};
+use crate::store;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// After this many failed attempts a mail is marked dead.
+pub const MAX_ATTEMPTS: i64 = 12;
+
+/// What one pass did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    pub handled: usize,
+    pub duplicates: usize,
+    pub failed: usize,
+    pub delivered: usize,
+    pub delivery_failures: usize,
+}
+
+/// Handle one raw message; a panic is caught, logged and recorded so that a
+/// poison message can neither stop the daemon nor be retried for ever.
+pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOutcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| judge.handle_mail(raw, source))) {
+        Ok(Ok(o)) => Ok(o),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => {
+            let hash = crate::engine::dice::sha256_hex(raw);
+            let now = stamp(judge.clock.now());
+            let rec = judge.conn.transaction().and_then(|tx| {
+                tx.execute(
+                    "INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
+                     VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')",
+                    rusqlite::params![hash, source, raw.len() as i64, now],
+                )?;
+                tx.commit()
+            });
+            if let Err(e) = rec {
+                tracing::error!("cannot record the failed message: {e}");
+            }
+            Err("internal error (recorded; the message will not be retried)".into())
+        }
+    }
+}
+
+/// Handle everything waiting in the Maildir.
+pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> std::io::Result<()> {
+    let dir = judge.cfg.maildir();
+    maildir::create(&dir)?;
+    for file in maildir::waiting(&dir)? {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let raw = match std::fs::read(&file) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!("cannot read {}: {e}", file.display());
+                continue;
+            }
+        };
+        let source = format!(
+            "maildir:{}",
+            file.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+        );
+        match handle_one(judge, &raw, &source) {
+            Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
+            Ok(MailOutcome::Handled { .. }) => pass.handled += 1,
+            Err(e) => {
+                tracing::error!("{}: {e}", file.display());
+                pass.failed += 1;
+                if !e.starts_with("internal error") {
+                    continue; // leave it in new/ to try again next pass
+                }
+            }
+        }
+        maildir::mark_done(&dir, &file)?;
+    }
+    Ok(())
+}
+
+/// Deliver every due outbox row. A row is marked sent only after delivery.
+pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
+    let now = judge.clock.now();
+    for m in store::outbox_due(&judge.conn, &stamp(now))? {
+        let cfg = &judge.cfg.outbound;
+        let result = match cfg.kind.as_str() {
+            "sendmail" => outbound::deliver_sendmail(
+                &cfg.command,
+                &judge.cfg.judge.address,
+                &m.recipient,
+                &m.raw,
+            ),
+            _ => outbound::deliver_file(
+                &judge.cfg.outbox_dir(),
+                &format!("{:06}-{}", m.id, m.kind),
+                &m.raw,
+            ),
+        };
+        match result {
+            Ok(()) => {
+                store::outbox_sent(&judge.conn, m.id, &stamp(judge.clock.now()))?;
+                pass.delivered += 1;
+            }
+            Err(e) => {
+                pass.delivery_failures += 1;
+                let attempts = m.attempts + 1;
+                let next = (e.transient && attempts < MAX_ATTEMPTS).then(|| {
+                    let wait = 60i64 << attempts.min(8); // 2 min .. ~4 h
+                    stamp(now + chrono::Duration::seconds(wait.min(6 * 3600)))
+                });
+                tracing::warn!(
+                    "delivery of mail {} to {} failed ({}): {e}",
+                    m.id,
+                    m.recipient,
+                    if next.is_some() {
+                        "will retry"
+                    } else {
+                        "giving up"
+                    }
+                );
+                store::outbox_failed(&judge.conn, m.id, &e.message, next.as_deref())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One pass: inbox, then outbox.
+pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
+    let mut p = Pass::default();
+    if judge.cfg.inbound.kind == "maildir" {
+        if let Err(e) = poll_maildir(judge, stop, &mut p) {
+            tracing::error!("maildir {}: {e}", judge.cfg.maildir().display());
+        }
+    }
+    match judge.tick() {
+        Ok(t) if t.reminders + t.nmr > 0 => {
+            tracing::info!("deadlines: {} reminders, {} missed", t.reminders, t.nmr)
+        }
+        Ok(_) => {}
+        Err(e) => tracing::error!("deadlines: {e}"),
+    }
+    if let Err(e) = deliver(judge, &mut p) {
+        tracing::error!("outbox: {e}");
+    }
+    p
+}
+
+/// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one pass.
+pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
+    let mut total = Pass::default();
+    loop {
+        let p = pass(judge, &stop);
+        total.handled += p.handled;
+        total.duplicates += p.duplicates;
+        total.failed += p.failed;
+        total.delivered += p.delivered;
+        total.delivery_failures += p.delivery_failures;
+        if once || stop.load(Ordering::SeqCst) {
+            return total;
+        }
+        let mut waited = Duration::ZERO;
+        while waited < Duration::from_secs(judge.cfg.judge.poll_seconds.max(1)) {
+            if stop.load(Ordering::SeqCst) {
+                return total;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            waited += Duration::from_millis(200);
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! The mail protocol: what a mail asks for, and who sent it.
+//!
+//! A mail body is read line by line. Lines that start with a command word are
+//! commands; every other non-blank line is an order for the game. Game and
+//! seat come from the per-seat reply address (`judge+TOKEN@host`) or from
+//! `GAME <id>` and `PASSWORD <secret>` lines (in the body or the subject).
+//! The From address alone never authenticates anything.
+
+use std::fmt::Write as _;
+
+/// A command word and what it takes. One table feeds the parser, the HELP
+/// reply and docs/orders.md, so they cannot disagree.
+pub struct CommandSpec {
+    pub word: &'static str,
+    pub args: &'static str,
+    pub help: &'static str,
+}
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        word: "HELP",
+        args: "",
+        help: "this list",
+    },
+    CommandSpec {
+        word: "STATUS",
+        args: "",
+        help: "your games and what each is waiting for",
+    },
+    CommandSpec {
+        word: "MAP",
+        args: "",
+        help: "the current position of the game",
+    },
+    CommandSpec {
+        word: "HISTORY",
+        args: "[TURN]",
+        help: "the report of a past turn (default: the last)",
+    },
+    CommandSpec {
+        word: "GAME",
+        args: "ID",
+        help: "the game this mail is for (not needed in a reply)",
+    },
+    CommandSpec {
+        word: "PASSWORD",
+        args: "SECRET",
+        help: "your seat's secret (not needed in a reply)",
+    },
+    CommandSpec {
+        word: "ORDERS",
+        args: "",
+        help: "optional: the lines after it are your orders",
+    },
+    CommandSpec {
+        word: "RESIGN",
+        args: "",
+        help: "concede the game",
+    },
+];
+
+/// One recognised command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    Status,
+    Map,
+    History(Option<u32>),
+    Resign,
+    TimeZone(String),
+    /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
+    Absence(String, String),
+}
+
+/// What a mail's text says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request {
+    pub game: Option<i64>,
+    pub password: Option<String>,
+    pub commands: Vec<Command>,
+    /// The order lines, with every other line blanked so that line numbers
+    /// match the text the player sent.
+    pub orders: String,
+    pub has_orders: bool,
+    /// Lines that looked like commands but were malformed: (line, text, why).
+    pub errors: Vec<(usize, String, String)>,
+}
+
+/// Read the commands and orders out of the subject and the text of a mail.
+#[must_use]
+pub fn parse(subject: &str, text: &str) -> Request {
+    let mut req = Request::default();
+    let mut order_lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        let mut words = line.split_whitespace();
+        let first = words
+            .next()
+            .map(|w| w.trim_end_matches(':').to_ascii_uppercase());
+        let arg = words.next();
+        let extra = words.next().is_some();
+        let mut blank = true;
+        match first.as_deref() {
+            None => {}
+            Some("HELP") if arg.is_none() => req.commands.push(Command::Help),
+            Some("STATUS") if arg.is_none() => req.commands.push(Command::Status),
+            Some("MAP") if arg.is_none() => req.commands.push(Command::Map),
+            Some("RESIGN") if arg.is_none() => req.commands.push(Command::Resign),
+            Some("ORDERS") if arg.is_none() => {}
+            Some("HISTORY") if !extra => match arg.map(str::parse::<u32>) {
+                None => req.commands.push(Command::History(None)),
+                Some(Ok(n)) => req.commands.push(Command::History(Some(n))),
+                Some(Err(_)) => {
+                    req.errors
+                        .push((line_no, line.into(), "HISTORY takes a turn number".into()))
+                }
+            },
+            Some("TIMEZONE") => match (arg, extra) {
+                (Some(z), false) => req.commands.push(Command::TimeZone(z.to_string())),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
+                )),
+            },
+            Some("ABSENCE") => {
+                let mut w = line.split_whitespace().skip(1);
+                match (w.next(), w.next(), w.next()) {
+                    (Some(a), Some(b), None) => {
+                        req.commands.push(Command::Absence(a.into(), b.into()))
+                    }
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "ABSENCE takes two dates, e.g. ABSENCE 2026-12-20 2027-01-03".into(),
+                    )),
+                }
+            }
+            Some("GAME") => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
+                (Some(Ok(id)), false) => req.game = Some(id),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "GAME takes one game number, e.g. GAME 12".into(),
+                )),
+            },
+            Some("PASSWORD") => match (arg, extra) {
+                (Some(p), false) => req.password = Some(p.to_string()),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "PASSWORD takes your seat's secret, one word".into(),
+                )),
+            },
+            Some(_) => {
+                blank = false;
+                req.has_orders = true;
+            }
+        }
+        order_lines.push(if blank { "" } else { raw });
+    }
+    req.orders = order_lines.join("\n");
+    // The subject may carry GAME and PASSWORD, or a lone command word.
+    let subj = strip_reply_prefixes(subject);
+    let mut sw = subj.split_whitespace().peekable();
+    while let Some(w) = sw.next() {
+        match w.to_ascii_uppercase().as_str() {
+            "GAME" => {
+                if let Some(id) = sw
+                    .peek()
+                    .and_then(|a| a.trim_start_matches('#').parse::<i64>().ok())
+                {
+                    req.game.get_or_insert(id);
+                    sw.next();
+                }
+            }
+            "PASSWORD" => {
+                if let Some(p) = sw.next() {
+                    req.password.get_or_insert(p.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    if req.commands.is_empty() && !req.has_orders {
+        match subj.trim().to_ascii_uppercase().as_str() {
+            "HELP" => req.commands.push(Command::Help),
+            "STATUS" => req.commands.push(Command::Status),
+            "MAP" => req.commands.push(Command::Map),
+            _ => {}
+        }
+    }
+    req
+}
+
+/// "Re: Fwd: AW: x" -> "x".
+#[must_use]
+pub fn strip_reply_prefixes(subject: &str) -> &str {
+    let mut s = subject.trim();
+    loop {
+        let lower = s.to_ascii_lowercase();
+        let cut = ["re:", "fwd:", "fw:", "aw:", "sv:", "tr:", "wg:"]
+            .iter()
+            .find(|p| lower.starts_with(*p))
+            .map(|p| p.len());
+        match cut {
+            Some(n) => s = s[n..].trim_start(),
+            None => return s,
+        }
+    }
+}
+
+/// The token in a plus-address `local+TOKEN@domain` for our `local` and `domain`.
+#[must_use]
+pub fn token_of(address: &str, local: &str, domain: &str) -> Option<String> {
+    let (lp, dom) = address.rsplit_once('@')?;
+    if !dom.eq_ignore_ascii_case(domain) {
+        return None;
+    }
+    let (base, tok) = lp.split_once('+')?;
+    (base.eq_ignore_ascii_case(local) && !tok.is_empty()).then(|| tok.to_ascii_lowercase())
+}
+
+/// The HELP text, from the command table.
+#[must_use]
+pub fn help_text(judge: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Adjutant, the play-by-email judge at {judge}, understands these"
+    );
+    let _ = writeln!(
+        s,
+        "commands, one per line, in the body of a mail (case does not matter):"
+    );
+    let _ = writeln!(s);
+    for c in COMMANDS {
+        let head = if c.args.is_empty() {
+            c.word.to_string()
+        } else {
+            format!("{} {}", c.word, c.args)
+        };
+        let _ = writeln!(s, "  {head:<18} {}", c.help);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "Every other line is an order for your game. The easiest way to send"
+    );
+    let _ = writeln!(
+        s,
+        "orders is to reply to the judge's last mail for your game: the reply"
+    );
+    let _ = writeln!(
+        s,
+        "address carries your game and seat. From a fresh mail, add the lines"
+    );
+    let _ = writeln!(s, "GAME <id> and PASSWORD <secret> from your welcome mail.");
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Memoir '44 orders, one per line:");
+    let _ = writeln!(
+        s,
+        "  PLAY <card>                       e.g. PLAY probe-centre"
+    );
+    let _ = writeln!(
+        s,
+        "  ORDER <hex> <hex> ...             the units the card orders"
+    );
+    let _ = writeln!(
+        s,
+        "  MOVE <from> <hex> ... <to>        the path, hex by hex"
+    );
+    let _ = writeln!(
+        s,
+        "  BATTLE <from> <target> [TAKE-GROUND] [OVERRUN <target>]"
+    );
+    let _ = writeln!(
+        s,
+        "Lines starting with # are comments. The full order language is in"
+    );
+    let _ = writeln!(s, "docs/orders.md of the Adjutant distribution.");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_orders_keep_line_numbers() {
+        let r = parse(
+            "Re: Re: turn 3",
+            "GAME 12\npassword s3cret\n\nPLAY probe-centre\nORDER D4\nhelp\n",
+        );
+        assert_eq!(r.game, Some(12));
+        assert_eq!(r.password.as_deref(), Some("s3cret"));
+        assert_eq!(r.commands, vec![Command::Help]);
+        assert!(r.has_orders);
+        let lines: Vec<&str> = r.orders.lines().collect();
+        assert_eq!(lines[3], "PLAY probe-centre");
+        assert_eq!(lines[4], "ORDER D4");
+        assert_eq!(lines[0], "");
+    }
+
+    #[test]
+    fn subject_carries_game_and_lone_commands() {
+        let r = parse("Fwd: GAME 7 PASSWORD abc", "");
+        assert_eq!((r.game, r.password.as_deref()), (Some(7), Some("abc")));
+        assert_eq!(parse("help", "").commands, vec![Command::Help]);
+        assert_eq!(parse("Re: status", "  ").commands, vec![Command::Status]);
+    }
+
+    #[test]
+    fn malformed_commands_are_reported_not_guessed() {
+        let r = parse("", "GAME twelve\nHISTORY x\nPASSWORD\n");
+        assert_eq!(r.errors.len(), 3);
+        assert_eq!(r.errors[0].0, 1);
+        assert!(r.game.is_none());
+    }
+
+    #[test]
+    fn plus_tokens() {
+        assert_eq!(
+            token_of("Judge+AbC1@Example.org", "judge", "example.org").as_deref(),
+            Some("abc1")
+        );
+        assert_eq!(token_of("judge@example.org", "judge", "example.org"), None);
+        assert_eq!(
+            token_of("other+x@example.org", "judge", "example.org"),
+            None
+        );
+        assert_eq!(token_of("judge+x@evil.org", "judge", "example.org"), None);
+    }
+
+    #[test]
+    fn help_lists_every_command() {
+        let h = help_text("judge@x");
+        for c in COMMANDS {
+            assert!(h.contains(c.word));
+        }
+        assert!(h.lines().all(|l| l.chars().count() <= 80));
+    }
+}

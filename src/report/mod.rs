@@ -1,0 +1,106 @@
+//! Mails as text, from templates in `templates/` (a host may override any of
+//! them by putting a file of the same name in `templates/` beside its config).
+
+use minijinja::Environment;
+use serde::Serialize;
+use std::path::Path;
+
+/// The shipped templates, by name.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("welcome.txt", include_str!("../../templates/welcome.txt")),
+    (
+        "turn_report.txt",
+        include_str!("../../templates/turn_report.txt"),
+    ),
+    ("receipt.txt", include_str!("../../templates/receipt.txt")),
+    ("error.txt", include_str!("../../templates/error.txt")),
+    ("status.txt", include_str!("../../templates/status.txt")),
+    ("reminder.txt", include_str!("../../templates/reminder.txt")),
+    (
+        "game_over.txt",
+        include_str!("../../templates/game_over.txt"),
+    ),
+];
+
+/// Templates: the shipped ones, each replaced by a host's file if present.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl Templates {
+    /// Load, preferring `override_dir/NAME` over the shipped text.
+    #[must_use]
+    pub fn load(override_dir: Option<&Path>) -> Templates {
+        let mut env = Environment::new();
+        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+        {
+            env.set_syntax(syntax);
+        }
+        for (name, text) in TEMPLATES {
+            let custom = override_dir
+                .map(|d| d.join(name))
+                .and_then(|p| std::fs::read_to_string(p).ok());
+            let body = custom.unwrap_or_else(|| (*text).to_string());
+            if let Err(e) = env.add_template_owned(*name, body) {
+                tracing::warn!("template {name} is invalid ({e}); using the shipped one");
+                let _ = env.add_template(name, text);
+            }
+        }
+        Templates { env }
+    }
+
+    /// Render a template; a broken host template falls back to a plain dump
+    /// of the error rather than losing the mail.
+    pub fn render<S: Serialize>(&self, name: &str, ctx: S) -> String {
+        let ctx = minijinja::Value::from(minijinja::value::Serde(&ctx));
+        match self.env.get_template(name).and_then(|t| t.render(ctx)) {
+            Ok(s) => s,
+            Err(e) => format!("(template {name} failed: {e})\n"),
+        }
+    }
+}
+
+/// Wrap a paragraph to `width` columns, keeping `indent` on continuation lines.
+#[must_use]
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    for para in text.lines() {
+        let mut line = String::new();
+        for word in para.split(' ') {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = indent.to_string();
+            } else if !line.is_empty() && !line.ends_with(' ') {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_parses() {
+        let t = Templates::load(None);
+        for (name, _) in TEMPLATES {
+            assert!(t.env.get_template(name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn wrap_keeps_lines_short() {
+        let s = wrap(&"word ".repeat(50), 20, "  ");
+        assert!(s.lines().all(|l| l.chars().count() <= 20), "{s}");
+        assert!(s.lines().nth(1).unwrap().starts_with("  "));
+    }
+}

@@ -1,0 +1,261 @@
+//! `export` writes a whole game as JSON; `verify` replays it.
+//!
+//! A game is its scenario, its seed and its accepted submissions: replaying
+//! them must give every event and every state byte for byte. Any difference is
+//! named (turn, event, field) so a player can see exactly what does not match.
+
+use super::{adjudicate_turn, setup_state, state_hash, Judge, ServiceError};
+use crate::engine::dice;
+use crate::rules::Rules;
+use crate::store;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const FORMAT: &str = "adjutant-export/1";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Export {
+    pub format: String,
+    pub game: u64,
+    pub ruleset: String,
+    pub scenario: String,
+    pub options: Value,
+    pub status: String,
+    pub result: Option<String>,
+    pub sides: Vec<String>,
+    /// SHA-256 of the seed, mailed to every player at the start.
+    pub seed_commitment: String,
+    /// The seed itself: present once the game is over (or in a host backup).
+    pub seed: Option<String>,
+    pub setup_state_hash: String,
+    pub turns: Vec<ExportTurn>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ExportTurn {
+    pub turn: u32,
+    pub side: String,
+    pub orders: String,
+    pub received_at: String,
+    /// SHA-256 of this turn's dice seed, mailed before the turn.
+    pub dice_commitment: String,
+    /// This turn's dice seed, revealed after the turn.
+    pub dice_seed: String,
+    pub events: Vec<Value>,
+    pub state_hash: String,
+}
+
+impl Judge {
+    /// The export of a game; the seed only if the game is over or `include_seed`.
+    pub fn export(&self, game_id: i64, include_seed: bool) -> Result<Export, ServiceError> {
+        let game = self.game(game_id)?;
+        let master = Self::master(&game)?;
+        let rules = Rules::load(&game.ruleset)?;
+        let (_, setup) = self.state(game_id, Some(0))?;
+        let events = store::events(&self.conn, game_id, None)?;
+        let mut turns = Vec::new();
+        for s in store::submissions(&self.conn, game_id)? {
+            let (_, st) = self.state(game_id, Some(s.turn))?;
+            let ts = dice::turn_seed(&master, s.turn);
+            turns.push(ExportTurn {
+                turn: s.turn,
+                side: s.side,
+                orders: s.orders,
+                received_at: s.received_at,
+                dice_commitment: dice::commitment(&ts),
+                dice_seed: hex::encode(ts),
+                events: events
+                    .iter()
+                    .filter(|(t, _)| *t == s.turn)
+                    .map(|(_, e)| e.clone())
+                    .collect(),
+                state_hash: state_hash(&st),
+            });
+        }
+        Ok(Export {
+            format: FORMAT.into(),
+            game: game.id as u64,
+            ruleset: game.ruleset.clone(),
+            scenario: game.scenario.clone(),
+            options: serde_json::from_str(&game.options).unwrap_or(Value::Null),
+            status: game.status.clone(),
+            result: game.result.clone(),
+            sides: rules.sides(&setup),
+            seed_commitment: dice::commitment(&master),
+            seed: (game.status == "over" || include_seed).then(|| game.seed.clone()),
+            setup_state_hash: state_hash(&setup),
+            turns,
+        })
+    }
+}
+
+/// The first difference between two JSON values, as a path and both sides.
+#[must_use]
+pub fn first_difference(path: &str, exported: &Value, replayed: &Value) -> Option<String> {
+    match (exported, replayed) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, va) in a {
+                match b.get(k) {
+                    Some(vb) => {
+                        if let Some(d) = first_difference(&format!("{path}.{k}"), va, vb) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some(format!("{path}.{k}: in the export, not in the replay")),
+                }
+            }
+            b.keys()
+                .find(|k| !a.contains_key(*k))
+                .map(|k| format!("{path}.{k}: in the replay, not in the export"))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (i, (va, vb)) in a.iter().zip(b).enumerate() {
+                if let Some(d) = first_difference(&format!("{path}[{i}]"), va, vb) {
+                    return Some(d);
+                }
+            }
+            (a.len() != b.len()).then(|| {
+                format!(
+                    "{path}: the export has {} entries, the replay {}",
+                    a.len(),
+                    b.len()
+                )
+            })
+        }
+        (a, b) if a == b => None,
+        (a, b) => Some(format!("{path}: the export says {a}, the replay gives {b}")),
+    }
+}
+
+/// What `verify` found.
+#[derive(Debug, Default)]
+pub struct Verification {
+    pub checked_turns: usize,
+    pub differences: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// Replay an export and list every difference.
+pub fn verify(export: &Export) -> Verification {
+    let mut v = Verification::default();
+    if export.format != FORMAT {
+        v.differences.push(format!(
+            "unknown export format '{}' (expected {FORMAT})",
+            export.format
+        ));
+        return v;
+    }
+    // Every revealed dice seed must match the commitment mailed before its turn.
+    for t in &export.turns {
+        match dice::parse_seed(&t.dice_seed) {
+            Some(s) if dice::commitment(&s) == t.dice_commitment => {}
+            Some(_) => v.differences.push(format!(
+                "turn {}: the dice seed does not match the commitment mailed before the turn",
+                t.turn
+            )),
+            None => v.differences.push(format!(
+                "turn {}: the dice seed is not 64 hex digits",
+                t.turn
+            )),
+        }
+    }
+    let Some(seed_hex) = &export.seed else {
+        v.notes.push(
+            "the game seed is not in this export (it is revealed when the game ends), so only the dice commitments were checked".into(),
+        );
+        return v;
+    };
+    let Some(master) = dice::parse_seed(seed_hex) else {
+        v.differences.push("the seed is not 64 hex digits".into());
+        return v;
+    };
+    if dice::commitment(&master) != export.seed_commitment {
+        v.differences
+            .push("the seed does not match the commitment mailed at the start".into());
+    }
+    let rules = match Rules::load(&export.ruleset) {
+        Ok(r) => r,
+        Err(e) => {
+            v.differences.push(e.to_string());
+            return v;
+        }
+    };
+    let mut state = match setup_state(&rules, &export.scenario, &master) {
+        Ok(s) => s,
+        Err(e) => {
+            v.differences.push(format!("set-up: {e}"));
+            return v;
+        }
+    };
+    if state_hash(&state) != export.setup_state_hash {
+        v.differences.push(format!(
+            "set-up: the export says state {}, the replay gives {}",
+            export.setup_state_hash,
+            state_hash(&state)
+        ));
+    }
+    for t in &export.turns {
+        if dice::parse_seed(&t.dice_seed) != Some(dice::turn_seed(&master, t.turn)) {
+            v.differences.push(format!(
+                "turn {}: the revealed dice seed is not the game's",
+                t.turn
+            ));
+        }
+        match adjudicate_turn(&rules, &state, &master, t.turn, &t.side, &t.orders) {
+            Ok(adj) => {
+                for (i, (a, b)) in t.events.iter().zip(&adj.events).enumerate() {
+                    let kind = b.get("kind").and_then(Value::as_str).unwrap_or("event");
+                    if let Some(d) = first_difference("", a, b) {
+                        v.differences
+                            .push(format!("turn {}, event {} ({kind}){d}", t.turn, i + 1));
+                    }
+                }
+                if t.events.len() != adj.events.len() {
+                    v.differences.push(format!(
+                        "turn {}: the export has {} events, the replay {}",
+                        t.turn,
+                        t.events.len(),
+                        adj.events.len()
+                    ));
+                }
+                if state_hash(&adj.state) != t.state_hash {
+                    v.differences.push(format!(
+                        "turn {}: the export says state {}, the replay gives {}",
+                        t.turn,
+                        t.state_hash,
+                        state_hash(&adj.state)
+                    ));
+                }
+                state = adj.state;
+                v.checked_turns += 1;
+            }
+            Err(rej) => {
+                v.differences.push(format!(
+                    "turn {}: the replay rejects the orders: {rej}",
+                    t.turn
+                ));
+                return v;
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn differences_are_named() {
+        let a = json!({"kind": "battle", "faces": ["star", "flag"]});
+        let b = json!({"kind": "battle", "faces": ["star", "grenade"]});
+        let d = first_difference("", &a, &b).unwrap();
+        assert_eq!(
+            d,
+            ".faces[1]: the export says \"flag\", the replay gives \"grenade\""
+        );
+        assert!(first_difference("", &a, &a).is_none());
+        assert!(first_difference("", &json!([1]), &json!([1, 2])).is_some());
+    }
+}

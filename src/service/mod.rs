@@ -1,0 +1,1165 @@
+//! Use-cases over the store and the engine. No SMTP or IMAP code here: mail
+//! arrives as bytes and leaves as rows of the outbox.
+
+pub mod clock;
+pub mod deadlines;
+pub mod export;
+
+use crate::config::Config;
+use crate::engine::dice::{self, ChaChaDice, Seed};
+use crate::mail::outbound::{self, Outgoing};
+use crate::mail::parse::{self as mailparse, Envelope};
+use crate::protocol::{self, Command, Request};
+use crate::report::Templates;
+use crate::rules::{Chance, Rejection, Rules, Viewer};
+use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
+use clock::{stamp, Clock};
+use rusqlite::{Connection, Transaction};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Data(#[from] crate::rules::DataError),
+    #[error("no game {0}")]
+    NoGame(i64),
+    #[error("game {0} has no side '{1}' (sides: {2})")]
+    NoSide(i64, String, String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("orders rejected: {0}")]
+    Rejected(Rejection),
+    #[error("stored game {0} is damaged: {1}")]
+    Corrupt(i64, String),
+}
+
+/// What happened to one inbound message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MailOutcome {
+    /// Seen before (same Message-ID or the same bytes): nothing done.
+    Duplicate,
+    /// Logged; `outcome` says what, `replies` how many mails were queued.
+    Handled { outcome: String, replies: usize },
+}
+
+/// The judge: a config, a database and a clock.
+pub struct Judge {
+    pub cfg: Config,
+    pub conn: Connection,
+    pub clock: Box<dyn Clock>,
+    pub templates: Templates,
+}
+
+/// How a game is run.
+#[derive(Debug, Clone)]
+pub struct GameOptions {
+    /// The time each turn may take; none: no deadlines.
+    pub deadline_secs: Option<i64>,
+    /// On a missed deadline: `wait` (remind and tell the referee) or `pass`
+    /// (adjudicate the side's standing orders / a pass).
+    pub nmr_policy: String,
+    /// Extra time after the deadline before the NMR policy applies.
+    pub grace_secs: i64,
+    /// The referee's address: told after `referee_after` missed deadlines in a row.
+    pub referee: Option<String>,
+    pub referee_after: i64,
+    /// Time zones by side (or `referee`), IANA names.
+    pub zones: Vec<(String, String)>,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            deadline_secs: None,
+            nmr_policy: "wait".into(),
+            grace_secs: 0,
+            referee: None,
+            referee_after: 2,
+            zones: Vec::new(),
+        }
+    }
+}
+
+impl GameOptions {
+    fn zone_of(&self, who: &str) -> String {
+        self.zones
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(who))
+            .map_or_else(|| "UTC".to_string(), |(_, z)| z.clone())
+    }
+}
+
+/// The mails one use-case queues, written in the same transaction.
+struct Queue {
+    mails: Vec<(Outgoing, &'static str)>,
+}
+
+impl Queue {
+    fn new() -> Self {
+        Queue { mails: Vec::new() }
+    }
+    fn push(&mut self, m: Outgoing, kind: &'static str) {
+        self.mails.push((m, kind));
+    }
+}
+
+/// A state's short fingerprint, shown on every report.
+#[must_use]
+pub fn state_hash(state: &serde_json::Value) -> String {
+    dice::sha256_hex(state.to_string().as_bytes())[..16].to_string()
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], ServiceError> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| ServiceError::Invalid(format!("no OS randomness: {e}")))?;
+    Ok(b)
+}
+
+/// Random lower-case letters and digits (no look-alikes), from the OS.
+fn random_word(len: usize) -> Result<String, ServiceError> {
+    const ALPHA: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+    let bytes = random_bytes::<32>()?;
+    Ok(bytes
+        .iter()
+        .take(len)
+        .map(|b| ALPHA[(*b as usize) % ALPHA.len()] as char)
+        .collect())
+}
+
+/// The two streams of one turn: open dice and hidden shuffles.
+pub fn streams(master: &Seed, turn: u32) -> (ChaChaDice, ChaChaDice) {
+    let dice = ChaChaDice::stream(&dice::turn_seed(master, turn), "battle");
+    let deck = ChaChaDice::stream(&dice::deck_seed(master), &format!("turn-{turn}"));
+    (dice, deck)
+}
+
+/// Set up a game's opening state from its seed.
+pub fn setup_state(
+    rules: &Rules,
+    scenario: &str,
+    master: &Seed,
+) -> Result<serde_json::Value, ServiceError> {
+    let (_, mut deck) = streams(master, 0);
+    Ok(rules.setup(scenario, &mut deck)?)
+}
+
+/// Adjudicate one submission on `state` with the game's dice for `turn`.
+pub fn adjudicate_turn(
+    rules: &Rules,
+    state: &serde_json::Value,
+    master: &Seed,
+    turn: u32,
+    side: &str,
+    orders: &str,
+) -> Result<crate::rules::Adjudication, Rejection> {
+    let (mut d, mut k) = streams(master, turn);
+    let mut chance = Chance {
+        dice: &mut d,
+        deck: &mut k,
+    };
+    rules.adjudicate(state, side, orders, &mut chance)
+}
+
+impl Judge {
+    /// Open the judge for a config (creating and migrating the database).
+    pub fn open(cfg: Config, clock: Box<dyn Clock>) -> Result<Judge, ServiceError> {
+        let conn = store::open(&cfg.database_path())?;
+        let templates = Templates::load(Some(&cfg.path("templates")));
+        Ok(Judge {
+            cfg,
+            conn,
+            clock,
+            templates,
+        })
+    }
+
+    /// An IMMEDIATE transaction: it takes the write lock at once, so two
+    /// processes (the daemon and a host's CLI) never interleave a use-case.
+    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?)
+    }
+
+    fn now(&self) -> String {
+        stamp(self.clock.now())
+    }
+
+    fn seat_address(&self, seat: &Seat) -> String {
+        format!(
+            "{}+{}@{}",
+            self.cfg.local_part(),
+            seat.token,
+            self.cfg.domain()
+        )
+    }
+
+    pub fn game(&self, id: i64) -> Result<Game, ServiceError> {
+        store::game(&self.conn, id)?.ok_or(ServiceError::NoGame(id))
+    }
+
+    /// The latest state of a game, or the state after `turn` turns.
+    pub fn state(
+        &self,
+        id: i64,
+        turn: Option<u32>,
+    ) -> Result<(u32, serde_json::Value), ServiceError> {
+        let (t, text, _) = store::snapshot(&self.conn, id, turn)?.ok_or_else(|| match turn {
+            Some(t) => ServiceError::Invalid(format!("game {id} has no turn {t}")),
+            None => ServiceError::NoGame(id),
+        })?;
+        let v =
+            serde_json::from_str(&text).map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
+        Ok((t, v))
+    }
+
+    fn master(game: &Game) -> Result<Seed, ServiceError> {
+        dice::parse_seed(&game.seed)
+            .ok_or_else(|| ServiceError::Corrupt(game.id, "bad seed".into()))
+    }
+
+    /// Create a game, queue a welcome per seat, and return its id.
+    /// `seats` are (side, email, time zone).
+    pub fn new_game(
+        &mut self,
+        scenario: &str,
+        seats: &[(String, String)],
+        opts: &GameOptions,
+    ) -> Result<i64, ServiceError> {
+        let deadline_secs = opts.deadline_secs;
+        for (who, tz) in &opts.zones {
+            if tz.parse::<chrono_tz::Tz>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
+                )));
+            }
+        }
+        if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+            return Err(ServiceError::Invalid(
+                "the NMR policy is wait or pass".into(),
+            ));
+        }
+        let rules = Rules::for_scenario(scenario)?;
+        let master: Seed = random_bytes()?;
+        let state = setup_state(&rules, scenario, &master)?;
+        let sides = rules.sides(&state);
+        for (side, email) in seats {
+            if !sides.contains(side) {
+                return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
+            }
+            if !email.contains('@') || email.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{email}' is not an email address"
+                )));
+            }
+        }
+        for side in &sides {
+            if !seats.iter().any(|(s, _)| s == side) {
+                return Err(ServiceError::Invalid(format!(
+                    "side '{side}' has no seat: give --seat {side}=EMAIL"
+                )));
+            }
+        }
+        let now = self.now();
+        let tx = self.begin()?;
+        let id = store::insert_game(
+            &tx,
+            rules.id(),
+            scenario,
+            &hex::encode(master),
+            deadline_secs,
+            &now,
+        )?;
+        let hash = state_hash(&state);
+        store::insert_snapshot(&tx, id, 0, &state.to_string(), &hash)?;
+        if let Some(secs) = deadline_secs {
+            let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
+            tx.execute(
+                "UPDATE games SET deadline_at = ?2 WHERE id = ?1",
+                rusqlite::params![id, at],
+            )?;
+        }
+        tx.execute(
+            "UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6 WHERE id = ?1",
+            rusqlite::params![
+                id,
+                opts.nmr_policy,
+                opts.grace_secs,
+                opts.referee,
+                opts.zone_of("referee"),
+                opts.referee_after
+            ],
+        )?;
+        let mut queue = Queue::new();
+        let mut seat_rows = Vec::new();
+        for (side, email) in seats {
+            let seat = Seat {
+                game_id: id,
+                side: side.clone(),
+                email: email.to_ascii_lowercase(),
+                secret: random_word(8)?,
+                token: random_word(12)?,
+                tz: opts.zone_of(side),
+                misses: 0,
+                absent_from: None,
+                absent_until: None,
+            };
+            store::insert_seat(&tx, &seat)?;
+            seat_rows.push(seat);
+        }
+        let waiting = rules.waiting(&state);
+        for seat in &seat_rows {
+            let others: Vec<String> = seat_rows
+                .iter()
+                .filter(|s| s.side != seat.side)
+                .map(|s| s.side.clone())
+                .collect();
+            let text = self.templates.render(
+                "welcome.txt",
+                json!({
+                    "game_id": id, "scenario": scenario, "ruleset": rules.id(),
+                    "side": seat.side, "others": others, "secret": seat.secret,
+                    "deadline": deadline_secs.map(|d| format!(
+                        "{}; the first is {}",
+                        human_duration(d),
+                        deadlines::show(&stamp(self.clock.now() + chrono::Duration::seconds(d)), &seat.tz)
+                    )),
+                    "seed_commitment": dice::commitment(&master),
+                    "turn_commitment": dice::commitment(&dice::turn_seed(&master, 1)),
+                    "waiting": waiting_line(&waiting),
+                    "map": rules.render_text(&state, &Viewer::Side(seat.side.clone())),
+                    "state_hash": hash,
+                }),
+            );
+            queue.push(
+                Outgoing {
+                    to: seat.email.clone(),
+                    subject: format!("Game {id}: welcome, you play {}", seat.side),
+                    text,
+                    reply_to: Some(self.seat_address(seat)),
+                    game_id: Some(id),
+                    ..Outgoing::default()
+                },
+                "welcome",
+            );
+        }
+        self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Compose and store queued mails inside `tx`.
+    fn flush(
+        &self,
+        tx: &Transaction<'_>,
+        cause: &str,
+        queue: Queue,
+    ) -> Result<usize, ServiceError> {
+        let now = self.now();
+        let date = std::time::SystemTime::from(self.clock.now());
+        let n = queue.mails.len();
+        for (i, (m, kind)) in queue.mails.into_iter().enumerate() {
+            let mid = format!(
+                "{}@{}",
+                &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to).as_bytes())[..24],
+                self.cfg.domain()
+            );
+            match outbound::compose(
+                &self.cfg.judge.name,
+                &self.cfg.judge.address,
+                &mid,
+                date,
+                &m,
+            ) {
+                Ok(raw) => {
+                    store::insert_outbox(tx, m.game_id, &m.to, &mid, kind, &raw, &now)?;
+                }
+                Err(e) => tracing::warn!("cannot compose a {kind} mail to {}: {e}", m.to),
+            }
+        }
+        Ok(n)
+    }
+
+    /// Record, handle and answer one inbound message, all in one transaction.
+    pub fn handle_mail(&mut self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
+        let content_hash = dice::sha256_hex(raw);
+        let env = mailparse::parse(raw);
+        if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
+            return Ok(MailOutcome::Duplicate);
+        }
+        let now = self.now();
+        let tx = self.begin()?;
+        let inbox_id = store::insert_inbox(
+            &tx,
+            &InboxEntry {
+                message_id: env.message_id.clone(),
+                content_hash: content_hash.clone(),
+                source: source.to_string(),
+                sender: env.from.clone(),
+                subject: Some(env.subject.chars().take(200).collect()),
+                size: raw.len(),
+                received_at: now,
+                outcome: "pending".into(),
+                detail: String::new(),
+            },
+        )?;
+        let mut queue = Queue::new();
+        let (outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue)?;
+        store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
+        let replies = self.flush(&tx, &content_hash, queue)?;
+        tx.commit()?;
+        tracing::info!(
+            "mail {} from {}: {outcome}{}",
+            env.message_id.as_deref().unwrap_or("(no Message-ID)"),
+            env.from.as_deref().unwrap_or("(no sender)"),
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            }
+        );
+        Ok(MailOutcome::Handled { outcome, replies })
+    }
+
+    fn reply(&self, env: &Envelope, to: &str, subject: &str, text: String) -> Outgoing {
+        Outgoing {
+            to: to.to_string(),
+            subject: if subject.is_empty() {
+                format!("Re: {}", protocol::strip_reply_prefixes(&env.subject))
+            } else {
+                subject.to_string()
+            },
+            text,
+            in_reply_to: env.message_id.clone(),
+            replying: true,
+            ..Outgoing::default()
+        }
+    }
+
+    fn error_text(&self, intro: &str, problems: &[String], outro: &str) -> String {
+        self.templates.render(
+            "error.txt",
+            json!({ "intro": intro, "problems": problems, "outro": outro }),
+        )
+    }
+
+    /// Decide what a message is and what it causes.
+    fn decide(
+        &self,
+        tx: &Transaction<'_>,
+        inbox_id: i64,
+        env: &Envelope,
+        queue: &mut Queue,
+    ) -> Result<(String, String), ServiceError> {
+        if let Some(kind) = &env.auto {
+            return Ok(("ignored: automatic mail".into(), format!("{kind:?}")));
+        }
+        let Some(from) = env.from.clone() else {
+            return Ok(("ignored: no sender address".into(), String::new()));
+        };
+        if from.eq_ignore_ascii_case(&self.cfg.judge.address)
+            || protocol::token_of(&from, self.cfg.local_part(), self.cfg.domain()).is_some()
+        {
+            return Ok(("ignored: mail from the judge itself".into(), String::new()));
+        }
+        if env.size > self.cfg.judge.max_message_bytes {
+            let text = self.error_text(
+                &format!(
+                    "Your mail was {} bytes; this judge reads mails of at most {} bytes,\nso it was not read.",
+                    env.size, self.cfg.judge.max_message_bytes
+                ),
+                &[],
+                "Send your orders as plain text, without attachments.",
+            );
+            queue.push(self.reply(env, &from, "", text), "reply");
+            return Ok(("refused: too large".into(), format!("{} bytes", env.size)));
+        }
+        let req = protocol::parse(&env.subject, &env.text);
+        if req.commands.is_empty() && !req.has_orders && req.errors.is_empty() {
+            let mut problems: Vec<String> = env.problems.clone();
+            if problems.is_empty() {
+                problems.push("the mail has no commands and no orders in it".into());
+            }
+            let text = self.error_text(
+                "I could not find anything to do in your mail:",
+                &problems,
+                "",
+            );
+            queue.push(self.reply(env, &from, "", text), "reply");
+            return Ok(("answered: nothing to do".into(), problems.join("; ")));
+        }
+        if !req.errors.is_empty() {
+            let problems: Vec<String> = req
+                .errors
+                .iter()
+                .map(|(l, t, why)| format!("line {l}: \"{t}\": {why}"))
+                .collect();
+            let text = self.error_text("Some lines of your mail could not be read:", &problems, "");
+            queue.push(self.reply(env, &from, "", text), "reply");
+            return Ok(("answered: malformed commands".into(), problems.join("; ")));
+        }
+        let seat = self.authenticate(env, &req)?;
+        let mut done = Vec::new();
+        for cmd in &req.commands {
+            match cmd {
+                Command::Help => {
+                    let text = protocol::help_text(&self.cfg.judge.address);
+                    queue.push(self.reply(env, &from, "Adjutant: help", text), "reply");
+                    done.push("help");
+                }
+                Command::Status => {
+                    let text = self.status_text(&from)?;
+                    queue.push(
+                        self.reply(env, &from, "Adjutant: your games", text),
+                        "reply",
+                    );
+                    done.push("status");
+                }
+                Command::Map
+                | Command::History(_)
+                | Command::Resign
+                | Command::TimeZone(_)
+                | Command::Absence(..) => {
+                    let Some(seat) = seat.as_ref().ok() else {
+                        queue.push(
+                            self.reply(env, &from, "", self.not_authenticated()),
+                            "reply",
+                        );
+                        return Ok(("answered: not authenticated".into(), String::new()));
+                    };
+                    match cmd {
+                        Command::Map => {
+                            let game = self.game(seat.game_id)?;
+                            let rules = Rules::load(&game.ruleset)?;
+                            let (_, state) = self.state(game.id, None)?;
+                            let text = format!(
+                                "Game {}, turn {}: the position as {} sees it.\n\n{}\nState {}\n",
+                                game.id,
+                                game.turn,
+                                seat.side,
+                                rules.render_text(&state, &Viewer::Side(seat.side.clone())),
+                                state_hash(&state)
+                            );
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("map");
+                        }
+                        Command::History(turn) => {
+                            let game = self.game(seat.game_id)?;
+                            let t = turn.unwrap_or(game.turn);
+                            let text = match self.turn_report_text(
+                                &game,
+                                t,
+                                &Viewer::Side(seat.side.clone()),
+                            ) {
+                                Ok(s) => s,
+                                Err(e) => self.error_text(
+                                    &format!("No report for that turn: {e}"),
+                                    &[],
+                                    "",
+                                ),
+                            };
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("history");
+                        }
+                        Command::TimeZone(z) => {
+                            let text = match z.parse::<chrono_tz::Tz>() {
+                                Ok(_) => {
+                                    tx.execute(
+                                        "UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2",
+                                        rusqlite::params![seat.game_id, seat.side, z],
+                                    )?;
+                                    format!("Deadlines of game {} are now shown in {z}.\n", seat.game_id)
+                                }
+                                Err(_) => self.error_text(
+                                    &format!("'{z}' is not a time zone name."),
+                                    &[],
+                                    "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
+                                ),
+                            };
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("timezone");
+                        }
+                        Command::Absence(a, b) => {
+                            let game = self.game(seat.game_id)?;
+                            let text = match absence_span(a, b, &seat.tz) {
+                                Ok((from, until)) => match self.set_absence(seat, from, until, game.max_absence_days) {
+                                    Ok(()) => format!(
+                                        "Noted: you are away from {} to {}. A deadline of game {} that\nfalls in that time moves to its end.\n",
+                                        deadlines::show(&stamp(from), &seat.tz),
+                                        deadlines::show(&stamp(until), &seat.tz),
+                                        seat.game_id
+                                    ),
+                                    Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
+                                },
+                                Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
+                            };
+                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            done.push("absence");
+                        }
+                        _ => {
+                            self.resign(tx, seat, queue)?;
+                            done.push("resign");
+                        }
+                    }
+                }
+            }
+        }
+        if req.has_orders {
+            match seat {
+                Ok(seat) => {
+                    let source = format!("mail:{inbox_id}");
+                    match self.apply_orders(tx, &seat, &req.orders, &source, queue) {
+                        Ok(turn) => {
+                            let orders: Vec<&str> = req
+                                .orders
+                                .lines()
+                                .map(str::trim)
+                                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                                .collect();
+                            let (_, state) = self.state_in(tx, seat.game_id)?;
+                            let text = self.templates.render(
+                                "receipt.txt",
+                                json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
+                                       "orders": orders, "state_hash": state_hash(&state)}),
+                            );
+                            queue.push(self.seat_reply(env, &seat, "", text), "reply");
+                            done.push("orders accepted");
+                        }
+                        Err(ServiceError::Rejected(rej)) => {
+                            let text = self.error_text(
+                                &format!(
+                                    "Your orders for game {} ({}) were not accepted:",
+                                    seat.game_id, seat.side
+                                ),
+                                &[rej.to_string()],
+                                "Send the corrected orders in full; none of these were kept.",
+                            );
+                            queue.push(self.seat_reply(env, &seat, "", text), "reply");
+                            return Ok(("answered: orders rejected".into(), rej.to_string()));
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(why) => {
+                    if let Some(notice) = why {
+                        queue.push(notice, "notice");
+                    }
+                    queue.push(
+                        self.reply(env, &from, "", self.not_authenticated()),
+                        "reply",
+                    );
+                    return Ok((
+                        "answered: orders without a valid seat".into(),
+                        String::new(),
+                    ));
+                }
+            }
+        }
+        Ok((format!("answered: {}", done.join(", ")), String::new()))
+    }
+
+    /// Replies to an authenticated seat go to the sender and, when the sender
+    /// is not the seat's registered address, a copy to that address.
+    fn seat_reply(&self, env: &Envelope, seat: &Seat, subject: &str, text: String) -> Outgoing {
+        let from = env.from.clone().unwrap_or_default();
+        let mut m = self.reply(env, &from, subject, text);
+        m.reply_to = Some(self.seat_address(seat));
+        m.game_id = Some(seat.game_id);
+        if !from.eq_ignore_ascii_case(&seat.email) {
+            m.text = format!(
+                "(A copy of this answer goes to {}, the address registered for this seat.)\n\n{}",
+                seat.email, m.text
+            );
+        }
+        m
+    }
+
+    fn not_authenticated(&self) -> String {
+        self.error_text(
+            "I could not tell which game and seat your mail is for.",
+            &[],
+            "Reply to a mail from the judge about your game (its reply address\ncarries your seat), or put the lines GAME <id> and PASSWORD <secret>\nfrom your welcome mail at the top of your mail.",
+        )
+    }
+
+    /// The seat a mail speaks for: its plus-address token, or GAME and
+    /// PASSWORD. `Err(Some(notice))` carries a mail for the registered
+    /// address when a wrong secret was tried.
+    fn authenticate(
+        &self,
+        env: &Envelope,
+        req: &Request,
+    ) -> Result<Result<Seat, Option<Outgoing>>, ServiceError> {
+        for to in &env.to {
+            if let Some(tok) = protocol::token_of(to, self.cfg.local_part(), self.cfg.domain()) {
+                if let Some(seat) = store::seat_by_token(&self.conn, &tok)? {
+                    return Ok(Ok(seat));
+                }
+            }
+        }
+        if let (Some(game), Some(pw)) = (req.game, req.password.as_deref()) {
+            let seats = store::seats(&self.conn, game)?;
+            if let Some(seat) = seats.iter().find(|s| s.secret == pw.to_ascii_lowercase()) {
+                return Ok(Ok(seat.clone()));
+            }
+            // A wrong secret: tell the seat registered at the sender's address
+            // (never the sender as such), at most 3 times a day per game.
+            let from = env.from.clone().unwrap_or_default();
+            if let Some(seat) = seats.iter().find(|s| s.email.eq_ignore_ascii_case(&from)) {
+                let since = stamp(self.clock.now() - chrono::Duration::days(1));
+                let recent: i64 = self.conn.query_row(
+                    "SELECT count(*) FROM outbox WHERE kind = 'notice' AND game_id = ?1 AND created_at >= ?2",
+                    rusqlite::params![game, since],
+                    |r| r.get(0),
+                )?;
+                if recent < 3 {
+                    let text = format!(
+                        "A mail for game {game} from this address gave a wrong secret, so it\nwas not used. If that was not you, someone may be trying to play\nyour seat; the judge never acts on a wrong secret.\n"
+                    );
+                    return Ok(Err(Some(Outgoing {
+                        to: seat.email.clone(),
+                        subject: format!("Game {game}: a mail with a wrong secret"),
+                        text,
+                        reply_to: Some(self.seat_address(seat)),
+                        game_id: Some(game),
+                        ..Outgoing::default()
+                    })));
+                }
+            }
+        }
+        Ok(Err(None))
+    }
+
+    fn state_in(
+        &self,
+        tx: &Transaction<'_>,
+        id: i64,
+    ) -> Result<(u32, serde_json::Value), ServiceError> {
+        let (t, text, _) = store::snapshot(tx, id, None)?.ok_or(ServiceError::NoGame(id))?;
+        let v =
+            serde_json::from_str(&text).map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
+        Ok((t, v))
+    }
+
+    fn status_text(&self, email: &str) -> Result<String, ServiceError> {
+        let mut games = Vec::new();
+        for seat in store::seats_of_email(&self.conn, email)? {
+            let game = self.game(seat.game_id)?;
+            let waiting = if game.status == "over" {
+                format!("The game is over. {}", result_line(game.result.as_deref()))
+            } else {
+                let rules = Rules::load(&game.ruleset)?;
+                let (_, state) = self.state(game.id, None)?;
+                let w = rules.waiting(&state);
+                if w.sides.contains(&seat.side) {
+                    format!("Waiting for your orders. {}", w.what)
+                } else {
+                    waiting_line(&w)
+                }
+            };
+            games.push(
+                json!({"id": game.id, "scenario": game.scenario, "side": seat.side,
+                               "turn": game.turn, "waiting": waiting}),
+            );
+        }
+        Ok(self
+            .templates
+            .render("status.txt", json!({ "games": games })))
+    }
+
+    /// Adjudicate orders for a seat inside `tx`; queue the turn reports.
+    /// Returns the turn number made.
+    fn apply_orders(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        orders: &str,
+        source: &str,
+        queue: &mut Queue,
+    ) -> Result<u32, ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status == "over" {
+            return Err(ServiceError::Rejected(Rejection::whole(format!(
+                "game {} is over",
+                game.id
+            ))));
+        }
+        let rules = Rules::load(&game.ruleset)?;
+        let (_, state) = self.state_in(tx, game.id)?;
+        let waiting = rules.waiting(&state);
+        if !waiting.sides.contains(&seat.side) {
+            return Err(ServiceError::Rejected(Rejection::whole(format!(
+                "it is not {}'s turn: {}",
+                seat.side,
+                waiting_line(&waiting)
+            ))));
+        }
+        let master = Self::master(&game)?;
+        let turn = game.turn + 1;
+        let adj = adjudicate_turn(&rules, &state, &master, turn, &seat.side, orders)
+            .map_err(ServiceError::Rejected)?;
+        let now = self.now();
+        store::insert_submission(
+            tx,
+            game.id,
+            &Submission {
+                turn,
+                side: seat.side.clone(),
+                orders: orders.to_string(),
+                source: source.to_string(),
+                received_at: now.clone(),
+            },
+        )?;
+        store::insert_events(tx, game.id, turn, &adj.events)?;
+        let hash = state_hash(&adj.state);
+        store::insert_snapshot(tx, game.id, turn, &adj.state.to_string(), &hash)?;
+        let result = rules.result(&adj.state);
+        let deadline_at = game
+            .deadline_secs
+            .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
+        tx.execute(
+            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5 WHERE id = ?1",
+            rusqlite::params![
+                game.id,
+                turn,
+                if result.is_some() { "over" } else { "active" },
+                result,
+                if result.is_some() { None } else { deadline_at }
+            ],
+        )?;
+        let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        for s in store::seats(tx, game.id)? {
+            let text = self.report_text(
+                &game,
+                &rules,
+                turn,
+                &seat.side,
+                &adj.events,
+                &adj.state,
+                &Viewer::Side(s.side.clone()),
+                &s.tz,
+            )?;
+            queue.push(
+                Outgoing {
+                    to: s.email.clone(),
+                    subject: format!("Game {}: turn {} ({})", game.id, turn, seat.side),
+                    text,
+                    reply_to: Some(self.seat_address(&s)),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "report",
+            );
+        }
+        Ok(turn)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn report_text(
+        &self,
+        game: &Game,
+        rules: &Rules,
+        turn: u32,
+        mover: &str,
+        events: &[serde_json::Value],
+        state: &serde_json::Value,
+        viewer: &Viewer,
+        tz: &str,
+    ) -> Result<String, ServiceError> {
+        let master = Self::master(game)?;
+        let lines: Vec<String> = events
+            .iter()
+            .filter_map(|e| rules.describe_event(e, viewer))
+            .collect();
+        let over = game.status == "over" && game.turn == turn;
+        Ok(self.templates.render(
+            "turn_report.txt",
+            json!({
+                "game_id": game.id, "scenario": game.scenario, "turn": turn, "mover": mover,
+                "events": lines, "map": rules.render_text(state, viewer),
+                "over": over, "result": result_line(game.result.as_deref()),
+                "seed": if over { game.seed.clone() } else { String::new() },
+                "waiting": waiting_line(&rules.waiting(state)),
+                "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
+                "turn_seed": hex::encode(dice::turn_seed(&master, turn)),
+                "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
+                "state_hash": state_hash(state),
+            }),
+        ))
+    }
+
+    /// The report of a past turn, for `viewer`.
+    pub fn turn_report_text(
+        &self,
+        game: &Game,
+        turn: u32,
+        viewer: &Viewer,
+    ) -> Result<String, ServiceError> {
+        let rules = Rules::load(&game.ruleset)?;
+        let (_, state) = self.state(game.id, Some(turn))?;
+        if turn == 0 {
+            return Ok(format!(
+                "Game {}: the opening position.\n\n{}",
+                game.id,
+                rules.render_text(&state, viewer)
+            ));
+        }
+        let events: Vec<serde_json::Value> = store::events(&self.conn, game.id, Some(turn))?
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
+        let mover = store::submissions(&self.conn, game.id)?
+            .into_iter()
+            .find(|s| s.turn == turn)
+            .map(|s| s.side)
+            .unwrap_or_default();
+        let tz = match viewer {
+            Viewer::Side(side) => store::seats(&self.conn, game.id)?
+                .into_iter()
+                .find(|s| &s.side == side)
+                .map_or_else(|| "UTC".to_string(), |s| s.tz),
+            _ => game.referee_tz.clone(),
+        };
+        self.report_text(game, &rules, turn, &mover, &events, &state, viewer, &tz)
+    }
+
+    fn resign(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status == "over" {
+            return Ok(());
+        }
+        let seats = store::seats(tx, game.id)?;
+        let winner = seats
+            .iter()
+            .find(|s| s.side != seat.side)
+            .map(|s| s.side.clone());
+        let result = format!(
+            "{} resigned; {} wins.",
+            seat.side,
+            winner.clone().unwrap_or_default()
+        );
+        tx.execute(
+            "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
+            rusqlite::params![game.id, winner],
+        )?;
+        for s in &seats {
+            let text = self.templates.render(
+                "game_over.txt",
+                json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
+            );
+            queue.push(
+                Outgoing {
+                    to: s.email.clone(),
+                    subject: format!("Game {}: over", game.id),
+                    text,
+                    reply_to: Some(self.seat_address(s)),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "game-over",
+            );
+        }
+        Ok(())
+    }
+
+    /// Give a seat a new secret and token, and optionally a new player. The
+    /// player is mailed the new secret; an old player is told they left.
+    pub fn replace_seat(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        email: Option<&str>,
+    ) -> Result<(), ServiceError> {
+        let seats = store::seats(&self.conn, game_id)?;
+        let old = seats
+            .iter()
+            .find(|s| s.side == side)
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::NoSide(
+                    game_id,
+                    side.into(),
+                    seats
+                        .iter()
+                        .map(|s| s.side.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            })?;
+        if let Some(e) = email {
+            if e.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{e}' is not an email address"
+                )));
+            }
+        }
+        let mut seat = old.clone();
+        seat.secret = random_word(8)?;
+        seat.token = random_word(12)?;
+        seat.misses = 0;
+        if let Some(e) = email {
+            seat.email = e.to_ascii_lowercase();
+        }
+        let tx = self.begin()?;
+        tx.execute(
+            "UPDATE seats SET email = ?3, secret = ?4, token = ?5, misses = 0 WHERE game_id = ?1 AND side = ?2",
+            rusqlite::params![game_id, side, seat.email, seat.secret, seat.token],
+        )?;
+        let mut q = Queue::new();
+        q.push(
+            Outgoing {
+                to: seat.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(&seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        if old.email != seat.email {
+            q.push(
+                Outgoing {
+                    to: old.email.clone(),
+                    subject: format!("Game {game_id}: you no longer play {side}"),
+                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-seat-{side}-{}", seat.token),
+            q,
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Orders entered by the host (`adjutant submit`): the same path as a mail.
+    pub fn submit(&mut self, game_id: i64, side: &str, orders: &str) -> Result<u32, ServiceError> {
+        let seats = store::seats(&self.conn, game_id)?;
+        if seats.is_empty() {
+            return Err(ServiceError::NoGame(game_id));
+        }
+        let seat = seats
+            .iter()
+            .find(|s| s.side.eq_ignore_ascii_case(side))
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::NoSide(
+                    game_id,
+                    side.into(),
+                    seats
+                        .iter()
+                        .map(|s| s.side.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            })?;
+        let tx = self.begin()?;
+        let mut queue = Queue::new();
+        let turn = self.apply_orders(&tx, &seat, orders, "cli", &mut queue)?;
+        self.flush(&tx, &format!("game-{game_id}-turn-{turn}-cli"), queue)?;
+        tx.commit()?;
+        Ok(turn)
+    }
+}
+
+/// "2026-12-20" "2027-01-03" in zone `tz` -> from the start of the first day
+/// to the end of the last.
+fn absence_span(
+    from: &str,
+    to: &str,
+    tz: &str,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), String> {
+    use chrono::{NaiveDate, TimeZone};
+    let zone: chrono_tz::Tz = tz.parse().unwrap_or(chrono_tz::UTC);
+    let day = |s: &str| {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| format!("'{s}' is not a date like 2026-12-20"))
+    };
+    let start = day(from)?.and_hms_opt(0, 0, 0).ok_or("bad date")?;
+    let end = day(to)?
+        .succ_opt()
+        .ok_or("bad date")?
+        .and_hms_opt(0, 0, 0)
+        .ok_or("bad date")?;
+    let local = |t: chrono::NaiveDateTime| {
+        zone.from_local_datetime(&t)
+            .earliest()
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .ok_or_else(|| "that time does not exist in your zone".to_string())
+    };
+    Ok((local(start)?, local(end)?))
+}
+
+fn waiting_line(w: &crate::rules::Waiting) -> String {
+    if w.sides.is_empty() {
+        "The game is over.".into()
+    } else {
+        format!("Waiting for: {} ({})", w.sides.join(", "), w.what)
+    }
+}
+
+fn result_line(result: Option<&str>) -> String {
+    match result {
+        Some("") => "It is a draw.".into(),
+        Some(w) => format!("{w} wins."),
+        None => String::new(),
+    }
+}
+
+/// "72h" -> 259200 seconds; also "3d", "90m", "3600s".
+pub fn parse_duration(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit())?);
+    let n: i64 = num.parse().ok()?;
+    let mult = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        _ => return None,
+    };
+    n.checked_mul(mult).filter(|v| *v > 0)
+}
+
+fn human_duration(secs: i64) -> String {
+    if secs % 86400 == 0 {
+        format!("{} days", secs / 86400)
+    } else if secs % 3600 == 0 {
+        format!("{} hours", secs / 3600)
+    } else {
+        format!("{} minutes", secs / 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("72h"), Some(259_200));
+        assert_eq!(parse_duration("3d"), Some(259_200));
+        assert_eq!(parse_duration("h"), None);
+        assert_eq!(parse_duration("0h"), None);
+        assert_eq!(parse_duration("5y"), None);
+    }
+}

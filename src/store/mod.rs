@@ -1,0 +1,641 @@
+//! SQLite: every game's whole history, the inbox log and the outbox.
+//!
+//! The schema version lives in `user_version`; migrations are ordered SQL and
+//! run in one transaction each. WAL mode; foreign keys on.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use std::path::Path;
+
+pub use rusqlite;
+
+/// Ordered migrations; index + 1 is the schema version after applying it.
+pub const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE games (
+    id            INTEGER PRIMARY KEY,
+    ruleset       TEXT NOT NULL,
+    scenario      TEXT NOT NULL,
+    options       TEXT NOT NULL DEFAULT '{}',
+    seed          TEXT NOT NULL,             -- hex master secret; revealed when over
+    turn          INTEGER NOT NULL DEFAULT 0, -- adjudications done
+    status        TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','over')),
+    result        TEXT,
+    deadline_secs INTEGER,                    -- length of a turn, if deadlines are on
+    deadline_at   TEXT,                       -- RFC 3339 UTC
+    created_at    TEXT NOT NULL
+);
+CREATE TABLE seats (
+    game_id  INTEGER NOT NULL REFERENCES games(id),
+    side     TEXT NOT NULL,
+    email    TEXT NOT NULL,
+    secret   TEXT NOT NULL,
+    token    TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (game_id, side)
+);
+CREATE TABLE submissions (
+    id          INTEGER PRIMARY KEY,
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    turn        INTEGER NOT NULL,            -- the turn these orders made (1-based)
+    side        TEXT NOT NULL,
+    orders      TEXT NOT NULL,
+    source      TEXT NOT NULL,               -- 'mail:<inbox id>' or 'cli'
+    received_at TEXT NOT NULL,
+    UNIQUE (game_id, turn, side)
+);
+CREATE TABLE events (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    turn    INTEGER NOT NULL,
+    seq     INTEGER NOT NULL,
+    event   TEXT NOT NULL,                   -- JSON
+    PRIMARY KEY (game_id, turn, seq)
+);
+CREATE TABLE snapshots (
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    turn       INTEGER NOT NULL,             -- state after this many turns
+    state      TEXT NOT NULL,                -- JSON
+    state_hash TEXT NOT NULL,
+    PRIMARY KEY (game_id, turn)
+);
+CREATE TABLE inbox (
+    id           INTEGER PRIMARY KEY,
+    message_id   TEXT,
+    content_hash TEXT NOT NULL UNIQUE,
+    source       TEXT NOT NULL,
+    sender       TEXT,
+    subject      TEXT,
+    size         INTEGER NOT NULL,
+    received_at  TEXT NOT NULL,
+    outcome      TEXT NOT NULL,
+    detail       TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX inbox_message_id ON inbox(message_id) WHERE message_id IS NOT NULL;
+CREATE TABLE outbox (
+    id              INTEGER PRIMARY KEY,
+    game_id         INTEGER,
+    recipient       TEXT NOT NULL,
+    message_id      TEXT NOT NULL UNIQUE,
+    kind            TEXT NOT NULL,            -- welcome, reply, report, ...
+    raw             BLOB NOT NULL,            -- the whole RFC 5322 message
+    status          TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','dead')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    last_error      TEXT,
+    created_at      TEXT NOT NULL,
+    sent_at         TEXT
+);
+CREATE INDEX outbox_pending ON outbox(status, next_attempt_at);
+CREATE TABLE kv (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"#,
+    r#"
+-- Deadlines: what happens when a turn's time runs out, and who is told.
+ALTER TABLE games ADD COLUMN nmr_policy TEXT NOT NULL DEFAULT 'wait' CHECK (nmr_policy IN ('wait','pass'));
+ALTER TABLE games ADD COLUMN grace_secs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN referee TEXT;
+ALTER TABLE games ADD COLUMN referee_tz TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE games ADD COLUMN referee_after INTEGER NOT NULL DEFAULT 2;
+ALTER TABLE games ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN reminded_turn INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE games ADD COLUMN nmr_turn INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE games ADD COLUMN max_absence_days INTEGER NOT NULL DEFAULT 14;
+ALTER TABLE seats ADD COLUMN tz TEXT NOT NULL DEFAULT 'UTC';
+ALTER TABLE seats ADD COLUMN misses INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE seats ADD COLUMN absent_from TEXT;
+ALTER TABLE seats ADD COLUMN absent_until TEXT;
+"#,
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("database schema version {found} is newer than this program knows ({known}); upgrade adjutant")]
+    TooNew { found: i64, known: i64 },
+    #[error("{0}")]
+    Corrupt(String),
+}
+
+/// Open (creating if needed) and migrate the database.
+pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// An in-memory database, migrated (tests).
+pub fn open_in_memory() -> Result<Connection, StoreError> {
+    let mut conn = Connection::open_in_memory()?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// Apply every migration newer than `user_version`.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let known = MIGRATIONS.len() as i64;
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if found > known {
+        return Err(StoreError::TooNew { found, known });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// One game row.
+#[derive(Debug, Clone)]
+pub struct Game {
+    pub id: i64,
+    pub ruleset: String,
+    pub scenario: String,
+    pub options: String,
+    pub seed: String,
+    pub turn: u32,
+    pub status: String,
+    pub result: Option<String>,
+    pub deadline_secs: Option<i64>,
+    pub deadline_at: Option<String>,
+    pub created_at: String,
+    pub nmr_policy: String,
+    pub grace_secs: i64,
+    pub referee: Option<String>,
+    pub referee_tz: String,
+    pub referee_after: i64,
+    pub paused: bool,
+    pub reminded_turn: i64,
+    pub nmr_turn: i64,
+    pub max_absence_days: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seat {
+    pub game_id: i64,
+    pub side: String,
+    pub email: String,
+    pub secret: String,
+    pub token: String,
+    /// The player's time zone (IANA name), for the deadlines they are shown.
+    pub tz: String,
+    /// Deadlines missed in a row.
+    pub misses: i64,
+    pub absent_from: Option<String>,
+    pub absent_until: Option<String>,
+}
+
+const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
+     nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days";
+
+fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
+    Ok(Game {
+        id: r.get(0)?,
+        ruleset: r.get(1)?,
+        scenario: r.get(2)?,
+        options: r.get(3)?,
+        seed: r.get(4)?,
+        turn: r.get(5)?,
+        status: r.get(6)?,
+        result: r.get(7)?,
+        deadline_secs: r.get(8)?,
+        deadline_at: r.get(9)?,
+        created_at: r.get(10)?,
+        nmr_policy: r.get(11)?,
+        grace_secs: r.get(12)?,
+        referee: r.get(13)?,
+        referee_tz: r.get(14)?,
+        referee_after: r.get(15)?,
+        paused: r.get(16)?,
+        reminded_turn: r.get(17)?,
+        nmr_turn: r.get(18)?,
+        max_absence_days: r.get(19)?,
+    })
+}
+
+pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, StoreError> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
+            [id],
+            game_row,
+        )
+        .optional()?)
+}
+
+pub fn games(conn: &Connection) -> Result<Vec<Game>, StoreError> {
+    let mut st = conn.prepare(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
+    let rows = st.query_map([], game_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
+    Ok(Seat {
+        game_id: r.get(0)?,
+        side: r.get(1)?,
+        email: r.get(2)?,
+        secret: r.get(3)?,
+        token: r.get(4)?,
+        tz: r.get(5)?,
+        misses: r.get(6)?,
+        absent_from: r.get(7)?,
+        absent_until: r.get(8)?,
+    })
+}
+
+pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE game_id = ?1 ORDER BY rowid",
+    )?;
+    let rows = st.query_map([game_id], seat_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid",
+    )?;
+    let rows = st.query_map([email], seat_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn seat_by_token(conn: &Connection, token: &str) -> Result<Option<Seat>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE token = ?1",
+            [token.to_ascii_lowercase()],
+            seat_row,
+        )
+        .optional()?)
+}
+
+pub fn insert_game(
+    tx: &Transaction<'_>,
+    ruleset: &str,
+    scenario: &str,
+    seed: &str,
+    deadline_secs: Option<i64>,
+    now: &str,
+) -> Result<i64, StoreError> {
+    tx.execute(
+        "INSERT INTO games (ruleset, scenario, seed, deadline_secs, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![ruleset, scenario, seed, deadline_secs, now],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub fn insert_seat(tx: &Transaction<'_>, s: &Seat) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO seats (game_id, side, email, secret, token, tz) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![s.game_id, s.side, s.email, s.secret, s.token, s.tz],
+    )?;
+    Ok(())
+}
+
+pub fn insert_snapshot(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    turn: u32,
+    state: &str,
+    hash: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO snapshots (game_id, turn, state, state_hash) VALUES (?1, ?2, ?3, ?4)",
+        params![game_id, turn, state, hash],
+    )?;
+    Ok(())
+}
+
+/// The state after `turn` turns (the latest when `None`).
+pub fn snapshot(
+    conn: &Connection,
+    game_id: i64,
+    turn: Option<u32>,
+) -> Result<Option<(u32, String, String)>, StoreError> {
+    let q = match turn {
+        Some(_) => "SELECT turn, state, state_hash FROM snapshots WHERE game_id = ?1 AND turn = ?2",
+        None => "SELECT turn, state, state_hash FROM snapshots WHERE game_id = ?1 AND ?2 IS NULL ORDER BY turn DESC LIMIT 1",
+    };
+    Ok(conn
+        .query_row(q, params![game_id, turn], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?)
+}
+
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub turn: u32,
+    pub side: String,
+    pub orders: String,
+    pub source: String,
+    pub received_at: String,
+}
+
+pub fn insert_submission(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    s: &Submission,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO submissions (game_id, turn, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![game_id, s.turn, s.side, s.orders, s.source, s.received_at],
+    )?;
+    Ok(())
+}
+
+pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT turn, side, orders, source, received_at FROM submissions WHERE game_id = ?1 ORDER BY turn, id",
+    )?;
+    let rows = st.query_map([game_id], |r| {
+        Ok(Submission {
+            turn: r.get(0)?,
+            side: r.get(1)?,
+            orders: r.get(2)?,
+            source: r.get(3)?,
+            received_at: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn insert_events(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    turn: u32,
+    events: &[serde_json::Value],
+) -> Result<(), StoreError> {
+    let mut st =
+        tx.prepare("INSERT INTO events (game_id, turn, seq, event) VALUES (?1, ?2, ?3, ?4)")?;
+    for (i, e) in events.iter().enumerate() {
+        st.execute(params![game_id, turn, i as i64, e.to_string()])?;
+    }
+    Ok(())
+}
+
+/// Events of one turn (or all turns), in order, as (turn, event).
+pub fn events(
+    conn: &Connection,
+    game_id: i64,
+    turn: Option<u32>,
+) -> Result<Vec<(u32, serde_json::Value)>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT turn, event FROM events WHERE game_id = ?1 AND (?2 IS NULL OR turn = ?2) ORDER BY turn, seq",
+    )?;
+    let rows = st.query_map(params![game_id, turn], |r| {
+        Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (t, text) = row?;
+        let v = serde_json::from_str(&text).map_err(|e| {
+            StoreError::Corrupt(format!("game {game_id} turn {t}: bad event JSON: {e}"))
+        })?;
+        out.push((t, v));
+    }
+    Ok(out)
+}
+
+pub fn kv_get(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row("SELECT value FROM kv WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn kv_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+/// Is this message already in the inbox log (by Message-ID or content hash)?
+pub fn inbox_seen(
+    conn: &Connection,
+    message_id: Option<&str>,
+    content_hash: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM inbox WHERE content_hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2) LIMIT 1",
+            params![content_hash, message_id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+#[derive(Debug, Clone)]
+pub struct InboxEntry {
+    pub message_id: Option<String>,
+    pub content_hash: String,
+    pub source: String,
+    pub sender: Option<String>,
+    pub subject: Option<String>,
+    pub size: usize,
+    pub received_at: String,
+    pub outcome: String,
+    pub detail: String,
+}
+
+pub fn insert_inbox(tx: &Transaction<'_>, e: &InboxEntry) -> Result<i64, StoreError> {
+    tx.execute(
+        "INSERT INTO inbox (message_id, content_hash, source, sender, subject, size, received_at, outcome, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            e.message_id,
+            e.content_hash,
+            e.source,
+            e.sender,
+            e.subject,
+            e.size as i64,
+            e.received_at,
+            e.outcome,
+            e.detail
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub fn set_inbox_outcome(
+    tx: &Transaction<'_>,
+    id: i64,
+    outcome: &str,
+    detail: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "UPDATE inbox SET outcome = ?2, detail = ?3 WHERE id = ?1",
+        params![id, outcome, detail],
+    )?;
+    Ok(())
+}
+
+/// One row of the inbox log.
+#[derive(Debug, Clone)]
+pub struct LogRow {
+    pub id: i64,
+    pub message_id: Option<String>,
+    pub sender: Option<String>,
+    pub subject: Option<String>,
+    pub outcome: String,
+    pub detail: String,
+}
+
+/// The inbox log, oldest first.
+pub fn inbox_log(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT id, message_id, sender, subject, outcome, detail FROM inbox ORDER BY id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(LogRow {
+            id: r.get(0)?,
+            message_id: r.get(1)?,
+            sender: r.get(2)?,
+            subject: r.get(3)?,
+            outcome: r.get(4)?,
+            detail: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[derive(Debug, Clone)]
+pub struct OutMail {
+    pub id: i64,
+    pub game_id: Option<i64>,
+    pub recipient: String,
+    pub message_id: String,
+    pub kind: String,
+    pub raw: Vec<u8>,
+    pub status: String,
+    pub attempts: i64,
+}
+
+pub fn insert_outbox(
+    tx: &Transaction<'_>,
+    game_id: Option<i64>,
+    recipient: &str,
+    message_id: &str,
+    kind: &str,
+    raw: &[u8],
+    now: &str,
+) -> Result<i64, StoreError> {
+    tx.execute(
+        "INSERT INTO outbox (game_id, recipient, message_id, kind, raw, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+        params![game_id, recipient, message_id, kind, raw, now],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
+    Ok(OutMail {
+        id: r.get(0)?,
+        game_id: r.get(1)?,
+        recipient: r.get(2)?,
+        message_id: r.get(3)?,
+        kind: r.get(4)?,
+        raw: r.get(5)?,
+        status: r.get(6)?,
+        attempts: r.get(7)?,
+    })
+}
+
+const OUT_COLS: &str = "id, game_id, recipient, message_id, kind, raw, status, attempts";
+
+/// Pending mail due at `now` (RFC 3339 strings compare in time order).
+pub fn outbox_due(conn: &Connection, now: &str) -> Result<Vec<OutMail>, StoreError> {
+    let mut st = conn.prepare(&format!(
+        "SELECT {OUT_COLS} FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id"
+    ))?;
+    let rows = st.query_map([now], out_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn outbox_all(conn: &Connection) -> Result<Vec<OutMail>, StoreError> {
+    let mut st = conn.prepare(&format!("SELECT {OUT_COLS} FROM outbox ORDER BY id"))?;
+    let rows = st.query_map([], out_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn outbox_sent(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL WHERE id = ?1 AND status = 'pending'",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+pub fn outbox_failed(
+    conn: &Connection,
+    id: i64,
+    error: &str,
+    next_attempt_at: Option<&str>,
+) -> Result<(), StoreError> {
+    match next_attempt_at {
+        Some(next) => conn.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1 AND status = 'pending'",
+            params![id, error, next],
+        )?,
+        None => conn.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead' WHERE id = ?1 AND status = 'pending'",
+            params![id, error],
+        )?,
+    };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_apply_and_are_idempotent() {
+        let mut c = open_in_memory().unwrap();
+        let v: i64 = c
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+        migrate(&mut c).unwrap();
+        c.pragma_update(None, "user_version", 99).unwrap();
+        assert!(matches!(
+            migrate(&mut c),
+            Err(StoreError::TooNew { found: 99, .. })
+        ));
+    }
+
+    #[test]
+    fn inbox_dedupes_by_message_id_and_hash() {
+        let mut c = open_in_memory().unwrap();
+        let tx = c.transaction().unwrap();
+        let e = InboxEntry {
+            message_id: Some("a@b".into()),
+            content_hash: "h1".into(),
+            source: "test".into(),
+            sender: None,
+            subject: None,
+            size: 1,
+            received_at: "2026-01-01T00:00:00Z".into(),
+            outcome: "x".into(),
+            detail: String::new(),
+        };
+        insert_inbox(&tx, &e).unwrap();
+        tx.commit().unwrap();
+        assert!(inbox_seen(&c, Some("a@b"), "other").unwrap().is_some());
+        assert!(inbox_seen(&c, None, "h1").unwrap().is_some());
+        assert!(inbox_seen(&c, Some("c@d"), "h2").unwrap().is_none());
+        let tx = c.transaction().unwrap();
+        assert!(
+            insert_inbox(&tx, &e).is_err(),
+            "a duplicate must violate the unique index"
+        );
+    }
+}

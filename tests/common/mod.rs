@@ -1,0 +1,127 @@
+//! Helpers for tests that run the real `adjutant` binary in a temp dir.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_adjutant")
+}
+
+/// A judge initialised in a fresh temporary directory.
+pub struct Site {
+    pub dir: tempfile::TempDir,
+}
+
+impl Site {
+    pub fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(bin())
+            .arg("init")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "init failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Site { dir }
+    }
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn config(&self) -> PathBuf {
+        self.path().join("adjutant.toml")
+    }
+    pub fn run(&self, args: &[&str]) -> Output {
+        Command::new(bin())
+            .arg("--config")
+            .arg(self.config())
+            .args(args)
+            .env("ADJUTANT_LOG", "warn")
+            .output()
+            .unwrap()
+    }
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "adjutant {args:?} failed ({:?}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    pub fn inbox_new(&self) -> PathBuf {
+        self.path().join("mail/inbox/new")
+    }
+    pub fn inbox_cur(&self) -> PathBuf {
+        self.path().join("mail/inbox/cur")
+    }
+    pub fn drop_mail(&self, name: &str, raw: &[u8]) {
+        let tmp = self.path().join("mail/inbox/tmp").join(name);
+        std::fs::write(&tmp, raw).unwrap();
+        std::fs::rename(&tmp, self.inbox_new().join(name)).unwrap();
+    }
+    /// The sent mails, by file name order, as (name, text).
+    pub fn outbox(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(self.path().join("mail/outbox"))
+            .unwrap()
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".eml").then(|| {
+                    (
+                        name,
+                        String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned(),
+                    )
+                })
+            })
+            .collect();
+        v.sort();
+        v
+    }
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.path().join("adjutant.db")).unwrap()
+    }
+    /// The first shipped scenario and its two sides.
+    pub fn scenario(&self) -> String {
+        let out = self.ok(&["scenarios"]);
+        out.lines()
+            .next()
+            .expect("a shipped scenario")
+            .trim()
+            .to_string()
+    }
+}
+
+/// A plain mail.
+pub fn mail(from: &str, to: &str, subject: &str, msgid: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{msgid}>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+/// Decode a quoted-printable body well enough for assertions.
+pub fn unqp(s: &str) -> String {
+    let s = s.replace("=\r\n", "").replace("=\n", "");
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'=' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+}

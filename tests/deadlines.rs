@@ -1,0 +1,161 @@
+//! Deadlines with a set clock: a reminder 24 h before, the NMR policy at the
+//! deadline, correct across a daylight-saving change, players in three zones.
+
+mod common;
+use common::{bin, unqp, Site};
+use std::process::Command;
+
+fn at(site: &Site, now: &str, args: &[&str]) -> String {
+    let out = Command::new(bin())
+        .arg("--config")
+        .arg(site.config())
+        .args(args)
+        .env("ADJUTANT_NOW", now)
+        .env("ADJUTANT_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?} at {now}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn mails(site: &Site) -> Vec<String> {
+    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+}
+
+/// London leaves summer time on 25 Oct 2026, New York on 1 Nov; Sydney is in
+/// summer time. A game starts Fri 23 Oct 12:00 UTC with 72 h turns: the
+/// deadline is Mon 26 Oct 12:00 UTC, which is 71 wall-clock hours later in
+/// London.
+fn start(site: &Site, nmr: &str) {
+    let scenario = site.scenario();
+    at(
+        site,
+        "2026-10-23T12:00:00Z",
+        &[
+            "new-game",
+            "--scenario",
+            &scenario,
+            "--seat",
+            "allies=alice@example.org",
+            "--seat",
+            "axis=bob@example.org",
+            "--deadline",
+            "72h",
+            "--nmr",
+            nmr,
+            "--tz",
+            "allies=Europe/London",
+            "--tz",
+            "axis=America/New_York",
+            "--tz",
+            "referee=Australia/Sydney",
+            "--referee",
+            "ref@example.org",
+            "--referee-after",
+            "1",
+        ],
+    );
+}
+
+#[test]
+fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
+    let site = Site::new();
+    start(&site, "wait");
+    let welcomes = mails(&site);
+    assert_eq!(welcomes.len(), 2);
+    assert!(
+        welcomes[0].contains("Mon 26 Oct 2026 12:00 GMT (12:00 UTC)"),
+        "{}",
+        welcomes[0]
+    );
+    assert!(
+        welcomes[1].contains("Mon 26 Oct 2026 08:00 EDT (12:00 UTC)"),
+        "{}",
+        welcomes[1]
+    );
+
+    at(&site, "2026-10-25T11:59:59Z", &["serve", "--once"]);
+    assert_eq!(mails(&site).len(), 2, "no reminder before 24 h");
+
+    at(&site, "2026-10-25T12:00:00Z", &["serve", "--once"]);
+    let m = mails(&site);
+    assert_eq!(m.len(), 3, "one reminder, to the side waited for");
+    let reminder = &m[2];
+    assert!(reminder.contains("To: alice@example.org"), "{reminder}");
+    assert!(reminder.contains("Mon 26 Oct 2026 12:00 GMT"), "{reminder}");
+
+    at(&site, "2026-10-25T18:00:00Z", &["serve", "--once"]);
+    assert_eq!(mails(&site).len(), 3, "a reminder is sent once");
+
+    at(&site, "2026-10-26T11:59:59Z", &["serve", "--once"]);
+    assert_eq!(mails(&site).len(), 3, "nothing happens before the deadline");
+
+    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
+    let m = mails(&site);
+    let nmr: Vec<&String> = m
+        .iter()
+        .filter(|t| t.contains("the deadline passed"))
+        .collect();
+    assert_eq!(nmr.len(), 1, "{m:#?}");
+    assert!(nmr[0].contains("To: alice@example.org"));
+    let referee: Vec<&String> = m
+        .iter()
+        .filter(|t| t.contains("To: ref@example.org"))
+        .collect();
+    assert_eq!(referee.len(), 1);
+    assert!(
+        referee[0].contains("Mon 26 Oct 2026 23:00 AEDT (12:00 UTC)"),
+        "{}",
+        referee[0]
+    );
+    // Waiting: the turn did not move, and the next deadline is a turn away.
+    let games = at(&site, "2026-10-26T12:00:00Z", &["games"]);
+    assert!(
+        games.lines().nth(1).unwrap().split_whitespace().nth(3) == Some("0"),
+        "{games}"
+    );
+    at(&site, "2026-10-26T12:30:00Z", &["serve", "--once"]);
+    assert_eq!(mails(&site).len(), m.len(), "the NMR is handled once");
+}
+
+#[test]
+fn nmr_pass_adjudicates_the_turn() {
+    let site = Site::new();
+    start(&site, "pass");
+    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
+    let games = at(&site, "2026-10-26T12:00:00Z", &["games"]);
+    let turn = games
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .to_string();
+    assert_eq!(turn, "1", "{games}");
+    let db = site.db();
+    let source: String = db
+        .query_row("SELECT source FROM submissions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(source, "nmr");
+}
+
+#[test]
+fn paused_games_do_not_time_out() {
+    let site = Site::new();
+    start(&site, "pass");
+    at(&site, "2026-10-24T00:00:00Z", &["pause", "1"]);
+    at(&site, "2026-10-30T00:00:00Z", &["serve", "--once"]);
+    assert_eq!(mails(&site).len(), 2, "no reminder, no NMR while paused");
+    at(&site, "2026-10-30T00:00:00Z", &["resume", "1"]);
+    at(&site, "2026-11-01T23:59:00Z", &["serve", "--once"]);
+    assert_eq!(
+        mails(&site).len(),
+        3,
+        "a reminder a day before the new deadline"
+    );
+}
