@@ -193,6 +193,9 @@ message_size_limit = 52428800
 virtual_mailbox_domains = $DOMAIN
 virtual_mailbox_maps = texthash:$cf/vmailbox
 virtual_transport = lmtp:unix:private/dovecot-lmtp
+# One recipient per LMTP transaction, so that Dovecot writes each message's own
+# Delivered-To (with the +token) and a "for <...>" in Received.
+lmtp_destination_recipient_limit = 1
 # Nothing leaves the machine.
 default_transport = error:outbound mail disabled on the test server
 relay_transport = error:outbound mail disabled on the test server
@@ -276,6 +279,8 @@ mail_gid = vmail
 mail_location = maildir:$dir/mail/%d/%n/Maildir
 recipient_delimiter = +
 lmtp_save_to_detail_mailbox = no
+# Delivered-To: the address as sent (judge+TOKEN@...), not the stripped one.
+lmtp_hdr_delivery_address = original
 passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u $dc/users

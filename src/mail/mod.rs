@@ -1,0 +1,2 @@
+pub mod imap;
+pub mod smtp;
