@@ -82,12 +82,44 @@ abs_dir() {
     (cd "$1" && pwd -P)
 }
 
-# Is PID a live (not zombie) process?
+# The fields of /proc/PID/stat after the command name: state ppid pgrp ...
+# (no procps needed: minimal images lack ps).
+proc_stat() {
+    local s
+    [ -n "${1:-}" ] || return 1
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    echo "${s##*) }"
+}
+
+# Is PID a live process? Dead ones may linger as zombies (nothing reaps them
+# here), so look at the state, not at `kill -0`.
 alive() {
-    local pid=$1 state
-    [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 1
-    state=$(sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]).*/\1/' "/proc/$pid/stat" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+    local f
+    f=$(proc_stat "${1:-}") || return 1
+    # shellcheck disable=SC2086
+    set -- $f
+    [ "$1" != Z ] && [ "$1" != X ]
+}
+
+pgid_of() {
+    local f
+    f=$(proc_stat "$1") || return 1
+    # shellcheck disable=SC2086
+    set -- $f
+    echo "$3"
+}
+
+# Live members of process group $G (read with builtins: there may be many
+# zombies to skip).
+group_members() {
+    local d s f
+    for d in /proc/[0-9]*; do
+        { read -r s <"$d/stat"; } 2>/dev/null || continue
+        read -r -a f <<<"${s##*) }"
+        if [ "${f[2]}" = "$G" ] && [ "${f[0]}" != Z ] && [ "${f[0]}" != X ]; then
+            echo "${d#/proc/}"
+        fi
+    done
 }
 
 read_pid() { [ -r "$1" ] && tr -d ' \n' <"$1" || true; }
@@ -105,7 +137,7 @@ postfix_is_ours() {
 terminate() {
     local pid=$1 name=$2 target pgid i
     alive "$pid" || return 0
-    pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ' || true)
+    pgid=$(pgid_of "$pid" || true)
     if [ -n "$pgid" ] && [ "$pgid" = "$pid" ]; then target=(-- "-$pid"); else target=("$pid"); fi
     kill -TERM "${target[@]}" 2>/dev/null || true
     for i in $(seq 1 50); do
@@ -120,7 +152,7 @@ terminate() {
     # Stragglers of the group (children that outlived their master).
     if [ "${target[1]:-}" = "-$pid" ]; then
         local left
-        left=$(ps -eo pid=,pgid=,stat= | awk -v g="$pid" '$2 == g && $3 !~ /^Z/ {print $1}')
+        left=$(G=$pid group_members)
         if [ -n "$left" ]; then
             # shellcheck disable=SC2086
             kill -KILL $left 2>/dev/null || true
