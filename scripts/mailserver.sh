@@ -122,7 +122,7 @@ group_members() {
     done
 }
 
-read_pid() { [ -r "$1" ] && tr -d ' \n' <"$1" || true; }
+read_pid() { if [ -r "$1" ]; then tr -d ' \n' <"$1"; fi; }
 
 postfix_pid() { read_pid "$POSTFIX_PID"; }
 dovecot_pid() { read_pid "$1/dovecot/run/master.pid"; }
@@ -135,12 +135,12 @@ postfix_is_ours() {
 
 # TERM the process group led by PID (or PID alone), wait, then KILL.
 terminate() {
-    local pid=$1 name=$2 target pgid i
+    local pid=$1 name=$2 target pgid
     alive "$pid" || return 0
     pgid=$(pgid_of "$pid" || true)
     if [ -n "$pgid" ] && [ "$pgid" = "$pid" ]; then target=(-- "-$pid"); else target=("$pid"); fi
     kill -TERM "${target[@]}" 2>/dev/null || true
-    for i in $(seq 1 50); do
+    for _ in $(seq 1 50); do
         alive "$pid" || break
         sleep 0.1
     done
@@ -421,8 +421,8 @@ cmd_start() {
         || die "dovecot did not start; see $dir/log/dovecot.out and dovecot.log"
     postfix -c "$dir/postfix" start </dev/null >>"$dir/log/postfix.out" 2>&1 \
         || die "postfix did not start; see $dir/log/postfix.out and postfix.log"
-    local i ok=0
-    for i in $(seq 1 100); do
+    local ok=0
+    for _ in $(seq 1 100); do
         if port_answers "$SMTP_PORT" 220 && port_answers "$IMAP_PORT" '* OK' \
             && [ -S "$POSTFIX_SPOOL/private/dovecot-lmtp" ]; then
             ok=1
@@ -456,8 +456,18 @@ cmd_status() {
     pid=$(dovecot_pid "$dir")
     if alive "$pid"; then echo "dovecot: running (pid $pid)"; else echo "dovecot: stopped"; rc=3; fi
     if [ "$rc" = 0 ]; then
-        port_answers "$SMTP_PORT" 220 && echo "smtp: 127.0.0.1:$SMTP_PORT answers" || { echo "smtp: no answer"; rc=1; }
-        port_answers "$IMAP_PORT" '* OK' && echo "imap: 127.0.0.1:$IMAP_PORT answers" || { echo "imap: no answer"; rc=1; }
+        if port_answers "$SMTP_PORT" 220; then
+            echo "smtp: 127.0.0.1:$SMTP_PORT answers"
+        else
+            echo "smtp: no answer"
+            rc=1
+        fi
+        if port_answers "$IMAP_PORT" '* OK'; then
+            echo "imap: 127.0.0.1:$IMAP_PORT answers"
+        else
+            echo "imap: no answer"
+            rc=1
+        fi
     fi
     return "$rc"
 }

@@ -243,6 +243,11 @@ fn cursor_skips_already_fetched_mail_and_max_limits_the_batch() {
         last_uid: third_uid + 1000,
     };
     assert!(imap::fetch_new(&cfg, Some(past), 0).unwrap().0.is_empty());
+    let last = ImapCursor {
+        uid_validity,
+        last_uid: u32::MAX,
+    };
+    assert!(imap::fetch_new(&cfg, Some(last), 0).unwrap().0.is_empty());
 }
 
 #[test]

@@ -472,12 +472,15 @@ pub fn fetch_new(
             Some(c) if c.uid_validity == uid_validity => c.last_uid,
             _ => 0,
         };
-        if mailbox.exists == 0 || mailbox.uid_next.is_some_and(|next| next <= after + 1) {
+        let Some(first) = after.checked_add(1) else {
+            return Ok((Vec::new(), uid_validity));
+        };
+        if mailbox.exists == 0 || mailbox.uid_next.is_some_and(|next| next <= first) {
             return Ok((Vec::new(), uid_validity));
         }
         // "N:*" also matches the highest UID when it is below N: filter.
         let found: BTreeSet<u32> = session
-            .uid_search(format!("UID {}:*", after + 1))?
+            .uid_search(format!("UID {first}:*"))?
             .into_iter()
             .filter(|&uid| uid > after)
             .collect();
