@@ -154,7 +154,13 @@ fn smtp_to_plus_address_and_alice_then_imap_fetch() {
     }
     let id = token();
     let reply_to = format!("judge+abc{id}@{DOMAIN}");
-    let raw = message(&addr("bob"), &reply_to, &id, "ORDERS\r\nmove 1 to B4");
+    // Lines starting with dots test SMTP's dot-stuffing both ways.
+    let raw = message(
+        &addr("bob"),
+        &reply_to,
+        &id,
+        "ORDERS\r\nmove 1 to B4\r\n.\r\n..twice\r\n.end",
+    );
     smtp::send(
         &smtp_cfg(),
         &addr("bob"),
@@ -183,6 +189,43 @@ fn smtp_to_plus_address_and_alice_then_imap_fetch() {
         // UIDs come back in ascending order.
         assert!(messages.windows(2).all(|w| w[0].0 < w[1].0));
     }
+}
+
+#[test]
+fn bare_lf_and_a_10_mb_message_arrive_intact() {
+    if !enabled() {
+        return;
+    }
+    let cfg = imap_cfg("judge");
+    // LF line ends (as a file on disk may have) go out as CRLF.
+    let id = token();
+    let lf = String::from_utf8(message(&addr("alice"), &addr("judge"), &id, "orders\nend"))
+        .unwrap()
+        .replace("\r\n", "\n");
+    smtp::send(&smtp_cfg(), &addr("alice"), &[addr("judge")], lf.as_bytes()).unwrap();
+    let (messages, _) = wait_for(&cfg, None, &id);
+    let crlf = lf.replace('\n', "\r\n");
+    assert!(find(&messages, &id).1.ends_with(crlf.as_bytes()));
+
+    // 10 MB of base64-looking lines.
+    let id = token();
+    let line = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAx\r\n";
+    let body = line.repeat(10 * 1024 * 1024 / line.len());
+    let raw = message(&addr("alice"), &addr("judge"), &id, &body);
+    smtp::send(&smtp_cfg(), &addr("alice"), &[addr("judge")], &raw).unwrap();
+    let (messages, uid_validity) = wait_for(&cfg, None, &id);
+    let (uid, fetched) = find(&messages, &id);
+    assert!(fetched.len() > 10_000_000);
+    assert!(fetched.ends_with(&raw));
+    // Do not drag it along in later fetches of judge's INBOX.
+    let mut session = raw_session("judge");
+    let mailbox = session.select("INBOX").unwrap();
+    assert_eq!(mailbox.uid_validity, Some(uid_validity));
+    session
+        .uid_store(uid.to_string(), "+FLAGS.SILENT (\\Deleted)")
+        .unwrap();
+    session.uid_expunge(uid.to_string()).unwrap();
+    session.logout().unwrap();
 }
 
 #[test]
