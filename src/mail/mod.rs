@@ -1,4 +1,6 @@
 //! Mail in and out. Nothing here knows the rules of any game.
+pub mod imap;
 pub mod maildir;
 pub mod outbound;
 pub mod parse;
+pub mod smtp;
