@@ -1,0 +1,702 @@
+//! Movement checks, line of sight, battle dice, hits, retreats.
+
+#![allow(clippy::too_many_arguments)]
+
+use super::board::{line_of_sight, Board, Hex};
+use super::events::{Event, Modifier};
+use super::ruleset::{Ruleset, UnitSpec};
+use super::state::{HexInfo, State, Unit};
+use crate::engine::dice::Dice;
+use std::collections::BTreeSet;
+
+/// The ruleset and board, with a fallback unit spec for unreadable kinds.
+pub struct Ctx<'a> {
+    pub r: &'a Ruleset,
+    pub board: Board,
+    fallback: UnitSpec,
+}
+
+impl<'a> Ctx<'a> {
+    #[must_use]
+    pub fn new(r: &'a Ruleset) -> Ctx<'a> {
+        let fallback = r.units.get("infantry").cloned().unwrap_or(UnitSpec {
+            name: "unit".into(),
+            class: "infantry".into(),
+            figures: 1,
+            r#move: 0,
+            move_and_battle: 0,
+            dice: vec![1],
+            dice_vs_armour: None,
+            targets: vec![],
+            close_only_vs_armour: false,
+            armour_penalty: 0,
+            indirect: false,
+            ignores_grenades: false,
+            ignores_first_flag: false,
+            charge: false,
+            take_ground: false,
+            overrun: false,
+            medal: true,
+            special: false,
+            star_is_flag_vs_armour: false,
+            cross_hairs: false,
+            move_only_on: vec![],
+            move_class: None,
+        });
+        Ctx {
+            r,
+            board: State::board(r),
+            fallback,
+        }
+    }
+    #[must_use]
+    pub fn spec(&self, kind: &str) -> &UnitSpec {
+        self.r.units.get(kind).unwrap_or(&self.fallback)
+    }
+    #[must_use]
+    pub fn info(&self, st: &State, h: Hex) -> HexInfo<'a> {
+        HexInfo::of(self.r, st, h)
+    }
+}
+
+/// How a unit may move this turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveRule {
+    pub max: u32,
+    pub ignore_terrain: bool,
+}
+
+/// A checked path: its length and whether the unit may still battle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathInfo {
+    pub dist: u32,
+    pub barred_from_battle: bool,
+}
+
+/// Can `spec` stand on `h` by its movement rules (passable, only-enter,
+/// move-only-on)?
+#[must_use]
+pub fn may_enter(ctx: &Ctx<'_>, st: &State, spec: &UnitSpec, h: Hex) -> bool {
+    if !ctx.board.contains(h) {
+        return false;
+    }
+    let info = ctx.info(st, h);
+    if !info.passable(spec) {
+        return false;
+    }
+    if !spec.move_only_on.is_empty() && !spec.move_only_on.iter().any(|t| t == info.tile()) {
+        return false;
+    }
+    true
+}
+
+/// Check a movement path hex by hex. `path[0]` is the unit's hex.
+pub fn check_path(
+    ctx: &Ctx<'_>,
+    st: &State,
+    unit: &Unit,
+    path: &[Hex],
+    rule: MoveRule,
+) -> Result<PathInfo, String> {
+    let spec = ctx.spec(&unit.kind);
+    let Some((&start, rest)) = path.split_first() else {
+        return Err("empty path".into());
+    };
+    if start != unit.at {
+        return Err(format!("the unit is at {}, not {start}", unit.at));
+    }
+    if unit.fixed {
+        return Err("artillery that starts the game in a bunker may not move".into());
+    }
+    let dist = rest.len() as u32;
+    if dist > rule.max {
+        return Err(format!(
+            "this unit may move at most {} hex(es) this turn; the path has {dist}",
+            rule.max
+        ));
+    }
+    let start_info = ctx.info(st, start);
+    if !rule.ignore_terrain {
+        for (k, t) in &start_info.specs {
+            if let Some(m) = t.max_move_leaving {
+                if dist > m {
+                    return Err(format!(
+                        "a unit leaving {} may move only {m} hex(es)",
+                        ctx.r.feature(k).map_or(*k, |f| f.name.as_str())
+                    ));
+                }
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    seen.insert(start);
+    let mut prev = start;
+    let mut barred = false;
+    for (i, &h) in rest.iter().enumerate() {
+        if !prev.adjacent(h) {
+            return Err(format!(
+                "{h} is not next to {prev}: write the path hex by hex"
+            ));
+        }
+        if !seen.insert(h) {
+            return Err(format!("the path enters {h} twice"));
+        }
+        if let Some(o) = st.unit_at(h) {
+            if o.id != unit.id {
+                return Err(format!(
+                    "{h} holds a unit: no unit may move onto or through another"
+                ));
+            }
+        }
+        let info = ctx.info(st, h);
+        if !info.passable(spec) {
+            return Err(format!(
+                "{spec_name} may not enter {h} ({})",
+                describe_hex(ctx, st, h),
+                spec_name = spec.name
+            ));
+        }
+        if !spec.move_only_on.is_empty() && !spec.move_only_on.iter().any(|t| t == info.tile()) {
+            return Err(format!(
+                "{} moves only on {}",
+                spec.name,
+                spec.move_only_on.join(", ")
+            ));
+        }
+        let last = i + 1 == rest.len();
+        if !rule.ignore_terrain {
+            for (k, t) in &info.specs {
+                if t.stop && !last {
+                    return Err(format!(
+                        "a unit entering {} at {h} must stop there",
+                        ctx.r.feature(k).map_or(*k, |f| f.name.as_str())
+                    ));
+                }
+                if t.enter_from_adjacent_start && i != 0 {
+                    return Err(format!(
+                        "a unit must start its move next to the hedgerow at {h} to enter it"
+                    ));
+                }
+                if let Some(m) = t.max_move_entering {
+                    if dist > m {
+                        return Err(format!(
+                            "a unit that moves onto {} may only move {m} hexes",
+                            t.name
+                        ));
+                    }
+                }
+            }
+            if last && info.any(|t| t.no_battle_after_entering) {
+                barred = true;
+            }
+        }
+        prev = h;
+    }
+    Ok(PathInfo {
+        dist,
+        barred_from_battle: barred,
+    })
+}
+
+#[must_use]
+pub fn describe_hex(ctx: &Ctx<'_>, st: &State, h: Hex) -> String {
+    let f = st.features(h);
+    if f.is_empty() {
+        return "open".into();
+    }
+    f.iter()
+        .map(|x| {
+            ctx.r
+                .feature(x)
+                .map_or(x.clone(), |t| t.name.to_lowercase())
+        })
+        .collect::<Vec<_>>()
+        .join(" with ")
+}
+
+fn hill_component(ctx: &Ctx<'_>, st: &State, from: Hex) -> BTreeSet<Hex> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![from];
+    while let Some(h) = todo.pop() {
+        if !ctx.board.contains(h) || !ctx.info(st, h).is_hill() || !seen.insert(h) {
+            continue;
+        }
+        todo.extend(h.neighbours());
+    }
+    seen
+}
+
+/// Line of sight between two hexes: units and blocking terrain obstruct; a
+/// hill obstructs unless both ends stand on that same hill.
+#[must_use]
+pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
+    let plateau = if ctx.info(st, a).is_hill() && ctx.info(st, b).is_hill() {
+        let c = hill_component(ctx, st, a);
+        if c.contains(&b) {
+            c
+        } else {
+            BTreeSet::new()
+        }
+    } else {
+        BTreeSet::new()
+    };
+    line_of_sight(&ctx.board, a, b, |h| {
+        if st.unit_at(h).is_some() {
+            return true;
+        }
+        let info = ctx.info(st, h);
+        if info.is_hill() && !plateau.contains(&h) {
+            return true;
+        }
+        info.any(|t| t.blocks_los && !t.hill)
+    })
+}
+
+/// Does `side` have a unit that sees `target` (for indirect fire)?
+#[must_use]
+pub fn spotted(ctx: &Ctx<'_>, st: &State, side: usize, target: Hex) -> bool {
+    st.units
+        .iter()
+        .any(|u| u.side == side && sees(ctx, st, u.at, target))
+}
+
+/// Does protection at `h` count for a unit of `side`?
+fn claims(st: &State, owner_only: bool, side: usize) -> bool {
+    !owner_only || st.bunker_side.is_none_or(|b| b == side)
+}
+
+/// Dice for a battle: (base, modifiers). `extra` are card modifiers.
+#[must_use]
+pub fn battle_dice(
+    ctx: &Ctx<'_>,
+    st: &State,
+    att: &Unit,
+    tgt: &Unit,
+    extra: &[Modifier],
+) -> (u32, Vec<Modifier>) {
+    let a = ctx.spec(&att.kind);
+    let t = ctx.spec(&tgt.kind);
+    let range = att.at.distance(tgt.at) as usize;
+    let table = match (&a.dice_vs_armour, t.class.as_str()) {
+        (Some(v), "armour") => v,
+        _ => &a.dice,
+    };
+    let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
+    let mut mods = Vec::new();
+    if a.armour_penalty > 0 && t.class == "armour" {
+        mods.push(Modifier {
+            dice: -(a.armour_penalty as i32),
+            reason: "Artillery v Tank".into(),
+        });
+    }
+    // Terrain of the target's hex: only the highest reduction counts.
+    let tinfo = ctx.info(st, tgt.at);
+    let att_hill = ctx.info(st, att.at).is_hill();
+    let mut best: Option<(u32, String)> = None;
+    for (_, f) in &tinfo.specs {
+        if !claims(st, f.owner_only, tgt.side) {
+            continue;
+        }
+        if f.protect_from_lower_only && att_hill {
+            continue;
+        }
+        let p = f.protect.get(&a.class).copied().unwrap_or(0);
+        if p > 0 && best.as_ref().is_none_or(|(b, _)| p > *b) {
+            best = Some((p, f.name.clone()));
+        }
+    }
+    if let Some((p, name)) = best {
+        mods.push(Modifier {
+            dice: -(p as i32),
+            reason: format!("target in {name}"),
+        });
+    }
+    // The attacker's own hex (Armour in a town, Infantry on wire).
+    let ainfo = ctx.info(st, att.at);
+    let mut pen: Option<(u32, String)> = None;
+    for (_, f) in &ainfo.specs {
+        let p = f.fire_penalty.get(&a.class).copied().unwrap_or(0);
+        if p > 0 && pen.as_ref().is_none_or(|(b, _)| p > *b) {
+            pen = Some((p, f.name.clone()));
+        }
+    }
+    if let Some((p, name)) = pen {
+        mods.push(Modifier {
+            dice: -(p as i32),
+            reason: format!("firing from {name}"),
+        });
+    }
+    if a.cross_hairs
+        && st
+            .cross_hairs
+            .iter()
+            .any(|c| c.gun == att.id && c.target == tgt.id)
+    {
+        mods.push(Modifier {
+            dice: 1,
+            reason: "cross-hair".into(),
+        });
+    }
+    mods.extend(extra.iter().cloned());
+    (base, mods)
+}
+
+#[must_use]
+pub fn total(base: u32, mods: &[Modifier]) -> u32 {
+    let t = i64::from(base) + mods.iter().map(|m| i64::from(m.dice)).sum::<i64>();
+    t.max(0) as u32
+}
+
+/// Why `att` may not battle the unit on `target` now (range, targets, LOS,
+/// Infantry v Tank, close assault). `los` false skips the LOS check.
+pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Result<(), String> {
+    let a = ctx.spec(&att.kind);
+    if ctx.info(st, att.at).any(|t| t.no_battle_from) {
+        return Err("a unit on an ocean hex may not battle".into());
+    }
+    let Some(tgt) = st.unit_at(target) else {
+        return Err(format!("there is no unit at {target}"));
+    };
+    if tgt.side == att.side {
+        return Err(format!("the unit at {target} is your own"));
+    }
+    let t = ctx.spec(&tgt.kind);
+    let range = att.at.distance(target);
+    let table = match (&a.dice_vs_armour, t.class.as_str()) {
+        (Some(v), "armour") => v,
+        _ => &a.dice,
+    };
+    if range as usize > table.len() {
+        return Err(format!(
+            "{target} is {range} hexes away: out of range ({} battles up to {} hexes)",
+            a.name,
+            table.len()
+        ));
+    }
+    if !a.targets.is_empty() && !a.targets.iter().any(|x| *x == t.class || *x == tgt.kind) {
+        return Err(format!("{} may not battle {}", a.name, t.name));
+    }
+    if a.close_only_vs_armour && t.class == "armour" && range > 1 {
+        return Err("Infantry v Tank: infantry may battle armour only in close assault".into());
+    }
+    if range > 1 && st.enemy_adjacent(att.at, att.side) {
+        return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
+    }
+    if !sees(ctx, st, att.at, target) {
+        if !a.indirect {
+            return Err(format!("no line of sight from {} to {target}", att.at));
+        }
+        if !spotted(ctx, st, att.side, target) {
+            return Err(format!("no line of sight to {target}: indirect fire needs a friendly unit that sees the target"));
+        }
+    }
+    Ok(())
+}
+
+/// How hits are counted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HitRule {
+    pub stars_hit: bool,
+    pub grenades_ignored: bool,
+    pub flags_unignorable: bool,
+}
+
+/// Roll and score dice against `tgt`. Returns (faces, hits, flags).
+pub fn roll(
+    ctx: &Ctx<'_>,
+    dice: &mut dyn Dice,
+    n: u32,
+    att: Option<&UnitSpec>,
+    tgt: &UnitSpec,
+    rule: HitRule,
+) -> (Vec<String>, u32, u32) {
+    let sym = ctx.r.symbol(&tgt.class);
+    let mut faces = Vec::new();
+    let (mut hits, mut flags) = (0, 0);
+    for _ in 0..n {
+        let f = ctx.r.face(dice.roll(6));
+        if !sym.is_empty() && f == sym {
+            hits += 1;
+        } else if f == "grenade" {
+            if !tgt.ignores_grenades && !rule.grenades_ignored {
+                hits += 1;
+            }
+        } else if f == "star" {
+            if rule.stars_hit {
+                hits += 1;
+            } else if att.is_some_and(|a| a.star_is_flag_vs_armour) && tgt.class == "armour" {
+                flags += 1;
+            }
+        } else if f == "flag" {
+            flags += 1;
+        }
+        faces.push(f);
+    }
+    (faces, hits, flags)
+}
+
+/// Remove a unit's markers when it moves, retreats or is eliminated.
+pub fn unit_moved(st: &mut State, id: u32) {
+    st.cross_hairs.retain(|c| c.gun != id && c.target != id);
+    st.engagements.retain(|e| e.a != id && e.b != id);
+}
+
+/// The result of hits and flags on a unit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub eliminated: bool,
+    pub retreated: bool,
+}
+
+/// Remove `lost` figures; eliminate at zero. Returns true if eliminated.
+pub fn lose(
+    ctx: &Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<Event>,
+    id: u32,
+    lost: u32,
+    by: usize,
+    reason: &str,
+    remover: &str,
+) -> bool {
+    let Some(u) = st.unit(id).cloned() else {
+        return true;
+    };
+    let lost = lost.min(u.figures);
+    if lost == 0 {
+        return false;
+    }
+    let left = u.figures - lost;
+    if let Some(m) = st.unit_mut(id) {
+        m.figures = left;
+    }
+    if by < 2 && by != u.side {
+        st.figures_removed[by] += lost;
+    }
+    ev.push(Event::FiguresLost {
+        side: st.sides[u.side].clone(),
+        unit: u.kind.clone(),
+        at: u.at,
+        lost,
+        left,
+        reason: reason.into(),
+    });
+    if left > 0 {
+        return false;
+    }
+    let medal = ctx.spec(&u.kind).medal && by < 2 && by != u.side;
+    st.units.retain(|x| x.id != id);
+    unit_moved(st, id);
+    ev.push(Event::UnitEliminated {
+        side: st.sides[u.side].clone(),
+        unit: u.kind.clone(),
+        at: u.at,
+        by: st.sides.get(by).cloned().unwrap_or_default(),
+        medal,
+    });
+    if medal {
+        st.medal_units[by] += 1;
+        ev.push(Event::MedalGained {
+            side: st.sides[by].clone(),
+            medals: st.medals(by),
+            reason: format!("{} eliminated", u.kind),
+        });
+    }
+    // Sandbags go when artillery, Big Guns, Barrage or Air Power eliminate.
+    let mut removed = false;
+    if let Some(fs) = st.terrain.get_mut(&u.at) {
+        let before = fs.len();
+        fs.retain(|f| {
+            !ctx.r
+                .feature(f)
+                .is_some_and(|t| t.removed_by.iter().any(|x| x == remover))
+        });
+        removed = fs.len() != before;
+    }
+    if removed {
+        ev.push(Event::SandbagRemoved { at: u.at });
+    }
+    true
+}
+
+/// Resolve flags on a surviving unit: ignore the first where allowed, then
+/// No Retreat, artillery in bunkers, or retreat toward the own edge.
+pub fn resolve_flags(
+    ctx: &Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<Event>,
+    id: u32,
+    flags: u32,
+    by: usize,
+    rule: HitRule,
+) -> (u32, Outcome) {
+    let mut out = Outcome::default();
+    let Some(u) = st.unit(id).cloned() else {
+        out.eliminated = true;
+        return (0, out);
+    };
+    if flags == 0 {
+        return (0, out);
+    }
+    let spec = ctx.spec(&u.kind);
+    let info = ctx.info(st, u.at);
+    let mut ignored = 0;
+    let mut flags = flags;
+    if !rule.flags_unignorable
+        && (spec.ignores_first_flag
+            || info
+                .specs
+                .iter()
+                .any(|(_, t)| t.ignore_first_flag && claims(st, t.owner_only, u.side)))
+    {
+        ignored = 1;
+        flags -= 1;
+    }
+    if flags == 0 {
+        return (ignored, out);
+    }
+    let bunker_art = spec.class == "artillery"
+        && info
+            .specs
+            .iter()
+            .any(|(_, t)| t.artillery_no_retreat && claims(st, t.owner_only, u.side));
+    let standing = st.standing.get(u.side).cloned().unwrap_or_default();
+    if bunker_art {
+        out.eliminated = lose(
+            ctx,
+            st,
+            ev,
+            id,
+            flags,
+            by,
+            "artillery in a bunker may not retreat",
+            "flag",
+        );
+        return (ignored, out);
+    }
+    if standing.no_retreat_all || standing.no_retreat.contains(&id) {
+        ev.push(Event::Retreat {
+            side: st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at],
+            blocked: 0,
+            no_retreat: true,
+        });
+        out.eliminated = lose(ctx, st, ev, id, flags, by, "No Retreat", "flag");
+        return (ignored, out);
+    }
+    let prefs = standing
+        .retreat
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, p)| p.clone())
+        .unwrap_or_default();
+    let path = retreat_path(ctx, st, &u, flags, &prefs);
+    let done = path.len() as u32 - 1;
+    let blocked = flags - done;
+    if let (Some(last), Some(m)) = (path.last().copied(), st.unit_mut(id)) {
+        m.at = last;
+    }
+    if done > 0 {
+        unit_moved(st, id);
+        out.retreated = true;
+    }
+    ev.push(Event::Retreat {
+        side: st.sides[u.side].clone(),
+        unit: u.kind.clone(),
+        path,
+        blocked,
+        no_retreat: false,
+    });
+    if blocked > 0 {
+        out.eliminated = lose(ctx, st, ev, id, blocked, by, "retreat blocked", "flag");
+    }
+    ev.extend(super::victory::update_objectives(st));
+    (ignored, out)
+}
+
+/// The hexes one retreat move back from `h` for `side`, in board order.
+#[must_use]
+pub fn back_hexes(h: Hex, side: usize) -> [Hex; 2] {
+    let dr = if side == 0 { -1 } else { 1 };
+    [
+        Hex::new(h.col - 1, h.row + dr),
+        Hex::new(h.col + 1, h.row + dr),
+    ]
+}
+
+fn retreat_ok(ctx: &Ctx<'_>, st: &State, spec: &UnitSpec, h: Hex, id: u32) -> bool {
+    if !ctx.board.contains(h) {
+        return false;
+    }
+    if st.unit_at(h).is_some_and(|o| o.id != id) {
+        return false;
+    }
+    let info = ctx.info(st, h);
+    if info.any(|t| t.sea) {
+        return false;
+    }
+    info.passable(spec)
+}
+
+/// Choose the retreat path (including the start hex). Most moves made first;
+/// then the standing preferences; then hexes that protect, hexes not next to
+/// an enemy, the column nearest the start, and the leftmost (from row 1).
+#[must_use]
+pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[Hex]) -> Vec<Hex> {
+    let spec = ctx.spec(&u.kind);
+    let mut paths: Vec<Vec<Hex>> = vec![vec![u.at]];
+    let mut finished: Vec<Vec<Hex>> = Vec::new();
+    for _ in 0..flags.min(8) {
+        let mut next = Vec::new();
+        for p in &paths {
+            let last = *p.last().unwrap_or(&u.at);
+            let mut any = false;
+            for h in back_hexes(last, u.side) {
+                if retreat_ok(ctx, st, spec, h, u.id) {
+                    let mut q = p.clone();
+                    q.push(h);
+                    next.push(q);
+                    any = true;
+                }
+            }
+            if !any {
+                finished.push(p.clone());
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        paths = next;
+    }
+    finished.extend(paths);
+    let score = |p: &Vec<Hex>| {
+        let last = *p.last().unwrap_or(&u.at);
+        let pref = prefs
+            .iter()
+            .position(|x| p.contains(x))
+            .unwrap_or(usize::MAX);
+        let info = ctx.info(st, last);
+        let protect = info
+            .specs
+            .iter()
+            .filter(|(_, t)| claims(st, t.owner_only, u.side))
+            .map(|(_, t)| t.protect.values().copied().max().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        let adj = st
+            .units
+            .iter()
+            .any(|o| o.side != u.side && o.at.adjacent(last));
+        (
+            std::cmp::Reverse(p.len()),
+            pref,
+            std::cmp::Reverse(protect),
+            adj,
+            (last.col - u.at.col).abs(),
+            last.col,
+        )
+    };
+    finished.sort_by_key(score);
+    finished.into_iter().next().unwrap_or_else(|| vec![u.at])
+}

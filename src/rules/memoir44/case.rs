@@ -1,0 +1,656 @@
+//! Rules test vectors: a small TOML case (board, units, hand, orders, forced
+//! dice, expectations) run through the real engine. The format is the
+//! contract of issue 3; see docs/testing.md.
+
+use super::battle::Ctx;
+use super::events::Event;
+use super::orders;
+use super::ruleset::{at, toml_error, Ruleset};
+use super::scenario::{self, Layout, ObjectiveSpec, OneOrMany, Placement};
+use super::state::{Engagement, Played, State};
+use super::turn::standing_from;
+use super::{adjudicate, Chance, DataError};
+use crate::engine::dice::{ChaChaDice, Dice, ForcedDice};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// The outcome of one case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseResult {
+    pub name: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    name: String,
+    #[serde(default)]
+    ruleset: Option<Spanned<String>>,
+    #[serde(default)]
+    cites: Option<String>,
+    #[serde(default)]
+    notes: Option<String>,
+    #[serde(default)]
+    scenario: Option<Spanned<String>>,
+    #[serde(default)]
+    board: BoardPart,
+    #[serde(default)]
+    units: Vec<Placement>,
+    turn: TurnPart,
+    #[serde(default)]
+    expect: ExpectPart,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoardPart {
+    #[serde(default)]
+    bottom: Option<Spanned<String>>,
+    #[serde(default)]
+    scenario: Option<Spanned<String>>,
+    #[serde(default)]
+    terrain: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
+    /// Extension: objectives (victory markers).
+    #[serde(default)]
+    objectives: Vec<ObjectiveSpec>,
+    /// Extension: victory points needed.
+    #[serde(default)]
+    victory: Option<u32>,
+    /// Extension: medals already won (eliminated units).
+    #[serde(default)]
+    medals: BTreeMap<String, u32>,
+    /// Extension: the side that may claim bunkers.
+    #[serde(default)]
+    bunkers: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnPart {
+    side: Spanned<String>,
+    #[serde(default)]
+    hand: Option<Vec<Spanned<String>>>,
+    /// Extension: the other side's hand (Ambush).
+    #[serde(default)]
+    opponent_hand: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    opponent_orders: Option<Spanned<String>>,
+    /// Extension: the card the opponent played last turn (Counter-Attack).
+    #[serde(default)]
+    opponent_played: Option<Spanned<String>>,
+    /// Extension: pairs of hexes already in close assault ("D4 E5").
+    #[serde(default)]
+    firefights: Vec<Spanned<String>>,
+    /// Extension: the side's own standing orders already on file.
+    #[serde(default)]
+    standing: Option<Spanned<String>>,
+    orders: String,
+    #[serde(default)]
+    dice: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectPart {
+    #[serde(default)]
+    dice_rolled: Option<usize>,
+    #[serde(default)]
+    units: Vec<ExpectUnit>,
+    #[serde(default)]
+    empty: Vec<Spanned<String>>,
+    #[serde(default)]
+    medals: BTreeMap<String, u32>,
+    #[serde(default)]
+    rejected: Option<String>,
+    /// Extension: event kinds that must appear.
+    #[serde(default)]
+    events: Vec<String>,
+    /// Extension: the game is over with this winner ("" for a draw).
+    #[serde(default)]
+    winner: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectUnit {
+    at: Spanned<String>,
+    #[serde(default)]
+    side: Option<String>,
+    #[serde(default)]
+    r#type: Option<String>,
+    #[serde(default)]
+    figures: Option<u32>,
+}
+
+fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
+    CaseResult {
+        name: name.to_string(),
+        passed: false,
+        detail: detail.into(),
+    }
+}
+
+/// Run a case file from disk.
+#[must_use]
+pub fn run_case_path(path: &std::path::Path) -> CaseResult {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => run_case_text(&text, &file),
+        Err(e) => fail(&file, format!("{file}: cannot read: {e}")),
+    }
+}
+
+struct Built {
+    name: String,
+    st: State,
+    side: usize,
+    orders: String,
+    faces: Vec<u32>,
+    expect: ExpectPart,
+}
+
+fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
+    let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    let _ = (&cf.cites, &cf.notes);
+    if let Some(rs) = &cf.ruleset {
+        if rs.get_ref() != "memoir44" {
+            return Err(at(
+                text,
+                file,
+                rs.span(),
+                format!("ruleset '{}' is not memoir44", rs.get_ref()),
+            ));
+        }
+    }
+    let scen = cf.scenario.as_ref().or(cf.board.scenario.as_ref());
+    let mut st = match scen {
+        Some(sc) => {
+            let Some(t) = scenario::text(sc.get_ref()) else {
+                return Err(at(
+                    text,
+                    file,
+                    sc.span(),
+                    format!(
+                        "unknown scenario '{}' (known: {})",
+                        sc.get_ref(),
+                        scenario::ids().join(", ")
+                    ),
+                ));
+            };
+            let (_, mut s) =
+                scenario::load(r, t, &format!("scenarios/memoir44/{}.toml", sc.get_ref()))?;
+            s.hands = vec![vec![], vec![]];
+            s
+        }
+        None => {
+            let mut ids: Vec<String> = r.sides.iter().map(|s| s.id.clone()).collect();
+            let mut names: Vec<String> = r.sides.iter().map(|s| s.name.clone()).collect();
+            if let Some(b) = &cf.board.bottom {
+                let want = b.get_ref().trim().to_ascii_lowercase();
+                match ids.iter().position(|x| *x == want) {
+                    Some(0) => {}
+                    Some(_) => {
+                        ids.reverse();
+                        names.reverse();
+                    }
+                    None => {
+                        return Err(at(
+                            text,
+                            file,
+                            b.span(),
+                            format!("unknown side '{}'", b.get_ref()),
+                        ))
+                    }
+                }
+            }
+            scenario::blank(r, "case", &cf.name, ids, names)
+        }
+    };
+    let layout = Layout {
+        text,
+        file,
+        sides: st.sides.clone(),
+        terrain: &cf.board.terrain,
+        units: &cf.units,
+        objectives: &cf.board.objectives,
+    };
+    scenario::place(r, &mut st, &layout)?;
+    if let Some(v) = cf.board.victory {
+        st.victory = v;
+    }
+    for (k, v) in &cf.board.medals {
+        if let Some(i) = st.side_index(k) {
+            st.medal_units[i] = *v;
+        }
+    }
+    if let Some(b) = &cf.board.bunkers {
+        st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?);
+    }
+    let side = st.side_index(cf.turn.side.get_ref()).ok_or_else(|| {
+        at(
+            text,
+            file,
+            cf.turn.side.span(),
+            format!("unknown side '{}'", cf.turn.side.get_ref()),
+        )
+    })?;
+    st.to_move = side;
+    let other = State::other(side);
+    let card = |c: &Spanned<String>| -> Result<String, DataError> {
+        r.card_id(c.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                c.span(),
+                format!("unknown card '{}'", c.get_ref()),
+            )
+        })
+    };
+    // The hand: as given, or the cards the orders play.
+    let mut hand = Vec::new();
+    match &cf.turn.hand {
+        Some(h) => {
+            for c in h {
+                hand.push(card(c)?);
+            }
+        }
+        None => {
+            for l in cf.turn.orders.lines() {
+                let t = l.split('#').next().unwrap_or("");
+                let mut w = t.split_whitespace();
+                let verb = w.next().unwrap_or("").to_ascii_uppercase();
+                if matches!(verb.as_str(), "PLAY" | "DISCARD" | "EXCHANGE") {
+                    for c in w {
+                        if let Some(id) = r.card_id(c) {
+                            hand.push(id);
+                        }
+                        if verb == "PLAY" {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut ohand = Vec::new();
+    for c in cf.turn.opponent_hand.iter().flatten() {
+        ohand.push(card(c)?);
+    }
+    let board = State::board(r);
+    if let Some(oo) = &cf.turn.opponent_orders {
+        let lines = orders::parse_standing_text(&board, r, oo.get_ref())
+            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
+        let sd = standing_from(&st, other, &lines, Default::default())
+            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
+        // Standing orders about Ambush mean the opponent holds the card.
+        let ambush = lines.iter().any(|l| {
+            matches!(
+                l.cmd,
+                orders::Cmd::Standing(
+                    orders::StandingCmd::AmbushFirst | orders::StandingCmd::AmbushAt(_)
+                )
+            )
+        });
+        if ambush && !ohand.iter().any(|c| c == "ambush") {
+            ohand.push("ambush".into());
+        }
+        st.standing[other] = sd;
+    }
+    if let Some(own) = &cf.turn.standing {
+        let lines = orders::parse_standing_text(&board, r, own.get_ref())
+            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
+        st.standing[side] = standing_from(&st, side, &lines, Default::default())
+            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
+    }
+    if let Some(p) = &cf.turn.opponent_played {
+        st.last_played[other] = Some(Played {
+            card: card(p)?,
+            section: None,
+        });
+    }
+    st.turn = 1;
+    for f in &cf.turn.firefights {
+        let hs: Vec<_> = f
+            .get_ref()
+            .split_whitespace()
+            .filter_map(|w| board.parse(w))
+            .collect();
+        let ids: Vec<u32> = hs
+            .iter()
+            .filter_map(|h| st.unit_at(*h).map(|u| u.id))
+            .collect();
+        match ids.as_slice() {
+            [a, b] => st.engagements.push(Engagement {
+                a: *a,
+                b: *b,
+                since: 1,
+            }),
+            _ => {
+                return Err(at(
+                    text,
+                    file,
+                    f.span(),
+                    "a firefight names two hexes with units, like \"D4 E5\"",
+                ))
+            }
+        }
+    }
+    let mut deck = r.deck();
+    for c in hand.iter().chain(ohand.iter()) {
+        if let Some(p) = deck.iter().position(|x| x == c) {
+            deck.remove(p);
+        }
+    }
+    st.hands[side] = hand;
+    st.hands[other] = ohand;
+    st.hand_size = vec![
+        st.hands[0].len().max(1) as u32,
+        st.hands[1].len().max(1) as u32,
+    ];
+    st.deck = deck;
+    st.discard = vec![];
+    let mut faces = Vec::new();
+    for d in &cf.turn.dice {
+        match r.face_value(d.get_ref()) {
+            Some(v) => faces.push(v),
+            None => {
+                return Err(at(
+                    text,
+                    file,
+                    d.span(),
+                    format!(
+                        "'{}' is not a die face (infantry armour grenade star flag)",
+                        d.get_ref()
+                    ),
+                ))
+            }
+        }
+    }
+    for e in &cf.expect.empty {
+        if board.parse(e.get_ref()).is_none() {
+            return Err(at(
+                text,
+                file,
+                e.span(),
+                format!("'{}' is not a hex on the board", e.get_ref()),
+            ));
+        }
+    }
+    for u in &cf.expect.units {
+        if board.parse(u.at.get_ref()).is_none() {
+            return Err(at(
+                text,
+                file,
+                u.at.span(),
+                format!("'{}' is not a hex on the board", u.at.get_ref()),
+            ));
+        }
+    }
+    Ok(Built {
+        name: cf.name,
+        st,
+        side,
+        orders: cf.turn.orders,
+        faces,
+        expect: cf.expect,
+    })
+}
+
+/// Run a case from its text. A malformed file is a failing case.
+#[must_use]
+pub fn run_case_text(text: &str, file: &str) -> CaseResult {
+    let r = match Ruleset::builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(file, format!("ruleset: {e}")),
+    };
+    let b = match build(&r, text, file) {
+        Ok(b) => b,
+        Err(e) => {
+            let name = toml::from_str::<toml::Table>(text)
+                .ok()
+                .and_then(|t| t.get("name").and_then(|n| n.as_str().map(str::to_string)))
+                .unwrap_or_else(|| file.to_string());
+            return fail(&name, e.to_string());
+        }
+    };
+    let ctx = Ctx::new(&r);
+    let mut dice = ForcedDice::new(b.faces.clone());
+    let mut deck = ChaChaDice::from_seed([0u8; 32]);
+    let side = b.st.sides[b.side].clone();
+    let res = {
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        adjudicate(&r, &b.st, &side, &b.orders, &mut chance)
+    };
+    let _ = &ctx;
+    let mut problems = Vec::new();
+    let (st, events) = match (res, &b.expect.rejected) {
+        (Err(e), Some(want)) => {
+            let msg = e.to_string();
+            if msg.to_lowercase().contains(&want.to_lowercase()) {
+                return CaseResult {
+                    name: b.name,
+                    passed: true,
+                    detail: format!("rejected: {msg}"),
+                };
+            }
+            return fail(
+                &b.name,
+                format!(
+                    "rejected as expected, but the message \"{msg}\" does not contain \"{want}\""
+                ),
+            );
+        }
+        (Err(e), None) => return fail(&b.name, format!("the orders were rejected: {e}")),
+        (Ok(_), Some(want)) => {
+            return fail(
+                &b.name,
+                format!(
+                    "the orders were accepted, but a rejection containing \"{want}\" was expected"
+                ),
+            )
+        }
+        (Ok(x), None) => x,
+    };
+    if dice.exhausted() {
+        problems.push(format!(
+            "the engine rolled {} dice but the case forces only {}",
+            dice.rolled(),
+            b.faces.len()
+        ));
+    } else if dice.unused() > 0 {
+        problems.push(format!(
+            "the case forces {} dice but the engine rolled only {}",
+            b.faces.len(),
+            dice.rolled()
+        ));
+    }
+    if let Some(n) = b.expect.dice_rolled {
+        if dice.rolled() != n {
+            problems.push(format!("dice rolled: expected {n}, got {}", dice.rolled()));
+        }
+    }
+    let board = State::board(&r);
+    for eu in &b.expect.units {
+        let Some(h) = board.parse(eu.at.get_ref()) else {
+            continue;
+        };
+        let Some(u) = st.unit_at(h) else {
+            problems.push(format!("expected a unit at {h}, found none"));
+            continue;
+        };
+        if let Some(sd) = &eu.side {
+            if st.sides.get(u.side).map(String::as_str) != Some(sd.to_ascii_lowercase().as_str()) {
+                problems.push(format!(
+                    "unit at {h}: expected side {sd}, got {}",
+                    st.sides[u.side]
+                ));
+            }
+        }
+        if let Some(t) = &eu.r#type {
+            let want = r.unit_id(t).unwrap_or_else(|| t.clone());
+            if u.kind != want {
+                problems.push(format!("unit at {h}: expected {want}, got {}", u.kind));
+            }
+        }
+        if let Some(f) = eu.figures {
+            if u.figures != f {
+                problems.push(format!(
+                    "unit at {h}: expected {f} figure(s), got {}",
+                    u.figures
+                ));
+            }
+        }
+    }
+    for e in &b.expect.empty {
+        if let Some(h) = board.parse(e.get_ref()) {
+            if let Some(u) = st.unit_at(h) {
+                problems.push(format!(
+                    "expected {h} empty, found {} {} ({} figures)",
+                    st.sides[u.side], u.kind, u.figures
+                ));
+            }
+        }
+    }
+    for (sd, n) in &b.expect.medals {
+        match st.side_index(sd) {
+            Some(i) if st.medals(i) != *n => problems.push(format!(
+                "medals of {sd}: expected {n}, got {}",
+                st.medals(i)
+            )),
+            Some(_) => {}
+            None => problems.push(format!("medals: unknown side '{sd}'")),
+        }
+    }
+    for k in &b.expect.events {
+        let found = events.iter().any(|e| {
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(|x| x.as_str().map(str::to_string)))
+                .as_deref()
+                == Some(k.as_str())
+        });
+        if !found {
+            problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    if let Some(w) = &b.expect.winner {
+        match super::result(&st) {
+            Some(got) if got == *w => {}
+            got => problems.push(format!("winner: expected {w:?}, got {got:?}")),
+        }
+    }
+    if problems.is_empty() {
+        CaseResult {
+            name: b.name,
+            passed: true,
+            detail: String::new(),
+        }
+    } else {
+        let log: Vec<String> = events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .filter_map(|v| super::describe_event(&v, &super::Viewer::Referee))
+            .collect();
+        let _ = Event::DeckReshuffled { cards: 0 };
+        fail(
+            &b.name,
+            format!(
+                "{}\n  events:\n    {}",
+                problems.join("; "),
+                log.join("\n    ")
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "woods"
+[board]
+terrain = { E5 = "woods" }
+[[units]]
+at = "E4"
+side = "allies"
+type = "infantry"
+[[units]]
+at = "E5"
+side = "axis"
+type = "infantry"
+[turn]
+side = "allies"
+orders = """
+PLAY probe-centre
+ORDER E4
+BATTLE E4 E5
+"""
+dice = ["infantry", "grenade"]
+[expect]
+dice_rolled = 2
+units = [{ at = "E5", side = "axis", type = "infantry", figures = 2 }]
+"#;
+
+    #[test]
+    fn a_good_case_passes() {
+        let r = run_case_text(GOOD, "good.toml");
+        assert!(r.passed, "{}", r.detail);
+    }
+
+    #[test]
+    fn too_few_dice_fail() {
+        let r = run_case_text(
+            &GOOD.replace(
+                "dice = [\"infantry\", \"grenade\"]",
+                "dice = [\"infantry\"]",
+            ),
+            "x.toml",
+        );
+        assert!(!r.passed);
+        assert!(r.detail.contains("forces only 1"), "{}", r.detail);
+    }
+
+    #[test]
+    fn wrong_expectations_fail() {
+        let r = run_case_text(&GOOD.replace("figures = 2 }", "figures = 3 }"), "x.toml");
+        assert!(!r.passed);
+        assert!(r.detail.contains("expected 3 figure"), "{}", r.detail);
+        let r = run_case_text(
+            &GOOD.replace("[expect]", "[expect]\nrejected = \"nope\""),
+            "x.toml",
+        );
+        assert!(!r.passed);
+    }
+
+    #[test]
+    fn malformed_cases_fail_with_positions() {
+        let r = run_case_text(
+            &GOOD.replace(
+                "type = \"infantry\"\n[[units]]",
+                "type = \"panzer\"\n[[units]]",
+            ),
+            "x.toml",
+        );
+        assert!(!r.passed);
+        assert!(r.detail.starts_with("x.toml:8:"), "{}", r.detail);
+        let r = run_case_text("name = \"x\"\n[turn\n", "y.toml");
+        assert!(!r.passed);
+        assert!(r.detail.starts_with("y.toml:2:"), "{}", r.detail);
+        let r = run_case_text(&GOOD.replace("\"grenade\"]", "\"tank-shell\"]"), "z.toml");
+        assert!(r.detail.contains("not a die face"), "{}", r.detail);
+    }
+}

@@ -1,0 +1,348 @@
+//! The order language: one order per line, case-blind, `#` comments.
+//! See docs/orders.md. Parsing never panics on any input.
+
+use super::board::{Board, Hex, Section};
+use super::ruleset::Ruleset;
+use super::Rejection;
+
+/// One standing order (for the other side's turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StandingCmd {
+    NoRetreat(Vec<Hex>),
+    NoRetreatAll,
+    Retreat(Hex, Vec<Hex>),
+    AmbushNever,
+    AmbushFirst,
+    AmbushAt(Vec<Hex>),
+    Swap(String, String),
+    Clear,
+}
+
+/// One order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cmd {
+    Play {
+        card: String,
+        section: Option<Section>,
+    },
+    Discard {
+        card: String,
+    },
+    Exchange {
+        cards: Vec<String>,
+    },
+    Order {
+        hexes: Vec<Hex>,
+    },
+    OrderAll,
+    Move {
+        path: Vec<Hex>,
+    },
+    Battle {
+        from: Hex,
+        target: Hex,
+        take_ground: bool,
+        overrun: Option<Hex>,
+    },
+    Target {
+        hexes: Vec<Hex>,
+    },
+    RemoveWire {
+        at: Hex,
+    },
+    Keep {
+        cards: Vec<String>,
+    },
+    Standing(StandingCmd),
+}
+
+/// An order with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub no: usize,
+    pub text: String,
+    pub cmd: Cmd,
+}
+
+impl Line {
+    #[must_use]
+    pub fn reject(&self, msg: impl Into<String>) -> Rejection {
+        Rejection::at(self.no, &self.text, msg)
+    }
+}
+
+fn words(t: &str) -> Vec<String> {
+    t.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Hexes from words; `E5-F6-G6` splits into three.
+fn hexes(board: &Board, ws: &[String]) -> Result<Vec<Hex>, String> {
+    let mut out = Vec::new();
+    for w in ws {
+        for part in w.split(['-', '>']).filter(|p| !p.is_empty()) {
+            match Hex::parse(part) {
+                Some(h) if board.contains(h) => out.push(h),
+                Some(_) => {
+                    return Err(format!(
+                        "{} is not a hex on the board",
+                        part.to_ascii_uppercase()
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "'{part}' is not a hex (write a column letter A-M and a row 1-9, like E5)"
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn one_hex(board: &Board, w: Option<&String>, what: &str) -> Result<Hex, String> {
+    let Some(w) = w else {
+        return Err(format!("{what} is missing"));
+    };
+    let v = hexes(board, std::slice::from_ref(w))?;
+    match v.as_slice() {
+        [h] => Ok(*h),
+        _ => Err(format!("{what} must be one hex")),
+    }
+}
+
+fn card(r: &Ruleset, w: Option<&String>) -> Result<String, String> {
+    let Some(w) = w else {
+        return Err("which card? (for example PLAY probe-centre)".into());
+    };
+    r.card_id(w).ok_or_else(|| format!("'{w}' is not a card (card ids are the names in lower case with dashes, like attack-left-flank)"))
+}
+
+fn norm(w: &str) -> String {
+    w.to_ascii_uppercase().replace('_', "-")
+}
+
+fn parse_standing(board: &Board, r: &Ruleset, ws: &[String]) -> Result<StandingCmd, String> {
+    let Some(k) = ws.first() else {
+        return Err("STANDING what? (NO-RETREAT, RETREAT, AMBUSH, SWAP or CLEAR)".into());
+    };
+    let rest = ws.get(1..).unwrap_or(&[]);
+    match norm(k).as_str() {
+        "NO-RETREAT" | "NORETREAT" => {
+            if rest.len() == 1 && norm(&rest[0]) == "ALL" {
+                return Ok(StandingCmd::NoRetreatAll);
+            }
+            let h = hexes(board, rest)?;
+            if h.is_empty() {
+                return Err("NO-RETREAT needs the hexes of your units, or ALL".into());
+            }
+            Ok(StandingCmd::NoRetreat(h))
+        }
+        "RETREAT" => {
+            let h = hexes(board, rest)?;
+            match h.split_first() {
+                Some((u, prefs)) if !prefs.is_empty() => {
+                    Ok(StandingCmd::Retreat(*u, prefs.to_vec()))
+                }
+                _ => Err(
+                    "RETREAT needs your unit's hex and then the hexes it prefers to retreat onto"
+                        .into(),
+                ),
+            }
+        }
+        "AMBUSH" => match rest.first().map(|w| norm(w)).as_deref() {
+            Some("NEVER" | "NO" | "OFF") => Ok(StandingCmd::AmbushNever),
+            Some("FIRST" | "YES" | "ON") | None => Ok(StandingCmd::AmbushFirst),
+            Some(_) => Ok(StandingCmd::AmbushAt(hexes(board, rest)?)),
+        },
+        "SWAP" => {
+            let a = card(r, rest.first())?;
+            let b = card(r, rest.get(1))?;
+            Ok(StandingCmd::Swap(a, b))
+        }
+        "CLEAR" | "NONE" => Ok(StandingCmd::Clear),
+        other => Err(format!(
+            "unknown standing order '{other}' (NO-RETREAT, RETREAT, AMBUSH, SWAP or CLEAR)"
+        )),
+    }
+}
+
+fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
+    let ws = words(t);
+    let Some(verb) = ws.first() else {
+        return Err("empty order".into());
+    };
+    let rest = ws.get(1..).unwrap_or(&[]);
+    match norm(verb).as_str() {
+        "PLAY" => {
+            let c = card(r, rest.first())?;
+            let section = match rest.get(1) {
+                Some(w) => Some(Section::parse(w).ok_or_else(|| format!("'{w}' is not a section (LEFT, CENTRE or RIGHT)"))?),
+                None => None,
+            };
+            if rest.len() > 2 {
+                return Err("PLAY takes a card and at most a section".into());
+            }
+            Ok(Cmd::Play { card: c, section })
+        }
+        "DISCARD" => Ok(Cmd::Discard { card: card(r, rest.first())? }),
+        "EXCHANGE" => {
+            let mut cards = Vec::new();
+            for w in rest {
+                cards.push(card(r, Some(w))?);
+            }
+            if cards.is_empty() {
+                return Err("EXCHANGE needs the cards you show".into());
+            }
+            Ok(Cmd::Exchange { cards })
+        }
+        "ORDER" => {
+            if rest.len() == 1 && norm(&rest[0]) == "ALL" {
+                return Ok(Cmd::OrderAll);
+            }
+            let h = hexes(board, rest)?;
+            if h.is_empty() {
+                return Err("ORDER needs the hexes of the units you order".into());
+            }
+            Ok(Cmd::Order { hexes: h })
+        }
+        "MOVE" => {
+            let h = hexes(board, rest)?;
+            if h.len() < 2 {
+                return Err("MOVE needs the unit's hex and then every hex of its path".into());
+            }
+            Ok(Cmd::Move { path: h })
+        }
+        "BATTLE" | "ATTACK" | "FIRE" => {
+            let from = one_hex(board, rest.first(), "the battling unit's hex")?;
+            let target = one_hex(board, rest.get(1), "the target hex")?;
+            let mut take_ground = false;
+            let mut overrun = None;
+            let mut i = 2;
+            while let Some(w) = rest.get(i) {
+                match norm(w).as_str() {
+                    "TAKE-GROUND" | "TAKEGROUND" => take_ground = true,
+                    "OVERRUN" => {
+                        if overrun.is_some() {
+                            return Err("only one Armour Overrun per unit and turn".into());
+                        }
+                        overrun = Some(one_hex(board, rest.get(i + 1), "the overrun target")?);
+                        i += 1;
+                    }
+                    other => return Err(format!("'{other}' after BATTLE: expected TAKE-GROUND or OVERRUN <hex>")),
+                }
+                i += 1;
+            }
+            Ok(Cmd::Battle { from, target, take_ground, overrun })
+        }
+        "TARGET" | "TARGETS" => {
+            let h = hexes(board, rest)?;
+            if h.is_empty() {
+                return Err("TARGET needs hexes".into());
+            }
+            Ok(Cmd::Target { hexes: h })
+        }
+        "REMOVE-WIRE" | "CLEAR-WIRE" => Ok(Cmd::RemoveWire { at: one_hex(board, rest.first(), "the unit's hex")? }),
+        "KEEP" => {
+            let mut cards = Vec::new();
+            for w in rest {
+                cards.push(card(r, Some(w))?);
+            }
+            Ok(Cmd::Keep { cards })
+        }
+        "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
+        other => Err(format!(
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, KEEP, DISCARD, EXCHANGE or STANDING)"
+        )),
+    }
+}
+
+/// Parse a whole orders text.
+pub fn parse(board: &Board, r: &Ruleset, text: &str) -> Result<Vec<Line>, Rejection> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let t = raw.split('#').next().unwrap_or("").trim();
+        if t.is_empty() {
+            continue;
+        }
+        match parse_line(board, r, t) {
+            Ok(cmd) => out.push(Line {
+                no: i + 1,
+                text: t.to_string(),
+                cmd,
+            }),
+            Err(m) => return Err(Rejection::at(i + 1, t, m)),
+        }
+    }
+    Ok(out)
+}
+
+/// Parse standing orders only (a case's `opponent_orders`): lines may omit
+/// the STANDING word.
+pub fn parse_standing_text(board: &Board, r: &Ruleset, text: &str) -> Result<Vec<Line>, Rejection> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let t = raw.split('#').next().unwrap_or("").trim();
+        if t.is_empty() {
+            continue;
+        }
+        let ws = words(t);
+        let ws: Vec<String> = if ws.first().is_some_and(|w| norm(w) == "STANDING") {
+            ws.get(1..).unwrap_or(&[]).to_vec()
+        } else {
+            ws
+        };
+        match parse_standing(board, r, &ws) {
+            Ok(c) => out.push(Line {
+                no: i + 1,
+                text: t.to_string(),
+                cmd: Cmd::Standing(c),
+            }),
+            Err(m) => return Err(Rejection::at(i + 1, t, m)),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_never_panics() {
+        let r = Ruleset::builtin().expect("ruleset");
+        let b = super::super::state::State::board(&r);
+        let text = "play Probe-Centre # c\n\norder e4 f4\nmove e4 e5-f6\nBATTLE F6 G7 take-ground overrun g8\nstanding ambush never";
+        let v = parse(&b, &r, text).expect("parse");
+        assert_eq!(v.len(), 5);
+        assert_eq!(
+            v[2].cmd,
+            Cmd::Move {
+                path: vec![
+                    Hex::parse("E4").unwrap_or(Hex::new(0, 0)),
+                    Hex::parse("E5").unwrap_or(Hex::new(0, 0)),
+                    Hex::parse("F6").unwrap_or(Hex::new(0, 0))
+                ]
+            }
+        );
+        for junk in [
+            "BATTLE",
+            "MOVE E4",
+            "PLAY",
+            "ORDER Z9",
+            "BATTLE E4 E5 OVERRUN",
+            "STANDING",
+            "STANDING RETREAT",
+            "\u{0}\u{ffff}",
+            "MOVE 5E",
+            "PLAY x y z w",
+            "ORDER M2",
+        ] {
+            assert!(parse(&b, &r, junk).is_err(), "{junk}");
+        }
+        let e = parse(&b, &r, "\n\nfoo bar").err().map(|e| e.line);
+        assert_eq!(e, Some(Some(3)));
+    }
+}

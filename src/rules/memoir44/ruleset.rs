@@ -1,0 +1,559 @@
+//! The ruleset data file (`rulesets/memoir44.toml`): every table of the rulebook.
+
+use super::DataError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The shipped ruleset text.
+pub const BUILTIN: &str = include_str!("../../../rulesets/memoir44.toml");
+
+/// A loaded, checked Memoir '44 ruleset.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    pub id: String,
+    pub name: String,
+    pub board: BoardSpec,
+    pub sides: Vec<SideSpec>,
+    pub dice: DiceSpec,
+    pub classes: BTreeMap<String, ClassSpec>,
+    #[serde(default)]
+    pub options: Options,
+    pub units: BTreeMap<String, UnitSpec>,
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+    pub terrain: BTreeMap<String, TerrainSpec>,
+    #[serde(default, rename = "terrain-aliases")]
+    pub terrain_aliases: BTreeMap<String, String>,
+    pub cards: Vec<CardSpec>,
+    #[serde(default, rename = "card-aliases")]
+    pub card_aliases: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardSpec {
+    pub columns: i32,
+    pub rows: i32,
+    pub section_lines: Vec<i32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideSpec {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "one")]
+    pub air_power_dice: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiceSpec {
+    pub faces: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    #[serde(default)]
+    pub symbol: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default = "yes")]
+    pub starting_hand_method: bool,
+    #[serde(default = "yes")]
+    pub firefight: bool,
+    #[serde(default = "yes")]
+    pub infantry_charge: bool,
+    #[serde(default = "yes")]
+    pub counter_attack_turn: bool,
+    #[serde(default = "two")]
+    pub recon_draw: u32,
+    #[serde(default = "three")]
+    pub cross_hair_markers: u32,
+    #[serde(default)]
+    pub ordered_extra_die_cards: Vec<String>,
+}
+
+fn two() -> u32 {
+    2
+}
+fn three() -> u32 {
+    3
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            starting_hand_method: true,
+            firefight: true,
+            infantry_charge: true,
+            counter_attack_turn: true,
+            recon_draw: 2,
+            cross_hair_markers: 3,
+            ordered_extra_die_cards: vec![],
+        }
+    }
+}
+
+/// One unit type.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitSpec {
+    pub name: String,
+    /// infantry, armour or artillery.
+    pub class: String,
+    pub figures: u32,
+    pub r#move: u32,
+    pub move_and_battle: u32,
+    /// Dice by range; index 0 is an adjacent target.
+    pub dice: Vec<u32>,
+    #[serde(default)]
+    pub dice_vs_armour: Option<Vec<u32>>,
+    /// Classes or unit ids it may battle; empty means any.
+    #[serde(default)]
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub close_only_vs_armour: bool,
+    #[serde(default)]
+    pub armour_penalty: u32,
+    #[serde(default)]
+    pub indirect: bool,
+    #[serde(default)]
+    pub ignores_grenades: bool,
+    #[serde(default)]
+    pub ignores_first_flag: bool,
+    #[serde(default)]
+    pub charge: bool,
+    #[serde(default)]
+    pub take_ground: bool,
+    #[serde(default)]
+    pub overrun: bool,
+    #[serde(default = "yes")]
+    pub medal: bool,
+    #[serde(default)]
+    pub special: bool,
+    #[serde(default)]
+    pub star_is_flag_vs_armour: bool,
+    #[serde(default)]
+    pub cross_hairs: bool,
+    /// Terrain it may move on; empty means any.
+    #[serde(default)]
+    pub move_only_on: Vec<String>,
+    /// The class whose terrain movement rules it follows (default: its own).
+    #[serde(default)]
+    pub move_class: Option<String>,
+}
+
+impl UnitSpec {
+    #[must_use]
+    pub fn movement_class(&self) -> &str {
+        self.move_class.as_deref().unwrap_or(&self.class)
+    }
+}
+
+/// One tile or obstacle.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainSpec {
+    pub name: String,
+    /// "tile" or "obstacle".
+    pub kind: String,
+    #[serde(default)]
+    pub stop: bool,
+    #[serde(default)]
+    pub no_battle_after_entering: bool,
+    #[serde(default)]
+    pub protect: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub protect_from_lower_only: bool,
+    #[serde(default)]
+    pub fire_penalty: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub blocks_los: bool,
+    #[serde(default)]
+    pub hill: bool,
+    #[serde(default)]
+    pub impassable: bool,
+    #[serde(default)]
+    pub bridge: bool,
+    #[serde(default)]
+    pub only_enter: Vec<String>,
+    #[serde(default)]
+    pub max_move_entering: Option<u32>,
+    #[serde(default)]
+    pub max_move_leaving: Option<u32>,
+    #[serde(default)]
+    pub enter_from_adjacent_start: bool,
+    #[serde(default)]
+    pub no_battle_from: bool,
+    #[serde(default)]
+    pub sea: bool,
+    #[serde(default)]
+    pub ignore_first_flag: bool,
+    #[serde(default)]
+    pub owner_only: bool,
+    #[serde(default)]
+    pub wire: bool,
+    #[serde(default)]
+    pub removed_by: Vec<String>,
+    #[serde(default)]
+    pub artillery_no_retreat: bool,
+}
+
+/// How many units a section card orders in one section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Count {
+    N(u32),
+    All(AllWord),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllWord {
+    All,
+}
+
+impl Count {
+    #[must_use]
+    pub fn limit(self) -> usize {
+        match self {
+            Count::N(n) => n as usize,
+            Count::All(_) => usize::MAX,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardSpec {
+    pub id: String,
+    pub name: String,
+    pub count: u32,
+    /// "section" or "tactic".
+    pub kind: String,
+    #[serde(default)]
+    pub orders: BTreeMap<String, Count>,
+    #[serde(default)]
+    pub recon: bool,
+    #[serde(default)]
+    pub effect: Option<String>,
+    #[serde(default)]
+    pub units: Option<u32>,
+    #[serde(default)]
+    pub unit_class: Option<String>,
+}
+
+/// The tactic effects the engine knows.
+pub const EFFECTS: &[&str] = &[
+    "air-power",
+    "ambush",
+    "armor-assault",
+    "artillery-bombard",
+    "barrage",
+    "behind-enemy-lines",
+    "close-assault",
+    "counter-attack",
+    "dig-in",
+    "direct-from-hq",
+    "firefight",
+    "infantry-assault",
+    "medics-and-mechanics",
+    "move-out",
+    "their-finest-hour",
+];
+
+/// Byte offset to 1-based (line, column).
+#[must_use]
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut line = 1;
+    let mut col = 1;
+    for (i, ch) in text.char_indices() {
+        if i >= offset {
+            break;
+        }
+        if ch == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line, col)
+}
+
+/// A `DataError::At` from a toml error.
+#[must_use]
+pub fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> DataError {
+    let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+    DataError::At {
+        file: file.to_string(),
+        line,
+        column,
+        message: e.message().trim().to_string(),
+    }
+}
+
+/// A `DataError::At` at a span.
+#[must_use]
+pub fn at(
+    text: &str,
+    file: &str,
+    span: std::ops::Range<usize>,
+    message: impl Into<String>,
+) -> DataError {
+    let (line, column) = line_col(text, span.start);
+    DataError::At {
+        file: file.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// Find the span of `key` (as a TOML key) in the text, for content errors in
+/// tables we deserialize without spans.
+fn key_span(text: &str, key: &str) -> std::ops::Range<usize> {
+    for pat in [
+        format!("[units.{key}]"),
+        format!("[terrain.{key}]"),
+        format!("\"{key}\""),
+    ] {
+        if let Some(p) = text.find(&pat) {
+            return p..p + pat.len();
+        }
+    }
+    0..0
+}
+
+impl Ruleset {
+    /// The shipped ruleset.
+    pub fn builtin() -> Result<Ruleset, DataError> {
+        Self::from_toml(BUILTIN, "rulesets/memoir44.toml")
+    }
+
+    /// Parse and check a ruleset file.
+    pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
+        let r: Ruleset = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+        let bad = |key: &str, msg: String| Err(at(text, file, key_span(text, key), msg));
+        if r.sides.len() != 2 {
+            return bad("sides", "a Memoir '44 ruleset has exactly two sides".into());
+        }
+        if r.dice.faces.len() != 6 {
+            return bad("faces", "the battle die has six faces".into());
+        }
+        if r.board.columns < 2 || r.board.rows < 1 || r.board.columns > 26 || r.board.rows > 30 {
+            return bad("columns", "board size out of range".into());
+        }
+        for (id, u) in &r.units {
+            if !r.classes.contains_key(&u.class) {
+                return bad(id, format!("unit '{id}': unknown class '{}'", u.class));
+            }
+            if u.dice.is_empty() {
+                return bad(id, format!("unit '{id}': no battle dice"));
+            }
+            if u.figures == 0 {
+                return bad(id, format!("unit '{id}': no figures"));
+            }
+            for t in &u.targets {
+                if !r.classes.contains_key(t) && !r.units.contains_key(t) {
+                    return bad(id, format!("unit '{id}': unknown target '{t}'"));
+                }
+            }
+            for t in &u.move_only_on {
+                if !r.terrain.contains_key(t) {
+                    return bad(id, format!("unit '{id}': unknown terrain '{t}'"));
+                }
+            }
+        }
+        for (a, t) in &r.aliases {
+            if !r.units.contains_key(t) {
+                return bad(a, format!("alias '{a}' names unknown unit '{t}'"));
+            }
+        }
+        for (id, t) in &r.terrain {
+            if t.kind != "tile" && t.kind != "obstacle" {
+                return bad(
+                    id,
+                    format!("terrain '{id}': kind must be \"tile\" or \"obstacle\""),
+                );
+            }
+        }
+        for (a, t) in &r.terrain_aliases {
+            if !r.terrain.contains_key(t) {
+                return bad(a, format!("alias '{a}' names unknown terrain '{t}'"));
+            }
+        }
+        let sections = ["left", "centre", "right"];
+        for c in &r.cards {
+            match c.kind.as_str() {
+                "section" => {
+                    if c.orders.is_empty()
+                        || c.orders.keys().any(|k| !sections.contains(&k.as_str()))
+                    {
+                        return bad(
+                            &c.id,
+                            format!("card '{}': orders must name left, centre or right", c.id),
+                        );
+                    }
+                }
+                "tactic" => match &c.effect {
+                    Some(e) if EFFECTS.contains(&e.as_str()) => {}
+                    _ => return bad(&c.id, format!("card '{}': unknown effect", c.id)),
+                },
+                _ => {
+                    return bad(
+                        &c.id,
+                        format!("card '{}': kind must be section or tactic", c.id),
+                    )
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    /// A unit id from what a player or a file wrote (aliases, case-blind).
+    #[must_use]
+    pub fn unit_id(&self, word: &str) -> Option<String> {
+        let w = word.trim().to_ascii_lowercase().replace('_', "-");
+        if self.units.contains_key(&w) {
+            return Some(w);
+        }
+        self.aliases.get(&w).cloned()
+    }
+
+    /// A terrain id (tile or obstacle) from what a file wrote.
+    #[must_use]
+    pub fn terrain_id(&self, word: &str) -> Option<String> {
+        let w = word.trim().to_ascii_lowercase().replace('_', "-");
+        if self.terrain.contains_key(&w) {
+            return Some(w);
+        }
+        self.terrain_aliases.get(&w).cloned()
+    }
+
+    /// A card id from what a player wrote.
+    #[must_use]
+    pub fn card_id(&self, word: &str) -> Option<String> {
+        let w = word.trim().to_ascii_lowercase().replace('_', "-");
+        if self.cards.iter().any(|c| c.id == w) {
+            return Some(w);
+        }
+        self.card_aliases.get(&w).cloned()
+    }
+
+    #[must_use]
+    pub fn card(&self, id: &str) -> Option<&CardSpec> {
+        self.cards.iter().find(|c| c.id == id)
+    }
+
+    #[must_use]
+    pub fn unit(&self, id: &str) -> Option<&UnitSpec> {
+        self.units.get(id)
+    }
+
+    #[must_use]
+    pub fn feature(&self, id: &str) -> Option<&TerrainSpec> {
+        self.terrain.get(id)
+    }
+
+    /// The die face name for a rolled value 1..=6.
+    #[must_use]
+    pub fn face(&self, value: u32) -> String {
+        self.dice
+            .faces
+            .get((value as usize).wrapping_sub(1))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The rolled value of a face name (the first face with that name).
+    #[must_use]
+    pub fn face_value(&self, name: &str) -> Option<u32> {
+        let n = name.trim().to_ascii_lowercase();
+        let n = if n == "armor" || n == "tank" {
+            "armour".to_string()
+        } else {
+            n
+        };
+        self.dice
+            .faces
+            .iter()
+            .position(|f| *f == n)
+            .map(|p| p as u32 + 1)
+    }
+
+    /// The whole deck, in the file's order.
+    #[must_use]
+    pub fn deck(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for c in &self.cards {
+            for _ in 0..c.count {
+                v.push(c.id.clone());
+            }
+        }
+        v
+    }
+
+    /// The symbol that hits a class.
+    #[must_use]
+    pub fn symbol(&self, class: &str) -> &str {
+        self.classes.get(class).map_or("", |c| c.symbol.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_loads() {
+        let r = Ruleset::builtin().expect("ruleset");
+        assert_eq!(r.deck().len(), 60);
+        let tactic: u32 = r
+            .cards
+            .iter()
+            .filter(|c| c.kind == "tactic")
+            .map(|c| c.count)
+            .sum();
+        assert_eq!(tactic, 20);
+        assert_eq!(r.unit_id("Armor").as_deref(), Some("medium-armour"));
+        assert_eq!(
+            r.card_id("armour-assault").as_deref(),
+            Some("armor-assault")
+        );
+        assert_eq!(r.face_value("flag"), Some(6));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let text = BUILTIN.replace(
+            "class = \"armour\"\nfigures = 2",
+            "class = \"tank\"\nfigures = 2",
+        );
+        match Ruleset::from_toml(&text, "x.toml") {
+            Err(DataError::At { line, message, .. }) => {
+                assert!(line > 1);
+                assert!(message.contains("unknown class"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match Ruleset::from_toml("id = \n", "y.toml") {
+            Err(DataError::At { line, .. }) => assert_eq!(line, 1),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,490 @@
+//! Scenario files (`scenarios/memoir44/*.toml`) and the set-up of a game.
+
+use super::board::Hex;
+use super::ruleset::{at, toml_error, Ruleset};
+use super::state::{Objective, Standing, State, Unit};
+use super::DataError;
+use crate::engine::dice::{shuffle, Dice};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// The shipped scenarios: (id, text).
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "pegasus-bridge",
+        include_str!("../../../scenarios/memoir44/pegasus-bridge.toml"),
+    ),
+    (
+        "sainte-mere-eglise",
+        include_str!("../../../scenarios/memoir44/sainte-mere-eglise.toml"),
+    ),
+    (
+        "arnhem-bridge",
+        include_str!("../../../scenarios/memoir44/arnhem-bridge.toml"),
+    ),
+];
+
+/// One or several terrain ids for a hex.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    #[must_use]
+    pub fn list(&self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// A unit placement as written in a file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    pub r#type: Spanned<String>,
+    #[serde(default)]
+    pub figures: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectiveSpec {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    #[serde(default)]
+    pub held: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSide {
+    pub id: Spanned<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "four")]
+    pub cards: u32,
+    /// Starting Hand Method with fewer than 4 cards: the Recon card kept.
+    #[serde(default)]
+    pub choice: Option<Spanned<String>>,
+    /// An exact starting hand (replaces the Starting Hand Method).
+    #[serde(default)]
+    pub hand: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub air_power_dice: Option<u32>,
+}
+
+fn four() -> u32 {
+    4
+}
+
+/// A scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub ruleset: Option<String>,
+    #[serde(default)]
+    pub date: String,
+    #[serde(default)]
+    pub briefing: String,
+    pub victory: u32,
+    pub first: Spanned<String>,
+    #[serde(default)]
+    pub bunkers: Option<Spanned<String>>,
+    #[serde(default)]
+    pub starting_hand_method: Option<bool>,
+    pub sides: Vec<ScenarioSide>,
+    #[serde(default)]
+    pub terrain: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
+    #[serde(default)]
+    pub units: Vec<Placement>,
+    #[serde(default)]
+    pub objectives: Vec<ObjectiveSpec>,
+}
+
+/// Shipped scenario ids.
+#[must_use]
+pub fn ids() -> Vec<String> {
+    SHIPPED.iter().map(|(id, _)| (*id).to_string()).collect()
+}
+
+/// The text of a shipped scenario.
+#[must_use]
+pub fn text(id: &str) -> Option<&'static str> {
+    SHIPPED.iter().find(|(i, _)| *i == id).map(|(_, t)| *t)
+}
+
+/// Everything needed to place a position, already parsed.
+pub struct Layout<'a> {
+    pub text: &'a str,
+    pub file: &'a str,
+    pub sides: Vec<String>,
+    pub terrain: &'a BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
+    pub units: &'a [Placement],
+    pub objectives: &'a [ObjectiveSpec],
+}
+
+fn span<T>(s: &Spanned<T>) -> std::ops::Range<usize> {
+    s.span()
+}
+
+/// Parse a hex of a file, checking it is on the board.
+pub fn file_hex(r: &Ruleset, l: &Layout<'_>, s: &Spanned<String>) -> Result<Hex, DataError> {
+    let b = State::board(r);
+    match Hex::parse(s.get_ref()) {
+        Some(h) if b.contains(h) => Ok(h),
+        Some(_) => Err(at(
+            l.text,
+            l.file,
+            span(s),
+            format!("hex '{}' is off the board", s.get_ref()),
+        )),
+        None => Err(at(
+            l.text,
+            l.file,
+            span(s),
+            format!(
+                "'{}' is not a hex (write a letter and a row, like E5)",
+                s.get_ref()
+            ),
+        )),
+    }
+}
+
+fn file_side(l: &Layout<'_>, s: &Spanned<String>) -> Result<usize, DataError> {
+    let id = s.get_ref().trim().to_ascii_lowercase();
+    l.sides.iter().position(|x| *x == id).ok_or_else(|| {
+        at(
+            l.text,
+            l.file,
+            span(s),
+            format!(
+                "unknown side '{}' (sides: {})",
+                s.get_ref(),
+                l.sides.join(", ")
+            ),
+        )
+    })
+}
+
+/// Place terrain, units and objectives into `st`.
+pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataError> {
+    for (k, v) in l.terrain {
+        let h = file_hex(r, l, k)?;
+        let mut list = Vec::new();
+        let mut tiles = 0;
+        for w in v.get_ref().list() {
+            let Some(id) = r.terrain_id(&w) else {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(v),
+                    format!("unknown terrain '{w}'"),
+                ));
+            };
+            if r.feature(&id).is_some_and(|t| t.kind == "tile") {
+                tiles += 1;
+            }
+            if !list.contains(&id) {
+                list.push(id);
+            }
+        }
+        if tiles > 1 && !(tiles == 2 && list.iter().any(|x| x == "bridge")) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(v),
+                "a hex holds one tile (a river may also hold a bridge)",
+            ));
+        }
+        // The tile first, then obstacles.
+        list.sort_by_key(|id| r.feature(id).map_or(1, |t| usize::from(t.kind != "tile")));
+        list.retain(|x| x != "open");
+        if !list.is_empty() {
+            st.terrain.insert(h, list);
+        }
+    }
+    for p in l.units {
+        let h = file_hex(r, l, &p.at)?;
+        let side = file_side(l, &p.side)?;
+        let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&p.r#type),
+                format!("unknown unit type '{}'", p.r#type.get_ref()),
+            ));
+        };
+        let spec = r
+            .unit(&kind)
+            .ok_or_else(|| at(l.text, l.file, span(&p.r#type), "unknown unit type"))?;
+        if st.unit_at(h).is_some() {
+            return Err(at(l.text, l.file, span(&p.at), format!("two units on {h}")));
+        }
+        let figures = match &p.figures {
+            Some(f) if *f.get_ref() == 0 || *f.get_ref() > spec.figures => {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(f),
+                    format!("a {} unit has 1 to {} figures", spec.name, spec.figures),
+                ))
+            }
+            Some(f) => *f.get_ref(),
+            None => spec.figures,
+        };
+        let fixed = spec.class == "artillery" && st.features(h).iter().any(|f| f == "bunker");
+        let id = st.next_unit;
+        st.next_unit += 1;
+        st.units.push(Unit {
+            id,
+            side,
+            kind,
+            at: h,
+            figures,
+            start: spec.figures,
+            fixed,
+        });
+    }
+    for o in l.objectives {
+        let h = file_hex(r, l, &o.at)?;
+        let side = file_side(l, &o.side)?;
+        st.objectives.push(Objective {
+            at: h,
+            side,
+            held: o.held,
+        });
+    }
+    super::victory::update_objectives(st);
+    Ok(())
+}
+
+/// An empty position for two sides.
+#[must_use]
+pub fn blank(
+    r: &Ruleset,
+    scenario: &str,
+    title: &str,
+    sides: Vec<String>,
+    names: Vec<String>,
+) -> State {
+    let air = sides
+        .iter()
+        .map(|s| {
+            r.sides
+                .iter()
+                .find(|x| x.id == *s)
+                .map_or(1, |x| x.air_power_dice)
+        })
+        .collect();
+    State {
+        ruleset: r.id.clone(),
+        scenario: scenario.to_string(),
+        title: title.to_string(),
+        air_power_dice: air,
+        side_names: names,
+        sides,
+        terrain: BTreeMap::new(),
+        units: vec![],
+        next_unit: 1,
+        hands: vec![vec![], vec![]],
+        hand_size: vec![4, 4],
+        deck: vec![],
+        discard: vec![],
+        medal_units: vec![0, 0],
+        figures_removed: vec![0, 0],
+        objectives: vec![],
+        victory: 4,
+        bunker_side: None,
+        turn: 0,
+        to_move: 0,
+        last_played: vec![None, None],
+        standing: vec![Standing::default(), Standing::default()],
+        engagements: vec![],
+        cross_hairs: vec![],
+        exchanged: vec![false, false],
+        final_turn: None,
+        over: false,
+        winner: None,
+    }
+}
+
+/// Parse and check a scenario text (no dealing).
+pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State), DataError> {
+    let sf: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    if sf.sides.len() != 2 {
+        return Err(DataError::At {
+            file: file.into(),
+            line: 1,
+            column: 1,
+            message: "a scenario has exactly two [[sides]]".into(),
+        });
+    }
+    if let Some(rs) = &sf.ruleset {
+        if *rs != r.id {
+            return Err(DataError::Invalid {
+                file: file.into(),
+                message: format!("scenario is for ruleset '{rs}'"),
+            });
+        }
+    }
+    let sides: Vec<String> = sf
+        .sides
+        .iter()
+        .map(|s| s.id.get_ref().trim().to_ascii_lowercase())
+        .collect();
+    if sides[0] == sides[1] {
+        return Err(at(
+            text,
+            file,
+            sf.sides[1].id.span(),
+            "the two sides need different ids",
+        ));
+    }
+    let names = sf
+        .sides
+        .iter()
+        .map(|s| {
+            if s.name.is_empty() {
+                s.id.get_ref().clone()
+            } else {
+                s.name.clone()
+            }
+        })
+        .collect();
+    let mut st = blank(r, &sf.id, &sf.name, sides.clone(), names);
+    for (i, s) in sf.sides.iter().enumerate() {
+        if let Some(a) = s.air_power_dice {
+            st.air_power_dice[i] = a;
+        }
+        st.hand_size[i] = s.cards;
+        for c in s.hand.iter().flatten().chain(s.choice.iter()) {
+            if r.card_id(c.get_ref()).is_none() {
+                return Err(at(
+                    text,
+                    file,
+                    c.span(),
+                    format!("unknown card '{}'", c.get_ref()),
+                ));
+            }
+        }
+    }
+    st.victory = sf.victory;
+    let layout = Layout {
+        text,
+        file,
+        sides: sides.clone(),
+        terrain: &sf.terrain,
+        units: &sf.units,
+        objectives: &sf.objectives,
+    };
+    let first = file_side(&layout, &sf.first)?;
+    st.to_move = first;
+    if let Some(b) = &sf.bunkers {
+        st.bunker_side = Some(file_side(&layout, b)?);
+    }
+    place(r, &mut st, &layout)?;
+    Ok((sf, st))
+}
+
+fn take(deck: &mut Vec<String>, id: &str) -> Option<String> {
+    let p = deck.iter().position(|c| c == id)?;
+    Some(deck.remove(p))
+}
+
+/// Set up a shipped scenario or a scenario text: place, shuffle and deal.
+pub fn setup(r: &Ruleset, scenario: &str, dice: &mut dyn Dice) -> Result<State, DataError> {
+    let text = text(scenario)
+        .ok_or_else(|| DataError::UnknownScenario(scenario.into(), ids().join(", ")))?;
+    let file = format!("scenarios/memoir44/{scenario}.toml");
+    setup_text(r, text, &file, dice)
+}
+
+/// Set up from a scenario text.
+pub fn setup_text(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    dice: &mut dyn Dice,
+) -> Result<State, DataError> {
+    let (sf, mut st) = load(r, text, file)?;
+    let method = sf
+        .starting_hand_method
+        .unwrap_or(r.options.starting_hand_method);
+    let mut deck = r.deck();
+    let fixed = [
+        "recon-left-flank",
+        "recon-centre",
+        "recon-right-flank",
+        "direct-from-hq",
+    ];
+    let mut discard = Vec::new();
+    for (i, s) in sf.sides.iter().enumerate() {
+        if let Some(hand) = &s.hand {
+            for c in hand {
+                let id = r.card_id(c.get_ref()).unwrap_or_default();
+                match take(&mut deck, &id) {
+                    Some(c) => st.hands[i].push(c),
+                    None => {
+                        return Err(at(
+                            text,
+                            file,
+                            c.span(),
+                            format!("no '{id}' card left in the deck"),
+                        ))
+                    }
+                }
+            }
+        } else if method {
+            if s.cards >= 4 {
+                for f in fixed {
+                    if let Some(c) = take(&mut deck, f) {
+                        st.hands[i].push(c);
+                    }
+                }
+            } else if s.cards >= 1 {
+                let choice = s
+                    .choice
+                    .as_ref()
+                    .and_then(|c| r.card_id(c.get_ref()))
+                    .unwrap_or_else(|| "recon-centre".into());
+                if s.cards >= 2 {
+                    if let Some(c) = take(&mut deck, "direct-from-hq") {
+                        st.hands[i].push(c);
+                    }
+                    if let Some(c) = take(&mut deck, &choice) {
+                        st.hands[i].push(c);
+                    }
+                } else if let Some(c) = take(&mut deck, "direct-from-hq") {
+                    st.hands[i].push(c);
+                }
+                for f in fixed {
+                    if !st.hands[i].iter().any(|c| c == f) {
+                        if let Some(c) = take(&mut deck, f) {
+                            discard.push(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    shuffle(&mut deck, dice);
+    for i in 0..2 {
+        while (st.hands[i].len() as u32) < st.hand_size[i] && !deck.is_empty() {
+            st.hands[i].push(deck.remove(0));
+        }
+    }
+    st.deck = deck;
+    st.discard = discard;
+    Ok(st)
+}

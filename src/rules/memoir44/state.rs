@@ -1,0 +1,240 @@
+//! The whole position of a game: everything a later turn needs.
+
+use super::board::{Board, Hex};
+use super::ruleset::{Ruleset, TerrainSpec, UnitSpec};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One unit on the board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    pub id: u32,
+    /// Index into `State::sides`.
+    pub side: usize,
+    /// Unit type id (`infantry`, `medium-armour`, ...).
+    pub kind: String,
+    pub at: Hex,
+    pub figures: u32,
+    /// Starting strength.
+    pub start: u32,
+    /// May not move (artillery that starts the game in a bunker).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed: bool,
+}
+
+/// A terrain objective (a victory marker of `side`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Objective {
+    pub at: Hex,
+    /// Whose victory marker it is.
+    pub side: usize,
+    /// True while `side` holds it (captured and not retaken).
+    pub held: bool,
+}
+
+/// The card a side played on its last turn, as it took effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Played {
+    pub card: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+}
+
+/// Two units in close assault, who may go on battling without orders
+/// (the house-rule Firefight).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Engagement {
+    pub a: u32,
+    pub b: u32,
+    /// The turn it began; it may be continued on later turns.
+    pub since: u32,
+}
+
+/// A Big-Gun cross-hair marker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrossHair {
+    pub gun: u32,
+    pub target: u32,
+}
+
+/// What a side told the judge to do in the other side's turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Standing {
+    /// Units (by id) that take losses instead of retreating.
+    #[serde(default)]
+    pub no_retreat: Vec<u32>,
+    #[serde(default)]
+    pub no_retreat_all: bool,
+    /// Preferred retreat hexes per unit, in order.
+    #[serde(default)]
+    pub retreat: Vec<(u32, Vec<Hex>)>,
+    /// Ambush: None = default (the first close assault); Some(empty) = never;
+    /// Some(ids) = only for these units.
+    #[serde(default)]
+    pub ambush: Option<Vec<u32>>,
+    /// Discard Method 1: (card to take from the exchanger, card to give).
+    #[serde(default)]
+    pub swaps: Vec<(String, String)>,
+}
+
+/// The state of one game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub ruleset: String,
+    pub scenario: String,
+    pub title: String,
+    /// Side ids; the first sits at row 1.
+    pub sides: Vec<String>,
+    pub side_names: Vec<String>,
+    pub air_power_dice: Vec<u32>,
+    /// Tile and obstacles of every hex that is not open countryside.
+    pub terrain: BTreeMap<Hex, Vec<String>>,
+    /// Units by id order.
+    pub units: Vec<Unit>,
+    pub next_unit: u32,
+    pub hands: Vec<Vec<String>>,
+    pub hand_size: Vec<u32>,
+    /// Draw from the front.
+    pub deck: Vec<String>,
+    pub discard: Vec<String>,
+    /// Units each side has eliminated that count as medals.
+    pub medal_units: Vec<u32>,
+    /// Enemy figures each side has removed (end-of-game damage).
+    pub figures_removed: Vec<u32>,
+    pub objectives: Vec<Objective>,
+    /// Victory points needed.
+    pub victory: u32,
+    /// The side that may claim bunkers, if any.
+    pub bunker_side: Option<usize>,
+    /// Turns played so far.
+    pub turn: u32,
+    pub to_move: usize,
+    pub last_played: Vec<Option<Played>>,
+    pub standing: Vec<Standing>,
+    pub engagements: Vec<Engagement>,
+    pub cross_hairs: Vec<CrossHair>,
+    pub exchanged: Vec<bool>,
+    /// The side that plays the house-rule last Counter-Attack turn.
+    pub final_turn: Option<usize>,
+    pub over: bool,
+    /// Winner side id, or "" for a draw, once over.
+    pub winner: Option<String>,
+}
+
+impl State {
+    #[must_use]
+    pub fn board(r: &Ruleset) -> Board {
+        let l = &r.board.section_lines;
+        Board {
+            columns: r.board.columns,
+            rows: r.board.rows,
+            lines: [
+                l.first().copied().unwrap_or(7),
+                l.get(1).copied().unwrap_or(17),
+            ],
+        }
+    }
+
+    #[must_use]
+    pub fn unit_at(&self, h: Hex) -> Option<&Unit> {
+        self.units.iter().find(|u| u.at == h)
+    }
+
+    #[must_use]
+    pub fn unit(&self, id: u32) -> Option<&Unit> {
+        self.units.iter().find(|u| u.id == id)
+    }
+
+    pub fn unit_mut(&mut self, id: u32) -> Option<&mut Unit> {
+        self.units.iter_mut().find(|u| u.id == id)
+    }
+
+    /// The tile and obstacles of a hex (empty = open).
+    #[must_use]
+    pub fn features(&self, h: Hex) -> &[String] {
+        self.terrain.get(&h).map_or(&[], Vec::as_slice)
+    }
+
+    #[must_use]
+    pub fn has_feature(&self, h: Hex, id: &str) -> bool {
+        self.features(h).iter().any(|f| f == id)
+    }
+
+    /// The side index of a side id.
+    #[must_use]
+    pub fn side_index(&self, id: &str) -> Option<usize> {
+        let id = id.trim().to_ascii_lowercase();
+        self.sides.iter().position(|s| *s == id)
+    }
+
+    #[must_use]
+    pub fn other(side: usize) -> usize {
+        1 - side.min(1)
+    }
+
+    /// Medals of a side: eliminated units that count, plus held objectives.
+    #[must_use]
+    pub fn medals(&self, side: usize) -> u32 {
+        self.medal_units.get(side).copied().unwrap_or(0)
+            + self
+                .objectives
+                .iter()
+                .filter(|o| o.side == side && o.held)
+                .count() as u32
+    }
+
+    /// Units of `side` adjacent to `h`'s enemies.
+    #[must_use]
+    pub fn enemy_adjacent(&self, h: Hex, side: usize) -> bool {
+        self.units
+            .iter()
+            .any(|u| u.side != side && u.at.adjacent(h))
+    }
+}
+
+/// Terrain facts of one hex, for the rules.
+pub struct HexInfo<'a> {
+    pub specs: Vec<(&'a str, &'a TerrainSpec)>,
+}
+
+impl<'a> HexInfo<'a> {
+    #[must_use]
+    pub fn of(r: &'a Ruleset, s: &State, h: Hex) -> HexInfo<'a> {
+        let mut specs = Vec::new();
+        for f in s.features(h) {
+            if let Some((k, t)) = r.terrain.get_key_value(f.as_str()) {
+                specs.push((k.as_str(), t));
+            }
+        }
+        HexInfo { specs }
+    }
+    #[must_use]
+    pub fn any(&self, f: impl Fn(&TerrainSpec) -> bool) -> bool {
+        self.specs.iter().any(|(_, t)| f(t))
+    }
+    #[must_use]
+    pub fn is_hill(&self) -> bool {
+        self.any(|t| t.hill)
+    }
+    /// The tile id ("open" when none).
+    #[must_use]
+    pub fn tile(&self) -> &'a str {
+        self.specs
+            .iter()
+            .find(|(_, t)| t.kind == "tile")
+            .map_or("open", |(k, _)| *k)
+    }
+    /// Can a unit of this spec enter (or retreat onto) the hex?
+    #[must_use]
+    pub fn passable(&self, u: &UnitSpec) -> bool {
+        let bridge = self.any(|t| t.bridge);
+        if !bridge && self.any(|t| t.impassable) {
+            return false;
+        }
+        let class = u.movement_class();
+        if self.any(|t| !t.only_enter.is_empty() && !t.only_enter.iter().any(|c| c == class)) {
+            return false;
+        }
+        true
+    }
+}

@@ -1,0 +1,1723 @@
+//! One player turn: every order is checked against the position first (a
+//! [`Plan`]); only a fully legal plan is applied, with dice.
+
+#![allow(clippy::too_many_arguments)]
+
+use super::battle::{
+    battle_dice, check_path, lose, may_enter, resolve_flags, roll, sees, spotted, target_check,
+    total, unit_moved, Ctx, HitRule, MoveRule, Outcome,
+};
+use super::board::{Hex, Section};
+use super::events::{Event, Modifier};
+use super::orders::{Cmd, Line, StandingCmd};
+use super::ruleset::CardSpec;
+use super::state::{CrossHair, Engagement, Played, Standing, State, Unit};
+use super::{Chance, Rejection};
+use crate::engine::dice::shuffle;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How an ordered unit may act this turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mode {
+    pub max_move: u32,
+    pub move_battle: u32,
+    pub ignore_terrain: bool,
+    pub battles: u32,
+    pub extra: i32,
+    pub extra_close_only: bool,
+    pub extra_reason: String,
+    pub second_move: bool,
+    pub nothing: bool,
+}
+
+/// What the player does with the turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Card {
+        played: String,
+        effect: String,
+        section: Option<Section>,
+    },
+    Discard(String),
+    Exchange(Vec<String>),
+}
+
+/// Orders that wait on dice rolled at the start of the turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    None,
+    Medics(u32),
+    FinestHour(Vec<u32>),
+}
+
+#[derive(Debug, Clone)]
+pub enum Step {
+    Move {
+        line: Line,
+        unit: u32,
+        path: Vec<Hex>,
+    },
+    Battle {
+        line: Line,
+        unit: u32,
+        target: Hex,
+        take_ground: bool,
+        overrun: Option<Hex>,
+        firefight: bool,
+        charge: bool,
+    },
+    Target {
+        line: Line,
+        hexes: Vec<Hex>,
+    },
+    RemoveWire {
+        line: Line,
+        unit: u32,
+    },
+}
+
+/// A checked turn.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub side: usize,
+    pub action: Action,
+    pub ordered: Vec<u32>,
+    pub modes: BTreeMap<u32, Mode>,
+    pub steps: Vec<Step>,
+    pub keep: Vec<String>,
+    pub standing: Option<Standing>,
+    pub gate: Gate,
+}
+
+fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
+    let s = ctx.spec(&u.kind);
+    Mode {
+        max_move: s.r#move,
+        move_battle: s.move_and_battle,
+        ignore_terrain: false,
+        battles: 1,
+        extra: 0,
+        extra_close_only: false,
+        extra_reason: String::new(),
+        second_move: false,
+        nothing: false,
+    }
+}
+
+/// Build a side's standing orders from STANDING lines.
+pub fn standing_from(
+    st: &State,
+    side: usize,
+    lines: &[Line],
+    base: Standing,
+) -> Result<Standing, Rejection> {
+    let mut sd = base;
+    let own = |l: &Line, h: Hex| -> Result<u32, Rejection> {
+        match st.unit_at(h) {
+            Some(u) if u.side == side => Ok(u.id),
+            Some(_) => Err(l.reject(format!("the unit at {h} is not yours"))),
+            None => Err(l.reject(format!("there is no unit at {h}"))),
+        }
+    };
+    for l in lines {
+        let Cmd::Standing(c) = &l.cmd else { continue };
+        match c {
+            StandingCmd::Clear => sd = Standing::default(),
+            StandingCmd::NoRetreatAll => sd.no_retreat_all = true,
+            StandingCmd::NoRetreat(hs) => {
+                for h in hs {
+                    let id = own(l, *h)?;
+                    if !sd.no_retreat.contains(&id) {
+                        sd.no_retreat.push(id);
+                    }
+                }
+            }
+            StandingCmd::Retreat(h, prefs) => {
+                let id = own(l, *h)?;
+                sd.retreat.retain(|(i, _)| *i != id);
+                sd.retreat.push((id, prefs.clone()));
+            }
+            StandingCmd::AmbushNever => sd.ambush = Some(vec![]),
+            StandingCmd::AmbushFirst => sd.ambush = None,
+            StandingCmd::AmbushAt(hs) => {
+                let mut v = Vec::new();
+                for h in hs {
+                    v.push(own(l, *h)?);
+                }
+                sd.ambush = Some(v);
+            }
+            StandingCmd::Swap(a, b) => sd.swaps.push((a.clone(), b.clone())),
+        }
+    }
+    Ok(sd)
+}
+
+/// The card a Counter-Attack copies: the opponent's last card, flanks mirrored.
+pub fn counter_card(ctx: &Ctx<'_>, st: &State, side: usize) -> Option<(String, Option<Section>)> {
+    let p = st.last_played.get(State::other(side))?.as_ref()?;
+    let mut id = p.card.clone();
+    if id.contains("left-flank") {
+        id = id.replace("left-flank", "right-flank");
+    } else if id.contains("right-flank") {
+        id = id.replace("right-flank", "left-flank");
+    }
+    ctx.r.card(&id)?;
+    let sec = p
+        .section
+        .as_deref()
+        .and_then(Section::parse)
+        .map(Section::mirror);
+    Some((id, sec))
+}
+
+/// Can a unit of `side` at `h` dig in (no equal protection there already)?
+#[must_use]
+pub fn may_dig_in(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
+    let sandbag = ctx.r.feature("sandbag");
+    let need: BTreeMap<String, u32> = sandbag.map(|t| t.protect.clone()).unwrap_or_default();
+    let info = ctx.info(st, h);
+    if st.has_feature(h, "sandbag") {
+        return false;
+    }
+    let covered = need.iter().filter(|(_, v)| **v > 0).all(|(k, v)| {
+        info.specs.iter().any(|(_, t)| {
+            !t.protect_from_lower_only && t.protect.get(k).copied().unwrap_or(0) >= *v
+        })
+    });
+    !covered
+}
+
+/// Assign straddling units to sections within the card's limits.
+fn fits(units: &[Vec<Section>], limits: &BTreeMap<Section, usize>) -> bool {
+    fn go(i: usize, units: &[Vec<Section>], left: &mut BTreeMap<Section, usize>) -> bool {
+        let Some(opts) = units.get(i) else {
+            return true;
+        };
+        for s in opts {
+            if let Some(n) = left.get_mut(s) {
+                if *n > 0 {
+                    *n -= 1;
+                    if go(i + 1, units, left) {
+                        return true;
+                    }
+                    if let Some(n) = left.get_mut(s) {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        false
+    }
+    let mut left = limits.clone();
+    go(0, units, &mut left)
+}
+
+fn class_of<'a>(ctx: &'a Ctx<'_>, u: &Unit) -> &'a str {
+    ctx.spec(&u.kind).class.as_str()
+}
+
+/// The units of `side` a card may order, and the modes they get.
+fn card_orders(
+    ctx: &Ctx<'_>,
+    st: &State,
+    side: usize,
+    card: &CardSpec,
+    section: Option<Section>,
+    line: &Line,
+    ordered: &[(u32, Line)],
+    all: bool,
+) -> Result<(Vec<u32>, BTreeMap<u32, Mode>), Rejection> {
+    let bottom = side == 0;
+    let own: Vec<&Unit> = st.units.iter().filter(|u| u.side == side).collect();
+    let effect = card.effect.clone().unwrap_or_default();
+    let mut modes = BTreeMap::new();
+    let unit = |id: u32| st.unit(id).cloned();
+    let first_line = |i: usize| ordered.get(i).map_or(line, |(_, l)| l);
+    // The units eligible under the card, for ORDER ALL and checks.
+    let class = card.unit_class.clone();
+    let in_section = |u: &Unit| section.is_none_or(|s| ctx.board.in_section(u.at, s, bottom));
+    let of_class: Vec<&Unit> = own
+        .iter()
+        .copied()
+        .filter(|u| {
+            class.as_ref().is_none_or(|c| class_of(ctx, u) == c)
+                && (effect != "infantry-assault" || in_section(u))
+        })
+        .collect();
+    let fallback = class.is_some() && of_class.is_empty();
+    let mut ids: Vec<u32> = ordered.iter().map(|(i, _)| *i).collect();
+    if card.kind == "section" {
+        if all {
+            if card.orders.values().any(|c| c.limit() != usize::MAX) {
+                return Err(line.reject("ORDER ALL is only for cards that order every unit of a section or kind; name the hexes"));
+            }
+            ids = own
+                .iter()
+                .filter(|u| {
+                    card.orders.keys().any(|s| {
+                        Section::parse(s).is_some_and(|s| ctx.board.in_section(u.at, s, bottom))
+                    })
+                })
+                .map(|u| u.id)
+                .collect();
+        }
+        let limits: BTreeMap<Section, usize> = card
+            .orders
+            .iter()
+            .filter_map(|(k, v)| Section::parse(k).map(|s| (s, v.limit())))
+            .collect();
+        let mut opts = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let Some(u) = unit(*id) else { continue };
+            let secs: Vec<Section> = ctx
+                .board
+                .sections(u.at, bottom)
+                .into_iter()
+                .filter(|s| limits.contains_key(s))
+                .collect();
+            if secs.is_empty() {
+                return Err(first_line(i).reject(format!(
+                    "the unit at {} is not in a section {} orders (sections are seen from your own side of the board)",
+                    u.at, card.name
+                )));
+            }
+            opts.push(secs);
+        }
+        if !fits(&opts, &limits) {
+            return Err(first_line(0).reject(format!(
+                "{} does not order that many units in those sections",
+                card.name
+            )));
+        }
+        for id in &ids {
+            if let Some(u) = unit(*id) {
+                modes.insert(*id, default_mode(ctx, &u));
+            }
+        }
+        return Ok((ids, modes));
+    }
+    // Tactic cards.
+    if all {
+        ids = match effect.as_str() {
+            "close-assault" => own
+                .iter()
+                .filter(|u| matches!(class_of(ctx, u), "infantry" | "armour") && st.enemy_adjacent(u.at, side))
+                .map(|u| u.id)
+                .collect(),
+            "artillery-bombard" | "infantry-assault" if !fallback => of_class.iter().map(|u| u.id).collect(),
+            _ => return Err(line.reject("ORDER ALL is only for Assault, Close Assault, Artillery Bombard and Infantry Assault; name the hexes")),
+        };
+    }
+    let max = match effect.as_str() {
+        "air-power" | "barrage" => 0,
+        _ if fallback => 1,
+        "artillery-bombard" | "close-assault" | "infantry-assault" | "their-finest-hour" => {
+            usize::MAX
+        }
+        _ => card.units.map_or(usize::MAX, |n| n as usize),
+    };
+    if ids.len() > max {
+        let msg = if max == 0 {
+            format!("{} orders no units; give its TARGET instead", card.name)
+        } else if fallback {
+            format!(
+                "with no {} unit, {} orders 1 unit of your choice",
+                class.clone().unwrap_or_default(),
+                card.name
+            )
+        } else {
+            format!("{} orders at most {max} unit(s)", card.name)
+        };
+        return Err(first_line(max.min(ids.len().saturating_sub(1))).reject(msg));
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let Some(u) = unit(*id) else { continue };
+        let l = first_line(i);
+        let cls = class_of(ctx, &u);
+        let mut m = default_mode(ctx, &u);
+        if !fallback {
+            if let Some(c) = &class {
+                if cls != c {
+                    return Err(l.reject(format!(
+                        "{} orders only {c} units; the unit at {} is {}",
+                        card.name, u.at, cls
+                    )));
+                }
+            }
+            match effect.as_str() {
+                "armor-assault" => {
+                    m.extra = 1;
+                    m.extra_close_only = true;
+                    m.extra_reason = "Armour Assault".into();
+                }
+                "artillery-bombard" => {
+                    m.max_move = 3;
+                    m.move_battle = 0;
+                    m.battles = 2;
+                }
+                "behind-enemy-lines" => {
+                    m.max_move = 3;
+                    m.move_battle = 3;
+                    m.ignore_terrain = true;
+                    m.extra = 1;
+                    m.extra_reason = "Behind Enemy Lines".into();
+                    m.second_move = true;
+                }
+                "dig-in" => {
+                    if !may_dig_in(ctx, st, u.at) {
+                        return Err(l.reject(format!(
+                            "the hex {} already gives equal protection: no sandbag",
+                            u.at
+                        )));
+                    }
+                    m.nothing = true;
+                }
+                "infantry-assault" => {
+                    if !in_section(&u) {
+                        return Err(l.reject(format!(
+                            "the unit at {} is not in the section of the Infantry Assault",
+                            u.at
+                        )));
+                    }
+                    m.max_move = 3;
+                    m.move_battle = 2;
+                }
+                _ => {}
+            }
+        }
+        match effect.as_str() {
+            "close-assault" => {
+                if !matches!(cls, "infantry" | "armour") || !st.enemy_adjacent(u.at, side) {
+                    return Err(l.reject(format!("Close Assault orders infantry and armour next to an enemy; the unit at {} is not", u.at)));
+                }
+                m.max_move = 0;
+                m.extra = 1;
+                m.extra_reason = "Close Assault".into();
+            }
+            "firefight" => {
+                if st.enemy_adjacent(u.at, side) {
+                    return Err(l.reject(format!(
+                        "Firefight orders units not next to an enemy; the unit at {} is",
+                        u.at
+                    )));
+                }
+                m.max_move = 0;
+                m.extra = 1;
+                m.extra_reason = "Firefight card".into();
+            }
+            "medics-and-mechanics" if u.figures >= u.start => {
+                return Err(l.reject(format!("the unit at {} has lost no figures", u.at)));
+            }
+            "their-finest-hour" => {
+                m.extra = 1;
+                m.extra_reason = "Their Finest Hour".into();
+            }
+            _ => {}
+        }
+        modes.insert(*id, m);
+    }
+    Ok((ids, modes))
+}
+
+#[derive(Default, Clone)]
+struct Track {
+    moved: Option<u32>,
+    barred: bool,
+    battles: u32,
+    second_moved: bool,
+    wire: bool,
+}
+
+/// Check a whole orders text against the position.
+pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Plan, Rejection> {
+    let standing_lines: Vec<Line> = lines
+        .iter()
+        .filter(|l| matches!(l.cmd, Cmd::Standing(_)))
+        .cloned()
+        .collect();
+    let standing = if standing_lines.is_empty() {
+        None
+    } else {
+        Some(standing_from(
+            st,
+            side,
+            &standing_lines,
+            Standing::default(),
+        )?)
+    };
+    let mut keep = Vec::new();
+    let mut rest: Vec<&Line> = Vec::new();
+    for l in lines {
+        match &l.cmd {
+            Cmd::Standing(_) => {}
+            Cmd::Keep { cards } => keep.extend(cards.iter().cloned()),
+            _ => rest.push(l),
+        }
+    }
+    let Some((first, after)) = rest.split_first() else {
+        return Err(Rejection::whole(
+            "no card played: a turn starts with PLAY <card> (or DISCARD / EXCHANGE)",
+        ));
+    };
+    let hand = st.hands.get(side).cloned().unwrap_or_default();
+    let in_hand = |c: &str| hand.iter().any(|h| h == c);
+    let action = match &first.cmd {
+        Cmd::Play { card, section } => {
+            if !in_hand(card) {
+                return Err(first.reject(format!("{card} is not in your hand")));
+            }
+            let spec = ctx
+                .r
+                .card(card)
+                .ok_or_else(|| first.reject("unknown card"))?;
+            let (effect, mut sec) = match spec.effect.as_deref() {
+                Some("ambush") => {
+                    return Err(first.reject("Ambush is played only in the opponent's turn, against a close assault; keep it in your hand"))
+                }
+                Some("counter-attack") => match counter_card(ctx, st, side) {
+                    Some((c, s)) => (c, s),
+                    None => return Err(first.reject("Counter-Attack copies the card your opponent played last turn, and there is none")),
+                },
+                _ => (card.clone(), *section),
+            };
+            let espec = ctx
+                .r
+                .card(&effect)
+                .ok_or_else(|| first.reject("unknown card"))?;
+            if espec.effect.as_deref() == Some("infantry-assault") {
+                if sec.is_none() {
+                    sec = *section;
+                }
+                if sec.is_none() {
+                    return Err(first.reject(
+                        "Infantry Assault needs a section: PLAY infantry-assault LEFT|CENTRE|RIGHT",
+                    ));
+                }
+            } else if section.is_some() && spec.effect.as_deref() != Some("counter-attack") {
+                return Err(first.reject(format!("{} takes no section", spec.name)));
+            } else {
+                sec = None;
+            }
+            Action::Card {
+                played: card.clone(),
+                effect,
+                section: sec,
+            }
+        }
+        Cmd::Discard { card } => {
+            if !in_hand(card) {
+                return Err(first.reject(format!("{card} is not in your hand")));
+            }
+            Action::Discard(card.clone())
+        }
+        Cmd::Exchange { cards } => {
+            if st.exchanged.get(side).copied().unwrap_or(true) {
+                return Err(first.reject("Method 1 exchanges may be used only once per game"));
+            }
+            let mut h = hand.clone();
+            for c in cards {
+                match h.iter().position(|x| x == c) {
+                    Some(p) => {
+                        h.remove(p);
+                    }
+                    None => return Err(first.reject(format!("{c} is not in your hand"))),
+                }
+            }
+            if let Some(l) = after.first() {
+                return Err(l.reject("an EXCHANGE (Method 1) is the whole turn: no other orders"));
+            }
+            Action::Exchange(cards.clone())
+        }
+        _ => return Err(first.reject("a turn starts with PLAY <card> (or DISCARD / EXCHANGE)")),
+    };
+    // ORDER lines come first.
+    let mut ordered: Vec<(u32, Line)> = Vec::new();
+    let mut all = false;
+    let mut seen_step = false;
+    let mut step_lines: Vec<&Line> = Vec::new();
+    for l in after {
+        match &l.cmd {
+            Cmd::Play { .. } | Cmd::Discard { .. } | Cmd::Exchange { .. } => {
+                return Err(l.reject("only one card is played per turn"));
+            }
+            Cmd::Order { hexes } => {
+                if seen_step {
+                    return Err(l.reject("announce every ORDER before the first MOVE or BATTLE"));
+                }
+                if matches!(action, Action::Discard(_)) {
+                    return Err(l.reject("after a DISCARD (Method 2) no unit is ordered: one unit may battle without moving"));
+                }
+                for h in hexes {
+                    match st.unit_at(*h) {
+                        Some(u) if u.side == side => {
+                            if ordered.iter().any(|(i, _)| *i == u.id) {
+                                return Err(l.reject(format!("the unit at {h} is ordered twice")));
+                            }
+                            ordered.push((u.id, (*l).clone()));
+                        }
+                        Some(_) => return Err(l.reject(format!("the unit at {h} is not yours"))),
+                        None => return Err(l.reject(format!("there is no unit at {h}"))),
+                    }
+                }
+            }
+            Cmd::OrderAll => {
+                if seen_step {
+                    return Err(l.reject("announce every ORDER before the first MOVE or BATTLE"));
+                }
+                all = true;
+            }
+            _ => {
+                seen_step = true;
+                step_lines.push(l);
+            }
+        }
+    }
+    let mut gate = Gate::None;
+    let (ids, mut modes, effect) = match &action {
+        Action::Card {
+            effect, section, ..
+        } => {
+            let spec = ctx
+                .r
+                .card(effect)
+                .ok_or_else(|| first.reject("unknown card"))?;
+            let (ids, modes) = card_orders(ctx, st, side, spec, *section, first, &ordered, all)?;
+            match spec.effect.as_deref() {
+                Some("medics-and-mechanics") => {
+                    if let Some(id) = ids.first() {
+                        gate = Gate::Medics(*id);
+                    } else {
+                        return Err(first.reject(
+                            "Medics & Mechanics needs ORDER <hex> of a unit that has lost figures",
+                        ));
+                    }
+                }
+                Some("their-finest-hour") => gate = Gate::FinestHour(ids.clone()),
+                _ => {}
+            }
+            (ids, modes, spec.effect.clone().unwrap_or_default())
+        }
+        _ => (vec![], BTreeMap::new(), String::new()),
+    };
+    // Walk the steps on a scratch position.
+    let mut sc = st.clone();
+    let mut track: BTreeMap<u32, Track> = BTreeMap::new();
+    let mut steps = Vec::new();
+    let mut battled = false;
+    let mut targeted = false;
+    let mut discard_battler: Option<u32> = None;
+    let turn_no = st.turn + 1;
+    for l in step_lines {
+        match &l.cmd {
+            Cmd::Move { path } => {
+                if matches!(action, Action::Exchange(_)) {
+                    return Err(l.reject("an EXCHANGE is the whole turn"));
+                }
+                let Some(u) = sc.unit_at(path[0]).cloned() else {
+                    return Err(l.reject(format!("there is no unit at {}", path[0])));
+                };
+                if u.side != side {
+                    return Err(l.reject(format!("the unit at {} is not yours", path[0])));
+                }
+                let Some(m) = modes.get(&u.id).cloned() else {
+                    return Err(l.reject(format!("the unit at {} was not ordered", path[0])));
+                };
+                if m.nothing {
+                    return Err(l.reject("a unit that digs in does nothing else this turn"));
+                }
+                let t = track.entry(u.id).or_default().clone();
+                let second = m.second_move && t.battles > 0 && !t.second_moved;
+                if t.moved.is_some() && !second {
+                    return Err(l.reject("a unit moves only once per turn"));
+                }
+                if battled && !second {
+                    return Err(l.reject("all movement comes before the first battle"));
+                }
+                let max = if second { 3 } else { m.max_move };
+                let info = check_path(
+                    ctx,
+                    &sc,
+                    &u,
+                    path,
+                    MoveRule {
+                        max,
+                        ignore_terrain: m.ignore_terrain,
+                    },
+                )
+                .map_err(|e| l.reject(e))?;
+                if let Some(x) = sc.unit_mut(u.id) {
+                    x.at = *path.last().unwrap_or(&u.at);
+                }
+                let t = track.entry(u.id).or_default();
+                if second {
+                    t.second_moved = true;
+                } else {
+                    t.moved = Some(info.dist);
+                    t.barred = info.barred_from_battle;
+                }
+                steps.push(Step::Move {
+                    line: l.clone(),
+                    unit: u.id,
+                    path: path.clone(),
+                });
+            }
+            Cmd::Battle {
+                from,
+                target,
+                take_ground,
+                overrun,
+            } => {
+                if matches!(action, Action::Exchange(_)) {
+                    return Err(l.reject("an EXCHANGE is the whole turn"));
+                }
+                let Some(u) = sc.unit_at(*from).cloned() else {
+                    return Err(l.reject(format!("there is no unit at {from}")));
+                };
+                if u.side != side {
+                    return Err(l.reject(format!("the unit at {from} is not yours")));
+                }
+                let spec = ctx.spec(&u.kind);
+                let tgt = sc.unit_at(*target).cloned();
+                let engaged = ctx.r.options.firefight
+                    && tgt.as_ref().is_some_and(|t| {
+                        sc.engagements.iter().any(|e| {
+                            e.since < turn_no
+                                && ((e.a == u.id && e.b == t.id) || (e.b == u.id && e.a == t.id))
+                        })
+                    });
+                let mut firefight = false;
+                let m = match modes.get(&u.id).cloned() {
+                    Some(m) => m,
+                    None if engaged && !modes.contains_key(&u.id) => {
+                        firefight = true;
+                        let mut m = default_mode(ctx, &u);
+                        m.max_move = 0;
+                        modes.insert(u.id, m.clone());
+                        m
+                    }
+                    None if matches!(action, Action::Discard(_)) && discard_battler.is_none() => {
+                        discard_battler = Some(u.id);
+                        let mut m = default_mode(ctx, &u);
+                        m.max_move = 0;
+                        modes.insert(u.id, m.clone());
+                        m
+                    }
+                    None => return Err(l.reject(match action {
+                        Action::Discard(_) => {
+                            "after a DISCARD only one unit may battle (and units in a firefight)"
+                                .to_string()
+                        }
+                        _ => format!("the unit at {from} was not ordered"),
+                    })),
+                };
+                if m.nothing {
+                    return Err(l.reject("a unit that digs in does nothing else this turn"));
+                }
+                let t = track.entry(u.id).or_default().clone();
+                if t.wire {
+                    return Err(l.reject("this unit removes barbed wire instead of battling"));
+                }
+                if t.battles >= m.battles {
+                    return Err(l.reject("a unit battles only once per turn"));
+                }
+                let range = u.at.distance(*target);
+                let mut charge = false;
+                if let Some(d) = t.moved {
+                    if d > m.move_battle {
+                        let can_charge = ctx.r.options.infantry_charge
+                            && spec.charge
+                            && d == 2
+                            && !m.ignore_terrain
+                            && range == 1
+                            && tgt.as_ref().is_some_and(|t| {
+                                t.side != side
+                                    && matches!(class_of(ctx, t), "infantry" | "artillery")
+                            });
+                        if !can_charge {
+                            return Err(l.reject(format!(
+                                "this unit moved {d} hex(es) and may not battle this turn"
+                            )));
+                        }
+                        charge = true;
+                    }
+                    if t.barred && !m.ignore_terrain {
+                        return Err(l.reject("a unit may not battle the turn it moves onto woods, a town or a hedgerow"));
+                    }
+                }
+                match &tgt {
+                    Some(_) => target_check(ctx, &sc, &u, *target).map_err(|e| l.reject(e))?,
+                    None if spec.class == "artillery"
+                        && sc
+                            .features(*target)
+                            .iter()
+                            .any(|f| ctx.r.feature(f).is_some_and(|x| x.wire)) =>
+                    {
+                        if range as usize > spec.dice.len() {
+                            return Err(l.reject(format!("the wire at {target} is out of range")));
+                        }
+                        if !(sees(ctx, &sc, u.at, *target)
+                            || spec.indirect && spotted(ctx, &sc, side, *target))
+                        {
+                            return Err(l.reject(format!("no line of sight to {target}")));
+                        }
+                        if *take_ground || overrun.is_some() {
+                            return Err(l.reject("artillery may not take ground"));
+                        }
+                    }
+                    None => return Err(l.reject(format!("there is no enemy unit at {target}"))),
+                }
+                if *take_ground || overrun.is_some() {
+                    if firefight {
+                        return Err(l.reject("units in a firefight may not Take Ground or Overrun"));
+                    }
+                    if range != 1 {
+                        return Err(
+                            l.reject("Take Ground and Armour Overrun follow only a close assault")
+                        );
+                    }
+                    if *take_ground && !(spec.take_ground || spec.overrun) {
+                        return Err(l.reject(format!("{} may not take ground", spec.name)));
+                    }
+                    if overrun.is_some() && !spec.overrun {
+                        return Err(l.reject("only armour may make an Armour Overrun"));
+                    }
+                    if *overrun == Some(*target) {
+                        return Err(l.reject("the overrun target must be another unit"));
+                    }
+                }
+                track.entry(u.id).or_default().battles += 1;
+                battled = true;
+                steps.push(Step::Battle {
+                    line: l.clone(),
+                    unit: u.id,
+                    target: *target,
+                    take_ground: *take_ground,
+                    overrun: *overrun,
+                    firefight,
+                    charge,
+                });
+            }
+            Cmd::Target { hexes } => {
+                if targeted {
+                    return Err(l.reject("only one TARGET line"));
+                }
+                targeted = true;
+                match effect.as_str() {
+                    "air-power" => {
+                        let set: BTreeSet<Hex> = hexes.iter().copied().collect();
+                        if set.len() != hexes.len() || hexes.len() > 4 {
+                            return Err(l.reject("Air Power targets up to 4 different hexes"));
+                        }
+                        for h in hexes {
+                            if sc.unit_at(*h).is_none_or(|u| u.side == side) {
+                                return Err(l.reject(format!(
+                                    "Air Power targets enemy units; there is none at {h}"
+                                )));
+                            }
+                        }
+                        // The group must be connected.
+                        let mut reach = BTreeSet::new();
+                        let mut todo = vec![hexes[0]];
+                        while let Some(h) = todo.pop() {
+                            if reach.insert(h) {
+                                todo.extend(h.neighbours().into_iter().filter(|n| set.contains(n)));
+                            }
+                        }
+                        if reach.len() != set.len() {
+                            return Err(l.reject("Air Power targets a group of units on hexes adjacent to each other"));
+                        }
+                    }
+                    "barrage" => {
+                        if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
+                            return Err(l.reject("Barrage targets one enemy unit: TARGET <hex>"));
+                        }
+                    }
+                    _ => return Err(l.reject("TARGET is only for Air Power and Barrage")),
+                }
+                steps.push(Step::Target {
+                    line: l.clone(),
+                    hexes: hexes.clone(),
+                });
+            }
+            Cmd::RemoveWire { at } => {
+                let Some(u) = sc.unit_at(*at).cloned() else {
+                    return Err(l.reject(format!("there is no unit at {at}")));
+                };
+                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
+                    return Err(
+                        l.reject(format!("the unit at {at} is not one of your ordered units"))
+                    );
+                };
+                if class_of(ctx, &u) != "infantry"
+                    || !sc
+                        .features(*at)
+                        .iter()
+                        .any(|f| ctx.r.feature(f).is_some_and(|x| x.wire))
+                {
+                    return Err(
+                        l.reject("only an infantry unit on a barbed-wire hex may remove the wire")
+                    );
+                }
+                let t = track.entry(u.id).or_default();
+                if t.battles > 0
+                    || m.nothing
+                    || t.moved.is_some_and(|d| d > m.move_battle)
+                    || t.barred
+                {
+                    return Err(l.reject(
+                        "removing wire takes the unit's battle, and it may not battle this turn",
+                    ));
+                }
+                t.wire = true;
+                t.battles = m.battles;
+                steps.push(Step::RemoveWire {
+                    line: l.clone(),
+                    unit: u.id,
+                });
+            }
+            _ => return Err(l.reject("unexpected order here")),
+        }
+    }
+    if matches!(effect.as_str(), "air-power" | "barrage") && !targeted {
+        return Err(first.reject("this card needs its targets: TARGET <hex> ..."));
+    }
+    let _ = (&ids, &gate);
+    Ok(Plan {
+        side,
+        action,
+        ordered: ids,
+        modes,
+        steps,
+        keep,
+        standing,
+        gate,
+    })
+}
+
+// ------------------------------------------------------------------ apply
+
+struct Turn<'a, 'b, 'c> {
+    ctx: &'a Ctx<'b>,
+    st: State,
+    ev: Vec<Event>,
+    chance: &'a mut Chance<'c>,
+    side: usize,
+    ambush_draw: bool,
+    overrun_used: BTreeSet<u32>,
+    modes_extra: BTreeMap<u32, (i32, bool, String)>,
+}
+
+impl Turn<'_, '_, '_> {
+    fn skip(&mut self, line: &Line, reason: &str) {
+        self.ev.push(Event::OrderSkipped {
+            side: self.st.sides[self.side].clone(),
+            order: line.text.clone(),
+            reason: reason.into(),
+        });
+    }
+
+    fn draw(&mut self, side: usize) -> Option<String> {
+        if self.st.deck.is_empty() {
+            let mut d = std::mem::take(&mut self.st.discard);
+            if d.is_empty() {
+                return None;
+            }
+            shuffle(&mut d, &mut *self.chance.deck);
+            self.ev.push(Event::DeckReshuffled { cards: d.len() });
+            self.st.deck = d;
+        }
+        let c = self.st.deck.remove(0);
+        self.ev.push(Event::CardDrawn {
+            side: self.st.sides[side].clone(),
+            card: c.clone(),
+            private: true,
+        });
+        Some(c)
+    }
+
+    /// A battle between two units. Returns the target's outcome, or None
+    /// when it could not be fought.
+    fn fight(
+        &mut self,
+        att_id: u32,
+        tgt_id: u32,
+        how: &str,
+        extra: Vec<Modifier>,
+        rule: HitRule,
+    ) -> Option<Outcome> {
+        let att = self.st.unit(att_id)?.clone();
+        let tgt = self.st.unit(tgt_id)?.clone();
+        let ctx = self.ctx;
+        let (base, mods) = battle_dice(ctx, &self.st, &att, &tgt, &extra);
+        let n = total(base, &mods);
+        let aspec = ctx.spec(&att.kind);
+        let tspec = ctx.spec(&tgt.kind);
+        let (faces, hits, flags) = roll(ctx, &mut *self.chance.dice, n, Some(aspec), tspec, rule);
+        let idx = self.ev.len();
+        self.ev.push(Event::Battle {
+            side: self.st.sides[att.side].clone(),
+            attacker: att.kind.clone(),
+            from: Some(att.at),
+            target: tgt.kind.clone(),
+            at: tgt.at,
+            range: att.at.distance(tgt.at),
+            how: how.into(),
+            base_dice: base,
+            modifiers: mods,
+            dice: n,
+            faces,
+            hits,
+            flags,
+            ignored_flags: 0,
+        });
+        let remover = if aspec.class == "artillery" {
+            "artillery"
+        } else {
+            "unit"
+        };
+        let mut out = Outcome::default();
+        if hits > 0 {
+            out.eliminated = lose(
+                ctx,
+                &mut self.st,
+                &mut self.ev,
+                tgt_id,
+                hits,
+                att.side,
+                "hits",
+                remover,
+            );
+        }
+        if !out.eliminated && flags > 0 {
+            let (ig, o) = resolve_flags(
+                ctx,
+                &mut self.st,
+                &mut self.ev,
+                tgt_id,
+                flags,
+                att.side,
+                rule,
+            );
+            out = o;
+            if let Some(Event::Battle { ignored_flags, .. }) = self.ev.get_mut(idx) {
+                *ignored_flags = ig;
+            }
+        }
+        if aspec.cross_hairs && hits > 0 && !out.eliminated && !out.retreated {
+            let have = self
+                .st
+                .cross_hairs
+                .iter()
+                .filter(|c| c.gun == att_id)
+                .count() as u32;
+            if have < ctx.r.options.cross_hair_markers
+                && !self
+                    .st
+                    .cross_hairs
+                    .iter()
+                    .any(|c| c.gun == att_id && c.target == tgt_id)
+            {
+                self.st.cross_hairs.push(CrossHair {
+                    gun: att_id,
+                    target: tgt_id,
+                });
+                self.ev.push(Event::CrossHairPlaced {
+                    gun: att.at,
+                    target: tgt.at,
+                });
+            }
+        }
+        Some(out)
+    }
+
+    /// The defender's reaction before a close assault: Ambush, then the
+    /// Infantry Charge reply. Returns false if the attack is cancelled.
+    fn reactions(&mut self, att_id: u32, tgt_id: u32, charge: bool) -> bool {
+        let ctx = self.ctx;
+        let Some(tgt) = self.st.unit(tgt_id).cloned() else {
+            return true;
+        };
+        let dside = tgt.side;
+        let can_reply = |st: &State| -> bool {
+            let (Some(d), Some(a)) = (st.unit(tgt_id), st.unit(att_id)) else {
+                return false;
+            };
+            target_check(ctx, st, d, a.at).is_ok()
+        };
+        let policy = self.st.standing.get(dside).and_then(|s| s.ambush.clone());
+        let wants = match &policy {
+            None => true,
+            Some(ids) => ids.contains(&tgt_id),
+        };
+        if wants
+            && self
+                .st
+                .hands
+                .get(dside)
+                .is_some_and(|h| h.iter().any(|c| c == "ambush"))
+            && can_reply(&self.st)
+        {
+            if let Some(p) = self.st.hands[dside].iter().position(|c| c == "ambush") {
+                let c = self.st.hands[dside].remove(p);
+                self.st.discard.push(c);
+            }
+            self.ambush_draw = true;
+            self.ev.push(Event::AmbushPlayed {
+                side: self.st.sides[dside].clone(),
+                at: tgt.at,
+            });
+            let before = self.st.unit(att_id).map(|u| u.at);
+            self.fight(tgt_id, att_id, "ambush", vec![], HitRule::default());
+            if self.st.unit(att_id).map(|u| u.at) != before {
+                return false;
+            }
+        }
+        if charge && can_reply(&self.st) {
+            let before = self.st.unit(att_id).map(|u| u.at);
+            self.fight(tgt_id, att_id, "charge-reply", vec![], HitRule::default());
+            if self.st.unit(att_id).map(|u| u.at) != before {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn card_extra(&self, unit: u32, range: u32) -> Vec<Modifier> {
+        match self.modes_extra.get(&unit) {
+            Some((e, close_only, reason)) if *e != 0 && (!*close_only || range == 1) => {
+                vec![Modifier {
+                    dice: *e,
+                    reason: reason.clone(),
+                }]
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// Apply a checked plan with dice.
+pub fn apply(
+    ctx: &Ctx<'_>,
+    st0: &State,
+    plan: &Plan,
+    chance: &mut Chance<'_>,
+) -> (State, Vec<Event>) {
+    let side = plan.side;
+    let mut t = Turn {
+        ctx,
+        st: st0.clone(),
+        ev: Vec::new(),
+        chance,
+        side,
+        ambush_draw: false,
+        overrun_used: BTreeSet::new(),
+        modes_extra: plan
+            .modes
+            .iter()
+            .map(|(k, m)| (*k, (m.extra, m.extra_close_only, m.extra_reason.clone())))
+            .collect(),
+    };
+    let sname = t.st.sides[side].clone();
+    let turn_no = t.st.turn + 1;
+    t.ev.push(Event::TurnBegun {
+        turn: turn_no,
+        side: sname.clone(),
+    });
+    if let Some(sd) = &plan.standing {
+        t.st.standing[side] = sd.clone();
+    }
+    let hand_count = t.st.hands[side].len() as u32;
+    let mut allowed: Option<BTreeSet<u32>> = None;
+    let mut played_card: Option<String> = None;
+    let mut recon = false;
+    let mut finest = false;
+    match &plan.action {
+        Action::Card {
+            played,
+            effect,
+            section,
+        } => {
+            if let Some(p) = t.st.hands[side].iter().position(|c| c == played) {
+                t.st.hands[side].remove(p);
+            }
+            t.ev.push(Event::CardPlayed {
+                side: sname.clone(),
+                card: played.clone(),
+                section: section.map(|s| s.id().to_string()),
+                as_card: (played != effect).then(|| effect.clone()),
+            });
+            played_card = Some(played.clone());
+            let spec = ctx.r.card(effect);
+            recon = spec.is_some_and(|c| c.recon);
+            finest = spec.and_then(|c| c.effect.as_deref()) == Some("their-finest-hour");
+            t.st.last_played[side] = Some(Played {
+                card: effect.clone(),
+                section: section.map(|s| s.id().to_string()),
+            });
+            if !matches!(plan.gate, Gate::FinestHour(_)) {
+                for id in &plan.ordered {
+                    if let Some(u) = t.st.unit(*id) {
+                        t.ev.push(Event::UnitOrdered {
+                            side: sname.clone(),
+                            unit: u.kind.clone(),
+                            at: u.at,
+                        });
+                    }
+                }
+            }
+            if spec.and_then(|c| c.effect.as_deref()) == Some("dig-in") {
+                for id in &plan.ordered {
+                    if let Some(h) = t.st.unit(*id).map(|u| u.at) {
+                        t.st.terrain.entry(h).or_default().push("sandbag".into());
+                        t.ev.push(Event::SandbagPlaced { at: h });
+                    }
+                }
+            }
+        }
+        Action::Discard(card) => {
+            if let Some(p) = t.st.hands[side].iter().position(|c| c == card) {
+                let c = t.st.hands[side].remove(p);
+                t.st.discard.push(c);
+            }
+            t.ev.push(Event::CardDiscarded {
+                side: sname.clone(),
+                card: card.clone(),
+                private: true,
+            });
+            t.st.last_played[side] = None;
+            if let Some(c) = t.draw(side) {
+                t.st.hands[side].push(c);
+            }
+        }
+        Action::Exchange(cards) => {
+            let other = State::other(side);
+            let mut shown = cards.clone();
+            for c in cards {
+                if let Some(p) = t.st.hands[side].iter().position(|x| x == c) {
+                    t.st.hands[side].remove(p);
+                }
+            }
+            let mut taken = Vec::new();
+            let swaps = t.st.standing[other].swaps.clone();
+            for (take, give) in swaps {
+                if let (Some(p), Some(q)) = (
+                    shown.iter().position(|x| *x == take),
+                    t.st.hands[other].iter().position(|x| *x == give),
+                ) {
+                    let c = shown.remove(p);
+                    let g = t.st.hands[other].remove(q);
+                    t.st.hands[other].push(c.clone());
+                    t.st.hands[side].push(g.clone());
+                    taken.push((c, g));
+                }
+            }
+            t.ev.push(Event::CardsExchanged {
+                side: sname.clone(),
+                shown: cards.clone(),
+                taken,
+            });
+            t.st.discard.extend(shown);
+            t.st.exchanged[side] = true;
+            t.st.last_played[side] = None;
+            while (t.st.hands[side].len() as u32) < t.st.hand_size[side] {
+                match t.draw(side) {
+                    Some(c) => t.st.hands[side].push(c),
+                    None => break,
+                }
+            }
+        }
+    }
+    // Dice that decide which orders stand.
+    match &plan.gate {
+        Gate::Medics(id) => {
+            if let Some(u) = t.st.unit(*id).cloned() {
+                let sym = ctx.r.symbol(&ctx.spec(&u.kind).class).to_string();
+                let mut faces = Vec::new();
+                let mut n = 0;
+                for _ in 0..hand_count {
+                    let f = ctx.r.face(t.chance.dice.roll(6));
+                    if f == "star" || (!sym.is_empty() && f == sym) {
+                        n += 1;
+                    }
+                    faces.push(f);
+                }
+                let back = n.min(u.start - u.figures.min(u.start));
+                if let Some(m) = t.st.unit_mut(*id) {
+                    m.figures += back;
+                }
+                t.ev.push(Event::FiguresReturned {
+                    side: sname.clone(),
+                    unit: u.kind.clone(),
+                    at: u.at,
+                    returned: back,
+                    now: u.figures + back,
+                    faces,
+                });
+                allowed = Some(if back > 0 {
+                    [*id].into_iter().collect()
+                } else {
+                    BTreeSet::new()
+                });
+            }
+        }
+        Gate::FinestHour(ids) => {
+            let mut faces = Vec::new();
+            for _ in 0..hand_count {
+                faces.push(ctx.r.face(t.chance.dice.roll(6)));
+            }
+            let mut pool = faces.clone();
+            let mut ok = BTreeSet::new();
+            let mut hexes = Vec::new();
+            for id in ids {
+                let Some(u) = t.st.unit(*id) else { continue };
+                let sym = ctx.r.symbol(&ctx.spec(&u.kind).class).to_string();
+                let pos = pool
+                    .iter()
+                    .position(|f| !sym.is_empty() && *f == sym)
+                    .or_else(|| pool.iter().position(|f| f == "star"));
+                if let Some(p) = pos {
+                    pool.remove(p);
+                    ok.insert(*id);
+                    hexes.push(u.at);
+                }
+            }
+            t.ev.push(Event::OrdersByDice {
+                side: sname.clone(),
+                faces,
+                ordered: hexes,
+            });
+            allowed = Some(ok);
+        }
+        Gate::None => {}
+    }
+    for step in &plan.steps {
+        let (line, unit) = match step {
+            Step::Move { line, unit, .. }
+            | Step::Battle { line, unit, .. }
+            | Step::RemoveWire { line, unit } => (line, Some(*unit)),
+            Step::Target { line, .. } => (line, None),
+        };
+        if let (Some(a), Some(u)) = (&allowed, unit) {
+            let firefight = matches!(
+                step,
+                Step::Battle {
+                    firefight: true,
+                    ..
+                }
+            );
+            if !a.contains(&u) && !firefight {
+                t.skip(line, "the unit was not ordered by the dice");
+                continue;
+            }
+        }
+        if let Some(u) = unit {
+            if t.st.unit(u).is_none() {
+                t.skip(line, "the unit is no longer on the board");
+                continue;
+            }
+        }
+        match step {
+            Step::Move { line, unit, path } => {
+                let Some(u) = t.st.unit(*unit).cloned() else {
+                    continue;
+                };
+                let m = plan
+                    .modes
+                    .get(unit)
+                    .cloned()
+                    .unwrap_or_else(|| default_mode(ctx, &u));
+                let max = if path.first() == Some(&u.at) && m.second_move {
+                    m.max_move.max(3)
+                } else {
+                    m.max_move
+                };
+                if let Err(e) = check_path(
+                    ctx,
+                    &t.st,
+                    &u,
+                    path,
+                    MoveRule {
+                        max,
+                        ignore_terrain: m.ignore_terrain,
+                    },
+                ) {
+                    t.skip(line, &e);
+                    continue;
+                }
+                let dest = *path.last().unwrap_or(&u.at);
+                if let Some(x) = t.st.unit_mut(*unit) {
+                    x.at = dest;
+                }
+                unit_moved(&mut t.st, *unit);
+                t.ev.push(Event::Move {
+                    side: sname.clone(),
+                    unit: u.kind.clone(),
+                    path: path.clone(),
+                });
+                t.wire_on_entry(*unit, dest);
+                let e = super::victory::update_objectives(&mut t.st);
+                t.ev.extend(e);
+            }
+            Step::RemoveWire { unit, .. } => {
+                if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
+                    if let Some(fs) = t.st.terrain.get_mut(&h) {
+                        fs.retain(|f| !ctx.r.feature(f).is_some_and(|x| x.wire));
+                    }
+                    t.ev.push(Event::WireRemoved {
+                        at: h,
+                        by: "infantry".into(),
+                    });
+                }
+            }
+            Step::Target { hexes, .. } => {
+                let air =
+                    matches!(&plan.action, Action::Card { effect, .. } if effect == "air-power");
+                let (how, per) = if air {
+                    ("air-power", t.st.air_power_dice[side])
+                } else {
+                    ("barrage", 4)
+                };
+                for h in hexes {
+                    let Some(tgt) = t.st.unit_at(*h).cloned() else {
+                        continue;
+                    };
+                    if tgt.side == side {
+                        continue;
+                    }
+                    let tspec = ctx.spec(&tgt.kind);
+                    let rule = HitRule {
+                        stars_hit: air,
+                        grenades_ignored: false,
+                        flags_unignorable: true,
+                    };
+                    let (faces, hits, flags) =
+                        roll(ctx, &mut *t.chance.dice, per, None, tspec, rule);
+                    t.ev.push(Event::Battle {
+                        side: sname.clone(),
+                        attacker: how.into(),
+                        from: None,
+                        target: tgt.kind.clone(),
+                        at: *h,
+                        range: 0,
+                        how: how.into(),
+                        base_dice: per,
+                        modifiers: vec![],
+                        dice: per,
+                        faces,
+                        hits,
+                        flags,
+                        ignored_flags: 0,
+                    });
+                    let mut gone = false;
+                    if hits > 0 {
+                        gone = lose(ctx, &mut t.st, &mut t.ev, tgt.id, hits, side, "hits", how);
+                    }
+                    if !gone && flags > 0 {
+                        resolve_flags(ctx, &mut t.st, &mut t.ev, tgt.id, flags, side, rule);
+                    }
+                }
+            }
+            Step::Battle {
+                line,
+                unit,
+                target,
+                take_ground,
+                overrun,
+                firefight,
+                charge,
+            } => {
+                t.battle(
+                    line,
+                    *unit,
+                    *target,
+                    *take_ground,
+                    *overrun,
+                    *firefight,
+                    *charge,
+                );
+            }
+        }
+    }
+    // Draw.
+    if let Some(c) = played_card {
+        t.st.discard.push(c);
+        if finest {
+            let mut all = std::mem::take(&mut t.st.discard);
+            all.append(&mut t.st.deck);
+            shuffle(&mut all, &mut *t.chance.deck);
+            t.ev.push(Event::DeckReshuffled { cards: all.len() });
+            t.st.deck = all;
+        }
+        if recon {
+            let mut drawn = Vec::new();
+            for _ in 0..ctx.r.options.recon_draw.max(1) {
+                if let Some(c) = t.draw(side) {
+                    drawn.push(c);
+                }
+            }
+            let keep_i = plan
+                .keep
+                .iter()
+                .find_map(|k| drawn.iter().position(|d| d == k))
+                .unwrap_or(0);
+            for (i, c) in drawn.into_iter().enumerate() {
+                if i == keep_i {
+                    t.st.hands[side].push(c);
+                } else {
+                    t.ev.push(Event::CardDiscarded {
+                        side: sname.clone(),
+                        card: c.clone(),
+                        private: false,
+                    });
+                    t.st.discard.push(c);
+                }
+            }
+        } else if let Some(c) = t.draw(side) {
+            t.st.hands[side].push(c);
+        }
+    }
+    if t.ambush_draw {
+        let o = State::other(side);
+        if let Some(c) = t.draw(o) {
+            t.st.hands[o].push(c);
+        }
+    }
+    let e = super::victory::update_objectives(&mut t.st);
+    t.ev.extend(e);
+    let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
+    t.ev.extend(e);
+    t.st.turn += 1;
+    t.st.to_move = State::other(side);
+    (t.st, t.ev)
+}
+
+impl Turn<'_, '_, '_> {
+    fn wire_on_entry(&mut self, unit: u32, h: Hex) {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit) else { return };
+        if ctx.spec(&u.kind).class != "armour" {
+            return;
+        }
+        if let Some(fs) = self.st.terrain.get_mut(&h) {
+            let before = fs.len();
+            fs.retain(|f| !ctx.r.feature(f).is_some_and(|x| x.wire));
+            if fs.len() != before {
+                self.ev.push(Event::WireRemoved {
+                    at: h,
+                    by: "armour".into(),
+                });
+            }
+        }
+    }
+
+    fn take_ground(&mut self, unit: u32, to: Hex, overrun: bool) -> bool {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return false;
+        };
+        if self.st.unit_at(to).is_some() || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to) {
+            return false;
+        }
+        if let Some(x) = self.st.unit_mut(unit) {
+            x.at = to;
+        }
+        unit_moved(&mut self.st, unit);
+        let side = self.st.sides[u.side].clone();
+        if overrun {
+            self.ev.push(Event::Overrun {
+                side,
+                unit: u.kind.clone(),
+                from: u.at,
+                to,
+            });
+        } else {
+            self.ev.push(Event::TakeGround {
+                side,
+                unit: u.kind.clone(),
+                from: u.at,
+                to,
+            });
+        }
+        self.wire_on_entry(unit, to);
+        let e = super::victory::update_objectives(&mut self.st);
+        self.ev.extend(e);
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn battle(
+        &mut self,
+        line: &Line,
+        unit: u32,
+        target: Hex,
+        take_ground: bool,
+        overrun: Option<Hex>,
+        firefight: bool,
+        charge: bool,
+    ) {
+        let ctx = self.ctx;
+        let Some(att) = self.st.unit(unit).cloned() else {
+            return;
+        };
+        let Some(tgt) = self.st.unit_at(target).cloned() else {
+            // Artillery against barbed wire.
+            let spec = ctx.spec(&att.kind);
+            if spec.class == "artillery"
+                && self
+                    .st
+                    .features(target)
+                    .iter()
+                    .any(|f| ctx.r.feature(f).is_some_and(|x| x.wire))
+            {
+                let range = att.at.distance(target);
+                let n = spec
+                    .dice
+                    .get((range as usize).wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(0);
+                let mut faces = Vec::new();
+                let mut hit = false;
+                for _ in 0..n {
+                    let f = ctx.r.face(self.chance.dice.roll(6));
+                    hit |= f == "infantry" || f == "grenade";
+                    faces.push(f);
+                }
+                self.ev.push(Event::Battle {
+                    side: self.st.sides[self.side].clone(),
+                    attacker: att.kind.clone(),
+                    from: Some(att.at),
+                    target: "wire".into(),
+                    at: target,
+                    range,
+                    how: "wire".into(),
+                    base_dice: n,
+                    modifiers: vec![],
+                    dice: n,
+                    faces,
+                    hits: u32::from(hit),
+                    flags: 0,
+                    ignored_flags: 0,
+                });
+                if hit {
+                    if let Some(fs) = self.st.terrain.get_mut(&target) {
+                        fs.retain(|f| !ctx.r.feature(f).is_some_and(|x| x.wire));
+                    }
+                    self.ev.push(Event::WireRemoved {
+                        at: target,
+                        by: "artillery".into(),
+                    });
+                }
+            } else {
+                self.skip(
+                    line,
+                    &format!("there is no enemy unit at {target} any more"),
+                );
+            }
+            return;
+        };
+        if tgt.side == att.side {
+            self.skip(line, "the target hex now holds your own unit");
+            return;
+        }
+        if let Err(e) = target_check(ctx, &self.st, &att, target) {
+            self.skip(line, &e);
+            return;
+        }
+        let range = att.at.distance(target);
+        if range == 1 && !self.reactions(unit, tgt.id, charge) {
+            self.skip(
+                line,
+                "the attack is cancelled: the unit was forced back or eliminated",
+            );
+            return;
+        }
+        if self.st.unit(unit).is_none() {
+            return;
+        }
+        if self.st.unit(tgt.id).is_none() {
+            return;
+        }
+        let mut extra = if firefight {
+            vec![]
+        } else {
+            self.card_extra(unit, range)
+        };
+        let mut rule = HitRule::default();
+        let how = if firefight {
+            extra.push(Modifier {
+                dice: -1,
+                reason: "Firefight (no orders)".into(),
+            });
+            rule.grenades_ignored = true;
+            "firefight"
+        } else if charge {
+            "charge"
+        } else if range == 1 {
+            "close-assault"
+        } else {
+            "combat"
+        };
+        let Some(out) = self.fight(unit, tgt.id, how, extra, rule) else {
+            return;
+        };
+        if range == 1 && !out.eliminated && !out.retreated && self.st.unit(unit).is_some() {
+            let turn_no = self.st.turn + 1;
+            if !self
+                .st
+                .engagements
+                .iter()
+                .any(|e| (e.a == unit && e.b == tgt.id) || (e.a == tgt.id && e.b == unit))
+            {
+                self.st.engagements.push(Engagement {
+                    a: unit,
+                    b: tgt.id,
+                    since: turn_no,
+                });
+            }
+        }
+        let vacated = out.eliminated || out.retreated;
+        if range != 1 || firefight || !vacated {
+            return;
+        }
+        if let Some(next) = overrun {
+            if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {
+                return;
+            }
+            self.overrun_used.insert(unit);
+            let Some(a2) = self.st.unit(unit).cloned() else {
+                return;
+            };
+            if ctx
+                .info(&self.st, a2.at)
+                .any(|t| t.no_battle_after_entering)
+            {
+                self.skip(
+                    line,
+                    "the overrun ends on terrain where a unit may not battle the turn it enters",
+                );
+                return;
+            }
+            if let Err(e) = target_check(ctx, &self.st, &a2, next) {
+                self.skip(line, &format!("overrun: {e}"));
+                return;
+            }
+            let Some(t2) = self.st.unit_at(next).cloned() else {
+                return;
+            };
+            let r2 = a2.at.distance(next);
+            if r2 == 1 && !self.reactions(unit, t2.id, false) {
+                self.skip(line, "the overrun attack is cancelled");
+                return;
+            }
+            let extra = self.card_extra(unit, r2);
+            let Some(o2) = self.fight(unit, t2.id, "overrun", extra, HitRule::default()) else {
+                return;
+            };
+            if take_ground && r2 == 1 && (o2.eliminated || o2.retreated) {
+                self.take_ground(unit, next, false);
+            }
+        } else if take_ground {
+            self.take_ground(unit, target, false);
+        }
+    }
+}
