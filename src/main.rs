@@ -115,6 +115,11 @@ enum Cmd {
     Outbox,
     /// List the shipped scenarios.
     Scenarios,
+    /// Run rules test vectors (case files) and report PASS/FAIL for each.
+    CheckCase {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 fn main() {
@@ -462,6 +467,21 @@ fn run(cli: Cli) -> Result<i32> {
             daemon::deliver(&mut judge, &mut p)?;
             println!("game {game}: {side} is now played by {email}");
             Ok(0)
+        }
+        Cmd::CheckCase { files } => {
+            let (mut passed, mut failed) = (0, 0);
+            for f in &files {
+                let r = adjutant::rules::memoir44::run_case_path(f);
+                if r.passed {
+                    passed += 1;
+                    println!("PASS {}", r.name);
+                } else {
+                    failed += 1;
+                    println!("FAIL {}: {}", r.name, r.detail);
+                }
+            }
+            println!("{passed} passed, {failed} failed");
+            Ok(i32::from(failed > 0))
         }
         Cmd::Scenarios => {
             for s in adjutant::rules::all_scenarios() {
