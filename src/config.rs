@@ -22,11 +22,13 @@ poll_seconds = 30
 
 [inbound]
 # maildir (the default: a local Maildir, e.g. fed by your MTA), imap, or none
+# (none: mail comes only through `adjutant receive`).
 kind = "maildir"
 maildir = "mail/inbox"
-# For kind = "imap":
+# For kind = "imap", uncomment:
+# [inbound.imap]
 # host = "imap.example.org"
-# port = 993
+# port = 993                  # default: 993 for implicit TLS, 143 otherwise
 # tls = "implicit"            # implicit | starttls | none (none only on loopback)
 # user = "judge@example.org"
 # password_env = "ADJUTANT_IMAP_PASSWORD"   # or password = "..."
@@ -36,14 +38,15 @@ maildir = "mail/inbox"
 # file (the default: one .eml per sent message in `dir`), smtp, or sendmail
 kind = "file"
 dir = "mail/outbox"
-# For kind = "smtp":
+# For kind = "sendmail":
+# command = "/usr/sbin/sendmail"
+# For kind = "smtp", uncomment:
+# [outbound.smtp]
 # host = "smtp.example.org"
 # port = 587
 # security = "starttls"       # starttls | tls | none (none only on loopback)
 # user = "judge@example.org"
 # password_env = "ADJUTANT_SMTP_PASSWORD"
-# For kind = "sendmail":
-# command = "/usr/sbin/sendmail"
 "#;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -87,13 +90,7 @@ impl Default for JudgeConfig {
 pub struct InboundConfig {
     pub kind: String,
     pub maildir: String,
-    pub host: String,
-    pub port: u16,
-    pub tls: String,
-    pub user: String,
-    pub password: Option<String>,
-    pub password_env: Option<String>,
-    pub mailbox: String,
+    pub imap: Option<crate::mail::imap::ImapConfig>,
 }
 
 impl Default for InboundConfig {
@@ -101,13 +98,7 @@ impl Default for InboundConfig {
         InboundConfig {
             kind: "maildir".into(),
             maildir: "mail/inbox".into(),
-            host: String::new(),
-            port: 993,
-            tls: "implicit".into(),
-            user: String::new(),
-            password: None,
-            password_env: None,
-            mailbox: "INBOX".into(),
+            imap: None,
         }
     }
 }
@@ -117,13 +108,8 @@ impl Default for InboundConfig {
 pub struct OutboundConfig {
     pub kind: String,
     pub dir: String,
-    pub host: String,
-    pub port: u16,
-    pub security: String,
-    pub user: Option<String>,
-    pub password: Option<String>,
-    pub password_env: Option<String>,
     pub command: String,
+    pub smtp: Option<crate::mail::smtp::SmtpConfig>,
 }
 
 impl Default for OutboundConfig {
@@ -131,13 +117,8 @@ impl Default for OutboundConfig {
         OutboundConfig {
             kind: "file".into(),
             dir: "mail/outbox".into(),
-            host: String::new(),
-            port: 587,
-            security: "starttls".into(),
-            user: None,
-            password: None,
-            password_env: None,
             command: "/usr/sbin/sendmail".into(),
+            smtp: None,
         }
     }
 }
@@ -200,6 +181,16 @@ impl Config {
         if !["file", "smtp", "sendmail"].contains(&cfg.outbound.kind.as_str()) {
             return bad("outbound.kind must be file, smtp or sendmail");
         }
+        if cfg.inbound.kind == "imap" && cfg.inbound.imap.is_none() {
+            return bad(
+                "inbound.kind = \"imap\" needs an [inbound.imap] table (host, user, password_env)",
+            );
+        }
+        if cfg.outbound.kind == "smtp" && cfg.outbound.smtp.is_none() {
+            return bad(
+                "outbound.kind = \"smtp\" needs an [outbound.smtp] table (host, port, security)",
+            );
+        }
         Ok(cfg)
     }
 
@@ -231,14 +222,6 @@ impl Config {
     }
 }
 
-/// A secret from the config or the environment variable it names.
-#[must_use]
-pub fn secret(value: &Option<String>, env: &Option<String>) -> Option<String> {
-    value
-        .clone()
-        .or_else(|| env.as_ref().and_then(|k| std::env::var(k).ok()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,5 +241,13 @@ mod tests {
         assert!(s.starts_with("x.toml:3:1:"), "{s}");
         let e = Config::parse("[outbound]\nkind = \"pigeon\"\n", "x.toml").unwrap_err();
         assert!(e.to_string().contains("outbound.kind"));
+        let e = Config::parse("[inbound]\nkind = \"imap\"\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("[inbound.imap]"));
+        let ok = Config::parse(
+            "[inbound]\nkind = \"imap\"\n[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge\"\npassword = \"x\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(ok.inbound.imap.unwrap().port, Some(1143));
     }
 }

@@ -1,7 +1,7 @@
 //! The poll loop: read new mail, handle each message in its own transaction,
 //! move it out of `new/` only after the commit, deliver the outbox.
 
-use crate::mail::{maildir, outbound};
+use crate::mail::{imap, maildir, outbound, smtp};
 use crate::service::clock::stamp;
 use crate::service::{Judge, MailOutcome};
 use crate::store;
@@ -83,6 +83,49 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
     Ok(())
 }
 
+/// The IMAP cursor is kept in the kv table as "UIDVALIDITY:LAST_UID".
+const IMAP_CURSOR: &str = "imap_cursor";
+
+/// Fetch new mail by IMAP, handle each message, then advance the cursor and
+/// mark it seen. A crash between the commit and the cursor update refetches
+/// the message, which the inbox log then recognises as a duplicate.
+pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Result<(), String> {
+    let Some(cfg) = judge.cfg.inbound.imap.clone() else {
+        return Err("no [inbound.imap] settings".into());
+    };
+    let cursor = store::kv_get(&judge.conn, IMAP_CURSOR)
+        .map_err(|e| e.to_string())?
+        .and_then(|v| {
+            let (a, b) = v.split_once(':')?;
+            Some(imap::ImapCursor {
+                uid_validity: a.parse().ok()?,
+                last_uid: b.parse().ok()?,
+            })
+        });
+    let (messages, validity) = imap::fetch_new(&cfg, cursor, 100).map_err(|e| e.to_string())?;
+    for (uid, raw) in messages {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        match handle_one(judge, &raw, &format!("imap:{validity}:{uid}")) {
+            Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
+            Ok(MailOutcome::Handled { .. }) => pass.handled += 1,
+            Err(e) => {
+                pass.failed += 1;
+                if !e.starts_with("internal error") {
+                    return Err(format!("message uid {uid}: {e}"));
+                }
+            }
+        }
+        store::kv_set(&judge.conn, IMAP_CURSOR, &format!("{validity}:{uid}"))
+            .map_err(|e| e.to_string())?;
+        if let Err(e) = imap::mark_seen(&cfg, validity, &[uid]) {
+            tracing::warn!("could not mark uid {uid} seen: {e}");
+        }
+    }
+    Ok(())
+}
+
 /// Deliver every due outbox row. A row is marked sent only after delivery.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
@@ -95,6 +138,24 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
                 &m.recipient,
                 &m.raw,
             ),
+            "smtp" => match &cfg.smtp {
+                Some(s) => smtp::send(
+                    s,
+                    &judge.cfg.judge.address,
+                    std::slice::from_ref(&m.recipient),
+                    &m.raw,
+                )
+                .map_err(|e| outbound::DeliveryError {
+                    message: e.to_string(),
+                    // A configuration fault (bad password, TLS) is the host's
+                    // to fix: keep the mail queued.
+                    transient: e.is_transient() || e.is_config(),
+                }),
+                None => Err(outbound::DeliveryError {
+                    message: "no [outbound.smtp] settings".into(),
+                    transient: true,
+                }),
+            },
             _ => outbound::deliver_file(
                 &judge.cfg.outbox_dir(),
                 &format!("{:06}-{}", m.id, m.kind),
@@ -133,10 +194,18 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
 /// One pass: inbox, then outbox.
 pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
     let mut p = Pass::default();
-    if judge.cfg.inbound.kind == "maildir" {
-        if let Err(e) = poll_maildir(judge, stop, &mut p) {
-            tracing::error!("maildir {}: {e}", judge.cfg.maildir().display());
+    match judge.cfg.inbound.kind.as_str() {
+        "maildir" => {
+            if let Err(e) = poll_maildir(judge, stop, &mut p) {
+                tracing::error!("maildir {}: {e}", judge.cfg.maildir().display());
+            }
         }
+        "imap" => {
+            if let Err(e) = poll_imap(judge, stop, &mut p) {
+                tracing::error!("imap: {e}");
+            }
+        }
+        _ => {}
     }
     match judge.tick() {
         Ok(t) if t.reminders + t.nmr > 0 => {

@@ -1,11 +1,7 @@
 //! Against the real mail server of `scripts/mailserver.sh` (Postfix + Dovecot on
-//! loopback). Runs only with `ADJUTANT_MAILSERVER=1`:
-//!
-//! ```sh
-//! sudo scripts/mailserver.sh install
-//! sudo scripts/mailserver.sh start /tmp/adj-mail
-//! ADJUTANT_MAILSERVER=1 cargo test --test mailserver
-//! ```
+//! loopback), which the tests start themselves once it is installed
+//! (`scripts/mailserver.sh install`; `.ci/run` does it). Without the packages
+//! the tests skip, except under CI where that is a failure.
 //!
 //! Ports come from `SMTP_PORT`, `IMAP_PORT`, `SMTPS_PORT`, `IMAPS_PORT` (the
 //! script's defaults otherwise), the test CA from `MAIL_TLS_CA` (default
@@ -24,13 +20,10 @@ const HOST: &str = "127.0.0.1";
 const DOMAIN: &str = "adjutant.test";
 const PASSWORD: &str = "secret";
 
+mod common;
+
 fn enabled() -> bool {
-    if std::env::var("ADJUTANT_MAILSERVER").as_deref() == Ok("1") {
-        true
-    } else {
-        println!("skipped: set ADJUTANT_MAILSERVER=1");
-        false
-    }
+    common::mailserver()
 }
 
 fn port(var: &str, default: u16) -> u16 {

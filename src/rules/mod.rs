@@ -228,7 +228,10 @@ impl Rules {
                     let orders = format!("PLAY {card}\n");
                     let mut dice = crate::engine::dice::ForcedDice::new(Vec::new());
                     let mut deck = crate::engine::dice::ChaChaDice::from_seed([0; 32]);
-                    let mut chance = Chance { dice: &mut dice, deck: &mut deck };
+                    let mut chance = Chance {
+                        dice: &mut dice,
+                        deck: &mut deck,
+                    };
                     memoir44::adjudicate(r, &st, side, &orders, &mut chance)
                         .ok()
                         .map(|_| orders)

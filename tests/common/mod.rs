@@ -125,3 +125,49 @@ pub fn unqp(s: &str) -> String {
     }
     String::from_utf8_lossy(&out).replace("\r\n", "\n")
 }
+
+/// The loopback mail server of `scripts/mailserver.sh`, started on first use.
+/// Returns false (the test skips) when its packages are not installed, except
+/// under CI (`CI=true`), where a missing server is a failure.
+pub fn mailserver() -> bool {
+    use std::sync::Mutex;
+    static LOCK: Mutex<Option<bool>> = Mutex::new(None);
+    let mut guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(up) = *guard {
+        return up;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("scripts/mailserver.sh");
+    let dir = "/tmp/adj-mail";
+    let status = Command::new("bash")
+        .arg(&script)
+        .args(["status", dir])
+        .output();
+    let up = if status.map(|o| o.status.success()).unwrap_or(false) {
+        true
+    } else if Path::new("/usr/sbin/postfix").exists() && Path::new("/usr/sbin/dovecot").exists() {
+        let out = Command::new("bash")
+            .arg(&script)
+            .args(["start", dir])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/mailserver.sh start failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        true
+    } else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI: the mail server is not installed; .ci/run must run scripts/mailserver.sh install"
+        );
+        println!(
+            "skipped: the loopback mail server is not installed (scripts/mailserver.sh install)"
+        );
+        false
+    };
+    *guard = Some(up);
+    up
+}
