@@ -37,6 +37,9 @@ pub enum ServiceError {
     Corrupt(i64, String),
 }
 
+/// Error answers one address may get in 24 hours (a mail-loop brake).
+pub const MAX_ERROR_REPLIES_A_DAY: i64 = 10;
+
 /// What happened to one inbound message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailOutcome {
@@ -409,7 +412,39 @@ impl Judge {
             },
         )?;
         let mut queue = Queue::new();
-        let (outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue)?;
+        let (mut outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue)?;
+        // Loop brake: a mail that answers one of our error answers gets no
+        // second error answer, whatever it is (a responder that ignores
+        // Auto-Submitted). Anything useful in it has still been done.
+        if let Some(irt) = env.in_reply_to.as_deref() {
+            let ours: i64 = tx.query_row(
+                "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
+                [irt],
+                |r| r.get(0),
+            )?;
+            if ours > 0 && queue.mails.iter().any(|(_, k)| *k == "error") {
+                queue.mails.retain(|(_, k)| *k != "error");
+                outcome = format!("{outcome} (not answered: it replies to an error answer)");
+            }
+        }
+        // And no address gets more than a few error answers a day, so no
+        // robot can keep an exchange going.
+        if let Some(from) = env.from.as_deref() {
+            if queue.mails.iter().any(|(_, k)| *k == "error") {
+                let since = stamp(self.clock.now() - chrono::Duration::days(1));
+                let recent: i64 = tx.query_row(
+                    "SELECT count(*) FROM outbox WHERE kind = 'error' AND recipient = ?1 AND created_at >= ?2",
+                    rusqlite::params![from, since],
+                    |r| r.get(0),
+                )?;
+                if recent >= MAX_ERROR_REPLIES_A_DAY {
+                    queue.mails.retain(|(_, k)| *k != "error");
+                    outcome = format!(
+                        "{outcome} (not answered: too many error answers to this address today)"
+                    );
+                }
+            }
+        }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
         let replies = self.flush(&tx, &content_hash, queue)?;
         tx.commit()?;
@@ -476,11 +511,12 @@ impl Judge {
                 &[],
                 "Send your orders as plain text, without attachments.",
             );
-            queue.push(self.reply(env, &from, "", text), "reply");
+            queue.push(self.reply(env, &from, "", text), "error");
             return Ok(("refused: too large".into(), format!("{} bytes", env.size)));
         }
         let req = protocol::parse(&env.subject, &env.text);
-        if req.commands.is_empty() && !req.has_orders && req.errors.is_empty() {
+        let nothing_to_do = req.commands.is_empty() && !req.has_orders;
+        if nothing_to_do && req.errors.is_empty() {
             let mut problems: Vec<String> = env.problems.clone();
             if problems.is_empty() {
                 problems.push("the mail has no commands and no orders in it".into());
@@ -490,7 +526,7 @@ impl Judge {
                 &problems,
                 "",
             );
-            queue.push(self.reply(env, &from, "", text), "reply");
+            queue.push(self.reply(env, &from, "", text), "error");
             return Ok(("answered: nothing to do".into(), problems.join("; ")));
         }
         if !req.errors.is_empty() {
@@ -500,7 +536,7 @@ impl Judge {
                 .map(|(l, t, why)| format!("line {l}: \"{t}\": {why}"))
                 .collect();
             let text = self.error_text("Some lines of your mail could not be read:", &problems, "");
-            queue.push(self.reply(env, &from, "", text), "reply");
+            queue.push(self.reply(env, &from, "", text), "error");
             return Ok(("answered: malformed commands".into(), problems.join("; ")));
         }
         let seat = self.authenticate(env, &req)?;
@@ -528,7 +564,7 @@ impl Judge {
                     let Some(seat) = seat.as_ref().ok() else {
                         queue.push(
                             self.reply(env, &from, "", self.not_authenticated()),
-                            "reply",
+                            "error",
                         );
                         return Ok(("answered: not authenticated".into(), String::new()));
                     };
@@ -639,7 +675,7 @@ impl Judge {
                                 &[rej.to_string()],
                                 "Send the corrected orders in full; none of these were kept.",
                             );
-                            queue.push(self.seat_reply(env, &seat, "", text), "reply");
+                            queue.push(self.seat_reply(env, &seat, "", text), "error");
                             return Ok(("answered: orders rejected".into(), rej.to_string()));
                         }
                         Err(e) => return Err(e),
@@ -651,7 +687,7 @@ impl Judge {
                     }
                     queue.push(
                         self.reply(env, &from, "", self.not_authenticated()),
-                        "reply",
+                        "error",
                     );
                     return Ok((
                         "answered: orders without a valid seat".into(),

@@ -1,0 +1,186 @@
+//! Authentication and mail loops, against the real binary.
+
+mod common;
+use common::{mail, unqp, Site};
+
+fn new_game(site: &Site) {
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=bob@example.org",
+    ]);
+}
+
+fn texts(site: &Site) -> Vec<String> {
+    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+}
+
+fn submissions(site: &Site) -> i64 {
+    site.db()
+        .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_forged_from_changes_nothing_and_tells_the_forger_nothing() {
+    let site = Site::new();
+    new_game(&site);
+    let before = texts(&site).len();
+    let state_before: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // Mallory writes as Alice, with her own Reply-To, without token or secret.
+    let forged = "From: Alice <alice@example.org>\r\nReply-To: mallory@evil.example\r\nTo: judge@localhost\r\nSubject: orders\r\nMessage-ID: <forged-1@evil.example>\r\n\r\nGAME 1\r\nPLAY probe-centre\r\nORDER D2\r\n";
+    site.drop_mail("f1.eml", forged.as_bytes());
+    // And with a guessed secret, from her own address.
+    site.drop_mail(
+        "f2.eml",
+        &mail(
+            "mallory@evil.example",
+            "judge@localhost",
+            "orders",
+            "forged-2@evil.example",
+            "GAME 1\nPASSWORD guess123\nPLAY probe-centre\nMAP\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    assert_eq!(submissions(&site), 0);
+    let state_after: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(state_before, state_after);
+    let new: Vec<String> = texts(&site).into_iter().skip(before).collect();
+    for t in &new {
+        // Nothing about the game goes anywhere but the registered seat, and
+        // even that answer carries no map or position.
+        assert!(!t.contains("pegasus") && !t.contains("Pegasus"), "{t}");
+        assert!(!t.contains("State "), "{t}");
+    }
+    assert!(
+        new.iter().all(|t| !t.contains("Reply-To: mallory")
+            && !t.contains("To: mallory@evil.example")
+            || t.contains("could not tell which game")),
+        "{new:#?}"
+    );
+    let to_mallory: Vec<&String> = new
+        .iter()
+        .filter(|t| t.contains("To: mallory@evil.example"))
+        .collect();
+    assert_eq!(
+        to_mallory.len(),
+        1,
+        "one generic answer to the sender of the wrong secret"
+    );
+    assert!(to_mallory[0].contains("could not tell which game"));
+    let log = site.ok(&["log"]);
+    assert_eq!(
+        log.matches("orders without a valid seat").count()
+            + log.matches("not authenticated").count(),
+        2,
+        "{log}"
+    );
+}
+
+#[test]
+fn two_judges_cannot_start_a_loop() {
+    let a = Site::new();
+    let b = Site::new();
+    // A stranger's mail to judge A, with judge B as the sender (a misrouted or forged mail).
+    a.drop_mail(
+        "1.eml",
+        &mail(
+            "judge@b.example",
+            "judge@localhost",
+            "hello",
+            "start@b.example",
+            "Hello there\n",
+        ),
+    );
+    a.ok(&["serve", "--once"]);
+    let a_out = a.outbox();
+    assert_eq!(a_out.len(), 1, "A answers the first mail once");
+    // A's answer reaches B...
+    b.drop_mail("from-a.eml", a_out[0].1.as_bytes());
+    b.ok(&["serve", "--once"]);
+    assert!(b.outbox().is_empty(), "B never answers an automatic mail");
+    let log = b.ok(&["log"]);
+    assert!(log.contains("ignored: automatic mail"), "{log}");
+}
+
+#[test]
+fn a_vacation_responder_gets_at_most_one_answer() {
+    let site = Site::new();
+    new_game(&site);
+    let welcome = texts(&site)
+        .into_iter()
+        .find(|t| t.contains("To: alice@example.org"))
+        .unwrap();
+    let welcome_id = welcome
+        .lines()
+        .find(|l| l.starts_with("Message-ID: "))
+        .unwrap()
+        .trim_start_matches("Message-ID: ")
+        .trim()
+        .trim_matches(['<', '>'])
+        .to_string();
+    // A polite responder marks itself: ignored.
+    site.drop_mail("v1.eml", format!("From: alice@example.org\r\nAuto-Submitted: auto-replied\r\nIn-Reply-To: <{welcome_id}>\r\nSubject: Out of office\r\nMessage-ID: <v1@example.org>\r\n\r\nI am away.\r\n").as_bytes());
+    // A rude one does not, and answers everything: it replies to the welcome...
+    site.drop_mail("v2.eml", format!("From: alice@example.org\r\nIn-Reply-To: <{welcome_id}>\r\nSubject: Re: welcome\r\nMessage-ID: <v2@example.org>\r\n\r\nI am away until Monday.\r\n").as_bytes());
+    let before = texts(&site).len();
+    site.ok(&["serve", "--once"]);
+    let after = texts(&site);
+    assert_eq!(
+        after.len(),
+        before + 1,
+        "one error answer to the rude responder"
+    );
+    let answer = after.last().unwrap();
+    let answer_id = answer
+        .lines()
+        .find(|l| l.starts_with("Message-ID: "))
+        .unwrap()
+        .trim_start_matches("Message-ID: ")
+        .trim()
+        .to_string();
+    // It answers our answer: the exchange ends there.
+    site.drop_mail("v3.eml", format!("From: alice@example.org\r\nIn-Reply-To: {answer_id}\r\nSubject: Re: Re: welcome\r\nMessage-ID: <v3@example.org>\r\n\r\nI am away until Monday.\r\n").as_bytes());
+    site.ok(&["serve", "--once"]);
+    assert_eq!(texts(&site).len(), before + 1, "no second exchange");
+    assert!(site
+        .ok(&["log"])
+        .contains("not answered: it replies to an error answer"));
+    // ...and to a stranger mail it answers anything, at most 10 times a day.
+    for i in 0..15 {
+        site.drop_mail(
+            &format!("r{i}.eml"),
+            &mail(
+                "robot@example.org",
+                "judge@localhost",
+                "auto",
+                &format!("r{i}@example.org"),
+                "I am a robot\n",
+            ),
+        );
+    }
+    site.ok(&["serve", "--once"]);
+    let to_robot = texts(&site)
+        .iter()
+        .filter(|t| t.contains("To: robot@example.org"))
+        .count();
+    assert_eq!(to_robot as i64, adjutant::service::MAX_ERROR_REPLIES_A_DAY);
+}
