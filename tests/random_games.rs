@@ -70,7 +70,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 u.start
             );
         }
-        for i in 0..2 {
+        for (i, from_events) in medals_from_events.iter().enumerate() {
             let held = next
                 .objectives
                 .iter()
@@ -78,7 +78,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 .count() as u32;
             assert_eq!(
                 next.medals(i),
-                medals_from_events[i] + held,
+                from_events + held,
                 "{scenario} turn {t}: medals of side {i}"
             );
         }
