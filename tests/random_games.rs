@@ -144,3 +144,34 @@ fn random_games_keep_the_invariants() {
         "only {finished} of {games} games finished"
     );
 }
+
+/// 10^6 dice through the real roller: each face within 0.5% of 1/6, and "at
+/// least one hit against infantry with 3 dice" within 0.5% of 7/8.
+#[test]
+fn dice_are_fair() {
+    use adjutant::engine::dice::Dice;
+    use adjutant::rules::memoir44::battle::{roll, Ctx, HitRule};
+    let r = Ruleset::builtin().expect("ruleset");
+    let ctx = Ctx::new(&r);
+    let mut d = ChaChaDice::stream(&turn_seed(&[9; 32], 1), "battle");
+    let n = 1_000_000u32;
+    let mut counts = [0u32; 6];
+    for _ in 0..n {
+        counts[(d.roll(6) - 1) as usize] += 1;
+    }
+    for c in counts {
+        let share = f64::from(c) / f64::from(n);
+        assert!((share - 1.0 / 6.0).abs() < 0.005, "{counts:?}");
+    }
+    let inf = r.unit("infantry").expect("infantry");
+    let trials = n / 3;
+    let mut hit = 0u32;
+    for _ in 0..trials {
+        let (_, hits, _) = roll(&ctx, &mut d, 3, Some(inf), inf, HitRule::default());
+        if hits > 0 {
+            hit += 1;
+        }
+    }
+    let share = f64::from(hit) / f64::from(trials);
+    assert!((share - 7.0 / 8.0).abs() < 0.005, "{share}");
+}
