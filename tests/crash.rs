@@ -94,7 +94,7 @@ fn sigkill_at_random_moments_loses_and_repeats_nothing() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let wait_ms = 5 + rng.next(120);
+        let wait_ms = 2 + rng.next(40);
         std::thread::sleep(Duration::from_millis(wait_ms));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
