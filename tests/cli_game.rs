@@ -10,7 +10,11 @@ use common::{unqp, Site};
 fn latest_state(site: &Site) -> memoir44::State {
     let text: String = site
         .db()
-        .query_row("SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     serde_json::from_str(&text).unwrap()
 }
@@ -18,14 +22,24 @@ fn latest_state(site: &Site) -> memoir44::State {
 #[test]
 fn a_whole_game_by_submit_then_export_and_verify() {
     let site = Site::new();
-    site.ok(&["new-game", "--scenario", "pegasus-bridge", "--seat", "allies=alice@example.org", "--seat", "axis=bob@example.org"]);
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=bob@example.org",
+    ]);
     let rules = memoir44::Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed([7; 32]);
     let orders_file = site.path().join("orders.txt");
     let mut turns = 0;
     loop {
         let state = latest_state(&site);
-        let Some(side) = memoir44::waiting(&state).sides.first().cloned() else { break };
+        let Some(side) = memoir44::waiting(&state).sides.first().cloned() else {
+            break;
+        };
         assert!(turns < 400, "the game did not end in 400 turns");
         let orders = memoir44::random_orders(&rules, &state, &side, &mut rng);
         std::fs::write(&orders_file, &orders).unwrap();
@@ -39,27 +53,46 @@ fn a_whole_game_by_submit_then_export_and_verify() {
     // Every turn's report went to both players, and the last one names the winner.
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     for t in 1..=turns {
-        let n = mails.iter().filter(|m| m.contains(&format!("Subject: Game 1: turn {t} ("))).count();
+        let n = mails
+            .iter()
+            .filter(|m| m.contains(&format!("Subject: Game 1: turn {t} (")))
+            .count();
         assert_eq!(n, 2, "turn {t} reported {n} times");
     }
-    let last = mails.iter().rev().find(|m| m.contains(&format!("turn {turns} ("))).unwrap();
+    let last = mails
+        .iter()
+        .rev()
+        .find(|m| m.contains(&format!("turn {turns} (")))
+        .unwrap();
     assert!(last.contains("The game is over."), "{last}");
-    assert!(last.contains("Game seed"), "the seed is revealed at the end: {last}");
+    assert!(
+        last.contains("Game seed"),
+        "the seed is revealed at the end: {last}"
+    );
 
     // Export and verify.
     let export = site.path().join("game.json");
     site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
     let v = site.ok(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains(&format!("{turns} turns replayed identically")), "{v}");
+    assert!(
+        v.contains(&format!("{turns} turns replayed identically")),
+        "{v}"
+    );
 
     // Alter one die face: verify fails and names it.
-    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     let (turn, event, face, old) = {
         let mut found = None;
         'outer: for t in json["turns"].as_array().unwrap() {
             for (i, e) in t["events"].as_array().unwrap().iter().enumerate() {
                 if let Some(f) = e["faces"].as_array().filter(|f| !f.is_empty()) {
-                    found = Some((t["turn"].as_u64().unwrap(), i, 0usize, f[0].as_str().unwrap().to_string()));
+                    found = Some((
+                        t["turn"].as_u64().unwrap(),
+                        i,
+                        0usize,
+                        f[0].as_str().unwrap().to_string(),
+                    ));
                     break 'outer;
                 }
             }
@@ -67,7 +100,8 @@ fn a_whole_game_by_submit_then_export_and_verify() {
         found.expect("some die was rolled in the game")
     };
     let new = if old == "flag" { "star" } else { "flag" };
-    json["turns"][(turn - 1) as usize]["events"][event]["faces"][face] = serde_json::Value::String(new.into());
+    json["turns"][(turn - 1) as usize]["events"][event]["faces"][face] =
+        serde_json::Value::String(new.into());
     let bad = site.path().join("tampered.json");
     std::fs::write(&bad, serde_json::to_string_pretty(&json).unwrap()).unwrap();
     let out = site.run(&["verify", bad.to_str().unwrap()]);
@@ -80,14 +114,25 @@ fn a_whole_game_by_submit_then_export_and_verify() {
 #[test]
 fn submit_rejects_illegal_orders_and_changes_nothing() {
     let site = Site::new();
-    site.ok(&["new-game", "--scenario", "pegasus-bridge", "--seat", "allies=alice@example.org", "--seat", "axis=bob@example.org"]);
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=bob@example.org",
+    ]);
     let f = site.path().join("o.txt");
     std::fs::write(&f, "PLAY probe-centre\nMOVE A1 Z9\n").unwrap();
     let out = site.run(&["submit", "1", "allies", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line "), "{err}");
-    let turns: i64 = site.db().query_row("SELECT count(*) FROM submissions", [], |r| r.get(0)).unwrap();
+    let turns: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(turns, 0);
     // Not axis's turn.
     std::fs::write(&f, "PLAY probe-centre\n").unwrap();

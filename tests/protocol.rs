@@ -184,3 +184,105 @@ fn a_vacation_responder_gets_at_most_one_answer() {
         .count();
     assert_eq!(to_robot as i64, adjutant::service::MAX_ERROR_REPLIES_A_DAY);
 }
+
+/// The reply address (judge+TOKEN@localhost) of the newest mail to `who`.
+fn reply_address(site: &Site, who: &str) -> String {
+    let t = texts(site)
+        .into_iter()
+        .rev()
+        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
+        .unwrap();
+    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
+    line.rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string()
+}
+
+#[test]
+fn join_an_open_seat_then_offer_and_accept_a_draw() {
+    let site = Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=open",
+    ]);
+    assert_eq!(texts(&site).len(), 1, "no welcome for the open seat");
+    site.drop_mail(
+        "j.eml",
+        &mail(
+            "carol@example.org",
+            "judge@localhost",
+            "join",
+            "join@example.org",
+            "JOIN 1\n",
+        ),
+    );
+    site.drop_mail(
+        "j2.eml",
+        &mail(
+            "dave@example.org",
+            "judge@localhost",
+            "join",
+            "join2@example.org",
+            "JOIN 1\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let all = texts(&site);
+    assert!(all
+        .iter()
+        .any(|t| t.contains("To: carol@example.org") && t.contains("welcome, you play axis")));
+    assert!(all
+        .iter()
+        .any(|t| t.contains("To: dave@example.org") && t.contains("no open seat")));
+    // Axis (carol) offers a draw by replying to her welcome; alice accepts.
+    let carol = reply_address(&site, "carol@example.org");
+    site.drop_mail(
+        "d1.eml",
+        &mail(
+            "carol@example.org",
+            &carol,
+            "draw?",
+            "d1@example.org",
+            "DRAW\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    assert!(texts(&site)
+        .iter()
+        .any(|t| t.contains("To: alice@example.org") && t.contains("offers a draw")));
+    let alice = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "d2.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "draw",
+            "d2@example.org",
+            "DRAW\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let over: i64 = site
+        .db()
+        .query_row(
+            "SELECT count(*) FROM games WHERE status = 'over' AND result = ''",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(over, 1);
+    assert_eq!(
+        texts(&site)
+            .iter()
+            .filter(|t| t.contains("it is a draw"))
+            .count(),
+        2
+    );
+}

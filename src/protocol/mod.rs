@@ -67,6 +67,9 @@ pub enum Command {
     Map,
     History(Option<u32>),
     Resign,
+    Draw,
+    Join(i64),
+    Withdraw,
     TimeZone(String),
     /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
     Absence(String, String),
@@ -107,6 +110,16 @@ pub fn parse(subject: &str, text: &str) -> Request {
             Some("STATUS") if arg.is_none() => req.commands.push(Command::Status),
             Some("MAP") if arg.is_none() => req.commands.push(Command::Map),
             Some("RESIGN") if arg.is_none() => req.commands.push(Command::Resign),
+            Some("DRAW") if arg.is_none() => req.commands.push(Command::Draw),
+            Some("WITHDRAW") if arg.is_none() => req.commands.push(Command::Withdraw),
+            Some("JOIN") => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
+                (Some(Ok(id)), false) => req.commands.push(Command::Join(id)),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "JOIN takes one game number, e.g. JOIN 12".into(),
+                )),
+            },
             Some("ORDERS") if arg.is_none() => {}
             Some("HISTORY") if !extra => match arg.map(str::parse::<u32>) {
                 None => req.commands.push(Command::History(None)),

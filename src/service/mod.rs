@@ -37,6 +37,9 @@ pub enum ServiceError {
     Corrupt(i64, String),
 }
 
+/// The email of a seat nobody has taken yet (`--seat SIDE=open`).
+pub const OPEN_SEAT: &str = "open";
+
 /// Error answers one address may get in 24 hours (a mail-loop brake).
 pub const MAX_ERROR_REPLIES_A_DAY: i64 = 10;
 
@@ -255,9 +258,11 @@ impl Judge {
             if !sides.contains(side) {
                 return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
             }
-            if !email.contains('@') || email.parse::<lettre::Address>().is_err() {
+            if email != OPEN_SEAT
+                && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
+            {
                 return Err(ServiceError::Invalid(format!(
-                    "'{email}' is not an email address"
+                    "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
                 )));
             }
         }
@@ -315,45 +320,57 @@ impl Judge {
             store::insert_seat(&tx, &seat)?;
             seat_rows.push(seat);
         }
-        let waiting = rules.waiting(&state);
-        for seat in &seat_rows {
-            let others: Vec<String> = seat_rows
-                .iter()
-                .filter(|s| s.side != seat.side)
-                .map(|s| s.side.clone())
-                .collect();
-            let text = self.templates.render(
-                "welcome.txt",
-                json!({
-                    "game_id": id, "scenario": scenario, "ruleset": rules.id(),
-                    "side": seat.side, "others": others, "secret": seat.secret,
-                    "deadline": deadline_secs.map(|d| format!(
-                        "{}; the first is {}",
-                        human_duration(d),
-                        deadlines::show(&stamp(self.clock.now() + chrono::Duration::seconds(d)), &seat.tz)
-                    )),
-                    "seed_commitment": dice::commitment(&master),
-                    "turn_commitment": dice::commitment(&dice::turn_seed(&master, 1)),
-                    "waiting": waiting_line(&waiting),
-                    "map": rules.render_text(&state, &Viewer::Side(seat.side.clone())),
-                    "state_hash": hash,
-                }),
-            );
-            queue.push(
-                Outgoing {
-                    to: seat.email.clone(),
-                    subject: format!("Game {id}: welcome, you play {}", seat.side),
-                    text,
-                    reply_to: Some(self.seat_address(seat)),
-                    game_id: Some(id),
-                    ..Outgoing::default()
-                },
-                "welcome",
-            );
+        for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
+            let m = self.welcome(&tx, id, seat)?;
+            queue.push(m, "welcome");
         }
         self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
         tx.commit()?;
         Ok(id)
+    }
+
+    /// The welcome mail of a seat: side, secret, dice commitments, position.
+    fn welcome(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        seat: &Seat,
+    ) -> Result<Outgoing, ServiceError> {
+        let game = store::game(tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let rules = Rules::load(&game.ruleset)?;
+        let master = Self::master(&game)?;
+        let (turn, state) = self.state_in(tx, game_id)?;
+        let others: Vec<String> = store::seats(tx, game_id)?
+            .into_iter()
+            .filter(|s| s.side != seat.side)
+            .map(|s| s.side)
+            .collect();
+        let text = self.templates.render(
+            "welcome.txt",
+            json!({
+                "game_id": game_id, "scenario": game.scenario, "ruleset": rules.id(),
+                "side": seat.side, "others": others, "secret": seat.secret,
+                "deadline": game.deadline_secs.map(|d| format!(
+                    "{}; the next is {}",
+                    human_duration(d),
+                    game.deadline_at.as_deref().map_or_else(String::new, |at| deadlines::show(at, &seat.tz))
+                )),
+                "seed_commitment": dice::commitment(&master),
+                "turn_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
+                "next_turn": turn + 1,
+                "waiting": waiting_line(&rules.waiting(&state)),
+                "map": rules.render_text(&state, &Viewer::Side(seat.side.clone())),
+                "state_hash": state_hash(&state),
+            }),
+        );
+        Ok(Outgoing {
+            to: seat.email.clone(),
+            subject: format!("Game {game_id}: welcome, you play {}", seat.side),
+            text,
+            reply_to: Some(self.seat_address(seat)),
+            game_id: Some(game_id),
+            ..Outgoing::default()
+        })
     }
 
     /// Compose and store queued mails inside `tx`.
@@ -556,8 +573,30 @@ impl Judge {
                     );
                     done.push("status");
                 }
+                Command::Join(game_id) => {
+                    let text = match self.join(tx, *game_id, &from, queue)? {
+                        Ok(side) => {
+                            done.push("join");
+                            format!(
+                                "You joined game {game_id} as {side}; your welcome mail follows.\n"
+                            )
+                        }
+                        Err(why) => self.error_text(
+                            &format!("You could not join game {game_id}: {why}."),
+                            &[],
+                            "",
+                        ),
+                    };
+                    queue.push(self.reply(env, &from, "", text), "reply");
+                }
+                Command::Withdraw => {
+                    let text = "Orders in this game are adjudicated as soon as they arrive, so\nthere is nothing waiting to withdraw.\n".to_string();
+                    queue.push(self.reply(env, &from, "", text), "reply");
+                    done.push("withdraw");
+                }
                 Command::Map
                 | Command::History(_)
+                | Command::Draw
                 | Command::Resign
                 | Command::TimeZone(_)
                 | Command::Absence(..) => {
@@ -636,6 +675,10 @@ impl Judge {
                             };
                             queue.push(self.seat_reply(env, seat, "", text), "reply");
                             done.push("absence");
+                        }
+                        Command::Draw => {
+                            self.draw(tx, seat, queue)?;
+                            done.push("draw");
                         }
                         _ => {
                             self.resign(tx, seat, queue)?;
@@ -869,7 +912,10 @@ impl Judge {
             ],
         )?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
-        for s in store::seats(tx, game.id)? {
+        for s in store::seats(tx, game.id)?
+            .into_iter()
+            .filter(|s| s.email != OPEN_SEAT)
+        {
             let text = self.report_text(
                 &game,
                 &rules,
@@ -964,6 +1010,105 @@ impl Judge {
         self.report_text(game, &rules, turn, &mover, &events, &state, viewer, &tz)
     }
 
+    /// Take an open seat of a game for `email`: Ok(side) or Err(why).
+    fn join(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        email: &str,
+        queue: &mut Queue,
+    ) -> Result<Result<String, String>, ServiceError> {
+        let Some(game) = store::game(tx, game_id)? else {
+            return Ok(Err("there is no such game".into()));
+        };
+        if game.status != "active" {
+            return Ok(Err("the game is over".into()));
+        }
+        let seats = store::seats(tx, game_id)?;
+        if seats.iter().any(|s| s.email.eq_ignore_ascii_case(email)) {
+            return Ok(Err("you already have a seat in it".into()));
+        }
+        let Some(seat) = seats.into_iter().find(|s| s.email == OPEN_SEAT) else {
+            return Ok(Err("it has no open seat".into()));
+        };
+        tx.execute(
+            "UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2",
+            rusqlite::params![game_id, seat.side, email],
+        )?;
+        let seat = Seat {
+            email: email.to_string(),
+            ..seat
+        };
+        queue.push(self.welcome(tx, game_id, &seat)?, "welcome");
+        Ok(Ok(seat.side))
+    }
+
+    /// Offer a draw, or accept the other side's offer.
+    fn draw(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status == "over" {
+            return Ok(());
+        }
+        let key = format!("draw-offer:{}", game.id);
+        let seats = store::seats(tx, game.id)?;
+        match store::kv_get(tx, &key)? {
+            Some(by) if by != seat.side => {
+                tx.execute(
+                    "UPDATE games SET status = 'over', result = '', deadline_at = NULL WHERE id = ?1",
+                    [game.id],
+                )?;
+                tx.execute("DELETE FROM kv WHERE key = ?1", [&key])?;
+                for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
+                    let text = self.templates.render(
+                        "game_over.txt",
+                        json!({"game_id": game.id, "scenario": game.scenario,
+                               "result": format!("{} accepted the draw {by} offered: it is a draw.", seat.side),
+                               "seed": game.seed}),
+                    );
+                    queue.push(
+                        Outgoing {
+                            to: s.email.clone(),
+                            subject: format!("Game {}: over, a draw", game.id),
+                            text,
+                            reply_to: Some(self.seat_address(s)),
+                            game_id: Some(game.id),
+                            ..Outgoing::default()
+                        },
+                        "game-over",
+                    );
+                }
+            }
+            _ => {
+                store::kv_set(tx, &key, &seat.side)?;
+                for s in seats
+                    .iter()
+                    .filter(|s| s.side != seat.side && s.email != OPEN_SEAT)
+                {
+                    queue.push(
+                        Outgoing {
+                            to: s.email.clone(),
+                            subject: format!("Game {}: {} offers a draw", game.id, seat.side),
+                            text: format!(
+                                "{} offers a draw in game {}. Reply DRAW to accept; the offer\nstands until the game ends.\n",
+                                seat.side, game.id
+                            ),
+                            reply_to: Some(self.seat_address(s)),
+                            game_id: Some(game.id),
+                            ..Outgoing::default()
+                        },
+                        "draw",
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn resign(
         &self,
         tx: &Transaction<'_>,
@@ -988,7 +1133,7 @@ impl Judge {
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
             rusqlite::params![game.id, winner],
         )?;
-        for s in &seats {
+        for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
             let text = self.templates.render(
                 "game_over.txt",
                 json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
