@@ -141,7 +141,11 @@ impl Rules {
     }
 
     /// Set up a new game of `scenario`. `deck` shuffles hidden things.
-    pub fn setup(&self, scenario: &str, deck: &mut dyn Dice) -> Result<serde_json::Value, DataError> {
+    pub fn setup(
+        &self,
+        scenario: &str,
+        deck: &mut dyn Dice,
+    ) -> Result<serde_json::Value, DataError> {
         match self {
             Rules::Memoir44(r) => {
                 let st = memoir44::setup(r, scenario, deck)?;
@@ -231,6 +235,8 @@ fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Result<T, serde_json::Error> {
+fn from_json<T: serde::de::DeserializeOwned>(
+    v: &serde_json::Value,
+) -> Result<T, serde_json::Error> {
     T::deserialize(v)
 }

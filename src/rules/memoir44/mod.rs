@@ -52,7 +52,10 @@ pub fn sides(s: &State) -> Vec<String> {
 #[must_use]
 pub fn waiting(s: &State) -> Waiting {
     if result(s).is_some() {
-        return Waiting { sides: vec![], what: "game over".into() };
+        return Waiting {
+            sides: vec![],
+            what: "game over".into(),
+        };
     }
     Waiting {
         sides: vec![s.sides[s.to_move].clone()],
@@ -79,7 +82,9 @@ pub fn adjudicate(
         let mut w = t.split_whitespace();
         match (w.next().map(str::to_ascii_uppercase).as_deref(), w.next()) {
             (Some("ROLL"), Some(k)) => {
-                n += k.parse::<u32>().map_err(|_| Rejection::at(i + 1, t, "ROLL needs a number"))?
+                n += k
+                    .parse::<u32>()
+                    .map_err(|_| Rejection::at(i + 1, t, "ROLL needs a number"))?
             }
             _ => return Err(Rejection::at(i + 1, t, "unknown order")),
         }
@@ -89,13 +94,23 @@ pub fn adjudicate(
     next.score[s.to_move] += faces.iter().filter(|f| **f == 6).count() as u32;
     next.turn += 1;
     next.to_move = 1 - s.to_move;
-    Ok((next, vec![Event::Roll { side: side.into(), faces }]))
+    Ok((
+        next,
+        vec![Event::Roll {
+            side: side.into(),
+            faces,
+        }],
+    ))
 }
 
 #[must_use]
 pub fn result(s: &State) -> Option<String> {
     (s.turn >= 6).then(|| {
-        if s.score[0] >= s.score[1] { s.sides[0].clone() } else { s.sides[1].clone() }
+        if s.score[0] >= s.score[1] {
+            s.sides[0].clone()
+        } else {
+            s.sides[1].clone()
+        }
     })
 }
 
