@@ -94,10 +94,17 @@ pub fn strip(text: &str) -> String {
 /// whitespace (rule 1 of the module documentation).
 #[must_use]
 pub fn normalize(text: &str) -> String {
-    fn end_line(out: &mut String) {
-        while out.ends_with([' ', '\t']) {
+    fn trim_line_end(out: &mut String) {
+        while out
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_whitespace() && c != '\n')
+        {
             out.pop();
         }
+    }
+    fn end_line(out: &mut String) {
+        trim_line_end(out);
         out.push('\n');
     }
     let mut out = String::with_capacity(text.len());
@@ -128,9 +135,7 @@ pub fn normalize(text: &str) -> String {
             c => out.push(c),
         }
     }
-    while out.ends_with([' ', '\t']) {
-        out.pop();
-    }
+    trim_line_end(&mut out);
     out
 }
 
