@@ -39,7 +39,11 @@ fn diff(expected: &str, actual: &str) -> String {
     let a: Vec<&str> = expected.split('\n').collect();
     let b: Vec<&str> = actual.split('\n').collect();
     if a.len() * b.len() > 4_000_000 {
-        return format!("--- expected ({} lines)\n+++ actual ({} lines)\n", a.len(), b.len());
+        return format!(
+            "--- expected ({} lines)\n+++ actual ({} lines)\n",
+            a.len(),
+            b.len()
+        );
     }
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
@@ -53,7 +57,11 @@ fn diff(expected: &str, actual: &str) -> String {
     }
     let show = |l: &str| {
         if l.len() > 200 {
-            format!("{}... ({} chars)", &l[..l.char_indices().nth(200).map_or(l.len(), |(i, _)| i)], l.len())
+            format!(
+                "{}... ({} chars)",
+                &l[..l.char_indices().nth(200).map_or(l.len(), |(i, _)| i)],
+                l.len()
+            )
         } else {
             format!("{l:?}")
         }
@@ -64,12 +72,12 @@ fn diff(expected: &str, actual: &str) -> String {
             let _ = writeln!(out, "    {}", show(a[i]));
             i += 1;
             j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            let _ = writeln!(out, "  + {}", show(b[j]));
-            j += 1;
-        } else {
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
             let _ = writeln!(out, "  - {}", show(a[i]));
             i += 1;
+        } else {
+            let _ = writeln!(out, "  + {}", show(b[j]));
+            j += 1;
         }
     }
     out
@@ -79,16 +87,25 @@ fn check(name: &str, env: &Envelope, exp: &Expect) -> Vec<String> {
     let mut fails = Vec::new();
     let want = exp.text.strip_suffix('\n').unwrap_or(&exp.text);
     if env.text != want {
-        fails.push(format!("text differs (- expected, + actual):\n{}", diff(want, &env.text)));
+        fails.push(format!(
+            "text differs (- expected, + actual):\n{}",
+            diff(want, &env.text)
+        ));
     }
     let auto = env.auto.as_ref().map_or("none", |a| a.name());
     let want_auto = exp.auto.as_deref().unwrap_or("none");
     if auto != want_auto {
-        fails.push(format!("auto: expected {want_auto}, got {auto} ({:?})", env.auto));
+        fails.push(format!(
+            "auto: expected {want_auto}, got {auto} ({:?})",
+            env.auto
+        ));
     }
     if let Some(p) = &exp.problems_contain {
         if !env.problems.iter().any(|q| q.contains(p.as_str())) {
-            fails.push(format!("problems: expected one containing {p:?}, got {:?}", env.problems));
+            fails.push(format!(
+                "problems: expected one containing {p:?}, got {:?}",
+                env.problems
+            ));
         }
     }
     if exp.no_problems == Some(true) && !env.problems.is_empty() {
@@ -157,7 +174,11 @@ fn mail_corpus() {
         names.len(),
         failures.join("\n\n")
     );
-    assert!(names.len() >= MIN_CORPUS, "only {} mails in tests/mail", names.len());
+    assert!(
+        names.len() >= MIN_CORPUS,
+        "only {} mails in tests/mail",
+        names.len()
+    );
 }
 
 /// Every `.expect` has its `.eml`.
@@ -166,7 +187,11 @@ fn no_orphan_expectations() {
     for entry in std::fs::read_dir(corpus_dir()).expect("tests/mail exists") {
         let path = entry.expect("readable entry").path();
         if path.extension().is_some_and(|e| e == "expect") {
-            assert!(path.with_extension("eml").exists(), "{} has no .eml", path.display());
+            assert!(
+                path.with_extension("eml").exists(),
+                "{} has no .eml",
+                path.display()
+            );
         }
     }
 }

@@ -193,7 +193,7 @@ fn parse_inner(raw: &[u8]) -> Envelope {
     env.auto = auto_kind(&msg, env.from.as_deref(), &env.subject);
 
     let mut problems = Vec::new();
-    env.text = text(&msg, &mut problems);
+    env.text = text(&msg, quote::is_forward_subject(&env.subject), &mut problems);
     if env.text.contains('\u{fffd}') || env.subject.contains('\u{fffd}') {
         problems.push(problem::INVALID_UTF8.to_string());
     }
@@ -404,7 +404,7 @@ fn is_text_attachment(part: &mail_parser::MessagePart<'_>) -> Option<String> {
     }
 }
 
-fn text(msg: &Message<'_>, problems: &mut Vec<String>) -> String {
+fn text(msg: &Message<'_>, forwarded: bool, problems: &mut Vec<String>) -> String {
     let mut body_problems = Vec::new();
     let mut body = joined(msg, &msg.text_body, &mut body_problems);
     let blank = body.as_ref().is_none_or(|b| b.trim().is_empty());
@@ -419,7 +419,9 @@ fn text(msg: &Message<'_>, problems: &mut Vec<String>) -> String {
     }
     problems.extend(body_problems);
     let had_body = body.is_some();
-    let mut out = body.map(|b| quote::strip(&b)).unwrap_or_default();
+    let mut out = body
+        .map(|b| quote::strip_mail(&b, forwarded))
+        .unwrap_or_default();
 
     let mut had_attachment = false;
     for &id in &msg.attachments {

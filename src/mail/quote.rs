@@ -30,8 +30,11 @@
 //!    --------", localised forms) and the header block after it are dropped, and
 //!    the forwarded body is **kept**, read by these same rules (so its own quotes
 //!    and signature go). An Outlook header block whose `Subject:` starts with
-//!    `FW:`/`Fwd:`/`TR:`/`WG:` is a forward too, not reply history. Whatever the
-//!    sender wrote above the wrapper is kept as well, before it.
+//!    `FW:`/`Fwd:`/`TR:`/`WG:` is a forward too, not reply history; and when the
+//!    mail's own subject says it is a forward ([`strip_mail`] with `forwarded`),
+//!    so is the first Outlook wrapper ("-----Original Message-----" or header
+//!    block), as Outlook forwards that way. Whatever the sender wrote above the
+//!    wrapper is kept as well, before it.
 //! 8. **Tidying**: runs of blank lines become one blank line; blank lines and
 //!    separator lines at the start and end are removed. Line structure is
 //!    otherwise kept; leading indentation is kept.
@@ -39,6 +42,16 @@
 /// The new text of a mail body: see the module documentation for the rules.
 #[must_use]
 pub fn strip(text: &str) -> String {
+    strip_mail(text, false)
+}
+
+/// [`strip`] for a mail whose subject says it is a forward (see
+/// [`is_forward_subject`]): then the first Outlook-style wrapper (an
+/// "-----Original Message-----" line or a `From:`/`Sent:` header block) starts
+/// the forwarded message, whose body is kept, instead of reply history.
+#[must_use]
+pub fn strip_mail(text: &str, forwarded: bool) -> String {
+    let mut forward_wrapper_pending = forwarded;
     let norm = normalize(text);
     let lines: Vec<&str> = norm.split('\n').collect();
     let mut kept: Vec<&str> = Vec::with_capacity(lines.len());
@@ -57,11 +70,18 @@ pub fn strip(text: &str) -> String {
             continue;
         }
         if is_original_message_marker(line) {
+            if forward_wrapper_pending {
+                forward_wrapper_pending = false;
+                trim_trailing_separators(&mut kept);
+                i = skip_forward_headers(&lines, i + 1);
+                continue;
+            }
             break;
         }
         if let Some((len, forward)) = header_block(&lines, i) {
             trim_trailing_separators(&mut kept);
-            if forward {
+            if forward || forward_wrapper_pending {
+                forward_wrapper_pending = false;
                 i += len;
                 continue;
             }
@@ -321,9 +341,18 @@ fn header_key(line: &str) -> Option<(Key, &str)> {
     Some((key, value))
 }
 
-fn is_forward_subject(value: &str) -> bool {
-    let v = value.trim_start().to_lowercase();
-    ["fw:", "fwd:", "tr:", "wg:", "rv:", "fw :", "tr :"]
+/// Whether a subject marks a forward: `Fwd:`, `FW:`, `TR:`, `WG:`, `RV:`
+/// (also behind list tags such as `[Adjutant]`).
+#[must_use]
+pub fn is_forward_subject(value: &str) -> bool {
+    let mut v = value.trim_start().to_lowercase();
+    while v.starts_with('[') {
+        match v.find(']') {
+            Some(end) => v = v[end + 1..].trim_start().to_string(),
+            None => break,
+        }
+    }
+    ["fw:", "fwd:", "tr:", "wg:", "rv:", "fw :", "tr :", "fwd :"]
         .iter()
         .any(|p| v.starts_with(p))
 }
@@ -481,7 +510,7 @@ fn tidy(kept: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{normalize, strip, unflow};
+    use super::{is_forward_subject, normalize, strip, strip_mail, unflow};
 
     #[test]
     fn normalize_line_ends_spaces_and_invisibles() {
@@ -593,6 +622,31 @@ mod tests {
     fn outlook_forward_block_is_a_forward() {
         let t = "________________________________\nFrom: Alice\nSent: Monday\nTo: Bob\nSubject: FW: orders\n\nMOVE C2 C3";
         assert_eq!(strip(t), "MOVE C2 C3");
+    }
+
+    #[test]
+    fn outlook_forward_known_by_the_mail_subject() {
+        let t = "FYI\n________________________________\nFrom: Alice\nSent: Monday\nTo: Bob\nSubject: orders\n\nMOVE C2 C3\n\n-----Original Message-----\nFrom: Judge\nSent: Sunday\n\nold report";
+        assert_eq!(strip_mail(t, true), "FYI\n\nMOVE C2 C3");
+        assert_eq!(strip_mail(t, false), "FYI");
+        let t = "-----Original Message-----\nFrom: Alice\nSent: Monday\nSubject: orders\n\nMAP";
+        assert_eq!(strip_mail(t, true), "MAP");
+    }
+
+    #[test]
+    fn forward_subjects() {
+        for s in [
+            "Fwd: orders",
+            "FW: orders",
+            "TR: ordres",
+            "WG: Befehle",
+            "[Adjutant] Fwd: x",
+        ] {
+            assert!(is_forward_subject(s), "{s}");
+        }
+        for s in ["Re: Fwd: x", "orders", "Forward march"] {
+            assert!(!is_forward_subject(s), "{s}");
+        }
     }
 
     #[test]
