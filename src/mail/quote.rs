@@ -12,6 +12,9 @@
 //!    schrieb ...:", "El ... escribió:", "Op ... geschreven:", "Il ... ha
 //!    scritto:"), also when a client wrapped it over up to three lines, and any
 //!    line ending in "wrote:" that is followed by a quoted line, are dropped.
+//!    When the next non-blank line after an attribution is *not* quoted (a
+//!    client that indents the quote instead of marking it), the attribution
+//!    ends the text like reply history (rule 4).
 //! 4. **Reply history**: Outlook's "-----Original Message-----" line (or its
 //!    French, German, Spanish, Italian, Dutch forms), or a header block (a
 //!    `From:` line followed by `Sent:`/`Date:`/`To:`/`Cc:`/`Subject:` lines, also
@@ -98,6 +101,12 @@ pub fn strip_mail(text: &str, forwarded: bool) -> String {
         }
         if let Some(len) = attribution(&lines, i) {
             i += len;
+            let next = lines[i..].iter().find(|l| !l.trim().is_empty());
+            if next.is_some_and(|l| !is_quoted(l)) {
+                // The quote is not marked with '>' (Yahoo, some webmails):
+                // everything after the attribution is history.
+                break;
+            }
             continue;
         }
         if is_mobile_footer(line) {
@@ -538,6 +547,12 @@ mod tests {
         assert_eq!(strip(t), "ORDER C2 D2");
         let t = "On 03/03/2025 10:00, Judge wrote:\n> report\n\nMOVE C2 C3";
         assert_eq!(strip(t), "MOVE C2 C3");
+    }
+
+    #[test]
+    fn attribution_before_unmarked_quote_ends_text() {
+        let t = "MAP\n\nOn Mon, 3 Mar 2025, Judge <j@x> wrote:\n\n   Turn 3 report\n   MOVE X";
+        assert_eq!(strip(t), "MAP");
     }
 
     #[test]
