@@ -11,7 +11,8 @@
 //! 3. **Attribution lines**: "On ... wrote:" (and "Le ... a écrit :", "Am ...
 //!    schrieb ...:", "El ... escribió:", "Op ... geschreven:", "Il ... ha
 //!    scritto:"), also when a client wrapped it over up to three lines, and any
-//!    line ending in "wrote:" that is followed by a quoted line, are dropped.
+//!    line ending in a colon that says "wrote", "writes", "schrieb", "a écrit"
+//!    (...) and is followed by a quoted line, are dropped.
 //!    When the next non-blank line after an attribution is *not* quoted (a
 //!    client that indents the quote instead of marking it), the attribution
 //!    ends the text like reply history (rule 4).
@@ -429,11 +430,20 @@ fn attribution(lines: &[&str], i: usize) -> Option<usize> {
             }
         }
     }
-    // "Judge <judge@example.org> wrote:" directly above quoted text.
-    let ends = first.ends_with("wrote:")
-        || first.ends_with("écrit :")
-        || first.ends_with("écrit:")
-        || first.ends_with("schrieb:");
+    // "Judge <judge@example.org> wrote:", "X schrieb am ...:", "X writes:"
+    // directly above quoted text.
+    let ends = first.ends_with(':')
+        && [
+            " wrote",
+            " writes",
+            " schrieb",
+            " a écrit",
+            " escribió",
+            " ha scritto",
+            " geschreven",
+        ]
+        .iter()
+        .any(|w| first.contains(w));
     if ends && first.len() <= 400 {
         let next = lines[i + 1..].iter().take(3).find(|l| !l.trim().is_empty());
         if next.is_some_and(|l| is_quoted(l)) {
@@ -567,6 +577,11 @@ mod tests {
     #[test]
     fn bare_wrote_line_only_above_quotes() {
         assert_eq!(strip("Judge wrote:\n> x\nHELP"), "HELP");
+        assert_eq!(strip("Judge <j@x> writes:\n\n> x\nHELP"), "HELP");
+        assert_eq!(
+            strip("Judge <j@x> schrieb am Do., 6. März 2025, 18:00:\n> x\nMAP"),
+            "MAP"
+        );
         assert_eq!(strip("Alice wrote:\nHELP"), "Alice wrote:\nHELP");
     }
 
