@@ -560,6 +560,18 @@ mod tests {
         }
     }
 
+    /// Found by the fuzzer: malformed nested message/rfc822 parts reach a
+    /// `debug_assert!(false, ...)` in mail-parser 0.11.9 (compiled out in
+    /// release builds). In debug builds `parse` must catch it, not crash.
+    #[test]
+    fn fuzz_regression_mail_parser_debug_assert() {
+        let raw = include_bytes!(
+            "../../tests/mail/fuzz-regressions/mail-parser-debug-assert-nested-rfc822.bin"
+        );
+        let e = parse(raw);
+        assert_eq!(e.size, raw.len());
+    }
+
     #[test]
     fn empty_input_is_unparsable_or_textless() {
         let e = parse(b"");
