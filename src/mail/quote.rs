@@ -284,12 +284,14 @@ fn is_forward_marker(line: &str) -> bool {
         }
         return false;
     }
+    if t.len() >= 80 {
+        return false;
+    }
     let lower = t.to_lowercase();
-    lower.len() < 80
-        && (lower.starts_with("begin forwarded message")
-            || lower.starts_with("début du message réexpédié")
-            || lower.starts_with("anfang der weitergeleiteten nachricht")
-            || lower.starts_with("inicio del mensaje reenviado"))
+    (lower.starts_with("begin forwarded message")
+        || lower.starts_with("début du message réexpédié")
+        || lower.starts_with("anfang der weitergeleiteten nachricht")
+        || lower.starts_with("inicio del mensaje reenviado"))
 }
 
 /// After a forward marker: skips blank lines and the forwarded header block,
@@ -454,10 +456,11 @@ fn attribution(lines: &[&str], i: usize) -> Option<usize> {
 }
 
 fn is_mobile_footer(line: &str) -> bool {
-    let t = line.trim().to_lowercase();
+    let t = line.trim();
     if t.is_empty() || t.len() > 120 {
         return false;
     }
+    let t = t.to_lowercase();
     const PREFIXES: &[&str] = &[
         "sent from my ",
         "sent from yahoo mail",
