@@ -288,10 +288,10 @@ fn is_forward_marker(line: &str) -> bool {
         return false;
     }
     let lower = t.to_lowercase();
-    (lower.starts_with("begin forwarded message")
+    lower.starts_with("begin forwarded message")
         || lower.starts_with("début du message réexpédié")
         || lower.starts_with("anfang der weitergeleiteten nachricht")
-        || lower.starts_with("inicio del mensaje reenviado"))
+        || lower.starts_with("inicio del mensaje reenviado")
 }
 
 /// After a forward marker: skips blank lines and the forwarded header block,
