@@ -57,6 +57,31 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: "",
         help: "concede the game",
     },
+    CommandSpec {
+        word: "DRAW",
+        args: "",
+        help: "offer a draw, or accept the one offered",
+    },
+    CommandSpec {
+        word: "JOIN",
+        args: "ID",
+        help: "take an open seat in game ID",
+    },
+    CommandSpec {
+        word: "WITHDRAW",
+        args: "",
+        help: "take back orders not yet adjudicated",
+    },
+    CommandSpec {
+        word: "TIMEZONE",
+        args: "ZONE",
+        help: "show deadlines in your zone, e.g. Europe/Paris",
+    },
+    CommandSpec {
+        word: "ABSENCE",
+        args: "FROM TO",
+        help: "away on these dates (YYYY-MM-DD)",
+    },
 ];
 
 /// One recognised command.
@@ -353,5 +378,35 @@ mod tests {
             assert!(h.contains(c.word));
         }
         assert!(h.lines().all(|l| l.chars().count() <= 80));
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::COMMANDS;
+
+    /// docs/orders.md lists exactly the commands of the table, in its order.
+    #[test]
+    fn docs_list_the_same_commands() {
+        let doc = include_str!("../../docs/orders.md");
+        let start = doc.find("<!-- commands:").expect("commands marker");
+        let end = doc.find("<!-- end commands -->").expect("end marker");
+        let rows: Vec<String> = doc[start..end]
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(str::to_string)
+            .collect();
+        let want: Vec<String> = COMMANDS
+            .iter()
+            .map(|c| {
+                let head = if c.args.is_empty() {
+                    c.word.to_string()
+                } else {
+                    format!("{} {}", c.word, c.args)
+                };
+                format!("| `{head}` | {} |", c.help)
+            })
+            .collect();
+        assert_eq!(rows, want, "update docs/orders.md from COMMANDS");
     }
 }
