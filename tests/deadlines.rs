@@ -159,3 +159,75 @@ fn paused_games_do_not_time_out() {
         "a reminder a day before the new deadline"
     );
 }
+
+/// A seat's reply address from its welcome.
+fn reply_address(site: &Site, who: &str) -> String {
+    let t = mails(site)
+        .into_iter()
+        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
+        .unwrap();
+    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
+    line.rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string()
+}
+
+#[test]
+fn timezone_and_absence_by_mail() {
+    let site = Site::new();
+    start(&site, "wait");
+    let alice = reply_address(&site, "alice@example.org");
+    // Alice moves to Tokyo time, and will be away over the deadline.
+    site.drop_mail(
+        "tz.eml",
+        &common::mail(
+            "alice@example.org",
+            &alice,
+            "settings",
+            "tz@example.org",
+            "TIMEZONE Asia/Tokyo\nABSENCE 2026-10-25 2026-10-28\n",
+        ),
+    );
+    at(&site, "2026-10-23T13:00:00Z", &["serve", "--once"]);
+    let m = mails(&site);
+    let answers: Vec<&String> = m
+        .iter()
+        .filter(|t| t.contains("In-Reply-To: <tz@example.org>"))
+        .collect();
+    assert_eq!(answers.len(), 2, "{m:#?}");
+    assert!(answers[0].contains("shown in Asia/Tokyo"));
+    // The absence runs to the end of 28 Oct in Tokyo: 2026-10-28T15:00Z.
+    assert!(
+        answers[1].contains("Thu 29 Oct 2026 00:00 JST"),
+        "{}",
+        answers[1]
+    );
+    let n = m.len();
+    // At the game's deadline nothing happens: it falls inside the absence.
+    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
+    assert!(mails(&site)[n..]
+        .iter()
+        .all(|t| !t.contains("deadline passed")));
+    // After the absence the deadline applies.
+    at(&site, "2026-10-28T15:00:00Z", &["serve", "--once"]);
+    assert!(mails(&site)[n..]
+        .iter()
+        .any(|t| t.contains("To: alice@example.org") && t.contains("deadline passed")));
+    // An absence longer than the game allows is refused.
+    site.drop_mail(
+        "long.eml",
+        &common::mail(
+            "alice@example.org",
+            &alice,
+            "away",
+            "long@example.org",
+            "ABSENCE 2026-11-01 2026-12-31\n",
+        ),
+    );
+    at(&site, "2026-10-29T00:00:00Z", &["serve", "--once"]);
+    assert!(mails(&site)
+        .iter()
+        .any(|t| t.contains("In-Reply-To: <long@example.org>") && t.contains("at most 14 days")));
+}

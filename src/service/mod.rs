@@ -661,12 +661,18 @@ impl Judge {
                         }
                         Command::Absence(a, b) => {
                             let game = self.game(seat.game_id)?;
-                            let text = match absence_span(a, b, &seat.tz) {
+                            // The zone as it is now: a TIMEZONE line above may have changed it.
+                            let tz: String = tx.query_row(
+                                "SELECT tz FROM seats WHERE game_id = ?1 AND side = ?2",
+                                rusqlite::params![seat.game_id, seat.side],
+                                |r| r.get(0),
+                            )?;
+                            let text = match absence_span(a, b, &tz) {
                                 Ok((from, until)) => match self.set_absence(seat, from, until, game.max_absence_days) {
                                     Ok(()) => format!(
-                                        "Noted: you are away from {} to {}. A deadline of game {} that\nfalls in that time moves to its end.\n",
-                                        deadlines::show(&stamp(from), &seat.tz),
-                                        deadlines::show(&stamp(until), &seat.tz),
+                                        "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end.\n",
+                                        deadlines::show(&stamp(from), &tz),
+                                        deadlines::show(&stamp(until), &tz),
                                         seat.game_id
                                     ),
                                     Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
