@@ -231,3 +231,90 @@ fn status_lists_only_the_senders_games() {
     assert!(mallory.contains("no seat in any game"), "{mallory}");
     assert!(!mallory.contains("Game 1"));
 }
+
+#[test]
+fn serve_without_any_config_initialises_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::bin())
+        .args(["serve", "--once"])
+        .current_dir(dir.path())
+        .env_remove("ADJUTANT_CONFIG")
+        .env("ADJUTANT_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mail/inbox/new"),
+        "it says where to drop mail: {err}"
+    );
+    for p in [
+        "adjutant.toml",
+        "adjutant.db",
+        "mail/inbox/new",
+        "mail/inbox/cur",
+        "mail/inbox/tmp",
+        "mail/outbox",
+    ] {
+        assert!(dir.path().join(p).exists(), "{p} missing");
+    }
+    // ADJUTANT_CONFIG names a config elsewhere.
+    let site = Site::new();
+    let games = std::process::Command::new(common::bin())
+        .arg("games")
+        .current_dir(dir.path())
+        .env("ADJUTANT_CONFIG", site.config())
+        .output()
+        .unwrap();
+    assert!(games.status.success());
+}
+
+#[test]
+fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
+    let site = Site::new();
+    for i in 0..300 {
+        site.drop_mail(
+            &format!("{i:04}.eml"),
+            &mail(
+                "x@example.org",
+                "judge@localhost",
+                "help",
+                &format!("t{i}@example.org"),
+                "HELP\n",
+            ),
+        );
+    }
+    let mut child = std::process::Command::new(common::bin())
+        .arg("--config")
+        .arg(site.config())
+        .arg("serve")
+        .env("ADJUTANT_LOG", "warn")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let start = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // Every message in cur/ was recorded, and none recorded is still waiting.
+    let db = site.db();
+    let handled: i64 = db
+        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    let moved = std::fs::read_dir(site.inbox_cur()).unwrap().count() as i64;
+    assert_eq!(handled, moved);
+    let ok: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+}
