@@ -5,19 +5,7 @@
 mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
-use common::{unqp, Site};
-
-fn latest_state(site: &Site) -> memoir44::State {
-    let text: String = site
-        .db()
-        .query_row(
-            "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+use common::{latest_state, unqp, Site};
 
 #[test]
 fn a_whole_game_by_submit_then_export_and_verify() {

@@ -2,7 +2,7 @@
 //! deadline, correct across a daylight-saving change, players in three zones.
 
 mod common;
-use common::{bin, unqp, Site};
+use common::{bin, reply_address, unqp, Site};
 use std::process::Command;
 
 fn at(site: &Site, now: &str, args: &[&str]) -> String {
@@ -158,20 +158,6 @@ fn paused_games_do_not_time_out() {
         3,
         "a reminder a day before the new deadline"
     );
-}
-
-/// A seat's reply address from its welcome.
-fn reply_address(site: &Site, who: &str) -> String {
-    let t = mails(site)
-        .into_iter()
-        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
-        .unwrap();
-    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
-    line.rsplit('<')
-        .next()
-        .unwrap()
-        .trim_end_matches('>')
-        .to_string()
 }
 
 #[test]

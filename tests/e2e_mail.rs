@@ -121,17 +121,7 @@ fn a_game_by_mail_through_a_real_server() {
         if status == "over" || turns >= 40 {
             break;
         }
-        let state: memoir44::State = {
-            let text: String = site
-                .db()
-                .query_row(
-                    "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
-                    [],
-                    |r| r.get(0),
-                )
-                .unwrap();
-            serde_json::from_str(&text).unwrap()
-        };
+        let state = common::latest_state(&site);
         let side = memoir44::waiting(&state).sides[0].clone();
         let p = usize::from(side != "allies");
         // The player replies to the judge's latest mail: its Reply-To names the seat.

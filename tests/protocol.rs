@@ -1,7 +1,7 @@
 //! Authentication and mail loops, against the real binary.
 
 mod common;
-use common::{mail, unqp, Site};
+use common::{mail, reply_address, unqp, Site};
 
 fn new_game(site: &Site) {
     site.ok(&[
@@ -183,21 +183,6 @@ fn a_vacation_responder_gets_at_most_one_answer() {
         .filter(|t| t.contains("To: robot@example.org"))
         .count();
     assert_eq!(to_robot as i64, adjutant::service::MAX_ERROR_REPLIES_A_DAY);
-}
-
-/// The reply address (judge+TOKEN@localhost) of the newest mail to `who`.
-fn reply_address(site: &Site, who: &str) -> String {
-    let t = texts(site)
-        .into_iter()
-        .rev()
-        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
-        .unwrap();
-    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
-    line.rsplit('<')
-        .next()
-        .unwrap()
-        .trim_end_matches('>')
-        .to_string()
 }
 
 #[test]

@@ -1064,30 +1064,11 @@ impl Judge {
         let seats = store::seats(tx, game.id)?;
         match store::kv_get(tx, &key)? {
             Some(by) if by != seat.side => {
-                tx.execute(
-                    "UPDATE games SET status = 'over', result = '', deadline_at = NULL WHERE id = ?1",
-                    [game.id],
-                )?;
-                tx.execute("DELETE FROM kv WHERE key = ?1", [&key])?;
-                for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
-                    let text = self.templates.render(
-                        "game_over.txt",
-                        json!({"game_id": game.id, "scenario": game.scenario,
-                               "result": format!("{} accepted the draw {by} offered: it is a draw.", seat.side),
-                               "seed": game.seed}),
-                    );
-                    queue.push(
-                        Outgoing {
-                            to: s.email.clone(),
-                            subject: format!("Game {}: over, a draw", game.id),
-                            text,
-                            reply_to: Some(self.seat_address(s)),
-                            game_id: Some(game.id),
-                            ..Outgoing::default()
-                        },
-                        "game-over",
-                    );
-                }
+                let result = format!(
+                    "{} accepted the draw {by} offered: it is a draw.",
+                    seat.side
+                );
+                self.end_game(tx, &game, &seats, "", &result, queue)?;
             }
             _ => {
                 store::kv_set(tx, &key, &seat.side)?;
@@ -1135,9 +1116,34 @@ impl Judge {
             seat.side,
             winner.clone().unwrap_or_default()
         );
+        self.end_game(
+            tx,
+            &game,
+            &seats,
+            winner.as_deref().unwrap_or(""),
+            &result,
+            queue,
+        )
+    }
+
+    /// End a game outside the rules (resignation, agreed draw): record the
+    /// result (`winner` "" for a draw) and mail every seat the seed.
+    fn end_game(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        seats: &[Seat],
+        winner: &str,
+        result: &str,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
         tx.execute(
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
             rusqlite::params![game.id, winner],
+        )?;
+        tx.execute(
+            "DELETE FROM kv WHERE key = ?1",
+            [format!("draw-offer:{}", game.id)],
         )?;
         for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
             let text = self.templates.render(
@@ -1159,6 +1165,22 @@ impl Judge {
         Ok(())
     }
 
+    /// A game's seat by side (case-blind).
+    fn seat_of(&self, game_id: i64, side: &str) -> Result<Seat, ServiceError> {
+        let seats = store::seats(&self.conn, game_id)?;
+        if seats.is_empty() {
+            return Err(ServiceError::NoGame(game_id));
+        }
+        seats
+            .iter()
+            .find(|s| s.side.eq_ignore_ascii_case(side))
+            .cloned()
+            .ok_or_else(|| {
+                let sides: Vec<&str> = seats.iter().map(|s| s.side.as_str()).collect();
+                ServiceError::NoSide(game_id, side.into(), sides.join(", "))
+            })
+    }
+
     /// Give a seat a new secret and token, and optionally a new player. The
     /// player is mailed the new secret; an old player is told they left.
     pub fn replace_seat(
@@ -1167,22 +1189,7 @@ impl Judge {
         side: &str,
         email: Option<&str>,
     ) -> Result<(), ServiceError> {
-        let seats = store::seats(&self.conn, game_id)?;
-        let old = seats
-            .iter()
-            .find(|s| s.side == side)
-            .cloned()
-            .ok_or_else(|| {
-                ServiceError::NoSide(
-                    game_id,
-                    side.into(),
-                    seats
-                        .iter()
-                        .map(|s| s.side.clone())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                )
-            })?;
+        let old = self.seat_of(game_id, side)?;
         if let Some(e) = email {
             if e.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -1240,25 +1247,7 @@ impl Judge {
 
     /// Orders entered by the host (`adjutant submit`): the same path as a mail.
     pub fn submit(&mut self, game_id: i64, side: &str, orders: &str) -> Result<u32, ServiceError> {
-        let seats = store::seats(&self.conn, game_id)?;
-        if seats.is_empty() {
-            return Err(ServiceError::NoGame(game_id));
-        }
-        let seat = seats
-            .iter()
-            .find(|s| s.side.eq_ignore_ascii_case(side))
-            .cloned()
-            .ok_or_else(|| {
-                ServiceError::NoSide(
-                    game_id,
-                    side.into(),
-                    seats
-                        .iter()
-                        .map(|s| s.side.clone())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                )
-            })?;
+        let seat = self.seat_of(game_id, side)?;
         let tx = self.begin()?;
         let mut queue = Queue::new();
         let turn = self.apply_orders(&tx, &seat, orders, "cli", &mut queue)?;

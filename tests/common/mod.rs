@@ -171,3 +171,33 @@ pub fn mailserver() -> bool {
     *guard = Some(up);
     up
 }
+
+/// The reply address (judge+TOKEN@...) of the newest mail to `who` that has one.
+pub fn reply_address(site: &Site, who: &str) -> String {
+    let t = site
+        .outbox()
+        .into_iter()
+        .map(|(_, t)| unqp(&t))
+        .rev()
+        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
+        .expect("a mail with a Reply-To");
+    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
+    line.rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string()
+}
+
+/// The latest Memoir '44 state of game 1.
+pub fn latest_state(site: &Site) -> adjutant::rules::memoir44::State {
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
