@@ -115,6 +115,9 @@ enum Cmd {
     Outbox,
     /// List the shipped scenarios.
     Scenarios,
+    /// Check a scenario file (a club's own) and print its position, or its
+    /// mistakes with line and column.
+    CheckScenario { file: PathBuf },
     /// Run rules test vectors (case files) and report PASS/FAIL for each.
     CheckCase {
         #[arg(required = true)]
@@ -466,6 +469,18 @@ fn run(cli: Cli) -> Result<i32> {
             let mut p = daemon::Pass::default();
             daemon::deliver(&mut judge, &mut p)?;
             println!("game {game}: {side} is now played by {email}");
+            Ok(0)
+        }
+        Cmd::CheckScenario { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let name = file.display().to_string();
+            let (source, ruleset) = adjutant::rules::Scenario::from_text(&text, &name)?;
+            let rules = Rules::load(&ruleset)?;
+            let mut deck = adjutant::engine::dice::ChaChaDice::from_seed([0; 32]);
+            let state = rules.setup(&source, &mut deck)?;
+            println!("{name}: scenario '{}' of {ruleset} is valid.", source.id);
+            print!("{}", rules.render_text(&state, &Viewer::Referee));
             Ok(0)
         }
         Cmd::CheckCase { files } => {

@@ -127,3 +127,106 @@ fn submit_rejects_illegal_orders_and_changes_nothing() {
     let out = site.run(&["submit", "1", "axis", f.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not axis's turn"));
 }
+
+#[test]
+fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
+    let site = Site::new();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/memoir44/pegasus-bridge.toml"
+    ))
+    .unwrap();
+    let file = site.path().join("club-bridge.toml");
+    std::fs::write(
+        &file,
+        shipped.replace("id = \"pegasus-bridge\"", "id = \"club-bridge\""),
+    )
+    .unwrap();
+    let out = site.ok(&["check-scenario", file.to_str().unwrap()]);
+    assert!(
+        out.contains("scenario 'club-bridge' of memoir44 is valid"),
+        "{out}"
+    );
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        file.to_str().unwrap(),
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    assert!(site.ok(&["games"]).contains("club-bridge"));
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([9; 32]);
+    let orders = site.path().join("o.txt");
+    for _ in 0..4 {
+        let state = latest_state(&site);
+        let side = memoir44::waiting(&state).sides[0].clone();
+        std::fs::write(
+            &orders,
+            memoir44::random_orders(&rules, &state, &side, &mut rng),
+        )
+        .unwrap();
+        site.ok(&["submit", "1", &side, orders.to_str().unwrap()]);
+    }
+    std::fs::remove_file(&file).unwrap();
+    let export = site.path().join("e.json");
+    site.ok(&[
+        "export",
+        "1",
+        "--include-seed",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(v.contains("4 turns replayed identically"), "{v}");
+}
+
+#[test]
+fn a_broken_scenario_file_is_refused_with_line_and_column() {
+    let site = Site::new();
+    let file = site.path().join("broken.toml");
+    std::fs::write(
+        &file,
+        "id = \"broken\"\nruleset = \"memoir44\"\nvictory = [4\n",
+    )
+    .unwrap();
+    let out = site.run(&["check-scenario", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("broken.toml:3:"), "{err}");
+    let out = site.run(&[
+        "new-game",
+        "--scenario",
+        file.to_str().unwrap(),
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken.toml:3:"));
+    assert!(
+        site.ok(&["games"]).lines().count() == 1,
+        "no game was created"
+    );
+    // A unit on a hex that is off the board: line and column of the mistake.
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/memoir44/pegasus-bridge.toml"
+    ))
+    .unwrap();
+    let first_at = shipped.find("at = \"").expect("a unit with at =");
+    let mut bad = shipped.clone();
+    let end = bad[first_at + 6..].find('"').unwrap() + first_at + 6;
+    bad.replace_range(first_at + 6..end, "Z99");
+    std::fs::write(&file, &bad).unwrap();
+    let out = site.run(&["check-scenario", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = shipped[..first_at].matches('\n').count() + 1;
+    assert!(
+        err.contains(&format!("broken.toml:{line}:")),
+        "expected line {line}: {err}"
+    );
+}

@@ -140,15 +140,18 @@ impl Rules {
         }
     }
 
-    /// Set up a new game of `scenario`. `deck` shuffles hidden things.
+    /// Set up a new game of a scenario. `deck` shuffles hidden things.
     pub fn setup(
         &self,
-        scenario: &str,
+        scenario: &Scenario,
         deck: &mut dyn Dice,
     ) -> Result<serde_json::Value, DataError> {
         match self {
             Rules::Memoir44(r) => {
-                let st = memoir44::setup(r, scenario, deck)?;
+                let st = match &scenario.text {
+                    Some(text) => memoir44::setup_text(r, text, &scenario.file, deck)?,
+                    None => memoir44::setup(r, &scenario.id, deck)?,
+                };
                 Ok(to_json(&st))
             }
         }
@@ -246,6 +249,72 @@ impl Rules {
         match self {
             Rules::Memoir44(_) => memoir44::describe_event(event, viewer),
         }
+    }
+}
+
+/// A scenario: a shipped one by id, or a club's own file (its text is kept
+/// with the game so the game replays without the file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    pub id: String,
+    /// The file's text, for a scenario that is not shipped.
+    pub text: Option<String>,
+    /// Where it came from, for error messages.
+    pub file: String,
+}
+
+impl Scenario {
+    /// A shipped scenario by id.
+    #[must_use]
+    pub fn shipped(id: &str) -> Scenario {
+        Scenario {
+            id: id.to_string(),
+            text: None,
+            file: format!("{id}.toml"),
+        }
+    }
+
+    /// A scenario given as text (read from `file`): its `id` and `ruleset`
+    /// keys are read here, the rest by the family when it sets up.
+    pub fn from_text(text: &str, file: &str) -> Result<(Scenario, String), DataError> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let (line, column) = e
+                .span()
+                .map_or((1, 1), |sp| crate::config::line_col(text, sp.start));
+            DataError::At {
+                file: file.to_string(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
+        })?;
+        let ruleset = table
+            .get("ruleset")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| DataError::Invalid {
+                file: file.to_string(),
+                message: "the scenario needs a `ruleset = \"...\"` line".into(),
+            })?
+            .to_string();
+        let id = table
+            .get("id")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                std::path::Path::new(file)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("scenario")
+                    .to_string()
+            });
+        Ok((
+            Scenario {
+                id,
+                text: Some(text.to_string()),
+                file: file.to_string(),
+            },
+            ruleset,
+        ))
     }
 }
 

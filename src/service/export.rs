@@ -6,7 +6,7 @@
 
 use super::{adjudicate_turn, setup_state, state_hash, Judge, ServiceError};
 use crate::engine::dice;
-use crate::rules::Rules;
+use crate::rules::{Rules, Scenario};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -19,6 +19,9 @@ pub struct Export {
     pub game: u64,
     pub ruleset: String,
     pub scenario: String,
+    /// The scenario file's text when it is not a shipped scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_text: Option<String>,
     pub options: Value,
     pub status: String,
     pub result: Option<String>,
@@ -77,6 +80,7 @@ impl Judge {
             game: game.id as u64,
             ruleset: game.ruleset.clone(),
             scenario: game.scenario.clone(),
+            scenario_text: game.scenario_text.clone(),
             options: serde_json::from_str(&game.options).unwrap_or(Value::Null),
             status: game.status.clone(),
             result: game.result.clone(),
@@ -180,7 +184,15 @@ pub fn verify(export: &Export) -> Verification {
             return v;
         }
     };
-    let mut state = match setup_state(&rules, &export.scenario, &master) {
+    let source = match &export.scenario_text {
+        Some(text) => Scenario {
+            id: export.scenario.clone(),
+            text: Some(text.clone()),
+            file: format!("{}.toml", export.scenario),
+        },
+        None => Scenario::shipped(&export.scenario),
+    };
+    let mut state = match setup_state(&rules, &source, &master) {
         Ok(s) => s,
         Err(e) => {
             v.differences.push(format!("set-up: {e}"));

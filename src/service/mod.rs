@@ -11,7 +11,7 @@ use crate::mail::outbound::{self, Outgoing};
 use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
 use crate::report::Templates;
-use crate::rules::{Chance, Rejection, Rules, Viewer};
+use crate::rules::{Chance, Rejection, Rules, Scenario, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
 use rusqlite::{Connection, Transaction};
@@ -146,7 +146,7 @@ pub fn streams(master: &Seed, turn: u32) -> (ChaChaDice, ChaChaDice) {
 /// Set up a game's opening state from its seed.
 pub fn setup_state(
     rules: &Rules,
-    scenario: &str,
+    scenario: &Scenario,
     master: &Seed,
 ) -> Result<serde_json::Value, ServiceError> {
     let (_, mut deck) = streams(master, 0);
@@ -250,9 +250,18 @@ impl Judge {
                 "the NMR policy is wait or pass".into(),
             ));
         }
-        let rules = Rules::for_scenario(scenario)?;
+        let path = std::path::Path::new(scenario);
+        let (rules, source) = if scenario.ends_with(".toml") || path.is_file() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| ServiceError::Invalid(format!("cannot read {scenario}: {e}")))?;
+            let (source, ruleset) = Scenario::from_text(&text, scenario)?;
+            (Rules::load(&ruleset)?, source)
+        } else {
+            (Rules::for_scenario(scenario)?, Scenario::shipped(scenario))
+        };
+        let scenario = source.id.as_str();
         let master: Seed = random_bytes()?;
-        let state = setup_state(&rules, scenario, &master)?;
+        let state = setup_state(&rules, &source, &master)?;
         let sides = rules.sides(&state);
         for (side, email) in seats {
             if !sides.contains(side) {
@@ -282,6 +291,10 @@ impl Judge {
             &hex::encode(master),
             deadline_secs,
             &now,
+        )?;
+        tx.execute(
+            "UPDATE games SET scenario_text = ?2 WHERE id = ?1",
+            rusqlite::params![id, source.text],
         )?;
         let hash = state_hash(&state);
         store::insert_snapshot(&tx, id, 0, &state.to_string(), &hash)?;

@@ -105,6 +105,10 @@ ALTER TABLE seats ADD COLUMN misses INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE seats ADD COLUMN absent_from TEXT;
 ALTER TABLE seats ADD COLUMN absent_until TEXT;
 "#,
+    r#"
+-- A club's own scenario file, kept with the game so it replays without it.
+ALTER TABLE games ADD COLUMN scenario_text TEXT;
+"#,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -175,6 +179,8 @@ pub struct Game {
     pub reminded_turn: i64,
     pub nmr_turn: i64,
     pub max_absence_days: i64,
+    /// The text of a scenario that is not shipped.
+    pub scenario_text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,7 +199,8 @@ pub struct Seat {
 }
 
 const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
-     nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days";
+     nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days, \
+     scenario_text";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
     Ok(Game {
@@ -217,6 +224,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
         reminded_turn: r.get(17)?,
         nmr_turn: r.get(18)?,
         max_absence_days: r.get(19)?,
+        scenario_text: r.get(20)?,
     })
 }
 
