@@ -62,6 +62,9 @@ enum Cmd {
         /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown in.
         #[arg(long = "tz")]
         zones: Vec<String>,
+        /// A house-rule variant of the ruleset (a copy of rulesets/*.toml, edited).
+        #[arg(long)]
+        ruleset: Option<PathBuf>,
     },
     /// Stop a game's deadline clock (holidays); `resume` restarts it.
     Pause { game: i64 },
@@ -118,6 +121,8 @@ enum Cmd {
     /// Check a scenario file (a club's own) and print its position, or its
     /// mistakes with line and column.
     CheckScenario { file: PathBuf },
+    /// Check a ruleset file (a club's house-rule variant): mistakes with line and column.
+    CheckRuleset { file: PathBuf },
     /// Run rules test vectors (case files) and report PASS/FAIL for each.
     CheckCase {
         #[arg(required = true)]
@@ -239,6 +244,7 @@ fn run(cli: Cli) -> Result<i32> {
             referee,
             referee_after,
             zones,
+            ruleset,
         } => {
             let mut judge = open(&cli.config)?;
             let seats: Vec<(String, String)> = seats
@@ -273,6 +279,13 @@ fn run(cli: Cli) -> Result<i32> {
                             .ok_or_else(|| anyhow!("--tz takes SIDE=ZONE, not '{z}'"))
                     })
                     .collect::<Result<_>>()?,
+                ruleset_file: ruleset
+                    .map(|p| {
+                        std::fs::read_to_string(&p)
+                            .map(|t| (p.display().to_string(), t))
+                            .with_context(|| format!("reading {}", p.display()))
+                    })
+                    .transpose()?,
             };
             let id = judge.new_game(&scenario, &seats, &opts)?;
             println!("{id}");
@@ -312,7 +325,7 @@ fn run(cli: Cli) -> Result<i32> {
         } => {
             let judge = open(&cli.config)?;
             let g = judge.game(game)?;
-            let rules = Rules::load(&g.ruleset)?;
+            let rules = Rules::of_game(&g.ruleset, g.ruleset_text.as_deref())?;
             let viewer = match viewer.as_deref() {
                 None | Some("referee") => Viewer::Referee,
                 Some("observer") => Viewer::Observer,
@@ -481,6 +494,13 @@ fn run(cli: Cli) -> Result<i32> {
             let state = rules.setup(&source, &mut deck)?;
             println!("{name}: scenario '{}' of {ruleset} is valid.", source.id);
             print!("{}", rules.render_text(&state, &Viewer::Referee));
+            Ok(0)
+        }
+        Cmd::CheckRuleset { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let rules = Rules::from_text(&text, &file.display().to_string())?;
+            println!("{}: a valid {} ruleset", file.display(), rules.id());
             Ok(0)
         }
         Cmd::CheckCase { files } => {

@@ -122,6 +122,38 @@ impl Rules {
         }
     }
 
+    /// A ruleset from a file's text (a club's house-rule variant). Its `id`
+    /// names the family it varies: `memoir44` or `memoir44-<anything>`.
+    pub fn from_text(text: &str, file: &str) -> Result<Rules, DataError> {
+        let id = text
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|t| t.get("id").and_then(|v| v.as_str()).map(str::to_string))
+            .unwrap_or_default();
+        if id == "memoir44" || id.starts_with("memoir44-") {
+            Ok(Rules::Memoir44(Box::new(memoir44::Ruleset::from_toml(
+                text, file,
+            )?)))
+        } else {
+            // Let the family's own parser report syntax errors with a position.
+            memoir44::Ruleset::from_toml(text, file)?;
+            Err(DataError::Invalid {
+                file: file.to_string(),
+                message: format!(
+                    "the ruleset id '{id}' names no known family (it must be memoir44 or start with memoir44-)"
+                ),
+            })
+        }
+    }
+
+    /// The ruleset of a stored game: its variant text if it has one.
+    pub fn of_game(id: &str, text: Option<&str>) -> Result<Rules, DataError> {
+        match text {
+            Some(t) => Rules::from_text(t, &format!("{id}.toml")),
+            None => Rules::load(id),
+        }
+    }
+
     /// Which ruleset a scenario id belongs to.
     pub fn for_scenario(scenario: &str) -> Result<Rules, DataError> {
         if memoir44::scenario_ids().iter().any(|s| s == scenario) {

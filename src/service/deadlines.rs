@@ -73,7 +73,7 @@ impl Judge {
             let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
                 continue;
             };
-            let rules = Rules::load(&game.ruleset)?;
+            let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
             let (_, state) = self.state(game.id, None)?;
             let waiting = rules.waiting(&state);
             let seats: Vec<store::Seat> = store::seats(&self.conn, game.id)?

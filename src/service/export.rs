@@ -22,6 +22,9 @@ pub struct Export {
     /// The scenario file's text when it is not a shipped scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_text: Option<String>,
+    /// The house-rule variant's text when the game does not use a shipped ruleset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset_text: Option<String>,
     pub options: Value,
     pub status: String,
     pub result: Option<String>,
@@ -53,7 +56,7 @@ impl Judge {
     pub fn export(&self, game_id: i64, include_seed: bool) -> Result<Export, ServiceError> {
         let game = self.game(game_id)?;
         let master = Self::master(&game)?;
-        let rules = Rules::load(&game.ruleset)?;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let (_, setup) = self.state(game_id, Some(0))?;
         let events = store::events(&self.conn, game_id, None)?;
         let mut turns = Vec::new();
@@ -81,6 +84,7 @@ impl Judge {
             ruleset: game.ruleset.clone(),
             scenario: game.scenario.clone(),
             scenario_text: game.scenario_text.clone(),
+            ruleset_text: game.ruleset_text.clone(),
             options: serde_json::from_str(&game.options).unwrap_or(Value::Null),
             status: game.status.clone(),
             result: game.result.clone(),
@@ -177,7 +181,7 @@ pub fn verify(export: &Export) -> Verification {
         v.differences
             .push("the seed does not match the commitment mailed at the start".into());
     }
-    let rules = match Rules::load(&export.ruleset) {
+    let rules = match Rules::of_game(&export.ruleset, export.ruleset_text.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             v.differences.push(e.to_string());

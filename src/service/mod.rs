@@ -75,6 +75,8 @@ pub struct GameOptions {
     pub referee_after: i64,
     /// Time zones by side (or `referee`), IANA names.
     pub zones: Vec<(String, String)>,
+    /// A house-rule variant of the ruleset: (file name, text).
+    pub ruleset_file: Option<(String, String)>,
 }
 
 impl Default for GameOptions {
@@ -86,6 +88,7 @@ impl Default for GameOptions {
             referee: None,
             referee_after: 2,
             zones: Vec::new(),
+            ruleset_file: None,
         }
     }
 }
@@ -259,6 +262,10 @@ impl Judge {
         } else {
             (Rules::for_scenario(scenario)?, Scenario::shipped(scenario))
         };
+        let (rules, variant) = match &opts.ruleset_file {
+            Some((file, text)) => (Rules::from_text(text, file)?, Some(text.clone())),
+            None => (rules, None),
+        };
         let scenario = source.id.as_str();
         let master: Seed = random_bytes()?;
         let state = setup_state(&rules, &source, &master)?;
@@ -293,8 +300,8 @@ impl Judge {
             &now,
         )?;
         tx.execute(
-            "UPDATE games SET scenario_text = ?2 WHERE id = ?1",
-            rusqlite::params![id, source.text],
+            "UPDATE games SET scenario_text = ?2, ruleset_text = ?3 WHERE id = ?1",
+            rusqlite::params![id, source.text, variant],
         )?;
         let hash = state_hash(&state);
         store::insert_snapshot(&tx, id, 0, &state.to_string(), &hash)?;
@@ -350,7 +357,7 @@ impl Judge {
         seat: &Seat,
     ) -> Result<Outgoing, ServiceError> {
         let game = store::game(tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
-        let rules = Rules::load(&game.ruleset)?;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let master = Self::master(&game)?;
         let (turn, state) = self.state_in(tx, game_id)?;
         let others: Vec<String> = store::seats(tx, game_id)?
@@ -623,7 +630,8 @@ impl Judge {
                     match cmd {
                         Command::Map => {
                             let game = self.game(seat.game_id)?;
-                            let rules = Rules::load(&game.ruleset)?;
+                            let rules =
+                                Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
                             let (_, state) = self.state(game.id, None)?;
                             let text = format!(
                                 "Game {}, turn {}: the position as {} sees it.\n\n{}\nState {}\n",
@@ -851,7 +859,7 @@ impl Judge {
             let waiting = if game.status == "over" {
                 format!("The game is over. {}", result_line(game.result.as_deref()))
             } else {
-                let rules = Rules::load(&game.ruleset)?;
+                let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
                 let (_, state) = self.state(game.id, None)?;
                 let w = rules.waiting(&state);
                 if w.sides.contains(&seat.side) {
@@ -887,7 +895,7 @@ impl Judge {
                 game.id
             ))));
         }
-        let rules = Rules::load(&game.ruleset)?;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let (_, state) = self.state_in(tx, game.id)?;
         let waiting = rules.waiting(&state);
         if !waiting.sides.contains(&seat.side) {
@@ -1001,7 +1009,7 @@ impl Judge {
         turn: u32,
         viewer: &Viewer,
     ) -> Result<String, ServiceError> {
-        let rules = Rules::load(&game.ruleset)?;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let (_, state) = self.state(game.id, Some(turn))?;
         if turn == 0 {
             return Ok(format!(

@@ -109,6 +109,10 @@ ALTER TABLE seats ADD COLUMN absent_until TEXT;
 -- A club's own scenario file, kept with the game so it replays without it.
 ALTER TABLE games ADD COLUMN scenario_text TEXT;
 "#,
+    r#"
+-- A club's house-rule variant of a ruleset, kept with the game.
+ALTER TABLE games ADD COLUMN ruleset_text TEXT;
+"#,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +185,8 @@ pub struct Game {
     pub max_absence_days: i64,
     /// The text of a scenario that is not shipped.
     pub scenario_text: Option<String>,
+    /// The text of a house-rule variant of the ruleset, if the game uses one.
+    pub ruleset_text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,7 +206,7 @@ pub struct Seat {
 
 const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
      nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days, \
-     scenario_text";
+     scenario_text, ruleset_text";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
     Ok(Game {
@@ -225,6 +231,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
         nmr_turn: r.get(18)?,
         max_absence_days: r.get(19)?,
         scenario_text: r.get(20)?,
+        ruleset_text: r.get(21)?,
     })
 }
 
