@@ -155,6 +155,25 @@ pub struct UnitSpec {
     /// The class whose terrain movement rules it follows (default: its own).
     #[serde(default)]
     pub move_class: Option<String>,
+    /// May battle the turn it moves onto terrain where other units must
+    /// stop and not battle (it still stops there).
+    #[serde(default)]
+    pub battle_after_stop: bool,
+    /// The only die faces that hit it (empty: its class symbol and grenades).
+    #[serde(default)]
+    pub hit_only_by: Vec<String>,
+    /// The die faces its own battle dice score hits on (empty: the usual).
+    #[serde(default)]
+    pub hits_on: Vec<String>,
+    /// False: blocked retreats and No Retreat cost it no figure.
+    #[serde(default = "yes")]
+    pub flag_losses: bool,
+    /// On any number of flags it retreats 1 to this many hexes.
+    #[serde(default)]
+    pub retreat_up_to: Option<u32>,
+    /// Its battle dice are never reduced by terrain.
+    #[serde(default)]
+    pub ignores_terrain_dice: bool,
 }
 
 impl UnitSpec {
@@ -372,6 +391,14 @@ impl Ruleset {
                 if !r.classes.contains_key(t) && !r.units.contains_key(t) {
                     return bad(id, format!("unit '{id}': unknown target '{t}'"));
                 }
+            }
+            for f in u.hit_only_by.iter().chain(&u.hits_on) {
+                if !r.dice.faces.contains(f) {
+                    return bad(id, format!("unit '{id}': unknown die face '{f}'"));
+                }
+            }
+            if u.retreat_up_to == Some(0) {
+                return bad(id, format!("unit '{id}': retreat_up_to must be at least 1"));
             }
             for t in &u.move_only_on {
                 if !r.terrain.contains_key(t) {
