@@ -379,8 +379,9 @@ fn card_orders(
                             u.at
                         )));
                     }
-                    m.max_move = 3;
-                    m.move_battle = 2;
+                    // Never less than the unit's own (cavalry, ski troops).
+                    m.max_move = m.max_move.max(3);
+                    m.move_battle = m.move_battle.max(2);
                 }
                 _ => {}
             }
