@@ -563,6 +563,11 @@ mod tests {
             Some("armor-assault")
         );
         assert_eq!(r.face_value("flag"), Some(6));
+        let sniper = r.unit("sniper").expect("sniper");
+        assert_eq!(sniper.figures, 1);
+        assert!(!sniper.medal && !sniper.flag_losses);
+        assert_eq!(sniper.retreat_up_to, Some(3));
+        assert_eq!(r.unit_id("La-Resistance").as_deref(), Some("resistance"));
     }
 
     #[test]
@@ -575,6 +580,17 @@ mod tests {
             Err(DataError::At { line, message, .. }) => {
                 assert!(line > 1);
                 assert!(message.contains("unknown class"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = BUILTIN.replace(
+            "hit_only_by = [\"grenade\"]",
+            "hit_only_by = [\"grenades\"]",
+        );
+        match Ruleset::from_toml(&text, "z.toml") {
+            Err(DataError::At { line, message, .. }) => {
+                assert!(line > 1);
+                assert!(message.contains("unknown die face"), "{message}");
             }
             other => panic!("{other:?}"),
         }
