@@ -42,6 +42,12 @@ impl<'a> Ctx<'a> {
             cross_hairs: false,
             move_only_on: vec![],
             move_class: None,
+            battle_after_stop: false,
+            hit_only_by: vec![],
+            hits_on: vec![],
+            flag_losses: true,
+            retreat_up_to: None,
+            ignores_terrain_dice: false,
         });
         Ctx {
             r,
@@ -186,7 +192,7 @@ pub fn check_path(
                     }
                 }
             }
-            if last && info.any(|t| t.no_battle_after_entering) {
+            if last && info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop {
                 barred = true;
             }
         }
@@ -289,6 +295,12 @@ pub fn battle_dice(
             reason: "Artillery v Tank".into(),
         });
     }
+    if a.ignores_terrain_dice {
+        // "A Sniper's Battle Dice are not reduced by Terrain."
+        mods.extend(cross_hair(st, a, att, tgt));
+        mods.extend(extra.iter().cloned());
+        return (base, mods);
+    }
     // Terrain of the target's hex: only the highest reduction counts.
     let tinfo = ctx.info(st, tgt.at);
     let att_hill = ctx.info(st, att.at).is_hill();
@@ -326,19 +338,22 @@ pub fn battle_dice(
             reason: format!("firing from {name}"),
         });
     }
-    if a.cross_hairs
+    mods.extend(cross_hair(st, a, att, tgt));
+    mods.extend(extra.iter().cloned());
+    (base, mods)
+}
+
+/// A Big-Gun's +1 die against a unit marked with its cross-hair.
+fn cross_hair(st: &State, a: &UnitSpec, att: &Unit, tgt: &Unit) -> Option<Modifier> {
+    (a.cross_hairs
         && st
             .cross_hairs
             .iter()
-            .any(|c| c.gun == att.id && c.target == tgt.id)
-    {
-        mods.push(Modifier {
-            dice: 1,
-            reason: "cross-hair".into(),
-        });
-    }
-    mods.extend(extra.iter().cloned());
-    (base, mods)
+            .any(|c| c.gun == att.id && c.target == tgt.id))
+    .then(|| Modifier {
+        dice: 1,
+        reason: "cross-hair".into(),
+    })
 }
 
 #[must_use]
@@ -380,6 +395,18 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
         return Err("Infantry v Tank: infantry may battle armour only in close assault".into());
     }
     if range > 1 && st.enemy_adjacent(att.at, att.side) {
+        let can_target_adjacent = st.units.iter().any(|o| {
+            o.side != att.side && o.at.adjacent(att.at) && {
+                let os = ctx.spec(&o.kind);
+                a.targets.is_empty() || a.targets.iter().any(|x| *x == os.class || *x == o.kind)
+            }
+        });
+        if !can_target_adjacent {
+            return Err(format!(
+                "the unit is next to an enemy it may not battle: {} must move away before it may battle",
+                a.name
+            ));
+        }
         return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
     }
     if !sees(ctx, st, att.at, target) {
@@ -415,19 +442,26 @@ pub fn roll(
     let (mut hits, mut flags) = (0, 0);
     for _ in 0..n {
         let f = ctx.r.face(dice.roll(6));
-        if !sym.is_empty() && f == sym {
+        let grenade_counts = !tgt.ignores_grenades && !rule.grenades_ignored;
+        let hit = match att.filter(|a| !a.hits_on.is_empty()) {
+            // A sniper "scores one Hit on a Red Grenade or Green Star".
+            Some(a) => a.hits_on.contains(&f) && (f != "grenade" || grenade_counts),
+            None => {
+                (!sym.is_empty() && f == sym)
+                    || (f == "grenade" && grenade_counts)
+                    || (f == "star" && rule.stars_hit)
+            }
+        };
+        // A sniper "can only be eliminated when Hit with a Red Grenade".
+        let hit = hit && (tgt.hit_only_by.is_empty() || tgt.hit_only_by.contains(&f));
+        if hit {
             hits += 1;
-        } else if f == "grenade" {
-            if !tgt.ignores_grenades && !rule.grenades_ignored {
-                hits += 1;
-            }
-        } else if f == "star" {
-            if rule.stars_hit {
-                hits += 1;
-            } else if att.is_some_and(|a| a.star_is_flag_vs_armour) && tgt.class == "armour" {
-                flags += 1;
-            }
-        } else if f == "flag" {
+        } else if f == "flag"
+            || (f == "star"
+                && !rule.stars_hit
+                && att.is_some_and(|a| a.star_is_flag_vs_armour)
+                && tgt.class == "armour")
+        {
             flags += 1;
         }
         faces.push(f);
@@ -555,6 +589,12 @@ pub fn resolve_flags(
     if flags == 0 {
         return (ignored, out);
     }
+    // "Retreat upto 3 hexes ... on any Purple Flag rolled. The number of
+    // Purple Flags rolled is irrelevant": one retreat of 1 to N hexes.
+    if spec.retreat_up_to.is_some() {
+        flags = 1;
+    }
+    let flag_losses = spec.flag_losses;
     let bunker_art = spec.class == "artillery"
         && info
             .specs
@@ -562,16 +602,18 @@ pub fn resolve_flags(
             .any(|(_, t)| t.artillery_no_retreat && claims(st, t.owner_only, u.side));
     let standing = st.standing.get(u.side).cloned().unwrap_or_default();
     if bunker_art {
-        out.eliminated = lose(
-            ctx,
-            st,
-            ev,
-            id,
-            flags,
-            by,
-            "artillery in a bunker may not retreat",
-            "flag",
-        );
+        if flag_losses {
+            out.eliminated = lose(
+                ctx,
+                st,
+                ev,
+                id,
+                flags,
+                by,
+                "artillery in a bunker may not retreat",
+                "flag",
+            );
+        }
         return (ignored, out);
     }
     if standing.no_retreat_all || standing.no_retreat.contains(&id) {
@@ -582,7 +624,9 @@ pub fn resolve_flags(
             blocked: 0,
             no_retreat: true,
         });
-        out.eliminated = lose(ctx, st, ev, id, flags, by, "No Retreat", "flag");
+        if flag_losses {
+            out.eliminated = lose(ctx, st, ev, id, flags, by, "No Retreat", "flag");
+        }
         return (ignored, out);
     }
     let prefs = standing
@@ -593,7 +637,7 @@ pub fn resolve_flags(
         .unwrap_or_default();
     let path = retreat_path(ctx, st, &u, flags, &prefs);
     let done = path.len() as u32 - 1;
-    let blocked = flags - done;
+    let blocked = flags.saturating_sub(done);
     if let (Some(last), Some(m)) = (path.last().copied(), st.unit_mut(id)) {
         m.at = last;
     }
@@ -608,7 +652,7 @@ pub fn resolve_flags(
         blocked,
         no_retreat: false,
     });
-    if blocked > 0 {
+    if blocked > 0 && flag_losses {
         out.eliminated = lose(ctx, st, ev, id, blocked, by, "retreat blocked", "flag");
     }
     ev.extend(super::victory::update_objectives(st));
@@ -642,12 +686,17 @@ fn retreat_ok(ctx: &Ctx<'_>, st: &State, spec: &UnitSpec, h: Hex, id: u32) -> bo
 /// Choose the retreat path (including the start hex). Most moves made first;
 /// then the standing preferences; then hexes that protect, hexes not next to
 /// an enemy, the column nearest the start, and the leftmost (from row 1).
+/// A unit that retreats "up to" N hexes (`retreat_up_to`) may stop after any
+/// move: it ends on the first preferred hex it can reach, else goes as far
+/// as it can.
 #[must_use]
 pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[Hex]) -> Vec<Hex> {
     let spec = ctx.spec(&u.kind);
+    let up_to = spec.retreat_up_to.filter(|_| flags > 0);
+    let moves = up_to.unwrap_or(flags);
     let mut paths: Vec<Vec<Hex>> = vec![vec![u.at]];
     let mut finished: Vec<Vec<Hex>> = Vec::new();
-    for _ in 0..flags.min(8) {
+    for _ in 0..moves.min(8) {
         let mut next = Vec::new();
         for p in &paths {
             let last = *p.last().unwrap_or(&u.at);
@@ -660,7 +709,7 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
                     any = true;
                 }
             }
-            if !any {
+            if !any || (up_to.is_some() && p.len() > 1) {
                 finished.push(p.clone());
             }
         }
@@ -674,7 +723,13 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
         let last = *p.last().unwrap_or(&u.at);
         let pref = prefs
             .iter()
-            .position(|x| p.contains(x))
+            .position(|x| {
+                if up_to.is_some() {
+                    last == *x
+                } else {
+                    p.contains(x)
+                }
+            })
             .unwrap_or(usize::MAX);
         let info = ctx.info(st, last);
         let protect = info
@@ -688,9 +743,15 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             .units
             .iter()
             .any(|o| o.side != u.side && o.at.adjacent(last));
+        let longest = usize::MAX - p.len();
+        let (first, second) = if up_to.is_some() {
+            (pref, longest)
+        } else {
+            (longest, pref)
+        };
         (
-            std::cmp::Reverse(p.len()),
-            pref,
+            first,
+            second,
             std::cmp::Reverse(protect),
             adj,
             (last.col - u.at.col).abs(),

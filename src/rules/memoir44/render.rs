@@ -37,6 +37,10 @@ fn unit_code(r: &Ruleset, kind: &str) -> char {
         "elite-infantry" => 'E',
         "mechanised-infantry" => 'M',
         "militia-infantry" => 'L',
+        "sniper" => 'S',
+        "resistance" => 'F',
+        "cavalry" => 'C',
+        "ski-troops" => 'X',
         "medium-armour" => 'A',
         "heavy-armour" => 'H',
         "very-heavy-armour" => 'V',
@@ -117,7 +121,7 @@ pub fn text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
         s.sides[0], s.sides[0], s.sides[1]
     );
     let _ = writeln!(out, "Terrain: Wd woods, Tn town, Hl hill, Rv river, Br bridge, Hg hedgerow, Oc ocean, Bc beach; obstacles w wire, b bunker, h hedgehog, s sandbag; * objective.");
-    let _ = writeln!(out, "Units: I infantry, E elite, M mechanised, L militia, A armour, H heavy, V very heavy, R recon, K other armour, G artillery, B big gun, T anti-tank; the digit is figures.");
+    let _ = writeln!(out, "Units: I infantry, E elite, M mechanised, L militia, S sniper, F resistance, C cavalry, X ski troops, A armour, H heavy, V very heavy, R recon, K other armour, G artillery, B big gun, T anti-tank; the digit is figures.");
     for (i, side) in s.sides.iter().enumerate() {
         let _ = writeln!(
             out,

@@ -155,6 +155,25 @@ pub struct UnitSpec {
     /// The class whose terrain movement rules it follows (default: its own).
     #[serde(default)]
     pub move_class: Option<String>,
+    /// May battle the turn it moves onto terrain where other units must
+    /// stop and not battle (it still stops there).
+    #[serde(default)]
+    pub battle_after_stop: bool,
+    /// The only die faces that hit it (empty: its class symbol and grenades).
+    #[serde(default)]
+    pub hit_only_by: Vec<String>,
+    /// The die faces its own battle dice score hits on (empty: the usual).
+    #[serde(default)]
+    pub hits_on: Vec<String>,
+    /// False: blocked retreats and No Retreat cost it no figure.
+    #[serde(default = "yes")]
+    pub flag_losses: bool,
+    /// On any number of flags it retreats 1 to this many hexes.
+    #[serde(default)]
+    pub retreat_up_to: Option<u32>,
+    /// Its battle dice are never reduced by terrain.
+    #[serde(default)]
+    pub ignores_terrain_dice: bool,
 }
 
 impl UnitSpec {
@@ -373,6 +392,14 @@ impl Ruleset {
                     return bad(id, format!("unit '{id}': unknown target '{t}'"));
                 }
             }
+            for f in u.hit_only_by.iter().chain(&u.hits_on) {
+                if !r.dice.faces.contains(f) {
+                    return bad(id, format!("unit '{id}': unknown die face '{f}'"));
+                }
+            }
+            if u.retreat_up_to == Some(0) {
+                return bad(id, format!("unit '{id}': retreat_up_to must be at least 1"));
+            }
             for t in &u.move_only_on {
                 if !r.terrain.contains_key(t) {
                     return bad(id, format!("unit '{id}': unknown terrain '{t}'"));
@@ -536,6 +563,11 @@ mod tests {
             Some("armor-assault")
         );
         assert_eq!(r.face_value("flag"), Some(6));
+        let sniper = r.unit("sniper").expect("sniper");
+        assert_eq!(sniper.figures, 1);
+        assert!(!sniper.medal && !sniper.flag_losses);
+        assert_eq!(sniper.retreat_up_to, Some(3));
+        assert_eq!(r.unit_id("La-Resistance").as_deref(), Some("resistance"));
     }
 
     #[test]
@@ -548,6 +580,17 @@ mod tests {
             Err(DataError::At { line, message, .. }) => {
                 assert!(line > 1);
                 assert!(message.contains("unknown class"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = BUILTIN.replace(
+            "hit_only_by = [\"grenade\"]",
+            "hit_only_by = [\"grenades\"]",
+        );
+        match Ruleset::from_toml(&text, "z.toml") {
+            Err(DataError::At { line, message, .. }) => {
+                assert!(line > 1);
+                assert!(message.contains("unknown die face"), "{message}");
             }
             other => panic!("{other:?}"),
         }

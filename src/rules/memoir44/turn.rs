@@ -379,8 +379,9 @@ fn card_orders(
                             u.at
                         )));
                     }
-                    m.max_move = 3;
-                    m.move_battle = 2;
+                    // Never less than the unit's own (cavalry, ski troops).
+                    m.max_move = m.max_move.max(3);
+                    m.move_battle = m.move_battle.max(2);
                 }
                 _ => {}
             }
@@ -779,7 +780,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         return Err(l.reject(format!("{} may not take ground", spec.name)));
                     }
                     if overrun.is_some() && !spec.overrun {
-                        return Err(l.reject("only armour may make an Armour Overrun"));
+                        return Err(l.reject(format!(
+                            "{} may not make an Armour Overrun (only armour and cavalry may)",
+                            spec.name
+                        )));
                     }
                     if *overrun == Some(*target) {
                         return Err(l.reject("the overrun target must be another unit"));
@@ -1690,6 +1694,7 @@ impl Turn<'_, '_, '_> {
             if ctx
                 .info(&self.st, a2.at)
                 .any(|t| t.no_battle_after_entering)
+                && !ctx.spec(&a2.kind).battle_after_stop
             {
                 self.skip(
                     line,
