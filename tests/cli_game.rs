@@ -230,3 +230,80 @@ fn a_broken_scenario_file_is_refused_with_line_and_column() {
         "expected line {line}: {err}"
     );
 }
+
+#[test]
+fn a_house_rule_variant_of_the_ruleset() {
+    let site = Site::new();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/rulesets/memoir44.toml"
+    ))
+    .unwrap();
+    let variant = site.path().join("club-rules.toml");
+    std::fs::write(
+        &variant,
+        shipped.replace("id = \"memoir44\"", "id = \"memoir44-club\""),
+    )
+    .unwrap();
+    assert!(site
+        .ok(&["check-ruleset", variant.to_str().unwrap()])
+        .contains("a valid memoir44 ruleset"));
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--ruleset",
+        variant.to_str().unwrap(),
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    let text: Option<String> = site
+        .db()
+        .query_row("SELECT ruleset_text FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert!(text.unwrap().contains("memoir44-club"));
+    let f = site.path().join("o.txt");
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let state = latest_state(&site);
+    std::fs::write(
+        &f,
+        memoir44::random_orders(
+            &rules,
+            &state,
+            "allies",
+            &mut ChaChaDice::from_seed([5; 32]),
+        ),
+    )
+    .unwrap();
+    site.ok(&["submit", "1", "allies", f.to_str().unwrap()]);
+    std::fs::remove_file(&variant).unwrap();
+    let export = site.path().join("e.json");
+    site.ok(&[
+        "export",
+        "1",
+        "--include-seed",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    assert!(site
+        .ok(&["verify", export.to_str().unwrap()])
+        .contains("1 turns replayed identically"));
+    // A mistake in a variant is named with its line and column.
+    let broken = site.path().join("broken-rules.toml");
+    let at = shipped.find("figures = 4").expect("a unit of 4 figures");
+    let line = shipped[..at].matches('\n').count() + 1;
+    std::fs::write(
+        &broken,
+        shipped.replacen("figures = 4", "figures = \"four\"", 1),
+    )
+    .unwrap();
+    let out = site.run(&["check-ruleset", broken.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("broken-rules.toml:{line}:")),
+        "expected line {line}: {err}"
+    );
+}

@@ -331,7 +331,8 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         });
     }
     if let Some(rs) = &sf.ruleset {
-        if *rs != r.id {
+        // A club's variant (`memoir44-<name>`) plays the family's scenarios.
+        if *rs != r.id && !r.id.starts_with(&format!("{rs}-")) {
             return Err(DataError::Invalid {
                 file: file.into(),
                 message: format!("scenario is for ruleset '{rs}'"),
