@@ -3,7 +3,7 @@
 #![no_main]
 
 use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::{Chance, Rules};
+use adjutant::rules::{Chance, Rules, Scenario};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -12,7 +12,7 @@ fn game() -> &'static (Rules, serde_json::Value) {
     GAME.get_or_init(|| {
         let rules = Rules::load("memoir44").expect("ruleset");
         let state = rules
-            .setup("pegasus-bridge", &mut ChaChaDice::from_seed([1; 32]))
+            .setup(&Scenario::shipped("pegasus-bridge"), &mut ChaChaDice::from_seed([1; 32]))
             .expect("scenario");
         (rules, state)
     })

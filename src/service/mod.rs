@@ -641,7 +641,9 @@ impl Judge {
                                 rules.render_text(&state, &Viewer::Side(seat.side.clone())),
                                 state_hash(&state)
                             );
-                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            for m in self.seat_replies(env, seat, "", text) {
+                                queue.push(m, "reply");
+                            }
                             done.push("map");
                         }
                         Command::History(turn) => {
@@ -659,7 +661,9 @@ impl Judge {
                                     "",
                                 ),
                             };
-                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            for m in self.seat_replies(env, seat, "", text) {
+                                queue.push(m, "reply");
+                            }
                             done.push("history");
                         }
                         Command::TimeZone(z) => {
@@ -677,7 +681,9 @@ impl Judge {
                                     "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
                                 ),
                             };
-                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            for m in self.seat_replies(env, seat, "", text) {
+                                queue.push(m, "reply");
+                            }
                             done.push("timezone");
                         }
                         Command::Absence(a, b) => {
@@ -700,7 +706,9 @@ impl Judge {
                                 },
                                 Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
                             };
-                            queue.push(self.seat_reply(env, seat, "", text), "reply");
+                            for m in self.seat_replies(env, seat, "", text) {
+                                queue.push(m, "reply");
+                            }
                             done.push("absence");
                         }
                         Command::Draw => {
@@ -733,7 +741,9 @@ impl Judge {
                                 json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
                                        "orders": orders, "state_hash": state_hash(&state)}),
                             );
-                            queue.push(self.seat_reply(env, &seat, "", text), "reply");
+                            for m in self.seat_replies(env, &seat, "", text) {
+                                queue.push(m, "reply");
+                            }
                             done.push("orders accepted");
                         }
                         Err(ServiceError::Rejected(rej)) => {
@@ -745,7 +755,9 @@ impl Judge {
                                 &[rej.to_string()],
                                 "Send the corrected orders in full; none of these were kept.",
                             );
-                            queue.push(self.seat_reply(env, &seat, "", text), "error");
+                            for m in self.seat_replies(env, &seat, "", text) {
+                                queue.push(m, "error");
+                            }
                             return Ok(("answered: orders rejected".into(), rej.to_string()));
                         }
                         Err(e) => return Err(e),
@@ -771,18 +783,31 @@ impl Judge {
 
     /// Replies to an authenticated seat go to the sender and, when the sender
     /// is not the seat's registered address, a copy to that address.
-    fn seat_reply(&self, env: &Envelope, seat: &Seat, subject: &str, text: String) -> Outgoing {
+    /// Replies to an authenticated seat go to the sender and, when the sender
+    /// is not the seat's registered address, a copy goes to that address (so
+    /// a player learns at once if someone else is playing their seat).
+    fn seat_replies(
+        &self,
+        env: &Envelope,
+        seat: &Seat,
+        subject: &str,
+        text: String,
+    ) -> Vec<Outgoing> {
         let from = env.from.clone().unwrap_or_default();
         let mut m = self.reply(env, &from, subject, text);
         m.reply_to = Some(self.seat_address(seat));
         m.game_id = Some(seat.game_id);
-        if !from.eq_ignore_ascii_case(&seat.email) {
-            m.text = format!(
-                "(A copy of this answer goes to {}, the address registered for this seat.)\n\n{}",
-                seat.email, m.text
-            );
+        if from.eq_ignore_ascii_case(&seat.email) {
+            return vec![m];
         }
-        m
+        m.text = format!(
+            "(A copy of this answer goes to {}, the address registered for this seat.)\n\n{}",
+            seat.email, m.text
+        );
+        let mut copy = m.clone();
+        copy.to = seat.email.clone();
+        copy.text = format!("A mail for your seat ({}) in game {} came from {from}.\nThe judge's answer to it was:\n\n{}", seat.side, seat.game_id, m.text);
+        vec![m, copy]
     }
 
     fn not_authenticated(&self) -> String {
