@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Install what the test suite needs beyond the Rust toolchain. Idempotent.
+# Install what the test suite needs beyond the Rust toolchain: the loopback
+# mail server (Postfix + Dovecot) and a headless browser (Chromium). Idempotent;
+# quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -x scripts/mailserver.sh ]; then
-  bash scripts/mailserver.sh install
+bash scripts/mailserver.sh install
+if [ -f scripts/install-chromium.sh ]; then
+  bash scripts/install-chromium.sh
 fi
