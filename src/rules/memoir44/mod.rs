@@ -205,4 +205,72 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn junk_orders_never_panic() {
+        use crate::engine::dice::Dice;
+        let r = Ruleset::builtin().expect("ruleset");
+        let st = setup(&r, "pegasus-bridge", &mut ChaChaDice::from_seed([5; 32])).expect("setup");
+        let words = [
+            "PLAY",
+            "ORDER",
+            "MOVE",
+            "BATTLE",
+            "TARGET",
+            "STANDING",
+            "DISCARD",
+            "EXCHANGE",
+            "KEEP",
+            "ALL",
+            "TAKE-GROUND",
+            "OVERRUN",
+            "REMOVE-WIRE",
+            "E4",
+            "F4",
+            "G4",
+            "E5",
+            "F5",
+            "M9",
+            "Z1",
+            "A0",
+            "",
+            "probe-centre",
+            "air-power",
+            "counter-attack",
+            "infantry-assault",
+            "LEFT",
+            "#",
+            "-",
+            "\u{0}",
+            "NO-RETREAT",
+            "AMBUSH",
+            "\n",
+            "\n",
+            "\n",
+        ];
+        let mut rng = ChaChaDice::from_seed([6; 32]);
+        for _ in 0..3000 {
+            let n = rng.roll(12);
+            let mut text = String::new();
+            for _ in 0..n {
+                text.push_str(words[(rng.roll(words.len() as u32) - 1) as usize]);
+                text.push(' ');
+            }
+            let mut dice = ChaChaDice::from_seed([7; 32]);
+            let mut deck = ChaChaDice::from_seed([8; 32]);
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let hand = st.hands[0][(rng.roll(6) - 1) as usize].clone();
+            let _ = adjudicate(&r, &st, "allies", &text, &mut chance);
+            let _ = adjudicate(
+                &r,
+                &st,
+                "allies",
+                &format!("PLAY {hand}\n{text}"),
+                &mut chance,
+            );
+        }
+    }
 }

@@ -1,14 +1,213 @@
-//! Random legal orders, for property tests and benchmarks.
+//! Random legal orders, for property tests and benchmarks. Every text this
+//! returns has passed the engine's own check.
 
+use super::battle::{check_path, target_check, Ctx, MoveRule};
+use super::board::{Hex, Section};
+use super::orders;
 use super::ruleset::Ruleset;
 use super::state::State;
+use super::turn::{counter_card, plan, Plan};
 use crate::engine::dice::Dice;
+use std::fmt::Write;
+
+fn pick<'a, T>(rng: &mut dyn Dice, v: &'a [T]) -> Option<&'a T> {
+    if v.is_empty() {
+        return None;
+    }
+    v.get((rng.roll(v.len() as u32) - 1) as usize)
+}
+
+fn check(ctx: &Ctx<'_>, s: &State, side: usize, text: &str) -> Option<Plan> {
+    let lines = orders::parse(&ctx.board, ctx.r, text).ok()?;
+    plan(ctx, s, side, &lines).ok()
+}
+
+fn nearest_enemy(s: &State, side: usize, h: Hex) -> u32 {
+    s.units
+        .iter()
+        .filter(|u| u.side != side)
+        .map(|u| u.at.distance(h))
+        .min()
+        .unwrap_or(0)
+}
 
 /// A legal order text for `side` (the side to move).
-pub fn random_orders(_r: &Ruleset, s: &State, side: &str, _rng: &mut dyn Dice) -> String {
-    let i = s.side_index(side).unwrap_or(0);
-    s.hands[i]
-        .first()
-        .map(|c| format!("PLAY {c}\n"))
-        .unwrap_or_default()
+pub fn random_orders(r: &Ruleset, s: &State, side: &str, rng: &mut dyn Dice) -> String {
+    let ctx = Ctx::new(r);
+    let Some(si) = s.side_index(side) else {
+        return String::new();
+    };
+    let hand = s.hands.get(si).cloned().unwrap_or_default();
+    let mut order: Vec<String> = hand.clone();
+    crate::engine::dice::shuffle(&mut order, rng);
+    for card in &order {
+        if let Some(t) = try_card(&ctx, s, si, card, rng) {
+            return t;
+        }
+    }
+    // Method 2: exchange a card; one unit may battle without moving.
+    let card = hand.first().cloned().unwrap_or_default();
+    let base = format!("DISCARD {card}\n");
+    for u in s.units.iter().filter(|u| u.side == si) {
+        for e in s.units.iter().filter(|e| e.side != si) {
+            if target_check(&ctx, s, u, e.at).is_ok() {
+                let t = format!("{base}BATTLE {} {}\n", u.at, e.at);
+                if check(&ctx, s, si, &t).is_some() {
+                    return t;
+                }
+            }
+        }
+    }
+    base
+}
+
+fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice) -> Option<String> {
+    let spec = ctx.r.card(card)?;
+    let effect = match spec.effect.as_deref() {
+        Some("ambush") => return None,
+        Some("counter-attack") => counter_card(ctx, s, si)?.0,
+        _ => card.to_string(),
+    };
+    let espec = ctx.r.card(&effect)?;
+    let enemies: Vec<Hex> = s
+        .units
+        .iter()
+        .filter(|u| u.side != si)
+        .map(|u| u.at)
+        .collect();
+    if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
+        let t = pick(rng, &enemies)?;
+        let text = format!("PLAY {card}\nTARGET {t}\n");
+        return check(ctx, s, si, &text).map(|_| text);
+    }
+    let mut head = format!("PLAY {card}");
+    if espec.effect.as_deref() == Some("infantry-assault")
+        && spec.effect.as_deref() != Some("counter-attack")
+    {
+        let sec = *pick(rng, &Section::ALL)?;
+        let _ = write!(head, " {}", sec.id());
+    }
+    head.push('\n');
+    // Order units one by one while the card allows it.
+    let mut own: Vec<Hex> = s
+        .units
+        .iter()
+        .filter(|u| u.side == si)
+        .map(|u| u.at)
+        .collect();
+    crate::engine::dice::shuffle(&mut own, rng);
+    let mut ordered: Vec<Hex> = Vec::new();
+    let mut plan0 = check(ctx, s, si, &head)?;
+    for h in own {
+        if ordered.len() >= 6 {
+            break;
+        }
+        let mut try_list = ordered.clone();
+        try_list.push(h);
+        let text = format!("{head}ORDER {}\n", join(&try_list));
+        if let Some(p) = check(ctx, s, si, &text) {
+            ordered = try_list;
+            plan0 = p;
+        }
+    }
+    let mut text = if ordered.is_empty() {
+        head.clone()
+    } else {
+        format!("{head}ORDER {}\n", join(&ordered))
+    };
+    if ordered.is_empty() {
+        return check(ctx, s, si, &text).map(|_| text);
+    }
+    // Moves on a scratch position, mostly toward the enemy.
+    let mut sc = s.clone();
+    let mut moved: Vec<(Hex, u32)> = Vec::new();
+    for h in &ordered {
+        let Some(u) = sc.unit_at(*h).cloned() else {
+            continue;
+        };
+        let Some(m) = plan0.modes.get(&u.id) else {
+            continue;
+        };
+        if m.max_move == 0 || m.nothing || rng.roll(3) == 1 {
+            moved.push((u.at, 0));
+            continue;
+        }
+        let steps = rng.roll(m.max_move.min(3));
+        let mut path = vec![u.at];
+        for _ in 0..steps {
+            let last = *path.last().unwrap_or(&u.at);
+            let mut cands: Vec<Hex> = last
+                .neighbours()
+                .into_iter()
+                .filter(|n| {
+                    let mut p = path.clone();
+                    p.push(*n);
+                    check_path(
+                        ctx,
+                        &sc,
+                        &u,
+                        &p,
+                        MoveRule {
+                            max: m.max_move,
+                            ignore_terrain: m.ignore_terrain,
+                        },
+                    )
+                    .is_ok()
+                })
+                .collect();
+            if cands.is_empty() {
+                break;
+            }
+            if rng.roll(4) > 1 {
+                cands.sort_by_key(|c| nearest_enemy(&sc, si, *c));
+                cands.truncate(1);
+            }
+            if let Some(c) = pick(rng, &cands) {
+                path.push(*c);
+            }
+        }
+        if path.len() > 1 {
+            let dest = *path.last().unwrap_or(&u.at);
+            let candidate = format!("{text}MOVE {}\n", join(&path));
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+                if let Some(x) = sc.unit_mut(u.id) {
+                    x.at = dest;
+                }
+                moved.push((dest, path.len() as u32 - 1));
+                continue;
+            }
+        }
+        moved.push((u.at, 0));
+    }
+    // Battles: the nearest enemy each ordered unit may battle.
+    for (h, _) in &moved {
+        let Some(u) = sc.unit_at(*h).cloned() else {
+            continue;
+        };
+        let mut targets: Vec<Hex> = sc
+            .units
+            .iter()
+            .filter(|e| e.side != si && target_check(ctx, &sc, &u, e.at).is_ok())
+            .map(|e| e.at)
+            .collect();
+        targets.sort_by_key(|t| (t.distance(u.at), *t));
+        let Some(t) = targets.first().copied() else {
+            continue;
+        };
+        let spec = ctx.spec(&u.kind);
+        let mut line = format!("BATTLE {} {t}", u.at);
+        if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && rng.roll(2) == 1 {
+            line.push_str(" TAKE-GROUND");
+        }
+        let candidate = format!("{text}{line}\n");
+        if check(ctx, s, si, &candidate).is_some() {
+            text = candidate;
+        }
+    }
+    check(ctx, s, si, &text).map(|_| text)
+}
+
+fn join(h: &[Hex]) -> String {
+    h.iter().map(Hex::to_string).collect::<Vec<_>>().join(" ")
 }

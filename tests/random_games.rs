@@ -1,0 +1,177 @@
+//! Property test: random games of legal orders from every shipped scenario.
+//! After every turn: no two units share a hex, figures stay within
+//! 0..=starting strength, medals equal eliminations plus held objectives; and
+//! replaying the stored submissions gives the same state.
+//!
+//! `M44_GAMES` sets the number of games (default 2000, spread over the
+//! scenarios).
+
+use adjutant::engine::dice::{deck_seed, turn_seed, ChaChaDice, Seed};
+use adjutant::rules::memoir44::{self, Event, Ruleset, State};
+use adjutant::rules::Chance;
+use std::collections::BTreeSet;
+
+const MAX_TURNS: u32 = 400;
+
+fn seed_of(n: u64) -> Seed {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s[8] = 0x44;
+    s
+}
+
+struct Game {
+    st: State,
+    submissions: Vec<(String, String)>,
+}
+
+fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
+    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
+    let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
+    let mut subs = Vec::new();
+    let mut medals_from_events = [0u32; 2];
+    for t in 1..=MAX_TURNS {
+        let w = memoir44::waiting(&st);
+        let Some(side) = w.sides.first().cloned() else {
+            break;
+        };
+        let orders = memoir44::random_orders(r, &st, &side, &mut rng);
+        let mut dice = ChaChaDice::stream(&turn_seed(&seed, t), "battle");
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let (next, events) = memoir44::adjudicate(r, &st, &side, &orders, &mut chance)
+            .unwrap_or_else(|e| {
+                panic!("{scenario} turn {t}: random orders refused: {e}\n{orders}")
+            });
+        for e in &events {
+            if let Event::UnitEliminated {
+                by, medal: true, ..
+            } = e
+            {
+                let i = next.side_index(by).expect("side");
+                medals_from_events[i] += 1;
+            }
+        }
+        // Invariants.
+        let mut seen = BTreeSet::new();
+        for u in &next.units {
+            assert!(
+                seen.insert(u.at),
+                "{scenario} turn {t}: two units on {}",
+                u.at
+            );
+            assert!(
+                u.figures >= 1 && u.figures <= u.start,
+                "{scenario} turn {t}: figures {} of {}",
+                u.figures,
+                u.start
+            );
+        }
+        for (i, from_events) in medals_from_events.iter().enumerate() {
+            let held = next
+                .objectives
+                .iter()
+                .filter(|o| o.side == i && o.held)
+                .count() as u32;
+            assert_eq!(
+                next.medals(i),
+                from_events + held,
+                "{scenario} turn {t}: medals of side {i}"
+            );
+        }
+        let cards: usize =
+            next.hands.iter().map(Vec::len).sum::<usize>() + next.deck.len() + next.discard.len();
+        assert_eq!(cards, 60, "{scenario} turn {t}: cards lost or made");
+        subs.push((side, orders));
+        st = next;
+    }
+    Game {
+        st,
+        submissions: subs,
+    }
+}
+
+fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) -> State {
+    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
+    let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
+    for (i, (side, orders)) in subs.iter().enumerate() {
+        let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        st = memoir44::adjudicate(r, &st, side, orders, &mut chance)
+            .expect("replay")
+            .0;
+    }
+    st
+}
+
+#[test]
+fn random_games_keep_the_invariants() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let games: u64 = std::env::var("M44_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let scenarios = memoir44::scenario_ids();
+    let mut finished = 0;
+    let mut turns = 0u64;
+    let mut draws = 0;
+    for n in 0..games {
+        let sc = &scenarios[(n as usize) % scenarios.len()];
+        let seed = seed_of(n);
+        let g = play(&r, sc, seed);
+        if g.st.over {
+            finished += 1;
+            if g.st.winner.as_deref() == Some("") {
+                draws += 1;
+            }
+        }
+        turns += u64::from(g.st.turn);
+        // Replay a sample of the games in full (all in the first 100).
+        if n < 100 || n % 10 == 0 {
+            let again = replay(&r, sc, seed, &g.submissions);
+            assert_eq!(again, g.st, "{sc} seed {n}: replay differs");
+        }
+    }
+    eprintln!("{games} games: {finished} finished ({draws} draws), {turns} turns");
+    assert!(
+        finished * 2 >= games,
+        "only {finished} of {games} games finished"
+    );
+}
+
+/// 10^6 dice through the real roller: each face within 0.5% of 1/6, and "at
+/// least one hit against infantry with 3 dice" within 0.5% of 7/8.
+#[test]
+fn dice_are_fair() {
+    use adjutant::engine::dice::Dice;
+    use adjutant::rules::memoir44::battle::{roll, Ctx, HitRule};
+    let r = Ruleset::builtin().expect("ruleset");
+    let ctx = Ctx::new(&r);
+    let mut d = ChaChaDice::stream(&turn_seed(&[9; 32], 1), "battle");
+    let n = 1_000_000u32;
+    let mut counts = [0u32; 6];
+    for _ in 0..n {
+        counts[(d.roll(6) - 1) as usize] += 1;
+    }
+    for c in counts {
+        let share = f64::from(c) / f64::from(n);
+        assert!((share - 1.0 / 6.0).abs() < 0.005, "{counts:?}");
+    }
+    let inf = r.unit("infantry").expect("infantry");
+    let trials = n / 3;
+    let mut hit = 0u32;
+    for _ in 0..trials {
+        let (_, hits, _) = roll(&ctx, &mut d, 3, Some(inf), inf, HitRule::default());
+        if hits > 0 {
+            hit += 1;
+        }
+    }
+    let share = f64::from(hit) / f64::from(trials);
+    assert!((share - 7.0 / 8.0).abs() < 0.005, "{share}");
+}
