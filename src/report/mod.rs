@@ -1,6 +1,13 @@
 //! Mails as text, from templates in `templates/` (a host may override any of
 //! them by putting a file of the same name in `templates/` beside its config).
 
+pub mod combat;
+pub mod html;
+pub mod orders;
+pub mod sample;
+pub mod svg;
+pub mod textmap;
+
 use minijinja::Environment;
 use serde::Serialize;
 use std::path::Path;
