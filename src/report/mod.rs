@@ -29,6 +29,57 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Everything a report needs, rendered from one recipient's view.
+#[derive(Debug, Clone, Default)]
+pub struct Parts {
+    /// Map, legend and status (80 columns).
+    pub map: String,
+    /// The compact map (40 columns).
+    pub compact: String,
+    /// The combat report of the last turn (empty if none).
+    pub combat: String,
+    /// The order template, for the side that moves next.
+    pub orders: Option<String>,
+    /// The board picture as an HTML fragment (SVG inline).
+    pub board_html: String,
+    /// The SVG alone.
+    pub svg: String,
+    /// The view as JSON (docs/report-json.md).
+    pub json: String,
+}
+
+impl Parts {
+    /// The HTML alternative of a mail whose plain text is `text`.
+    #[must_use]
+    pub fn html(&self, heading: &str, text: &str) -> String {
+        html::document(&self.board_html, heading, text)
+    }
+
+    /// The attachment of the view: (name, MIME type, bytes).
+    #[must_use]
+    pub fn attachment(&self) -> (String, String, Vec<u8>) {
+        (
+            "view.json".into(),
+            "application/json".into(),
+            self.json.clone().into_bytes(),
+        )
+    }
+}
+
+/// Render every part from a Memoir '44 view.
+#[must_use]
+pub fn parts(v: &crate::rules::memoir44::View, mover: Option<&str>) -> Parts {
+    Parts {
+        map: textmap::position(v),
+        compact: textmap::compact_position(v),
+        combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
+        orders: orders::template(v),
+        board_html: html::board(v),
+        svg: svg::board(v),
+        json: serde_json::to_string_pretty(v).unwrap_or_default(),
+    }
+}
+
 /// Templates: the shipped ones, each replaced by a host's file if present.
 pub struct Templates {
     env: Environment<'static>,
