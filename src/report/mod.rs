@@ -8,6 +8,9 @@ pub mod sample;
 pub mod svg;
 pub mod textmap;
 
+#[cfg(test)]
+mod snapshots;
+
 use minijinja::Environment;
 use serde::Serialize;
 use std::path::Path;
@@ -97,6 +100,15 @@ impl Templates {
         {
             env.set_syntax(syntax);
         }
+        // `{{ text|wrap(78, "  ") }}`: wrap to a width, indenting continuations.
+        env.add_filter(
+            "wrap",
+            |text: String, width: Option<usize>, indent: Option<String>| -> String {
+                wrap(&text, width.unwrap_or(78), indent.as_deref().unwrap_or(""))
+                    .trim_end()
+                    .to_string()
+            },
+        );
         for (name, text) in TEMPLATES {
             let custom = override_dir
                 .map(|d| d.join(name))
@@ -126,13 +138,15 @@ impl Templates {
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::new();
     for para in text.lines() {
-        let mut line = String::new();
-        for word in para.split(' ') {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        let body = para.trim_start_matches(' ');
+        let mut line = para[..para.len() - body.len()].to_string();
+        let lead = line.len();
+        for word in body.split(' ') {
+            if line.len() > lead && line.chars().count() + 1 + word.chars().count() > width {
                 out.push_str(line.trim_end());
                 out.push('\n');
                 line = indent.to_string();
-            } else if !line.is_empty() && !line.ends_with(' ') {
+            } else if line.len() > lead && !line.ends_with(' ') {
                 line.push(' ');
             }
             line.push_str(word);

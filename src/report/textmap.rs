@@ -500,25 +500,3 @@ pub fn compact_position(v: &View) -> String {
     out.push_str(&super::wrap(&t, 40, " "));
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::memoir44::view;
-
-    #[test]
-    fn print_maps() {
-        let s = crate::report::sample::standard();
-        for v in [Viewer::Side("allies".into()), Viewer::Side("axis".into())] {
-            let vw = view::view_with_events(&s.r, &s.state, &v, &s.events);
-            println!("{}", position(&vw));
-            println!("{}", compact_position(&vw));
-        }
-        for e in &s.events {
-            println!(
-                "{:?}",
-                crate::rules::memoir44::render::describe_event(e, &Viewer::Side("allies".into()))
-            );
-        }
-    }
-}
