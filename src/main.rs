@@ -91,7 +91,7 @@ enum Cmd {
         /// Whose view: a side id or `referee` (the default).
         #[arg(long = "as")]
         viewer: Option<String>,
-        /// text (the only format so far).
+        /// text, compact (40 columns), svg, html or json.
         #[arg(long, default_value = "text")]
         format: String,
     },
@@ -331,8 +331,8 @@ fn run(cli: Cli) -> Result<i32> {
                 Some("observer") => Viewer::Observer,
                 Some(side) => Viewer::Side(side.to_ascii_lowercase()),
             };
-            if format != "text" {
-                bail!("--format {format} is not available yet; use text");
+            if !["text", "compact", "svg", "html", "json"].contains(&format.as_str()) {
+                bail!("--format is text, compact, svg, html or json, not '{format}'");
             }
             let (t, state) = judge.state(game, turn)?;
             if let Viewer::Side(s) = &viewer {
@@ -343,13 +343,26 @@ fn run(cli: Cli) -> Result<i32> {
                     );
                 }
             }
-            match turn {
-                Some(t) if t > 0 => print!("{}", judge.turn_report_text(&g, t, &viewer)?),
+            let (text, parts) = match turn {
+                Some(t) if t > 0 => judge.turn_report(&g, t, &viewer)?,
                 _ => {
-                    println!("Game {game}, {} after turn {t}: {}", g.scenario, g.status);
-                    print!("{}", rules.render_text(&state, &viewer));
-                    println!("State {}", adjutant::service::state_hash(&state));
+                    let parts = rules.report_parts(&state, &[], &viewer, None);
+                    let text = format!(
+                        "Game {game}, {} after turn {t}: {}\n{}State {}\n",
+                        g.scenario,
+                        g.status,
+                        parts.map,
+                        adjutant::service::state_hash(&state)
+                    );
+                    (text, parts)
                 }
+            };
+            match format.as_str() {
+                "svg" => print!("{}", parts.svg),
+                "html" => print!("{}", parts.html(&format!("Game {game}, turn {t}"), &text)),
+                "json" => println!("{}", parts.json),
+                "compact" => print!("{}", parts.compact),
+                _ => print!("{text}"),
             }
             Ok(0)
         }

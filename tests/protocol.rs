@@ -278,11 +278,26 @@ fn orders_from_another_address_are_copied_to_the_seat() {
     new_game(&site);
     let alice = reply_address(&site, "alice@example.org");
     // Alice writes from her work address, replying to the judge's mail.
-    site.drop_mail("w.eml", &mail("alice@work.example", &alice, "Re: welcome", "work@example.org", "MAP\n"));
+    site.drop_mail(
+        "w.eml",
+        &mail(
+            "alice@work.example",
+            &alice,
+            "Re: welcome",
+            "work@example.org",
+            "MAP\n",
+        ),
+    );
     site.ok(&["serve", "--once"]);
-    let answers: Vec<String> = texts(&site).into_iter().filter(|t| t.contains("In-Reply-To: <work@example.org>")).collect();
+    let answers: Vec<String> = texts(&site)
+        .into_iter()
+        .filter(|t| t.contains("In-Reply-To: <work@example.org>"))
+        .collect();
     assert_eq!(answers.len(), 2, "{answers:#?}");
     assert!(answers.iter().any(|t| t.contains("To: alice@work.example")));
-    let copy = answers.iter().find(|t| t.contains("To: alice@example.org")).unwrap();
+    let copy = answers
+        .iter()
+        .find(|t| t.contains("To: alice@example.org"))
+        .unwrap();
     assert!(copy.contains("came from alice@work.example"), "{copy}");
 }

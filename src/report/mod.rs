@@ -1,6 +1,16 @@
 //! Mails as text, from templates in `templates/` (a host may override any of
 //! them by putting a file of the same name in `templates/` beside its config).
 
+pub mod combat;
+pub mod html;
+pub mod orders;
+pub mod sample;
+pub mod svg;
+pub mod textmap;
+
+#[cfg(test)]
+mod snapshots;
+
 use minijinja::Environment;
 use serde::Serialize;
 use std::path::Path;
@@ -22,6 +32,57 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Everything a report needs, rendered from one recipient's view.
+#[derive(Debug, Clone, Default)]
+pub struct Parts {
+    /// Map, legend and status (80 columns).
+    pub map: String,
+    /// The compact map (40 columns).
+    pub compact: String,
+    /// The combat report of the last turn (empty if none).
+    pub combat: String,
+    /// The order template, for the side that moves next.
+    pub orders: Option<String>,
+    /// The board picture as an HTML fragment (SVG inline).
+    pub board_html: String,
+    /// The SVG alone.
+    pub svg: String,
+    /// The view as JSON (docs/report-json.md).
+    pub json: String,
+}
+
+impl Parts {
+    /// The HTML alternative of a mail whose plain text is `text`.
+    #[must_use]
+    pub fn html(&self, heading: &str, text: &str) -> String {
+        html::document(&self.board_html, heading, text)
+    }
+
+    /// The attachment of the view: (name, MIME type, bytes).
+    #[must_use]
+    pub fn attachment(&self) -> (String, String, Vec<u8>) {
+        (
+            "view.json".into(),
+            "application/json".into(),
+            self.json.clone().into_bytes(),
+        )
+    }
+}
+
+/// Render every part from a Memoir '44 view.
+#[must_use]
+pub fn parts(v: &crate::rules::memoir44::View, mover: Option<&str>) -> Parts {
+    Parts {
+        map: textmap::position(v),
+        compact: textmap::compact_position(v),
+        combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
+        orders: orders::template(v),
+        board_html: html::board(v),
+        svg: svg::board(v),
+        json: serde_json::to_string_pretty(v).unwrap_or_default(),
+    }
+}
+
 /// Templates: the shipped ones, each replaced by a host's file if present.
 pub struct Templates {
     env: Environment<'static>,
@@ -39,6 +100,15 @@ impl Templates {
         {
             env.set_syntax(syntax);
         }
+        // `{{ text|wrap(78, "  ") }}`: wrap to a width, indenting continuations.
+        env.add_filter(
+            "wrap",
+            |text: String, width: Option<usize>, indent: Option<String>| -> String {
+                wrap(&text, width.unwrap_or(78), indent.as_deref().unwrap_or(""))
+                    .trim_end()
+                    .to_string()
+            },
+        );
         for (name, text) in TEMPLATES {
             let custom = override_dir
                 .map(|d| d.join(name))
@@ -68,13 +138,15 @@ impl Templates {
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::new();
     for para in text.lines() {
-        let mut line = String::new();
-        for word in para.split(' ') {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        let body = para.trim_start_matches(' ');
+        let mut line = para[..para.len() - body.len()].to_string();
+        let lead = line.len();
+        for word in body.split(' ') {
+            if line.len() > lead && line.chars().count() + 1 + word.chars().count() > width {
                 out.push_str(line.trim_end());
                 out.push('\n');
                 line = indent.to_string();
-            } else if !line.is_empty() && !line.ends_with(' ') {
+            } else if line.len() > lead && !line.ends_with(' ') {
                 line.push(' ');
             }
             line.push_str(word);

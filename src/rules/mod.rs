@@ -251,6 +251,63 @@ impl Rules {
         }
     }
 
+    /// Every part of a report (maps, combat report, order template, SVG,
+    /// JSON) for `viewer`, rendered from the view the ruleset builds for
+    /// them; `events` are the last turn's (stored JSON), `mover` who made it.
+    pub fn report_parts(
+        &self,
+        state: &serde_json::Value,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> crate::report::Parts {
+        match self {
+            Rules::Memoir44(r) => match from_json::<memoir44::State>(state) {
+                Ok(s) => {
+                    let ev = memoir44::view::visible_json_events(events, viewer);
+                    let v = memoir44::view::view_with_events(r, &s, viewer, &ev);
+                    crate::report::parts(&v, mover)
+                }
+                Err(e) => crate::report::Parts {
+                    map: format!("(state unreadable: {e})\n"),
+                    ..crate::report::Parts::default()
+                },
+            },
+        }
+    }
+
+    /// The recipient's view as JSON (docs/report-json.md).
+    pub fn view_json(
+        &self,
+        state: &serde_json::Value,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> serde_json::Value {
+        match self {
+            Rules::Memoir44(r) => from_json::<memoir44::State>(state)
+                .map(|s| {
+                    let ev = memoir44::view::visible_json_events(events, viewer);
+                    to_json(&memoir44::view::view_with_events(r, &s, viewer, &ev))
+                })
+                .unwrap_or(serde_json::Value::Null),
+        }
+    }
+
+    /// The board as SVG for `viewer`, with last turn's `events` drawn.
+    pub fn render_svg(
+        &self,
+        state: &serde_json::Value,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> String {
+        self.report_parts(state, events, viewer, None).svg
+    }
+
+    /// The compact (40-column) map for `viewer`.
+    pub fn render_compact(&self, state: &serde_json::Value, viewer: &Viewer) -> String {
+        self.report_parts(state, &[], viewer, None).compact
+    }
+
     /// The orders a side that missed its deadline is taken to have given: a
     /// pass. In Memoir '44 that is the first card of the hand that can be
     /// played ordering no unit (docs/rules/memoir44.md, "No move received").

@@ -360,6 +360,7 @@ impl Judge {
         let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let master = Self::master(&game)?;
         let (turn, state) = self.state_in(tx, game_id)?;
+        let parts = rules.report_parts(&state, &[], &Viewer::Side(seat.side.clone()), None);
         let others: Vec<String> = store::seats(tx, game_id)?
             .into_iter()
             .filter(|s| s.side != seat.side)
@@ -379,13 +380,16 @@ impl Judge {
                 "turn_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
                 "next_turn": turn + 1,
                 "waiting": waiting_line(&rules.waiting(&state)),
-                "map": rules.render_text(&state, &Viewer::Side(seat.side.clone())),
+                "map": parts.map, "orders_template": parts.orders,
                 "state_hash": state_hash(&state),
             }),
         );
+        let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
         Ok(Outgoing {
             to: seat.email.clone(),
-            subject: format!("Game {game_id}: welcome, you play {}", seat.side),
+            html: Some(parts.html(&subject, &text)),
+            attachments: vec![parts.attachment()],
+            subject,
             text,
             reply_to: Some(self.seat_address(seat)),
             game_id: Some(game_id),
@@ -633,15 +637,25 @@ impl Judge {
                             let rules =
                                 Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
                             let (_, state) = self.state(game.id, None)?;
+                            let parts = rules.report_parts(
+                                &state,
+                                &[],
+                                &Viewer::Side(seat.side.clone()),
+                                None,
+                            );
+                            let heading = format!(
+                                "Game {}, turn {}: the position as {} sees it.",
+                                game.id, game.turn, seat.side
+                            );
                             let text = format!(
-                                "Game {}, turn {}: the position as {} sees it.\n\n{}\nState {}\n",
-                                game.id,
-                                game.turn,
-                                seat.side,
-                                rules.render_text(&state, &Viewer::Side(seat.side.clone())),
+                                "{heading}\n\n{}\n{}\nState {}\n",
+                                parts.map,
+                                parts.compact,
                                 state_hash(&state)
                             );
-                            for m in self.seat_replies(env, seat, "", text) {
+                            for mut m in self.seat_replies(env, seat, "", text) {
+                                m.html = Some(parts.html(&heading, &m.text));
+                                m.attachments = vec![parts.attachment()];
                                 queue.push(m, "reply");
                             }
                             done.push("map");
@@ -649,19 +663,32 @@ impl Judge {
                         Command::History(turn) => {
                             let game = self.game(seat.game_id)?;
                             let t = turn.unwrap_or(game.turn);
-                            let text = match self.turn_report_text(
+                            let reply: Vec<Outgoing> = match self.turn_report(
                                 &game,
                                 t,
                                 &Viewer::Side(seat.side.clone()),
                             ) {
-                                Ok(s) => s,
-                                Err(e) => self.error_text(
-                                    &format!("No report for that turn: {e}"),
-                                    &[],
-                                    "",
-                                ),
+                                Ok((text, parts)) => {
+                                    let heading = format!("Game {}: turn {t}", game.id);
+                                    self.seat_replies(env, seat, "", text)
+                                        .into_iter()
+                                        .map(|mut m| {
+                                            m.html = Some(parts.html(&heading, &m.text));
+                                            m.attachments = vec![parts.attachment()];
+                                            m
+                                        })
+                                        .collect()
+                                }
+                                Err(e) => {
+                                    let text = self.error_text(
+                                        &format!("No report for that turn: {e}"),
+                                        &[],
+                                        "",
+                                    );
+                                    self.seat_replies(env, seat, "", text)
+                                }
                             };
-                            for m in self.seat_replies(env, seat, "", text) {
+                            for m in reply {
                                 queue.push(m, "reply");
                             }
                             done.push("history");
@@ -968,7 +995,7 @@ impl Judge {
             .into_iter()
             .filter(|s| s.email != OPEN_SEAT)
         {
-            let text = self.report_text(
+            let (text, parts) = self.report_text(
                 &game,
                 &rules,
                 turn,
@@ -978,10 +1005,13 @@ impl Judge {
                 &Viewer::Side(s.side.clone()),
                 &s.tz,
             )?;
+            let subject = format!("Game {}: turn {} ({})", game.id, turn, seat.side);
             queue.push(
                 Outgoing {
                     to: s.email.clone(),
-                    subject: format!("Game {}: turn {} ({})", game.id, turn, seat.side),
+                    html: Some(parts.html(&subject, &text)),
+                    attachments: vec![parts.attachment()],
+                    subject,
                     text,
                     reply_to: Some(self.seat_address(&s)),
                     game_id: Some(game.id),
@@ -1004,18 +1034,20 @@ impl Judge {
         state: &serde_json::Value,
         viewer: &Viewer,
         tz: &str,
-    ) -> Result<String, ServiceError> {
+    ) -> Result<(String, crate::report::Parts), ServiceError> {
         let master = Self::master(game)?;
         let lines: Vec<String> = events
             .iter()
             .filter_map(|e| rules.describe_event(e, viewer))
             .collect();
         let over = game.status == "over" && game.turn == turn;
-        Ok(self.templates.render(
+        let parts = rules.report_parts(state, events, viewer, Some(mover));
+        let text = self.templates.render(
             "turn_report.txt",
             json!({
                 "game_id": game.id, "scenario": game.scenario, "turn": turn, "mover": mover,
-                "events": lines, "map": rules.render_text(state, viewer),
+                "events": lines, "combat": parts.combat, "map": parts.map,
+                "orders_template": parts.orders,
                 "over": over, "result": result_line(game.result.as_deref()),
                 "seed": if over { game.seed.clone() } else { String::new() },
                 "waiting": waiting_line(&rules.waiting(state)),
@@ -1024,24 +1056,34 @@ impl Judge {
                 "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
                 "state_hash": state_hash(state),
             }),
-        ))
+        );
+        Ok((text, parts))
     }
 
-    /// The report of a past turn, for `viewer`.
+    /// The report of a past turn, for `viewer`, as text.
     pub fn turn_report_text(
         &self,
         game: &Game,
         turn: u32,
         viewer: &Viewer,
     ) -> Result<String, ServiceError> {
+        self.turn_report(game, turn, viewer).map(|(t, _)| t)
+    }
+
+    /// The report of a past turn, for `viewer`: its text and every part
+    /// (HTML board, SVG, JSON view).
+    pub fn turn_report(
+        &self,
+        game: &Game,
+        turn: u32,
+        viewer: &Viewer,
+    ) -> Result<(String, crate::report::Parts), ServiceError> {
         let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let (_, state) = self.state(game.id, Some(turn))?;
         if turn == 0 {
-            return Ok(format!(
-                "Game {}: the opening position.\n\n{}",
-                game.id,
-                rules.render_text(&state, viewer)
-            ));
+            let parts = rules.report_parts(&state, &[], viewer, None);
+            let text = format!("Game {}: the opening position.\n\n{}", game.id, parts.map);
+            return Ok((text, parts));
         }
         let events: Vec<serde_json::Value> = store::events(&self.conn, game.id, Some(turn))?
             .into_iter()
@@ -1335,7 +1377,13 @@ fn waiting_line(w: &crate::rules::Waiting) -> String {
     if w.sides.is_empty() {
         "The game is over.".into()
     } else {
-        format!("Waiting for: {} ({})", w.sides.join(", "), w.what)
+        crate::report::wrap(
+            &format!("Waiting for: {} ({})", w.sides.join(", "), w.what),
+            78,
+            "  ",
+        )
+        .trim_end()
+        .to_string()
     }
 }
 

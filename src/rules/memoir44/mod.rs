@@ -18,6 +18,7 @@ pub mod scenario;
 pub mod state;
 pub mod turn;
 pub mod victory;
+pub mod view;
 
 use super::{Chance, DataError, Rejection, Viewer, Waiting};
 use crate::engine::dice::Dice;
@@ -28,6 +29,7 @@ pub use events::Event;
 pub use random::random_orders;
 pub use ruleset::Ruleset;
 pub use state::State;
+pub use view::View;
 
 /// Shipped scenario ids.
 #[must_use]
@@ -127,7 +129,7 @@ pub fn render_text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
 
 #[must_use]
 pub fn describe_event(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
-    events::describe(event, viewer)
+    render::describe(event, viewer)
 }
 
 #[cfg(test)]

@@ -1,165 +1,381 @@
-//! A plain text map with coordinates, for reports.
+//! Memoir '44 in words: one sentence per event, written for a player. The
+//! maps and pictures are drawn by `crate::report` from a [`View`](super::view::View).
 
 use super::board::Hex;
+use super::events::Event;
 use super::ruleset::Ruleset;
 use super::state::State;
+use super::view::{self, sees_private, HIDDEN};
 use super::Viewer;
-use std::fmt::Write;
 
-fn terrain_code(id: &str) -> &'static str {
-    match id {
-        "woods" => "Wd",
-        "town" => "Tn",
-        "hill" => "Hl",
-        "river" => "Rv",
-        "bridge" => "Br",
-        "hedgerow" => "Hg",
-        "ocean" => "Oc",
-        "beach" => "Bc",
-        "road" => "Rd",
-        _ => "??",
+/// "allies" -> "Allies".
+#[must_use]
+pub fn side_name(id: &str) -> String {
+    let mut c = id.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
-fn obstacle_mark(id: &str) -> char {
-    match id {
-        "wire" => 'w',
-        "bunker" => 'b',
-        "hedgehog" => 'h',
-        "sandbag" => 's',
-        _ => '*',
+/// "attack-left-flank" -> "Attack Left Flank".
+#[must_use]
+pub fn card_name(id: &str) -> String {
+    if id == HIDDEN {
+        return "a card".into();
+    }
+    id.split('-').map(side_name).collect::<Vec<_>>().join(" ")
+}
+
+/// "medium-armour" -> "medium armour".
+#[must_use]
+pub fn unit_name(kind: &str) -> String {
+    kind.replace('-', " ")
+}
+
+fn path(p: &[Hex]) -> String {
+    p.iter()
+        .map(Hex::to_string)
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}
+
+fn plural(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// How a battle came about, in words.
+fn how_words(how: &str) -> &str {
+    match how {
+        "combat" => "ranged combat",
+        "close-assault" => "close assault",
+        "firefight" => "firefight",
+        "ambush" => "Ambush",
+        "charge-reply" => "reply to a charge",
+        "air-power" => "Air Power",
+        "barrage" => "Barrage",
+        "overrun" => "overrun",
+        "wire" => "wire",
+        other => other,
     }
 }
 
-fn unit_code(r: &Ruleset, kind: &str) -> char {
-    match kind {
-        "infantry" => 'I',
-        "elite-infantry" => 'E',
-        "mechanised-infantry" => 'M',
-        "militia-infantry" => 'L',
-        "sniper" => 'S',
-        "resistance" => 'F',
-        "cavalry" => 'C',
-        "ski-troops" => 'X',
-        "medium-armour" => 'A',
-        "heavy-armour" => 'H',
-        "very-heavy-armour" => 'V',
-        "reconnaissance" => 'R',
-        "big-gun" => 'B',
-        "anti-tank" | "88mm" => 'T',
-        _ => match r.units.get(kind).map(|u| u.class.as_str()) {
-            Some("armour") => 'K',
-            Some("artillery") => 'G',
-            _ => 'U',
+/// One event as a sentence for `viewer`, or None if it is not for them.
+#[must_use]
+pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
+    let binding = view::visible_events(std::slice::from_ref(e), viewer);
+    let e = binding.first()?;
+    Some(match e {
+        Event::TurnBegun { turn, side } => format!("Turn {turn}: {}.", side_name(side)),
+        Event::CardPlayed {
+            side,
+            card,
+            section,
+            as_card,
+        } => {
+            let mut t = format!("{} play {}", side_name(side), card_name(card));
+            if let Some(a) = as_card {
+                t.push_str(&format!(" as {}", card_name(a)));
+            }
+            if let Some(sec) = section {
+                t.push_str(&format!(" ({sec})"));
+            }
+            t + "."
+        }
+        Event::CardDrawn { side, card, .. } => {
+            if card == HIDDEN {
+                format!("{} draw a card.", side_name(side))
+            } else {
+                format!("{} draw {}.", side_name(side), card_name(card))
+            }
+        }
+        Event::CardDiscarded { side, card, .. } => {
+            if card == HIDDEN {
+                format!("{} discard a card face down.", side_name(side))
+            } else {
+                format!("{} discard {}.", side_name(side), card_name(card))
+            }
+        }
+        Event::CardsExchanged { side, shown, taken } => {
+            let shown: Vec<String> = shown.iter().map(|c| card_name(c)).collect();
+            let taken: Vec<String> = taken
+                .iter()
+                .map(|(a, b)| format!("{} for {}", card_name(a), card_name(b)))
+                .collect();
+            let t = if taken.is_empty() {
+                "none taken".to_string()
+            } else {
+                format!("exchanged {}", taken.join(", "))
+            };
+            format!(
+                "{} show {} to exchange; {t}.",
+                side_name(side),
+                shown.join(", ")
+            )
+        }
+        Event::DeckReshuffled { cards } => {
+            format!("The used cards are shuffled into a new deck of {cards}.")
+        }
+        Event::UnitOrdered { side, unit, at } => {
+            format!("{} order the {} at {at}.", side_name(side), unit_name(unit))
+        }
+        Event::Move {
+            side,
+            unit,
+            path: p,
+        } => {
+            let hexes = p.len().saturating_sub(1) as u32;
+            format!(
+                "{} {} moves {} ({}).",
+                side_name(side),
+                unit_name(unit),
+                path(p),
+                plural(hexes, "hex", "hexes")
+            )
+        }
+        Event::Battle {
+            side,
+            attacker,
+            from,
+            target,
+            at,
+            range,
+            how,
+            base_dice,
+            modifiers,
+            dice,
+            faces,
+            hits,
+            flags,
+            ignored_flags,
+        } => {
+            let from = from.map_or(String::new(), |f| format!(" at {f}"));
+            let mut dice_why = plural(*base_dice, "die", "dice");
+            for m in modifiers {
+                dice_why.push_str(&format!(", {:+} {}", m.dice, m.reason));
+            }
+            if !modifiers.is_empty() {
+                dice_why.push_str(&format!(" = {dice}"));
+            }
+            let rolled = if faces.is_empty() {
+                "nothing rolled".to_string()
+            } else {
+                format!("rolled {}", faces.join(", "))
+            };
+            let mut res = match hits {
+                0 => "no hit".to_string(),
+                n => plural(*n, "hit", "hits"),
+            };
+            if *flags > 0 {
+                res.push_str(&format!(", {}", plural(*flags, "flag", "flags")));
+            }
+            if *ignored_flags > 0 {
+                res.push_str(&format!(" ({ignored_flags} ignored)"));
+            }
+            format!(
+                "{} {}{from} battles {} at {at}, range {range} ({}): {dice_why}; {rolled}: {res}.",
+                side_name(side),
+                unit_name(attacker),
+                unit_name(target),
+                how_words(how)
+            )
+        }
+        Event::OrderSkipped { order, reason, .. } => {
+            format!("\"{order}\" is not carried out: {reason}.")
+        }
+        Event::WireRemoved { at, by } => format!("Barbed wire at {at} removed ({by})."),
+        Event::SandbagPlaced { at } => format!("Sandbags placed at {at}."),
+        Event::SandbagRemoved { at } => format!("Sandbags at {at} removed."),
+        Event::FiguresLost {
+            side,
+            unit,
+            at,
+            lost,
+            left,
+            reason,
+        } => format!(
+            "{} {} at {at} loses {} ({reason}); {left} left.",
+            side_name(side),
+            unit_name(unit),
+            plural(*lost, "figure", "figures")
+        ),
+        Event::FiguresReturned {
+            side,
+            unit,
+            at,
+            returned,
+            now,
+            faces,
+        } => format!(
+            "{} {} at {at} rolls {}: {} back, now {now}.",
+            side_name(side),
+            unit_name(unit),
+            faces.join(", "),
+            plural(*returned, "figure", "figures")
+        ),
+        Event::Retreat {
+            side,
+            unit,
+            path: p,
+            blocked,
+            no_retreat,
+        } => {
+            let who = format!("{} {}", side_name(side), unit_name(unit));
+            if *no_retreat {
+                format!("{who} at {} holds its ground (No Retreat).", path(p))
+            } else if *blocked > 0 {
+                format!(
+                    "{who} retreats {}; {} blocked.",
+                    path(p),
+                    plural(*blocked, "retreat move", "retreat moves")
+                )
+            } else {
+                format!("{who} retreats {}.", path(p))
+            }
+        }
+        Event::UnitEliminated {
+            side,
+            unit,
+            at,
+            by,
+            medal,
+        } => {
+            let m = if *medal {
+                format!("; a medal for {}", side_name(by))
+            } else {
+                String::new()
+            };
+            format!(
+                "{} {} at {at} is eliminated{m}.",
+                side_name(side),
+                unit_name(unit)
+            )
+        }
+        Event::MedalGained {
+            side,
+            medals,
+            reason,
+        } => format!(
+            "{} now have {} ({reason}).",
+            side_name(side),
+            plural(*medals, "medal", "medals")
+        ),
+        Event::TakeGround {
+            side,
+            unit,
+            from,
+            to,
+        } => format!(
+            "{} {} takes ground {from} -> {to}.",
+            side_name(side),
+            unit_name(unit)
+        ),
+        Event::Overrun {
+            side,
+            unit,
+            from,
+            to,
+        } => format!(
+            "{} {} overruns {from} -> {to}.",
+            side_name(side),
+            unit_name(unit)
+        ),
+        Event::ObjectiveTaken { side, at, held } => {
+            if *held {
+                format!("{} take the objective at {at}.", side_name(side))
+            } else {
+                format!("{} lose the objective at {at}.", side_name(side))
+            }
+        }
+        Event::CrossHairPlaced { gun, target } => {
+            format!("The big gun at {gun} puts a cross-hair on {target}.")
+        }
+        Event::AmbushPlayed { side, at } => {
+            format!(
+                "{} play Ambush: the unit at {at} battles first.",
+                side_name(side)
+            )
+        }
+        Event::OrdersByDice {
+            side,
+            faces,
+            ordered,
+        } => {
+            let o = if ordered.is_empty() {
+                "no unit".to_string()
+            } else {
+                ordered
+                    .iter()
+                    .map(Hex::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "{} roll {}: ordered {o}.",
+                side_name(side),
+                faces.join(", ")
+            )
+        }
+        Event::VictoryReached {
+            side,
+            medals,
+            last_turn_for,
+        } => match last_turn_for {
+            Some(o) => format!(
+                "{} reach {medals} victory points; {} have one last turn.",
+                side_name(side),
+                side_name(o)
+            ),
+            None => format!("{} reach {medals} victory points.", side_name(side)),
         },
+        Event::GameOver {
+            winner,
+            score,
+            reason,
+        } => {
+            let sc: Vec<String> = score
+                .iter()
+                .map(|(a, b)| format!("{} {b}", side_name(a)))
+                .collect();
+            match winner {
+                Some(w) if !w.is_empty() => format!(
+                    "Game over: {} win ({reason}; figures removed: {}).",
+                    side_name(w),
+                    sc.join(", ")
+                ),
+                _ => format!(
+                    "Game over: a draw ({reason}; figures removed: {}).",
+                    sc.join(", ")
+                ),
+            }
+        }
+    })
+}
+
+/// One stored (JSON) event as a sentence for `viewer`.
+#[must_use]
+pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
+    match serde_json::from_value::<Event>(event.clone()) {
+        Ok(e) => describe_event(&e, viewer),
+        Err(_) => {
+            // An event this build does not know: say only its kind, and
+            // nothing at all if it was private to someone else.
+            let private = event
+                .get("private")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
+            let side = event.get("side").and_then(|s| s.as_str()).unwrap_or("");
+            if private && !sees_private(viewer, side) {
+                return None;
+            }
+            let kind = event.get("kind").and_then(|s| s.as_str()).unwrap_or("?");
+            Some(format!("({kind})"))
+        }
     }
 }
 
-/// The map, units, medals and (for the viewer's own side) the hand.
+/// The text map and the position for `viewer` (80 columns).
 #[must_use]
 pub fn text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
-    let b = State::board(r);
-    let mut out = String::new();
-    let _ = writeln!(out, "{} (turn {})", s.title, s.turn + 1);
-    let header = |odd: bool| {
-        let mut h = String::from(if odd { "      " } else { "   " });
-        let n = if odd { b.columns - 1 } else { b.columns };
-        for l in 0..n {
-            let _ = write!(h, "  {}   ", (b'A' + l as u8) as char);
-        }
-        h
-    };
-    let _ = writeln!(out, "{}", header(b.rows % 2 == 0));
-    for row in (0..b.rows).rev() {
-        let odd = row % 2 == 1;
-        let mut line = format!("{:>2} ", row + 1);
-        if odd {
-            line.push_str("   ");
-        }
-        for l in 0..b.row_len(row) {
-            let h = Hex::from_letter(l, row);
-            let f = s.features(h);
-            let tile = f
-                .first()
-                .filter(|x| r.feature(x).is_some_and(|t| t.kind == "tile"));
-            let code = tile.map_or("..", |t| terrain_code(t));
-            let obst: String = f
-                .iter()
-                .filter(|x| r.feature(x).is_some_and(|t| t.kind == "obstacle"))
-                .map(|x| obstacle_mark(x))
-                .take(1)
-                .collect();
-            let unit = match s.unit_at(h) {
-                Some(u) => {
-                    let c = unit_code(r, &u.kind);
-                    let c = if u.side == 0 {
-                        c
-                    } else {
-                        c.to_ascii_lowercase()
-                    };
-                    format!("{c}{}", u.figures)
-                }
-                None => "  ".into(),
-            };
-            let obj = if s.objectives.iter().any(|o| o.at == h) {
-                "*"
-            } else {
-                ""
-            };
-            let cell = format!(
-                "{code}{}{unit}{obj}",
-                if obst.is_empty() { " " } else { &obst }
-            );
-            let _ = write!(line, "{cell:<6}");
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
-    let _ = writeln!(out, "{}", header(false));
-    let _ = writeln!(
-        out,
-        "Row 1 is the {} edge; upper-case units are {}, lower-case {}.",
-        s.sides[0], s.sides[0], s.sides[1]
-    );
-    let _ = writeln!(out, "Terrain: Wd woods, Tn town, Hl hill, Rv river, Br bridge, Hg hedgerow, Oc ocean, Bc beach; obstacles w wire, b bunker, h hedgehog, s sandbag; * objective.");
-    let _ = writeln!(out, "Units: I infantry, E elite, M mechanised, L militia, S sniper, F resistance, C cavalry, X ski troops, A armour, H heavy, V very heavy, R recon, K other armour, G artillery, B big gun, T anti-tank; the digit is figures.");
-    for (i, side) in s.sides.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{side}: {} medal(s) of {}; {} card(s) in hand",
-            s.medals(i),
-            s.victory,
-            s.hands[i].len()
-        );
-    }
-    for (i, side) in s.sides.iter().enumerate() {
-        let show = match viewer {
-            Viewer::Referee => true,
-            Viewer::Side(v) => v == side,
-            Viewer::Observer => false,
-        };
-        if show {
-            let _ = writeln!(out, "{side} hand: {}", s.hands[i].join(", "));
-        }
-    }
-    let _ = writeln!(
-        out,
-        "Deck: {} card(s); used pile: {}.",
-        s.deck.len(),
-        s.discard.len()
-    );
-    if s.over {
-        let w = s.winner.clone().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "Game over: {}.",
-            if w.is_empty() {
-                "a draw".to_string()
-            } else {
-                format!("{w} wins")
-            }
-        );
-    } else {
-        let _ = writeln!(out, "To move: {}.", s.sides[s.to_move]);
-    }
-    out
+    crate::report::textmap::position(&view::view(r, s, viewer))
 }

@@ -1,0 +1,41 @@
+//! Criterion: one full turn report for a 13x9 board, as the service builds it
+//! (view from the stored JSON state, text map, compact map, combat report,
+//! order template, SVG, HTML, JSON, and the turn_report template).
+
+use adjutant::report::{sample, Templates};
+use adjutant::rules::{Rules, Viewer};
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use serde_json::json;
+
+fn full_report(c: &mut Criterion) {
+    let s = sample::standard();
+    let rules = Rules::load("memoir44").expect("rules");
+    let state = serde_json::to_value(&s.state).expect("json");
+    let events: Vec<serde_json::Value> = s
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(e).expect("json"))
+        .collect();
+    let viewer = Viewer::Side("allies".into());
+    let t = Templates::load(None);
+    c.bench_function("full_report", |b| {
+        b.iter(|| {
+            let p = rules.report_parts(&state, &events, &viewer, Some(&s.mover));
+            let text = t.render(
+                "turn_report.txt",
+                json!({
+                    "game_id": 1, "scenario": "pegasus-bridge", "turn": 12, "mover": s.mover,
+                    "events": [], "combat": p.combat, "map": p.map,
+                    "orders_template": p.orders, "over": false, "result": "", "seed": "",
+                    "waiting": "Waiting for: allies", "deadline": null,
+                    "turn_seed": "00", "next_commitment": "00", "state_hash": "00",
+                }),
+            );
+            let html = p.html("Game 1: turn 12", &text);
+            black_box((text.len(), html.len(), p.json.len()))
+        });
+    });
+}
+
+criterion_group!(benches, full_report);
+criterion_main!(benches);

@@ -1,0 +1,80 @@
+//! The order template at the end of a report to the side that moves next:
+//! its cards, its units by hex and section, and the lines to fill in, all
+//! commented out with `#` so that a reply is an edit.
+
+use super::wrap;
+use crate::rules::memoir44::render::{card_name, unit_name};
+use crate::rules::memoir44::view::View;
+use crate::rules::memoir44::Hex;
+use crate::rules::Viewer;
+use std::fmt::Write;
+
+/// The sections (from the seat of a side) a hex lies in.
+#[must_use]
+pub fn sections(v: &View, h: Hex, row_one: bool) -> Vec<&'static str> {
+    let [a, b] = v.board.section_lines;
+    let mut out = Vec::new();
+    let (left, right) = (h.col <= a, h.col >= b);
+    let centre = h.col >= a && h.col <= b;
+    let (l, r) = if row_one {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    if l {
+        out.push("left");
+    }
+    if centre {
+        out.push("centre");
+    }
+    if r {
+        out.push("right");
+    }
+    out
+}
+
+/// The template, or None when the viewer does not move next.
+#[must_use]
+pub fn template(v: &View) -> Option<String> {
+    let Viewer::Side(me) = &v.viewer else {
+        return None;
+    };
+    if v.over || v.to_move.as_deref() != Some(me.as_str()) {
+        return None;
+    }
+    let side = v.side(me)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "Your orders for turn {}", v.turn + 1);
+    out.push_str(&wrap(
+        "Reply to this mail. Delete the \"# \" in front of each line you mean, fill in the hexes, and leave the rest: the judge ignores everything after a #. docs/orders.md has the whole order language; send HELP for it.",
+        78,
+        "",
+    ));
+    out.push('\n');
+    let _ = writeln!(out, "# Your cards (PLAY one of them):");
+    for c in side.hand.clone().unwrap_or_default() {
+        let _ = writeln!(out, "# PLAY {c:<24} # {}", card_name(&c));
+    }
+    let _ = writeln!(out, "#");
+    let _ = writeln!(out, "# Your units (hex, type, figures, section):");
+    let mut units: Vec<_> = v.units.iter().filter(|u| &u.side == me).collect();
+    units.sort_by_key(|u| (u.at.letter(), u.at.row));
+    for u in &units {
+        let _ = writeln!(
+            out,
+            "# ORDER {:<4} # {} {}, {}",
+            u.at.to_string(),
+            unit_name(&u.kind),
+            u.figures,
+            sections(v, u.at, side.row_one).join("/")
+        );
+    }
+    let _ = writeln!(out, "#");
+    let _ = writeln!(out, "# Then, for each ordered unit (moves before battles):");
+    let _ = writeln!(out, "# MOVE <from> <hex> ... <to>");
+    let _ = writeln!(out, "# BATTLE <from> <target>");
+    let _ = writeln!(out, "#");
+    let _ = writeln!(out, "# Or, instead of playing a card:");
+    let _ = writeln!(out, "# DISCARD <card>");
+    Some(out)
+}

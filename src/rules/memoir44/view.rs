@@ -1,0 +1,333 @@
+//! The position as one recipient may see it (DESIGN.md, principle 7).
+//!
+//! Every report (text map, combat report, SVG, HTML, the JSON attachment) is
+//! rendered from a [`View`], never from a [`State`]: the opponent's hand, the
+//! deck order and the seed are simply not in it. A fog-of-war variant would
+//! leave unseen units out of `units` and their events out of `last_turn`.
+//! The JSON form is documented in docs/report-json.md.
+
+use super::board::Hex;
+use super::events::Event;
+use super::ruleset::Ruleset;
+use super::state::{Played, State};
+use super::Viewer;
+use serde::{Deserialize, Serialize};
+
+/// The JSON schema version of [`View`].
+pub const SCHEMA: u32 = 1;
+
+/// The board's shape and the hexes that are not open countryside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardView {
+    /// Hexes in the long rows (rows 1, 3, ...); the short rows hold one less.
+    pub columns: i32,
+    pub rows: i32,
+    /// The two section lines as doubled columns (a hex at letter `l` of row
+    /// `r` has doubled column `2l + r % 2`, rows 0-based). A hex whose doubled
+    /// column equals a line is cut by it and lies in both sections.
+    pub section_lines: [i32; 2],
+    /// Every hex with a tile other than open or an obstacle, in board order.
+    pub hexes: Vec<HexView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HexView {
+    pub at: Hex,
+    /// The tile id (`woods`, `town`, `hill`, `river`, ...), or `open`.
+    pub tile: String,
+    /// Obstacle ids (`wire`, `bunker`, `hedgehog`, `sandbag`).
+    pub obstacles: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitView {
+    pub id: u32,
+    pub side: String,
+    /// The unit type id (`infantry`, `medium-armour`, ...).
+    pub kind: String,
+    /// The unit class (`infantry`, `armour`, `artillery`).
+    pub class: String,
+    pub at: Hex,
+    pub figures: u32,
+    pub start: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectiveView {
+    pub at: Hex,
+    /// Whose victory marker it is.
+    pub side: String,
+    /// True while that side holds it (it counts as a medal).
+    pub held: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideView {
+    pub id: String,
+    pub name: String,
+    /// True for the side whose edge is row 1.
+    pub row_one: bool,
+    pub medals: u32,
+    pub hand_size: usize,
+    /// The cards in hand: only for this side's own view and the referee's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand: Option<Vec<String>>,
+    /// The card this side played on its last turn (public).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_played: Option<Played>,
+}
+
+/// What one recipient may see of a game at one moment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    pub schema: u32,
+    pub ruleset: String,
+    pub scenario: String,
+    pub title: String,
+    pub viewer: Viewer,
+    /// Turns played so far.
+    pub turn: u32,
+    /// The side to move next, None once the game is over.
+    pub to_move: Option<String>,
+    pub over: bool,
+    /// Once over: the winner's side id, or "" for a draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// Victory points needed to win.
+    pub victory: u32,
+    pub board: BoardView,
+    pub sides: Vec<SideView>,
+    pub units: Vec<UnitView>,
+    pub objectives: Vec<ObjectiveView>,
+    /// Cards left in the deck (never their order).
+    pub deck_size: usize,
+    /// Cards in the used pile.
+    pub discard_size: usize,
+    /// The last turn's events as this viewer may see them (other sides'
+    /// drawn and face-down cards read "hidden").
+    pub last_turn: Vec<Event>,
+}
+
+/// May `viewer` see what is private to `side`?
+#[must_use]
+pub fn sees_private(viewer: &Viewer, side: &str) -> bool {
+    match viewer {
+        Viewer::Referee => true,
+        Viewer::Side(v) => v == side,
+        Viewer::Observer => false,
+    }
+}
+
+/// The card text shown in place of a card the viewer may not see.
+pub const HIDDEN: &str = "hidden";
+
+/// The events `viewer` may see, in order; hidden cards read [`HIDDEN`].
+#[must_use]
+pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<Event> {
+    events
+        .iter()
+        .map(|e| match e {
+            Event::CardDrawn { side, .. } if !sees_private(viewer, side) => Event::CardDrawn {
+                side: side.clone(),
+                card: HIDDEN.into(),
+                private: true,
+            },
+            Event::CardDiscarded {
+                side,
+                private: true,
+                ..
+            } if !sees_private(viewer, side) => Event::CardDiscarded {
+                side: side.clone(),
+                card: HIDDEN.into(),
+                private: true,
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// The same, from events stored as JSON (unknown kinds are dropped).
+#[must_use]
+pub fn visible_json_events(events: &[serde_json::Value], viewer: &Viewer) -> Vec<Event> {
+    let ev: Vec<Event> = events
+        .iter()
+        .filter_map(|e| serde_json::from_value(e.clone()).ok())
+        .collect();
+    visible_events(&ev, viewer)
+}
+
+/// The view of `s` for `viewer`, without last turn's events.
+#[must_use]
+pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
+    let b = State::board(r);
+    let side_id = |i: usize| s.sides.get(i).cloned().unwrap_or_default();
+    let mut hexes = Vec::new();
+    for h in b.hexes() {
+        let f = s.features(h);
+        if f.is_empty() {
+            continue;
+        }
+        let kind = |x: &String| r.feature(x).map(|t| t.kind.clone()).unwrap_or_default();
+        let tile = f
+            .iter()
+            .find(|x| kind(x) == "tile")
+            .cloned()
+            .unwrap_or_else(|| "open".into());
+        let obstacles: Vec<String> = f
+            .iter()
+            .filter(|x| kind(x) == "obstacle")
+            .cloned()
+            .collect();
+        if tile == "open" && obstacles.is_empty() {
+            continue;
+        }
+        hexes.push(HexView {
+            at: h,
+            tile,
+            obstacles,
+        });
+    }
+    let sides = s
+        .sides
+        .iter()
+        .enumerate()
+        .map(|(i, id)| SideView {
+            id: id.clone(),
+            name: s.side_names.get(i).cloned().unwrap_or_else(|| id.clone()),
+            row_one: i == 0,
+            medals: s.medals(i),
+            hand_size: s.hands.get(i).map_or(0, Vec::len),
+            hand: if sees_private(viewer, id) {
+                s.hands.get(i).cloned()
+            } else {
+                None
+            },
+            last_played: s.last_played.get(i).cloned().flatten(),
+        })
+        .collect();
+    let units = s
+        .units
+        .iter()
+        .map(|u| UnitView {
+            id: u.id,
+            side: side_id(u.side),
+            kind: u.kind.clone(),
+            class: r
+                .units
+                .get(&u.kind)
+                .map(|x| x.class.clone())
+                .unwrap_or_default(),
+            at: u.at,
+            figures: u.figures,
+            start: u.start,
+        })
+        .collect();
+    View {
+        schema: SCHEMA,
+        ruleset: s.ruleset.clone(),
+        scenario: s.scenario.clone(),
+        title: s.title.clone(),
+        viewer: viewer.clone(),
+        turn: s.turn,
+        to_move: if s.over {
+            None
+        } else {
+            Some(side_id(s.to_move))
+        },
+        over: s.over,
+        winner: if s.over { s.winner.clone() } else { None },
+        victory: s.victory,
+        board: BoardView {
+            columns: b.columns,
+            rows: b.rows,
+            section_lines: b.lines,
+            hexes,
+        },
+        sides,
+        units,
+        objectives: s
+            .objectives
+            .iter()
+            .map(|o| ObjectiveView {
+                at: o.at,
+                side: side_id(o.side),
+                held: o.held,
+            })
+            .collect(),
+        deck_size: s.deck.len(),
+        discard_size: s.discard.len(),
+        last_turn: Vec::new(),
+    }
+}
+
+/// The view with last turn's events (filtered for the viewer).
+#[must_use]
+pub fn view_with_events(r: &Ruleset, s: &State, viewer: &Viewer, events: &[Event]) -> View {
+    let mut v = view(r, s, viewer);
+    v.last_turn = visible_events(events, viewer);
+    v
+}
+
+impl View {
+    /// The side at the bottom of this viewer's map: its own, else row 1's.
+    #[must_use]
+    pub fn bottom_side(&self) -> &str {
+        match &self.viewer {
+            Viewer::Side(s) if self.sides.iter().any(|x| &x.id == s) => s,
+            _ => self.sides.first().map_or("", |s| s.id.as_str()),
+        }
+    }
+
+    /// Is the map drawn turned round (row 1 at the top)?
+    #[must_use]
+    pub fn flipped(&self) -> bool {
+        let b = self.bottom_side();
+        self.sides.iter().any(|s| s.id == b && !s.row_one)
+    }
+
+    /// Every hex of the board, row by row from row 1.
+    #[must_use]
+    pub fn all_hexes(&self) -> Vec<Hex> {
+        let mut v = Vec::new();
+        for r in 0..self.board.rows {
+            let n = if r % 2 == 0 {
+                self.board.columns
+            } else {
+                self.board.columns - 1
+            };
+            for l in 0..n {
+                v.push(Hex::from_letter(l, r));
+            }
+        }
+        v
+    }
+
+    #[must_use]
+    pub fn hex(&self, h: Hex) -> Option<&HexView> {
+        self.board.hexes.iter().find(|x| x.at == h)
+    }
+
+    #[must_use]
+    pub fn unit_at(&self, h: Hex) -> Option<&UnitView> {
+        self.units.iter().find(|u| u.at == h)
+    }
+
+    #[must_use]
+    pub fn objective_at(&self, h: Hex) -> Option<&ObjectiveView> {
+        self.objectives.iter().find(|o| o.at == h)
+    }
+
+    #[must_use]
+    pub fn side(&self, id: &str) -> Option<&SideView> {
+        self.sides.iter().find(|s| s.id == id)
+    }
+
+    /// The side this view belongs to, if it is a side's.
+    #[must_use]
+    pub fn own_side(&self) -> Option<&SideView> {
+        match &self.viewer {
+            Viewer::Side(s) => self.side(s),
+            _ => None,
+        }
+    }
+}
