@@ -53,6 +53,7 @@ fn a_whole_game_by_submit_then_export_and_verify() {
         .find(|m| m.contains(&format!("turn {turns} (")))
         .unwrap();
     assert!(last.contains("The game is over."), "{last}");
+    common::assert_80_columns(&site);
     assert!(
         last.contains("Game seed"),
         "the seed is revealed at the end: {last}"

@@ -216,4 +216,5 @@ fn timezone_and_absence_by_mail() {
     assert!(mails(&site)
         .iter()
         .any(|t| t.contains("In-Reply-To: <long@example.org>") && t.contains("at most 14 days")));
+    common::assert_80_columns(&site);
 }

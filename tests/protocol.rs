@@ -300,4 +300,5 @@ fn orders_from_another_address_are_copied_to_the_seat() {
         .find(|t| t.contains("To: alice@example.org"))
         .unwrap();
     assert!(copy.contains("came from alice@work.example"), "{copy}");
+    common::assert_80_columns(&site);
 }

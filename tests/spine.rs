@@ -182,6 +182,7 @@ fn bad_mail_gets_a_clear_answer_and_the_daemon_goes_on() {
     let log = site.ok(&["log"]);
     assert!(log.contains("refused: too large"), "{log}");
     assert!(log.lines().count() >= 5, "{log}");
+    common::assert_80_columns(&site);
 }
 
 #[test]

@@ -828,7 +828,7 @@ impl Judge {
             return vec![m];
         }
         m.text = format!(
-            "(A copy of this answer goes to {}, the address registered for this seat.)\n\n{}",
+            "(A copy of this answer goes to {},\nthe address registered for this seat.)\n\n{}",
             seat.email, m.text
         );
         let mut copy = m.clone();

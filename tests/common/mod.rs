@@ -201,3 +201,27 @@ pub fn latest_state(site: &Site) -> adjutant::rules::memoir44::State {
         .unwrap();
     serde_json::from_str(&text).unwrap()
 }
+
+/// Every line of the plain-text part of every mail in the outbox is at most
+/// 80 columns (headers and other parts excepted).
+pub fn assert_80_columns(site: &Site) {
+    for (name, raw) in site.outbox() {
+        let text = unqp(&raw);
+        // The plain part: from the first text/plain header block to the next boundary.
+        let Some(start) = text.find("Content-Type: text/plain") else {
+            continue;
+        };
+        let body_start = text[start..]
+            .find("\n\n")
+            .map_or(text.len(), |i| start + i + 2);
+        let rest = &text[body_start..];
+        let end = rest.find("\n--").unwrap_or(rest.len());
+        for line in rest[..end].lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{name}: a line of {} columns:\n{line}",
+                line.chars().count()
+            );
+        }
+    }
+}
