@@ -110,6 +110,9 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     st
 }
 
+/// At least 2,000 random games of legal orders from every shipped scenario
+/// (`M44_GAMES` changes the count), each replayed from its submissions. The
+/// scenarios run in parallel threads.
 #[test]
 fn random_games_keep_the_invariants() {
     let r = Ruleset::builtin().expect("ruleset");
@@ -118,31 +121,36 @@ fn random_games_keep_the_invariants() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
     let scenarios = memoir44::scenario_ids();
-    let mut finished = 0;
-    let mut turns = 0u64;
-    let mut draws = 0;
-    for n in 0..games {
-        let sc = &scenarios[(n as usize) % scenarios.len()];
-        let seed = seed_of(n);
-        let g = play(&r, sc, seed);
-        if g.st.over {
-            finished += 1;
-            if g.st.winner.as_deref() == Some("") {
-                draws += 1;
-            }
+    std::thread::scope(|scope| {
+        for (k, sc) in scenarios.iter().enumerate() {
+            let r = &r;
+            scope.spawn(move || {
+                let mut finished = 0;
+                let mut turns = 0u64;
+                let mut draws = 0;
+                for n in 0..games {
+                    let seed = seed_of(n * 16 + k as u64);
+                    let g = play(r, sc, seed);
+                    if g.st.over {
+                        finished += 1;
+                        if g.st.winner.as_deref() == Some("") {
+                            draws += 1;
+                        }
+                    }
+                    turns += u64::from(g.st.turn);
+                    let again = replay(r, sc, seed, &g.submissions);
+                    assert_eq!(again, g.st, "{sc} seed {n}: replay differs");
+                }
+                eprintln!(
+                    "{sc}: {games} games, {finished} finished ({draws} draws), {turns} turns"
+                );
+                assert!(
+                    finished * 2 >= games,
+                    "{sc}: only {finished} of {games} games finished"
+                );
+            });
         }
-        turns += u64::from(g.st.turn);
-        // Replay a sample of the games in full (all in the first 100).
-        if n < 100 || n % 10 == 0 {
-            let again = replay(&r, sc, seed, &g.submissions);
-            assert_eq!(again, g.st, "{sc} seed {n}: replay differs");
-        }
-    }
-    eprintln!("{games} games: {finished} finished ({draws} draws), {turns} turns");
-    assert!(
-        finished * 2 >= games,
-        "only {finished} of {games} games finished"
-    );
+    });
 }
 
 /// 10^6 dice through the real roller: each face within 0.5% of 1/6, and "at
