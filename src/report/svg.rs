@@ -254,7 +254,7 @@ pub fn board(v: &View) -> String {
     for u in &v.units {
         let (x, y) = g.centre(u.at);
         let colour = side_colour(v, &u.side);
-        let letter = unit_letter(&u.kind, &u.class);
+        let letter = unit_letter(u);
         let _ = writeln!(
             o,
             r##"<g class="unit" data-hex="{}" data-side="{}" data-kind="{}" data-figures="{}"><title>{} {} ({} figures) at {}</title><rect x="{:.1}" y="{:.1}" width="28" height="18" rx="3" fill="{colour}" stroke="#111"/><text x="{x:.1}" y="{:.1}" font-size="12" font-weight="bold" text-anchor="middle" fill="#fff">{letter}{}</text></g>"##,

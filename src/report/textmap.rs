@@ -60,35 +60,18 @@ pub fn obstacle_mark(id: &str) -> char {
     }
 }
 
-/// The letter of a unit type (upper case).
+/// The letter of a unit (upper case), as the ruleset names it.
 #[must_use]
-pub fn unit_letter(kind: &str, class: &str) -> char {
-    match kind {
-        "infantry" => 'I',
-        "elite-infantry" => 'E',
-        "mechanised-infantry" => 'M',
-        "militia-infantry" => 'L',
-        "sniper" => 'S',
-        "resistance" => 'F',
-        "cavalry" => 'C',
-        "ski-troops" => 'X',
-        "medium-armour" => 'A',
-        "heavy-armour" => 'H',
-        "very-heavy-armour" => 'V',
-        "reconnaissance" => 'R',
-        "big-gun" => 'B',
-        "anti-tank" | "88mm" => 'T',
-        _ => match class {
-            "armour" => 'K',
-            "artillery" => 'G',
-            _ => 'U',
-        },
-    }
+pub fn unit_letter(u: &UnitView) -> char {
+    u.letter
+        .chars()
+        .next()
+        .map_or('U', |c| c.to_ascii_uppercase())
 }
 
 /// A unit's token: letter and figures, capitals for the bottom side.
 fn unit_token(v: &View, u: &UnitView) -> String {
-    let c = unit_letter(&u.kind, &u.class);
+    let c = unit_letter(u);
     let c = if u.side == v.bottom_side() {
         c
     } else {
@@ -388,7 +371,7 @@ pub fn legend(v: &View) -> String {
     t.push('\n');
     let mut units: Vec<String> = Vec::new();
     for u in &v.units {
-        let s = format!("{} {}", unit_letter(&u.kind, &u.class), unit_name(&u.kind));
+        let s = format!("{} {}", unit_letter(u), unit_name(&u.kind));
         if !units.contains(&s) {
             units.push(s);
         }

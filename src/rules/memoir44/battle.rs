@@ -21,6 +21,7 @@ impl<'a> Ctx<'a> {
     pub fn new(r: &'a Ruleset) -> Ctx<'a> {
         let fallback = r.units.get("infantry").cloned().unwrap_or(UnitSpec {
             name: "unit".into(),
+            letter: None,
             class: "infantry".into(),
             figures: 1,
             r#move: 0,

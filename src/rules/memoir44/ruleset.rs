@@ -113,6 +113,10 @@ impl Default for Options {
 #[serde(deny_unknown_fields)]
 pub struct UnitSpec {
     pub name: String,
+    /// The letter the maps print for it (upper case for the side at the
+    /// bottom of the reader's map).
+    #[serde(default)]
+    pub letter: Option<String>,
     /// infantry, armour or artillery.
     pub class: String,
     pub figures: u32,

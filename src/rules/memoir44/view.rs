@@ -47,6 +47,9 @@ pub struct UnitView {
     pub kind: String,
     /// The unit class (`infantry`, `armour`, `artillery`).
     pub class: String,
+    /// The letter the maps print for it (from the ruleset).
+    #[serde(default)]
+    pub letter: String,
     pub at: Hex,
     pub figures: u32,
     pub start: u32,
@@ -217,6 +220,11 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
                 .get(&u.kind)
                 .map(|x| x.class.clone())
                 .unwrap_or_default(),
+            letter: r
+                .units
+                .get(&u.kind)
+                .and_then(|x| x.letter.clone())
+                .unwrap_or_else(|| "U".into()),
             at: u.at,
             figures: u.figures,
             start: u.start,
