@@ -225,6 +225,10 @@ fn status_lists_only_the_senders_games() {
         .find(|t| t.contains("To: alice@example.org") && t.contains("In-Reply-To"))
         .unwrap();
     assert!(alice.contains("Game 1"), "{alice}");
+    assert!(
+        alice.contains("GAME 1 / PASSWORD "),
+        "a lost secret can be recovered: {alice}"
+    );
     let mallory = out
         .iter()
         .find(|t| t.contains("To: mallory@example.org"))

@@ -306,7 +306,7 @@ fn every_mail() -> Vec<(&'static str, String)> {
         }))),
         ("status", t.render("status.txt", json!({
             "games": [{"id": 3, "scenario": "pegasus-bridge", "side": "allies", "turn": 12,
-                       "waiting": "Waiting for: allies (allies to play a card and order units)"}],
+                       "waiting": "Waiting for: allies (allies to play a card and order units)", "secret": "k7m2p9qx"}],
         }))),
         ("status_none", t.render("status.txt", json!({"games": []}))),
     ]

@@ -922,7 +922,10 @@ impl Judge {
             };
             games.push(
                 json!({"id": game.id, "scenario": game.scenario, "side": seat.side,
-                               "turn": game.turn, "waiting": waiting}),
+                               "turn": game.turn, "waiting": waiting,
+                               // Safe to repeat: this answer goes only to the
+                               // seat's registered address, never to a Reply-To.
+                               "secret": seat.secret}),
             );
         }
         Ok(self
