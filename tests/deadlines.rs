@@ -142,6 +142,13 @@ fn nmr_pass_adjudicates_the_turn() {
         .query_row("SELECT source FROM submissions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(source, "nmr");
+    // The referee gets the turn seen from above.
+    let m = mails(&site);
+    let copy = m
+        .iter()
+        .find(|t| t.contains("To: ref@example.org") && t.contains("referee's copy"))
+        .expect("a referee's copy");
+    assert!(copy.contains("Game 1"), "{copy}");
 }
 
 #[test]

@@ -1023,6 +1023,35 @@ impl Judge {
                 "report",
             );
         }
+        // The referee gets every turn seen from above: both hands, everything.
+        if let Some(referee) = game.referee.clone() {
+            let (text, parts) = self.report_text(
+                &game,
+                &rules,
+                turn,
+                &seat.side,
+                &adj.events,
+                &adj.state,
+                &Viewer::Referee,
+                &game.referee_tz,
+            )?;
+            let subject = format!(
+                "Game {}: turn {} ({}), referee's copy",
+                game.id, turn, seat.side
+            );
+            queue.push(
+                Outgoing {
+                    to: referee,
+                    html: Some(parts.html(&subject, &text)),
+                    attachments: vec![parts.attachment()],
+                    subject,
+                    text,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "referee",
+            );
+        }
         Ok(turn)
     }
 

@@ -171,9 +171,12 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             continue;
         }
         let kind = |x: &String| r.feature(x).map(|t| t.kind.clone()).unwrap_or_default();
+        // A hex may hold tiles laid on one another (a bridge on a river):
+        // the map shows the top one, the last listed.
         let tile = f
             .iter()
-            .find(|x| kind(x) == "tile")
+            .filter(|x| kind(x) == "tile")
+            .next_back()
             .cloned()
             .unwrap_or_else(|| "open".into());
         let obstacles: Vec<String> = f
