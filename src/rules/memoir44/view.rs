@@ -175,8 +175,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         // the map shows the top one, the last listed.
         let tile = f
             .iter()
-            .filter(|x| kind(x) == "tile")
-            .next_back()
+            .rfind(|x| kind(x) == "tile")
             .cloned()
             .unwrap_or_else(|| "open".into());
         let obstacles: Vec<String> = f
