@@ -302,3 +302,73 @@ fn orders_from_another_address_are_copied_to_the_seat() {
     assert!(copy.contains("came from alice@work.example"), "{copy}");
     common::assert_80_columns(&site);
 }
+
+#[test]
+fn accepted_orders_are_echoed_back_in_canonical_form() {
+    let site = Site::new();
+    new_game(&site);
+    let rules = adjutant::rules::Rules::load("memoir44").unwrap();
+    let state: serde_json::Value = {
+        let text: String = site
+            .db()
+            .query_row("SELECT state FROM snapshots", [], |r| r.get(0))
+            .unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let orders = rules
+        .pass_orders(&state, "allies")
+        .expect("a card that can be played");
+    let alice = reply_address(&site, "alice@example.org");
+    // A mistyped order between orders refuses the whole mail, naming its line.
+    let bad = format!("{}\nORDR D4\nMOVE D4 D5\n", orders.trim());
+    site.drop_mail(
+        "o1.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "o1@example.org",
+            &bad,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let refused = texts(&site)
+        .into_iter()
+        .find(|t| t.contains("In-Reply-To: <o1@example.org>"))
+        .unwrap();
+    assert!(
+        refused.contains("line 2") && refused.contains("ORDR"),
+        "{refused}"
+    );
+    assert!(refused.contains("none of these were kept"), "{refused}");
+    // Greetings around the orders are set aside; the orders are accepted and
+    // echoed in canonical form, with the lines not read.
+    let written = format!(
+        "Hi judge,\n\n{}\n\nThanks,\nAlice\n",
+        orders.trim().to_lowercase()
+    );
+    site.drop_mail(
+        "o2.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "o2@example.org",
+            &written,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let receipt = texts(&site)
+        .into_iter()
+        .find(|t| t.contains("In-Reply-To: <o2@example.org>"))
+        .unwrap();
+    assert!(
+        receipt.contains(&format!("  {}", orders.trim())),
+        "{receipt}"
+    );
+    assert!(receipt.contains("adjudicated"), "{receipt}");
+    assert!(
+        receipt.contains("line 1: Hi judge,") && receipt.contains("line 6: Alice"),
+        "{receipt}"
+    );
+}

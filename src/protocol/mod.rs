@@ -110,6 +110,8 @@ pub struct Request {
     /// match the text the player sent.
     pub orders: String,
     pub has_orders: bool,
+    /// Lines around the orders that were not read as orders: (line, text).
+    pub ignored: Vec<(usize, String)>,
     /// Lines that looked like commands but were malformed: (line, text, why).
     pub errors: Vec<(usize, String, String)>,
 }
@@ -197,6 +199,35 @@ pub fn parse(subject: &str, text: &str) -> Request {
             }
         }
         order_lines.push(if blank { "" } else { raw });
+    }
+    // Chatter around the orders ("Hi judge,", "Thanks, Bob") is not read:
+    // lines before the first and after the last line that starts with an
+    // order word are set aside (and listed in the receipt). Lines between
+    // order lines are kept, so a mistyped order is refused, not skipped.
+    let is_order = |l: &str| {
+        l.split_whitespace()
+            .next()
+            .is_some_and(|w| crate::rules::ORDER_WORDS.contains(&w.to_ascii_uppercase().as_str()))
+    };
+    let first = order_lines.iter().position(|l| is_order(l));
+    let last = order_lines.iter().rposition(|l| is_order(l));
+    if let (Some(first), Some(last)) = (first, last) {
+        for (i, l) in order_lines.iter_mut().enumerate() {
+            if (i < first || i > last) && !l.trim().is_empty() {
+                req.ignored.push((i + 1, l.trim().to_string()));
+                *l = "";
+            }
+        }
+        req.has_orders = true;
+    } else {
+        // No line starts with an order word: nothing here is an order.
+        for (i, l) in order_lines.iter_mut().enumerate() {
+            if !l.trim().is_empty() {
+                req.ignored.push((i + 1, l.trim().to_string()));
+                *l = "";
+            }
+        }
+        req.has_orders = false;
     }
     req.orders = order_lines.join("\n");
     // The subject may carry GAME and PASSWORD, or a lone command word.
@@ -339,6 +370,31 @@ mod tests {
         assert_eq!(lines[3], "PLAY probe-centre");
         assert_eq!(lines[4], "ORDER D4");
         assert_eq!(lines[0], "");
+    }
+
+    #[test]
+    fn chatter_around_orders_is_set_aside_but_not_between_them() {
+        let r = parse(
+            "",
+            "Hi judge,\nPLAY probe-centre\nORDR D4\nMOVE D4 D5\nThanks,\nBob\n",
+        );
+        assert_eq!(
+            r.ignored,
+            vec![
+                (1, "Hi judge,".to_string()),
+                (5, "Thanks,".to_string()),
+                (6, "Bob".to_string())
+            ]
+        );
+        let lines: Vec<&str> = r.orders.lines().collect();
+        assert_eq!(
+            lines[2], "ORDR D4",
+            "a mistyped order between orders is kept, to be refused"
+        );
+        assert_eq!(lines[0], "");
+        let prose = parse("", "I am away until Monday.\n");
+        assert!(!prose.has_orders);
+        assert_eq!(prose.ignored.len(), 1);
     }
 
     #[test]

@@ -110,6 +110,23 @@ pub enum Rules {
     Memoir44(Box<memoir44::Ruleset>),
 }
 
+/// The words an order line may start with, in any family (the mail protocol
+/// uses them to tell orders from the chatter around them).
+pub const ORDER_WORDS: &[&str] = &[
+    "PLAY",
+    "ORDER",
+    "MOVE",
+    "BATTLE",
+    "ATTACK",
+    "FIRE",
+    "TARGET",
+    "REMOVE-WIRE",
+    "KEEP",
+    "DISCARD",
+    "EXCHANGE",
+    "STANDING",
+];
+
 /// The ruleset ids we know.
 pub const RULESETS: &[&str] = &["memoir44"];
 
@@ -228,6 +245,19 @@ impl Rules {
                     state: to_json(&next),
                     events: events.iter().map(to_json).collect(),
                 })
+            }
+        }
+    }
+
+    /// The orders in their canonical spelling, one per line, for the receipt
+    /// (None if the text does not parse; it was accepted, so it should).
+    pub fn canonical_orders(&self, orders: &str) -> Option<Vec<String>> {
+        match self {
+            Rules::Memoir44(r) => {
+                let ctx = memoir44::battle::Ctx::new(r);
+                memoir44::orders::parse(&ctx.board, r, orders)
+                    .ok()
+                    .map(|lines| lines.iter().map(|l| l.cmd.canonical()).collect())
             }
         }
     }

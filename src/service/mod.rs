@@ -562,6 +562,12 @@ impl Judge {
             if problems.is_empty() {
                 problems.push("the mail has no commands and no orders in it".into());
             }
+            if !req.ignored.is_empty() {
+                problems.push(format!(
+                    "no line starts with a command (HELP, STATUS, ...) or an order word\n  (PLAY, ORDER, MOVE, BATTLE, ...); it begins: \"{}\"",
+                    req.ignored[0].1.chars().take(50).collect::<String>()
+                ));
+            }
             let text = self.error_text(
                 "I could not find anything to do in your mail:",
                 &problems,
@@ -756,17 +762,26 @@ impl Judge {
                     let source = format!("mail:{inbox_id}");
                     match self.apply_orders(tx, &seat, &req.orders, &source, queue) {
                         Ok(turn) => {
-                            let orders: Vec<&str> = req
-                                .orders
-                                .lines()
-                                .map(str::trim)
-                                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                                .collect();
+                            let game = self.game(seat.game_id)?;
+                            let rules =
+                                Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
+                            let orders: Vec<String> =
+                                rules.canonical_orders(&req.orders).unwrap_or_else(|| {
+                                    req.orders
+                                        .lines()
+                                        .map(str::trim)
+                                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                                        .map(str::to_string)
+                                        .collect()
+                                });
                             let (_, state) = self.state_in(tx, seat.game_id)?;
                             let text = self.templates.render(
                                 "receipt.txt",
                                 json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
-                                       "orders": orders, "state_hash": state_hash(&state)}),
+                                       "orders": orders, "state_hash": state_hash(&state),
+                                       "ignored": req.ignored.iter()
+                                           .map(|(l, t)| format!("line {l}: {}", t.chars().take(60).collect::<String>()))
+                                           .collect::<Vec<_>>()}),
                             );
                             for m in self.seat_replies(env, &seat, "", text) {
                                 queue.push(m, "reply");

@@ -346,3 +346,88 @@ mod tests {
         assert_eq!(e, Some(Some(3)));
     }
 }
+
+fn hex_list(h: &[Hex]) -> String {
+    h.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Cmd {
+    /// The order in its canonical spelling (upper-case keywords, hexes as
+    /// `E5`, paths with spaces), as the receipt echoes it back.
+    #[must_use]
+    pub fn canonical(&self) -> String {
+        match self {
+            Cmd::Play { card, section } => match section {
+                Some(s) => format!("PLAY {card} {}", format!("{s:?}").to_ascii_uppercase()),
+                None => format!("PLAY {card}"),
+            },
+            Cmd::Discard { card } => format!("DISCARD {card}"),
+            Cmd::Exchange { cards } => format!("EXCHANGE {}", cards.join(" ")),
+            Cmd::Order { hexes: h } => format!("ORDER {}", hex_list(h)),
+            Cmd::OrderAll => "ORDER ALL".into(),
+            Cmd::Move { path } => format!("MOVE {}", hex_list(path)),
+            Cmd::Battle {
+                from,
+                target,
+                take_ground,
+                overrun,
+            } => {
+                let mut s = format!("BATTLE {from} {target}");
+                if *take_ground {
+                    s.push_str(" TAKE-GROUND");
+                }
+                if let Some(o) = overrun {
+                    s.push_str(&format!(" OVERRUN {o}"));
+                }
+                s
+            }
+            Cmd::Target { hexes: h } => format!("TARGET {}", hex_list(h)),
+            Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
+            Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
+            Cmd::Standing(s) => match s {
+                StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),
+                StandingCmd::NoRetreatAll => "STANDING NO-RETREAT ALL".into(),
+                StandingCmd::Retreat(from, to) => {
+                    format!("STANDING RETREAT {from} {}", hex_list(to))
+                }
+                StandingCmd::AmbushNever => "STANDING AMBUSH NEVER".into(),
+                StandingCmd::AmbushFirst => "STANDING AMBUSH FIRST".into(),
+                StandingCmd::AmbushAt(h) => format!("STANDING AMBUSH {}", hex_list(h)),
+                StandingCmd::Swap(a, b) => format!("STANDING SWAP {a} {b}"),
+                StandingCmd::Clear => "STANDING CLEAR".into(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod canonical_tests {
+    use super::*;
+
+    #[test]
+    fn canonical_orders_parse_back_to_themselves() {
+        let r = Ruleset::builtin().unwrap();
+        let board = super::super::battle::Ctx::new(&r).board;
+        let text = "play probe-centre\norder d4 e4\nmove d4-d5-e6\nbattle e6 f7 take-ground\nstanding retreat e6 e5 d5\n";
+        let lines = parse(&board, &r, text).unwrap();
+        let canon: Vec<String> = lines.iter().map(|l| l.cmd.canonical()).collect();
+        assert_eq!(
+            canon,
+            [
+                "PLAY probe-centre",
+                "ORDER D4 E4",
+                "MOVE D4 D5 E6",
+                "BATTLE E6 F7 TAKE-GROUND",
+                "STANDING RETREAT E6 E5 D5"
+            ]
+        );
+        let again = parse(&board, &r, &canon.join("\n")).unwrap();
+        assert_eq!(
+            again.iter().map(|l| &l.cmd).collect::<Vec<_>>(),
+            lines.iter().map(|l| &l.cmd).collect::<Vec<_>>()
+        );
+    }
+}
