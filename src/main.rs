@@ -65,6 +65,9 @@ enum Cmd {
         /// A house-rule variant of the ruleset (a copy of rulesets/*.toml, edited).
         #[arg(long)]
         ruleset: Option<PathBuf>,
+        /// An observer's address (repeatable): every turn, as the public sees it.
+        #[arg(long = "observer")]
+        observers: Vec<String>,
     },
     /// Stop a game's deadline clock (holidays); `resume` restarts it.
     Pause { game: i64 },
@@ -245,6 +248,7 @@ fn run(cli: Cli) -> Result<i32> {
             referee_after,
             zones,
             ruleset,
+            observers,
         } => {
             let mut judge = open(&cli.config)?;
             let seats: Vec<(String, String)> = seats
@@ -286,6 +290,7 @@ fn run(cli: Cli) -> Result<i32> {
                             .with_context(|| format!("reading {}", p.display()))
                     })
                     .transpose()?,
+                observers,
             };
             let id = judge.new_game(&scenario, &seats, &opts)?;
             println!("{id}");

@@ -308,3 +308,54 @@ fn a_house_rule_variant_of_the_ruleset() {
         "expected line {line}: {err}"
     );
 }
+
+#[test]
+fn observers_see_each_turn_without_any_hand() {
+    let site = Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+        "--observer",
+        "club@example.org",
+        "--referee",
+        "ref@example.org",
+    ]);
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let state = latest_state(&site);
+    let f = site.path().join("o.txt");
+    std::fs::write(
+        &f,
+        memoir44::random_orders(
+            &rules,
+            &state,
+            "allies",
+            &mut ChaChaDice::from_seed([3; 32]),
+        ),
+    )
+    .unwrap();
+    site.ok(&["submit", "1", "allies", f.to_str().unwrap()]);
+    let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
+    let observer = mails
+        .iter()
+        .find(|m| m.contains("To: club@example.org"))
+        .expect("the observer's report");
+    let referee = mails
+        .iter()
+        .find(|m| m.contains("To: ref@example.org"))
+        .expect("the referee's copy");
+    let after = latest_state(&site);
+    // Card names as the report prints them, e.g. "(probe-centre)".
+    for hand in &after.hands {
+        for card in hand {
+            let shown = format!("({card})");
+            assert!(referee.contains(&shown), "the referee sees {card}");
+        }
+    }
+    assert!(!observer.contains("hand: "), "{observer}");
+    assert!(observer.contains("Pegasus Bridge"), "{observer}");
+}

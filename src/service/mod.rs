@@ -77,6 +77,8 @@ pub struct GameOptions {
     pub zones: Vec<(String, String)>,
     /// A house-rule variant of the ruleset: (file name, text).
     pub ruleset_file: Option<(String, String)>,
+    /// Observers' addresses: they get every turn as the public sees it.
+    pub observers: Vec<String>,
 }
 
 impl Default for GameOptions {
@@ -89,6 +91,7 @@ impl Default for GameOptions {
             referee_after: 2,
             zones: Vec::new(),
             ruleset_file: None,
+            observers: Vec::new(),
         }
     }
 }
@@ -303,6 +306,17 @@ impl Judge {
             "UPDATE games SET scenario_text = ?2, ruleset_text = ?3 WHERE id = ?1",
             rusqlite::params![id, source.text, variant],
         )?;
+        for o in &opts.observers {
+            if o.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{o}' is not an email address"
+                )));
+            }
+            tx.execute(
+                "INSERT OR IGNORE INTO observers (game_id, email) VALUES (?1, ?2)",
+                rusqlite::params![id, o.to_ascii_lowercase()],
+            )?;
+        }
         let hash = state_hash(&state);
         store::insert_snapshot(&tx, id, 0, &state.to_string(), &hash)?;
         if let Some(secs) = deadline_secs {
@@ -1036,6 +1050,32 @@ impl Judge {
                     ..Outgoing::default()
                 },
                 "report",
+            );
+        }
+        // Observers get every turn as the public sees it.
+        for o in store::observers(tx, game.id)? {
+            let (text, parts) = self.report_text(
+                &game,
+                &rules,
+                turn,
+                &seat.side,
+                &adj.events,
+                &adj.state,
+                &Viewer::Observer,
+                "UTC",
+            )?;
+            let subject = format!("Game {}: turn {} ({})", game.id, turn, seat.side);
+            queue.push(
+                Outgoing {
+                    to: o,
+                    html: Some(parts.html(&subject, &text)),
+                    attachments: vec![parts.attachment()],
+                    subject,
+                    text,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "observer",
             );
         }
         // The referee gets every turn seen from above: both hands, everything.

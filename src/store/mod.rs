@@ -113,6 +113,14 @@ ALTER TABLE games ADD COLUMN scenario_text TEXT;
 -- A club's house-rule variant of a ruleset, kept with the game.
 ALTER TABLE games ADD COLUMN ruleset_text TEXT;
 "#,
+    r#"
+-- Observers: they get every turn as the public sees it (no hands, no deck).
+CREATE TABLE observers (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    email   TEXT NOT NULL,
+    PRIMARY KEY (game_id, email)
+);
+"#,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -417,6 +425,13 @@ pub fn events(
         out.push((t, v));
     }
     Ok(out)
+}
+
+/// The observers of a game, in the order they were added.
+pub fn observers(conn: &Connection, game_id: i64) -> Result<Vec<String>, StoreError> {
+    let mut st = conn.prepare("SELECT email FROM observers WHERE game_id = ?1 ORDER BY rowid")?;
+    let rows = st.query_map([game_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub fn kv_get(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
