@@ -323,3 +323,14 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
         .unwrap();
     assert_eq!(ok, "ok");
 }
+
+#[test]
+fn the_quick_start_sample_mail_is_answered() {
+    let site = Site::new();
+    let raw = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-mails/help.eml")).unwrap();
+    site.drop_mail("help.eml", &raw);
+    site.ok(&["serve", "--once"]);
+    let out = site.outbox();
+    assert_eq!(out.len(), 1);
+    assert!(unqp(&out[0].1).contains("In-Reply-To: <sample-help-1@example.org>"));
+}
