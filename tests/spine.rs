@@ -327,7 +327,11 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
 #[test]
 fn the_quick_start_sample_mail_is_answered() {
     let site = Site::new();
-    let raw = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-mails/help.eml")).unwrap();
+    let raw = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/sample-mails/help.eml"
+    ))
+    .unwrap();
     site.drop_mail("help.eml", &raw);
     site.ok(&["serve", "--once"]);
     let out = site.outbox();

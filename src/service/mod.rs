@@ -1023,63 +1023,30 @@ impl Judge {
             ],
         )?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        // Who gets this turn's report, and as whom: every seat from its own
+        // side, observers as the public, the referee from above.
+        let mut recipients: Vec<(String, Viewer, String, Option<String>, &'static str)> =
+            Vec::new();
         for s in store::seats(tx, game.id)?
             .into_iter()
             .filter(|s| s.email != OPEN_SEAT)
         {
-            let (text, parts) = self.report_text(
-                &game,
-                &rules,
-                turn,
-                &seat.side,
-                &adj.events,
-                &adj.state,
-                &Viewer::Side(s.side.clone()),
-                &s.tz,
-            )?;
-            let subject = format!("Game {}: turn {} ({})", game.id, turn, seat.side);
-            queue.push(
-                Outgoing {
-                    to: s.email.clone(),
-                    html: Some(parts.html(&subject, &text)),
-                    attachments: vec![parts.attachment()],
-                    subject,
-                    text,
-                    reply_to: Some(self.seat_address(&s)),
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "report",
-            );
+            let reply_to = Some(self.seat_address(&s));
+            recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
         }
-        // Observers get every turn as the public sees it.
         for o in store::observers(tx, game.id)? {
-            let (text, parts) = self.report_text(
-                &game,
-                &rules,
-                turn,
-                &seat.side,
-                &adj.events,
-                &adj.state,
-                &Viewer::Observer,
-                "UTC",
-            )?;
-            let subject = format!("Game {}: turn {} ({})", game.id, turn, seat.side);
-            queue.push(
-                Outgoing {
-                    to: o,
-                    html: Some(parts.html(&subject, &text)),
-                    attachments: vec![parts.attachment()],
-                    subject,
-                    text,
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "observer",
-            );
+            recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer"));
         }
-        // The referee gets every turn seen from above: both hands, everything.
         if let Some(referee) = game.referee.clone() {
+            recipients.push((
+                referee,
+                Viewer::Referee,
+                game.referee_tz.clone(),
+                None,
+                "referee",
+            ));
+        }
+        for (to, viewer, tz, reply_to, kind) in recipients {
             let (text, parts) = self.report_text(
                 &game,
                 &rules,
@@ -1087,24 +1054,27 @@ impl Judge {
                 &seat.side,
                 &adj.events,
                 &adj.state,
-                &Viewer::Referee,
-                &game.referee_tz,
+                &viewer,
+                &tz,
             )?;
-            let subject = format!(
-                "Game {}: turn {} ({}), referee's copy",
-                game.id, turn, seat.side
-            );
+            let copy = if viewer == Viewer::Referee {
+                ", referee's copy"
+            } else {
+                ""
+            };
+            let subject = format!("Game {}: turn {} ({}){copy}", game.id, turn, seat.side);
             queue.push(
                 Outgoing {
-                    to: referee,
+                    to,
                     html: Some(parts.html(&subject, &text)),
                     attachments: vec![parts.attachment()],
                     subject,
                     text,
+                    reply_to,
                     game_id: Some(game.id),
                     ..Outgoing::default()
                 },
-                "referee",
+                kind,
             );
         }
         Ok(turn)
