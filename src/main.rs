@@ -431,10 +431,18 @@ fn run(cli: Cli) -> Result<i32> {
                 println!("DIFFERENCE {d}");
             }
             if v.differences.is_empty() {
-                println!(
-                    "OK: game {} verified, {} turns replayed identically",
-                    ex.game, v.checked_turns
-                );
+                if ex.seed.is_some() {
+                    println!(
+                        "OK: game {} verified, {} turns replayed identically",
+                        ex.game, v.checked_turns
+                    );
+                } else {
+                    println!(
+                        "OK: game {}: the dice of {} turns match their revealed seeds (no replay without the game seed)",
+                        ex.game,
+                        ex.turns.len()
+                    );
+                }
                 Ok(0)
             } else {
                 println!("FAILED: {} differences", v.differences.len());

@@ -101,6 +101,70 @@ fn a_whole_game_by_submit_then_export_and_verify() {
 }
 
 #[test]
+fn a_running_games_export_checks_its_dice_without_the_seed() {
+    let site = Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([11; 32]);
+    let f = site.path().join("o.txt");
+    for _ in 0..12 {
+        let state = latest_state(&site);
+        let side = memoir44::waiting(&state).sides[0].clone();
+        std::fs::write(&f, memoir44::random_orders(&rules, &state, &side, &mut rng)).unwrap();
+        site.ok(&["submit", "1", &side, f.to_str().unwrap()]);
+    }
+    let export = site.path().join("running.json");
+    site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    assert!(json["seed"].is_null(), "no seed while the game runs");
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("the dice of 12 turns match"), "{ok}");
+    // Alter one die: found from the revealed turn seed alone.
+    let (ti, ei, old) = json["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .find_map(|(ti, t)| {
+            t["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .find_map(|(ei, e)| {
+                    e["faces"]
+                        .as_array()
+                        .filter(|f| !f.is_empty())
+                        .map(|f| (ti, ei, f[0].as_str().unwrap().to_string()))
+                })
+        })
+        .expect("a die was rolled in 12 turns");
+    let new = if old == "grenade" { "star" } else { "grenade" };
+    json["turns"][ti]["events"][ei]["faces"][0] = serde_json::Value::String(new.into());
+    std::fs::write(&export, serde_json::to_string(&json).unwrap()).unwrap();
+    let out = site.run(&["verify", export.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let turn = json["turns"][ti]["turn"].as_u64().unwrap();
+    assert!(
+        text.contains(&format!("turn {turn}, event {} (", ei + 1))
+            && text.contains(&format!(
+                "the export says \"{new}\", the turn's dice stream gives \"{old}\""
+            )),
+        "{text}"
+    );
+}
+
+#[test]
 fn submit_rejects_illegal_orders_and_changes_nothing() {
     let site = Site::new();
     site.ok(&[

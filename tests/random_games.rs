@@ -46,6 +46,17 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             .unwrap_or_else(|e| {
                 panic!("{scenario} turn {t}: random orders refused: {e}\n{orders}")
             });
+        // Every die the turn rolled is in its events, in order: the check a
+        // player runs with only the revealed turn seed finds them all.
+        let json: Vec<serde_json::Value> = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        if let Some(d) =
+            adjutant::service::export::check_dice(&r.dice.faces, &turn_seed(&seed, t), t, &json)
+        {
+            panic!("{scenario} seed {seed:?}: {d}");
+        }
         for e in &events {
             if let Event::UnitEliminated {
                 by, medal: true, ..

@@ -262,6 +262,14 @@ impl Rules {
         }
     }
 
+    /// The names of a die's faces, in the order `roll(n)` numbers them.
+    #[must_use]
+    pub fn die_faces(&self) -> Vec<String> {
+        match self {
+            Rules::Memoir44(r) => r.dice.faces.clone(),
+        }
+    }
+
     /// The winner's side id once the game is over, or `Some("")` for a draw.
     pub fn result(&self, state: &serde_json::Value) -> Option<String> {
         match self {
