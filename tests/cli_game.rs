@@ -112,15 +112,7 @@ fn a_running_games_export_checks_its_dice_without_the_seed() {
         "--seat",
         "axis=b@example.org",
     ]);
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let mut rng = ChaChaDice::from_seed([11; 32]);
-    let f = site.path().join("o.txt");
-    for _ in 0..12 {
-        let state = latest_state(&site);
-        let side = memoir44::waiting(&state).sides[0].clone();
-        std::fs::write(&f, memoir44::random_orders(&rules, &state, &side, &mut rng)).unwrap();
-        site.ok(&["submit", "1", &side, f.to_str().unwrap()]);
-    }
+    common::submit_random_turns(&site, 12, 11);
     let export = site.path().join("running.json");
     site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
     let mut json: serde_json::Value =
@@ -222,19 +214,7 @@ fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
         "axis=b@example.org",
     ]);
     assert!(site.ok(&["games"]).contains("club-bridge"));
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let mut rng = ChaChaDice::from_seed([9; 32]);
-    let orders = site.path().join("o.txt");
-    for _ in 0..4 {
-        let state = latest_state(&site);
-        let side = memoir44::waiting(&state).sides[0].clone();
-        std::fs::write(
-            &orders,
-            memoir44::random_orders(&rules, &state, &side, &mut rng),
-        )
-        .unwrap();
-        site.ok(&["submit", "1", &side, orders.to_str().unwrap()]);
-    }
+    common::submit_random_turns(&site, 4, 9);
     std::fs::remove_file(&file).unwrap();
     let export = site.path().join("e.json");
     site.ok(&[
@@ -329,20 +309,7 @@ fn a_house_rule_variant_of_the_ruleset() {
         .query_row("SELECT ruleset_text FROM games", [], |r| r.get(0))
         .unwrap();
     assert!(text.unwrap().contains("memoir44-club"));
-    let f = site.path().join("o.txt");
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let state = latest_state(&site);
-    std::fs::write(
-        &f,
-        memoir44::random_orders(
-            &rules,
-            &state,
-            "allies",
-            &mut ChaChaDice::from_seed([5; 32]),
-        ),
-    )
-    .unwrap();
-    site.ok(&["submit", "1", "allies", f.to_str().unwrap()]);
+    common::submit_random_turns(&site, 1, 5);
     std::fs::remove_file(&variant).unwrap();
     let export = site.path().join("e.json");
     site.ok(&[
@@ -389,20 +356,7 @@ fn observers_see_each_turn_without_any_hand() {
         "--referee",
         "ref@example.org",
     ]);
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let state = latest_state(&site);
-    let f = site.path().join("o.txt");
-    std::fs::write(
-        &f,
-        memoir44::random_orders(
-            &rules,
-            &state,
-            "allies",
-            &mut ChaChaDice::from_seed([3; 32]),
-        ),
-    )
-    .unwrap();
-    site.ok(&["submit", "1", "allies", f.to_str().unwrap()]);
+    common::submit_random_turns(&site, 1, 3);
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     let observer = mails
         .iter()
