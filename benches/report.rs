@@ -2,15 +2,16 @@
 //! (view from the stored JSON state, text map, compact map, combat report,
 //! order template, SVG, HTML, JSON, and the turn_report template).
 
-use adjutant::report::{sample, Templates};
-use adjutant::rules::{Rules, Viewer};
+use adjutant::report::Templates;
+use adjutant::rules::memoir44::report::sample;
+use adjutant::rules::{Rules, State, Viewer};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde_json::json;
 
 fn full_report(c: &mut Criterion) {
     let s = sample::standard();
     let rules = Rules::load("memoir44").expect("rules");
-    let state = serde_json::to_value(&s.state).expect("json");
+    let state = State::of(s.state.clone());
     let events: Vec<serde_json::Value> = s
         .events
         .iter()

@@ -330,7 +330,6 @@ fn run(cli: Cli) -> Result<i32> {
         } => {
             let judge = open(&cli.config)?;
             let g = judge.game(game)?;
-            let rules = Rules::of_game(&g.ruleset, g.ruleset_text.as_deref())?;
             let viewer = match viewer.as_deref() {
                 None | Some("referee") => Viewer::Referee,
                 Some("observer") => Viewer::Observer,
@@ -339,7 +338,12 @@ fn run(cli: Cli) -> Result<i32> {
             if !["text", "compact", "svg", "html", "json"].contains(&format.as_str()) {
                 bail!("--format is text, compact, svg, html or json, not '{format}'");
             }
-            let (t, state) = judge.state(game, turn)?;
+            let adjutant::service::Position {
+                rules,
+                turn: t,
+                state,
+                hash,
+            } = judge.position(&g, turn)?;
             if let Viewer::Side(s) = &viewer {
                 if !rules.sides(&state).contains(s) {
                     bail!(
@@ -353,11 +357,8 @@ fn run(cli: Cli) -> Result<i32> {
                 _ => {
                     let parts = rules.report_parts(&state, &[], &viewer, None);
                     let text = format!(
-                        "Game {game}, {} after turn {t}: {}\n{}State {}\n",
-                        g.scenario,
-                        g.status,
-                        parts.map,
-                        adjutant::service::state_hash(&state)
+                        "Game {game}, {} after turn {t}: {}\n{}State {hash}\n",
+                        g.scenario, g.status, parts.map,
                     );
                     (text, parts)
                 }
@@ -382,9 +383,17 @@ fn run(cli: Cli) -> Result<i32> {
                     .with_context(|| format!("reading {}", orders.display()))?
             };
             match judge.submit(game, &side.to_ascii_lowercase(), &text) {
-                Ok(turn) => {
+                Ok(submitted) => {
                     let g = judge.game(game)?;
-                    println!("game {game}: turn {turn} adjudicated; status {}", g.status);
+                    match submitted {
+                        adjutant::service::Submitted::Resolved { turn } => {
+                            println!("game {game}: turn {turn} adjudicated; status {}", g.status);
+                        }
+                        adjutant::service::Submitted::Held { waiting_for, .. } => println!(
+                            "game {game}: orders of {side} held until {} have sent theirs",
+                            waiting_for.join(" and ")
+                        ),
+                    }
                     let mut p = daemon::Pass::default();
                     daemon::deliver(&mut judge, &mut p)?;
                     Ok(0)
@@ -526,13 +535,18 @@ fn run(cli: Cli) -> Result<i32> {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
             let rules = Rules::from_text(&text, &file.display().to_string())?;
-            println!("{}: a valid {} ruleset", file.display(), rules.id());
+            println!(
+                "{}: a valid {} ruleset ('{}')",
+                file.display(),
+                rules.family(),
+                rules.id()
+            );
             Ok(0)
         }
         Cmd::CheckCase { files } => {
             let (mut passed, mut failed) = (0, 0);
             for f in &files {
-                let r = adjutant::rules::memoir44::run_case_path(f);
+                let r = adjutant::rules::run_case_path(f);
                 if r.passed {
                     passed += 1;
                     println!("PASS {}", r.name);

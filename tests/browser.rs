@@ -4,7 +4,7 @@
 //! message when chromium is absent, unless `CI` is set.
 //! Install it with scripts/install-chromium.sh.
 
-use adjutant::report::{parts, sample};
+use adjutant::rules::memoir44::report::{parts, sample};
 use adjutant::rules::memoir44::view::view_with_events;
 use adjutant::rules::Viewer;
 use std::path::{Path, PathBuf};

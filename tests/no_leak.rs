@@ -68,7 +68,7 @@ fn check_game(n: u64, turns: u32) {
     let mut events: Vec<Event> = Vec::new();
     let mut mover: Option<String> = None;
     for t in 1..=turns {
-        let state_json = serde_json::to_value(&st).expect("json");
+        let state_json = adjutant::rules::State::of(st.clone());
         let events_json: Vec<serde_json::Value> = events
             .iter()
             .map(|e| serde_json::to_value(e).expect("json"))

@@ -308,12 +308,12 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
     let site = Site::new();
     new_game(&site);
     let rules = adjutant::rules::Rules::load("memoir44").unwrap();
-    let state: serde_json::Value = {
+    let state = {
         let text: String = site
             .db()
             .query_row("SELECT state FROM snapshots", [], |r| r.get(0))
             .unwrap();
-        serde_json::from_str(&text).unwrap()
+        rules.restore(&text).unwrap()
     };
     let orders = rules
         .pass_orders(&state, "allies")

@@ -3,12 +3,12 @@
 #![no_main]
 
 use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::{Chance, Rules, Scenario};
+use adjutant::rules::{Chance, Orders, Rules, Scenario, State};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-fn game() -> &'static (Rules, serde_json::Value) {
-    static GAME: OnceLock<(Rules, serde_json::Value)> = OnceLock::new();
+fn game() -> &'static (Rules, State) {
+    static GAME: OnceLock<(Rules, State)> = OnceLock::new();
     GAME.get_or_init(|| {
         let rules = Rules::load("memoir44").expect("ruleset");
         let state = rules
@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
         let mut dice = ChaChaDice::from_seed([2; 32]);
         let mut deck = ChaChaDice::from_seed([3; 32]);
         let mut chance = Chance { dice: &mut dice, deck: &mut deck };
-        if let Err(rej) = rules.adjudicate(state, "allies", &req.orders, &mut chance) {
+        let orders = [Orders { side: "allies".into(), text: req.orders.clone() }];
+        if let Err(rej) = rules.adjudicate(state, &orders, &mut chance) {
             // A rejection names a line that exists in the orders text.
             if let Some(l) = rej.line {
                 assert!(l >= 1 && l <= req.orders.lines().count().max(1), "{rej}");

@@ -207,7 +207,7 @@ pub fn parse(subject: &str, text: &str) -> Request {
     let is_order = |l: &str| {
         l.split_whitespace()
             .next()
-            .is_some_and(|w| crate::rules::ORDER_WORDS.contains(&w.to_ascii_uppercase().as_str()))
+            .is_some_and(|w| crate::rules::order_words().contains(&w.to_ascii_uppercase().as_str()))
     };
     let first = order_lines.iter().position(|l| is_order(l));
     let last = order_lines.iter().rposition(|l| is_order(l));
@@ -327,23 +327,18 @@ pub fn help_text(judge: &str) -> String {
     );
     let _ = writeln!(s, "GAME <id> and PASSWORD <secret> from your welcome mail.");
     let _ = writeln!(s);
-    let _ = writeln!(s, "Memoir '44 orders, one per line:");
-    let _ = writeln!(
-        s,
-        "  PLAY <card>                       e.g. PLAY probe-centre"
-    );
-    let _ = writeln!(
-        s,
-        "  ORDER <hex> <hex> ...             the units the card orders"
-    );
-    let _ = writeln!(
-        s,
-        "  MOVE <from> <hex> ... <to>        the path, hex by hex"
-    );
-    let _ = writeln!(
-        s,
-        "  BATTLE <from> <target> [TAKE-GROUND] [OVERRUN <target>]"
-    );
+    // Each rules family says its own orders in brief.
+    let mut seen = Vec::new();
+    for id in crate::rules::rulesets() {
+        if let Ok(r) = crate::rules::Rules::load(id) {
+            let help = r.order_help();
+            if !seen.contains(&help) {
+                s.push_str(&help);
+                let _ = writeln!(s);
+                seen.push(help);
+            }
+        }
+    }
     let _ = writeln!(
         s,
         "Lines starting with # are comments. The full order language is in"

@@ -1,15 +1,10 @@
-//! Mails as text, from templates in `templates/` (a host may override any of
-//! them by putting a file of the same name in `templates/` beside its config).
+//! The generic part of reports: the mail templates in `templates/` (a host
+//! may override any of them by putting a file of the same name in
+//! `templates/` beside its config), the [`Parts`] of a report that each rules
+//! family fills from its own view, and the HTML document around a board.
+//! Nothing here knows a rules family.
 
-pub mod combat;
 pub mod html;
-pub mod orders;
-pub mod sample;
-pub mod svg;
-pub mod textmap;
-
-#[cfg(test)]
-mod snapshots;
 
 use minijinja::Environment;
 use serde::Serialize;
@@ -66,20 +61,6 @@ impl Parts {
             "application/json".into(),
             self.json.clone().into_bytes(),
         )
-    }
-}
-
-/// Render every part from a Memoir '44 view.
-#[must_use]
-pub fn parts(v: &crate::rules::memoir44::View, mover: Option<&str>) -> Parts {
-    Parts {
-        map: textmap::position(v),
-        compact: textmap::compact_position(v),
-        combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
-        orders: orders::template(v),
-        board_html: html::board(v),
-        svg: svg::board(v),
-        json: serde_json::to_string_pretty(v).unwrap_or_default(),
     }
 }
 

@@ -1,14 +1,21 @@
-//! Rules families behind one facade.
+//! Rules families behind one interface.
 //!
-//! The service and the reports see a game through [`Rules`]: they hold the
-//! state as JSON (it lives in SQLite as a snapshot) and ask the family to set
-//! up, adjudicate, describe and render it. Every family is pure: it gets dice
-//! through [`Chance`] and never touches I/O or the clock.
+//! A family implements [`Family`] with its own typed state; the service, the
+//! protocol and the generic report code see it only through [`Rules`] (an
+//! object-safe wrapper written once for every family) and an opaque
+//! [`State`]. JSON appears only at the store boundary. Every family is pure:
+//! it gets dice through [`Chance`] and never touches I/O or the clock. A
+//! family joins the judge with one [`FamilyEntry`] in [`families`].
 
 pub mod memoir44;
 
 use crate::engine::dice::Dice;
+use crate::report::Parts;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where a game's randomness comes from for one adjudication.
 pub struct Chance<'a> {
@@ -87,80 +94,398 @@ pub enum DataError {
     Invalid { file: String, message: String },
 }
 
-/// The result of one adjudication.
-#[derive(Debug, Clone)]
-pub struct Adjudication {
-    /// The new state, as JSON.
-    pub state: serde_json::Value,
-    /// What happened, in order; each a JSON object with at least a "kind".
-    pub events: Vec<serde_json::Value>,
+/// One side's orders for a phase, as the player wrote them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orders {
+    pub side: String,
+    pub text: String,
 }
 
-/// What a game waits for.
+/// What a game waits for: the phase it is in.
+///
+/// A phase needs orders from `sides`. With one side, its orders are
+/// adjudicated as they arrive. With several, each side's accepted orders are
+/// held (and may be replaced) until the last needed side has sent, then all
+/// are adjudicated together. A phase of a running game that needs nobody is
+/// the judge's own (an initiative roll, say): the service adjudicates it at
+/// once with no orders. A game that is over needs nobody either;
+/// [`Rules::result`] tells the two apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Waiting {
+pub struct Phase {
+    /// The phase's name in the family's own words ("turn", "artillery", "move").
+    pub name: String,
     /// Sides that must submit before the phase can be adjudicated.
     pub sides: Vec<String>,
     /// A short description ("Allies to play a card and order units").
     pub what: String,
 }
 
-/// A loaded ruleset of some family.
-pub enum Rules {
-    Memoir44(Box<memoir44::Ruleset>),
+/// The old name of [`Phase`].
+pub type Waiting = Phase;
+
+/// A rules family, fully typed. Service, protocol, store, mail and the
+/// generic report code never see these types: they hold a family through
+/// [`Rules`] and its state through [`State`], and JSON exists only at the
+/// store boundary ([`Rules::restore`], [`Rules::to_json`]).
+pub trait Family: Send + Sync + 'static {
+    /// The family's state of one game.
+    type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
+
+    /// The ruleset id (`memoir44`, or a club's variant id).
+    fn id(&self) -> &str;
+    /// The words an order line may start with.
+    fn order_words(&self) -> &'static [&'static str];
+    /// Lines for the HELP answer: the family's orders in brief.
+    fn order_help(&self) -> String;
+    /// The names of a die's faces, in the order `roll(n)` numbers them.
+    fn die_faces(&self) -> Vec<String>;
+
+    /// Set up a new game of a scenario. `deck` shuffles hidden things.
+    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<Self::State, DataError>;
+    /// The sides of a game, in the scenario's order.
+    fn sides(&self, s: &Self::State) -> Vec<String>;
+    /// The phase the game is in.
+    fn phase(&self, s: &Self::State) -> Phase;
+    /// Check one side's orders for the current phase without rolling a die
+    /// or changing anything: the orders in canonical spelling, one a line,
+    /// or why they cannot be used. Orders that pass are held in a phase that
+    /// waits for several sides; the state cannot change before they are
+    /// adjudicated, so they stay good.
+    fn check(&self, s: &Self::State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
+    /// Adjudicate the current phase with every needed side's orders (none
+    /// for a phase of the judge's own). A rejection leaves the state as it
+    /// was. Events are JSON objects with at least a "kind".
+    fn adjudicate(
+        &self,
+        s: &Self::State,
+        orders: &[Orders],
+        chance: &mut Chance<'_>,
+    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection>;
+    /// The winner's side id once the game is over, or `Some("")` for a draw.
+    fn result(&self, s: &Self::State) -> Option<String>;
+    /// The orders a side that missed its deadline is taken to have given.
+    fn pass_orders(&self, s: &Self::State, side: &str) -> Option<String>;
+    /// Every part of a report for `viewer`, drawn from the view the family
+    /// computes for them (never from the state): `events` are the last
+    /// phase's (stored JSON), `mover` whose phase it was.
+    fn report(
+        &self,
+        s: &Self::State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts;
+    /// The events `viewer` may read, one line of text each.
+    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
+    /// The position as text for `viewer` (a map and its legend).
+    fn render_text(&self, s: &Self::State, viewer: &Viewer) -> String {
+        self.report(s, &[], viewer, None).map
+    }
+}
+
+/// A game's state, typed by its family and opaque to everyone else.
+pub struct State(Box<dyn Any + Send + Sync>);
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("State(..)")
+    }
+}
+
+impl State {
+    /// Wrap a family's own state (for the family and its tools; a state of
+    /// the wrong type is refused by every call, never misread).
+    #[must_use]
+    pub fn of<T: Any + Send + Sync>(t: T) -> State {
+        State(Box::new(t))
+    }
+    /// The family's own type (for a family's tests and tools).
+    #[must_use]
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+/// The result of one adjudication.
+#[derive(Debug)]
+pub struct Adjudication {
+    pub state: State,
+    /// What happened, in order; each a JSON object with at least a "kind".
+    pub events: Vec<serde_json::Value>,
+}
+
+/// The object-safe face of a [`Family`]: the same calls over an opaque
+/// [`State`]. Written once, for every family, by the blanket impl below.
+trait Erased: Send + Sync {
+    fn id(&self) -> &str;
+    fn order_words(&self) -> &'static [&'static str];
+    fn order_help(&self) -> String;
+    fn die_faces(&self) -> Vec<String>;
+    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError>;
+    fn restore(&self, json: &str) -> Result<State, serde_json::Error>;
+    fn to_json(&self, s: &State) -> String;
+    fn sides(&self, s: &State) -> Vec<String>;
+    fn phase(&self, s: &State) -> Phase;
+    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
+    fn adjudicate(
+        &self,
+        s: &State,
+        orders: &[Orders],
+        chance: &mut Chance<'_>,
+    ) -> Result<Adjudication, Rejection>;
+    fn result(&self, s: &State) -> Option<String>;
+    fn pass_orders(&self, s: &State, side: &str) -> Option<String>;
+    fn report(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts;
+    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
+    fn render_text(&self, s: &State, viewer: &Viewer) -> String;
+}
+
+const FOREIGN: &str = "this state belongs to another rules family";
+
+impl<F: Family> Erased for F {
+    fn id(&self) -> &str {
+        Family::id(self)
+    }
+    fn order_words(&self) -> &'static [&'static str] {
+        Family::order_words(self)
+    }
+    fn order_help(&self) -> String {
+        Family::order_help(self)
+    }
+    fn die_faces(&self) -> Vec<String> {
+        Family::die_faces(self)
+    }
+    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
+        Family::setup(self, scenario, deck).map(State::of)
+    }
+    fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
+        serde_json::from_str::<F::State>(json).map(State::of)
+    }
+    /// Canonical JSON: through `serde_json::Value`, whose maps are sorted,
+    /// so a state's hash does not depend on the order of a struct's fields
+    /// (and stays what it was for games stored before this interface).
+    fn to_json(&self, s: &State) -> String {
+        s.get::<F::State>()
+            .and_then(|t| serde_json::to_value(t).ok())
+            .map(|v| v.to_string())
+            .unwrap_or_default()
+    }
+    fn sides(&self, s: &State) -> Vec<String> {
+        s.get::<F::State>()
+            .map(|t| Family::sides(self, t))
+            .unwrap_or_default()
+    }
+    fn phase(&self, s: &State) -> Phase {
+        match s.get::<F::State>() {
+            Some(t) => Family::phase(self, t),
+            None => Phase {
+                name: String::new(),
+                sides: Vec::new(),
+                what: FOREIGN.into(),
+            },
+        }
+    }
+    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        let t = s
+            .get::<F::State>()
+            .ok_or_else(|| Rejection::whole(FOREIGN))?;
+        Family::check(self, t, side, orders)
+    }
+    fn adjudicate(
+        &self,
+        s: &State,
+        orders: &[Orders],
+        chance: &mut Chance<'_>,
+    ) -> Result<Adjudication, Rejection> {
+        let t = s
+            .get::<F::State>()
+            .ok_or_else(|| Rejection::whole(FOREIGN))?;
+        let (next, events) = Family::adjudicate(self, t, orders, chance)?;
+        Ok(Adjudication {
+            state: State::of(next),
+            events,
+        })
+    }
+    fn result(&self, s: &State) -> Option<String> {
+        s.get::<F::State>().and_then(|t| Family::result(self, t))
+    }
+    fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
+        s.get::<F::State>()
+            .and_then(|t| Family::pass_orders(self, t, side))
+    }
+    fn report(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        match s.get::<F::State>() {
+            Some(t) => Family::report(self, t, events, viewer, mover),
+            None => Parts {
+                map: format!("({FOREIGN})\n"),
+                ..Parts::default()
+            },
+        }
+    }
+    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
+        Family::describe_events(self, events, viewer)
+    }
+    fn render_text(&self, s: &State, viewer: &Viewer) -> String {
+        s.get::<F::State>()
+            .map(|t| Family::render_text(self, t, viewer))
+            .unwrap_or_else(|| format!("({FOREIGN})\n"))
+    }
+}
+
+/// A loaded ruleset of some family: the one door the service, the reports
+/// and the CLI use. Cheap to clone; each ruleset is parsed once per process.
+#[derive(Clone)]
+pub struct Rules(Arc<dyn Erased>);
+
+/// A family's loader: a shipped ruleset by id, or a variant from its
+/// (text, file name).
+pub type LoadRuleset = fn(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError>;
+
+/// How a rules family plugs into the judge: which ruleset ids and scenarios
+/// it owns, how to load a ruleset, how to run its test vectors.
+pub struct FamilyEntry {
+    /// The family's name (a folder of `src/rules/`).
+    pub name: &'static str,
+    /// The shipped ruleset ids of the family.
+    pub rulesets: &'static [&'static str],
+    /// True if a ruleset id (shipped or a club's variant) belongs here.
+    pub owns: fn(&str) -> bool,
+    /// Load a ruleset: a shipped one by id, or a variant from its text.
+    pub load: LoadRuleset,
+    /// Shipped scenarios: (scenario id, ruleset id).
+    pub scenarios: fn() -> Vec<(String, String)>,
+    /// Run one rules test vector from its text.
+    pub run_case: fn(text: &str, file: &str) -> CaseResult,
+}
+
+/// Every rules family the judge knows.
+#[must_use]
+pub fn families() -> &'static [FamilyEntry] {
+    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY];
+    FAMILIES
+}
+
+fn family_of(id: &str) -> Option<&'static FamilyEntry> {
+    families().iter().find(|f| (f.owns)(id))
+}
+
+/// The ruleset ids we ship.
+#[must_use]
+pub fn rulesets() -> Vec<&'static str> {
+    families()
+        .iter()
+        .flat_map(|f| f.rulesets.iter().copied())
+        .collect()
 }
 
 /// The words an order line may start with, in any family (the mail protocol
-/// uses them to tell orders from the chatter around them).
-pub const ORDER_WORDS: &[&str] = &[
-    "PLAY",
-    "ORDER",
-    "MOVE",
-    "BATTLE",
-    "ATTACK",
-    "FIRE",
-    "TARGET",
-    "REMOVE-WIRE",
-    "KEEP",
-    "DISCARD",
-    "EXCHANGE",
-    "STANDING",
-];
+/// uses them to tell orders from the chatter around them, before it knows
+/// the game).
+#[must_use]
+pub fn order_words() -> &'static [&'static str] {
+    static WORDS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let mut w: Vec<&'static str> = Vec::new();
+        for f in families() {
+            for id in f.rulesets {
+                if let Ok(r) = Rules::load(id) {
+                    w.extend(r.order_words());
+                }
+            }
+        }
+        w.sort_unstable();
+        w.dedup();
+        w
+    })
+}
 
-/// The ruleset ids we know.
-pub const RULESETS: &[&str] = &["memoir44"];
+/// Rulesets already parsed, by (id, SHA-256 of a variant's text).
+type Cache = Mutex<BTreeMap<(String, String), Rules>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
+/// At most this many rulesets are kept parsed (variants are few; a bound
+/// keeps a judge with many odd variants from growing without end).
+const CACHE_MAX: usize = 64;
+
+fn cached(
+    key: (String, String),
+    make: impl FnOnce() -> Result<Rules, DataError>,
+) -> Result<Rules, DataError> {
+    if let Some(r) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(r);
+    }
+    let r = make()?;
+    if let Ok(mut c) = cache().lock() {
+        if c.len() >= CACHE_MAX {
+            c.clear();
+        }
+        c.insert(key, r.clone());
+    }
+    Ok(r)
+}
 
 impl Rules {
+    /// Wrap a family's ruleset (for families' `load` functions).
+    pub fn new<F: Family>(family: F) -> Rules {
+        Rules(Arc::new(family))
+    }
+
     /// Load a shipped ruleset by id.
     pub fn load(id: &str) -> Result<Rules, DataError> {
-        match id {
-            "memoir44" => Ok(Rules::Memoir44(Box::new(memoir44::Ruleset::builtin()?))),
-            other => Err(DataError::UnknownRuleset(other.to_string())),
+        let f = family_of(id).ok_or_else(|| DataError::UnknownRuleset(id.to_string()))?;
+        if !f.rulesets.contains(&id) {
+            return Err(DataError::UnknownRuleset(id.to_string()));
         }
+        cached((id.to_string(), String::new()), || (f.load)(id, None))
     }
 
     /// A ruleset from a file's text (a club's house-rule variant). Its `id`
-    /// names the family it varies: `memoir44` or `memoir44-<anything>`.
+    /// names the family it varies: a shipped id, or one followed by
+    /// `-<anything>`.
     pub fn from_text(text: &str, file: &str) -> Result<Rules, DataError> {
-        let id = text
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|t| t.get("id").and_then(|v| v.as_str()).map(str::to_string))
-            .unwrap_or_default();
-        if id == "memoir44" || id.starts_with("memoir44-") {
-            Ok(Rules::Memoir44(Box::new(memoir44::Ruleset::from_toml(
-                text, file,
-            )?)))
-        } else {
-            // Let the family's own parser report syntax errors with a position.
-            memoir44::Ruleset::from_toml(text, file)?;
-            Err(DataError::Invalid {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let (line, column) = e
+                .span()
+                .map_or((1, 1), |sp| crate::config::line_col(text, sp.start));
+            DataError::At {
+                file: file.to_string(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
+        })?;
+        let id = table
+            .get("id")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let Some(f) = family_of(&id) else {
+            return Err(DataError::Invalid {
                 file: file.to_string(),
                 message: format!(
-                    "the ruleset id '{id}' names no known family (it must be memoir44 or start with memoir44-)"
+                    "the ruleset id '{id}' names no known family (it must be one of {} or start with one of them and a '-')",
+                    rulesets().join(", ")
                 ),
-            })
-        }
+            });
+        };
+        let key = (id.clone(), crate::engine::dice::sha256_hex(text.as_bytes()));
+        cached(key, || (f.load)(&id, Some((text, file))))
     }
 
     /// The ruleset of a stored game: its variant text if it has one.
@@ -171,10 +496,12 @@ impl Rules {
         }
     }
 
-    /// Which ruleset a scenario id belongs to.
+    /// Which ruleset a shipped scenario id belongs to.
     pub fn for_scenario(scenario: &str) -> Result<Rules, DataError> {
-        if memoir44::scenario_ids().iter().any(|s| s == scenario) {
-            return Rules::load("memoir44");
+        for f in families() {
+            if let Some((_, rs)) = (f.scenarios)().into_iter().find(|(s, _)| s == scenario) {
+                return Rules::load(&rs);
+            }
         }
         Err(DataError::UnknownScenario(
             scenario.to_string(),
@@ -183,199 +510,168 @@ impl Rules {
     }
 
     #[must_use]
-    pub fn id(&self) -> &'static str {
-        match self {
-            Rules::Memoir44(_) => "memoir44",
-        }
+    pub fn id(&self) -> &str {
+        self.0.id()
+    }
+
+    /// The name of the family this ruleset belongs to.
+    #[must_use]
+    pub fn family(&self) -> &'static str {
+        family_of(self.id()).map_or("unknown", |f| f.name)
+    }
+
+    /// The words this ruleset's order lines start with.
+    #[must_use]
+    pub fn order_words(&self) -> &'static [&'static str] {
+        self.0.order_words()
+    }
+
+    /// This ruleset's orders in brief, for HELP.
+    #[must_use]
+    pub fn order_help(&self) -> String {
+        self.0.order_help()
     }
 
     /// Set up a new game of a scenario. `deck` shuffles hidden things.
-    pub fn setup(
-        &self,
-        scenario: &Scenario,
-        deck: &mut dyn Dice,
-    ) -> Result<serde_json::Value, DataError> {
-        match self {
-            Rules::Memoir44(r) => {
-                let st = match &scenario.text {
-                    Some(text) => memoir44::setup_text(r, text, &scenario.file, deck)?,
-                    None => memoir44::setup(r, &scenario.id, deck)?,
-                };
-                Ok(to_json(&st))
-            }
-        }
+    pub fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
+        self.0.setup(scenario, deck)
+    }
+
+    /// A stored state (the store's JSON) as this family's state.
+    pub fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
+        self.0.restore(json)
+    }
+
+    /// A state as the JSON the store keeps.
+    #[must_use]
+    pub fn to_json(&self, state: &State) -> String {
+        self.0.to_json(state)
     }
 
     /// The sides of a game, in the scenario's order.
-    pub fn sides(&self, state: &serde_json::Value) -> Vec<String> {
-        match self {
-            Rules::Memoir44(_) => from_json::<memoir44::State>(state)
-                .map(|s| memoir44::sides(&s))
-                .unwrap_or_default(),
-        }
+    #[must_use]
+    pub fn sides(&self, state: &State) -> Vec<String> {
+        self.0.sides(state)
     }
 
-    /// Who must submit next; empty when the game is over.
-    pub fn waiting(&self, state: &serde_json::Value) -> Waiting {
-        match self {
-            Rules::Memoir44(_) => match from_json::<memoir44::State>(state) {
-                Ok(s) => memoir44::waiting(&s),
-                Err(e) => Waiting {
-                    sides: vec![],
-                    what: format!("state unreadable: {e}"),
-                },
-            },
-        }
+    /// The phase the game is in: who must submit next.
+    #[must_use]
+    pub fn phase(&self, state: &State) -> Phase {
+        self.0.phase(state)
     }
 
-    /// Adjudicate `side`'s orders. A rejection leaves the state untouched.
+    /// The old name of [`Rules::phase`].
+    #[must_use]
+    pub fn waiting(&self, state: &State) -> Phase {
+        self.phase(state)
+    }
+
+    /// Check `side`'s orders for the current phase without dice: the orders
+    /// in canonical spelling, or why they cannot be used.
+    pub fn check(&self, state: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        self.0.check(state, side, orders)
+    }
+
+    /// Adjudicate the current phase with the needed sides' orders.
     pub fn adjudicate(
         &self,
-        state: &serde_json::Value,
-        side: &str,
-        orders: &str,
+        state: &State,
+        orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<Adjudication, Rejection> {
-        match self {
-            Rules::Memoir44(r) => {
-                let st: memoir44::State = from_json(state)
-                    .map_err(|e| Rejection::whole(format!("stored state unreadable: {e}")))?;
-                let (next, events) = memoir44::adjudicate(r, &st, side, orders, chance)?;
-                Ok(Adjudication {
-                    state: to_json(&next),
-                    events: events.iter().map(to_json).collect(),
-                })
-            }
-        }
-    }
-
-    /// The orders in their canonical spelling, one per line, for the receipt
-    /// (None if the text does not parse; it was accepted, so it should).
-    pub fn canonical_orders(&self, orders: &str) -> Option<Vec<String>> {
-        match self {
-            Rules::Memoir44(r) => {
-                let ctx = memoir44::battle::Ctx::new(r);
-                memoir44::orders::parse(&ctx.board, r, orders)
-                    .ok()
-                    .map(|lines| lines.iter().map(|l| l.cmd.canonical()).collect())
-            }
-        }
+        self.0.adjudicate(state, orders, chance)
     }
 
     /// The names of a die's faces, in the order `roll(n)` numbers them.
     #[must_use]
     pub fn die_faces(&self) -> Vec<String> {
-        match self {
-            Rules::Memoir44(r) => r.dice.faces.clone(),
-        }
+        self.0.die_faces()
     }
 
     /// The winner's side id once the game is over, or `Some("")` for a draw.
-    pub fn result(&self, state: &serde_json::Value) -> Option<String> {
-        match self {
-            Rules::Memoir44(_) => from_json::<memoir44::State>(state)
-                .ok()
-                .and_then(|s| memoir44::result(&s)),
-        }
+    #[must_use]
+    pub fn result(&self, state: &State) -> Option<String> {
+        self.0.result(state)
     }
 
     /// The position as text, as `viewer` may see it.
-    pub fn render_text(&self, state: &serde_json::Value, viewer: &Viewer) -> String {
-        match self {
-            Rules::Memoir44(r) => match from_json::<memoir44::State>(state) {
-                Ok(s) => memoir44::render_text(r, &s, viewer),
-                Err(e) => format!("(state unreadable: {e})\n"),
-            },
-        }
+    #[must_use]
+    pub fn render_text(&self, state: &State, viewer: &Viewer) -> String {
+        self.0.render_text(state, viewer)
     }
 
     /// Every part of a report (maps, combat report, order template, SVG,
-    /// JSON) for `viewer`, rendered from the view the ruleset builds for
-    /// them; `events` are the last turn's (stored JSON), `mover` who made it.
+    /// JSON) for `viewer`; `events` are the last phase's (stored JSON),
+    /// `mover` who made it.
+    #[must_use]
     pub fn report_parts(
         &self,
-        state: &serde_json::Value,
+        state: &State,
         events: &[serde_json::Value],
         viewer: &Viewer,
         mover: Option<&str>,
-    ) -> crate::report::Parts {
-        match self {
-            Rules::Memoir44(r) => match from_json::<memoir44::State>(state) {
-                Ok(s) => {
-                    let ev = memoir44::view::visible_json_events(events, viewer);
-                    let v = memoir44::view::view_with_events(r, &s, viewer, &ev);
-                    crate::report::parts(&v, mover)
-                }
-                Err(e) => crate::report::Parts {
-                    map: format!("(state unreadable: {e})\n"),
-                    ..crate::report::Parts::default()
-                },
-            },
-        }
+    ) -> Parts {
+        self.0.report(state, events, viewer, mover)
     }
 
-    /// The recipient's view as JSON (docs/report-json.md).
-    pub fn view_json(
-        &self,
-        state: &serde_json::Value,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> serde_json::Value {
-        match self {
-            Rules::Memoir44(r) => from_json::<memoir44::State>(state)
-                .map(|s| {
-                    let ev = memoir44::view::visible_json_events(events, viewer);
-                    to_json(&memoir44::view::view_with_events(r, &s, viewer, &ev))
-                })
-                .unwrap_or(serde_json::Value::Null),
-        }
+    /// The orders a side that missed its deadline is taken to have given.
+    #[must_use]
+    pub fn pass_orders(&self, state: &State, side: &str) -> Option<String> {
+        self.0.pass_orders(state, side)
     }
 
-    /// The board as SVG for `viewer`, with last turn's `events` drawn.
-    pub fn render_svg(
-        &self,
-        state: &serde_json::Value,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> String {
-        self.report_parts(state, events, viewer, None).svg
+    /// The events `viewer` may read, one line of text each.
+    #[must_use]
+    pub fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
+        self.0.describe_events(events, viewer)
     }
+}
 
-    /// The compact (40-column) map for `viewer`.
-    pub fn render_compact(&self, state: &serde_json::Value, viewer: &Viewer) -> String {
-        self.report_parts(state, &[], viewer, None).compact
+/// The outcome of one rules test vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseResult {
+    pub name: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+/// Run a case file: its `ruleset` key chooses the family (default memoir44,
+/// the format's first family, so the first cases stay valid as written).
+#[must_use]
+pub fn run_case_path(path: &std::path::Path) -> CaseResult {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => run_case_text(&text, &file),
+        Err(e) => CaseResult {
+            name: file.clone(),
+            passed: false,
+            detail: format!("{file}: cannot read: {e}"),
+        },
     }
+}
 
-    /// The orders a side that missed its deadline is taken to have given: a
-    /// pass. In Memoir '44 that is the first card of the hand that can be
-    /// played ordering no unit (docs/rules/memoir44.md, "No move received").
-    pub fn pass_orders(&self, state: &serde_json::Value, side: &str) -> Option<String> {
-        match self {
-            Rules::Memoir44(r) => {
-                let st: memoir44::State = from_json(state).ok()?;
-                let idx = st.sides.iter().position(|s| s == side)?;
-                st.hands.get(idx)?.iter().find_map(|card| {
-                    let orders = format!("PLAY {card}\n");
-                    let mut dice = crate::engine::dice::ForcedDice::new(Vec::new());
-                    let mut deck = crate::engine::dice::ChaChaDice::from_seed([0; 32]);
-                    let mut chance = Chance {
-                        dice: &mut dice,
-                        deck: &mut deck,
-                    };
-                    memoir44::adjudicate(r, &st, side, &orders, &mut chance)
-                        .ok()
-                        .map(|_| orders)
-                })
-            }
-        }
-    }
-
-    /// One event as a line of text for a report to `viewer`; None if the
-    /// viewer must not see it.
-    pub fn describe_event(&self, event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
-        match self {
-            Rules::Memoir44(_) => memoir44::describe_event(event, viewer),
-        }
+/// Run a case from its text.
+#[must_use]
+pub fn run_case_text(text: &str, file: &str) -> CaseResult {
+    let ruleset = text
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| {
+            t.get("ruleset")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| families()[0].rulesets[0].to_string());
+    match family_of(&ruleset) {
+        Some(f) => (f.run_case)(text, file),
+        None => CaseResult {
+            name: file.to_string(),
+            passed: false,
+            detail: format!(
+                "{file}: unknown ruleset '{ruleset}' (known: {})",
+                rulesets().join(", ")
+            ),
+        },
     }
 }
 
@@ -445,18 +741,11 @@ impl Scenario {
     }
 }
 
-/// Every shipped scenario id.
+/// Every shipped scenario id, of every family.
 #[must_use]
 pub fn all_scenarios() -> Vec<String> {
-    memoir44::scenario_ids()
-}
-
-fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
-    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(
-    v: &serde_json::Value,
-) -> Result<T, serde_json::Error> {
-    T::deserialize(v)
+    families()
+        .iter()
+        .flat_map(|f| (f.scenarios)().into_iter().map(|(s, _)| s))
+        .collect()
 }

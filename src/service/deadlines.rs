@@ -5,9 +5,9 @@
 //! each player sees the instant in their own zone.
 
 use super::clock::stamp;
-use super::{Judge, Queue, ServiceError};
+use super::{Judge, Position, Queue, ServiceError};
 use crate::mail::outbound::Outgoing;
-use crate::rules::Rules;
+use crate::rules::{Rules, State};
 use crate::store;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
@@ -73,12 +73,14 @@ impl Judge {
             let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
                 continue;
             };
-            let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-            let (_, state) = self.state(game.id, None)?;
-            let waiting = rules.waiting(&state);
+            let Position { rules, state, .. } = self.position(&game, None)?;
+            let waiting = rules.phase(&state);
+            // Sides whose orders are held for this phase are not late.
+            let held = store::pending(&self.conn, game.id)?;
             let seats: Vec<store::Seat> = store::seats(&self.conn, game.id)?
                 .into_iter()
                 .filter(|s| waiting.sides.contains(&s.side))
+                .filter(|s| !held.iter().any(|p| p.side == s.side))
                 .collect();
             if seats.is_empty() {
                 continue;
@@ -133,7 +135,7 @@ impl Judge {
         &mut self,
         game: &store::Game,
         rules: &Rules,
-        state: &serde_json::Value,
+        state: &State,
         seats: &[store::Seat],
         tick: &mut Tick,
     ) -> Result<(), ServiceError> {
@@ -157,7 +159,9 @@ impl Judge {
         if game.nmr_policy == "pass" {
             for (s, _) in &late {
                 if let Some(orders) = rules.pass_orders(state, &s.side) {
-                    match self.apply_orders(&tx, s, &orders, "nmr", &mut q) {
+                    // The last missing side's pass resolves the phase with
+                    // the orders the others sent in time.
+                    match self.submit_orders(&tx, s, &orders, "nmr", &mut q) {
                         Ok(_) => passed.push(s.side.clone()),
                         Err(e) => {
                             tracing::warn!("game {}: NMR pass for {} failed: {e}", game.id, s.side)

@@ -4,14 +4,16 @@
 //! them must give every event and every state byte for byte. Any difference is
 //! named (turn, event, field) so a player can see exactly what does not match.
 
-use super::{adjudicate_turn, setup_state, state_hash, Judge, ServiceError};
+use super::{adjudicate_turn, setup_state, state_hash, Judge, Position, ServiceError};
 use crate::engine::dice::{self, ChaChaDice, Dice, Seed};
-use crate::rules::{Rules, Scenario};
+use crate::rules::{Orders, Rules, Scenario};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub const FORMAT: &str = "adjutant-export/1";
+/// Version 2: a turn is one phase and holds the orders of every side it
+/// took (none for a phase of the judge's own); version 1 had one side's.
+pub const FORMAT: &str = "adjutant-export/2";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Export {
@@ -40,9 +42,8 @@ pub struct Export {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ExportTurn {
     pub turn: u32,
-    pub side: String,
-    pub orders: String,
-    pub received_at: String,
+    /// The orders this phase took, in the order they were adjudicated.
+    pub orders: Vec<ExportOrders>,
     /// SHA-256 of this turn's dice seed, mailed before the turn.
     pub dice_commitment: String,
     /// This turn's dice seed, revealed after the turn.
@@ -51,31 +52,52 @@ pub struct ExportTurn {
     pub state_hash: String,
 }
 
+/// One side's orders in a turn, as the player wrote them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ExportOrders {
+    pub side: String,
+    pub orders: String,
+    pub received_at: String,
+}
+
 impl Judge {
     /// The export of a game; the seed only if the game is over or `include_seed`.
     pub fn export(&self, game_id: i64, include_seed: bool) -> Result<Export, ServiceError> {
         let game = self.game(game_id)?;
         let master = Self::master(&game)?;
-        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-        let (_, setup) = self.state(game_id, Some(0))?;
+        let Position {
+            rules,
+            state: setup,
+            hash: setup_hash,
+            ..
+        } = self.position(&game, Some(0))?;
         let events = store::events(&self.conn, game_id, None)?;
+        let submissions = store::submissions(&self.conn, game_id)?;
         let mut turns = Vec::new();
-        for s in store::submissions(&self.conn, game_id)? {
-            let (_, st) = self.state(game_id, Some(s.turn))?;
-            let ts = dice::turn_seed(&master, s.turn);
+        for turn in 1..=game.turn {
+            let hash = store::snapshot(&self.conn, game_id, Some(turn))?
+                .map(|(_, _, h)| h)
+                .unwrap_or_default();
+            let ts = dice::turn_seed(&master, turn);
             turns.push(ExportTurn {
-                turn: s.turn,
-                side: s.side,
-                orders: s.orders,
-                received_at: s.received_at,
+                turn,
+                orders: submissions
+                    .iter()
+                    .filter(|s| s.turn == turn)
+                    .map(|s| ExportOrders {
+                        side: s.side.clone(),
+                        orders: s.orders.clone(),
+                        received_at: s.received_at.clone(),
+                    })
+                    .collect(),
                 dice_commitment: dice::commitment(&ts),
                 dice_seed: hex::encode(ts),
                 events: events
                     .iter()
-                    .filter(|(t, _)| *t == s.turn)
+                    .filter(|(t, _)| *t == turn)
                     .map(|(_, e)| e.clone())
                     .collect(),
-                state_hash: state_hash(&st),
+                state_hash: hash,
             });
         }
         Ok(Export {
@@ -91,7 +113,7 @@ impl Judge {
             sides: rules.sides(&setup),
             seed_commitment: dice::commitment(&master),
             seed: (game.status == "over" || include_seed).then(|| game.seed.clone()),
-            setup_state_hash: state_hash(&setup),
+            setup_state_hash: setup_hash,
             turns,
         })
     }
@@ -148,10 +170,28 @@ pub fn check_dice(
     let sides = face_names.len() as u32;
     let mut stream = ChaChaDice::stream(dice_seed, "battle");
     for (i, e) in events.iter().enumerate() {
+        let kind = e.get("kind").and_then(Value::as_str).unwrap_or("event");
+        // Plain numbered dice (an initiative D6): `rolls`, of `sides` faces
+        // (6 unless the event says), drawn from the same stream.
+        if let Some(rolls) = e.get("rolls").and_then(Value::as_array) {
+            let n = e
+                .get("sides")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(6);
+            for (j, r) in rolls.iter().enumerate() {
+                let rolled = stream.roll(n);
+                if r.as_u64() != Some(u64::from(rolled)) {
+                    return Some(format!(
+                        "turn {turn}, event {} ({kind}).rolls[{j}]: the export says {r}, the turn's dice stream gives {rolled}",
+                        i + 1
+                    ));
+                }
+            }
+        }
         let Some(faces) = e.get("faces").and_then(Value::as_array) else {
             continue;
         };
-        let kind = e.get("kind").and_then(Value::as_str).unwrap_or("event");
         for (j, f) in faces.iter().enumerate() {
             let rolled = stream.roll(sides);
             let name = face_names
@@ -245,11 +285,11 @@ pub fn verify(export: &Export) -> Verification {
             return v;
         }
     };
-    if state_hash(&state) != export.setup_state_hash {
+    let setup_hash = state_hash(&rules.to_json(&state));
+    if setup_hash != export.setup_state_hash {
         v.differences.push(format!(
-            "set-up: the export says state {}, the replay gives {}",
+            "set-up: the export says state {}, the replay gives {setup_hash}",
             export.setup_state_hash,
-            state_hash(&state)
         ));
     }
     for t in &export.turns {
@@ -259,7 +299,15 @@ pub fn verify(export: &Export) -> Verification {
                 t.turn
             ));
         }
-        match adjudicate_turn(&rules, &state, &master, t.turn, &t.side, &t.orders) {
+        let orders: Vec<Orders> = t
+            .orders
+            .iter()
+            .map(|o| Orders {
+                side: o.side.clone(),
+                text: o.orders.clone(),
+            })
+            .collect();
+        match adjudicate_turn(&rules, &state, &master, t.turn, &orders) {
             Ok(adj) => {
                 for (i, (a, b)) in t.events.iter().zip(&adj.events).enumerate() {
                     let kind = b.get("kind").and_then(Value::as_str).unwrap_or("event");
@@ -276,12 +324,11 @@ pub fn verify(export: &Export) -> Verification {
                         adj.events.len()
                     ));
                 }
-                if state_hash(&adj.state) != t.state_hash {
+                let hash = state_hash(&rules.to_json(&adj.state));
+                if hash != t.state_hash {
                     v.differences.push(format!(
-                        "turn {}: the export says state {}, the replay gives {}",
-                        t.turn,
-                        t.state_hash,
-                        state_hash(&adj.state)
+                        "turn {}: the export says state {}, the replay gives {hash}",
+                        t.turn, t.state_hash,
                     ));
                 }
                 state = adj.state;

@@ -11,7 +11,7 @@ use crate::mail::outbound::{self, Outgoing};
 use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
 use crate::report::Templates;
-use crate::rules::{Chance, Rejection, Rules, Scenario, Viewer};
+use crate::rules::{Chance, Orders, Phase, Rejection, Rules, Scenario, State, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
 use rusqlite::{Connection, Transaction};
@@ -119,11 +119,40 @@ impl Queue {
     }
 }
 
-/// A state's short fingerprint, shown on every report.
+/// A state's short fingerprint, shown on every report: SHA-256 of the
+/// canonical JSON the store keeps ([`Rules::to_json`]).
 #[must_use]
-pub fn state_hash(state: &serde_json::Value) -> String {
-    dice::sha256_hex(state.to_string().as_bytes())[..16].to_string()
+pub fn state_hash(json: &str) -> String {
+    dice::sha256_hex(json.as_bytes())[..16].to_string()
 }
+
+/// A game's position at some turn: its ruleset, the typed state, and the
+/// state's fingerprint.
+pub struct Position {
+    pub rules: Rules,
+    /// Adjudications done (phases resolved) up to this state.
+    pub turn: u32,
+    pub state: State,
+    pub hash: String,
+}
+
+/// What became of orders a side sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submitted {
+    /// Adjudicated at once (with the held orders of the other sides, if
+    /// any); the game is now at `turn`.
+    Resolved { turn: u32 },
+    /// Held until the other sides of the phase have sent theirs.
+    Held {
+        waiting_for: Vec<String>,
+        replaced: bool,
+    },
+}
+
+/// At most this many phases of the judge's own (needing no orders) are
+/// adjudicated one after another; a family that never waits again is a bug,
+/// and the judge must not spin on it.
+const MAX_AUTOMATIC_PHASES: usize = 16;
 
 fn random_bytes<const N: usize>() -> Result<[u8; N], ServiceError> {
     let mut b = [0u8; N];
@@ -154,26 +183,26 @@ pub fn setup_state(
     rules: &Rules,
     scenario: &Scenario,
     master: &Seed,
-) -> Result<serde_json::Value, ServiceError> {
+) -> Result<State, ServiceError> {
     let (_, mut deck) = streams(master, 0);
     Ok(rules.setup(scenario, &mut deck)?)
 }
 
-/// Adjudicate one submission on `state` with the game's dice for `turn`.
+/// Adjudicate one phase (`turn`, counted in phases resolved) on `state` with
+/// the game's dice for it and every needed side's orders.
 pub fn adjudicate_turn(
     rules: &Rules,
-    state: &serde_json::Value,
+    state: &State,
     master: &Seed,
     turn: u32,
-    side: &str,
-    orders: &str,
+    orders: &[Orders],
 ) -> Result<crate::rules::Adjudication, Rejection> {
     let (mut d, mut k) = streams(master, turn);
     let mut chance = Chance {
         dice: &mut d,
         deck: &mut k,
     };
-    rules.adjudicate(state, side, orders, &mut chance)
+    rules.adjudicate(state, orders, &mut chance)
 }
 
 impl Judge {
@@ -215,19 +244,32 @@ impl Judge {
         store::game(&self.conn, id)?.ok_or(ServiceError::NoGame(id))
     }
 
-    /// The latest state of a game, or the state after `turn` turns.
-    pub fn state(
-        &self,
-        id: i64,
+    /// A game's latest position, or its position after `turn` phases.
+    pub fn position(&self, game: &Game, turn: Option<u32>) -> Result<Position, ServiceError> {
+        Self::position_in(&self.conn, game, turn)
+    }
+
+    /// [`Judge::position`] inside a transaction (or on any connection).
+    fn position_in(
+        conn: &Connection,
+        game: &Game,
         turn: Option<u32>,
-    ) -> Result<(u32, serde_json::Value), ServiceError> {
-        let (t, text, _) = store::snapshot(&self.conn, id, turn)?.ok_or_else(|| match turn {
+    ) -> Result<Position, ServiceError> {
+        let id = game.id;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
+        let (t, text, hash) = store::snapshot(conn, id, turn)?.ok_or_else(|| match turn {
             Some(t) => ServiceError::Invalid(format!("game {id} has no turn {t}")),
             None => ServiceError::NoGame(id),
         })?;
-        let v =
-            serde_json::from_str(&text).map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
-        Ok((t, v))
+        let state = rules
+            .restore(&text)
+            .map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
+        Ok(Position {
+            rules,
+            turn: t,
+            state,
+            hash,
+        })
     }
 
     fn master(game: &Game) -> Result<Seed, ServiceError> {
@@ -317,8 +359,8 @@ impl Judge {
                 rusqlite::params![id, o.to_ascii_lowercase()],
             )?;
         }
-        let hash = state_hash(&state);
-        store::insert_snapshot(&tx, id, 0, &state.to_string(), &hash)?;
+        let json = rules.to_json(&state);
+        store::insert_snapshot(&tx, id, 0, &json, &state_hash(&json))?;
         if let Some(secs) = deadline_secs {
             let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
             tx.execute(
@@ -358,6 +400,18 @@ impl Judge {
             let m = self.welcome(&tx, id, seat)?;
             queue.push(m, "welcome");
         }
+        // A game whose first phase is the judge's own (an initiative roll
+        // with no orders to wait for) plays it at once.
+        if rules.phase(&state).sides.is_empty() && rules.result(&state).is_none() {
+            let game = store::game(&tx, id)?.ok_or(ServiceError::NoGame(id))?;
+            self.resolve(&tx, &game, &rules, state, Vec::new(), &mut queue)
+                .map_err(|e| match e {
+                    ServiceError::Rejected(r) => {
+                        ServiceError::Invalid(format!("the opening phase failed: {r}"))
+                    }
+                    e => e,
+                })?;
+        }
         self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
         tx.commit()?;
         Ok(id)
@@ -371,9 +425,13 @@ impl Judge {
         seat: &Seat,
     ) -> Result<Outgoing, ServiceError> {
         let game = store::game(tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
-        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         let master = Self::master(&game)?;
-        let (turn, state) = self.state_in(tx, game_id)?;
+        let Position {
+            rules,
+            turn,
+            state,
+            hash,
+        } = Self::position_in(tx, &game, None)?;
         let parts = rules.report_parts(&state, &[], &Viewer::Side(seat.side.clone()), None);
         let others: Vec<String> = store::seats(tx, game_id)?
             .into_iter()
@@ -395,7 +453,7 @@ impl Judge {
                 "next_turn": turn + 1,
                 "waiting": waiting_line(&rules.waiting(&state)),
                 "map": parts.map, "orders_template": parts.orders,
-                "state_hash": state_hash(&state),
+                "state_hash": hash,
             }),
         );
         let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
@@ -634,8 +692,27 @@ impl Judge {
                     queue.push(self.reply(env, &from, "", text), "reply");
                 }
                 Command::Withdraw => {
-                    let text = "Orders in this game are adjudicated as soon as they arrive, so\nthere is nothing waiting to withdraw.\n".to_string();
-                    queue.push(self.reply(env, &from, "", text), "reply");
+                    let Some(seat) = seat.as_ref().ok() else {
+                        queue.push(
+                            self.reply(env, &from, "", self.not_authenticated()),
+                            "error",
+                        );
+                        return Ok(("answered: not authenticated".into(), String::new()));
+                    };
+                    let text = if store::clear_pending(tx, seat.game_id, Some(&seat.side))? {
+                        format!(
+                            "Your orders held for the current phase of game {} were withdrawn.\nSend new orders before the phase resolves.\n",
+                            seat.game_id
+                        )
+                    } else {
+                        format!(
+                            "You have no orders held in game {}: orders are adjudicated as\nsoon as every side the phase needs has sent them, and then they\ncannot be withdrawn.\n",
+                            seat.game_id
+                        )
+                    };
+                    for m in self.seat_replies(env, seat, "", text) {
+                        queue.push(m, "reply");
+                    }
                     done.push("withdraw");
                 }
                 Command::Map
@@ -654,9 +731,9 @@ impl Judge {
                     match cmd {
                         Command::Map => {
                             let game = self.game(seat.game_id)?;
-                            let rules =
-                                Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-                            let (_, state) = self.state(game.id, None)?;
+                            let Position {
+                                rules, state, hash, ..
+                            } = self.position(&game, None)?;
                             let parts = rules.report_parts(
                                 &state,
                                 &[],
@@ -668,10 +745,8 @@ impl Judge {
                                 game.id, game.turn, seat.side
                             );
                             let text = format!(
-                                "{heading}\n\n{}\n{}\nState {}\n",
-                                parts.map,
-                                parts.compact,
-                                state_hash(&state)
+                                "{heading}\n\n{}\n{}\nState {hash}\n",
+                                parts.map, parts.compact
                             );
                             for mut m in self.seat_replies(env, seat, "", text) {
                                 m.html = Some(parts.html(&heading, &m.text));
@@ -774,25 +849,26 @@ impl Judge {
             match seat {
                 Ok(seat) => {
                     let source = format!("mail:{inbox_id}");
-                    match self.apply_orders(tx, &seat, &req.orders, &source, queue) {
-                        Ok(turn) => {
-                            let game = self.game(seat.game_id)?;
-                            let rules =
-                                Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-                            let orders: Vec<String> =
-                                rules.canonical_orders(&req.orders).unwrap_or_else(|| {
-                                    req.orders
-                                        .lines()
-                                        .map(str::trim)
-                                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                                        .map(str::to_string)
-                                        .collect()
-                                });
-                            let (_, state) = self.state_in(tx, seat.game_id)?;
+                    match self.submit_orders(tx, &seat, &req.orders, &source, queue) {
+                        Ok((submitted, orders)) => {
+                            let game = store::game(tx, seat.game_id)?
+                                .ok_or(ServiceError::NoGame(seat.game_id))?;
+                            let hash = store::snapshot(tx, seat.game_id, None)?
+                                .map(|(_, _, h)| h)
+                                .unwrap_or_default();
+                            let (turn, held, waiting_for, replaced) = match submitted {
+                                Submitted::Resolved { turn } => (turn, false, Vec::new(), false),
+                                Submitted::Held {
+                                    waiting_for,
+                                    replaced,
+                                } => (game.turn + 1, true, waiting_for, replaced),
+                            };
                             let text = self.templates.render(
                                 "receipt.txt",
                                 json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
-                                       "orders": orders, "state_hash": state_hash(&state),
+                                       "held": held, "waiting_for": waiting_for.join(" and "),
+                                       "replaced": replaced,
+                                       "orders": orders, "state_hash": hash,
                                        "ignored": req.ignored.iter()
                                            .map(|(l, t)| format!("line {l}: {}", t.chars().take(60).collect::<String>()))
                                            .collect::<Vec<_>>()}),
@@ -809,7 +885,7 @@ impl Judge {
                                     seat.game_id, seat.side
                                 ),
                                 &[rej.to_string()],
-                                "Send the corrected orders in full; none of these were kept.",
+                                "Send the corrected orders in full; none of these were kept\n(orders you sent before for this phase, if any, still stand).",
                             );
                             for m in self.seat_replies(env, &seat, "", text) {
                                 queue.push(m, "error");
@@ -922,17 +998,6 @@ impl Judge {
         Ok(Err(None))
     }
 
-    fn state_in(
-        &self,
-        tx: &Transaction<'_>,
-        id: i64,
-    ) -> Result<(u32, serde_json::Value), ServiceError> {
-        let (t, text, _) = store::snapshot(tx, id, None)?.ok_or(ServiceError::NoGame(id))?;
-        let v =
-            serde_json::from_str(&text).map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
-        Ok((t, v))
-    }
-
     fn status_text(&self, email: &str) -> Result<String, ServiceError> {
         let mut games = Vec::new();
         for seat in store::seats_of_email(&self.conn, email)? {
@@ -940,10 +1005,17 @@ impl Judge {
             let waiting = if game.status == "over" {
                 format!("The game is over. {}", result_line(game.result.as_deref()))
             } else {
-                let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-                let (_, state) = self.state(game.id, None)?;
-                let w = rules.waiting(&state);
-                if w.sides.contains(&seat.side) {
+                let Position { rules, state, .. } = self.position(&game, None)?;
+                let w = rules.phase(&state);
+                let held = store::pending(&self.conn, game.id)?
+                    .iter()
+                    .any(|p| p.side == seat.side);
+                if held {
+                    format!(
+                        "Your orders for this phase are held until the others have sent\ntheirs. {}",
+                        w.what
+                    )
+                } else if w.sides.contains(&seat.side) {
                     format!("Waiting for your orders. {}", w.what)
                 } else {
                     waiting_line(&w)
@@ -962,16 +1034,39 @@ impl Judge {
             .render("status.txt", json!({ "games": games })))
     }
 
-    /// Adjudicate orders for a seat inside `tx`; queue the turn reports.
-    /// Returns the turn number made.
-    fn apply_orders(
+    /// A seat's orders for the current phase, inside `tx`: checked, held,
+    /// and adjudicated with the other sides' held orders once every side the
+    /// phase needs has sent (at once when it needs only this one). Returns
+    /// what became of them and the orders in canonical spelling. On an error
+    /// nothing of this submission is kept (earlier held orders stand).
+    fn submit_orders(
         &self,
         tx: &Transaction<'_>,
         seat: &Seat,
         orders: &str,
         source: &str,
         queue: &mut Queue,
-    ) -> Result<u32, ServiceError> {
+    ) -> Result<(Submitted, Vec<String>), ServiceError> {
+        tx.execute_batch("SAVEPOINT submit_orders")?;
+        let mut scratch = Queue::new();
+        let r = self.submit_orders_inner(tx, seat, orders, source, &mut scratch);
+        if r.is_ok() {
+            tx.execute_batch("RELEASE submit_orders")?;
+            queue.mails.extend(scratch.mails);
+        } else {
+            tx.execute_batch("ROLLBACK TO submit_orders; RELEASE submit_orders")?;
+        }
+        r
+    }
+
+    fn submit_orders_inner(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        orders: &str,
+        source: &str,
+        queue: &mut Queue,
+    ) -> Result<(Submitted, Vec<String>), ServiceError> {
         let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
         if game.status == "over" {
             return Err(ServiceError::Rejected(Rejection::whole(format!(
@@ -979,36 +1074,106 @@ impl Judge {
                 game.id
             ))));
         }
-        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-        let (_, state) = self.state_in(tx, game.id)?;
-        let waiting = rules.waiting(&state);
-        if !waiting.sides.contains(&seat.side) {
+        let Position { rules, state, .. } = Self::position_in(tx, &game, None)?;
+        let phase = rules.phase(&state);
+        if !phase.sides.contains(&seat.side) {
             return Err(ServiceError::Rejected(Rejection::whole(format!(
                 "it is not {}'s turn: {}",
                 seat.side,
-                waiting_line(&waiting)
+                waiting_line(&phase)
             ))));
         }
-        let master = Self::master(&game)?;
-        let turn = game.turn + 1;
-        let adj = adjudicate_turn(&rules, &state, &master, turn, &seat.side, orders)
+        let canonical = rules
+            .check(&state, &seat.side, orders)
             .map_err(ServiceError::Rejected)?;
-        let now = self.now();
-        store::insert_submission(
+        let replaced = store::put_pending(
             tx,
             game.id,
             &Submission {
-                turn,
+                turn: 0,
                 side: seat.side.clone(),
                 orders: orders.to_string(),
                 source: source.to_string(),
-                received_at: now.clone(),
+                received_at: self.now(),
             },
         )?;
-        store::insert_events(tx, game.id, turn, &adj.events)?;
-        let hash = state_hash(&adj.state);
-        store::insert_snapshot(tx, game.id, turn, &adj.state.to_string(), &hash)?;
-        let result = rules.result(&adj.state);
+        let held = store::pending(tx, game.id)?;
+        let waiting_for: Vec<String> = phase
+            .sides
+            .iter()
+            .filter(|s| !held.iter().any(|p| &p.side == *s))
+            .cloned()
+            .collect();
+        if !waiting_for.is_empty() {
+            return Ok((
+                Submitted::Held {
+                    waiting_for,
+                    replaced,
+                },
+                canonical,
+            ));
+        }
+        // In the phase's order of sides, so a replay gives the same dice.
+        let mut ordered = Vec::new();
+        for side in &phase.sides {
+            ordered.extend(held.iter().filter(|p| &p.side == side).cloned());
+        }
+        let turn = self.resolve(tx, &game, &rules, state, ordered, queue)?;
+        Ok((Submitted::Resolved { turn }, canonical))
+    }
+
+    /// Adjudicate the current phase with `orders` (every needed side's), then
+    /// any phases of the judge's own that follow; store each as a turn, clear
+    /// the held orders, and queue one report per recipient covering them.
+    /// Returns the turn the game is at.
+    fn resolve(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        rules: &Rules,
+        state: State,
+        mut orders: Vec<Submission>,
+        queue: &mut Queue,
+    ) -> Result<u32, ServiceError> {
+        let master = Self::master(game)?;
+        let mut state = state;
+        let mut turn = game.turn;
+        let mut made: Vec<MadeTurn> = Vec::new();
+        loop {
+            turn += 1;
+            let given: Vec<Orders> = orders
+                .iter()
+                .map(|p| Orders {
+                    side: p.side.clone(),
+                    text: p.orders.clone(),
+                })
+                .collect();
+            let adj = adjudicate_turn(rules, &state, &master, turn, &given)
+                .map_err(ServiceError::Rejected)?;
+            for p in &orders {
+                store::insert_submission(tx, game.id, &Submission { turn, ..p.clone() })?;
+            }
+            store::insert_events(tx, game.id, turn, &adj.events)?;
+            let json = rules.to_json(&adj.state);
+            let hash = state_hash(&json);
+            store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
+            made.push(MadeTurn {
+                turn,
+                movers: orders.iter().map(|p| p.side.clone()).collect(),
+                events: adj.events,
+                hash,
+            });
+            state = adj.state;
+            if rules.result(&state).is_some()
+                || !rules.phase(&state).sides.is_empty()
+                || made.len() >= MAX_AUTOMATIC_PHASES
+            {
+                break;
+            }
+            orders = Vec::new();
+        }
+        store::clear_pending(tx, game.id, None)?;
+        let result = rules.result(&state);
         let deadline_at = game
             .deadline_secs
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
@@ -1046,23 +1211,15 @@ impl Judge {
                 "referee",
             ));
         }
+        let heading = made_heading(&made);
         for (to, viewer, tz, reply_to, kind) in recipients {
-            let (text, parts) = self.report_text(
-                &game,
-                &rules,
-                turn,
-                &seat.side,
-                &adj.events,
-                &adj.state,
-                &viewer,
-                &tz,
-            )?;
+            let (text, parts) = self.report_text(&game, rules, &made, &state, &viewer, &tz)?;
             let copy = if viewer == Viewer::Referee {
                 ", referee's copy"
             } else {
                 ""
             };
-            let subject = format!("Game {}: turn {} ({}){copy}", game.id, turn, seat.side);
+            let subject = format!("Game {}: {heading}{copy}", game.id);
             queue.push(
                 Outgoing {
                     to,
@@ -1080,38 +1237,56 @@ impl Judge {
         Ok(turn)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The report of `made` (one phase, or one and the judge's own phases
+    /// after it) for `viewer`: its text and every part.
     fn report_text(
         &self,
         game: &Game,
         rules: &Rules,
-        turn: u32,
-        mover: &str,
-        events: &[serde_json::Value],
-        state: &serde_json::Value,
+        made: &[MadeTurn],
+        state: &State,
         viewer: &Viewer,
         tz: &str,
     ) -> Result<(String, crate::report::Parts), ServiceError> {
         let master = Self::master(game)?;
-        let lines: Vec<String> = events
+        let Some(last) = made.last() else {
+            return Err(ServiceError::Invalid("no turn to report".into()));
+        };
+        let turn = last.turn;
+        let events: Vec<serde_json::Value> =
+            made.iter().flat_map(|m| m.events.iter().cloned()).collect();
+        let movers = made
             .iter()
-            .filter_map(|e| rules.describe_event(e, viewer))
-            .collect();
+            .find(|m| !m.movers.is_empty())
+            .map(|m| m.movers.clone())
+            .unwrap_or_default();
+        let mover = match movers.as_slice() {
+            [one] => Some(one.as_str()),
+            _ => None,
+        };
+        let lines = rules.describe_events(&events, viewer);
         let over = game.status == "over" && game.turn == turn;
-        let parts = rules.report_parts(state, events, viewer, Some(mover));
+        let parts = rules.report_parts(state, &events, viewer, mover);
+        let earlier: Vec<serde_json::Value> = made[..made.len() - 1]
+            .iter()
+            .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
+            .collect();
         let text = self.templates.render(
             "turn_report.txt",
             json!({
-                "game_id": game.id, "scenario": game.scenario, "turn": turn, "mover": mover,
+                "game_id": game.id, "scenario": game.scenario,
+                "turn": turn, "turns": made_turns(made),
+                "mover": mover_label(&movers),
                 "events": lines, "combat": parts.combat, "map": parts.map,
                 "orders_template": parts.orders,
                 "over": over, "result": result_line(game.result.as_deref()),
                 "seed": if over { game.seed.clone() } else { String::new() },
-                "waiting": waiting_line(&rules.waiting(state)),
+                "waiting": waiting_line(&rules.phase(state)),
                 "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
+                "earlier_seeds": earlier,
                 "turn_seed": hex::encode(dice::turn_seed(&master, turn)),
                 "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
-                "state_hash": state_hash(state),
+                "state_hash": last.hash,
             }),
         );
         Ok((text, parts))
@@ -1135,8 +1310,9 @@ impl Judge {
         turn: u32,
         viewer: &Viewer,
     ) -> Result<(String, crate::report::Parts), ServiceError> {
-        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-        let (_, state) = self.state(game.id, Some(turn))?;
+        let Position {
+            rules, state, hash, ..
+        } = self.position(game, Some(turn))?;
         if turn == 0 {
             let parts = rules.report_parts(&state, &[], viewer, None);
             let text = format!("Game {}: the opening position.\n\n{}", game.id, parts.map);
@@ -1146,11 +1322,11 @@ impl Judge {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        let mover = store::submissions(&self.conn, game.id)?
+        let movers = store::submissions(&self.conn, game.id)?
             .into_iter()
-            .find(|s| s.turn == turn)
+            .filter(|s| s.turn == turn)
             .map(|s| s.side)
-            .unwrap_or_default();
+            .collect();
         let tz = match viewer {
             Viewer::Side(side) => store::seats(&self.conn, game.id)?
                 .into_iter()
@@ -1158,7 +1334,13 @@ impl Judge {
                 .map_or_else(|| "UTC".to_string(), |s| s.tz),
             _ => game.referee_tz.clone(),
         };
-        self.report_text(game, &rules, turn, &mover, &events, &state, viewer, &tz)
+        let made = [MadeTurn {
+            turn,
+            movers,
+            events,
+            hash,
+        }];
+        self.report_text(game, &rules, &made, &state, viewer, &tz)
     }
 
     /// Take an open seat of a game for `email`: Ok(side) or Err(why).
@@ -1391,14 +1573,28 @@ impl Judge {
     }
 
     /// Orders entered by the host (`adjutant submit`): the same path as a mail.
-    pub fn submit(&mut self, game_id: i64, side: &str, orders: &str) -> Result<u32, ServiceError> {
+    pub fn submit(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        orders: &str,
+    ) -> Result<Submitted, ServiceError> {
         let seat = self.seat_of(game_id, side)?;
         let tx = self.begin()?;
         let mut queue = Queue::new();
-        let turn = self.apply_orders(&tx, &seat, orders, "cli", &mut queue)?;
-        self.flush(&tx, &format!("game-{game_id}-turn-{turn}-cli"), queue)?;
+        let (submitted, _) = self.submit_orders(&tx, &seat, orders, "cli", &mut queue)?;
+        let turn = match &submitted {
+            Submitted::Resolved { turn } => *turn,
+            Submitted::Held { .. } => store::game(&tx, game_id)?.map_or(0, |g| g.turn),
+        };
+        let held = store::pending(&tx, game_id)?.len();
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-turn-{turn}-cli-{side}-{held}"),
+            queue,
+        )?;
         tx.commit()?;
-        Ok(turn)
+        Ok(submitted)
     }
 }
 
@@ -1430,7 +1626,44 @@ fn absence_span(
     Ok((local(start)?, local(end)?))
 }
 
-fn waiting_line(w: &crate::rules::Waiting) -> String {
+/// One phase made by [`Judge::resolve`].
+struct MadeTurn {
+    turn: u32,
+    /// The sides whose orders it took (none for a phase of the judge's own).
+    movers: Vec<String>,
+    events: Vec<serde_json::Value>,
+    hash: String,
+}
+
+/// "turn 7" or "turns 7-8".
+fn made_turns(made: &[MadeTurn]) -> String {
+    match (made.first(), made.last()) {
+        (Some(a), Some(b)) if a.turn != b.turn => format!("turns {}-{}", a.turn, b.turn),
+        (_, Some(b)) => format!("turn {}", b.turn),
+        _ => String::new(),
+    }
+}
+
+/// Who made a phase: one side, several at once, or the judge.
+fn mover_label(movers: &[String]) -> String {
+    if movers.is_empty() {
+        "the judge".to_string()
+    } else {
+        movers.join(" and ")
+    }
+}
+
+/// The subject of a report: "turn 7 (allies)".
+fn made_heading(made: &[MadeTurn]) -> String {
+    let movers = made
+        .iter()
+        .find(|m| !m.movers.is_empty())
+        .map(|m| m.movers.clone())
+        .unwrap_or_default();
+    format!("{} ({})", made_turns(made), mover_label(&movers))
+}
+
+fn waiting_line(w: &Phase) -> String {
     if w.sides.is_empty() {
         "The game is over.".into()
     } else {

@@ -121,6 +121,19 @@ CREATE TABLE observers (
     PRIMARY KEY (game_id, email)
 );
 "#,
+    r#"
+-- Orders held for a phase that waits for several sides: kept (and
+-- replaceable) until the last needed side has sent, then moved to
+-- submissions and adjudicated together. Nobody else ever sees them.
+CREATE TABLE pending (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    side        TEXT NOT NULL,
+    orders      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, side)
+);
+"#,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -388,6 +401,50 @@ pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, S
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Hold a side's orders for the current phase, replacing any it sent
+/// before. True if it replaced earlier orders.
+pub fn put_pending(tx: &Transaction<'_>, game_id: i64, p: &Submission) -> Result<bool, StoreError> {
+    let replaced = tx.execute(
+        "DELETE FROM pending WHERE game_id = ?1 AND side = ?2",
+        params![game_id, p.side],
+    )? > 0;
+    tx.execute(
+        "INSERT INTO pending (game_id, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![game_id, p.side, p.orders, p.source, p.received_at],
+    )?;
+    Ok(replaced)
+}
+
+/// The orders held for a game's current phase (`turn` is 0: not yet made).
+pub fn pending(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, StoreError> {
+    let mut st = conn.prepare_cached(
+        "SELECT side, orders, source, received_at FROM pending WHERE game_id = ?1 ORDER BY side",
+    )?;
+    let rows = st.query_map([game_id], |r| {
+        Ok(Submission {
+            turn: 0,
+            side: r.get(0)?,
+            orders: r.get(1)?,
+            source: r.get(2)?,
+            received_at: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Withdraw a side's held orders (true if there were any), or all of a
+/// game's when `side` is None.
+pub fn clear_pending(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    side: Option<&str>,
+) -> Result<bool, StoreError> {
+    Ok(tx.execute(
+        "DELETE FROM pending WHERE game_id = ?1 AND (?2 IS NULL OR side = ?2)",
+        params![game_id, side],
+    )? > 0)
 }
 
 pub fn insert_events(

@@ -15,13 +15,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
-/// The outcome of one case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseResult {
-    pub name: String,
-    pub passed: bool,
-    pub detail: String,
-}
+pub use crate::rules::CaseResult;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

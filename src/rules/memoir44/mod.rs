@@ -13,6 +13,7 @@ pub mod events;
 pub mod orders;
 pub mod random;
 pub mod render;
+pub mod report;
 pub mod ruleset;
 pub mod scenario;
 pub mod state;
@@ -20,8 +21,12 @@ pub mod turn;
 pub mod victory;
 pub mod view;
 
-use super::{Chance, DataError, Rejection, Viewer, Waiting};
-use crate::engine::dice::Dice;
+use super::{
+    Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
+    Waiting,
+};
+use crate::engine::dice::{ChaChaDice, Dice, ForcedDice};
+use crate::report::Parts;
 
 pub use board::{Hex, Section};
 pub use case::{run_case_path, run_case_text, CaseResult};
@@ -66,6 +71,7 @@ pub fn sides(s: &State) -> Vec<String> {
 pub fn waiting(s: &State) -> Waiting {
     if s.over {
         return Waiting {
+            name: "turn".into(),
             sides: vec![],
             what: "game over".into(),
         };
@@ -77,6 +83,7 @@ pub fn waiting(s: &State) -> Waiting {
         ""
     };
     Waiting {
+        name: "turn".into(),
         what: format!("{side} to play a card and order units{last}"),
         sides: vec![side],
     }
@@ -91,21 +98,7 @@ pub fn adjudicate(
     orders: &str,
     chance: &mut Chance<'_>,
 ) -> Result<(State, Vec<Event>), Rejection> {
-    if s.over {
-        return Err(Rejection::whole("the game is over"));
-    }
-    let Some(idx) = s.side_index(side) else {
-        return Err(Rejection::whole(format!(
-            "'{side}' is not a side of this game ({})",
-            s.sides.join(", ")
-        )));
-    };
-    if idx != s.to_move {
-        return Err(Rejection::whole(format!(
-            "it is not {side}'s turn: waiting for {}",
-            s.sides[s.to_move]
-        )));
-    }
+    let idx = mover_index(s, side)?;
     let ctx = battle::Ctx::new(r);
     let lines = orders::parse(&ctx.board, r, orders)?;
     let plan = turn::plan(&ctx, s, idx, &lines)?;
@@ -130,6 +123,182 @@ pub fn render_text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
 #[must_use]
 pub fn describe_event(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
     render::describe(event, viewer)
+}
+
+/// How Memoir '44 joins the judge.
+pub const ENTRY: FamilyEntry = FamilyEntry {
+    name: "memoir44",
+    rulesets: &["memoir44"],
+    owns: owns_ruleset,
+    load: load_ruleset,
+    scenarios: shipped_scenarios,
+    run_case: case::run_case_text,
+};
+
+fn owns_ruleset(id: &str) -> bool {
+    id == "memoir44" || id.starts_with("memoir44-")
+}
+
+fn load_ruleset(_id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError> {
+    Ok(Rules::new(match text {
+        Some((text, file)) => Ruleset::from_toml(text, file)?,
+        None => Ruleset::builtin()?,
+    }))
+}
+
+fn shipped_scenarios() -> Vec<(String, String)> {
+    scenario_ids()
+        .into_iter()
+        .map(|s| (s, "memoir44".to_string()))
+        .collect()
+}
+
+/// The words Memoir '44 order lines start with.
+pub const ORDER_WORDS: &[&str] = &[
+    "PLAY",
+    "ORDER",
+    "MOVE",
+    "BATTLE",
+    "ATTACK",
+    "FIRE",
+    "TARGET",
+    "REMOVE-WIRE",
+    "KEEP",
+    "DISCARD",
+    "EXCHANGE",
+    "STANDING",
+];
+
+impl Family for Ruleset {
+    type State = State;
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn order_words(&self) -> &'static [&'static str] {
+        ORDER_WORDS
+    }
+
+    fn order_help(&self) -> String {
+        "Memoir '44 orders, one per line:\n\
+  PLAY <card>                       e.g. PLAY probe-centre\n\
+  ORDER <hex> <hex> ...             the units the card orders\n\
+  MOVE <from> <hex> ... <to>        the path, hex by hex\n\
+  BATTLE <from> <target> [TAKE-GROUND] [OVERRUN <target>]\n"
+            .to_string()
+    }
+
+    fn die_faces(&self) -> Vec<String> {
+        self.dice.faces.clone()
+    }
+
+    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
+        match &scenario.text {
+            Some(text) => setup_text(self, text, &scenario.file, deck),
+            None => setup(self, &scenario.id, deck),
+        }
+    }
+
+    fn sides(&self, s: &State) -> Vec<String> {
+        sides(s)
+    }
+
+    fn phase(&self, s: &State) -> Phase {
+        waiting(s)
+    }
+
+    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        let idx = mover_index(s, side)?;
+        let ctx = battle::Ctx::new(self);
+        let lines = orders::parse(&ctx.board, self, orders)?;
+        turn::plan(&ctx, s, idx, &lines)?;
+        Ok(lines.iter().map(|l| l.cmd.canonical()).collect())
+    }
+
+    fn adjudicate(
+        &self,
+        s: &State,
+        orders: &[Orders],
+        chance: &mut Chance<'_>,
+    ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        let [one] = orders else {
+            return Err(Rejection::whole(format!(
+                "a Memoir '44 turn takes one side's orders, not {}",
+                orders.len()
+            )));
+        };
+        let (next, events) = adjudicate(self, s, &one.side, &one.text, chance)?;
+        let events = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            .collect();
+        Ok((next, events))
+    }
+
+    fn result(&self, s: &State) -> Option<String> {
+        result(s)
+    }
+
+    /// A pass: the first card of the hand that can be played ordering no
+    /// unit (docs/rules/memoir44.md, "No move received").
+    fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
+        let idx = s.side_index(side)?;
+        s.hands.get(idx)?.iter().find_map(|card| {
+            let orders = format!("PLAY {card}\n");
+            let mut dice = ForcedDice::new(Vec::new());
+            let mut deck = ChaChaDice::from_seed([0; 32]);
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            adjudicate(self, s, side, &orders, &mut chance)
+                .ok()
+                .map(|_| orders)
+        })
+    }
+
+    fn report(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        let ev = view::visible_json_events(events, viewer);
+        report::parts(&view::view_with_events(self, s, viewer, &ev), mover)
+    }
+
+    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| render::describe(e, viewer))
+            .collect()
+    }
+
+    fn render_text(&self, s: &State, viewer: &Viewer) -> String {
+        render::text(self, s, viewer)
+    }
+}
+
+/// The index of `side` if it is the side to move.
+fn mover_index(s: &State, side: &str) -> Result<usize, Rejection> {
+    if s.over {
+        return Err(Rejection::whole("the game is over"));
+    }
+    let Some(idx) = s.side_index(side) else {
+        return Err(Rejection::whole(format!(
+            "'{side}' is not a side of this game ({})",
+            s.sides.join(", ")
+        )));
+    };
+    if idx != s.to_move {
+        return Err(Rejection::whole(format!(
+            "it is not {side}'s turn: waiting for {}",
+            s.sides[s.to_move]
+        )));
+    }
+    Ok(idx)
 }
 
 #[cfg(test)]

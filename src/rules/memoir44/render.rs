@@ -1,5 +1,5 @@
 //! Memoir '44 in words: one sentence per event, written for a player. The
-//! maps and pictures are drawn by `crate::report` from a [`View`](super::view::View).
+//! maps and pictures are drawn by `super::report` from a [`View`](super::view::View).
 
 use super::board::Hex;
 use super::events::Event;
@@ -377,5 +377,5 @@ pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
 /// The text map and the position for `viewer` (80 columns).
 #[must_use]
 pub fn text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
-    crate::report::textmap::position(&view::view(r, s, viewer))
+    super::report::textmap::position(&view::view(r, s, viewer))
 }

@@ -2,7 +2,7 @@
 //! its cards, its units by hex and section, and the lines to fill in, all
 //! commented out with `#` so that a reply is an edit.
 
-use super::wrap;
+use crate::report::wrap;
 use crate::rules::memoir44::render::{card_name, unit_name};
 use crate::rules::memoir44::view::View;
 use crate::rules::memoir44::Hex;

@@ -2,7 +2,7 @@
 //! in sentences for a player. A side that did not move reads first what
 //! happened to its own units.
 
-use super::wrap;
+use crate::report::wrap;
 use crate::rules::memoir44::render::{describe_event, side_name};
 use crate::rules::memoir44::view::View;
 use crate::rules::memoir44::Event;

@@ -381,7 +381,7 @@ pub fn legend(v: &View) -> String {
         "Units: {}; the digit is its figures.",
         units.join(", ")
     ));
-    out.push_str(&super::wrap(&t, 78, "  "));
+    out.push_str(&crate::report::wrap(&t, 78, "  "));
     out
 }
 
@@ -423,7 +423,7 @@ pub fn status(v: &View) -> String {
                 .map(|c| format!("{} ({c})", card_name(c)))
                 .collect();
             let t = format!("{} hand: {}.", side_name(&s.id), names.join(", "));
-            out.push_str(&super::wrap(&t, 78, "  "));
+            out.push_str(&crate::report::wrap(&t, 78, "  "));
         }
     }
     let _ = writeln!(
@@ -484,6 +484,6 @@ pub fn compact_position(v: &View) -> String {
     if !objs.is_empty() {
         t.push_str(&format!(" Objectives: {}.", objs.join(", ")));
     }
-    out.push_str(&super::wrap(&t, 40, " "));
+    out.push_str(&crate::report::wrap(&t, 40, " "));
     out
 }

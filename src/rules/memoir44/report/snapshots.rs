@@ -1,7 +1,8 @@
 //! Golden reports (insta): the maps, a combat report with every kind of
 //! event, the order template and every mail template; and the column limits.
 
-use super::{combat, orders, parts, sample, textmap, Templates};
+use super::{combat, orders, parts, sample, textmap};
+use crate::report::Templates;
 use crate::rules::memoir44::events::Modifier;
 use crate::rules::memoir44::view::{view, view_with_events, View};
 use crate::rules::memoir44::{Event, Hex};

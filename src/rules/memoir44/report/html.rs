@@ -1,0 +1,37 @@
+//! The board picture of a Memoir '44 mail: the SVG with its caption and
+//! colour key, as an HTML fragment for the generic document.
+
+use super::svg;
+use crate::report::html::esc;
+use crate::rules::memoir44::render::side_name;
+use crate::rules::memoir44::view::View;
+use std::fmt::Write;
+
+/// The board picture with its caption and colour key (an HTML fragment).
+#[must_use]
+pub fn board(v: &View) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<p style=\"margin:4px 0;font-size:13px\">{}, after turn {}. Seen from the {} edge.</p>",
+        esc(&v.title),
+        v.turn,
+        esc(&side_name(v.bottom_side()))
+    );
+    o.push_str("<div style=\"max-width:100%;overflow-x:auto\">\n");
+    o.push_str(&svg::board(v));
+    o.push_str("</div>\n");
+    let first = v
+        .sides
+        .first()
+        .map(|s| side_name(&s.id))
+        .unwrap_or_default();
+    let second = v.sides.get(1).map(|s| side_name(&s.id)).unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "<p style=\"font-size:12px\">Blue: {}. Red: {}. Letters: I infantry, E elite, A armour, G artillery, T anti-tank; the digit is figures. Black arrows: moves; orange: retreats; red dashes: battles, with the hits. Gold rings: objectives (filled when held).</p>",
+        esc(&first),
+        esc(&second)
+    );
+    o
+}

@@ -1,0 +1,33 @@
+//! Memoir '44 draws its own reports: every part (80- and 40-column maps,
+//! combat report, order template, SVG board, view.json) is rendered from a
+//! [`View`] for one recipient, never from the state. The generic
+//! `crate::report` only supplies the [`Parts`] they fill, the templates and
+//! the HTML document around the board.
+
+pub mod combat;
+pub mod html;
+pub mod orders;
+pub mod sample;
+pub mod svg;
+pub mod textmap;
+
+#[cfg(test)]
+mod snapshots;
+
+use super::view::View;
+use crate::report::Parts;
+
+/// Render every part from a view; `mover` is the side whose turn the
+/// events are (none for a position without a turn behind it).
+#[must_use]
+pub fn parts(v: &View, mover: Option<&str>) -> Parts {
+    Parts {
+        map: textmap::position(v),
+        compact: textmap::compact_position(v),
+        combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
+        orders: orders::template(v),
+        board_html: html::board(v),
+        svg: svg::board(v),
+        json: serde_json::to_string_pretty(v).unwrap_or_default(),
+    }
+}
