@@ -68,6 +68,9 @@ enum Cmd {
         /// An observer's address (repeatable): every turn, as the public sees it.
         #[arg(long = "observer")]
         observers: Vec<String>,
+        /// A rule option of the game's family, KEY=VALUE or KEY (= true); repeatable.
+        #[arg(long = "option")]
+        rule_options: Vec<String>,
     },
     /// Stop a game's deadline clock (holidays); `resume` restarts it.
     Pause { game: i64 },
@@ -249,6 +252,7 @@ fn run(cli: Cli) -> Result<i32> {
             zones,
             ruleset,
             observers,
+            rule_options,
         } => {
             let mut judge = open(&cli.config)?;
             let seats: Vec<(String, String)> = seats
@@ -291,6 +295,13 @@ fn run(cli: Cli) -> Result<i32> {
                     })
                     .transpose()?,
                 observers,
+                rule_options: rule_options
+                    .iter()
+                    .map(|o| match o.split_once('=') {
+                        Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
+                        None => (o.trim().to_ascii_lowercase(), "true".to_string()),
+                    })
+                    .collect(),
             };
             let id = judge.new_game(&scenario, &seats, &opts)?;
             println!("{id}");

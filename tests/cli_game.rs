@@ -377,3 +377,23 @@ fn observers_see_each_turn_without_any_hand() {
     assert!(!observer.contains("hand: "), "{observer}");
     assert!(observer.contains("Pegasus Bridge"), "{observer}");
 }
+
+#[test]
+fn an_unknown_game_option_is_refused_and_no_game_is_made() {
+    let site = Site::new();
+    let out = site.run(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+        "--option",
+        "fog-of-wat=true",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown game option 'fog-of-wat'"), "{err}");
+    assert!(!site.ok(&["games"]).contains("pegasus-bridge"));
+}

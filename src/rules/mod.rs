@@ -684,6 +684,10 @@ pub struct Scenario {
     pub text: Option<String>,
     /// Where it came from, for error messages.
     pub file: String,
+    /// The game's rule options (`new-game --option KEY=VALUE`, e.g.
+    /// `kriegspiel=true`), kept with the game and given again on replay. A
+    /// family refuses an option it does not know.
+    pub options: BTreeMap<String, String>,
 }
 
 impl Scenario {
@@ -694,6 +698,7 @@ impl Scenario {
             id: id.to_string(),
             text: None,
             file: format!("{id}.toml"),
+            options: BTreeMap::new(),
         }
     }
 
@@ -735,6 +740,7 @@ impl Scenario {
                 id,
                 text: Some(text.to_string()),
                 file: file.to_string(),
+                options: BTreeMap::new(),
             },
             ruleset,
         ))

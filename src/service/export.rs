@@ -270,14 +270,27 @@ pub fn verify(export: &Export) -> Verification {
             return v;
         }
     };
-    let source = match &export.scenario_text {
+    let mut source = match &export.scenario_text {
         Some(text) => Scenario {
             id: export.scenario.clone(),
             text: Some(text.clone()),
             file: format!("{}.toml", export.scenario),
+            options: Default::default(),
         },
         None => Scenario::shipped(&export.scenario),
     };
+    // The game's rule options, as strings (older exports have none).
+    if let Some(o) = export.options.as_object() {
+        source.options = o
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+    }
     let mut state = match setup_state(&rules, &source, &master) {
         Ok(s) => s,
         Err(e) => {

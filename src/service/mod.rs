@@ -79,6 +79,8 @@ pub struct GameOptions {
     pub ruleset_file: Option<(String, String)>,
     /// Observers' addresses: they get every turn as the public sees it.
     pub observers: Vec<String>,
+    /// Rule options for the family (`--option KEY=VALUE`), kept with the game.
+    pub rule_options: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for GameOptions {
@@ -92,6 +94,7 @@ impl Default for GameOptions {
             zones: Vec::new(),
             ruleset_file: None,
             observers: Vec::new(),
+            rule_options: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -311,6 +314,8 @@ impl Judge {
             Some((file, text)) => (Rules::from_text(text, file)?, Some(text.clone())),
             None => (rules, None),
         };
+        let mut source = source;
+        source.options = opts.rule_options.clone();
         let scenario = source.id.as_str();
         let master: Seed = random_bytes()?;
         let state = setup_state(&rules, &source, &master)?;
@@ -345,8 +350,13 @@ impl Judge {
             &now,
         )?;
         tx.execute(
-            "UPDATE games SET scenario_text = ?2, ruleset_text = ?3 WHERE id = ?1",
-            rusqlite::params![id, source.text, variant],
+            "UPDATE games SET scenario_text = ?2, ruleset_text = ?3, options = ?4 WHERE id = ?1",
+            rusqlite::params![
+                id,
+                source.text,
+                variant,
+                serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into())
+            ],
         )?;
         for o in &opts.observers {
             if o.parse::<lettre::Address>().is_err() {

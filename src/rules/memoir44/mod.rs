@@ -153,6 +153,9 @@ fn shipped_scenarios() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The game options (`new-game --option`) Memoir '44 knows.
+pub const GAME_OPTIONS: &[&str] = &[];
+
 /// The words Memoir '44 order lines start with.
 pub const ORDER_WORDS: &[&str] = &[
     "PLAY",
@@ -194,6 +197,23 @@ impl Family for Ruleset {
     }
 
     fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
+        if let Some(k) = scenario
+            .options
+            .keys()
+            .find(|k| !GAME_OPTIONS.contains(&k.as_str()))
+        {
+            return Err(DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!(
+                    "unknown game option '{k}' for Memoir '44 (known: {})",
+                    if GAME_OPTIONS.is_empty() {
+                        "none yet".to_string()
+                    } else {
+                        GAME_OPTIONS.join(", ")
+                    }
+                ),
+            });
+        }
         match &scenario.text {
             Some(text) => setup_text(self, text, &scenario.file, deck),
             None => setup(self, &scenario.id, deck),
