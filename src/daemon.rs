@@ -214,6 +214,11 @@ pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
         Ok(_) => {}
         Err(e) => tracing::error!("deadlines: {e}"),
     }
+    match judge.review_tick() {
+        Ok(n) if n > 0 => tracing::info!("reviews: {n} released when their time ran out"),
+        Ok(_) => {}
+        Err(e) => tracing::error!("reviews: {e}"),
+    }
     if let Err(e) = deliver(judge, &mut p) {
         tracing::error!("outbox: {e}");
     }

@@ -26,6 +26,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run
 enum Cmd {
     /// Create DIR/adjutant.toml, the database and the local Maildir and outbox.
     Init { dir: PathBuf },
@@ -71,7 +72,30 @@ enum Cmd {
         /// A rule option of the game's family, KEY=VALUE or KEY (= true); repeatable.
         #[arg(long = "option")]
         rule_options: Vec<String>,
+        /// A Kriegspiel (fog of war) game: the option `kriegspiel`; needs --referee.
+        #[arg(long)]
+        kriegspiel: bool,
+        /// Review mode: each phase's results go to the referee first and reach
+        /// the players on APPROVE or after this long (e.g. 24h); needs --referee.
+        #[arg(long)]
+        review: Option<String>,
     },
+    /// Referee: release the results held for review.
+    Approve { game: i64 },
+    /// Referee: correct the position (docs/referee.md), e.g.
+    /// `amend 3 --reason "rolled twice" "UNIT F5 FIGURES 2"`.
+    Amend {
+        game: i64,
+        #[arg(long)]
+        reason: String,
+        /// Correction lines.
+        #[arg(required = true)]
+        fix: Vec<String>,
+    },
+    /// Referee: a message to every player of a game.
+    Broadcast { game: i64, text: String },
+    /// Referee: both boards to every player.
+    Reveal { game: i64 },
     /// Stop a game's deadline clock (holidays); `resume` restarts it.
     Pause { game: i64 },
     /// Restart a paused game's clock with a full turn's time.
@@ -253,7 +277,22 @@ fn run(cli: Cli) -> Result<i32> {
             ruleset,
             observers,
             rule_options,
+            kriegspiel,
+            review,
         } => {
+            if (kriegspiel || review.is_some()) && referee.is_none() {
+                bail!("--kriegspiel and --review need a referee: give --referee EMAIL");
+            }
+            let mut rule_options = rule_options;
+            if kriegspiel {
+                rule_options.push("kriegspiel=true".into());
+            }
+            let review_secs = review
+                .map(|r| {
+                    parse_duration(&r)
+                        .ok_or_else(|| anyhow!("--review takes e.g. 24h or 3d, not '{r}'"))
+                })
+                .transpose()?;
             let mut judge = open(&cli.config)?;
             let seats: Vec<(String, String)> = seats
                 .iter()
@@ -302,6 +341,7 @@ fn run(cli: Cli) -> Result<i32> {
                         None => (o.trim().to_ascii_lowercase(), "true".to_string()),
                     })
                     .collect(),
+                review_secs,
             };
             let id = judge.new_game(&scenario, &seats, &opts)?;
             println!("{id}");
@@ -492,6 +532,48 @@ fn run(cli: Cli) -> Result<i32> {
                     m.id, m.status, m.kind, m.attempts, m.recipient
                 );
             }
+            Ok(0)
+        }
+        Cmd::Approve { game } => {
+            let mut judge = open(&cli.config)?;
+            match judge.referee_approve(game)? {
+                Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
+                None => println!("game {game}: nothing is held for review"),
+            }
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            Ok(0)
+        }
+        Cmd::Amend { game, reason, fix } => {
+            let mut judge = open(&cli.config)?;
+            match judge.referee_amend(game, &fix.join("\n"), &reason) {
+                Ok(turn) => {
+                    println!("game {game}: corrected as turn {turn}");
+                    let mut p = daemon::Pass::default();
+                    daemon::deliver(&mut judge, &mut p)?;
+                    Ok(0)
+                }
+                Err(adjutant::service::ServiceError::Rejected(r)) => {
+                    eprintln!("correction refused: {r}");
+                    Ok(1)
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+        Cmd::Broadcast { game, text } => {
+            let mut judge = open(&cli.config)?;
+            judge.referee_broadcast(game, &text)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: message sent");
+            Ok(0)
+        }
+        Cmd::Reveal { game } => {
+            let mut judge = open(&cli.config)?;
+            judge.referee_reveal(game)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            println!("game {game}: both boards sent to every player");
             Ok(0)
         }
         Cmd::Pause { game } => {

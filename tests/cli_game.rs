@@ -364,7 +364,7 @@ fn observers_see_each_turn_without_any_hand() {
         .expect("the observer's report");
     let referee = mails
         .iter()
-        .find(|m| m.contains("To: ref@example.org"))
+        .find(|m| m.contains("To: ref@example.org") && m.contains("referee's copy"))
         .expect("the referee's copy");
     let after = latest_state(&site);
     // Card names as the report prints them, e.g. "(probe-centre)".

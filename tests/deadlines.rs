@@ -66,7 +66,11 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
     let site = Site::new();
     start(&site, "wait");
     let welcomes = mails(&site);
-    assert_eq!(welcomes.len(), 2);
+    // Two seats and the referee's own seat.
+    assert_eq!(welcomes.len(), 3);
+    assert!(
+        welcomes[2].contains("To: ref@example.org") && welcomes[2].contains("you are the referee")
+    );
     assert!(
         welcomes[0].contains("Mon 26 Oct 2026 12:00 GMT (12:00 UTC)"),
         "{}",
@@ -79,20 +83,20 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
     );
 
     at(&site, "2026-10-25T11:59:59Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 2, "no reminder before 24 h");
+    assert_eq!(mails(&site).len(), 3, "no reminder before 24 h");
 
     at(&site, "2026-10-25T12:00:00Z", &["serve", "--once"]);
     let m = mails(&site);
-    assert_eq!(m.len(), 3, "one reminder, to the side waited for");
-    let reminder = &m[2];
+    assert_eq!(m.len(), 4, "one reminder, to the side waited for");
+    let reminder = &m[3];
     assert!(reminder.contains("To: alice@example.org"), "{reminder}");
     assert!(reminder.contains("Mon 26 Oct 2026 12:00 GMT"), "{reminder}");
 
     at(&site, "2026-10-25T18:00:00Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 3, "a reminder is sent once");
+    assert_eq!(mails(&site).len(), 4, "a reminder is sent once");
 
     at(&site, "2026-10-26T11:59:59Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 3, "nothing happens before the deadline");
+    assert_eq!(mails(&site).len(), 4, "nothing happens before the deadline");
 
     at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
     let m = mails(&site);
@@ -104,7 +108,7 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
     assert!(nmr[0].contains("To: alice@example.org"));
     let referee: Vec<&String> = m
         .iter()
-        .filter(|t| t.contains("To: ref@example.org"))
+        .filter(|t| t.contains("To: ref@example.org") && !t.contains("you are the referee"))
         .collect();
     assert_eq!(referee.len(), 1);
     assert!(
@@ -157,12 +161,12 @@ fn paused_games_do_not_time_out() {
     start(&site, "pass");
     at(&site, "2026-10-24T00:00:00Z", &["pause", "1"]);
     at(&site, "2026-10-30T00:00:00Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 2, "no reminder, no NMR while paused");
+    assert_eq!(mails(&site).len(), 3, "no reminder, no NMR while paused");
     at(&site, "2026-10-30T00:00:00Z", &["resume", "1"]);
     at(&site, "2026-11-01T23:59:00Z", &["serve", "--once"]);
     assert_eq!(
         mails(&site).len(),
-        3,
+        4,
         "a reminder a day before the new deadline"
     );
 }

@@ -82,6 +82,41 @@ pub const COMMANDS: &[CommandSpec] = &[
         args: "FROM TO",
         help: "away on these dates (YYYY-MM-DD)",
     },
+    CommandSpec {
+        word: "APPROVE",
+        args: "",
+        help: "referee: release the results held for review",
+    },
+    CommandSpec {
+        word: "AMEND",
+        args: "FIX BECAUSE WHY",
+        help: "referee: correct the position (docs/referee.md)",
+    },
+    CommandSpec {
+        word: "BROADCAST",
+        args: "TEXT",
+        help: "referee: a message to every player",
+    },
+    CommandSpec {
+        word: "REVEAL",
+        args: "",
+        help: "referee: both boards to everyone",
+    },
+    CommandSpec {
+        word: "PAUSE",
+        args: "",
+        help: "referee: stop the game's clock",
+    },
+    CommandSpec {
+        word: "RESUME",
+        args: "",
+        help: "referee: restart it with a full turn",
+    },
+    CommandSpec {
+        word: "EXTEND",
+        args: "TIME",
+        help: "referee: move the deadline, e.g. EXTEND 48h",
+    },
 ];
 
 /// One recognised command.
@@ -98,6 +133,15 @@ pub enum Command {
     TimeZone(String),
     /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
     Absence(String, String),
+    /// The referee's commands.
+    Approve,
+    /// A correction line and the reason given for it.
+    Amend(String, String),
+    Broadcast(String),
+    Reveal,
+    Pause,
+    Resume,
+    Extend(String),
 }
 
 /// What a mail's text says.
@@ -114,6 +158,13 @@ pub struct Request {
     pub ignored: Vec<(usize, String)>,
     /// Lines that looked like commands but were malformed: (line, text, why).
     pub errors: Vec<(usize, String, String)>,
+}
+
+/// A line without its first word.
+fn rest_of(line: &str) -> &str {
+    line.trim()
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r.trim())
 }
 
 /// Read the commands and orders out of the subject and the text of a mail.
@@ -164,6 +215,47 @@ pub fn parse(subject: &str, text: &str) -> Request {
                     "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
                 )),
             },
+            Some("APPROVE") if arg.is_none() => req.commands.push(Command::Approve),
+            Some("REVEAL") if arg.is_none() => req.commands.push(Command::Reveal),
+            Some("PAUSE") if arg.is_none() => req.commands.push(Command::Pause),
+            Some("RESUME") if arg.is_none() => req.commands.push(Command::Resume),
+            Some("EXTEND") => match (arg, extra) {
+                (Some(d), false) => req.commands.push(Command::Extend(d.to_string())),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "EXTEND takes one duration, e.g. EXTEND 48h".into(),
+                )),
+            },
+            Some("BROADCAST") => {
+                let text = rest_of(line);
+                if text.is_empty() {
+                    req.errors.push((
+                        line_no,
+                        line.into(),
+                        "BROADCAST takes the message on the same line".into(),
+                    ));
+                } else {
+                    req.commands.push(Command::Broadcast(text.to_string()));
+                }
+            }
+            Some("AMEND") => {
+                let rest = rest_of(line);
+                let upper = rest.to_ascii_uppercase();
+                match upper.find(" BECAUSE ") {
+                    Some(i) if !rest[..i].trim().is_empty() && !rest[i + 9..].trim().is_empty() => {
+                        req.commands.push(Command::Amend(
+                            rest[..i].trim().to_string(),
+                            rest[i + 9..].trim().to_string(),
+                        ));
+                    }
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "AMEND takes a correction and its reason, e.g.\n  AMEND UNIT F5 FIGURES 2 BECAUSE the battle was rolled twice".into(),
+                    )),
+                }
+            }
             Some("ABSENCE") => {
                 let mut w = line.split_whitespace().skip(1);
                 match (w.next(), w.next(), w.next()) {

@@ -31,3 +31,12 @@ pub fn document(board: &str, heading: &str, text: &str) -> String {
     );
     o
 }
+
+/// A board fragment under a heading (the referee's mail shows several).
+#[must_use]
+pub fn labelled_board(label: &str, board: &str) -> String {
+    format!(
+        "<section style=\"border-top:2px solid #555;margin-top:8px\"><h3 style=\"font-size:15px;margin:6px 0\">{}</h3>\n{board}</section>\n",
+        esc(label)
+    )
+}

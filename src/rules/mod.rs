@@ -181,6 +181,16 @@ pub trait Family: Send + Sync + 'static {
     fn render_text(&self, s: &Self::State, viewer: &Viewer) -> String {
         self.report(s, &[], viewer, None).map
     }
+    /// A referee's correction (`AMEND`), in the family's own words: the
+    /// corrected state and an audit event. It is a turn of its own, replayed
+    /// by `verify` like any other. A family without corrections refuses.
+    fn amend(
+        &self,
+        _s: &Self::State,
+        _text: &str,
+    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection> {
+        Err(Rejection::whole("this ruleset has no referee corrections"))
+    }
 }
 
 /// A game's state, typed by its family and opaque to everyone else.
@@ -244,6 +254,7 @@ trait Erased: Send + Sync {
     ) -> Parts;
     fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
+    fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -341,6 +352,16 @@ impl<F: Family> Erased for F {
         s.get::<F::State>()
             .map(|t| Family::render_text(self, t, viewer))
             .unwrap_or_else(|| format!("({FOREIGN})\n"))
+    }
+    fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
+        let t = s
+            .get::<F::State>()
+            .ok_or_else(|| Rejection::whole(FOREIGN))?;
+        let (next, events) = Family::amend(self, t, text)?;
+        Ok(Adjudication {
+            state: State::of(next),
+            events,
+        })
     }
 }
 
@@ -625,7 +646,16 @@ impl Rules {
     pub fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
         self.0.describe_events(events, viewer)
     }
+
+    /// A referee's correction: the corrected state and its audit event.
+    pub fn amend(&self, state: &State, text: &str) -> Result<Adjudication, Rejection> {
+        self.0.amend(state, text)
+    }
 }
+
+/// The side name under which a referee's corrections are stored as a turn's
+/// orders (no scenario may name a side so).
+pub const REFEREE_SIDE: &str = "referee";
 
 /// The outcome of one rules test vector.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use super::{adjudicate_turn, setup_state, state_hash, Judge, Position, ServiceError};
 use crate::engine::dice::{self, ChaChaDice, Dice, Seed};
-use crate::rules::{Orders, Rules, Scenario};
+use crate::rules::{Orders, Rules, Scenario, REFEREE_SIDE};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -320,7 +320,13 @@ pub fn verify(export: &Export) -> Verification {
                 text: o.orders.clone(),
             })
             .collect();
-        match adjudicate_turn(&rules, &state, &master, t.turn, &orders) {
+        let replay = match orders.as_slice() {
+            [one] if one.side == REFEREE_SIDE => {
+                super::referee::amend_turn(&rules, &state, &one.text)
+            }
+            _ => adjudicate_turn(&rules, &state, &master, t.turn, &orders),
+        };
+        match replay {
             Ok(adj) => {
                 for (i, (a, b)) in t.events.iter().zip(&adj.events).enumerate() {
                     let kind = b.get("kind").and_then(Value::as_str).unwrap_or("event");

@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod deadlines;
 pub mod export;
+pub mod referee;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
@@ -81,6 +82,9 @@ pub struct GameOptions {
     pub observers: Vec<String>,
     /// Rule options for the family (`--option KEY=VALUE`), kept with the game.
     pub rule_options: std::collections::BTreeMap<String, String>,
+    /// Review mode: each phase's results go to the referee first and reach
+    /// the players on APPROVE, or after this many seconds.
+    pub review_secs: Option<i64>,
 }
 
 impl Default for GameOptions {
@@ -95,6 +99,7 @@ impl Default for GameOptions {
             ruleset_file: None,
             observers: Vec::new(),
             rule_options: std::collections::BTreeMap::new(),
+            review_secs: None,
         }
     }
 }
@@ -235,12 +240,12 @@ impl Judge {
     }
 
     fn seat_address(&self, seat: &Seat) -> String {
-        format!(
-            "{}+{}@{}",
-            self.cfg.local_part(),
-            seat.token,
-            self.cfg.domain()
-        )
+        self.address_of(&seat.token)
+    }
+
+    /// The judge's plus-address carrying a token.
+    fn address_of(&self, token: &str) -> String {
+        format!("{}+{}@{}", self.cfg.local_part(), token, self.cfg.domain())
     }
 
     pub fn game(&self, id: i64) -> Result<Game, ServiceError> {
@@ -295,6 +300,11 @@ impl Judge {
                     "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
                 )));
             }
+        }
+        if opts.review_secs.is_some() && opts.referee.is_none() {
+            return Err(ServiceError::Invalid(
+                "review mode needs a referee: give --referee EMAIL".into(),
+            ));
         }
         if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
             return Err(ServiceError::Invalid(
@@ -379,16 +389,33 @@ impl Judge {
             )?;
         }
         tx.execute(
-            "UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6 WHERE id = ?1",
+            "UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1",
             rusqlite::params![
                 id,
                 opts.nmr_policy,
                 opts.grace_secs,
                 opts.referee,
                 opts.zone_of("referee"),
-                opts.referee_after
+                opts.referee_after,
+                opts.review_secs
             ],
         )?;
+        if let Some(email) = &opts.referee {
+            if email.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{email}' is not an email address"
+                )));
+            }
+            store::insert_referee(
+                &tx,
+                &store::Referee {
+                    game_id: id,
+                    email: email.to_ascii_lowercase(),
+                    secret: random_word(8)?,
+                    token: random_word(12)?,
+                },
+            )?;
+        }
         let mut queue = Queue::new();
         let mut seat_rows = Vec::new();
         for (side, email) in seats {
@@ -408,6 +435,10 @@ impl Judge {
         }
         for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
             let m = self.welcome(&tx, id, seat)?;
+            queue.push(m, "welcome");
+        }
+        if let Some(r) = store::referee(&tx, id)? {
+            let m = self.referee_welcome(&tx, id, &r)?;
             queue.push(m, "welcome");
         }
         // A game whose first phase is the judge's own (an initiative roll
@@ -668,10 +699,31 @@ impl Judge {
             queue.push(self.reply(env, &from, "", text), "error");
             return Ok(("answered: malformed commands".into(), problems.join("; ")));
         }
+        if let Some(referee) = self.referee_of(env, &req)? {
+            return self.referee_mail(tx, env, &req, &referee, queue);
+        }
         let seat = self.authenticate(env, &req)?;
         let mut done = Vec::new();
         for cmd in &req.commands {
             match cmd {
+                Command::Approve
+                | Command::Amend(..)
+                | Command::Broadcast(_)
+                | Command::Reveal
+                | Command::Pause
+                | Command::Resume
+                | Command::Extend(_) => {
+                    let text = self.error_text(
+                        "Only a game's referee may APPROVE, AMEND, BROADCAST, REVEAL, PAUSE,\nRESUME or EXTEND, from the referee's own seat.",
+                        &[],
+                        "",
+                    );
+                    queue.push(self.reply(env, &from, "", text), "error");
+                    return Ok((
+                        "answered: referee command from a non-referee".into(),
+                        String::new(),
+                    ));
+                }
                 Command::Help => {
                     let text = protocol::help_text(&self.cfg.judge.address);
                     queue.push(self.reply(env, &from, "Adjutant: help", text), "reply");
@@ -1084,6 +1136,11 @@ impl Judge {
                 game.id
             ))));
         }
+        if let Some(t) = game.held_from {
+            return Err(ServiceError::Rejected(Rejection::whole(format!(
+                "the results of turn {t} are with the referee for review; orders for\nthe next phase are taken once the referee has released them"
+            ))));
+        }
         let Position { rules, state, .. } = Self::position_in(tx, &game, None)?;
         let phase = rules.phase(&state);
         if !phase.sides.contains(&seat.side) {
@@ -1198,42 +1255,122 @@ impl Judge {
             ],
         )?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        self.report_made(tx, &game, rules, &made, &state, queue)?;
+        Ok(turn)
+    }
+
+    /// Queue the reports of `made`: to everyone, or, in review mode, to the
+    /// referee alone until it approves (the players' reports of every turn
+    /// since the review began are sent then, as one).
+    fn report_made(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        rules: &Rules,
+        made: &[MadeTurn],
+        state: &State,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let review = game.review_secs.is_some() && store::referee(tx, game.id)?.is_some();
+        if review {
+            if game.held_from.is_none() {
+                if let Some(first) = made.first() {
+                    tx.execute(
+                        "UPDATE games SET held_from = ?2, held_since = ?3 WHERE id = ?1",
+                        rusqlite::params![game.id, first.turn, self.now()],
+                    )?;
+                }
+            }
+            let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+            self.queue_reports(tx, &game, rules, made, state, Audience::Referee, queue)
+        } else {
+            self.queue_reports(tx, game, rules, made, state, Audience::All, queue)
+        }
+    }
+
+    /// Queue one report of `made` per recipient of `audience`.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_reports(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        rules: &Rules,
+        made: &[MadeTurn],
+        state: &State,
+        audience: Audience,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
         // Who gets this turn's report, and as whom: every seat from its own
         // side, observers as the public, the referee from above.
         let mut recipients: Vec<(String, Viewer, String, Option<String>, &'static str)> =
             Vec::new();
-        for s in store::seats(tx, game.id)?
-            .into_iter()
-            .filter(|s| s.email != OPEN_SEAT)
-        {
-            let reply_to = Some(self.seat_address(&s));
-            recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
+        if audience != Audience::Referee {
+            for s in store::seats(tx, game.id)?
+                .into_iter()
+                .filter(|s| s.email != OPEN_SEAT)
+            {
+                let reply_to = Some(self.seat_address(&s));
+                recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
+            }
+            for o in store::observers(tx, game.id)? {
+                recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer"));
+            }
         }
-        for o in store::observers(tx, game.id)? {
-            recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer"));
+        if audience != Audience::Players {
+            if let Some(referee) = game.referee.clone() {
+                let reply_to = store::referee(tx, game.id)?.map(|r| self.address_of(&r.token));
+                recipients.push((
+                    referee,
+                    Viewer::Referee,
+                    game.referee_tz.clone(),
+                    reply_to,
+                    "referee",
+                ));
+            }
         }
-        if let Some(referee) = game.referee.clone() {
-            recipients.push((
-                referee,
-                Viewer::Referee,
-                game.referee_tz.clone(),
-                None,
-                "referee",
-            ));
-        }
-        let heading = made_heading(&made);
+        let heading = made_heading(made);
         for (to, viewer, tz, reply_to, kind) in recipients {
-            let (text, parts) = self.report_text(&game, rules, &made, &state, &viewer, &tz)?;
+            let (mut text, parts) = self.report_text(game, rules, made, state, &viewer, &tz)?;
+            let mut html_extra = String::new();
             let copy = if viewer == Viewer::Referee {
+                // The referee's desk: both sides' boards, labelled, and
+                // what waits for it.
+                let mut desk = String::new();
+                if let Some(t) = game.held_from {
+                    desk.push_str(&format!(
+                        "HELD FOR YOUR REVIEW: the players have not seen turn {t} onwards.\nReply APPROVE to release the results, or AMEND to correct them first.\n\n"
+                    ));
+                }
+                for side in rules.sides(state) {
+                    let p = rules.report_parts(state, &[], &Viewer::Side(side.clone()), None);
+                    let label = format!("WHAT {} SEES", side.to_uppercase());
+                    desk.push_str(&format!(
+                        "{label}\n{}\n{}\n",
+                        "=".repeat(label.len()),
+                        p.map
+                    ));
+                    html_extra
+                        .push_str(&crate::report::html::labelled_board(&label, &p.board_html));
+                }
+                text = format!("{text}\n{desk}");
                 ", referee's copy"
             } else {
                 ""
             };
             let subject = format!("Game {}: {heading}{copy}", game.id);
+            let html = if html_extra.is_empty() {
+                parts.html(&subject, &text)
+            } else {
+                let board = format!(
+                    "{}{html_extra}",
+                    crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
+                );
+                crate::report::html::document(&board, &subject, &text)
+            };
             queue.push(
                 Outgoing {
                     to,
-                    html: Some(parts.html(&subject, &text)),
+                    html: Some(html),
                     attachments: vec![parts.attachment()],
                     subject,
                     text,
@@ -1244,7 +1381,7 @@ impl Judge {
                 kind,
             );
         }
-        Ok(turn)
+        Ok(())
     }
 
     /// The report of `made` (one phase, or one and the judge's own phases
@@ -1271,10 +1408,20 @@ impl Judge {
             .map(|m| m.movers.clone())
             .unwrap_or_default();
         let mover = match movers.as_slice() {
-            [one] => Some(one.as_str()),
+            [one] if one != crate::rules::REFEREE_SIDE => Some(one.as_str()),
             _ => None,
         };
-        let lines = rules.describe_events(&events, viewer);
+        // The referee's corrections are said first, whatever the family's
+        // combat report makes of the turn.
+        let by_referee = |m: &&MadeTurn| m.movers.iter().any(|s| s == crate::rules::REFEREE_SIDE);
+        let of = |referee: bool| -> Vec<serde_json::Value> {
+            made.iter()
+                .filter(|m| by_referee(m) == referee)
+                .flat_map(|m| m.events.iter().cloned())
+                .collect()
+        };
+        let lines = rules.describe_events(&of(false), viewer);
+        let referee_lines = rules.describe_events(&of(true), viewer);
         let over = game.status == "over" && game.turn == turn;
         let parts = rules.report_parts(state, &events, viewer, mover);
         let earlier: Vec<serde_json::Value> = made[..made.len() - 1]
@@ -1288,6 +1435,7 @@ impl Judge {
                 "turn": turn, "turns": made_turns(made),
                 "mover": mover_label(&movers),
                 "events": lines, "combat": parts.combat, "map": parts.map,
+                "referee_lines": referee_lines,
                 "orders_template": parts.orders,
                 "over": over, "result": result_line(game.result.as_deref()),
                 "seed": if over { game.seed.clone() } else { String::new() },
@@ -1634,6 +1782,14 @@ fn absence_span(
             .ok_or_else(|| "that time does not exist in your zone".to_string())
     };
     Ok((local(start)?, local(end)?))
+}
+
+/// Who a report goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    All,
+    Players,
+    Referee,
 }
 
 /// One phase made by [`Judge::resolve`].

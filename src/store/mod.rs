@@ -134,6 +134,20 @@ CREATE TABLE pending (
     PRIMARY KEY (game_id, side)
 );
 "#,
+    r#"
+-- The referee's desk: a referee seat that can be mailed (token, secret),
+-- review mode (results held for the referee until APPROVE or the time
+-- limit), and the first turn whose reports the players have not had yet.
+CREATE TABLE referees (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    email   TEXT NOT NULL,
+    secret  TEXT NOT NULL,
+    token   TEXT NOT NULL UNIQUE
+);
+ALTER TABLE games ADD COLUMN review_secs INTEGER;
+ALTER TABLE games ADD COLUMN held_from INTEGER;
+ALTER TABLE games ADD COLUMN held_since TEXT;
+"#,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -208,6 +222,59 @@ pub struct Game {
     pub scenario_text: Option<String>,
     /// The text of a house-rule variant of the ruleset, if the game uses one.
     pub ruleset_text: Option<String>,
+    /// Review mode: results wait for the referee's APPROVE at most this long.
+    pub review_secs: Option<i64>,
+    /// The first turn whose reports the players have not had (under review).
+    pub held_from: Option<u32>,
+    /// When that review began.
+    pub held_since: Option<String>,
+}
+
+/// A game's referee seat: the referee mails the judge with its token or
+/// GAME and PASSWORD like a player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Referee {
+    pub game_id: i64,
+    pub email: String,
+    pub secret: String,
+    pub token: String,
+}
+
+pub fn insert_referee(tx: &Transaction<'_>, r: &Referee) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT OR REPLACE INTO referees (game_id, email, secret, token) VALUES (?1, ?2, ?3, ?4)",
+        params![r.game_id, r.email, r.secret, r.token],
+    )?;
+    Ok(())
+}
+
+fn referee_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Referee> {
+    Ok(Referee {
+        game_id: r.get(0)?,
+        email: r.get(1)?,
+        secret: r.get(2)?,
+        token: r.get(3)?,
+    })
+}
+
+pub fn referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT game_id, email, secret, token FROM referees WHERE game_id = ?1",
+            [game_id],
+            referee_row,
+        )
+        .optional()?)
+}
+
+pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT game_id, email, secret, token FROM referees WHERE token = ?1",
+            [token.to_ascii_lowercase()],
+            referee_row,
+        )
+        .optional()?)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,7 +294,7 @@ pub struct Seat {
 
 const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
      nmr_policy, grace_secs, referee, referee_tz, referee_after, paused, reminded_turn, nmr_turn, max_absence_days, \
-     scenario_text, ruleset_text";
+     scenario_text, ruleset_text, review_secs, held_from, held_since";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
     Ok(Game {
@@ -253,6 +320,9 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
         max_absence_days: r.get(19)?,
         scenario_text: r.get(20)?,
         ruleset_text: r.get(21)?,
+        review_secs: r.get(22)?,
+        held_from: r.get(23)?,
+        held_since: r.get(24)?,
     })
 }
 

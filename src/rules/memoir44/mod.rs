@@ -6,6 +6,7 @@
 //! The engine is pure: dice come through [`Chance`], nothing reads the clock,
 //! and every map is a `BTreeMap`.
 
+pub mod amend;
 pub mod battle;
 pub mod board;
 pub mod case;
@@ -298,6 +299,10 @@ impl Family for Ruleset {
 
     fn render_text(&self, s: &State, viewer: &Viewer) -> String {
         render::text(self, s, viewer)
+    }
+
+    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        amend::amend(self, s, text)
     }
 }
 

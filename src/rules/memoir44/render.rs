@@ -355,6 +355,24 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
 /// One stored (JSON) event as a sentence for `viewer`.
 #[must_use]
 pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
+    let kind = event.get("kind").and_then(|s| s.as_str()).unwrap_or("");
+    if kind == "amended" {
+        // The referee's correction: the lines may name units a side cannot
+        // see, so sides are told only that the position was corrected.
+        if *viewer == Viewer::Referee {
+            let lines: Vec<&str> = event
+                .get("lines")
+                .and_then(serde_json::Value::as_array)
+                .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
+                .unwrap_or_default();
+            return Some(format!("The referee corrected: {}.", lines.join("; ")));
+        }
+        return Some("The referee corrected the position (the map shows it as it now is).".into());
+    }
+    if kind == "referee-note" {
+        let reason = event.get("reason").and_then(|s| s.as_str()).unwrap_or("");
+        return Some(format!("The referee's reason: {reason}"));
+    }
     match serde_json::from_value::<Event>(event.clone()) {
         Ok(e) => describe_event(&e, viewer),
         Err(_) => {

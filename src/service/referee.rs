@@ -1,0 +1,518 @@
+//! The referee's desk: a referee seat with its own token and secret, review
+//! mode (each phase's results go to the referee first and reach the players
+//! on APPROVE or when the review time runs out), corrections (AMEND) that
+//! are turns of their own so `verify` replays and checks them, BROADCAST,
+//! REVEAL, and the clock commands by mail. docs/referee.md is the guide.
+
+use super::clock::stamp;
+use super::{
+    deadlines, parse_duration, random_word, state_hash, Audience, Game, Judge, MadeTurn, Position,
+    Queue, ServiceError,
+};
+use crate::mail::outbound::Outgoing;
+use crate::mail::parse::Envelope;
+use crate::protocol::{self, Command, Request};
+use crate::rules::{Adjudication, Rejection, Rules, State, Viewer, REFEREE_SIDE};
+use crate::store::{self, Referee, Submission};
+use rusqlite::Transaction;
+use serde_json::json;
+
+/// Apply a correction stored as a turn's orders: a first line
+/// `REASON <why>`, then the family's correction lines. Pure, so `verify`
+/// replays it exactly; the reason becomes the first event.
+pub fn amend_turn(rules: &Rules, state: &State, text: &str) -> Result<Adjudication, Rejection> {
+    let mut lines = text.lines();
+    let reason = lines
+        .next()
+        .and_then(|l| l.strip_prefix("REASON "))
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| Rejection::whole("a correction needs a reason"))?;
+    // Keep the line numbers of the text as the referee wrote it.
+    let rest = format!("\n{}", lines.collect::<Vec<_>>().join("\n"));
+    let mut adj = rules.amend(state, &rest)?;
+    adj.events
+        .insert(0, json!({"kind": "referee-note", "reason": reason}));
+    Ok(adj)
+}
+
+impl Judge {
+    /// The welcome mail of a game's referee: its secret, how to reply, and
+    /// what it may do.
+    pub(super) fn referee_welcome(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        r: &Referee,
+    ) -> Result<Outgoing, ServiceError> {
+        let game = store::game(tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let review = game.review_secs.map_or_else(
+            || "Results go to the players at once; you get a copy of every report.".to_string(),
+            |s| {
+                format!(
+                    "Review mode: every phase's results come to you first and reach the\nplayers when you reply APPROVE (or after {} if you do not).",
+                    super::human_duration(s)
+                )
+            },
+        );
+        let text = format!(
+            "You referee game {game_id} ({}).\n\nYour secret: {}\nReply to this mail (its reply address carries your seat), or put\nGAME {game_id} and PASSWORD <secret> at the top of a fresh mail.\n\n{review}\n\nBy mail you may send, one per line:\n  APPROVE                       release the results held for review\n  AMEND <fix> BECAUSE <why>     correct the position, e.g.\n                                AMEND UNIT F5 FIGURES 2 BECAUSE rolled twice\n  BROADCAST <text>              a message to every player\n  REVEAL                        both boards to everyone\n  PAUSE, RESUME, EXTEND 48h     the game's clock\n  MAP                           the position as you and each side see it\ndocs/referee.md has the whole desk.\n",
+            game.scenario, r.secret
+        );
+        Ok(Outgoing {
+            to: r.email.clone(),
+            subject: format!("Game {game_id}: you are the referee"),
+            text,
+            reply_to: Some(self.address_of(&r.token)),
+            game_id: Some(game_id),
+            ..Outgoing::default()
+        })
+    }
+
+    /// The referee a mail speaks for: its plus-address token, or GAME and
+    /// PASSWORD with the referee's secret.
+    pub(super) fn referee_of(
+        &self,
+        env: &Envelope,
+        req: &Request,
+    ) -> Result<Option<Referee>, ServiceError> {
+        for to in &env.to {
+            if let Some(tok) = protocol::token_of(to, self.cfg.local_part(), self.cfg.domain()) {
+                if let Some(r) = store::referee_by_token(&self.conn, &tok)? {
+                    return Ok(Some(r));
+                }
+            }
+        }
+        if let (Some(game), Some(pw)) = (req.game, req.password.as_deref()) {
+            if let Some(r) = store::referee(&self.conn, game)? {
+                if r.secret == pw.to_ascii_lowercase() {
+                    return Ok(Some(r));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Everything a referee's mail asks, answered in one mail.
+    pub(super) fn referee_mail(
+        &self,
+        tx: &Transaction<'_>,
+        env: &Envelope,
+        req: &Request,
+        r: &Referee,
+        queue: &mut Queue,
+    ) -> Result<(String, String), ServiceError> {
+        let from = env.from.clone().unwrap_or_default();
+        let mut answer: Vec<String> = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        if req.has_orders {
+            answer.push(
+                "A referee gives no orders: the lines that looked like orders were not\nused. Use AMEND to correct the position."
+                    .into(),
+            );
+        }
+        let amend: Vec<(&String, &String)> = req
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                Command::Amend(fix, why) => Some((fix, why)),
+                _ => None,
+            })
+            .collect();
+        if !amend.is_empty() {
+            let fix: Vec<&str> = amend.iter().map(|(f, _)| f.as_str()).collect();
+            let mut why: Vec<&str> = amend.iter().map(|(_, w)| w.as_str()).collect();
+            why.dedup();
+            let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
+            match self.amend_in(tx, &game, &fix.join("\n"), &why.join("; "), queue) {
+                Ok(turn) => {
+                    answer.push(format!(
+                        "Corrected as turn {turn}:\n{}",
+                        fix.iter()
+                            .map(|l| format!("  # {l}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ));
+                    done.push("amend");
+                }
+                Err(ServiceError::Rejected(rej)) => {
+                    answer.push(format!("The correction was not made: {rej}"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        for cmd in &req.commands {
+            let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
+            match cmd {
+                Command::Amend(..) => {}
+                Command::Approve => match self.approve_in(tx, &game, queue)? {
+                    Some((a, b)) => {
+                        answer.push(format!(
+                            "Released: the players now have the results of {}.",
+                            if a == b {
+                                format!("turn {a}")
+                            } else {
+                                format!("turns {a}-{b}")
+                            }
+                        ));
+                        done.push("approve");
+                    }
+                    None => answer.push("Nothing is held for review.".into()),
+                },
+                Command::Broadcast(text) => {
+                    self.broadcast_in(tx, &game, text, queue)?;
+                    answer.push("Your message went to every player.".into());
+                    done.push("broadcast");
+                }
+                Command::Reveal => {
+                    self.reveal_in(tx, &game, queue)?;
+                    answer.push("Both boards went to every player.".into());
+                    done.push("reveal");
+                }
+                Command::Pause | Command::Resume => {
+                    let pause = *cmd == Command::Pause;
+                    self.set_paused(game.id, pause)?;
+                    answer.push(format!(
+                        "The clock of game {} is {}.",
+                        game.id,
+                        if pause { "paused" } else { "running again" }
+                    ));
+                    done.push("clock");
+                }
+                Command::Extend(d) => match parse_duration(d) {
+                    Some(secs) => match self.extend(game.id, secs) {
+                        Ok(at) => {
+                            answer.push(format!(
+                                "The deadline is now {}.",
+                                deadlines::show(&at, &game.referee_tz)
+                            ));
+                            done.push("extend");
+                        }
+                        Err(e) => answer.push(format!("Not extended: {e}")),
+                    },
+                    None => answer.push(format!("'{d}' is not a duration like 48h or 3d.")),
+                },
+                Command::Map | Command::Status => {
+                    let Position {
+                        rules, state, hash, ..
+                    } = Self::position_in(tx, &game, None)?;
+                    let mut text = rules
+                        .report_parts(&state, &[], &Viewer::Referee, None)
+                        .map;
+                    for side in rules.sides(&state) {
+                        let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
+                        text.push_str(&format!("\nWHAT {} SEES\n{}", side.to_uppercase(), p.map));
+                    }
+                    if let Some(t) = game.held_from {
+                        text.push_str(&format!("\nHeld for your review from turn {t}.\n"));
+                    }
+                    answer.push(format!("Game {}, turn {}:\n{text}State {hash}", game.id, game.turn));
+                    done.push("map");
+                }
+                Command::Help => {
+                    answer.push(protocol::help_text(&self.cfg.judge.address));
+                    done.push("help");
+                }
+                other => answer.push(format!(
+                    "{other:?} is a player's command; as referee you may APPROVE, AMEND,\nBROADCAST, REVEAL, PAUSE, RESUME, EXTEND or ask for the MAP."
+                )),
+            }
+        }
+        if answer.is_empty() {
+            answer.push("Your mail held no referee command (see HELP).".into());
+        }
+        let mut m = self.reply(env, &from, "", answer.join("\n\n") + "\n");
+        m.reply_to = Some(self.address_of(&r.token));
+        m.game_id = Some(r.game_id);
+        if !from.eq_ignore_ascii_case(&r.email) {
+            m.to = r.email.clone();
+        }
+        queue.push(m, "reply");
+        Ok((format!("referee: {}", done.join(", ")), String::new()))
+    }
+
+    /// A correction as a turn of its own (stored as orders of the side
+    /// `referee`), reported like any turn: in review mode to the referee
+    /// first. Returns the turn made.
+    fn amend_in(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        fix: &str,
+        reason: &str,
+        queue: &mut Queue,
+    ) -> Result<u32, ServiceError> {
+        let reason = reason.lines().next().unwrap_or("").trim();
+        if reason.is_empty() {
+            return Err(ServiceError::Rejected(Rejection::whole(
+                "a correction needs a reason (AMEND <fix> BECAUSE <why>)",
+            )));
+        }
+        let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
+        let text = format!("REASON {reason}\n{fix}");
+        let adj = amend_turn(&rules, &state, &text).map_err(ServiceError::Rejected)?;
+        let turn = game.turn + 1;
+        store::insert_submission(
+            tx,
+            game.id,
+            &Submission {
+                turn,
+                side: REFEREE_SIDE.to_string(),
+                orders: text,
+                source: "referee".into(),
+                received_at: self.now(),
+            },
+        )?;
+        store::insert_events(tx, game.id, turn, &adj.events)?;
+        let json = rules.to_json(&adj.state);
+        let hash = state_hash(&json);
+        store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
+        tx.execute(
+            "UPDATE games SET turn = ?2 WHERE id = ?1",
+            rusqlite::params![game.id, turn],
+        )?;
+        let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        let made = [MadeTurn {
+            turn,
+            movers: vec![REFEREE_SIDE.to_string()],
+            events: adj.events,
+            hash,
+        }];
+        self.report_made(tx, &game, &rules, &made, &adj.state, queue)?;
+        Ok(turn)
+    }
+
+    /// Release the results held for review: the players get one report of
+    /// every turn since the review began, and a full turn's time. Returns
+    /// the turns released, or None if nothing was held.
+    fn approve_in(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        queue: &mut Queue,
+    ) -> Result<Option<(u32, u32)>, ServiceError> {
+        let Some(from) = game.held_from else {
+            return Ok(None);
+        };
+        let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
+        let events = store::events(tx, game.id, None)?;
+        let subs = store::submissions(tx, game.id)?;
+        let mut made = Vec::new();
+        for turn in from..=game.turn {
+            let hash = store::snapshot(tx, game.id, Some(turn))?
+                .map(|(_, _, h)| h)
+                .unwrap_or_default();
+            made.push(MadeTurn {
+                turn,
+                movers: subs
+                    .iter()
+                    .filter(|s| s.turn == turn)
+                    .map(|s| s.side.clone())
+                    .collect(),
+                events: events
+                    .iter()
+                    .filter(|(t, _)| *t == turn)
+                    .map(|(_, e)| e.clone())
+                    .collect(),
+                hash,
+            });
+        }
+        let deadline_at = game
+            .deadline_secs
+            .filter(|_| game.status != "over")
+            .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
+        tx.execute(
+            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2 WHERE id = ?1",
+            rusqlite::params![game.id, deadline_at],
+        )?;
+        let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
+        Ok(Some((from, game.turn)))
+    }
+
+    /// A message from the referee to every seat and observer.
+    fn broadcast_in(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        text: &str,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let body = format!(
+            "A message from the referee of game {}:\n\n  {}\n",
+            game.id,
+            crate::report::wrap(text, 76, "  ").trim_end()
+        );
+        for (to, reply_to) in self.audience(tx, game)? {
+            queue.push(
+                Outgoing {
+                    to,
+                    subject: format!("Game {}: a message from the referee", game.id),
+                    text: body.clone(),
+                    reply_to,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "broadcast",
+            );
+        }
+        Ok(())
+    }
+
+    /// Both boards (the referee's view and each side's) to every seat and
+    /// observer.
+    fn reveal_in(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let Position {
+            rules, state, hash, ..
+        } = Self::position_in(tx, game, None)?;
+        let parts = rules.report_parts(&state, &[], &Viewer::Referee, None);
+        let mut text = format!(
+            "The referee of game {} reveals the whole position, as the referee\nsees it, after turn {}.\n\n{}",
+            game.id, game.turn, parts.map
+        );
+        for side in rules.sides(&state) {
+            let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
+            text.push_str(&format!("\nWHAT {} SAW\n{}", side.to_uppercase(), p.map));
+        }
+        text.push_str(&format!("\nState {hash}\n"));
+        let subject = format!("Game {}: the referee reveals both boards", game.id);
+        for (to, reply_to) in self.audience(tx, game)? {
+            queue.push(
+                Outgoing {
+                    to,
+                    html: Some(parts.html(&subject, &text)),
+                    attachments: vec![parts.attachment()],
+                    subject: subject.clone(),
+                    text: text.clone(),
+                    reply_to,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "reveal",
+            );
+        }
+        Ok(())
+    }
+
+    /// Every seat (with its reply address) and observer of a game.
+    fn audience(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+    ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
+        let mut out: Vec<(String, Option<String>)> = store::seats(tx, game.id)?
+            .into_iter()
+            .filter(|s| s.email != super::OPEN_SEAT)
+            .map(|s| {
+                let a = self.seat_address(&s);
+                (s.email, Some(a))
+            })
+            .collect();
+        out.extend(
+            store::observers(tx, game.id)?
+                .into_iter()
+                .map(|o| (o, None)),
+        );
+        Ok(out)
+    }
+
+    /// Host or referee at the command line: `adjutant amend`.
+    pub fn referee_amend(
+        &mut self,
+        game_id: i64,
+        fix: &str,
+        reason: &str,
+    ) -> Result<u32, ServiceError> {
+        let game = self.game(game_id)?;
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        let turn = self.amend_in(&tx, &game, fix, reason, &mut q)?;
+        self.flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
+        tx.commit()?;
+        Ok(turn)
+    }
+
+    /// `adjutant approve`: release held results; the turns released.
+    pub fn referee_approve(&mut self, game_id: i64) -> Result<Option<(u32, u32)>, ServiceError> {
+        let game = self.game(game_id)?;
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        let r = self.approve_in(&tx, &game, &mut q)?;
+        self.flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
+        tx.commit()?;
+        Ok(r)
+    }
+
+    /// `adjutant broadcast`.
+    pub fn referee_broadcast(&mut self, game_id: i64, text: &str) -> Result<(), ServiceError> {
+        let game = self.game(game_id)?;
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        self.broadcast_in(&tx, &game, text, &mut q)?;
+        let tag = random_word(8)?;
+        self.flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// `adjutant reveal`.
+    pub fn referee_reveal(&mut self, game_id: i64) -> Result<(), ServiceError> {
+        let game = self.game(game_id)?;
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        self.reveal_in(&tx, &game, &mut q)?;
+        self.flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Release reviews whose time has run out (from the daemon's tick).
+    pub fn review_tick(&mut self) -> Result<usize, ServiceError> {
+        let now = self.clock.now();
+        let mut released = 0;
+        for game in store::games(&self.conn)? {
+            let (Some(secs), Some(since)) = (game.review_secs, game.held_since.as_deref()) else {
+                continue;
+            };
+            let Ok(since) = chrono::DateTime::parse_from_rfc3339(since) else {
+                continue;
+            };
+            if now < since.with_timezone(&chrono::Utc) + chrono::Duration::seconds(secs) {
+                continue;
+            }
+            let tx = self.begin()?;
+            let mut q = Queue::new();
+            if let Some((a, b)) = self.approve_in(&tx, &game, &mut q)? {
+                if let Some(r) = store::referee(&tx, game.id)? {
+                    q.push(
+                        Outgoing {
+                            to: r.email.clone(),
+                            subject: format!("Game {}: results released", game.id),
+                            text: format!(
+                                "The review time of game {} ran out, so the results of turns\n{a}-{b} went to the players as they stood.\n",
+                                game.id
+                            ),
+                            reply_to: Some(self.address_of(&r.token)),
+                            game_id: Some(game.id),
+                            ..Outgoing::default()
+                        },
+                        "notice",
+                    );
+                }
+                released += 1;
+            }
+            self.flush(
+                &tx,
+                &format!("game-{}-review-timeout-{}", game.id, game.turn),
+                q,
+            )?;
+            tx.commit()?;
+        }
+        Ok(released)
+    }
+}
