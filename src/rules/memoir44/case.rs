@@ -34,8 +34,28 @@ struct CaseFile {
     #[serde(default)]
     units: Vec<Placement>,
     turn: TurnPart,
+    /// Extension: a campaign battle's pre-battle rolls, played before the
+    /// turn (an empty turn `orders` plays no turn).
+    #[serde(default)]
+    pre_battle: Option<PreBattlePart>,
     #[serde(default)]
     expect: ExpectPart,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreBattlePart {
+    /// Dice per side (victory points of the last battle + campaign wins).
+    dice: BTreeMap<String, u32>,
+    /// Faces forced for the pre-battle roll, in order (sides in scenario order).
+    #[serde(default)]
+    faces: Vec<Spanned<String>>,
+    /// The choices each side mails (absent: the defaults).
+    #[serde(default)]
+    orders: BTreeMap<String, String>,
+    /// The briefing's hand size per side (default: the hand as given).
+    #[serde(default)]
+    hand_size: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -105,6 +125,9 @@ struct ExpectPart {
     /// Extension: the game is over with this winner ("" for a draw).
     #[serde(default)]
     winner: Option<String>,
+    /// Extension: cards in each side's hand at the end.
+    #[serde(default)]
+    hands: BTreeMap<String, usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -144,6 +167,8 @@ struct Built {
     orders: String,
     faces: Vec<u32>,
     expect: ExpectPart,
+    /// Pre-battle: forced faces and each side's orders.
+    pre_battle: Option<(Vec<u32>, Vec<crate::rules::Orders>)>,
 }
 
 fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
@@ -390,6 +415,52 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
             ));
         }
     }
+    let pre_battle = match &cf.pre_battle {
+        None => None,
+        Some(pb) => {
+            let mut dice = vec![0; st.sides.len()];
+            for (k, n) in &pb.dice {
+                let i =
+                    st.side_index(&k.to_ascii_lowercase())
+                        .ok_or_else(|| DataError::Invalid {
+                            file: file.to_string(),
+                            message: format!("pre_battle.dice: unknown side '{k}'"),
+                        })?;
+                dice[i] = *n;
+            }
+            for (k, n) in &pb.hand_size {
+                if let Some(i) = st.side_index(&k.to_ascii_lowercase()) {
+                    st.hand_size[i] = *n;
+                }
+            }
+            st.short_hand = vec![false; st.sides.len()];
+            st.pre_battle = Some(super::campaign::PreBattle {
+                dice,
+                rolled: false,
+                choices: Vec::new(),
+            });
+            let mut pf = Vec::new();
+            for d in &pb.faces {
+                pf.push(r.face_value(d.get_ref()).ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        d.span(),
+                        format!("'{}' is not a die face", d.get_ref()),
+                    )
+                })?);
+            }
+            let orders = pb
+                .orders
+                .iter()
+                .map(|(k, v)| crate::rules::Orders {
+                    side: k.to_ascii_lowercase(),
+                    text: v.clone(),
+                })
+                .collect();
+            Some((pf, orders))
+        }
+    };
     Ok(Built {
         name: cf.name,
         st,
@@ -397,6 +468,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         orders: cf.turn.orders,
         faces,
         expect: cf.expect,
+        pre_battle,
     })
 }
 
@@ -421,15 +493,77 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
     let mut dice = ForcedDice::new(b.faces.clone());
     let mut deck = ChaChaDice::from_seed([0u8; 32]);
     let side = b.st.sides[b.side].clone();
-    let res = {
+    // A campaign battle's pre-battle phases first, through the family's
+    // own phases (the rolls, then every side's choices).
+    let mut pre_events: Vec<serde_json::Value> = Vec::new();
+    let mut start = b.st.clone();
+    let mut pre_problems = Vec::new();
+    if let Some((faces, orders)) = &b.pre_battle {
+        use crate::rules::Family;
+        let mut pd = ForcedDice::new(faces.clone());
+        let res = {
+            let mut chance = Chance {
+                dice: &mut pd,
+                deck: &mut deck,
+            };
+            Family::adjudicate(&r, &start, &[], &mut chance)
+        };
+        match res {
+            Ok((st, ev)) => {
+                start = st;
+                pre_events.extend(ev);
+            }
+            Err(e) => return fail(&b.name, format!("the pre-battle roll failed: {e}")),
+        }
+        if pd.exhausted() || pd.unused() > 0 {
+            pre_problems.push(format!(
+                "pre-battle: the case forces {} dice, the engine rolled {}",
+                faces.len(),
+                pd.rolled()
+            ));
+        }
+        if start.pre_battle.is_some() {
+            let given: Vec<crate::rules::Orders> = orders.clone();
+            let mut none = ForcedDice::new(Vec::new());
+            let res = {
+                let mut chance = Chance {
+                    dice: &mut none,
+                    deck: &mut deck,
+                };
+                Family::adjudicate(&r, &start, &given, &mut chance)
+            };
+            match (res, &b.expect.rejected) {
+                (Ok((st, ev)), _) => {
+                    start = st;
+                    pre_events.extend(ev);
+                }
+                (Err(e), Some(want))
+                    if e.to_string().to_lowercase().contains(&want.to_lowercase()) =>
+                {
+                    return CaseResult {
+                        name: b.name,
+                        passed: true,
+                        detail: format!("rejected: {e}"),
+                    };
+                }
+                (Err(e), _) => {
+                    return fail(&b.name, format!("the pre-battle orders were rejected: {e}"))
+                }
+            }
+        }
+    }
+    let play_turn = b.pre_battle.is_none() || !b.orders.trim().is_empty();
+    let res = if play_turn {
         let mut chance = Chance {
             dice: &mut dice,
             deck: &mut deck,
         };
-        adjudicate(&r, &b.st, &side, &b.orders, &mut chance)
+        adjudicate(&r, &start, &side, &b.orders, &mut chance)
+    } else {
+        Ok((start.clone(), Vec::new()))
     };
     let _ = &ctx;
-    let mut problems = Vec::new();
+    let mut problems = pre_problems;
     let (st, events) = match (res, &b.expect.rejected) {
         (Err(e), Some(want)) => {
             let msg = e.to_string();
@@ -528,14 +662,22 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("medals: unknown side '{sd}'")),
         }
     }
+    for (sd, n) in &b.expect.hands {
+        match st.side_index(sd) {
+            Some(i) if st.hands[i].len() != *n => problems.push(format!(
+                "cards in the hand of {sd}: expected {n}, got {}",
+                st.hands[i].len()
+            )),
+            Some(_) => {}
+            None => problems.push(format!("hands: unknown side '{sd}'")),
+        }
+    }
     for k in &b.expect.events {
-        let found = events.iter().any(|e| {
-            serde_json::to_value(e)
-                .ok()
-                .and_then(|v| v.get("kind").and_then(|x| x.as_str().map(str::to_string)))
-                .as_deref()
-                == Some(k.as_str())
-        });
+        let found = events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .chain(pre_events.iter().cloned())
+            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
         if !found {
             problems.push(format!("expected an event '{k}'"));
         }

@@ -9,6 +9,7 @@
 pub mod amend;
 pub mod battle;
 pub mod board;
+pub mod campaign;
 pub mod case;
 pub mod events;
 pub mod orders;
@@ -155,7 +156,7 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 }
 
 /// The game options (`new-game --option`) Memoir '44 knows.
-pub const GAME_OPTIONS: &[&str] = &[];
+pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION];
 
 /// The words Memoir '44 order lines start with.
 pub const ORDER_WORDS: &[&str] = &[
@@ -215,10 +216,25 @@ impl Family for Ruleset {
                 ),
             });
         }
-        match &scenario.text {
+        let mut st = match &scenario.text {
             Some(text) => setup_text(self, text, &scenario.file, deck),
             None => setup(self, &scenario.id, deck),
+        }?;
+        if let Some(v) = scenario.options.get(campaign::OPTION) {
+            let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", campaign::OPTION),
+            })?;
+            if dice.iter().any(|d| *d > 0) {
+                st.short_hand = vec![false; st.sides.len()];
+                st.pre_battle = Some(campaign::PreBattle {
+                    dice,
+                    rolled: false,
+                    choices: Vec::new(),
+                });
+            }
         }
+        Ok(st)
     }
 
     fn sides(&self, s: &State) -> Vec<String> {
@@ -226,10 +242,18 @@ impl Family for Ruleset {
     }
 
     fn phase(&self, s: &State) -> Phase {
-        waiting(s)
+        campaign::phase(s).unwrap_or_else(|| waiting(s))
     }
 
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        if s.pre_battle.is_some() {
+            let Some(idx) = s.side_index(side) else {
+                return Err(Rejection::whole(format!(
+                    "'{side}' is not a side of this game"
+                )));
+            };
+            return campaign::check(self, s, idx, orders);
+        }
         let idx = mover_index(s, side)?;
         let ctx = battle::Ctx::new(self);
         let lines = orders::parse(&ctx.board, self, orders)?;
@@ -243,6 +267,11 @@ impl Family for Ruleset {
         orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        match &s.pre_battle {
+            Some(pb) if !pb.rolled => return Ok(campaign::roll(self, s, chance)),
+            Some(_) => return campaign::choose(self, s, orders),
+            None => {}
+        }
         let [one] = orders else {
             return Err(Rejection::whole(format!(
                 "a Memoir '44 turn takes one side's orders, not {}",
@@ -264,6 +293,10 @@ impl Family for Ruleset {
     /// A pass: the first card of the hand that can be played ordering no
     /// unit (docs/rules/memoir44.md, "No move received").
     fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
+        if s.pre_battle.is_some() {
+            // Before a campaign battle: the documented defaults.
+            return Some("# the defaults\n".into());
+        }
         let idx = s.side_index(side)?;
         s.hands.get(idx)?.iter().find_map(|card| {
             let orders = format!("PLAY {card}\n");

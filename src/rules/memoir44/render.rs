@@ -369,6 +369,9 @@ pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
         }
         return Some("The referee corrected the position (the map shows it as it now is).".into());
     }
+    if kind.starts_with("pre-battle") {
+        return super::campaign::describe(event);
+    }
     if kind == "referee-note" {
         let reason = event.get("reason").and_then(|s| s.as_str()).unwrap_or("");
         return Some(format!("The referee's reason: {reason}"));

@@ -314,6 +314,8 @@ pub fn blank(
         cross_hairs: vec![],
         exchanged: vec![false, false],
         final_turn: None,
+        pre_battle: None,
+        short_hand: Vec::new(),
         over: false,
         winner: None,
     }

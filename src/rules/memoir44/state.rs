@@ -116,6 +116,13 @@ pub struct State {
     pub exchanged: Vec<bool>,
     /// The side that plays the house-rule last Counter-Attack turn.
     pub final_turn: Option<usize>,
+    /// Campaign battles: the pre-battle rolls, until the battle begins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_battle: Option<super::campaign::PreBattle>,
+    /// Per side: started with a smaller hand (a pre-battle star) and draws
+    /// two cards a turn until it holds the briefing's number again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_hand: Vec<bool>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -1479,6 +1479,18 @@ pub fn apply(
         } else if let Some(c) = t.draw(side) {
             t.st.hands[side].push(c);
         }
+        // A hand cut short before a campaign battle draws two a turn until
+        // it holds the briefing's number again (seeds/004, Appendix 3).
+        if t.st.short_hand.get(side).copied().unwrap_or(false) {
+            if (t.st.hands[side].len() as u32) < t.st.hand_size[side] {
+                if let Some(c) = t.draw(side) {
+                    t.st.hands[side].push(c);
+                }
+            }
+            if (t.st.hands[side].len() as u32) >= t.st.hand_size[side] {
+                t.st.short_hand[side] = false;
+            }
+        }
     }
     if t.ambush_draw {
         let o = State::other(side);
