@@ -26,6 +26,42 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+enum CampaignCmd {
+    /// Start a campaign: its battles in order, its players, and the options
+    /// every battle is created with.
+    New {
+        name: String,
+        /// A scenario id or file, once per battle in order.
+        #[arg(long = "scenario", required = true)]
+        scenarios: Vec<String>,
+        /// SIDE=EMAIL, once per side.
+        #[arg(long = "player", required = true)]
+        players: Vec<String>,
+        #[arg(long)]
+        deadline: Option<String>,
+        #[arg(long, default_value = "wait")]
+        nmr: String,
+        #[arg(long)]
+        referee: Option<String>,
+        /// Create every battle now (no pre-battle dice between them).
+        #[arg(long)]
+        all_at_once: bool,
+    },
+    /// Every campaign and how far it is.
+    List,
+    /// A campaign's battles and standings.
+    Show { name: String },
+    /// A whole campaign as JSON (every battle's export).
+    Export {
+        name: String,
+        #[arg(long)]
+        include_seed: bool,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 enum Cmd {
     /// Create DIR/adjutant.toml, the database and the local Maildir and outbox.
@@ -140,8 +176,12 @@ enum Cmd {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
-    /// Replay an export and report any difference (exit 1 if one).
+    /// Replay an export (a game's or a campaign's) and report any
+    /// difference (exit 1 if one).
     Verify { export: PathBuf },
+    /// Campaigns: series of battles with the same players (docs/campaigns.md).
+    #[command(subcommand)]
+    Campaign(CampaignCmd),
     /// The inbox log: every message received and what was done with it.
     Log,
     /// The outbox: every mail queued, its state and attempts.
@@ -475,6 +515,35 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Verify { export: path } => {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
+            if text.contains(adjutant::service::campaign::CAMPAIGN_FORMAT) {
+                let c: adjutant::service::campaign::CampaignExport = serde_json::from_str(&text)
+                    .map_err(|e| {
+                        anyhow!(
+                            "{}:{}:{}: not a campaign export: {e}",
+                            path.display(),
+                            e.line(),
+                            e.column()
+                        )
+                    })?;
+                let v = adjutant::service::campaign::verify_campaign(&c);
+                for n in &v.notes {
+                    println!("note: {n}");
+                }
+                for d in &v.differences {
+                    println!("DIFFERENCE {d}");
+                }
+                if v.differences.is_empty() {
+                    println!(
+                        "OK: campaign {} verified: {} battles, {} turns replayed identically, every pre-battle roll as the results before it give",
+                        c.name,
+                        c.battles.len(),
+                        v.checked_turns
+                    );
+                    return Ok(0);
+                }
+                println!("FAILED: {} differences", v.differences.len());
+                return Ok(1);
+            }
             let ex: export::Export = serde_json::from_str(&text).map_err(|e| {
                 anyhow!(
                     "{}:{}:{}: not an Adjutant export: {e}",
@@ -509,6 +578,7 @@ fn run(cli: Cli) -> Result<i32> {
                 Ok(1)
             }
         }
+        Cmd::Campaign(cc) => campaign_cmd(&cli.config, cc),
         Cmd::Log => {
             let judge = open(&cli.config)?;
             for r in adjutant::store::inbox_log(&judge.conn)? {
@@ -654,6 +724,82 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Scenarios => {
             for s in adjutant::rules::all_scenarios() {
                 println!("{s}");
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
+    match cc {
+        CampaignCmd::New {
+            name,
+            scenarios,
+            players,
+            deadline,
+            nmr,
+            referee,
+            all_at_once,
+        } => {
+            let mut judge = open(config)?;
+            let players = players
+                .iter()
+                .map(|s| {
+                    s.split_once('=')
+                        .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
+                        .ok_or_else(|| anyhow!("--player takes SIDE=EMAIL, not '{s}'"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let deadline_secs = deadline
+                .map(|d| {
+                    parse_duration(&d)
+                        .ok_or_else(|| anyhow!("--deadline takes e.g. 72h, 3d or 90m, not '{d}'"))
+                })
+                .transpose()?;
+            let spec = adjutant::service::campaign::CampaignSpec {
+                name: name.clone(),
+                scenarios,
+                players,
+                opts: adjutant::service::GameOptions {
+                    deadline_secs,
+                    nmr_policy: nmr,
+                    referee,
+                    ..Default::default()
+                },
+                all_at_once,
+            };
+            let (_, games) = judge.campaign_new(&spec)?;
+            let ids: Vec<String> = games.iter().map(i64::to_string).collect();
+            println!("campaign {name}: battle game(s) {}", ids.join(", "));
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            Ok(0)
+        }
+        CampaignCmd::List => {
+            let judge = open(config)?;
+            for (name, battles, done) in judge.campaign_list()? {
+                println!("{name}: {done} of {battles} battles over");
+            }
+            Ok(0)
+        }
+        CampaignCmd::Show { name } => {
+            let judge = open(config)?;
+            print!("{}", judge.campaign_show(&name)?);
+            Ok(0)
+        }
+        CampaignCmd::Export {
+            name,
+            include_seed,
+            output,
+        } => {
+            let judge = open(config)?;
+            let ex = judge.campaign_export(&name, include_seed)?;
+            let text = serde_json::to_string_pretty(&ex)? + "\n";
+            match output {
+                Some(p) => {
+                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
+                }
+                None => print!("{text}"),
             }
             Ok(0)
         }

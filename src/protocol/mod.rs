@@ -83,6 +83,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "away on these dates (YYYY-MM-DD)",
     },
     CommandSpec {
+        word: "CAMPAIGN",
+        args: "",
+        help: "the standings of your game's campaign",
+    },
+    CommandSpec {
         word: "APPROVE",
         args: "",
         help: "referee: release the results held for review",
@@ -133,6 +138,8 @@ pub enum Command {
     TimeZone(String),
     /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
     Absence(String, String),
+    /// The standings of the campaign of the seat's game.
+    Campaign,
     /// The referee's commands.
     Approve,
     /// A correction line and the reason given for it.
@@ -215,6 +222,7 @@ pub fn parse(subject: &str, text: &str) -> Request {
                     "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
                 )),
             },
+            Some("CAMPAIGN") if arg.is_none() => req.commands.push(Command::Campaign),
             Some("APPROVE") if arg.is_none() => req.commands.push(Command::Approve),
             Some("REVEAL") if arg.is_none() => req.commands.push(Command::Reveal),
             Some("PAUSE") if arg.is_none() => req.commands.push(Command::Pause),

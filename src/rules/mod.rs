@@ -181,6 +181,11 @@ pub trait Family: Send + Sync + 'static {
     fn render_text(&self, s: &Self::State, viewer: &Viewer) -> String {
         self.report(s, &[], viewer, None).map
     }
+    /// Victory points per side so far (a campaign's next battle rolls dice
+    /// for them); none for a family without points.
+    fn score(&self, _s: &Self::State) -> Vec<(String, u32)> {
+        Vec::new()
+    }
     /// A referee's correction (`AMEND`), in the family's own words: the
     /// corrected state and an audit event. It is a turn of its own, replayed
     /// by `verify` like any other. A family without corrections refuses.
@@ -255,6 +260,7 @@ trait Erased: Send + Sync {
     fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
+    fn score(&self, s: &State) -> Vec<(String, u32)>;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -352,6 +358,11 @@ impl<F: Family> Erased for F {
         s.get::<F::State>()
             .map(|t| Family::render_text(self, t, viewer))
             .unwrap_or_else(|| format!("({FOREIGN})\n"))
+    }
+    fn score(&self, s: &State) -> Vec<(String, u32)> {
+        s.get::<F::State>()
+            .map(|t| Family::score(self, t))
+            .unwrap_or_default()
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s
@@ -645,6 +656,12 @@ impl Rules {
     #[must_use]
     pub fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
         self.0.describe_events(events, viewer)
+    }
+
+    /// Victory points per side so far.
+    #[must_use]
+    pub fn score(&self, state: &State) -> Vec<(String, u32)> {
+        self.0.score(state)
     }
 
     /// A referee's correction: the corrected state and its audit event.

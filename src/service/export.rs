@@ -365,6 +365,53 @@ pub fn verify(export: &Export) -> Verification {
     v
 }
 
+/// The victory points of each side at the end of an exported game, from a
+/// replay (None without the seed or when the replay fails).
+#[must_use]
+pub fn final_points(export: &Export) -> Option<std::collections::BTreeMap<String, u32>> {
+    let master = dice::parse_seed(export.seed.as_deref()?)?;
+    let rules = Rules::of_game(&export.ruleset, export.ruleset_text.as_deref()).ok()?;
+    let mut source = match &export.scenario_text {
+        Some(text) => Scenario {
+            id: export.scenario.clone(),
+            text: Some(text.clone()),
+            file: format!("{}.toml", export.scenario),
+            options: Default::default(),
+        },
+        None => Scenario::shipped(&export.scenario),
+    };
+    if let Some(o) = export.options.as_object() {
+        source.options = o
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+    }
+    let mut state = setup_state(&rules, &source, &master).ok()?;
+    for t in &export.turns {
+        let orders: Vec<Orders> = t
+            .orders
+            .iter()
+            .map(|o| Orders {
+                side: o.side.clone(),
+                text: o.orders.clone(),
+            })
+            .collect();
+        let adj = match orders.as_slice() {
+            [one] if one.side == REFEREE_SIDE => {
+                super::referee::amend_turn(&rules, &state, &one.text).ok()?
+            }
+            _ => adjudicate_turn(&rules, &state, &master, t.turn, &orders).ok()?,
+        };
+        state = adj.state;
+    }
+    Some(rules.score(&state).into_iter().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! Use-cases over the store and the engine. No SMTP or IMAP code here: mail
 //! arrives as bytes and leaves as rows of the outbox.
 
+pub mod campaign;
 pub mod clock;
 pub mod deadlines;
 pub mod export;
@@ -293,6 +294,24 @@ impl Judge {
         seats: &[(String, String)],
         opts: &GameOptions,
     ) -> Result<i64, ServiceError> {
+        let tx = self.begin()?;
+        let mut queue = Queue::new();
+        let id = self.new_game_in(&tx, scenario, seats, opts, &mut queue)?;
+        self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// [`Judge::new_game`] inside a transaction (a campaign creates its
+    /// next battle in the transaction that ends the last one).
+    fn new_game_in(
+        &self,
+        tx: &Transaction<'_>,
+        scenario: &str,
+        seats: &[(String, String)],
+        opts: &GameOptions,
+        queue: &mut Queue,
+    ) -> Result<i64, ServiceError> {
         let deadline_secs = opts.deadline_secs;
         for (who, tz) in &opts.zones {
             if tz.parse::<chrono_tz::Tz>().is_err() {
@@ -350,9 +369,8 @@ impl Judge {
             }
         }
         let now = self.now();
-        let tx = self.begin()?;
         let id = store::insert_game(
-            &tx,
+            tx,
             rules.id(),
             scenario,
             &hex::encode(master),
@@ -380,7 +398,7 @@ impl Judge {
             )?;
         }
         let json = rules.to_json(&state);
-        store::insert_snapshot(&tx, id, 0, &json, &state_hash(&json))?;
+        store::insert_snapshot(tx, id, 0, &json, &state_hash(&json))?;
         if let Some(secs) = deadline_secs {
             let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
             tx.execute(
@@ -407,7 +425,7 @@ impl Judge {
                 )));
             }
             store::insert_referee(
-                &tx,
+                tx,
                 &store::Referee {
                     game_id: id,
                     email: email.to_ascii_lowercase(),
@@ -416,7 +434,6 @@ impl Judge {
                 },
             )?;
         }
-        let mut queue = Queue::new();
         let mut seat_rows = Vec::new();
         for (side, email) in seats {
             let seat = Seat {
@@ -430,22 +447,22 @@ impl Judge {
                 absent_from: None,
                 absent_until: None,
             };
-            store::insert_seat(&tx, &seat)?;
+            store::insert_seat(tx, &seat)?;
             seat_rows.push(seat);
         }
         for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
-            let m = self.welcome(&tx, id, seat)?;
+            let m = self.welcome(tx, id, seat)?;
             queue.push(m, "welcome");
         }
-        if let Some(r) = store::referee(&tx, id)? {
-            let m = self.referee_welcome(&tx, id, &r)?;
+        if let Some(r) = store::referee(tx, id)? {
+            let m = self.referee_welcome(tx, id, &r)?;
             queue.push(m, "welcome");
         }
         // A game whose first phase is the judge's own (an initiative roll
         // with no orders to wait for) plays it at once.
         if rules.phase(&state).sides.is_empty() && rules.result(&state).is_none() {
-            let game = store::game(&tx, id)?.ok_or(ServiceError::NoGame(id))?;
-            self.resolve(&tx, &game, &rules, state, Vec::new(), &mut queue)
+            let game = store::game(tx, id)?.ok_or(ServiceError::NoGame(id))?;
+            self.resolve(tx, &game, &rules, state, Vec::new(), queue)
                 .map_err(|e| match e {
                     ServiceError::Rejected(r) => {
                         ServiceError::Invalid(format!("the opening phase failed: {r}"))
@@ -453,8 +470,6 @@ impl Judge {
                     e => e,
                 })?;
         }
-        self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
-        tx.commit()?;
         Ok(id)
     }
 
@@ -778,6 +793,7 @@ impl Judge {
                     done.push("withdraw");
                 }
                 Command::Map
+                | Command::Campaign
                 | Command::History(_)
                 | Command::Draw
                 | Command::Resign
@@ -791,6 +807,18 @@ impl Judge {
                         return Ok(("answered: not authenticated".into(), String::new()));
                     };
                     match cmd {
+                        Command::Campaign => {
+                            let text = match self.campaign_of_game_text(seat.game_id)? {
+                                Some(t) => t,
+                                None => {
+                                    format!("Game {} is not part of a campaign.\n", seat.game_id)
+                                }
+                            };
+                            for m in self.seat_replies(env, seat, "", text) {
+                                queue.push(m, "reply");
+                            }
+                            done.push("campaign");
+                        }
                         Command::Map => {
                             let game = self.game(seat.game_id)?;
                             let Position {
@@ -1256,6 +1284,9 @@ impl Judge {
         )?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.report_made(tx, &game, rules, &made, &state, queue)?;
+        if game.status == "over" {
+            self.campaign_after(tx, &game, queue)?;
+        }
         Ok(turn)
     }
 
@@ -1647,6 +1678,10 @@ impl Judge {
                 "game-over",
             );
         }
+        // A campaign's next battle comes after the game-over mails, so the
+        // newest mail a player has is the one to reply to.
+        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        self.campaign_after(tx, &over, queue)?;
         Ok(())
     }
 
@@ -1694,6 +1729,9 @@ impl Judge {
             "UPDATE seats SET email = ?3, secret = ?4, token = ?5, misses = 0 WHERE game_id = ?1 AND side = ?2",
             rusqlite::params![game_id, side, seat.email, seat.secret, seat.token],
         )?;
+        if old.email != seat.email {
+            self.campaign_replace(&tx, game_id, side, &seat.email)?;
+        }
         let mut q = Queue::new();
         q.push(
             Outgoing {

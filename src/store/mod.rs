@@ -3,6 +3,8 @@
 //! The schema version lives in `user_version`; migrations are ordered SQL and
 //! run in one transaction each. WAL mode; foreign keys on.
 
+pub mod campaign;
+
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::path::Path;
 
@@ -147,6 +149,32 @@ CREATE TABLE referees (
 ALTER TABLE games ADD COLUMN review_secs INTEGER;
 ALTER TABLE games ADD COLUMN held_from INTEGER;
 ALTER TABLE games ADD COLUMN held_since TEXT;
+"#,
+    r#"
+-- Campaigns: battles linked one after another, the same seats, and a
+-- record per player (a replaced player keeps his; the newcomer starts one).
+CREATE TABLE campaigns (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    options    TEXT NOT NULL,               -- JSON: deadlines, referee, rule options
+    created_at TEXT NOT NULL
+);
+CREATE TABLE campaign_battles (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    seq         INTEGER NOT NULL,            -- 1-based
+    scenario    TEXT NOT NULL,
+    game_id     INTEGER REFERENCES games(id),
+    outcome     TEXT,                        -- JSON once the battle is over
+    PRIMARY KEY (campaign_id, seq)
+);
+CREATE UNIQUE INDEX campaign_battles_game ON campaign_battles(game_id) WHERE game_id IS NOT NULL;
+CREATE TABLE campaign_players (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    side        TEXT NOT NULL,
+    email       TEXT NOT NULL,
+    since       TEXT NOT NULL,
+    until       TEXT                         -- set when replaced
+);
 "#,
 ];
 

@@ -18,7 +18,8 @@
 //! Orders of the `pre-battle` phase, one per choice, in any order:
 //! `REMOVE <hex>` (a figure of the unit there: your own for a tank or
 //! infantry result against you, the enemy's for your grenade) and
-//! `RETREAT <hex> <to>` (your unit at <hex> one hex back to <to>).
+//! `RETREAT <hex> <to>` (your unit at <hex> one hex back to <to>); `PASS`
+//! takes the defaults.
 
 use super::battle::{retreat_path, Ctx};
 use super::state::{State, Unit};
@@ -218,7 +219,8 @@ fn parse(ctx: &Ctx<'_>, text: &str) -> Result<Vec<(usize, String, Pick)>, Reject
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
+        if line.is_empty() || line.eq_ignore_ascii_case("PASS") {
+            // PASS: the defaults for every choice not named.
             continue;
         }
         let n = i + 1;

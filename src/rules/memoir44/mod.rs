@@ -172,6 +172,10 @@ pub const ORDER_WORDS: &[&str] = &[
     "DISCARD",
     "EXCHANGE",
     "STANDING",
+    // Before a campaign battle (campaign.rs).
+    "REMOVE",
+    "RETREAT",
+    "PASS",
 ];
 
 impl Family for Ruleset {
@@ -332,6 +336,15 @@ impl Family for Ruleset {
 
     fn render_text(&self, s: &State, viewer: &Viewer) -> String {
         render::text(self, s, viewer)
+    }
+
+    /// Medals: the victory points a campaign's next battle rolls for.
+    fn score(&self, s: &State) -> Vec<(String, u32)> {
+        s.sides
+            .iter()
+            .enumerate()
+            .map(|(i, side)| (side.clone(), s.medals(i)))
+            .collect()
     }
 
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {

@@ -1,0 +1,524 @@
+//! Campaigns (issue 11): a series of battles with the same seats, each
+//! created as the last one ends (or all at once), the pre-battle dice of the
+//! next battle from the last one's result (the family's rule: for Memoir '44
+//! the game option `campaign-dice`), standings per player, and an export
+//! that `verify` checks battle by battle and link by link.
+
+use super::{Game, GameOptions, Judge, Queue, ServiceError, OPEN_SEAT};
+use crate::mail::outbound::Outgoing;
+use crate::store::{self, campaign as cstore};
+use rusqlite::{Connection, Transaction};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a host asks for.
+#[derive(Debug, Clone, Default)]
+pub struct CampaignSpec {
+    pub name: String,
+    /// Scenario ids or files, in the order of the battles.
+    pub scenarios: Vec<String>,
+    /// (side, email): the same seats in every battle.
+    pub players: Vec<(String, String)>,
+    pub opts: GameOptions,
+    /// Create every battle at once (no pre-battle dice then).
+    pub all_at_once: bool,
+}
+
+/// The options every battle is created with, as the campaign keeps them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+struct Stored {
+    deadline_secs: Option<i64>,
+    nmr_policy: String,
+    grace_secs: i64,
+    referee: Option<String>,
+    referee_after: i64,
+    review_secs: Option<i64>,
+    rule_options: BTreeMap<String, String>,
+    zones: Vec<(String, String)>,
+    all_at_once: bool,
+}
+
+/// A battle's outcome as the campaign records it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Outcome {
+    /// The winner's side, "" for a draw.
+    pub winner: String,
+    /// Victory points per side.
+    pub points: BTreeMap<String, u32>,
+    /// Who played each side when it ended.
+    pub players: BTreeMap<String, String>,
+}
+
+/// One player's record in a campaign.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    pub side: String,
+    pub email: String,
+    pub battles: u32,
+    pub wins: u32,
+    pub points: u32,
+    /// Pre-battle dice rolled for this player.
+    pub pre_battle_dice: u32,
+    /// Orders sent in time; phases played for him by the NMR policy.
+    pub orders: u32,
+    pub nmr: u32,
+    pub current: bool,
+}
+
+impl Judge {
+    /// `campaign new`: the campaign, its battles and players, and the first
+    /// battle (or all of them) created and welcomed.
+    pub fn campaign_new(&mut self, spec: &CampaignSpec) -> Result<(i64, Vec<i64>), ServiceError> {
+        let name = spec.name.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) || name.len() > 64 {
+            return Err(ServiceError::Invalid(
+                "a campaign name is one word of at most 64 characters".into(),
+            ));
+        }
+        if spec.scenarios.is_empty() {
+            return Err(ServiceError::Invalid(
+                "a campaign needs at least one --scenario".into(),
+            ));
+        }
+        if cstore::by_name(&self.conn, name)?.is_some() {
+            return Err(ServiceError::Invalid(format!(
+                "there is already a campaign named {name}"
+            )));
+        }
+        let stored = Stored {
+            deadline_secs: spec.opts.deadline_secs,
+            nmr_policy: spec.opts.nmr_policy.clone(),
+            grace_secs: spec.opts.grace_secs,
+            referee: spec.opts.referee.clone(),
+            referee_after: spec.opts.referee_after,
+            review_secs: spec.opts.review_secs,
+            rule_options: spec.opts.rule_options.clone(),
+            zones: spec.opts.zones.clone(),
+            all_at_once: spec.all_at_once,
+        };
+        let now = self.now();
+        let tx = self.begin()?;
+        let mut queue = Queue::new();
+        let id = cstore::insert(
+            &tx,
+            name,
+            &serde_json::to_string(&stored).unwrap_or_else(|_| "{}".into()),
+            &now,
+        )?;
+        for (i, sc) in spec.scenarios.iter().enumerate() {
+            cstore::insert_battle(&tx, id, i as u32 + 1, sc)?;
+        }
+        for (side, email) in &spec.players {
+            cstore::insert_player(
+                &tx,
+                id,
+                &side.to_ascii_lowercase(),
+                &email.to_ascii_lowercase(),
+                &now,
+            )?;
+        }
+        let c = cstore::by_name(&tx, name)?.ok_or_else(|| ServiceError::Invalid("lost".into()))?;
+        let mut games = Vec::new();
+        let upto = if spec.all_at_once {
+            spec.scenarios.len()
+        } else {
+            1
+        };
+        for seq in 1..=upto {
+            games.push(self.create_battle(&tx, &c, seq as u32, &mut queue)?);
+        }
+        self.flush(&tx, &format!("campaign-{id}-start"), queue)?;
+        tx.commit()?;
+        Ok((id, games))
+    }
+
+    /// Create battle `seq` of a campaign with its current players and, after
+    /// the first in a campaign played one by one, the pre-battle dice.
+    fn create_battle(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        seq: u32,
+        queue: &mut Queue,
+    ) -> Result<i64, ServiceError> {
+        let stored: Stored = serde_json::from_str(&c.options).unwrap_or_default();
+        let battle = cstore::battles(tx, c.id)?
+            .into_iter()
+            .find(|b| b.seq == seq)
+            .ok_or_else(|| {
+                ServiceError::Invalid(format!("campaign {} has no battle {seq}", c.name))
+            })?;
+        let seats: Vec<(String, String)> = cstore::players(tx, c.id)?
+            .into_iter()
+            .filter(|p| p.until.is_none())
+            .map(|p| (p.side, p.email))
+            .collect();
+        let mut opts = GameOptions {
+            deadline_secs: stored.deadline_secs,
+            nmr_policy: if stored.nmr_policy.is_empty() {
+                "wait".into()
+            } else {
+                stored.nmr_policy.clone()
+            },
+            grace_secs: stored.grace_secs,
+            referee: stored.referee.clone(),
+            referee_after: stored.referee_after,
+            zones: stored.zones.clone(),
+            rule_options: stored.rule_options.clone(),
+            review_secs: stored.review_secs,
+            ..GameOptions::default()
+        };
+        if !stored.all_at_once && seq > 1 {
+            let dice = self.campaign_dice(tx, c, seq)?;
+            if dice.values().any(|n| *n > 0) {
+                let v: Vec<String> = dice
+                    .iter()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(s, n)| format!("{s}:{n}"))
+                    .collect();
+                opts.rule_options
+                    .insert("campaign-dice".into(), v.join(","));
+            }
+        }
+        let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
+        cstore::set_battle_game(tx, c.id, seq, game)?;
+        Ok(game)
+    }
+
+    /// The pre-battle dice of battle `seq`: the victory points each side won
+    /// in the battle before, plus one for each battle it has won in the
+    /// campaign (seeds/004, Appendix 3).
+    fn campaign_dice(
+        &self,
+        conn: &Connection,
+        c: &cstore::Campaign,
+        seq: u32,
+    ) -> Result<BTreeMap<String, u32>, ServiceError> {
+        let mut dice = BTreeMap::new();
+        for b in cstore::battles(conn, c.id)?.iter().filter(|b| b.seq < seq) {
+            let Some(o) = b
+                .outcome
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Outcome>(t).ok())
+            else {
+                continue;
+            };
+            if !o.winner.is_empty() {
+                *dice.entry(o.winner.clone()).or_insert(0) += 1;
+            }
+            if b.seq + 1 == seq {
+                for (side, p) in &o.points {
+                    *dice.entry(side.clone()).or_insert(0) += p;
+                }
+            }
+        }
+        Ok(dice)
+    }
+
+    /// A game has ended: record the outcome in its campaign, mail the
+    /// standings, and create the next battle.
+    pub(super) fn campaign_after(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let Some((c, seq)) = cstore::of_game(tx, game.id)? else {
+            return Ok(());
+        };
+        let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        let super::Position { rules, state, .. } = Self::position_in(tx, &game, None)?;
+        let outcome = Outcome {
+            winner: game.result.clone().unwrap_or_default(),
+            points: rules.score(&state).into_iter().collect(),
+            players: store::seats(tx, game.id)?
+                .into_iter()
+                .map(|s| (s.side, s.email))
+                .collect(),
+        };
+        cstore::set_outcome(
+            tx,
+            c.id,
+            seq,
+            &serde_json::to_string(&outcome).unwrap_or_default(),
+        )?;
+        let next = cstore::battles(tx, c.id)?
+            .into_iter()
+            .find(|b| b.seq == seq + 1 && b.game_id.is_none());
+        let next_game = match next {
+            Some(b) => Some(self.create_battle(tx, &c, b.seq, queue)?),
+            None => None,
+        };
+        let text = format!(
+            "Battle {seq} of the campaign {} is over.\n{}\n{}",
+            c.name,
+            match next_game {
+                Some(g) => format!(
+                    "Battle {} begins as game {g}: your welcome mail follows.\n",
+                    seq + 1
+                ),
+                None => "That was the last battle of the campaign.\n".to_string(),
+            },
+            self.campaign_text(tx, &c)?
+        );
+        for (side, email) in &outcome.players {
+            if email == OPEN_SEAT {
+                continue;
+            }
+            queue.push(
+                Outgoing {
+                    to: email.clone(),
+                    subject: format!("Campaign {}: standings after battle {seq} ({side})", c.name),
+                    text: text.clone(),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "campaign",
+            );
+        }
+        Ok(())
+    }
+
+    /// Every player's record in a campaign (a replaced player keeps his).
+    pub fn campaign_records(
+        &self,
+        conn: &Connection,
+        c: &cstore::Campaign,
+    ) -> Result<Vec<Record>, ServiceError> {
+        let battles = cstore::battles(conn, c.id)?;
+        let mut out = Vec::new();
+        for p in cstore::players(conn, c.id)? {
+            let mut r = Record {
+                side: p.side.clone(),
+                email: p.email.clone(),
+                current: p.until.is_none(),
+                ..Record::default()
+            };
+            let within =
+                |at: &str| at >= p.since.as_str() && p.until.as_deref().is_none_or(|u| at < u);
+            for b in &battles {
+                let Some(g) = b.game_id else { continue };
+                if let Some(o) = b
+                    .outcome
+                    .as_deref()
+                    .and_then(|t| serde_json::from_str::<Outcome>(t).ok())
+                {
+                    if o.players.get(&p.side) == Some(&p.email) {
+                        r.battles += 1;
+                        r.wins += u32::from(o.winner == p.side);
+                        r.points += o.points.get(&p.side).copied().unwrap_or(0);
+                    }
+                }
+                for s in store::submissions(conn, g)? {
+                    if s.side != p.side || !within(&s.received_at) {
+                        continue;
+                    }
+                    if s.source == "nmr" {
+                        r.nmr += 1;
+                    } else {
+                        r.orders += 1;
+                    }
+                }
+                for (_, e) in store::events(conn, g, None)? {
+                    if e.get("kind").and_then(|k| k.as_str()) == Some("pre-battle-roll")
+                        && e.get("side").and_then(|k| k.as_str()) == Some(p.side.as_str())
+                        && b.seq > 1
+                    {
+                        let n = e
+                            .get("faces")
+                            .and_then(|f| f.as_array())
+                            .map_or(0, Vec::len);
+                        // The dice belong to whoever held the side when the battle began.
+                        let players_at_start: Option<String> = store::seats(conn, g)?
+                            .into_iter()
+                            .find(|s| s.side == p.side)
+                            .map(|s| s.email);
+                        if players_at_start.as_deref() == Some(p.email.as_str()) || r.current {
+                            r.pre_battle_dice += n as u32;
+                        }
+                    }
+                }
+            }
+            out.push(r);
+        }
+        Ok(out)
+    }
+
+    /// The standings as text (every campaign mail, `campaign show`, CAMPAIGN).
+    pub fn campaign_text(
+        &self,
+        conn: &Connection,
+        c: &cstore::Campaign,
+    ) -> Result<String, ServiceError> {
+        let mut t = format!("Campaign {}\n\nBattles:\n", c.name);
+        for b in cstore::battles(conn, c.id)? {
+            let state = match (b.game_id, b.outcome.as_deref()) {
+                (_, Some(o)) => {
+                    let o: Outcome = serde_json::from_str(o).unwrap_or_default();
+                    let pts: Vec<String> =
+                        o.points.iter().map(|(s, p)| format!("{s} {p}")).collect();
+                    format!(
+                        "{} ({})",
+                        if o.winner.is_empty() {
+                            "a draw".to_string()
+                        } else {
+                            format!("won by {}", o.winner)
+                        },
+                        pts.join(", ")
+                    )
+                }
+                (Some(g), None) => format!("being played as game {g}"),
+                (None, None) => "to come".into(),
+            };
+            t.push_str(&format!("  {}. {:<24} {state}\n", b.seq, b.scenario));
+        }
+        t.push_str("\nPlayers (battles, wins, points, pre-battle dice, orders sent, NMR):\n");
+        for r in self.campaign_records(conn, c)? {
+            t.push_str(&format!(
+                "  {:<8} {:<28} {:>2} {:>2} {:>3} {:>3} {:>4} {:>3}{}\n",
+                r.side,
+                r.email,
+                r.battles,
+                r.wins,
+                r.points,
+                r.pre_battle_dice,
+                r.orders,
+                r.nmr,
+                if r.current { "" } else { "  (replaced)" }
+            ));
+        }
+        Ok(t)
+    }
+
+    /// `campaign list`: (name, battles, battles over).
+    pub fn campaign_list(&self) -> Result<Vec<(String, usize, usize)>, ServiceError> {
+        let mut out = Vec::new();
+        for c in cstore::all(&self.conn)? {
+            let b = cstore::battles(&self.conn, c.id)?;
+            let done = b.iter().filter(|b| b.outcome.is_some()).count();
+            out.push((c.name, b.len(), done));
+        }
+        Ok(out)
+    }
+
+    /// `campaign show NAME`.
+    pub fn campaign_show(&self, name: &str) -> Result<String, ServiceError> {
+        let c = cstore::by_name(&self.conn, name)?
+            .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
+        self.campaign_text(&self.conn, &c)
+    }
+
+    /// The standings of the campaign a game belongs to (the CAMPAIGN mail
+    /// command), if it belongs to one.
+    pub(super) fn campaign_of_game_text(&self, game: i64) -> Result<Option<String>, ServiceError> {
+        match cstore::of_game(&self.conn, game)? {
+            Some((c, _)) => Ok(Some(self.campaign_text(&self.conn, &c)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A seat of a campaign battle changed hands: close the old player's
+    /// record and open the newcomer's; later battles seat the newcomer.
+    pub(super) fn campaign_replace(
+        &self,
+        tx: &Transaction<'_>,
+        game: i64,
+        side: &str,
+        email: &str,
+    ) -> Result<(), ServiceError> {
+        if let Some((c, _)) = cstore::of_game(tx, game)? {
+            let now = self.now();
+            cstore::close_player(tx, c.id, side, &now)?;
+            cstore::insert_player(tx, c.id, side, email, &now)?;
+        }
+        Ok(())
+    }
+
+    /// The whole campaign as JSON: each battle's export (with its seed once
+    /// over, or `include_seed`) and the pre-battle dice each link implies.
+    pub fn campaign_export(
+        &self,
+        name: &str,
+        include_seed: bool,
+    ) -> Result<CampaignExport, ServiceError> {
+        let c = cstore::by_name(&self.conn, name)?
+            .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
+        let mut battles = Vec::new();
+        for b in cstore::battles(&self.conn, c.id)? {
+            if let Some(g) = b.game_id {
+                battles.push(self.export(g, include_seed)?);
+            }
+        }
+        Ok(CampaignExport {
+            format: CAMPAIGN_FORMAT.into(),
+            name: c.name,
+            all_at_once: serde_json::from_str::<Stored>(&c.options)
+                .map(|s| s.all_at_once)
+                .unwrap_or(false),
+            battles,
+        })
+    }
+}
+
+pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/1";
+
+/// A campaign export.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CampaignExport {
+    pub format: String,
+    pub name: String,
+    pub all_at_once: bool,
+    pub battles: Vec<super::export::Export>,
+}
+
+/// Verify every battle, and that each battle's pre-battle dice are what the
+/// replayed results of the battles before it give.
+pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
+    let mut v = super::export::Verification::default();
+    if c.format != CAMPAIGN_FORMAT {
+        v.differences
+            .push(format!("unknown campaign format '{}'", c.format));
+        return v;
+    }
+    let mut wins: BTreeMap<String, u32> = BTreeMap::new();
+    let mut last_points: BTreeMap<String, u32> = BTreeMap::new();
+    for (i, b) in c.battles.iter().enumerate() {
+        let one = super::export::verify(b);
+        v.checked_turns += one.checked_turns;
+        v.differences.extend(
+            one.differences
+                .iter()
+                .map(|d| format!("battle {}: {d}", i + 1)),
+        );
+        v.notes
+            .extend(one.notes.iter().map(|d| format!("battle {}: {d}", i + 1)));
+        if i > 0 && !c.all_at_once {
+            let mut want: BTreeMap<String, u32> = wins.clone();
+            for (s, p) in &last_points {
+                *want.entry(s.clone()).or_insert(0) += p;
+            }
+            want.retain(|_, n| *n > 0);
+            let want: Vec<String> = want.iter().map(|(s, n)| format!("{s}:{n}")).collect();
+            let want = want.join(",");
+            let got = b
+                .options
+                .get("campaign-dice")
+                .and_then(|x| x.as_str())
+                .unwrap_or("")
+                .to_string();
+            if want != got {
+                v.differences.push(format!(
+                    "battle {}: the pre-battle dice are \"{got}\", the results before it give \"{want}\"",
+                    i + 1
+                ));
+            }
+        }
+        // This battle's result and points, for the next link: from the
+        // replay's last state when the seed is there, else as exported.
+        if let Some(w) = b.result.as_deref().filter(|w| !w.is_empty()) {
+            *wins.entry(w.to_string()).or_insert(0) += 1;
+        }
+        last_points = super::export::final_points(b).unwrap_or_default();
+    }
+    v
+}

@@ -1,0 +1,206 @@
+//! A three-battle campaign by mail (issue 11): battles created as each ends,
+//! battle 2 and 3 start with the pre-battle dice the results give, a player
+//! replaced in the middle keeps his record, standings by mail, and the whole
+//! campaign exported and verified (a tampered link is named).
+
+mod common;
+use common::{mail, reply_address, unqp, Site};
+
+fn mails(site: &Site) -> Vec<String> {
+    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+}
+
+fn send(site: &Site, n: &mut u32, from: &str, body: &str) {
+    *n += 1;
+    let to = reply_address(site, from);
+    site.drop_mail(
+        &format!("m{n}.eml"),
+        &mail(
+            from,
+            &to,
+            "Re: campaign",
+            &format!("m{n}@example.org"),
+            body,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+}
+
+fn game_options(site: &Site, game: i64) -> serde_json::Value {
+    let text: String = site
+        .db()
+        .query_row("SELECT options FROM games WHERE id = ?1", [game], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn status(site: &Site, game: i64) -> String {
+    site.db()
+        .query_row("SELECT status FROM games WHERE id = ?1", [game], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
+/// If the newest battle waits for pre-battle choices, each side owing one
+/// takes the defaults by mail.
+fn settle_pre_battle(site: &Site, n: &mut u32, game: i64, players: &[(&str, &str)]) {
+    for _ in 0..2 {
+        let text: String = site
+            .db()
+            .query_row(
+                "SELECT state FROM snapshots WHERE game_id = ?1 ORDER BY turn DESC LIMIT 1",
+                [game],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let st: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let Some(pb) = st.get("pre_battle") else {
+            return;
+        };
+        let owing: Vec<usize> = pb["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["by"].as_u64().unwrap() as usize)
+            .collect();
+        let (side, email) = players[owing[0]];
+        assert!(!side.is_empty());
+        send(site, n, email, "PASS\n");
+    }
+}
+
+#[test]
+fn a_three_battle_campaign_by_mail() {
+    let site = Site::new();
+    let out = site.ok(&[
+        "campaign",
+        "new",
+        "normandy",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "sainte-mere-eglise",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    assert!(out.contains("battle game(s) 1"), "{out}");
+    assert!(site
+        .ok(&["campaign", "list"])
+        .contains("normandy: 0 of 3 battles over"));
+    let mut n = 0;
+
+    // Battle 1: the Axis resign; the Allies win with no medals.
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over");
+    let after1 = mails(&site);
+    assert!(after1
+        .iter()
+        .any(|m| m.contains("To: alice@example.org") && m.contains("standings after battle 1")));
+    // Battle 2 exists with the pre-battle dice: no points, one victory.
+    assert_eq!(game_options(&site, 2)["campaign-dice"], "allies:1");
+    let rolled: i64 = site
+        .db()
+        .query_row(
+            "SELECT count(*) FROM events WHERE game_id = 2 AND event LIKE '%pre-battle-roll%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rolled, 2, "both sides' pre-battle rolls are recorded");
+    settle_pre_battle(
+        &site,
+        &mut n,
+        2,
+        &[("allies", "alice@example.org"), ("axis", "bob@example.org")],
+    );
+
+    // The Axis player is replaced in the middle of the campaign.
+    site.ok(&["replace-seat", "2", "axis", "carol@example.org"]);
+    send(&site, &mut n, "alice@example.org", "CAMPAIGN\n");
+    let standings = mails(&site)
+        .into_iter()
+        .rev()
+        .find(|m| m.contains("To: alice@example.org") && m.contains("Campaign normandy"))
+        .expect("the standings by mail");
+    assert!(
+        standings.contains("bob@example.org") && standings.contains("(replaced)"),
+        "{standings}"
+    );
+    assert!(standings.contains("carol@example.org"), "{standings}");
+
+    // Battle 2: the Allies resign; Carol (Axis) wins.
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
+    // Battle 3: one victory each, and no medals were won in battle 2.
+    assert_eq!(game_options(&site, 3)["campaign-dice"], "allies:1,axis:1");
+    let seats: Vec<String> = {
+        let db = site.db();
+        let mut st = db
+            .prepare("SELECT email FROM seats WHERE game_id = 3 ORDER BY side")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(seats, ["alice@example.org", "carol@example.org"]);
+    settle_pre_battle(
+        &site,
+        &mut n,
+        3,
+        &[
+            ("allies", "alice@example.org"),
+            ("axis", "carol@example.org"),
+        ],
+    );
+    send(&site, &mut n, "carol@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 3), "over");
+
+    let show = site.ok(&["campaign", "show", "normandy"]);
+    assert!(
+        show.contains("1. pegasus-bridge") && show.contains("won by allies"),
+        "{show}"
+    );
+    assert!(show.contains("won by axis"), "{show}");
+    // Alice: 3 battles, 2 wins; Bob kept his record of battle 1; Carol has battles 2-3.
+    let line = |who: &str| {
+        show.lines()
+            .find(|l| l.contains(who))
+            .unwrap_or_else(|| panic!("{who} in {show}"))
+            .split_whitespace()
+            .skip(2)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(line("alice@"), "3 2");
+    assert_eq!(line("bob@"), "1 0");
+    assert_eq!(line("carol@"), "2 1");
+
+    let export = site.path().join("campaign.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "normandy",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign normandy verified: 3 battles"), "{ok}");
+    let text = std::fs::read_to_string(&export).unwrap();
+    let bad = text.replacen("\"allies:1,axis:1\"", "\"allies:2,axis:1\"", 1);
+    assert_ne!(bad, text);
+    let badf = site.path().join("bad.json");
+    std::fs::write(&badf, bad).unwrap();
+    let out = site.run(&["verify", badf.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("battle 3:"), "{said}");
+}
