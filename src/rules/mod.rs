@@ -8,6 +8,7 @@
 //! family joins the judge with one [`FamilyEntry`] in [`families`].
 
 pub mod memoir44;
+pub mod memoir_grid;
 
 use crate::engine::dice::Dice;
 use crate::report::Parts;
@@ -405,7 +406,7 @@ pub struct FamilyEntry {
 /// Every rules family the judge knows.
 #[must_use]
 pub fn families() -> &'static [FamilyEntry] {
-    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY];
+    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY, memoir_grid::ENTRY];
     FAMILIES
 }
 
