@@ -697,303 +697,349 @@ fn moves(
     side: usize,
     lines: &[(usize, String, Cmd)],
 ) -> Result<(), Rejection> {
-    let r = t.r;
     // Per unit this phase: (areas moved, fought, acted otherwise).
-    let mut done: Vec<(u32, u32, bool, bool)> = Vec::new();
-    let entry = |done: &mut Vec<(u32, u32, bool, bool)>, id: u32| -> usize {
-        if let Some(p) = done.iter().position(|d| d.0 == id) {
-            p
-        } else {
-            done.push((id, 0, false, false));
-            done.len() - 1
-        }
-    };
-    let own = |st: &State, a: Area| -> Option<Unit> {
-        // The unit an order names: the non-general in the area, or a general.
-        st.units
-            .iter()
-            .filter(|u| u.at == a && u.side == side)
-            .min_by_key(|u| u32::from(u.kind == "general"))
-            .cloned()
-    };
+    let mut done: Vec<Done> = Vec::new();
     for (n, line, c) in lines {
-        let n = *n;
-        let here = |m: String| Rejection::at(n, line, m);
-        match c {
-            Cmd::Pass | Cmd::Initiative(_) => {}
-            Cmd::Fire(from, target) => {
-                let Some(u) = own(&t.st, *from) else {
-                    if t.chance.is_some() && was_removed(t, *from) {
-                        continue;
-                    }
-                    return Err(here(format!("you have no unit at {from}")));
-                };
-                let s = spec(r, &u);
-                if s.combat.is_empty() {
+        // Orders were checked without dice before any was carried out; one
+        // that the dice have since made impossible (its path now blocked by
+        // a unit that retreated there, say) lapses: the unit does nothing
+        // and the report says why. Without dice an error is the mail's.
+        let (st, ev, before) = (t.st.clone(), t.ev.len(), done.clone());
+        match order(t, side, &mut done, *n, line, c) {
+            Ok(Flow::Next) => {}
+            Ok(Flow::Stop) => return Ok(()),
+            Err(e) if t.chance.is_some() => {
+                t.st = st;
+                t.ev.truncate(ev);
+                done = before;
+                t.ev.push(json!({"kind": "lapsed", "side": t.side_name(side),
+                    "order": line.trim(), "why": e.message}));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Per unit this phase: (id, areas moved, fought, acted otherwise).
+type Done = (u32, u32, bool, bool);
+
+/// What the phase does after one order.
+enum Flow {
+    Next,
+    /// The game is over.
+    Stop,
+}
+
+fn entry(done: &mut Vec<Done>, id: u32) -> usize {
+    if let Some(p) = done.iter().position(|d| d.0 == id) {
+        p
+    } else {
+        done.push((id, 0, false, false));
+        done.len() - 1
+    }
+}
+
+/// The unit an order names: the non-general in the area, or a general.
+fn own(st: &State, side: usize, a: Area) -> Option<Unit> {
+    st.units
+        .iter()
+        .filter(|u| u.at == a && u.side == side)
+        .min_by_key(|u| u32::from(u.kind == "general"))
+        .cloned()
+}
+
+/// Carry out one order line of the moving side.
+fn order(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    n: usize,
+    line: &str,
+    c: &Cmd,
+) -> Result<Flow, Rejection> {
+    let r = t.r;
+    let here = |m: String| Rejection::at(n, line, m);
+    match c {
+        Cmd::Pass | Cmd::Initiative(_) => {}
+        Cmd::Fire(from, target) => {
+            let Some(u) = own(&t.st, side, *from) else {
+                if t.chance.is_some() && was_removed(t, *from) {
+                    return Ok(Flow::Next);
+                }
+                return Err(here(format!("you have no unit at {from}")));
+            };
+            let s = spec(r, &u);
+            if s.combat.is_empty() {
+                return Err(here(format!(
+                    "a {} conducts no combat in this phase",
+                    s.name
+                )));
+            }
+            let i = entry(done, u.id);
+            if done[i].2 {
+                return Err(here(format!(
+                    "the unit at {from} may conduct a Combat only once each turn"
+                )));
+            }
+            if done[i].3 {
+                return Err(here(format!(
+                    "the unit at {from} has already acted this turn"
+                )));
+            }
+            let allowance = if u.irregular {
+                s.irregular_move_fire.or(s.move_fire)
+            } else {
+                s.move_fire
+            };
+            match allowance {
+                None => {
                     return Err(here(format!(
-                        "a {} conducts no combat in this phase",
+                        "a {} may move or conduct a Combat, not both",
                         s.name
-                    )));
+                    )))
                 }
-                let i = entry(&mut done, u.id);
-                if done[i].2 {
+                Some(m) if done[i].1 > m => {
                     return Err(here(format!(
-                        "the unit at {from} may conduct a Combat only once each turn"
-                    )));
+                        "a {} may move {m} area(s) and conduct a Combat; it moved {}",
+                        s.name, done[i].1
+                    )))
                 }
-                if done[i].3 {
-                    return Err(here(format!(
-                        "the unit at {from} has already acted this turn"
-                    )));
+                _ => {}
+            }
+            if in_river_or_water(r, &t.st, &u) {
+                return Err(here(format!(
+                    "the unit at {from} is in a river or on water and may not take part in Combat"
+                )));
+            }
+            let Some(tg) = t.st.unit_at(*target).filter(|x| x.side != side).cloned() else {
+                if t.chance.is_some() && was_removed(t, *target) {
+                    done[i].2 = true;
+                    t.ev.push(
+                        json!({"kind": "lapsed", "side": t.side_name(side), "at": from.to_string(),
+                        "why": format!("no enemy unit at {target} any more")}),
+                    );
+                    return Ok(Flow::Next);
                 }
-                let allowance = if u.irregular {
-                    s.irregular_move_fire.or(s.move_fire)
-                } else {
-                    s.move_fire
-                };
-                match allowance {
-                    None => {
-                        return Err(here(format!(
-                            "a {} may move or conduct a Combat, not both",
-                            s.name
-                        )))
-                    }
-                    Some(m) if done[i].1 > m => {
-                        return Err(here(format!(
-                            "a {} may move {m} area(s) and conduct a Combat; it moved {}",
-                            s.name, done[i].1
-                        )))
-                    }
-                    _ => {}
+                return Err(here(format!("no enemy unit at {target}")));
+            };
+            if in_river_or_water(r, &t.st, &tg) {
+                return Err(here(format!("the unit at {target} is in a river or on water and may not take part in Combat")));
+            }
+            let dice = combat_dice(r, &t.st, &u, &tg).map_err(here)?;
+            done[i].2 = true;
+            let faces: Vec<String> = (0..dice)
+                .map(|_| {
+                    let v = t.roll();
+                    r.face(v)
+                })
+                .collect();
+            let (losses, flag) = resolve_faces(t, &tg, &faces);
+            t.ev.push(json!({"kind": "fire", "phase": "move", "side": t.side_name(side),
+                "from": u.at.to_string(), "at": tg.at.to_string(), "unit": u.kind, "target": tg.kind,
+                "dice": dice, "faces": faces}));
+            apply_losses(t, tg.id, losses, side, true);
+            if flag && t.st.unit(tg.id).is_some() {
+                retreat(t, tg.id, u.at);
+            }
+            check_victory(t);
+            if t.st.over {
+                return Ok(Flow::Stop);
+            }
+        }
+        Cmd::Move(path) => {
+            let from = path[0];
+            let Some(u) = own(&t.st, side, from) else {
+                if t.chance.is_some() && was_removed(t, from) {
+                    return Ok(Flow::Next);
                 }
-                if in_river_or_water(r, &t.st, &u) {
-                    return Err(here(format!("the unit at {from} is in a river or on water and may not take part in Combat")));
+                return Err(here(format!("you have no unit at {from}")));
+            };
+            let i = entry(done, u.id);
+            if done[i].1 > 0 || done[i].2 || done[i].3 {
+                return Err(here(format!(
+                    "the unit at {from} has already moved or acted this turn"
+                )));
+            }
+            let steps = &path[1..];
+            check_move(r, &t.st, &u, steps).map_err(here)?;
+            let to = *steps.last().unwrap_or(&from);
+            done[i].1 = steps.len() as u32;
+            let river_now =
+                t.st.features(to)
+                    .iter()
+                    .filter_map(|f| r.feature(f))
+                    .any(|x| x.river);
+            let wire_now =
+                t.st.features(to)
+                    .iter()
+                    .filter_map(|f| r.feature(f))
+                    .any(|x| x.wire);
+            if let Some(m) = t.st.unit_mut(u.id) {
+                m.at = to;
+                m.in_river = river_now;
+                m.wire_stuck = wire_now && !spec(r, &u).ignores_wire;
+                if let Some(c) = m.carrying.as_mut() {
+                    c.at = to;
                 }
-                let Some(tg) = t.st.unit_at(*target).filter(|x| x.side != side).cloned() else {
-                    if t.chance.is_some() && was_removed(t, *target) {
-                        done[i].2 = true;
-                        t.ev.push(json!({"kind": "lapsed", "side": t.side_name(side), "at": from.to_string(),
-                            "why": format!("no enemy unit at {target} any more")}));
-                        continue;
-                    }
-                    return Err(here(format!("no enemy unit at {target}")));
-                };
-                if in_river_or_water(r, &t.st, &tg) {
-                    return Err(here(format!("the unit at {target} is in a river or on water and may not take part in Combat")));
-                }
-                let dice = combat_dice(r, &t.st, &u, &tg).map_err(here)?;
-                done[i].2 = true;
-                let faces: Vec<String> = (0..dice)
+            }
+            t.ev.push(
+                json!({"kind": "move", "side": t.side_name(side), "unit": u.kind,
+                "path": path.iter().map(Area::to_string).collect::<Vec<_>>()}),
+            );
+            let stop = stop_reason(r, &t.st, to);
+            if let Some(why) = stop {
+                t.ev.push(json!({"kind": "stop", "side": t.side_name(side), "at": to.to_string(), "why": why}));
+            }
+            let mines =
+                t.st.features(to)
+                    .iter()
+                    .filter_map(|f| r.feature(f))
+                    .map(|x| x.mines)
+                    .max()
+                    .unwrap_or(0);
+            if mines > 0 {
+                let moved = t.st.unit(u.id).cloned().unwrap_or(u.clone());
+                let faces: Vec<String> = (0..mines)
                     .map(|_| {
                         let v = t.roll();
                         r.face(v)
                     })
                     .collect();
-                let (losses, flag) = resolve_faces(t, &tg, &faces);
-                t.ev.push(json!({"kind": "fire", "phase": "move", "side": t.side_name(side),
-                    "from": u.at.to_string(), "at": tg.at.to_string(), "unit": u.kind, "target": tg.kind,
-                    "dice": dice, "faces": faces}));
-                apply_losses(t, tg.id, losses, side, true);
-                if flag && t.st.unit(tg.id).is_some() {
-                    retreat(t, tg.id, u.at);
-                }
+                let class = spec(r, &moved).class.clone();
+                let losses = if t.chance.is_some() {
+                    faces.iter().filter(|f| r.face_hits(f, &class)).count() as u32
+                } else {
+                    0
+                };
+                t.ev.push(
+                    json!({"kind": "minefield", "side": t.side_name(side), "at": to.to_string(),
+                    "unit": moved.kind, "faces": faces}),
+                );
+                apply_losses(t, moved.id, losses, 1 - side.min(1), true);
                 check_victory(t);
                 if t.st.over {
-                    return Ok(());
+                    return Ok(Flow::Stop);
                 }
-            }
-            Cmd::Move(path) => {
-                let from = path[0];
-                let Some(u) = own(&t.st, from) else {
-                    if t.chance.is_some() && was_removed(t, from) {
-                        continue;
-                    }
-                    return Err(here(format!("you have no unit at {from}")));
-                };
-                let i = entry(&mut done, u.id);
-                if done[i].1 > 0 || done[i].2 || done[i].3 {
-                    return Err(here(format!(
-                        "the unit at {from} has already moved or acted this turn"
-                    )));
-                }
-                let steps = &path[1..];
-                check_move(r, &t.st, &u, steps).map_err(here)?;
-                let to = *steps.last().unwrap_or(&from);
-                done[i].1 = steps.len() as u32;
-                let river_now =
-                    t.st.features(to)
-                        .iter()
-                        .filter_map(|f| r.feature(f))
-                        .any(|x| x.river);
-                let wire_now =
-                    t.st.features(to)
-                        .iter()
-                        .filter_map(|f| r.feature(f))
-                        .any(|x| x.wire);
-                if let Some(m) = t.st.unit_mut(u.id) {
-                    m.at = to;
-                    m.in_river = river_now;
-                    m.wire_stuck = wire_now && !spec(r, &u).ignores_wire;
-                    if let Some(c) = m.carrying.as_mut() {
-                        c.at = to;
-                    }
-                }
-                t.ev.push(
-                    json!({"kind": "move", "side": t.side_name(side), "unit": u.kind,
-                    "path": path.iter().map(Area::to_string).collect::<Vec<_>>()}),
-                );
-                let stop = stop_reason(r, &t.st, to);
-                if let Some(why) = stop {
-                    t.ev.push(json!({"kind": "stop", "side": t.side_name(side), "at": to.to_string(), "why": why}));
-                }
-                let mines =
-                    t.st.features(to)
-                        .iter()
-                        .filter_map(|f| r.feature(f))
-                        .map(|x| x.mines)
-                        .max()
-                        .unwrap_or(0);
-                if mines > 0 {
-                    let moved = t.st.unit(u.id).cloned().unwrap_or(u.clone());
-                    let faces: Vec<String> = (0..mines)
-                        .map(|_| {
-                            let v = t.roll();
-                            r.face(v)
-                        })
-                        .collect();
-                    let class = spec(r, &moved).class.clone();
-                    let losses = if t.chance.is_some() {
-                        faces.iter().filter(|f| r.face_hits(f, &class)).count() as u32
-                    } else {
-                        0
-                    };
-                    t.ev.push(
-                        json!({"kind": "minefield", "side": t.side_name(side), "at": to.to_string(),
-                        "unit": moved.kind, "faces": faces}),
-                    );
-                    apply_losses(t, moved.id, losses, 1 - side.min(1), true);
-                    check_victory(t);
-                    if t.st.over {
-                        return Ok(());
-                    }
-                }
-            }
-            Cmd::RemoveWire(a) => {
-                let Some(u) = own(&t.st, *a) else {
-                    return Err(here(format!("you have no unit at {a}")));
-                };
-                if !t.st.has(*a, "wire") {
-                    return Err(here(format!("there is no barbed wire at {a}")));
-                }
-                let i = entry(&mut done, u.id);
-                if done[i].1 > 0 || done[i].2 || done[i].3 {
-                    return Err(here(format!(
-                        "the unit at {a} has already moved or acted this turn"
-                    )));
-                }
-                done[i].3 = true;
-                if let Some(v) = t.st.terrain.get_mut(a) {
-                    v.retain(|f| f != "wire");
-                }
-                if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
-                    t.st.terrain.remove(a);
-                }
-                if let Some(m) = t.st.unit_mut(u.id) {
-                    m.wire_stuck = false;
-                }
-                t.ev.push(
-                    json!({"kind": "wire-removed", "side": t.side_name(side), "at": a.to_string()}),
-                );
-            }
-            Cmd::Load(ta, ua) | Cmd::Limber(ta, ua) => {
-                let limber = matches!(c, Cmd::Limber(..));
-                let Some(tr) = own(&t.st, *ta).filter(|x| spec(r, x).transport) else {
-                    return Err(here(format!("you have no transport at {ta}")));
-                };
-                let Some(cu) = own(&t.st, *ua).filter(|x| x.id != tr.id) else {
-                    return Err(here(format!("you have no unit at {ua}")));
-                };
-                let cs = spec(r, &cu);
-                if limber && !cs.towed || !limber && !cs.carried {
-                    return Err(here(format!(
-                        "a {} cannot be {} (loaded: infantry, machine guns, mortars; limbered: artillery)",
-                        cs.name,
-                        if limber { "limbered" } else { "loaded" }
-                    )));
-                }
-                if tr.carrying.is_some() {
-                    return Err(here(format!(
-                        "the transport at {ta} already carries a unit"
-                    )));
-                }
-                if t.st.grid.distance(*ta, *ua) > 1 {
-                    return Err(here(format!("{ua} is not next to the transport at {ta}")));
-                }
-                let i = entry(&mut done, tr.id);
-                let j = entry(&mut done, cu.id);
-                if done[i] != (tr.id, 0, false, false) || done[j] != (cu.id, 0, false, false) {
-                    return Err(here(
-                        "the transport and the unit must not have moved or acted this turn".into(),
-                    ));
-                }
-                done[i].3 = true;
-                done[j].3 = true;
-                t.st.units.retain(|x| x.id != cu.id);
-                let mut carried = cu.clone();
-                carried.at = *ta;
-                if let Some(m) = t.st.unit_mut(tr.id) {
-                    m.carrying = Some(Box::new(carried));
-                }
-                t.ev.push(json!({"kind": if limber { "limber" } else { "load" }, "side": t.side_name(side),
-                    "at": ta.to_string(), "unit": cu.kind}));
-            }
-            Cmd::Unload(ta, to) | Cmd::Unlimber(ta, to) => {
-                let limber = matches!(c, Cmd::Unlimber(..));
-                let Some(tr) = own(&t.st, *ta).filter(|x| spec(r, x).transport) else {
-                    return Err(here(format!("you have no transport at {ta}")));
-                };
-                let Some(cu) = tr.carrying.as_deref().cloned() else {
-                    return Err(here(format!("the transport at {ta} carries nothing")));
-                };
-                if limber != spec(r, &cu).towed {
-                    return Err(here(format!(
-                        "use {} for a {}",
-                        if spec(r, &cu).towed {
-                            "UNLIMBER"
-                        } else {
-                            "UNLOAD"
-                        },
-                        spec(r, &cu).name
-                    )));
-                }
-                if t.st.grid.distance(*ta, *to) > 1
-                    || t.st.units.iter().any(|x| x.at == *to && x.id != tr.id)
-                {
-                    return Err(here(format!(
-                        "{to} is not a free area next to the transport"
-                    )));
-                }
-                may_enter(r, &t.st, &cu, *to).map_err(here)?;
-                let i = entry(&mut done, tr.id);
-                if done[i].1 > 0 || done[i].2 || done[i].3 {
-                    return Err(here(format!(
-                        "the transport at {ta} has already moved or acted this turn"
-                    )));
-                }
-                done[i].3 = true;
-                let mut placed = cu.clone();
-                placed.at = *to;
-                if let Some(m) = t.st.unit_mut(tr.id) {
-                    m.carrying = None;
-                }
-                done.push((placed.id, 0, false, true));
-                t.st.units.push(placed);
-                t.ev.push(json!({"kind": if limber { "unlimber" } else { "unload" }, "side": t.side_name(side),
-                    "at": to.to_string(), "unit": cu.kind}));
             }
         }
+        Cmd::RemoveWire(a) => {
+            let Some(u) = own(&t.st, side, *a) else {
+                return Err(here(format!("you have no unit at {a}")));
+            };
+            if !t.st.has(*a, "wire") {
+                return Err(here(format!("there is no barbed wire at {a}")));
+            }
+            let i = entry(done, u.id);
+            if done[i].1 > 0 || done[i].2 || done[i].3 {
+                return Err(here(format!(
+                    "the unit at {a} has already moved or acted this turn"
+                )));
+            }
+            done[i].3 = true;
+            if let Some(v) = t.st.terrain.get_mut(a) {
+                v.retain(|f| f != "wire");
+            }
+            if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
+                t.st.terrain.remove(a);
+            }
+            if let Some(m) = t.st.unit_mut(u.id) {
+                m.wire_stuck = false;
+            }
+            t.ev.push(
+                json!({"kind": "wire-removed", "side": t.side_name(side), "at": a.to_string()}),
+            );
+        }
+        Cmd::Load(ta, ua) | Cmd::Limber(ta, ua) => {
+            let limber = matches!(c, Cmd::Limber(..));
+            let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
+                return Err(here(format!("you have no transport at {ta}")));
+            };
+            let Some(cu) = own(&t.st, side, *ua).filter(|x| x.id != tr.id) else {
+                return Err(here(format!("you have no unit at {ua}")));
+            };
+            let cs = spec(r, &cu);
+            if limber && !cs.towed || !limber && !cs.carried {
+                return Err(here(format!(
+                    "a {} cannot be {} (loaded: infantry, machine guns, mortars; limbered: artillery)",
+                    cs.name,
+                    if limber { "limbered" } else { "loaded" }
+                )));
+            }
+            if tr.carrying.is_some() {
+                return Err(here(format!(
+                    "the transport at {ta} already carries a unit"
+                )));
+            }
+            if t.st.grid.distance(*ta, *ua) > 1 {
+                return Err(here(format!("{ua} is not next to the transport at {ta}")));
+            }
+            let i = entry(done, tr.id);
+            let j = entry(done, cu.id);
+            if done[i] != (tr.id, 0, false, false) || done[j] != (cu.id, 0, false, false) {
+                return Err(here(
+                    "the transport and the unit must not have moved or acted this turn".into(),
+                ));
+            }
+            done[i].3 = true;
+            done[j].3 = true;
+            t.st.units.retain(|x| x.id != cu.id);
+            let mut carried = cu.clone();
+            carried.at = *ta;
+            if let Some(m) = t.st.unit_mut(tr.id) {
+                m.carrying = Some(Box::new(carried));
+            }
+            t.ev.push(
+                json!({"kind": if limber { "limber" } else { "load" }, "side": t.side_name(side),
+                "at": ta.to_string(), "unit": cu.kind}),
+            );
+        }
+        Cmd::Unload(ta, to) | Cmd::Unlimber(ta, to) => {
+            let limber = matches!(c, Cmd::Unlimber(..));
+            let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
+                return Err(here(format!("you have no transport at {ta}")));
+            };
+            let Some(cu) = tr.carrying.as_deref().cloned() else {
+                return Err(here(format!("the transport at {ta} carries nothing")));
+            };
+            if limber != spec(r, &cu).towed {
+                return Err(here(format!(
+                    "use {} for a {}",
+                    if spec(r, &cu).towed {
+                        "UNLIMBER"
+                    } else {
+                        "UNLOAD"
+                    },
+                    spec(r, &cu).name
+                )));
+            }
+            if t.st.grid.distance(*ta, *to) > 1
+                || t.st.units.iter().any(|x| x.at == *to && x.id != tr.id)
+            {
+                return Err(here(format!(
+                    "{to} is not a free area next to the transport"
+                )));
+            }
+            may_enter(r, &t.st, &cu, *to).map_err(here)?;
+            let i = entry(done, tr.id);
+            if done[i].1 > 0 || done[i].2 || done[i].3 {
+                return Err(here(format!(
+                    "the transport at {ta} has already moved or acted this turn"
+                )));
+            }
+            done[i].3 = true;
+            let mut placed = cu.clone();
+            placed.at = *to;
+            if let Some(m) = t.st.unit_mut(tr.id) {
+                m.carrying = None;
+            }
+            done.push((placed.id, 0, false, true));
+            t.st.units.push(placed);
+            t.ev.push(json!({"kind": if limber { "unlimber" } else { "unload" }, "side": t.side_name(side),
+                "at": to.to_string(), "unit": cu.kind}));
+        }
     }
-    Ok(())
+    Ok(Flow::Next)
 }
 
 /// Did an earlier order's dice empty this area (so a later order lapses)?

@@ -1,6 +1,7 @@
 //! Random legal orders for a grid game (property tests, benchmarks, fuzz
-//! corpora): each needed side's units move one area or fight something in
-//! range, checked by the engine; a refused set falls back to PASS.
+//! corpora): each needed side's units move one area, fight something in
+//! range, or load, unload, limber or unlimber, each line checked by the
+//! engine; a side with nothing legal passes.
 
 use super::engine;
 use super::ruleset::Ruleset;
@@ -52,6 +53,24 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
                         lines.push(l);
                         break;
                     }
+                }
+            }
+            Step::Move { .. } if spec.transport && rng.roll(2) == 1 => {
+                // Load or limber a neighbour, or set down what it carries.
+                let n = st.grid.neighbours(u.at);
+                if n.is_empty() {
+                    continue;
+                }
+                let to = n[(rng.roll(n.len() as u32) - 1) as usize];
+                let verb = match (&u.carrying, rng.roll(2)) {
+                    (Some(c), _) if r.unit(&c.kind).is_some_and(|s| s.towed) => "UNLIMBER",
+                    (Some(_), _) => "UNLOAD",
+                    (None, 1) => "LIMBER",
+                    (None, _) => "LOAD",
+                };
+                let l = format!("{verb} {} {to}", u.at);
+                if try_line(&lines, l.clone()) {
+                    lines.push(l);
                 }
             }
             Step::Move { .. } => match rng.roll(3) {

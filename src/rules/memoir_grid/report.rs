@@ -395,6 +395,12 @@ pub fn describe(e: &Value) -> Option<String> {
             g("unit").replace('-', " "),
             g("at")
         ),
+        "lapsed" if e.get("order").is_some() => format!(
+            "{}: the order \"{}\" lapses: {}.",
+            cap(&g("side")),
+            g("order"),
+            g("why")
+        ),
         "lapsed" => format!(
             "{}: the order at {} lapses: {}.",
             cap(&g("side")),
