@@ -1,0 +1,369 @@
+//! A whole game of each grid ruleset (Memoir of Battle on squares, Memoir of
+//! Modern Battle on hexes) by mail through a real mail server: Postfix and
+//! Dovecot on loopback (scripts/mailserver.sh), the players using Python's
+//! smtplib and imaplib, the judge reading by IMAP and sending by SMTP.
+//!
+//! The simultaneous artillery phase is reached by two mails in either
+//! order (British first in turn 1, German first in turn 2); in turn 1 the
+//! British replace their first submission and the replacement is what is
+//! adjudicated; in turn 3 only the British send, and the deadline resolves
+//! the phase with the German side's pass under `--nmr pass`. The game is then
+//! played to its end by random legal orders, and its export verifies.
+
+mod common;
+use adjutant::engine::dice::ChaChaDice;
+use adjutant::rules::memoir_grid::{self, random};
+use adjutant::rules::Rules;
+use common::{bin, Site};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const T0: &str = "2026-11-20T12:00:00Z";
+/// 73 hours later: past the 72 h deadline set at T0.
+const T1: &str = "2026-11-23T13:00:00Z";
+
+fn client(args: &[&str], stdin: Option<&str>) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut i = child.stdin.take().unwrap();
+        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "mailclient {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn inbox(user: &str) -> Vec<Value> {
+    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
+}
+
+struct Judge<'a> {
+    site: &'a Site,
+    rules: Rules,
+    ruleset: memoir_grid::Ruleset,
+    /// British, German.
+    players: [String; 2],
+    now: &'static str,
+}
+
+impl Judge<'_> {
+    fn at(&self, args: &[&str]) -> String {
+        let out = Command::new(bin())
+            .arg("--config")
+            .arg(self.site.config())
+            .args(args)
+            .env("ADJUTANT_NOW", self.now)
+            .env("ADJUTANT_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// (adjudications done, status) of game 1.
+    fn game(&self) -> (u32, String) {
+        self.site
+            .db()
+            .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+    }
+
+    fn state(&self) -> adjutant::rules::State {
+        let json: String = self
+            .site
+            .db()
+            .query_row(
+                "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        self.rules.restore(&json).unwrap()
+    }
+
+    /// The sides the current phase waits for.
+    fn needed(&self) -> Vec<String> {
+        self.rules.phase(&self.state()).sides
+    }
+
+    fn player(&self, side: &str) -> &str {
+        &self.players[usize::from(side != "british")]
+    }
+
+    /// Wait until `who` has a mail whose subject or body contains `needle`
+    /// among the mails after the first `skip`.
+    fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
+        for _ in 0..100 {
+            if let Some(m) = inbox(who).into_iter().skip(skip).find(|m| {
+                m["subject"].as_str().unwrap_or("").contains(needle)
+                    || m["body"].as_str().unwrap_or("").contains(needle)
+            }) {
+                return m;
+            }
+            self.at(&["serve", "--once"]);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "{who} never got a mail with {needle:?}: {:#?}\n{}",
+            inbox(who).into_iter().skip(skip).collect::<Vec<_>>(),
+            self.at(&["log"])
+        );
+    }
+
+    /// `side` replies to the judge's latest mail with `orders`.
+    fn send(&self, side: &str, orders: &str) -> usize {
+        let who = self.player(side);
+        let mails = inbox(who);
+        let last = mails
+            .iter()
+            .rev()
+            .find(|m| m["reply_to"].as_str().is_some_and(|r| r.contains("judge+")))
+            .expect("a mail to reply to");
+        let addr = last["reply_to"]
+            .as_str()
+            .unwrap()
+            .rsplit('<')
+            .next()
+            .unwrap()
+            .trim_end_matches('>')
+            .to_string();
+        let body = format!("{orders}\n-- \n{side} commander\n");
+        client(
+            &[
+                "send",
+                who,
+                &addr,
+                &format!("Re: {}", last["subject"].as_str().unwrap()),
+            ],
+            Some(&body),
+        );
+        mails.len()
+    }
+
+    /// Send and wait for the judge's answer: a receipt that holds the orders
+    /// (`held`) or one that adjudicated them.
+    fn send_and_wait(&self, side: &str, orders: &str, held: bool) -> Value {
+        let skip = self.send(side, orders);
+        let needle = if held { "They are held" } else { "adjudicated" };
+        self.wait_mail(self.player(side), skip, needle)
+    }
+
+    fn random_orders(&self, side: &str, rng: &mut ChaChaDice) -> String {
+        let st = self.state();
+        let g = st.get::<memoir_grid::State>().expect("a grid state");
+        let i = g.side_index(side).expect("side");
+        random::random_orders(&self.ruleset, g, i, rng)
+    }
+
+    /// The orders stored for `side` in adjudication `turn`.
+    fn stored(&self, turn: u32, side: &str) -> (String, String) {
+        self.site
+            .db()
+            .query_row(
+                "SELECT orders, source FROM submissions WHERE game_id = 1 AND turn = ?1 AND side = ?2",
+                rusqlite::params![turn, side],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    }
+}
+
+/// Artillery phases: is this phase the simultaneous one (both sides)?
+fn simultaneous(j: &Judge<'_>) -> bool {
+    j.needed().len() == 2
+}
+
+/// Play random phases until the next simultaneous artillery phase.
+fn to_next_artillery(j: &Judge<'_>, rng: &mut ChaChaDice) {
+    for _ in 0..10 {
+        if simultaneous(j) || j.game().1 == "over" {
+            return;
+        }
+        let need = j.needed();
+        let (turn, _) = j.game();
+        let side = need.first().expect("a side to move").clone();
+        let orders = j.random_orders(&side, rng);
+        j.send_and_wait(&side, &orders, false);
+        assert!(j.game().0 > turn, "{side}'s orders were not adjudicated");
+    }
+    panic!("no artillery phase came");
+}
+
+fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
+    for u in ["judge", users[0], users[1]] {
+        client(&["clear", &format!("{u}@adjutant.test")], None);
+    }
+    let site = Site::new();
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
+        .replace("kind = \"maildir\"", "kind = \"imap\"")
+        .replace("kind = \"file\"", "kind = \"smtp\"")
+        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
+        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
+    std::fs::write(site.config(), cfg).unwrap();
+    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+    let players = [
+        format!("{}@adjutant.test", users[0]),
+        format!("{}@adjutant.test", users[1]),
+    ];
+    let mut j = Judge {
+        site: &site,
+        rules: Rules::load(ruleset).unwrap(),
+        ruleset: memoir_grid::Ruleset::builtin(ruleset).unwrap(),
+        players: players.clone(),
+        now: T0,
+    };
+    let id = j.at(&[
+        "new-game",
+        "--scenario",
+        scenario,
+        "--seat",
+        &format!("british={}", players[0]),
+        "--seat",
+        &format!("german={}", players[1]),
+        "--deadline",
+        "72h",
+        "--nmr",
+        "pass",
+    ]);
+    assert_eq!(id.trim(), "1");
+    for p in &players {
+        j.wait_mail(p, 0, "welcome");
+    }
+    let mut rng = ChaChaDice::from_seed([42; 32]);
+
+    // Turn 1, artillery, both at once. The British send, then change their
+    // minds; the Germans send last and the phase resolves.
+    assert!(simultaneous(&j), "turn 1 opens with both sides' artillery");
+    let first = j.random_orders("british", &mut rng);
+    let receipt = j.send_and_wait("british", &first, true);
+    let body = receipt["body"].as_str().unwrap();
+    assert!(body.contains("until german has sent"), "{body}");
+    assert_eq!(j.game().0, 0, "held orders adjudicate nothing");
+    // The Germans are told nothing of the British orders.
+    assert!(inbox(&players[1])
+        .iter()
+        .all(|m| !m["body"].as_str().unwrap_or("").contains("They are held")));
+    let replacement = "INITIATIVE SECOND\nPASS";
+    let receipt = j.send_and_wait("british", replacement, true);
+    assert!(
+        receipt["body"]
+            .as_str()
+            .unwrap()
+            .contains("replace the orders you sent before"),
+        "{receipt:#?}"
+    );
+    let german = j.random_orders("german", &mut rng);
+    j.send_and_wait("german", &german, false);
+    assert!(
+        j.game().0 >= 1,
+        "the phase resolved when the last side sent"
+    );
+    let (orders, _) = j.stored(1, "british");
+    assert!(
+        orders.contains("INITIATIVE SECOND") && !orders.contains("FIRE"),
+        "the replacement was adjudicated, not the first mail: {orders}"
+    );
+    // Both players have the report of the phase.
+    for p in &players {
+        j.wait_mail(p, 0, "turn 2");
+    }
+
+    // Turn 2: the Germans first this time.
+    to_next_artillery(&j, &mut rng);
+    let done = j.game().0;
+    let german = j.random_orders("german", &mut rng);
+    j.send_and_wait("german", &german, true);
+    assert_eq!(j.game().0, done);
+    let british = j.random_orders("british", &mut rng);
+    j.send_and_wait("british", &british, false);
+    assert!(j.game().0 > done);
+
+    // Turn 3: only the British send; the deadline passes and the phase is
+    // adjudicated with the German pass.
+    to_next_artillery(&j, &mut rng);
+    let done = j.game().0;
+    let british = j.random_orders("british", &mut rng);
+    j.send_and_wait("british", &british, true);
+    assert_eq!(j.game().0, done);
+    j.now = T1;
+    j.at(&["serve", "--once"]);
+    assert!(
+        j.game().0 > done,
+        "the deadline resolved the phase with one side missing"
+    );
+    let (orders, source) = j.stored(done + 1, "german");
+    assert_eq!(source, "nmr", "{orders}");
+    let (_, source) = j.stored(done + 1, "british");
+    assert!(source.starts_with("mail:"), "{source}");
+
+    // The rest of the game by random legal orders, to its end.
+    for _ in 0..200 {
+        let (turn, status) = j.game();
+        if status == "over" {
+            break;
+        }
+        let need = j.needed();
+        for (k, side) in need.iter().enumerate() {
+            let orders = j.random_orders(side, &mut rng);
+            j.send_and_wait(side, &orders, k + 1 < need.len());
+        }
+        assert!(j.game().0 > turn, "phase {turn} did not resolve");
+    }
+    let (turns, status) = j.game();
+    assert_eq!(status, "over", "the game ended");
+    assert!(turns >= 9, "only {turns} phases were played");
+    for p in &players {
+        j.wait_mail(p, 0, "is over.");
+    }
+    // The export verifies, every die and every phase.
+    let export = site.path().join("export.json");
+    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
+    let v = j.at(&["verify", export.to_str().unwrap()]);
+    assert!(v.contains("OK: game 1 verified"), "{v}");
+    let pending: i64 = site
+        .db()
+        .query_row(
+            "SELECT count(*) FROM outbox WHERE status != 'sent'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(pending, 0, "everything was delivered");
+}
+
+/// One test: the two games share the judge's mailbox, so they run one
+/// after the other.
+#[test]
+fn a_game_of_each_grid_ruleset_by_mail() {
+    if !common::mailserver() {
+        return;
+    }
+    play("memoir-of-battle", "le-cateau-1914", ["alice", "bob"]);
+    play(
+        "memoir-of-modern-battle",
+        "villers-bocage-1944",
+        ["carol", "alice"],
+    );
+}
