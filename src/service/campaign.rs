@@ -1,7 +1,8 @@
 //! Campaigns (issue 11): a series of battles with the same seats, each
 //! created as the last one ends (or all at once), the pre-battle dice of the
-//! next battle from the last one's result (the family's rule: for Memoir '44
-//! the game option `campaign-dice`), standings per player, and an export
+//! next battle from the last one's result (given to the family as the game
+//! option `campaign-dice`; a family without campaign rules refuses it),
+//! standings per player, and an export
 //! that `verify` checks battle by battle and link by link.
 
 use super::{Game, GameOptions, Judge, Queue, ServiceError, OPEN_SEAT};
