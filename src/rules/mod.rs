@@ -176,8 +176,15 @@ pub trait Family: Send + Sync + 'static {
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
-    /// The events `viewer` may read, one line of text each.
-    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
+    /// The events `viewer` may read, one line of text each; `s` is the
+    /// state they led to (a family with fog of war tells them only as far
+    /// as the viewer could know them there).
+    fn describe_events(
+        &self,
+        s: &Self::State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> Vec<String>;
     /// The position as text for `viewer` (a map and its legend).
     fn render_text(&self, s: &Self::State, viewer: &Viewer) -> String {
         self.report(s, &[], viewer, None).map
@@ -258,7 +265,12 @@ trait Erased: Send + Sync {
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
-    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String>;
+    fn describe_events(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> Vec<String>;
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
     fn score(&self, s: &State) -> Vec<(String, u32)>;
@@ -352,8 +364,15 @@ impl<F: Family> Erased for F {
             },
         }
     }
-    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
-        Family::describe_events(self, events, viewer)
+    fn describe_events(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> Vec<String> {
+        s.get::<F::State>()
+            .map(|t| Family::describe_events(self, t, events, viewer))
+            .unwrap_or_default()
     }
     fn render_text(&self, s: &State, viewer: &Viewer) -> String {
         s.get::<F::State>()
@@ -655,8 +674,13 @@ impl Rules {
 
     /// The events `viewer` may read, one line of text each.
     #[must_use]
-    pub fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
-        self.0.describe_events(events, viewer)
+    pub fn describe_events(
+        &self,
+        state: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> Vec<String> {
+        self.0.describe_events(state, events, viewer)
     }
 
     /// Victory points per side so far.

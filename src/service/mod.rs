@@ -1451,8 +1451,8 @@ impl Judge {
                 .flat_map(|m| m.events.iter().cloned())
                 .collect()
         };
-        let lines = rules.describe_events(&of(false), viewer);
-        let referee_lines = rules.describe_events(&of(true), viewer);
+        let lines = rules.describe_events(state, &of(false), viewer);
+        let referee_lines = rules.describe_events(state, &of(true), viewer);
         let over = game.status == "over" && game.turn == turn;
         let parts = rules.report_parts(state, &events, viewer, mover);
         let earlier: Vec<serde_json::Value> = made[..made.len() - 1]

@@ -378,6 +378,11 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
     }
     let t = ctx.spec(&tgt.kind);
     let range = att.at.distance(target);
+    if tgt.concealed && range > 1 {
+        return Err(format!(
+            "the unit at {target} is camouflaged: it may only be attacked through Close Assault"
+        ));
+    }
     let table = match (&a.dice_vs_armour, t.class.as_str()) {
         (Some(v), "armour") => v,
         _ => &a.dice,
@@ -472,6 +477,10 @@ pub fn roll(
 
 /// Remove a unit's markers when it moves, retreats or is eliminated.
 pub fn unit_moved(st: &mut State, id: u32) {
+    // Camouflage is lost the moment the unit moves.
+    if let Some(u) = st.unit_mut(id) {
+        u.concealed = false;
+    }
     st.cross_hairs.retain(|c| c.gun != id && c.target != id);
     st.engagements.retain(|e| e.a != id && e.b != id);
 }

@@ -79,6 +79,9 @@ struct BoardPart {
     /// Extension: the side that may claim bunkers.
     #[serde(default)]
     bunkers: Option<Spanned<String>>,
+    /// Extension: played as Kriegspiel ("true" or "known-start").
+    #[serde(default)]
+    kriegspiel: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +131,25 @@ struct ExpectPart {
     /// Extension: cards in each side's hand at the end.
     #[serde(default)]
     hands: BTreeMap<String, usize>,
+    /// Extension (Kriegspiel): per side, the enemy units its view must and
+    /// must not hold after the turn.
+    #[serde(default)]
+    view: BTreeMap<String, ExpectView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectView {
+    /// Hexes of enemy units the side sees (its view holds them).
+    #[serde(default)]
+    sees: Vec<Spanned<String>>,
+    /// Hexes of enemy units the side does not see: its view holds no unit
+    /// there and no event of the enemy names the hex.
+    #[serde(default)]
+    hidden: Vec<Spanned<String>>,
+    /// Words that must appear in the side's combat report lines.
+    #[serde(default)]
+    told: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -244,6 +266,10 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         if let Some(i) = st.side_index(k) {
             st.medal_units[i] = *v;
         }
+    }
+    if let Some(k) = &cf.board.kriegspiel {
+        st.fog =
+            Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
     }
     if let Some(b) = &cf.board.bunkers {
         st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
@@ -680,6 +706,52 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
         if !found {
             problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    for (sd, ev) in &b.expect.view {
+        let viewer = crate::rules::Viewer::Side(sd.to_ascii_lowercase());
+        let Some(me) = st.side_index(sd) else {
+            problems.push(format!("view: unknown side '{sd}'"));
+            continue;
+        };
+        let v = super::view::view_with_events(&r, &st, &viewer, &events);
+        let enemy = st.sides[State::other(me)].clone();
+        for h in &ev.sees {
+            let Some(h) = board.parse(h.get_ref()) else {
+                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
+                continue;
+            };
+            if !v.units.iter().any(|u| u.at == h && u.side == enemy) {
+                problems.push(format!("view.{sd}: should see the enemy unit at {h}"));
+            }
+        }
+        for h in &ev.hidden {
+            let Some(h) = board.parse(h.get_ref()) else {
+                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
+                continue;
+            };
+            if v.units.iter().any(|u| u.at == h && u.side == enemy) {
+                problems.push(format!("view.{sd}: sees the enemy unit at {h}"));
+            }
+            let quoted = format!("\"{h}\"");
+            for e in &v.last_turn {
+                let j = serde_json::to_value(e).unwrap_or_default();
+                if j.get("side").and_then(|x| x.as_str()) == Some(enemy.as_str())
+                    && j.to_string().contains(&quoted)
+                {
+                    problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
+                }
+            }
+        }
+        let lines: Vec<String> = v
+            .last_turn
+            .iter()
+            .filter_map(|e| super::render::describe_event(e, &viewer))
+            .collect();
+        for w in &ev.told {
+            if !lines.iter().any(|l| l.contains(w.as_str())) {
+                problems.push(format!("view.{sd}: not told \"{w}\": {lines:?}"));
+            }
         }
     }
     if let Some(w) = &b.expect.winner {

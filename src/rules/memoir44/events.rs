@@ -164,6 +164,25 @@ pub enum Event {
         medals: u32,
         last_turn_for: Option<String>,
     },
+    /// Kriegspiel: a moving unit ran into an enemy unit it did not see (it
+    /// stops before it) or came into close assault distance of a
+    /// camouflaged one (it stops there): "the active player should be
+    /// informed".
+    Contact {
+        side: String,
+        unit: String,
+        /// Where the moving unit stopped.
+        at: Hex,
+        /// The enemy unit's hex.
+        enemy: Hex,
+        /// "collision" or "camouflage".
+        how: String,
+    },
+    /// Kriegspiel: what a side may know of an enemy action it did not see
+    /// (only in a side's view; never stored).
+    Fog {
+        note: String,
+    },
     GameOver {
         winner: Option<String>,
         score: Vec<(String, u32)>,

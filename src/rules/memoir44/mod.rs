@@ -12,6 +12,7 @@ pub mod board;
 pub mod campaign;
 pub mod case;
 pub mod events;
+pub mod fog;
 pub mod orders;
 pub mod random;
 pub mod render;
@@ -104,7 +105,40 @@ pub fn adjudicate(
     let ctx = battle::Ctx::new(r);
     let lines = orders::parse(&ctx.board, r, orders)?;
     let plan = turn::plan(&ctx, s, idx, &lines)?;
-    Ok(turn::apply(&ctx, s, &plan, chance))
+    let (mut next, events) = turn::apply(&ctx, s, &plan, chance);
+    if s.fog.is_some() {
+        let seen = fog::seen_hexes(r, s);
+        if let Some(f) = next.fog.as_mut() {
+            f.seen_before = seen;
+        }
+    }
+    Ok((next, events))
+}
+
+/// One phase: the campaign's pre-battle phases, or a player's turn.
+fn adjudicate_phase(
+    r: &Ruleset,
+    s: &State,
+    orders: &[Orders],
+    chance: &mut Chance<'_>,
+) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    match &s.pre_battle {
+        Some(pb) if !pb.rolled => return Ok(campaign::roll(r, s, chance)),
+        Some(_) => return campaign::choose(r, s, orders),
+        None => {}
+    }
+    let [one] = orders else {
+        return Err(Rejection::whole(format!(
+            "a Memoir '44 turn takes one side's orders, not {}",
+            orders.len()
+        )));
+    };
+    let (next, events) = adjudicate(r, s, &one.side, &one.text, chance)?;
+    let events = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+        .collect();
+    Ok((next, events))
 }
 
 /// The winner's side id once the game is over ("" for a draw).
@@ -156,7 +190,7 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 }
 
 /// The game options (`new-game --option`) Memoir '44 knows.
-pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION];
+pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION, fog::OPTION];
 
 /// The words Memoir '44 order lines start with.
 pub const ORDER_WORDS: &[&str] = &[
@@ -224,6 +258,12 @@ impl Family for Ruleset {
             Some(text) => setup_text(self, text, &scenario.file, deck),
             None => setup(self, &scenario.id, deck),
         }?;
+        if let Some(v) = scenario.options.get(fog::OPTION) {
+            st.fog = Some(fog::parse_option(v).map_err(|m| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", fog::OPTION),
+            })?);
+        }
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
                 file: scenario.file.clone(),
@@ -271,22 +311,15 @@ impl Family for Ruleset {
         orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
-        match &s.pre_battle {
-            Some(pb) if !pb.rolled => return Ok(campaign::roll(self, s, chance)),
-            Some(_) => return campaign::choose(self, s, orders),
-            None => {}
+        let (mut next, events) = adjudicate_phase(self, s, orders, chance)?;
+        // Kriegspiel: where each side saw enemy units as this phase began,
+        // so that its events are told as far as each side could know them.
+        if s.fog.is_some() {
+            let seen = fog::seen_hexes(self, s);
+            if let Some(f) = next.fog.as_mut() {
+                f.seen_before = seen;
+            }
         }
-        let [one] = orders else {
-            return Err(Rejection::whole(format!(
-                "a Memoir '44 turn takes one side's orders, not {}",
-                orders.len()
-            )));
-        };
-        let (next, events) = adjudicate(self, s, &one.side, &one.text, chance)?;
-        let events = events
-            .iter()
-            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
-            .collect();
         Ok((next, events))
     }
 
@@ -327,7 +360,28 @@ impl Family for Ruleset {
         report::parts(&view::view_with_events(self, s, viewer, &ev), mover)
     }
 
-    fn describe_events(&self, events: &[serde_json::Value], viewer: &Viewer) -> Vec<String> {
+    fn describe_events(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+    ) -> Vec<String> {
+        if s.fog.is_some() {
+            let ev = view::visible_json_events(events, viewer);
+            let mut lines: Vec<String> = fog::redact(self, s, viewer, ev)
+                .iter()
+                .filter_map(|e| render::describe_event(e, viewer))
+                .collect();
+            // The judge's own kinds (a referee's correction) say for
+            // themselves what a side may read.
+            lines.extend(
+                events
+                    .iter()
+                    .filter(|e| serde_json::from_value::<events::Event>((*e).clone()).is_err())
+                    .filter_map(|e| render::describe(e, viewer)),
+            );
+            return lines;
+        }
         events
             .iter()
             .filter_map(|e| render::describe(e, viewer))

@@ -183,6 +183,20 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::OrderSkipped { order, reason, .. } => {
             format!("\"{order}\" is not carried out: {reason}.")
         }
+        Event::Contact {
+            at,
+            enemy,
+            how,
+            unit,
+            ..
+        } => {
+            if how == "camouflage" {
+                format!("Your {unit} stops at {at}: a camouflaged enemy unit at {enemy} is in close assault distance.")
+            } else {
+                format!("Your {unit} stops at {at}: it ran into an enemy unit at {enemy}.")
+            }
+        }
+        Event::Fog { note } => note.clone(),
         Event::WireRemoved { at, by } => format!("Barbed wire at {at} removed ({by})."),
         Event::SandbagPlaced { at } => format!("Sandbags placed at {at}."),
         Event::SandbagRemoved { at } => format!("Sandbags at {at} removed."),

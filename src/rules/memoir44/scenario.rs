@@ -52,6 +52,9 @@ pub struct Placement {
     pub r#type: Spanned<String>,
     #[serde(default)]
     pub figures: Option<Spanned<u32>>,
+    /// Camouflaged at the start (only on a tile: seeds/004 "Camouflage").
+    #[serde(default)]
+    pub camouflage: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -103,6 +106,10 @@ pub struct ScenarioFile {
     pub bunkers: Option<Spanned<String>>,
     #[serde(default)]
     pub starting_hand_method: Option<bool>,
+    /// Played as Kriegspiel: "true" or "known-start" (the game option
+    /// `kriegspiel` given at new-game wins over this).
+    #[serde(default)]
+    pub kriegspiel: Option<Spanned<String>>,
     pub sides: Vec<ScenarioSide>,
     #[serde(default)]
     pub terrain: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
@@ -244,6 +251,18 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             None => spec.figures,
         };
         let fixed = spec.class == "artillery" && st.features(h).iter().any(|f| f == "bunker");
+        let concealed = match &p.camouflage {
+            Some(c) if *c.get_ref() && st.features(h).is_empty() => {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(c),
+                    format!("camouflage only on a tile: {h} is open countryside"),
+                ))
+            }
+            Some(c) => *c.get_ref(),
+            None => false,
+        };
         let id = st.next_unit;
         st.next_unit += 1;
         st.units.push(Unit {
@@ -254,6 +273,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             figures,
             start: spec.figures,
             fixed,
+            concealed,
         });
     }
     for o in l.objectives {
@@ -316,6 +336,7 @@ pub fn blank(
         final_turn: None,
         pre_battle: None,
         short_hand: Vec::new(),
+        fog: None,
         over: false,
         winner: None,
     }
@@ -397,6 +418,10 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         st.bunker_side = Some(file_side(&layout, b)?);
     }
     place(r, &mut st, &layout)?;
+    if let Some(k) = &sf.kriegspiel {
+        st.fog =
+            Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+    }
     Ok((sf, st))
 }
 

@@ -20,6 +20,11 @@ pub struct Unit {
     /// May not move (artillery that starts the game in a bunker).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fixed: bool,
+    /// Camouflaged (a Battle Star marker, seeds/004 "Camouflage"): may only
+    /// be attacked through Close Assault; lost the moment it battles, is
+    /// battled or moves. Under Kriegspiel it is off the enemy's board.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub concealed: bool,
 }
 
 /// A terrain objective (a victory marker of `side`).
@@ -123,6 +128,9 @@ pub struct State {
     /// two cards a turn until it holds the briefing's number again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_hand: Vec<bool>,
+    /// Kriegspiel: each side sees only what its units see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fog: Option<super::fog::Fog>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -56,6 +56,14 @@ pub enum Step {
         line: Line,
         unit: u32,
         path: Vec<Hex>,
+        /// Kriegspiel: why the move stopped short, as an event to report.
+        contact: Option<Event>,
+    },
+    /// An order that cannot be carried out, found while checking (a unit
+    /// stopped short under Kriegspiel): reported as not carried out.
+    Lapse {
+        line: Line,
+        reason: String,
     },
     Battle {
         line: Line,
@@ -104,6 +112,34 @@ fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
     }
 }
 
+/// "There is no unit at X", which under Kriegspiel does not say whether an
+/// enemy unit is there.
+fn no_unit(st: &State, h: Hex) -> String {
+    if st.fog.is_some() {
+        format!("you have no unit at {h}")
+    } else {
+        format!("there is no unit at {h}")
+    }
+}
+
+/// "The unit at X is not yours", the same words as [`no_unit`] under
+/// Kriegspiel.
+fn not_yours(st: &State, h: Hex) -> String {
+    if st.fog.is_some() {
+        format!("you have no unit at {h}")
+    } else {
+        format!("the unit at {h} is not yours")
+    }
+}
+
+/// The last hex of a MOVE order as written.
+fn l_path_end(c: &Cmd) -> Option<Hex> {
+    match c {
+        Cmd::Move { path } => path.last().copied(),
+        _ => None,
+    }
+}
+
 /// Build a side's standing orders from STANDING lines.
 pub fn standing_from(
     st: &State,
@@ -115,8 +151,8 @@ pub fn standing_from(
     let own = |l: &Line, h: Hex| -> Result<u32, Rejection> {
         match st.unit_at(h) {
             Some(u) if u.side == side => Ok(u.id),
-            Some(_) => Err(l.reject(format!("the unit at {h} is not yours"))),
-            None => Err(l.reject(format!("there is no unit at {h}"))),
+            Some(_) => Err(l.reject(not_yours(st, h))),
+            None => Err(l.reject(no_unit(st, h))),
         }
     };
     for l in lines {
@@ -556,8 +592,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             }
                             ordered.push((u.id, (*l).clone()));
                         }
-                        Some(_) => return Err(l.reject(format!("the unit at {h} is not yours"))),
-                        None => return Err(l.reject(format!("there is no unit at {h}"))),
+                        Some(_) => return Err(l.reject(not_yours(st, *h))),
+                        None => return Err(l.reject(no_unit(st, *h))),
                     }
                 }
             }
@@ -607,6 +643,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     let mut battled = false;
     let mut targeted = false;
     let mut discard_battler: Option<u32> = None;
+    // Kriegspiel: units stopped short, by the hex their orders moved them to.
+    let mut stopped: BTreeMap<Hex, u32> = BTreeMap::new();
     let turn_no = st.turn + 1;
     for l in step_lines {
         match &l.cmd {
@@ -615,10 +653,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject("an EXCHANGE is the whole turn"));
                 }
                 let Some(u) = sc.unit_at(path[0]).cloned() else {
-                    return Err(l.reject(format!("there is no unit at {}", path[0])));
+                    return Err(l.reject(no_unit(&sc, path[0])));
                 };
                 if u.side != side {
-                    return Err(l.reject(format!("the unit at {} is not yours", path[0])));
+                    return Err(l.reject(not_yours(&sc, path[0])));
                 }
                 let Some(m) = modes.get(&u.id).cloned() else {
                     return Err(l.reject(format!("the unit at {} was not ordered", path[0])));
@@ -635,31 +673,45 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject("all movement comes before the first battle"));
                 }
                 let max = if second { 3 } else { m.max_move };
-                let info = check_path(
-                    ctx,
-                    &sc,
-                    &u,
-                    path,
-                    MoveRule {
-                        max,
-                        ignore_terrain: m.ignore_terrain,
-                    },
-                )
-                .map_err(|e| l.reject(e))?;
+                // Kriegspiel: the move stops short of an enemy unit it did
+                // not see, or where it comes next to a camouflaged one.
+                let (path, contact) = super::fog::fog_path(ctx.r, &sc, side, path);
+                let (dist, barred) = if path.len() < 2 {
+                    (0, false)
+                } else {
+                    let info = check_path(
+                        ctx,
+                        &sc,
+                        &u,
+                        &path,
+                        MoveRule {
+                            max,
+                            ignore_terrain: m.ignore_terrain,
+                        },
+                    )
+                    .map_err(|e| l.reject(e))?;
+                    (info.dist, info.barred_from_battle)
+                };
                 if let Some(x) = sc.unit_mut(u.id) {
                     x.at = *path.last().unwrap_or(&u.at);
+                }
+                if contact.is_some() {
+                    if let Some(end) = l_path_end(&l.cmd) {
+                        stopped.insert(end, u.id);
+                    }
                 }
                 let t = track.entry(u.id).or_default();
                 if second {
                     t.second_moved = true;
                 } else {
-                    t.moved = Some(info.dist);
-                    t.barred = info.barred_from_battle;
+                    t.moved = Some(dist);
+                    t.barred = barred;
                 }
                 steps.push(Step::Move {
                     line: l.clone(),
                     unit: u.id,
-                    path: path.clone(),
+                    path,
+                    contact,
                 });
             }
             Cmd::Battle {
@@ -671,14 +723,48 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if matches!(action, Action::Exchange(_)) {
                     return Err(l.reject("an EXCHANGE is the whole turn"));
                 }
-                let Some(u) = sc.unit_at(*from).cloned() else {
-                    return Err(l.reject(format!("there is no unit at {from}")));
+                // Kriegspiel: a unit stopped short battles from where it
+                // stopped if it can; if not, the order lapses.
+                let redirected = stopped
+                    .get(from)
+                    .filter(|_| sc.unit_at(*from).is_none_or(|x| x.side != side))
+                    .and_then(|id| sc.unit(*id))
+                    .cloned();
+                let u = match redirected {
+                    Some(u) => {
+                        let seen = sc.unit_at(*target).is_some_and(|x| {
+                            x.side != side && super::fog::sees(ctx.r, &sc, side, x)
+                        });
+                        let why = if seen {
+                            target_check(ctx, &sc, &u, *target).err()
+                        } else {
+                            Some(format!("it sees no enemy unit at {target}"))
+                        };
+                        if let Some(why) = why {
+                            steps.push(Step::Lapse {
+                                line: l.clone(),
+                                reason: format!("the unit was stopped short at {}: {why}", u.at),
+                            });
+                            continue;
+                        }
+                        u
+                    }
+                    None => {
+                        let Some(u) = sc.unit_at(*from).cloned() else {
+                            return Err(l.reject(no_unit(&sc, *from)));
+                        };
+                        if u.side != side {
+                            return Err(l.reject(not_yours(&sc, *from)));
+                        }
+                        u
+                    }
                 };
-                if u.side != side {
-                    return Err(l.reject(format!("the unit at {from} is not yours")));
-                }
                 let spec = ctx.spec(&u.kind);
-                let tgt = sc.unit_at(*target).cloned();
+                // Kriegspiel: a side may only target what it sees.
+                let tgt = sc
+                    .unit_at(*target)
+                    .filter(|x| x.side == side || super::fog::sees(ctx.r, &sc, side, x))
+                    .cloned();
                 let engaged = ctx.r.options.firefight
                     && tgt.as_ref().is_some_and(|t| {
                         sc.engagements.iter().any(|e| {
@@ -765,6 +851,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             return Err(l.reject("artillery may not take ground"));
                         }
                     }
+                    None if sc.fog.is_some() => {
+                        return Err(l.reject(format!("you see no enemy unit at {target}")))
+                    }
                     None => return Err(l.reject(format!("there is no enemy unit at {target}"))),
                 }
                 if *take_ground || overrun.is_some() {
@@ -845,7 +934,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
             }
             Cmd::RemoveWire { at } => {
                 let Some(u) = sc.unit_at(*at).cloned() else {
-                    return Err(l.reject(format!("there is no unit at {at}")));
+                    return Err(l.reject(no_unit(&sc, *at)));
                 };
                 let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
                     return Err(
@@ -1299,7 +1388,7 @@ pub fn apply(
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
             | Step::RemoveWire { line, unit } => (line, Some(*unit)),
-            Step::Target { line, .. } => (line, None),
+            Step::Target { line, .. } | Step::Lapse { line, .. } => (line, None),
         };
         if let (Some(a), Some(u)) = (&allowed, unit) {
             let firefight = matches!(
@@ -1321,10 +1410,21 @@ pub fn apply(
             }
         }
         match step {
-            Step::Move { line, unit, path } => {
+            Step::Lapse { line, reason } => t.skip(line, reason),
+            Step::Move {
+                line,
+                unit,
+                path,
+                contact,
+            } => {
                 let Some(u) = t.st.unit(*unit).cloned() else {
                     continue;
                 };
+                if path.len() < 2 {
+                    // Stopped before its first step (Kriegspiel).
+                    t.ev.extend(contact.iter().cloned());
+                    continue;
+                }
                 let m = plan
                     .modes
                     .get(unit)
@@ -1358,6 +1458,7 @@ pub fn apply(
                     unit: u.kind.clone(),
                     path: path.clone(),
                 });
+                t.ev.extend(contact.iter().cloned());
                 t.wire_on_entry(*unit, dest);
                 let e = super::victory::update_objectives(&mut t.st);
                 t.ev.extend(e);
@@ -1638,6 +1739,13 @@ impl Turn<'_, '_, '_> {
         if let Err(e) = target_check(ctx, &self.st, &att, target) {
             self.skip(line, &e);
             return;
+        }
+        // Camouflage: "A Unit loses its concealment the moment it Battles,
+        // is Battled by an enemy Unit, or Moves."
+        for id in [unit, tgt.id] {
+            if let Some(x) = self.st.unit_mut(id) {
+                x.concealed = false;
+            }
         }
         let range = att.at.distance(target);
         if range == 1 && !self.reactions(unit, tgt.id, charge) {

@@ -210,9 +210,11 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             last_played: s.last_played.get(i).cloned().flatten(),
         })
         .collect();
+    // Kriegspiel: a side's view holds only the enemy units it sees.
     let units = s
         .units
         .iter()
+        .filter(|u| super::fog::visible(r, s, viewer, u))
         .map(|u| UnitView {
             id: u.id,
             side: side_id(u.side),
@@ -261,7 +263,13 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             .map(|o| ObjectiveView {
                 at: o.at,
                 side: side_id(o.side),
-                held: o.held,
+                // Kriegspiel: an objective taken by the enemy shows as taken
+                // only while the viewer sees the hex's unit (the medals, which
+                // are public, count it all the same).
+                held: o.held
+                    && (super::fog::fogged_side(s, viewer).is_none()
+                        || s.unit_at(o.at)
+                            .is_some_and(|u| super::fog::visible(r, s, viewer, u))),
             })
             .collect(),
         deck_size: s.deck.len(),
@@ -274,7 +282,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
 #[must_use]
 pub fn view_with_events(r: &Ruleset, s: &State, viewer: &Viewer, events: &[Event]) -> View {
     let mut v = view(r, s, viewer);
-    v.last_turn = visible_events(events, viewer);
+    v.last_turn = super::fog::redact(r, s, viewer, visible_events(events, viewer));
     v
 }
 

@@ -1,0 +1,378 @@
+//! Kriegspiel & The Fog Of War (seeds/004): what each side sees, and the
+//! redaction of a turn's events for a side. Every report is rendered from a
+//! view, and the view takes its units and events from here, so a renderer
+//! cannot show what this module leaves out. Each rule is written down, with
+//! the sentence behind it, in docs/rules/kriegspiel.md.
+
+use super::board::Hex;
+use super::events::Event;
+use super::ruleset::Ruleset;
+use super::state::{State, Unit};
+use super::Viewer;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The game option: `kriegspiel=true`, or `kriegspiel=known-start` when the
+/// players know where the opponent's units started ("Players may also know
+/// which Units his opponent has or even where they started").
+pub const OPTION: &str = "kriegspiel";
+
+/// A Kriegspiel game's fog.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fog {
+    /// Each side sees the opponent's starting position until the first turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub known_start: bool,
+    /// Per side: the hexes of the enemy units it saw when the last turn
+    /// began (the events of that turn are told as far as it could know
+    /// them: from where it saw them, to where it sees them).
+    #[serde(default)]
+    pub seen_before: Vec<Vec<Hex>>,
+}
+
+/// Read the option's value.
+pub fn parse_option(v: &str) -> Result<Fog, String> {
+    match v.trim() {
+        "true" | "on" | "yes" | "" => Ok(Fog::default()),
+        "known-start" => Ok(Fog {
+            known_start: true,
+            seen_before: Vec::new(),
+        }),
+        "false" | "off" | "no" => Err("to play without fog, leave the option out".into()),
+        other => Err(format!(
+            "'{other}' is not a Kriegspiel setting (true or known-start)"
+        )),
+    }
+}
+
+/// A unit's Battle Range in hexes: the length of its dice-by-range row.
+fn battle_range(r: &Ruleset, u: &Unit) -> u32 {
+    r.units.get(&u.kind).map_or(3, |s| s.dice.len() as u32)
+}
+
+/// Does `side` see the unit `u` (of the other side)? "Players can only
+/// 'see' enemy Units on their Board when they come into Battle Range of
+/// their own Units"; "Camouflaged Units are always left off the board until
+/// they have lost their concealment" (seen here only in close assault
+/// distance, where "the active player should be informed").
+#[must_use]
+pub fn sees(r: &Ruleset, s: &State, side: usize, u: &Unit) -> bool {
+    if u.side == side {
+        return true;
+    }
+    let Some(fog) = &s.fog else {
+        return true;
+    };
+    if fog.known_start && s.turn == 0 && s.pre_battle.is_none() {
+        return true;
+    }
+    s.units.iter().filter(|o| o.side == side).any(|o| {
+        let d = o.at.distance(u.at);
+        if u.concealed {
+            d <= 1
+        } else {
+            d <= battle_range(r, o)
+        }
+    })
+}
+
+/// The enemy units `side` sees now.
+#[must_use]
+pub fn seen_units<'a>(r: &Ruleset, s: &'a State, side: usize) -> Vec<&'a Unit> {
+    s.units
+        .iter()
+        .filter(|u| u.side != side && sees(r, s, side, u))
+        .collect()
+}
+
+/// The hexes of the enemy units each side sees now (stored before a turn).
+#[must_use]
+pub fn seen_hexes(r: &Ruleset, s: &State) -> Vec<Vec<Hex>> {
+    (0..s.sides.len())
+        .map(|i| seen_units(r, s, i).iter().map(|u| u.at).collect())
+        .collect()
+}
+
+/// Is the state a fog game and `viewer` someone who sees only a side's part?
+/// Returns the side index the view is for (None for the referee, who sees
+/// everything, and for games without fog). Observers see no unit at all.
+#[must_use]
+pub fn fogged_side(s: &State, viewer: &Viewer) -> Option<Option<usize>> {
+    s.fog.as_ref()?;
+    match viewer {
+        Viewer::Referee => None,
+        Viewer::Side(id) => Some(s.side_index(id)),
+        Viewer::Observer => Some(None),
+    }
+}
+
+/// Should `viewer` see unit `u`?
+#[must_use]
+pub fn visible(r: &Ruleset, s: &State, viewer: &Viewer, u: &Unit) -> bool {
+    match fogged_side(s, viewer) {
+        None => true,
+        Some(None) => false,
+        Some(Some(side)) => sees(r, s, side, u),
+    }
+}
+
+/// The events of the turn that led to `s`, as `viewer` may know them.
+#[must_use]
+pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Vec<Event> {
+    let side = match fogged_side(s, viewer) {
+        None => return events,
+        Some(None) => None,
+        Some(Some(i)) => Some(i),
+    };
+    let me = side
+        .and_then(|i| s.sides.get(i).cloned())
+        .unwrap_or_default();
+    let mine = |who: &str| side.is_some() && who == me;
+    // Where it saw enemy units: at the start of the turn, now, and every hex
+    // its own units battled (it knows what it shot at) or were battled from
+    // a hex it saw.
+    let mut known: BTreeSet<Hex> = BTreeSet::new();
+    if let Some(i) = side {
+        if let Some(fog) = &s.fog {
+            if let Some(v) = fog.seen_before.get(i) {
+                known.extend(v.iter().copied());
+            }
+        }
+        known.extend(seen_units(r, s, i).iter().map(|u| u.at));
+        known.extend(s.units.iter().filter(|u| u.side == i).map(|u| u.at));
+    }
+    let now: BTreeSet<Hex> = match side {
+        Some(i) => seen_units(r, s, i).iter().map(|u| u.at).collect(),
+        None => BTreeSet::new(),
+    };
+    for e in &events {
+        if let Event::Battle { side: by, at, .. } = e {
+            if mine(by) {
+                known.insert(*at);
+            }
+        }
+        if let Event::Move { side: by, path, .. } = e {
+            if mine(by) {
+                known.extend(path.iter().copied());
+            }
+        }
+    }
+    let fog = |text: String| Event::Fog { note: text };
+    let mut out = Vec::new();
+    for e in events {
+        let keep = match &e {
+            Event::TurnBegun { .. }
+            | Event::CardPlayed { .. }
+            | Event::CardDrawn { .. }
+            | Event::CardDiscarded { .. }
+            | Event::CardsExchanged { .. }
+            | Event::DeckReshuffled { .. }
+            | Event::MedalGained { .. }
+            | Event::VictoryReached { .. }
+            | Event::GameOver { .. }
+            | Event::Fog { .. } => Some(e.clone()),
+            Event::UnitOrdered { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
+            Event::Move {
+                side: by,
+                unit,
+                path,
+            }
+            | Event::Retreat {
+                side: by,
+                unit,
+                path,
+                ..
+            } => {
+                let retreat = matches!(e, Event::Retreat { .. });
+                let (Some(a), Some(b)) = (path.first(), path.last()) else {
+                    continue;
+                };
+                if mine(by) || (path.iter().all(|h| known.contains(h)) && now.contains(b)) {
+                    Some(e.clone())
+                } else {
+                    match (known.contains(a), now.contains(b)) {
+                        (true, true) => Some(fog(format!(
+                            "The enemy {unit} at {a} {} out of sight and is seen again at {b}.",
+                            if retreat { "retreats" } else { "moves" }
+                        ))),
+                        (true, false) => Some(fog(format!(
+                            "The enemy {unit} at {a} {} out of sight.",
+                            if retreat { "retreats" } else { "moves" }
+                        ))),
+                        (false, true) => {
+                            Some(fog(format!("An enemy {unit} comes into sight at {b}.")))
+                        }
+                        (false, false) => None,
+                    }
+                }
+            }
+            Event::Battle {
+                side: by,
+                from,
+                at,
+                dice,
+                faces,
+                hits,
+                flags,
+                how,
+                target,
+                ..
+            } => {
+                if mine(by) || from.is_none_or(|f| known.contains(&f)) {
+                    Some(e.clone())
+                } else if known.contains(at) {
+                    // Battled from a hex it does not see: the dice and what
+                    // they did to its own unit, nothing of the firer.
+                    Some(Event::Battle {
+                        side: by.clone(),
+                        attacker: "unseen enemy unit".into(),
+                        from: None,
+                        target: target.clone(),
+                        at: *at,
+                        range: 0,
+                        how: how.clone(),
+                        base_dice: *dice,
+                        modifiers: Vec::new(),
+                        dice: *dice,
+                        faces: faces.clone(),
+                        hits: *hits,
+                        flags: *flags,
+                        ignored_flags: 0,
+                    })
+                } else {
+                    None
+                }
+            }
+            Event::OrderSkipped { side: by, .. } => mine(by).then(|| e.clone()),
+            Event::Contact { side: by, .. } => mine(by).then(|| e.clone()),
+            Event::WireRemoved { at, .. }
+            | Event::SandbagPlaced { at }
+            | Event::SandbagRemoved { at }
+            | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),
+            Event::FiguresLost { side: by, at, .. }
+            | Event::FiguresReturned { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
+            Event::UnitEliminated {
+                side: owner,
+                at,
+                by: who,
+                ..
+            } => {
+                if mine(owner) || known.contains(at) {
+                    Some(e.clone())
+                } else {
+                    Some(fog(format!(
+                        "An enemy unit out of sight is eliminated ({} gains the medal).",
+                        who
+                    )))
+                }
+            }
+            Event::TakeGround {
+                side: by,
+                from,
+                to,
+                unit,
+            }
+            | Event::Overrun {
+                side: by,
+                from,
+                to,
+                unit,
+            } => {
+                if mine(by) || (known.contains(from) && known.contains(to)) {
+                    Some(e.clone())
+                } else if now.contains(to) {
+                    Some(fog(format!("An enemy {unit} comes into sight at {to}.")))
+                } else {
+                    None
+                }
+            }
+            Event::ObjectiveTaken { side: by, at, held } => {
+                if mine(by) || known.contains(at) {
+                    Some(e.clone())
+                } else if *held {
+                    Some(fog("The enemy takes an objective (a medal).".into()))
+                } else {
+                    Some(fog("The enemy loses an objective.".into()))
+                }
+            }
+            Event::CrossHairPlaced { gun, .. } => known.contains(gun).then(|| e.clone()),
+            Event::OrdersByDice {
+                side: by,
+                faces,
+                ordered,
+            } => Some(Event::OrdersByDice {
+                side: by.clone(),
+                faces: faces.clone(),
+                ordered: if mine(by) {
+                    ordered.clone()
+                } else {
+                    ordered
+                        .iter()
+                        .filter(|h| known.contains(h))
+                        .copied()
+                        .collect()
+                },
+            }),
+        };
+        if let Some(k) = keep {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Kriegspiel: the part of a MOVE path a unit really makes, and the contact
+/// that stopped it. "A move into or through an unseen unit's hex stops where
+/// the collision happens and says so" (what the side did not see when the
+/// move began); "If a Camouflaged Unit is within Close Assault distance of a
+/// Moving Unit, then the active player should be informed and his Unit is
+/// left in Close Assault" (it stops on the first hex next to one). Without
+/// fog, the path as written.
+#[must_use]
+pub fn fog_path(r: &Ruleset, s: &State, side: usize, path: &[Hex]) -> (Vec<Hex>, Option<Event>) {
+    if s.fog.is_none() || path.len() < 2 {
+        return (path.to_vec(), None);
+    }
+    let mover = s.unit_at(path[0]);
+    let kind = mover.map(|u| u.kind.clone()).unwrap_or_default();
+    let me = s.sides.get(side).cloned().unwrap_or_default();
+    let unseen = |h: Hex| {
+        s.unit_at(h)
+            .filter(|e| e.side != side && !sees(r, s, side, e))
+            .map(|e| e.at)
+    };
+    for i in 1..path.len() {
+        if let Some(enemy) = unseen(path[i]) {
+            return (
+                path[..i].to_vec(),
+                Some(Event::Contact {
+                    side: me,
+                    unit: kind,
+                    at: path[i - 1],
+                    enemy,
+                    how: "collision".into(),
+                }),
+            );
+        }
+        let hidden_next = s.units.iter().find(|e| {
+            e.side != side && e.concealed && e.at.distance(path[i]) == 1 && !sees(r, s, side, e)
+        });
+        if let Some(e) = hidden_next {
+            return (
+                path[..=i].to_vec(),
+                Some(Event::Contact {
+                    side: me,
+                    unit: kind,
+                    at: path[i],
+                    enemy: e.at,
+                    how: "camouflage".into(),
+                }),
+            );
+        }
+    }
+    (path.to_vec(), None)
+}
