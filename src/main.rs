@@ -233,6 +233,27 @@ fn init(dir: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// Text from a mail as one printable line: control characters (CR, LF,
+/// ESC, ...) and Unicode direction marks escaped as `\r`, `\n`, `\u{1b}`.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn config_path(cli: &Option<PathBuf>) -> PathBuf {
     cli.clone()
         .unwrap_or_else(|| PathBuf::from("adjutant.toml"))
@@ -581,15 +602,21 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Campaign(cc) => campaign_cmd(&cli.config, cc),
         Cmd::Log => {
             let judge = open(&cli.config)?;
+            // Everything here came from a mail: control characters are
+            // shown escaped, so no log line can be forged (a subject with
+            // CR LF "Bcc: ..." stays on its line).
             for r in adjutant::store::inbox_log(&judge.conn)? {
-                let subject: String = r.subject.unwrap_or_default().chars().take(40).collect();
+                let subject: String = escape(&r.subject.unwrap_or_default())
+                    .chars()
+                    .take(60)
+                    .collect();
                 println!(
                     "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
                     r.id,
-                    r.sender.unwrap_or_else(|| "-".into()),
-                    r.outcome,
-                    r.detail,
-                    r.message_id.unwrap_or_default()
+                    escape(&r.sender.unwrap_or_else(|| "-".into())),
+                    escape(&r.outcome),
+                    escape(&r.detail),
+                    escape(&r.message_id.unwrap_or_default())
                 );
             }
             Ok(0)
