@@ -167,11 +167,17 @@ enum Cmd {
         side: String,
         orders: PathBuf,
     },
-    /// Write a game as JSON (the seed only once the game is over, or with --include-seed).
+    /// Write a game as JSON, for players to `verify`. While the game runs,
+    /// the seed is left out and events private to one side (cards drawn,
+    /// hands) are hidden; --include-seed (the host's backup) or --referee
+    /// keeps them: such a file is not for players.
     Export {
         game: i64,
         #[arg(long)]
         include_seed: bool,
+        /// The referee's (or host's) export: every private event, no seed.
+        #[arg(long)]
+        referee: bool,
         /// Write to this file instead of standard output.
         #[arg(long, short)]
         output: Option<PathBuf>,
@@ -520,10 +526,11 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Export {
             game,
             include_seed,
+            referee,
             output,
         } => {
             let judge = open(&cli.config)?;
-            let ex = judge.export(game, include_seed)?;
+            let ex = judge.export_with(game, include_seed, referee)?;
             let text = serde_json::to_string_pretty(&ex)? + "\n";
             match output {
                 Some(p) => {

@@ -272,6 +272,44 @@ fn a_megabyte_join_line_gets_a_short_answer() {
 }
 
 #[test]
+fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
+    let site = Site::new();
+    new_game(&site);
+    common::submit_random_turns(&site, 6, 7);
+    let private_cards = |json: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let mut cards = Vec::new();
+        for t in v["turns"].as_array().unwrap() {
+            for e in t["events"].as_array().unwrap() {
+                if e["private"] == serde_json::Value::Bool(true) {
+                    cards.push(e["card"].as_str().unwrap_or("").to_string());
+                }
+            }
+        }
+        cards
+    };
+    let full = site.ok(&["export", "1", "--referee"]);
+    let real = private_cards(&full);
+    assert!(
+        real.iter().any(|c| c != "hidden"),
+        "the referee's export names the cards drawn: {real:?}"
+    );
+    let public = site.ok(&["export", "1"]);
+    let shown = private_cards(&public);
+    assert_eq!(shown.len(), real.len());
+    assert!(shown.iter().all(|c| c == "hidden"), "{shown:?}");
+    assert!(
+        !public.contains("\"seed\": \""),
+        "no game seed while it runs"
+    );
+    let file = site.path().join("export.json");
+    std::fs::write(&file, &public).unwrap();
+    let out = site.ok(&["verify", file.to_str().unwrap()]);
+    assert!(out.contains("OK: game 1"), "{out}");
+    assert!(out.contains("private to one side are hidden"), "{out}");
+}
+
+#[test]
 fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
     let site = Site::new();
     new_game(&site);
