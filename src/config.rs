@@ -20,6 +20,23 @@ max_message_bytes = 2000000
 # Seconds between polls of the mailbox when running `adjutant serve`.
 poll_seconds = 30
 
+[limits]
+# Every answer the judge sends to a mail (receipts, replies, error answers,
+# notices) counts against these caps; a mail over a cap is still handled
+# (orders are kept) but not answered, and the log says so. One mail gets
+# at most one answer, whatever it asks.
+# Answers one address may get in an hour (the first mail over it is told so, once).
+answers_per_address_hour = 10
+# Answers one address may get in a day.
+answers_per_address_day = 40
+# Error answers one address may get in a day (a mail-loop brake).
+error_answers_per_address_day = 10
+# Answers to everyone together, an hour and a day.
+answers_per_hour = 200
+answers_per_day = 1000
+# Commands one mail may give; more are listed as not done.
+commands_per_mail = 10
+
 [inbound]
 # maildir (the default: a local Maildir, e.g. fed by your MTA), imap, or none
 # (none: mail comes only through `adjutant receive`).
@@ -55,6 +72,8 @@ pub struct Config {
     #[serde(default)]
     pub judge: JudgeConfig,
     #[serde(default)]
+    pub limits: LimitsConfig,
+    #[serde(default)]
     pub inbound: InboundConfig,
     #[serde(default)]
     pub outbound: OutboundConfig,
@@ -81,6 +100,31 @@ impl Default for JudgeConfig {
             database: "adjutant.db".into(),
             max_message_bytes: 2_000_000,
             poll_seconds: 30,
+        }
+    }
+}
+
+/// Caps on what the judge sends and reads (`[limits]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    pub answers_per_address_hour: i64,
+    pub answers_per_address_day: i64,
+    pub error_answers_per_address_day: i64,
+    pub answers_per_hour: i64,
+    pub answers_per_day: i64,
+    pub commands_per_mail: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            answers_per_address_hour: 10,
+            answers_per_address_day: 40,
+            error_answers_per_address_day: crate::service::MAX_ERROR_REPLIES_A_DAY,
+            answers_per_hour: 200,
+            answers_per_day: 1000,
+            commands_per_mail: 10,
         }
     }
 }

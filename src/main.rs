@@ -167,11 +167,17 @@ enum Cmd {
         side: String,
         orders: PathBuf,
     },
-    /// Write a game as JSON (the seed only once the game is over, or with --include-seed).
+    /// Write a game as JSON, for players to `verify`. While the game runs,
+    /// the seed is left out and events private to one side (cards drawn,
+    /// hands) are hidden; --include-seed (the host's backup) or --referee
+    /// keeps them: such a file is not for players.
     Export {
         game: i64,
         #[arg(long)]
         include_seed: bool,
+        /// The referee's (or host's) export: every private event, no seed.
+        #[arg(long)]
+        referee: bool,
         /// Write to this file instead of standard output.
         #[arg(long, short)]
         output: Option<PathBuf>,
@@ -231,6 +237,27 @@ fn init(dir: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(cfg.outbox_dir())?;
     adjutant::store::open(&cfg.database_path())?;
     Ok(path)
+}
+
+/// Text from a mail as one printable line: control characters (CR, LF,
+/// ESC, ...) and Unicode direction marks escaped as `\r`, `\n`, `\u{1b}`.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn config_path(cli: &Option<PathBuf>) -> PathBuf {
@@ -499,10 +526,11 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Export {
             game,
             include_seed,
+            referee,
             output,
         } => {
             let judge = open(&cli.config)?;
-            let ex = judge.export(game, include_seed)?;
+            let ex = judge.export_with(game, include_seed, referee)?;
             let text = serde_json::to_string_pretty(&ex)? + "\n";
             match output {
                 Some(p) => {
@@ -581,15 +609,21 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Campaign(cc) => campaign_cmd(&cli.config, cc),
         Cmd::Log => {
             let judge = open(&cli.config)?;
+            // Everything here came from a mail: control characters are
+            // shown escaped, so no log line can be forged (a subject with
+            // CR LF "Bcc: ..." stays on its line).
             for r in adjutant::store::inbox_log(&judge.conn)? {
-                let subject: String = r.subject.unwrap_or_default().chars().take(40).collect();
+                let subject: String = escape(&r.subject.unwrap_or_default())
+                    .chars()
+                    .take(60)
+                    .collect();
                 println!(
                     "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
                     r.id,
-                    r.sender.unwrap_or_else(|| "-".into()),
-                    r.outcome,
-                    r.detail,
-                    r.message_id.unwrap_or_default()
+                    escape(&r.sender.unwrap_or_else(|| "-".into())),
+                    escape(&r.outcome),
+                    escape(&r.detail),
+                    escape(&r.message_id.unwrap_or_default())
                 );
             }
             Ok(0)

@@ -363,7 +363,7 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
         .find(|t| t.contains("In-Reply-To: <o2@example.org>"))
         .unwrap();
     assert!(
-        receipt.contains(&format!("  {}", orders.trim())),
+        receipt.contains(&format!("  # {}", orders.trim())),
         "{receipt}"
     );
     assert!(receipt.contains("adjudicated"), "{receipt}");

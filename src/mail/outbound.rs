@@ -70,6 +70,49 @@ pub enum ComposeError {
     Build(String),
 }
 
+/// The longest subject the judge writes, in characters; lettre folds it at
+/// its spaces, so no header line comes near RFC 5322's 998.
+pub const MAX_SUBJECT: usize = 150;
+
+/// Header text as it may be written: control characters (CR, LF, ...)
+/// become spaces, runs of white space one space, and it is cut to `max`
+/// characters (a long word is broken so it folds).
+#[must_use]
+pub fn header_text(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut word = 0usize;
+    for c in s.chars().map(|c| if c.is_control() { ' ' } else { c }) {
+        if out.chars().count() >= max {
+            out.push_str("...");
+            break;
+        }
+        if c.is_whitespace() {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+            word = 0;
+            continue;
+        }
+        if word >= 60 {
+            out.push(' ');
+            word = 0;
+        }
+        out.push(c);
+        word += 1;
+    }
+    out.trim().to_string()
+}
+
+/// A message id fit to echo in In-Reply-To: printable, no spaces or angle
+/// brackets, at most 250 bytes.
+fn sane_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 250
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>')
+}
+
 /// Build the RFC 5322 bytes. `message_id` is without brackets.
 pub fn compose(
     from_name: &str,
@@ -87,7 +130,7 @@ pub fn compose(
     let mut b = Message::builder()
         .from(mbox(Some(from_name), from_addr)?)
         .to(mbox(None, &m.to)?)
-        .subject(m.subject.clone())
+        .subject(header_text(&m.subject, MAX_SUBJECT))
         .date(date)
         .message_id(Some(format!("<{message_id}>")))
         .header(AutoSubmitted(
@@ -101,7 +144,8 @@ pub fn compose(
     if let Some(r) = &m.reply_to {
         b = b.reply_to(mbox(Some(from_name), r)?);
     }
-    if let Some(irt) = &m.in_reply_to {
+    // A Message-ID from a mail is echoed only when it is a sane one.
+    if let Some(irt) = m.in_reply_to.as_ref().filter(|i| sane_id(i)) {
         b = b
             .in_reply_to(format!("<{irt}>"))
             .references(format!("<{irt}>"));
@@ -224,6 +268,37 @@ mod tests {
             s.contains("Reply-To: Adjutant <judge+tok@example.org>"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn no_header_line_is_longer_than_rfc_5322_allows() {
+        let m = Outgoing {
+            to: "alice@example.org".into(),
+            subject: format!(
+                "Re: {}\r\nBcc: x@y {}",
+                "x".repeat(50_000),
+                "word ".repeat(5_000)
+            ),
+            text: "Hello\n".into(),
+            in_reply_to: Some("a".repeat(50_000)),
+            ..Outgoing::default()
+        };
+        let raw = compose(
+            "Adjutant",
+            "judge@example.org",
+            "id1@example.org",
+            std::time::UNIX_EPOCH,
+            &m,
+        )
+        .unwrap();
+        let s = String::from_utf8(raw).unwrap();
+        let head = &s[..s.find("\r\n\r\n").unwrap()];
+        for line in head.split("\r\n") {
+            assert!(line.len() <= 78 + 2, "{} bytes: {line}", line.len());
+            assert!(!line.starts_with("Bcc"), "{line}");
+        }
+        assert!(!head.contains("In-Reply-To"), "an absurd id is not echoed");
+        assert!(head.len() < 1_000, "{head}");
     }
 
     #[test]

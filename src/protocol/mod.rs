@@ -161,10 +161,73 @@ pub struct Request {
     /// match the text the player sent.
     pub orders: String,
     pub has_orders: bool,
-    /// Lines around the orders that were not read as orders: (line, text).
+    /// Lines around the orders that were not read as orders: (line, text),
+    /// the first [`KEEP_QUOTED`] of them, each cut to [`QUOTE_CHARS`].
     pub ignored: Vec<(usize, String)>,
-    /// Lines that looked like commands but were malformed: (line, text, why).
+    /// How many lines were not read as orders in all.
+    pub ignored_total: usize,
+    /// Lines that looked like commands but were malformed: (line, text,
+    /// why), the first [`KEEP_QUOTED`], each line cut to [`QUOTE_CHARS`].
     pub errors: Vec<(usize, String, String)>,
+    /// How many malformed command lines there were in all.
+    pub errors_total: usize,
+}
+
+/// At most this many lines of a mail are kept to be quoted back.
+pub const KEEP_QUOTED: usize = 5;
+/// A line quoted back to a sender is cut to this many characters.
+pub const QUOTE_CHARS: usize = 60;
+
+/// A line as it may be quoted back: control characters gone, at most
+/// `max` characters (an ellipsis says it was cut), and a `PASSWORD` line's
+/// secret hidden.
+#[must_use]
+pub fn quotable(line: &str, max: usize) -> String {
+    let line = line.trim();
+    let mut words = line.split_whitespace();
+    if words
+        .next()
+        .is_some_and(|w| w.trim_end_matches(':').eq_ignore_ascii_case("PASSWORD"))
+    {
+        return "PASSWORD ...".into();
+    }
+    let mut out: String = line.chars().filter(|c| !c.is_control()).take(max).collect();
+    if line.chars().filter(|c| !c.is_control()).nth(max).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// `text` with the word after every `PASSWORD` replaced by `...`, all else
+/// (spacing, control characters) as it was: what may be kept in the log.
+#[must_use]
+pub fn hide_password(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut hide = false;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ws = rest.len() - rest.trim_start().len();
+        out.push_str(&rest[..ws]);
+        rest = &rest[ws..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        if hide && !word.is_empty() {
+            out.push_str("...");
+            hide = false;
+        } else {
+            out.push_str(word);
+            hide = word.trim_end_matches(':').eq_ignore_ascii_case("PASSWORD");
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// A subject as it may be echoed in an answer's subject: any `PASSWORD
+/// <secret>` hidden, control characters gone, cut to `max` characters.
+#[must_use]
+pub fn safe_subject(subject: &str, max: usize) -> String {
+    quotable(&hide_password(subject), max)
 }
 
 /// A line without its first word.
@@ -189,6 +252,7 @@ pub fn parse(subject: &str, text: &str) -> Request {
         let arg = words.next();
         let extra = words.next().is_some();
         let mut blank = true;
+        let errors_before = req.errors.len();
         match first.as_deref() {
             None => {}
             Some("HELP") if arg.is_none() => req.commands.push(Command::Help),
@@ -298,6 +362,14 @@ pub fn parse(subject: &str, text: &str) -> Request {
                 req.has_orders = true;
             }
         }
+        if req.errors.len() > errors_before {
+            req.errors_total += 1;
+            if req.errors.len() > KEEP_QUOTED {
+                req.errors.pop();
+            } else if let Some(e) = req.errors.last_mut() {
+                e.1 = quotable(&e.1, QUOTE_CHARS);
+            }
+        }
         order_lines.push(if blank { "" } else { raw });
     }
     // Chatter around the orders ("Hi judge,", "Thanks, Bob") is not read:
@@ -311,24 +383,19 @@ pub fn parse(subject: &str, text: &str) -> Request {
     };
     let first = order_lines.iter().position(|l| is_order(l));
     let last = order_lines.iter().rposition(|l| is_order(l));
-    if let (Some(first), Some(last)) = (first, last) {
-        for (i, l) in order_lines.iter_mut().enumerate() {
-            if (i < first || i > last) && !l.trim().is_empty() {
-                req.ignored.push((i + 1, l.trim().to_string()));
-                *l = "";
-            }
-        }
-        req.has_orders = true;
-    } else {
+    let span = first.zip(last);
+    for (i, l) in order_lines.iter_mut().enumerate() {
         // No line starts with an order word: nothing here is an order.
-        for (i, l) in order_lines.iter_mut().enumerate() {
-            if !l.trim().is_empty() {
-                req.ignored.push((i + 1, l.trim().to_string()));
-                *l = "";
+        let outside = span.is_none_or(|(first, last)| i < first || i > last);
+        if outside && !l.trim().is_empty() {
+            req.ignored_total += 1;
+            if req.ignored.len() < KEEP_QUOTED {
+                req.ignored.push((i + 1, quotable(l, QUOTE_CHARS)));
             }
+            *l = "";
         }
-        req.has_orders = false;
     }
+    req.has_orders = span.is_some();
     req.orders = order_lines.join("\n");
     // The subject may carry GAME and PASSWORD, or a lone command word.
     let subj = strip_reply_prefixes(subject);
@@ -506,6 +573,34 @@ mod tests {
         assert_eq!(r.errors.len(), 3);
         assert_eq!(r.errors[0].0, 1);
         assert!(r.game.is_none());
+    }
+
+    #[test]
+    fn secrets_are_never_quoted_back() {
+        assert_eq!(
+            safe_subject("Re: GAME 1 PASSWORD s3cret now", 100),
+            "Re: GAME 1 PASSWORD ... now"
+        );
+        assert_eq!(
+            hide_password("a\r\npassword: x\ty"),
+            "a\r\npassword: ...\ty"
+        );
+        assert_eq!(quotable("PASSWORD abc def", 60), "PASSWORD ...");
+        assert_eq!(quotable(&"x".repeat(100), 10), "xxxxxxxxxx...");
+        let r = parse("", &format!("JOIN {}\n", "9".repeat(1_000_000)));
+        assert_eq!(r.errors.len(), 1);
+        assert!(r.errors[0].1.len() < 80, "a quoted line is cut");
+    }
+
+    #[test]
+    fn quoted_lines_are_few_however_many_there_are() {
+        let text = format!("{}PLAY probe-centre\n", "hello there\n".repeat(100_000));
+        let r = parse("", &text);
+        assert_eq!(r.ignored.len(), KEEP_QUOTED);
+        assert_eq!(r.ignored_total, 100_000);
+        let bad = parse("", &"GAME x\n".repeat(1000));
+        assert_eq!(bad.errors.len(), KEEP_QUOTED);
+        assert_eq!(bad.errors_total, 1000);
     }
 
     #[test]

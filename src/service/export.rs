@@ -60,9 +60,55 @@ pub struct ExportOrders {
     pub received_at: String,
 }
 
+/// What an event private to one side shows in an export made while the
+/// game runs: its kind, its side, that it is private, and its dice (dice
+/// are public: every turn's dice seed is revealed); every other field reads
+/// [`HIDDEN`].
+#[must_use]
+pub fn redact(event: &Value) -> Value {
+    let Some(obj) = event.as_object() else {
+        return event.clone();
+    };
+    if obj.get("private").and_then(Value::as_bool) != Some(true) {
+        return event.clone();
+    }
+    let mut out = serde_json::Map::new();
+    for (k, v) in obj {
+        let keep = matches!(
+            k.as_str(),
+            "kind" | "side" | "private" | "faces" | "rolls" | "sides"
+        );
+        out.insert(
+            k.clone(),
+            if keep {
+                v.clone()
+            } else {
+                Value::String(HIDDEN.into())
+            },
+        );
+    }
+    Value::Object(out)
+}
+
+/// The text in place of a private event's fields in a redacted export.
+pub const HIDDEN: &str = "hidden";
+
 impl Judge {
-    /// The export of a game; the seed only if the game is over or `include_seed`.
+    /// The export of a game; the seed only if the game is over or
+    /// `include_seed`. While the game runs, events private to one side (a
+    /// card drawn, a card discarded face down) are [`redact`]ed, unless the
+    /// seed is included (the host's backup) or `full` (the referee's export).
     pub fn export(&self, game_id: i64, include_seed: bool) -> Result<Export, ServiceError> {
+        self.export_with(game_id, include_seed, false)
+    }
+
+    /// [`Judge::export`], with every private event when `full`.
+    pub fn export_with(
+        &self,
+        game_id: i64,
+        include_seed: bool,
+        full: bool,
+    ) -> Result<Export, ServiceError> {
         let game = self.game(game_id)?;
         let master = Self::master(&game)?;
         let Position {
@@ -71,7 +117,11 @@ impl Judge {
             hash: setup_hash,
             ..
         } = self.position(&game, Some(0))?;
-        let events = store::events(&self.conn, game_id, None)?;
+        let hide = game.status != "over" && !include_seed && !full;
+        let events: Vec<(u32, Value)> = store::events(&self.conn, game_id, None)?
+            .into_iter()
+            .map(|(t, e)| (t, if hide { redact(&e) } else { e }))
+            .collect();
         let submissions = store::submissions(&self.conn, game_id)?;
         let mut turns = Vec::new();
         for turn in 1..=game.turn {
@@ -248,6 +298,21 @@ pub fn verify(export: &Export) -> Verification {
             )),
         }
     }
+    let hidden = export
+        .turns
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| e.get("private").and_then(Value::as_bool) == Some(true))
+        .filter(|e| {
+            e.as_object()
+                .is_some_and(|o| o.values().any(|v| v == HIDDEN))
+        })
+        .count();
+    if hidden > 0 {
+        v.notes.push(format!(
+            "{hidden} events private to one side are hidden in this export (the game is running)"
+        ));
+    }
     let Some(seed_hex) = &export.seed else {
         v.notes.push(format!(
             "the game seed is not in this export (it is revealed when the game ends): the dice of {} turns were checked against their revealed seeds, but the turns were not replayed",
@@ -416,6 +481,20 @@ pub fn final_points(export: &Export) -> Option<std::collections::BTreeMap<String
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn private_events_are_redacted_public_ones_kept() {
+        let drawn =
+            json!({"kind": "card-drawn", "side": "axis", "card": "recon-left", "private": true});
+        assert_eq!(
+            redact(&drawn),
+            json!({"kind": "card-drawn", "side": "axis", "card": "hidden", "private": true})
+        );
+        let open = json!({"kind": "card-discarded", "side": "axis", "card": "x", "private": false});
+        assert_eq!(redact(&open), open);
+        let battle = json!({"kind": "battle", "faces": ["star"]});
+        assert_eq!(redact(&battle), battle);
+    }
 
     #[test]
     fn differences_are_named() {

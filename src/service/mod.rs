@@ -45,6 +45,11 @@ pub const OPEN_SEAT: &str = "open";
 /// Error answers one address may get in 24 hours (a mail-loop brake).
 pub const MAX_ERROR_REPLIES_A_DAY: i64 = 10;
 
+/// The HELP answer to an address that has no seat, referee desk or
+/// observer place here: short, so a forged From cannot make the judge send
+/// a stranger much.
+pub const STRANGER_HELP: &str = "This is Adjutant, a play-by-email judge. Players of its games write\nHELP, STATUS, MAP, JOIN <game> or their orders, one per line; the full\nlist is sent to addresses that have a seat in a game here.\n";
+
 /// What happened to one inbound message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailOutcome {
@@ -111,6 +116,57 @@ impl GameOptions {
             .iter()
             .find(|(w, _)| w.eq_ignore_ascii_case(who))
             .map_or_else(|| "UTC".to_string(), |(_, z)| z.clone())
+    }
+}
+
+/// A mail to queue and its kind (reply, error, report, ...).
+type Mail = (Outgoing, &'static str);
+
+/// The one answer a mail gets: what every command in it asked, together.
+/// A mail with 2,000 HELP lines gets one answer, not 2,000.
+#[derive(Default)]
+pub(crate) struct Answer {
+    /// The answer's sections, in the order the mail asked.
+    parts: Vec<String>,
+    /// Sections that say something was done or shown.
+    ok: usize,
+    /// The subject when the answer is one command's (else "Re: ...").
+    subject: Option<String>,
+    /// The authenticated seat or referee it speaks for: its reply address,
+    /// its game, and its registered address (copied when it is not the sender).
+    reply_to: Option<String>,
+    game_id: Option<i64>,
+    registered: Option<String>,
+    /// A referee's answer goes to the registered address only.
+    only_registered: bool,
+    /// The board (HTML and attachment) of a MAP or HISTORY: (heading, parts).
+    board: Option<(String, crate::report::Parts)>,
+}
+
+impl Answer {
+    /// A section saying what was done.
+    fn ok(&mut self, text: impl Into<String>) {
+        self.parts.push(text.into());
+        self.ok += 1;
+    }
+    /// A section saying what went wrong.
+    fn err(&mut self, text: impl Into<String>) {
+        self.parts.push(text.into());
+    }
+    fn titled(&mut self, subject: &str, text: impl Into<String>) {
+        self.subject.get_or_insert_with(|| subject.to_string());
+        self.ok(text);
+    }
+    /// The answer speaks for this seat.
+    fn for_seat(&mut self, address: String, seat: &Seat) {
+        self.reply_to = Some(address);
+        self.game_id = Some(seat.game_id);
+        self.registered = Some(seat.email.clone());
+    }
+    /// An answer made only of errors is an error answer (the loop brakes
+    /// count those).
+    fn is_error(&self) -> bool {
+        self.ok == 0
     }
 }
 
@@ -525,16 +581,18 @@ impl Judge {
         })
     }
 
-    /// Compose and store queued mails inside `tx`.
+    /// Compose and store queued mails inside `tx`. Returns how many were
+    /// queued and, for each that could not be composed, its address and why.
     fn flush(
         &self,
         tx: &Transaction<'_>,
         cause: &str,
         queue: Queue,
-    ) -> Result<usize, ServiceError> {
+    ) -> Result<(usize, Vec<String>), ServiceError> {
         let now = self.now();
         let date = std::time::SystemTime::from(self.clock.now());
-        let n = queue.mails.len();
+        let mut n = 0;
+        let mut failed = Vec::new();
         for (i, (m, kind)) in queue.mails.into_iter().enumerate() {
             let mid = format!(
                 "{}@{}",
@@ -550,11 +608,19 @@ impl Judge {
             ) {
                 Ok(raw) => {
                     store::insert_outbox(tx, m.game_id, &m.to, &mid, kind, &raw, &now)?;
+                    n += 1;
                 }
-                Err(e) => tracing::warn!("cannot compose a {kind} mail to {}: {e}", m.to),
+                Err(e) => {
+                    tracing::warn!("cannot compose a {kind} mail to {}: {e}", m.to);
+                    failed.push(format!(
+                        "{} to {}: {e}",
+                        kind,
+                        protocol::quotable(&m.to, 80)
+                    ));
+                }
             }
         }
-        Ok(n)
+        Ok((n, failed))
     }
 
     /// Record, handle and answer one inbound message, all in one transaction.
@@ -573,7 +639,12 @@ impl Judge {
                 content_hash: content_hash.clone(),
                 source: source.to_string(),
                 sender: env.from.clone(),
-                subject: Some(env.subject.chars().take(200).collect()),
+                subject: Some(
+                    protocol::hide_password(&env.subject)
+                        .chars()
+                        .take(200)
+                        .collect(),
+                ),
                 size: raw.len(),
                 received_at: now,
                 outcome: "pending".into(),
@@ -581,41 +652,24 @@ impl Judge {
             },
         )?;
         let mut queue = Queue::new();
-        let (mut outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue)?;
-        // Loop brake: a mail that answers one of our error answers gets no
-        // second error answer, whatever it is (a responder that ignores
-        // Auto-Submitted). Anything useful in it has still been done.
-        if let Some(irt) = env.in_reply_to.as_deref() {
-            let ours: i64 = tx.query_row(
-                "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
-                [irt],
-                |r| r.get(0),
-            )?;
-            if ours > 0 && queue.mails.iter().any(|(_, k)| *k == "error") {
-                queue.mails.retain(|(_, k)| *k != "error");
-                outcome = format!("{outcome} (not answered: it replies to an error answer)");
+        let mut answer = Answer::default();
+        let (mut outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue, &mut answer)?;
+        if let Some(from) = env.from.as_deref() {
+            let mails = self.answer_mails(&env, from, answer);
+            let (mails, why) = self.within_caps(&tx, &env, mails)?;
+            if let Some(why) = why {
+                outcome = format!("{outcome} (not answered: {why})");
+            }
+            for (m, kind) in mails {
+                queue.push(m, kind);
             }
         }
-        // And no address gets more than a few error answers a day, so no
-        // robot can keep an exchange going.
-        if let Some(from) = env.from.as_deref() {
-            if queue.mails.iter().any(|(_, k)| *k == "error") {
-                let since = stamp(self.clock.now() - chrono::Duration::days(1));
-                let recent: i64 = tx.query_row(
-                    "SELECT count(*) FROM outbox WHERE kind = 'error' AND recipient = ?1 AND created_at >= ?2",
-                    rusqlite::params![from, since],
-                    |r| r.get(0),
-                )?;
-                if recent >= MAX_ERROR_REPLIES_A_DAY {
-                    queue.mails.retain(|(_, k)| *k != "error");
-                    outcome = format!(
-                        "{outcome} (not answered: too many error answers to this address today)"
-                    );
-                }
-            }
+        let (replies, failed) = self.flush(&tx, &content_hash, queue)?;
+        if !failed.is_empty() {
+            // The log must not say "answered" when nothing went out.
+            outcome = format!("{outcome} (not sent: {})", failed.join("; "));
         }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
-        let replies = self.flush(&tx, &content_hash, queue)?;
         tx.commit()?;
         tracing::info!(
             "mail {} from {}: {outcome}{}",
@@ -634,7 +688,10 @@ impl Judge {
         Outgoing {
             to: to.to_string(),
             subject: if subject.is_empty() {
-                format!("Re: {}", protocol::strip_reply_prefixes(&env.subject))
+                format!(
+                    "Re: {}",
+                    protocol::safe_subject(protocol::strip_reply_prefixes(&env.subject), 100)
+                )
             } else {
                 subject.to_string()
             },
@@ -659,6 +716,7 @@ impl Judge {
         inbox_id: i64,
         env: &Envelope,
         queue: &mut Queue,
+        answer: &mut Answer,
     ) -> Result<(String, String), ServiceError> {
         if let Some(kind) = &env.auto {
             return Ok(("ignored: automatic mail".into(), format!("{kind:?}")));
@@ -680,7 +738,7 @@ impl Judge {
                 &[],
                 "Send your orders as plain text, without attachments.",
             );
-            queue.push(self.reply(env, &from, "", text), "error");
+            answer.err(text);
             return Ok(("refused: too large".into(), format!("{} bytes", env.size)));
         }
         let req = protocol::parse(&env.subject, &env.text);
@@ -701,25 +759,32 @@ impl Judge {
                 &problems,
                 "",
             );
-            queue.push(self.reply(env, &from, "", text), "error");
+            answer.err(text);
             return Ok(("answered: nothing to do".into(), problems.join("; ")));
         }
         if !req.errors.is_empty() {
-            let problems: Vec<String> = req
+            let mut problems: Vec<String> = req
                 .errors
                 .iter()
                 .map(|(l, t, why)| format!("line {l}: \"{t}\": {why}"))
                 .collect();
+            if req.errors_total > req.errors.len() {
+                problems.push(format!(
+                    "and {} more such lines",
+                    req.errors_total - req.errors.len()
+                ));
+            }
             let text = self.error_text("Some lines of your mail could not be read:", &problems, "");
-            queue.push(self.reply(env, &from, "", text), "error");
+            answer.err(text);
             return Ok(("answered: malformed commands".into(), problems.join("; ")));
         }
         if let Some(referee) = self.referee_of(env, &req)? {
-            return self.referee_mail(tx, env, &req, &referee, queue);
+            return self.referee_mail(tx, &req, &referee, queue, answer);
         }
         let seat = self.authenticate(env, &req)?;
         let mut done = Vec::new();
-        for cmd in &req.commands {
+        let commands = self.commands_to_do(&req.commands, answer);
+        for cmd in &commands {
             match cmd {
                 Command::Approve
                 | Command::Amend(..)
@@ -733,47 +798,42 @@ impl Judge {
                         &[],
                         "",
                     );
-                    queue.push(self.reply(env, &from, "", text), "error");
+                    answer.err(text);
                     return Ok((
                         "answered: referee command from a non-referee".into(),
                         String::new(),
                     ));
                 }
                 Command::Help => {
-                    let text = protocol::help_text(&self.cfg.judge.address);
-                    queue.push(self.reply(env, &from, "Adjutant: help", text), "reply");
+                    let text = if self.known_address(&from)? {
+                        protocol::help_text(&self.cfg.judge.address)
+                    } else {
+                        STRANGER_HELP.to_string()
+                    };
+                    answer.titled("Adjutant: help", text);
                     done.push("help");
                 }
                 Command::Status => {
                     let text = self.status_text(&from)?;
-                    queue.push(
-                        self.reply(env, &from, "Adjutant: your games", text),
-                        "reply",
-                    );
+                    answer.titled("Adjutant: your games", text);
                     done.push("status");
                 }
-                Command::Join(game_id) => {
-                    let text = match self.join(tx, *game_id, &from, queue)? {
-                        Ok(side) => {
-                            done.push("join");
-                            format!(
-                                "You joined game {game_id} as {side}; your welcome mail follows.\n"
-                            )
-                        }
-                        Err(why) => self.error_text(
-                            &format!("You could not join game {game_id}: {why}."),
-                            &[],
-                            "",
-                        ),
-                    };
-                    queue.push(self.reply(env, &from, "", text), "reply");
-                }
+                Command::Join(game_id) => match self.join(tx, *game_id, &from, queue)? {
+                    Ok(side) => {
+                        done.push("join");
+                        answer.ok(format!(
+                            "You joined game {game_id} as {side}; your welcome mail follows.\n"
+                        ));
+                    }
+                    Err(why) => answer.err(self.error_text(
+                        &format!("You could not join game {game_id}: {why}."),
+                        &[],
+                        "",
+                    )),
+                },
                 Command::Withdraw => {
                     let Some(seat) = seat.as_ref().ok() else {
-                        queue.push(
-                            self.reply(env, &from, "", self.not_authenticated()),
-                            "error",
-                        );
+                        answer.err(self.not_authenticated());
                         return Ok(("answered: not authenticated".into(), String::new()));
                     };
                     let text = if store::clear_pending(tx, seat.game_id, Some(&seat.side))? {
@@ -787,9 +847,8 @@ impl Judge {
                             seat.game_id
                         )
                     };
-                    for m in self.seat_replies(env, seat, "", text) {
-                        queue.push(m, "reply");
-                    }
+                    answer.for_seat(self.seat_address(seat), seat);
+                    answer.ok(text);
                     done.push("withdraw");
                 }
                 Command::Map
@@ -800,10 +859,7 @@ impl Judge {
                 | Command::TimeZone(_)
                 | Command::Absence(..) => {
                     let Some(seat) = seat.as_ref().ok() else {
-                        queue.push(
-                            self.reply(env, &from, "", self.not_authenticated()),
-                            "error",
-                        );
+                        answer.err(self.not_authenticated());
                         return Ok(("answered: not authenticated".into(), String::new()));
                     };
                     match cmd {
@@ -814,9 +870,8 @@ impl Judge {
                                     format!("Game {} is not part of a campaign.\n", seat.game_id)
                                 }
                             };
-                            for m in self.seat_replies(env, seat, "", text) {
-                                queue.push(m, "reply");
-                            }
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.ok(text);
                             done.push("campaign");
                         }
                         Command::Map => {
@@ -838,43 +893,26 @@ impl Judge {
                                 "{heading}\n\n{}\n{}\nState {hash}\n",
                                 parts.map, parts.compact
                             );
-                            for mut m in self.seat_replies(env, seat, "", text) {
-                                m.html = Some(parts.html(&heading, &m.text));
-                                m.attachments = vec![parts.attachment()];
-                                queue.push(m, "reply");
-                            }
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.ok(text);
+                            answer.board.get_or_insert((heading, parts));
                             done.push("map");
                         }
                         Command::History(turn) => {
                             let game = self.game(seat.game_id)?;
                             let t = turn.unwrap_or(game.turn);
-                            let reply: Vec<Outgoing> = match self.turn_report(
-                                &game,
-                                t,
-                                &Viewer::Side(seat.side.clone()),
-                            ) {
+                            answer.for_seat(self.seat_address(seat), seat);
+                            match self.turn_report(&game, t, &Viewer::Side(seat.side.clone())) {
                                 Ok((text, parts)) => {
                                     let heading = format!("Game {}: turn {t}", game.id);
-                                    self.seat_replies(env, seat, "", text)
-                                        .into_iter()
-                                        .map(|mut m| {
-                                            m.html = Some(parts.html(&heading, &m.text));
-                                            m.attachments = vec![parts.attachment()];
-                                            m
-                                        })
-                                        .collect()
+                                    answer.ok(text);
+                                    answer.board.get_or_insert((heading, parts));
                                 }
-                                Err(e) => {
-                                    let text = self.error_text(
-                                        &format!("No report for that turn: {e}"),
-                                        &[],
-                                        "",
-                                    );
-                                    self.seat_replies(env, seat, "", text)
-                                }
-                            };
-                            for m in reply {
-                                queue.push(m, "reply");
+                                Err(e) => answer.err(self.error_text(
+                                    &format!("No report for that turn: {e}"),
+                                    &[],
+                                    "",
+                                )),
                             }
                             done.push("history");
                         }
@@ -893,9 +931,8 @@ impl Judge {
                                     "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
                                 ),
                             };
-                            for m in self.seat_replies(env, seat, "", text) {
-                                queue.push(m, "reply");
-                            }
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.ok(text);
                             done.push("timezone");
                         }
                         Command::Absence(a, b) => {
@@ -918,9 +955,8 @@ impl Judge {
                                 },
                                 Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
                             };
-                            for m in self.seat_replies(env, seat, "", text) {
-                                queue.push(m, "reply");
-                            }
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.ok(text);
                             done.push("absence");
                         }
                         Command::Draw => {
@@ -960,12 +996,12 @@ impl Judge {
                                        "replaced": replaced,
                                        "orders": orders, "state_hash": hash,
                                        "ignored": req.ignored.iter()
-                                           .map(|(l, t)| format!("line {l}: {}", t.chars().take(60).collect::<String>()))
-                                           .collect::<Vec<_>>()}),
+                                           .map(|(l, t)| format!("line {l}: {t}"))
+                                           .collect::<Vec<_>>(),
+                                       "ignored_more": req.ignored_total - req.ignored.len()}),
                             );
-                            for m in self.seat_replies(env, &seat, "", text) {
-                                queue.push(m, "reply");
-                            }
+                            answer.for_seat(self.seat_address(&seat), &seat);
+                            answer.ok(text);
                             done.push("orders accepted");
                         }
                         Err(ServiceError::Rejected(rej)) => {
@@ -974,13 +1010,15 @@ impl Judge {
                                     "Your orders for game {} ({}) were not accepted:",
                                     seat.game_id, seat.side
                                 ),
-                                &[rej.to_string()],
+                                &[clip_text(&rej.to_string(), 20, 100)],
                                 "Send the corrected orders in full; none of these were kept\n(orders you sent before for this phase, if any, still stand).",
                             );
-                            for m in self.seat_replies(env, &seat, "", text) {
-                                queue.push(m, "error");
-                            }
-                            return Ok(("answered: orders rejected".into(), rej.to_string()));
+                            answer.for_seat(self.seat_address(&seat), &seat);
+                            answer.err(text);
+                            return Ok((
+                                "answered: orders rejected".into(),
+                                clip_text(&rej.to_string(), 5, 100),
+                            ));
                         }
                         Err(e) => return Err(e),
                     }
@@ -989,10 +1027,7 @@ impl Judge {
                     if let Some(notice) = why {
                         queue.push(notice, "notice");
                     }
-                    queue.push(
-                        self.reply(env, &from, "", self.not_authenticated()),
-                        "error",
-                    );
+                    answer.err(self.not_authenticated());
                     return Ok((
                         "answered: orders without a valid seat".into(),
                         String::new(),
@@ -1003,33 +1038,206 @@ impl Judge {
         Ok((format!("answered: {}", done.join(", ")), String::new()))
     }
 
-    /// Replies to an authenticated seat go to the sender and, when the sender
-    /// is not the seat's registered address, a copy to that address.
-    /// Replies to an authenticated seat go to the sender and, when the sender
-    /// is not the seat's registered address, a copy goes to that address (so
-    /// a player learns at once if someone else is playing their seat).
-    fn seat_replies(
+    /// The commands of a mail that will be done: each once (a repeated
+    /// command is done once), at most `limits.commands_per_mail` of them;
+    /// the answer says what was left undone.
+    fn commands_to_do(&self, commands: &[Command], answer: &mut Answer) -> Vec<Command> {
+        let mut todo: Vec<Command> = Vec::new();
+        let mut left = 0usize;
+        for c in commands {
+            if todo.contains(c) {
+                continue;
+            }
+            if todo.len() >= self.cfg.limits.commands_per_mail {
+                left += 1;
+            } else {
+                todo.push(c.clone());
+            }
+        }
+        if left > 0 {
+            answer.err(format!(
+                "{left} more command(s) in your mail were not done: this judge does at most\n{} commands a mail. Send them in another mail.\n",
+                self.cfg.limits.commands_per_mail
+            ));
+        }
+        todo
+    }
+
+    /// Apply the caps on answers (`[limits]`) to a mail's answer mails.
+    /// Returns the mails to send and, when some were held back, why.
+    ///
+    /// In order: a mail that answers one of our error answers gets no second
+    /// error answer; an address gets at most `error_answers_per_address_day`
+    /// error answers; everyone together gets at most `answers_per_hour` and
+    /// `answers_per_day` answers; one address at most
+    /// `answers_per_address_hour` and `answers_per_address_day`. The first
+    /// mail over an address's cap gets one short note saying so, once per
+    /// hour; every other one is logged and not answered. Every kind of
+    /// answer counts (receipts, replies, errors, notices, these notes).
+    fn within_caps(
+        &self,
+        tx: &Transaction<'_>,
+        env: &Envelope,
+        mails: Vec<(Outgoing, &'static str)>,
+    ) -> Result<(Vec<Mail>, Option<String>), ServiceError> {
+        if mails.is_empty() {
+            return Ok((mails, None));
+        }
+        let lim = &self.cfg.limits;
+        let is_error = mails.iter().all(|(_, k)| *k == "error");
+        // Loop brake: a mail answering one of our error answers, whatever it
+        // is (a responder that ignores Auto-Submitted).
+        if is_error {
+            if let Some(irt) = env.in_reply_to.as_deref() {
+                let ours: i64 = tx.query_row(
+                    "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
+                    [irt],
+                    |r| r.get(0),
+                )?;
+                if ours > 0 {
+                    return Ok((Vec::new(), Some("it replies to an error answer".into())));
+                }
+            }
+        }
+        let now = self.clock.now();
+        let hour = stamp(now - chrono::Duration::hours(1));
+        let day = stamp(now - chrono::Duration::days(1));
+        let count = |to: Option<&str>, since: &str, kinds: &str| -> Result<i64, ServiceError> {
+            Ok(tx.query_row(
+                &format!(
+                    "SELECT count(*) FROM outbox WHERE kind IN ({kinds}) AND created_at >= ?2 AND (?1 IS NULL OR recipient = ?1)"
+                ),
+                rusqlite::params![to, since],
+                |r| r.get(0),
+            )?)
+        };
+        const ANSWERS: &str = "'reply','error','notice','limit'";
+        if is_error {
+            let to = mails[0].0.to.as_str();
+            if count(Some(to), &day, "'error'")? >= lim.error_answers_per_address_day {
+                return Ok((
+                    Vec::new(),
+                    Some("too many error answers to this address today".into()),
+                ));
+            }
+        }
+        let n = mails.len() as i64;
+        if count(None, &hour, ANSWERS)? + n > lim.answers_per_hour
+            || count(None, &day, ANSWERS)? + n > lim.answers_per_day
+        {
+            return Ok((
+                Vec::new(),
+                Some("the judge's answers for this hour or day are used up".into()),
+            ));
+        }
+        let mut out = Vec::new();
+        let mut held = Vec::new();
+        for (m, kind) in mails {
+            let to = m.to.clone();
+            let h = count(Some(&to), &hour, ANSWERS)?;
+            let d = count(Some(&to), &day, ANSWERS)?;
+            if h < lim.answers_per_address_hour && d < lim.answers_per_address_day {
+                out.push((m, kind));
+                continue;
+            }
+            held.push(to.clone());
+            // Told once an hour that it is over the cap.
+            if count(Some(&to), &hour, "'limit'")? == 0 {
+                let (cap, per) = if h >= lim.answers_per_address_hour {
+                    (lim.answers_per_address_hour, "an hour")
+                } else {
+                    (lim.answers_per_address_day, "a day")
+                };
+                let mut note = self.reply(
+                    env,
+                    &to,
+                    "Adjutant: answers paused",
+                    format!(
+                        "This judge answers an address at most {cap} times {per}, and {to}\nhas had that many. Your mails are still read and orders in them are\nstill used, but they are not answered until the count drops.\n"
+                    ),
+                );
+                note.game_id = m.game_id;
+                out.push((note, "limit"));
+            }
+        }
+        let why = (!held.is_empty()).then(|| format!("answer cap reached for {}", held.join(", ")));
+        Ok((out, why))
+    }
+
+    /// The mails that carry a mail's answer: one to the sender, and for an
+    /// authenticated seat whose registered address is not the sender, a copy
+    /// to that address (so a player learns at once if someone else is
+    /// playing the seat). A referee's answer goes to its registered address
+    /// only. Answers to senders without a seat are short (see `decide`).
+    fn answer_mails(
         &self,
         env: &Envelope,
-        seat: &Seat,
-        subject: &str,
-        text: String,
-    ) -> Vec<Outgoing> {
-        let from = env.from.clone().unwrap_or_default();
-        let mut m = self.reply(env, &from, subject, text);
-        m.reply_to = Some(self.seat_address(seat));
-        m.game_id = Some(seat.game_id);
-        if from.eq_ignore_ascii_case(&seat.email) {
-            return vec![m];
+        from: &str,
+        answer: Answer,
+    ) -> Vec<(Outgoing, &'static str)> {
+        if answer.parts.is_empty() {
+            return Vec::new();
         }
-        m.text = format!(
-            "(A copy of this answer goes to {},\nthe address registered for this seat.)\n\n{}",
-            seat.email, m.text
-        );
-        let mut copy = m.clone();
-        copy.to = seat.email.clone();
-        copy.text = format!("A mail for your seat ({}) in game {} came from {from}.\nThe judge's answer to it was:\n\n{}", seat.side, seat.game_id, m.text);
-        vec![m, copy]
+        let kind = if answer.is_error() { "error" } else { "reply" };
+        let subject = match (&answer.subject, answer.parts.len()) {
+            (Some(s), 1) => s.clone(),
+            _ => String::new(),
+        };
+        let mut text = answer.parts.join("\n");
+        let to_registered = answer.only_registered
+            && answer
+                .registered
+                .as_deref()
+                .is_some_and(|r| !r.eq_ignore_ascii_case(from));
+        let copy = match answer.registered.as_deref() {
+            Some(r) if !r.eq_ignore_ascii_case(from) && !answer.only_registered => {
+                Some(r.to_string())
+            }
+            _ => None,
+        };
+        if let Some(r) = &copy {
+            text = format!(
+                "(A copy of this answer goes to {r},\nthe address registered for this seat.)\n\n{text}"
+            );
+        }
+        let mut m = self.reply(env, from, &subject, text);
+        if to_registered {
+            m.to = answer.registered.clone().unwrap_or_default();
+        }
+        m.reply_to = answer.reply_to.clone();
+        m.game_id = answer.game_id;
+        if let Some((heading, parts)) = &answer.board {
+            m.html = Some(parts.html(heading, &m.text));
+            m.attachments = vec![parts.attachment()];
+        }
+        let mut out = vec![(m.clone(), kind)];
+        if let Some(r) = copy {
+            let mut c = m;
+            c.to = r;
+            c.text = format!(
+                "A mail for your seat in game {} came from {from}.\nThe judge's answer to it was:\n\n{}",
+                answer.game_id.unwrap_or_default(),
+                c.text
+            );
+            if let Some((heading, parts)) = &answer.board {
+                c.html = Some(parts.html(heading, &c.text));
+            }
+            out.push((c, kind));
+        }
+        out
+    }
+
+    /// Does this address have a seat, a referee desk or an observer place
+    /// in any game here?
+    fn known_address(&self, email: &str) -> Result<bool, ServiceError> {
+        let n: i64 = self.conn.query_row(
+            "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
+                  + (SELECT count(*) FROM referees WHERE lower(email) = lower(?1))
+                  + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))",
+            [email],
+            |r| r.get(0),
+        )?;
+        Ok(n > 0)
     }
 
     fn not_authenticated(&self) -> String {
@@ -1792,6 +2000,24 @@ impl Judge {
         tx.commit()?;
         Ok(submitted)
     }
+}
+
+/// At most `lines` lines of `text`, each cut to `cols` characters: what a
+/// message built from a mail's words may quote back.
+fn clip_text(text: &str, lines: usize, cols: usize) -> String {
+    let mut out: Vec<String> = text
+        .lines()
+        .take(lines)
+        .map(|l| {
+            let indent = &l[..l.len() - l.trim_start().len()];
+            format!("{indent}{}", protocol::quotable(l, cols))
+        })
+        .collect();
+    let total = text.lines().count();
+    if total > lines {
+        out.push(format!("(and {} more lines)", total - lines));
+    }
+    out.join("\n")
 }
 
 /// "2026-12-20" "2027-01-03" in zone `tz` -> from the start of the first day

@@ -97,12 +97,11 @@ impl Judge {
     pub(super) fn referee_mail(
         &self,
         tx: &Transaction<'_>,
-        env: &Envelope,
         req: &Request,
         r: &Referee,
         queue: &mut Queue,
+        reply: &mut super::Answer,
     ) -> Result<(String, String), ServiceError> {
-        let from = env.from.clone().unwrap_or_default();
         let mut answer: Vec<String> = Vec::new();
         let mut done: Vec<&str> = Vec::new();
         if req.has_orders {
@@ -141,7 +140,8 @@ impl Judge {
                 Err(e) => return Err(e),
             }
         }
-        for cmd in &req.commands {
+        let commands = self.commands_to_do(&req.commands, reply);
+        for cmd in &commands {
             let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
             match cmd {
                 Command::Amend(..) => {}
@@ -221,13 +221,12 @@ impl Judge {
         if answer.is_empty() {
             answer.push("Your mail held no referee command (see HELP).".into());
         }
-        let mut m = self.reply(env, &from, "", answer.join("\n\n") + "\n");
-        m.reply_to = Some(self.address_of(&r.token));
-        m.game_id = Some(r.game_id);
-        if !from.eq_ignore_ascii_case(&r.email) {
-            m.to = r.email.clone();
-        }
-        queue.push(m, "reply");
+        // One answer, to the referee's registered address only.
+        reply.ok(answer.join("\n\n") + "\n");
+        reply.reply_to = Some(self.address_of(&r.token));
+        reply.game_id = Some(r.game_id);
+        reply.registered = Some(r.email.clone());
+        reply.only_registered = true;
         Ok((format!("referee: {}", done.join(", ")), String::new()))
     }
 

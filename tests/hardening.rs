@@ -1,0 +1,411 @@
+//! Issue 13: the judge cannot be made to mail bulk, stall, leak or echo
+//! secrets by a hostile or sloppy mail. Against the real binary, with a real
+//! SQLite file and real mail formats.
+
+mod common;
+use common::{mail, reply_address, unqp, Site};
+
+fn new_game(site: &Site) {
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=bob@example.org",
+    ]);
+}
+
+fn texts(site: &Site) -> Vec<String> {
+    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+}
+
+/// Set `key = value` in the site's adjutant.toml (the key must be there).
+fn set_config(site: &Site, key: &str, value: &str) {
+    let path = site.config();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut found = false;
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with(&format!("{key} =")) {
+                found = true;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert!(found, "no {key} in adjutant.toml");
+    std::fs::write(&path, out.join("\n") + "\n").unwrap();
+}
+
+fn to_count(site: &Site, who: &str) -> usize {
+    texts(site)
+        .iter()
+        .filter(|t| t.contains(&format!("\nTo: {who}")))
+        .count()
+}
+
+#[test]
+fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
+    let site = Site::new();
+    new_game(&site);
+    let body = "HELP\n".repeat(2000);
+    site.drop_mail(
+        "bomb.eml",
+        &mail(
+            "victim@elsewhere.example",
+            "judge@localhost",
+            "help",
+            "bomb@evil.example",
+            &body,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let to_victim: Vec<String> = texts(&site)
+        .into_iter()
+        .filter(|t| t.contains("\nTo: victim@elsewhere.example"))
+        .collect();
+    assert_eq!(to_victim.len(), 1, "{to_victim:#?}");
+    // A stranger gets the short help, not the whole command list.
+    assert!(to_victim[0].len() < 4_000, "{} bytes", to_victim[0].len());
+    assert!(to_victim[0].contains("play-by-email judge"));
+}
+
+#[test]
+fn a_seat_asking_for_200_maps_gets_one_answer() {
+    let site = Site::new();
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    let before = texts(&site).len();
+    let body = "MAP\nHISTORY 0\nSTATUS\nHELP\n".repeat(200);
+    site.drop_mail(
+        "maps.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "maps@example.org",
+            &body,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let new: Vec<String> = texts(&site).into_iter().skip(before).collect();
+    let heads: Vec<String> = new
+        .iter()
+        .map(|t| {
+            t.lines()
+                .filter(|l| l.starts_with("To:") || l.starts_with("Subject:"))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        })
+        .collect();
+    assert_eq!(
+        new.len(),
+        1,
+        "one answer for every command together: {heads:?}"
+    );
+    // The plain-text part (the HTML part repeats it).
+    let t = new[0].split("Content-Type: text/html").next().unwrap();
+    // Each command answered once, in the one mail.
+    assert_eq!(t.matches("Your games at this judge").count(), 1, "{t}");
+    assert!(t.contains("the opening position"), "{t}");
+    assert!(t.contains("turn 0: the position as allies sees it"), "{t}");
+}
+
+#[test]
+fn more_commands_than_the_cap_are_listed_as_not_done() {
+    let site = Site::new();
+    new_game(&site);
+    set_config(&site, "commands_per_mail", "2");
+    let alice = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "many.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "many@example.org",
+            "STATUS\nHISTORY 0\nTIMEZONE Europe/Paris\nMAP\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let t = texts(&site).pop().unwrap();
+    assert!(
+        t.contains("2 more command(s) in your mail were not done"),
+        "{t}"
+    );
+    assert!(!t.contains("now shown in Europe/Paris"), "{t}");
+}
+
+#[test]
+fn answers_to_one_address_are_capped_and_the_sender_told_once() {
+    let site = Site::new();
+    set_config(&site, "answers_per_address_hour", "3");
+    for i in 0..8 {
+        site.drop_mail(
+            &format!("h{i}.eml"),
+            &mail(
+                "someone@example.org",
+                "judge@localhost",
+                "help",
+                &format!("h{i}@example.org"),
+                "HELP\n",
+            ),
+        );
+    }
+    site.ok(&["serve", "--once"]);
+    let to = texts(&site)
+        .into_iter()
+        .filter(|t| t.contains("\nTo: someone@example.org"))
+        .collect::<Vec<_>>();
+    assert_eq!(to.len(), 4, "3 answers and one note: {to:#?}");
+    assert_eq!(
+        to.iter().filter(|t| t.contains("answers paused")).count(),
+        1
+    );
+    let log = site.ok(&["log"]);
+    assert_eq!(log.matches("answer cap reached").count(), 5, "{log}");
+}
+
+#[test]
+fn the_global_cap_holds_for_many_addresses() {
+    let site = Site::new();
+    set_config(&site, "answers_per_hour", "5");
+    for i in 0..9 {
+        site.drop_mail(
+            &format!("g{i}.eml"),
+            &mail(
+                &format!("p{i}@example.org"),
+                "judge@localhost",
+                "help",
+                &format!("g{i}@example.org"),
+                "HELP\n",
+            ),
+        );
+    }
+    site.ok(&["serve", "--once"]);
+    assert_eq!(texts(&site).len(), 5);
+    assert_eq!(to_count(&site, "p8@example.org"), 0);
+    let log = site.ok(&["log"]);
+    assert_eq!(
+        log.matches("answers for this hour or day are used up")
+            .count(),
+        4,
+        "{log}"
+    );
+}
+
+/// The allies' pass orders of game 1 as it stands (a valid card play).
+fn valid_orders(site: &Site) -> String {
+    let rules = adjutant::rules::Rules::load("memoir44").unwrap();
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let state = rules.restore(&text).unwrap();
+    rules
+        .pass_orders(&state, "allies")
+        .expect("a card that can be played")
+}
+
+#[test]
+fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
+    let site = Site::new();
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    let orders = valid_orders(&site);
+    // 2 MB of short lines (665k of them, LF line ends), then the orders.
+    let mut raw = format!(
+        "From: alice@example.org\nTo: {alice}\nSubject: Re: welcome\nMessage-ID: <big@example.org>\nContent-Type: text/plain; charset=utf-8\n\n"
+    );
+    raw.push_str(&"ok\n".repeat(665_000));
+    raw.push_str(&orders);
+    let raw = raw.into_bytes();
+    assert!(
+        raw.len() < 2_000_000 && raw.len() > 1_900_000,
+        "{}",
+        raw.len()
+    );
+    site.drop_mail("big.eml", &raw);
+    let before = site.outbox().len();
+    let t0 = std::time::Instant::now();
+    site.ok(&["serve", "--once"]);
+    let took = t0.elapsed();
+    println!("2 MB chatter mail: serve --once took {took:?}");
+    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+    let new: Vec<(String, String)> = site.outbox().into_iter().skip(before).collect();
+    let receipt = new
+        .iter()
+        .find(|(_, t)| t.contains("big@example.org"))
+        .expect("a receipt");
+    println!("receipt: {} bytes", receipt.1.len());
+    assert!(receipt.1.len() < 10_000, "{} bytes", receipt.1.len());
+    let text = unqp(&receipt.1);
+    assert!(text.contains("were accepted"), "{text}");
+    assert!(text.contains("664995 more lines"), "{text}");
+    let n: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1, "the orders were adjudicated");
+}
+
+#[test]
+fn a_megabyte_join_line_gets_a_short_answer() {
+    let site = Site::new();
+    let body = format!("JOIN {}\n", "7".repeat(1_000_000));
+    site.drop_mail(
+        "j.eml",
+        &mail("x@forged.example", "judge@localhost", "join", "j@x", &body),
+    );
+    site.ok(&["serve", "--once"]);
+    let out = site.outbox();
+    assert_eq!(out.len(), 1);
+    assert!(out[0].1.len() < 3_000, "{} bytes", out[0].1.len());
+}
+
+#[test]
+fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
+    let site = Site::new();
+    new_game(&site);
+    common::submit_random_turns(&site, 6, 7);
+    let private_cards = |json: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let mut cards = Vec::new();
+        for t in v["turns"].as_array().unwrap() {
+            for e in t["events"].as_array().unwrap() {
+                if e["private"] == serde_json::Value::Bool(true) {
+                    cards.push(e["card"].as_str().unwrap_or("").to_string());
+                }
+            }
+        }
+        cards
+    };
+    let full = site.ok(&["export", "1", "--referee"]);
+    let real = private_cards(&full);
+    assert!(
+        real.iter().any(|c| c != "hidden"),
+        "the referee's export names the cards drawn: {real:?}"
+    );
+    let public = site.ok(&["export", "1"]);
+    let shown = private_cards(&public);
+    assert_eq!(shown.len(), real.len());
+    assert!(shown.iter().all(|c| c == "hidden"), "{shown:?}");
+    assert!(
+        !public.contains("\"seed\": \""),
+        "no game seed while it runs"
+    );
+    let file = site.path().join("export.json");
+    std::fs::write(&file, &public).unwrap();
+    let out = site.ok(&["verify", file.to_str().unwrap()]);
+    assert!(out.contains("OK: game 1"), "{out}");
+    assert!(out.contains("private to one side are hidden"), "{out}");
+}
+
+#[test]
+fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
+    let site = Site::new();
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    let orders = valid_orders(&site);
+    site.drop_mail(
+        "o.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "o@example.org",
+            &orders,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let receipt = texts(&site)
+        .into_iter()
+        .find(|t| t.contains("In-Reply-To: <o@example.org>"))
+        .unwrap();
+    let body = &receipt[receipt.find("Your orders").expect("a receipt")..];
+    let body = body.split("\n--").next().unwrap();
+    let first = orders.lines().next().unwrap().trim();
+    assert!(body.contains(&format!("# {first}")), "{body}");
+    // A sloppy vacation responder (no Auto-Submitted) pastes it back as is.
+    site.drop_mail(
+        "v.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: Game 1",
+            "v@example.org",
+            &format!("I am away until Monday.\n\n{body}"),
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let n: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1, "only the real orders were adjudicated");
+    let log = site.ok(&["log"]);
+    let line = log.lines().find(|l| l.contains("[v@example.org]")).unwrap();
+    assert!(line.contains("nothing to do"), "{line}");
+}
+
+#[test]
+fn the_log_shows_control_characters_escaped() {
+    let site = Site::new();
+    let raw = "From: x@example.org\r\nTo: judge@localhost\r\nSubject: =?utf-8?q?hi=0D=0ABcc:_victim@example.org?=\r\nMessage-ID: <crlf@example.org>\r\n\r\nHELP\r\n";
+    site.drop_mail("c.eml", raw.as_bytes());
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(log.contains("hi\\r\\nBcc: victim@example.org"), "{log}");
+    // And the answer's subject carries no header of its own.
+    let out = texts(&site);
+    assert!(out.iter().all(|t| !t.contains("\nBcc:")), "{out:#?}");
+}
+
+#[test]
+fn subjects_never_echo_a_secret() {
+    let site = Site::new();
+    new_game(&site);
+    site.drop_mail(
+        "p.eml",
+        &mail(
+            "alice@example.org",
+            "judge@localhost",
+            "GAME 1 PASSWORD wrongsecret",
+            "p@example.org",
+            "hello\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let out = texts(&site);
+    let answer = out
+        .iter()
+        .find(|t| t.contains("In-Reply-To: <p@example.org>"))
+        .unwrap();
+    assert!(
+        answer.contains("Subject: Re: GAME 1 PASSWORD ..."),
+        "{answer}"
+    );
+    assert!(out.iter().all(|t| !t.contains("wrongsecret")));
+    assert!(!site.ok(&["log"]).contains("wrongsecret"));
+}
+
+#[test]
+fn an_answer_that_cannot_be_composed_is_logged_as_not_sent() {
+    let site = Site::new();
+    // An address mail-parser reads but no mail can be addressed to.
+    let raw = "From: \"john doe\"@example.org\r\nTo: judge@localhost\r\nSubject: help\r\nMessage-ID: <ns@example.org>\r\n\r\nHELP\r\n";
+    site.drop_mail("n.eml", raw.as_bytes());
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    assert!(log.contains("not sent"), "{log}");
+    assert!(site.outbox().is_empty());
+}
