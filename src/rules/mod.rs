@@ -8,6 +8,7 @@
 //! family joins the judge with one [`FamilyEntry`] in [`families`].
 
 pub mod memoir44;
+pub mod measured;
 pub mod memoir_grid;
 
 use crate::engine::dice::Dice;
