@@ -145,10 +145,11 @@ pub fn shape(t: &Troop, u: &Unit) -> Shape {
         "limbered" => (1, (u.guns.len() as u32).max(1) * 2, t.fig_w * 2),
         "deployed" => {
             let guns = (u.guns.len() as u32).max(1);
+            let files = n.div_ceil(2).max(1);
             return Shape {
-                files: guns,
+                files,
                 ranks: 2,
-                pitch: t.gun_frontage,
+                pitch: t.gun_frontage * i64::from(guns) / i64::from(files),
                 rank_depth: t.fig_d * 3 / 2,
                 width: t.gun_frontage * i64::from(guns),
                 depth: t.fig_d * 3,
@@ -349,6 +350,13 @@ pub struct Placement {
     /// Guns of a battery, if not the establishment's.
     #[serde(default)]
     pub guns: Option<u32>,
+    /// Already in melee with this unit (cases): moves fought, attacker.
+    #[serde(default)]
+    pub melee: Option<String>,
+    #[serde(default)]
+    pub melee_moves: u32,
+    #[serde(default)]
+    pub attacker: bool,
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -660,7 +668,11 @@ pub fn place(
             bad_morale: p.bad_morale,
             forced: None,
             broken: false,
-            melee: None,
+            melee: p.melee.as_ref().map(|w| Melee {
+                with: w.trim().to_ascii_uppercase(),
+                moves: p.melee_moves,
+                attacker: p.attacker,
+            }),
             crossing: 0,
             rest: p.rest.unwrap_or(0),
             standing,
@@ -677,6 +689,12 @@ pub fn place(
         }
         if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
             return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
+        }
+        let mut u = u;
+        // Placed at half strength or less: already broken (the 50% rule).
+        if u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
+            u.broken = true;
+            u.forced = Some(Forced::Rout);
         }
         st.units.push(u);
     }
