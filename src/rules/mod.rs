@@ -7,6 +7,7 @@
 //! it gets dice through [`Chance`] and never touches I/O or the clock. A
 //! family joins the judge with one [`FamilyEntry`] in [`families`].
 
+pub mod measured;
 pub mod memoir44;
 pub mod memoir_grid;
 
@@ -425,7 +426,7 @@ pub struct FamilyEntry {
 /// Every rules family the judge knows.
 #[must_use]
 pub fn families() -> &'static [FamilyEntry] {
-    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY, memoir_grid::ENTRY];
+    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY, memoir_grid::ENTRY, measured::ENTRY];
     FAMILIES
 }
 

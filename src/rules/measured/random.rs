@@ -1,0 +1,86 @@
+//! Random legal orders for a measured game (the property test): each unit
+//! tries a few random steps (move, wheel, form, fire, charge) and keeps the
+//! first the engine's check accepts; a unit that finds none holds.
+
+use super::engine;
+use super::ruleset::Ruleset;
+use super::state::State;
+use crate::engine::dice::Dice;
+use crate::rules::Orders;
+
+fn pick<'a>(rng: &mut dyn Dice, v: &'a [String]) -> Option<&'a String> {
+    if v.is_empty() {
+        None
+    } else {
+        v.get((rng.roll(v.len() as u32) - 1) as usize)
+    }
+}
+
+/// Orders for `side`, legal by the engine's check.
+pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let enemies: Vec<String> = st
+        .units
+        .iter()
+        .filter(|u| u.side != side)
+        .map(|u| u.id.clone())
+        .collect();
+    for u in st.units.iter().filter(|u| u.side == side) {
+        if engine::orderable(u).is_err() {
+            continue;
+        }
+        for _ in 0..4 {
+            let step = match rng.roll(9) {
+                1 | 2 => format!("FORWARD {}", rng.roll(8)),
+                3 => format!("BACK {}", rng.roll(3)),
+                4 => format!(
+                    "WHEEL {} {}",
+                    if rng.roll(2) == 1 { "LEFT" } else { "RIGHT" },
+                    rng.roll(6) * 10
+                ),
+                5 => match rng.roll(5) {
+                    1 => "FORM LINE".into(),
+                    2 => "FORM COLUMN".into(),
+                    3 => "LIMBER".into(),
+                    4 => "UNLIMBER".into(),
+                    _ => "FORM OPEN".into(),
+                },
+                6 | 7 => match pick(rng, &enemies) {
+                    Some(e) => format!("FIRE AT {e}"),
+                    None => continue,
+                },
+                8 => match pick(rng, &enemies) {
+                    Some(e) => format!("CHARGE {e}"),
+                    None => continue,
+                },
+                _ => match pick(rng, &enemies) {
+                    Some(e) => format!("FORWARD {}, FIRE AT {e}", rng.roll(3)),
+                    None => continue,
+                },
+            };
+            let l = format!("UNIT {}: {step}", u.id);
+            let mut t = lines.clone();
+            t.push(l.clone());
+            if engine::check(r, st, side, &t.join("\n")).is_ok() {
+                lines.push(l);
+                break;
+            }
+        }
+    }
+    if lines.is_empty() {
+        "PASS\n".into()
+    } else {
+        lines.join("\n") + "\n"
+    }
+}
+
+/// Every needed side's random orders for the move.
+pub fn random_move(r: &Ruleset, st: &State, rng: &mut dyn Dice) -> Vec<Orders> {
+    engine::needs(st)
+        .into_iter()
+        .map(|s| Orders {
+            side: st.sides[s].clone(),
+            text: random_orders(r, st, s, rng),
+        })
+        .collect()
+}
