@@ -203,7 +203,12 @@ impl Family for Ruleset {
         report::parts(self, s, events, viewer)
     }
 
-    fn describe_events(&self, events: &[serde_json::Value], _viewer: &Viewer) -> Vec<String> {
+    fn describe_events(
+        &self,
+        _s: &State,
+        events: &[serde_json::Value],
+        _viewer: &Viewer,
+    ) -> Vec<String> {
         events.iter().filter_map(report::describe).collect()
     }
 
