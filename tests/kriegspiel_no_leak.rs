@@ -14,130 +14,18 @@
 //! one unit. `KS_GAMES` sets the number of games (default 1000).
 
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+mod common;
+
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};
+use common::fog::{known, leaks};
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
     s[..8].copy_from_slice(&n.to_le_bytes());
     s[8] = 0x4b;
     s
-}
-
-/// Every hex string an event's JSON names.
-fn hexes_named(e: &Value, out: &mut Vec<String>) {
-    for key in ["at", "from", "to", "gun", "enemy"] {
-        if let Some(h) = e.get(key).and_then(Value::as_str) {
-            out.push(h.to_string());
-        }
-    }
-    for key in ["path", "ordered"] {
-        if let Some(a) = e.get(key).and_then(Value::as_array) {
-            out.extend(a.iter().filter_map(Value::as_str).map(str::to_string));
-        }
-    }
-}
-
-/// What `side` may know after a turn from `before` to `after` with `events`.
-fn known(
-    r: &Ruleset,
-    before: &M44,
-    after: &M44,
-    side: usize,
-    events: &[Value],
-    own_orders: &str,
-) -> BTreeSet<String> {
-    let me = &before.sides[side];
-    // The side's own orders: the judge may quote back what it wrote.
-    let mut k: BTreeSet<String> = own_orders
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_uppercase)
-        .collect();
-    for s in [before, after] {
-        for u in s.units.iter().filter(|u| u.side == side) {
-            k.insert(u.at.to_string());
-        }
-        for u in fog::seen_units(r, s, side) {
-            k.insert(u.at.to_string());
-        }
-    }
-    for e in events {
-        if e.get("side").and_then(Value::as_str) == Some(me.as_str()) {
-            let mut v = Vec::new();
-            hexes_named(e, &mut v);
-            k.extend(v);
-        }
-    }
-    k
-}
-
-/// Problems with what `parts`/`v` show `side`.
-fn leaks(
-    r: &Ruleset,
-    after: &M44,
-    side: usize,
-    known: &BTreeSet<String>,
-    v: &Value,
-    svg: &str,
-    combat: &str,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let enemy = &after.sides[1 - side];
-    let seen: BTreeSet<u32> = fog::seen_units(r, after, side)
-        .iter()
-        .map(|u| u.id)
-        .collect();
-    for u in v["units"].as_array().into_iter().flatten() {
-        if u["side"].as_str() == Some(enemy.as_str()) {
-            let id = u["id"].as_u64().unwrap_or(0) as u32;
-            if !seen.contains(&id) {
-                out.push(format!("view holds unseen unit {u}"));
-            }
-        }
-    }
-    let shown = v["units"].as_array().map_or(0, |a| {
-        a.iter()
-            .filter(|u| u["side"].as_str() == Some(enemy))
-            .count()
-    });
-    if shown != seen.len() {
-        out.push(format!(
-            "view shows {shown} enemy units, the side sees {}",
-            seen.len()
-        ));
-    }
-    for e in v["last_turn"].as_array().into_iter().flatten() {
-        if e.get("side").and_then(Value::as_str) == Some(enemy.as_str()) {
-            let mut hs = Vec::new();
-            hexes_named(e, &mut hs);
-            for h in hs {
-                if !known.contains(&h) {
-                    out.push(format!("enemy event names {h}, unknown to the side: {e}"));
-                }
-            }
-        }
-    }
-    for u in after.units.iter().filter(|u| u.side != side) {
-        let h = u.at.to_string();
-        if known.contains(&h) {
-            continue;
-        }
-        if svg.contains(&format!("<g class=\"unit\" data-hex=\"{h}\"")) {
-            out.push(format!("the SVG draws the unseen unit at {h}"));
-        }
-        let bounded = combat.match_indices(&h).any(|(i, _)| {
-            let before = combat[..i].chars().next_back();
-            let after = combat[i + h.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-        });
-        if bounded {
-            out.push(format!("the combat report names {h}:\n{combat}"));
-        }
-    }
-    out
 }
 
 fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {

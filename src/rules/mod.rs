@@ -195,6 +195,11 @@ pub trait Family: Send + Sync + 'static {
     fn score(&self, _s: &Self::State) -> Vec<(String, u32)> {
         Vec::new()
     }
+    /// Whether the game hides units from the sides (fog of war): such a game
+    /// needs a referee, who alone sees everything.
+    fn fog_of_war(&self, _s: &Self::State) -> bool {
+        false
+    }
     /// A referee's correction (`AMEND`), in the family's own words: the
     /// corrected state and an audit event. It is a turn of its own, replayed
     /// by `verify` like any other. A family without corrections refuses.
@@ -275,6 +280,7 @@ trait Erased: Send + Sync {
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
     fn score(&self, s: &State) -> Vec<(String, u32)>;
+    fn fog_of_war(&self, s: &State) -> bool;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -384,6 +390,10 @@ impl<F: Family> Erased for F {
         s.get::<F::State>()
             .map(|t| Family::score(self, t))
             .unwrap_or_default()
+    }
+    fn fog_of_war(&self, s: &State) -> bool {
+        s.get::<F::State>()
+            .is_some_and(|t| Family::fog_of_war(self, t))
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s
@@ -688,6 +698,12 @@ impl Rules {
     #[must_use]
     pub fn score(&self, state: &State) -> Vec<(String, u32)> {
         self.0.score(state)
+    }
+
+    /// Whether the game hides units from the sides (it needs a referee).
+    #[must_use]
+    pub fn fog_of_war(&self, state: &State) -> bool {
+        self.0.fog_of_war(state)
     }
 
     /// A referee's correction: the corrected state and its audit event.

@@ -404,6 +404,11 @@ impl Judge {
         let scenario = source.id.as_str();
         let master: Seed = random_bytes()?;
         let state = setup_state(&rules, &source, &master)?;
+        if rules.fog_of_war(&state) && opts.referee.is_none() {
+            return Err(ServiceError::Invalid(
+                "a game with fog of war (Kriegspiel) needs a referee: give --referee EMAIL".into(),
+            ));
+        }
         let sides = rules.sides(&state);
         for (side, email) in seats {
             if !sides.contains(side) {

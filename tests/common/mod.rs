@@ -1,6 +1,8 @@
 //! Helpers for tests that run the real `adjutant` binary in a temp dir.
 #![allow(dead_code)]
 
+pub mod fog;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

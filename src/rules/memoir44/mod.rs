@@ -401,6 +401,10 @@ impl Family for Ruleset {
             .collect()
     }
 
+    fn fog_of_war(&self, s: &State) -> bool {
+        s.fog.is_some()
+    }
+
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         amend::amend(self, s, text)
     }

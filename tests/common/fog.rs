@@ -1,0 +1,131 @@
+//! What a side of a Kriegspiel game may know, and the leaks of a report
+//! that shows it more: shared by the engine-level and the mail-level
+//! no-leak tests.
+
+use adjutant::rules::memoir44::{fog, Ruleset, State as M44};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Every hex string an event's JSON names.
+pub fn hexes_named(e: &Value, out: &mut Vec<String>) {
+    for key in ["at", "from", "to", "gun", "enemy"] {
+        if let Some(h) = e.get(key).and_then(Value::as_str) {
+            out.push(h.to_string());
+        }
+    }
+    for key in ["path", "ordered"] {
+        if let Some(a) = e.get(key).and_then(Value::as_array) {
+            out.extend(a.iter().filter_map(Value::as_str).map(str::to_string));
+        }
+    }
+}
+
+/// What `side` may know after a turn from `before` to `after` with `events`.
+pub fn known(
+    r: &Ruleset,
+    before: &M44,
+    after: &M44,
+    side: usize,
+    events: &[Value],
+    own_orders: &str,
+) -> BTreeSet<String> {
+    let me = &before.sides[side];
+    // The side's own orders: the judge may quote back what it wrote.
+    let mut k: BTreeSet<String> = own_orders
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    for s in [before, after] {
+        for u in s.units.iter().filter(|u| u.side == side) {
+            k.insert(u.at.to_string());
+        }
+        for u in fog::seen_units(r, s, side) {
+            k.insert(u.at.to_string());
+        }
+    }
+    for e in events {
+        if e.get("side").and_then(Value::as_str) == Some(me.as_str()) {
+            let mut v = Vec::new();
+            hexes_named(e, &mut v);
+            k.extend(v);
+        }
+    }
+    k
+}
+
+/// Problems with what `parts`/`v` show `side`.
+pub fn leaks(
+    r: &Ruleset,
+    after: &M44,
+    side: usize,
+    known: &BTreeSet<String>,
+    v: &Value,
+    svg: &str,
+    combat: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let enemy = &after.sides[1 - side];
+    let seen: BTreeSet<u32> = fog::seen_units(r, after, side)
+        .iter()
+        .map(|u| u.id)
+        .collect();
+    for u in v["units"].as_array().into_iter().flatten() {
+        if u["side"].as_str() == Some(enemy.as_str()) {
+            let id = u["id"].as_u64().unwrap_or(0) as u32;
+            if !seen.contains(&id) {
+                out.push(format!("view holds unseen unit {u}"));
+            }
+        }
+    }
+    let shown = v["units"].as_array().map_or(0, |a| {
+        a.iter()
+            .filter(|u| u["side"].as_str() == Some(enemy))
+            .count()
+    });
+    if v.get("units").is_some() && shown != seen.len() {
+        out.push(format!(
+            "view shows {shown} enemy units, the side sees {}",
+            seen.len()
+        ));
+    }
+    for e in v["last_turn"].as_array().into_iter().flatten() {
+        if e.get("side").and_then(Value::as_str) == Some(enemy.as_str()) {
+            let mut hs = Vec::new();
+            hexes_named(e, &mut hs);
+            for h in hs {
+                if !known.contains(&h) {
+                    out.push(format!("enemy event names {h}, unknown to the side: {e}"));
+                }
+            }
+        }
+    }
+    for u in after.units.iter().filter(|u| u.side != side) {
+        let h = u.at.to_string();
+        if known.contains(&h) {
+            continue;
+        }
+        if svg.contains(&format!("<g class=\"unit\" data-hex=\"{h}\"")) {
+            out.push(format!("the SVG draws the unseen unit at {h}"));
+        }
+        let bounded = combat.lines().filter(|l| !board_line(l)).any(|line| {
+            line.match_indices(&h).any(|(i, _)| {
+                let before = line[..i].chars().next_back();
+                let after = line[i + h.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+            })
+        });
+        if bounded {
+            out.push(format!("the report's text names {h}"));
+        }
+    }
+    out
+}
+
+/// A row of a drawn board (the text map or the compact one), where a unit's
+/// letter and figures ("K3") may look like a hex: its cells are set apart by
+/// runs of spaces, which no sentence of a report has three of.
+fn board_line(line: &str) -> bool {
+    line.trim().matches("  ").count() >= 3
+}
