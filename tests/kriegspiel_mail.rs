@@ -259,3 +259,35 @@ fn check_new_mails(
     }
     checked
 }
+
+/// While a Kriegspiel game runs, its export (every order and event whole)
+/// is the referee's only; the players' is refused with the reason.
+#[test]
+fn a_running_kriegspiel_game_exports_only_for_the_referee() {
+    let site = Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+        "--referee",
+        "ref@example.org",
+        "--kriegspiel",
+    ]);
+    common::submit_random_turns(&site, 2, 3);
+    let out = site.run(&["export", "1"]);
+    assert!(!out.status.success(), "the players' export is refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fog of war") && err.contains("--referee"),
+        "{err}"
+    );
+    let full = site.ok(&["export", "1", "--referee"]);
+    let file = site.path().join("referee-export.json");
+    std::fs::write(&file, full).unwrap();
+    let verified = site.ok(&["verify", file.to_str().unwrap()]);
+    assert!(verified.contains("OK: game 1"), "{verified}");
+}

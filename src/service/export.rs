@@ -118,6 +118,15 @@ impl Judge {
             ..
         } = self.position(&game, Some(0))?;
         let hide = game.status != "over" && !include_seed && !full;
+        if hide && rules.fog_of_war(&setup) {
+            // Orders and events name every unit: under fog of war, the
+            // players' export can only come when the game is over.
+            return Err(ServiceError::Invalid(format!(
+                "game {game_id} has fog of war: while it runs, its export would show every \
+                 unit to whoever gets it; make the referee's (--referee) or the host's backup \
+                 (--include-seed), and give the players theirs when the game is over"
+            )));
+        }
         let events: Vec<(u32, Value)> = store::events(&self.conn, game_id, None)?
             .into_iter()
             .map(|(t, e)| (t, if hide { redact(&e) } else { e }))

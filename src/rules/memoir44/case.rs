@@ -150,6 +150,10 @@ struct ExpectView {
     /// Words that must appear in the side's combat report lines.
     #[serde(default)]
     told: Vec<String>,
+    /// Words that must not appear in them, nor in its view's summary of
+    /// the sides (the enemy's card, say).
+    #[serde(default)]
+    not_told: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -751,6 +755,12 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         for w in &ev.told {
             if !lines.iter().any(|l| l.contains(w.as_str())) {
                 problems.push(format!("view.{sd}: not told \"{w}\": {lines:?}"));
+            }
+        }
+        let sides = serde_json::to_string(&v.sides).unwrap_or_default();
+        for w in &ev.not_told {
+            if lines.iter().any(|l| l.contains(w.as_str())) || sides.contains(w.as_str()) {
+                problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
             }
         }
     }

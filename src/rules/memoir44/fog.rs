@@ -161,6 +161,16 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
     let mut out = Vec::new();
     for e in events {
         let keep = match &e {
+            // "A player may not know which Command Cards his opponent has
+            // or are being played": the enemy's cards are told only as
+            // having been played.
+            Event::CardPlayed { side: by, .. } if !mine(by) => {
+                Some(fog("The enemy plays a command card.".into()))
+            }
+            Event::CardsExchanged { side: by, .. } if !mine(by) => {
+                Some(fog("The enemy exchanges command cards.".into()))
+            }
+            Event::CardDiscarded { side: by, .. } if !mine(by) => None,
             Event::TurnBegun { .. }
             | Event::CardPlayed { .. }
             | Event::CardDrawn { .. }

@@ -207,7 +207,11 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             } else {
                 None
             },
-            last_played: s.last_played.get(i).cloned().flatten(),
+            // Kriegspiel: the enemy's cards are not told.
+            last_played: match super::fog::fogged_side(s, viewer) {
+                Some(me) if me != Some(i) => None,
+                _ => s.last_played.get(i).cloned().flatten(),
+            },
         })
         .collect();
     // Kriegspiel: a side's view holds only the enemy units it sees.
