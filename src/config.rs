@@ -26,14 +26,15 @@ poll_seconds = 30
 # (orders are kept) but not answered, and the log says so. One mail gets
 # at most one answer, whatever it asks.
 # Answers one address may get in an hour (the first mail over it is told so, once).
-answers_per_address_hour = 10
+answers_per_address_hour = 60
 # Answers one address may get in a day.
-answers_per_address_day = 40
+answers_per_address_day = 300
 # Error answers one address may get in a day (a mail-loop brake).
 error_answers_per_address_day = 10
-# Answers to everyone together, an hour and a day.
-answers_per_hour = 200
-answers_per_day = 1000
+# Answers to everyone together, an hour and a day (a brake on a runaway
+# judge; set them above your busiest hour: every receipt counts).
+answers_per_hour = 10000
+answers_per_day = 100000
 # Commands one mail may give; more are listed as not done.
 commands_per_mail = 10
 
@@ -119,11 +120,11 @@ pub struct LimitsConfig {
 impl Default for LimitsConfig {
     fn default() -> Self {
         LimitsConfig {
-            answers_per_address_hour: 10,
-            answers_per_address_day: 40,
+            answers_per_address_hour: 60,
+            answers_per_address_day: 300,
             error_answers_per_address_day: crate::service::MAX_ERROR_REPLIES_A_DAY,
-            answers_per_hour: 200,
-            answers_per_day: 1000,
+            answers_per_hour: 10_000,
+            answers_per_day: 100_000,
             commands_per_mail: 10,
         }
     }

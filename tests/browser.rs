@@ -24,7 +24,7 @@ window.addEventListener('load', function () {
     list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
     return n;
   }
-  var hexes = drawn(document.querySelectorAll('svg.board polygon.hex'));
+  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
   var units = drawn(document.querySelectorAll('svg.board g.unit'));
   var p = document.createElement('pre');
   p.id = 'adjutant-check';

@@ -157,9 +157,11 @@ pub fn compose(
         .header(ContentType::TEXT_PLAIN)
         .body(m.text.clone());
     let body = match &m.html {
-        Some(html) => MultiPart::alternative()
-            .singlepart(text_part)
-            .singlepart(SinglePart::html(html.clone())),
+        Some(html) => MultiPart::alternative().singlepart(text_part).singlepart(
+            SinglePart::builder()
+                .header(ContentType::TEXT_HTML)
+                .body(html_body(html)),
+        ),
         None => MultiPart::mixed().singlepart(text_part),
     };
     let msg = if m.attachments.is_empty() && m.html.is_none() {
@@ -182,6 +184,27 @@ pub fn compose(
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(msg.formatted())
+}
+
+/// The HTML part's body: as 7-bit text when it is ASCII and every line fits
+/// RFC 5322's 998 octets (the report's pages are: html::document writes
+/// every other character as a reference), else whatever lettre finds best.
+/// lettre itself takes 7 bits only for lines under 76 characters, and
+/// quoted-printable writes each `=` of the SVG's attributes as `=3D`.
+fn html_body(html: &str) -> lettre::message::Body {
+    use lettre::message::header::ContentTransferEncoding;
+    let fits = html.is_ascii()
+        && !html.bytes().any(|b| b == 0 || b == b'\r')
+        && html.lines().all(|l| l.len() <= 990);
+    if fits {
+        let crlf = html.replace('\n', "\r\n");
+        lettre::message::Body::dangerous_pre_encoded(
+            crlf.into_bytes(),
+            ContentTransferEncoding::SevenBit,
+        )
+    } else {
+        lettre::message::Body::new(html.to_string())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -29,6 +29,24 @@ pub fn document(board: &str, heading: &str, text: &str) -> String {
         "<pre style=\"font-size:12px;line-height:1.25\">{}</pre>\n</body></html>",
         esc(text)
     );
+    ascii(&o)
+}
+
+/// `s` with every character beyond ASCII written as a character reference,
+/// so the mail can carry the page as 7-bit text instead of quoted-printable
+/// (which writes every `=` of the SVG's attributes as `=3D`).
+fn ascii(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    let mut o = String::with_capacity(s.len() + 64);
+    for c in s.chars() {
+        if c.is_ascii() {
+            o.push(c);
+        } else {
+            let _ = write!(o, "&#x{:X};", u32::from(c));
+        }
+    }
     o
 }
 
@@ -39,4 +57,17 @@ pub fn labelled_board(label: &str, board: &str) -> String {
         "<section style=\"border-top:2px solid #555;margin-top:8px\"><h3 style=\"font-size:15px;margin:6px 0\">{}</h3>\n{board}</section>\n",
         esc(label)
     )
+}
+
+#[cfg(test)]
+mod ascii_tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_ascii_and_keeps_every_character() {
+        let page = document("<svg/>", "Sainte-Mère-Église", "Deadline — 24 h · ok");
+        assert!(page.is_ascii(), "{page}");
+        assert!(page.contains("Sainte-M&#xE8;re-&#xC9;glise"), "{page}");
+        assert!(page.contains("Deadline &#x2014; 24 h &#xB7; ok"), "{page}");
+    }
 }

@@ -1,21 +1,21 @@
 //! The board as SVG: hexes coloured by terrain, coordinates, obstacles,
 //! objectives, units, section lines, and last turn's moves, retreats and
 //! battles drawn over them. Drawn from the recipient's seat, like the text
-//! map. Every hex is a `<polygon class="hex" data-hex="E5">`, every unit a
-//! `<g class="unit" data-hex="E5" data-side="allies">`.
+//! map. Every hex is a `<use data-hex="E5">` of one hex shape inside
+//! `<g class="hexes">` (grouped by tile, `<g data-tile="woods">`), every unit
+//! a `<g class="unit" data-hex="E5" data-side="allies">`.
 
 use super::textmap::{obstacle_mark, unit_letter};
 use crate::rules::memoir44::view::View;
 use crate::rules::memoir44::{Event, Hex};
 use std::fmt::Write;
 
-/// Hex circumradius in SVG units.
-const R: f64 = 30.0;
-const MARGIN: f64 = 28.0;
-
-fn half_width() -> f64 {
-    R * 3f64.sqrt() / 2.0
-}
+/// Hex circumradius and half width in SVG units: whole numbers, so that
+/// every coordinate is an integer (a hex 26 wide for 30 high differs from a
+/// regular one by less than a tenth of a pixel).
+const R: i32 = 30;
+const HW: i32 = 26;
+const MARGIN: i32 = 28;
 
 /// Fill colour and short label of a tile.
 #[must_use]
@@ -57,42 +57,25 @@ struct Geo {
 }
 
 impl Geo {
-    fn centre(&self, h: Hex) -> (f64, f64) {
+    fn centre(&self, h: Hex) -> (i32, i32) {
         let (c, r) = if self.flipped {
             (self.max_col - h.col, h.row)
         } else {
             (h.col, self.rows - 1 - h.row)
         };
-        (
-            MARGIN + half_width() * f64::from(c + 1),
-            MARGIN + R + 1.5 * R * f64::from(r),
-        )
+        (MARGIN + HW * (c + 1), MARGIN + R + 3 * R / 2 * r)
     }
-    fn size(&self) -> (f64, f64) {
+    fn size(&self) -> (i32, i32) {
         (
-            2.0 * MARGIN + half_width() * f64::from(self.max_col + 2),
-            2.0 * MARGIN + 2.0 * R + 1.5 * R * f64::from(self.rows - 1),
+            2 * MARGIN + HW * (self.max_col + 2),
+            2 * MARGIN + 2 * R + 3 * R / 2 * (self.rows - 1),
         )
     }
 }
 
-fn points(x: f64, y: f64) -> String {
-    let hw = half_width();
-    let p = [
-        (x, y - R),
-        (x + hw, y - R / 2.0),
-        (x + hw, y + R / 2.0),
-        (x, y + R),
-        (x - hw, y + R / 2.0),
-        (x - hw, y - R / 2.0),
-    ];
-    p.iter()
-        .map(|(a, b)| format!("{a:.1},{b:.1}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The board as a standalone SVG document.
+/// The board as a standalone SVG document. Shapes are defined once and
+/// reused, and every style an element shares with its neighbours sits on
+/// the group that holds them, so the picture costs few bytes per hex.
 #[must_use]
 pub fn board(v: &View) -> String {
     let g = Geo {
@@ -104,49 +87,63 @@ pub fn board(v: &View) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="sans-serif" role="img" aria-label="{}">"##,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" role="img" aria-label="{}">"##,
         esc(&v.title)
     );
-    o.push_str(r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker></defs>
-"##);
     let _ = writeln!(
         o,
-        r##"<rect width="{w:.0}" height="{h:.0}" fill="#f6f3ea"/>"##
+        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker></defs>"##,
+        r2 = R / 2
     );
-    // Hexes.
-    o.push_str("<g class=\"hexes\">\n");
-    for hx in v.all_hexes() {
-        let (x, y) = g.centre(hx);
-        let hv = v.hex(hx);
-        let tile = hv.map_or("open", |t| t.tile.as_str());
-        let (fill, label) = tile_style(tile);
-        let _ = writeln!(
-            o,
-            r##"<polygon class="hex" data-hex="{hx}" data-tile="{tile}" points="{}" fill="{fill}" stroke="#6b6b5a" stroke-width="1"/>"##,
-            points(x, y)
-        );
-        let _ = writeln!(
-            o,
-            r##"<text x="{x:.1}" y="{:.1}" font-size="8" text-anchor="middle" fill="#333">{hx}</text>"##,
-            y - R + 10.0
-        );
+    let _ = writeln!(o, r##"<rect width="{w}" height="{h}" fill="#f6f3ea"/>"##);
+    // Hexes, one group per kind of tile: <use data-hex="E5"> each.
+    let hexes: Vec<(Hex, &str)> = v
+        .all_hexes()
+        .into_iter()
+        .map(|hx| (hx, v.hex(hx).map_or("open", |t| t.tile.as_str())))
+        .collect();
+    let mut tiles: Vec<&str> = hexes.iter().map(|(_, t)| *t).collect();
+    tiles.sort_unstable();
+    tiles.dedup();
+    o.push_str("<g class=\"hexes\" stroke=\"#6b6b5a\">\n");
+    for tile in &tiles {
+        let (fill, _) = tile_style(tile);
+        let _ = writeln!(o, r##"<g data-tile="{tile}" fill="{fill}">"##);
+        for (hx, _) in hexes.iter().filter(|(_, t)| t == tile) {
+            let (x, y) = g.centre(*hx);
+            let _ = writeln!(o, r##"<use href="#h" x="{x}" y="{y}" data-hex="{hx}"/>"##);
+        }
+        o.push_str("</g>\n");
+    }
+    o.push_str("</g>\n");
+    // Each hex's name at its top, and the tile's name at its foot.
+    o.push_str("<g class=\"names\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">\n");
+    for (hx, _) in &hexes {
+        let (x, y) = g.centre(*hx);
+        let _ = writeln!(o, r##"<text x="{x}" y="{}">{hx}</text>"##, y - R + 10);
+    }
+    o.push_str("</g>\n<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
+    for (hx, tile) in &hexes {
+        let (_, label) = tile_style(tile);
         if !label.is_empty() {
+            let (x, y) = g.centre(*hx);
+            let _ = writeln!(o, r##"<text x="{x}" y="{}">{label}</text>"##, y + R - 5);
+        }
+    }
+    o.push_str(
+        "</g>\n<g class=\"obstacles\" font-size=\"9\" font-weight=\"bold\" fill=\"#5a2d0c\">\n",
+    );
+    for (hx, _) in &hexes {
+        let Some(t) = v.hex(*hx) else { continue };
+        let (x, y) = g.centre(*hx);
+        for (i, ob) in (0i32..).zip(t.obstacles.iter()) {
             let _ = writeln!(
                 o,
-                r##"<text x="{x:.1}" y="{:.1}" font-size="7" text-anchor="middle" fill="#222" font-style="italic">{label}</text>"##,
-                y + R - 5.0
+                r##"<text class="obstacle" x="{}" y="{}">{}<title>{ob}</title></text>"##,
+                x - HW + 3,
+                y + 3 + 9 * i,
+                obstacle_mark(ob)
             );
-        }
-        if let Some(t) = hv {
-            for (i, ob) in t.obstacles.iter().enumerate() {
-                let _ = writeln!(
-                    o,
-                    r##"<text class="obstacle" x="{:.1}" y="{:.1}" font-size="9" font-weight="bold" fill="#5a2d0c">{}<title>{ob}</title></text>"##,
-                    x - half_width() + 3.0,
-                    y + 3.0 + 9.0 * i as f64,
-                    obstacle_mark(ob)
-                );
-            }
         }
     }
     o.push_str("</g>\n");
@@ -155,25 +152,27 @@ pub fn board(v: &View) -> String {
         let (x, _) = g.centre(Hex::new(l, 1));
         let _ = writeln!(
             o,
-            r##"<line class="section" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
-            MARGIN - 6.0,
-            h - MARGIN + 6.0
+            r##"<line class="section" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
+            MARGIN - 6,
+            h - MARGIN + 6
         );
     }
     // Coordinates on the edges: row numbers left and right.
+    o.push_str("<g class=\"coords\" font-size=\"11\" text-anchor=\"middle\" fill=\"#333\">\n");
     for r in 0..v.board.rows {
         let (x0, y) = g.centre(Hex::new(if g.flipped { g.max_col } else { 0 }, r));
         let (x1, _) = g.centre(Hex::new(if g.flipped { 0 } else { g.max_col }, r));
         let (xa, xb) = (x0.min(x1), x0.max(x1));
-        for x in [xa - half_width() - 10.0, xb + half_width() + 10.0] {
+        for x in [xa - HW - 10, xb + HW + 10] {
             let _ = writeln!(
                 o,
-                r##"<text class="coord" x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#333">{}</text>"##,
-                y + 4.0,
+                r##"<text class="coord" x="{x}" y="{}">{}</text>"##,
+                y + 4,
                 r + 1
             );
         }
     }
+    o.push_str("</g>\n");
     // Objectives.
     for ob in &v.objectives {
         let (x, y) = g.centre(ob.at);
@@ -184,16 +183,18 @@ pub fn board(v: &View) -> String {
         };
         let _ = writeln!(
             o,
-            r##"<circle class="objective" data-hex="{}" cx="{:.1}" cy="{:.1}" r="6" fill="{fill}" stroke="#d4a017" stroke-width="2.5"><title>objective of {}{}</title></circle>"##,
+            r##"<circle class="objective" data-hex="{}" cx="{}" cy="{}" r="6" fill="{fill}" stroke="#d4a017" stroke-width="2.5"><title>objective of {}{}</title></circle>"##,
             ob.at,
-            x + half_width() - 9.0,
-            y - 6.0,
+            x + HW - 9,
+            y - 6,
             esc(&ob.side),
             if ob.held { ", held" } else { "" }
         );
     }
     // Last turn: moves, retreats, battles.
-    o.push_str("<g class=\"last-turn\">\n");
+    o.push_str(
+        "<g class=\"last-turn\" stroke-width=\"3\" stroke-opacity=\"0.75\" fill=\"none\">\n",
+    );
     for e in &v.last_turn {
         match e {
             Event::Move { path, .. } | Event::Retreat { path, .. } if path.len() > 1 => {
@@ -202,12 +203,12 @@ pub fn board(v: &View) -> String {
                     .iter()
                     .map(|hx| {
                         let (x, y) = g.centre(*hx);
-                        format!("{x:.1},{y:.1}")
+                        format!("{x},{y}")
                     })
                     .collect();
                 let _ = writeln!(
                     o,
-                    r##"<polyline class="{}" points="{}" fill="none" stroke="{}" stroke-width="3" stroke-opacity="0.75" marker-end="url(#arrow)"{}/>"##,
+                    r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#arrow)"{}/>"##,
                     if retreat { "retreat" } else { "move" },
                     pts.join(" "),
                     if retreat { "#e08a00" } else { "#222" },
@@ -223,7 +224,7 @@ pub fn board(v: &View) -> String {
                 let (x2, y2) = g.centre(*to);
                 let _ = writeln!(
                     o,
-                    r##"<line class="move" x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#222" stroke-width="3" stroke-opacity="0.75" marker-end="url(#arrow)"/>"##
+                    r##"<line class="move" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#222" marker-end="url(#arrow)"/>"##
                 );
             }
             Event::Battle {
@@ -236,40 +237,33 @@ pub fn board(v: &View) -> String {
                 let (x2, y2) = g.centre(*at);
                 let _ = writeln!(
                     o,
-                    r##"<line class="battle" x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="#c00" stroke-width="2.5" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
+                    r##"<line class="battle" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
                 );
                 let _ = writeln!(
                     o,
-                    r##"<text class="hits" x="{:.1}" y="{:.1}" font-size="11" font-weight="bold" fill="#c00" text-anchor="middle">{hits}</text>"##,
-                    (x1 + x2) / 2.0 + 6.0,
-                    (y1 + y2) / 2.0 - 4.0
+                    r##"<text class="hits" x="{}" y="{}" font-size="11" font-weight="bold" fill="#c00" stroke="none" text-anchor="middle">{hits}</text>"##,
+                    (x1 + x2) / 2 + 6,
+                    (y1 + y2) / 2 - 4
                 );
             }
             _ => {}
         }
     }
     o.push_str("</g>\n");
-    // Units.
-    o.push_str("<g class=\"units\">\n");
+    // Units: the box in the side's colour, the letter and figures in white.
+    o.push_str("<g class=\"units\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">\n");
     for u in &v.units {
         let (x, y) = g.centre(u.at);
         let colour = side_colour(v, &u.side);
         let letter = unit_letter(u);
         let _ = writeln!(
             o,
-            r##"<g class="unit" data-hex="{}" data-side="{}" data-kind="{}" data-figures="{}"><title>{} {} ({} figures) at {}</title><rect x="{:.1}" y="{:.1}" width="28" height="18" rx="3" fill="{colour}" stroke="#111"/><text x="{x:.1}" y="{:.1}" font-size="12" font-weight="bold" text-anchor="middle" fill="#fff">{letter}{}</text></g>"##,
-            u.at,
-            esc(&u.side),
-            esc(&u.kind),
-            u.figures,
-            esc(&u.side),
-            esc(&u.kind),
-            u.figures,
-            u.at,
-            x - 14.0,
-            y - 9.0,
-            y + 4.5,
-            u.figures
+            r##"<g class="unit" data-hex="{at}" data-side="{side}" data-kind="{kind}" data-figures="{n}"><title>{side} {kind} ({n} figures) at {at}</title><use href="#u" x="{x}" y="{y}" fill="{colour}"/><text x="{x}" y="{}">{letter}{n}</text></g>"##,
+            y + 4,
+            at = u.at,
+            side = esc(&u.side),
+            kind = esc(&u.kind),
+            n = u.figures,
         );
     }
     o.push_str("</g>\n</svg>\n");
