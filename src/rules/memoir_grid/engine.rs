@@ -430,8 +430,14 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
             // Indirect fire: a friendly unit in direct line of sight of the
             // target lets field, medium, heavy and mountain artillery fire
             // over friendly units (seeds/001).
-            if !(s.indirect && spotter(r, st, g.side, tg.at)) {
+            if !s.indirect {
                 return Err(why);
+            }
+            if !spotter(r, st, g.side, tg.at) {
+                return Err(format!(
+                    "no friendly unit sees {} to spot for indirect fire, and the {} at {} has no line of sight of its own ({why})",
+                    tg.at, s.name, g.at
+                ));
             }
         }
     }
