@@ -966,7 +966,9 @@ fn order(
             if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
                 t.st.terrain.remove(a);
             }
-            if let Some(m) = t.st.unit_mut(u.id) {
+            // The wire is gone for everyone: a general that entered it with
+            // the unit is free too.
+            for m in t.st.units.iter_mut().filter(|m| m.at == *a) {
                 m.wire_stuck = false;
             }
             t.ev.push(
@@ -992,6 +994,13 @@ fn order(
             if tr.carrying.is_some() {
                 return Err(here(format!(
                     "the transport at {ta} already carries a unit"
+                )));
+            }
+            if cu.wire_stuck && !cs.ignores_wire {
+                // "Units must remove the barbed wire next turn before they
+                // can move again": being loaded moves the unit.
+                return Err(here(format!(
+                    "the unit at {ua} must remove the barbed wire (REMOVE-WIRE {ua}) before it can move again"
                 )));
             }
             if t.st.grid.distance(*ta, *ua) > 1 {
@@ -1062,6 +1071,8 @@ fn order(
             done[i].3 = true;
             let mut placed = cu.clone();
             placed.at = *to;
+            placed.in_river = in_river_area(r, &t.st, *to);
+            placed.wire_stuck = false;
             if let Some(m) = t.st.unit_mut(tr.id) {
                 m.carrying = None;
             }
