@@ -118,6 +118,31 @@ fn invariants(rules: &Rules, before: &GridState, after: &GridState, ctx: &str) {
             "{ctx}: a unit of strength 0 left on the board at {}",
             u.at
         );
+        // A general shares its area only with its own side.
+        assert!(
+            after.units.iter().all(|o| o.at != u.at || o.side == u.side),
+            "{ctx}: enemies share {}",
+            u.at
+        );
+        // A wire hold needs wire where the unit stands.
+        assert!(
+            !u.wire_stuck
+                || after
+                    .terrain
+                    .get(&u.at)
+                    .is_some_and(|f| f.iter().any(|x| x == "wire")),
+            "{ctx}: unit at {} held by wire that is not there",
+            u.at
+        );
+        // In the river only in a river area without a bridge.
+        if u.in_river {
+            let f = after.terrain.get(&u.at).cloned().unwrap_or_default();
+            assert!(
+                f.iter().any(|x| x == "river" || x == "stream") && !f.iter().any(|x| x == "bridge"),
+                "{ctx}: unit at {} marked in the river off a ford",
+                u.at
+            );
+        }
         if let Some(c) = &u.carrying {
             assert_eq!(c.side, u.side, "{ctx}: carrying an enemy");
             assert!(c.carrying.is_none(), "{ctx}: a carried unit carries");

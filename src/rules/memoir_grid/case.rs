@@ -27,8 +27,34 @@ struct CaseFile {
     #[serde(default)]
     units: Vec<Placement>,
     phase: PhasePart,
+    /// Further phases, played one after another from where the one before
+    /// left the game (a unit's next turn: the ford's turn B, wire, victory).
+    #[serde(default)]
+    next: Vec<NextPart>,
+    /// Enemy units to destroy to win (default 99: no case ends that way
+    /// unless it says so).
+    #[serde(default)]
+    victory: Option<u32>,
+    /// The scenario's turn limit (default none).
+    #[serde(default)]
+    turns: Option<u32>,
     #[serde(default)]
     expect: ExpectPart,
+}
+
+/// A later phase: its kind follows from the game; `name` and `side`, when
+/// given, must match it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NextPart {
+    #[serde(default)]
+    name: Option<Spanned<String>>,
+    #[serde(default)]
+    side: Option<Spanned<String>>,
+    #[serde(default)]
+    orders: BTreeMap<String, String>,
+    #[serde(default)]
+    dice: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,7 +139,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     let mut st = state::place(&r, text, file, &cf.board, &cf.units)?;
     st.scenario = "case".into();
     st.title = cf.name.clone();
-    st.victory = 99;
+    st.victory = cf.victory.unwrap_or(99).max(1);
+    st.turns = cf.turns;
     let side_of = |s: &str, span: std::ops::Range<usize>| {
         st.side_index(s)
             .ok_or_else(|| at(text, file, span.start, format!("unknown side '{s}'")))
@@ -163,85 +190,151 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             }
         }
     }
-    let mut faces = Vec::new();
-    for d in &cf.phase.dice {
-        let w = d.get_ref().trim();
-        let v = match w.parse::<u32>() {
-            Ok(n) if (1..=6).contains(&n) => Some(n),
-            _ => r.face_value(w),
-        };
-        faces.push(v.ok_or_else(|| {
-            at(
-                text,
-                file,
-                d.span().start,
-                format!("'{w}' is not a die face ({}) nor 1-6", r.faces.join(", ")),
-            )
-        })?);
-    }
-    let orders: Vec<Orders> = cf
-        .phase
-        .orders
-        .iter()
-        .map(|(s, t)| Orders {
-            side: s.to_ascii_lowercase(),
-            text: t.clone(),
-        })
-        .collect();
-    let mut dice = ForcedDice::new(faces.clone());
-    let mut deck = ChaChaDice::from_seed([0; 32]);
-    let res = {
-        let mut chance = Chance {
-            dice: &mut dice,
-            deck: &mut deck,
-        };
-        engine::run(&r, &st, &orders, Some(&mut chance))
-    };
-    let e = &cf.expect;
-    let out = match (res, &e.rejected) {
-        (Err(rej), Some(want)) => {
-            let msg = rej.to_string();
-            return Ok(if msg.to_lowercase().contains(&want.to_lowercase()) {
-                CaseResult {
-                    name: cf.name,
-                    passed: true,
-                    detail: format!("rejected: {msg}"),
-                }
-            } else {
-                fail(
-                    &cf.name,
-                    format!("rejected, but \"{msg}\" does not contain \"{want}\""),
+    let parse_dice = |list: &[Spanned<String>]| -> Result<Vec<u32>, DataError> {
+        let mut faces = Vec::new();
+        for d in list {
+            let w = d.get_ref().trim();
+            let v = match w.parse::<u32>() {
+                Ok(n) if (1..=6).contains(&n) => Some(n),
+                _ => r.face_value(w),
+            };
+            faces.push(v.ok_or_else(|| {
+                at(
+                    text,
+                    file,
+                    d.span().start,
+                    format!("'{w}' is not a die face ({}) nor 1-6", r.faces.join(", ")),
                 )
-            });
+            })?);
         }
-        (Err(rej), None) => return Ok(fail(&cf.name, format!("the orders were rejected: {rej}"))),
-        (Ok(_), Some(want)) => {
-            return Ok(fail(
-                &cf.name,
-                format!(
-                    "the orders were accepted, but a rejection containing \"{want}\" was expected"
-                ),
-            ))
-        }
-        (Ok(o), None) => o,
+        Ok(faces)
     };
-    let mut problems = Vec::new();
-    if dice.exhausted() {
-        problems.push(format!(
-            "the engine rolled {} dice but the case forces only {}",
-            dice.rolled(),
-            faces.len()
-        ));
-    } else if dice.unused() > 0 {
-        problems.push(format!(
-            "the case forces {} dice but the engine rolled only {}",
-            faces.len(),
-            dice.rolled()
-        ));
+    let orders_of = |m: &BTreeMap<String, String>| -> Vec<Orders> {
+        m.iter()
+            .map(|(s, t)| Orders {
+                side: s.to_ascii_lowercase(),
+                text: t.clone(),
+            })
+            .collect()
+    };
+    // The phases in order: the first, then each [[next]].
+    let mut phases = vec![(parse_dice(&cf.phase.dice)?, orders_of(&cf.phase.orders))];
+    for nx in &cf.next {
+        phases.push((parse_dice(&nx.dice)?, orders_of(&nx.orders)));
     }
+    let e = &cf.expect;
+    let last = phases.len() - 1;
+    let mut problems = Vec::new();
+    let mut rolled = 0;
+    let mut events: Vec<Value> = Vec::new();
+    let mut now = st.clone();
+    for (i, (faces, orders)) in phases.iter().enumerate() {
+        let label = if last == 0 {
+            String::new()
+        } else {
+            format!("phase {}: ", i + 1)
+        };
+        if i > 0 {
+            let nx = &cf.next[i - 1];
+            if now.over {
+                return Ok(fail(
+                    &cf.name,
+                    format!("{label}the game ended before this phase"),
+                ));
+            }
+            let (kind, side) = match now.step {
+                Step::Artillery => ("artillery", None),
+                Step::Move { side, .. } => ("move", Some(now.sides[side].clone())),
+            };
+            if let Some(n) = &nx.name {
+                if n.get_ref() != kind {
+                    return Ok(fail(
+                        &cf.name,
+                        format!(
+                            "{label}expected a {} phase, the game is at a {kind} phase",
+                            n.get_ref()
+                        ),
+                    ));
+                }
+            }
+            if let Some(s) = &nx.side {
+                if side.as_deref() != Some(s.get_ref().to_ascii_lowercase().as_str()) {
+                    return Ok(fail(
+                        &cf.name,
+                        format!(
+                            "{label}expected {} to move, the game is at {kind}{}",
+                            s.get_ref(),
+                            side.map(|x| format!(" for {x}")).unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut dice = ForcedDice::new(faces.clone());
+        let mut deck = ChaChaDice::from_seed([0; 32]);
+        let res = {
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            engine::run(&r, &now, orders, Some(&mut chance))
+        };
+        let out = match (res, &e.rejected) {
+            (Err(rej), Some(want)) if i == last => {
+                let msg = rej.to_string();
+                return Ok(if msg.to_lowercase().contains(&want.to_lowercase()) {
+                    CaseResult {
+                        name: cf.name,
+                        passed: true,
+                        detail: format!("rejected: {msg}"),
+                    }
+                } else {
+                    fail(
+                        &cf.name,
+                        format!("{label}rejected, but \"{msg}\" does not contain \"{want}\""),
+                    )
+                });
+            }
+            (Err(rej), _) => {
+                return Ok(fail(
+                    &cf.name,
+                    format!("{label}the orders were rejected: {rej}"),
+                ))
+            }
+            (Ok(_), Some(want)) if i == last => {
+                return Ok(fail(
+                    &cf.name,
+                    format!(
+                        "{label}the orders were accepted, but a rejection containing \"{want}\" was expected"
+                    ),
+                ))
+            }
+            (Ok(o), _) => o,
+        };
+        if dice.exhausted() {
+            problems.push(format!(
+                "{label}the engine rolled {} dice but the case forces only {}",
+                dice.rolled(),
+                faces.len()
+            ));
+        } else if dice.unused() > 0 {
+            problems.push(format!(
+                "{label}the case forces {} dice but the engine rolled only {}",
+                faces.len(),
+                dice.rolled()
+            ));
+        }
+        rolled += dice.rolled();
+        events.extend(out.ev);
+        now = out.st;
+    }
+    let out = engine::Outcome {
+        st: now,
+        ev: events,
+    };
     if let Some(n) = e.dice_rolled {
-        if dice.rolled() != n {
-            problems.push(format!("dice rolled: expected {n}, got {}", dice.rolled()));
+        if rolled != n {
+            problems.push(format!("dice rolled: expected {n}, got {rolled}"));
         }
     }
     for eu in &e.units {

@@ -393,6 +393,17 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
             g.at
         ));
     }
+    // "Units in rivers may not take part in Combat." and "Units on a water
+    // grid area may not take part in Combat." (seeds/000 and 001): in phase 1
+    // too, for the battery and for its target.
+    for (who, what) in [(g, "the artillery"), (tg, "the unit")] {
+        if in_river_or_water(r, st, who) {
+            return Err(format!(
+                "{what} at {} is in a river or on water and may not take part in Combat",
+                who.at
+            ));
+        }
+    }
     let range = st.grid.distance(g.at, tg.at);
     let ts = spec(r, tg);
     let table = if ts.armour && !s.artillery_vs_armour.is_empty() {
@@ -419,8 +430,14 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
             // Indirect fire: a friendly unit in direct line of sight of the
             // target lets field, medium, heavy and mountain artillery fire
             // over friendly units (seeds/001).
-            if !(s.indirect && spotter(r, st, g.side, tg.at)) {
+            if !s.indirect {
                 return Err(why);
+            }
+            if !spotter(r, st, g.side, tg.at) {
+                return Err(format!(
+                    "no friendly unit sees {} to spot for indirect fire, and the {} at {} has no line of sight of its own ({why})",
+                    tg.at, s.name, g.at
+                ));
             }
         }
     }
@@ -429,7 +446,7 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
             && st
                 .units
                 .iter()
-                .any(|u| u.at == g.at && u.id != g.id && spec(r, u).general),
+                .any(|u| u.at == g.at && u.id != g.id && u.side == g.side && spec(r, u).general),
     );
     Ok(base + general as u32)
 }
@@ -642,8 +659,14 @@ fn retreat(t: &mut Turn<'_, '_, '_>, id: u32, from: Area) {
     match cands.first() {
         Some(to) => {
             let to = *to;
+            let river_now = in_river_area(r, &t.st, to);
             if let Some(m) = t.st.unit_mut(id) {
                 m.at = to;
+                // A retreat is not a move: it leaves wire behind without
+                // removing it, and the unit is in the river only if it
+                // retreated into one (at a ford).
+                m.wire_stuck = false;
+                m.in_river = river_now;
                 if let Some(c) = m.carrying.as_mut() {
                     c.at = to;
                 }
@@ -865,11 +888,11 @@ fn order(
             check_move(r, &t.st, &u, steps).map_err(here)?;
             let to = *steps.last().unwrap_or(&from);
             done[i].1 = steps.len() as u32;
-            let river_now =
-                t.st.features(to)
-                    .iter()
-                    .filter_map(|f| r.feature(f))
-                    .any(|x| x.river);
+            // In the river: a river area crossed at a ford, not on a bridge
+            // ("When using a ford in a river a Unit moves into the river on
+            // turn A and stops, then moves 1 grid area out of the river on
+            // turn B"). A bridge is not in the river.
+            let river_now = in_river_area(r, &t.st, to);
             let wire_now =
                 t.st.features(to)
                     .iter()
@@ -943,7 +966,9 @@ fn order(
             if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
                 t.st.terrain.remove(a);
             }
-            if let Some(m) = t.st.unit_mut(u.id) {
+            // The wire is gone for everyone: a general that entered it with
+            // the unit is free too.
+            for m in t.st.units.iter_mut().filter(|m| m.at == *a) {
                 m.wire_stuck = false;
             }
             t.ev.push(
@@ -969,6 +994,13 @@ fn order(
             if tr.carrying.is_some() {
                 return Err(here(format!(
                     "the transport at {ta} already carries a unit"
+                )));
+            }
+            if cu.wire_stuck && !cs.ignores_wire {
+                // "Units must remove the barbed wire next turn before they
+                // can move again": being loaded moves the unit.
+                return Err(here(format!(
+                    "the unit at {ua} must remove the barbed wire (REMOVE-WIRE {ua}) before it can move again"
                 )));
             }
             if t.st.grid.distance(*ta, *ua) > 1 {
@@ -1013,6 +1045,15 @@ fn order(
                     spec(r, &cu).name
                 )));
             }
+            if *to == *ta {
+                // "only one Unit may occupy a grid area at a time": the
+                // transport's exception covers loading and unloading, not
+                // staying; the unit goes to an area next to it.
+                return Err(here(format!(
+                    "{to} is the transport's own area: a unit is {} into a free area next to the transport (one unit per area)",
+                    if limber { "unlimbered" } else { "unloaded" }
+                )));
+            }
             if t.st.grid.distance(*ta, *to) > 1
                 || t.st.units.iter().any(|x| x.at == *to && x.id != tr.id)
             {
@@ -1030,6 +1071,8 @@ fn order(
             done[i].3 = true;
             let mut placed = cu.clone();
             placed.at = *to;
+            placed.in_river = in_river_area(r, &t.st, *to);
+            placed.wire_stuck = false;
             if let Some(m) = t.st.unit_mut(tr.id) {
                 m.carrying = None;
             }
@@ -1055,10 +1098,19 @@ fn was_removed(t: &Turn<'_, '_, '_>, a: Area) -> bool {
 }
 
 fn in_river_or_water(r: &Ruleset, st: &State, u: &Unit) -> bool {
-    st.features(u.at)
-        .iter()
-        .filter_map(|f| r.feature(f))
-        .any(|t| t.water || (t.river && !st.features(u.at).iter().any(|f| f == "bridge")))
+    in_river_area(r, st, u.at)
+        || st
+            .features(u.at)
+            .iter()
+            .filter_map(|f| r.feature(f))
+            .any(|t| t.water)
+}
+
+/// A river or stream area without a bridge: a unit there is in the river.
+fn in_river_area(r: &Ruleset, st: &State, a: Area) -> bool {
+    let feats: Vec<&super::ruleset::TerrainSpec> =
+        st.features(a).iter().filter_map(|f| r.feature(f)).collect();
+    feats.iter().any(|t| t.river) && !feats.iter().any(|t| t.bridge)
 }
 
 /// Why entering an area ends a move, if it does.
@@ -1100,7 +1152,7 @@ fn check_move(r: &Ruleset, st: &State, u: &Unit, steps: &[Area]) -> Result<(), S
     if landing {
         max = max.min(1);
     }
-    if u.in_river {
+    if u.in_river || in_river_area(r, st, u.at) {
         // Ford, turn B: one area out of the river.
         max = max.min(1);
     }
@@ -1138,6 +1190,11 @@ fn check_move(r: &Ruleset, st: &State, u: &Unit, steps: &[Area]) -> Result<(), S
             .iter()
             .filter(|o| o.at == *a && o.id != u.id)
             .collect();
+        // A general stacks only with its own side: an area holding an
+        // enemy unit, general or not, is never entered nor passed through.
+        if let Some(e) = others.iter().find(|o| o.side != u.side) {
+            return Err(format!("{a} is occupied by an enemy {}", spec(r, e).name));
+        }
         let ok = if s.general {
             others.iter().all(|o| !spec(r, o).general)
         } else {
@@ -1205,7 +1262,7 @@ fn combat_dice(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<u32, Stri
         && st
             .units
             .iter()
-            .any(|o| o.at == u.at && o.id != u.id && spec(r, o).general)
+            .any(|o| o.at == u.at && o.id != u.id && o.side == u.side && spec(r, o).general)
     {
         dice += 1;
     }

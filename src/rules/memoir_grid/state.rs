@@ -383,6 +383,16 @@ pub fn place(
             ));
         }
         let general = spec.general;
+        if st.units.iter().any(|u| u.at == a && u.side != side) {
+            return Err(at(
+                text,
+                file,
+                p.at.span().start,
+                format!(
+                    "{a} holds an enemy unit (a general shares an area only with its own side)"
+                ),
+            ));
+        }
         if st.units.iter().any(|u| {
             u.at == a
                 && (!general && r.unit(&u.kind).is_some_and(|s| !s.general)
