@@ -2531,10 +2531,7 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
     }
 }
 
-/// Units in melee touch. A unit whose ranks thin is redrawn narrower about
-/// the centre of its front, and the corners of a slanted rectangle round
-/// to the sixteenth differently, so its opponent can end a sixteenth
-/// inside it: the attacker stands back until the two only touch.
+/// (attacker, defender) of every melee.
 fn in_contact(st: &State) -> Vec<(String, String)> {
     st.units
         .iter()
@@ -2547,6 +2544,10 @@ fn in_contact(st: &State) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Units in melee touch. A unit whose ranks thin is redrawn narrower about
+/// the centre of its front, and the corners of a slanted rectangle round
+/// to the sixteenth differently, so its opponent can end a sixteenth
+/// inside it: the attacker stands back until the two only touch.
 /// `pairs`: (attacker, defender) in contact this move, whether or not
 /// their melee has ended since.
 fn keep_contact_apart(t: &mut Turn<'_, '_, '_>, pairs: &[(String, String)]) {
