@@ -59,12 +59,14 @@ def fetch(user):
         typ, parts = m.fetch(num, "(BODY.PEEK[])")
         msg = email.message_from_bytes(parts[0][1], policy=email.policy.default)
         body = msg.get_body(preferencelist=("plain",))
+        html = msg.get_body(preferencelist=("html",))
         out.append({
             "subject": str(msg["Subject"] or ""),
             "from": str(msg["From"] or ""),
             "reply_to": str(msg["Reply-To"] or ""),
             "in_reply_to": str(msg["In-Reply-To"] or ""),
             "body": body.get_content() if body is not None else "",
+            "html": html.get_content() if html is not None else "",
         })
     m.logout()
     print(json.dumps(out))

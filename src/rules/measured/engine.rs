@@ -642,8 +642,10 @@ fn plan(
                 if tg.side == u.side {
                     return Err(format!("{} is on your side", tg.id));
                 }
-                let (ch, used_wheel) = charge_plan(r, u, &cur, tg, steps)?;
-                let _ = used_wheel;
+                let (ch, _) = charge_plan(r, u, &cur, tg, steps)?;
+                // The ground the charge crosses and the ground it ends on
+                // (the target itself excepted, in `finish`).
+                sweep.extend(charge_ground(r, &cur, &ch));
                 action = Some(ch);
                 advanced = true;
                 moved = true;
@@ -871,7 +873,22 @@ fn charge_plan(
     let facing = g::norm_deg(outward + 180);
     // The charger squares up to the face it struck, its front on the face.
     let (a, b) = edges[face];
-    let front = project_on_segment(hp, a, b);
+    let mut front = project_on_segment(hp, a, b);
+    // Rounded to the sixteenth, a slanted face can leave the charger's
+    // corner a sixteenth inside the target: stand back until the two only
+    // touch.
+    let own = footprint(r, cur);
+    for _ in 0..8 {
+        let fp = Footprint {
+            front,
+            facing,
+            ..own
+        };
+        if !g::overlap(&fp, &tfp) {
+            break;
+        }
+        front = g::offset(front, i64::from(facing), -1, 0);
+    }
     Ok((
         Action::Charge {
             target: tg.id.clone(),
@@ -883,6 +900,33 @@ fn charge_plan(
         },
         wheel_used,
     ))
+}
+
+/// The ground a charge passes over (straight ahead to the point it
+/// strikes) and the ground it ends on, squared up to the face it struck.
+fn charge_ground(r: &Ruleset, cur: &Unit, ch: &Action) -> Vec<Footprint> {
+    let Action::Charge {
+        front,
+        facing,
+        dist,
+        ..
+    } = ch
+    else {
+        return Vec::new();
+    };
+    let fp = footprint(r, cur);
+    vec![
+        Footprint {
+            front: g::offset(cur.front, i64::from(cur.facing), *dist, 0),
+            depth: fp.depth + dist,
+            ..fp
+        },
+        Footprint {
+            front: *front,
+            facing: *facing,
+            ..fp
+        },
+    ]
 }
 
 fn project_on_segment(p: Pt, a: Pt, b: Pt) -> Pt {
@@ -1091,7 +1135,7 @@ fn gun_sight(
             ));
         }
     } else if t.howitzer {
-        if d.within(r.how_min - 1) || !d.within(r.how_max) {
+        if !d.at_least(r.how_min) || !d.within(r.how_max) {
             return Err(format!(
                 "{} is {} away: howitzers fire from {} to {}",
                 tg.id,
@@ -1238,8 +1282,10 @@ pub fn run(
     let moved_ids = movement(&mut t, &all);
     artillery(&mut t, &all);
     musketry(&mut t, &all);
+    let contact = in_contact(&t.st);
     melee(&mut t);
     morale(&mut t, &all, &moved_ids);
+    keep_contact_apart(&mut t, &contact);
     end_of_move(&mut t, &all, &moved_ids);
     Ok(Outcome { st: t.st, ev: t.ev })
 }
@@ -1357,6 +1403,19 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             t.ev.push(json!({"kind": "lapse", "unit": ch.id, "why": format!("already in melee; its charge at {target} lapses")}));
             continue;
         }
+        // Another charge or a forced move may have put a unit in the way
+        // since the orders were checked: the charge is stopped, not made.
+        let ground = p
+            .action
+            .as_ref()
+            .map(|a| charge_ground(r, &ch, a))
+            .unwrap_or_default();
+        if let Some(o) = t.st.units.iter().find(|o| {
+            o.id != ch.id && o.id != tg.id && ground.iter().any(|s| g::overlap(s, &footprint(r, o)))
+        }) {
+            t.ev.push(json!({"kind": "lapse", "unit": ch.id, "why": format!("{} is in the way: its charge at {target} is not made", o.id)}));
+            continue;
+        }
         // Firing at chargers, in the move contact is made.
         let tt = troop(r, &tg);
         let mut fired = json!(null);
@@ -1465,7 +1524,8 @@ fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String> {
                 .collect();
         let mut changed = false;
         for p in &going {
-            if halted.contains(&p.unit) || !p.moved {
+            // Any change of ground counts, limbering and forming included.
+            if halted.contains(&p.unit) || p.sweep.is_empty() {
                 continue;
             }
             let hit = finals
@@ -1618,6 +1678,12 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
             if gs.damage >= r.cb_alternate && gs.fired_last {
                 t.ev.push(json!({"kind": "gun_rests", "unit": gu.id, "gun": gi + 1, "why": "damaged: fires alternate moves"}));
+                // It rested this move, so it fires the next.
+                if let Some(m) = t.st.unit_mut(&gu.id) {
+                    if let Some(x) = m.guns.get_mut(gi) {
+                        x.fired_last = false;
+                    }
+                }
                 continue;
             }
             if let Some(m) = t.st.unit_mut(&gu.id) {
@@ -1736,7 +1802,7 @@ fn counter_battery(
     let reduce = r
         .cb_reduce
         .iter()
-        .filter(|(from, _)| !d.within(*from - 1))
+        .filter(|(from, _)| d.at_least(*from))
         .map(|(_, b)| *b)
         .max()
         .unwrap_or(0);
@@ -2460,6 +2526,44 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
                 if o.melee.as_ref().is_some_and(|m| m.with == id) {
                     o.melee = None;
                 }
+            }
+        }
+    }
+}
+
+/// (attacker, defender) of every melee.
+fn in_contact(st: &State) -> Vec<(String, String)> {
+    st.units
+        .iter()
+        .filter_map(|u| {
+            u.melee
+                .as_ref()
+                .filter(|m| m.attacker)
+                .map(|m| (u.id.clone(), m.with.clone()))
+        })
+        .collect()
+}
+
+/// Units in melee touch. A unit whose ranks thin is redrawn narrower about
+/// the centre of its front, and the corners of a slanted rectangle round
+/// to the sixteenth differently, so its opponent can end a sixteenth
+/// inside it: the attacker stands back until the two only touch.
+/// `pairs`: (attacker, defender) in contact this move, whether or not
+/// their melee has ended since.
+fn keep_contact_apart(t: &mut Turn<'_, '_, '_>, pairs: &[(String, String)]) {
+    let r = t.r;
+    for (a, d) in pairs {
+        let Some(dfp) = t.st.unit(d).map(|u| footprint(r, u)) else {
+            continue;
+        };
+        for _ in 0..8 {
+            let Some(u) = t.st.unit(a) else { break };
+            if !g::overlap(&footprint(r, u), &dfp) {
+                break;
+            }
+            let back = g::offset(u.front, i64::from(u.facing), -1, 0);
+            if let Some(m) = t.st.unit_mut(a) {
+                m.front = back;
             }
         }
     }

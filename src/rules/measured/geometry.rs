@@ -196,6 +196,13 @@ impl Dist2 {
         let l = i128::from(len);
         self.num <= l * l * self.den
     }
+    /// True if the distance is at least `len` sixteenths (exact: a
+    /// distance a hair under `len` is not).
+    #[must_use]
+    pub fn at_least(self, len: i64) -> bool {
+        let l = i128::from(len);
+        self.num >= l * l * self.den
+    }
     /// The distance rounded down to the sixteenth.
     #[must_use]
     pub fn floor(self) -> i64 {
@@ -480,10 +487,11 @@ pub fn parse_len(s: &str) -> Option<i64> {
         let v = if let Some((a, b)) = part.split_once('/') {
             let a: i64 = a.parse().ok()?;
             let b: i64 = b.parse().ok()?;
-            if b <= 0 || (a * PER_INCH) % b != 0 {
+            let a = a.checked_mul(PER_INCH)?;
+            if b <= 0 || a % b != 0 {
                 return None;
             }
-            a * PER_INCH / b
+            a / b
         } else if let Some((w, f)) = part.split_once('.') {
             let w: i64 = if w.is_empty() { 0 } else { w.parse().ok()? };
             if f.is_empty() || f.len() > 4 || !f.bytes().all(|b| b.is_ascii_digit()) {
@@ -494,9 +502,9 @@ pub fn parse_len(s: &str) -> Option<i64> {
             if (num * PER_INCH) % den != 0 {
                 return None;
             }
-            w * PER_INCH + num * PER_INCH / den
+            w.checked_mul(PER_INCH)?.checked_add(num * PER_INCH / den)?
         } else {
-            part.parse::<i64>().ok()? * PER_INCH
+            part.parse::<i64>().ok()?.checked_mul(PER_INCH)?
         };
         if !(0..=MAX_TABLE_INCHES * PER_INCH).contains(&v) {
             return None;

@@ -100,7 +100,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
         if line.len() > 400 {
             return Err(Rejection::at(
                 n,
-                &line[..40.min(line.len())],
+                &line.chars().take(40).collect::<String>(),
                 "an order line is at most 400 characters",
             ));
         }
@@ -289,5 +289,18 @@ mod tests {
         assert!(e.message.contains("sixteenths"));
         assert!(parse("UNIT A: FORWARD 7 1/2").is_ok());
         assert_eq!(Step::Forward(120).canonical(), "FORWARD 7.5");
+        // Nothing from a mail may panic: huge numbers, long lines with
+        // letters of several bytes where a cut would fall.
+        for bad in [
+            "UNIT A: FORWARD 99999999999999999999",
+            "UNIT A: FORWARD 9223372036854775807",
+            "UNIT A: BACK 9223372036854775807/2",
+            "UNIT A: FORWARD 922337203685477580.5",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let long = format!("UNIT AB: {}", "é".repeat(300));
+        let e = parse(&long).unwrap_err();
+        assert!(e.message.contains("400"), "{e}");
     }
 }

@@ -1,0 +1,183 @@
+//! Property test for the measured family: random games of legal orders from
+//! every shipped Charge! scenario. After every move: no two units' ground
+//! overlaps, rank and file and officers are only ever removed (never added,
+//! never a unit from nowhere), every unit stays on the table unless it left
+//! it; and replaying the submissions gives the same state and events.
+//!
+//! `MEASURED_GAMES` sets the number of games per scenario (default 60,
+//! a few seconds in release).
+
+use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use adjutant::rules::measured::{geometry, random, state, Ruleset, State};
+use adjutant::rules::{Chance, Family, Orders, Scenario, Viewer};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const MAX_MOVES: u32 = 40;
+
+fn seed_of(n: u64) -> Seed {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s[8] = 0x14;
+    s
+}
+
+fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
+    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
+    Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup")
+}
+
+fn step(r: &Ruleset, st: &State, seed: &Seed, t: u32, orders: &[Orders]) -> (State, Vec<Value>) {
+    let mut dice = ChaChaDice::stream(&turn_seed(seed, t), "move");
+    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    Family::adjudicate(r, st, orders, &mut chance)
+        .unwrap_or_else(|e| panic!("move {t}: random orders refused: {e}\n{orders:?}"))
+}
+
+/// The invariants between two positions, or what broke.
+fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> {
+    for (i, a) in after.units.iter().enumerate() {
+        let fa = state::footprint(r, a);
+        for b in &after.units[i + 1..] {
+            if geometry::overlap(&fa, &state::footprint(r, b)) {
+                return Err(format!(
+                    "{} and {} overlap: {:?} {} {:?} and {:?} {} {:?}",
+                    a.id,
+                    b.id,
+                    a.front,
+                    a.facing,
+                    fa.corners(),
+                    b.front,
+                    b.facing,
+                    state::footprint(r, b).corners()
+                ));
+            }
+        }
+        let old = before
+            .unit(&a.id)
+            .ok_or_else(|| format!("{} appeared from nowhere", a.id))?;
+        if a.rf > old.rf {
+            return Err(format!("{} gained men ({} -> {})", a.id, old.rf, a.rf));
+        }
+        if a.start_rf != old.start_rf {
+            return Err(format!("{}'s starting strength changed", a.id));
+        }
+        if a.officers.len() != old.officers.len() {
+            return Err(format!("{}'s officers changed", a.id));
+        }
+        for (o, p) in a.officers.iter().zip(&old.officers) {
+            if o.alive && !p.alive {
+                return Err(format!("{}'s {} came back", a.id, o.rank));
+            }
+        }
+        if a.guns.len() != old.guns.len() {
+            return Err(format!("{}'s guns changed in number", a.id));
+        }
+        for (g, h) in a.guns.iter().zip(&old.guns) {
+            if h.destroyed && !g.destroyed {
+                return Err(format!("{}'s destroyed gun came back", a.id));
+            }
+        }
+        if !after.on_table(&fa) {
+            return Err(format!("{} is off the table", a.id));
+        }
+    }
+    for (s, (x, y)) in after.removed.iter().zip(&before.removed).enumerate() {
+        if x < y {
+            return Err(format!("side {s}'s removals went down"));
+        }
+    }
+    let men = |st: &State| st.units.iter().map(|u| u.rf).sum::<u32>();
+    if men(after) > men(before) {
+        return Err("the table has more rank and file than before".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn random_measured_games_keep_the_invariants() {
+    let t0 = std::time::Instant::now();
+    let r = Ruleset::builtin("charge").expect("ruleset");
+    let games: u64 = std::env::var("MEASURED_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let mut stats: BTreeMap<&str, u64> = BTreeMap::new();
+    for (sc, _, _) in state::SHIPPED {
+        for n in 0..games {
+            let seed = seed_of(n);
+            let mut st = setup(&r, sc, &seed);
+            let mut rng = ChaChaDice::from_seed(derive("test/orders", &[&seed]));
+            let mut subs: Vec<Vec<Orders>> = Vec::new();
+            let mut evs: Vec<Vec<Value>> = Vec::new();
+            for t in 1..=MAX_MOVES {
+                if st.over {
+                    break;
+                }
+                let orders = random::random_move(&r, &st, &mut rng);
+                for o in &orders {
+                    // What a player's mail would get: accepted as checked.
+                    Family::check(&r, &st, &o.side, &o.text)
+                        .unwrap_or_else(|e| panic!("{sc} seed {n} move {t}: {e}\n{}", o.text));
+                }
+                let (next, ev) = step(&r, &st, &seed, t, &orders);
+                if let Err(e) = invariants(&r, &st, &next) {
+                    let texts: Vec<String> = orders
+                        .iter()
+                        .map(|o| format!("[{}]\n{}", o.side, o.text))
+                        .collect();
+                    let evs: Vec<String> = ev.iter().map(Value::to_string).collect();
+                    panic!(
+                        "{sc} seed {n} move {t}: {e}\norders:\n{}\nevents:\n{}",
+                        texts.join(""),
+                        evs.join("\n")
+                    );
+                }
+                // The report renders for everyone without panicking.
+                for v in [
+                    Viewer::Referee,
+                    Viewer::Side(st.sides[0].clone()),
+                    Viewer::Side(st.sides[1].clone()),
+                ] {
+                    let p = Family::report(&r, &next, &ev, &v, None);
+                    assert!(p.svg.contains("<svg"), "{sc} seed {n} move {t}: no SVG");
+                }
+                *stats.entry("moves").or_default() += 1;
+                *stats.entry("events").or_default() += ev.len() as u64;
+                subs.push(orders);
+                evs.push(ev);
+                st = next;
+            }
+            *stats.entry("games").or_default() += 1;
+            if st.over {
+                *stats.entry("finished").or_default() += 1;
+            }
+            // Replay from the submissions alone.
+            let mut again = setup(&r, sc, &seed);
+            for (i, orders) in subs.iter().enumerate() {
+                let (next, ev) = step(&r, &again, &seed, i as u32 + 1, orders);
+                assert_eq!(
+                    ev,
+                    evs[i],
+                    "{sc} seed {n} move {}: replayed events differ",
+                    i + 1
+                );
+                again = next;
+            }
+            assert_eq!(again, st, "{sc} seed {n}: replay differs");
+            *stats.entry("removed").or_default() += u64::from(st.removed.iter().sum::<u32>());
+        }
+    }
+    eprintln!(
+        "{games} games per scenario in {:.1} s: {stats:?}",
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(
+        stats.get("removed").copied().unwrap_or(0) > 0,
+        "no figure was ever removed: the random orders never fight"
+    );
+}
