@@ -20,6 +20,7 @@ pub mod report;
 pub mod ruleset;
 pub mod scenario;
 pub mod state;
+pub mod team;
 pub mod turn;
 pub mod victory;
 pub mod view;
@@ -403,6 +404,30 @@ impl Family for Ruleset {
 
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         amend::amend(self, s, text)
+    }
+
+    fn sections(&self, _s: &State) -> Vec<String> {
+        team::sections()
+    }
+
+    fn order_scope(
+        &self,
+        s: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<super::ScopedLine>, Rejection> {
+        team::scope(self, s, side, orders)
+    }
+
+    fn member_template(
+        &self,
+        s: &State,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String> {
+        let v = view::view(self, s, &Viewer::Side(side.to_string()));
+        report::orders::member_template(&v, sections, leader)
     }
 }
 
