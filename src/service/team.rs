@@ -675,7 +675,7 @@ impl Judge {
             for (unit, secs) in &l.units {
                 if !meets(secs, &me.sections) {
                     return Ok(Err(format!(
-                        "{at}: {unit} is in the {} section, which is not yours: you command {}; that section is {}'s to order",
+                        "{at}: {unit} is in the {} section, which is not yours: you command {}; its units are for {}",
                         secs.join("/"),
                         me.sections.join(" and "),
                         owner_of(secs)
