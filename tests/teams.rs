@@ -214,6 +214,15 @@ fn three_against_two_by_mail() {
     let addr: Vec<String> = team.iter().map(|m| address(&site, m)).collect();
     let enemy_addr: Vec<String> = enemy.iter().map(|m| address(&site, m)).collect();
 
+    // A Field Marshal's STATUS lists his game.
+    send(&site, T0, team[1], "judge@localhost", "s1", "STATUS\n");
+    let last = mails(&site)
+        .into_iter()
+        .rev()
+        .find(|m| to(m).contains(team[1]))
+        .unwrap();
+    assert!(last.contains("pegasus-bridge"), "{last}");
+
     // A Field Marshal proposes: his team sees it, the enemy never.
     let before = mails(&site).len();
     send(
@@ -362,7 +371,18 @@ fn three_against_two_by_mail() {
     assert!(!export.contains("TEAM-WORD-7") && !export.contains("SECRET-PLAN-42"));
     // The merged turn replays like any other.
     let file = site.path().join("export.json");
-    std::fs::write(&file, &export).unwrap();
+    site.ok(&[
+        "export",
+        "1",
+        "--include-seed",
+        "--output",
+        file.to_str().unwrap(),
+    ]);
+    let backup = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        backup.contains("TEAM-WORD-7"),
+        "the host's backup has the team talk"
+    );
     let v = site.ok(&["verify", file.to_str().unwrap()]);
     assert!(v.contains("turns replayed identically"), "{v}");
 }

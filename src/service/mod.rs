@@ -1010,33 +1010,38 @@ impl Judge {
                 }
             }
         }
-        if req.has_orders {
-            match seat {
-                Ok(seat) if self.in_team(tx, &seat)? => {
-                    let source = format!("mail:{inbox_id}");
-                    answer.for_seat(self.seat_address(&seat), &seat);
-                    match self.team_orders(tx, &seat, &req.orders, &source, queue)? {
-                        Ok(text) => {
-                            answer.ok(text);
-                            done.push("orders accepted");
-                        }
-                        Err(why) => {
-                            let text = self.error_text(
-                                &format!(
-                                    "Your orders for game {} ({}) were not accepted:",
-                                    seat.game_id, seat.side
-                                ),
-                                &[clip_text(&why, 20, 100)],
-                                "Send the corrected orders in full; none of these were kept\n(orders you sent before for this turn, if any, still stand).",
-                            );
-                            answer.err(text);
-                            return Ok((
-                                "answered: orders rejected".into(),
-                                clip_text(&why, 5, 100),
-                            ));
-                        }
-                    }
+        // Team play: a member's part of his side's orders (service/team.rs);
+        // None when the family cannot read the orders as a team's (then
+        // the Commander-in-Chief's mail takes the ordinary path).
+        let team_answer = match &seat {
+            Ok(s) if req.has_orders && self.in_team(tx, s)? => {
+                let source = format!("mail:{inbox_id}");
+                self.team_orders(tx, s, &req.orders, &source, queue)?
+            }
+            _ => None,
+        };
+        if let (Some(r), Ok(seat)) = (team_answer, seat.as_ref()) {
+            answer.for_seat(self.seat_address(seat), seat);
+            match r {
+                Ok(text) => {
+                    answer.ok(text);
+                    done.push("orders accepted");
                 }
+                Err(why) => {
+                    let text = self.error_text(
+                        &format!(
+                            "Your orders for game {} ({}) were not accepted:",
+                            seat.game_id, seat.side
+                        ),
+                        &[clip_text(&why, 20, 100)],
+                        "Send the corrected orders in full; none of these were kept\n(orders you sent before for this turn, if any, still stand).",
+                    );
+                    answer.err(text);
+                    return Ok(("answered: orders rejected".into(), clip_text(&why, 5, 100)));
+                }
+            }
+        } else if req.has_orders {
+            match seat {
                 Ok(seat) => {
                     let source = format!("mail:{inbox_id}");
                     match self.submit_orders(tx, &seat, &req.orders, &source, queue) {
@@ -1369,7 +1374,14 @@ impl Judge {
 
     fn status_text(&self, email: &str) -> Result<String, ServiceError> {
         let mut games = Vec::new();
-        for seat in store::seats_of_email(&self.conn, email)? {
+        let mut seats = store::seats_of_email(&self.conn, email)?;
+        // Team members beyond a side's first seat (service/team.rs).
+        seats.extend(
+            store::team::members_of_email(&self.conn, email)?
+                .iter()
+                .map(store::team::Member::seat),
+        );
+        for seat in seats {
             let game = self.game(seat.game_id)?;
             let waiting = if game.status == "over" {
                 format!("The game is over. {}", result_line(game.result.as_deref()))

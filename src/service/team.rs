@@ -574,7 +574,18 @@ impl Judge {
         orders: &str,
         source: &str,
         queue: &mut Queue,
-    ) -> Result<Result<String, String>, ServiceError> {
+    ) -> Result<Option<Result<String, String>>, ServiceError> {
+        // Orders the family cannot read as a team's (a campaign's
+        // pre-battle choices) are the Commander-in-Chief's, by the
+        // ordinary path.
+        if let Some((me, _, _, rules, state)) = self.member_of(tx, seat)? {
+            if me.seat_no == 0
+                && rules.order_scope(&state, &seat.side, orders).is_err()
+                && rules.check(&state, &seat.side, orders).is_ok()
+            {
+                return Ok(None);
+            }
+        }
         tx.execute_batch("SAVEPOINT team_orders")?;
         let mut scratch = Queue::new();
         let r = self.team_orders_inner(tx, seat, orders, source, &mut scratch);
@@ -585,7 +596,7 @@ impl Judge {
             tx.execute_batch("ROLLBACK TO team_orders; RELEASE team_orders")?;
         }
         // Answers are read in mail clients: lines of at most 76 columns.
-        r.map(|a| a.map_err(|why| crate::report::wrap(&why, 74, "  ").trim_end().to_string()))
+        r.map(|a| Some(a.map_err(|why| crate::report::wrap(&why, 74, "  ").trim_end().to_string())))
     }
 
     fn team_orders_inner(
