@@ -88,6 +88,21 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the standings of your game's campaign",
     },
     CommandSpec {
+        word: "PROPOSE",
+        args: "CARD [# WHY]",
+        help: "team play: suggest the card to your team (docs/teams.md)",
+    },
+    CommandSpec {
+        word: "TEAM",
+        args: "TEXT",
+        help: "team play: a message to your own team only",
+    },
+    CommandSpec {
+        word: "PRESS",
+        args: "TEXT",
+        help: "a message to everyone in the game",
+    },
+    CommandSpec {
         word: "APPROVE",
         args: "",
         help: "referee: release the results held for review",
@@ -140,6 +155,12 @@ pub enum Command {
     Absence(String, String),
     /// The standings of the campaign of the seat's game.
     Campaign,
+    /// Team play: a card suggested to the team (the rest of the line).
+    Propose(String),
+    /// Team play: a message to the sender's team only.
+    Team(String),
+    /// A message to everyone in the game.
+    Press(String),
     /// The referee's commands.
     Approve,
     /// A correction line and the reason given for it.
@@ -172,6 +193,9 @@ pub struct Request {
     /// How many malformed command lines there were in all.
     pub errors_total: usize,
 }
+
+/// A PROPOSE, TEAM or PRESS line is relayed up to this many characters.
+pub const MESSAGE_CHARS: usize = 500;
 
 /// At most this many lines of a mail are kept to be quoted back.
 pub const KEEP_QUOTED: usize = 5;
@@ -299,6 +323,29 @@ pub fn parse(subject: &str, text: &str) -> Request {
                     "EXTEND takes one duration, e.g. EXTEND 48h".into(),
                 )),
             },
+            Some(w @ ("PROPOSE" | "TEAM" | "PRESS")) => {
+                let text = rest_of(line);
+                if text.is_empty() {
+                    let what = if w == "PROPOSE" {
+                        "PROPOSE takes a card, e.g. PROPOSE attack-left-flank # why"
+                    } else {
+                        "takes the message on the same line"
+                    };
+                    let why = if w == "PROPOSE" {
+                        what.to_string()
+                    } else {
+                        format!("{w} {what}")
+                    };
+                    req.errors.push((line_no, line.into(), why));
+                } else {
+                    let text: String = text.chars().take(MESSAGE_CHARS).collect();
+                    req.commands.push(match w {
+                        "PROPOSE" => Command::Propose(text),
+                        "TEAM" => Command::Team(text),
+                        _ => Command::Press(text),
+                    });
+                }
+            }
             Some("BROADCAST") => {
                 let text = rest_of(line);
                 if text.is_empty() {

@@ -125,6 +125,31 @@ pub struct Phase {
 /// The old name of [`Phase`].
 pub type Waiting = Phase;
 
+/// Team play: what one order line of a side's orders concerns, so that the
+/// service can tell which team member may give it without knowing the
+/// family's types (docs/teams.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopedLine {
+    /// The line's number in the text given (1-based).
+    pub line: usize,
+    /// The line as written (trimmed, comment cut).
+    pub text: String,
+    /// The line chooses the side's action for the phase (Memoir '44: PLAY,
+    /// DISCARD, EXCHANGE): the Commander-in-Chief's.
+    pub card: bool,
+    /// For a card line: the sections it concerns (empty: no particular
+    /// section, or all: the Commander-in-Chief's alone).
+    pub sections: Vec<String>,
+    /// The units the line orders: (what the player wrote for it, the
+    /// sections it stands in at the start of the phase). Empty on a line
+    /// that orders no one unit (a side-wide line: the Commander-in-Chief's).
+    pub units: Vec<(String, Vec<String>)>,
+    /// Where the line goes when several members' parts are merged into the
+    /// side's orders: lines are put in stage order, each part's lines
+    /// keeping their own order within a stage.
+    pub stage: u8,
+}
+
 /// A rules family, fully typed. Service, protocol, store, mail and the
 /// generic report code never see these types: they hold a family through
 /// [`Rules`] and its state through [`State`], and JSON exists only at the
@@ -210,6 +235,34 @@ pub trait Family: Send + Sync + 'static {
     ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection> {
         Err(Rejection::whole("this ruleset has no referee corrections"))
     }
+    /// Team play: the board's command sections from a side's own seat, left
+    /// to right (Memoir '44: left, centre, right). None: the family has no
+    /// sections and no team play.
+    fn sections(&self, _s: &Self::State) -> Vec<String> {
+        Vec::new()
+    }
+    /// Team play: what each line of a side's orders concerns (its card's
+    /// sections, its units' sections), without checking the orders. A text
+    /// the family cannot read is refused with the line and why.
+    fn order_scope(
+        &self,
+        _s: &Self::State,
+        _side: &str,
+        _orders: &str,
+    ) -> Result<Vec<ScopedLine>, Rejection> {
+        Err(Rejection::whole("this ruleset has no team play"))
+    }
+    /// Team play: the order template of one team member, who commands
+    /// `sections` (and plays the card if `leader`); None: the side's.
+    fn member_template(
+        &self,
+        _s: &Self::State,
+        _side: &str,
+        _sections: &[String],
+        _leader: bool,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// A game's state, typed by its family and opaque to everyone else.
@@ -279,6 +332,20 @@ trait Erased: Send + Sync {
     ) -> Vec<String>;
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
+    fn sections(&self, s: &State) -> Vec<String>;
+    fn order_scope(
+        &self,
+        s: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<ScopedLine>, Rejection>;
+    fn member_template(
+        &self,
+        s: &State,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String>;
     fn score(&self, s: &State) -> Vec<(String, u32)>;
     fn fog_of_war(&self, s: &State) -> bool;
 }
@@ -404,6 +471,32 @@ impl<F: Family> Erased for F {
             state: State::of(next),
             events,
         })
+    }
+    fn sections(&self, s: &State) -> Vec<String> {
+        s.get::<F::State>()
+            .map(|t| Family::sections(self, t))
+            .unwrap_or_default()
+    }
+    fn order_scope(
+        &self,
+        s: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<ScopedLine>, Rejection> {
+        let t = s
+            .get::<F::State>()
+            .ok_or_else(|| Rejection::whole(FOREIGN))?;
+        Family::order_scope(self, t, side, orders)
+    }
+    fn member_template(
+        &self,
+        s: &State,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String> {
+        s.get::<F::State>()
+            .and_then(|t| Family::member_template(self, t, side, sections, leader))
     }
 }
 
@@ -709,6 +802,35 @@ impl Rules {
     /// A referee's correction: the corrected state and its audit event.
     pub fn amend(&self, state: &State, text: &str) -> Result<Adjudication, Rejection> {
         self.0.amend(state, text)
+    }
+
+    /// Team play: the command sections from a side's seat, left to right
+    /// (none: no team play in this family).
+    #[must_use]
+    pub fn sections(&self, state: &State) -> Vec<String> {
+        self.0.sections(state)
+    }
+
+    /// Team play: what each line of a side's orders concerns.
+    pub fn order_scope(
+        &self,
+        state: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<ScopedLine>, Rejection> {
+        self.0.order_scope(state, side, orders)
+    }
+
+    /// Team play: one member's order template (None: the side's).
+    #[must_use]
+    pub fn member_template(
+        &self,
+        state: &State,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String> {
+        self.0.member_template(state, side, sections, leader)
     }
 }
 

@@ -125,6 +125,11 @@ impl Judge {
                 tx.commit()?;
             }
             if game.nmr_turn < turn && now >= due + Duration::seconds(game.grace_secs) {
+                // A team plays what it has held (service/team.rs).
+                if self.team_at_deadline(&game)? {
+                    tick.nmr += 1;
+                    continue;
+                }
                 self.apply_nmr(&game, &rules, &state, &seats, &mut tick)?;
             }
         }

@@ -37,6 +37,12 @@ pub struct Export {
     pub seed: Option<String>,
     pub setup_state_hash: String,
     pub turns: Vec<ExportTurn>,
+    /// The game's messages (docs/teams.md): PRESS always; a team's TEAM
+    /// lines and proposals only once the game is over (or in the host's
+    /// backup and the referee's export), so an export never tells one team
+    /// what the other said among itself. Not part of the replay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<crate::store::team::Message>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -174,6 +180,10 @@ impl Judge {
             seed: (game.status == "over" || include_seed).then(|| game.seed.clone()),
             setup_state_hash: setup_hash,
             turns,
+            messages: crate::store::team::messages(&self.conn, game_id)?
+                .into_iter()
+                .filter(|m| !hide || m.kind == "press")
+                .collect(),
         })
     }
 }

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod deadlines;
 pub mod export;
 pub mod referee;
+pub mod team;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
@@ -496,7 +497,15 @@ impl Judge {
             )?;
         }
         let mut seat_rows = Vec::new();
-        for (side, email) in seats {
+        // A side seated again is a team (service/team.rs): its first seat
+        // is the Commander-in-Chief, the others its Field Marshals.
+        let firsts: Vec<&(String, String)> = seats
+            .iter()
+            .enumerate()
+            .filter(|(i, (side, _))| !seats[..*i].iter().any(|(s, _)| s == side))
+            .map(|(_, s)| s)
+            .collect();
+        for (side, email) in firsts {
             let seat = Seat {
                 game_id: id,
                 side: side.clone(),
@@ -511,6 +520,8 @@ impl Judge {
             store::insert_seat(tx, &seat)?;
             seat_rows.push(seat);
         }
+        let zone_of = |side: &str| opts.zone_of(side);
+        seat_rows.extend(self.seat_team(tx, id, &rules, &state, seats, &zone_of)?);
         for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
             let m = self.welcome(tx, id, seat)?;
             queue.push(m, "welcome");
@@ -549,17 +560,23 @@ impl Judge {
             state,
             hash,
         } = Self::position_in(tx, &game, None)?;
-        let parts = rules.report_parts(&state, &[], &Viewer::Side(seat.side.clone()), None);
-        let others: Vec<String> = store::seats(tx, game_id)?
+        let mut parts = rules.report_parts(&state, &[], &Viewer::Side(seat.side.clone()), None);
+        let team = self.team_welcome(tx, &rules, &state, seat)?;
+        if let Some((_, Some(t))) = &team {
+            parts.orders = Some(t.clone());
+        }
+        let team = team.map(|(note, _)| note);
+        let mut others: Vec<String> = store::seats(tx, game_id)?
             .into_iter()
             .filter(|s| s.side != seat.side)
             .map(|s| s.side)
             .collect();
+        others.dedup();
         let text = self.templates.render(
             "welcome.txt",
             json!({
                 "game_id": game_id, "scenario": game.scenario, "ruleset": rules.id(),
-                "side": seat.side, "others": others, "secret": seat.secret,
+                "side": seat.side, "others": others, "secret": seat.secret, "team": team,
                 "deadline": game.deadline_secs.map(|d| format!(
                     "{}; the next is {}",
                     human_duration(d),
@@ -790,7 +807,29 @@ impl Judge {
         let mut done = Vec::new();
         let commands = self.commands_to_do(&req.commands, answer);
         for cmd in &commands {
+            // Team play: PROPOSE, TEAM, PRESS, and what a Field Marshal may
+            // not do (service/team.rs).
+            if let Command::Propose(_) | Command::Team(_) | Command::Press(_) = cmd {
+                if seat.is_err() {
+                    answer.err(self.not_authenticated());
+                    return Ok(("answered: not authenticated".into(), String::new()));
+                }
+            }
+            if let Ok(s) = seat.as_ref() {
+                if let Some(r) = self.team_command(tx, s, cmd, queue)? {
+                    answer.for_seat(self.seat_address(s), s);
+                    match r {
+                        Ok(text) => {
+                            answer.ok(text);
+                            done.push("team");
+                        }
+                        Err(why) => answer.err(self.error_text(&why, &[], "")),
+                    }
+                    continue;
+                }
+            }
             match cmd {
+                Command::Propose(_) | Command::Team(_) | Command::Press(_) => {}
                 Command::Approve
                 | Command::Amend(..)
                 | Command::Broadcast(_)
@@ -976,7 +1015,37 @@ impl Judge {
                 }
             }
         }
-        if req.has_orders {
+        // Team play: a member's part of his side's orders (service/team.rs);
+        // None when the family cannot read the orders as a team's (then
+        // the Commander-in-Chief's mail takes the ordinary path).
+        let team_answer = match &seat {
+            Ok(s) if req.has_orders && self.in_team(tx, s)? => {
+                let source = format!("mail:{inbox_id}");
+                self.team_orders(tx, s, &req.orders, &source, queue)?
+            }
+            _ => None,
+        };
+        if let (Some(r), Ok(seat)) = (team_answer, seat.as_ref()) {
+            answer.for_seat(self.seat_address(seat), seat);
+            match r {
+                Ok(text) => {
+                    answer.ok(text);
+                    done.push("orders accepted");
+                }
+                Err(why) => {
+                    let text = self.error_text(
+                        &format!(
+                            "Your orders for game {} ({}) were not accepted:",
+                            seat.game_id, seat.side
+                        ),
+                        &[clip_text(&why, 20, 100)],
+                        "Send the corrected orders in full; none of these were kept\n(orders you sent before for this turn, if any, still stand).",
+                    );
+                    answer.err(text);
+                    return Ok(("answered: orders rejected".into(), clip_text(&why, 5, 100)));
+                }
+            }
+        } else if req.has_orders {
             match seat {
                 Ok(seat) => {
                     let source = format!("mail:{inbox_id}");
@@ -1238,7 +1307,8 @@ impl Judge {
         let n: i64 = self.conn.query_row(
             "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
                   + (SELECT count(*) FROM referees WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))",
+                  + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))
+                  + (SELECT count(*) FROM team_members WHERE lower(email) = lower(?1))",
             [email],
             |r| r.get(0),
         )?;
@@ -1266,12 +1336,18 @@ impl Judge {
                 if let Some(seat) = store::seat_by_token(&self.conn, &tok)? {
                     return Ok(Ok(seat));
                 }
+                if let Some(seat) = self.member_by_token(&tok)? {
+                    return Ok(Ok(seat));
+                }
             }
         }
         if let (Some(game), Some(pw)) = (req.game, req.password.as_deref()) {
             let seats = store::seats(&self.conn, game)?;
             if let Some(seat) = seats.iter().find(|s| s.secret == pw.to_ascii_lowercase()) {
                 return Ok(Ok(seat.clone()));
+            }
+            if let Some(seat) = self.member_by_secret(game, pw)? {
+                return Ok(Ok(seat));
             }
             // A wrong secret: tell the seat registered at the sender's address
             // (never the sender as such), at most 3 times a day per game.
@@ -1303,7 +1379,14 @@ impl Judge {
 
     fn status_text(&self, email: &str) -> Result<String, ServiceError> {
         let mut games = Vec::new();
-        for seat in store::seats_of_email(&self.conn, email)? {
+        let mut seats = store::seats_of_email(&self.conn, email)?;
+        // Team members beyond a side's first seat (service/team.rs).
+        seats.extend(
+            store::team::members_of_email(&self.conn, email)?
+                .iter()
+                .map(store::team::Member::seat),
+        );
+        for seat in seats {
             let game = self.game(seat.game_id)?;
             let waiting = if game.status == "over" {
                 format!("The game is over. {}", result_line(game.result.as_deref()))
@@ -1481,6 +1564,7 @@ impl Judge {
             orders = Vec::new();
         }
         store::clear_pending(tx, game.id, None)?;
+        store::team::clear_parts(tx, game.id, None)?;
         let result = rules.result(&state);
         let deadline_at = game
             .deadline_secs
@@ -1556,6 +1640,10 @@ impl Judge {
                 let reply_to = Some(self.seat_address(&s));
                 recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
             }
+            for s in self.extra_members(tx, game.id)? {
+                let reply_to = Some(self.seat_address(&s));
+                recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
+            }
             for o in store::observers(tx, game.id)? {
                 recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer"));
             }
@@ -1573,8 +1661,21 @@ impl Judge {
             }
         }
         let heading = made_heading(made);
+        // Team play: each member's own order template in place of the side's.
+        let members = self.team_recipients(tx, rules, state, game.id)?;
         for (to, viewer, tz, reply_to, kind) in recipients {
-            let (mut text, parts) = self.report_text(game, rules, made, state, &viewer, &tz)?;
+            let (mut text, mut parts) = self.report_text(game, rules, made, state, &viewer, &tz)?;
+            if let (Viewer::Side(side), Some(t)) = (&viewer, parts.orders.clone()) {
+                let me = members.iter().find(|(s, ..)| {
+                    &s.side == side && reply_to.as_deref() == Some(self.seat_address(s).as_str())
+                });
+                if let Some(mt) =
+                    me.and_then(|(_, no, secs)| rules.member_template(state, side, secs, *no == 0))
+                {
+                    text = text.replacen(&t, &mt, 1);
+                    parts.orders = Some(mt);
+                }
+            }
             let mut html_extra = String::new();
             let copy = if viewer == Viewer::Referee {
                 // The referee's desk: both sides' boards, labelled, and

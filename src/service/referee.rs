@@ -399,7 +399,7 @@ impl Judge {
     }
 
     /// Every seat (with its reply address) and observer of a game.
-    fn audience(
+    pub(super) fn audience(
         &self,
         tx: &Transaction<'_>,
         game: &Game,
@@ -412,6 +412,10 @@ impl Judge {
                 (s.email, Some(a))
             })
             .collect();
+        for s in self.extra_members(tx, game.id)? {
+            let a = self.seat_address(&s);
+            out.push((s.email, Some(a)));
+        }
         out.extend(
             store::observers(tx, game.id)?
                 .into_iter()

@@ -4,6 +4,7 @@
 //! run in one transaction each. WAL mode; foreign keys on.
 
 pub mod campaign;
+pub mod team;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::path::Path;
@@ -174,6 +175,42 @@ CREATE TABLE campaign_players (
     email       TEXT NOT NULL,
     since       TEXT NOT NULL,
     until       TEXT                         -- set when replaced
+);
+"#,
+    r#"
+-- Team play (docs/teams.md): the members of a side after its first seat
+-- (the seats row is its Commander-in-Chief, seat 0), each member's part of
+-- the side's orders held until every member the card concerns has sent,
+-- and the messages of a game (PROPOSE, TEAM, PRESS), logged for the export.
+CREATE TABLE team_members (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    side    TEXT NOT NULL,
+    seat_no INTEGER NOT NULL CHECK (seat_no > 0),
+    email   TEXT NOT NULL,
+    secret  TEXT NOT NULL,
+    token   TEXT NOT NULL UNIQUE,
+    tz      TEXT NOT NULL DEFAULT 'UTC',
+    PRIMARY KEY (game_id, side, seat_no)
+);
+CREATE TABLE team_parts (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    side        TEXT NOT NULL,
+    seat_no     INTEGER NOT NULL,
+    orders      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, side, seat_no)
+);
+CREATE TABLE game_messages (
+    id      INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    turn    INTEGER NOT NULL,               -- the game's turn when it was sent
+    kind    TEXT NOT NULL CHECK (kind IN ('proposal', 'team', 'press')),
+    side    TEXT NOT NULL,
+    seat_no INTEGER NOT NULL,
+    email   TEXT NOT NULL,
+    text    TEXT NOT NULL,
+    sent_at TEXT NOT NULL
 );
 "#,
 ];

@@ -82,6 +82,9 @@ struct BoardPart {
     /// Extension: played as Kriegspiel ("true" or "known-start").
     #[serde(default)]
     kriegspiel: Option<Spanned<String>>,
+    /// Extension: the Variant For Young Generals (game option `young-generals`).
+    #[serde(default)]
+    young_generals: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -275,6 +278,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
     }
+    st.young_generals = cf.board.young_generals;
     if let Some(b) = &cf.board.bunkers {
         st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
             at(

@@ -20,6 +20,7 @@ pub mod report;
 pub mod ruleset;
 pub mod scenario;
 pub mod state;
+pub mod team;
 pub mod turn;
 pub mod victory;
 pub mod view;
@@ -190,7 +191,28 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 }
 
 /// The game options (`new-game --option`) Memoir '44 knows.
-pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION, fog::OPTION];
+pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION, fog::OPTION, YOUNG_GENERALS];
+
+/// The game option of the house rules' "Variant For Young Generals".
+pub const YOUNG_GENERALS: &str = "young-generals";
+
+/// Young Generals (seeds/004, Appendix 3): "Remove all Tactic Cards and only
+/// use the Section Cards". The tactic cards leave the game; a hand that held
+/// some is filled again from the top of the (already shuffled) deck.
+pub fn young_generals(r: &Ruleset, st: &mut State) {
+    st.young_generals = true;
+    let tactic = |c: &String| r.card(c).is_some_and(|s| s.kind != "section");
+    st.deck.retain(|c| !tactic(c));
+    st.discard.retain(|c| !tactic(c));
+    for i in 0..st.hands.len() {
+        st.hands[i].retain(|c| !tactic(c));
+        let want = st.hand_size.get(i).copied().unwrap_or(0) as usize;
+        while st.hands[i].len() < want && !st.deck.is_empty() {
+            let c = st.deck.remove(0);
+            st.hands[i].push(c);
+        }
+    }
+}
 
 /// The words Memoir '44 order lines start with.
 pub const ORDER_WORDS: &[&str] = &[
@@ -263,6 +285,20 @@ impl Family for Ruleset {
                 file: scenario.file.clone(),
                 message: format!("game option {}: {m}", fog::OPTION),
             })?);
+        }
+        if let Some(v) = scenario.options.get(YOUNG_GENERALS) {
+            match v.as_str() {
+                "" | "true" | "yes" => young_generals(self, &mut st),
+                "false" | "no" => {}
+                other => {
+                    return Err(DataError::Invalid {
+                        file: scenario.file.clone(),
+                        message: format!(
+                            "game option {YOUNG_GENERALS}: '{other}' is not true or false"
+                        ),
+                    })
+                }
+            }
         }
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
@@ -407,6 +443,30 @@ impl Family for Ruleset {
 
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         amend::amend(self, s, text)
+    }
+
+    fn sections(&self, _s: &State) -> Vec<String> {
+        team::sections()
+    }
+
+    fn order_scope(
+        &self,
+        s: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<super::ScopedLine>, Rejection> {
+        team::scope(self, s, side, orders)
+    }
+
+    fn member_template(
+        &self,
+        s: &State,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String> {
+        let v = view::view(self, s, &Viewer::Side(side.to_string()));
+        report::orders::member_template(&v, sections, leader)
     }
 }
 
@@ -572,5 +632,28 @@ mod tests {
                 &mut chance,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod young_generals_tests {
+    use super::*;
+
+    #[test]
+    fn young_generals_keep_section_cards_only_and_full_hands() {
+        let r = Ruleset::builtin().unwrap();
+        let mut deck = ChaChaDice::from_seed([7; 32]);
+        let mut st = setup(&r, "pegasus-bridge", &mut deck).unwrap();
+        let sizes: Vec<usize> = st.hands.iter().map(Vec::len).collect();
+        young_generals(&r, &mut st);
+        assert!(st.young_generals);
+        let section = |c: &String| r.card(c).is_some_and(|s| s.kind == "section");
+        for (i, h) in st.hands.iter().enumerate() {
+            assert_eq!(h.len(), sizes[i], "hand {i} is full again");
+            assert!(h.iter().all(section), "{h:?}");
+        }
+        assert!(st.deck.iter().all(section));
+        let total = st.deck.len() + st.discard.len() + st.hands.iter().map(Vec::len).sum::<usize>();
+        assert_eq!(total, 40, "the 40 section cards stay in the game");
     }
 }

@@ -337,6 +337,7 @@ pub fn blank(
         pre_battle: None,
         short_hand: Vec::new(),
         fog: None,
+        young_generals: false,
         over: false,
         winner: None,
     }

@@ -131,6 +131,10 @@ pub struct State {
     /// Kriegspiel: each side sees only what its units see.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fog: Option<super::fog::Fog>,
+    /// The house rules' "Variant For Young Generals" (game option
+    /// `young-generals`): section cards only, no Take Ground or Overrun.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub young_generals: bool,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

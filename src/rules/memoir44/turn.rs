@@ -507,6 +507,12 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 .r
                 .card(card)
                 .ok_or_else(|| first.reject("unknown card"))?;
+            if st.young_generals && spec.kind != "section" {
+                return Err(first.reject(format!(
+                    "Young Generals play with section cards only; {} is a tactic card",
+                    spec.name
+                )));
+            }
             let (effect, mut sec) = match spec.effect.as_deref() {
                 Some("ambush") => {
                     return Err(first.reject("Ambush is played only in the opponent's turn, against a close assault; keep it in your hand"))
@@ -857,6 +863,11 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     None => return Err(l.reject(format!("there is no enemy unit at {target}"))),
                 }
                 if *take_ground || overrun.is_some() {
+                    if sc.young_generals {
+                        return Err(
+                            l.reject("Young Generals play without Take Ground or Armour Overrun")
+                        );
+                    }
                     if firefight {
                         return Err(l.reject("units in a firefight may not Take Ground or Overrun"));
                     }

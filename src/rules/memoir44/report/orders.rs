@@ -36,6 +36,18 @@ pub fn sections(v: &View, h: Hex, row_one: bool) -> Vec<&'static str> {
 /// The template, or None when the viewer does not move next.
 #[must_use]
 pub fn template(v: &View) -> Option<String> {
+    template_for(v, None)
+}
+
+/// Team play: the template of one member of the side, who commands the
+/// units of `sections` and, if `leader`, plays the card (docs/teams.md).
+/// A Field Marshal's cards are lines to PROPOSE.
+#[must_use]
+pub fn member_template(v: &View, sections: &[String], leader: bool) -> Option<String> {
+    template_for(v, Some((sections, leader)))
+}
+
+fn template_for(v: &View, member: Option<(&[String], bool)>) -> Option<String> {
     let Viewer::Side(me) = &v.viewer else {
         return None;
     };
@@ -51,13 +63,39 @@ pub fn template(v: &View) -> Option<String> {
         "",
     ));
     out.push('\n');
-    let _ = writeln!(out, "# Your cards (PLAY one of them):");
+    let leader = member.is_none_or(|(_, l)| l);
+    if let Some((secs, _)) = member {
+        let _ = writeln!(out, "# You command the units of: {}.", secs.join(", "));
+        if !leader {
+            let _ = writeln!(
+                out,
+                "# Your Commander-in-Chief plays the card; PROPOSE the one you want."
+            );
+        }
+    }
+    if leader {
+        let _ = writeln!(out, "# Your cards (PLAY one of them):");
+    } else {
+        let _ = writeln!(out, "# Your team's cards (PROPOSE one of them):");
+    }
+    let verb = if leader { "PLAY" } else { "PROPOSE" };
     for c in side.hand.clone().unwrap_or_default() {
-        let _ = writeln!(out, "# PLAY {c:<24} # {}", card_name(&c));
+        let _ = writeln!(out, "# {verb} {c:<24} # {}", card_name(&c));
     }
     let _ = writeln!(out, "#");
     let _ = writeln!(out, "# Your units (hex, type, figures, section):");
-    let mut units: Vec<_> = v.units.iter().filter(|u| &u.side == me).collect();
+    let mut units: Vec<_> = v
+        .units
+        .iter()
+        .filter(|u| &u.side == me)
+        .filter(|u| {
+            member.is_none_or(|(secs, _)| {
+                sections(v, u.at, side.row_one)
+                    .iter()
+                    .any(|s| secs.iter().any(|m| m == s))
+            })
+        })
+        .collect();
     units.sort_by_key(|u| (u.at.letter(), u.at.row));
     for u in &units {
         let _ = writeln!(
@@ -74,7 +112,9 @@ pub fn template(v: &View) -> Option<String> {
     let _ = writeln!(out, "# MOVE <from> <hex> ... <to>");
     let _ = writeln!(out, "# BATTLE <from> <target>");
     let _ = writeln!(out, "#");
-    let _ = writeln!(out, "# Or, instead of playing a card:");
-    let _ = writeln!(out, "# DISCARD <card>");
+    if leader {
+        let _ = writeln!(out, "# Or, instead of playing a card:");
+        let _ = writeln!(out, "# DISCARD <card>");
+    }
     Some(out)
 }
