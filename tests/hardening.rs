@@ -409,3 +409,39 @@ fn an_answer_that_cannot_be_composed_is_logged_as_not_sent() {
     assert!(log.contains("not sent"), "{log}");
     assert!(site.outbox().is_empty());
 }
+
+/// Acceptance 2: each golden mail with a malformed From (tests/mail/from-*)
+/// is answered at the one address it holds; the one with no address at all
+/// is logged with the reason and answered nowhere.
+#[test]
+fn malformed_from_headers_are_answered_at_the_one_address() {
+    let site = Site::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mail");
+    let cases = [
+        ("from-unquoted-comma", Some("d.braun@corp.example")),
+        ("from-no-angle-brackets", Some("d.braun@corp.example")),
+        ("from-encoded-word-comma", Some("j.mueller@corp.example")),
+        ("from-group-syntax", Some("anna@club.example")),
+        ("from-no-address-at-all", None),
+    ];
+    for (name, _) in &cases {
+        let raw = std::fs::read(dir.join(format!("{name}.eml"))).unwrap();
+        site.drop_mail(&format!("{name}.eml"), &raw);
+    }
+    site.ok(&["serve", "--once"]);
+    let all = texts(&site);
+    assert_eq!(all.len(), 4, "one answer per mail with an address");
+    assert_eq!(to_count(&site, "d.braun@corp.example"), 2);
+    assert_eq!(to_count(&site, "j.mueller@corp.example"), 1);
+    assert_eq!(to_count(&site, "anna@club.example"), 1);
+    for t in &all {
+        assert!(!t.contains("\nTo: braun"), "{t}");
+        assert!(!t.contains("\nTo: dieter"), "{t}");
+    }
+    let log = site.ok(&["log"]);
+    let line = log
+        .lines()
+        .find(|l| l.contains("noaddr-1@corp.example"))
+        .unwrap_or_else(|| panic!("no log line for the mail without an address:\n{log}"));
+    assert!(line.contains("no sender address"), "{line}");
+}

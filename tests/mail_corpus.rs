@@ -5,7 +5,8 @@
 //! `.expect` fields: `text` (required: the exact extracted text; a final newline
 //! before the closing `"""` is ignored), and optionally `auto` (the `AutoKind`
 //! variant name, or `"none"`), `problems_contain`, `no_problems = true`, `from`,
-//! `from_name`, `message_id`, `in_reply_to`, `subject`, `to_contain`.
+//! `from_name`, `message_id`, `in_reply_to`, `subject`, `to_contain`, `no_from = true`
+//! (no sender address could be read).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ struct Expect {
     in_reply_to: Option<String>,
     subject: Option<String>,
     to_contain: Option<String>,
+    no_from: Option<bool>,
 }
 
 const MIN_CORPUS: usize = 45;
@@ -110,6 +112,9 @@ fn check(name: &str, env: &Envelope, exp: &Expect) -> Vec<String> {
     }
     if exp.no_problems == Some(true) && !env.problems.is_empty() {
         fails.push(format!("problems: expected none, got {:?}", env.problems));
+    }
+    if exp.no_from == Some(true) && env.from.is_some() {
+        fails.push(format!("from: expected none, got {:?}", env.from));
     }
     let mut field = |label: &str, want: &Option<String>, got: Option<&str>| {
         if let Some(w) = want {

@@ -143,6 +143,8 @@ pub mod problem {
     pub const BAD_PART: &str = "a MIME part is malformed and was read as is";
     /// A line over RFC 5322's limit.
     pub const LONG_LINE: &str = "a line is longer than 998 characters";
+    /// From holds no address that could be read (or more than one).
+    pub const NO_SENDER: &str = "no sender address could be read from the From header";
 }
 
 /// Reads one raw mail; never panics. See the module documentation for the
@@ -170,16 +172,13 @@ fn parse_inner(raw: &[u8]) -> Envelope {
         env.problems.push(problem::UNPARSABLE.to_string());
         return env;
     };
+    let mut problems_early = Vec::new();
 
-    if let Some(addr) = msg.from().and_then(|a| a.first()) {
-        env.from = addr
-            .address()
-            .map(|a| a.trim().to_lowercase())
-            .filter(|a| !a.is_empty());
-        env.from_name = addr
-            .name()
-            .map(|n| n.trim().to_string())
-            .filter(|n| !n.is_empty());
+    let (from, from_name) = sender(&msg);
+    env.from = from;
+    env.from_name = from_name;
+    if env.from.is_none() {
+        problems_early.push(problem::NO_SENDER.to_string());
     }
     env.to = recipients(&msg);
     env.message_id = msg.message_id().map(clean_id).filter(|s| !s.is_empty());
@@ -192,7 +191,7 @@ fn parse_inner(raw: &[u8]) -> Envelope {
         .map(mail_parser::DateTime::to_timestamp);
     env.auto = auto_kind(&msg, env.from.as_deref(), &env.subject);
 
-    let mut problems = Vec::new();
+    let mut problems = problems_early;
     env.text = text(&msg, quote::is_forward_subject(&env.subject), &mut problems);
     if env.text.contains('\u{fffd}') || env.subject.contains('\u{fffd}') {
         problems.push(problem::INVALID_UTF8.to_string());
@@ -205,6 +204,149 @@ fn parse_inner(raw: &[u8]) -> Envelope {
     problems.retain(|p| seen.insert(p.clone()));
     env.problems = problems;
     env
+}
+
+/// Whether `a` looks like one bare address: `local@domain`, nothing in it
+/// that cannot be in an unquoted address.
+fn plausible_address(a: &str) -> bool {
+    let Some((local, domain)) = a.rsplit_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && !domain.is_empty()
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && a.chars().all(|c| {
+            !c.is_whitespace()
+                && !c.is_control()
+                && !matches!(c, '<' | '>' | ',' | ';' | '"' | '(' | ')')
+        })
+}
+
+/// The decoded text of a raw phrase (RFC 2047 encoded words decoded, outer
+/// quotes and whitespace removed); `None` when empty.
+fn phrase(raw: &str) -> Option<String> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return None;
+    }
+    // mail-parser decodes encoded words in unstructured headers; borrow that.
+    let fake = format!("Subject: {raw}\r\n\r\n");
+    let decoded = MessageParser::default()
+        .parse(fake.as_bytes())
+        .and_then(|m| m.subject().map(str::to_string))
+        .unwrap_or_else(|| raw.to_string());
+    let t = decoded.trim();
+    let t = t
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t)
+        .replace("\\\"", "\"");
+    let t = t.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The sender: the one mailbox in From that has an address, read leniently.
+///
+/// mail-parser reads From by RFC 5322. Where that gives exactly one mailbox
+/// with a plausible address, it is used. Otherwise the raw header is read the
+/// way lenient readers do: an unquoted comma in the display name
+/// (`Braun, Dieter <d@corp.example>`), a missing pair of angle brackets
+/// (`Dieter Braun d@corp.example`), a group (`Club: Anna <a@club.example>;`).
+/// If the header holds one distinct address, that is the sender; if it holds
+/// several, the first; if none, there is no sender.
+fn sender(msg: &Message<'_>) -> (Option<String>, Option<String>) {
+    let mut boxes: Vec<&mail_parser::Addr<'_>> = Vec::new();
+    match msg.from() {
+        Some(mail_parser::Address::List(list)) => {
+            boxes.extend(list.iter());
+        }
+        Some(mail_parser::Address::Group(groups)) => {
+            for g in groups {
+                boxes.extend(g.addresses.iter());
+            }
+        }
+        None => {}
+    }
+    let addr_of = |a: &mail_parser::Addr<'_>| {
+        a.address()
+            .map(|x| x.trim().to_lowercase())
+            .filter(|x| plausible_address(x))
+    };
+    let name_of = |a: &mail_parser::Addr<'_>| {
+        a.name()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+    };
+    if boxes.len() == 1 {
+        // As RFC 5322 reads it; also `<MAILER-DAEMON>` without a domain.
+        let address = boxes[0]
+            .address()
+            .map(|x| x.trim().to_lowercase())
+            .filter(|x| !x.is_empty() && !x.contains(char::is_whitespace));
+        if let Some(address) = address {
+            return (Some(address), name_of(boxes[0]));
+        }
+    }
+    if let Some(found) = raw_header(msg, "From").and_then(lenient_from) {
+        return found;
+    }
+    // Several RFC mailboxes, each with an address: the first, as before.
+    boxes
+        .iter()
+        .find_map(|a| addr_of(a).map(|x| (Some(x), name_of(a))))
+        .unwrap_or((None, None))
+}
+
+/// Reads a raw From value leniently (see [`sender`]); `None` when it holds
+/// no address at all.
+fn lenient_from(raw: &str) -> Option<(Option<String>, Option<String>)> {
+    let raw: String = raw
+        .chars()
+        .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
+        .collect();
+    let raw = raw.trim();
+    // Angle addresses first: `... <a@b> ...`.
+    let mut angles: Vec<(usize, String)> = Vec::new();
+    let mut rest = raw;
+    let mut offset = 0;
+    while let Some(s) = rest.find('<') {
+        let Some(e) = rest[s..].find('>') else { break };
+        let inner = rest[s + 1..s + e].trim().to_lowercase();
+        if plausible_address(&inner) {
+            angles.push((offset + s, inner));
+        }
+        offset += s + e + 1;
+        rest = &rest[s + e + 1..];
+    }
+    if let Some((pos, address)) = angles.first() {
+        // The name: what stands before the address, after any group name
+        // (`Club Members: Anna`) or an earlier mailbox's end.
+        let before = &raw[..*pos];
+        let start = if angles.len() == 1 {
+            before.rfind([':', ';']).map_or(0, |i| i + 1)
+        } else {
+            before.rfind([':', ';', ',', '>']).map_or(0, |i| i + 1)
+        };
+        return Some((Some(address.clone()), phrase(&before[start..])));
+    }
+    // Bare addresses among words: `Dieter Braun d@corp.example`.
+    let words: Vec<&str> = raw
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut found: Option<(usize, String)> = None;
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_matches(|c: char| matches!(c, '(' | ')' | '"' | '\'' | '[' | ']'));
+        let w = w.rsplit_once(':').map_or(w, |(_, a)| a).to_lowercase();
+        if plausible_address(&w) && found.is_none() {
+            found = Some((i, w));
+        }
+    }
+    let (i, address) = found?;
+    let name = words[..i].join(" ");
+    let name = name.rsplit_once(':').map_or(name.as_str(), |(_, n)| n);
+    Some((Some(address), phrase(name)))
 }
 
 /// Strips angle brackets and whitespace around a message id.
@@ -528,6 +670,58 @@ mod tests {
         ] {
             let e = parse(&mail(&format!("From: {from}\r\nSubject: Undelivered"), "x"));
             assert_eq!(e.auto, Some(AutoKind::MailerDaemon), "{from}");
+        }
+    }
+
+    #[test]
+    fn lenient_from() {
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            (
+                "Braun, Dieter <D.Braun@corp.example>",
+                Some("d.braun@corp.example"),
+                Some("Braun, Dieter"),
+            ),
+            (
+                "Dieter Braun d.braun@corp.example",
+                Some("d.braun@corp.example"),
+                Some("Dieter Braun"),
+            ),
+            (
+                "d.braun@corp.example (Dieter Braun)",
+                Some("d.braun@corp.example"),
+                Some("Dieter Braun"),
+            ),
+            (
+                "Club: Anna <anna@club.example>;",
+                Some("anna@club.example"),
+                Some("Anna"),
+            ),
+            (
+                "\"Braun, Dieter\" <d@corp.example>",
+                Some("d@corp.example"),
+                Some("Braun, Dieter"),
+            ),
+            (
+                "=?utf-8?q?Braun=2C?= Dieter <d@corp.example>",
+                Some("d@corp.example"),
+                None,
+            ),
+            ("Braun, Dieter", None, None),
+            ("<>", None, None),
+            ("a@x.example, b@y.example", Some("a@x.example"), None),
+        ];
+        for (from, addr, name) in cases {
+            let e = parse(&mail(&format!("From: {from}\r\nSubject: x"), "HELP"));
+            assert_eq!(e.from.as_deref(), *addr, "{from}");
+            if name.is_some() {
+                assert_eq!(e.from_name.as_deref(), *name, "{from}");
+            }
+            assert_eq!(
+                e.from.is_none(),
+                e.problems.iter().any(|p| p == problem::NO_SENDER),
+                "{from}: {:?}",
+                e.problems
+            );
         }
     }
 
