@@ -267,6 +267,85 @@ impl Config {
     }
 }
 
+/// What `adjutant doctor` warns about: the judge's files that others on the
+/// host can read (the database holds every seat's credentials, the config
+/// may hold passwords, the outbox holds players' mail), and passwords
+/// written in the config instead of `password_env`.
+#[must_use]
+pub fn doctor(cfg: &Config, config_path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = vec![config_path.to_path_buf()];
+    let db = cfg.database_path();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = db.clone().into_os_string();
+        p.push(suffix);
+        files.push(PathBuf::from(p));
+    }
+    let mut dirs = vec![cfg.outbox_dir()];
+    if cfg.inbound.kind == "maildir" {
+        for sub in ["new", "cur", "tmp"] {
+            dirs.push(cfg.maildir().join(sub));
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A folder others cannot enter keeps its mails private whatever
+        // their modes; one they can enter is checked mail by mail.
+        for dir in &dirs {
+            let Ok(meta) = std::fs::metadata(dir) else {
+                continue;
+            };
+            files.push(dir.clone());
+            if meta.permissions().mode() & 0o011 == 0 {
+                continue;
+            }
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                let mut names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+                names.sort();
+                files.extend(names);
+            }
+        }
+        for f in &files {
+            let Ok(meta) = std::fs::metadata(f) else {
+                continue;
+            };
+            let mode = meta.permissions().mode() & 0o777;
+            let open = if meta.is_dir() { 0o055 } else { 0o044 };
+            if mode & open != 0 {
+                out.push(format!(
+                    "{} is readable by others (mode {mode:04o}): chmod {} {}",
+                    f.display(),
+                    if meta.is_dir() { "700" } else { "600" },
+                    f.display()
+                ));
+            }
+        }
+    }
+    let imap = cfg
+        .inbound
+        .imap
+        .as_ref()
+        .is_some_and(|i| i.password.is_some());
+    let smtp = cfg
+        .outbound
+        .smtp
+        .as_ref()
+        .is_some_and(|s| s.password.is_some());
+    for (yes, table, var) in [
+        (imap, "[inbound.imap]", "ADJUTANT_IMAP_PASSWORD"),
+        (smtp, "[outbound.smtp]", "ADJUTANT_SMTP_PASSWORD"),
+    ] {
+        if yes {
+            out.push(format!(
+                "{}: {table} holds a password; set password_env = \"{var}\" and put the password in that environment variable",
+                config_path.display()
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

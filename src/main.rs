@@ -192,6 +192,10 @@ enum Cmd {
     Log,
     /// The outbox: every mail queued, its state and attempts.
     Outbox,
+    /// Check the judge's files and config for what a host should fix:
+    /// files others can read (the database holds seat secrets), passwords
+    /// written in the config instead of `password_env`. Exit 1 if any.
+    Doctor,
     /// List the shipped scenarios.
     Scenarios,
     /// Check a scenario file (a club's own) and print its position, or its
@@ -206,7 +210,21 @@ enum Cmd {
     },
 }
 
+/// Every file the judge creates (database, WAL/SHM, config, outbox mails,
+/// exports) holds secrets or players' mail: make it readable by the owner
+/// only, or stricter if the host's umask already is.
+fn private_umask() {
+    #[cfg(unix)]
+    // SAFETY: umask(2) only sets the process's file-mode mask; it cannot fail
+    // and touches no memory. Called first thing, before any thread starts.
+    unsafe {
+        let old = libc::umask(0o077);
+        libc::umask(old | 0o077);
+    }
+}
+
 fn main() {
+    private_umask();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG")
@@ -627,6 +645,22 @@ fn run(cli: Cli) -> Result<i32> {
                 );
             }
             Ok(0)
+        }
+        Cmd::Doctor => {
+            let path = config_path(&cli.config);
+            let cfg = Config::load(&path)?;
+            let warnings = adjutant::config::doctor(&cfg, &path);
+            for w in &warnings {
+                println!("warning: {w}");
+            }
+            if warnings.is_empty() {
+                println!(
+                    "ok: no file of the judge is readable by others; no password in the config"
+                );
+                Ok(0)
+            } else {
+                Ok(1)
+            }
         }
         Cmd::Outbox => {
             let judge = open(&cli.config)?;

@@ -445,3 +445,94 @@ fn malformed_from_headers_are_answered_at_the_one_address() {
         .unwrap_or_else(|| panic!("no log line for the mail without an address:\n{log}"));
     assert!(line.contains("no sender address"), "{line}");
 }
+
+/// Every file under `dir` (but the mails the test itself dropped in the
+/// inbox, which are the MTA's) whose mode lets group or others read or write.
+fn open_to_others(dir: &std::path::Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let inbox = p.strip_prefix(dir).unwrap().starts_with("mail/inbox/new")
+                || p.strip_prefix(dir).unwrap().starts_with("mail/inbox/cur");
+            if meta.is_dir() {
+                stack.push(p.clone());
+            }
+            if inbox && meta.is_file() {
+                continue;
+            }
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                out.push(format!("{} {mode:04o}", p.display()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Acceptance 1: `init` and `serve` (and `export -o`) leave no file of the
+/// judge readable by others, whatever the host's umask; `doctor` says so,
+/// and warns when a file is opened up or the config holds a password.
+#[test]
+fn init_and_serve_leave_no_file_readable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new();
+    assert_eq!(
+        open_to_others(site.path()),
+        Vec::<String>::new(),
+        "after init"
+    );
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "status.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "status",
+            "st-1@example.org",
+            "STATUS\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let export = site.path().join("game-1.json");
+    site.ok(&["export", "1", "-o", export.to_str().unwrap()]);
+    assert!(export.exists());
+    assert!(site.path().join("adjutant.db").exists());
+    assert!(
+        std::fs::read_dir(site.path().join("mail/outbox"))
+            .unwrap()
+            .count()
+            > 0
+    );
+    assert_eq!(
+        open_to_others(site.path()),
+        Vec::<String>::new(),
+        "after serve"
+    );
+    let out = site.ok(&["doctor"]);
+    assert!(out.starts_with("ok:"), "{out}");
+
+    // A host who opened the database up, and wrote a password in the config.
+    let db = site.path().join("adjutant.db");
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    let cfg = cfg.replace(
+        "# For kind = \"smtp\", uncomment:",
+        "[outbound.smtp]\nhost = \"smtp.example.org\"\npassword = \"hunter2\"\n",
+    );
+    std::fs::write(site.config(), cfg).unwrap();
+    let o = site.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("adjutant.db is readable by others (mode 0644)"),
+        "{text}"
+    );
+    assert!(text.contains("password_env"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+}

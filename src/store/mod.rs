@@ -227,6 +227,7 @@ pub enum StoreError {
 
 /// Open (creating if needed) and migrate the database.
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    create_private(path)?;
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -234,6 +235,25 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     migrate(&mut conn)?;
     Ok(conn)
+}
+
+/// Creates `path` empty and readable by its owner only (0600) if it does not
+/// exist, so SQLite (which gives the `-wal` and `-shm` files the database
+/// file's mode) never makes a world-readable database of seat secrets.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    if path.as_os_str() == ":memory:" || path.exists() {
+        return Ok(());
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    match opts.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // Let SQLite report a path it cannot open, in its own words.
+        Err(_) => Ok(()),
+    }
 }
 
 /// An in-memory database, migrated (tests).
