@@ -37,6 +37,11 @@ answers_per_hour = 10000
 answers_per_day = 100000
 # Commands one mail may give; more are listed as not done.
 commands_per_mail = 10
+# The largest text attachment read (bytes), and the deepest nesting of MIME
+# parts; a mail over either (or over judge.max_message_bytes) is not read,
+# is logged, and its sender is told the limit once.
+max_attachment_bytes = 500000
+max_mime_depth = 10
 
 [inbound]
 # maildir (the default: a local Maildir, e.g. fed by your MTA), imap, or none
@@ -115,6 +120,8 @@ pub struct LimitsConfig {
     pub answers_per_hour: i64,
     pub answers_per_day: i64,
     pub commands_per_mail: usize,
+    pub max_attachment_bytes: usize,
+    pub max_mime_depth: usize,
 }
 
 impl Default for LimitsConfig {
@@ -126,6 +133,8 @@ impl Default for LimitsConfig {
             answers_per_hour: 10_000,
             answers_per_day: 100_000,
             commands_per_mail: 10,
+            max_attachment_bytes: 500_000,
+            max_mime_depth: 10,
         }
     }
 }

@@ -536,3 +536,92 @@ fn init_and_serve_leave_no_file_readable_by_others() {
     assert!(text.contains("password_env"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
 }
+fn multipart(from: &str, msgid: &str, body: &str, boundary: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: judge@localhost\r\nSubject: orders\r\nMessage-ID: <{msgid}>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary={boundary}\r\n\r\n{body}"
+    )
+    .into_bytes()
+}
+
+/// Acceptance 3: the size limits are settings; with them set low, a mail
+/// over each is not read, is logged with the limit, and its sender gets one
+/// answer naming the limit.
+#[test]
+fn size_limits_set_low_refuse_with_one_answer_naming_the_limit() {
+    let site = Site::new();
+    set_config(&site, "max_message_bytes", "5000");
+    set_config(&site, "max_attachment_bytes", "300");
+    set_config(&site, "max_mime_depth", "2");
+    // Too large: 20 KB of HELP.
+    site.drop_mail(
+        "big.eml",
+        &mail(
+            "big@example.org",
+            "judge@localhost",
+            "help",
+            "big-1@example.org",
+            &"HELP\n".repeat(4000),
+        ),
+    );
+    // A text attachment over 300 bytes.
+    let att = format!(
+        "--b\r\nContent-Type: text/plain\r\n\r\nOrders attached.\r\n--b\r\nContent-Type: text/plain; name=orders.txt\r\nContent-Disposition: attachment; filename=orders.txt\r\n\r\n{}--b--\r\n",
+        "HELP\r\n".repeat(100)
+    );
+    site.drop_mail(
+        "att.eml",
+        &multipart("att@example.org", "att-1@example.org", &att, "b"),
+    );
+    // Three multiparts deep.
+    let nested = "--a\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\nContent-Type: multipart/alternative; boundary=d\r\n\r\n--d\r\nContent-Type: text/plain\r\n\r\nHELP\r\n--d--\r\n--c--\r\n--a--\r\n";
+    site.drop_mail(
+        "deep.eml",
+        &multipart("deep@example.org", "deep-1@example.org", nested, "a"),
+    );
+    // Within every limit: read and answered as usual.
+    site.drop_mail(
+        "ok.eml",
+        &mail(
+            "ok@example.org",
+            "judge@localhost",
+            "help",
+            "ok-1@example.org",
+            "HELP\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let all = texts(&site);
+    let to = |who: &str| -> Vec<&String> {
+        all.iter()
+            .filter(|t| t.contains(&format!("\nTo: {who}")))
+            .collect()
+    };
+    for (who, limit) in [
+        ("big@example.org", "at most 5000 bytes"),
+        ("att@example.org", "attachments of at most 300 bytes"),
+        ("deep@example.org", "nested at most 2 deep"),
+    ] {
+        let got = to(who);
+        assert_eq!(got.len(), 1, "{who}: {got:#?}");
+        let flat = got[0].replace("\r\n", " ").replace('\n', " ");
+        assert!(flat.contains(limit), "{who}: {}", got[0]);
+    }
+    assert_eq!(to("ok@example.org").len(), 1);
+    assert!(to("ok@example.org")[0].contains("play-by-email judge"));
+    let log = site.ok(&["log"]);
+    for (id, what) in [
+        ("big-1@", "refused: too large"),
+        ("att-1@", "refused: over a limit"),
+        ("deep-1@", "refused: over a limit"),
+    ] {
+        let line = log.lines().find(|l| l.contains(id)).unwrap();
+        assert!(line.contains(what), "{line}");
+    }
+    // The same over-limit mail again is not answered twice.
+    site.drop_mail(
+        "att-again.eml",
+        &multipart("att@example.org", "att-1@example.org", &att, "b"),
+    );
+    site.ok(&["serve", "--once"]);
+    assert_eq!(texts(&site).len(), all.len());
+}

@@ -81,6 +81,45 @@ pub struct Envelope {
     pub problems: Vec<String>,
     /// The size of the raw message in bytes.
     pub size: usize,
+    /// A size limit the mail is over ([`Limits`]), in words a reply can
+    /// quote; such a mail is refused, not read.
+    pub over_limit: Option<String>,
+}
+
+/// What one mail may hold and still be read (the `[limits]` settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest text attachment read, in bytes.
+    pub max_attachment_bytes: usize,
+    /// The deepest nesting of MIME parts (multiparts and attached messages).
+    pub max_mime_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_attachment_bytes: 500_000,
+            max_mime_depth: 10,
+        }
+    }
+}
+
+/// Reads only the header of a mail too large to read (`size` is the whole
+/// mail's): who sent it and what it is, so it can be answered.
+#[must_use]
+pub fn parse_header_only(raw: &[u8]) -> Envelope {
+    let window = &raw[..raw.len().min(256 * 1024)];
+    let end = window
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| i + 4)
+        .or_else(|| window.windows(2).position(|w| w == b"\n\n").map(|i| i + 2))
+        .unwrap_or(window.len());
+    let mut env = parse(&raw[..end]);
+    env.size = raw.len();
+    env.text.clear();
+    env.problems.clear();
+    env
 }
 
 /// Why a mail is automatic and must never be answered.
@@ -151,9 +190,15 @@ pub mod problem {
 /// policy.
 #[must_use]
 pub fn parse(raw: &[u8]) -> Envelope {
+    parse_with(raw, &Limits::default())
+}
+
+/// [`parse`] with the size limits of a judge's settings.
+#[must_use]
+pub fn parse_with(raw: &[u8], limits: &Limits) -> Envelope {
     // mail-parser is written not to panic; this guard keeps a bug there (or
     // here) from taking the daemon down with a message it cannot read.
-    match std::panic::catch_unwind(|| parse_inner(raw)) {
+    match std::panic::catch_unwind(|| parse_inner(raw, limits)) {
         Ok(envelope) => envelope,
         Err(_) => Envelope {
             problems: vec![problem::UNPARSABLE.to_string()],
@@ -163,7 +208,7 @@ pub fn parse(raw: &[u8]) -> Envelope {
     }
 }
 
-fn parse_inner(raw: &[u8]) -> Envelope {
+fn parse_inner(raw: &[u8], limits: &Limits) -> Envelope {
     let mut env = Envelope {
         size: raw.len(),
         ..Envelope::default()
@@ -191,6 +236,28 @@ fn parse_inner(raw: &[u8]) -> Envelope {
         .map(mail_parser::DateTime::to_timestamp);
     env.auto = auto_kind(&msg, env.from.as_deref(), &env.subject);
 
+    let depth = mime_depth(&msg, 0);
+    if depth > limits.max_mime_depth {
+        env.over_limit = Some(format!(
+            "its MIME parts are nested {depth} deep; this judge reads mails nested at most {} deep",
+            limits.max_mime_depth
+        ));
+        return env;
+    }
+    if let Some(big) = msg
+        .attachments
+        .iter()
+        .filter_map(|&id| msg.parts.get(id as usize))
+        .map(|p| p.len())
+        .max()
+        .filter(|&n| n > limits.max_attachment_bytes)
+    {
+        env.over_limit = Some(format!(
+            "it has an attachment of {big} bytes; this judge reads attachments of at most {} bytes",
+            limits.max_attachment_bytes
+        ));
+        return env;
+    }
     let mut problems = problems_early;
     env.text = text(&msg, quote::is_forward_subject(&env.subject), &mut problems);
     if env.text.contains('\u{fffd}') || env.subject.contains('\u{fffd}') {
@@ -347,6 +414,33 @@ fn lenient_from(raw: &str) -> Option<(Option<String>, Option<String>)> {
     let name = words[..i].join(" ");
     let name = name.rsplit_once(':').map_or(name.as_str(), |(_, n)| n);
     Some((Some(address), phrase(name)))
+}
+
+/// How deep the MIME parts of a message nest (a single-part mail is 0; each
+/// multipart or attached message adds one). Stops counting past 64.
+fn mime_depth(msg: &Message<'_>, level: usize) -> usize {
+    if level > 64 {
+        return level;
+    }
+    fn part_depth(msg: &Message<'_>, id: u32, level: usize, seen: usize) -> usize {
+        if level > 64 || seen > msg.parts.len() {
+            return level;
+        }
+        match msg.parts.get(id as usize).map(|p| &p.body) {
+            Some(PartType::Multipart(children)) => children
+                .iter()
+                .filter(|&&c| c != id)
+                .map(|&c| part_depth(msg, c, level + 1, seen + 1))
+                .max()
+                .unwrap_or(level + 1),
+            Some(PartType::Message(inner)) => mime_depth(inner, level + 1),
+            _ => level,
+        }
+    }
+    if msg.parts.is_empty() {
+        return level;
+    }
+    part_depth(msg, 0, level, 0)
 }
 
 /// Strips angle brackets and whitespace around a message id.
@@ -723,6 +817,47 @@ mod tests {
                 e.problems
             );
         }
+    }
+
+    #[test]
+    fn limits_on_attachments_and_nesting() {
+        let limits = super::Limits {
+            max_attachment_bytes: 100,
+            max_mime_depth: 2,
+        };
+        let att = format!("--b\r\nContent-Type: text/plain\r\n\r\nMAP\r\n--b\r\nContent-Type: text/plain; name=o.txt\r\nContent-Disposition: attachment; filename=o.txt\r\n\r\n{}\r\n--b--\r\n", "MOVE C2 C3\r\n".repeat(20));
+        let head =
+            format!("{BASE}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b");
+        let e = super::parse_with(&mail(&head, &att), &limits);
+        assert!(
+            e.over_limit
+                .as_deref()
+                .unwrap()
+                .contains("at most 100 bytes"),
+            "{e:?}"
+        );
+        assert_eq!(e.from.as_deref(), Some("alice@example.com"));
+        assert!(parse(&mail(&head, &att)).over_limit.is_none());
+
+        // Three multiparts deep.
+        let nested = "--a\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\r\nContent-Type: text/plain\r\n\r\nMAP\r\n--c--\r\n--b--\r\n--a--\r\n";
+        let head =
+            format!("{BASE}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=a");
+        let e = super::parse_with(&mail(&head, nested), &limits);
+        assert!(
+            e.over_limit.as_deref().unwrap().contains("nested 3 deep"),
+            "{e:?}"
+        );
+        let e = parse(&mail(&head, nested));
+        assert_eq!((e.over_limit, e.text.as_str()), (None, "MAP"));
+    }
+
+    #[test]
+    fn header_only() {
+        let raw = mail(BASE, &"MAP\r\n".repeat(1000));
+        let e = super::parse_header_only(&raw);
+        assert_eq!(e.from.as_deref(), Some("alice@example.com"));
+        assert_eq!((e.size, e.text.as_str()), (raw.len(), ""));
     }
 
     #[test]

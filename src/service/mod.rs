@@ -648,7 +648,18 @@ impl Judge {
     /// Record, handle and answer one inbound message, all in one transaction.
     pub fn handle_mail(&mut self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
         let content_hash = dice::sha256_hex(raw);
-        let env = mailparse::parse(raw);
+        // A mail over the size limit is not parsed beyond its header.
+        let env = if raw.len() > self.cfg.judge.max_message_bytes {
+            mailparse::parse_header_only(raw)
+        } else {
+            mailparse::parse_with(
+                raw,
+                &mailparse::Limits {
+                    max_attachment_bytes: self.cfg.limits.max_attachment_bytes,
+                    max_mime_depth: self.cfg.limits.max_mime_depth,
+                },
+            )
+        };
         if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
             return Ok(MailOutcome::Duplicate);
         }
@@ -762,6 +773,15 @@ impl Judge {
             );
             answer.err(text);
             return Ok(("refused: too large".into(), format!("{} bytes", env.size)));
+        }
+        if let Some(why) = &env.over_limit {
+            let text = self.error_text(
+                &format!("Your mail was not read: {why}."),
+                &[],
+                "Send your orders as plain text in the body of the mail.",
+            );
+            answer.err(text);
+            return Ok(("refused: over a limit".into(), why.clone()));
         }
         let req = protocol::parse(&env.subject, &env.text);
         let nothing_to_do = req.commands.is_empty() && !req.has_orders;
