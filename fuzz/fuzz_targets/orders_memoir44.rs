@@ -1,0 +1,14 @@
+//! Orders in the memoir44 family's language, as a player would mail them,
+//! checked and adjudicated against the opening of pegasus-bridge.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+
+#[path = "orders_common.rs"]
+mod orders_common;
+
+fuzz_target!(|data: &[u8]| {
+    static GAME: OnceLock<(adjutant::rules::Rules, adjutant::rules::State)> = OnceLock::new();
+    orders_common::run(GAME.get_or_init(|| orders_common::opening("pegasus-bridge")), data);
+});
