@@ -536,6 +536,7 @@ fn init_and_serve_leave_no_file_readable_by_others() {
     assert!(text.contains("password_env"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
 }
+
 fn multipart(from: &str, msgid: &str, body: &str, boundary: &str) -> Vec<u8> {
     format!(
         "From: {from}\r\nTo: judge@localhost\r\nSubject: orders\r\nMessage-ID: <{msgid}>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary={boundary}\r\n\r\n{body}"
