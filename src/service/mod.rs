@@ -407,7 +407,7 @@ impl Judge {
         let state = setup_state(&rules, &source, &master)?;
         if rules.fog_of_war(&state) && opts.referee.is_none() {
             return Err(ServiceError::Invalid(
-                "a game with fog of war (Kriegspiel) needs a referee: give --referee EMAIL".into(),
+                "a game with fog of war needs a referee (who alone sees everything): give --referee EMAIL".into(),
             ));
         }
         let sides = rules.sides(&state);
