@@ -220,10 +220,14 @@ pub fn text_map(r: &Ruleset, st: &State, width: i64) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{}, move {} of {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
+        "{}, {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
         st.title,
-        st.turn,
-        st.moves,
+        // After the last move the state counts one beyond it.
+        if st.turn > st.moves {
+            format!("after the last move ({})", st.moves)
+        } else {
+            format!("move {} of {}", st.turn, st.moves)
+        },
         fmt_len(st.width),
         fmt_len(st.depth),
         st.sides[0]
