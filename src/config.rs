@@ -285,7 +285,7 @@ pub fn doctor(cfg: &Config, config_path: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut files: Vec<PathBuf> = vec![config_path.to_path_buf()];
     let db = cfg.database_path();
-    for suffix in ["", "-wal", "-shm", "-journal"] {
+    for suffix in ["", "-wal", "-shm", "-journal", ".key"] {
         let mut p = db.clone().into_os_string();
         p.push(suffix);
         files.push(PathBuf::from(p));
