@@ -838,3 +838,68 @@ fn the_database_holds_no_credential_in_plain_text() {
         assert!(!holds(&db, c), "the database holds {c} in plain text");
     }
 }
+
+/// The start-up line says where mail really comes from and goes to; an
+/// IMAP server that cannot be reached is reported once, not per poll.
+#[test]
+fn the_start_up_line_names_the_real_mail_paths() {
+    let site = Site::new();
+    let out = site.run(&["serve", "--once"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mail in from the Maildir"), "{err}");
+    assert!(err.contains("mail out by files in"), "{err}");
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("kind = \"maildir\"", "kind = \"imap\"")
+        .replace(
+            "# [inbound.imap]",
+            "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 9\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"NO_SUCH_PASSWORD_VAR\"\nmailbox = \"Games\"\n",
+        )
+        .replace("kind = \"file\"", "kind = \"smtp\"")
+        .replace(
+            "# [outbound.smtp]",
+            "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 9\nsecurity = \"none\"\n",
+        );
+    std::fs::write(site.config(), cfg).unwrap();
+    let out = site.run(&["serve", "--once"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mail in from IMAP judge@adjutant.test at 127.0.0.1:9 mailbox Games"),
+        "{err}"
+    );
+    assert!(err.contains("mail out by SMTP 127.0.0.1:9"), "{err}");
+    assert!(!err.contains("drop mail"), "{err}");
+    assert_eq!(err.matches("imap:").count(), 1, "{err}");
+}
+
+/// A token only in the envelope (a Bcc), found where the MTA records it:
+/// X-Original-To, or the `for` clause of Received.
+#[test]
+fn a_token_only_in_the_envelope_is_found() {
+    let site = Site::new();
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    let before = to_count(&site, "alice@example.org");
+    for (i, header) in [
+        format!("X-Original-To: {alice}"),
+        format!("Received: from mx.example.org\r\n\tby imap.example.org with LMTP id 7\r\n\tfor <{alice}>; Mon, 3 Mar 2025 10:00:00 +0000"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let raw = format!(
+            "{header}\r\nFrom: alice@example.org\r\nTo: friends@example.org\r\nSubject: map\r\nMessage-ID: <env-{i}@example.org>\r\n\r\nMAP\r\n"
+        );
+        site.drop_mail(&format!("env-{i}.eml"), raw.as_bytes());
+    }
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    for i in 0..2 {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!("env-{i}@")))
+            .unwrap();
+        assert!(line.contains("answered: map"), "{line}");
+    }
+    assert_eq!(to_count(&site, "alice@example.org"), before + 2);
+}
