@@ -192,8 +192,8 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
 }
 
 /// An inbound mail server that cannot be reached: retried with back-off
-/// (30 s doubling to 30 min), reported once when the outage begins and once
-/// when it ends, not on every poll.
+/// (the poll interval, doubling to 30 min), reported once when the outage
+/// begins and once when it ends, not on every poll.
 #[derive(Debug, Default)]
 pub struct Outage {
     /// Failed attempts in a row.
@@ -215,6 +215,7 @@ impl Outage {
         &mut self,
         result: Result<(), String>,
         now: std::time::Instant,
+        base: Duration,
     ) -> Option<(bool, String)> {
         match result {
             Ok(()) => {
@@ -231,8 +232,8 @@ impl Outage {
             }
             Err(e) => {
                 self.failures += 1;
-                let wait = 30u64 << (self.failures - 1).min(6);
-                self.retry_at = Some(now + Duration::from_secs(wait.min(1800)));
+                let wait = base.saturating_mul(1 << (self.failures - 1).min(16));
+                self.retry_at = Some(now + wait.min(Duration::from_secs(1800)));
                 (self.failures == 1).then(|| {
                     (
                         true,
@@ -260,7 +261,8 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
             "imap" => poll_imap(judge, stop, &mut p).map_err(|e| format!("imap: {e}")),
             _ => Ok(()),
         };
-        match outage.record(result, now) {
+        let base = Duration::from_secs(judge.cfg.judge.poll_seconds.max(1));
+        match outage.record(result, now, base) {
             Some((true, msg)) => tracing::error!("{msg}"),
             Some((false, msg)) => tracing::info!("{msg}"),
             None => {}
@@ -316,10 +318,11 @@ mod tests {
 
     #[test]
     fn an_outage_is_reported_once_retried_with_back_off_and_its_end_reported() {
+        const B: Duration = Duration::from_secs(30);
         let t0 = Instant::now();
         let mut o = Outage::default();
         assert!(o.due(t0));
-        let first = o.record(Err("imap: connection refused".into()), t0);
+        let first = o.record(Err("imap: connection refused".into()), t0, B);
         assert!(matches!(&first, Some((true, m)) if m.contains("connection refused")));
         assert!(!o.due(t0 + Duration::from_secs(29)));
         assert!(o.due(t0 + Duration::from_secs(30)));
@@ -327,13 +330,16 @@ mod tests {
         let mut waits = Vec::new();
         for _ in 0..9 {
             at = o.retry_at.unwrap();
-            assert_eq!(o.record(Err("imap: connection refused".into()), at), None);
+            assert_eq!(
+                o.record(Err("imap: connection refused".into()), at, B),
+                None
+            );
             waits.push((o.retry_at.unwrap() - at).as_secs());
         }
         assert_eq!(waits, [60, 120, 240, 480, 960, 1800, 1800, 1800, 1800]);
-        let back = o.record(Ok(()), at);
+        let back = o.record(Ok(()), at, B);
         assert!(matches!(&back, Some((false, m)) if m.contains("after 10 failed")));
         assert!(o.due(at));
-        assert_eq!(o.record(Ok(()), at), None);
+        assert_eq!(o.record(Ok(()), at, B), None);
     }
 }
