@@ -264,6 +264,33 @@ impl Config {
     pub fn outbox_dir(&self) -> PathBuf {
         self.path(&self.outbound.dir)
     }
+    /// Where mail really comes from and goes to, for the start-up line:
+    /// `(inbound, outbound)`.
+    #[must_use]
+    pub fn describe_mail(&self) -> (String, String) {
+        let port = |p: Option<u16>| p.map_or(String::new(), |p| format!(":{p}"));
+        let inbound = match (self.inbound.kind.as_str(), &self.inbound.imap) {
+            ("imap", Some(i)) => format!(
+                "IMAP {} at {}{} mailbox {} (TLS {:?})",
+                i.user,
+                i.host,
+                port(i.port),
+                i.mailbox,
+                i.tls
+            ),
+            ("maildir", _) => format!("the Maildir {}/new", self.maildir().display()),
+            _ => "only `adjutant receive` (standard input)".to_string(),
+        };
+        let outbound = match (self.outbound.kind.as_str(), &self.outbound.smtp) {
+            ("smtp", Some(s)) => {
+                format!("SMTP {}{} ({:?})", s.host, port(s.port), s.security)
+            }
+            ("sendmail", _) => format!("the program {}", self.outbound.command),
+            _ => format!("files in {}", self.outbox_dir().display()),
+        };
+        (inbound, outbound)
+    }
+
     /// The domain of the judge's address.
     #[must_use]
     pub fn domain(&self) -> &str {
@@ -285,7 +312,7 @@ pub fn doctor(cfg: &Config, config_path: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut files: Vec<PathBuf> = vec![config_path.to_path_buf()];
     let db = cfg.database_path();
-    for suffix in ["", "-wal", "-shm", "-journal"] {
+    for suffix in ["", "-wal", "-shm", "-journal", ".key"] {
         let mut p = db.clone().into_os_string();
         p.push(suffix);
         files.push(PathBuf::from(p));

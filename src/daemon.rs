@@ -191,21 +191,82 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
     Ok(())
 }
 
+/// An inbound mail server that cannot be reached: retried with back-off
+/// (the poll interval, doubling to 30 min), reported once when the outage
+/// begins and once when it ends, not on every poll.
+#[derive(Debug, Default)]
+pub struct Outage {
+    /// Failed attempts in a row.
+    pub failures: u32,
+    /// No attempt before this instant.
+    pub retry_at: Option<std::time::Instant>,
+}
+
+impl Outage {
+    /// Whether to poll now.
+    #[must_use]
+    pub fn due(&self, now: std::time::Instant) -> bool {
+        self.retry_at.is_none_or(|t| now >= t)
+    }
+
+    /// Records a poll's result; returns what to log, if anything, and
+    /// whether it is an error.
+    pub fn record(
+        &mut self,
+        result: Result<(), String>,
+        now: std::time::Instant,
+        base: Duration,
+    ) -> Option<(bool, String)> {
+        match result {
+            Ok(()) => {
+                let was = std::mem::take(self);
+                (was.failures > 0).then(|| {
+                    (
+                        false,
+                        format!(
+                            "inbound mail is reachable again (after {} failed attempts)",
+                            was.failures
+                        ),
+                    )
+                })
+            }
+            Err(e) => {
+                self.failures += 1;
+                let wait = base.saturating_mul(1 << (self.failures - 1).min(16));
+                self.retry_at = Some(now + wait.min(Duration::from_secs(1800)));
+                (self.failures == 1).then(|| {
+                    (
+                        true,
+                        format!("{e} (retrying with back-off; reported again when it is back)"),
+                    )
+                })
+            }
+        }
+    }
+}
+
 /// One pass: inbox, then outbox.
 pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
+    pass_with(judge, stop, &mut Outage::default())
+}
+
+/// One pass, polling the inbox only when an outage's back-off allows.
+pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> Pass {
     let mut p = Pass::default();
-    match judge.cfg.inbound.kind.as_str() {
-        "maildir" => {
-            if let Err(e) = poll_maildir(judge, stop, &mut p) {
-                tracing::error!("maildir {}: {e}", judge.cfg.maildir().display());
-            }
+    let now = std::time::Instant::now();
+    if outage.due(now) {
+        let result = match judge.cfg.inbound.kind.as_str() {
+            "maildir" => poll_maildir(judge, stop, &mut p)
+                .map_err(|e| format!("maildir {}: {e}", judge.cfg.maildir().display())),
+            "imap" => poll_imap(judge, stop, &mut p).map_err(|e| format!("imap: {e}")),
+            _ => Ok(()),
+        };
+        let base = Duration::from_secs(judge.cfg.judge.poll_seconds.max(1));
+        match outage.record(result, now, base) {
+            Some((true, msg)) => tracing::error!("{msg}"),
+            Some((false, msg)) => tracing::info!("{msg}"),
+            None => {}
         }
-        "imap" => {
-            if let Err(e) = poll_imap(judge, stop, &mut p) {
-                tracing::error!("imap: {e}");
-            }
-        }
-        _ => {}
     }
     match judge.tick() {
         Ok(t) if t.reminders + t.nmr > 0 => {
@@ -228,8 +289,9 @@ pub fn pass(judge: &mut Judge, stop: &AtomicBool) -> Pass {
 /// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one pass.
 pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
     let mut total = Pass::default();
+    let mut outage = Outage::default();
     loop {
-        let p = pass(judge, &stop);
+        let p = pass_with(judge, &stop, &mut outage);
         total.handled += p.handled;
         total.duplicates += p.duplicates;
         total.failed += p.failed;
@@ -246,5 +308,38 @@ pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
             std::thread::sleep(Duration::from_millis(200));
             waited += Duration::from_millis(200);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outage;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn an_outage_is_reported_once_retried_with_back_off_and_its_end_reported() {
+        const B: Duration = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let mut o = Outage::default();
+        assert!(o.due(t0));
+        let first = o.record(Err("imap: connection refused".into()), t0, B);
+        assert!(matches!(&first, Some((true, m)) if m.contains("connection refused")));
+        assert!(!o.due(t0 + Duration::from_secs(29)));
+        assert!(o.due(t0 + Duration::from_secs(30)));
+        let mut at = t0;
+        let mut waits = Vec::new();
+        for _ in 0..9 {
+            at = o.retry_at.unwrap();
+            assert_eq!(
+                o.record(Err("imap: connection refused".into()), at, B),
+                None
+            );
+            waits.push((o.retry_at.unwrap() - at).as_secs());
+        }
+        assert_eq!(waits, [60, 120, 240, 480, 960, 1800, 1800, 1800, 1800]);
+        let back = o.record(Ok(()), at, B);
+        assert!(matches!(&back, Some((false, m)) if m.contains("after 10 failed")));
+        assert!(o.due(at));
+        assert_eq!(o.record(Ok(()), at, B), None);
     }
 }

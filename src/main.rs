@@ -319,11 +319,8 @@ fn run(cli: Cli) -> Result<i32> {
                 eprintln!("No adjutant.toml here: initialised the embedded default in the current directory.");
             }
             let mut judge = open(&Some(path))?;
-            eprintln!(
-                "Adjutant serving: drop mail into {}/new; replies appear in {}.",
-                judge.cfg.maildir().display(),
-                judge.cfg.outbox_dir().display()
-            );
+            let (from, to) = judge.cfg.describe_mail();
+            eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
             let stop = Arc::new(AtomicBool::new(false));
             signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
             signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;

@@ -626,3 +626,280 @@ fn size_limits_set_low_refuse_with_one_answer_naming_the_limit() {
     site.ok(&["serve", "--once"]);
     assert_eq!(texts(&site).len(), all.len());
 }
+
+/// Every `Your secret: X` and reply token in the mails sent so far.
+fn credentials_sent(site: &Site) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in texts(site) {
+        for l in t.lines() {
+            if let Some(s) = l.strip_prefix("Your secret: ") {
+                out.push(s.trim().to_string());
+            }
+            if let Some(s) = l
+                .trim()
+                .strip_prefix("To send orders from a fresh mail: GAME ")
+            {
+                out.push(s.rsplit(' ').next().unwrap().to_string());
+            }
+            if let Some(a) = l.strip_prefix("Reply-To: ") {
+                let a = a.rsplit('<').next().unwrap().trim_end_matches('>');
+                if let Some(tok) = a.split('@').next().unwrap().split_once('+') {
+                    out.push(tok.1.to_string());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn database_bytes(site: &Site) -> Vec<u8> {
+    let mut all = Vec::new();
+    for suffix in ["", "-wal", "-shm"] {
+        if let Ok(b) = std::fs::read(site.path().join(format!("adjutant.db{suffix}"))) {
+            all.extend(b);
+        }
+    }
+    all
+}
+
+fn holds(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Acceptance 1: the database holds no seat's (or referee's) secret or
+/// reply token in plain text, before and after STATUS and rotate-secret;
+/// the credentials still work, STATUS sends a fresh secret (the old one
+/// stops working, the reply token stays), rotate-secret a fresh token too.
+#[test]
+fn the_database_holds_no_credential_in_plain_text() {
+    let site = Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "allies=alice@example.org",
+        "--seat",
+        "axis=bob@example.org",
+        // A team member beyond the axis's first seat (docs/teams.md).
+        "--seat",
+        "axis=carol@example.org",
+        "--referee",
+        "ref@example.org",
+    ]);
+    site.ok(&["serve", "--once"]);
+    let first = credentials_sent(&site);
+    // Three seats and the referee: a secret and a token each.
+    assert!(first.len() >= 8, "{first:?}");
+    let db = database_bytes(&site);
+    assert!(db.len() > 10_000);
+    for c in &first {
+        assert!(c.len() >= 8, "{c}");
+        assert!(!holds(&db, c), "the database holds {c} in plain text");
+    }
+
+    // Alice's old secret works; STATUS from her address gives a new one.
+    let secret_of = |site: &Site, who: &str| -> String {
+        let t = texts(site)
+            .into_iter()
+            .rev()
+            .find(|t| t.contains(&format!("\nTo: {who}")) && t.contains("PASSWORD "))
+            .unwrap();
+        let l = t
+            .lines()
+            .find(|l| l.contains("PASSWORD "))
+            .unwrap()
+            .to_string();
+        l.rsplit(' ').next().unwrap().to_string()
+    };
+    let old = secret_of(&site, "alice@example.org");
+    let token_before = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "status.eml",
+        &mail(
+            "alice@example.org",
+            "judge@localhost",
+            "status",
+            "s1@example.org",
+            "STATUS\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let new = secret_of(&site, "alice@example.org");
+    assert_ne!(old, new, "STATUS gives a fresh secret");
+    let count = texts(&site).len();
+    site.drop_mail(
+        "old.eml",
+        &mail(
+            "alice@example.org",
+            "judge@localhost",
+            "map",
+            "s2@example.org",
+            &format!("GAME 1\nPASSWORD {old}\nMAP\n"),
+        ),
+    );
+    site.drop_mail(
+        "new.eml",
+        &mail(
+            "alice@example.org",
+            "judge@localhost",
+            "map",
+            "s3@example.org",
+            &format!("GAME 1\nPASSWORD {new}\nMAP\n"),
+        ),
+    );
+    site.drop_mail(
+        "token.eml",
+        &mail(
+            "alice@example.org",
+            &token_before,
+            "map",
+            "s4@example.org",
+            "MAP\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    let outcome = |id: &str| {
+        log.lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("{id} not in the log:\n{log}"))
+            .to_string()
+    };
+    assert!(texts(&site).len() > count);
+    assert!(outcome("s2@").contains("not authenticated"), "old secret");
+    assert!(outcome("s3@").contains("answered: map"), "new secret");
+    assert!(
+        outcome("s4@").contains("answered: map"),
+        "the reply token stays"
+    );
+
+    // A team member's STATUS gives him a fresh secret too; the old stops.
+    let carol_old = secret_of(&site, "carol@example.org");
+    site.drop_mail(
+        "status-c.eml",
+        &mail(
+            "carol@example.org",
+            "judge@localhost",
+            "status",
+            "s5@example.org",
+            "STATUS\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let carol_new = secret_of(&site, "carol@example.org");
+    assert_ne!(carol_old, carol_new, "STATUS gives a member a fresh secret");
+    site.drop_mail(
+        "c-old.eml",
+        &mail(
+            "carol@example.org",
+            "judge@localhost",
+            "map",
+            "s6@example.org",
+            &format!("GAME 1\nPASSWORD {carol_old}\nMAP\n"),
+        ),
+    );
+    site.drop_mail(
+        "c-new.eml",
+        &mail(
+            "carol@example.org",
+            "judge@localhost",
+            "map",
+            "s7@example.org",
+            &format!("GAME 1\nPASSWORD {carol_new}\nMAP\n"),
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    let outcome = |id: &str| {
+        log.lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("{id} not in the log:\n{log}"))
+            .to_string()
+    };
+    assert!(
+        outcome("s6@").contains("not authenticated"),
+        "member's old secret"
+    );
+    assert!(
+        outcome("s7@").contains("answered: map"),
+        "member's new secret"
+    );
+
+    // rotate-secret: a fresh token and secret.
+    site.ok(&["rotate-secret", "1", "axis"]);
+    site.ok(&["serve", "--once"]);
+    let all = credentials_sent(&site);
+    assert!(all.len() > first.len());
+    let db = database_bytes(&site);
+    for c in &all {
+        assert!(!holds(&db, c), "the database holds {c} in plain text");
+    }
+}
+
+/// The start-up line says where mail really comes from and goes to; an
+/// IMAP server that cannot be reached is reported once, not per poll.
+#[test]
+fn the_start_up_line_names_the_real_mail_paths() {
+    let site = Site::new();
+    let out = site.run(&["serve", "--once"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mail in from the Maildir"), "{err}");
+    assert!(err.contains("mail out by files in"), "{err}");
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("kind = \"maildir\"", "kind = \"imap\"")
+        .replace(
+            "# [inbound.imap]",
+            "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 9\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"NO_SUCH_PASSWORD_VAR\"\nmailbox = \"Games\"\n",
+        )
+        .replace("kind = \"file\"", "kind = \"smtp\"")
+        .replace(
+            "# [outbound.smtp]",
+            "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 9\nsecurity = \"none\"\n",
+        );
+    std::fs::write(site.config(), cfg).unwrap();
+    let out = site.run(&["serve", "--once"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mail in from IMAP judge@adjutant.test at 127.0.0.1:9 mailbox Games"),
+        "{err}"
+    );
+    assert!(err.contains("mail out by SMTP 127.0.0.1:9"), "{err}");
+    assert!(!err.contains("drop mail"), "{err}");
+    assert_eq!(err.matches("imap:").count(), 1, "{err}");
+}
+
+/// A token only in the envelope (a Bcc), found where the MTA records it:
+/// X-Original-To, or the `for` clause of Received.
+#[test]
+fn a_token_only_in_the_envelope_is_found() {
+    let site = Site::new();
+    new_game(&site);
+    let alice = reply_address(&site, "alice@example.org");
+    let before = to_count(&site, "alice@example.org");
+    for (i, header) in [
+        format!("X-Original-To: {alice}"),
+        format!("Received: from mx.example.org\r\n\tby imap.example.org with LMTP id 7\r\n\tfor <{alice}>; Mon, 3 Mar 2025 10:00:00 +0000"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let raw = format!(
+            "{header}\r\nFrom: alice@example.org\r\nTo: friends@example.org\r\nSubject: map\r\nMessage-ID: <env-{i}@example.org>\r\n\r\nMAP\r\n"
+        );
+        site.drop_mail(&format!("env-{i}.eml"), raw.as_bytes());
+    }
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    for i in 0..2 {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!("env-{i}@")))
+            .unwrap();
+        assert!(line.contains("answered: map"), "{line}");
+    }
+    assert_eq!(to_count(&site, "alice@example.org"), before + 2);
+}

@@ -496,9 +496,10 @@ pub fn fetch_new(
             if wanted.binary_search(&uid).is_err() {
                 continue;
             }
-            let body = fetch.body().ok_or_else(|| {
-                MailboxError::Protocol(format!("no body in the answer for UID {uid}"))
-            })?;
+            // An answer without a body is an unsolicited FETCH (another
+            // session changed the message's flags, RFC 3501 7.4.2), not ours:
+            // the body comes in its own answer.
+            let Some(body) = fetch.body() else { continue };
             messages.insert(uid, body.to_vec());
         }
         // A message expunged between SEARCH and FETCH is simply not returned.

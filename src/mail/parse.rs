@@ -490,14 +490,44 @@ fn recipients(msg: &Message<'_>) -> Vec<String> {
             }
         }
     }
+    // The envelope recipient, where the MTA records it: a token in a Bcc
+    // is found only here. (A sender can write these headers too; that gains
+    // nothing, since only a valid token acts for a seat.)
     for (name, value) in msg.headers_raw() {
-        if name.eq_ignore_ascii_case("Delivered-To") {
+        if name.eq_ignore_ascii_case("Delivered-To")
+            || name.eq_ignore_ascii_case("X-Original-To")
+            || name.eq_ignore_ascii_case("Envelope-To")
+            || name.eq_ignore_ascii_case("X-Envelope-To")
+        {
             if let Some(a) = bare_address(value) {
+                add(a);
+            }
+        } else if name.eq_ignore_ascii_case("Received") {
+            if let Some(a) = received_for(value) {
                 add(a);
             }
         }
     }
     out
+}
+
+/// The address of a Received header's `for` clause
+/// (`... by mx with LMTP id x for <judge+tok@example.org>; date`).
+fn received_for(value: &str) -> Option<String> {
+    let unfolded: String = value
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .take(4096)
+        .collect();
+    let head = unfolded.split(';').next().unwrap_or("");
+    let words: Vec<&str> = head.split(' ').filter(|w| !w.is_empty()).collect();
+    let i = words.iter().position(|w| w.eq_ignore_ascii_case("for"))?;
+    let a = words
+        .get(i + 1)?
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_lowercase();
+    plausible_address(&a).then_some(a)
 }
 
 /// The raw value of the first header named `name` (any case), trimmed.
@@ -858,6 +888,26 @@ mod tests {
         let e = super::parse_header_only(&raw);
         assert_eq!(e.from.as_deref(), Some("alice@example.com"));
         assert_eq!((e.size, e.text.as_str()), (raw.len(), ""));
+    }
+
+    #[test]
+    fn envelope_recipients() {
+        let raw = mail(
+            &format!("{BASE}\r\nX-Original-To: judge+xo@example.org\r\nReceived: from mx.example.org (mx [10.0.0.1])\r\n\tby imap.example.org with LMTP id abc\r\n\tfor <Judge+Rcv@example.org>; Mon, 3 Mar 2025 10:00:00 +0000\r\nReceived: from x by y; Mon, 3 Mar 2025 10:00:00 +0000"),
+            "HELP",
+        );
+        let e = parse(&raw);
+        assert!(
+            e.to.contains(&"judge+xo@example.org".to_string()),
+            "{:?}",
+            e.to
+        );
+        assert!(
+            e.to.contains(&"judge+rcv@example.org".to_string()),
+            "{:?}",
+            e.to
+        );
+        assert_eq!(e.to.len(), 3, "{:?}", e.to);
     }
 
     #[test]

@@ -486,13 +486,13 @@ impl Judge {
                     "'{email}' is not an email address"
                 )));
             }
-            store::insert_referee(
+            let _referee = store::insert_referee(
                 tx,
                 &store::Referee {
                     game_id: id,
                     email: email.to_ascii_lowercase(),
-                    secret: random_word(8)?,
-                    token: random_word(12)?,
+                    secret: String::new(),
+                    token: String::new(),
                 },
             )?;
         }
@@ -510,14 +510,14 @@ impl Judge {
                 game_id: id,
                 side: side.clone(),
                 email: email.to_ascii_lowercase(),
-                secret: random_word(8)?,
-                token: random_word(12)?,
+                secret: String::new(),
+                token: String::new(),
                 tz: opts.zone_of(side),
                 misses: 0,
                 absent_from: None,
                 absent_until: None,
             };
-            store::insert_seat(tx, &seat)?;
+            let seat = store::insert_seat(tx, &seat)?;
             seat_rows.push(seat);
         }
         let zone_of = |side: &str| opts.zone_of(side);
@@ -1397,15 +1397,25 @@ impl Judge {
         Ok(Err(None))
     }
 
+    /// The STATUS answer, to the registered address only. A secret is kept
+    /// only as a keyed hash, so each seat listed gets a fresh one here (its
+    /// reply token, in earlier mails' reply addresses, stays).
     fn status_text(&self, email: &str) -> Result<String, ServiceError> {
         let mut games = Vec::new();
-        let mut seats = store::seats_of_email(&self.conn, email)?;
-        // Team members beyond a side's first seat (service/team.rs).
-        seats.extend(
-            store::team::members_of_email(&self.conn, email)?
-                .iter()
-                .map(store::team::Member::seat),
-        );
+        // Each seat listed gets a fresh secret; team members beyond a side's
+        // first seat (service/team.rs) too.
+        let mut seats = Vec::new();
+        for seat in store::seats_of_email(&self.conn, email)? {
+            seats.push(if seat.email == OPEN_SEAT {
+                seat
+            } else {
+                store::rekey_seat(&self.conn, seat.game_id, &seat.side, false)?
+            });
+        }
+        for m in store::team::members_of_email(&self.conn, email)? {
+            seats
+                .push(store::team::rekey_member(&self.conn, m.game_id, &m.side, m.seat_no)?.seat());
+        }
         for seat in seats {
             let game = self.game(seat.game_id)?;
             let waiting = if game.status == "over" {
@@ -1430,7 +1440,7 @@ impl Judge {
             games.push(
                 json!({"id": game.id, "scenario": game.scenario, "side": seat.side,
                                "turn": game.turn, "waiting": waiting,
-                               // Safe to repeat: this answer goes only to the
+                               // A fresh secret: this answer goes only to the
                                // seat's registered address, never to a Reply-To.
                                "secret": seat.secret}),
             );
@@ -2051,18 +2061,13 @@ impl Judge {
                 )));
             }
         }
-        let mut seat = old.clone();
-        seat.secret = random_word(8)?;
-        seat.token = random_word(12)?;
-        seat.misses = 0;
-        if let Some(e) = email {
-            seat.email = e.to_ascii_lowercase();
-        }
+        let email = email.map_or_else(|| old.email.clone(), str::to_ascii_lowercase);
         let tx = self.begin()?;
         tx.execute(
-            "UPDATE seats SET email = ?3, secret = ?4, token = ?5, misses = 0 WHERE game_id = ?1 AND side = ?2",
-            rusqlite::params![game_id, side, seat.email, seat.secret, seat.token],
+            "UPDATE seats SET email = ?3, misses = 0 WHERE game_id = ?1 AND side = ?2",
+            rusqlite::params![game_id, side, email],
         )?;
+        let seat = store::rekey_seat(&tx, game_id, side, true)?;
         if old.email != seat.email {
             self.campaign_replace(&tx, game_id, side, &seat.email)?;
         }
@@ -2093,11 +2098,12 @@ impl Judge {
                 "seat",
             );
         }
-        self.flush(
-            &tx,
-            &format!("game-{game_id}-seat-{side}-{}", seat.token),
-            q,
-        )?;
+        // The outbox key names this rekeying without carrying the token.
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
+        };
+        self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         tx.commit()?;
         Ok(())
     }

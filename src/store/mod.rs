@@ -213,7 +213,25 @@ CREATE TABLE game_messages (
     sent_at TEXT NOT NULL
 );
 "#,
+    r#"
+-- Credentials at rest: a seat's (and a referee's) secret and reply token are
+-- (and a team member's) derived from the judge's key (a file beside the
+-- database) and a nonce;
+-- the secret and token columns hold only keyed hashes of them. `nonce`
+-- makes the token, `secret_nonce` the secret, so a fresh secret leaves the
+-- reply addresses in earlier mails working. Rows from before are rekeyed
+-- by `migrate` (their players get new credentials by STATUS).
+ALTER TABLE seats ADD COLUMN nonce TEXT;
+ALTER TABLE seats ADD COLUMN secret_nonce TEXT;
+ALTER TABLE referees ADD COLUMN nonce TEXT;
+ALTER TABLE referees ADD COLUMN secret_nonce TEXT;
+ALTER TABLE team_members ADD COLUMN nonce TEXT;
+ALTER TABLE team_members ADD COLUMN secret_nonce TEXT;
+"#,
 ];
+
+/// The migration that moved credentials to keyed hashes (its index).
+const CREDENTIALS_MIGRATION: usize = 9;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -223,12 +241,19 @@ pub enum StoreError {
     TooNew { found: i64, known: i64 },
     #[error("{0}")]
     Corrupt(String),
+    #[error("the credentials key {0}: {1}")]
+    Key(std::path::PathBuf, std::io::Error),
 }
 
-/// Open (creating if needed) and migrate the database.
+/// Open (creating if needed) and migrate the database. The judge's key for
+/// credentials is `<database>.key` beside it (created, 0600, if missing).
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
     create_private(path)?;
+    let key = credentials::load_or_create_key(&credentials::key_path(path))?;
     let mut conn = Connection::open(path)?;
+    credentials::register(&conn, key)?;
+    // Deleted content (a sent mail's bytes, a rekeyed row) is overwritten.
+    conn.pragma_update(None, "secure_delete", "ON")?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -259,6 +284,7 @@ fn create_private(path: &Path) -> Result<(), StoreError> {
 /// An in-memory database, migrated (tests).
 pub fn open_in_memory() -> Result<Connection, StoreError> {
     let mut conn = Connection::open_in_memory()?;
+    credentials::register(&conn, credentials::random::<32>()?)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     migrate(&mut conn)?;
     Ok(conn)
@@ -274,6 +300,9 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
+        if i == CREDENTIALS_MIGRATION {
+            credentials::rekey_legacy(&tx)?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;
     }
@@ -325,13 +354,22 @@ pub struct Referee {
     pub token: String,
 }
 
-pub fn insert_referee(tx: &Transaction<'_>, r: &Referee) -> Result<(), StoreError> {
+/// Records a referee seat with fresh credentials (`r.secret` and `r.token`
+/// are ignored) and returns it as stored, with them.
+pub fn insert_referee(tx: &Transaction<'_>, r: &Referee) -> Result<Referee, StoreError> {
+    let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
     tx.execute(
-        "INSERT OR REPLACE INTO referees (game_id, email, secret, token) VALUES (?1, ?2, ?3, ?4)",
-        params![r.game_id, r.email, r.secret, r.token],
+        "INSERT OR REPLACE INTO referees (game_id, email, nonce, secret_nonce, secret, token)
+         VALUES (?1, ?2, ?3, ?4, adj_hash('secret', adj_word('referee-secret', ?1, '', ?4)),
+                 adj_hash('token', adj_word('referee-token', ?1, '', ?3)))",
+        params![r.game_id, r.email, n, sn],
     )?;
-    Ok(())
+    referee(tx, r.game_id)?.ok_or_else(|| StoreError::Corrupt("referee not stored".into()))
 }
+
+const REFEREE_COLS: &str =
+    "game_id, email, adj_word('referee-secret', game_id, '', secret_nonce), \
+     adj_word('referee-token', game_id, '', nonce)";
 
 fn referee_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Referee> {
     Ok(Referee {
@@ -345,7 +383,7 @@ fn referee_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Referee> {
 pub fn referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, StoreError> {
     Ok(conn
         .query_row(
-            "SELECT game_id, email, secret, token FROM referees WHERE game_id = ?1",
+            &format!("SELECT {REFEREE_COLS} FROM referees WHERE game_id = ?1"),
             [game_id],
             referee_row,
         )
@@ -355,7 +393,7 @@ pub fn referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, Store
 pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
     Ok(conn
         .query_row(
-            "SELECT game_id, email, secret, token FROM referees WHERE token = ?1",
+            &format!("SELECT {REFEREE_COLS} FROM referees WHERE token = adj_hash('token', ?1)"),
             [token.to_ascii_lowercase()],
             referee_row,
         )
@@ -427,6 +465,10 @@ pub fn games(conn: &Connection) -> Result<Vec<Game>, StoreError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// A seat's columns, its credentials derived from the key and its nonces.
+const SEAT_COLS: &str = "game_id, side, email, adj_word('secret', game_id, side, secret_nonce), \
+     adj_word('token', game_id, side, nonce), tz, misses, absent_from, absent_until";
+
 fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
     Ok(Seat {
         game_id: r.get(0)?,
@@ -442,17 +484,17 @@ fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
 }
 
 pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE game_id = ?1 ORDER BY rowid",
-    )?;
+    let mut st = conn.prepare(&format!(
+        "SELECT {SEAT_COLS} FROM seats WHERE game_id = ?1 ORDER BY rowid"
+    ))?;
     let rows = st.query_map([game_id], seat_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid",
-    )?;
+    let mut st = conn.prepare(&format!(
+        "SELECT {SEAT_COLS} FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid"
+    ))?;
     let rows = st.query_map([email], seat_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -460,7 +502,7 @@ pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, Store
 pub fn seat_by_token(conn: &Connection, token: &str) -> Result<Option<Seat>, StoreError> {
     Ok(conn
         .query_row(
-            "SELECT game_id, side, email, secret, token, tz, misses, absent_from, absent_until FROM seats WHERE token = ?1",
+            &format!("SELECT {SEAT_COLS} FROM seats WHERE token = adj_hash('token', ?1)"),
             [token.to_ascii_lowercase()],
             seat_row,
         )
@@ -482,12 +524,54 @@ pub fn insert_game(
     Ok(tx.last_insert_rowid())
 }
 
-pub fn insert_seat(tx: &Transaction<'_>, s: &Seat) -> Result<(), StoreError> {
+/// Records a seat with fresh credentials (`s.secret` and `s.token` are
+/// ignored) and returns it as stored, with them.
+pub fn insert_seat(tx: &Transaction<'_>, s: &Seat) -> Result<Seat, StoreError> {
+    let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
     tx.execute(
-        "INSERT INTO seats (game_id, side, email, secret, token, tz) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![s.game_id, s.side, s.email, s.secret, s.token, s.tz],
+        "INSERT INTO seats (game_id, side, email, tz, nonce, secret_nonce, secret, token)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, adj_hash('secret', adj_word('secret', ?1, ?2, ?6)),
+                 adj_hash('token', adj_word('token', ?1, ?2, ?5)))",
+        params![s.game_id, s.side, s.email, s.tz, n, sn],
     )?;
-    Ok(())
+    seat(tx, s.game_id, &s.side)
+}
+
+/// One seat.
+pub fn seat(conn: &Connection, game_id: i64, side: &str) -> Result<Seat, StoreError> {
+    conn.query_row(
+        &format!("SELECT {SEAT_COLS} FROM seats WHERE game_id = ?1 AND side = ?2"),
+        params![game_id, side],
+        seat_row,
+    )
+    .optional()?
+    .ok_or_else(|| StoreError::Corrupt(format!("no seat {side} in game {game_id}")))
+}
+
+/// Gives a seat a fresh secret (and, with `token`, a fresh reply token,
+/// which makes the reply addresses of earlier mails stop working); returns
+/// the seat with them.
+pub fn rekey_seat(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    token: bool,
+) -> Result<Seat, StoreError> {
+    let sn = credentials::nonce()?;
+    conn.execute(
+        "UPDATE seats SET secret_nonce = ?3, secret = adj_hash('secret', adj_word('secret', game_id, side, ?3))
+         WHERE game_id = ?1 AND side = ?2",
+        params![game_id, side, sn],
+    )?;
+    if token {
+        let n = credentials::nonce()?;
+        conn.execute(
+            "UPDATE seats SET nonce = ?3, token = adj_hash('token', adj_word('token', game_id, side, ?3))
+             WHERE game_id = ?1 AND side = ?2",
+            params![game_id, side, n],
+        )?;
+    }
+    seat(conn, game_id, side)
 }
 
 pub fn insert_snapshot(
@@ -810,7 +894,9 @@ pub fn outbox_all(conn: &Connection) -> Result<Vec<OutMail>, StoreError> {
 
 pub fn outbox_sent(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
-        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL WHERE id = ?1 AND status = 'pending'",
+        // Once sent, the mail's bytes (which carry the seat's reply token and
+        // maybe a fresh secret) are not kept; secure_delete zeroes them.
+        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL, raw = X'' WHERE id = ?1 AND status = 'pending'",
         params![id, now],
     )?;
     Ok(())
@@ -835,6 +921,157 @@ pub fn outbox_failed(
     Ok(())
 }
 
+/// Seat and referee credentials at rest: a key outside the database, a
+/// nonce per credential in it, and only keyed hashes of the credentials.
+///
+/// A secret or token is `word(HMAC-SHA256(key, kind, game, side, nonce))`,
+/// so the judge can put a seat's token in every Reply-To without keeping it;
+/// the `secret` and `token` columns hold `HMAC-SHA256(key, kind, value)`
+/// (the token's is how a mail's token is looked up). Someone who reads the
+/// database (a backup, a copy left readable) without the key file learns
+/// no credential. Two SQL functions carry this into queries: `adj_word(kind,
+/// game, side, nonce)` and `adj_hash(kind, value)`.
+pub mod credentials {
+    use super::StoreError;
+    use rusqlite::functions::FunctionFlags;
+    use rusqlite::Connection;
+    use sha2::{Digest, Sha256};
+    use std::path::{Path, PathBuf};
+
+    /// The key file of a database: `adjutant.db` -> `adjutant.db.key`.
+    #[must_use]
+    pub fn key_path(db: &Path) -> PathBuf {
+        let mut p = db.as_os_str().to_owned();
+        p.push(".key");
+        PathBuf::from(p)
+    }
+
+    /// OS randomness.
+    pub fn random<const N: usize>() -> Result<[u8; N], StoreError> {
+        let mut b = [0u8; N];
+        getrandom::fill(&mut b)
+            .map_err(|e| StoreError::Corrupt(format!("no OS randomness: {e}")))?;
+        Ok(b)
+    }
+
+    /// A fresh nonce (hex).
+    pub fn nonce() -> Result<String, StoreError> {
+        Ok(hex::encode(random::<16>()?))
+    }
+
+    /// Reads the key (64 hex digits), or creates it (0600) if missing.
+    pub fn load_or_create_key(path: &Path) -> Result<[u8; 32], StoreError> {
+        let err = |e| StoreError::Key(path.to_path_buf(), e);
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let mut key = [0u8; 32];
+                hex::decode_to_slice(text.trim(), &mut key).map_err(|_| {
+                    err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "not 64 hex digits",
+                    ))
+                })?;
+                Ok(key)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = random::<32>()?;
+                let mut opts = std::fs::OpenOptions::new();
+                opts.write(true).create_new(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+                let mut f = opts.open(path).map_err(err)?;
+                std::io::Write::write_all(&mut f, format!("{}\n", hex::encode(key)).as_bytes())
+                    .map_err(err)?;
+                f.sync_all().map_err(err)?;
+                Ok(key)
+            }
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    /// HMAC-SHA256 (RFC 2104) of the parts, each followed by a NUL.
+    #[must_use]
+    pub fn hmac(key: &[u8; 32], parts: &[&str]) -> [u8; 32] {
+        let mut k = [0u8; 64];
+        k[..32].copy_from_slice(key);
+        let mut inner = Sha256::new();
+        inner.update(k.map(|b| b ^ 0x36));
+        for p in parts {
+            inner.update(p.as_bytes());
+            inner.update([0u8]);
+        }
+        let mut outer = Sha256::new();
+        outer.update(k.map(|b| b ^ 0x5c));
+        outer.update(inner.finalize());
+        outer.finalize().into()
+    }
+
+    /// A credential word: lower-case letters and digits without look-alikes,
+    /// 8 letters for a secret, 12 for a token.
+    #[must_use]
+    pub fn word(key: &[u8; 32], kind: &str, game: i64, side: &str, nonce: &str) -> String {
+        const ALPHA: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+        let len = if kind.ends_with("token") { 12 } else { 8 };
+        hmac(key, &["word", kind, &game.to_string(), side, nonce])
+            .iter()
+            .take(len)
+            .map(|b| ALPHA[(*b as usize) % ALPHA.len()] as char)
+            .collect()
+    }
+
+    /// Registers `adj_word` and `adj_hash` on a connection.
+    pub fn register(conn: &Connection, key: [u8; 32]) -> Result<(), StoreError> {
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+        conn.create_scalar_function("adj_word", 4, flags, move |ctx| {
+            let kind: String = ctx.get(0)?;
+            let game: i64 = ctx.get(1)?;
+            let side: String = ctx.get(2)?;
+            let nonce: Option<String> = ctx.get(3)?;
+            // A row without a nonce has no credential (never the empty word).
+            Ok(nonce.map_or_else(String::new, |n| word(&key, &kind, game, &side, &n)))
+        })?;
+        conn.create_scalar_function("adj_hash", 2, flags, move |ctx| {
+            let kind: String = ctx.get(0)?;
+            let value: String = ctx.get(1)?;
+            Ok(hex::encode(hmac(&key, &["hash", &kind, &value])))
+        })?;
+        Ok(())
+    }
+
+    /// Rows from before the credentials migration: each gets a nonce (from
+    /// a keyed hash of its old credentials, so it is unique and unknowable
+    /// without the key) and new credentials; the old ones stop working.
+    pub fn rekey_legacy(conn: &Connection) -> Result<(), StoreError> {
+        conn.execute_batch(
+            "UPDATE seats SET
+                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
+                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
+                 token = adj_hash('token', adj_word('token', game_id, side,
+                     adj_hash('nonce', 'token:' || token || ':' || secret))),
+                 secret = adj_hash('secret', adj_word('secret', game_id, side,
+                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
+             WHERE nonce IS NULL;
+             UPDATE referees SET
+                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
+                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
+                 token = adj_hash('token', adj_word('referee-token', game_id, '',
+                     adj_hash('nonce', 'token:' || token || ':' || secret))),
+                 secret = adj_hash('secret', adj_word('referee-secret', game_id, '',
+                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
+             WHERE nonce IS NULL;
+             UPDATE team_members SET
+                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
+                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
+                 token = adj_hash('token', adj_word('member-token', game_id, side || '#' || seat_no,
+                     adj_hash('nonce', 'token:' || token || ':' || secret))),
+                 secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no,
+                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
+             WHERE nonce IS NULL;",
+        )?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -852,6 +1089,83 @@ mod tests {
             migrate(&mut c),
             Err(StoreError::TooNew { found: 99, .. })
         ));
+    }
+
+    /// A database from before the credentials migration, with plain-text
+    /// secrets and tokens, migrates to keyed hashes: the old credentials are
+    /// gone from every column and stop working, each seat has new ones that
+    /// work, and migrating again changes nothing.
+    #[test]
+    fn credentials_migration_rekeys_plain_text_rows() {
+        let mut c = Connection::open_in_memory().unwrap();
+        credentials::register(&c, [7u8; 32]).unwrap();
+        let tx = c.transaction().unwrap();
+        for sql in &MIGRATIONS[..CREDENTIALS_MIGRATION] {
+            tx.execute_batch(sql).unwrap();
+        }
+        tx.pragma_update(None, "user_version", CREDENTIALS_MIGRATION as i64)
+            .unwrap();
+        tx.execute(
+            "INSERT INTO games (id, ruleset, scenario, seed, created_at) VALUES (1, 'memoir44', 'x', 'ab', 'now')",
+            [],
+        )
+        .unwrap();
+        tx.execute_batch(
+            "INSERT INTO seats (game_id, side, email, secret, token) VALUES
+                 (1, 'allies', 'a@x.example', 'oldsecra', 'oldtokenaaaa'),
+                 (1, 'axis', 'b@x.example', 'oldsecrb', 'oldtokenbbbb');
+             INSERT INTO referees (game_id, email, secret, token) VALUES
+                 (1, 'r@x.example', 'oldsecrr', 'oldtokenrrrr');
+             INSERT INTO team_members (game_id, side, seat_no, email, secret, token) VALUES
+                 (1, 'axis', 1, 'c@x.example', 'oldsecrc', 'oldtokencccc');",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+
+        migrate(&mut c).unwrap();
+        let dump: String = c
+            .query_row(
+                "SELECT group_concat(secret || token || nonce || secret_nonce, '|') FROM
+                 (SELECT secret, token, nonce, secret_nonce FROM seats
+                  UNION ALL SELECT secret, token, nonce, secret_nonce FROM referees
+                  UNION ALL SELECT secret, token, nonce, secret_nonce FROM team_members)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(!dump.contains("old"), "{dump}");
+        assert!(seat_by_token(&c, "oldtokenaaaa").unwrap().is_none());
+        assert!(referee_by_token(&c, "oldtokenrrrr").unwrap().is_none());
+        let seats = seats(&c, 1).unwrap();
+        assert_eq!(seats.len(), 2);
+        for s in &seats {
+            assert_eq!((s.secret.len(), s.token.len()), (8, 12), "{s:?}");
+            assert_ne!(s.secret, "oldsecra");
+            assert_eq!(seat_by_token(&c, &s.token).unwrap().as_ref(), Some(s));
+            // The token is looked up whatever its case.
+            assert!(seat_by_token(&c, &s.token.to_uppercase())
+                .unwrap()
+                .is_some());
+        }
+        assert_ne!(seats[0].token, seats[1].token);
+        assert!(team::member_by_token(&c, "oldtokencccc").unwrap().is_none());
+        let m = team::member(&c, 1, "axis", 1).unwrap();
+        assert_eq!((m.secret.len(), m.token.len()), (8, 12), "{m:?}");
+        assert_eq!(team::member_by_token(&c, &m.token).unwrap(), Some(m));
+        let r = referee(&c, 1).unwrap().unwrap();
+        assert_eq!(referee_by_token(&c, &r.token).unwrap(), Some(r));
+
+        // Idempotent: nothing changes on a second run.
+        migrate(&mut c).unwrap();
+        assert_eq!(super::seats(&c, 1).unwrap(), seats);
+
+        // A rekeyed seat: a fresh secret, the same token unless asked.
+        let a = rekey_seat(&c, 1, "allies", false).unwrap();
+        assert_ne!(a.secret, seats[0].secret);
+        assert_eq!(a.token, seats[0].token);
+        let a2 = rekey_seat(&c, 1, "allies", true).unwrap();
+        assert_ne!(a2.token, a.token);
+        assert!(seat_by_token(&c, &a.token).unwrap().is_none());
     }
 
     #[test]

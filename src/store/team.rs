@@ -1,7 +1,7 @@
 //! Team rows (docs/teams.md): a side's members after its first seat, their
 //! held parts of a turn's orders, and a game's messages.
 
-use super::{Seat, StoreError};
+use super::{credentials, Seat, StoreError};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 /// A member of a team beyond its Commander-in-Chief (seat 0, the seats row).
@@ -47,14 +47,60 @@ fn member_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Member> {
     })
 }
 
-const MEMBER_COLS: &str = "game_id, side, seat_no, email, secret, token, tz";
+/// A member's columns, his credentials derived from the judge's key and his
+/// nonces as a seat's are (store::credentials); the `secret` and `token`
+/// columns hold only keyed hashes.
+const MEMBER_COLS: &str = "game_id, side, seat_no, email, \
+     adj_word('member-secret', game_id, side || '#' || seat_no, secret_nonce), \
+     adj_word('member-token', game_id, side || '#' || seat_no, nonce), tz";
 
-pub fn insert_member(tx: &Transaction<'_>, m: &Member) -> Result<(), StoreError> {
+/// Records a member with fresh credentials (`m.secret` and `m.token` are
+/// ignored) and returns him as stored, with them.
+pub fn insert_member(tx: &Transaction<'_>, m: &Member) -> Result<Member, StoreError> {
+    let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
     tx.execute(
-        "INSERT INTO team_members (game_id, side, seat_no, email, secret, token, tz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![m.game_id, m.side, m.seat_no, m.email, m.secret, m.token, m.tz],
+        "INSERT INTO team_members (game_id, side, seat_no, email, tz, nonce, secret_nonce, secret, token)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
+                 adj_hash('secret', adj_word('member-secret', ?1, ?2 || '#' || ?3, ?7)),
+                 adj_hash('token', adj_word('member-token', ?1, ?2 || '#' || ?3, ?6)))",
+        params![m.game_id, m.side, m.seat_no, m.email, m.tz, n, sn],
     )?;
-    Ok(())
+    member(tx, m.game_id, &m.side, m.seat_no)
+}
+
+/// One member.
+pub fn member(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    seat_no: i64,
+) -> Result<Member, StoreError> {
+    conn.query_row(
+        &format!(
+            "SELECT {MEMBER_COLS} FROM team_members WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3"
+        ),
+        params![game_id, side, seat_no],
+        member_row,
+    )
+    .optional()?
+    .ok_or_else(|| StoreError::Corrupt(format!("no member {seat_no} of {side} in game {game_id}")))
+}
+
+/// Gives a member a fresh secret (his reply token stays); returns him.
+pub fn rekey_member(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    seat_no: i64,
+) -> Result<Member, StoreError> {
+    let sn = credentials::nonce()?;
+    conn.execute(
+        "UPDATE team_members SET secret_nonce = ?4,
+             secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no, ?4))
+         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
+        params![game_id, side, seat_no, sn],
+    )?;
+    member(conn, game_id, side, seat_no)
 }
 
 /// The members beyond the first seat of every side of a game, by side and seat.
@@ -69,7 +115,7 @@ pub fn members(conn: &Connection, game_id: i64) -> Result<Vec<Member>, StoreErro
 pub fn member_by_token(conn: &Connection, token: &str) -> Result<Option<Member>, StoreError> {
     Ok(conn
         .query_row(
-            &format!("SELECT {MEMBER_COLS} FROM team_members WHERE token = ?1"),
+            &format!("SELECT {MEMBER_COLS} FROM team_members WHERE token = adj_hash('token', ?1)"),
             [token.to_ascii_lowercase()],
             member_row,
         )
