@@ -395,6 +395,21 @@ stop_all() {
     rm -f "$dir/dovecot/run/master.pid"
 }
 
+# Run a command that starts a daemon with none of our open files beyond
+# 0-2. The daemons outlive this script: a test run under `flock
+# /tmp/e2e.lock` would otherwise hand the lock's file to dovecot, which would
+# hold the lock for as long as it runs and block every other mail test.
+without_our_fds() {
+    (
+        for fd in $(ls /proc/$BASHPID/fd); do
+            if [ "$fd" -gt 2 ] && [ "$fd" -lt 255 ]; then
+                eval "exec $fd>&-" 2>/dev/null || true
+            fi
+        done
+        exec "$@"
+    )
+}
+
 cmd_start() {
     need_root
     all_installed || die "not installed: run '$0 install' first"
@@ -417,9 +432,9 @@ cmd_start() {
         die "user vmail cannot enter $dir (a parent directory is private); use a DIR under /tmp"
     fi
     install -d -o postfix -g postfix "$POSTFIX_SPOOL/private" 2>/dev/null || true
-    dovecot -c "$dir/dovecot/dovecot.conf" </dev/null >>"$dir/log/dovecot.out" 2>&1 \
+    without_our_fds dovecot -c "$dir/dovecot/dovecot.conf" </dev/null >>"$dir/log/dovecot.out" 2>&1 \
         || die "dovecot did not start; see $dir/log/dovecot.out and dovecot.log"
-    postfix -c "$dir/postfix" start </dev/null >>"$dir/log/postfix.out" 2>&1 \
+    without_our_fds postfix -c "$dir/postfix" start </dev/null >>"$dir/log/postfix.out" 2>&1 \
         || die "postfix did not start; see $dir/log/postfix.out and postfix.log"
     local ok=0
     for _ in $(seq 1 100); do
