@@ -145,6 +145,10 @@ enum Cmd {
         game: i64,
         side: String,
         email: String,
+        /// The player to replace, by his address: a team's Field Marshal or
+        /// its Commander-in-Chief (the default).
+        #[arg(long)]
+        old: Option<String>,
     },
     /// List the games.
     Games,
@@ -739,9 +743,19 @@ fn run(cli: Cli) -> Result<i32> {
             println!("game {game}: {side} has a new secret (mailed to the player)");
             Ok(0)
         }
-        Cmd::ReplaceSeat { game, side, email } => {
+        Cmd::ReplaceSeat {
+            game,
+            side,
+            email,
+            old,
+        } => {
             let mut judge = open(&cli.config)?;
-            judge.replace_seat(game, &side.to_ascii_lowercase(), Some(&email))?;
+            match old {
+                Some(old) => {
+                    judge.replace_player(game, &side.to_ascii_lowercase(), &old, &email)?;
+                }
+                None => judge.replace_seat(game, &side.to_ascii_lowercase(), Some(&email))?,
+            }
             let mut p = daemon::Pass::default();
             daemon::deliver(&mut judge, &mut p)?;
             println!("game {game}: {side} is now played by {email}");

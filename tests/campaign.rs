@@ -204,3 +204,203 @@ fn a_three_battle_campaign_by_mail() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("battle 3:"), "{said}");
 }
+
+fn seats_of(site: &Site, game: i64) -> Vec<String> {
+    let db = site.db();
+    let mut out: Vec<String> = {
+        let mut st = db
+            .prepare("SELECT side, email FROM seats WHERE game_id = ?1 ORDER BY side")
+            .unwrap();
+        st.query_map([game], |r| {
+            Ok(format!(
+                "{} {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let mut st = db
+        .prepare("SELECT side, seat_no, email FROM team_members WHERE game_id = ?1 ORDER BY side, seat_no")
+        .unwrap();
+    out.extend(
+        st.query_map([game], |r| {
+            Ok(format!(
+                "{}#{} {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)? + 1,
+                r.get::<_, String>(2)?
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap),
+    );
+    out
+}
+
+/// Teams inside a campaign (issue 11, "a campaign file says the same"):
+/// every battle seats the same teams with the same Commanders-in-Chief,
+/// the standings go to every player including each side's C-in-C, a Field
+/// Marshal and a C-in-C can each be replaced, and every member of a team
+/// is credited with its battles.
+#[test]
+fn teams_play_a_campaign() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "teams",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=ann@example.org",
+        "--player",
+        "allies=bill@example.org",
+        "--player",
+        "allies=cath@example.org",
+        "--player",
+        "axis=dora@example.org",
+        "--player",
+        "axis=emil@example.org",
+    ]);
+    assert_eq!(
+        seats_of(&site, 1),
+        [
+            "allies ann@example.org",
+            "axis dora@example.org",
+            "allies#2 bill@example.org",
+            "allies#3 cath@example.org",
+            "axis#2 emil@example.org",
+        ]
+    );
+    let mut n = 0;
+
+    // A Field Marshal is replaced: Fred takes Bill's seat (the left flank).
+    let bill_addr = reply_address(&site, "bill@example.org");
+    site.ok(&[
+        "replace-seat",
+        "1",
+        "allies",
+        "fred@example.org",
+        "--old",
+        "bill@example.org",
+    ]);
+    let all = mails(&site);
+    assert!(all
+        .iter()
+        .any(|m| m.contains("To: bill@example.org") && m.contains("you no longer play allies")));
+    let fred = all
+        .iter()
+        .find(|m| m.contains("To: fred@example.org"))
+        .expect("Fred is mailed his seat");
+    assert!(fred.contains("Your secret: "), "{fred}");
+    let fred_addr = reply_address(&site, "fred@example.org");
+    assert_ne!(fred_addr, bill_addr, "a new reply address for the seat");
+    // Nobody else at that side: a clear refusal.
+    let out = site.run(&[
+        "replace-seat",
+        "1",
+        "allies",
+        "gus@example.org",
+        "--old",
+        "nobody@example.org",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nobody at nobody@example.org plays allies")
+    );
+    // Fred speaks for his team by his new address; Bill's old one is dead.
+    send(&site, &mut n, "fred@example.org", "TEAM I hold the left\n");
+    assert!(mails(&site)
+        .iter()
+        .any(|m| m.contains("To: ann@example.org") && m.contains("I hold the left")));
+    let before = mails(&site).len();
+    n += 1;
+    site.drop_mail(
+        &format!("m{n}.eml"),
+        &mail(
+            "bill@example.org",
+            &bill_addr,
+            "Re: campaign",
+            &format!("m{n}@example.org"),
+            "TEAM I am still here\n",
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    assert!(!mails(&site)[before..]
+        .iter()
+        .any(|m| m.contains("To: ann@example.org") && m.contains("I am still here")));
+
+    // Battle 1: the Axis C-in-C resigns.
+    send(&site, &mut n, "dora@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over");
+    let standings: Vec<String> = mails(&site)
+        .into_iter()
+        .filter(|m| m.contains("standings after battle 1"))
+        .collect();
+    for who in ["ann", "dora", "fred", "cath", "emil"] {
+        assert!(
+            standings
+                .iter()
+                .any(|m| m.contains(&format!("To: {who}@example.org"))),
+            "{who} gets the standings"
+        );
+    }
+    assert!(!standings.iter().any(|m| m.contains("To: bill@example.org")));
+    // Battle 2 seats the same teams: Fred where Bill sat, the C-in-Cs first.
+    assert_eq!(
+        seats_of(&site, 2),
+        [
+            "allies ann@example.org",
+            "axis dora@example.org",
+            "allies#2 fred@example.org",
+            "allies#3 cath@example.org",
+            "axis#2 emil@example.org",
+        ]
+    );
+    settle_pre_battle(
+        &site,
+        &mut n,
+        2,
+        &[("allies", "ann@example.org"), ("axis", "dora@example.org")],
+    );
+
+    // The Allied C-in-C is replaced: Gina commands the Allies from now on,
+    // and battle 3 seats her first, so she is its C-in-C.
+    site.ok(&["replace-seat", "2", "allies", "gina@example.org"]);
+    send(&site, &mut n, "gina@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
+    assert_eq!(
+        seats_of(&site, 3),
+        [
+            "allies gina@example.org",
+            "axis dora@example.org",
+            "allies#2 fred@example.org",
+            "allies#3 cath@example.org",
+            "axis#2 emil@example.org",
+        ]
+    );
+    let show = site.ok(&["campaign", "show", "teams"]);
+    let record = |who: &str| {
+        let l = show
+            .lines()
+            .find(|l| l.contains(who))
+            .unwrap_or_else(|| panic!("{who} in {show}"));
+        let f: Vec<&str> = l.split_whitespace().skip(2).take(2).collect();
+        (f.join(" "), l.contains("(replaced)"))
+    };
+    // Battles and wins: every member of a team is credited with its battles.
+    assert_eq!(record("ann@"), ("1 1".to_string(), true), "{show}");
+    assert_eq!(record("bill@"), ("0 0".to_string(), true), "{show}");
+    assert_eq!(record("fred@"), ("2 1".to_string(), false), "{show}");
+    assert_eq!(record("cath@"), ("2 1".to_string(), false), "{show}");
+    assert_eq!(record("gina@"), ("1 0".to_string(), false), "{show}");
+    assert_eq!(record("dora@"), ("2 1".to_string(), false), "{show}");
+    assert_eq!(record("emil@"), ("2 1".to_string(), false), "{show}");
+}

@@ -46,8 +46,24 @@ pub struct Outcome {
     pub winner: String,
     /// Victory points per side.
     pub points: BTreeMap<String, u32>,
-    /// Who played each side when it ended.
+    /// Who played each side when it ended (its Commander-in-Chief).
     pub players: BTreeMap<String, String>,
+    /// A team's Field Marshals per side when it ended, in seat order.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub team: BTreeMap<String, Vec<String>>,
+}
+
+impl Outcome {
+    /// Did the player at `email` play `side` in this battle (as its
+    /// Commander-in-Chief or one of its Field Marshals)?
+    #[must_use]
+    pub fn played(&self, side: &str, email: &str) -> bool {
+        self.players.get(side).is_some_and(|e| e == email)
+            || self
+                .team
+                .get(side)
+                .is_some_and(|m| m.iter().any(|e| e == email))
+    }
 }
 
 /// One player's record in a campaign.
@@ -149,11 +165,7 @@ impl Judge {
             .ok_or_else(|| {
                 ServiceError::Invalid(format!("campaign {} has no battle {seq}", c.name))
             })?;
-        let seats: Vec<(String, String)> = cstore::players(tx, c.id)?
-            .into_iter()
-            .filter(|p| p.until.is_none())
-            .map(|p| (p.side, p.email))
-            .collect();
+        let seats = self.battle_seats(tx, c, seq, stored.all_at_once)?;
         let mut opts = GameOptions {
             deadline_secs: stored.deadline_secs,
             nmr_policy: if stored.nmr_policy.is_empty() {
@@ -184,6 +196,39 @@ impl Judge {
         let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
         cstore::set_battle_game(tx, c.id, seq, game)?;
         Ok(game)
+    }
+
+    /// The seats of battle `seq`, the first of each side its
+    /// Commander-in-Chief: those of the battle before it as they stand now
+    /// (a replaced player's seat keeps its place in the team), or for the
+    /// first battle the campaign's players in the order the host gave them.
+    fn battle_seats(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        seq: u32,
+        all_at_once: bool,
+    ) -> Result<Vec<(String, String)>, ServiceError> {
+        let before = cstore::battles(tx, c.id)?
+            .into_iter()
+            .find(|b| b.seq + 1 == seq)
+            .and_then(|b| b.game_id);
+        let Some(g) = before.filter(|_| !all_at_once) else {
+            return Ok(cstore::players(tx, c.id)?
+                .into_iter()
+                .filter(|p| p.until.is_none())
+                .map(|p| (p.side, p.email))
+                .collect());
+        };
+        let members = store::team::members(tx, g)?;
+        let mut seats = Vec::new();
+        for s in store::seats(tx, g)? {
+            seats.push((s.side.clone(), s.email.clone()));
+            for m in members.iter().filter(|m| m.side == s.side) {
+                seats.push((m.side.clone(), m.email.clone()));
+            }
+        }
+        Ok(seats)
     }
 
     /// The pre-battle dice of battle `seq`: the victory points each side won
@@ -236,6 +281,13 @@ impl Judge {
                 .into_iter()
                 .map(|s| (s.side, s.email))
                 .collect(),
+            team: {
+                let mut t: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                for m in store::team::members(tx, game.id)? {
+                    t.entry(m.side).or_default().push(m.email);
+                }
+                t
+            },
         };
         cstore::set_outcome(
             tx,
@@ -262,7 +314,13 @@ impl Judge {
             },
             self.campaign_text(tx, &c)?
         );
-        for (side, email) in &outcome.players {
+        // Every player of the battle gets the standings: each side's
+        // Commander-in-Chief and his Field Marshals.
+        let mut to: Vec<(&String, &String)> = outcome.players.iter().collect();
+        for (side, members) in &outcome.team {
+            to.extend(members.iter().map(|e| (side, e)));
+        }
+        for (side, email) in to {
             if email == OPEN_SEAT {
                 continue;
             }
@@ -304,7 +362,7 @@ impl Judge {
                     .as_deref()
                     .and_then(|t| serde_json::from_str::<Outcome>(t).ok())
                 {
-                    if o.players.get(&p.side) == Some(&p.email) {
+                    if o.played(&p.side, &p.email) {
                         r.battles += 1;
                         r.wins += u32::from(o.winner == p.side);
                         r.points += o.points.get(&p.side).copied().unwrap_or(0);
@@ -425,11 +483,12 @@ impl Judge {
         tx: &Transaction<'_>,
         game: i64,
         side: &str,
+        old: &str,
         email: &str,
     ) -> Result<(), ServiceError> {
         if let Some((c, _)) = cstore::of_game(tx, game)? {
             let now = self.now();
-            cstore::close_player(tx, c.id, side, &now)?;
+            cstore::close_player(tx, c.id, side, old, &now)?;
             cstore::insert_player(tx, c.id, side, email, &now)?;
         }
         Ok(())

@@ -2069,7 +2069,7 @@ impl Judge {
         )?;
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         if old.email != seat.email {
-            self.campaign_replace(&tx, game_id, side, &seat.email)?;
+            self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
         }
         let mut q = Queue::new();
         q.push(
@@ -2104,6 +2104,93 @@ impl Judge {
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
         self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Hand the seat of the player of `side` at `old` to `email`: the
+    /// Commander-in-Chief's seat as [`Judge::replace_seat`] does, or a Field
+    /// Marshal's (a team member's) with a fresh secret and reply address.
+    /// The new member is mailed his secret, the old one is told he left,
+    /// and a campaign closes the old player's record and opens the
+    /// newcomer's.
+    pub fn replace_player(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        old: &str,
+        email: &str,
+    ) -> Result<(), ServiceError> {
+        let cinc = self.seat_of(game_id, side)?;
+        if cinc.email.eq_ignore_ascii_case(old) {
+            return self.replace_seat(game_id, side, Some(email));
+        }
+        if email.parse::<lettre::Address>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address"
+            )));
+        }
+        let email = email.to_ascii_lowercase();
+        let members = store::team::members(&self.conn, game_id)?;
+        let Some(m) = members
+            .iter()
+            .find(|m| m.side == cinc.side && m.email.eq_ignore_ascii_case(old))
+        else {
+            let mut held: Vec<String> = vec![cinc.email.clone()];
+            held.extend(
+                members
+                    .iter()
+                    .filter(|m| m.side == cinc.side)
+                    .map(|m| m.email.clone()),
+            );
+            return Err(ServiceError::Invalid(format!(
+                "nobody at {old} plays {side} in game {game_id} (its players: {})",
+                held.join(", ")
+            )));
+        };
+        let tx = self.begin()?;
+        let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
+        if !m.email.eq_ignore_ascii_case(&email) {
+            self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+        }
+        let seat = new.seat();
+        let mut q = Queue::new();
+        q.push(
+            Outgoing {
+                to: email.clone(),
+                subject: format!("Game {game_id}: you now play {side} (seat {})", m.seat_no + 1),
+                text: format!(
+                    "You play {side} in game {game_id}, as a Field Marshal of the team (seat {} of the side; docs/teams.md).\nYour secret: {}\nReply to this mail to send orders. Send MAP for the position.\n",
+                    m.seat_no + 1,
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(&seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        if !m.email.eq_ignore_ascii_case(&email) {
+            q.push(
+                Outgoing {
+                    to: m.email.clone(),
+                    subject: format!("Game {game_id}: you no longer play {side}"),
+                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
+        };
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
+            q,
+        )?;
         tx.commit()?;
         Ok(())
     }

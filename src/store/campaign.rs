@@ -95,16 +95,19 @@ pub fn insert_player(
     Ok(())
 }
 
-/// End the current player's record of a side (he was replaced).
+/// End the current record of the player of a side at `email` (he was
+/// replaced; a team's other members keep theirs).
 pub fn close_player(
     tx: &Transaction<'_>,
     id: i64,
     side: &str,
+    email: &str,
     now: &str,
 ) -> Result<(), StoreError> {
     tx.execute(
-        "UPDATE campaign_players SET until = ?3 WHERE campaign_id = ?1 AND side = ?2 AND until IS NULL",
-        params![id, side, now],
+        "UPDATE campaign_players SET until = ?3
+         WHERE campaign_id = ?1 AND side = ?2 AND lower(email) = lower(?4) AND until IS NULL",
+        params![id, side, now, email],
     )?;
     Ok(())
 }

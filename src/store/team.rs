@@ -103,6 +103,27 @@ pub fn rekey_member(
     member(conn, game_id, side, seat_no)
 }
 
+/// Hands a member's seat to another address (the host's `replace-seat
+/// --old`): fresh secret and reply token, so the old member's mails no
+/// longer carry the seat; returns him.
+pub fn replace_member(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    seat_no: i64,
+    email: &str,
+) -> Result<Member, StoreError> {
+    let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
+    conn.execute(
+        "UPDATE team_members SET email = ?4, nonce = ?5, secret_nonce = ?6,
+             secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no, ?6)),
+             token = adj_hash('token', adj_word('member-token', game_id, side || '#' || seat_no, ?5))
+         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
+        params![game_id, side, seat_no, email, n, sn],
+    )?;
+    member(conn, game_id, side, seat_no)
+}
+
 /// The members beyond the first seat of every side of a game, by side and seat.
 pub fn members(conn: &Connection, game_id: i64) -> Result<Vec<Member>, StoreError> {
     let mut st = conn.prepare(&format!(

@@ -85,6 +85,10 @@ struct BoardPart {
     /// Extension: the Variant For Young Generals (game option `young-generals`).
     #[serde(default)]
     young_generals: bool,
+    /// Extension: Army Manoeuvres variants played (game options
+    /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
+    #[serde(default)]
+    variants: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -107,6 +111,10 @@ struct TurnPart {
     /// Extension: the side's own standing orders already on file.
     #[serde(default)]
     standing: Option<Spanned<String>>,
+    /// Extension: the once-per-game manoeuvre cards the side has already
+    /// used (`restoring-order`, `big-push`).
+    #[serde(default)]
+    used: Vec<Spanned<String>>,
     orders: String,
     #[serde(default)]
     dice: Vec<Spanned<String>>,
@@ -279,6 +287,23 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
     }
     st.young_generals = cf.board.young_generals;
+    for v in &cf.board.variants {
+        if !r.variants.contains_key(v.get_ref()) {
+            let known: Vec<&str> = r.variants.keys().map(String::as_str).collect();
+            return Err(at(
+                text,
+                file,
+                v.span(),
+                format!(
+                    "unknown variant '{}' (known: {})",
+                    v.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+        }
+        st.variants.push(v.get_ref().clone());
+    }
+    st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
     if let Some(b) = &cf.board.bunkers {
         st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
             at(
@@ -299,6 +324,21 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     })?;
     st.to_move = side;
     let other = State::other(side);
+    for c in &cf.turn.used {
+        match r.card_id(c.get_ref()) {
+            Some(id) if r.card(&id).is_some_and(|s| s.kind == "manoeuvre") => {
+                st.manoeuvres_used[side].push(id);
+            }
+            _ => {
+                return Err(at(
+                    text,
+                    file,
+                    c.span(),
+                    format!("'{}' is not a manoeuvre card", c.get_ref()),
+                ))
+            }
+        }
+    }
     let card = |c: &Spanned<String>| -> Result<String, DataError> {
         r.card_id(c.get_ref()).ok_or_else(|| {
             at(
@@ -325,7 +365,10 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
                 if matches!(verb.as_str(), "PLAY" | "DISCARD" | "EXCHANGE") {
                     for c in w {
                         if let Some(id) = r.card_id(c) {
-                            hand.push(id);
+                            // A manoeuvre is held outside the hand.
+                            if r.card(&id).is_none_or(|s| s.kind != "manoeuvre") {
+                                hand.push(id);
+                            }
                         }
                         if verb == "PLAY" {
                             break;

@@ -262,17 +262,18 @@ impl Family for Ruleset {
         if let Some(k) = scenario
             .options
             .keys()
-            .find(|k| !GAME_OPTIONS.contains(&k.as_str()))
+            .find(|k| !GAME_OPTIONS.contains(&k.as_str()) && !self.variants.contains_key(*k))
         {
+            let known: Vec<&str> = GAME_OPTIONS
+                .iter()
+                .copied()
+                .chain(self.variants.keys().map(String::as_str))
+                .collect();
             return Err(DataError::Invalid {
                 file: scenario.file.clone(),
                 message: format!(
                     "unknown game option '{k}' for Memoir '44 (known: {})",
-                    if GAME_OPTIONS.is_empty() {
-                        "none yet".to_string()
-                    } else {
-                        GAME_OPTIONS.join(", ")
-                    }
+                    known.join(", ")
                 ),
             });
         }
@@ -296,6 +297,26 @@ impl Family for Ruleset {
                         message: format!(
                             "game option {YOUNG_GENERALS}: '{other}' is not true or false"
                         ),
+                    })
+                }
+            }
+        }
+        // Army Manoeuvres (Appendix 3): each variant is a game option of
+        // the ruleset's [variants] table.
+        for id in self.variants.keys() {
+            let Some(v) = scenario.options.get(id) else {
+                continue;
+            };
+            match v.as_str() {
+                "" | "true" | "yes" => {
+                    st.variants.push(id.clone());
+                    st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
+                }
+                "false" | "no" => {}
+                other => {
+                    return Err(DataError::Invalid {
+                        file: scenario.file.clone(),
+                        message: format!("game option {id}: '{other}' is not true or false"),
                     })
                 }
             }
@@ -655,5 +676,31 @@ mod young_generals_tests {
         assert!(st.deck.iter().all(section));
         let total = st.deck.len() + st.discard.len() + st.hands.iter().map(Vec::len).sum::<usize>();
         assert_eq!(total, 40, "the 40 section cards stay in the game");
+    }
+
+    #[test]
+    fn army_manoeuvres_are_game_options_of_the_ruleset() {
+        let r = Ruleset::builtin().unwrap();
+        let mut scen = Scenario::shipped("pegasus-bridge");
+        scen.options.insert("colonel-blimp".into(), String::new());
+        scen.options.insert("general-melchett".into(), "yes".into());
+        let mut deck = ChaChaDice::from_seed([7; 32]);
+        let st = Family::setup(&r, &scen, &mut deck).unwrap();
+        assert!(st.plays("colonel-blimp") && st.plays("general-melchett"));
+        assert!(!st.plays("colonel-chapman"));
+        assert_eq!(st.manoeuvres_used, vec![Vec::<String>::new(); 2]);
+        scen.options
+            .insert("colonel-chapman".into(), "perhaps".into());
+        let e = Family::setup(&r, &scen, &mut deck).unwrap_err().to_string();
+        assert!(
+            e.contains("colonel-chapman") && e.contains("not true or false"),
+            "{e}"
+        );
+        scen.options.insert("colonel-bimp".into(), String::new());
+        let e = Family::setup(&r, &scen, &mut deck).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown game option") && e.contains("colonel-blimp"),
+            "{e}"
+        );
     }
 }

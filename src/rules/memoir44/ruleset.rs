@@ -28,6 +28,22 @@ pub struct Ruleset {
     pub cards: Vec<CardSpec>,
     #[serde(default, rename = "card-aliases")]
     pub card_aliases: BTreeMap<String, String>,
+    /// Appendix 3's variants chosen per game (`new-game --option ID`), with
+    /// their numbers. Each manoeuvre card names the variant that gives it.
+    #[serde(default)]
+    pub variants: BTreeMap<String, VariantSpec>,
+}
+
+/// A variant of the card rules, chosen per game (Appendix 3, "Army
+/// Manoeuvres").
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    /// Colonel Blimp: the most command cards played in one turn, at most one
+    /// a section ("to a maximum of three cards").
+    #[serde(default)]
+    pub cards_per_turn: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -278,7 +294,21 @@ pub struct CardSpec {
     pub units: Option<u32>,
     #[serde(default)]
     pub unit_class: Option<String>,
+    /// kind = "manoeuvre": the variant (game option) that gives each player
+    /// this card once per game, outside the deck.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The Big Push: hexes an artillery unit may march forward instead of
+    /// battling.
+    #[serde(default)]
+    pub artillery_march: Option<u32>,
+    /// The Big Push: extra battle dice for artillery that does not march.
+    #[serde(default)]
+    pub artillery_extra_dice: Option<u32>,
 }
+
+/// The Army Manoeuvres cards the engine knows (kind = "manoeuvre").
+pub const MANOEUVRES: &[&str] = &["restoring-order", "big-push"];
 
 /// The tactic effects the engine knows.
 pub const EFFECTS: &[&str] = &[
@@ -445,12 +475,48 @@ impl Ruleset {
                     Some(e) if EFFECTS.contains(&e.as_str()) => {}
                     _ => return bad(&c.id, format!("card '{}': unknown effect", c.id)),
                 },
+                "manoeuvre" => {
+                    if !c.effect.as_deref().is_some_and(|e| MANOEUVRES.contains(&e)) {
+                        return bad(
+                            &c.id,
+                            format!(
+                                "card '{}': a manoeuvre's effect is one of {}",
+                                c.id,
+                                MANOEUVRES.join(", ")
+                            ),
+                        );
+                    }
+                    if !c
+                        .variant
+                        .as_ref()
+                        .is_some_and(|v| r.variants.contains_key(v))
+                    {
+                        return bad(
+                            &c.id,
+                            format!("card '{}': variant must name a [variants] entry", c.id),
+                        );
+                    }
+                    if c.count != 0 {
+                        return bad(
+                            &c.id,
+                            format!("card '{}': a manoeuvre is never dealt: count = 0", c.id),
+                        );
+                    }
+                }
                 _ => {
                     return bad(
                         &c.id,
-                        format!("card '{}': kind must be section or tactic", c.id),
+                        format!("card '{}': kind must be section, tactic or manoeuvre", c.id),
                     )
                 }
+            }
+        }
+        for (id, v) in &r.variants {
+            if v.cards_per_turn == Some(0) {
+                return bad(
+                    id,
+                    format!("variant '{id}': cards_per_turn must be at least 1"),
+                );
             }
         }
         Ok(r)
@@ -595,6 +661,29 @@ mod tests {
             Err(DataError::At { line, message, .. }) => {
                 assert!(line > 1);
                 assert!(message.contains("unknown die face"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A manoeuvre card must name a variant of the [variants] table.
+        let text = BUILTIN.replace(
+            "variant = \"general-melchett\"",
+            "variant = \"general-melchet\"",
+        );
+        match Ruleset::from_toml(&text, "m.toml") {
+            Err(DataError::At { line, message, .. }) => {
+                assert!(line > 1);
+                assert!(message.contains("variant must name"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // It is never dealt.
+        let text = BUILTIN.replace(
+            "count = 0                     # never dealt",
+            "count = 1                     # never dealt",
+        );
+        match Ruleset::from_toml(&text, "n.toml") {
+            Err(DataError::At { message, .. }) => {
+                assert!(message.contains("never dealt"), "{message}");
             }
             other => panic!("{other:?}"),
         }

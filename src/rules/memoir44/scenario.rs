@@ -338,6 +338,8 @@ pub fn blank(
         short_hand: Vec::new(),
         fog: None,
         young_generals: false,
+        variants: Vec::new(),
+        manoeuvres_used: Vec::new(),
         over: false,
         winner: None,
     }

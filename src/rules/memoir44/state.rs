@@ -135,12 +135,33 @@ pub struct State {
     /// `young-generals`): section cards only, no Take Ground or Overrun.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub young_generals: bool,
+    /// Appendix 3's Army Manoeuvres variants this game plays (game options
+    /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// Per side: the once-per-game manoeuvre cards it has used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub manoeuvres_used: Vec<Vec<String>>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
 }
 
 impl State {
+    /// Does this game play the variant (a game option)?
+    #[must_use]
+    pub fn plays(&self, variant: &str) -> bool {
+        self.variants.iter().any(|v| v == variant)
+    }
+
+    /// Has `side` used the once-per-game manoeuvre card `card`?
+    #[must_use]
+    pub fn manoeuvre_used(&self, side: usize, card: &str) -> bool {
+        self.manoeuvres_used
+            .get(side)
+            .is_some_and(|v| v.iter().any(|c| c == card))
+    }
+
     #[must_use]
     pub fn board(r: &Ruleset) -> Board {
         let l = &r.board.section_lines;

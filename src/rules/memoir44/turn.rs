@@ -28,6 +28,15 @@ pub struct Mode {
     pub extra_reason: String,
     pub second_move: bool,
     pub nothing: bool,
+    /// Restoring Order (Colonel Chapman): no step towards the enemy, and a
+    /// unit that moves may not battle.
+    pub regroup: bool,
+    /// The Big Push (General Melchett): the unit must advance, and its close
+    /// assaults Take Ground (armour: Overrun) when they can.
+    pub push: bool,
+    /// Every step of the move goes towards the enemy (the Big Push's
+    /// artillery: "March forward one hex").
+    pub forward_only: bool,
 }
 
 /// What the player does with the turn.
@@ -73,6 +82,9 @@ pub enum Step {
         overrun: Option<Hex>,
         firefight: bool,
         charge: bool,
+        /// The Big Push: armour overruns the nearest weak enemy by itself
+        /// when its close assault empties the hex and no OVERRUN was given.
+        auto_overrun: bool,
     },
     Target {
         line: Line,
@@ -89,6 +101,8 @@ pub enum Step {
 pub struct Plan {
     pub side: usize,
     pub action: Action,
+    /// Colonel Blimp: the turn's further cards, one a section.
+    pub more: Vec<Action>,
     pub ordered: Vec<u32>,
     pub modes: BTreeMap<u32, Mode>,
     pub steps: Vec<Step>,
@@ -109,6 +123,9 @@ fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
         extra_reason: String::new(),
         second_move: false,
         nothing: false,
+        regroup: false,
+        push: false,
+        forward_only: false,
     }
 }
 
@@ -282,6 +299,37 @@ fn card_orders(
         .collect();
     let fallback = class.is_some() && of_class.is_empty();
     let mut ids: Vec<u32> = ordered.iter().map(|(i, _)| *i).collect();
+    if card.kind == "manoeuvre" {
+        // "He may order all his Units" (Restoring Order); "Every Unit must
+        // advance" (The Big Push): the declaration orders every unit.
+        if let Some((_, l)) = ordered.first() {
+            return Err(l.reject(format!(
+                "{} orders every one of your units: no ORDER lines",
+                card.name
+            )));
+        }
+        let mut ids = Vec::new();
+        for u in &own {
+            let mut m = default_mode(ctx, u);
+            if effect == "restoring-order" {
+                m.regroup = true;
+            } else {
+                m.push = true;
+                if class_of(ctx, u) == "artillery" {
+                    // "Artillery Units can March forward one hex or Battle
+                    // with one additional Battle-Die."
+                    m.max_move = card.artillery_march.unwrap_or(1);
+                    m.move_battle = 0;
+                    m.forward_only = true;
+                    m.extra = card.artillery_extra_dice.unwrap_or(1) as i32;
+                    m.extra_reason = card.name.clone();
+                }
+            }
+            ids.push(u.id);
+            modes.insert(u.id, m);
+        }
+        return Ok((ids, modes));
+    }
     if card.kind == "section" {
         if all {
             if card.orders.values().any(|c| c.limit() != usize::MAX) {
@@ -456,6 +504,400 @@ fn card_orders(
     Ok((ids, modes))
 }
 
+/// Check one PLAY line: the card is in the hand (or, for a manoeuvre, the
+/// game plays its variant and the side has not used it), may be played, and
+/// takes a section only where the card needs one.
+fn play_action(
+    ctx: &Ctx<'_>,
+    st: &State,
+    side: usize,
+    first: &Line,
+    card: &String,
+    section: &Option<Section>,
+    hand: &[String],
+) -> Result<Action, Rejection> {
+    let in_hand = |c: &str| hand.iter().any(|h| h == c);
+    let spec = ctx
+        .r
+        .card(card)
+        .ok_or_else(|| first.reject("unknown card"))?;
+    if st.young_generals && spec.kind != "section" {
+        return Err(first.reject(format!(
+            "Young Generals play with section cards only; {} is a tactic card",
+            spec.name
+        )));
+    }
+    if spec.kind == "manoeuvre" {
+        // Army Manoeuvres (Appendix 3): "May only be used by each player
+        // once per game. Instead of playing a Command Card ..."
+        let variant = spec.variant.clone().unwrap_or_default();
+        if !st.plays(&variant) {
+            let name = ctx
+                .r
+                .variants
+                .get(&variant)
+                .map_or(variant.clone(), |v| v.name.clone());
+            return Err(first.reject(format!(
+                "{} belongs to the {name} variant, which this game does not play (game option {variant})",
+                spec.name
+            )));
+        }
+        if st.manoeuvre_used(side, card) {
+            return Err(first.reject(format!(
+                "{} may be used only once per game, and you have used it",
+                spec.name
+            )));
+        }
+        if section.is_some() {
+            return Err(first.reject(format!("{} takes no section", spec.name)));
+        }
+        return Ok(Action::Card {
+            played: card.clone(),
+            effect: card.clone(),
+            section: None,
+        });
+    }
+    if !in_hand(card) {
+        return Err(first.reject(format!("{card} is not in your hand")));
+    }
+    let (effect, mut sec) = match spec.effect.as_deref() {
+        Some("ambush") => {
+            return Err(first.reject("Ambush is played only in the opponent's turn, against a close assault; keep it in your hand"))
+        }
+        Some("counter-attack") => match counter_card(ctx, st, side) {
+            Some((c, s)) => (c, s),
+            None => return Err(first.reject("Counter-Attack copies the card your opponent played last turn, and there is none")),
+        },
+        _ => (card.clone(), *section),
+    };
+    let espec = ctx
+        .r
+        .card(&effect)
+        .ok_or_else(|| first.reject("unknown card"))?;
+    if espec.effect.as_deref() == Some("infantry-assault") {
+        if sec.is_none() {
+            sec = *section;
+        }
+        if sec.is_none() {
+            return Err(first.reject(
+                "Infantry Assault needs a section: PLAY infantry-assault LEFT|CENTRE|RIGHT",
+            ));
+        }
+    } else if section.is_some() && spec.effect.as_deref() != Some("counter-attack") {
+        return Err(first.reject(format!("{} takes no section", spec.name)));
+    } else {
+        sec = None;
+    }
+    Ok(Action::Card {
+        played: card.clone(),
+        effect,
+        section: sec,
+    })
+}
+
+/// Rows towards the enemy's edge from `a` to `b` (negative: back).
+fn forward(side: usize, a: Hex, b: Hex) -> i32 {
+    if side == 0 {
+        b.row - a.row
+    } else {
+        a.row - b.row
+    }
+}
+
+/// The path rules of Restoring Order and the Big Push.
+fn manoeuvre_path(l: &Line, side: usize, m: &Mode, path: &[Hex]) -> Result<(), Rejection> {
+    let (Some(a), Some(b)) = (path.first(), path.last()) else {
+        return Ok(());
+    };
+    if path.len() < 2 {
+        return Ok(());
+    }
+    if m.regroup {
+        // "they may not advance towards the enemy": no step of the path.
+        if let Some(w) = path.windows(2).find(|w| forward(side, w[0], w[1]) > 0) {
+            return Err(l.reject(format!(
+                "Restoring Order: units may not advance towards the enemy; {} to {} does",
+                w[0], w[1]
+            )));
+        }
+    }
+    if m.forward_only {
+        if let Some(w) = path.windows(2).find(|w| forward(side, w[0], w[1]) <= 0) {
+            return Err(l.reject(format!(
+                "The Big Push: artillery may only march forward; {} to {} is not towards the enemy",
+                w[0], w[1]
+            )));
+        }
+    }
+    if m.push && forward(side, *a, *b) <= 0 {
+        return Err(l.reject(format!(
+            "The Big Push: every unit must advance at least one hex towards the enemy; {a} to {b} does not"
+        )));
+    }
+    Ok(())
+}
+
+/// The Big Push, once every order is walked: "Every Unit must advance at
+/// least one hex towards the enemy" (a unit that could step forward and has
+/// no MOVE is refused; artillery "can" march, so it need not), and a unit
+/// that ends in close assault and may battle must ("Infantry Units must
+/// Infantry Charge ... if the opportunity presents itself").
+fn big_push_check(
+    ctx: &Ctx<'_>,
+    sc: &State,
+    side: usize,
+    first: &Line,
+    modes: &BTreeMap<u32, Mode>,
+    track: &BTreeMap<u32, Track>,
+) -> Result<(), Rejection> {
+    for u in sc.units.iter().filter(|u| u.side == side) {
+        let Some(m) = modes.get(&u.id) else { continue };
+        let t = track.get(&u.id).cloned().unwrap_or_default();
+        let cls = class_of(ctx, u);
+        if cls == "artillery" || !m.push {
+            continue;
+        }
+        if t.moved.is_none_or(|d| d == 0) {
+            let step = u.at.neighbours().into_iter().find(|n| {
+                forward(side, u.at, *n) > 0
+                    && ctx.board.contains(*n)
+                    && sc.unit_at(*n).is_none()
+                    && check_path(
+                        ctx,
+                        sc,
+                        u,
+                        &[u.at, *n],
+                        MoveRule {
+                            max: m.max_move,
+                            ignore_terrain: false,
+                        },
+                    )
+                    .is_ok()
+            });
+            if let Some(n) = step {
+                return Err(first.reject(format!(
+                    "The Big Push: every unit must advance at least one hex towards the enemy; the unit at {} has no MOVE and could move to {n}",
+                    u.at
+                )));
+            }
+        }
+        if t.battles > 0 || t.wire {
+            continue;
+        }
+        let spec = ctx.spec(&u.kind);
+        for n in u.at.neighbours() {
+            let Some(e) = sc.unit_at(n).filter(|e| e.side != side) else {
+                continue;
+            };
+            let may = match t.moved {
+                Some(d) if d > m.move_battle => {
+                    ctx.r.options.infantry_charge
+                        && spec.charge
+                        && d == 2
+                        && matches!(class_of(ctx, e), "infantry" | "artillery")
+                }
+                _ => true,
+            } && !t.barred
+                && target_check(ctx, sc, u, n).is_ok();
+            if may {
+                return Err(first.reject(format!(
+                    "The Big Push: the unit at {} is in close assault with the enemy at {n} and may battle, so it must (BATTLE {} {n})",
+                    u.at, u.at
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The game option of Colonel Blimp's extra command cards.
+pub const BLIMP: &str = "colonel-blimp";
+
+/// The sections a card takes under Colonel Blimp: a section card those it
+/// names, Infantry Assault the one it is played on, and every other card
+/// (a tactic card for no particular or for every section, a manoeuvre) all
+/// three.
+fn claims(ctx: &Ctx<'_>, effect: &str, section: Option<Section>) -> Vec<Section> {
+    let Some(spec) = ctx.r.card(effect) else {
+        return Section::ALL.to_vec();
+    };
+    if spec.kind == "section" {
+        return Section::ALL
+            .iter()
+            .copied()
+            .filter(|s| spec.orders.contains_key(s.id()))
+            .collect();
+    }
+    match (spec.effect.as_deref(), section) {
+        (Some("infantry-assault"), Some(s)) => vec![s],
+        _ => Section::ALL.to_vec(),
+    }
+}
+
+/// Colonel Blimp (Appendix 3, "Army Manoeuvres"): "At least one Command
+/// Card may be played for each Board Section to a maximum of three cards.
+/// Units may not receive more than one Order per turn. Sections may not
+/// receive more than one Command Card, even if a card being used applies to
+/// more than one Section. A Section cannot be given any orders if the player
+/// has no cards for it that turn." Each ordered unit goes to the card of
+/// its section; a unit on a hex two sections share goes to whichever card
+/// lets every card's limits hold.
+fn blimp_orders(
+    ctx: &Ctx<'_>,
+    st: &State,
+    side: usize,
+    cards: &[(Line, Action)],
+    ordered: &[(u32, Line)],
+    all: bool,
+) -> Result<(Vec<u32>, BTreeMap<u32, Mode>), Rejection> {
+    let max = ctx
+        .r
+        .variants
+        .get(BLIMP)
+        .and_then(|v| v.cards_per_turn)
+        .unwrap_or(3) as usize;
+    if let Some((l, _)) = cards.get(max) {
+        return Err(l.reject(format!(
+            "Colonel Blimp: at most {max} cards a turn, one a section"
+        )));
+    }
+    let mut taken: BTreeMap<Section, String> = BTreeMap::new();
+    let mut cl: Vec<Vec<Section>> = Vec::new();
+    for (l, a) in cards {
+        let Action::Card {
+            played,
+            effect,
+            section,
+        } = a
+        else {
+            return Err(l.reject("only PLAY lines may join other cards"));
+        };
+        let name = ctx
+            .r
+            .card(played)
+            .map_or(played.clone(), |c| c.name.clone());
+        if ctx.r.card(played).is_some_and(|c| c.kind == "manoeuvre") {
+            return Err(l.reject(format!(
+                "{name} is declared instead of playing command cards: it stands alone"
+            )));
+        }
+        let secs = claims(ctx, effect, *section);
+        for s in &secs {
+            if let Some(other) = taken.get(s) {
+                let other_all = cl.iter().any(|c| c.len() == 3);
+                let why = if other_all {
+                    format!(
+                        "{other} is for every section (or no particular one), so it is played alone"
+                    )
+                } else if secs.len() == 3 {
+                    format!(
+                        "{name} is for every section (or no particular one), so it is played alone"
+                    )
+                } else {
+                    format!("{name} is also for the {} section", s.id())
+                };
+                return Err(l.reject(format!(
+                    "Colonel Blimp: a section receives one card a turn; the {} section already has {other}: {why}",
+                    s.id()
+                )));
+            }
+        }
+        for s in &secs {
+            taken.insert(*s, name.clone());
+        }
+        cl.push(secs);
+    }
+    if all {
+        return Err(cards[0]
+            .0
+            .reject("with several cards, name the units each orders: ORDER <hex> ..."));
+    }
+    let bottom = side == 0;
+    // The cards each ordered unit could belong to.
+    let mut options: Vec<Vec<usize>> = Vec::new();
+    for (id, l) in ordered {
+        let Some(u) = st.unit(*id) else {
+            options.push(vec![0]);
+            continue;
+        };
+        let secs = ctx.board.sections(u.at, bottom);
+        let fit: Vec<usize> = (0..cards.len())
+            .filter(|i| secs.iter().any(|s| cl[*i].contains(s)))
+            .collect();
+        if fit.is_empty() {
+            let names: Vec<&str> = secs.iter().map(|s| s.id()).collect();
+            return Err(l.reject(format!(
+                "the unit at {} is in the {} section, and no card you play this turn is for it: a section with no card receives no orders",
+                u.at,
+                names.join("/")
+            )));
+        }
+        options.push(fit);
+    }
+    // Try every way to share the units of shared hexes (at most 2^8).
+    let shared: Vec<usize> = (0..options.len())
+        .filter(|i| options[*i].len() > 1)
+        .collect();
+    let mut first_err: Option<Rejection> = None;
+    for mask in 0u32..(1u32 << shared.len().min(10)) {
+        let pick = |i: usize| -> usize {
+            match shared.iter().position(|x| *x == i) {
+                Some(b) => {
+                    let o = &options[i];
+                    o[((mask >> b) & 1) as usize % o.len()]
+                }
+                None => options[i][0],
+            }
+        };
+        let mut ids = Vec::new();
+        let mut modes = BTreeMap::new();
+        let mut bad = None;
+        for (ci, (l, a)) in cards.iter().enumerate() {
+            let Action::Card {
+                effect, section, ..
+            } = a
+            else {
+                continue;
+            };
+            let Some(spec) = ctx.r.card(effect) else {
+                continue;
+            };
+            let mine: Vec<(u32, Line)> = ordered
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| pick(*i) == ci)
+                .map(|(_, x)| x.clone())
+                .collect();
+            match card_orders(ctx, st, side, spec, *section, l, &mine, false) {
+                Ok((i, m)) => {
+                    ids.extend(i);
+                    modes.extend(m);
+                }
+                Err(e) => {
+                    bad = Some(e);
+                    break;
+                }
+            }
+        }
+        match bad {
+            None => {
+                let order: Vec<u32> = ordered
+                    .iter()
+                    .map(|(i, _)| *i)
+                    .filter(|i| ids.contains(i))
+                    .collect();
+                return Ok((order, modes));
+            }
+            Some(e) => {
+                if first_err.is_none() {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| Rejection::whole("these cards cannot order those units")))
+}
+
 #[derive(Default, Clone)]
 struct Track {
     moved: Option<u32>,
@@ -499,54 +941,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     let hand = st.hands.get(side).cloned().unwrap_or_default();
     let in_hand = |c: &str| hand.iter().any(|h| h == c);
     let action = match &first.cmd {
-        Cmd::Play { card, section } => {
-            if !in_hand(card) {
-                return Err(first.reject(format!("{card} is not in your hand")));
-            }
-            let spec = ctx
-                .r
-                .card(card)
-                .ok_or_else(|| first.reject("unknown card"))?;
-            if st.young_generals && spec.kind != "section" {
-                return Err(first.reject(format!(
-                    "Young Generals play with section cards only; {} is a tactic card",
-                    spec.name
-                )));
-            }
-            let (effect, mut sec) = match spec.effect.as_deref() {
-                Some("ambush") => {
-                    return Err(first.reject("Ambush is played only in the opponent's turn, against a close assault; keep it in your hand"))
-                }
-                Some("counter-attack") => match counter_card(ctx, st, side) {
-                    Some((c, s)) => (c, s),
-                    None => return Err(first.reject("Counter-Attack copies the card your opponent played last turn, and there is none")),
-                },
-                _ => (card.clone(), *section),
-            };
-            let espec = ctx
-                .r
-                .card(&effect)
-                .ok_or_else(|| first.reject("unknown card"))?;
-            if espec.effect.as_deref() == Some("infantry-assault") {
-                if sec.is_none() {
-                    sec = *section;
-                }
-                if sec.is_none() {
-                    return Err(first.reject(
-                        "Infantry Assault needs a section: PLAY infantry-assault LEFT|CENTRE|RIGHT",
-                    ));
-                }
-            } else if section.is_some() && spec.effect.as_deref() != Some("counter-attack") {
-                return Err(first.reject(format!("{} takes no section", spec.name)));
-            } else {
-                sec = None;
-            }
-            Action::Card {
-                played: card.clone(),
-                effect,
-                section: sec,
-            }
-        }
+        Cmd::Play { card, section } => play_action(ctx, st, side, first, card, section, &hand)?,
         Cmd::Discard { card } => {
             if !in_hand(card) {
                 return Err(first.reject(format!("{card} is not in your hand")));
@@ -578,10 +973,31 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     let mut all = false;
     let mut seen_step = false;
     let mut step_lines: Vec<&Line> = Vec::new();
+    // Colonel Blimp: further PLAY lines, before the first MOVE or BATTLE.
+    let mut more: Vec<(Line, Action)> = Vec::new();
+    let blimp = st.plays(BLIMP) && matches!(action, Action::Card { .. });
     for l in after {
         match &l.cmd {
+            Cmd::Play { card, section } if blimp && !seen_step => {
+                let mut left = hand.clone();
+                let mut taken: Vec<&Line> = vec![first];
+                taken.extend(more.iter().map(|(x, _)| x));
+                for t in taken {
+                    if let Cmd::Play { card: c, .. } = &t.cmd {
+                        if let Some(p) = left.iter().position(|x| x == c) {
+                            left.remove(p);
+                        }
+                    }
+                }
+                let a = play_action(ctx, st, side, l, card, section, &left)?;
+                more.push(((*l).clone(), a));
+            }
             Cmd::Play { .. } | Cmd::Discard { .. } | Cmd::Exchange { .. } => {
-                return Err(l.reject("only one card is played per turn"));
+                return Err(l.reject(if blimp {
+                    "Colonel Blimp: every PLAY comes before the first MOVE or BATTLE"
+                } else {
+                    "only one card is played per turn"
+                }));
             }
             Cmd::Order { hexes } => {
                 if seen_step {
@@ -624,7 +1040,13 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 .r
                 .card(effect)
                 .ok_or_else(|| first.reject("unknown card"))?;
-            let (ids, modes) = card_orders(ctx, st, side, spec, *section, first, &ordered, all)?;
+            let (ids, modes) = if more.is_empty() {
+                card_orders(ctx, st, side, spec, *section, first, &ordered, all)?
+            } else {
+                let mut cards = vec![((*first).clone(), action.clone())];
+                cards.extend(more.iter().cloned());
+                blimp_orders(ctx, st, side, &cards, &ordered, all)?
+            };
             match spec.effect.as_deref() {
                 Some("medics-and-mechanics") => {
                     if let Some(id) = ids.first() {
@@ -682,6 +1104,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 // Kriegspiel: the move stops short of an enemy unit it did
                 // not see, or where it comes next to a camouflaged one.
                 let (path, contact) = super::fog::fog_path(ctx.r, &sc, side, path);
+                manoeuvre_path(l, side, &m, &path)?;
                 let (dist, barred) = if path.len() < 2 {
                     (0, false)
                 } else {
@@ -807,6 +1230,17 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject("a unit that digs in does nothing else this turn"));
                 }
                 let t = track.entry(u.id).or_default().clone();
+                // Restoring Order: "Only Units that do not Move may Battle".
+                if m.regroup && t.moved.is_some_and(|d| d > 0) {
+                    return Err(l.reject(
+                        "Restoring Order: only units that do not move may battle; this unit moved",
+                    ));
+                }
+                if m.regroup && (*take_ground || overrun.is_some()) {
+                    return Err(l.reject(
+                        "Restoring Order: no Take Ground or Overrun, for units may not advance towards the enemy",
+                    ));
+                }
                 if t.wire {
                     return Err(l.reject("this unit removes barbed wire instead of battling"));
                 }
@@ -889,16 +1323,23 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         return Err(l.reject("the overrun target must be another unit"));
                     }
                 }
+                // The Big Push: "Infantry Units must ... Take Ground if the
+                // opportunity presents itself. Armour Units must Armour
+                // Overrun if the opportunity presents itself."
+                let push = m.push && range == 1 && !sc.young_generals && !firefight;
+                let take_ground = *take_ground || (push && (spec.take_ground || spec.overrun));
+                let auto_overrun = push && spec.overrun && overrun.is_none();
                 track.entry(u.id).or_default().battles += 1;
                 battled = true;
                 steps.push(Step::Battle {
                     line: l.clone(),
                     unit: u.id,
                     target: *target,
-                    take_ground: *take_ground,
+                    take_ground,
                     overrun: *overrun,
                     firefight,
                     charge,
+                    auto_overrun,
                 });
             }
             Cmd::Target { hexes } => {
@@ -985,10 +1426,14 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     if matches!(effect.as_str(), "air-power" | "barrage") && !targeted {
         return Err(first.reject("this card needs its targets: TARGET <hex> ..."));
     }
+    if effect == "big-push" {
+        big_push_check(ctx, &sc, side, first, &modes, &track)?;
+    }
     let _ = (&ids, &gate);
     Ok(Plan {
         side,
         action,
+        more: more.into_iter().map(|(_, a)| a).collect(),
         ordered: ids,
         modes,
         steps,
@@ -1232,32 +1677,74 @@ pub fn apply(
     }
     let hand_count = t.st.hands[side].len() as u32;
     let mut allowed: Option<BTreeSet<u32>> = None;
-    let mut played_card: Option<String> = None;
-    let mut recon = false;
+    // The cards played, each with whether it is a Recon card.
+    let mut played_cards: Vec<(String, bool)> = Vec::new();
     let mut finest = false;
     match &plan.action {
         Action::Card {
             played,
             effect,
             section,
-        } => {
-            if let Some(p) = t.st.hands[side].iter().position(|c| c == played) {
-                t.st.hands[side].remove(p);
-            }
+        } if ctx.r.card(played).is_some_and(|c| c.kind == "manoeuvre") => {
+            // Army Manoeuvres: declared instead of a command card; the hand
+            // is untouched and nothing is drawn. Once per game.
             t.ev.push(Event::CardPlayed {
                 side: sname.clone(),
                 card: played.clone(),
                 section: section.map(|s| s.id().to_string()),
                 as_card: (played != effect).then(|| effect.clone()),
             });
-            played_card = Some(played.clone());
+            if t.st.manoeuvres_used.len() < t.st.sides.len() {
+                t.st.manoeuvres_used.resize(t.st.sides.len(), Vec::new());
+            }
+            t.st.manoeuvres_used[side].push(played.clone());
+            // Not a command card, so a Counter-Attack cannot copy it.
+            t.st.last_played[side] = None;
+            for id in &plan.ordered {
+                if let Some(u) = t.st.unit(*id) {
+                    t.ev.push(Event::UnitOrdered {
+                        side: sname.clone(),
+                        unit: u.kind.clone(),
+                        at: u.at,
+                    });
+                }
+            }
+        }
+        Action::Card {
+            played,
+            effect,
+            section,
+        } => {
+            let mut all = vec![(played, effect, section)];
+            for a in &plan.more {
+                if let Action::Card {
+                    played,
+                    effect,
+                    section,
+                } = a
+                {
+                    all.push((played, effect, section));
+                }
+            }
+            for (played, effect, section) in all {
+                if let Some(p) = t.st.hands[side].iter().position(|c| c == played) {
+                    t.st.hands[side].remove(p);
+                }
+                t.ev.push(Event::CardPlayed {
+                    side: sname.clone(),
+                    card: played.clone(),
+                    section: section.map(|s| s.id().to_string()),
+                    as_card: (played != effect).then(|| effect.clone()),
+                });
+                let spec = ctx.r.card(effect);
+                played_cards.push((played.clone(), spec.is_some_and(|c| c.recon)));
+                t.st.last_played[side] = Some(Played {
+                    card: effect.clone(),
+                    section: section.map(|s| s.id().to_string()),
+                });
+            }
             let spec = ctx.r.card(effect);
-            recon = spec.is_some_and(|c| c.recon);
             finest = spec.and_then(|c| c.effect.as_deref()) == Some("their-finest-hour");
-            t.st.last_played[side] = Some(Played {
-                card: effect.clone(),
-                section: section.map(|s| s.id().to_string()),
-            });
             if !matches!(plan.gate, Gate::FinestHour(_)) {
                 for id in &plan.ordered {
                     if let Some(u) = t.st.unit(*id) {
@@ -1541,6 +2028,7 @@ pub fn apply(
                 overrun,
                 firefight,
                 charge,
+                auto_overrun,
             } => {
                 t.battle(
                     line,
@@ -1550,12 +2038,14 @@ pub fn apply(
                     *overrun,
                     *firefight,
                     *charge,
+                    *auto_overrun,
                 );
             }
         }
     }
-    // Draw.
-    if let Some(c) = played_card {
+    // Draw: one card for each card played (Colonel Blimp: up to three).
+    let any_played = !played_cards.is_empty();
+    for (c, recon) in played_cards {
         t.st.discard.push(c);
         if finest {
             let mut all = std::mem::take(&mut t.st.discard);
@@ -1591,6 +2081,8 @@ pub fn apply(
         } else if let Some(c) = t.draw(side) {
             t.st.hands[side].push(c);
         }
+    }
+    if any_played {
         // A hand cut short before a campaign battle draws two a turn until
         // it holds the briefing's number again (seeds/004, Appendix 3).
         if t.st.short_hand.get(side).copied().unwrap_or(false) {
@@ -1682,6 +2174,7 @@ impl Turn<'_, '_, '_> {
         overrun: Option<Hex>,
         firefight: bool,
         charge: bool,
+        auto_overrun: bool,
     ) {
         let ctx = self.ctx;
         let Some(att) = self.st.unit(unit).cloned() else {
@@ -1814,10 +2307,38 @@ impl Turn<'_, '_, '_> {
         if range != 1 || firefight || !vacated {
             return;
         }
-        if let Some(next) = overrun {
+        let overrun = match overrun {
+            Some(h) => Some(Some(h)),
+            None if auto_overrun => Some(None),
+            None => None,
+        };
+        if let Some(named) = overrun {
             if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {
                 return;
             }
+            // The Big Push without a named target: the armour overruns the
+            // weakest enemy unit it may battle from its new hex (fewest
+            // figures, then the lowest unit id), if there is one.
+            let next = match named {
+                Some(h) => h,
+                None => {
+                    let Some(a2) = self.st.unit(unit).cloned() else {
+                        return;
+                    };
+                    let mut foes: Vec<&Unit> = self
+                        .st
+                        .units
+                        .iter()
+                        .filter(|e| e.side != a2.side && e.at.distance(a2.at) == 1)
+                        .filter(|e| target_check(ctx, &self.st, &a2, e.at).is_ok())
+                        .collect();
+                    foes.sort_by_key(|e| (e.figures, e.id));
+                    match foes.first() {
+                        Some(e) => e.at,
+                        None => return,
+                    }
+                }
+            };
             self.overrun_used.insert(unit);
             let Some(a2) = self.st.unit(unit).cloned() else {
                 return;
