@@ -214,9 +214,14 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                         format!("unknown side '{}'", e.side),
                     )
                 })?;
+            let name = r
+                .syw
+                .as_ref()
+                .and_then(|t| t.fog.values().flatten().find(|f| f.id == e.id))
+                .map_or_else(|| e.id.clone(), |f| f.name.clone());
             seq.effects.push(super::syw::Effect {
                 id: e.id.clone(),
-                name: e.id.clone(),
+                name,
                 side,
                 until: e.until,
                 checks: e.checks,

@@ -69,7 +69,18 @@ fn tables(r: &Ruleset) -> Result<&Tables, Rejection> {
 pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Plan>, Rejection> {
     let t = tables(r)?;
     let mut plans: Vec<Plan> = Vec::new();
-    for (n, line, l) in parse(text)? {
+    let parsed = parse(text)?;
+    // Guns named for the fog-of-war table's "relocate and fire" may be
+    // ordered to move and fire; the fire lapses unless the event comes.
+    let fog_guns: Vec<String> = parsed
+        .iter()
+        .filter_map(|(_, _, l)| match l {
+            Line::FogGuns(gs) => Some(gs.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    for (n, line, l) in parsed {
         let (ids, steps, brigade) = match l {
             Line::Pass | Line::FogBrigade(_) | Line::FogGuns(_) => continue,
             Line::Standing { id, .. } => {
@@ -116,7 +127,8 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                 return Err(Rejection::at(n, &line, format!("{} has two orders", u.id)));
             }
             orderable(u).map_err(|m| Rejection::at(n, &line, m))?;
-            check_steps(r, t, st, u, &steps).map_err(|m| Rejection::at(n, &line, m))?;
+            let fog_gun = fog_guns.contains(&u.id);
+            check_steps(r, t, st, u, &steps, fog_gun).map_err(|m| Rejection::at(n, &line, m))?;
             plans.push(Plan {
                 line: n,
                 text: line.clone(),
@@ -135,6 +147,7 @@ fn check_steps(
     st: &State,
     u: &Unit,
     steps: &[Step],
+    fog_gun: bool,
 ) -> Result<(), String> {
     let tr = r.troop(&u.troop).ok_or("unknown troop")?;
     let mut formation = u.formation.clone();
@@ -160,7 +173,7 @@ fn check_steps(
             Step::Limber => formation = "limbered".into(),
             Step::Unlimber => formation = "deployed".into(),
             Step::FireAt(x) => {
-                if moves {
+                if moves && !fog_gun {
                     return Err(format!(
                         "{}: units that move cannot fire (except response fire)",
                         u.id
@@ -169,7 +182,9 @@ fn check_steps(
                 let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
                 let mut sh = u.clone();
                 sh.formation = formation.clone();
-                fire_check(r, t, st, &sh, tg)?;
+                if !moves {
+                    fire_check(r, t, st, &sh, tg)?;
+                }
             }
             Step::Charge(x) => {
                 let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
@@ -264,8 +279,9 @@ fn charge_geometry(r: &Ruleset, _st: &State, ch: &Unit, tg: &Unit) -> ChargeGeo 
     let from = ch.front;
     let mut best = (0usize, i128::MIN);
     for (k, (a, b)) in tfp.edges().iter().enumerate() {
-        // Outward is to the left of a->b for clockwise corners.
-        let c = g::cross(*b, *a, from);
+        // Outward is to the left of a->b (the corners run clockwise):
+        // a positive cross product is outside that edge.
+        let c = g::cross(*a, *b, from);
         let len2 = a.dist2(*b).max(1);
         // Compare signed distances c/|ab| across edges: c^2/len2 with sign.
         let score = if c >= 0 {
@@ -538,6 +554,9 @@ struct Turn<'a, 'c, 'd> {
     counter: BTreeSet<String>,
     responded: BTreeSet<(String, String)>,
     moved: BTreeSet<String>,
+    /// Units whose move was stopped (terrain edge, 3" from the enemy, a
+    /// unit or the table edge in the way): no minimum move after that.
+    halted: BTreeSet<String>,
     fog_brigade: Option<String>,
     fog_guns: Vec<String>,
 }
@@ -762,6 +781,7 @@ pub fn run(
         counter: BTreeSet::new(),
         responded: BTreeSet::new(),
         moved: BTreeSet::new(),
+        halted: BTreeSet::new(),
         fog_brigade: None,
         fog_guns: Vec::new(),
     };
@@ -1142,6 +1162,8 @@ fn compulsory(tn: &mut Turn<'_, '_, '_>) {
         let Some(u) = tn.st.unit(&id).cloned() else {
             continue;
         };
+        // It has moved this player-turn (no clearing its disorder now).
+        tn.moved.insert(id.clone());
         let rout = u.forced == Some(Forced::Rout);
         let dice = tn.t.troop(&u.troop).map_or(1, |t| t.move_dice);
         let thrown = tn.rolls(dice);
@@ -1317,6 +1339,7 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
         .units
         .iter()
         .filter(|u| u.side == tn.side && u.marker.is_some() && u.forced.is_none())
+        .filter(|u| !tn.moved.contains(&u.id))
         .map(|u| u.id.clone())
         .collect();
     for id in ids {
@@ -1381,12 +1404,14 @@ fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, 
     let any_disordered = units.iter().any(Turn::disordered);
     let mut why = vec![format!("{base}d6")];
     let mut extra = 0u32;
+    let mut commanded = false;
     if !any_disordered {
         if brigade {
             extra += tn.t.brigade_dice;
             why.push(format!("brigade +{}d", tn.t.brigade_dice));
         }
         if units.iter().all(|u| tn.command_near(u).is_some()) {
+            commanded = true;
             extra += tn.t.command_dice;
             why.push(format!("command in 18\" +{}d", tn.t.command_dice));
         }
@@ -1402,7 +1427,8 @@ fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, 
     } else {
         why.push("disordered: basic rate only".into());
     }
-    if !units.iter().all(|u| tn.command_near(u).is_some()) && units.iter().all(|u| tn.inspired(u)) {
+    // Inspired command: "whatever their circumstances" (disordered too).
+    if !commanded && units.iter().all(|u| tn.inspired(u)) {
         extra += tn.t.command_dice;
         why.push(format!("inspired command +{}d", tn.t.command_dice));
     }
@@ -1471,6 +1497,7 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
         v.front = g::offset(cur.front, i64::from(cur.facing), fwd, 0);
         let fp = footprint(tn.r, &v);
         if !tn.st.on_table(&fp) {
+            tn.halted.insert(id.to_string());
             break;
         }
         if tn
@@ -1479,6 +1506,7 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
             .iter()
             .any(|o| o.id != v.id && g::overlap(&footprint(tn.r, o), &fp))
         {
+            tn.halted.insert(id.to_string());
             break;
         }
         if !charging {
@@ -1490,6 +1518,7 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
                         .at_least(tn.t.stop_short)
             });
             if close {
+                tn.halted.insert(id.to_string());
                 tn.note(
                     "stop",
                     format!("{id} stops 3\" from the enemy"),
@@ -1530,6 +1559,7 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
                 ),
                 json!({"unit": id}),
             );
+            tn.halted.insert(id.to_string());
             break;
         }
     }
@@ -1913,7 +1943,7 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
         }
     }
     // Minimum move: green the full throw, trained at least half.
-    if forward_used && tn.st.unit(&id).is_some() {
+    if forward_used && tn.st.unit(&id).is_some() && !tn.halted.contains(&id) {
         let min = tn.st.unit(&id).map_or(0, |u| tn.t.exp(u).minimum);
         let need = allow * i64::from(min) / 100;
         if total < need && left > 0 {
@@ -2084,6 +2114,8 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
                 geo.facing
             },
         );
+        // It came into the target's arc without contact: response fire.
+        response_fire(tn, id);
         tn.disorder(id);
         tn.note(
             "charge_short",
@@ -2265,7 +2297,7 @@ fn fire(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
             else {
                 break;
             };
-            if tn.moved.contains(&sh.id) && !relocate.contains(&sh.id) {
+            if tn.moved.contains(&sh.id) && (!relocate.contains(&sh.id) || Turn::disordered(&sh)) {
                 tn.note(
                     "lapse",
                     format!("{}: it moved, so it cannot fire", sh.id),
