@@ -958,19 +958,32 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
                     tn.destroy(&c, "commander killed by a stray shell");
                 } else {
                     let depth = tn.st.depth;
-                    if let Some(u) = tn.st.unit_mut(&c) {
+                    if let Some(u) = tn.st.unit(&c).cloned() {
                         let y = if side == 0 { 0 } else { depth };
                         let facing = if side == 0 { 0 } else { 180 };
-                        let x = u.front.x;
-                        u.facing = facing;
-                        // The front a base-depth in from the edge.
-                        u.front = Pt::new(x, y);
-                        let fp = footprint(tn.r, u);
-                        let inward = if side == 0 { fp.depth } else { -fp.depth };
-                        u.front = Pt::new(x, y + inward);
+                        let mut v = u.clone();
+                        v.facing = facing;
+                        let d = footprint(tn.r, &v).depth;
+                        let inward = if side == 0 { d } else { -d };
+                        // The nearest clear place on its edge: straight
+                        // back, else 2" to either side, and so on.
+                        for k in 0..60i64 {
+                            let off =
+                                if k % 2 == 1 { (k + 1) / 2 } else { -(k / 2) } * 2 * PER_INCH;
+                            v.front = Pt::new(u.front.x + off, y + inward);
+                            if clear_of_all(tn, &v) {
+                                break;
+                            }
+                        }
+                        if clear_of_all(tn, &v) {
+                            if let Some(x) = tn.st.unit_mut(&c) {
+                                x.front = v.front;
+                                x.facing = v.facing;
+                            }
+                        }
                         text = format!(
                             "{c} is unhorsed and returns to its own table edge at x = {}",
-                            fmt_len(x)
+                            fmt_len(v.front.x)
                         );
                     }
                 }
@@ -982,15 +995,28 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
                 let at = tn.st.unit(&a).map(|u| (u.front, u.facing));
                 let mut k = 0i64;
                 for c in tn.commanders(side).into_iter().filter(|c| *c != a) {
-                    k += 1;
-                    if let (Some((p, f)), Some(u)) = (at, tn.st.unit_mut(&c)) {
-                        let off = if k % 2 == 1 {
-                            k.div_euclid(2) + 1
-                        } else {
-                            -(k / 2)
-                        };
-                        u.front = g::offset(p, i64::from(f), 0, off * 2 * PER_INCH);
-                        u.facing = f;
+                    // Beside the army commander, 2" apart, right then left,
+                    // at the first clear place.
+                    if let (Some((p, f)), Some(u)) = (at, tn.st.unit(&c).cloned()) {
+                        let mut v = u.clone();
+                        v.facing = f;
+                        let mut placed = false;
+                        while k < 60 && !placed {
+                            k += 1;
+                            let off = if k % 2 == 1 {
+                                k.div_euclid(2) + 1
+                            } else {
+                                -(k / 2)
+                            };
+                            v.front = g::offset(p, i64::from(f), 0, off * 2 * PER_INCH);
+                            placed = clear_of_all(tn, &v);
+                        }
+                        if placed {
+                            if let Some(x) = tn.st.unit_mut(&c) {
+                                x.front = v.front;
+                                x.facing = v.facing;
+                            }
+                        }
                     }
                     units.push(c);
                 }
@@ -1126,7 +1152,11 @@ fn fog_advance(tn: &mut Turn<'_, '_, '_>) {
                     let ok =
                         tn.r.troop(&tn.st.unit(&id).map(|u| u.troop.clone()).unwrap_or_default())
                             .is_some_and(|t| t.formations.iter().any(|f| f == "attack"));
-                    if ok {
+                    let mut v = tn.st.unit(&id).cloned();
+                    if let Some(v) = v.as_mut() {
+                        v.formation = "attack".into();
+                    }
+                    if ok && v.as_ref().is_some_and(|v| clear_of_all(tn, v)) {
                         if let Some(u) = tn.st.unit_mut(&id) {
                             u.formation = "attack".into();
                         }
@@ -1898,38 +1928,53 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                     fmt_len(cost)
                 ));
             }
-            Step::About => {
-                if let Some(u) = tn.st.unit(&id).cloned() {
-                    let fp = footprint(tn.r, &u);
-                    let mut v = u.clone();
-                    v.facing = g::norm_deg(i64::from(u.facing) + 180);
-                    v.front = g::offset(u.front, i64::from(u.facing), -fp.depth, 0);
-                    if let Some(x) = tn.st.unit_mut(&id) {
-                        x.facing = v.facing;
-                        x.front = v.front;
-                    }
-                }
-                formed = true;
-                measured.push("about".into());
-            }
-            Step::Form(f) => {
-                if let Some(x) = tn.st.unit_mut(&id) {
-                    x.formation = f.clone();
-                }
-                formed = true;
-                measured.push(format!("forms {f}"));
-            }
-            Step::Limber | Step::Unlimber => {
-                let f = if matches!(s, Step::Limber) {
-                    "limbered"
-                } else {
-                    "deployed"
+            Step::About | Step::Form(_) | Step::Limber | Step::Unlimber => {
+                let Some(u) = tn.st.unit(&id).cloned() else {
+                    return;
                 };
+                let mut v = u.clone();
+                let what = match s {
+                    Step::About => {
+                        let fp = footprint(tn.r, &u);
+                        v.facing = g::norm_deg(i64::from(u.facing) + 180);
+                        v.front = g::offset(u.front, i64::from(u.facing), -fp.depth, 0);
+                        "about".to_string()
+                    }
+                    Step::Form(f) => {
+                        v.formation = f.clone();
+                        format!("forms {f}")
+                    }
+                    Step::Limber => {
+                        v.formation = "limbered".into();
+                        "limbered".to_string()
+                    }
+                    _ => {
+                        v.formation = "deployed".into();
+                        "deployed".to_string()
+                    }
+                };
+                // The new ground must be on the table and clear of others.
+                let nfp = footprint(tn.r, &v);
+                let blocked = tn
+                    .st
+                    .units
+                    .iter()
+                    .find(|o| o.id != id && g::overlap(&footprint(tn.r, o), &nfp))
+                    .map(|o| o.id.clone());
+                if !tn.st.on_table(&nfp) || blocked.is_some() {
+                    measured.push(format!(
+                        "{what}: no room ({})",
+                        blocked.unwrap_or_else(|| "the table edge".into())
+                    ));
+                    continue;
+                }
                 if let Some(x) = tn.st.unit_mut(&id) {
-                    x.formation = f.into();
+                    x.facing = v.facing;
+                    x.front = v.front;
+                    x.formation = v.formation.clone();
                 }
                 formed = true;
-                measured.push(f.to_string());
+                measured.push(what);
             }
             Step::Hold | Step::FireAt(_) => {}
             Step::Charge(target) => {
@@ -2104,7 +2149,7 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
         } else {
             toward(geo.approach, geo.contact, d - leg)
         };
-        place_charger(
+        let _ = place_charger(
             tn,
             id,
             end,
@@ -2169,7 +2214,7 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             json!({"unit": target}),
         );
         if fires {
-            place_charger(tn, id, geo.contact, geo.facing);
+            let _ = place_charger(tn, id, geo.contact, geo.facing);
             let supported = false;
             shoot_response(tn, target, id, front_contact && !supported, "charged");
             if tn.st.unit(id).is_none() {
@@ -2198,11 +2243,54 @@ fn standing_response(tn: &Turn<'_, '_, '_>, u: &Unit) -> String {
     }
 }
 
-fn place_charger(tn: &mut Turn<'_, '_, '_>, id: &str, front: Pt, facing: i32) {
-    if let Some(x) = tn.st.unit_mut(id) {
-        x.front = front;
-        x.facing = facing;
+/// Put a charger's front at `front`; if its ground there would overlap a
+/// unit (or leave the table), it stops short on the line back toward where
+/// it started, at the first clear place. True if it got to `front`.
+fn place_charger(tn: &mut Turn<'_, '_, '_>, id: &str, front: Pt, facing: i32) -> bool {
+    let Some(u) = tn.st.unit(id).cloned() else {
+        return false;
+    };
+    let clear = |tn: &Turn<'_, '_, '_>, v: &Unit| {
+        let fp = footprint(tn.r, v);
+        tn.st.on_table(&fp)
+            && !tn
+                .st
+                .units
+                .iter()
+                .any(|o| o.id != v.id && g::overlap(&footprint(tn.r, o), &fp))
+    };
+    let len = isqrt_up(u.front.dist2(front));
+    let mut back = 0;
+    while back <= len {
+        // Sixteenths first (a turned footprint's corners are rounded), then
+        // quarter inches.
+        let mut v = u.clone();
+        v.front = toward(front, u.front, back);
+        v.facing = facing;
+        if back == len {
+            v.facing = u.facing;
+        }
+        if clear(tn, &v) {
+            if let Some(x) = tn.st.unit_mut(id) {
+                x.front = v.front;
+                x.facing = v.facing;
+            }
+            return back <= 2;
+        }
+        back += if back < 4 { 1 } else { PER_INCH / 4 };
     }
+    false
+}
+
+/// True if the unit's ground is on the table and overlaps no other unit.
+fn clear_of_all(tn: &Turn<'_, '_, '_>, v: &Unit) -> bool {
+    let fp = footprint(tn.r, v);
+    tn.st.on_table(&fp)
+        && !tn
+            .st
+            .units
+            .iter()
+            .any(|o| o.id != v.id && g::overlap(&footprint(tn.r, o), &fp))
 }
 
 fn stop_charge(tn: &mut Turn<'_, '_, '_>, id: &str, geo: &ChargeGeo, allow: i64, why: &str) {
@@ -2225,7 +2313,7 @@ fn stop_charge(tn: &mut Turn<'_, '_, '_>, id: &str, geo: &ChargeGeo, allow: i64,
                 .iter()
                 .any(|o| o.id != id && g::overlap(&footprint(tn.r, o), &fp))
         {
-            place_charger(tn, id, end, geo.facing);
+            let _ = place_charger(tn, id, end, geo.facing);
         }
     }
     tn.disorder(id);
@@ -2237,7 +2325,15 @@ fn stop_charge(tn: &mut Turn<'_, '_, '_>, id: &str, geo: &ChargeGeo, allow: i64,
 }
 
 fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _first: bool) {
-    place_charger(tn, id, geo.contact, geo.facing);
+    if !place_charger(tn, id, geo.contact, geo.facing) {
+        tn.disorder(id);
+        tn.note(
+            "charge_short",
+            format!("{id} fails to contact {target}: another unit is in the way; disordered"),
+            json!({"unit": id}),
+        );
+        return;
+    }
     let Some(tg) = tn.st.unit(target).cloned() else {
         return;
     };
