@@ -32,9 +32,28 @@ struct CaseFile {
     units: Vec<Placement>,
     #[serde(default)]
     turn: Option<u32>,
+    /// Seven Years' War: whose player-turn it is (default the first side).
+    #[serde(default)]
+    active: Option<String>,
+    /// Seven Years' War: fog-of-war effects already in force.
+    #[serde(default)]
+    effects: Vec<EffectFile>,
     r#move: MovePart,
     #[serde(default)]
     expect: ExpectPart,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EffectFile {
+    id: String,
+    side: String,
+    /// The player-turn before which it ends (turn 1's first player is 0).
+    until: u32,
+    #[serde(default)]
+    checks: u32,
+    #[serde(default)]
+    units: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +87,9 @@ struct ExpectPart {
     report: Vec<String>,
     #[serde(default)]
     winner: Option<String>,
+    /// Seven Years' War: fog-of-war effects in force after the player-turn.
+    #[serde(default)]
+    effects: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +122,9 @@ struct ExpectUnit {
     guns_destroyed: Option<usize>,
     #[serde(default)]
     crossing: Option<u32>,
+    /// Seven Years' War: "red", "orange" or "none".
+    #[serde(default)]
+    marker: Option<String>,
 }
 
 fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
@@ -158,6 +183,58 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     st.moves = 99;
     if let Some(t) = cf.turn {
         st.turn = t;
+    }
+    if let Some(seq) = st.syw.as_mut() {
+        if let Some(a) = &cf.active {
+            seq.active = cf
+                .sides
+                .clone()
+                .unwrap_or_else(|| vec!["british".into(), "french".into()])
+                .iter()
+                .position(|s| s.eq_ignore_ascii_case(a.trim()))
+                .ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        text.find("active").unwrap_or(0),
+                        format!("unknown side '{a}'"),
+                    )
+                })?;
+        }
+        for e in &cf.effects {
+            let side = st
+                .sides
+                .iter()
+                .position(|s| s.eq_ignore_ascii_case(e.side.trim()))
+                .ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        text.find("effects").unwrap_or(0),
+                        format!("unknown side '{}'", e.side),
+                    )
+                })?;
+            let name = r
+                .syw
+                .as_ref()
+                .and_then(|t| t.fog.values().flatten().find(|f| f.id == e.id))
+                .map_or_else(|| e.id.clone(), |f| f.name.clone());
+            seq.effects.push(super::syw::Effect {
+                id: e.id.clone(),
+                name,
+                side,
+                until: e.until,
+                checks: e.checks,
+                units: e.units.iter().map(|u| u.to_ascii_uppercase()).collect(),
+            });
+        }
+    } else if cf.active.is_some() || !cf.effects.is_empty() {
+        return Err(at(
+            text,
+            file,
+            0,
+            "active and effects are Seven Years' War keys",
+        ));
     }
     let mut faces = Vec::new();
     for d in &cf.r#move.dice {
@@ -322,6 +399,12 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                 problems.push(format!("{}: guns destroyed expected {n}, got {got}", u.id));
             }
         }
+        if let Some(m) = &eu.marker {
+            let got = u.marker.clone().unwrap_or_else(|| "none".into());
+            if got != *m {
+                problems.push(format!("{}: marker expected {m}, got {got}", u.id));
+            }
+        }
         if let Some(n) = eu.crossing {
             if u.crossing != n {
                 problems.push(format!(
@@ -359,6 +442,17 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     for want in &e.report {
         if !joined.contains(want.as_str()) {
             problems.push(format!("the report does not say \"{want}\""));
+        }
+    }
+    if let Some(want) = &e.effects {
+        let got: Vec<String> = out
+            .st
+            .syw
+            .as_ref()
+            .map(|s| s.effects.iter().map(|x| x.id.clone()).collect())
+            .unwrap_or_default();
+        if got != *want {
+            problems.push(format!("effects in force: expected {want:?}, got {got:?}"));
         }
     }
     if let Some(w) = &e.winner {

@@ -11,6 +11,7 @@ pub mod random;
 pub mod report;
 pub mod ruleset;
 pub mod state;
+pub mod syw;
 
 use super::{
     Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
@@ -23,7 +24,7 @@ pub use state::State;
 /// How the measured family joins the judge.
 pub const ENTRY: FamilyEntry = FamilyEntry {
     name: "measured",
-    rulesets: &["charge"],
+    rulesets: &["charge", "seven-years-war"],
     owns: owns_ruleset,
     load: load_ruleset,
     scenarios: shipped_scenarios,
@@ -31,10 +32,12 @@ pub const ENTRY: FamilyEntry = FamilyEntry {
 };
 
 fn owns_ruleset(id: &str) -> bool {
-    id == "charge"
-        || id
-            .strip_prefix("charge")
-            .is_some_and(|rest| rest.starts_with('-'))
+    ["charge", "seven-years-war"].iter().any(|base| {
+        id == *base
+            || id
+                .strip_prefix(base)
+                .is_some_and(|rest| rest.starts_with('-'))
+    })
 }
 
 fn load_ruleset(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError> {
@@ -59,10 +62,28 @@ impl Family for Ruleset {
     }
 
     fn order_words(&self) -> &'static [&'static str] {
-        orders::ORDER_WORDS
+        if self.syw.is_some() {
+            syw::orders::ORDER_WORDS
+        } else {
+            orders::ORDER_WORDS
+        }
     }
 
     fn order_help(&self) -> String {
+        if self.syw.is_some() {
+            return "Seven Years' War orders, one line per unit or brigade, steps in order;
+the judge throws the movement dice, so FORWARD n goes up to n inches:
+  UNIT <name>: FORWARD 8, WHEEL LEFT 20     | FORWARD ALL (as far as the dice allow)
+  BRIGADE <brigade>: FORWARD ALL            one throw for the brigade, +1 die
+  steps: FORWARD n|ALL | BACK n | WHEEL LEFT|RIGHT deg | ABOUT | HOLD
+         FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
+         FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
+  STANDING <name>: EVADE | STAND | COUNTER-CHARGE, RESPONSE FIRE | HOLD FIRE | NONE
+  FOG BRIGADE <brigade>    FOG GUNS <u> [<u> <u>]   (if the fog-of-war table calls)
+  PASS                                   no orders this player-turn
+"
+            .to_string();
+        }
         "Measured-table orders (Charge!), one line per unit, steps in order:\n\
   UNIT <name>: FORWARD 6, WHEEL LEFT 30, FIRE AT <unit>\n\
   steps: FORWARD n | BACK n (inches, 7.5 or 7 1/2) | WHEEL LEFT|RIGHT deg | ABOUT\n\
@@ -118,6 +139,26 @@ impl Family for Ruleset {
     }
 
     fn phase(&self, s: &State) -> Phase {
+        if self.syw.is_some() {
+            let sides: Vec<String> = syw::engine::needs(s)
+                .iter()
+                .map(|i| s.sides[*i].clone())
+                .collect();
+            let what = if s.over {
+                "game over".to_string()
+            } else {
+                format!(
+                    "turn {}: {}'s player-turn (the other side answers by its standing orders)",
+                    s.turn,
+                    sides.join(", ")
+                )
+            };
+            return Phase {
+                name: if s.over { "over" } else { "player-turn" }.into(),
+                sides,
+                what,
+            };
+        }
         let sides: Vec<String> = engine::needs(s)
             .iter()
             .map(|i| s.sides[*i].clone())
@@ -148,6 +189,37 @@ impl Family for Ruleset {
     }
 
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        if self.syw.is_some() {
+            let o = [Orders {
+                side: side.to_string(),
+                text: orders.to_string(),
+            }];
+            syw::engine::run(self, s, &o, None)?;
+            return Ok(syw::orders::parse(orders)?
+                .into_iter()
+                .map(|(_, text, l)| match l {
+                    syw::orders::Line::Pass => "PASS".to_string(),
+                    syw::orders::Line::Unit { id, steps } => format!(
+                        "UNIT {}: {}",
+                        s.unit(&id).map_or(id.clone(), |u| u.id.clone()),
+                        steps
+                            .iter()
+                            .map(syw::orders::Step::canonical)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    syw::orders::Line::Brigade { id, steps } => format!(
+                        "BRIGADE {id}: {}",
+                        steps
+                            .iter()
+                            .map(syw::orders::Step::canonical)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    _ => text.to_ascii_uppercase(),
+                })
+                .collect());
+        }
         let o = [Orders {
             side: side.to_string(),
             text: orders.to_string(),
@@ -179,6 +251,10 @@ impl Family for Ruleset {
         orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        if self.syw.is_some() {
+            let out = syw::engine::run(self, s, orders, Some(chance))?;
+            return Ok((out.st, out.ev));
+        }
         let out = engine::run(self, s, orders, Some(chance))?;
         Ok((out.st, out.ev))
     }

@@ -1,6 +1,7 @@
 //! Random legal orders for a measured game (the property test): each unit
 //! tries a few random steps (move, wheel, form, fire, charge) and keeps the
-//! first the engine's check accepts; a unit that finds none holds.
+//! first the engine's check accepts; a unit that finds none holds. For the
+//! Seven Years' War also random standing orders and fog-table choices.
 
 use super::engine;
 use super::ruleset::Ruleset;
@@ -25,12 +26,63 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
         .filter(|u| u.side != side)
         .map(|u| u.id.clone())
         .collect();
+    let syw = r.syw.is_some();
+    if syw {
+        // The Seven Years' War's own lines: standing orders and the fog
+        // table's choices, now and then.
+        let mine: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| u.id.clone())
+            .collect();
+        let brigades: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && !u.brigade.is_empty() && u.brigade != "ARMY")
+            .map(|u| u.brigade.clone())
+            .collect();
+        if let Some(u) = pick(rng, &mine) {
+            let s = match rng.roll(5) {
+                1 => "EVADE",
+                2 => "STAND",
+                3 => "COUNTER-CHARGE",
+                4 => "HOLD FIRE",
+                _ => "RESPONSE FIRE",
+            };
+            lines.push(format!("STANDING {u}: {s}"));
+        }
+        if let Some(b) = pick(rng, &brigades) {
+            lines.push(format!("FOG BRIGADE {b}"));
+        }
+        let guns: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && r.troop(&u.troop).is_some_and(|t| t.class == "artillery"))
+            .map(|u| u.id.clone())
+            .collect();
+        if !guns.is_empty() {
+            lines.push(format!(
+                "FOG GUNS {}",
+                guns.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
+            ));
+        }
+    }
     for u in st.units.iter().filter(|u| u.side == side) {
         if engine::orderable(u).is_err() {
             continue;
         }
         for _ in 0..4 {
             let step = match rng.roll(9) {
+                1 if syw => "FORWARD ALL".into(),
+                5 if syw => match rng.roll(6) {
+                    1 => "FORM LINE".into(),
+                    2 => "FORM MARCH".into(),
+                    3 => "FORM ATTACK".into(),
+                    4 => "FORM SQUARE".into(),
+                    5 => "LIMBER".into(),
+                    _ => "UNLIMBER".into(),
+                },
                 1 | 2 => format!("FORWARD {}", rng.roll(8)),
                 3 => format!("BACK {}", rng.roll(3)),
                 4 => format!(
@@ -67,11 +119,10 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
             }
         }
     }
-    if lines.is_empty() {
-        "PASS\n".into()
-    } else {
-        lines.join("\n") + "\n"
+    if lines.iter().all(|l| !l.starts_with("UNIT ")) {
+        lines.push("PASS".into());
     }
+    lines.join("\n") + "\n"
 }
 
 /// Every needed side's random orders for the move.

@@ -73,6 +73,17 @@ fn at(x: i64, y: i64) -> String {
 
 fn status(u: &Unit) -> String {
     let mut s = Vec::new();
+    if !u.experience.is_empty() {
+        s.push(u.experience.clone());
+        if !u.brigade.is_empty() {
+            s.push(format!("brigade {}", u.brigade));
+        }
+        match u.marker.as_deref() {
+            Some("red") => s.push("RED marker (reforming)".into()),
+            Some("orange") => s.push("ORANGE marker (disordered)".into()),
+            _ => {}
+        }
+    }
     if u.broken {
         s.push("BROKEN (50%)".to_string());
     }
@@ -294,6 +305,9 @@ fn js(v: &Value, k: &str) -> String {
 #[must_use]
 pub fn describe(e: &Value) -> Option<String> {
     let k = e.get("kind")?.as_str()?;
+    if e.get("syw").is_some() {
+        return Some(js(e, "text"));
+    }
     Some(match k {
         "move" => format!("Move {}:", js(e, "turn")),
         "moved" => {

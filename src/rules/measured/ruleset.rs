@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 pub const CHARGE: &str = include_str!("../../../rulesets/charge.toml");
+pub const SEVEN_YEARS_WAR: &str = include_str!("../../../rulesets/seven-years-war.toml");
 
 /// A length in inches as the file writes it (a number).
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -176,7 +177,7 @@ pub struct TerrainFile {
     pub line: bool,
     pub r#move: BTreeMap<String, u32>,
 }
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeleeFile {
     pub combats: Vec<[String; 4]>,
@@ -191,7 +192,7 @@ pub struct MeleeFile {
     pub break_in: Vec<u32>,
     pub moves: u32,
 }
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoraleFile {
     pub good: i32,
@@ -314,7 +315,7 @@ impl Terrain {
 }
 
 /// A measured ruleset, checked and in sixteenths.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Ruleset {
     pub id: String,
     pub name: String,
@@ -350,6 +351,10 @@ pub struct Ruleset {
     pub lc_wheel: i64,
     pub lc_wheel_within: i64,
     pub ride_down: Vec<RideDown>,
+    /// The Seven Years' War's own tables and procedures (None: Charge!).
+    /// Its troops and terrain fill `troops` and `terrain` above; the
+    /// Charge! tables stay empty.
+    pub syw: Option<Box<super::syw::Tables>>,
 }
 
 /// The band a distance (exact squared) falls in: the first whose far edge
@@ -363,6 +368,7 @@ impl Ruleset {
     pub fn builtin(id: &str) -> Result<Ruleset, DataError> {
         match id {
             "charge" => Self::from_toml(CHARGE, "rulesets/charge.toml"),
+            "seven-years-war" => Self::from_toml(SEVEN_YEARS_WAR, "rulesets/seven-years-war.toml"),
             other => Err(DataError::UnknownRuleset(other.to_string())),
         }
     }
@@ -373,6 +379,21 @@ impl Ruleset {
     }
 
     pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
+        // The procedures key names the set whose procedures the file's
+        // tables feed; without it, Charge!.
+        let probe: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+        match probe.get("procedures").and_then(toml::Value::as_str) {
+            None => {}
+            Some("seven-years-war") => return super::syw::from_toml(text, file),
+            Some(other) => {
+                return Err(at(
+                    text,
+                    file,
+                    text.find("procedures").unwrap_or(0),
+                    format!("procedures: '{other}' is not a measured set (seven-years-war, or none for Charge!)"),
+                ))
+            }
+        }
         let f: RuleFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
         let bad = |key: &str, msg: String| -> DataError {
             at(text, file, text.find(key).unwrap_or(0), msg)
@@ -579,6 +600,7 @@ impl Ruleset {
             lc_wheel: i64::from(f.charge.light_cavalry_wheel),
             lc_wheel_within: len("[charge]", f.charge.light_cavalry_wheel_within)?,
             ride_down: f.charge.ride_down.clone(),
+            syw: None,
         })
     }
 }

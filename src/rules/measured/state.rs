@@ -103,6 +103,23 @@ pub struct Unit {
     /// the +1 / +2 of attackers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exhausted_since: Option<u32>,
+    /// Seven Years' War: green, trained or veteran (empty elsewhere).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub experience: String,
+    /// Seven Years' War: the brigade (a command unit: the brigade it
+    /// commands, or "army" for the army commander).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub brigade: String,
+    /// Seven Years' War: "red" (reforming) or "orange" (disordered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marker: Option<String>,
+    /// Seven Years' War: the game turn of its last morale TEST.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tested: u32,
+    /// Seven Years' War: routed at least one move already (later moves go
+    /// to its own edge).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub routed_before: bool,
 }
 
 impl Unit {
@@ -137,8 +154,19 @@ pub struct Shape {
 pub fn shape(t: &Troop, u: &Unit) -> Shape {
     let n = u.rf.max(1);
     let (files, ranks, pitch) = match u.formation.as_str() {
-        "column" => {
+        "column" | "march" => {
             let files = t.column_files.min(n);
+            (files, n.div_ceil(files), t.fig_w)
+        }
+        "attack" => {
+            let ranks = 3.min(n);
+            (n.div_ceil(ranks), ranks, t.fig_w)
+        }
+        "square" => {
+            let mut files = 1;
+            while files * files < n {
+                files += 1;
+            }
             (files, n.div_ceil(files), t.fig_w)
         }
         "open" => (n, 1, t.fig_w + t.open_spacing),
@@ -220,6 +248,10 @@ pub struct State {
     pub removed: Vec<u32>,
     pub over: bool,
     pub winner: Option<String>,
+    /// The Seven Years' War's player-turn and fog-of-war effects (None for
+    /// rulesets played in simultaneous moves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syw: Option<Box<super::syw::Sequence>>,
 }
 
 impl State {
@@ -357,6 +389,16 @@ pub struct Placement {
     pub melee_moves: u32,
     #[serde(default)]
     pub attacker: bool,
+    /// Seven Years' War: experience, brigade, marker ("red"/"orange").
+    #[serde(default)]
+    pub experience: Option<String>,
+    #[serde(default)]
+    pub brigade: Option<String>,
+    #[serde(default)]
+    pub marker: Option<String>,
+    /// Seven Years' War: already routing (forced "rout") or retreating.
+    #[serde(default)]
+    pub forced: Option<String>,
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -508,6 +550,7 @@ pub fn place(
         removed: vec![0; 2],
         over: false,
         winner: None,
+        syw: r.syw.as_ref().map(|_| Box::default()),
     };
     for p in units {
         let id = p.id.get_ref().trim().to_ascii_uppercase();
@@ -639,7 +682,7 @@ pub fn place(
             })
             .collect();
         let mut standing = Vec::new();
-        for s in &p.standing {
+        for s in p.standing.iter().filter(|_| r.syw.is_none()) {
             let s = s.trim().to_ascii_uppercase();
             if !STANDING.contains(&s.as_str()) {
                 return Err(at(
@@ -677,7 +720,21 @@ pub fn place(
             rest: p.rest.unwrap_or(0),
             standing,
             exhausted_since: None,
+            experience: String::new(),
+            brigade: p
+                .brigade
+                .clone()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_uppercase(),
+            marker: None,
+            tested: 0,
+            routed_before: false,
         };
+        let mut u = u;
+        if let Some(sy) = &r.syw {
+            super::syw::place_unit(sy, t, p, &mut u).map_err(|m| at(text, file, off, m))?;
+        }
         let fp = footprint(r, &u);
         if !st.on_table(&fp) {
             return Err(at(
@@ -690,9 +747,8 @@ pub fn place(
         if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
             return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
         }
-        let mut u = u;
         // Placed at half strength or less: already broken (the 50% rule).
-        if u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
+        if r.syw.is_none() && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
             u.broken = true;
             u.forced = Some(Forced::Rout);
         }
@@ -795,8 +851,15 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<State, DataError> {
 }
 
 /// Shipped scenarios: (id, ruleset id, text).
-pub const SHIPPED: &[(&str, &str, &str)] = &[(
-    "el-bodon-1811",
-    "charge",
-    include_str!("../../../scenarios/charge/el-bodon-1811.toml"),
-)];
+pub const SHIPPED: &[(&str, &str, &str)] = &[
+    (
+        "el-bodon-1811",
+        "charge",
+        include_str!("../../../scenarios/charge/el-bodon-1811.toml"),
+    ),
+    (
+        "minden-1759",
+        "seven-years-war",
+        include_str!("../../../scenarios/seven-years-war/minden-1759.toml"),
+    ),
+];

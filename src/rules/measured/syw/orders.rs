@@ -1,0 +1,310 @@
+//! The Seven Years' War order language (docs/orders.md, "Seven Years'
+//! War"): one line per unit or brigade, its steps in order; how far a unit
+//! goes is thrown by the judge, so a FORWARD is "up to" that many inches.
+//!
+//! ```text
+//! UNIT 1GDS: FORWARD 12, WHEEL LEFT 20
+//! UNIT 1GDS: FORWARD ALL
+//! BRIGADE WALDGRAVE: FORWARD 6          # the whole brigade, one throw, +1d
+//! UNIT BAT1: FIRE AT FR3
+//! UNIT HUS: CHARGE FR2
+//! STANDING FR2: EVADE                   # or STAND, COUNTER-CHARGE, RESPONSE FIRE, HOLD FIRE, NONE
+//! FOG BRIGADE WALDGRAVE                 # the brigade an event of the table would move
+//! FOG GUNS BAT1 BAT2                    # the guns an event would let fire
+//! PASS
+//! ```
+
+use super::super::geometry::{fmt_len, parse_len, MAX_TABLE_INCHES};
+use super::STANDING;
+use crate::rules::Rejection;
+
+/// One step of a unit's move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Straight ahead up to this far (None: as far as the dice allow).
+    Forward(Option<i64>),
+    Back(i64),
+    /// Pivot on a flank; negative degrees wheel left.
+    Wheel(i64),
+    About,
+    Form(String),
+    Limber,
+    Unlimber,
+    Hold,
+    FireAt(String),
+    Charge(String),
+}
+
+impl Step {
+    #[must_use]
+    pub fn canonical(&self) -> String {
+        match self {
+            Step::Forward(None) => "FORWARD ALL".into(),
+            Step::Forward(Some(d)) => format!("FORWARD {}", fmt_len(*d)),
+            Step::Back(d) => format!("BACK {}", fmt_len(*d)),
+            Step::Wheel(a) if *a < 0 => format!("WHEEL LEFT {}", -a),
+            Step::Wheel(a) => format!("WHEEL RIGHT {a}"),
+            Step::About => "ABOUT".into(),
+            Step::Form(f) => format!("FORM {}", f.to_ascii_uppercase()),
+            Step::Limber => "LIMBER".into(),
+            Step::Unlimber => "UNLIMBER".into(),
+            Step::Hold => "HOLD".into(),
+            Step::FireAt(t) => format!("FIRE AT {t}"),
+            Step::Charge(t) => format!("CHARGE {t}"),
+        }
+    }
+    #[must_use]
+    pub fn is_action(&self) -> bool {
+        matches!(self, Step::FireAt(_) | Step::Charge(_))
+    }
+    #[must_use]
+    pub fn moves(&self) -> bool {
+        matches!(
+            self,
+            Step::Forward(_) | Step::Back(_) | Step::Wheel(_) | Step::About | Step::Charge(_)
+        )
+    }
+}
+
+/// A line of orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Unit { id: String, steps: Vec<Step> },
+    Brigade { id: String, steps: Vec<Step> },
+    Standing { id: String, orders: Vec<String> },
+    FogBrigade(String),
+    FogGuns(Vec<String>),
+    Pass,
+}
+
+pub type Parsed = Vec<(usize, String, Line)>;
+
+/// The words a Seven Years' War order line starts with.
+pub const ORDER_WORDS: &[&str] = &["UNIT", "BRIGADE", "STANDING", "FOG", "PASS"];
+
+/// Parse an orders text (nothing here knows the position).
+pub fn parse(text: &str) -> Result<Parsed, Rejection> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        if line.len() > 400 {
+            return Err(Rejection::at(
+                n,
+                &line.chars().take(40).collect::<String>(),
+                "an order line is at most 400 characters",
+            ));
+        }
+        let upper = line.to_ascii_uppercase();
+        let (word, rest) = upper
+            .split_once(char::is_whitespace)
+            .unwrap_or((&upper, ""));
+        let rest = rest.trim();
+        let parsed = match word {
+            "PASS" if rest.is_empty() => Line::Pass,
+            "FOG" => {
+                let w: Vec<&str> = rest
+                    .split(|c: char| c.is_whitespace() || c == ',' || c == ':')
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                match w.as_slice() {
+                    ["BRIGADE", b] => Line::FogBrigade((*b).to_string()),
+                    ["GUNS", g @ ..] if !g.is_empty() && g.len() <= 3 => {
+                        Line::FogGuns(g.iter().map(|s| (*s).to_string()).collect())
+                    }
+                    _ => {
+                        return Err(Rejection::at(
+                            n,
+                            line,
+                            "FOG BRIGADE <brigade> or FOG GUNS <unit> [<unit> <unit>]",
+                        ))
+                    }
+                }
+            }
+            "UNIT" | "BRIGADE" | "STANDING" => {
+                let (id, body) = match rest.split_once(':') {
+                    Some((a, b)) => (a.trim(), b.trim()),
+                    None => rest
+                        .split_once(char::is_whitespace)
+                        .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
+                };
+                if id.is_empty() {
+                    return Err(Rejection::at(
+                        n,
+                        line,
+                        format!("{word} takes a name first, e.g. {word} 1GDS: ..."),
+                    ));
+                }
+                let parts: Vec<&str> = body
+                    .split([',', ';'])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if parts.is_empty() {
+                    return Err(Rejection::at(
+                        n,
+                        line,
+                        format!("no orders for {id} (write HOLD to stand)"),
+                    ));
+                }
+                if word == "STANDING" {
+                    let mut orders = Vec::new();
+                    for p in parts {
+                        let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
+                        if p == "NONE" || STANDING.contains(&p.as_str()) {
+                            orders.push(p);
+                        } else {
+                            return Err(Rejection::at(
+                                n,
+                                line,
+                                format!(
+                                    "'{p}' is not a standing order ({}, NONE)",
+                                    STANDING.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                    Line::Standing {
+                        id: id.to_string(),
+                        orders,
+                    }
+                } else {
+                    let mut steps = Vec::new();
+                    for p in parts {
+                        steps.push(step(p).map_err(|m| Rejection::at(n, line, m))?);
+                    }
+                    if steps.len() > 12 {
+                        return Err(Rejection::at(n, line, "at most 12 steps for one unit"));
+                    }
+                    if let Some(k) = steps.iter().position(Step::is_action) {
+                        if k + 1 != steps.len() {
+                            return Err(Rejection::at(
+                                n,
+                                line,
+                                "FIRE AT and CHARGE are a unit's last step",
+                            ));
+                        }
+                    }
+                    if word == "UNIT" {
+                        Line::Unit {
+                            id: id.to_string(),
+                            steps,
+                        }
+                    } else {
+                        Line::Brigade {
+                            id: id.to_string(),
+                            steps,
+                        }
+                    }
+                }
+            }
+            w => {
+                return Err(Rejection::at(
+                    n,
+                    line,
+                    format!(
+                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG or PASS"
+                    ),
+                ))
+            }
+        };
+        out.push((n, line.to_string(), parsed));
+    }
+    Ok(out)
+}
+
+fn dist(w: &str, what: &str) -> Result<i64, String> {
+    if w.is_empty() {
+        return Err(format!("{what} takes a distance in inches, e.g. {what} 6"));
+    }
+    match parse_len(w) {
+        Some(d) if d > 0 => Ok(d),
+        _ => Err(format!(
+            "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
+            fmt_len(MAX_TABLE_INCHES * 16)
+        )),
+    }
+}
+
+fn step(p: &str) -> Result<Step, String> {
+    let w: Vec<&str> = p.split_whitespace().collect();
+    let target = |k: usize, what: &str| -> Result<String, String> {
+        match w.get(k) {
+            Some(t) if w.len() == k + 1 => Ok((*t).to_string()),
+            _ => Err(format!("{what} takes one unit's name, e.g. {what} FR2")),
+        }
+    };
+    Ok(match w.as_slice() {
+        ["FORWARD", "ALL"] | ["ADVANCE"] => Step::Forward(None),
+        ["FORWARD", ..] => Step::Forward(Some(dist(&w[1..].join(" "), "FORWARD")?)),
+        ["BACK", ..] => Step::Back(dist(&w[1..].join(" "), "BACK")?),
+        ["WHEEL", dirw, deg] => {
+            let d: i64 = deg
+                .trim_end_matches('°')
+                .parse()
+                .ok()
+                .filter(|d| (1..=180).contains(d))
+                .ok_or_else(|| format!("'{deg}' is not an angle: whole degrees 1 to 180"))?;
+            match *dirw {
+                "LEFT" => Step::Wheel(-d),
+                "RIGHT" => Step::Wheel(d),
+                _ => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
+            }
+        }
+        ["WHEEL", ..] => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
+        ["ABOUT"] => Step::About,
+        ["FORM", f] => match *f {
+            "LINE" | "MARCH" | "ATTACK" | "SQUARE" | "OPEN" => Step::Form(f.to_ascii_lowercase()),
+            "COLUMN" => Step::Form("march".into()),
+            _ => {
+                return Err(format!(
+                    "FORM LINE, FORM MARCH, FORM ATTACK, FORM SQUARE or FORM OPEN, not FORM {f}"
+                ))
+            }
+        },
+        ["LIMBER"] => Step::Limber,
+        ["UNLIMBER" | "DEPLOY"] => Step::Unlimber,
+        ["HOLD"] => Step::Hold,
+        ["FIRE", "AT", ..] => Step::FireAt(target(2, "FIRE AT")?),
+        ["CHARGE", ..] => Step::Charge(target(1, "CHARGE")?),
+        _ => {
+            return Err(format!(
+                "'{p}' is not a step (FORWARD n, FORWARD ALL, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|MARCH|ATTACK|SQUARE|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, CHARGE u)"
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse_and_bad_ones_say_why() {
+        let p = parse("UNIT a: forward 6, wheel left 20\nBRIGADE W: FORWARD ALL\nSTANDING X: EVADE\nFOG GUNS B1 B2\nPASS").unwrap();
+        assert_eq!(p.len(), 5);
+        assert_eq!(
+            p[1].2,
+            Line::Brigade {
+                id: "W".into(),
+                steps: vec![Step::Forward(None)]
+            }
+        );
+        assert_eq!(p[3].2, Line::FogGuns(vec!["B1".into(), "B2".into()]));
+        let e = parse("UNIT A: CHARGE X, FORWARD 2").unwrap_err();
+        assert!(e.message.contains("last step"), "{e}");
+        let e = parse("\nSTANDING A: RUN AWAY").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = parse("FOG GUNS A B C D").unwrap_err();
+        assert!(e.message.contains("FOG GUNS"), "{e}");
+        for bad in [
+            "UNIT A: FORWARD 99999999999999999999",
+            "UNIT A: WHEEL LEFT 9999999999999999",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}
