@@ -6,6 +6,7 @@
 //! The engine is pure: dice come through [`Chance`], nothing reads the clock,
 //! and every map is a `BTreeMap`.
 
+pub mod airdrop;
 pub mod amend;
 pub mod battle;
 pub mod board;
@@ -127,6 +128,14 @@ fn adjudicate_phase(
         Some(pb) if !pb.rolled => return Ok(campaign::roll(r, s, chance)),
         Some(_) => return campaign::choose(r, s, orders),
         None => {}
+    }
+    if !s.airdrops.is_empty() {
+        let (next, events) = airdrop::drop_all(r, s, chance);
+        let events = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            .collect();
+        return Ok((next, events));
     }
     let [one] = orders else {
         return Err(Rejection::whole(format!(
@@ -322,7 +331,9 @@ impl Family for Ruleset {
     }
 
     fn phase(&self, s: &State) -> Phase {
-        campaign::phase(s).unwrap_or_else(|| waiting(s))
+        campaign::phase(s)
+            .or_else(|| airdrop::phase(s))
+            .unwrap_or_else(|| waiting(s))
     }
 
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
@@ -333,6 +344,11 @@ impl Family for Ruleset {
                 )));
             };
             return campaign::check(self, s, idx, orders);
+        }
+        if !s.airdrops.is_empty() {
+            return Err(Rejection::whole(
+                "the judge drops the paratroops and gliders before the first turn; no orders yet",
+            ));
         }
         let idx = mover_index(s, side)?;
         let ctx = battle::Ctx::new(self);

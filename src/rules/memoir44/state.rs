@@ -135,6 +135,10 @@ pub struct State {
     /// `young-generals`): section cards only, no Take Ground or Overrun.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub young_generals: bool,
+    /// Paratroops & Glider Landings: the sticks still to drop (the judge's
+    /// `airdrop` phase before the first turn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub airdrops: Vec<super::airdrop::Drop>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
