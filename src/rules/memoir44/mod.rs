@@ -171,6 +171,15 @@ pub fn describe_event(event: &serde_json::Value, viewer: &Viewer) -> Option<Stri
     render::describe(event, viewer)
 }
 
+/// A report line folded to the mail's 78 columns (the airdrop's lines are
+/// long); a short line is left as it is.
+fn fit(line: &str) -> String {
+    if line.chars().count() <= 78 {
+        return line.to_string();
+    }
+    crate::report::wrap(line, 78, "  ").trim_end().to_string()
+}
+
 /// How Memoir '44 joins the judge.
 pub const ENTRY: FamilyEntry = FamilyEntry {
     name: "memoir44",
@@ -432,11 +441,12 @@ impl Family for Ruleset {
                     .filter(|e| serde_json::from_value::<events::Event>((*e).clone()).is_err())
                     .filter_map(|e| render::describe(e, viewer)),
             );
-            return lines;
+            return lines.iter().map(|l| fit(l)).collect();
         }
         events
             .iter()
             .filter_map(|e| render::describe(e, viewer))
+            .map(|l| fit(&l))
             .collect()
     }
 

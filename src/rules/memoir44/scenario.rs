@@ -23,6 +23,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "arnhem-bridge",
         include_str!("../../../scenarios/memoir44/arnhem-bridge.toml"),
     ),
+    (
+        "maleme",
+        include_str!("../../../scenarios/memoir44/maleme.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
