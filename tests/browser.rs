@@ -10,6 +10,8 @@ use adjutant::rules::Viewer;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn chromium() -> Option<PathBuf> {
     ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
         .iter()
@@ -145,8 +147,6 @@ fn the_referees_html_mail_shows_every_board_labelled() {
         eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
         return;
     };
-    #[path = "common/mod.rs"]
-    mod common;
     let site = common::Site::new();
     site.ok(&[
         "new-game",
@@ -212,4 +212,75 @@ fn the_referees_html_mail_shows_every_board_labelled() {
         line,
         "boards=3 labels=THE REFEREE'S BOARD|WHAT ALLIES SEES|WHAT AXIS SEES"
     );
+}
+
+/// The Maleme scenario's first report (issue 12): the board after the judge's
+/// airdrop, from the HTML mail really queued, laid out by a real browser with
+/// every hex and every unit (the landed sticks among them) drawn.
+#[test]
+fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "maleme",
+        "--seat",
+        "axis=a@example.org",
+        "--seat",
+        "allies=b@example.org",
+    ]);
+    let state = common::latest_state(&site);
+    // 4 Axis units and 8 Allied ones before the drop.
+    assert!(
+        state.units.len() > 12,
+        "no stick landed: {}",
+        state.units.len()
+    );
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| {
+            let t = String::from_utf8_lossy(r);
+            t.contains("To: a@example.org") && t.contains("turn 1 (the judge)")
+        })
+        .expect("the first report");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    assert!(html.contains("airdrop"), "the drop is told in the HTML too");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("maleme.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{COUNT_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let want = format!("hexes={} units={}", 5 * 13 + 4 * 12, state.units.len());
+    assert_eq!(line, want);
 }

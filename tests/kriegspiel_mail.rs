@@ -40,6 +40,28 @@ fn events_of(site: &Site, turn: u32) -> Vec<Value> {
         .collect()
 }
 
+/// The state stored after `turn` (0: the set-up).
+fn state_at(site: &Site, turn: u32) -> M44 {
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots WHERE game_id = 1 AND turn = ?1",
+            [turn],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The file names of the mails in the outbox.
+fn outbox_names(site: &Site) -> Vec<String> {
+    std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".eml"))
+        .collect()
+}
+
 fn turn_of(site: &Site) -> u32 {
     site.db()
         .query_row("SELECT turn FROM games WHERE id = 1", [], |r| r.get(0))
@@ -117,8 +139,14 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         ];
         let mut rng = ChaChaDice::from_seed([g as u8 ^ 0x5a; 32]);
         let mut sent = BTreeSet::new();
-        // The welcomes show the opening position.
-        let opening_state = latest_state(&site);
+        // The welcomes show the opening position (before any judge's
+        // opening phase, such as an airdrop: that has a report of its own).
+        let opening_state = state_at(&site, 0);
+        let later: Vec<String> = outbox_names(&site)
+            .into_iter()
+            .filter(|n| !n.contains("welcome"))
+            .collect();
+        sent.extend(later.iter().cloned());
         mails_checked += check_new_mails(
             &site,
             &mut sent,
@@ -128,6 +156,22 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
             &[String::new(), String::new()],
             &format!("{scenario} game {g} welcome"),
         );
+        for n in &later {
+            sent.remove(n);
+        }
+        if turn_of(&site) > 0 {
+            let now = latest_state(&site);
+            let events = events_of(&site, turn_of(&site));
+            mails_checked += check_new_mails(
+                &site,
+                &mut sent,
+                &emails,
+                [&opening_state, &now],
+                &events,
+                &[String::new(), String::new()],
+                &format!("{scenario} game {g} the judge's opening phase"),
+            );
+        }
         let mut n = 0;
         for t in 0..turns {
             let before = latest_state(&site);

@@ -1,12 +1,15 @@
 //! Property test: random games of legal orders from every shipped scenario.
 //! After every turn: no two units share a hex, figures stay within
 //! 0..=starting strength, medals equal eliminations plus held objectives; and
-//! replaying the stored submissions gives the same state.
+//! replaying the stored submissions gives the same state. Paratroops: a
+//! scenario's sticks, and in every third game random extra sticks (aimed or
+//! along a random flight line), are dropped by dice before the first turn;
+//! each lands on an empty hex of the board or is lost without a medal.
 //!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
-use adjutant::engine::dice::{deck_seed, turn_seed, ChaChaDice, Seed};
+use adjutant::engine::dice::{deck_seed, turn_seed, ChaChaDice, Dice, Seed};
 use adjutant::rules::memoir44::{self, Event, Ruleset, State};
 use adjutant::rules::Chance;
 use std::collections::BTreeSet;
@@ -29,6 +32,8 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
     let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
+    add_random_sticks(r, &mut st, seed);
+    st = drop_sticks(r, st, scenario, seed, &mut deck);
     let mut subs = Vec::new();
     let mut medals_from_events = [0u32; 2];
     for t in 1..=MAX_TURNS {
@@ -105,9 +110,131 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     }
 }
 
+/// In every third game, 1-4 random sticks of either side: aimed at a random
+/// hex, or along a random straight flight line.
+fn add_random_sticks(r: &Ruleset, st: &mut State, seed: Seed) {
+    use memoir44::airdrop::{step, Drop};
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/sticks", &[&seed]));
+    if rng.roll(3) != 1 {
+        return;
+    }
+    let board = State::board(r);
+    let hexes: Vec<memoir44::Hex> = board.hexes();
+    let kinds = [
+        "elite-infantry",
+        "infantry",
+        "militia-infantry",
+        "ski-troops",
+    ];
+    for _ in 0..rng.roll(4) {
+        let side = rng.roll(2) as usize - 1;
+        let kind = kinds[rng.roll(kinds.len() as u32) as usize - 1].to_string();
+        let a = hexes[rng.roll(hexes.len() as u32) as usize - 1];
+        let (aim, flight) = if rng.roll(2) == 1 {
+            (Some(a), None)
+        } else {
+            let d = rng.roll(6) as usize - 1;
+            (None, Some((a, step(a, d, 1))))
+        };
+        st.airdrops.push(Drop {
+            side,
+            kind,
+            aim,
+            flight,
+        });
+    }
+}
+
+/// The judge's opening phase: every stick dropped from the first turn's
+/// "airdrop" stream. Each lands on an empty hex of the board or is lost; no
+/// medal is won; every die is in the events.
+fn drop_sticks(r: &Ruleset, st: State, scenario: &str, seed: Seed, deck: &mut ChaChaDice) -> State {
+    if st.airdrops.is_empty() {
+        return st;
+    }
+    let sticks = st.airdrops.len();
+    let before = st.units.len();
+    let mut dice = ChaChaDice::stream(&turn_seed(&seed, 1), "battle");
+    let (next, events) = {
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck,
+        };
+        memoir44::airdrop::drop_all(r, &st, &mut chance)
+    };
+    let board = State::board(r);
+    let mut rolled = 0;
+    let mut landed = 0;
+    for e in &events {
+        let Event::Airdrop {
+            rolls, at, lost, ..
+        } = e
+        else {
+            panic!("{scenario}: the drop made a {e:?}");
+        };
+        rolled += rolls.len();
+        assert!(rolls.iter().all(|d| (1..=6).contains(d)), "{e:?}");
+        match (at, lost) {
+            (Some(h), None) => {
+                assert!(
+                    board.contains(*h),
+                    "{scenario}: landed off the board: {e:?}"
+                );
+                assert!(
+                    st.unit_at(*h).is_none(),
+                    "{scenario}: landed on a unit: {e:?}"
+                );
+                landed += 1;
+            }
+            (None, Some(_)) => {}
+            _ => panic!("{scenario}: a stick neither landed nor was lost: {e:?}"),
+        }
+    }
+    // A player holding only the revealed turn seed checks every drop die.
+    let json: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    if let Some(d) =
+        adjutant::service::export::check_dice(&r.dice.faces, &turn_seed(&seed, 1), 1, &json)
+    {
+        panic!("{scenario} seed {seed:?}: {d}");
+    }
+    assert_eq!(events.len(), sticks, "{scenario}: one event per stick");
+    assert_eq!(rolled, dice.rolled(), "{scenario}: every drop die is told");
+    assert_eq!(next.units.len(), before + landed, "{scenario}");
+    assert!(next.airdrops.is_empty());
+    // A lost stick wins the enemy nothing; a landed one may take an
+    // objective (a medal while it holds it), nothing more.
+    let held = |s: &State, i: usize| {
+        s.objectives
+            .iter()
+            .filter(|o| o.side == i && o.held)
+            .count()
+    };
+    for i in 0..2 {
+        assert_eq!(
+            next.medals(i) + held(&st, i) as u32,
+            st.medals(i) + held(&next, i) as u32,
+            "{scenario}: a drop won a medal"
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for u in &next.units {
+        assert!(
+            seen.insert(u.at),
+            "{scenario}: two units on {} after the drop",
+            u.at
+        );
+    }
+    next
+}
+
 fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) -> State {
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
+    add_random_sticks(r, &mut st, seed);
+    st = drop_sticks(r, st, scenario, seed, &mut deck);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
         let mut chance = Chance {
@@ -168,7 +295,6 @@ fn random_games_keep_the_invariants() {
 /// least one hit against infantry with 3 dice" within 0.5% of 7/8.
 #[test]
 fn dice_are_fair() {
-    use adjutant::engine::dice::Dice;
     use adjutant::rules::memoir44::battle::{roll, Ctx, HitRule};
     let r = Ruleset::builtin().expect("ruleset");
     let ctx = Ctx::new(&r);

@@ -6,7 +6,7 @@ use super::battle::Ctx;
 use super::events::Event;
 use super::orders;
 use super::ruleset::{at, toml_error, Ruleset};
-use super::scenario::{self, Layout, ObjectiveSpec, OneOrMany, Placement};
+use super::scenario::{self, DropSpec, Layout, ObjectiveSpec, OneOrMany, Placement};
 use super::state::{Engagement, Played, State};
 use super::turn::standing_from;
 use super::{adjudicate, Chance, DataError};
@@ -38,6 +38,13 @@ struct CaseFile {
     /// turn (an empty turn `orders` plays no turn).
     #[serde(default)]
     pre_battle: Option<PreBattlePart>,
+    /// Extension: Paratroops & Glider Landings, dropped by the judge before
+    /// the turn (an empty turn `orders` plays no turn).
+    #[serde(default)]
+    airdrops: Vec<DropSpec>,
+    /// The d6 numbers (1-6) the drop rolls, in order.
+    #[serde(default)]
+    airdrop_dice: Vec<Spanned<u32>>,
     #[serde(default)]
     expect: ExpectPart,
 }
@@ -206,6 +213,8 @@ struct Built {
     expect: ExpectPart,
     /// Pre-battle: forced faces and each side's orders.
     pre_battle: Option<(Vec<u32>, Vec<crate::rules::Orders>)>,
+    /// The airdrop's forced d6 numbers.
+    airdrop_dice: Vec<u32>,
 }
 
 fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
@@ -272,6 +281,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         terrain: &cf.board.terrain,
         units: &cf.units,
         objectives: &cf.board.objectives,
+        airdrops: &cf.airdrops,
     };
     scenario::place(r, &mut st, &layout)?;
     if let Some(v) = cf.board.victory {
@@ -538,7 +548,20 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
             Some((pf, orders))
         }
     };
+    let mut airdrop_dice = Vec::new();
+    for d in &cf.airdrop_dice {
+        if !(1..=6).contains(d.get_ref()) {
+            return Err(at(
+                text,
+                file,
+                d.span(),
+                format!("{} is not a number of a d6 (1 to 6)", d.get_ref()),
+            ));
+        }
+        airdrop_dice.push(*d.get_ref());
+    }
     Ok(Built {
+        airdrop_dice,
         name: cf.name,
         st,
         side,
@@ -629,7 +652,39 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             }
         }
     }
-    let play_turn = b.pre_battle.is_none() || !b.orders.trim().is_empty();
+    // Paratroops & Glider Landings: the judge's airdrop phase.
+    let mut airdrop_events: Vec<Event> = Vec::new();
+    let dropping = !start.airdrops.is_empty();
+    if dropping {
+        use crate::rules::Family;
+        let mut ad = ForcedDice::new(b.airdrop_dice.clone());
+        let res = {
+            let mut chance = Chance {
+                dice: &mut ad,
+                deck: &mut deck,
+            };
+            Family::adjudicate(&r, &start, &[], &mut chance)
+        };
+        match res {
+            Ok((st, ev)) => {
+                start = st;
+                airdrop_events = ev
+                    .iter()
+                    .filter_map(|e| serde_json::from_value(e.clone()).ok())
+                    .collect();
+                pre_events.extend(ev);
+            }
+            Err(e) => return fail(&b.name, format!("the airdrop failed: {e}")),
+        }
+        if ad.exhausted() || ad.unused() > 0 {
+            pre_problems.push(format!(
+                "airdrop: the case forces {} dice, the engine rolled {}",
+                b.airdrop_dice.len(),
+                ad.rolled()
+            ));
+        }
+    }
+    let play_turn = (b.pre_battle.is_none() && !dropping) || !b.orders.trim().is_empty();
     let res = if play_turn {
         let mut chance = Chance {
             dice: &mut dice,
@@ -637,7 +692,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         };
         adjudicate(&r, &start, &side, &b.orders, &mut chance)
     } else {
-        Ok((start.clone(), Vec::new()))
+        Ok((start.clone(), airdrop_events))
     };
     let _ = &ctx;
     let mut problems = pre_problems;
@@ -688,6 +743,13 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         }
     }
     let board = State::board(&r);
+    // Whatever the case: never two units on one hex.
+    let mut held = std::collections::BTreeSet::new();
+    for u in &st.units {
+        if !held.insert(u.at) {
+            problems.push(format!("two units stand on {}", u.at));
+        }
+    }
     for eu in &b.expect.units {
         let Some(h) = board.parse(eu.at.get_ref()) else {
             continue;

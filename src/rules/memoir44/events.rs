@@ -188,4 +188,28 @@ pub enum Event {
         score: Vec<(String, u32)>,
         reason: String,
     },
+    /// Paratroops & Glider Landings: one stick dropped by dice
+    /// (airdrop.rs). `rolls` are the d6 numbers in the order rolled.
+    Airdrop {
+        side: String,
+        /// The unit type's name.
+        unit: String,
+        /// Where the figure was let go (none: the plane was past the edge).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        released: Option<Hex>,
+        /// Dropped by the Alternate Airdrop Method.
+        #[serde(default)]
+        flight: bool,
+        rolls: Vec<u32>,
+        #[serde(default)]
+        drift: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        direction: Option<String>,
+        /// Where it landed and the unit now stands.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Hex>,
+        /// Why the stick is lost (no medal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lost: Option<String>,
+    },
 }

@@ -310,6 +310,19 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 }
             }
             Event::CrossHairPlaced { gun, .. } => known.contains(gun).then(|| e.clone()),
+            // An enemy airdrop: the planes are seen, where a stick came down
+            // only if a unit of the side sees it now.
+            Event::Airdrop {
+                side: by, unit, at, ..
+            } => {
+                if mine(by) {
+                    Some(e.clone())
+                } else if let Some(h) = at.filter(|h| now.contains(h)) {
+                    Some(fog(format!("An enemy {unit} lands by air at {h}.")))
+                } else {
+                    Some(fog("Enemy aircraft drop troops out of sight.".into()))
+                }
+            }
             Event::OrdersByDice {
                 side: by,
                 faces,

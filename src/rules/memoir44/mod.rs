@@ -6,6 +6,7 @@
 //! The engine is pure: dice come through [`Chance`], nothing reads the clock,
 //! and every map is a `BTreeMap`.
 
+pub mod airdrop;
 pub mod amend;
 pub mod battle;
 pub mod board;
@@ -128,6 +129,14 @@ fn adjudicate_phase(
         Some(_) => return campaign::choose(r, s, orders),
         None => {}
     }
+    if !s.airdrops.is_empty() {
+        let (next, events) = airdrop::drop_all(r, s, chance);
+        let events = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            .collect();
+        return Ok((next, events));
+    }
     let [one] = orders else {
         return Err(Rejection::whole(format!(
             "a Memoir '44 turn takes one side's orders, not {}",
@@ -160,6 +169,15 @@ pub fn render_text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
 #[must_use]
 pub fn describe_event(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
     render::describe(event, viewer)
+}
+
+/// A report line folded to the mail's 78 columns (the airdrop's lines are
+/// long); a short line is left as it is.
+fn fit(line: &str) -> String {
+    if line.chars().count() <= 78 {
+        return line.to_string();
+    }
+    crate::report::wrap(line, 78, "  ").trim_end().to_string()
 }
 
 /// How Memoir '44 joins the judge.
@@ -343,7 +361,9 @@ impl Family for Ruleset {
     }
 
     fn phase(&self, s: &State) -> Phase {
-        campaign::phase(s).unwrap_or_else(|| waiting(s))
+        campaign::phase(s)
+            .or_else(|| airdrop::phase(s))
+            .unwrap_or_else(|| waiting(s))
     }
 
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
@@ -354,6 +374,11 @@ impl Family for Ruleset {
                 )));
             };
             return campaign::check(self, s, idx, orders);
+        }
+        if !s.airdrops.is_empty() {
+            return Err(Rejection::whole(
+                "the judge drops the paratroops and gliders before the first turn; no orders yet",
+            ));
         }
         let idx = mover_index(s, side)?;
         let ctx = battle::Ctx::new(self);
@@ -437,11 +462,12 @@ impl Family for Ruleset {
                     .filter(|e| serde_json::from_value::<events::Event>((*e).clone()).is_err())
                     .filter_map(|e| render::describe(e, viewer)),
             );
-            return lines;
+            return lines.iter().map(|l| fit(l)).collect();
         }
         events
             .iter()
             .filter_map(|e| render::describe(e, viewer))
+            .map(|l| fit(&l))
             .collect()
     }
 

@@ -363,6 +363,7 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
                 ),
             }
         }
+        Event::Airdrop { .. } => super::airdrop::describe(e)?,
     })
 }
 

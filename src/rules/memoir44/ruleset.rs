@@ -32,6 +32,9 @@ pub struct Ruleset {
     /// their numbers. Each manoeuvre card names the variant that gives it.
     #[serde(default)]
     pub variants: BTreeMap<String, VariantSpec>,
+    /// Paratroops & Glider Landings: the drop by dice.
+    #[serde(default)]
+    pub airdrop: AirdropSpec,
 }
 
 /// A variant of the card rules, chosen per game (Appendix 3, "Army
@@ -44,6 +47,26 @@ pub struct VariantSpec {
     /// a section ("to a maximum of three cards").
     #[serde(default)]
     pub cards_per_turn: Option<u32>,
+}
+
+/// Paratroops & Glider Landings (seeds/004): how a dropped figure drifts,
+/// as d6 tables (index = the die's number - 1).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AirdropSpec {
+    /// Hexes a figure drifts from where it was let go.
+    pub scatter: Vec<u32>,
+    /// Alternate Airdrop Method: hexes the plane flies on before each drop.
+    pub pause: Vec<u32>,
+}
+
+impl Default for AirdropSpec {
+    fn default() -> Self {
+        AirdropSpec {
+            scatter: vec![0, 1, 1, 2, 2, 3],
+            pause: vec![1, 2, 3, 4, 5, 6],
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -410,6 +433,20 @@ impl Ruleset {
         }
         if r.board.columns < 2 || r.board.rows < 1 || r.board.columns > 26 || r.board.rows > 30 {
             return bad("columns", "board size out of range".into());
+        }
+        if r.airdrop.scatter.len() != 6 || r.airdrop.scatter.iter().any(|d| *d > 12) {
+            return bad(
+                "scatter",
+                "airdrop.scatter gives the drift for each of the 6 numbers of a die (0 to 12 hexes)"
+                    .into(),
+            );
+        }
+        if r.airdrop.pause.len() != 6 || r.airdrop.pause.iter().any(|d| *d == 0 || *d > 26) {
+            return bad(
+                "pause",
+                "airdrop.pause gives the plane's flight for each of the 6 numbers of a die (1 to 26 hexes)"
+                    .into(),
+            );
         }
         for (id, u) in &r.units {
             if !r.classes.contains_key(&u.class) {

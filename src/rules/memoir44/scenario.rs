@@ -23,6 +23,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "arnhem-bridge",
         include_str!("../../../scenarios/memoir44/arnhem-bridge.toml"),
     ),
+    (
+        "maleme",
+        include_str!("../../../scenarios/memoir44/maleme.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -55,6 +59,23 @@ pub struct Placement {
     /// Camouflaged at the start (only on a tile: seeds/004 "Camouflage").
     #[serde(default)]
     pub camouflage: Option<Spanned<bool>>,
+}
+
+/// Paratroops & Glider Landings: sticks the judge drops by dice before the
+/// first turn (airdrop.rs). `aim` for the Airdrop Method, `flight` (two hexes
+/// on a straight line) for the Alternate Airdrop Method.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    pub side: Spanned<String>,
+    pub r#type: Spanned<String>,
+    #[serde(default)]
+    pub aim: Option<Spanned<String>>,
+    #[serde(default)]
+    pub flight: Option<Spanned<Vec<Spanned<String>>>>,
+    /// How many units (sticks) of this type; default 1.
+    #[serde(default)]
+    pub sticks: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -117,6 +138,8 @@ pub struct ScenarioFile {
     pub units: Vec<Placement>,
     #[serde(default)]
     pub objectives: Vec<ObjectiveSpec>,
+    #[serde(default)]
+    pub airdrops: Vec<DropSpec>,
 }
 
 /// Shipped scenario ids.
@@ -139,6 +162,7 @@ pub struct Layout<'a> {
     pub terrain: &'a BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
     pub units: &'a [Placement],
     pub objectives: &'a [ObjectiveSpec],
+    pub airdrops: &'a [DropSpec],
 }
 
 fn span<T>(s: &Spanned<T>) -> std::ops::Range<usize> {
@@ -285,6 +309,71 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             held: o.held,
         });
     }
+    for d in l.airdrops {
+        let side = file_side(l, &d.side)?;
+        let Some(kind) = r.unit_id(d.r#type.get_ref()) else {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&d.r#type),
+                format!("unknown unit type '{}'", d.r#type.get_ref()),
+            ));
+        };
+        if r.unit(&kind).is_none_or(|u| u.class != "infantry") {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&d.r#type),
+                "paratroops and gliders are dropped as infantry figures: the type must be of the infantry class",
+            ));
+        }
+        let (aim, flight) = match (&d.aim, &d.flight) {
+            (Some(a), None) => (Some(file_hex(r, l, a)?), None),
+            (None, Some(f)) => {
+                let [a, b] = f.get_ref().as_slice() else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(f),
+                        "flight names two hexes: where the plane enters the board and a hex further along its line",
+                    ));
+                };
+                let (ha, hb) = (file_hex(r, l, a)?, file_hex(r, l, b)?);
+                if super::airdrop::straight(ha, hb).is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(f),
+                        format!("the flight {ha} -> {hb} is not a straight line of hexes (along a row or a diagonal)"),
+                    ));
+                }
+                (None, Some((ha, hb)))
+            }
+            _ => {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&d.side),
+                    "an airdrop names either aim = \"<hex>\" (Airdrop Method) or flight = [\"<hex>\", \"<hex>\"] (Alternate Airdrop Method)",
+                ))
+            }
+        };
+        let n = match &d.sticks {
+            Some(n) if *n.get_ref() == 0 || *n.get_ref() > 12 => {
+                return Err(at(l.text, l.file, span(n), "sticks is 1 to 12"))
+            }
+            Some(n) => *n.get_ref(),
+            None => 1,
+        };
+        for _ in 0..n {
+            st.airdrops.push(super::airdrop::Drop {
+                side,
+                kind: kind.clone(),
+                aim,
+                flight,
+            });
+        }
+    }
     super::victory::update_objectives(st);
     Ok(())
 }
@@ -340,6 +429,7 @@ pub fn blank(
         young_generals: false,
         variants: Vec::new(),
         manoeuvres_used: Vec::new(),
+        airdrops: vec![],
         over: false,
         winner: None,
     }
@@ -414,6 +504,7 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         terrain: &sf.terrain,
         units: &sf.units,
         objectives: &sf.objectives,
+        airdrops: &sf.airdrops,
     };
     let first = file_side(&layout, &sf.first)?;
     st.to_move = first;

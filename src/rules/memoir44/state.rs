@@ -142,6 +142,10 @@ pub struct State {
     /// Per side: the once-per-game manoeuvre cards it has used.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub manoeuvres_used: Vec<Vec<String>>,
+    /// Paratroops & Glider Landings: the sticks still to drop (the judge's
+    /// `airdrop` phase before the first turn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub airdrops: Vec<super::airdrop::Drop>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
