@@ -138,6 +138,7 @@ pub fn drop_all(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<
                     "the plane had flown past the board's edge: the figure fell off the board"
                         .into(),
                 ),
+                on: None,
             });
             continue;
         };
@@ -192,6 +193,7 @@ pub fn drop_all(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<
             rolls,
             drift,
             direction,
+            on: (lost.is_some() && st.unit_at(at).is_some()).then_some(at),
             at: lost.is_none().then_some(at),
             lost,
         });
@@ -213,6 +215,7 @@ pub fn describe(e: &Event) -> Option<String> {
         direction,
         at,
         lost,
+        ..
     } = e
     else {
         return None;

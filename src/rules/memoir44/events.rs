@@ -211,5 +211,10 @@ pub enum Event {
         /// Why the stick is lost (no medal).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         lost: Option<String>,
+        /// Lost on the hex of another unit: which hex (so a fog-of-war view
+        /// can keep an unseen enemy unit there out of the dropping side's
+        /// report).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        on: Option<Hex>,
     },
 }

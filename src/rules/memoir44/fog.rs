@@ -313,9 +313,23 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             // An enemy airdrop: the planes are seen, where a stick came down
             // only if a unit of the side sees it now.
             Event::Airdrop {
-                side: by, unit, at, ..
+                side: by,
+                unit,
+                at,
+                on,
+                ..
             } => {
-                if mine(by) {
+                if mine(by)
+                    && on.is_some_and(|h| {
+                        !known.contains(&h) && s.unit_at(h).is_none_or(|u| Some(u.side) != side)
+                    })
+                {
+                    // Lost on an enemy unit the side does not see: the
+                    // dice and the hex would say where that unit is.
+                    Some(fog(format!(
+                        "Your {unit} dropped by air is lost: it came down where no unit of yours can see (no medal to the enemy)."
+                    )))
+                } else if mine(by) {
                     Some(e.clone())
                 } else if let Some(h) = at.filter(|h| now.contains(h)) {
                     Some(fog(format!("An enemy {unit} lands by air at {h}.")))
