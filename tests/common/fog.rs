@@ -100,6 +100,10 @@ pub fn leaks(
             }
         }
     }
+    // The compact map's legend lists the scenario's objectives by hex (public
+    // data; whether the enemy holds one is hidden in the view): not a
+    // sighting, whoever stands there.
+    let combat = &without_objective_list(combat);
     for u in after.units.iter().filter(|u| u.side != side) {
         let h = u.at.to_string();
         if known.contains(&h) {
@@ -119,6 +123,19 @@ pub fn leaks(
         if bounded {
             out.push(format!("the report's text names {h}"));
         }
+    }
+    out
+}
+
+/// `text` without the compact map's " Objectives: E5 Allies, I5 Allies."
+/// list (which may be wrapped over lines), nor the legend's.
+fn without_objective_list(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(i) = out.find(" Objectives: ") {
+        out = match out[i..].find('.') {
+            Some(j) => format!("{}{}", &out[..i], &out[i + j + 1..]),
+            None => out[..i].to_string(),
+        };
     }
     out
 }
