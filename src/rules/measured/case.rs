@@ -100,6 +100,10 @@ struct ExpectUnit {
     guns_destroyed: Option<usize>,
     #[serde(default)]
     crossing: Option<u32>,
+    /// Exhausted by a drawn melee: [moves of retreat left, moves of rest
+    /// left].
+    #[serde(default)]
+    exhausted: Option<[u32; 2]>,
 }
 
 fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
@@ -329,6 +333,21 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                     u.id, u.crossing
                 ));
             }
+        }
+    }
+    for eu in &e.units {
+        let (Some(want), Some(u)) = (eu.exhausted, out.st.unit(&eu.id)) else {
+            continue;
+        };
+        let got = match u.forced {
+            Some(Forced::Exhausted { retire, rest }) => Some([retire, rest]),
+            _ => None,
+        };
+        if got != Some(want) {
+            problems.push(format!(
+                "{}: exhausted (retire, rest) expected {want:?}, got {got:?}",
+                u.id
+            ));
         }
     }
     for id in &e.gone {

@@ -7,6 +7,7 @@ pub mod case;
 pub mod engine;
 pub mod geometry;
 pub mod orders;
+pub mod pinning;
 pub mod random;
 pub mod report;
 pub mod ruleset;

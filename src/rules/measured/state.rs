@@ -357,6 +357,10 @@ pub struct Placement {
     pub melee_moves: u32,
     #[serde(default)]
     pub attacker: bool,
+    /// Exhausted by a drawn melee (cases): moves of retreat left, moves of
+    /// rest left, moves ended since its fighting.
+    #[serde(default)]
+    pub exhausted: Option<[u32; 3]>,
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -666,7 +670,9 @@ pub fn place(
             guns,
             volleyed: p.volleyed,
             bad_morale: p.bad_morale,
-            forced: None,
+            forced: p
+                .exhausted
+                .map(|[retire, rest, _]| Forced::Exhausted { retire, rest }),
             broken: false,
             melee: p.melee.as_ref().map(|w| Melee {
                 with: w.trim().to_ascii_uppercase(),
@@ -676,7 +682,7 @@ pub fn place(
             crossing: 0,
             rest: p.rest.unwrap_or(0),
             standing,
-            exhausted_since: None,
+            exhausted_since: p.exhausted.map(|e| e[2]),
         };
         let fp = footprint(r, &u);
         if !st.on_table(&fp) {
