@@ -788,7 +788,7 @@ fn finish(
 
 /// The charge: straight ahead (light cavalry may wheel first, up to the
 /// limit, within the first 6"), to strike the target within the charge move.
-fn charge_plan(
+pub(super) fn charge_plan(
     r: &Ruleset,
     u: &Unit,
     cur: &Unit,
@@ -1484,6 +1484,72 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             t.ev.push(json!({"kind": "note", "text": format!("{} moves to contact at its normal rate: no charge impetus", ch.id)}));
         }
         t.melee_impetus(&ch.id, *impetus);
+        if *impetus {
+            ride_down(t, &ch.id, target, *face, *dist);
+        }
+    }
+}
+
+/// Heavy cavalry riding down infantry less than 4 ranks deep, once the
+/// charge has struck (src/rules/measured/ride_down.rs).
+fn ride_down(t: &mut Turn<'_, '_, '_>, ch: &str, target: &str, face: usize, dist: i64) {
+    let r = t.r;
+    let (Some(cu), Some(tu)) = (t.st.unit(ch).cloned(), t.st.unit(target).cloned()) else {
+        return;
+    };
+    let st = t.st.clone();
+    let Some(o) = super::ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
+        return;
+    };
+    t.ev.push(o.event);
+    let k = t.kill(target, o.killed, cu.side);
+    match o.through {
+        None => {
+            // Ridden down in the first move of the melee: they count
+            // towards its result.
+            *t.melee_credit.entry(format!("ridden:{ch}")).or_default() += k;
+        }
+        Some((end, next)) => {
+            if let Some(m) = t.st.unit_mut(target) {
+                if m.melee.as_ref().is_some_and(|x| x.with == ch) {
+                    m.melee = None;
+                }
+            }
+            if let Some(m) = t.st.unit_mut(ch) {
+                m.front = end.front;
+                m.facing = end.facing;
+                m.melee = None;
+            }
+            if let Some((
+                Action::Charge {
+                    target: n,
+                    front,
+                    facing,
+                    ..
+                },
+                _,
+            )) = next
+            {
+                if let Some(m) = t.st.unit_mut(ch) {
+                    m.front = front;
+                    m.facing = facing;
+                    m.melee = Some(Melee {
+                        with: n.clone(),
+                        moves: 0,
+                        attacker: true,
+                    });
+                }
+                if let Some(m) = t.st.unit_mut(&n) {
+                    if m.melee.is_none() {
+                        m.melee = Some(Melee {
+                            with: ch.to_string(),
+                            moves: 0,
+                            attacker: false,
+                        });
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -2346,7 +2412,15 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             );
         }
         let la = t.kill(&aid, la, d.side);
-        let ld = t.kill(&did, ld, a.side);
+        let ld = t.kill(&did, ld, a.side)
+            + if first {
+                t.melee_credit
+                    .get(&format!("ridden:{aid}"))
+                    .copied()
+                    .unwrap_or(0)
+            } else {
+                0
+            };
         let credit = t.melee_credit.get(&aid).copied().unwrap_or(0);
         let ta_loss = la + if first { credit } else { 0 };
         let limit = r.melee.moves + u32::from(in_house(dfp.centre()));

@@ -10,6 +10,7 @@ pub mod orders;
 pub mod pinning;
 pub mod random;
 pub mod report;
+pub mod ride_down;
 pub mod ruleset;
 pub mod state;
 

@@ -446,6 +446,37 @@ pub fn describe(e: &Value) -> Option<String> {
                 js(e, "outcome")
             )
         }
+        "ride_down" => {
+            let mut t = format!(
+                "{} rides down {} ({} ranks deep: {} to break through): dice {}, {} broke through, {} killed",
+                js(e, "unit"),
+                js(e, "target"),
+                js(e, "ranks"),
+                js(e, "need"),
+                js(e, "throws"),
+                js(e, "broke"),
+                js(e, "killed")
+            );
+            if e.get("through").and_then(Value::as_bool) == Some(true) {
+                t.push_str("; the horsemen burst through");
+                match e.get("next") {
+                    Some(n) if !n.is_null() => t.push_str(&format!(
+                        " and veer {}° to strike {} {} further on",
+                        js(n, "veer"),
+                        js(n, "target"),
+                        js(n, "text")
+                    )),
+                    _ => t.push_str(" and halt clear of the infantry"),
+                }
+            } else {
+                let why = js(e, "why");
+                t.push_str("; they stay in the melee");
+                if !why.is_empty() {
+                    t.push_str(&format!(" ({why})"));
+                }
+            }
+            t
+        }
         "morale" => format!(
             "{} tests morale: {} points - {} for losses + die {} = {} against {}: {}",
             js(e, "unit"),
