@@ -125,6 +125,10 @@ struct ExpectUnit {
     /// Seven Years' War: "red", "orange" or "none".
     #[serde(default)]
     marker: Option<String>,
+    /// Exhausted by a drawn melee: [moves of retreat left, moves of rest
+    /// left].
+    #[serde(default)]
+    exhausted: Option<[u32; 2]>,
 }
 
 fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
@@ -412,6 +416,21 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                     u.id, u.crossing
                 ));
             }
+        }
+    }
+    for eu in &e.units {
+        let (Some(want), Some(u)) = (eu.exhausted, out.st.unit(&eu.id)) else {
+            continue;
+        };
+        let got = match u.forced {
+            Some(Forced::Exhausted { retire, rest }) => Some([retire, rest]),
+            _ => None,
+        };
+        if got != Some(want) {
+            problems.push(format!(
+                "{}: exhausted (retire, rest) expected {want:?}, got {got:?}",
+                u.id
+            ));
         }
     }
     for id in &e.gone {

@@ -798,7 +798,7 @@ fn finish(
 
 /// The charge: straight ahead (light cavalry may wheel first, up to the
 /// limit, within the first 6"), to strike the target within the charge move.
-fn charge_plan(
+pub(super) fn charge_plan(
     r: &Ruleset,
     u: &Unit,
     cur: &Unit,
@@ -1187,6 +1187,8 @@ struct Turn<'a, 'c, 'd> {
     lost: BTreeMap<String, u32>,
     /// Casualties a defender's fire at chargers gave its charger.
     melee_credit: BTreeMap<String, u32>,
+    /// Exhausted units that retired or fought this move (not a move of rest).
+    not_rested: BTreeSet<String>,
 }
 
 impl Turn<'_, '_, '_> {
@@ -1270,6 +1272,7 @@ pub fn run(
         chance: Some(chance),
         lost: BTreeMap::new(),
         melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
     };
     t.ev.push(json!({"kind": "move", "turn": st.turn}));
     for (id, o) in standing {
@@ -1382,8 +1385,11 @@ fn forced_moves(t: &mut Turn<'_, '_, '_>) {
                 "moves directly to the rear (50% rule)",
                 true,
             ),
-            Some(Forced::Exhausted { retire, rest }) if retire > 0 => {
+            // "They may defend themselves if attacked": a unit fighting
+            // again does not retire out of its new melee.
+            Some(Forced::Exhausted { retire, rest }) if retire > 0 && u.melee.is_none() => {
                 move_rear(t, &id, normal, "retires after a drawn melee", false);
+                t.not_rested.insert(id.clone());
                 if let Some(m) = t.st.unit_mut(&id) {
                     m.forced = Some(Forced::Exhausted {
                         retire: retire - 1,
@@ -1492,6 +1498,72 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             t.ev.push(json!({"kind": "note", "text": format!("{} moves to contact at its normal rate: no charge impetus", ch.id)}));
         }
         t.melee_impetus(&ch.id, *impetus);
+        if *impetus {
+            ride_down(t, &ch.id, target, *face, *dist);
+        }
+    }
+}
+
+/// Heavy cavalry riding down infantry less than 4 ranks deep, once the
+/// charge has struck (src/rules/measured/ride_down.rs).
+fn ride_down(t: &mut Turn<'_, '_, '_>, ch: &str, target: &str, face: usize, dist: i64) {
+    let r = t.r;
+    let (Some(cu), Some(tu)) = (t.st.unit(ch).cloned(), t.st.unit(target).cloned()) else {
+        return;
+    };
+    let st = t.st.clone();
+    let Some(o) = super::ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
+        return;
+    };
+    t.ev.push(o.event);
+    let k = t.kill(target, o.killed, cu.side);
+    match o.through {
+        None => {
+            // Ridden down in the first move of the melee: they count
+            // towards its result.
+            *t.melee_credit.entry(format!("ridden:{ch}")).or_default() += k;
+        }
+        Some((end, next)) => {
+            if let Some(m) = t.st.unit_mut(target) {
+                if m.melee.as_ref().is_some_and(|x| x.with == ch) {
+                    m.melee = None;
+                }
+            }
+            if let Some(m) = t.st.unit_mut(ch) {
+                m.front = end.front;
+                m.facing = end.facing;
+                m.melee = None;
+            }
+            if let Some((
+                Action::Charge {
+                    target: n,
+                    front,
+                    facing,
+                    ..
+                },
+                _,
+            )) = next
+            {
+                if let Some(m) = t.st.unit_mut(ch) {
+                    m.front = front;
+                    m.facing = facing;
+                    m.melee = Some(Melee {
+                        with: n.clone(),
+                        moves: 0,
+                        attacker: true,
+                    });
+                }
+                if let Some(m) = t.st.unit_mut(&n) {
+                    if m.melee.is_none() {
+                        m.melee = Some(Melee {
+                            with: ch.to_string(),
+                            moves: 0,
+                            attacker: false,
+                        });
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -2262,7 +2334,11 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
         };
         let na = engaged(r, &a, true, first, 0);
         let nd = engaged(r, &d, false, first, aw);
-        let combats = pairings(r, &ta.class, na, &td.class, nd);
+        let (combats, second) = if first {
+            (pairings(r, &ta.class, na, &td.class, nd), Value::Null)
+        } else {
+            super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll())
+        };
         // Modifiers.
         let mut ma = 0;
         let mut md = 0;
@@ -2303,12 +2379,7 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             md += r.melee.wall;
             why_d.push("behind a wall");
         }
-        if let Some(k) = d.exhausted_since {
-            let v = if k == 0 {
-                r.melee.exhausted_fresh
-            } else {
-                r.melee.exhausted_rested
-            };
+        if let Some(v) = exhaustion_bonus(r, &a, &d, round) {
             ma += v;
             why_a.push("against exhausted troops");
         }
@@ -2355,7 +2426,15 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             );
         }
         let la = t.kill(&aid, la, d.side);
-        let ld = t.kill(&did, ld, a.side);
+        let ld = t.kill(&did, ld, a.side)
+            + if first {
+                t.melee_credit
+                    .get(&format!("ridden:{aid}"))
+                    .copied()
+                    .unwrap_or(0)
+            } else {
+                0
+            };
         let credit = t.melee_credit.get(&aid).copied().unwrap_or(0);
         let ta_loss = la + if first { credit } else { 0 };
         let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
@@ -2371,7 +2450,7 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             outcome = "draw";
         }
         t.ev.push(json!({"kind": "melee", "attacker": aid, "defender": did, "move": round + 1, "engaged": [na, nd],
-            "mods": [ma, md], "why": [why_a, why_d], "combats": fights, "losses": [la, ld], "fire_credit": credit,
+            "mods": [ma, md], "why": [why_a, why_d], "second": second, "combats": fights, "losses": [la, ld], "fire_credit": credit,
             "outcome": outcome}));
         let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
             if let Some(u) = t.st.unit_mut(id) {
@@ -2399,6 +2478,7 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
                 if let Some(u) = t.st.unit_mut(id) {
                     u.exhausted_since = Some(0);
                 }
+                t.not_rested.insert(id.clone());
             }
         } else {
             for id in [&aid, &did] {
@@ -2410,6 +2490,35 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             }
         }
     }
+}
+
+/// The attacker's addition against exhausted troops
+/// (docs/rules/charge.md, "Exhausted troops"), or None. `d.exhausted_since`
+/// counts the moves ended since its drawn melee's last fighting move, so
+/// the count when this melee began is the count now less the moves of it
+/// already fought.
+fn exhaustion_bonus(r: &Ruleset, a: &Unit, d: &Unit, round: u32) -> Option<i32> {
+    let k = d.exhausted_since?;
+    // "attacked by fresh troops": an exhausted attacker earns nothing.
+    if a.exhausted_since.is_some() {
+        return None;
+    }
+    let at_contact = k.saturating_sub(round);
+    // "immediately following the fighting moves of the exhausted side" is
+    // the first move after them; later, it "has had a clear move".
+    let fresh = at_contact <= 1;
+    Some(match (fresh, round > 0) {
+        (true, false) => r.melee.exhausted_fresh,
+        (false, false) => r.melee.exhausted_rested,
+        (true, true) => r
+            .melee
+            .exhausted_fresh_continued
+            .unwrap_or(r.melee.exhausted_fresh),
+        (false, true) => r
+            .melee
+            .exhausted_rested_continued
+            .unwrap_or(r.melee.exhausted_rested),
+    })
 }
 
 // ------------------------------------------------------------ morale
@@ -2608,18 +2717,23 @@ fn end_of_move(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>)
         if let Some(k) = u.exhausted_since.as_mut() {
             *k += 1;
         }
+        // A move of rest is one neither retiring nor fighting: "two of
+        // retreat and two of rest".
         if let Some(Forced::Exhausted { retire: 0, rest }) = u.forced.clone() {
-            u.forced = if rest <= 1 {
-                None
-            } else {
-                Some(Forced::Exhausted {
-                    retire: 0,
-                    rest: rest - 1,
-                })
-            };
-            if u.forced.is_none() {
-                u.exhausted_since = None;
+            if !t.not_rested.contains(&u.id) && u.melee.is_none() {
+                u.forced = if rest <= 1 {
+                    None
+                } else {
+                    Some(Forced::Exhausted {
+                        retire: 0,
+                        rest: rest - 1,
+                    })
+                };
             }
+        }
+        // Exhaustion ends with its rest, but not in the middle of a fight.
+        if !matches!(u.forced, Some(Forced::Exhausted { .. })) && u.melee.is_none() {
+            u.exhausted_since = None;
         }
     }
     let turn = t.st.turn;

@@ -427,9 +427,27 @@ pub fn describe(e: &Value) -> Option<String> {
                 .iter()
                 .map(|c| format!("{}v{}: {} ({}) v {} ({}) {}", js(c, "a"), js(c, "d"), js(c, "a_die"), js(c, "a_score"), js(c, "d_die"), js(c, "d_score"), js(c, "winner")))
                 .collect();
+            let second = match e.get("second") {
+                Some(v) if !v.is_null() => {
+                    let b: Vec<String> = v
+                        .get("batches")
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().map(|x| format!("{} {}", x.get(0).and_then(Value::as_str).unwrap_or(""), x.get(1).map(ToString::to_string).unwrap_or_default())).collect())
+                        .unwrap_or_default();
+                    format!(
+                        " (second move: dice {} for who moves first, the {} moves first; figures brought into contact and pinned in turn: {}; idle {})",
+                        v.get("throws").map(ToString::to_string).unwrap_or_default(),
+                        v.get("first").and_then(Value::as_str).unwrap_or(""),
+                        b.join(", "),
+                        v.get("idle").map(ToString::to_string).unwrap_or_default()
+                    )
+                }
+                _ => String::new(),
+            };
             format!(
-                "Melee, move {}: {} against {}, {} figures v {}, modifiers {} ({}); combats: {}; losses {}{}; {}",
+                "Melee, move {}{}: {} against {}, {} figures v {}, modifiers {} ({}); combats: {}; losses {}{}; {}",
                 js(e, "move"),
+                second,
                 js(e, "attacker"),
                 js(e, "defender"),
                 e.get("engaged").and_then(|v| v.get(0)).map(ToString::to_string).unwrap_or_default(),
@@ -441,6 +459,37 @@ pub fn describe(e: &Value) -> Option<String> {
                 if js(e, "fire_credit") != "0" { format!(" (+{} from fire at the chargers)", js(e, "fire_credit")) } else { String::new() },
                 js(e, "outcome")
             )
+        }
+        "ride_down" => {
+            let mut t = format!(
+                "{} rides down {} ({} ranks deep: {} to break through): dice {}, {} broke through, {} killed",
+                js(e, "unit"),
+                js(e, "target"),
+                js(e, "ranks"),
+                js(e, "need"),
+                js(e, "throws"),
+                js(e, "broke"),
+                js(e, "killed")
+            );
+            if e.get("through").and_then(Value::as_bool) == Some(true) {
+                t.push_str("; the horsemen burst through");
+                match e.get("next") {
+                    Some(n) if !n.is_null() => t.push_str(&format!(
+                        " and veer {}° to strike {} {} further on",
+                        js(n, "veer"),
+                        js(n, "target"),
+                        js(n, "text")
+                    )),
+                    _ => t.push_str(" and halt clear of the infantry"),
+                }
+            } else {
+                let why = js(e, "why");
+                t.push_str("; they stay in the melee");
+                if !why.is_empty() {
+                    t.push_str(&format!(" ({why})"));
+                }
+            }
+            t
         }
         "morale" => format!(
             "{} tests morale: {} points - {} for losses + die {} = {} against {}: {}",

@@ -188,6 +188,16 @@ pub struct MeleeFile {
     pub wall: i32,
     pub exhausted_rested: i32,
     pub exhausted_fresh: i32,
+    /// The additions when the fighting with exhausted troops goes on for
+    /// another move ("increased to 3 and 2 respectively").
+    #[serde(default)]
+    pub exhausted_rested_continued: Option<i32>,
+    #[serde(default)]
+    pub exhausted_fresh_continued: Option<i32>,
+    /// Second move of melee: figures each side moves into contact at a
+    /// time, by class ("4 figures of infantry or 2 of cavalry").
+    #[serde(default)]
+    pub second_move: BTreeMap<String, u32>,
     pub house: i32,
     pub break_in: Vec<u32>,
     pub moves: u32,

@@ -399,6 +399,10 @@ pub struct Placement {
     /// Seven Years' War: already routing (forced "rout") or retreating.
     #[serde(default)]
     pub forced: Option<String>,
+    /// Exhausted by a drawn melee (cases): moves of retreat left, moves of
+    /// rest left, moves ended since its fighting.
+    #[serde(default)]
+    pub exhausted: Option<[u32; 3]>,
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -709,7 +713,9 @@ pub fn place(
             guns,
             volleyed: p.volleyed,
             bad_morale: p.bad_morale,
-            forced: None,
+            forced: p
+                .exhausted
+                .map(|[retire, rest, _]| Forced::Exhausted { retire, rest }),
             broken: false,
             melee: p.melee.as_ref().map(|w| Melee {
                 with: w.trim().to_ascii_uppercase(),
@@ -719,7 +725,7 @@ pub fn place(
             crossing: 0,
             rest: p.rest.unwrap_or(0),
             standing,
-            exhausted_since: None,
+            exhausted_since: p.exhausted.map(|e| e[2]),
             experience: String::new(),
             brigade: p
                 .brigade
