@@ -75,13 +75,15 @@ impl Family for Ruleset {
         if self.syw.is_some() {
             return "Seven Years' War orders, one line per unit or brigade, steps in order;
 the judge throws the movement dice, so FORWARD n goes up to n inches:
-  UNIT <name>: FORWARD 8, WHEEL LEFT 20     | FORWARD ALL (as far as the dice allow)
+  UNIT <name>: FORWARD 8, WHEEL LEFT 20
+  UNIT <name>: FORWARD ALL                 as far as the dice allow
   BRIGADE <brigade>: FORWARD ALL            one throw for the brigade, +1 die
   steps: FORWARD n|ALL | BACK n | WHEEL LEFT|RIGHT deg | ABOUT | HOLD
          FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
          FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
-  STANDING <name>: EVADE | STAND | COUNTER-CHARGE, RESPONSE FIRE | HOLD FIRE | NONE
-  FOG BRIGADE <brigade>    FOG GUNS <u> [<u> <u>]   (if the fog-of-war table calls)
+  STANDING <name>: EVADE | STAND | COUNTER-CHARGE,
+                   RESPONSE FIRE | HOLD FIRE   (or NONE)
+  FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls
   PASS                                   no orders this player-turn
 "
             .to_string();
