@@ -61,6 +61,11 @@ maildir = "mail/inbox"
 # file (the default: one .eml per sent message in `dir`), smtp, or sendmail
 kind = "file"
 dir = "mail/outbox"
+# Hours a delivered mail's bytes stay in the database (to look at or resend
+# one); its row (recipient, kind, Message-ID, times) stays for ever. 0 drops
+# them at delivery: they carry the seat's reply token and sometimes a fresh
+# secret, which the database otherwise never holds (docs/host.md).
+keep_sent_hours = 0
 # For kind = "sendmail":
 # command = "/usr/sbin/sendmail"
 # For kind = "smtp", uncomment:
@@ -164,6 +169,8 @@ pub struct OutboundConfig {
     pub dir: String,
     pub command: String,
     pub smtp: Option<crate::mail::smtp::SmtpConfig>,
+    /// Hours a delivered mail's bytes are kept (0: dropped at delivery).
+    pub keep_sent_hours: u32,
 }
 
 impl Default for OutboundConfig {
@@ -173,6 +180,7 @@ impl Default for OutboundConfig {
             dir: "mail/outbox".into(),
             command: "/usr/sbin/sendmail".into(),
             smtp: None,
+            keep_sent_hours: 0,
         }
     }
 }

@@ -79,8 +79,18 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             }
         }
         maildir::mark_done(&dir, &file)?;
+        deliver_now_and_then(judge, pass);
     }
     Ok(())
+}
+
+/// Every [`DELIVER_EVERY`] handled mails, deliver what they queued.
+fn deliver_now_and_then(judge: &mut Judge, pass: &mut Pass) {
+    if pass.handled > 0 && pass.handled.is_multiple_of(DELIVER_EVERY) {
+        if let Err(e) = deliver(judge, pass) {
+            tracing::error!("outbox: {e}");
+        }
+    }
 }
 
 /// The IMAP cursor is kept in the kv table as "UIDVALIDITY:LAST_UID".
@@ -122,70 +132,106 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
         if let Err(e) = imap::mark_seen(&cfg, validity, &[uid]) {
             tracing::warn!("could not mark uid {uid} seen: {e}");
         }
+        deliver_now_and_then(judge, pass);
     }
     Ok(())
 }
 
-/// Deliver every due outbox row. A row is marked sent only after delivery.
+/// Handled inbound mails between two deliveries within one pass: the
+/// outbox holds at most this many mails' answers before they go out, so a
+/// big inbox neither waits for its answers nor piles their bodies up in the
+/// database (a delivered body's pages are reused by the next ones).
+pub const DELIVER_EVERY: usize = 64;
+
+/// Deliver every due outbox row, a page of [`store::OUTBOX_PAGE`] rows at a
+/// time (memory does not grow with the backlog). A row is marked sent only
+/// after delivery; then its bytes are dropped, or kept for
+/// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
-    for m in store::outbox_due(&judge.conn, &stamp(now))? {
-        let cfg = &judge.cfg.outbound;
-        let result = match cfg.kind.as_str() {
-            "sendmail" => outbound::deliver_sendmail(
-                &cfg.command,
+    let due = stamp(now);
+    let keep_hours = judge.cfg.outbound.keep_sent_hours;
+    let mut after = 0;
+    loop {
+        let page = store::outbox_due_page(&judge.conn, &due, after, store::OUTBOX_PAGE)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        store::relaxed(&judge.conn, |_| {
+            for m in &page {
+                deliver_one(judge, m, now, keep_hours > 0, pass)?;
+            }
+            Ok(())
+        })?;
+    }
+    if keep_hours > 0 {
+        let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
+        let n = store::outbox_compact(&judge.conn, &before)?;
+        if n > 0 {
+            tracing::info!("outbox: dropped the bytes of {n} mails delivered before {before}");
+        }
+    }
+    Ok(())
+}
+
+fn deliver_one(
+    judge: &Judge,
+    m: &store::OutMail,
+    now: chrono::DateTime<chrono::Utc>,
+    keep: bool,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
+    let cfg = &judge.cfg.outbound;
+    let result = match cfg.kind.as_str() {
+        "sendmail" => {
+            outbound::deliver_sendmail(&cfg.command, &judge.cfg.judge.address, &m.recipient, &m.raw)
+        }
+        "smtp" => match &cfg.smtp {
+            Some(s) => smtp::send(
+                s,
                 &judge.cfg.judge.address,
-                &m.recipient,
+                std::slice::from_ref(&m.recipient),
                 &m.raw,
-            ),
-            "smtp" => match &cfg.smtp {
-                Some(s) => smtp::send(
-                    s,
-                    &judge.cfg.judge.address,
-                    std::slice::from_ref(&m.recipient),
-                    &m.raw,
-                )
-                .map_err(|e| outbound::DeliveryError {
-                    message: e.to_string(),
-                    // A configuration fault (bad password, TLS) is the host's
-                    // to fix: keep the mail queued.
-                    transient: e.is_transient() || e.is_config(),
-                }),
-                None => Err(outbound::DeliveryError {
-                    message: "no [outbound.smtp] settings".into(),
-                    transient: true,
-                }),
-            },
-            _ => outbound::deliver_file(
-                &judge.cfg.outbox_dir(),
-                &format!("{:06}-{}", m.id, m.kind),
-                &m.raw,
-            ),
-        };
-        match result {
-            Ok(()) => {
-                store::outbox_sent(&judge.conn, m.id, &stamp(judge.clock.now()))?;
-                pass.delivered += 1;
-            }
-            Err(e) => {
-                pass.delivery_failures += 1;
-                let attempts = m.attempts + 1;
-                let next = (e.transient && attempts < MAX_ATTEMPTS).then(|| {
-                    let wait = 60i64 << attempts.min(8); // 2 min .. ~4 h
-                    stamp(now + chrono::Duration::seconds(wait.min(6 * 3600)))
-                });
-                tracing::warn!(
-                    "delivery of mail {} to {} failed ({}): {e}",
-                    m.id,
-                    m.recipient,
-                    if next.is_some() {
-                        "will retry"
-                    } else {
-                        "giving up"
-                    }
-                );
-                store::outbox_failed(&judge.conn, m.id, &e.message, next.as_deref())?;
-            }
+            )
+            .map_err(|e| outbound::DeliveryError {
+                message: e.to_string(),
+                // A configuration fault (bad password, TLS) is the host's
+                // to fix: keep the mail queued.
+                transient: e.is_transient() || e.is_config(),
+            }),
+            None => Err(outbound::DeliveryError {
+                message: "no [outbound.smtp] settings".into(),
+                transient: true,
+            }),
+        },
+        _ => outbound::deliver_file(
+            &judge.cfg.outbox_dir(),
+            &format!("{:06}-{}", m.id, m.kind),
+            &m.raw,
+        ),
+    };
+    match result {
+        Ok(()) => {
+            store::outbox_sent(&judge.conn, m.id, &stamp(judge.clock.now()), keep)?;
+            pass.delivered += 1;
+        }
+        Err(e) => {
+            pass.delivery_failures += 1;
+            let attempts = m.attempts + 1;
+            let next = (e.transient && attempts < MAX_ATTEMPTS).then(|| {
+                let wait = 60i64 << attempts.min(8); // 2 min .. ~4 h
+                stamp(now + chrono::Duration::seconds(wait.min(6 * 3600)))
+            });
+            tracing::warn!(
+                "delivery of mail {} to {} failed ({}): {e}",
+                m.id,
+                m.recipient,
+                if next.is_some() {
+                    "will retry"
+                } else {
+                    "giving up"
+                }
+            );
+            store::outbox_failed(&judge.conn, m.id, &e.message, next.as_deref())?;
         }
     }
     Ok(())

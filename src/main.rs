@@ -665,10 +665,15 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Outbox => {
             let judge = open(&cli.config)?;
-            for m in adjutant::store::outbox_all(&judge.conn)? {
+            for m in adjutant::store::outbox_list(&judge.conn)? {
+                let body = if m.body_bytes > 0 {
+                    format!("{:.1} KB", m.body_bytes as f64 / 1024.0)
+                } else {
+                    "dropped".to_string()
+                };
                 println!(
-                    "{:>6}  {:<8} {:<10} attempts {}  {}",
-                    m.id, m.status, m.kind, m.attempts, m.recipient
+                    "{:>6}  {:<8} {:<10} attempts {}  {:<10} {}",
+                    m.id, m.status, m.kind, m.attempts, body, m.recipient
                 );
             }
             Ok(0)

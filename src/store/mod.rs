@@ -228,6 +228,21 @@ ALTER TABLE referees ADD COLUMN secret_nonce TEXT;
 ALTER TABLE team_members ADD COLUMN nonce TEXT;
 ALTER TABLE team_members ADD COLUMN secret_nonce TEXT;
 "#,
+    r#"
+-- The mail path's lookups as indexed queries (issue 10): the answer caps
+-- count a recipient's (or everyone's) answers of some kinds since a time,
+-- delivery pages the pending mails in id order, and a sender's seats,
+-- desks and observer places are found by their lower-cased address.
+CREATE INDEX outbox_recipient_kind ON outbox(recipient, kind, created_at);
+CREATE INDEX outbox_kind ON outbox(kind, created_at);
+CREATE INDEX outbox_waiting ON outbox(id) WHERE status = 'pending';
+CREATE INDEX seats_email ON seats(lower(email));
+CREATE INDEX referees_email ON referees(lower(email));
+CREATE INDEX observers_email ON observers(lower(email));
+CREATE INDEX team_members_email ON team_members(lower(email));
+-- Delivered mails whose bytes are kept for a while (outbound.keep_sent_hours).
+CREATE INDEX outbox_kept ON outbox(sent_at) WHERE status = 'sent' AND raw <> X'';
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -877,29 +892,110 @@ fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
 
 const OUT_COLS: &str = "id, game_id, recipient, message_id, kind, raw, status, attempts";
 
-/// Pending mail due at `now` (RFC 3339 strings compare in time order).
-pub fn outbox_due(conn: &Connection, now: &str) -> Result<Vec<OutMail>, StoreError> {
-    let mut st = conn.prepare(&format!(
-        "SELECT {OUT_COLS} FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id"
+/// At most this many pending mails (bodies included) are read at a time
+/// by [`outbox_due_page`]: delivery's memory does not grow with the backlog.
+pub const OUTBOX_PAGE: usize = 64;
+
+/// Pending mail due at `now` (RFC 3339 strings compare in time order)
+/// with an id above `after`, in id order, at most `limit` rows: delivery
+/// reads the backlog a page at a time, never all bodies at once.
+pub fn outbox_due_page(
+    conn: &Connection,
+    now: &str,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<OutMail>, StoreError> {
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {OUT_COLS} FROM outbox INDEXED BY outbox_waiting
+         WHERE status = 'pending' AND id > ?2 AND next_attempt_at <= ?1 ORDER BY id LIMIT ?3"
     ))?;
-    let rows = st.query_map([now], out_row)?;
+    let rows = st.query_map(params![now, after, limit as i64], out_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-pub fn outbox_all(conn: &Connection) -> Result<Vec<OutMail>, StoreError> {
-    let mut st = conn.prepare(&format!("SELECT {OUT_COLS} FROM outbox ORDER BY id"))?;
-    let rows = st.query_map([], out_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+/// One outbox row as `adjutant outbox` lists it: everything but the body,
+/// and the body's size (0 once it is dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxEntry {
+    pub id: i64,
+    pub game_id: Option<i64>,
+    pub recipient: String,
+    pub kind: String,
+    pub status: String,
+    pub attempts: i64,
+    pub created_at: String,
+    pub sent_at: Option<String>,
+    pub body_bytes: i64,
 }
 
-pub fn outbox_sent(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
-    conn.execute(
-        // Once sent, the mail's bytes (which carry the seat's reply token and
-        // maybe a fresh secret) are not kept; secure_delete zeroes them.
-        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL, raw = X'' WHERE id = ?1 AND status = 'pending'",
-        params![id, now],
+/// Every outbox row without its body (SQLite's `length` of a blob reads
+/// its size, not its bytes).
+pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
+    let mut st = conn.prepare(
+        "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw)
+         FROM outbox ORDER BY id",
     )?;
+    let rows = st.query_map([], |r| {
+        Ok(OutboxEntry {
+            id: r.get(0)?,
+            game_id: r.get(1)?,
+            recipient: r.get(2)?,
+            kind: r.get(3)?,
+            status: r.get(4)?,
+            attempts: r.get(5)?,
+            created_at: r.get(6)?,
+            sent_at: r.get(7)?,
+            body_bytes: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The stored body of one outbox row (empty once dropped).
+pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>, StoreError> {
+    Ok(conn
+        .query_row("SELECT raw FROM outbox WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?)
+}
+
+/// A delivered mail: marked sent, and its bytes (which carry the seat's
+/// reply token and maybe a fresh secret) dropped at once unless `keep` (a
+/// retention setting, see [`outbox_compact`]); secure_delete zeroes them.
+pub fn outbox_sent(conn: &Connection, id: i64, now: &str, keep: bool) -> Result<(), StoreError> {
+    let mut st = conn.prepare_cached(
+        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL,
+                raw = CASE WHEN ?3 THEN raw ELSE X'' END
+         WHERE id = ?1 AND status = 'pending'",
+    )?;
+    st.execute(params![id, now, keep])?;
     Ok(())
+}
+
+/// Runs `f` with `synchronous = NORMAL`, then puts FULL back. For writes
+/// whose loss on a power failure costs nothing but repeating them (marking
+/// a delivered mail sent: lost, it is delivered again, as after a crash
+/// between delivery and the mark): they still reach the WAL at once, so a
+/// killed process loses none, and the next FULL commit makes them durable.
+pub fn relaxed<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let r = f(conn);
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    r
+}
+
+/// Drops the bodies of mails delivered before `sent_before` (the retention
+/// period's start), keeping each row's metadata and Message-ID. Pending
+/// mails are never touched; dead ones keep their bytes for the host.
+/// Returns how many bodies were dropped.
+pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, StoreError> {
+    Ok(conn.execute(
+        "UPDATE outbox SET raw = X''
+         WHERE status = 'sent' AND raw <> X'' AND sent_at < ?1",
+        [sent_before],
+    )?)
 }
 
 pub fn outbox_failed(

@@ -1,15 +1,15 @@
 //! The board picture of a Memoir '44 mail: the SVG with its caption and
 //! colour key, as an HTML fragment for the generic document.
 
-use super::svg;
 use crate::report::html::esc;
 use crate::rules::memoir44::render::side_name;
 use crate::rules::memoir44::view::View;
 use std::fmt::Write;
 
-/// The board picture with its caption and colour key (an HTML fragment).
+/// The board picture with its caption and colour key (an HTML fragment);
+/// `svg` is `svg::board` of the same view.
 #[must_use]
-pub fn board(v: &View) -> String {
+pub fn board(v: &View, svg: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -19,7 +19,7 @@ pub fn board(v: &View) -> String {
         esc(&side_name(v.bottom_side()))
     );
     o.push_str("<div style=\"max-width:100%;overflow-x:auto\">\n");
-    o.push_str(&svg::board(v));
+    o.push_str(svg);
     o.push_str("</div>\n");
     let first = v
         .sides

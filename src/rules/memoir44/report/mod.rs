@@ -21,13 +21,16 @@ use crate::report::Parts;
 /// events are (none for a position without a turn behind it).
 #[must_use]
 pub fn parts(v: &View, mover: Option<&str>) -> Parts {
+    // The SVG is drawn once: the HTML board holds the same text.
+    let svg = svg::board(v);
     Parts {
         map: textmap::position(v),
         compact: textmap::compact_position(v),
         combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
         orders: orders::template(v),
-        board_html: html::board(v),
-        svg: svg::board(v),
-        json: serde_json::to_string_pretty(v).unwrap_or_default(),
+        board_html: html::board(v, &svg),
+        svg,
+        // Compact: the same JSON in half the bytes of a pretty one.
+        json: serde_json::to_string(v).unwrap_or_default(),
     }
 }

@@ -3,7 +3,10 @@
 //! battles drawn over them. Drawn from the recipient's seat, like the text
 //! map. Every hex is a `<use data-hex="E5">` of one hex shape inside
 //! `<g class="hexes">` (grouped by tile, `<g data-tile="woods">`), every unit
-//! a `<g class="unit" data-hex="E5" data-side="allies">`.
+//! a `<g class="unit" data-hex="E5" data-side="allies">` whose `<title>`
+//! says its kind and figures. The names of a row of hexes are one `<text>`
+//! and the drawing is packed on few lines: a turn report mail stays under
+//! 30 KB.
 
 use super::textmap::{obstacle_mark, unit_letter};
 use crate::rules::memoir44::view::View;
@@ -116,11 +119,22 @@ pub fn board(v: &View) -> String {
         o.push_str("</g>\n");
     }
     o.push_str("</g>\n");
-    // Each hex's name at its top, and the tile's name at its foot.
+    // Each hex's name at its top, and the tile's name at its foot. The
+    // names of a row are one <text>: each character placed on its own
+    // (SVG's list of x), centred where the centred name put it.
     o.push_str("<g class=\"names\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">\n");
+    let mut rows: Vec<(i32, Vec<(i32, String)>)> = Vec::new();
     for (hx, _) in &hexes {
         let (x, y) = g.centre(*hx);
-        let _ = writeln!(o, r##"<text x="{x}" y="{}">{hx}</text>"##, y - R + 10);
+        let y = y - R + 10;
+        match rows.iter_mut().find(|(ry, _)| *ry == y) {
+            Some((_, names)) => names.push((x, hx.to_string())),
+            None => rows.push((y, vec![(x, hx.to_string())])),
+        }
+    }
+    for (y, names) in &rows {
+        let (xs, text) = name_row(names);
+        let _ = writeln!(o, r##"<text y="{y}" x="{xs}">{text}</text>"##);
     }
     o.push_str("</g>\n<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
     for (hx, tile) in &hexes {
@@ -164,12 +178,7 @@ pub fn board(v: &View) -> String {
         let (x1, _) = g.centre(Hex::new(if g.flipped { 0 } else { g.max_col }, r));
         let (xa, xb) = (x0.min(x1), x0.max(x1));
         for x in [xa - HW - 10, xb + HW + 10] {
-            let _ = writeln!(
-                o,
-                r##"<text class="coord" x="{x}" y="{}">{}</text>"##,
-                y + 4,
-                r + 1
-            );
+            let _ = writeln!(o, r##"<text x="{x}" y="{}">{}</text>"##, y + 4, r + 1);
         }
     }
     o.push_str("</g>\n");
@@ -258,7 +267,7 @@ pub fn board(v: &View) -> String {
         let letter = unit_letter(u);
         let _ = writeln!(
             o,
-            r##"<g class="unit" data-hex="{at}" data-side="{side}" data-kind="{kind}" data-figures="{n}"><title>{side} {kind} ({n} figures) at {at}</title><use href="#u" x="{x}" y="{y}" fill="{colour}"/><text x="{x}" y="{}">{letter}{n}</text></g>"##,
+            r##"<g class="unit" data-hex="{at}" data-side="{side}"><title>{side} {kind} ({n} figures) at {at}</title><use href="#u" x="{x}" y="{y}" fill="{colour}"/><text x="{x}" y="{}">{letter}{n}</text></g>"##,
             y + 4,
             at = u.at,
             side = esc(&u.side),
@@ -267,5 +276,46 @@ pub fn board(v: &View) -> String {
         );
     }
     o.push_str("</g>\n</svg>\n");
-    o
+    pack(&o)
+}
+
+/// The advance of a character at the names' size (8): capitals and digits
+/// are about 5 units wide, so a name's characters sit 5 apart.
+const NAME_STEP: i32 = 5;
+
+/// The x list and text of one row of names, each (centre, name): the
+/// characters of a name are centred `NAME_STEP` apart around its centre,
+/// within half a unit of where the centred name drew them.
+fn name_row(names: &[(i32, String)]) -> (String, String) {
+    let mut xs = Vec::new();
+    let mut text = String::new();
+    for (x, name) in names {
+        let n = name.chars().count() as i32;
+        // The first character's centre: half the name's width to the left.
+        let first = x - NAME_STEP * (n - 1) / 2;
+        for (i, c) in (0i32..).zip(name.chars()) {
+            xs.push((first + NAME_STEP * i).to_string());
+            text.push(c);
+        }
+    }
+    (xs.join(" "), esc(&text))
+}
+
+/// The drawing on few lines (each element stays whole, lines stay far
+/// under the 998 octets a mail allows): a line break costs two bytes in a
+/// mail, and the board has hundreds of elements.
+fn pack(svg: &str) -> String {
+    const WIDTH: usize = 900;
+    let mut out = String::with_capacity(svg.len());
+    let mut line = 0;
+    for l in svg.lines() {
+        if line > 0 && line + l.len() > WIDTH {
+            out.push('\n');
+            line = 0;
+        }
+        out.push_str(l);
+        line += l.len();
+    }
+    out.push('\n');
+    out
 }
