@@ -1202,7 +1202,7 @@ mod tests {
         tx.pragma_update(None, "user_version", CREDENTIALS_MIGRATION as i64)
             .unwrap();
         tx.execute(
-            "INSERT INTO games (id, ruleset, scenario, seed, created_at) VALUES (1, 'memoir44', 'x', 'ab', 'now')",
+            "INSERT INTO games (id, ruleset, scenario, seed, created_at) VALUES (1, 'a-ruleset', 'x', 'ab', 'now')",
             [],
         )
         .unwrap();
