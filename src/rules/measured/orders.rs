@@ -111,32 +111,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
         let parsed = match word {
             "PASS" if rest.trim().is_empty() => Line::Pass,
             "UNIT" | "STANDING" => {
-                let rest = rest.trim();
-                let (id, body) = match rest.split_once(':') {
-                    Some((a, b)) => (a.trim(), b.trim()),
-                    None => rest
-                        .split_once(char::is_whitespace)
-                        .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
-                };
-                if id.is_empty() {
-                    return Err(Rejection::at(
-                        n,
-                        line,
-                        format!("{word} takes a unit's name first, e.g. {word} 5TH: ..."),
-                    ));
-                }
-                let parts: Vec<&str> = body
-                    .split([',', ';'])
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                if parts.is_empty() {
-                    return Err(Rejection::at(
-                        n,
-                        line,
-                        format!("no orders for {id} (write HOLD to stand)"),
-                    ));
-                }
+                let (id, parts) = unit_line(word, rest, n, line, "a unit's name", "5TH")?;
                 if word == "STANDING" {
                     let mut orders = Vec::new();
                     for p in parts {
@@ -183,6 +158,46 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
         out.push((n, line.to_string(), parsed));
     }
     Ok(out)
+}
+
+/// A `WORD <name>: step, step` line (the colon may be left out): the name
+/// and the steps, split at commas or semicolons; refused when either is
+/// missing. Shared by every ruleset of the family.
+pub fn unit_line<'a>(
+    word: &str,
+    rest: &'a str,
+    n: usize,
+    line: &str,
+    what: &str,
+    example: &str,
+) -> Result<(&'a str, Vec<&'a str>), Rejection> {
+    let rest = rest.trim();
+    let (id, body) = match rest.split_once(':') {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => rest
+            .split_once(char::is_whitespace)
+            .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
+    };
+    if id.is_empty() {
+        return Err(Rejection::at(
+            n,
+            line,
+            format!("{word} takes {what} first, e.g. {word} {example}: ..."),
+        ));
+    }
+    let parts: Vec<&str> = body
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err(Rejection::at(
+            n,
+            line,
+            format!("no orders for {id} (write HOLD to stand)"),
+        ));
+    }
+    Ok((id, parts))
 }
 
 fn dist(w: &str, what: &str) -> Result<i64, String> {

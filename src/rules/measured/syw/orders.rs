@@ -125,31 +125,8 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                 }
             }
             "UNIT" | "BRIGADE" | "STANDING" => {
-                let (id, body) = match rest.split_once(':') {
-                    Some((a, b)) => (a.trim(), b.trim()),
-                    None => rest
-                        .split_once(char::is_whitespace)
-                        .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
-                };
-                if id.is_empty() {
-                    return Err(Rejection::at(
-                        n,
-                        line,
-                        format!("{word} takes a name first, e.g. {word} 1GDS: ..."),
-                    ));
-                }
-                let parts: Vec<&str> = body
-                    .split([',', ';'])
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                if parts.is_empty() {
-                    return Err(Rejection::at(
-                        n,
-                        line,
-                        format!("no orders for {id} (write HOLD to stand)"),
-                    ));
-                }
+                let (id, parts) =
+                    super::super::orders::unit_line(word, rest, n, line, "a name", "1GDS")?;
                 if word == "STANDING" {
                     let mut orders = Vec::new();
                     for p in parts {
