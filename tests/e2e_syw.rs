@@ -17,192 +17,15 @@
 
 mod common;
 use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::measured::{self, random, state};
+use adjutant::rules::measured::{self, state};
 use adjutant::rules::Rules;
-use common::{bin, Site};
-use serde_json::Value;
+use common::Site;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-const T0: &str = "2026-11-20T12:00:00Z";
-
-fn client(args: &[&str], stdin: Option<&str>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
-}
-
-fn text(m: &Value, k: &str) -> String {
-    m[k].as_str().unwrap_or("").to_string()
-}
-
-struct Judge<'a> {
-    site: &'a Site,
-    rules: Rules,
-    ruleset: measured::Ruleset,
-    /// Allied, French.
-    players: [String; 2],
-    /// Hours after T0: a move an hour, as a game by mail goes (the judge
-    /// answers one address at most 10 times an hour).
-    hours: std::cell::Cell<i64>,
-}
-
-impl Judge<'_> {
-    fn now(&self) -> String {
-        let t0 = chrono::DateTime::parse_from_rfc3339(T0).unwrap();
-        (t0 + chrono::Duration::hours(self.hours.get()))
-            .to_utc()
-            .format("%Y-%m-%dT%H:%M:%SZ")
-            .to_string()
-    }
-
-    fn at(&self, args: &[&str]) -> String {
-        let out = Command::new(bin())
-            .arg("--config")
-            .arg(self.site.config())
-            .args(args)
-            .env("ADJUTANT_NOW", self.now())
-            .env("ADJUTANT_LOG", "warn")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// (adjudications done, status) of game 1.
-    fn game(&self) -> (u32, String) {
-        self.site
-            .db()
-            .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .unwrap()
-    }
-
-    fn state(&self) -> measured::State {
-        let json: String = self
-            .site
-            .db()
-            .query_row(
-                "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        let st = self.rules.restore(&json).unwrap();
-        st.get::<measured::State>()
-            .expect("a measured state")
-            .clone()
-    }
-
-    fn needed(&self) -> Vec<String> {
-        self.rules
-            .phase(
-                &self
-                    .rules
-                    .restore(&serde_json::to_string(&self.state()).unwrap())
-                    .unwrap(),
-            )
-            .sides
-    }
-
-    fn player(&self, side: &str) -> &str {
-        &self.players[usize::from(side != "allied")]
-    }
-
-    /// Wait until `who` has a mail after the first `skip` whose subject or
-    /// body contains `needle`.
-    fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
-        for _ in 0..100 {
-            if let Some(m) = inbox(who)
-                .into_iter()
-                .skip(skip)
-                .find(|m| text(m, "subject").contains(needle) || text(m, "body").contains(needle))
-            {
-                return m;
-            }
-            self.at(&["serve", "--once"]);
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!(
-            "{who} never got a mail with {needle:?}: {:#?}\n{}",
-            inbox(who).into_iter().skip(skip).collect::<Vec<_>>(),
-            self.at(&["log"])
-        );
-    }
-
-    /// `side` replies to the judge's latest mail with `orders`; returns how
-    /// many mails the player had before.
-    fn send(&self, side: &str, orders: &str) -> usize {
-        let who = self.player(side);
-        let mails = inbox(who);
-        let last = mails
-            .iter()
-            .rev()
-            .find(|m| text(m, "reply_to").contains("judge+"))
-            .expect("a mail to reply to");
-        let reply_to = text(last, "reply_to");
-        let addr = reply_to
-            .rsplit('<')
-            .next()
-            .unwrap()
-            .trim_end_matches('>')
-            .to_string();
-        let body = format!("{orders}\n-- \n{side} commander\n");
-        client(
-            &[
-                "send",
-                who,
-                &addr,
-                &format!("Re: {}", text(last, "subject")),
-            ],
-            Some(&body),
-        );
-        mails.len()
-    }
-
-    fn send_and_wait(&self, side: &str, orders: &str, held: bool) -> Value {
-        let skip = self.send(side, orders);
-        let needle = if held {
-            "They are held"
-        } else {
-            "accepted and adjudicated"
-        };
-        self.wait_mail(self.player(side), skip, needle)
-    }
-
-    fn random_orders(&self, side: &str, rng: &mut ChaChaDice) -> String {
-        let st = self.state();
-        let i = st.side_index(side).expect("side");
-        random::random_orders(&self.ruleset, &st, i, rng)
-    }
-}
+#[path = "common/measured_mail.rs"]
+mod measured_mail;
+use measured_mail::{client, inbox, text, Judge};
 
 const SCENARIO: &str = r#"
 # A small action near Minden, 1 August 1759: the Allied advance meets the
@@ -319,6 +142,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
         site: &site,
         rules: Rules::load("seven-years-war").unwrap(),
         ruleset,
+        first: "allied",
         players: players.clone(),
         hours: std::cell::Cell::new(0),
     };
