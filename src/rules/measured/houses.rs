@@ -243,6 +243,7 @@ fn add_damage(t: &mut Turn<'_, '_, '_>, k: usize, pts: u32, shell: u32) {
     if damage >= h.destroyed {
         f.kind = "ruins".into();
         f.burning = None;
+        f.capacity = 0;
         t.ev.push(
             json!({"kind": "house_ruins", "section": name, "damage": damage, "why": "destroyed"}),
         );
@@ -405,6 +406,7 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, was: &[usize]) {
         if n >= h.burn {
             f.burning = None;
             f.kind = "ruins".into();
+            f.capacity = 0;
             t.ev.push(
                 json!({"kind": "house_ruins", "section": name, "moves": n, "why": "burnt out"}),
             );
