@@ -197,17 +197,25 @@ fn miteiriya_ridge_by_mail_through_a_real_server() {
             advanced,
             "turn {turn}: the orders of {side} were not adjudicated:\n{orders}"
         );
+        let before = seen;
         seen[p] += 2;
         seen[1 - p] += 1;
         let st = common::latest_state(&site);
         for (i, who) in players.iter().enumerate() {
+            // The mover's acceptance and report, the other side's report.
             let m = wait_for(who, seen[i]);
-            let report = m.last().unwrap();
-            check_mail(who, report, &st);
+            let new = &m[before[i]..];
+            for mail in new {
+                check_mail(who, mail, &st);
+            }
             if n == 0 {
-                let body = report["body"].as_str().unwrap_or_default();
-                assert!(body.contains("minefield at F4"), "{who}: {body}");
-                assert!(body.contains("minefield at G4"), "{who}: {body}");
+                let told = new
+                    .iter()
+                    .map(|x| x["body"].as_str().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                assert!(told.contains("minefield at F4"), "{who}: {told}");
+                assert!(told.contains("minefield at G4"), "{who}: {told}");
             }
         }
         if n == 0 {
