@@ -5,6 +5,11 @@
 //! scenario's sticks, and in every third game random extra sticks (aimed or
 //! along a random flight line), are dropped by dice before the first turn;
 //! each lands on an empty hex of the board or is lost without a medal.
+//! Appendix 1: in every other game, 3-8 random minefields of either side
+//! (strengths from the box) and one unit of each side's infantry made
+//! Combat Engineers; after every turn no side's view, told events or SVG
+//! board holds the strength of a minefield still hidden, and a hidden
+//! minefield was never revealed (its piece still face down).
 //!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
@@ -33,6 +38,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
     add_random_sticks(r, &mut st, seed);
+    add_random_mines(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     let mut subs = Vec::new();
     let mut medals_from_events = [0u32; 2];
@@ -98,6 +104,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 "{scenario} turn {t}: medals of side {i}"
             );
         }
+        check_mines(r, scenario, t, &st, &next, &events);
         let cards: usize =
             next.hands.iter().map(Vec::len).sum::<usize>() + next.deck.len() + next.discard.len();
         assert_eq!(cards, 60, "{scenario} turn {t}: cards lost or made");
@@ -107,6 +114,132 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     Game {
         st,
         submissions: subs,
+    }
+}
+
+/// In every other game, 3-8 minefields of either side on random hexes that
+/// hold no unit and are not water, with strengths drawn from the ruleset's
+/// box, and one infantry unit of each side made Combat Engineers.
+fn add_random_mines(r: &Ruleset, st: &mut State, seed: Seed) {
+    use memoir44::mines::Minefield;
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/mines", &[&seed]));
+    if rng.roll(2) != 1 {
+        return;
+    }
+    let hexes: Vec<memoir44::Hex> = State::board(r).hexes();
+    let mut bag = r.minefields.pieces.clone();
+    adjutant::engine::dice::shuffle(&mut bag, &mut rng);
+    for _ in 0..rng.roll(6) + 2 {
+        let h = hexes[rng.roll(hexes.len() as u32) as usize - 1];
+        let water = st.features(h).iter().any(|f| {
+            r.terrain
+                .get(f)
+                .is_some_and(|t| (t.impassable || t.sea) && !t.bridge)
+        });
+        if water || st.unit_at(h).is_some() || st.minefields.iter().any(|m| m.at == h) {
+            continue;
+        }
+        let Some(strength) = bag.pop() else { break };
+        st.minefields.push(Minefield {
+            at: h,
+            side: rng.roll(2) as usize - 1,
+            strength,
+            revealed: false,
+            undrawn: false,
+        });
+    }
+    for side in 0..2 {
+        if st
+            .units
+            .iter()
+            .any(|u| u.side == side && u.kind == "engineers")
+        {
+            continue;
+        }
+        let ids: Vec<u32> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && u.kind == "infantry")
+            .map(|u| u.id)
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let id = ids[rng.roll(ids.len() as u32) as usize - 1];
+        if let Some(u) = st.units.iter_mut().find(|u| u.id == id) {
+            u.kind = "engineers".into();
+        }
+    }
+}
+
+/// Minefields after a turn: a piece still hidden was not revealed in the
+/// events; no side's view, told events or SVG board carries its strength; a
+/// piece once revealed stays revealed while it is on the board.
+fn check_mines(
+    r: &Ruleset,
+    scenario: &str,
+    t: u32,
+    before: &State,
+    next: &State,
+    events: &[Event],
+) {
+    use adjutant::rules::Viewer;
+    for m in &next.minefields {
+        let was = before.minefields.iter().find(|b| b.at == m.at);
+        assert!(
+            was.is_some(),
+            "{scenario} turn {t}: a minefield appeared at {}",
+            m.at
+        );
+        assert!(
+            !was.is_some_and(|b| b.revealed && !m.revealed),
+            "{scenario} turn {t}: the minefield at {} was hidden again",
+            m.at
+        );
+        let told = events
+            .iter()
+            .any(|e| matches!(e, Event::MinefieldRevealed { at, .. } if *at == m.at));
+        let newly = m.revealed && !was.is_some_and(|b| b.revealed);
+        assert_eq!(
+            told, newly,
+            "{scenario} turn {t}: the minefield at {} revealed {} but told {told}",
+            m.at, m.revealed
+        );
+    }
+    if next.minefields.is_empty() {
+        return;
+    }
+    for side in next.sides.clone() {
+        let viewer = Viewer::Side(side.clone());
+        let v = memoir44::view::view_with_events(r, next, &viewer, events);
+        let leaks = memoir44::mines::leaks(next, &v, &side);
+        assert!(leaks.is_empty(), "{scenario} turn {t}: {leaks:?}");
+        let svg = memoir44::report::svg::board(&v);
+        for m in next.minefields.iter().filter(|m| !m.revealed) {
+            let mark = format!("class=\"minefield\" data-hex=\"{}\"", m.at);
+            let i = svg.find(&mark).unwrap_or_else(|| {
+                panic!(
+                    "{scenario} turn {t}: the SVG of {side} lacks the minefield at {}",
+                    m.at
+                )
+            });
+            let rest = &svg[i..];
+            let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
+            assert!(
+                label.ends_with(">M?"),
+                "{scenario} turn {t}: the SVG of {side} shows the hidden minefield at {}: {label}",
+                m.at
+            );
+            let json = serde_json::to_string(&v).unwrap();
+            assert!(
+                !json.contains(&format!(
+                    "\"at\":\"{}\",\"side\":\"{}\",\"strength\"",
+                    m.at, next.sides[m.side]
+                )),
+                "{scenario} turn {t}: the view JSON of {side} holds the hidden strength at {}",
+                m.at
+            );
+        }
     }
 }
 
@@ -234,6 +367,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
     add_random_sticks(r, &mut st, seed);
+    add_random_mines(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");

@@ -49,6 +49,9 @@ impl<'a> Ctx<'a> {
             flag_losses: true,
             retreat_up_to: None,
             ignores_terrain_dice: false,
+            close_assault_ignores_terrain: false,
+            engineer: false,
+            one_per_side: false,
         });
         Ctx {
             r,
@@ -171,6 +174,13 @@ pub fn check_path(
             ));
         }
         let last = i + 1 == rest.len();
+        // Minefields: "A Unit must stop, and may not Move any further on
+        // that turn, when entering a Minefield" (friendly or enemy).
+        if !last && super::mines::at(st, h).is_some() {
+            return Err(format!(
+                "a unit entering the minefield at {h} must stop there"
+            ));
+        }
         if !rule.ignore_terrain {
             for (k, t) in &info.specs {
                 if t.stop && !last {
@@ -296,7 +306,9 @@ pub fn battle_dice(
             reason: "Artillery v Tank".into(),
         });
     }
-    if a.ignores_terrain_dice {
+    // Combat Engineers: "Ignores all Battle Dice terrain reductions when in
+    // Close Assault."
+    if a.ignores_terrain_dice || (a.close_assault_ignores_terrain && range == 1) {
         // "A Sniper's Battle Dice are not reduced by Terrain."
         mods.extend(cross_hair(st, a, att, tgt));
         mods.extend(extra.iter().cloned());

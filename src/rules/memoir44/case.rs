@@ -6,7 +6,9 @@ use super::battle::Ctx;
 use super::events::Event;
 use super::orders;
 use super::ruleset::{at, toml_error, Ruleset};
-use super::scenario::{self, DropSpec, Layout, ObjectiveSpec, OneOrMany, Placement};
+use super::scenario::{
+    self, DropSpec, Layout, MineSpec, ObjectiveSpec, OneOrMany, Placement, RiggedSpec,
+};
 use super::state::{Engagement, Played, State};
 use super::turn::standing_from;
 use super::{adjudicate, Chance, DataError};
@@ -42,6 +44,12 @@ struct CaseFile {
     /// the turn (an empty turn `orders` plays no turn).
     #[serde(default)]
     airdrops: Vec<DropSpec>,
+    /// Extension: Appendix 1's minefields, each with its strength.
+    #[serde(default)]
+    minefields: Vec<MineSpec>,
+    /// Extension: bridges rigged for detonation (Bridge Demolition).
+    #[serde(default)]
+    rigged_bridges: Vec<RiggedSpec>,
     /// The d6 numbers (1-6) the drop rolls, in order.
     #[serde(default)]
     airdrop_dice: Vec<Spanned<u32>>,
@@ -153,6 +161,36 @@ struct ExpectPart {
     /// must not hold after the turn.
     #[serde(default)]
     view: BTreeMap<String, ExpectView>,
+    /// Extension (Minefields): the minefields on the board after the turn.
+    #[serde(default)]
+    minefields: Vec<ExpectMine>,
+    /// Extension (Minefields): hexes with no minefield after the turn.
+    #[serde(default)]
+    no_minefields: Vec<Spanned<String>>,
+    /// Extension: hexes whose tile and obstacles after the turn are these
+    /// (`[]` = open countryside).
+    #[serde(default)]
+    terrain: BTreeMap<String, Vec<String>>,
+    /// Extension (Bridge Demolition): the bridges rigged after the turn
+    /// (exactly these).
+    #[serde(default)]
+    rigged: Option<Vec<String>>,
+    /// Extension (Bridge Demolition): tank hits scored on bridges.
+    #[serde(default)]
+    bridge_damage: BTreeMap<String, u32>,
+    /// Extension (Bridge Demolition): rigged bridges a battle took place on.
+    #[serde(default)]
+    battled_bridges: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectMine {
+    at: Spanned<String>,
+    #[serde(default)]
+    strength: Option<u32>,
+    #[serde(default)]
+    revealed: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -282,8 +320,18 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         units: &cf.units,
         objectives: &cf.board.objectives,
         airdrops: &cf.airdrops,
+        minefields: &cf.minefields,
+        rigged: &cf.rigged_bridges,
     };
     scenario::place(r, &mut st, &layout)?;
+    if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
+        return Err(at(
+            text,
+            file,
+            m.at.span(),
+            "a case gives each minefield its strength (strength = 0 to 6)",
+        ));
+    }
     if let Some(v) = cf.board.victory {
         st.victory = v;
     }
@@ -872,6 +920,92 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                 problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
             }
         }
+    }
+    for em in &b.expect.minefields {
+        let Some(h) = board.parse(em.at.get_ref()) else {
+            continue;
+        };
+        match super::mines::at(&st, h) {
+            None => problems.push(format!("expected a minefield at {h}, found none")),
+            Some(m) => {
+                if em.strength.is_some_and(|x| x != m.strength) {
+                    problems.push(format!(
+                        "minefield at {h}: expected strength {:?}, got {}",
+                        em.strength, m.strength
+                    ));
+                }
+                if em.revealed.is_some_and(|x| x != m.revealed) {
+                    problems.push(format!(
+                        "minefield at {h}: expected revealed {:?}, got {}",
+                        em.revealed, m.revealed
+                    ));
+                }
+            }
+        }
+    }
+    for e in &b.expect.no_minefields {
+        if let Some(h) = board.parse(e.get_ref()) {
+            if super::mines::at(&st, h).is_some() {
+                problems.push(format!("expected no minefield at {h}, found one"));
+            }
+        }
+    }
+    for (k, want) in &b.expect.terrain {
+        let Some(h) = board.parse(k) else { continue };
+        let got: Vec<String> = st.features(h).to_vec();
+        let want: Vec<String> = want
+            .iter()
+            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
+            .filter(|w| w != "open")
+            .collect();
+        if got != want {
+            problems.push(format!("terrain at {h}: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &b.expect.rigged {
+        let got: Vec<String> = st.charges.iter().map(|c| c.at.to_string()).collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        let mut got_sorted = got.clone();
+        want.sort();
+        got_sorted.sort();
+        if want != got_sorted {
+            problems.push(format!("rigged bridges: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &b.expect.battled_bridges {
+        let mut got: Vec<String> = st
+            .charges
+            .iter()
+            .filter(|c| c.battled)
+            .map(|c| c.at.to_string())
+            .collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        want.sort();
+        got.sort();
+        if want != got {
+            problems.push(format!(
+                "rigged bridges battled on: expected {want:?}, got {got:?}"
+            ));
+        }
+    }
+    for (k, n) in &b.expect.bridge_damage {
+        let got = st
+            .bridge_damage
+            .iter()
+            .find(|d| d.at.to_string() == k.to_ascii_uppercase())
+            .map_or(0, |d| d.hits);
+        if got != *n {
+            problems.push(format!(
+                "hits on the bridge at {k}: expected {n}, got {got}"
+            ));
+        }
+    }
+    // Whatever the case: a minefield's hidden strength is in no side's view
+    // nor in any event that side is told (only the referee's).
+    for who in st.sides.clone() {
+        let viewer = crate::rules::Viewer::Side(who.clone());
+        let v = super::view::view_with_events(&r, &st, &viewer, &events);
+        problems.extend(super::mines::leaks(&st, &v, &who));
     }
     if let Some(w) = &b.expect.winner {
         match super::result(&st) {

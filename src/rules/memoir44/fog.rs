@@ -256,8 +256,36 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 }
             }
             Event::OrderSkipped { side: by, .. } => mine(by).then(|| e.clone()),
+            // Minefields and Combat Engineers: told to the side whose unit
+            // it was, and to the other where it sees the hex.
+            Event::ObstacleRemoved { side: by, at, .. }
+            | Event::MinefieldIgnored { side: by, at, .. }
+            | Event::MinefieldRevealed { side: by, at, .. }
+            | Event::MinefieldExploded { side: by, at, .. }
+            | Event::BridgeDetonation { side: by, at, .. }
+            | Event::BridgeDestroyed { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
+            // Fired or placed from a hex: told whole only where the side
+            // sees both ends.
+            Event::MinefieldClearance {
+                side: by,
+                at,
+                from: Some(from),
+                ..
+            }
+            | Event::BridgeCharged {
+                side: by, at, from, ..
+            }
+            | Event::BridgeBombarded {
+                side: by, at, from, ..
+            } => (mine(by) || (known.contains(at) && known.contains(from))).then(|| e.clone()),
+            Event::MinefieldClearance { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
             Event::Contact { side: by, .. } => mine(by).then(|| e.clone()),
             Event::WireRemoved { at, .. }
+            | Event::BridgeChargesRemoved { at }
             | Event::SandbagPlaced { at }
             | Event::SandbagRemoved { at }
             | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),

@@ -10,10 +10,12 @@ pub mod airdrop;
 pub mod amend;
 pub mod battle;
 pub mod board;
+pub mod bridges;
 pub mod campaign;
 pub mod case;
 pub mod events;
 pub mod fog;
+pub mod mines;
 pub mod orders;
 pub mod random;
 pub mod render;
@@ -242,6 +244,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "FIRE",
     "TARGET",
     "REMOVE-WIRE",
+    "CHARGE",
+    "DETONATE",
     "KEEP",
     "DISCARD",
     "EXCHANGE",

@@ -50,6 +50,16 @@ pub enum Cmd {
     RemoveWire {
         at: Hex,
     },
+    /// Bridge Demolition, Option 1: the engineers at `unit` charge the
+    /// bridge at `bridge`.
+    Charge {
+        unit: Hex,
+        bridge: Hex,
+    },
+    /// Bridge Demolition, Option 2.
+    Detonate {
+        bridge: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -245,6 +255,11 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             Ok(Cmd::Target { hexes: h })
         }
         "REMOVE-WIRE" | "CLEAR-WIRE" => Ok(Cmd::RemoveWire { at: one_hex(board, rest.first(), "the unit's hex")? }),
+        "CHARGE" => Ok(Cmd::Charge {
+            unit: one_hex(board, rest.first(), "the engineers' hex")?,
+            bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
+        }),
+        "DETONATE" => Ok(Cmd::Detonate { bridge: one_hex(board, rest.first(), "the bridge's hex")? }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -254,7 +269,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         }
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, KEEP, DISCARD, EXCHANGE or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE or STANDING)"
         )),
     }
 }
@@ -386,6 +401,8 @@ impl Cmd {
             }
             Cmd::Target { hexes: h } => format!("TARGET {}", hex_list(h)),
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
+            Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
+            Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Standing(s) => match s {
                 StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),

@@ -193,6 +193,24 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             .collect();
         targets.sort_by_key(|t| (t.distance(u.at), *t));
         let Some(t) = targets.first().copied() else {
+            // Artillery with no enemy to battle fires at a minefield in
+            // range (Appendix 1, Minefield Clearance), when the plan takes it.
+            if ctx.spec(&u.kind).class == "artillery" {
+                let mut fields: Vec<Hex> = sc
+                    .minefields
+                    .iter()
+                    .map(|m| m.at)
+                    .filter(|h| sc.unit_at(*h).is_none())
+                    .collect();
+                fields.sort_by_key(|h| (h.distance(u.at), *h));
+                for f in fields {
+                    let candidate = format!("{text}BATTLE {} {f}\n", u.at);
+                    if check(ctx, s, si, &candidate).is_some() {
+                        text = candidate;
+                        break;
+                    }
+                }
+            }
             continue;
         };
         let spec = ctx.spec(&u.kind);

@@ -35,6 +35,54 @@ pub struct Ruleset {
     /// Paratroops & Glider Landings: the drop by dice.
     #[serde(default)]
     pub airdrop: AirdropSpec,
+    /// Appendix 1, Minefields: the pieces in the box and what clears one.
+    #[serde(default)]
+    pub minefields: MinefieldSpec,
+    /// Appendix 1, Bridge Demolition Rules, Option 3.
+    #[serde(default)]
+    pub bridge_demolition: BridgeSpec,
+}
+
+/// Bridge Demolition Rules, Option 3 (seeds/004).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeSpec {
+    /// Unit types that may fire at a bridge.
+    pub bombard_units: Vec<String>,
+    /// Tank symbols that destroy it.
+    pub hits_to_destroy: u32,
+}
+
+impl Default for BridgeSpec {
+    fn default() -> Self {
+        BridgeSpec {
+            bombard_units: vec!["heavy-artillery".into(), "big-gun".into()],
+            hits_to_destroy: 4,
+        }
+    }
+}
+
+/// Appendix 1, "Minefields" and "Minefield Clearance" (seeds/004).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinefieldSpec {
+    /// The numbered sides of the Minefield pieces in the box (0 = Decoy),
+    /// mixed and drawn at random for a scenario's minefield hexes.
+    pub pieces: Vec<u32>,
+    /// The faces of an Engineer Unit's single clearance die that remove it.
+    pub engineer_clears_on: Vec<String>,
+    /// The faces of an artillery clearance roll that remove it.
+    pub artillery_clears_on: Vec<String>,
+}
+
+impl Default for MinefieldSpec {
+    fn default() -> Self {
+        MinefieldSpec {
+            pieces: vec![0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+            engineer_clears_on: vec!["infantry".into(), "grenade".into()],
+            artillery_clears_on: vec!["grenade".into()],
+        }
+    }
 }
 
 /// A variant of the card rules, chosen per game (Appendix 3, "Army
@@ -217,6 +265,18 @@ pub struct UnitSpec {
     /// Its battle dice are never reduced by terrain.
     #[serde(default)]
     pub ignores_terrain_dice: bool,
+    /// Its battle dice are not reduced by terrain in Close Assault (Combat
+    /// Engineers: "Ignores all Battle Dice terrain reductions when in Close
+    /// Assault").
+    #[serde(default)]
+    pub close_assault_ignores_terrain: bool,
+    /// The Engineer Unit of Appendix 1: clears minefields, removes wire and
+    /// hedgehogs it moves onto, places charges on bridges.
+    #[serde(default)]
+    pub engineer: bool,
+    /// "A Player may only have one of these Units on the Board."
+    #[serde(default)]
+    pub one_per_side: bool,
 }
 
 impl UnitSpec {
@@ -273,6 +333,10 @@ pub struct TerrainSpec {
     pub removed_by: Vec<String>,
     #[serde(default)]
     pub artillery_no_retreat: bool,
+    /// An Engineer Unit that moves onto the hex removes it (Combat
+    /// Engineers: "Must remove Barbed Wire or Hedgehog hex").
+    #[serde(default)]
+    pub engineer_removes: bool,
 }
 
 /// How many units a section card orders in one section.

@@ -27,6 +27,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "maleme",
         include_str!("../../../scenarios/memoir44/maleme.toml"),
     ),
+    (
+        "miteiriya-ridge",
+        include_str!("../../../scenarios/memoir44/miteiriya-ridge.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -76,6 +80,30 @@ pub struct DropSpec {
     /// How many units (sticks) of this type; default 1.
     #[serde(default)]
     pub sticks: Option<Spanned<u32>>,
+}
+
+/// Bridge Demolition: "a Scenario may state that the Bridge is already
+/// rigged for detonation", by `side`. `battled`: a battle has taken place on
+/// it since (a case's position).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiggedSpec {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    #[serde(default)]
+    pub battled: bool,
+}
+
+/// Appendix 1, Minefields: a minefield hex of the scenario, laid by `side`.
+/// Without `strength` the judge draws its piece from the mixed box at set-up
+/// (a case gives the strength).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineSpec {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    #[serde(default)]
+    pub strength: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -140,6 +168,15 @@ pub struct ScenarioFile {
     pub objectives: Vec<ObjectiveSpec>,
     #[serde(default)]
     pub airdrops: Vec<DropSpec>,
+    /// Appendix 1, Minefields: the minefield hexes and who laid them.
+    #[serde(default)]
+    pub minefields: Vec<MineSpec>,
+    /// Bridge Demolition: bridges the scenario rigs for detonation.
+    #[serde(default)]
+    pub rigged_bridges: Vec<RiggedSpec>,
+    /// The Minefield pieces in the box, when not the ruleset's.
+    #[serde(default)]
+    pub minefield_pieces: Option<Spanned<Vec<u32>>>,
 }
 
 /// Shipped scenario ids.
@@ -163,6 +200,8 @@ pub struct Layout<'a> {
     pub units: &'a [Placement],
     pub objectives: &'a [ObjectiveSpec],
     pub airdrops: &'a [DropSpec],
+    pub minefields: &'a [MineSpec],
+    pub rigged: &'a [RiggedSpec],
 }
 
 fn span<T>(s: &Spanned<T>) -> std::ops::Range<usize> {
@@ -374,6 +413,76 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             });
         }
     }
+    for m in l.minefields {
+        let h = file_hex(r, l, &m.at)?;
+        let side = file_side(l, &m.side)?;
+        if st.minefields.iter().any(|x| x.at == h) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&m.at),
+                format!("two minefields on {h}"),
+            ));
+        }
+        if let Some(s) = &m.strength {
+            if *s.get_ref() > 6 {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(s),
+                    "a minefield's strength is the number of battle dice it rolls: 0 (a Decoy) to 6",
+                ));
+            }
+        }
+        st.minefields.push(super::mines::Minefield {
+            at: h,
+            side,
+            strength: m.strength.as_ref().map_or(0, |s| *s.get_ref()),
+            revealed: false,
+            undrawn: m.strength.is_none(),
+        });
+    }
+    for b in l.rigged {
+        let h = file_hex(r, l, &b.at)?;
+        let side = file_side(l, &b.side)?;
+        if !st.has_feature(h, "bridge") {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&b.at),
+                format!("{h} is not a bridge"),
+            ));
+        }
+        st.charges.push(super::bridges::Charge {
+            at: h,
+            side,
+            battled: b.battled,
+        });
+    }
+    // Combat Engineers: "A Player may only have one of these Units on the
+    // Board."
+    for p in l.units {
+        let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
+            continue;
+        };
+        if !r.unit(&kind).is_some_and(|u| u.one_per_side) {
+            continue;
+        }
+        let side = file_side(l, &p.side)?;
+        let first = l.units.iter().find(|q| {
+            r.unit_id(q.r#type.get_ref()).as_deref() == Some(kind.as_str())
+                && file_side(l, &q.side).ok() == Some(side)
+        });
+        if first.is_some_and(|q| !std::ptr::eq(q, p)) {
+            let name = r.unit(&kind).map_or(kind.clone(), |u| u.name.clone());
+            return Err(at(
+                l.text,
+                l.file,
+                span(&p.r#type),
+                format!("a side may only have one {name} unit on the board"),
+            ));
+        }
+    }
     super::victory::update_objectives(st);
     Ok(())
 }
@@ -430,6 +539,9 @@ pub fn blank(
         variants: Vec::new(),
         manoeuvres_used: Vec::new(),
         airdrops: vec![],
+        minefields: vec![],
+        charges: vec![],
+        bridge_damage: vec![],
         over: false,
         winner: None,
     }
@@ -505,6 +617,8 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         units: &sf.units,
         objectives: &sf.objectives,
         airdrops: &sf.airdrops,
+        minefields: &sf.minefields,
+        rigged: &sf.rigged_bridges,
     };
     let first = file_side(&layout, &sf.first)?;
     st.to_move = first;
@@ -601,6 +715,23 @@ pub fn setup_text(
         }
     }
     shuffle(&mut deck, dice);
+    // Minefields: "mix all Minefield pieces with their numbered side hidden.
+    // Place one Minefield piece, selected at random ... on each Minefield
+    // hex" (from the hidden-shuffle stream, after the deck).
+    let pieces = sf
+        .minefield_pieces
+        .as_ref()
+        .map_or_else(|| r.minefields.pieces.clone(), |p| p.get_ref().clone());
+    if let Err(m) = super::mines::draw(&mut st, &pieces, dice) {
+        return Err(match (&sf.minefield_pieces, sf.minefields.first()) {
+            (Some(p), _) => at(text, file, p.span(), m),
+            (None, Some(f)) => at(text, file, f.at.span(), m),
+            (None, None) => DataError::Invalid {
+                file: file.into(),
+                message: m,
+            },
+        });
+    }
     for i in 0..2 {
         while (st.hands[i].len() as u32) < st.hand_size[i] && !deck.is_empty() {
             st.hands[i].push(deck.remove(0));

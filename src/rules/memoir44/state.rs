@@ -146,6 +146,16 @@ pub struct State {
     /// `airdrop` phase before the first turn).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub airdrops: Vec<super::airdrop::Drop>,
+    /// Appendix 1, Minefields: the pieces on the board (their strength is
+    /// the referee's alone until revealed: view.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields: Vec<super::mines::Minefield>,
+    /// Bridge Demolition: bridges rigged for detonation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charges: Vec<super::bridges::Charge>,
+    /// Bridge Demolition, Option 3: tank symbols scored on bridges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bridge_damage: Vec<super::bridges::Damage>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -94,6 +94,17 @@ pub enum Step {
         line: Line,
         unit: u32,
     },
+    /// Bridge Demolition, Option 1.
+    Charge {
+        line: Line,
+        unit: u32,
+        bridge: Hex,
+    },
+    /// Bridge Demolition, Option 2.
+    Detonate {
+        line: Line,
+        bridge: Hex,
+    },
 }
 
 /// A checked turn.
@@ -898,6 +909,34 @@ fn blimp_orders(
     Err(first_err.unwrap_or_else(|| Rejection::whole("these cards cannot order those units")))
 }
 
+/// Combat Engineers: an Engineer Unit that stands on barbed wire or a
+/// hedgehog it has not removed "must do so the next time it is ordered
+/// before being able to move away": why it may not move this turn.
+fn engineer_stuck(ctx: &Ctx<'_>, st: &State, u: &Unit) -> Option<String> {
+    if !ctx.spec(&u.kind).engineer {
+        return None;
+    }
+    let f = st
+        .features(u.at)
+        .iter()
+        .find(|f| ctx.r.feature(f).is_some_and(|x| x.engineer_removes))?;
+    let name = ctx.r.feature(f).map_or(f.as_str(), |x| x.name.as_str());
+    Some(format!(
+        "the Engineer Unit at {} removes the {name} it stands on this turn before it may move away",
+        u.at
+    ))
+}
+
+/// May this Engineer Unit, having moved `dist` hexes, still battle (so it
+/// clears a minefield it moved onto instead)?
+fn engineer_clears(ctx: &Ctx<'_>, u: &Unit, m: &Mode, dist: u32, barred: bool) -> bool {
+    ctx.spec(&u.kind).engineer
+        && m.battles > 0
+        && !m.nothing
+        && dist <= m.move_battle
+        && (!barred || m.ignore_terrain)
+}
+
 #[derive(Default, Clone)]
 struct Track {
     moved: Option<u32>,
@@ -905,6 +944,40 @@ struct Track {
     battles: u32,
     second_moved: bool,
     wire: bool,
+    /// An Engineer Unit clearing a minefield instead of battling.
+    clearing: bool,
+    /// Engineers placing charges on a bridge: their entire action.
+    charging: bool,
+}
+
+/// Bridge Demolition: "Play a Section Card corresponding to the Section of
+/// the Board in which the Bridge lays. If the Bridge is across two Sections
+/// of the Board, then the player may play a Section Card from either end."
+fn bridge_card(
+    ctx: &Ctx<'_>,
+    action: &Action,
+    side: usize,
+    bridge: Hex,
+    l: &Line,
+) -> Result<(), Rejection> {
+    let secs = ctx.board.sections(bridge, side == 0);
+    let ok = match action {
+        Action::Card { effect, .. } => ctx.r.card(effect).is_some_and(|c| {
+            c.kind == "section"
+                && c.orders.iter().any(|(k, n)| {
+                    n.limit() > 0 && Section::parse(k).is_some_and(|s| secs.contains(&s))
+                })
+        }),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(l.reject(format!(
+            "the bridge at {bridge} needs a Section Card for its section ({})",
+            secs.iter().map(|s| s.id()).collect::<Vec<_>>().join(" or ")
+        )))
+    }
 }
 
 /// Check a whole orders text against the position.
@@ -1073,6 +1146,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     let mut discard_battler: Option<u32> = None;
     // Kriegspiel: units stopped short, by the hex their orders moved them to.
     let mut stopped: BTreeMap<Hex, u32> = BTreeMap::new();
+    // Minefields: "Only one attempt per turn may be made to clear a Minefield."
+    let mut mine_tries: BTreeSet<Hex> = BTreeSet::new();
+    // Bridge Demolition: bridges detonated this turn ("once per turn").
+    let mut detonated: BTreeSet<Hex> = BTreeSet::new();
     let turn_no = st.turn + 1;
     for l in step_lines {
         match &l.cmd {
@@ -1101,6 +1178,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject("all movement comes before the first battle"));
                 }
                 let max = if second { 3 } else { m.max_move };
+                if t.charging {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                if let Some(why) = engineer_stuck(ctx, &sc, &u) {
+                    if path.len() > 1 && t.moved.is_none() {
+                        return Err(l.reject(why));
+                    }
+                }
                 // Kriegspiel: the move stops short of an enemy unit it did
                 // not see, or where it comes next to a camouflaged one.
                 let (path, contact) = super::fog::fog_path(ctx.r, &sc, side, path);
@@ -1135,6 +1222,17 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 } else {
                     t.moved = Some(dist);
                     t.barred = barred;
+                }
+                // Combat Engineers: "Must clear a Minefield hex instead of
+                // Battling on the same turn that it moves onto the hex,
+                // provided that it is eligible to Battle."
+                let end = *path.last().unwrap_or(&u.at);
+                if path.len() > 1
+                    && super::mines::enemy_at(&sc, end, side)
+                    && engineer_clears(ctx, &u, &m, dist, barred)
+                {
+                    t.clearing = true;
+                    mine_tries.insert(end);
                 }
                 steps.push(Step::Move {
                     line: l.clone(),
@@ -1244,6 +1342,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if t.wire {
                     return Err(l.reject("this unit removes barbed wire instead of battling"));
                 }
+                if t.charging {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                if t.clearing {
+                    return Err(l.reject(
+                        "Engineer Units may not battle while engaged in Minefield Clearance: this unit clears the minefield it moved onto instead of battling",
+                    ));
+                }
                 if t.battles >= m.battles {
                     return Err(l.reject("a unit battles only once per turn"));
                 }
@@ -1289,6 +1397,47 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         }
                         if *take_ground || overrun.is_some() {
                             return Err(l.reject("artillery may not take ground"));
+                        }
+                    }
+                    None if ctx.r.bridge_demolition.bombard_units.contains(&u.kind)
+                        && super::bridges::is_bridge(&sc, *target)
+                        && super::bridges::charge(&sc, *target).is_none() =>
+                    {
+                        // Bridge Demolition, Option 3.
+                        if range as usize > spec.dice.len() {
+                            return Err(l.reject(format!("the bridge at {target} is out of range")));
+                        }
+                        if !(sees(ctx, &sc, u.at, *target)
+                            || spec.indirect && spotted(ctx, &sc, side, *target))
+                        {
+                            return Err(l.reject(format!("no line of sight to {target}")));
+                        }
+                        if *take_ground || overrun.is_some() {
+                            return Err(l.reject("artillery may not take ground"));
+                        }
+                    }
+                    None if spec.class == "artillery"
+                        && super::mines::at(&sc, *target).is_some() =>
+                    {
+                        // "Artillery may also attempt to clear a Minefield
+                        // by firing at it."
+                        if range as usize > spec.dice.len() {
+                            return Err(
+                                l.reject(format!("the minefield at {target} is out of range"))
+                            );
+                        }
+                        if !(sees(ctx, &sc, u.at, *target)
+                            || spec.indirect && spotted(ctx, &sc, side, *target))
+                        {
+                            return Err(l.reject(format!("no line of sight to {target}")));
+                        }
+                        if *take_ground || overrun.is_some() {
+                            return Err(l.reject("artillery may not take ground"));
+                        }
+                        if !mine_tries.insert(*target) {
+                            return Err(l.reject(format!(
+                                "only one attempt per turn may be made to clear a minefield: {target} already has one"
+                            )));
                         }
                     }
                     None if sc.fog.is_some() => {
@@ -1420,6 +1569,78 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     unit: u.id,
                 });
             }
+            Cmd::Charge { unit: at, bridge } => {
+                let Some(u) = sc.unit_at(*at).cloned() else {
+                    return Err(l.reject(no_unit(&sc, *at)));
+                };
+                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
+                    return Err(
+                        l.reject(format!("the unit at {at} is not one of your ordered units"))
+                    );
+                };
+                if !ctx.spec(&u.kind).engineer {
+                    return Err(l.reject(
+                        "only an Engineer Unit at one end of a bridge may place charges on it",
+                    ));
+                }
+                if !super::bridges::is_bridge(&sc, *bridge) {
+                    return Err(l.reject(format!("there is no bridge at {bridge}")));
+                }
+                if !u.at.adjacent(*bridge) {
+                    return Err(l.reject(format!(
+                        "only an Engineer Unit at one end of a bridge may place charges: {at} is not next to {bridge}"
+                    )));
+                }
+                bridge_card(ctx, &action, side, *bridge, l)?;
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some() || t.battles > 0 || t.clearing || m.nothing {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                t.charging = true;
+                super::bridges::place(&mut sc, &mut Vec::new(), side, u.at, *bridge);
+                steps.push(Step::Charge {
+                    line: l.clone(),
+                    unit: u.id,
+                    bridge: *bridge,
+                });
+            }
+            Cmd::Detonate { bridge } => {
+                if super::bridges::charge(&sc, *bridge).is_none_or(|c| c.side != side) {
+                    return Err(l.reject(format!(
+                        "the bridge at {bridge} is not rigged for detonation by your side"
+                    )));
+                }
+                bridge_card(ctx, &action, side, *bridge, l)?;
+                if !detonated.insert(*bridge) {
+                    return Err(l.reject(
+                        "a bridge may be detonated only once per turn (further rolls on later turns)",
+                    ));
+                }
+                if sc.unit_at(*bridge).is_some() {
+                    return Err(l.reject(format!(
+                        "the bridge at {bridge} holds a unit: it is not blown with troops on it"
+                    )));
+                }
+                // "Detonation of a Bridge is the same as ordering a Unit."
+                if let Action::Card { effect, .. } = &action {
+                    let limit = ctx.r.card(effect).map_or(0, |c| {
+                        c.orders
+                            .values()
+                            .fold(0usize, |a, n| a.saturating_add(n.limit()))
+                    });
+                    if ids.len() + detonated.len() > limit {
+                        return Err(l.reject(format!(
+                            "this card orders at most {limit} units, and a detonation counts as ordering one"
+                        )));
+                    }
+                }
+                steps.push(Step::Detonate {
+                    line: l.clone(),
+                    bridge: *bridge,
+                });
+            }
             _ => return Err(l.reject("unexpected order here")),
         }
     }
@@ -1454,6 +1675,9 @@ struct Turn<'a, 'b, 'c> {
     ambush_draw: bool,
     overrun_used: BTreeSet<u32>,
     modes_extra: BTreeMap<u32, (i32, bool, String)>,
+    /// Combat Engineers that removed wire or a hedgehog this turn: "reduces
+    /// the number of Battle Dice it rolls by 1".
+    obstacle_cost: BTreeSet<u32>,
 }
 
 impl Turn<'_, '_, '_> {
@@ -1497,6 +1721,14 @@ impl Turn<'_, '_, '_> {
         let att = self.st.unit(att_id)?.clone();
         let tgt = self.st.unit(tgt_id)?.clone();
         let ctx = self.ctx;
+        super::bridges::battled(&mut self.st, att.at, tgt.at);
+        let mut extra = extra;
+        if self.obstacle_cost.contains(&att_id) {
+            extra.push(Modifier {
+                dice: -1,
+                reason: "removing an obstacle".into(),
+            });
+        }
         let (base, mods) = battle_dice(ctx, &self.st, &att, &tgt, &extra);
         let n = total(base, &mods);
         let aspec = ctx.spec(&att.kind);
@@ -1660,6 +1892,7 @@ pub fn apply(
         side,
         ambush_draw: false,
         overrun_used: BTreeSet::new(),
+        obstacle_cost: BTreeSet::new(),
         modes_extra: plan
             .modes
             .iter()
@@ -1881,12 +2114,27 @@ pub fn apply(
         }
         Gate::None => {}
     }
+    // Combat Engineers standing on wire or a hedgehog they have not removed
+    // remove it when next ordered, before they may move away.
+    for id in &plan.ordered {
+        if allowed.as_ref().is_some_and(|a| !a.contains(id)) {
+            continue;
+        }
+        if let Some(h) = t.st.unit(*id).map(|u| u.at) {
+            t.engineer_removes(*id, h);
+        }
+    }
     for step in &plan.steps {
+        // Bridge Demolition: charges on a bridge the enemy now occupies go.
+        super::bridges::after_step(&mut t.st, &mut t.ev);
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
-            | Step::RemoveWire { line, unit } => (line, Some(*unit)),
-            Step::Target { line, .. } | Step::Lapse { line, .. } => (line, None),
+            | Step::RemoveWire { line, unit }
+            | Step::Charge { line, unit, .. } => (line, Some(*unit)),
+            Step::Target { line, .. } | Step::Lapse { line, .. } | Step::Detonate { line, .. } => {
+                (line, None)
+            }
         };
         if let (Some(a), Some(u)) = (&allowed, unit) {
             let firefight = matches!(
@@ -1933,7 +2181,7 @@ pub fn apply(
                 } else {
                     m.max_move
                 };
-                if let Err(e) = check_path(
+                let info = match check_path(
                     ctx,
                     &t.st,
                     &u,
@@ -1943,9 +2191,12 @@ pub fn apply(
                         ignore_terrain: m.ignore_terrain,
                     },
                 ) {
-                    t.skip(line, &e);
-                    continue;
-                }
+                    Ok(i) => i,
+                    Err(e) => {
+                        t.skip(line, &e);
+                        continue;
+                    }
+                };
                 let dest = *path.last().unwrap_or(&u.at);
                 if let Some(x) = t.st.unit_mut(*unit) {
                     x.at = dest;
@@ -1958,8 +2209,40 @@ pub fn apply(
                 });
                 t.ev.extend(contact.iter().cloned());
                 t.wire_on_entry(*unit, dest);
+                t.engineer_removes(*unit, dest);
                 let e = super::victory::update_objectives(&mut t.st);
                 t.ev.extend(e);
+                let clearing = engineer_clears(ctx, &u, &m, info.dist, info.barred_from_battle);
+                super::mines::entered(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    dest,
+                    clearing,
+                );
+            }
+            Step::Charge { unit, bridge, .. } => {
+                if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
+                    super::bridges::place(&mut t.st, &mut t.ev, side, h, *bridge);
+                }
+            }
+            Step::Detonate { line, bridge } => {
+                if t.st.unit_at(*bridge).is_some() {
+                    t.skip(line, "the bridge holds a unit");
+                } else if super::bridges::charge(&t.st, *bridge).is_some_and(|c| c.side == side) {
+                    super::bridges::detonate(
+                        ctx.r,
+                        &mut t.st,
+                        &mut t.ev,
+                        &mut *t.chance.dice,
+                        side,
+                        *bridge,
+                    );
+                } else {
+                    t.skip(line, "the charges are no longer on the bridge");
+                }
             }
             Step::RemoveWire { unit, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
@@ -2043,6 +2326,7 @@ pub fn apply(
             }
         }
     }
+    super::bridges::after_step(&mut t.st, &mut t.ev);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {
@@ -2161,7 +2445,56 @@ impl Turn<'_, '_, '_> {
         self.wire_on_entry(unit, to);
         let e = super::victory::update_objectives(&mut self.st);
         self.ev.extend(e);
+        // Taking ground onto a minefield is entering it.
+        super::mines::entered(
+            ctx,
+            &mut self.st,
+            &mut self.ev,
+            &mut *self.chance.dice,
+            unit,
+            to,
+            false,
+        );
         true
+    }
+
+    /// Combat Engineers: "Must remove Barbed Wire or Hedgehog hex on the
+    /// same turn that it moves onto the hex but reduces the number of Battle
+    /// Dice it rolls by 1."
+    fn engineer_removes(&mut self, unit: u32, h: Hex) {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return;
+        };
+        if !ctx.spec(&u.kind).engineer {
+            return;
+        }
+        let Some(fs) = self.st.terrain.get_mut(&h) else {
+            return;
+        };
+        let gone: Vec<String> = fs
+            .iter()
+            .filter(|f| ctx.r.feature(f).is_some_and(|x| x.engineer_removes))
+            .cloned()
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        fs.retain(|f| !gone.contains(f));
+        if fs.is_empty() {
+            self.st.terrain.remove(&h);
+        }
+        let (side, kind) = (self.st.sides[u.side].clone(), u.kind.clone());
+        for g in gone {
+            let name = ctx.r.feature(&g).map_or(g.clone(), |x| x.name.clone());
+            self.ev.push(Event::ObstacleRemoved {
+                side: side.clone(),
+                unit: kind.clone(),
+                at: h,
+                obstacle: name,
+            });
+        }
+        self.obstacle_cost.insert(unit);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2228,6 +2561,38 @@ impl Turn<'_, '_, '_> {
                         by: "artillery".into(),
                     });
                 }
+            } else if ctx.r.bridge_demolition.bombard_units.contains(&att.kind)
+                && super::bridges::is_bridge(&self.st, target)
+                && super::bridges::charge(&self.st, target).is_none()
+            {
+                let range = att.at.distance(target);
+                let n = spec
+                    .dice
+                    .get((range as usize).wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(0);
+                let mut faces = Vec::new();
+                for _ in 0..n {
+                    faces.push(ctx.r.face(self.chance.dice.roll(6)));
+                }
+                super::bridges::bombard(
+                    ctx.r,
+                    &mut self.st,
+                    &mut self.ev,
+                    att.side,
+                    att.at,
+                    target,
+                    faces,
+                );
+            } else if spec.class == "artillery" && super::mines::at(&self.st, target).is_some() {
+                super::mines::artillery_clear(
+                    ctx,
+                    &mut self.st,
+                    &mut self.ev,
+                    &mut *self.chance.dice,
+                    unit,
+                    target,
+                );
             } else {
                 self.skip(
                     line,

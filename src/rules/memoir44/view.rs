@@ -55,6 +55,21 @@ pub struct UnitView {
     pub start: u32,
 }
 
+/// A minefield piece (Appendix 1). Both players see where it lies; its
+/// strength only once it is turned over (the referee always).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MinefieldView {
+    pub at: Hex,
+    /// The side that laid it.
+    pub side: String,
+    /// Its numbered side, when this viewer may see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strength: Option<u32>,
+    /// Turned over (its strength is public).
+    #[serde(default)]
+    pub revealed: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObjectiveView {
     pub at: Hex,
@@ -102,6 +117,9 @@ pub struct View {
     pub sides: Vec<SideView>,
     pub units: Vec<UnitView>,
     pub objectives: Vec<ObjectiveView>,
+    /// Appendix 1, Minefields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields: Vec<MinefieldView>,
     /// Cards left in the deck (never their order).
     pub deck_size: usize,
     /// Cards in the used pile.
@@ -274,6 +292,16 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
                     && (super::fog::fogged_side(s, viewer).is_none()
                         || s.unit_at(o.at)
                             .is_some_and(|u| super::fog::visible(r, s, viewer, u))),
+            })
+            .collect(),
+        minefields: s
+            .minefields
+            .iter()
+            .map(|m| MinefieldView {
+                at: m.at,
+                side: side_id(m.side),
+                strength: (m.revealed || matches!(viewer, Viewer::Referee)).then_some(m.strength),
+                revealed: m.revealed,
             })
             .collect(),
         deck_size: s.deck.len(),

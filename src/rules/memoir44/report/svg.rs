@@ -161,6 +161,30 @@ pub fn board(v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
+    // Appendix 1, Minefields: a mine mark, with the strength once revealed
+    // (the referee's board shows every strength).
+    if !v.minefields.is_empty() {
+        o.push_str(
+            "<g class=\"minefields\" font-size=\"9\" font-weight=\"bold\" fill=\"#8b0000\">\n",
+        );
+        for m in &v.minefields {
+            let (x, y) = g.centre(m.at);
+            let label = match m.strength {
+                Some(n) => format!("M{n}"),
+                None => "M?".into(),
+            };
+            let _ = writeln!(
+                o,
+                r##"<text class="minefield" data-hex="{}" x="{}" y="{}">{label}<title>minefield of {}{}</title></text>"##,
+                m.at,
+                x + HW - 16,
+                y + 10,
+                esc(&m.side),
+                if m.revealed { ", revealed" } else { "" }
+            );
+        }
+        o.push_str("</g>\n");
+    }
     // Section lines.
     for l in v.board.section_lines {
         let (x, _) = g.centre(Hex::new(l, 1));

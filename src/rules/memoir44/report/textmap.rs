@@ -361,6 +361,18 @@ pub fn legend(v: &View) -> String {
     if !obst.is_empty() {
         t.push_str(&format!(" Obstacles: {}.", obst.join(", ")));
     }
+    if !v.minefields.is_empty() {
+        let list: Vec<String> = v
+            .minefields
+            .iter()
+            .map(|m| match m.strength {
+                Some(n) if m.revealed => format!("{} ({}, strength {n})", m.at, side_name(&m.side)),
+                Some(n) => format!("{} ({}, hidden: {n})", m.at, side_name(&m.side)),
+                None => format!("{} ({}, hidden)", m.at, side_name(&m.side)),
+            })
+            .collect();
+        t.push_str(&format!(" Minefields: {}.", list.join(", ")));
+    }
     if !v.objectives.is_empty() {
         t.push_str(&format!(
             " Objectives: * not held, O held by {}, o held by {}.",
