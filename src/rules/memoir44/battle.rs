@@ -115,7 +115,11 @@ pub fn check_path(
     if unit.fixed {
         return Err("artillery that starts the game in a bunker may not move".into());
     }
-    let dist = rest.len() as u32;
+    let dist = if rule.ignore_terrain {
+        rest.len() as u32
+    } else {
+        super::tiles::counted_distance(ctx, st, path)
+    };
     if dist > rule.max {
         return Err(format!(
             "this unit may move at most {} hex(es) this turn; the path has {dist}",
@@ -173,7 +177,7 @@ pub fn check_path(
         let last = i + 1 == rest.len();
         if !rule.ignore_terrain {
             for (k, t) in &info.specs {
-                if t.stop && !last {
+                if super::tiles::stops(t, spec.movement_class()) && !last {
                     return Err(format!(
                         "a unit entering {} at {h} must stop there",
                         ctx.r.feature(k).map_or(*k, |f| f.name.as_str())
@@ -181,7 +185,8 @@ pub fn check_path(
                 }
                 if t.enter_from_adjacent_start && i != 0 {
                     return Err(format!(
-                        "a unit must start its move next to the hedgerow at {h} to enter it"
+                        "a unit must start its move next to the {} at {h} to enter it",
+                        t.name.to_lowercase()
                     ));
                 }
                 if let Some(m) = t.max_move_entering {
@@ -194,6 +199,9 @@ pub fn check_path(
                 }
             }
             if last && info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop {
+                barred = true;
+            }
+            if last && super::tiles::barred_on_or_off(ctx, st, spec.movement_class(), start, h) {
                 barred = true;
             }
         }
@@ -256,7 +264,7 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
             return true;
         }
         info.any(|t| t.blocks_los && !t.hill)
-    })
+    }) && !super::tiles::pair_blocks(ctx, st, a, b)
 }
 
 /// Does `side` have a unit that sees `target` (for indirect fire)?
@@ -311,6 +319,9 @@ pub fn battle_dice(
             continue;
         }
         if f.protect_from_lower_only && att_hill {
+            continue;
+        }
+        if !super::tiles::protects(f, &t.class) {
             continue;
         }
         let p = f.protect.get(&a.class).copied().unwrap_or(0);
@@ -586,12 +597,14 @@ pub fn resolve_flags(
     let info = ctx.info(st, u.at);
     let mut ignored = 0;
     let mut flags = flags;
+    if !rule.flags_unignorable && super::tiles::ignores_all_flags(&info) {
+        return (flags, out);
+    }
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
-            || info
-                .specs
-                .iter()
-                .any(|(_, t)| t.ignore_first_flag && claims(st, t.owner_only, u.side)))
+            || info.specs.iter().any(|(_, t)| {
+                super::tiles::ignores_first_flag(t, &spec.class) && claims(st, t.owner_only, u.side)
+            }))
     {
         ignored = 1;
         flags -= 1;

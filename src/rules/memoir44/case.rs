@@ -153,6 +153,10 @@ struct ExpectPart {
     /// must not hold after the turn.
     #[serde(default)]
     view: BTreeMap<String, ExpectView>,
+    /// Extension (Appendix 2): the tile and obstacles a hex holds after the
+    /// turn (`[]` or `["open"]`: open countryside).
+    #[serde(default)]
+    terrain: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -809,6 +813,27 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             )),
             Some(_) => {}
             None => problems.push(format!("hands: unknown side '{sd}'")),
+        }
+    }
+    for (hx, want) in &b.expect.terrain {
+        let Some(h) = board.parse(hx) else {
+            problems.push(format!("terrain: bad hex '{hx}'"));
+            continue;
+        };
+        let norm = |v: &[String]| -> Vec<String> {
+            let mut v: Vec<String> = v.iter().filter(|f| *f != "open").cloned().collect();
+            v.sort();
+            v
+        };
+        let want_ids: Vec<String> = want
+            .iter()
+            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
+            .collect();
+        if norm(st.features(h)) != norm(&want_ids) {
+            problems.push(format!(
+                "terrain at {h}: expected {want_ids:?}, got {:?}",
+                st.features(h)
+            ));
         }
     }
     for k in &b.expect.events {

@@ -93,6 +93,13 @@ pub enum Event {
     SandbagRemoved {
         at: Hex,
     },
+    /// Fire destroyed a tile (Appendix 2: Russian Wooden Village, Radar
+    /// Station); `becomes` is what the hex holds now.
+    TileDestroyed {
+        at: Hex,
+        tile: String,
+        becomes: String,
+    },
     FiguresLost {
         side: String,
         unit: String,

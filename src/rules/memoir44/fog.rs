@@ -260,6 +260,7 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             Event::WireRemoved { at, .. }
             | Event::SandbagPlaced { at }
             | Event::SandbagRemoved { at }
+            | Event::TileDestroyed { at, .. }
             | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),
             Event::FiguresLost { side: by, at, .. }
             | Event::FiguresReturned { side: by, at, .. } => {

@@ -200,6 +200,9 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::WireRemoved { at, by } => format!("Barbed wire at {at} removed ({by})."),
         Event::SandbagPlaced { at } => format!("Sandbags placed at {at}."),
         Event::SandbagRemoved { at } => format!("Sandbags at {at} removed."),
+        Event::TileDestroyed { at, tile, becomes } => {
+            format!("The {tile} at {at} is destroyed by the fire: the hex is {becomes} now.")
+        }
         Event::FiguresLost {
             side,
             unit,

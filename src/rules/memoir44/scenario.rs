@@ -274,7 +274,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             Some(f) => *f.get_ref(),
             None => spec.figures,
         };
-        let fixed = spec.class == "artillery" && st.features(h).iter().any(|f| f == "bunker");
+        let fixed = spec.class == "artillery" && super::tiles::fixes_artillery(r, st.features(h));
         let concealed = match &p.camouflage {
             Some(c) if *c.get_ref() && st.features(h).is_empty() => {
                 return Err(at(

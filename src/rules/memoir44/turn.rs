@@ -1502,6 +1502,9 @@ impl Turn<'_, '_, '_> {
         let aspec = ctx.spec(&att.kind);
         let tspec = ctx.spec(&tgt.kind);
         let (faces, hits, flags) = roll(ctx, &mut *self.chance.dice, n, Some(aspec), tspec, rule);
+        // Appendix 2: a Fortress is hit by artillery stars only.
+        let hits =
+            super::tiles::limited_hits(ctx, &self.st, &aspec.class, tgt.at, &faces).unwrap_or(hits);
         let idx = self.ev.len();
         self.ev.push(Event::Battle {
             side: self.st.sides[att.side].clone(),
@@ -1552,6 +1555,8 @@ impl Turn<'_, '_, '_> {
                 *ignored_flags = ig;
             }
         }
+        // Appendix 2: fire that destroys the tile the target stood on.
+        super::tiles::fire_on_hex(ctx, &mut self.st, &mut self.ev, &aspec.class, tgt.at);
         if aspec.cross_hairs && hits > 0 && !out.eliminated && !out.retreated {
             let have = self
                 .st
@@ -2311,6 +2316,20 @@ impl Turn<'_, '_, '_> {
             Some(h) => Some(Some(h)),
             None if auto_overrun => Some(None),
             None => None,
+        };
+        // Appendix 2: armour that takes ground onto a flooded field or a
+        // marsh "may Take Ground but may not make an Armour Overrun".
+        let overrun = if overrun.is_some() && !super::tiles::overrun_allowed(ctx, &self.st, target)
+        {
+            if self.take_ground(unit, target, false) {
+                self.skip(
+                    line,
+                    "an armour unit that takes ground onto this terrain may not overrun",
+                );
+            }
+            return;
+        } else {
+            overrun
         };
         if let Some(named) = overrun {
             if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {

@@ -1,0 +1,150 @@
+//! Appendix 2, tiles from expansion sets: the procedures behind the terrain
+//! flags of `rulesets/memoir44.toml` that the main rules' tiles do not use
+//! (stops by class, flags ignored by class, road movement, armour barred on
+//! flooded fields and marshes, the fortress, tiles destroyed by fire, lakes).
+//! The tables themselves are data; each function here reads them.
+
+use super::battle::Ctx;
+use super::board::{line_hexes, Hex};
+use super::events::Event;
+use super::ruleset::{Ruleset, TerrainSpec};
+use super::state::{HexInfo, State};
+
+/// Must a unit moving by the rules of `class` stop on entering a hex with
+/// this tile or obstacle? ("An Armour Unit must stop when it Moves onto a
+/// Railway Bridge hex.")
+#[must_use]
+pub fn stops(t: &TerrainSpec, class: &str) -> bool {
+    t.stop || t.stop_classes.iter().any(|c| c == class)
+}
+
+/// Does the terrain let a unit of `class` ignore the first flag? ("An
+/// Infantry Unit on a City Ruins hex may ignore the first Purple Flag.")
+#[must_use]
+pub fn ignores_first_flag(t: &TerrainSpec, class: &str) -> bool {
+    if !t.ignore_first_flag_classes.is_empty() {
+        return t.ignore_first_flag_classes.iter().any(|c| c == class);
+    }
+    t.ignore_first_flag
+}
+
+/// Does the terrain's battle-dice reduction protect a unit of `class`?
+/// ("A Roadblock reduces ... when an occupying Infantry Unit is attacked.")
+#[must_use]
+pub fn protects(t: &TerrainSpec, class: &str) -> bool {
+    t.protect_only_for.is_empty() || t.protect_only_for.iter().any(|c| c == class)
+}
+
+/// The hexes of a move that count against the unit's movement: a move spent
+/// wholly on road hexes (its start included) may be one hex longer, and the
+/// extra hex does not count ("A Unit that has spent its entire Move on a
+/// Road, may Move 1 additional hex along the Road").
+#[must_use]
+pub fn counted_distance(ctx: &Ctx<'_>, st: &State, path: &[Hex]) -> u32 {
+    let dist = path.len().saturating_sub(1) as u32;
+    let all_road = path.len() >= 3 && path.iter().all(|h| ctx.info(st, *h).any(|t| t.road));
+    if all_road {
+        dist - 1
+    } else {
+        dist
+    }
+}
+
+/// May a unit of `class` not battle after moving from `start` to `end`
+/// ("Armour may not Battle when Moving onto, or out of, a Flooded Field")?
+#[must_use]
+pub fn barred_on_or_off(ctx: &Ctx<'_>, st: &State, class: &str, start: Hex, end: Hex) -> bool {
+    if start == end {
+        return false;
+    }
+    let hit = |h: Hex| {
+        ctx.info(st, h)
+            .any(|t| t.no_battle_moving_on_or_off.iter().any(|c| c == class))
+    };
+    hit(start) || hit(end)
+}
+
+/// Does the line from `a` to `b` sight across two adjacent hexes that block
+/// only in pairs ("One Lake hex does not block Line Of Sight. Sighting across
+/// two or more adjacent Lake hexes does block Line Of Sight.")?
+#[must_use]
+pub fn pair_blocks(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
+    let lakes: Vec<Hex> = line_hexes(&ctx.board, a, b)
+        .into_iter()
+        .map(|(h, _)| h)
+        .filter(|h| ctx.info(st, *h).any(|t| t.blocks_los_in_pairs))
+        .collect();
+    lakes
+        .iter()
+        .any(|x| lakes.iter().any(|y| x != y && x.adjacent(*y)))
+}
+
+/// Hits on a unit standing where only some attackers and faces can hit it
+/// ("Units in Fortress hexes are Hit by Artillery Units rolling a Green Star
+/// only"). `None`: the terrain does not limit hits.
+#[must_use]
+pub fn limited_hits(
+    ctx: &Ctx<'_>,
+    st: &State,
+    att_class: &str,
+    at: Hex,
+    faces: &[String],
+) -> Option<u32> {
+    let info = ctx.info(st, at);
+    let t = info
+        .specs
+        .iter()
+        .map(|(_, t)| *t)
+        .find(|t| !t.hit_only_by.is_empty())?;
+    let ok = t.hit_only_by.get(att_class);
+    Some(
+        faces
+            .iter()
+            .filter(|f| ok.is_some_and(|o| o.contains(f)))
+            .count() as u32,
+    )
+}
+
+/// Does the terrain make every flag against the unit ignored (Fortress)?
+#[must_use]
+pub fn ignores_all_flags(info: &HexInfo<'_>) -> bool {
+    info.any(|t| t.ignore_all_flags)
+}
+
+/// A battle by a unit of `att_class` against the unit on `at`: tiles that
+/// such fire destroys are replaced ("Russian Wooden Villages are removed from
+/// play if subjected to Artillery fire"; "Armour and Artillery fire will
+/// destroy a Radar Station and reduce it to City Ruins").
+pub fn fire_on_hex(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>, att_class: &str, at: Hex) {
+    let Some(fs) = st.terrain.get_mut(&at) else {
+        return;
+    };
+    let mut changed = Vec::new();
+    for f in fs.iter_mut() {
+        let Some(t) = ctx.r.feature(f) else {
+            continue;
+        };
+        if t.destroyed_by_fire.iter().any(|c| c == att_class) {
+            let becomes = t.destroyed_becomes.clone().unwrap_or_else(|| "open".into());
+            changed.push((f.clone(), becomes.clone()));
+            *f = becomes;
+        }
+    }
+    for (tile, becomes) in changed {
+        ev.push(Event::TileDestroyed { at, tile, becomes });
+    }
+}
+
+/// Does any of `features` fix artillery that starts the game on it?
+#[must_use]
+pub fn fixes_artillery(r: &Ruleset, features: &[String]) -> bool {
+    features
+        .iter()
+        .any(|f| f == "bunker" || r.feature(f).is_some_and(|t| t.fixes_artillery))
+}
+
+/// May armour that took ground onto `h` go on to an Armour Overrun?
+#[must_use]
+pub fn overrun_allowed(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
+    !ctx.info(st, h).any(|t| t.no_overrun)
+}
