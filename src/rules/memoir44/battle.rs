@@ -159,6 +159,11 @@ pub fn check_path(
                 ));
             }
         }
+        if !super::tiles::step_allowed(ctx, st, prev, h) {
+            return Err(format!(
+                "{prev} to {h} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
+            ));
+        }
         let info = ctx.info(st, h);
         if !info.passable(spec) {
             return Err(format!(
@@ -425,6 +430,9 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
             ));
         }
         return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
+    }
+    if let Some(why) = super::tiles::close_only(ctx, st, &a.class, att.at, target) {
+        return Err(why);
     }
     if !sees(ctx, st, att.at, target) {
         if !a.indirect {
@@ -725,7 +733,9 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             let last = *p.last().unwrap_or(&u.at);
             let mut any = false;
             for h in back_hexes(last, u.side) {
-                if retreat_ok(ctx, st, spec, h, u.id) {
+                if retreat_ok(ctx, st, spec, h, u.id)
+                    && super::tiles::step_allowed(ctx, st, last, h)
+                {
                     let mut q = p.clone();
                     q.push(h);
                     next.push(q);

@@ -316,6 +316,14 @@ pub struct TerrainSpec {
     /// such hexes does (Lake).
     #[serde(default)]
     pub blocks_los_in_pairs: bool,
+    /// Walled (Wadi): units step into or out of the hex only through its
+    /// open ends (tiles.rs reads where they are).
+    #[serde(default)]
+    pub walled: bool,
+    /// Units of these classes battling into or out of the hex must be in
+    /// close assault (Wadi: infantry and armour).
+    #[serde(default)]
+    pub close_only_into_or_out: Vec<String>,
 }
 
 /// How many units a section card orders in one section.

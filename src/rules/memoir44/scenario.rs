@@ -27,6 +27,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "maleme",
         include_str!("../../../scenarios/memoir44/maleme.toml"),
     ),
+    (
+        "bir-hakeim",
+        include_str!("../../../scenarios/memoir44/bir-hakeim.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -140,6 +144,9 @@ pub struct ScenarioFile {
     pub objectives: Vec<ObjectiveSpec>,
     #[serde(default)]
     pub airdrops: Vec<DropSpec>,
+    /// Appendix 2: the North African Desert Rules are in play.
+    #[serde(default)]
+    pub desert: bool,
 }
 
 /// Shipped scenario ids.
@@ -510,6 +517,9 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     st.to_move = first;
     if let Some(b) = &sf.bunkers {
         st.bunker_side = Some(file_side(&layout, b)?);
+    }
+    if sf.desert && r.variants.contains_key(super::tiles::DESERT) {
+        st.variants.push(super::tiles::DESERT.to_string());
     }
     place(r, &mut st, &layout)?;
     if let Some(k) = &sf.kriegspiel {

@@ -148,3 +148,74 @@ pub fn fixes_artillery(r: &Ruleset, features: &[String]) -> bool {
 pub fn overrun_allowed(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
     !ctx.info(st, h).any(|t| t.no_overrun)
 }
+
+fn walled(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
+    ctx.board.contains(h) && ctx.info(st, h).any(|t| t.walled)
+}
+
+/// The open ends of a walled hex (Wadi). The channel is the run of adjacent
+/// wadi hexes: moving between two of them is moving along it. A wadi hex
+/// with one wadi neighbour is an end, open on the side opposite that
+/// neighbour; a lone wadi hex is open on its left and right (along the row);
+/// a wadi hex inside the run has no open end (docs/rules/memoir44.md).
+#[must_use]
+pub fn open_ends(ctx: &Ctx<'_>, st: &State, w: Hex) -> Vec<Hex> {
+    let ns = w.neighbours();
+    let channel: Vec<usize> = (0..6).filter(|i| walled(ctx, st, ns[*i])).collect();
+    match channel.as_slice() {
+        [] => vec![ns[0], ns[3]],
+        [i] => vec![ns[(i + 3) % 6]],
+        _ => Vec::new(),
+    }
+}
+
+/// May a unit step from `from` to the adjacent `to` ("The side slopes of a
+/// Wadi are impassable, both up from the Wadi hex or down into it. Moving
+/// along a Wadi is allowed. But crossing its walls is impossible.")?
+#[must_use]
+pub fn step_allowed(ctx: &Ctx<'_>, st: &State, from: Hex, to: Hex) -> bool {
+    let (wf, wt) = (walled(ctx, st, from), walled(ctx, st, to));
+    match (wf, wt) {
+        (false, false) | (true, true) => true,
+        (true, false) => open_ends(ctx, st, from).contains(&to),
+        (false, true) => open_ends(ctx, st, to).contains(&from),
+    }
+}
+
+/// Why a unit of `class` may not battle from `from` to `to` at range ("Infantry
+/// or Armour Battling into or out of a Wadi must be in Close Assault").
+#[must_use]
+pub fn close_only(ctx: &Ctx<'_>, st: &State, class: &str, from: Hex, to: Hex) -> Option<String> {
+    if from.distance(to) <= 1 {
+        return None;
+    }
+    let bars = |h: Hex| {
+        ctx.info(st, h)
+            .specs
+            .iter()
+            .find(|(_, t)| t.close_only_into_or_out.iter().any(|c| c == class))
+            .map(|(_, t)| t.name.clone())
+    };
+    let (a, b) = (bars(from), bars(to));
+    if a.is_some() && b.is_some() {
+        // Both in the wadi: battling along it, neither into nor out of it.
+        return None;
+    }
+    a.or(b).map(|name| {
+        format!(
+            "infantry or armour battling into or out of a {} must be in close assault",
+            name.to_lowercase()
+        )
+    })
+}
+
+/// Are the North African Desert Rules in play (the scenario's `desert`, or
+/// the game option `north-african-desert`)?
+#[must_use]
+pub fn desert_rules(st: &State) -> bool {
+    st.variants.iter().any(|v| v == DESERT)
+}
+
+/// The game option (a `[variants]` entry of the ruleset) of the North
+/// African Desert Rules.
+pub const DESERT: &str = "north-african-desert";

@@ -1148,7 +1148,13 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 target,
                 take_ground,
                 overrun,
+                via,
             } => {
+                if via.is_some() && !super::tiles::desert_rules(&sc) {
+                    return Err(l.reject(
+                        "VIA: the North African Armour Overrun needs the North African Desert Rules (the scenario's desert = true)",
+                    ));
+                }
                 if matches!(action, Action::Exchange(_)) {
                     return Err(l.reject("an EXCHANGE is the whole turn"));
                 }
@@ -2135,12 +2141,61 @@ impl Turn<'_, '_, '_> {
         }
     }
 
+    /// North African Armour Overrun (Appendix 2): the one additional hex
+    /// after taking ground. False (and the line skipped) if it cannot be
+    /// made; the armour then stays on the ground it took.
+    fn desert_step(&mut self, line: &Line, unit: u32, to: Hex) -> bool {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return false;
+        };
+        let spec = ctx.spec(&u.kind);
+        let why = if !u.at.adjacent(to) {
+            Some(format!("{to} is not next to {}", u.at))
+        } else if self.st.unit_at(to).is_some() {
+            Some(format!("{to} holds a unit"))
+        } else if !may_enter(ctx, &self.st, spec, to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
+            Some(format!("{} may not enter {to}", spec.name))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.skip(line, &format!("the additional hex of the overrun: {why}"));
+            return false;
+        }
+        if let Some(x) = self.st.unit_mut(unit) {
+            x.at = to;
+        }
+        unit_moved(&mut self.st, unit);
+        self.ev.push(Event::Move {
+            side: self.st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at, to],
+        });
+        self.wire_on_entry(unit, to);
+        let e = super::victory::update_objectives(&mut self.st);
+        self.ev.extend(e);
+        if super::tiles::barred_on_or_off(ctx, &self.st, spec.movement_class(), u.at, to) {
+            self.skip(
+                line,
+                "the overrun moved onto or out of terrain where armour may not battle",
+            );
+            return false;
+        }
+        true
+    }
+
     fn take_ground(&mut self, unit: u32, to: Hex, overrun: bool) -> bool {
         let ctx = self.ctx;
         let Some(u) = self.st.unit(unit).cloned() else {
             return false;
         };
-        if self.st.unit_at(to).is_some() || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to) {
+        if self.st.unit_at(to).is_some()
+            || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
             return false;
         }
         if let Some(x) = self.st.unit_mut(unit) {
@@ -2334,6 +2389,13 @@ impl Turn<'_, '_, '_> {
         if let Some(named) = overrun {
             if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {
                 return;
+            }
+            // North African Armour Overrun: "may Take Ground and may then
+            // Move one additional hex. It can then Battle again."
+            if let Cmd::Battle { via: Some(v), .. } = &line.cmd {
+                if !self.desert_step(line, unit, *v) {
+                    return;
+                }
             }
             // The Big Push without a named target: the armour overruns the
             // weakest enemy unit it may battle from its new hex (fewest
