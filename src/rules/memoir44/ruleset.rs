@@ -324,6 +324,12 @@ pub struct TerrainSpec {
     /// close assault (Wadi: infantry and armour).
     #[serde(default)]
     pub close_only_into_or_out: Vec<String>,
+    /// Dice rolled when a unit moves or retreats onto the hex, and the face
+    /// that costs a figure each (Frozen River: two dice, stars).
+    #[serde(default)]
+    pub entry_dice: u32,
+    #[serde(default)]
+    pub entry_loss_face: Option<String>,
 }
 
 /// How many units a section card orders in one section.

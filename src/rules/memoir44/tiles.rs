@@ -4,11 +4,12 @@
 //! flooded fields and marshes, the fortress, tiles destroyed by fire, lakes).
 //! The tables themselves are data; each function here reads them.
 
-use super::battle::Ctx;
+use super::battle::{lose, Ctx};
 use super::board::{line_hexes, Hex};
 use super::events::Event;
 use super::ruleset::{Ruleset, TerrainSpec};
 use super::state::{HexInfo, State};
+use crate::engine::dice::Dice;
 
 /// Must a unit moving by the rules of `class` stop on entering a hex with
 /// this tile or obstacle? ("An Armour Unit must stop when it Moves onto a
@@ -219,3 +220,44 @@ pub fn desert_rules(st: &State) -> bool {
 /// The game option (a `[variants]` entry of the ruleset) of the North
 /// African Desert Rules.
 pub const DESERT: &str = "north-african-desert";
+
+/// A unit moved or retreated onto `hexes` (in order): on each hex that
+/// tests the ground ("Roll two Battle Dice whenever a Unit Moves or Retreats
+/// onto a Frozen River hex. For each Green Star rolled, 1 figure or model is
+/// lost"), roll and take the losses (no medal: the ice took them).
+pub fn entered(
+    ctx: &Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<Event>,
+    dice: &mut dyn Dice,
+    unit: u32,
+    hexes: &[Hex],
+) {
+    for h in hexes {
+        let Some(u) = st.unit(unit).cloned() else {
+            return;
+        };
+        let info = ctx.info(st, *h);
+        let Some(t) = info
+            .specs
+            .iter()
+            .map(|(_, t)| *t)
+            .find(|t| t.entry_dice > 0)
+        else {
+            continue;
+        };
+        let (n, face) = (t.entry_dice, t.entry_loss_face.clone().unwrap_or_default());
+        let faces: Vec<String> = (0..n).map(|_| ctx.r.face(dice.roll(6))).collect();
+        let lost = faces.iter().filter(|f| **f == face).count() as u32;
+        ev.push(Event::IceRoll {
+            side: st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            at: *h,
+            faces,
+            lost,
+        });
+        if lost > 0 && lose(ctx, st, ev, unit, lost, u.side, "the ice broke", "ice") {
+            return;
+        }
+    }
+}

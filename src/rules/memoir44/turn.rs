@@ -1560,6 +1560,24 @@ impl Turn<'_, '_, '_> {
             if let Some(Event::Battle { ignored_flags, .. }) = self.ev.get_mut(idx) {
                 *ignored_flags = ig;
             }
+            // Appendix 2: a retreat onto a frozen river tests the ice.
+            let retreat = self.ev[idx..].iter().rev().find_map(|e| match e {
+                Event::Retreat { path, .. } if path.len() > 1 => Some(path[1..].to_vec()),
+                _ => None,
+            });
+            if let Some(path) = retreat {
+                super::tiles::entered(
+                    ctx,
+                    &mut self.st,
+                    &mut self.ev,
+                    &mut *self.chance.dice,
+                    tgt_id,
+                    &path,
+                );
+                if self.st.unit(tgt_id).is_none() {
+                    out.eliminated = true;
+                }
+            }
         }
         // Appendix 2: fire that destroys the tile the target stood on.
         super::tiles::fire_on_hex(ctx, &mut self.st, &mut self.ev, &aspec.class, tgt.at);
@@ -1971,6 +1989,15 @@ pub fn apply(
                 t.wire_on_entry(*unit, dest);
                 let e = super::victory::update_objectives(&mut t.st);
                 t.ev.extend(e);
+                // Appendix 2: a frozen river tests the ice.
+                super::tiles::entered(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    path.get(1..).unwrap_or(&[]),
+                );
             }
             Step::RemoveWire { unit, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
@@ -2221,7 +2248,16 @@ impl Turn<'_, '_, '_> {
         self.wire_on_entry(unit, to);
         let e = super::victory::update_objectives(&mut self.st);
         self.ev.extend(e);
-        true
+        // Appendix 2: a frozen river tests the ice.
+        super::tiles::entered(
+            ctx,
+            &mut self.st,
+            &mut self.ev,
+            &mut *self.chance.dice,
+            unit,
+            &[to],
+        );
+        self.st.unit(unit).is_some()
     }
 
     #[allow(clippy::too_many_arguments)]

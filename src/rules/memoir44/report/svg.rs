@@ -48,6 +48,7 @@ pub fn tile_style(tile: &str) -> (&'static str, &'static str) {
         "ravine" => ("#9b8465", "ravine"),
         "fordable-river" => ("#9cc3e6", "ford"),
         "headwaters" => ("#5b97cf", "headwtr"),
+        "frozen-river" => ("#d8ecf5", "frozen"),
         "lake" => ("#2f6eaa", "lake"),
         "winter-woods" => ("#9fb8a5", "w. woods"),
         "flooded-field" => ("#a9cfd6", "flooded"),

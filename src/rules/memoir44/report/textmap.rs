@@ -46,6 +46,7 @@ fn appendix2_code(id: &str) -> Option<&'static str> {
         "ravine" => "Ra",
         "fordable-river" => "Fr",
         "headwaters" => "Hd",
+        "frozen-river" => "Fz",
         "lake" => "Lk",
         "winter-woods" => "Ww",
         "flooded-field" => "Ff",
@@ -93,7 +94,9 @@ pub fn terrain_symbol(id: &str) -> char {
         | "church" | "lighthouse" | "radar-station" | "desert-town" => '#',
         "hill-village" | "hill-woods" | "road-over-hill" | "high-ground" => '^',
         "winter-woods" | "palm-trees" => '%',
-        "fordable-river" | "headwaters" | "lake" | "flooded-field" | "marsh" => '~',
+        "fordable-river" | "frozen-river" | "headwaters" | "lake" | "flooded-field" | "marsh" => {
+            '~'
+        }
         "railway-bridge" => '=',
         "oasis" => 'o',
         "ravine" | "wadi" => 'v',
