@@ -367,3 +367,92 @@ window.addEventListener('load', function () {
     );
     assert_eq!(line, want);
 }
+
+const LEGEND_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  function drawn(list) {
+    var n = 0;
+    list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
+    return n;
+  }
+  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
+  var units = drawn(document.querySelectorAll('svg.board g.unit'));
+  var ids = [];
+  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
+    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
+  });
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' legend=' + ids.join(',') + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+
+/// The Bir Hakeim scenario's report (issue 12, Appendix 2's tiles): the
+/// board of the HTML mail really queued, laid out by a real browser with
+/// every hex, every unit and a legend entry for each tile and obstacle on
+/// the board.
+#[test]
+fn the_desert_report_draws_the_tiles_with_their_legend() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "bir-hakeim",
+        "--seat",
+        "axis=a@example.org",
+        "--seat",
+        "allies=b@example.org",
+    ]);
+    common::submit_random_turns(&site, 1, 5);
+    let state = common::latest_state(&site);
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| {
+            let t = String::from_utf8_lossy(r);
+            t.contains("To: b@example.org") && t.contains("turn 1")
+        })
+        .expect("the report of turn 1");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("bir-hakeim.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{LEGEND_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let want = format!(
+        "hexes={} units={} legend=desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches",
+        5 * 13 + 4 * 12,
+        state.units.len()
+    );
+    assert_eq!(line, want);
+}

@@ -11,6 +11,13 @@
 //! board holds the strength of a minefield still hidden, and a hidden
 //! minefield was never revealed (its piece still face down).
 //!
+//! Appendix 2 (tiles from expansion sets): in every second game a quarter
+//! of the hexes without a unit get a random tile of the expansion sets, some
+//! an obstacle too, and the North African Desert Rules are played (random
+//! overruns by an additional hex); after every turn, a unit stands on a hex
+//! its movement rules forbid only where it was set up, and a destroyed tile
+//! leaves what its event says.
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -40,6 +47,9 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_sticks(r, &mut st, seed);
     add_random_mines(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
+    add_random_tiles(r, &mut st, seed);
+    let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
+        st.units.iter().map(|u| (u.id, u.at)).collect();
     let mut subs = Vec::new();
     let mut medals_from_events = [0u32; 2];
     for t in 1..=MAX_TURNS {
@@ -78,6 +88,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             }
         }
         // Invariants.
+        tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
         for u in &next.units {
             assert!(
@@ -243,6 +254,90 @@ fn check_mines(
     }
 }
 
+/// The terrain of the main rules; every other id of the ruleset is one of
+/// Appendix 2's tiles from expansion sets.
+const MAIN_TERRAIN: [&str; 14] = [
+    "open", "road", "beach", "bridge", "hedgerow", "hill", "ocean", "river", "town", "woods",
+    "wire", "bunker", "hedgehog", "sandbag",
+];
+
+/// In every second game: a random Appendix 2 tile on about a quarter of the
+/// hexes without a unit (a third of them with an Appendix 2 obstacle too),
+/// and the North African Desert Rules.
+fn add_random_tiles(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/tiles", &[&seed]));
+    if d.roll(2) == 1 {
+        return;
+    }
+    let extra = |kind: &str| -> Vec<&String> {
+        r.terrain
+            .iter()
+            .filter(|(id, t)| !MAIN_TERRAIN.contains(&id.as_str()) && t.kind == kind)
+            .map(|(id, _)| id)
+            .collect()
+    };
+    let (tiles, obstacles) = (extra("tile"), extra("obstacle"));
+    let board = memoir44::State::board(r);
+    for h in board.hexes() {
+        if st.unit_at(h).is_some() || d.roll(4) != 1 {
+            continue;
+        }
+        let tile = tiles[(d.roll(tiles.len() as u32) - 1) as usize].clone();
+        let mut fs = vec![tile];
+        if d.roll(3) == 1 {
+            fs.push(obstacles[(d.roll(obstacles.len() as u32) - 1) as usize].clone());
+        }
+        st.terrain.insert(h, fs);
+    }
+    st.variants.push("north-african-desert".into());
+}
+
+/// After a turn: no unit stands where its movement rules forbid it unless
+/// it was set up there (or fire changed the tile under it), and each
+/// destroyed tile left what its event says.
+fn tile_invariants(
+    r: &Ruleset,
+    st: &State,
+    events: &[Event],
+    set_up: &mut BTreeSet<(u32, memoir44::Hex)>,
+    scenario: &str,
+    t: u32,
+) {
+    // A unit whose tile fire changed under it stands where it stood.
+    for e in events {
+        if let Event::TileDestroyed { at, .. } = e {
+            if let Some(u) = st.unit_at(*at) {
+                set_up.insert((u.id, u.at));
+            }
+        }
+    }
+    for u in &st.units {
+        let spec = r.unit(&u.kind).expect("unit kind");
+        let info = memoir44::state::HexInfo::of(r, st, u.at);
+        if !info.passable(spec) {
+            assert!(
+                set_up.contains(&(u.id, u.at)),
+                "{scenario} turn {t}: a {} moved or retreated onto {} ({:?})",
+                u.kind,
+                u.at,
+                st.features(u.at)
+            );
+        }
+    }
+    for e in events {
+        if let Event::TileDestroyed { at, tile, becomes } = e {
+            let spec = r.terrain.get(tile).expect("destroyed tile");
+            assert!(
+                !spec.destroyed_by_fire.is_empty(),
+                "{scenario} turn {t}: {tile} destroyed"
+            );
+            if !st.has_feature(*at, becomes) && becomes != "open" {
+                panic!("{scenario} turn {t}: {at} is not {becomes} after the fire");
+            }
+        }
+    }
+}
+
 /// In every third game, 1-4 random sticks of either side: aimed at a random
 /// hex, or along a random straight flight line.
 fn add_random_sticks(r: &Ruleset, st: &mut State, seed: Seed) {
@@ -369,6 +464,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_sticks(r, &mut st, seed);
     add_random_mines(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
+    add_random_tiles(r, &mut st, seed);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
         let mut chance = Chance {

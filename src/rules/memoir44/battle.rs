@@ -118,7 +118,11 @@ pub fn check_path(
     if unit.fixed {
         return Err("artillery that starts the game in a bunker may not move".into());
     }
-    let dist = rest.len() as u32;
+    let dist = if rule.ignore_terrain {
+        rest.len() as u32
+    } else {
+        super::tiles::counted_distance(ctx, st, path)
+    };
     if dist > rule.max {
         return Err(format!(
             "this unit may move at most {} hex(es) this turn; the path has {dist}",
@@ -158,6 +162,11 @@ pub fn check_path(
                 ));
             }
         }
+        if !super::tiles::step_allowed(ctx, st, prev, h) {
+            return Err(format!(
+                "{prev} to {h} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
+            ));
+        }
         let info = ctx.info(st, h);
         if !info.passable(spec) {
             return Err(format!(
@@ -183,7 +192,7 @@ pub fn check_path(
         }
         if !rule.ignore_terrain {
             for (k, t) in &info.specs {
-                if t.stop && !last {
+                if super::tiles::stops(t, spec.movement_class()) && !last {
                     return Err(format!(
                         "a unit entering {} at {h} must stop there",
                         ctx.r.feature(k).map_or(*k, |f| f.name.as_str())
@@ -191,7 +200,8 @@ pub fn check_path(
                 }
                 if t.enter_from_adjacent_start && i != 0 {
                     return Err(format!(
-                        "a unit must start its move next to the hedgerow at {h} to enter it"
+                        "a unit must start its move next to the {} at {h} to enter it",
+                        t.name.to_lowercase()
                     ));
                 }
                 if let Some(m) = t.max_move_entering {
@@ -204,6 +214,9 @@ pub fn check_path(
                 }
             }
             if last && info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop {
+                barred = true;
+            }
+            if last && super::tiles::barred_on_or_off(ctx, st, spec.movement_class(), start, h) {
                 barred = true;
             }
         }
@@ -266,7 +279,7 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
             return true;
         }
         info.any(|t| t.blocks_los && !t.hill)
-    })
+    }) && !super::tiles::pair_blocks(ctx, st, a, b)
 }
 
 /// Does `side` have a unit that sees `target` (for indirect fire)?
@@ -323,6 +336,9 @@ pub fn battle_dice(
             continue;
         }
         if f.protect_from_lower_only && att_hill {
+            continue;
+        }
+        if !super::tiles::protects(f, &t.class) {
             continue;
         }
         let p = f.protect.get(&a.class).copied().unwrap_or(0);
@@ -426,6 +442,9 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
             ));
         }
         return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
+    }
+    if let Some(why) = super::tiles::close_only(ctx, st, &a.class, att.at, target) {
+        return Err(why);
     }
     if !sees(ctx, st, att.at, target) {
         if !a.indirect {
@@ -598,12 +617,14 @@ pub fn resolve_flags(
     let info = ctx.info(st, u.at);
     let mut ignored = 0;
     let mut flags = flags;
+    if !rule.flags_unignorable && super::tiles::ignores_all_flags(&info) {
+        return (flags, out);
+    }
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
-            || info
-                .specs
-                .iter()
-                .any(|(_, t)| t.ignore_first_flag && claims(st, t.owner_only, u.side)))
+            || info.specs.iter().any(|(_, t)| {
+                super::tiles::ignores_first_flag(t, &spec.class) && claims(st, t.owner_only, u.side)
+            }))
     {
         ignored = 1;
         flags -= 1;
@@ -724,7 +745,9 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             let last = *p.last().unwrap_or(&u.at);
             let mut any = false;
             for h in back_hexes(last, u.side) {
-                if retreat_ok(ctx, st, spec, h, u.id) {
+                if retreat_ok(ctx, st, spec, h, u.id)
+                    && super::tiles::step_allowed(ctx, st, last, h)
+                {
                     let mut q = p.clone();
                     q.push(h);
                     next.push(q);

@@ -859,6 +859,27 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("hands: unknown side '{sd}'")),
         }
     }
+    for (hx, want) in &b.expect.terrain {
+        let Some(h) = board.parse(hx) else {
+            problems.push(format!("terrain: bad hex '{hx}'"));
+            continue;
+        };
+        let norm = |v: &[String]| -> Vec<String> {
+            let mut v: Vec<String> = v.iter().filter(|f| *f != "open").cloned().collect();
+            v.sort();
+            v
+        };
+        let want_ids: Vec<String> = want
+            .iter()
+            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
+            .collect();
+        if norm(st.features(h)) != norm(&want_ids) {
+            problems.push(format!(
+                "terrain at {h}: expected {want_ids:?}, got {:?}",
+                st.features(h)
+            ));
+        }
+    }
     for k in &b.expect.events {
         let found = events
             .iter()
@@ -948,18 +969,6 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             if super::mines::at(&st, h).is_some() {
                 problems.push(format!("expected no minefield at {h}, found one"));
             }
-        }
-    }
-    for (k, want) in &b.expect.terrain {
-        let Some(h) = board.parse(k) else { continue };
-        let got: Vec<String> = st.features(h).to_vec();
-        let want: Vec<String> = want
-            .iter()
-            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
-            .filter(|w| w != "open")
-            .collect();
-        if got != want {
-            problems.push(format!("terrain at {h}: expected {want:?}, got {got:?}"));
         }
     }
     if let Some(want) = &b.expect.rigged {

@@ -171,6 +171,22 @@ pub enum Event {
     SandbagRemoved {
         at: Hex,
     },
+    /// Appendix 2, Frozen River: the dice rolled as a unit moved or
+    /// retreated onto the ice, and the figures the ice took.
+    IceRoll {
+        side: String,
+        unit: String,
+        at: Hex,
+        faces: Vec<String>,
+        lost: u32,
+    },
+    /// Fire destroyed a tile (Appendix 2: Russian Wooden Village, Radar
+    /// Station); `becomes` is what the hex holds now.
+    TileDestroyed {
+        at: Hex,
+        tile: String,
+        becomes: String,
+    },
     FiguresLost {
         side: String,
         unit: String,

@@ -24,6 +24,7 @@ pub mod ruleset;
 pub mod scenario;
 pub mod state;
 pub mod team;
+pub mod tiles;
 pub mod turn;
 pub mod victory;
 pub mod view;

@@ -43,6 +43,10 @@ pub enum Cmd {
         target: Hex,
         take_ground: bool,
         overrun: Option<Hex>,
+        /// North African Armour Overrun (Appendix 2): the one additional
+        /// hex the armour moves to after taking ground, before it battles
+        /// again.
+        via: Option<Hex>,
     },
     Target {
         hexes: Vec<Hex>,
@@ -230,6 +234,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             let target = one_hex(board, rest.get(1), "the target hex")?;
             let mut take_ground = false;
             let mut overrun = None;
+            let mut via = None;
             let mut i = 2;
             while let Some(w) = rest.get(i) {
                 match norm(w).as_str() {
@@ -241,11 +246,18 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
                         overrun = Some(one_hex(board, rest.get(i + 1), "the overrun target")?);
                         i += 1;
                     }
-                    other => return Err(format!("'{other}' after BATTLE: expected TAKE-GROUND or OVERRUN <hex>")),
+                    "VIA" => {
+                        if overrun.is_none() || via.is_some() {
+                            return Err("VIA <hex> follows OVERRUN <target>: the one additional hex of a North African Armour Overrun".into());
+                        }
+                        via = Some(one_hex(board, rest.get(i + 1), "the additional hex")?);
+                        i += 1;
+                    }
+                    other => return Err(format!("'{other}' after BATTLE: expected TAKE-GROUND, OVERRUN <hex> or VIA <hex>")),
                 }
                 i += 1;
             }
-            Ok(Cmd::Battle { from, target, take_ground, overrun })
+            Ok(Cmd::Battle { from, target, take_ground, overrun, via })
         }
         "TARGET" | "TARGETS" => {
             let h = hexes(board, rest)?;
@@ -389,6 +401,7 @@ impl Cmd {
                 target,
                 take_ground,
                 overrun,
+                via,
             } => {
                 let mut s = format!("BATTLE {from} {target}");
                 if *take_ground {
@@ -396,6 +409,9 @@ impl Cmd {
                 }
                 if let Some(o) = overrun {
                     s.push_str(&format!(" OVERRUN {o}"));
+                }
+                if let Some(v) = via {
+                    s.push_str(&format!(" VIA {v}"));
                 }
                 s
             }

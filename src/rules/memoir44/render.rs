@@ -300,6 +300,30 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             )
         }
         Event::SandbagRemoved { at } => format!("Sandbags at {at} removed."),
+        Event::IceRoll {
+            side,
+            unit,
+            at,
+            faces,
+            lost,
+        } => format!(
+            "{} {} on the frozen river at {at}: the ice is tested with {} ({}); {}.",
+            side_name(side),
+            unit_name(unit),
+            plural(faces.len() as u32, "die", "dice"),
+            faces.join(", "),
+            if *lost == 0 {
+                "it holds".to_string()
+            } else {
+                format!(
+                    "it breaks: {}",
+                    plural(*lost, "figure lost", "figures lost")
+                )
+            }
+        ),
+        Event::TileDestroyed { at, tile, becomes } => {
+            format!("The {tile} at {at} is destroyed by the fire: the hex is {becomes} now.")
+        }
         Event::FiguresLost {
             side,
             unit,

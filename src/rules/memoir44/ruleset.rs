@@ -337,6 +337,63 @@ pub struct TerrainSpec {
     /// Engineers: "Must remove Barbed Wire or Hedgehog hex").
     #[serde(default)]
     pub engineer_removes: bool,
+    // Appendix 2, tiles from expansion sets (procedures in tiles.rs).
+    /// Artillery that starts the game here may not move (bunkers, fortress).
+    #[serde(default)]
+    pub fixes_artillery: bool,
+    /// Units of these classes must stop on entering (empty: see `stop`).
+    #[serde(default)]
+    pub stop_classes: Vec<String>,
+    /// The first flag is ignored only by a unit of these classes (empty:
+    /// see `ignore_first_flag`).
+    #[serde(default)]
+    pub ignore_first_flag_classes: Vec<String>,
+    /// Every flag rolled against a unit here is ignored (Fortress).
+    #[serde(default)]
+    pub ignore_all_flags: bool,
+    /// `protect` counts only when the unit here is of one of these classes
+    /// (Road-Block: an occupying infantry unit).
+    #[serde(default)]
+    pub protect_only_for: Vec<String>,
+    /// Units of these classes may not battle the turn they move onto or out
+    /// of the hex (Flooded Fields, Marshes: armour).
+    #[serde(default)]
+    pub no_battle_moving_on_or_off: Vec<String>,
+    /// Armour taking ground onto the hex may not go on to an Armour Overrun.
+    #[serde(default)]
+    pub no_overrun: bool,
+    /// A road: a move spent wholly on road hexes may go 1 hex further.
+    #[serde(default)]
+    pub road: bool,
+    /// Only these attacking classes can hit a unit here, and only with these
+    /// faces (Fortress: artillery, stars).
+    #[serde(default)]
+    pub hit_only_by: BTreeMap<String, Vec<String>>,
+    /// Battle by a unit of one of these classes against a unit here destroys
+    /// the tile: it becomes `destroyed_becomes` (Russian Wooden Village,
+    /// Radar Station).
+    #[serde(default)]
+    pub destroyed_by_fire: Vec<String>,
+    #[serde(default)]
+    pub destroyed_becomes: Option<String>,
+    /// One such hex does not block line of sight; a line across two adjacent
+    /// such hexes does (Lake).
+    #[serde(default)]
+    pub blocks_los_in_pairs: bool,
+    /// Walled (Wadi): units step into or out of the hex only through its
+    /// open ends (tiles.rs reads where they are).
+    #[serde(default)]
+    pub walled: bool,
+    /// Units of these classes battling into or out of the hex must be in
+    /// close assault (Wadi: infantry and armour).
+    #[serde(default)]
+    pub close_only_into_or_out: Vec<String>,
+    /// Dice rolled when a unit moves or retreats onto the hex, and the face
+    /// that costs a figure each (Frozen River: two dice, stars).
+    #[serde(default)]
+    pub entry_dice: u32,
+    #[serde(default)]
+    pub entry_loss_face: Option<String>,
 }
 
 /// How many units a section card orders in one section.
@@ -552,6 +609,16 @@ impl Ruleset {
                     id,
                     format!("terrain '{id}': kind must be \"tile\" or \"obstacle\""),
                 );
+            }
+        }
+        for (id, t) in &r.terrain {
+            if let Some(b) = &t.destroyed_becomes {
+                if !r.terrain.contains_key(b) {
+                    return bad(
+                        id,
+                        format!("terrain '{id}': destroyed_becomes names unknown terrain '{b}'"),
+                    );
+                }
             }
         }
         for (a, t) in &r.terrain_aliases {

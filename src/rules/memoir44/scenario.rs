@@ -31,6 +31,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "miteiriya-ridge",
         include_str!("../../../scenarios/memoir44/miteiriya-ridge.toml"),
     ),
+    (
+        "bir-hakeim",
+        include_str!("../../../scenarios/memoir44/bir-hakeim.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -177,6 +181,9 @@ pub struct ScenarioFile {
     /// The Minefield pieces in the box, when not the ruleset's.
     #[serde(default)]
     pub minefield_pieces: Option<Spanned<Vec<u32>>>,
+    /// Appendix 2: the North African Desert Rules are in play.
+    #[serde(default)]
+    pub desert: bool,
 }
 
 /// Shipped scenario ids.
@@ -313,7 +320,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             Some(f) => *f.get_ref(),
             None => spec.figures,
         };
-        let fixed = spec.class == "artillery" && st.features(h).iter().any(|f| f == "bunker");
+        let fixed = spec.class == "artillery" && super::tiles::fixes_artillery(r, st.features(h));
         let concealed = match &p.camouflage {
             Some(c) if *c.get_ref() && st.features(h).is_empty() => {
                 return Err(at(
@@ -624,6 +631,9 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     st.to_move = first;
     if let Some(b) = &sf.bunkers {
         st.bunker_side = Some(file_side(&layout, b)?);
+    }
+    if sf.desert && r.variants.contains_key(super::tiles::DESERT) {
+        st.variants.push(super::tiles::DESERT.to_string());
     }
     place(r, &mut st, &layout)?;
     if let Some(k) = &sf.kriegspiel {

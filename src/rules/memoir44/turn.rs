@@ -1246,7 +1246,13 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 target,
                 take_ground,
                 overrun,
+                via,
             } => {
+                if via.is_some() && !super::tiles::desert_rules(&sc) {
+                    return Err(l.reject(
+                        "VIA: the North African Armour Overrun needs the North African Desert Rules (the scenario's desert = true)",
+                    ));
+                }
                 if matches!(action, Action::Exchange(_)) {
                     return Err(l.reject("an EXCHANGE is the whole turn"));
                 }
@@ -1734,6 +1740,9 @@ impl Turn<'_, '_, '_> {
         let aspec = ctx.spec(&att.kind);
         let tspec = ctx.spec(&tgt.kind);
         let (faces, hits, flags) = roll(ctx, &mut *self.chance.dice, n, Some(aspec), tspec, rule);
+        // Appendix 2: a Fortress is hit by artillery stars only.
+        let hits =
+            super::tiles::limited_hits(ctx, &self.st, &aspec.class, tgt.at, &faces).unwrap_or(hits);
         let idx = self.ev.len();
         self.ev.push(Event::Battle {
             side: self.st.sides[att.side].clone(),
@@ -1783,7 +1792,27 @@ impl Turn<'_, '_, '_> {
             if let Some(Event::Battle { ignored_flags, .. }) = self.ev.get_mut(idx) {
                 *ignored_flags = ig;
             }
+            // Appendix 2: a retreat onto a frozen river tests the ice.
+            let retreat = self.ev[idx..].iter().rev().find_map(|e| match e {
+                Event::Retreat { path, .. } if path.len() > 1 => Some(path[1..].to_vec()),
+                _ => None,
+            });
+            if let Some(path) = retreat {
+                super::tiles::entered(
+                    ctx,
+                    &mut self.st,
+                    &mut self.ev,
+                    &mut *self.chance.dice,
+                    tgt_id,
+                    &path,
+                );
+                if self.st.unit(tgt_id).is_none() {
+                    out.eliminated = true;
+                }
+            }
         }
+        // Appendix 2: fire that destroys the tile the target stood on.
+        super::tiles::fire_on_hex(ctx, &mut self.st, &mut self.ev, &aspec.class, tgt.at);
         if aspec.cross_hairs && hits > 0 && !out.eliminated && !out.retreated {
             let have = self
                 .st
@@ -2212,6 +2241,15 @@ pub fn apply(
                 t.engineer_removes(*unit, dest);
                 let e = super::victory::update_objectives(&mut t.st);
                 t.ev.extend(e);
+                // Appendix 2: a frozen river tests the ice.
+                super::tiles::entered(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    path.get(1..).unwrap_or(&[]),
+                );
                 let clearing = engineer_clears(ctx, &u, &m, info.dist, info.barred_from_battle);
                 super::mines::entered(
                     ctx,
@@ -2414,12 +2452,61 @@ impl Turn<'_, '_, '_> {
         }
     }
 
+    /// North African Armour Overrun (Appendix 2): the one additional hex
+    /// after taking ground. False (and the line skipped) if it cannot be
+    /// made; the armour then stays on the ground it took.
+    fn desert_step(&mut self, line: &Line, unit: u32, to: Hex) -> bool {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return false;
+        };
+        let spec = ctx.spec(&u.kind);
+        let why = if !u.at.adjacent(to) {
+            Some(format!("{to} is not next to {}", u.at))
+        } else if self.st.unit_at(to).is_some() {
+            Some(format!("{to} holds a unit"))
+        } else if !may_enter(ctx, &self.st, spec, to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
+            Some(format!("{} may not enter {to}", spec.name))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.skip(line, &format!("the additional hex of the overrun: {why}"));
+            return false;
+        }
+        if let Some(x) = self.st.unit_mut(unit) {
+            x.at = to;
+        }
+        unit_moved(&mut self.st, unit);
+        self.ev.push(Event::Move {
+            side: self.st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at, to],
+        });
+        self.wire_on_entry(unit, to);
+        let e = super::victory::update_objectives(&mut self.st);
+        self.ev.extend(e);
+        if super::tiles::barred_on_or_off(ctx, &self.st, spec.movement_class(), u.at, to) {
+            self.skip(
+                line,
+                "the overrun moved onto or out of terrain where armour may not battle",
+            );
+            return false;
+        }
+        true
+    }
+
     fn take_ground(&mut self, unit: u32, to: Hex, overrun: bool) -> bool {
         let ctx = self.ctx;
         let Some(u) = self.st.unit(unit).cloned() else {
             return false;
         };
-        if self.st.unit_at(to).is_some() || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to) {
+        if self.st.unit_at(to).is_some()
+            || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
             return false;
         }
         if let Some(x) = self.st.unit_mut(unit) {
@@ -2445,6 +2532,15 @@ impl Turn<'_, '_, '_> {
         self.wire_on_entry(unit, to);
         let e = super::victory::update_objectives(&mut self.st);
         self.ev.extend(e);
+        // Appendix 2: a frozen river tests the ice.
+        super::tiles::entered(
+            ctx,
+            &mut self.st,
+            &mut self.ev,
+            &mut *self.chance.dice,
+            unit,
+            &[to],
+        );
         // Taking ground onto a minefield is entering it.
         super::mines::entered(
             ctx,
@@ -2455,7 +2551,7 @@ impl Turn<'_, '_, '_> {
             to,
             false,
         );
-        true
+        self.st.unit(unit).is_some()
     }
 
     /// Combat Engineers: "Must remove Barbed Wire or Hedgehog hex on the
@@ -2677,9 +2773,30 @@ impl Turn<'_, '_, '_> {
             None if auto_overrun => Some(None),
             None => None,
         };
+        // Appendix 2: armour that takes ground onto a flooded field or a
+        // marsh "may Take Ground but may not make an Armour Overrun".
+        let overrun = if overrun.is_some() && !super::tiles::overrun_allowed(ctx, &self.st, target)
+        {
+            if self.take_ground(unit, target, false) {
+                self.skip(
+                    line,
+                    "an armour unit that takes ground onto this terrain may not overrun",
+                );
+            }
+            return;
+        } else {
+            overrun
+        };
         if let Some(named) = overrun {
             if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {
                 return;
+            }
+            // North African Armour Overrun: "may Take Ground and may then
+            // Move one additional hex. It can then Battle again."
+            if let Cmd::Battle { via: Some(v), .. } = &line.cmd {
+                if !self.desert_step(line, unit, *v) {
+                    return;
+                }
             }
             // The Big Push without a named target: the armour overruns the
             // weakest enemy unit it may battle from its new hex (fewest
