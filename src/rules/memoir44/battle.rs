@@ -49,6 +49,7 @@ impl<'a> Ctx<'a> {
             flag_losses: true,
             retreat_up_to: None,
             ignores_terrain_dice: false,
+            support: Default::default(),
         });
         Ctx {
             r,
@@ -415,6 +416,10 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
         }
         return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
     }
+    // Night & Severe Weather (weather.rs): out of sight, or spotted.
+    if let Some(res) = super::weather::target_check(ctx, st, att, target, a.indirect) {
+        return res;
+    }
     if !sees(ctx, st, att.at, target) {
         if !a.indirect {
             return Err(format!("no line of sight from {} to {target}", att.at));
@@ -448,6 +453,13 @@ pub fn roll(
     let (mut hits, mut flags) = (0, 0);
     for _ in 0..n {
         let f = ctx.r.face(dice.roll(6));
+        // Infantry Support Weapons: a mortar's grenades, a flame-thrower's
+        // stars are flags.
+        if super::support::face_is_flag(att, &f) {
+            flags += 1;
+            faces.push(f);
+            continue;
+        }
         let grenade_counts = !tgt.ignores_grenades && !rule.grenades_ignored;
         let hit = match att.filter(|a| !a.hits_on.is_empty()) {
             // A sniper "scores one Hit on a Red Grenade or Green Star".

@@ -96,6 +96,12 @@ struct BoardPart {
     /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
     #[serde(default)]
     variants: Vec<Spanned<String>>,
+    /// Extension: the side that uses the Blitzkrieg rules.
+    #[serde(default)]
+    blitzkrieg: Option<Spanned<String>>,
+    /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
+    #[serde(default)]
+    weather: Option<scenario::WeatherSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,7 +152,14 @@ struct ExpectPart {
     /// Extension: the game is over with this winner ("" for a draw).
     #[serde(default)]
     winner: Option<String>,
-    /// Extension: cards in each side's hand at the end.
+    /// Extension (Night & Severe Weather): the visibility in hexes after
+    /// the turn (0: normal, no limit).
+    #[serde(default)]
+    visibility: Option<u32>,
+    /// Extension: the night track's box after the turn (0: no track).
+    #[serde(default)]
+    night_box: Option<u32>,
+    /// Extension: the cards in each side's hand at the end.
     #[serde(default)]
     hands: BTreeMap<String, usize>,
     /// Extension (Kriegspiel): per side, the enemy units its view must and
@@ -295,6 +308,20 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     if let Some(k) = &cf.board.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+    }
+    if let Some(w) = &cf.board.weather {
+        scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(b) = &cf.board.blitzkrieg {
+        let side = st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
     for v in &cf.board.variants {
@@ -809,6 +836,20 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             )),
             Some(_) => {}
             None => problems.push(format!("hands: unknown side '{sd}'")),
+        }
+    }
+    if let Some(v) = b.expect.visibility {
+        let got = super::weather::visibility(&r, &st).unwrap_or(0);
+        if got != v {
+            problems.push(format!(
+                "visibility: expected {v} hex(es), got {got} (0: normal)"
+            ));
+        }
+    }
+    if let Some(n) = b.expect.night_box {
+        let got = st.weather.as_ref().map_or(0, |w| w.track_box);
+        if got != n {
+            problems.push(format!("night track box: expected {n}, got {got}"));
         }
     }
     for k in &b.expect.events {

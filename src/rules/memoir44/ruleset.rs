@@ -35,6 +35,12 @@ pub struct Ruleset {
     /// Paratroops & Glider Landings: the drop by dice.
     #[serde(default)]
     pub airdrop: AirdropSpec,
+    /// Night & Severe Weather Conditions (Optional): each condition.
+    #[serde(default)]
+    pub weather: BTreeMap<String, super::weather::ConditionSpec>,
+    /// The night visibility track (weather.rs).
+    #[serde(default)]
+    pub night_track: super::weather::NightTrackSpec,
 }
 
 /// A variant of the card rules, chosen per game (Appendix 3, "Army
@@ -124,6 +130,18 @@ pub struct Options {
     pub cross_hair_markers: u32,
     #[serde(default)]
     pub ordered_extra_die_cards: Vec<String>,
+    /// Night & Severe Weather Conditions (Optional): a scenario's or a
+    /// game's conditions are played (false: refused).
+    #[serde(default = "yes")]
+    pub night_and_weather: bool,
+    /// Blitzkrieg Rules (Optional): a scenario or game may name the side
+    /// that uses them (false: refused).
+    #[serde(default = "yes")]
+    pub blitzkrieg: bool,
+    /// Infantry Support Weapons (Optional): scenarios may place them
+    /// (false: refused).
+    #[serde(default = "yes")]
+    pub infantry_support_weapons: bool,
 }
 
 fn two() -> u32 {
@@ -143,6 +161,9 @@ impl Default for Options {
             recon_draw: 2,
             cross_hair_markers: 3,
             ordered_extra_die_cards: vec![],
+            night_and_weather: true,
+            blitzkrieg: true,
+            infantry_support_weapons: true,
         }
     }
 }
@@ -217,6 +238,9 @@ pub struct UnitSpec {
     /// Its battle dice are never reduced by terrain.
     #[serde(default)]
     pub ignores_terrain_dice: bool,
+    /// Infantry Support Weapons (Optional): support.rs.
+    #[serde(default)]
+    pub support: super::support::SupportSpec,
 }
 
 impl UnitSpec {

@@ -27,6 +27,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "maleme",
         include_str!("../../../scenarios/memoir44/maleme.toml"),
     ),
+    (
+        "merville-battery",
+        include_str!("../../../scenarios/memoir44/merville-battery.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -140,6 +144,47 @@ pub struct ScenarioFile {
     pub objectives: Vec<ObjectiveSpec>,
     #[serde(default)]
     pub airdrops: Vec<DropSpec>,
+    /// Night & Severe Weather Conditions (Optional).
+    #[serde(default)]
+    pub weather: Option<WeatherSpec>,
+    /// Blitzkrieg Rules (Optional): the side that uses them.
+    #[serde(default)]
+    pub blitzkrieg: Option<Spanned<String>>,
+}
+
+/// A scenario's `[weather]`: the conditions in force, and for a night that
+/// may end, the side that rolls for dawn on the night track.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeatherSpec {
+    pub conditions: Spanned<Vec<String>>,
+    #[serde(default)]
+    pub dawn: Option<Spanned<String>>,
+    /// The night track's box at the start (default 1).
+    #[serde(default)]
+    pub track_box: Option<Spanned<u32>>,
+}
+
+/// Set the weather of a file's `[weather]` (scenario or case), with
+/// line:column errors.
+pub fn place_weather(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    w: &WeatherSpec,
+) -> Result<(), DataError> {
+    let conds = super::weather::parse_conditions(r, w.conditions.get_ref())
+        .map_err(|m| at(l.text, l.file, span(&w.conditions), m))?;
+    let dawn = match &w.dawn {
+        Some(d) => Some(file_side(l, d)?),
+        None => None,
+    };
+    let b = w.track_box.as_ref().map_or(1, |b| *b.get_ref());
+    let where_ = w
+        .track_box
+        .as_ref()
+        .map_or_else(|| span(&w.conditions), span);
+    super::weather::set(r, st, conds, dawn, b).map_err(|m| at(l.text, l.file, where_, m))
 }
 
 /// Shipped scenario ids.
@@ -374,6 +419,15 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             });
         }
     }
+    if let Err((i, m)) = super::support::check_position(r, st) {
+        // The unit's own placement line, when it came from this file.
+        let first = st.units.len().saturating_sub(l.units.len());
+        let where_ = i
+            .checked_sub(first)
+            .and_then(|k| l.units.get(k))
+            .map_or(0..0, |p| span(&p.r#type));
+        return Err(at(l.text, l.file, where_, m));
+    }
     super::victory::update_objectives(st);
     Ok(())
 }
@@ -430,6 +484,8 @@ pub fn blank(
         variants: Vec::new(),
         manoeuvres_used: Vec::new(),
         airdrops: vec![],
+        weather: None,
+        blitzkrieg: None,
         over: false,
         winner: None,
     }
@@ -512,6 +568,13 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         st.bunker_side = Some(file_side(&layout, b)?);
     }
     place(r, &mut st, &layout)?;
+    if let Some(w) = &sf.weather {
+        place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(b) = &sf.blitzkrieg {
+        let side = file_side(&layout, b)?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
+    }
     if let Some(k) = &sf.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);

@@ -146,6 +146,13 @@ pub struct State {
     /// `airdrop` phase before the first turn).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub airdrops: Vec<super::airdrop::Drop>,
+    /// Night & Severe Weather Conditions (Optional): the conditions in
+    /// force and the night visibility track (weather.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<super::weather::Weather>,
+    /// Blitzkrieg Rules (Optional): the side that uses them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blitzkrieg: Option<usize>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
@@ -277,6 +284,14 @@ impl<'a> HexInfo<'a> {
         }
         let class = u.movement_class();
         if self.any(|t| !t.only_enter.is_empty() && !t.only_enter.iter().any(|c| c == class)) {
+            return false;
+        }
+        // Infantry Support Weapons: "Mortars may not occupy Bunkers".
+        if self
+            .specs
+            .iter()
+            .any(|(k, _)| u.support.may_not_enter.iter().any(|x| x == k))
+        {
             return false;
         }
         true

@@ -293,7 +293,9 @@ fn card_orders(
         .iter()
         .copied()
         .filter(|u| {
-            class.as_ref().is_none_or(|c| class_of(ctx, u) == c)
+            class
+                .as_ref()
+                .is_none_or(|c| super::support::ordered_as(ctx.spec(&u.kind), c))
                 && (effect != "infantry-assault" || in_section(u))
         })
         .collect();
@@ -421,7 +423,7 @@ fn card_orders(
         let mut m = default_mode(ctx, &u);
         if !fallback {
             if let Some(c) = &class {
-                if cls != c {
+                if !super::support::ordered_as(ctx.spec(&u.kind), c) {
                     return Err(l.reject(format!(
                         "{} orders only {c} units; the unit at {} is {}",
                         card.name, u.at, cls
@@ -527,6 +529,7 @@ fn play_action(
             spec.name
         )));
     }
+    super::weather::card_check(ctx.r, st, spec).map_err(|m| first.reject(m))?;
     if spec.kind == "manoeuvre" {
         // Army Manoeuvres (Appendix 3): "May only be used by each player
         // once per game. Instead of playing a Command Card ..."
@@ -968,6 +971,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => return Err(first.reject("a turn starts with PLAY <card> (or DISCARD / EXCHANGE)")),
     };
+    // Blitzkrieg Air Attack: a Recon card with a TARGET line is Air Power.
+    let action = super::blitzkrieg::air_attack(ctx, st, side, first, action, after)?;
     // ORDER lines come first.
     let mut ordered: Vec<(u32, Line)> = Vec::new();
     let mut all = false;
@@ -1064,6 +1069,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => (vec![], BTreeMap::new(), String::new()),
     };
+    // Night & Severe Weather (weather.rs): the conditions slow the ordered
+    // units; a move wholly on terrain a condition spares is not slowed.
+    // Blitzkrieg (blitzkrieg.rs): the enemy's armour moves at most 2.
+    let base_modes = modes.clone();
+    for (id, m) in &mut modes {
+        if let Some(u) = st.unit(*id) {
+            let w = super::weather::mode(ctx, st, u, m, None);
+            *m = super::blitzkrieg::mode(ctx, st, u, w);
+        }
+    }
     // Walk the steps on a scratch position.
     let mut sc = st.clone();
     let mut track: BTreeMap<u32, Track> = BTreeMap::new();
@@ -1089,6 +1104,15 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 let Some(m) = modes.get(&u.id).cloned() else {
                     return Err(l.reject(format!("the unit at {} was not ordered", path[0])));
                 };
+                let m = match base_modes.get(&u.id).filter(|_| sc.weather.is_some()) {
+                    Some(b) => {
+                        let w = super::weather::mode(ctx, &sc, &u, b, Some(path.as_slice()));
+                        let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
+                        modes.insert(u.id, w.clone());
+                        w
+                    }
+                    None => m,
+                };
                 if m.nothing {
                     return Err(l.reject("a unit that digs in does nothing else this turn"));
                 }
@@ -1100,7 +1124,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if battled && !second {
                     return Err(l.reject("all movement comes before the first battle"));
                 }
-                let max = if second { 3 } else { m.max_move };
+                let max = if second {
+                    // Behind Enemy Lines' second move, slowed by the weather.
+                    let b = Mode {
+                        max_move: 3,
+                        ..m.clone()
+                    };
+                    super::weather::mode(ctx, &sc, &u, &b, Some(path.as_slice())).max_move
+                } else {
+                    m.max_move
+                };
                 // Kriegspiel: the move stops short of an enemy unit it did
                 // not see, or where it comes next to a camouflaged one.
                 let (path, contact) = super::fog::fog_path(ctx.r, &sc, side, path);
@@ -1371,6 +1404,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         if reach.len() != set.len() {
                             return Err(l.reject("Air Power targets a group of units on hexes adjacent to each other"));
                         }
+                        super::blitzkrieg::check_targets(ctx, side, &action, hexes)
+                            .map_err(|m| l.reject(m))?;
                     }
                     "barrage" => {
                         if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
@@ -1976,7 +2011,11 @@ pub fn apply(
                 let air =
                     matches!(&plan.action, Action::Card { effect, .. } if effect == "air-power");
                 let (how, per) = if air {
-                    ("air-power", t.st.air_power_dice[side])
+                    (
+                        "air-power",
+                        super::blitzkrieg::air_dice(ctx, &plan.action)
+                            .unwrap_or(t.st.air_power_dice[side]),
+                    )
                 } else {
                     ("barrage", 4)
                 };
