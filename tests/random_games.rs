@@ -12,7 +12,10 @@
 //! every third game up to 3 regular infantry units of each side become
 //! random support weapons; a mortar never stands on a bunker nor takes
 //! ground, a machine-gun battles armour only in close assault, a side never
-//! has two flame-throwers.
+//! has two flame-throwers. Battle Star Markers: in every third game a
+//! Heroic Leader with a random unit of each side, equipment and a prisoner
+//! on random hexes and an air-strikes hex; a marker with a unit is on that
+//! unit's hex, a leader with his own side, loads only with infantry.
 //!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
@@ -43,6 +46,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_sticks(r, &mut st, seed);
     add_random_weather(r, &mut st, seed);
     add_random_support(r, &mut st, seed);
+    add_random_stars(&mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     let mut subs = Vec::new();
     let mut medals_from_events = [0u32; 2];
@@ -83,6 +87,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         }
         check_weather(r, scenario, t, &st, &next, &events);
         check_support(r, scenario, t, &next, &events);
+        check_stars(r, scenario, t, &next);
         // Invariants.
         let mut seen = BTreeSet::new();
         for u in &next.units {
@@ -188,6 +193,65 @@ fn add_random_support(r: &Ruleset, st: &mut State, seed: Seed) {
     }
 }
 
+/// In every third game: a Heroic Leader with a random unit of each side,
+/// equipment and a prisoner on random hexes, and an air-strikes hex.
+fn add_random_stars(st: &mut State, seed: Seed) {
+    use memoir44::stars::Star;
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/stars", &[&seed]));
+    if rng.roll(3) != 1 || st.units.is_empty() {
+        return;
+    }
+    for side in 0..2 {
+        let own: Vec<(u32, memoir44::Hex)> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| (u.id, u.at))
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        let (id, at) = own[rng.roll(own.len() as u32) as usize - 1];
+        st.stars.push(Star {
+            kind: "heroic-leader".into(),
+            side: Some(side),
+            at,
+            unit: Some(id),
+        });
+    }
+    let hexes: Vec<memoir44::Hex> = st.units.iter().map(|u| u.at).collect();
+    for kind in ["equipment", "prisoner", "air-strikes"] {
+        let at = hexes[rng.roll(hexes.len() as u32) as usize - 1];
+        st.stars.push(Star {
+            kind: kind.into(),
+            side: (kind == "air-strikes").then(|| rng.roll(2) as usize - 1),
+            at,
+            unit: None,
+        });
+    }
+}
+
+/// Battle Star Markers' invariants after a turn.
+fn check_stars(r: &Ruleset, scenario: &str, t: u32, next: &State) {
+    for s in &next.stars {
+        let Some(id) = s.unit else { continue };
+        let u = next
+            .unit(id)
+            .unwrap_or_else(|| panic!("{scenario} turn {t}: {s:?} with a unit no longer there"));
+        assert_eq!(
+            u.at, s.at,
+            "{scenario} turn {t}: {s:?} not on its unit's hex"
+        );
+        match s.kind.as_str() {
+            "heroic-leader" => assert_eq!(Some(u.side), s.side, "{scenario} turn {t}: {s:?}"),
+            _ => assert_eq!(
+                r.units[&u.kind].class, "infantry",
+                "{scenario} turn {t}: {s:?}"
+            ),
+        }
+    }
+}
+
 /// Infantry Support Weapons' invariants after a turn.
 fn check_support(r: &Ruleset, scenario: &str, t: u32, next: &State, events: &[Event]) {
     for u in &next.units {
@@ -226,7 +290,9 @@ fn check_support(r: &Ruleset, scenario: &str, t: u32, next: &State, events: &[Ev
             }
             Event::TakeGround { unit, .. } => {
                 assert!(
-                    r.units.get(unit).is_none_or(|u| u.take_ground),
+                    r.units
+                        .get(unit)
+                        .is_none_or(|u| !u.support.weapon || u.take_ground),
                     "{scenario} turn {t}: a {unit} took ground"
                 );
             }
@@ -413,6 +479,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_sticks(r, &mut st, seed);
     add_random_weather(r, &mut st, seed);
     add_random_support(r, &mut st, seed);
+    add_random_stars(&mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");

@@ -291,6 +291,8 @@ pub fn battle_dice(
     };
     let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
     let mut mods = Vec::new();
+    // Battle Star Markers: the Heroic Leader's additional die.
+    mods.extend(super::stars::battle_mods(st, att.id));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),
@@ -600,6 +602,7 @@ pub fn resolve_flags(
     let mut flags = flags;
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
+            || super::stars::ignores_first_flag(st, u.id)
             || info
                 .specs
                 .iter()

@@ -44,9 +44,13 @@ pub fn air_attack(
     if !targets {
         return Ok(action);
     }
-    if st.blitzkrieg != Some(side) {
+    // Battle Star Markers, Calling In Air Strikes (Hill 317 Rule): "the
+    // player may play any Recon Card as an Air Power Card" (Air Power's own
+    // dice, anywhere).
+    let strikes = super::stars::air_strikes(st, side);
+    if st.blitzkrieg != Some(side) && !strikes {
         return Err(first.reject(
-            "a Recon card is played as Air Power (TARGET) only by the side that uses the Blitzkrieg rules",
+            "a Recon card is played as Air Power (TARGET) only by the side that uses the Blitzkrieg rules, or while a unit holds its Calling In Air Strikes hex (no air strikes now)",
         ));
     }
     if let Some(air) = ctx.r.card("air-power") {
@@ -55,7 +59,7 @@ pub fn air_attack(
     Ok(Action::Card {
         played: played.clone(),
         effect: "air-power".into(),
-        section: Some(sec),
+        section: (!strikes).then_some(sec),
     })
 }
 
@@ -63,7 +67,13 @@ pub fn air_attack(
 #[must_use]
 pub fn is_air_attack(ctx: &Ctx<'_>, action: &Action) -> Option<Section> {
     match action {
-        Action::Card { played, effect, .. } if effect == "air-power" => recon_section(ctx, played),
+        // A Blitzkrieg Air Attack keeps its Recon card's section; air
+        // strikes called from a Battle Star hex do not.
+        Action::Card {
+            played,
+            effect,
+            section: Some(_),
+        } if effect == "air-power" => recon_section(ctx, played),
         _ => None,
     }
 }

@@ -45,6 +45,9 @@ struct CaseFile {
     /// The d6 numbers (1-6) the drop rolls, in order.
     #[serde(default)]
     airdrop_dice: Vec<Spanned<u32>>,
+    /// Extension: Battle Star markers, as in scenario files.
+    #[serde(default)]
+    battle_stars: Vec<scenario::StarSpec>,
     #[serde(default)]
     expect: ExpectPart,
 }
@@ -156,6 +159,10 @@ struct ExpectPart {
     /// the turn (0: normal, no limit).
     #[serde(default)]
     visibility: Option<u32>,
+    /// Extension (Battle Star Markers): every marker on the board after the
+    /// turn.
+    #[serde(default)]
+    stars: Option<Vec<ExpectStar>>,
     /// Extension: the night track's box after the turn (0: no track).
     #[serde(default)]
     night_box: Option<u32>,
@@ -185,6 +192,16 @@ struct ExpectView {
     /// the sides (the enemy's card, say).
     #[serde(default)]
     not_told: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectStar {
+    kind: String,
+    at: String,
+    /// With a unit (a leader's unit, carried equipment).
+    #[serde(default)]
+    carried: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -312,6 +329,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     if let Some(w) = &cf.board.weather {
         scenario::place_weather(r, &mut st, &layout, w)?;
     }
+    scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
     if let Some(b) = &cf.board.blitzkrieg {
         let side = st.side_index(b.get_ref()).ok_or_else(|| {
             at(
@@ -844,6 +862,31 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!(
                 "visibility: expected {v} hex(es), got {got} (0: normal)"
             ));
+        }
+    }
+    if let Some(want) = &b.expect.stars {
+        let mut got: Vec<String> = st
+            .stars
+            .iter()
+            .map(|s| format!("{} {} {}", s.kind, s.at, s.unit.is_some()))
+            .collect();
+        let mut w: Vec<String> = want
+            .iter()
+            .map(|s| {
+                let carried = s.carried.unwrap_or_else(|| {
+                    st.stars.iter().any(|x| {
+                        x.kind == s.kind
+                            && x.at.to_string().eq_ignore_ascii_case(&s.at)
+                            && x.unit.is_some()
+                    })
+                });
+                format!("{} {} {carried}", s.kind, s.at.to_ascii_uppercase())
+            })
+            .collect();
+        got.sort();
+        w.sort();
+        if got != w {
+            problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
         }
     }
     if let Some(n) = b.expect.night_box {

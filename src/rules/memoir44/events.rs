@@ -199,6 +199,16 @@ pub enum Event {
         visibility: Option<u32>,
         daylight: bool,
     },
+    /// Battle Star Markers (stars.rs): a Heroic Leader lost or moved (with
+    /// his two dice), equipment or a prisoner picked up, dropped, destroyed
+    /// or killed.
+    BattleStar {
+        marker: String,
+        at: Hex,
+        what: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faces: Vec<String>,
+    },
     /// Paratroops & Glider Landings: one stick dropped by dice
     /// (airdrop.rs). `rolls` are the d6 numbers in the order rolled.
     Airdrop {

@@ -21,6 +21,7 @@ pub mod render;
 pub mod report;
 pub mod ruleset;
 pub mod scenario;
+pub mod stars;
 pub mod state;
 pub mod support;
 pub mod team;

@@ -142,6 +142,10 @@ pub struct Options {
     /// (false: refused).
     #[serde(default = "yes")]
     pub infantry_support_weapons: bool,
+    /// Battle Star Markers (Optional): scenarios may place them (false:
+    /// refused).
+    #[serde(default = "yes")]
+    pub battle_stars: bool,
 }
 
 fn two() -> u32 {
@@ -164,6 +168,7 @@ impl Default for Options {
             night_and_weather: true,
             blitzkrieg: true,
             infantry_support_weapons: true,
+            battle_stars: true,
         }
     }
 }

@@ -150,6 +150,96 @@ pub struct ScenarioFile {
     /// Blitzkrieg Rules (Optional): the side that uses them.
     #[serde(default)]
     pub blitzkrieg: Option<Spanned<String>>,
+    /// Battle Star Markers (Optional).
+    #[serde(default)]
+    pub battle_stars: Vec<StarSpec>,
+}
+
+/// A Battle Star marker as a file places it (stars.rs).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub kind: Spanned<String>,
+    pub at: Spanned<String>,
+    #[serde(default)]
+    pub side: Option<Spanned<String>>,
+}
+
+/// Place a file's Battle Star markers, with line:column errors.
+pub fn place_stars(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    specs: &[StarSpec],
+) -> Result<(), DataError> {
+    for s in specs {
+        let kind = s.kind.get_ref().trim().to_ascii_lowercase();
+        if !super::stars::KINDS.contains(&kind.as_str()) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                format!(
+                    "unknown Battle Star marker '{}' (known: {})",
+                    s.kind.get_ref(),
+                    super::stars::KINDS.join(", ")
+                ),
+            ));
+        }
+        if !r.options.battle_stars {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                "this ruleset does not play the optional Battle Star Markers",
+            ));
+        }
+        let h = file_hex(r, l, &s.at)?;
+        let side = match &s.side {
+            Some(x) => Some(file_side(l, x)?),
+            None => None,
+        };
+        let (side, unit) = match kind.as_str() {
+            "heroic-leader" => {
+                let Some(u) = st.unit_at(h) else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("a Heroic Leader is placed with a unit: there is none at {h}"),
+                    ));
+                };
+                if side.is_some_and(|x| x != u.side) {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("the unit at {h} is not of the Heroic Leader's side"),
+                    ));
+                }
+                (Some(u.side), Some(u.id))
+            }
+            "air-strikes" => {
+                if side.is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "air-strikes names the side that calls them: side = \"<side>\"",
+                    ));
+                }
+                (side, None)
+            }
+            _ => (None, None),
+        };
+        st.stars.push(super::stars::Star {
+            kind,
+            side,
+            at: h,
+            unit,
+        });
+    }
+    Ok(())
 }
 
 /// A scenario's `[weather]`: the conditions in force, and for a night that
@@ -486,6 +576,7 @@ pub fn blank(
         airdrops: vec![],
         weather: None,
         blitzkrieg: None,
+        stars: Vec::new(),
         over: false,
         winner: None,
     }
@@ -571,6 +662,7 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     if let Some(w) = &sf.weather {
         place_weather(r, &mut st, &layout, w)?;
     }
+    place_stars(r, &mut st, &layout, &sf.battle_stars)?;
     if let Some(b) = &sf.blitzkrieg {
         let side = file_side(&layout, b)?;
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;

@@ -153,6 +153,9 @@ pub struct State {
     /// Blitzkrieg Rules (Optional): the side that uses them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blitzkrieg: Option<usize>,
+    /// Battle Star Markers (Optional): the markers on the board (stars.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stars: Vec<super::stars::Star>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

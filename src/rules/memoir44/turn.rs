@@ -1916,7 +1916,11 @@ pub fn apply(
         }
         Gate::None => {}
     }
+    // Battle Star Markers (stars.rs): after each order, what became of them.
+    let mut since = t.ev.len();
     for step in &plan.steps {
+        super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        since = t.ev.len();
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
@@ -2082,6 +2086,7 @@ pub fn apply(
             }
         }
     }
+    super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {
