@@ -456,3 +456,87 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
     );
     assert_eq!(line, want);
 }
+
+
+const WEATHER_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  var svg = document.querySelector('svg.board');
+  var vb = svg.viewBox.baseVal;
+  var n = 0;
+  svg.querySelectorAll('g.hexes use[data-hex]').forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
+  var w = svg.querySelector('text.weather');
+  var b = w.getBBox();
+  var inside = b.width > 0 && b.x >= 0 && b.y >= 0 && b.x + b.width <= vb.width && b.y + b.height <= vb.height;
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK hexes=' + n + ' weather=' + w.textContent + ' inside=' + inside + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+
+/// The night scenario (issue 12, Night & Severe Weather): Merville Battery's
+/// opening board, from the HTML mail really queued, laid out by a real
+/// browser: every hex drawn, and the night's line inside the board's frame.
+#[test]
+fn the_night_scenario_draws_the_board_with_its_weather() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "merville-battery",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| {
+            let t = String::from_utf8_lossy(r);
+            t.contains("To: a@example.org") && t.contains("svg")
+        })
+        .expect("a mail with the board");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("merville.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{WEATHER_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(
+        line,
+        format!(
+            "hexes={} weather=Weather: Night; visibility 1 hex(es); night track box 1 of 5 inside=true",
+            5 * 13 + 4 * 12
+        )
+    );
+}

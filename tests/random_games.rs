@@ -5,6 +5,17 @@
 //! scenario's sticks, and in every third game random extra sticks (aimed or
 //! along a random flight line), are dropped by dice before the first turn;
 //! each lands on an empty hex of the board or is lost without a medal.
+//! Night & Severe Weather: in every third game, 1-2 random conditions of
+//! `[weather.*]` (a night with or without the dawn track); no unit battles
+//! further than the visibility (indirect fire aside), the night track only
+//! moves on, and its dice are in the events. Infantry Support Weapons: in
+//! every third game up to 3 regular infantry units of each side become
+//! random support weapons; a mortar never stands on a bunker nor takes
+//! ground, a machine-gun battles armour only in close assault, a side never
+//! has two flame-throwers. Battle Star Markers: in every third game a
+//! Heroic Leader with a random unit of each side, equipment and a prisoner
+//! on random hexes and an air-strikes hex; a marker with a unit is on that
+//! unit's hex, a leader with his own side, loads only with infantry.
 //! Appendix 1: in every other game, 3-8 random minefields of either side
 //! (strengths from the box) and one unit of each side's infantry made
 //! Combat Engineers; after every turn no side's view, told events or SVG
@@ -46,6 +57,9 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
     add_random_sticks(r, &mut st, seed);
     add_random_mines(r, &mut st, seed);
+    add_random_weather(r, &mut st, seed);
+    add_random_support(r, &mut st, seed);
+    add_random_stars(&mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
@@ -87,6 +101,9 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 medals_from_events[i] += 1;
             }
         }
+        check_weather(r, scenario, t, &st, &next, &events);
+        check_support(r, scenario, t, &next, &events);
+        check_stars(r, scenario, t, &next);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -463,6 +480,9 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
     add_random_sticks(r, &mut st, seed);
     add_random_mines(r, &mut st, seed);
+    add_random_weather(r, &mut st, seed);
+    add_random_support(r, &mut st, seed);
+    add_random_stars(&mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     for (i, (side, orders)) in subs.iter().enumerate() {
@@ -549,4 +569,230 @@ fn dice_are_fair() {
     }
     let share = f64::from(hit) / f64::from(trials);
     assert!((share - 7.0 / 8.0).abs() < 0.005, "{share}");
+}
+
+/// In every third game (other than the sticks' third), 1-2 random weather
+/// conditions; a night has the dawn track in half the games.
+fn add_random_weather(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/weather", &[&seed]));
+    if rng.roll(3) != 1 {
+        return;
+    }
+    let ids: Vec<String> = r.weather.keys().cloned().collect();
+    let mut conditions = Vec::new();
+    for _ in 0..rng.roll(2) {
+        let c = ids[rng.roll(ids.len() as u32) as usize - 1].clone();
+        if !conditions.contains(&c) {
+            conditions.push(c);
+        }
+    }
+    let dawn = (conditions.iter().any(|c| c == "night") && rng.roll(2) == 1)
+        .then(|| rng.roll(2) as usize - 1);
+    let track = rng.roll(r.night_track.visibility.len() as u32);
+    // A rainstorm refuses a scenario's paradrops: that game stays clear.
+    let _ = memoir44::weather::set(r, st, conditions, dawn, track);
+}
+
+/// In every third game, up to 3 regular infantry units of each side become
+/// random Infantry Support Weapons (2 figures; one flame-thrower a side; no
+/// mortar on a bunker).
+fn add_random_support(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/support", &[&seed]));
+    if rng.roll(3) != 1 {
+        return;
+    }
+    let kinds: Vec<String> = r
+        .units
+        .iter()
+        .filter(|(_, u)| u.support.weapon)
+        .map(|(k, _)| k.clone())
+        .collect();
+    for side in 0..2 {
+        let mut changed = 0;
+        for i in 0..st.units.len() {
+            if changed == 3 || st.units[i].side != side || st.units[i].kind != "infantry" {
+                continue;
+            }
+            if rng.roll(2) == 1 {
+                continue;
+            }
+            let k = kinds[rng.roll(kinds.len() as u32) as usize - 1].clone();
+            let spec = &r.units[&k];
+            let at = st.units[i].at;
+            let on_barred = st
+                .features(at)
+                .iter()
+                .any(|f| spec.support.may_not_enter.contains(f));
+            let second =
+                spec.support.one_per_side && st.units.iter().any(|u| u.side == side && u.kind == k);
+            if on_barred || second {
+                continue;
+            }
+            let u = &mut st.units[i];
+            u.kind = k;
+            u.start = spec.figures;
+            u.figures = u.figures.min(spec.figures);
+            changed += 1;
+        }
+    }
+}
+
+/// In every third game: a Heroic Leader with a random unit of each side,
+/// equipment and a prisoner on random hexes, and an air-strikes hex.
+fn add_random_stars(st: &mut State, seed: Seed) {
+    use memoir44::stars::Star;
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/stars", &[&seed]));
+    if rng.roll(3) != 1 || st.units.is_empty() {
+        return;
+    }
+    for side in 0..2 {
+        let own: Vec<(u32, memoir44::Hex)> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| (u.id, u.at))
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        let (id, at) = own[rng.roll(own.len() as u32) as usize - 1];
+        st.stars.push(Star {
+            kind: "heroic-leader".into(),
+            side: Some(side),
+            at,
+            unit: Some(id),
+        });
+    }
+    let hexes: Vec<memoir44::Hex> = st.units.iter().map(|u| u.at).collect();
+    for kind in ["equipment", "prisoner", "air-strikes"] {
+        let at = hexes[rng.roll(hexes.len() as u32) as usize - 1];
+        st.stars.push(Star {
+            kind: kind.into(),
+            side: (kind == "air-strikes").then(|| rng.roll(2) as usize - 1),
+            at,
+            unit: None,
+        });
+    }
+}
+
+/// Battle Star Markers' invariants after a turn.
+fn check_stars(r: &Ruleset, scenario: &str, t: u32, next: &State) {
+    for s in &next.stars {
+        let Some(id) = s.unit else { continue };
+        let u = next
+            .unit(id)
+            .unwrap_or_else(|| panic!("{scenario} turn {t}: {s:?} with a unit no longer there"));
+        assert_eq!(
+            u.at, s.at,
+            "{scenario} turn {t}: {s:?} not on its unit's hex"
+        );
+        match s.kind.as_str() {
+            "heroic-leader" => assert_eq!(Some(u.side), s.side, "{scenario} turn {t}: {s:?}"),
+            _ => assert_eq!(
+                r.units[&u.kind].class, "infantry",
+                "{scenario} turn {t}: {s:?}"
+            ),
+        }
+    }
+}
+
+/// Infantry Support Weapons' invariants after a turn.
+fn check_support(r: &Ruleset, scenario: &str, t: u32, next: &State, events: &[Event]) {
+    for u in &next.units {
+        let spec = &r.units[&u.kind];
+        for f in next.features(u.at) {
+            assert!(
+                !spec.support.may_not_enter.contains(f),
+                "{scenario} turn {t}: a {} stands on {f} at {}",
+                u.kind,
+                u.at
+            );
+        }
+        if spec.support.one_per_side {
+            let n = next
+                .units
+                .iter()
+                .filter(|o| o.side == u.side && o.kind == u.kind)
+                .count();
+            assert!(n <= 1, "{scenario} turn {t}: {n} {} of one side", u.kind);
+        }
+    }
+    for e in events {
+        match e {
+            Event::Battle {
+                attacker,
+                target,
+                range,
+                from: Some(_),
+                ..
+            } if attacker == "machine-gun" => {
+                let armour = r.units.get(target).is_some_and(|u| u.class == "armour");
+                assert!(
+                    !armour || *range == 1,
+                    "{scenario} turn {t}: a machine-gun battled {target} {range} hexes away"
+                );
+            }
+            Event::TakeGround { unit, .. } => {
+                assert!(
+                    r.units
+                        .get(unit)
+                        .is_none_or(|u| !u.support.weapon || u.take_ground),
+                    "{scenario} turn {t}: a {unit} took ground"
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Night & Severe Weather: no direct-fire battle beyond the visibility the
+/// turn began with; the night track never goes back; night never returns.
+fn check_weather(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    let Some(v) = memoir44::weather::visibility(r, st) else {
+        assert!(
+            next.weather.is_none() || next.weather == st.weather,
+            "{scenario} turn {t}: weather came from nowhere"
+        );
+        return;
+    };
+    for e in events {
+        if let Event::Battle {
+            from: Some(from),
+            attacker,
+            range,
+            how,
+            ..
+        } = e
+        {
+            let indirect = r.unit(attacker).is_some_and(|u| u.indirect);
+            assert!(
+                *range <= v || indirect,
+                "{scenario} turn {t}: {attacker} at {from} battled {range} hexes away ({how}) with visibility {v}"
+            );
+        }
+    }
+    let (a, b) = (st.weather.as_ref(), next.weather.as_ref());
+    if let (Some(a), Some(b)) = (a, b) {
+        if a.dawn.is_some() && b.dawn.is_some() {
+            assert!(
+                b.track_box >= a.track_box,
+                "{scenario} turn {t}: the night track went back"
+            );
+        }
+        if !a.has("night") {
+            assert!(!b.has("night"), "{scenario} turn {t}: night came back");
+        }
+    }
+    let rolls = events
+        .iter()
+        .filter(|e| matches!(e, Event::NightTrack { .. }))
+        .count();
+    let due = st.weather.as_ref().is_some_and(|w| w.dawn.is_some())
+        && !next.over
+        && next.to_move == st.weather.as_ref().and_then(|w| w.dawn).unwrap_or(9);
+    assert_eq!(
+        rolls,
+        usize::from(due),
+        "{scenario} turn {t}: night track rolls"
+    );
 }

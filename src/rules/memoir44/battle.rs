@@ -52,6 +52,7 @@ impl<'a> Ctx<'a> {
             close_assault_ignores_terrain: false,
             engineer: false,
             one_per_side: false,
+            support: Default::default(),
         });
         Ctx {
             r,
@@ -313,6 +314,8 @@ pub fn battle_dice(
     };
     let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
     let mut mods = Vec::new();
+    // Battle Star Markers: the Heroic Leader's additional die.
+    mods.extend(super::stars::battle_mods(st, att.id));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),
@@ -446,6 +449,10 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
     if let Some(why) = super::tiles::close_only(ctx, st, &a.class, att.at, target) {
         return Err(why);
     }
+    // Night & Severe Weather (weather.rs): out of sight, or spotted.
+    if let Some(res) = super::weather::target_check(ctx, st, att, target, a.indirect) {
+        return res;
+    }
     if !sees(ctx, st, att.at, target) {
         if !a.indirect {
             return Err(format!("no line of sight from {} to {target}", att.at));
@@ -479,6 +486,13 @@ pub fn roll(
     let (mut hits, mut flags) = (0, 0);
     for _ in 0..n {
         let f = ctx.r.face(dice.roll(6));
+        // Infantry Support Weapons: a mortar's grenades, a flame-thrower's
+        // stars are flags.
+        if super::support::face_is_flag(att, &f) {
+            flags += 1;
+            faces.push(f);
+            continue;
+        }
         let grenade_counts = !tgt.ignores_grenades && !rule.grenades_ignored;
         let hit = match att.filter(|a| !a.hits_on.is_empty()) {
             // A sniper "scores one Hit on a Red Grenade or Green Star".
@@ -622,6 +636,7 @@ pub fn resolve_flags(
     }
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
+            || super::stars::ignores_first_flag(st, u.id)
             || info.specs.iter().any(|(_, t)| {
                 super::tiles::ignores_first_flag(t, &spec.class) && claims(st, t.owner_only, u.side)
             }))

@@ -53,6 +53,9 @@ struct CaseFile {
     /// The d6 numbers (1-6) the drop rolls, in order.
     #[serde(default)]
     airdrop_dice: Vec<Spanned<u32>>,
+    /// Extension: Battle Star markers, as in scenario files.
+    #[serde(default)]
+    battle_stars: Vec<scenario::StarSpec>,
     #[serde(default)]
     expect: ExpectPart,
 }
@@ -104,6 +107,12 @@ struct BoardPart {
     /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
     #[serde(default)]
     variants: Vec<Spanned<String>>,
+    /// Extension: the side that uses the Blitzkrieg rules.
+    #[serde(default)]
+    blitzkrieg: Option<Spanned<String>>,
+    /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
+    #[serde(default)]
+    weather: Option<scenario::WeatherSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,7 +163,18 @@ struct ExpectPart {
     /// Extension: the game is over with this winner ("" for a draw).
     #[serde(default)]
     winner: Option<String>,
-    /// Extension: cards in each side's hand at the end.
+    /// Extension (Night & Severe Weather): the visibility in hexes after
+    /// the turn (0: normal, no limit).
+    #[serde(default)]
+    visibility: Option<u32>,
+    /// Extension (Battle Star Markers): every marker on the board after the
+    /// turn.
+    #[serde(default)]
+    stars: Option<Vec<ExpectStar>>,
+    /// Extension: the night track's box after the turn (0: no track).
+    #[serde(default)]
+    night_box: Option<u32>,
+    /// Extension: the cards in each side's hand at the end.
     #[serde(default)]
     hands: BTreeMap<String, usize>,
     /// Extension (Kriegspiel): per side, the enemy units its view must and
@@ -210,6 +230,16 @@ struct ExpectView {
     /// the sides (the enemy's card, say).
     #[serde(default)]
     not_told: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectStar {
+    kind: String,
+    at: String,
+    /// With a unit (a leader's unit, carried equipment).
+    #[serde(default)]
+    carried: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -343,6 +373,21 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     if let Some(k) = &cf.board.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+    }
+    if let Some(w) = &cf.board.weather {
+        scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
+    if let Some(b) = &cf.board.blitzkrieg {
+        let side = st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
     for v in &cf.board.variants {
@@ -878,6 +923,45 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                 "terrain at {h}: expected {want_ids:?}, got {:?}",
                 st.features(h)
             ));
+        }
+    }
+    if let Some(v) = b.expect.visibility {
+        let got = super::weather::visibility(&r, &st).unwrap_or(0);
+        if got != v {
+            problems.push(format!(
+                "visibility: expected {v} hex(es), got {got} (0: normal)"
+            ));
+        }
+    }
+    if let Some(want) = &b.expect.stars {
+        let mut got: Vec<String> = st
+            .stars
+            .iter()
+            .map(|s| format!("{} {} {}", s.kind, s.at, s.unit.is_some()))
+            .collect();
+        let mut w: Vec<String> = want
+            .iter()
+            .map(|s| {
+                let carried = s.carried.unwrap_or_else(|| {
+                    st.stars.iter().any(|x| {
+                        x.kind == s.kind
+                            && x.at.to_string().eq_ignore_ascii_case(&s.at)
+                            && x.unit.is_some()
+                    })
+                });
+                format!("{} {} {carried}", s.kind, s.at.to_ascii_uppercase())
+            })
+            .collect();
+        got.sort();
+        w.sort();
+        if got != w {
+            problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
+        }
+    }
+    if let Some(n) = b.expect.night_box {
+        let got = st.weather.as_ref().map_or(0, |w| w.track_box);
+        if got != n {
+            problems.push(format!("night track box: expected {n}, got {got}"));
         }
     }
     for k in &b.expect.events {

@@ -282,6 +282,27 @@ pub enum Event {
         score: Vec<(String, u32)>,
         reason: String,
     },
+    /// Night & Severe Weather: the roll for dawn on the night visibility
+    /// track (weather.rs), made before `side`'s turn.
+    NightTrack {
+        side: String,
+        faces: Vec<String>,
+        advanced: u32,
+        track_box: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        visibility: Option<u32>,
+        daylight: bool,
+    },
+    /// Battle Star Markers (stars.rs): a Heroic Leader lost or moved (with
+    /// his two dice), equipment or a prisoner picked up, dropped, destroyed
+    /// or killed.
+    BattleStar {
+        marker: String,
+        at: Hex,
+        what: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faces: Vec<String>,
+    },
     /// Paratroops & Glider Landings: one stick dropped by dice
     /// (airdrop.rs). `rolls` are the d6 numbers in the order rolled.
     Airdrop {

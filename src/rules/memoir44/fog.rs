@@ -71,7 +71,7 @@ pub fn sees(r: &Ruleset, s: &State, side: usize, u: &Unit) -> bool {
         if u.concealed {
             d <= 1
         } else {
-            d <= battle_range(r, o)
+            d <= super::weather::seen_range(r, s, battle_range(r, o))
         }
     })
 }
@@ -171,7 +171,10 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 Some(fog("The enemy exchanges command cards.".into()))
             }
             Event::CardDiscarded { side: by, .. } if !mine(by) => None,
+            // A Battle Star marker's fate: told where the side sees.
+            Event::BattleStar { at, .. } if !known.contains(at) => None,
             Event::TurnBegun { .. }
+            | Event::BattleStar { .. }
             | Event::CardPlayed { .. }
             | Event::CardDrawn { .. }
             | Event::CardDiscarded { .. }
@@ -180,6 +183,8 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::MedalGained { .. }
             | Event::VictoryReached { .. }
             | Event::GameOver { .. }
+            // The night track's roll for dawn is seen by both sides.
+            | Event::NightTrack { .. }
             | Event::Fog { .. } => Some(e.clone()),
             Event::UnitOrdered { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())

@@ -488,6 +488,8 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             }
         }
         Event::Airdrop { .. } => super::airdrop::describe(e)?,
+        Event::BattleStar { .. } => super::stars::describe_event(e)?,
+        Event::NightTrack { .. } => super::weather::describe_event(e, &|s: &str| side_name(s))?,
     })
 }
 

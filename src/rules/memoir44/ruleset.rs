@@ -41,6 +41,12 @@ pub struct Ruleset {
     /// Appendix 1, Bridge Demolition Rules, Option 3.
     #[serde(default)]
     pub bridge_demolition: BridgeSpec,
+    /// Night & Severe Weather Conditions (Optional): each condition.
+    #[serde(default)]
+    pub weather: BTreeMap<String, super::weather::ConditionSpec>,
+    /// The night visibility track (weather.rs).
+    #[serde(default)]
+    pub night_track: super::weather::NightTrackSpec,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -172,6 +178,22 @@ pub struct Options {
     pub cross_hair_markers: u32,
     #[serde(default)]
     pub ordered_extra_die_cards: Vec<String>,
+    /// Night & Severe Weather Conditions (Optional): a scenario's or a
+    /// game's conditions are played (false: refused).
+    #[serde(default = "yes")]
+    pub night_and_weather: bool,
+    /// Blitzkrieg Rules (Optional): a scenario or game may name the side
+    /// that uses them (false: refused).
+    #[serde(default = "yes")]
+    pub blitzkrieg: bool,
+    /// Infantry Support Weapons (Optional): scenarios may place them
+    /// (false: refused).
+    #[serde(default = "yes")]
+    pub infantry_support_weapons: bool,
+    /// Battle Star Markers (Optional): scenarios may place them (false:
+    /// refused).
+    #[serde(default = "yes")]
+    pub battle_stars: bool,
 }
 
 fn two() -> u32 {
@@ -191,6 +213,10 @@ impl Default for Options {
             recon_draw: 2,
             cross_hair_markers: 3,
             ordered_extra_die_cards: vec![],
+            night_and_weather: true,
+            blitzkrieg: true,
+            infantry_support_weapons: true,
+            battle_stars: true,
         }
     }
 }
@@ -277,6 +303,9 @@ pub struct UnitSpec {
     /// "A Player may only have one of these Units on the Board."
     #[serde(default)]
     pub one_per_side: bool,
+    /// Infantry Support Weapons (Optional): support.rs.
+    #[serde(default)]
+    pub support: super::support::SupportSpec,
 }
 
 impl UnitSpec {

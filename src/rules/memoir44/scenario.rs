@@ -35,6 +35,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "bir-hakeim",
         include_str!("../../../scenarios/memoir44/bir-hakeim.toml"),
     ),
+    (
+        "merville-battery",
+        include_str!("../../../scenarios/memoir44/merville-battery.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -184,6 +188,137 @@ pub struct ScenarioFile {
     /// Appendix 2: the North African Desert Rules are in play.
     #[serde(default)]
     pub desert: bool,
+    /// Night & Severe Weather Conditions (Optional).
+    #[serde(default)]
+    pub weather: Option<WeatherSpec>,
+    /// Blitzkrieg Rules (Optional): the side that uses them.
+    #[serde(default)]
+    pub blitzkrieg: Option<Spanned<String>>,
+    /// Battle Star Markers (Optional).
+    #[serde(default)]
+    pub battle_stars: Vec<StarSpec>,
+}
+
+/// A Battle Star marker as a file places it (stars.rs).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub kind: Spanned<String>,
+    pub at: Spanned<String>,
+    #[serde(default)]
+    pub side: Option<Spanned<String>>,
+}
+
+/// Place a file's Battle Star markers, with line:column errors.
+pub fn place_stars(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    specs: &[StarSpec],
+) -> Result<(), DataError> {
+    for s in specs {
+        let kind = s.kind.get_ref().trim().to_ascii_lowercase();
+        if !super::stars::KINDS.contains(&kind.as_str()) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                format!(
+                    "unknown Battle Star marker '{}' (known: {})",
+                    s.kind.get_ref(),
+                    super::stars::KINDS.join(", ")
+                ),
+            ));
+        }
+        if !r.options.battle_stars {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                "this ruleset does not play the optional Battle Star Markers",
+            ));
+        }
+        let h = file_hex(r, l, &s.at)?;
+        let side = match &s.side {
+            Some(x) => Some(file_side(l, x)?),
+            None => None,
+        };
+        let (side, unit) = match kind.as_str() {
+            "heroic-leader" => {
+                let Some(u) = st.unit_at(h) else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("a Heroic Leader is placed with a unit: there is none at {h}"),
+                    ));
+                };
+                if side.is_some_and(|x| x != u.side) {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("the unit at {h} is not of the Heroic Leader's side"),
+                    ));
+                }
+                (Some(u.side), Some(u.id))
+            }
+            "air-strikes" => {
+                if side.is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "air-strikes names the side that calls them: side = \"<side>\"",
+                    ));
+                }
+                (side, None)
+            }
+            _ => (None, None),
+        };
+        st.stars.push(super::stars::Star {
+            kind,
+            side,
+            at: h,
+            unit,
+        });
+    }
+    Ok(())
+}
+
+/// A scenario's `[weather]`: the conditions in force, and for a night that
+/// may end, the side that rolls for dawn on the night track.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeatherSpec {
+    pub conditions: Spanned<Vec<String>>,
+    #[serde(default)]
+    pub dawn: Option<Spanned<String>>,
+    /// The night track's box at the start (default 1).
+    #[serde(default)]
+    pub track_box: Option<Spanned<u32>>,
+}
+
+/// Set the weather of a file's `[weather]` (scenario or case), with
+/// line:column errors.
+pub fn place_weather(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    w: &WeatherSpec,
+) -> Result<(), DataError> {
+    let conds = super::weather::parse_conditions(r, w.conditions.get_ref())
+        .map_err(|m| at(l.text, l.file, span(&w.conditions), m))?;
+    let dawn = match &w.dawn {
+        Some(d) => Some(file_side(l, d)?),
+        None => None,
+    };
+    let b = w.track_box.as_ref().map_or(1, |b| *b.get_ref());
+    let where_ = w
+        .track_box
+        .as_ref()
+        .map_or_else(|| span(&w.conditions), span);
+    super::weather::set(r, st, conds, dawn, b).map_err(|m| at(l.text, l.file, where_, m))
 }
 
 /// Shipped scenario ids.
@@ -490,6 +625,15 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             ));
         }
     }
+    if let Err((i, m)) = super::support::check_position(r, st) {
+        // The unit's own placement line, when it came from this file.
+        let first = st.units.len().saturating_sub(l.units.len());
+        let where_ = i
+            .checked_sub(first)
+            .and_then(|k| l.units.get(k))
+            .map_or(0..0, |p| span(&p.r#type));
+        return Err(at(l.text, l.file, where_, m));
+    }
     super::victory::update_objectives(st);
     Ok(())
 }
@@ -549,6 +693,9 @@ pub fn blank(
         minefields: vec![],
         charges: vec![],
         bridge_damage: vec![],
+        weather: None,
+        blitzkrieg: None,
+        stars: Vec::new(),
         over: false,
         winner: None,
     }
@@ -636,6 +783,14 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         st.variants.push(super::tiles::DESERT.to_string());
     }
     place(r, &mut st, &layout)?;
+    if let Some(w) = &sf.weather {
+        place_weather(r, &mut st, &layout, w)?;
+    }
+    place_stars(r, &mut st, &layout, &sf.battle_stars)?;
+    if let Some(b) = &sf.blitzkrieg {
+        let side = file_side(&layout, b)?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
+    }
     if let Some(k) = &sf.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);

@@ -304,7 +304,9 @@ fn card_orders(
         .iter()
         .copied()
         .filter(|u| {
-            class.as_ref().is_none_or(|c| class_of(ctx, u) == c)
+            class
+                .as_ref()
+                .is_none_or(|c| super::support::ordered_as(ctx.spec(&u.kind), c))
                 && (effect != "infantry-assault" || in_section(u))
         })
         .collect();
@@ -432,7 +434,7 @@ fn card_orders(
         let mut m = default_mode(ctx, &u);
         if !fallback {
             if let Some(c) = &class {
-                if cls != c {
+                if !super::support::ordered_as(ctx.spec(&u.kind), c) {
                     return Err(l.reject(format!(
                         "{} orders only {c} units; the unit at {} is {}",
                         card.name, u.at, cls
@@ -538,6 +540,7 @@ fn play_action(
             spec.name
         )));
     }
+    super::weather::card_check(ctx.r, st, spec).map_err(|m| first.reject(m))?;
     if spec.kind == "manoeuvre" {
         // Army Manoeuvres (Appendix 3): "May only be used by each player
         // once per game. Instead of playing a Command Card ..."
@@ -1041,6 +1044,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => return Err(first.reject("a turn starts with PLAY <card> (or DISCARD / EXCHANGE)")),
     };
+    // Blitzkrieg Air Attack: a Recon card with a TARGET line is Air Power.
+    let action = super::blitzkrieg::air_attack(ctx, st, side, first, action, after)?;
     // ORDER lines come first.
     let mut ordered: Vec<(u32, Line)> = Vec::new();
     let mut all = false;
@@ -1137,6 +1142,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => (vec![], BTreeMap::new(), String::new()),
     };
+    // Night & Severe Weather (weather.rs): the conditions slow the ordered
+    // units; a move wholly on terrain a condition spares is not slowed.
+    // Blitzkrieg (blitzkrieg.rs): the enemy's armour moves at most 2.
+    let base_modes = modes.clone();
+    for (id, m) in &mut modes {
+        if let Some(u) = st.unit(*id) {
+            let w = super::weather::mode(ctx, st, u, m, None);
+            *m = super::blitzkrieg::mode(ctx, st, u, w);
+        }
+    }
     // Walk the steps on a scratch position.
     let mut sc = st.clone();
     let mut track: BTreeMap<u32, Track> = BTreeMap::new();
@@ -1166,6 +1181,15 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 let Some(m) = modes.get(&u.id).cloned() else {
                     return Err(l.reject(format!("the unit at {} was not ordered", path[0])));
                 };
+                let m = match base_modes.get(&u.id).filter(|_| sc.weather.is_some()) {
+                    Some(b) => {
+                        let w = super::weather::mode(ctx, &sc, &u, b, Some(path.as_slice()));
+                        let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
+                        modes.insert(u.id, w.clone());
+                        w
+                    }
+                    None => m,
+                };
                 if m.nothing {
                     return Err(l.reject("a unit that digs in does nothing else this turn"));
                 }
@@ -1177,7 +1201,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if battled && !second {
                     return Err(l.reject("all movement comes before the first battle"));
                 }
-                let max = if second { 3 } else { m.max_move };
+                let max = if second {
+                    // Behind Enemy Lines' second move, slowed by the weather.
+                    let b = Mode {
+                        max_move: 3,
+                        ..m.clone()
+                    };
+                    super::weather::mode(ctx, &sc, &u, &b, Some(path.as_slice())).max_move
+                } else {
+                    m.max_move
+                };
                 if t.charging {
                     return Err(l.reject(
                         "placing charges on a bridge is the engineers' entire action: they may not move or battle",
@@ -1526,6 +1559,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         if reach.len() != set.len() {
                             return Err(l.reject("Air Power targets a group of units on hexes adjacent to each other"));
                         }
+                        super::blitzkrieg::check_targets(ctx, side, &action, hexes)
+                            .map_err(|m| l.reject(m))?;
                     }
                     "barrage" => {
                         if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
@@ -2153,9 +2188,13 @@ pub fn apply(
             t.engineer_removes(*id, h);
         }
     }
+    // Battle Star Markers (stars.rs): after each order, what became of them.
+    let mut since = t.ev.len();
     for step in &plan.steps {
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
+        super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        since = t.ev.len();
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
@@ -2297,7 +2336,11 @@ pub fn apply(
                 let air =
                     matches!(&plan.action, Action::Card { effect, .. } if effect == "air-power");
                 let (how, per) = if air {
-                    ("air-power", t.st.air_power_dice[side])
+                    (
+                        "air-power",
+                        super::blitzkrieg::air_dice(ctx, &plan.action)
+                            .unwrap_or(t.st.air_power_dice[side]),
+                    )
                 } else {
                     ("barrage", 4)
                 };
@@ -2365,6 +2408,7 @@ pub fn apply(
         }
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
+    super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {

@@ -127,6 +127,9 @@ pub struct View {
     /// The last turn's events as this viewer may see them (other sides'
     /// drawn and face-down cards read "hidden").
     pub last_turn: Vec<Event>,
+    /// Night & Severe Weather: the conditions in force, as a sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<String>,
 }
 
 /// May `viewer` see what is private to `side`?
@@ -307,6 +310,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         deck_size: s.deck.len(),
         discard_size: s.discard.len(),
         last_turn: Vec::new(),
+        weather: super::weather::status(r, s),
     }
 }
 

@@ -137,6 +137,18 @@ pub fn board(v: &View) -> String {
         r2 = R / 2
     );
     let _ = writeln!(o, r##"<rect width="{w}" height="{h}" fill="#f6f3ea"/>"##);
+    // Night & Severe Weather: the conditions, in the top margin.
+    if let Some(wx) = &v.weather {
+        let _ = writeln!(
+            o,
+            r##"<text class="weather" x="6" y="11" font-size="10" fill="#223">{}</text>"##,
+            esc(wx
+                .split(" (")
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('.'))
+        );
+    }
     // Hexes, one group per kind of tile: <use data-hex="E5"> each.
     let hexes: Vec<(Hex, &str)> = v
         .all_hexes()

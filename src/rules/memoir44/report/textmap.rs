@@ -526,6 +526,10 @@ pub fn status(v: &View) -> String {
 #[must_use]
 pub fn position(v: &View) -> String {
     let mut out = format!("{}, after turn {}\n\n", v.title, v.turn);
+    if let Some(w) = &v.weather {
+        out.push_str(&crate::report::wrap(w, 78, "  "));
+        out.push('\n');
+    }
     out.push_str(&map(v));
     out.push('\n');
     out.push_str(&legend(v));
