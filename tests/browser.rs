@@ -457,7 +457,6 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
     assert_eq!(line, want);
 }
 
-
 const WEATHER_SCRIPT: &str = r#"<script>
 window.addEventListener('load', function () {
   var svg = document.querySelector('svg.board');
