@@ -35,7 +35,15 @@ fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
         let drops = m.matches("Axis airdrop Elite Infantry").count();
         assert_eq!(drops, 5, "{m}");
         assert_eq!(m.matches(" over G4 (").count(), 2, "{m}");
-        assert_eq!(m.matches("from the plane over").count(), 3, "{m}");
+        // A stick of the plane is told "from the plane over X", or, when
+        // the plane had flown past the board's edge before it jumped, only
+        // that (the game's seed is new each run, so either may happen).
+        assert_eq!(
+            m.matches("from the plane over").count()
+                + m.matches("the plane had flown past").count(),
+            3,
+            "{m}"
+        );
         let landed = m.matches("landed at").count();
         let lost = m.matches("(no medal to the enemy)").count();
         assert_eq!(landed + lost, 5, "each stick lands or is lost: {m}");
