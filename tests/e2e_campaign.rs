@@ -12,44 +12,15 @@
 mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
-use common::{bin, Site};
+use common::mail_client::{client, inbox, serve, use_real_server};
+use common::Site;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
 const ALICE: &str = "alice@adjutant.test";
 const BOB: &str = "bob@adjutant.test";
 const CAROL: &str = "carol@adjutant.test";
-
-fn client(args: &[&str], stdin: Option<&str>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
-}
 
 fn subject(m: &Value) -> &str {
     m["subject"].as_str().unwrap_or("")
@@ -89,21 +60,6 @@ fn seat_address(user: &str, game: i64) -> String {
         .unwrap()
         .trim_end_matches('>')
         .to_string()
-}
-
-fn serve(site: &Site) {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(["serve", "--once"])
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Run the judge until `done` holds: the mail may need a moment to reach
@@ -268,15 +224,7 @@ fn a_three_battle_campaign_through_the_real_inbox() {
         client(&["clear", &format!("{u}@adjutant.test")], None);
     }
     let site = Site::new();
-    let cfg = std::fs::read_to_string(site.config())
-        .unwrap()
-        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
-        .replace("kind = \"maildir\"", "kind = \"imap\"")
-        .replace("kind = \"file\"", "kind = \"smtp\"")
-        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
-        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
-    std::fs::write(site.config(), cfg).unwrap();
-    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+    use_real_server(&site);
     let mut rng = ChaChaDice::from_seed([11; 32]);
 
     let out = site.ok(&[

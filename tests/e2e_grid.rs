@@ -14,42 +14,14 @@ mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir_grid::{self, random};
 use adjutant::rules::Rules;
+use common::mail_client::{client, inbox, use_real_server};
 use common::{bin, Site};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const T0: &str = "2026-11-20T12:00:00Z";
 /// 73 hours later: past the 72 h deadline set at T0.
 const T1: &str = "2026-11-23T13:00:00Z";
-
-fn client(args: &[&str], stdin: Option<&str>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
-}
 
 struct Judge<'a> {
     site: &'a Site,
@@ -229,15 +201,7 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
         client(&["clear", &format!("{u}@adjutant.test")], None);
     }
     let site = Site::new();
-    let cfg = std::fs::read_to_string(site.config())
-        .unwrap()
-        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
-        .replace("kind = \"maildir\"", "kind = \"imap\"")
-        .replace("kind = \"file\"", "kind = \"smtp\"")
-        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
-        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
-    std::fs::write(site.config(), cfg).unwrap();
-    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+    use_real_server(&site);
     let players = [
         format!("{}@adjutant.test", users[0]),
         format!("{}@adjutant.test", users[1]),

@@ -11,73 +11,9 @@
 mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
-use common::{bin, Site};
+use common::mail_client::{client, game_row, inbox, serve, use_real_server, wait_for};
+use common::Site;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn client(args: &[&str], stdin: Option<&str>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
-}
-
-fn serve(site: &Site) {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(["serve", "--once"])
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Mail takes a moment through Postfix and LMTP: wait until `user` has `n` mails.
-fn wait_for(user: &str, n: usize) -> Vec<Value> {
-    for _ in 0..100 {
-        let m = inbox(user);
-        if m.len() >= n {
-            return m;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("{user} never got {n} mails: {:#?}", inbox(user));
-}
-
-fn game_row(site: &Site) -> (u32, String) {
-    site.db()
-        .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap()
-}
 
 /// What a player's latest mail shows of the minefields of `st`: no strength
 /// of a piece still face down (text legend or SVG label), every revealed
@@ -119,15 +55,7 @@ fn miteiriya_ridge_by_mail_through_a_real_server() {
         client(&["clear", &format!("{u}@adjutant.test")], None);
     }
     let site = Site::new();
-    let cfg = std::fs::read_to_string(site.config())
-        .unwrap()
-        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
-        .replace("kind = \"maildir\"", "kind = \"imap\"")
-        .replace("kind = \"file\"", "kind = \"smtp\"")
-        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
-        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
-    std::fs::write(site.config(), cfg).unwrap();
-    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+    use_real_server(&site);
 
     site.ok(&[
         "new-game",

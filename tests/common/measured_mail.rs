@@ -3,47 +3,15 @@
 //! Years' War): the mail client, the inbox, and the judge's clock and CLI.
 #![allow(dead_code)]
 
+pub use super::common::mail_client::{client, inbox, text};
 use super::common::{bin, Site};
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::measured::{self, random};
 use adjutant::rules::Rules;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 pub const T0: &str = "2026-11-20T12:00:00Z";
-
-pub fn client(args: &[&str], stdin: Option<&str>) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-pub fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
-}
-
-pub fn text(m: &Value, k: &str) -> String {
-    m[k].as_str().unwrap_or("").to_string()
-}
 
 pub struct Judge<'a> {
     pub site: &'a Site,

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fog;
+pub mod mail_client;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
