@@ -2,13 +2,15 @@
 //! every shipped Charge! scenario, and every Seven Years' War scenario with
 //! the fog-of-war events forced on. After every move: no two units' ground
 //! overlaps, rank and file and officers are only ever removed (never added,
-//! never a unit from nowhere), every unit stays on the table unless it left
+//! never a unit from nowhere: an off-table unit comes on with the men it
+//! had), every unit stays on the table unless it left
 //! it; and replaying the submissions gives the same state and events.
 //!
 //! `MEASURED_GAMES` sets the number of games per scenario (default 60,
 //! a few seconds in release).
 
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use adjutant::rules::measured::syw::entry;
 use adjutant::rules::measured::{geometry, random, state, Ruleset, State};
 use adjutant::rules::{Chance, Family, Orders, Scenario, Viewer};
 use serde_json::Value;
@@ -58,8 +60,15 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
                 ));
             }
         }
+        // A unit may come on from off the table (Seven Years' War).
         let old = before
             .unit(&a.id)
+            .or_else(|| {
+                entry::reserves(before)
+                    .iter()
+                    .find(|x| x.unit.id == a.id)
+                    .map(|x| &x.unit)
+            })
             .ok_or_else(|| format!("{} appeared from nowhere", a.id))?;
         if a.rf > old.rf {
             return Err(format!("{} gained men ({} -> {})", a.id, old.rf, a.rf));
@@ -92,7 +101,10 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
             return Err(format!("side {s}'s removals went down"));
         }
     }
-    let men = |st: &State| st.units.iter().map(|u| u.rf).sum::<u32>();
+    let men = |st: &State| {
+        st.units.iter().map(|u| u.rf).sum::<u32>()
+            + entry::reserves(st).iter().map(|x| x.unit.rf).sum::<u32>()
+    };
     if men(after) > men(before) {
         return Err("the table has more rank and file than before".into());
     }
@@ -123,7 +135,7 @@ fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
         stats.get("removed").copied().unwrap_or(0) > 0,
         "no figure was ever removed: the random orders never fight"
     );
-    for k in ["fog_event", "response_fire", "test", "moved"] {
+    for k in ["fog_event", "response_fire", "test", "moved", "enters"] {
         assert!(
             stats.get(k).copied().unwrap_or(0) > 0,
             "no '{k}' event in any game: {stats:?}"
