@@ -33,11 +33,8 @@ pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOut
             let hash = crate::engine::dice::sha256_hex(raw);
             let now = stamp(judge.clock.now());
             let rec = judge.conn.transaction().and_then(|tx| {
-                tx.execute(
-                    "INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
-                     VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')",
-                    rusqlite::params![hash, source, raw.len() as i64, now],
-                )?;
+                tx.prepare_cached("INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
+                     VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')")?.execute(rusqlite::params![hash, source, raw.len() as i64, now])?;
                 tx.commit()
             });
             if let Err(e) = rec {

@@ -284,3 +284,258 @@ fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
     let want = format!("hexes={} units={}", 5 * 13 + 4 * 12, state.units.len());
     assert_eq!(line, want);
 }
+
+/// Miteiriya Ridge (issue 12, Appendix 1's Minefields): a player's first
+/// mail, laid out by a real browser, draws every hex, every unit and every
+/// minefield, each minefield marked "M?" (its strength hidden from the
+/// player).
+#[test]
+fn the_minefield_report_draws_every_minefield_face_down() {
+    const MINE_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  function drawn(list) {
+    var n = 0;
+    list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
+    return n;
+  }
+  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
+  var units = drawn(document.querySelectorAll('svg.board g.unit'));
+  var mines = document.querySelectorAll('svg.board text.minefield');
+  var hidden = 0;
+  mines.forEach(function (e) { if (e.firstChild && e.firstChild.nodeValue === 'M?') hidden++; });
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' mines=' + drawn(mines) + ' hidden=' + hidden + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "miteiriya-ridge",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    let state = common::latest_state(&site);
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| String::from_utf8_lossy(r).contains("To: a@example.org"))
+        .expect("the Allied player's first mail");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("miteiriya.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{MINE_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let want = format!(
+        "hexes={} units={} mines=9 hidden=9",
+        5 * 13 + 4 * 12,
+        state.units.len()
+    );
+    assert_eq!(line, want);
+}
+
+const LEGEND_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  function drawn(list) {
+    var n = 0;
+    list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
+    return n;
+  }
+  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
+  var units = drawn(document.querySelectorAll('svg.board g.unit'));
+  var ids = [];
+  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
+    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
+  });
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' legend=' + ids.join(',') + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+
+/// The Bir Hakeim scenario's report (issue 12, Appendix 2's tiles): the
+/// board of the HTML mail really queued, laid out by a real browser with
+/// every hex, every unit and a legend entry for each tile and obstacle on
+/// the board.
+#[test]
+fn the_desert_report_draws_the_tiles_with_their_legend() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "bir-hakeim",
+        "--seat",
+        "axis=a@example.org",
+        "--seat",
+        "allies=b@example.org",
+    ]);
+    common::submit_random_turns(&site, 1, 5);
+    let state = common::latest_state(&site);
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| {
+            let t = String::from_utf8_lossy(r);
+            t.contains("To: b@example.org") && t.contains("turn 1")
+        })
+        .expect("the report of turn 1");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("bir-hakeim.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{LEGEND_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let want = format!(
+        "hexes={} units={} legend=desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches",
+        5 * 13 + 4 * 12,
+        state.units.len()
+    );
+    assert_eq!(line, want);
+}
+
+const WEATHER_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  var svg = document.querySelector('svg.board');
+  var vb = svg.viewBox.baseVal;
+  var n = 0;
+  svg.querySelectorAll('g.hexes use[data-hex]').forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
+  var w = svg.querySelector('text.weather');
+  var b = w.getBBox();
+  var inside = b.width > 0 && b.x >= 0 && b.y >= 0 && b.x + b.width <= vb.width && b.y + b.height <= vb.height;
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK hexes=' + n + ' weather=' + w.textContent + ' inside=' + inside + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+
+/// The night scenario (issue 12, Night & Severe Weather): Merville Battery's
+/// opening board, from the HTML mail really queued, laid out by a real
+/// browser: every hex drawn, and the night's line inside the board's frame.
+#[test]
+fn the_night_scenario_draws_the_board_with_its_weather() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed (scripts/install-chromium.sh)");
+        }
+        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+        return;
+    };
+    let site = common::Site::new();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        "merville-battery",
+        "--seat",
+        "allies=a@example.org",
+        "--seat",
+        "axis=b@example.org",
+    ]);
+    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+        .find(|r| {
+            let t = String::from_utf8_lossy(r);
+            t.contains("To: a@example.org") && t.contains("svg")
+        })
+        .expect("a mail with the board");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("merville.html");
+    std::fs::write(
+        &page,
+        html.replace("</body>", &format!("{WEATHER_SCRIPT}</body>")),
+    )
+    .expect("write");
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().expect("profile");
+    let out = run(
+        &bin,
+        profile.path(),
+        &["--dump-dom", "--virtual-time-budget=2000", &url],
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let line = dom
+        .split("CHECK ")
+        .nth(1)
+        .and_then(|t| t.split(" END").next())
+        .unwrap_or_else(|| {
+            panic!(
+                "no count in the page: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(
+        line,
+        format!(
+            "hexes={} weather=Weather: Night; visibility 1 hex(es); night track box 1 of 5 inside=true",
+            5 * 13 + 4 * 12
+        )
+    );
+}

@@ -239,7 +239,10 @@ fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
     site.ok(&["serve", "--once"]);
     let took = t0.elapsed();
     println!("2 MB chatter mail: serve --once took {took:?}");
-    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+    // Not a speed claim (the figure is printed; CI machines vary by ten
+    // times): a guard against the reading going quadratic in the number
+    // of lines, which took minutes before it was fixed.
+    assert!(took.as_secs_f64() < 60.0, "took {took:?}");
     let new: Vec<(String, String)> = site.outbox().into_iter().skip(before).collect();
     let receipt = new
         .iter()

@@ -76,7 +76,15 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
         if a.start_rf != old.start_rf {
             return Err(format!("{}'s starting strength changed", a.id));
         }
-        if a.officers.len() != old.officers.len() {
+        // Officers only ever leave, except a General who attaches himself
+        // to the unit he rallies (and leaves the table as a unit).
+        let joined = a.officers.len() == old.officers.len() + 1
+            && a.officers.last().is_some_and(|o| {
+                before.units.iter().any(|g| {
+                    o.rank.ends_with(&format!("({})", g.id)) && after.unit(&g.id).is_none()
+                })
+            });
+        if a.officers.len() != old.officers.len() && !joined {
             return Err(format!("{}'s officers changed", a.id));
         }
         for (o, p) in a.officers.iter().zip(&old.officers) {
@@ -119,6 +127,14 @@ fn random_measured_games_keep_the_invariants() {
         stats.get("removed").copied().unwrap_or(0) > 0,
         "no figure was ever removed: the random orders never fight"
     );
+    // Fuentes de Oñoro 1811 brings the General's rally, houses under fire
+    // and wagons into the random games.
+    for k in ["general_rally", "house_fire", "house_leave", "house_spread"] {
+        assert!(
+            stats.get(k).copied().unwrap_or(0) > 0,
+            "no '{k}' event in any game: {stats:?}"
+        );
+    }
 }
 
 /// The Seven Years' War with fog-of-war events forced on: every

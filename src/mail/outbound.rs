@@ -155,12 +155,12 @@ pub fn compose(
     }
     let text_part = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
-        .body(m.text.clone());
+        .body(part_body(m.text.as_bytes(), true));
     let body = match &m.html {
         Some(html) => MultiPart::alternative().singlepart(text_part).singlepart(
             SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
-                .body(html_body(html)),
+                .body(part_body(html.as_bytes(), true)),
         ),
         None => MultiPart::mixed().singlepart(text_part),
     };
@@ -168,7 +168,7 @@ pub fn compose(
         b.singlepart(
             SinglePart::builder()
                 .header(ContentType::TEXT_PLAIN)
-                .body(m.text.clone()),
+                .body(part_body(m.text.as_bytes(), true)),
         )
     } else {
         let mut mixed = if m.html.is_some() {
@@ -178,7 +178,8 @@ pub fn compose(
         };
         for (name, mime, bytes) in &m.attachments {
             let ct = ContentType::parse(mime).map_err(|e| ComposeError::Build(e.to_string()))?;
-            mixed = mixed.singlepart(Attachment::new(name.clone()).body(bytes.clone(), ct));
+            mixed =
+                mixed.singlepart(Attachment::new(name.clone()).body(part_body(bytes, false), ct));
         }
         b.multipart(mixed)
     }
@@ -191,20 +192,100 @@ pub fn compose(
 /// every other character as a reference), else whatever lettre finds best.
 /// lettre itself takes 7 bits only for lines under 76 characters, and
 /// quoted-printable writes each `=` of the SVG's attributes as `=3D`.
-fn html_body(html: &str) -> lettre::message::Body {
+/// A part's body, encoded here when that is cheap and certain, by lettre
+/// otherwise. ASCII text without CR or NUL and with lines of at most 990
+/// bytes goes as 7bit (RFC 5322 allows 998), its line ends made CRLF: the
+/// reports, maps and boards are such text, and lettre would encode them as
+/// quoted-printable for any line of 76 or more. Other ASCII (the one-line
+/// JSON view) is quoted-printable by [`qp_ascii`]; anything else is left to
+/// lettre's own choice (UTF-8 text as 8bit or quoted-printable, other bytes
+/// as base64).
+fn part_body(bytes: &[u8], text: bool) -> lettre::message::Body {
     use lettre::message::header::ContentTransferEncoding;
-    let fits = html.is_ascii()
-        && !html.bytes().any(|b| b == 0 || b == b'\r')
-        && html.lines().all(|l| l.len() <= 990);
-    if fits {
-        let crlf = html.replace('\n', "\r\n");
-        lettre::message::Body::dangerous_pre_encoded(
-            crlf.into_bytes(),
-            ContentTransferEncoding::SevenBit,
-        )
-    } else {
-        lettre::message::Body::new(html.to_string())
+    // One branch-free pass (it vectorises): any byte that is not ASCII, a
+    // CR or a NUL.
+    let odd = bytes
+        .iter()
+        .fold(false, |odd, &b| odd | (b >= 128) | (b == b'\r') | (b == 0));
+    if odd {
+        return match std::str::from_utf8(bytes) {
+            Ok(t) if text => lettre::message::Body::new(t.to_string()),
+            _ => lettre::message::Body::new(bytes.to_vec()),
+        };
     }
+    let mut crlf = Vec::with_capacity(bytes.len() + bytes.len() / 32 + 2);
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let body = line.strip_suffix(b"\n");
+        if body.unwrap_or(line).len() > 990 {
+            return lettre::message::Body::dangerous_pre_encoded(
+                qp_ascii(bytes),
+                ContentTransferEncoding::QuotedPrintable,
+            );
+        }
+        match body {
+            Some(body) => {
+                crlf.extend_from_slice(body);
+                crlf.extend_from_slice(b"\r\n");
+            }
+            None => crlf.extend_from_slice(line),
+        }
+    }
+    lettre::message::Body::dangerous_pre_encoded(crlf, ContentTransferEncoding::SevenBit)
+}
+
+/// Quoted-printable (RFC 2045 6.7) of ASCII without CR or NUL: `=` and
+/// control characters other than tab written `=XX`, a space or tab before a
+/// line end written `=XX` too, a line end as CRLF, and a soft line break
+/// (`=` CRLF) before an encoded line would pass 75 characters, so no line
+/// is longer than 76 with its `=`. Runs of plain characters are copied
+/// whole.
+fn qp_ascii(bytes: &[u8]) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    const WIDTH: usize = 75;
+    let plain = |b: u8| (33..=126).contains(&b) && b != b'=';
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 24 + 16);
+    let mut col = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            out.extend_from_slice(b"\r\n");
+            col = 0;
+            i += 1;
+        } else if plain(b) {
+            let run = bytes[i..]
+                .iter()
+                .position(|&c| !plain(c))
+                .unwrap_or(bytes.len() - i);
+            let end = i + run;
+            while i < end {
+                if col == WIDTH {
+                    out.extend_from_slice(b"=\r\n");
+                    col = 0;
+                }
+                let take = (WIDTH - col).min(end - i);
+                out.extend_from_slice(&bytes[i..i + take]);
+                col += take;
+                i += take;
+            }
+        } else {
+            let at_end = bytes.get(i + 1).is_none_or(|&n| n == b'\n');
+            let literal = (b == b' ' || b == b'\t') && !at_end;
+            let width = if literal { 1 } else { 3 };
+            if col + width > WIDTH {
+                out.extend_from_slice(b"=\r\n");
+                col = 0;
+            }
+            if literal {
+                out.push(b);
+            } else {
+                out.extend_from_slice(&[b'=', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+            }
+            col += width;
+            i += 1;
+        }
+    }
+    out
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -331,5 +412,97 @@ mod tests {
             ..Outgoing::default()
         };
         assert!(compose("A", "judge@x", "i@x", std::time::UNIX_EPOCH, &m).is_err());
+    }
+
+    /// Composes a mail with `text`, `html` and one attachment, and reads it
+    /// back with mail-parser (the reader the judge uses for inbound mail).
+    fn round_trip(text: &str, html: &str, attachment: &[u8]) -> (String, String, Vec<u8>, String) {
+        let m = Outgoing {
+            to: "alice@example.org".into(),
+            subject: "Game 1".into(),
+            text: text.into(),
+            html: Some(html.into()),
+            attachments: vec![(
+                "view.json".into(),
+                "application/json".into(),
+                attachment.to_vec(),
+            )],
+            ..Outgoing::default()
+        };
+        let raw = compose("A", "judge@x.org", "i@x.org", std::time::UNIX_EPOCH, &m).unwrap();
+        let s = String::from_utf8_lossy(&raw).into_owned();
+        let msg = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        let att = msg.attachment(0).unwrap().contents().to_vec();
+        (
+            msg.body_text(0).unwrap().into_owned(),
+            msg.body_html(0).unwrap().into_owned(),
+            att,
+            s,
+        )
+    }
+
+    #[test]
+    fn ascii_text_goes_as_7bit_and_reads_back_the_same() {
+        // A report line of 78 columns: lettre alone would quote-print it.
+        let text = format!("{}\nline two \n. a dot\nFrom me\n", "x".repeat(78));
+        let (t, h, a, raw) = round_trip(&text, "<p>board</p>\n", b"{}");
+        assert_eq!(t.replace("\r\n", "\n"), text);
+        assert_eq!(h.replace("\r\n", "\n"), "<p>board</p>\n");
+        assert_eq!(a, b"{}");
+        assert!(
+            raw.contains("Content-Transfer-Encoding: 7bit\r\n\r\nxxxx"),
+            "{raw}"
+        );
+        assert!(!raw.contains("quoted-printable"), "{raw}");
+    }
+
+    #[test]
+    fn utf8_text_is_left_to_lettre_and_reads_back_the_same() {
+        let text = "Caf\u{e9} \u{2014} the judge\n";
+        let (t, ..) = round_trip(text, "<p>x</p>", b"{}");
+        assert_eq!(t.replace("\r\n", "\n"), text);
+    }
+
+    #[test]
+    fn a_long_ascii_line_is_quoted_printable_within_76_columns() {
+        let json = format!("{{\"a\":\"{}= \\t\",\"b\":[1,2,3]}} ", "y".repeat(3000));
+        let (_, _, a, raw) = round_trip("t\n", "<p>x</p>", json.as_bytes());
+        assert_eq!(a, json.as_bytes());
+        let body = &raw[raw.find("application/json").unwrap()..];
+        assert!(body.contains("quoted-printable"), "{body}");
+        for line in body.split("\r\n") {
+            assert!(line.len() <= 76, "{} bytes: {line}", line.len());
+        }
+        // The trailing space is encoded, so no transport can strip it.
+        assert!(body.contains("=20"), "{body}");
+    }
+
+    #[test]
+    fn qp_ascii_escapes_equals_controls_and_spaces_before_line_ends() {
+        assert_eq!(qp_ascii(b"a=b"), b"a=3Db");
+        assert_eq!(qp_ascii(b"tab\tin \nend \n"), b"tab\tin=20\r\nend=20\r\n");
+        assert_eq!(qp_ascii(b"\x07bell"), b"=07bell");
+        let long = qp_ascii(&[b'='; 100]);
+        for line in long.split(|&b| b == b'\n') {
+            assert!(line.len() <= 77, "{}", line.len());
+        }
+        assert!(!long.windows(3).any(|w| w == b"==\r"), "no escape is split");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_ascii_attachment_and_text_read_back_the_same(
+            text in "[ -~\t\n]{0,400}",
+            att in proptest::collection::vec(1u8..128, 0..2000),
+        ) {
+            let att: Vec<u8> = att.into_iter().filter(|&b| b != b'\r').collect();
+            let (t, _, a, _) = round_trip(&text, "<p>x</p>", &att);
+            // Line ends travel as CRLF (as lettre sent them before).
+            let a = String::from_utf8(a).unwrap().replace("\r\n", "\n");
+            proptest::prop_assert_eq!(a.as_bytes(), &att[..]);
+            // mail-parser gives the text part back with its line ends.
+            let t = t.replace("\r\n", "\n");
+            proptest::prop_assert_eq!(t.trim_end(), text.trim_end());
+        }
     }
 }

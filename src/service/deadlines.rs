@@ -117,10 +117,8 @@ impl Judge {
                     );
                     tick.reminders += 1;
                 }
-                tx.execute(
-                    "UPDATE games SET reminded_turn = ?2 WHERE id = ?1",
-                    rusqlite::params![game.id, turn],
-                )?;
+                tx.prepare_cached("UPDATE games SET reminded_turn = ?2 WHERE id = ?1")?
+                    .execute(rusqlite::params![game.id, turn])?;
                 self.flush(&tx, &format!("game-{}-turn-{turn}-reminder", game.id), q)?;
                 tx.commit()?;
             }
@@ -147,16 +145,14 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let turn = i64::from(game.turn);
-        tx.execute(
-            "UPDATE games SET nmr_turn = ?2 WHERE id = ?1",
-            rusqlite::params![game.id, turn],
-        )?;
+        tx.prepare_cached("UPDATE games SET nmr_turn = ?2 WHERE id = ?1")?
+            .execute(rusqlite::params![game.id, turn])?;
         let mut late = Vec::new();
         for s in seats {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE seats SET misses = misses + 1 WHERE game_id = ?1 AND side = ?2",
-                rusqlite::params![game.id, s.side],
-            )?;
+            )?
+            .execute(rusqlite::params![game.id, s.side])?;
             late.push((s.clone(), s.misses + 1));
         }
         tick.nmr += 1;
@@ -222,10 +218,8 @@ impl Judge {
             // Keep waiting: the next deadline is one turn length from now.
             if let Some(secs) = game.deadline_secs {
                 let next = stamp(self.clock.now() + Duration::seconds(secs));
-                tx.execute(
-                    "UPDATE games SET deadline_at = ?2 WHERE id = ?1",
-                    rusqlite::params![game.id, next],
-                )?;
+                tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
+                    .execute(rusqlite::params![game.id, next])?;
             }
         }
         self.flush(&tx, &format!("game-{}-turn-{turn}-nmr", game.id), q)?;
@@ -241,10 +235,9 @@ impl Judge {
             .flatten()
             .map(|s| stamp(self.clock.now() + Duration::seconds(s)))
             .or(game.deadline_at);
-        self.conn.execute(
-            "UPDATE games SET paused = ?2, deadline_at = ?3 WHERE id = ?1",
-            rusqlite::params![game_id, paused, deadline],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE games SET paused = ?2, deadline_at = ?3 WHERE id = ?1")?
+            .execute(rusqlite::params![game_id, paused, deadline])?;
         Ok(())
     }
 
@@ -257,10 +250,9 @@ impl Judge {
             .and_then(parse)
             .ok_or_else(|| ServiceError::Invalid(format!("game {game_id} has no deadline")))?;
         let at = stamp(base + Duration::seconds(secs));
-        self.conn.execute(
-            "UPDATE games SET deadline_at = ?2, reminded_turn = -1 WHERE id = ?1",
-            rusqlite::params![game_id, at],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE games SET deadline_at = ?2, reminded_turn = -1 WHERE id = ?1")?
+            .execute(rusqlite::params![game_id, at])?;
         Ok(at)
     }
 
@@ -281,10 +273,8 @@ impl Judge {
             ));
         }
         self.conn
-            .execute(
-                "UPDATE seats SET absent_from = ?3, absent_until = ?4 WHERE game_id = ?1 AND side = ?2",
-                rusqlite::params![seat.game_id, seat.side, stamp(from), stamp(until)],
-            )
+            .prepare_cached("UPDATE seats SET absent_from = ?3, absent_until = ?4 WHERE game_id = ?1 AND side = ?2")
+            .and_then(|mut st| st.execute(rusqlite::params![seat.game_id, seat.side, stamp(from), stamp(until)]))
             .map_err(|e| e.to_string())?;
         Ok(())
     }

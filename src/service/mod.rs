@@ -439,38 +439,32 @@ impl Judge {
             deadline_secs,
             &now,
         )?;
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE games SET scenario_text = ?2, ruleset_text = ?3, options = ?4 WHERE id = ?1",
-            rusqlite::params![
-                id,
-                source.text,
-                variant,
-                serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into())
-            ],
-        )?;
+        )?
+        .execute(rusqlite::params![
+            id,
+            source.text,
+            variant,
+            serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into())
+        ])?;
         for o in &opts.observers {
             if o.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
                     "'{o}' is not an email address"
                 )));
             }
-            tx.execute(
-                "INSERT OR IGNORE INTO observers (game_id, email) VALUES (?1, ?2)",
-                rusqlite::params![id, o.to_ascii_lowercase()],
-            )?;
+            tx.prepare_cached("INSERT OR IGNORE INTO observers (game_id, email) VALUES (?1, ?2)")?
+                .execute(rusqlite::params![id, o.to_ascii_lowercase()])?;
         }
         let json = rules.to_json(&state);
         store::insert_snapshot(tx, id, 0, &json, &state_hash(&json))?;
         if let Some(secs) = deadline_secs {
             let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
-            tx.execute(
-                "UPDATE games SET deadline_at = ?2 WHERE id = ?1",
-                rusqlite::params![id, at],
-            )?;
+            tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
+                .execute(rusqlite::params![id, at])?;
         }
-        tx.execute(
-            "UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1",
-            rusqlite::params![
+        tx.prepare_cached("UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1")?.execute(rusqlite::params![
                 id,
                 opts.nmr_policy,
                 opts.grace_secs,
@@ -478,8 +472,7 @@ impl Judge {
                 opts.zone_of("referee"),
                 opts.referee_after,
                 opts.review_secs
-            ],
-        )?;
+            ])?;
         if let Some(email) = &opts.referee {
             if email.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -983,10 +976,7 @@ impl Judge {
                         Command::TimeZone(z) => {
                             let text = match z.parse::<chrono_tz::Tz>() {
                                 Ok(_) => {
-                                    tx.execute(
-                                        "UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2",
-                                        rusqlite::params![seat.game_id, seat.side, z],
-                                    )?;
+                                    tx.prepare_cached("UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2")?.execute(rusqlite::params![seat.game_id, seat.side, z])?;
                                     format!("Deadlines of game {} are now shown in {z}.\n", seat.game_id)
                                 }
                                 Err(_) => self.error_text(
@@ -1002,11 +992,13 @@ impl Judge {
                         Command::Absence(a, b) => {
                             let game = self.game(seat.game_id)?;
                             // The zone as it is now: a TIMEZONE line above may have changed it.
-                            let tz: String = tx.query_row(
-                                "SELECT tz FROM seats WHERE game_id = ?1 AND side = ?2",
-                                rusqlite::params![seat.game_id, seat.side],
-                                |r| r.get(0),
-                            )?;
+                            let tz: String = tx
+                                .prepare_cached(
+                                    "SELECT tz FROM seats WHERE game_id = ?1 AND side = ?2",
+                                )?
+                                .query_row(rusqlite::params![seat.game_id, seat.side], |r| {
+                                    r.get(0)
+                                })?;
                             let text = match absence_span(a, b, &tz) {
                                 Ok((from, until)) => match self.set_absence(seat, from, until, game.max_absence_days) {
                                     Ok(()) => format!(
@@ -1183,11 +1175,11 @@ impl Judge {
         // is (a responder that ignores Auto-Submitted).
         if is_error {
             if let Some(irt) = env.in_reply_to.as_deref() {
-                let ours: i64 = tx.query_row(
-                    "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
-                    [irt],
-                    |r| r.get(0),
-                )?;
+                let ours: i64 = tx
+                    .prepare_cached(
+                        "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
+                    )?
+                    .query_row([irt], |r| r.get(0))?;
                 if ours > 0 {
                     return Ok((Vec::new(), Some("it replies to an error answer".into())));
                 }
@@ -1197,13 +1189,9 @@ impl Judge {
         let hour = stamp(now - chrono::Duration::hours(1));
         let day = stamp(now - chrono::Duration::days(1));
         let count = |to: Option<&str>, since: &str, kinds: &str| -> Result<i64, ServiceError> {
-            Ok(tx.query_row(
-                &format!(
+            Ok(tx.prepare_cached(&format!(
                     "SELECT count(*) FROM outbox WHERE kind IN ({kinds}) AND created_at >= ?2 AND (?1 IS NULL OR recipient = ?1)"
-                ),
-                rusqlite::params![to, since],
-                |r| r.get(0),
-            )?)
+                ))?.query_row(rusqlite::params![to, since], |r| r.get(0))?)
         };
         const ANSWERS: &str = "'reply','error','notice','limit'";
         if is_error {
@@ -1324,14 +1312,15 @@ impl Judge {
     /// Does this address have a seat, a referee desk or an observer place
     /// in any game here?
     fn known_address(&self, email: &str) -> Result<bool, ServiceError> {
-        let n: i64 = self.conn.query_row(
-            "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
+        let n: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
                   + (SELECT count(*) FROM referees WHERE lower(email) = lower(?1))
                   + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))
                   + (SELECT count(*) FROM team_members WHERE lower(email) = lower(?1))",
-            [email],
-            |r| r.get(0),
-        )?;
+            )?
+            .query_row([email], |r| r.get(0))?;
         Ok(n > 0)
     }
 
@@ -1374,11 +1363,7 @@ impl Judge {
             let from = env.from.clone().unwrap_or_default();
             if let Some(seat) = seats.iter().find(|s| s.email.eq_ignore_ascii_case(&from)) {
                 let since = stamp(self.clock.now() - chrono::Duration::days(1));
-                let recent: i64 = self.conn.query_row(
-                    "SELECT count(*) FROM outbox WHERE kind = 'notice' AND game_id = ?1 AND created_at >= ?2",
-                    rusqlite::params![game, since],
-                    |r| r.get(0),
-                )?;
+                let recent: i64 = self.conn.prepare_cached("SELECT count(*) FROM outbox WHERE kind = 'notice' AND game_id = ?1 AND created_at >= ?2")?.query_row(rusqlite::params![game, since], |r| r.get(0))?;
                 if recent < 3 {
                     let text = format!(
                         "A mail for game {game} from this address gave a wrong secret, so it\nwas not used. If that was not you, someone may be trying to play\nyour seat; the judge never acts on a wrong secret.\n"
@@ -1599,16 +1584,16 @@ impl Judge {
         let deadline_at = game
             .deadline_secs
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5 WHERE id = ?1",
-            rusqlite::params![
-                game.id,
-                turn,
-                if result.is_some() { "over" } else { "active" },
-                result,
-                if result.is_some() { None } else { deadline_at }
-            ],
-        )?;
+        )?
+        .execute(rusqlite::params![
+            game.id,
+            turn,
+            if result.is_some() { "over" } else { "active" },
+            result,
+            if result.is_some() { None } else { deadline_at }
+        ])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.report_made(tx, &game, rules, &made, &state, queue)?;
         if game.status == "over" {
@@ -1633,10 +1618,14 @@ impl Judge {
         if review {
             if game.held_from.is_none() {
                 if let Some(first) = made.first() {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE games SET held_from = ?2, held_since = ?3 WHERE id = ?1",
-                        rusqlite::params![game.id, first.turn, self.now()],
-                    )?;
+                    )?
+                    .execute(rusqlite::params![
+                        game.id,
+                        first.turn,
+                        self.now()
+                    ])?;
                 }
             }
             let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
@@ -1897,10 +1886,8 @@ impl Judge {
         let Some(seat) = seats.into_iter().find(|s| s.email == OPEN_SEAT) else {
             return Ok(Err("it has no open seat".into()));
         };
-        tx.execute(
-            "UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2",
-            rusqlite::params![game_id, seat.side, email],
-        )?;
+        tx.prepare_cached("UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2")?
+            .execute(rusqlite::params![game_id, seat.side, email])?;
         let seat = Seat {
             email: email.to_string(),
             ..seat
@@ -1997,14 +1984,12 @@ impl Judge {
         result: &str,
         queue: &mut Queue,
     ) -> Result<(), ServiceError> {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
-            rusqlite::params![game.id, winner],
-        )?;
-        tx.execute(
-            "DELETE FROM kv WHERE key = ?1",
-            [format!("draw-offer:{}", game.id)],
-        )?;
+        )?
+        .execute(rusqlite::params![game.id, winner])?;
+        tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
+            .execute([format!("draw-offer:{}", game.id)])?;
         for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
             let text = self.templates.render(
                 "game_over.txt",
@@ -2063,10 +2048,10 @@ impl Judge {
         }
         let email = email.map_or_else(|| old.email.clone(), str::to_ascii_lowercase);
         let tx = self.begin()?;
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE seats SET email = ?3, misses = 0 WHERE game_id = ?1 AND side = ?2",
-            rusqlite::params![game_id, side, email],
-        )?;
+        )?
+        .execute(rusqlite::params![game_id, side, email])?;
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         if old.email != seat.email {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;

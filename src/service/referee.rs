@@ -266,10 +266,8 @@ impl Judge {
         let json = rules.to_json(&adj.state);
         let hash = state_hash(&json);
         store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
-        tx.execute(
-            "UPDATE games SET turn = ?2 WHERE id = ?1",
-            rusqlite::params![game.id, turn],
-        )?;
+        tx.prepare_cached("UPDATE games SET turn = ?2 WHERE id = ?1")?
+            .execute(rusqlite::params![game.id, turn])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         let made = [MadeTurn {
             turn,
@@ -320,10 +318,10 @@ impl Judge {
             .deadline_secs
             .filter(|_| game.status != "over")
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2 WHERE id = ?1",
-            rusqlite::params![game.id, deadline_at],
-        )?;
+        )?
+        .execute(rusqlite::params![game.id, deadline_at])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
         Ok(Some((from, game.turn)))

@@ -27,10 +27,10 @@ pub fn set_outcome(
     seq: u32,
     outcome: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE campaign_battles SET outcome = ?3 WHERE campaign_id = ?1 AND seq = ?2",
-        params![id, seq, outcome],
-    )?;
+    )?
+    .execute(params![id, seq, outcome])?;
     Ok(())
 }
 
@@ -48,10 +48,8 @@ pub fn insert(
     options: &str,
     now: &str,
 ) -> Result<i64, StoreError> {
-    tx.execute(
-        "INSERT INTO campaigns (name, options, created_at) VALUES (?1, ?2, ?3)",
-        params![name, options, now],
-    )?;
+    tx.prepare_cached("INSERT INTO campaigns (name, options, created_at) VALUES (?1, ?2, ?3)")?
+        .execute(params![name, options, now])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -61,10 +59,10 @@ pub fn insert_battle(
     seq: u32,
     scenario: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO campaign_battles (campaign_id, seq, scenario) VALUES (?1, ?2, ?3)",
-        params![id, seq, scenario],
-    )?;
+    )?
+    .execute(params![id, seq, scenario])?;
     Ok(())
 }
 
@@ -74,10 +72,10 @@ pub fn set_battle_game(
     seq: u32,
     game: i64,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE campaign_battles SET game_id = ?3 WHERE campaign_id = ?1 AND seq = ?2",
-        params![id, seq, game],
-    )?;
+    )?
+    .execute(params![id, seq, game])?;
     Ok(())
 }
 
@@ -88,10 +86,10 @@ pub fn insert_player(
     email: &str,
     now: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO campaign_players (campaign_id, side, email, since) VALUES (?1, ?2, ?3, ?4)",
-        params![id, side, email, now],
-    )?;
+    )?
+    .execute(params![id, side, email, now])?;
     Ok(())
 }
 
@@ -104,11 +102,11 @@ pub fn close_player(
     email: &str,
     now: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE campaign_players SET until = ?3
          WHERE campaign_id = ?1 AND side = ?2 AND lower(email) = lower(?4) AND until IS NULL",
-        params![id, side, now, email],
-    )?;
+    )?
+    .execute(params![id, side, now, email])?;
     Ok(())
 }
 
@@ -122,47 +120,37 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Campaign> {
 }
 
 pub fn all(conn: &Connection) -> Result<Vec<Campaign>, StoreError> {
-    let mut st = conn.prepare("SELECT id, name, options, created_at FROM campaigns ORDER BY id")?;
+    let mut st =
+        conn.prepare_cached("SELECT id, name, options, created_at FROM campaigns ORDER BY id")?;
     let rows = st.query_map([], row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub fn by_name(conn: &Connection, name: &str) -> Result<Option<Campaign>, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT id, name, options, created_at FROM campaigns WHERE name = ?1",
-            [name],
-            row,
-        )
+        .prepare_cached("SELECT id, name, options, created_at FROM campaigns WHERE name = ?1")?
+        .query_row([name], row)
         .optional()?)
 }
 
 /// The campaign and battle number a game belongs to, if any.
 pub fn of_game(conn: &Connection, game: i64) -> Result<Option<(Campaign, u32)>, StoreError> {
     let found: Option<(i64, u32)> = conn
-        .query_row(
-            "SELECT campaign_id, seq FROM campaign_battles WHERE game_id = ?1",
-            [game],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .prepare_cached("SELECT campaign_id, seq FROM campaign_battles WHERE game_id = ?1")?
+        .query_row([game], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     let Some((id, seq)) = found else {
         return Ok(None);
     };
     let c = conn
-        .query_row(
-            "SELECT id, name, options, created_at FROM campaigns WHERE id = ?1",
-            [id],
-            row,
-        )
+        .prepare_cached("SELECT id, name, options, created_at FROM campaigns WHERE id = ?1")?
+        .query_row([id], row)
         .optional()?;
     Ok(c.map(|c| (c, seq)))
 }
 
 pub fn battles(conn: &Connection, id: i64) -> Result<Vec<Battle>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT seq, scenario, game_id, outcome FROM campaign_battles WHERE campaign_id = ?1 ORDER BY seq",
-    )?;
+    let mut st = conn.prepare_cached("SELECT seq, scenario, game_id, outcome FROM campaign_battles WHERE campaign_id = ?1 ORDER BY seq")?;
     let rows = st.query_map([id], |r| {
         Ok(Battle {
             seq: r.get(0)?,
@@ -175,9 +163,7 @@ pub fn battles(conn: &Connection, id: i64) -> Result<Vec<Battle>, StoreError> {
 }
 
 pub fn players(conn: &Connection, id: i64) -> Result<Vec<Player>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT side, email, since, until FROM campaign_players WHERE campaign_id = ?1 ORDER BY rowid",
-    )?;
+    let mut st = conn.prepare_cached("SELECT side, email, since, until FROM campaign_players WHERE campaign_id = ?1 ORDER BY rowid")?;
     let rows = st.query_map([id], |r| {
         Ok(Player {
             side: r.get(0)?,

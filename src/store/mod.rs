@@ -273,9 +273,22 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Every statement of the mail path is prepared once per process and
+    // reused (`prepare_cached`): parsing SQL was a few percent of a mail.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Plans never depend on the values bound: without this, a statement
+    // whose parameter meets a partial index's WHERE was parsed and planned
+    // again each time it ran (about nine times a mail).
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     migrate(&mut conn)?;
     Ok(conn)
 }
+
+/// Prepared statements kept per connection (the mail path uses about 60).
+const STATEMENT_CACHE: usize = 128;
 
 /// Creates `path` empty and readable by its owner only (0600) if it does not
 /// exist, so SQLite (which gives the `-wal` and `-shm` files the database
@@ -373,12 +386,12 @@ pub struct Referee {
 /// are ignored) and returns it as stored, with them.
 pub fn insert_referee(tx: &Transaction<'_>, r: &Referee) -> Result<Referee, StoreError> {
     let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
-    tx.execute(
+    tx.prepare_cached(
         "INSERT OR REPLACE INTO referees (game_id, email, nonce, secret_nonce, secret, token)
          VALUES (?1, ?2, ?3, ?4, adj_hash('secret', adj_word('referee-secret', ?1, '', ?4)),
                  adj_hash('token', adj_word('referee-token', ?1, '', ?3)))",
-        params![r.game_id, r.email, n, sn],
-    )?;
+    )?
+    .execute(params![r.game_id, r.email, n, sn])?;
     referee(tx, r.game_id)?.ok_or_else(|| StoreError::Corrupt("referee not stored".into()))
 }
 
@@ -397,21 +410,19 @@ fn referee_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Referee> {
 
 pub fn referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, StoreError> {
     Ok(conn
-        .query_row(
-            &format!("SELECT {REFEREE_COLS} FROM referees WHERE game_id = ?1"),
-            [game_id],
-            referee_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {REFEREE_COLS} FROM referees WHERE game_id = ?1"
+        ))?
+        .query_row([game_id], referee_row)
         .optional()?)
 }
 
 pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
     Ok(conn
-        .query_row(
-            &format!("SELECT {REFEREE_COLS} FROM referees WHERE token = adj_hash('token', ?1)"),
-            [token.to_ascii_lowercase()],
-            referee_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {REFEREE_COLS} FROM referees WHERE token = adj_hash('token', ?1)"
+        ))?
+        .query_row([token.to_ascii_lowercase()], referee_row)
         .optional()?)
 }
 
@@ -466,16 +477,13 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Game> {
 
 pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, StoreError> {
     Ok(conn
-        .query_row(
-            &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
-            [id],
-            game_row,
-        )
+        .prepare_cached(&format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"))?
+        .query_row([id], game_row)
         .optional()?)
 }
 
 pub fn games(conn: &Connection) -> Result<Vec<Game>, StoreError> {
-    let mut st = conn.prepare(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
+    let mut st = conn.prepare_cached(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
     let rows = st.query_map([], game_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -499,7 +507,7 @@ fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
 }
 
 pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
-    let mut st = conn.prepare(&format!(
+    let mut st = conn.prepare_cached(&format!(
         "SELECT {SEAT_COLS} FROM seats WHERE game_id = ?1 ORDER BY rowid"
     ))?;
     let rows = st.query_map([game_id], seat_row)?;
@@ -507,7 +515,7 @@ pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
 }
 
 pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, StoreError> {
-    let mut st = conn.prepare(&format!(
+    let mut st = conn.prepare_cached(&format!(
         "SELECT {SEAT_COLS} FROM seats WHERE lower(email) = lower(?1) ORDER BY game_id, rowid"
     ))?;
     let rows = st.query_map([email], seat_row)?;
@@ -516,11 +524,10 @@ pub fn seats_of_email(conn: &Connection, email: &str) -> Result<Vec<Seat>, Store
 
 pub fn seat_by_token(conn: &Connection, token: &str) -> Result<Option<Seat>, StoreError> {
     Ok(conn
-        .query_row(
-            &format!("SELECT {SEAT_COLS} FROM seats WHERE token = adj_hash('token', ?1)"),
-            [token.to_ascii_lowercase()],
-            seat_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {SEAT_COLS} FROM seats WHERE token = adj_hash('token', ?1)"
+        ))?
+        .query_row([token.to_ascii_lowercase()], seat_row)
         .optional()?)
 }
 
@@ -532,10 +539,7 @@ pub fn insert_game(
     deadline_secs: Option<i64>,
     now: &str,
 ) -> Result<i64, StoreError> {
-    tx.execute(
-        "INSERT INTO games (ruleset, scenario, seed, deadline_secs, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![ruleset, scenario, seed, deadline_secs, now],
-    )?;
+    tx.prepare_cached("INSERT INTO games (ruleset, scenario, seed, deadline_secs, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?.execute(params![ruleset, scenario, seed, deadline_secs, now])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -543,22 +547,21 @@ pub fn insert_game(
 /// ignored) and returns it as stored, with them.
 pub fn insert_seat(tx: &Transaction<'_>, s: &Seat) -> Result<Seat, StoreError> {
     let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO seats (game_id, side, email, tz, nonce, secret_nonce, secret, token)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, adj_hash('secret', adj_word('secret', ?1, ?2, ?6)),
                  adj_hash('token', adj_word('token', ?1, ?2, ?5)))",
-        params![s.game_id, s.side, s.email, s.tz, n, sn],
-    )?;
+    )?
+    .execute(params![s.game_id, s.side, s.email, s.tz, n, sn])?;
     seat(tx, s.game_id, &s.side)
 }
 
 /// One seat.
 pub fn seat(conn: &Connection, game_id: i64, side: &str) -> Result<Seat, StoreError> {
-    conn.query_row(
-        &format!("SELECT {SEAT_COLS} FROM seats WHERE game_id = ?1 AND side = ?2"),
-        params![game_id, side],
-        seat_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {SEAT_COLS} FROM seats WHERE game_id = ?1 AND side = ?2"
+    ))?
+    .query_row(params![game_id, side], seat_row)
     .optional()?
     .ok_or_else(|| StoreError::Corrupt(format!("no seat {side} in game {game_id}")))
 }
@@ -573,18 +576,12 @@ pub fn rekey_seat(
     token: bool,
 ) -> Result<Seat, StoreError> {
     let sn = credentials::nonce()?;
-    conn.execute(
-        "UPDATE seats SET secret_nonce = ?3, secret = adj_hash('secret', adj_word('secret', game_id, side, ?3))
-         WHERE game_id = ?1 AND side = ?2",
-        params![game_id, side, sn],
-    )?;
+    conn.prepare_cached("UPDATE seats SET secret_nonce = ?3, secret = adj_hash('secret', adj_word('secret', game_id, side, ?3))
+         WHERE game_id = ?1 AND side = ?2")?.execute(params![game_id, side, sn])?;
     if token {
         let n = credentials::nonce()?;
-        conn.execute(
-            "UPDATE seats SET nonce = ?3, token = adj_hash('token', adj_word('token', game_id, side, ?3))
-             WHERE game_id = ?1 AND side = ?2",
-            params![game_id, side, n],
-        )?;
+        conn.prepare_cached("UPDATE seats SET nonce = ?3, token = adj_hash('token', adj_word('token', game_id, side, ?3))
+             WHERE game_id = ?1 AND side = ?2")?.execute(params![game_id, side, n])?;
     }
     seat(conn, game_id, side)
 }
@@ -596,10 +593,10 @@ pub fn insert_snapshot(
     state: &str,
     hash: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO snapshots (game_id, turn, state, state_hash) VALUES (?1, ?2, ?3, ?4)",
-        params![game_id, turn, state, hash],
-    )?;
+    )?
+    .execute(params![game_id, turn, state, hash])?;
     Ok(())
 }
 
@@ -614,7 +611,8 @@ pub fn snapshot(
         None => "SELECT turn, state, state_hash FROM snapshots WHERE game_id = ?1 AND ?2 IS NULL ORDER BY turn DESC LIMIT 1",
     };
     Ok(conn
-        .query_row(q, params![game_id, turn], |r| {
+        .prepare_cached(q)?
+        .query_row(params![game_id, turn], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .optional()?)
@@ -634,17 +632,12 @@ pub fn insert_submission(
     game_id: i64,
     s: &Submission,
 ) -> Result<(), StoreError> {
-    tx.execute(
-        "INSERT INTO submissions (game_id, turn, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![game_id, s.turn, s.side, s.orders, s.source, s.received_at],
-    )?;
+    tx.prepare_cached("INSERT INTO submissions (game_id, turn, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?.execute(params![game_id, s.turn, s.side, s.orders, s.source, s.received_at])?;
     Ok(())
 }
 
 pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT turn, side, orders, source, received_at FROM submissions WHERE game_id = ?1 ORDER BY turn, id",
-    )?;
+    let mut st = conn.prepare_cached("SELECT turn, side, orders, source, received_at FROM submissions WHERE game_id = ?1 ORDER BY turn, id")?;
     let rows = st.query_map([game_id], |r| {
         Ok(Submission {
             turn: r.get(0)?,
@@ -660,14 +653,11 @@ pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, S
 /// Hold a side's orders for the current phase, replacing any it sent
 /// before. True if it replaced earlier orders.
 pub fn put_pending(tx: &Transaction<'_>, game_id: i64, p: &Submission) -> Result<bool, StoreError> {
-    let replaced = tx.execute(
-        "DELETE FROM pending WHERE game_id = ?1 AND side = ?2",
-        params![game_id, p.side],
-    )? > 0;
-    tx.execute(
-        "INSERT INTO pending (game_id, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![game_id, p.side, p.orders, p.source, p.received_at],
-    )?;
+    let replaced = tx
+        .prepare_cached("DELETE FROM pending WHERE game_id = ?1 AND side = ?2")?
+        .execute(params![game_id, p.side])?
+        > 0;
+    tx.prepare_cached("INSERT INTO pending (game_id, side, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5)")?.execute(params![game_id, p.side, p.orders, p.source, p.received_at])?;
     Ok(replaced)
 }
 
@@ -695,10 +685,10 @@ pub fn clear_pending(
     game_id: i64,
     side: Option<&str>,
 ) -> Result<bool, StoreError> {
-    Ok(tx.execute(
-        "DELETE FROM pending WHERE game_id = ?1 AND (?2 IS NULL OR side = ?2)",
-        params![game_id, side],
-    )? > 0)
+    Ok(tx
+        .prepare_cached("DELETE FROM pending WHERE game_id = ?1 AND (?2 IS NULL OR side = ?2)")?
+        .execute(params![game_id, side])?
+        > 0)
 }
 
 pub fn insert_events(
@@ -707,8 +697,8 @@ pub fn insert_events(
     turn: u32,
     events: &[serde_json::Value],
 ) -> Result<(), StoreError> {
-    let mut st =
-        tx.prepare("INSERT INTO events (game_id, turn, seq, event) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut st = tx
+        .prepare_cached("INSERT INTO events (game_id, turn, seq, event) VALUES (?1, ?2, ?3, ?4)")?;
     for (i, e) in events.iter().enumerate() {
         st.execute(params![game_id, turn, i as i64, e.to_string()])?;
     }
@@ -721,9 +711,7 @@ pub fn events(
     game_id: i64,
     turn: Option<u32>,
 ) -> Result<Vec<(u32, serde_json::Value)>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT turn, event FROM events WHERE game_id = ?1 AND (?2 IS NULL OR turn = ?2) ORDER BY turn, seq",
-    )?;
+    let mut st = conn.prepare_cached("SELECT turn, event FROM events WHERE game_id = ?1 AND (?2 IS NULL OR turn = ?2) ORDER BY turn, seq")?;
     let rows = st.query_map(params![game_id, turn], |r| {
         Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
     })?;
@@ -740,22 +728,21 @@ pub fn events(
 
 /// The observers of a game, in the order they were added.
 pub fn observers(conn: &Connection, game_id: i64) -> Result<Vec<String>, StoreError> {
-    let mut st = conn.prepare("SELECT email FROM observers WHERE game_id = ?1 ORDER BY rowid")?;
+    let mut st =
+        conn.prepare_cached("SELECT email FROM observers WHERE game_id = ?1 ORDER BY rowid")?;
     let rows = st.query_map([game_id], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub fn kv_get(conn: &Connection, key: &str) -> Result<Option<String>, StoreError> {
     Ok(conn
-        .query_row("SELECT value FROM kv WHERE key = ?1", [key], |r| r.get(0))
+        .prepare_cached("SELECT value FROM kv WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
         .optional()?)
 }
 
 pub fn kv_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        params![key, value],
-    )?;
+    conn.prepare_cached("INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")?.execute(params![key, value])?;
     Ok(())
 }
 
@@ -765,12 +752,7 @@ pub fn inbox_seen(
     message_id: Option<&str>,
     content_hash: &str,
 ) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .query_row(
-            "SELECT id FROM inbox WHERE content_hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2) LIMIT 1",
-            params![content_hash, message_id],
-            |r| r.get(0),
-        )
+    Ok(conn.prepare_cached("SELECT id FROM inbox WHERE content_hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2) LIMIT 1")?.query_row(params![content_hash, message_id], |r| r.get(0))
         .optional()?)
 }
 
@@ -788,10 +770,8 @@ pub struct InboxEntry {
 }
 
 pub fn insert_inbox(tx: &Transaction<'_>, e: &InboxEntry) -> Result<i64, StoreError> {
-    tx.execute(
-        "INSERT INTO inbox (message_id, content_hash, source, sender, subject, size, received_at, outcome, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
+    tx.prepare_cached("INSERT INTO inbox (message_id, content_hash, source, sender, subject, size, received_at, outcome, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")?.execute(params![
             e.message_id,
             e.content_hash,
             e.source,
@@ -801,8 +781,7 @@ pub fn insert_inbox(tx: &Transaction<'_>, e: &InboxEntry) -> Result<i64, StoreEr
             e.received_at,
             e.outcome,
             e.detail
-        ],
-    )?;
+        ])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -812,10 +791,8 @@ pub fn set_inbox_outcome(
     outcome: &str,
     detail: &str,
 ) -> Result<(), StoreError> {
-    tx.execute(
-        "UPDATE inbox SET outcome = ?2, detail = ?3 WHERE id = ?1",
-        params![id, outcome, detail],
-    )?;
+    tx.prepare_cached("UPDATE inbox SET outcome = ?2, detail = ?3 WHERE id = ?1")?
+        .execute(params![id, outcome, detail])?;
     Ok(())
 }
 
@@ -832,7 +809,7 @@ pub struct LogRow {
 
 /// The inbox log, oldest first.
 pub fn inbox_log(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
-    let mut st = conn.prepare(
+    let mut st = conn.prepare_cached(
         "SELECT id, message_id, sender, subject, outcome, detail FROM inbox ORDER BY id",
     )?;
     let rows = st.query_map([], |r| {
@@ -869,11 +846,8 @@ pub fn insert_outbox(
     raw: &[u8],
     now: &str,
 ) -> Result<i64, StoreError> {
-    tx.execute(
-        "INSERT INTO outbox (game_id, recipient, message_id, kind, raw, next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-        params![game_id, recipient, message_id, kind, raw, now],
-    )?;
+    tx.prepare_cached("INSERT INTO outbox (game_id, recipient, message_id, kind, raw, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)")?.execute(params![game_id, recipient, message_id, kind, raw, now])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -931,7 +905,7 @@ pub struct OutboxEntry {
 /// Every outbox row without its body (SQLite's `length` of a blob reads
 /// its size, not its bytes).
 pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
-    let mut st = conn.prepare(
+    let mut st = conn.prepare_cached(
         "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw)
          FROM outbox ORDER BY id",
     )?;
@@ -954,7 +928,8 @@ pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
 /// The stored body of one outbox row (empty once dropped).
 pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>, StoreError> {
     Ok(conn
-        .query_row("SELECT raw FROM outbox WHERE id = ?1", [id], |r| r.get(0))
+        .prepare_cached("SELECT raw FROM outbox WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
         .optional()?)
 }
 
@@ -991,11 +966,12 @@ pub fn relaxed<T>(
 /// mails are never touched; dead ones keep their bytes for the host.
 /// Returns how many bodies were dropped.
 pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, StoreError> {
-    Ok(conn.execute(
-        "UPDATE outbox SET raw = X''
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET raw = X''
          WHERE status = 'sent' AND raw <> X'' AND sent_at < ?1",
-        [sent_before],
-    )?)
+        )?
+        .execute([sent_before])?)
 }
 
 pub fn outbox_failed(
@@ -1005,14 +981,8 @@ pub fn outbox_failed(
     next_attempt_at: Option<&str>,
 ) -> Result<(), StoreError> {
     match next_attempt_at {
-        Some(next) => conn.execute(
-            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1 AND status = 'pending'",
-            params![id, error, next],
-        )?,
-        None => conn.execute(
-            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead' WHERE id = ?1 AND status = 'pending'",
-            params![id, error],
-        )?,
+        Some(next) => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error, next])?,
+        None => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead' WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error])?,
     };
     Ok(())
 }

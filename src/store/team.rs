@@ -58,13 +58,10 @@ const MEMBER_COLS: &str = "game_id, side, seat_no, email, \
 /// ignored) and returns him as stored, with them.
 pub fn insert_member(tx: &Transaction<'_>, m: &Member) -> Result<Member, StoreError> {
     let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
-    tx.execute(
-        "INSERT INTO team_members (game_id, side, seat_no, email, tz, nonce, secret_nonce, secret, token)
+    tx.prepare_cached("INSERT INTO team_members (game_id, side, seat_no, email, tz, nonce, secret_nonce, secret, token)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,
                  adj_hash('secret', adj_word('member-secret', ?1, ?2 || '#' || ?3, ?7)),
-                 adj_hash('token', adj_word('member-token', ?1, ?2 || '#' || ?3, ?6)))",
-        params![m.game_id, m.side, m.seat_no, m.email, m.tz, n, sn],
-    )?;
+                 adj_hash('token', adj_word('member-token', ?1, ?2 || '#' || ?3, ?6)))")?.execute(params![m.game_id, m.side, m.seat_no, m.email, m.tz, n, sn])?;
     member(tx, m.game_id, &m.side, m.seat_no)
 }
 
@@ -75,13 +72,10 @@ pub fn member(
     side: &str,
     seat_no: i64,
 ) -> Result<Member, StoreError> {
-    conn.query_row(
-        &format!(
-            "SELECT {MEMBER_COLS} FROM team_members WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3"
-        ),
-        params![game_id, side, seat_no],
-        member_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {MEMBER_COLS} FROM team_members WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3"
+    ))?
+    .query_row(params![game_id, side, seat_no], member_row)
     .optional()?
     .ok_or_else(|| StoreError::Corrupt(format!("no member {seat_no} of {side} in game {game_id}")))
 }
@@ -94,12 +88,9 @@ pub fn rekey_member(
     seat_no: i64,
 ) -> Result<Member, StoreError> {
     let sn = credentials::nonce()?;
-    conn.execute(
-        "UPDATE team_members SET secret_nonce = ?4,
+    conn.prepare_cached("UPDATE team_members SET secret_nonce = ?4,
              secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no, ?4))
-         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
-        params![game_id, side, seat_no, sn],
-    )?;
+         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3")?.execute(params![game_id, side, seat_no, sn])?;
     member(conn, game_id, side, seat_no)
 }
 
@@ -114,19 +105,16 @@ pub fn replace_member(
     email: &str,
 ) -> Result<Member, StoreError> {
     let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
-    conn.execute(
-        "UPDATE team_members SET email = ?4, nonce = ?5, secret_nonce = ?6,
+    conn.prepare_cached("UPDATE team_members SET email = ?4, nonce = ?5, secret_nonce = ?6,
              secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no, ?6)),
              token = adj_hash('token', adj_word('member-token', game_id, side || '#' || seat_no, ?5))
-         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
-        params![game_id, side, seat_no, email, n, sn],
-    )?;
+         WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3")?.execute(params![game_id, side, seat_no, email, n, sn])?;
     member(conn, game_id, side, seat_no)
 }
 
 /// The members beyond the first seat of every side of a game, by side and seat.
 pub fn members(conn: &Connection, game_id: i64) -> Result<Vec<Member>, StoreError> {
-    let mut st = conn.prepare(&format!(
+    let mut st = conn.prepare_cached(&format!(
         "SELECT {MEMBER_COLS} FROM team_members WHERE game_id = ?1 ORDER BY side, seat_no"
     ))?;
     let rows = st.query_map([game_id], member_row)?;
@@ -135,17 +123,16 @@ pub fn members(conn: &Connection, game_id: i64) -> Result<Vec<Member>, StoreErro
 
 pub fn member_by_token(conn: &Connection, token: &str) -> Result<Option<Member>, StoreError> {
     Ok(conn
-        .query_row(
-            &format!("SELECT {MEMBER_COLS} FROM team_members WHERE token = adj_hash('token', ?1)"),
-            [token.to_ascii_lowercase()],
-            member_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {MEMBER_COLS} FROM team_members WHERE token = adj_hash('token', ?1)"
+        ))?
+        .query_row([token.to_ascii_lowercase()], member_row)
         .optional()?)
 }
 
 /// The members (beyond seat 0) registered at an address.
 pub fn members_of_email(conn: &Connection, email: &str) -> Result<Vec<Member>, StoreError> {
-    let mut st = conn.prepare(&format!(
+    let mut st = conn.prepare_cached(&format!(
         "SELECT {MEMBER_COLS} FROM team_members WHERE lower(email) = lower(?1) ORDER BY game_id, side, seat_no"
     ))?;
     let rows = st.query_map([email], member_row)?;
@@ -168,22 +155,16 @@ pub fn put_part(
     side: &str,
     part: &Part,
 ) -> Result<bool, StoreError> {
-    let n = tx.execute(
-        "DELETE FROM team_parts WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
-        params![game_id, side, part.seat_no],
-    )?;
-    tx.execute(
-        "INSERT INTO team_parts (game_id, side, seat_no, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![game_id, side, part.seat_no, part.orders, part.source, part.received_at],
-    )?;
+    let n = tx
+        .prepare_cached("DELETE FROM team_parts WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3")?
+        .execute(params![game_id, side, part.seat_no])?;
+    tx.prepare_cached("INSERT INTO team_parts (game_id, side, seat_no, orders, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?.execute(params![game_id, side, part.seat_no, part.orders, part.source, part.received_at])?;
     Ok(n > 0)
 }
 
 /// The held parts of a side, by seat.
 pub fn parts(conn: &Connection, game_id: i64, side: &str) -> Result<Vec<Part>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT seat_no, orders, source, received_at FROM team_parts WHERE game_id = ?1 AND side = ?2 ORDER BY seat_no",
-    )?;
+    let mut st = conn.prepare_cached("SELECT seat_no, orders, source, received_at FROM team_parts WHERE game_id = ?1 AND side = ?2 ORDER BY seat_no")?;
     let rows = st.query_map(params![game_id, side], |r| {
         Ok(Part {
             seat_no: r.get(0)?,
@@ -202,11 +183,14 @@ pub fn clear_parts(
     member: Option<(&str, i64)>,
 ) -> Result<bool, StoreError> {
     let n = match member {
-        Some((side, seat_no)) => tx.execute(
-            "DELETE FROM team_parts WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
-            params![game_id, side, seat_no],
-        )?,
-        None => tx.execute("DELETE FROM team_parts WHERE game_id = ?1", [game_id])?,
+        Some((side, seat_no)) => tx
+            .prepare_cached(
+                "DELETE FROM team_parts WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
+            )?
+            .execute(params![game_id, side, seat_no])?,
+        None => tx
+            .prepare_cached("DELETE FROM team_parts WHERE game_id = ?1")?
+            .execute([game_id])?,
     };
     Ok(n > 0)
 }
@@ -224,18 +208,13 @@ pub struct Message {
 }
 
 pub fn insert_message(tx: &Transaction<'_>, game_id: i64, m: &Message) -> Result<(), StoreError> {
-    tx.execute(
-        "INSERT INTO game_messages (game_id, turn, kind, side, seat_no, email, text, sent_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![game_id, m.turn, m.kind, m.side, m.seat_no, m.email, m.text, m.sent_at],
-    )?;
+    tx.prepare_cached("INSERT INTO game_messages (game_id, turn, kind, side, seat_no, email, text, sent_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?.execute(params![game_id, m.turn, m.kind, m.side, m.seat_no, m.email, m.text, m.sent_at])?;
     Ok(())
 }
 
 /// A game's messages in the order they came.
 pub fn messages(conn: &Connection, game_id: i64) -> Result<Vec<Message>, StoreError> {
-    let mut st = conn.prepare(
-        "SELECT turn, kind, side, seat_no, email, text, sent_at FROM game_messages WHERE game_id = ?1 ORDER BY id",
-    )?;
+    let mut st = conn.prepare_cached("SELECT turn, kind, side, seat_no, email, text, sent_at FROM game_messages WHERE game_id = ?1 ORDER BY id")?;
     let rows = st.query_map([game_id], |r| {
         Ok(Message {
             turn: r.get(0)?,

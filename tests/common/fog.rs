@@ -100,6 +100,32 @@ pub fn leaks(
             }
         }
     }
+    // Appendix 1, Minefields: a piece still face down shows no strength, in
+    // the view JSON, the SVG board ("M?") or the text (never the referee's
+    // "hidden: 2").
+    for m in after.minefields.iter().filter(|m| !m.revealed) {
+        let h = m.at.to_string();
+        for f in v["minefields"].as_array().into_iter().flatten() {
+            if f["at"].as_str() == Some(h.as_str()) && f.get("strength").is_some() {
+                out.push(format!(
+                    "view holds the hidden strength of the minefield at {h}"
+                ));
+            }
+        }
+        let mark = format!("class=\"minefield\" data-hex=\"{h}\"");
+        if let Some(i) = svg.find(&mark) {
+            let rest = &svg[i..];
+            let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
+            if !label.ends_with(">M?") {
+                out.push(format!(
+                    "the SVG shows the hidden minefield at {h}: {label}"
+                ));
+            }
+        }
+    }
+    if combat.contains("hidden:") {
+        out.push("the report's text holds a hidden minefield strength".into());
+    }
     // The compact map's legend lists the scenario's objectives by hex (public
     // data; whether the enemy holds one is hidden in the view): not a
     // sighting, whoever stands there.

@@ -93,6 +93,26 @@ struct ExpectPart {
     /// Seven Years' War: fog-of-war effects in force after the player-turn.
     #[serde(default)]
     effects: Option<Vec<String>>,
+    /// Charge!: building sections after the move (houses under fire).
+    #[serde(default)]
+    sections: Vec<ExpectSection>,
+}
+
+/// A terrain section after the move, by its name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectSection {
+    name: String,
+    /// "building" or "ruins".
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    damage: Option<u32>,
+    #[serde(default)]
+    shell: Option<u32>,
+    /// Moves burnt so far, or -1 for not on fire.
+    #[serde(default)]
+    burning: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -132,6 +152,9 @@ struct ExpectUnit {
     /// left].
     #[serde(default)]
     exhausted: Option<[u32; 2]>,
+    /// Rallied by its General: moves still to stand (0: not rallying).
+    #[serde(default)]
+    rallying: Option<u32>,
 }
 
 fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
@@ -438,6 +461,53 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             problems.push(format!(
                 "{}: exhausted (retire, rest) expected {want:?}, got {got:?}",
                 u.id
+            ));
+        }
+    }
+    for eu in &e.units {
+        let (Some(want), Some(u)) = (eu.rallying, out.st.unit(&eu.id)) else {
+            continue;
+        };
+        if u.rallying.unwrap_or(0) != want {
+            problems.push(format!(
+                "{}: rallying expected {want}, got {:?}",
+                u.id, u.rallying
+            ));
+        }
+    }
+    for es in &e.sections {
+        let Some(f) = out
+            .st
+            .terrain
+            .iter()
+            .find(|f| f.name.eq_ignore_ascii_case(&es.name))
+        else {
+            problems.push(format!("no terrain section named {}", es.name));
+            continue;
+        };
+        if es.kind.as_ref().is_some_and(|k| *k != f.kind) {
+            problems.push(format!(
+                "{}: kind expected {:?}, got {}",
+                es.name, es.kind, f.kind
+            ));
+        }
+        if es.damage.is_some_and(|d| d != f.damage) {
+            problems.push(format!(
+                "{}: damage expected {:?}, got {}",
+                es.name, es.damage, f.damage
+            ));
+        }
+        if es.shell.is_some_and(|d| d != f.shell) {
+            problems.push(format!(
+                "{}: shell damage expected {:?}, got {}",
+                es.name, es.shell, f.shell
+            ));
+        }
+        let burn = f.burning.map_or(-1, i64::from);
+        if es.burning.is_some_and(|b| b != burn) {
+            problems.push(format!(
+                "{}: burning expected {:?}, got {burn}",
+                es.name, es.burning
             ));
         }
     }

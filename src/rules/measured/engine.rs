@@ -21,6 +21,15 @@ use crate::rules::{Chance, Orders, Rejection};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+// Procedures added to the move: the General's rally, houses under fire,
+// barges on the water (their own files beside this one).
+#[path = "general.rs"]
+mod general;
+#[path = "houses.rs"]
+mod houses;
+#[path = "water.rs"]
+mod water;
+
 /// What one move did.
 pub struct Outcome {
     pub st: State,
@@ -98,6 +107,13 @@ pub fn orderable(u: &Unit) -> Result<(), String> {
     }
     if let Some(m) = &u.melee {
         return Err(format!("{} is in melee with {}", u.id, m.with));
+    }
+    if let Some(n) = u.rallying {
+        return Err(format!(
+            "{} is being rallied by its General: fit for action in {n} more move{}",
+            u.id,
+            if n == 1 { "" } else { "s" }
+        ));
     }
     match &u.forced {
         Some(Forced::Halt) => {}
@@ -196,6 +212,9 @@ fn ground_percent(
     from: Pt,
     to: Pt,
 ) -> (u32, String) {
+    if let Some(p) = water::percent(st, t, sweep, from, to) {
+        return p;
+    }
     let mut pct = 100;
     let mut why = String::new();
     let poly = sweep.polygon();
@@ -241,7 +260,19 @@ fn ground_refusal(
     from: Pt,
     to: Pt,
 ) -> Option<String> {
+    if let Some(decided) = water::refusal(st, t, sweep) {
+        return decided;
+    }
     let poly = sweep.polygon();
+    if !st
+        .terrain
+        .iter()
+        .any(|f| f.burning.is_some() && g::in_polygon(&f.polygon(), from))
+    {
+        if let Some(why) = houses::ground_refusal(st, &poly) {
+            return Some(why);
+        }
+    }
     for f in &st.terrain {
         let Some(spec) = r.terrain.get(&f.kind) else {
             continue;
@@ -423,7 +454,14 @@ fn plan(
             ));
         }
         let is_gun = t.is("artillery");
+        if let Some(why) = general::step_refusal(r, st, u, s, steps) {
+            return Err(why);
+        }
         match s {
+            Step::Rally(x) => {
+                measured.push(general::rally_check(r, st, u, x)?);
+                moved = true;
+            }
             Step::Hold => {
                 if steps.len() != 1 {
                     return Err("HOLD is the whole order for the move".into());
@@ -472,10 +510,12 @@ fn plan(
                         String::new()
                     }
                 ));
-                if st
-                    .terrain
-                    .iter()
-                    .any(|f| f.kind == "ford" && g::crosses(cur.front, end, &f.polygon()))
+                // A barge goes along the river: a ford does not stop it.
+                if !t.is("barge")
+                    && st
+                        .terrain
+                        .iter()
+                        .any(|f| f.kind == "ford" && g::crosses(cur.front, end, &f.polygon()))
                     && st.terrain.iter().any(|f| {
                         f.kind == "river"
                             && geo::Intersects::intersects(&sw.polygon(), &f.polygon())
@@ -766,6 +806,11 @@ fn finish(
                 return Err(format!("the move would pass through or onto {}", o.id));
             }
         }
+    }
+    // The end ground itself on the table: its corners are rounded from
+    // the rounded front, and may lie a sixteenth beyond the swept ground's.
+    if !st.on_table(&footprint(r, &cur)) {
+        return Err("that would take it off the table".into());
     }
     // Building sections hold a limited number of figures.
     for f in &st.terrain {
@@ -1294,15 +1339,21 @@ pub fn run(
             u.forced = None;
         }
     }
+    let burning = houses::burning_now(&t.st);
     forced_moves(&mut t);
     charges(&mut t, &all);
     let moved_ids = movement(&mut t, &all);
+    let rallied = general::rallies(&mut t, &all);
     artillery(&mut t, &all);
+    houses::leave_fires(&mut t);
     musketry(&mut t, &all);
+    general::fallen(&mut t);
     let contact = in_contact(&t.st);
     melee(&mut t);
     morale(&mut t, &all, &moved_ids);
     keep_contact_apart(&mut t, &contact);
+    houses::end_of_move(&mut t, &burning);
+    general::end_of_move(&mut t, &rallied);
     end_of_move(&mut t, &all, &moved_ids);
     Ok(Outcome { st: t.st, ev: t.ev })
 }
@@ -1818,6 +1869,7 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                     continue;
                 }
                 let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, &before);
+                let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut kills);
                 let dice = t.rolls(figs.len());
                 let mut per: BTreeMap<String, u32> = BTreeMap::new();
                 for ((u, _), d) in figs.iter().zip(&dice) {
@@ -1828,7 +1880,7 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 let cb = counter_battery(t, &guns, dd, &mut damage);
                 t.ev.push(json!({"kind": "shell", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
                     "text": fmt_len(dd.floor()), "sector": face, "figures": figs.len(), "dice": dice, "kill": r.how_kill,
-                    "killed": per, "counter_battery": cb, "aim": [aim.x, aim.y], "from": [gp.x, gp.y]}));
+                    "killed": per, "counter_battery": cb, "houses": house_ev, "aim": [aim.x, aim.y], "from": [gp.x, gp.y]}));
                 for (u, k) in per {
                     kills.push((u, k, side));
                 }
@@ -1842,6 +1894,7 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             let minus = t.roll();
             let off = (i64::from(plus) - i64::from(minus)) * PER_INCH;
             let (figs, guns) = under_sleeve(t, &gu.id, gp, aim, off);
+            let (figs, house_ev) = houses::roundshot(t, gp, aim, off, dd, figs, side, &mut kills);
             let dice = t.rolls(figs.len());
             let mut per: BTreeMap<String, u32> = BTreeMap::new();
             for ((u, _), d) in figs.iter().zip(&dice) {
@@ -1852,7 +1905,7 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             let cb = counter_battery(t, &guns, dd, &mut damage);
             t.ev.push(json!({"kind": "roundshot", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
                 "text": fmt_len(dd.floor()), "kill": band.kill, "plus": plus, "minus": minus, "sleeve": off,
-                "sleeve_text": fmt_len(off), "figures": figs.len(), "dice": dice, "killed": per, "counter_battery": cb,
+                "sleeve_text": fmt_len(off), "figures": figs.len(), "dice": dice, "killed": per, "counter_battery": cb, "houses": house_ev,
                 "aim": [aim.x, aim.y], "from": [gp.x, gp.y]}));
             for (u, k) in per {
                 kills.push((u, k, side));
@@ -2541,6 +2594,9 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
             continue;
         };
         let tr = troop(r, &u);
+        if tr.is("general") {
+            continue;
+        }
         let lost = t.lost.get(&id).copied().unwrap_or(0) > 0
             || t.melee_credit.contains_key(&format!("officer:{id}"));
         // The 50% rule.
@@ -2572,7 +2628,9 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
                 continue;
             }
         }
-        if u.broken || !(lost || u.bad_morale.is_some()) {
+        // Wagons and barges have no officers and no command points: the
+        // 50% rule only.
+        if u.broken || !(lost || u.bad_morale.is_some()) || general::non_combatant(tr) {
             continue;
         }
         let need = u.bad_morale.unwrap_or(r.morale.good);
@@ -2742,7 +2800,7 @@ fn end_of_move(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>)
         .map(|s| {
             t.st.units
                 .iter()
-                .filter(|u| u.side == s && !u.broken)
+                .filter(|u| u.side == s && !u.broken && !general::non_combatant(troop(t.r, u)))
                 .count()
         })
         .collect();

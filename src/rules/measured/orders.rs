@@ -31,6 +31,8 @@ pub enum Step {
     Canister(String),
     PickOff(String),
     Charge(String),
+    /// A General rides to a retiring unit and attaches himself to it.
+    Rally(String),
 }
 
 impl Step {
@@ -50,6 +52,7 @@ impl Step {
             Step::Canister(t) => format!("FIRE CANISTER AT {t}"),
             Step::PickOff(t) => format!("PICK OFF {t}"),
             Step::Charge(t) => format!("CHARGE {t}"),
+            Step::Rally(t) => format!("RALLY {t}"),
         }
     }
     /// A fire or charge step (at most one, and last).
@@ -57,7 +60,11 @@ impl Step {
     pub fn is_action(&self) -> bool {
         matches!(
             self,
-            Step::FireAt(_) | Step::Canister(_) | Step::PickOff(_) | Step::Charge(_)
+            Step::FireAt(_)
+                | Step::Canister(_)
+                | Step::PickOff(_)
+                | Step::Charge(_)
+                | Step::Rally(_)
         )
     }
 }
@@ -250,9 +257,10 @@ fn step(p: &str) -> Result<Step, String> {
         ["FIRE", "CANISTER", "AT", ..] => Step::Canister(target(3, "FIRE CANISTER AT")?),
         ["PICK", "OFF", ..] => Step::PickOff(target(2, "PICK OFF")?),
         ["CHARGE", ..] => Step::Charge(target(1, "CHARGE")?),
+        ["RALLY", ..] => Step::Rally(target(1, "RALLY")?),
         _ => {
             return Err(format!(
-                "'{p}' is not a step (FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|COLUMN|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE CANISTER AT u, PICK OFF u, CHARGE u)"
+                "'{p}' is not a step (FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|COLUMN|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE CANISTER AT u, PICK OFF u, CHARGE u, RALLY u)"
             ))
         }
     })

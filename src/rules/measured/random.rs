@@ -74,6 +74,23 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
         if engine::orderable(u).is_err() {
             continue;
         }
+        // A General first tries to rally each of his side's units in turn.
+        if r.troop(&u.troop).is_some_and(|t| t.is("general")) {
+            let rally = st
+                .units
+                .iter()
+                .filter(|o| o.side == side && o.id != u.id)
+                .map(|o| format!("UNIT {}: RALLY {}", u.id, o.id))
+                .find(|l| {
+                    let mut t = lines.clone();
+                    t.push(l.clone());
+                    engine::check(r, st, side, &t.join("\n")).is_ok()
+                });
+            if let Some(l) = rally {
+                lines.push(l);
+                continue;
+            }
+        }
         for _ in 0..4 {
             let step = match rng.roll(9) {
                 1 if syw => "FORWARD ALL".into(),

@@ -106,6 +106,12 @@ fn status(u: &Unit) -> String {
     if u.crossing > 0 {
         s.push(format!("in a ford, {} more moves", u.crossing));
     }
+    if let Some(n) = u.rallying {
+        s.push(format!(
+            "rallied by its General: fit for action in {n} move{}",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
     if !u.standing.is_empty() {
         s.push(format!("standing: {}", u.standing.join(", ")));
     }
@@ -257,8 +263,8 @@ pub fn text_map(r: &Ruleset, st: &State, width: i64) -> String {
         let pts: Vec<String> = f.points.iter().map(|p| at(p.x, p.y)).collect();
         let what = match (f.kind.as_str(), f.level, f.capacity) {
             ("hill", l, _) => format!("hill, contour {l}"),
-            (k, _, c) if c > 0 => format!("{k}, holds {c}"),
-            (k, _, _) => k.to_string(),
+            (k, _, c) if c > 0 => format!("{k}, holds {c}{}", section_state(f)),
+            (k, _, _) => format!("{k}{}", section_state(f)),
         };
         o.push_str(&wrap(
             &format!(
@@ -377,7 +383,7 @@ pub fn describe(e: &Value) -> Option<String> {
             if e.get("saved").and_then(Value::as_bool) == Some(true) { "saved" } else { "killed" }
         ),
         "roundshot" => format!(
-            "{} gun {} roundshot at {} ({}; kill on {}): + die {} - die {}, sleeve moved {} ; {} figures under the sleeve, dice {}; killed {}{}",
+            "{} gun {} roundshot at {} ({}; kill on {}): + die {} - die {}, sleeve moved {} ; {} figures under the sleeve, dice {}; killed {}{}{}",
             js(e, "unit"),
             js(e, "gun"),
             js(e, "target"),
@@ -389,13 +395,14 @@ pub fn describe(e: &Value) -> Option<String> {
             js(e, "figures"),
             js(e, "dice"),
             js(e, "killed"),
-            cb(e)
+            cb(e),
+            house_text(e)
         ),
         "shell" if e.get("misfire").and_then(Value::as_bool) == Some(true) => {
             format!("{} gun {} fires a shell at {} ({}): the SBI die is 1, a misfire", js(e, "unit"), js(e, "gun"), js(e, "target"), js(e, "text"))
         }
         "shell" => format!(
-            "{} gun {} shell at {} ({}): bursts in section {}; {} figures there, dice {} (kill on {}); killed {}{}",
+            "{} gun {} shell at {} ({}): bursts in section {}; {} figures there, dice {} (kill on {}); killed {}{}{}",
             js(e, "unit"),
             js(e, "gun"),
             js(e, "target"),
@@ -405,7 +412,8 @@ pub fn describe(e: &Value) -> Option<String> {
             js(e, "dice"),
             js(e, "kill"),
             js(e, "killed"),
-            cb(e)
+            cb(e),
+            house_text(e)
         ),
         "canister" => format!(
             "{} gun {} canister at {} ({}): {} figures in the sector, dice {} (kill on {}); killed {}",
@@ -503,6 +511,16 @@ pub fn describe(e: &Value) -> Option<String> {
         ),
         "half" => format!("{} is down to {} of {} rank and file: the 50% rule{}", js(e, "unit"), js(e, "rf"), js(e, "start"), e.get("note").map_or(String::new(), |n| format!(" ({})", n.as_str().unwrap_or("")))),
         "destroyed" => format!("{} is destroyed", js(e, "unit")),
+        "house_fire" => format!("{} is on fire ({} points from shell fire)", js(e, "section"), js(e, "shell")),
+        "house_ruins" if js(e, "why") == "destroyed" => format!("{} is destroyed ({} damage points): the outer shell is removed, ruins", js(e, "section"), js(e, "damage")),
+        "house_ruins" => format!("{} has burnt for {} moves: ruins", js(e, "section"), js(e, "moves")),
+        "house_spread" => format!("fire in {} spreads to {}? die {}: {}", js(e, "from"), js(e, "section"), js(e, "die"),
+            if e.get("spreads").and_then(Value::as_bool) == Some(true) { "it catches fire" } else { "no effect" }),
+        "house_leave" if e.get("trapped").is_some() => format!("{} cannot get {} clear of the burning {}", js(e, "unit"), js(e, "clear"), js(e, "section")),
+        "house_leave" => format!("{} leaves the burning {}: moves {} to stand {} away", js(e, "unit"), js(e, "section"), js(e, "text"), js(e, "clear")),
+        "general_rally" => format!("{} rides {} to {} and attaches himself to it: die {}, fit for action after {} move{}", js(e, "unit"), js(e, "text"), js(e, "target"), js(e, "die"), js(e, "die"), if js(e, "die") == "1" { "" } else { "s" }),
+        "general_fit" => format!("{} is rallied: fit for action", js(e, "unit")),
+        "general_falls" => format!("General {} is dead and removed", js(e, "unit")),
         "game_over" => match e.get("winner").and_then(Value::as_str) {
             Some("") | None => "The game ends in a draw.".into(),
             Some(w) => format!("The game is over: {w} win."),
@@ -677,6 +695,8 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
             "swamp" => ("#a7c4b0", "#557", false),
             "scenic" => ("#c9b99a", "#776", false),
             "building" => ("#b05a4a", "#5a2018", false),
+            "ruins" => ("#a8a29a", "#555", false),
+            "canal" => ("#7fb2e0", "#3a6fa0", false),
             "river" => ("#7fb2e0", "#3a6fa0", false),
             "ford" => ("#b6d4ee", "#3a6fa0", false),
             "wall" => ("none", "#555", true),
@@ -696,6 +716,13 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
                 o,
                 "<polygon class=\"{}\" points=\"{}\" fill=\"{fill}\" stroke=\"{stroke}\"/>",
                 f.kind,
+                pts.join(" ")
+            );
+        }
+        if let Some(n) = f.burning {
+            let _ = writeln!(
+                o,
+                "<polygon class=\"burning\" points=\"{}\" fill=\"#ff6a00\" fill-opacity=\"0.7\" stroke=\"#c00\" stroke-width=\"2\"><title>on fire, {n} moves burnt</title></polygon>",
                 pts.join(" ")
             );
         }
@@ -812,4 +839,57 @@ pub fn parts(r: &Ruleset, st: &State, events: &[Value], viewer: &Viewer) -> Part
         svg,
         json: serde_json::to_string_pretty(&v).unwrap_or_default(),
     }
+}
+
+/// A building section's damage, fire or ruin, for the terrain list.
+fn section_state(f: &Feature) -> String {
+    let mut s = Vec::new();
+    if f.damage > 0 {
+        s.push(format!(
+            "{} damage points ({} from shells)",
+            f.damage, f.shell
+        ));
+    }
+    if let Some(n) = f.burning {
+        s.push(format!("ON FIRE ({n} of 15 moves burnt)"));
+    }
+    if f.kind == "ruins" {
+        s.push("in ruins".to_string());
+    }
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", s.join(", "))
+    }
+}
+
+/// The houses a roundshot or shell struck.
+fn house_text(e: &Value) -> String {
+    let Some(a) = e.get("houses").and_then(Value::as_array) else {
+        return String::new();
+    };
+    a.iter()
+        .map(|h| {
+            let less = js(h, "less");
+            format!(
+                "; {} hit: die {}{} = {} damage points, {} killed{}",
+                js(h, "section"),
+                js(h, "die"),
+                if less.is_empty() || less == "0" {
+                    String::new()
+                } else {
+                    format!(" - {less}")
+                },
+                js(h, "damage"),
+                js(h, "killed"),
+                match h.get("goes_on").and_then(Value::as_bool) {
+                    Some(true) => ", the shot goes on",
+                    Some(false) if h.get("penetrates").and_then(Value::as_bool) == Some(true) =>
+                        ", the shot stops",
+                    Some(false) => ", no penetration",
+                    None => "",
+                }
+            )
+        })
+        .collect()
 }

@@ -140,7 +140,13 @@ fn next_target(
 ) -> Option<(Action, i64)> {
     let mut best: Option<(i128, i64, Action)> = None;
     for o in &st.units {
-        if o.side == end.side || o.id == ridden.id || o.broken || o.melee.is_some() {
+        if o.side == end.side
+            || o.id == ridden.id
+            || o.broken
+            || o.melee.is_some()
+            || r.troop(&o.troop)
+                .is_some_and(|t| ["general", "wagon", "barge"].contains(&t.class.as_str()))
+        {
             continue;
         }
         let ofp = footprint(r, o);

@@ -99,6 +99,59 @@ pub struct RuleFile {
     pub melee: MeleeFile,
     pub morale: MoraleFile,
     pub charge: ChargeFile,
+    /// ROUNDSHOT EFFECT ON HOUSES (src/rules/measured/houses.rs).
+    #[serde(default)]
+    pub houses: Option<HousesFile>,
+}
+
+/// One range band of the roundshot-on-houses table: occupants killed by
+/// each face 1 to 6, and the faces on which the shot goes on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HouseBandFile {
+    pub to: Inches,
+    pub kills: [u32; 6],
+    #[serde(default)]
+    pub goes_on: Vec<u32>,
+}
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HousesFile {
+    pub penetration: Vec<HouseBandFile>,
+    pub destroyed: u32,
+    pub reduce: Vec<ReduceFile>,
+    pub shell_kills: [u32; 6],
+    pub fire: u32,
+    pub leave: Inches,
+    pub burn: u32,
+    pub spread: Vec<u32>,
+}
+
+/// A band of the roundshot-on-houses table, in sixteenths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HouseBand {
+    pub to: i64,
+    pub kills: [u32; 6],
+    pub goes_on: Vec<u32>,
+}
+
+/// ROUNDSHOT EFFECT ON HOUSES, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Houses {
+    pub penetration: Vec<HouseBand>,
+    /// Total damage points that destroy a section.
+    pub destroyed: u32,
+    /// (from sixteenths, less) for roundshot damage.
+    pub reduce: Vec<(i64, u32)>,
+    pub shell_kills: [u32; 6],
+    /// Shell damage points that set a section on fire.
+    pub fire: u32,
+    /// How far occupants of a burning section move away (sixteenths).
+    pub leave: i64,
+    /// Moves a fire burns before the ruins are revealed.
+    pub burn: u32,
+    /// Throws on which fire spreads to an adjoining section.
+    pub spread: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -365,6 +418,9 @@ pub struct Ruleset {
     /// Its troops and terrain fill `troops` and `terrain` above; the
     /// Charge! tables stay empty.
     pub syw: Option<Box<super::syw::Tables>>,
+    /// Charge!'s roundshot and shells against houses (None: not in this
+    /// ruleset file).
+    pub houses: Option<Houses>,
 }
 
 /// The band a distance (exact squared) falls in: the first whose far edge
@@ -441,11 +497,20 @@ impl Ruleset {
         };
         let mut troops = BTreeMap::new();
         for (id, t) in &f.troops {
-            if !["infantry", "cavalry", "artillery", "wagon"].contains(&t.class.as_str()) {
+            if ![
+                "infantry",
+                "cavalry",
+                "artillery",
+                "wagon",
+                "barge",
+                "general",
+            ]
+            .contains(&t.class.as_str())
+            {
                 return Err(bad(
                     &format!("[troops.{id}]"),
                     format!(
-                        "troops.{id}: class is infantry, cavalry, artillery or wagon, not '{}'",
+                        "troops.{id}: class is infantry, cavalry, artillery, wagon, barge or general, not '{}'",
                         t.class
                     ),
                 ));
@@ -502,7 +567,12 @@ impl Ruleset {
                     name: t.name.clone(),
                     class: t.class.clone(),
                     letter,
-                    rank_and_file: t.rank_and_file.max(1),
+                    // A General is an officer figure with no rank and file.
+                    rank_and_file: if t.class == "general" {
+                        0
+                    } else {
+                        t.rank_and_file.max(1)
+                    },
                     formations: t.formations.clone(),
                     ranks: t.ranks.unwrap_or(1).max(1),
                     column_files: t.column_files.unwrap_or(4).max(1),
@@ -611,6 +681,37 @@ impl Ruleset {
             lc_wheel_within: len("[charge]", f.charge.light_cavalry_wheel_within)?,
             ride_down: f.charge.ride_down.clone(),
             syw: None,
+            houses: match &f.houses {
+                None => None,
+                Some(h) => {
+                    let mut penetration: Vec<HouseBand> = Vec::new();
+                    for b in &h.penetration {
+                        let to = len("[houses]", b.to)?;
+                        if penetration.last().is_some_and(|l| l.to >= to) {
+                            return Err(bad("[houses]", "houses: bands must grow in range".into()));
+                        }
+                        penetration.push(HouseBand {
+                            to,
+                            kills: b.kills,
+                            goes_on: b.goes_on.clone(),
+                        });
+                    }
+                    let mut reduce = Vec::new();
+                    for x in &h.reduce {
+                        reduce.push((len("[houses]", x.from)?, x.by));
+                    }
+                    Some(Houses {
+                        penetration,
+                        destroyed: h.destroyed.max(1),
+                        reduce,
+                        shell_kills: h.shell_kills,
+                        fire: h.fire.max(1),
+                        leave: len("[houses]", h.leave)?,
+                        burn: h.burn.max(1),
+                        spread: h.spread.clone(),
+                    })
+                }
+            },
         })
     }
 }
@@ -649,14 +750,21 @@ mod tests {
         assert_eq!(line.moves["line"], 96);
         assert_eq!(line.moves["column"], 120);
         assert_eq!(line.officers.iter().map(|o| o.points).sum::<u32>(), 6);
+        // "ALL UNITS BEGIN WITH POINTS TOTAL OF 6": the units of the MORALE
+        // table; a General, wagons and barges are not in it and have none.
         for t in r.troops.values() {
+            let none = ["general", "wagon", "barge"].contains(&t.class.as_str());
             assert_eq!(
                 t.officers.iter().map(|o| o.points).sum::<u32>(),
-                6,
+                if none { 0 } else { 6 },
                 "{}",
                 t.id
             );
         }
+        let h = r.houses.as_ref().expect("[houses]");
+        assert_eq!(h.penetration[0].to, 36 * 16);
+        assert_eq!(h.penetration[1].kills, [0, 0, 0, 1, 2, 2]);
+        assert_eq!((h.destroyed, h.fire, h.burn), (20, 10, 15));
         assert_eq!(r.roundshot[0].to, 24 * 16);
         assert_eq!(r.roundshot[3].kill, vec![6]);
     }

@@ -120,6 +120,10 @@ pub struct Unit {
     /// to its own edge).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub routed_before: bool,
+    /// Charge!: rallied by its General; moves still to stand before it is
+    /// fit for action (the General's rally, src/rules/measured/general.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rallying: Option<u32>,
 }
 
 impl Unit {
@@ -212,6 +216,18 @@ pub struct Feature {
     /// A building section's occupancy limit.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub capacity: u32,
+    /// A building section's damage points from roundshot and shells, and
+    /// those from shell fire alone (src/rules/measured/houses.rs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub damage: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shell: u32,
+    /// A building section on fire: the moves it has burnt so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burning: Option<u32>,
+    /// A river's downstream direction, whole degrees (barges).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<i32>,
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -343,6 +359,18 @@ pub struct FeatureFile {
     pub level: Option<u32>,
     #[serde(default)]
     pub capacity: Option<u32>,
+    /// A building section's damage already taken (cases): all points, and
+    /// those from shell fire.
+    #[serde(default)]
+    pub damage: Option<u32>,
+    #[serde(default)]
+    pub shell: Option<u32>,
+    /// A building section already on fire for this many moves (cases).
+    #[serde(default)]
+    pub burning: Option<u32>,
+    /// A river's downstream direction in degrees (barges go 9" with it).
+    #[serde(default)]
+    pub flow: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -410,6 +438,10 @@ pub struct Placement {
     /// Its entry throws already failed (cases).
     #[serde(default)]
     pub delayed: u32,
+    /// Charge!: already rallied by its General, moves still to stand
+    /// (cases).
+    #[serde(default)]
+    pub rallying: Option<u32>,
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -545,6 +577,10 @@ pub fn place(
             points: pts,
             level: f.level.unwrap_or(0),
             capacity: f.capacity.or(spec.capacity).unwrap_or(0),
+            damage: f.damage.unwrap_or(0),
+            shell: f.shell.unwrap_or(0),
+            burning: f.burning,
+            flow: f.flow.map(g::norm_deg),
         });
     }
     let mut st = State {
@@ -747,6 +783,7 @@ pub fn place(
             marker: None,
             tested: 0,
             routed_before: false,
+            rallying: p.rallying.filter(|n| *n > 0),
         };
         let mut u = u;
         if let Some(sy) = &r.syw {
@@ -770,7 +807,11 @@ pub fn place(
             return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
         }
         // Placed at half strength or less: already broken (the 50% rule).
-        if r.syw.is_none() && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
+        // A General has no rank and file.
+        if r.syw.is_none()
+            && !t.is("general")
+            && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0]
+        {
             u.broken = true;
             u.forced = Some(Forced::Rout);
         }
@@ -878,6 +919,11 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         "el-bodon-1811",
         "charge",
         include_str!("../../../scenarios/charge/el-bodon-1811.toml"),
+    ),
+    (
+        "fuentes-de-onoro-1811",
+        "charge",
+        include_str!("../../../scenarios/charge/fuentes-de-onoro-1811.toml"),
     ),
     (
         "minden-1759",

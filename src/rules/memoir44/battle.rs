@@ -49,6 +49,10 @@ impl<'a> Ctx<'a> {
             flag_losses: true,
             retreat_up_to: None,
             ignores_terrain_dice: false,
+            close_assault_ignores_terrain: false,
+            engineer: false,
+            one_per_side: false,
+            support: Default::default(),
         });
         Ctx {
             r,
@@ -115,7 +119,11 @@ pub fn check_path(
     if unit.fixed {
         return Err("artillery that starts the game in a bunker may not move".into());
     }
-    let dist = rest.len() as u32;
+    let dist = if rule.ignore_terrain {
+        rest.len() as u32
+    } else {
+        super::tiles::counted_distance(ctx, st, path)
+    };
     if dist > rule.max {
         return Err(format!(
             "this unit may move at most {} hex(es) this turn; the path has {dist}",
@@ -155,6 +163,11 @@ pub fn check_path(
                 ));
             }
         }
+        if !super::tiles::step_allowed(ctx, st, prev, h) {
+            return Err(format!(
+                "{prev} to {h} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
+            ));
+        }
         let info = ctx.info(st, h);
         if !info.passable(spec) {
             return Err(format!(
@@ -171,9 +184,16 @@ pub fn check_path(
             ));
         }
         let last = i + 1 == rest.len();
+        // Minefields: "A Unit must stop, and may not Move any further on
+        // that turn, when entering a Minefield" (friendly or enemy).
+        if !last && super::mines::at(st, h).is_some() {
+            return Err(format!(
+                "a unit entering the minefield at {h} must stop there"
+            ));
+        }
         if !rule.ignore_terrain {
             for (k, t) in &info.specs {
-                if t.stop && !last {
+                if super::tiles::stops(t, spec.movement_class()) && !last {
                     return Err(format!(
                         "a unit entering {} at {h} must stop there",
                         ctx.r.feature(k).map_or(*k, |f| f.name.as_str())
@@ -181,7 +201,8 @@ pub fn check_path(
                 }
                 if t.enter_from_adjacent_start && i != 0 {
                     return Err(format!(
-                        "a unit must start its move next to the hedgerow at {h} to enter it"
+                        "a unit must start its move next to the {} at {h} to enter it",
+                        t.name.to_lowercase()
                     ));
                 }
                 if let Some(m) = t.max_move_entering {
@@ -194,6 +215,9 @@ pub fn check_path(
                 }
             }
             if last && info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop {
+                barred = true;
+            }
+            if last && super::tiles::barred_on_or_off(ctx, st, spec.movement_class(), start, h) {
                 barred = true;
             }
         }
@@ -256,7 +280,7 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
             return true;
         }
         info.any(|t| t.blocks_los && !t.hill)
-    })
+    }) && !super::tiles::pair_blocks(ctx, st, a, b)
 }
 
 /// Does `side` have a unit that sees `target` (for indirect fire)?
@@ -290,13 +314,17 @@ pub fn battle_dice(
     };
     let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
     let mut mods = Vec::new();
+    // Battle Star Markers: the Heroic Leader's additional die.
+    mods.extend(super::stars::battle_mods(st, att.id));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),
             reason: "Artillery v Tank".into(),
         });
     }
-    if a.ignores_terrain_dice {
+    // Combat Engineers: "Ignores all Battle Dice terrain reductions when in
+    // Close Assault."
+    if a.ignores_terrain_dice || (a.close_assault_ignores_terrain && range == 1) {
         // "A Sniper's Battle Dice are not reduced by Terrain."
         mods.extend(cross_hair(st, a, att, tgt));
         mods.extend(extra.iter().cloned());
@@ -311,6 +339,9 @@ pub fn battle_dice(
             continue;
         }
         if f.protect_from_lower_only && att_hill {
+            continue;
+        }
+        if !super::tiles::protects(f, &t.class) {
             continue;
         }
         let p = f.protect.get(&a.class).copied().unwrap_or(0);
@@ -415,6 +446,13 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
         }
         return Err("the unit is in close assault: it must battle the adjacent enemy, not a more distant one".into());
     }
+    if let Some(why) = super::tiles::close_only(ctx, st, &a.class, att.at, target) {
+        return Err(why);
+    }
+    // Night & Severe Weather (weather.rs): out of sight, or spotted.
+    if let Some(res) = super::weather::target_check(ctx, st, att, target, a.indirect) {
+        return res;
+    }
     if !sees(ctx, st, att.at, target) {
         if !a.indirect {
             return Err(format!("no line of sight from {} to {target}", att.at));
@@ -448,6 +486,13 @@ pub fn roll(
     let (mut hits, mut flags) = (0, 0);
     for _ in 0..n {
         let f = ctx.r.face(dice.roll(6));
+        // Infantry Support Weapons: a mortar's grenades, a flame-thrower's
+        // stars are flags.
+        if super::support::face_is_flag(att, &f) {
+            flags += 1;
+            faces.push(f);
+            continue;
+        }
         let grenade_counts = !tgt.ignores_grenades && !rule.grenades_ignored;
         let hit = match att.filter(|a| !a.hits_on.is_empty()) {
             // A sniper "scores one Hit on a Red Grenade or Green Star".
@@ -586,12 +631,15 @@ pub fn resolve_flags(
     let info = ctx.info(st, u.at);
     let mut ignored = 0;
     let mut flags = flags;
+    if !rule.flags_unignorable && super::tiles::ignores_all_flags(&info) {
+        return (flags, out);
+    }
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
-            || info
-                .specs
-                .iter()
-                .any(|(_, t)| t.ignore_first_flag && claims(st, t.owner_only, u.side)))
+            || super::stars::ignores_first_flag(st, u.id)
+            || info.specs.iter().any(|(_, t)| {
+                super::tiles::ignores_first_flag(t, &spec.class) && claims(st, t.owner_only, u.side)
+            }))
     {
         ignored = 1;
         flags -= 1;
@@ -712,7 +760,9 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             let last = *p.last().unwrap_or(&u.at);
             let mut any = false;
             for h in back_hexes(last, u.side) {
-                if retreat_ok(ctx, st, spec, h, u.id) {
+                if retreat_ok(ctx, st, spec, h, u.id)
+                    && super::tiles::step_allowed(ctx, st, last, h)
+                {
                     let mut q = p.clone();
                     q.push(h);
                     next.push(q);

@@ -6,7 +6,9 @@ use super::battle::Ctx;
 use super::events::Event;
 use super::orders;
 use super::ruleset::{at, toml_error, Ruleset};
-use super::scenario::{self, DropSpec, Layout, ObjectiveSpec, OneOrMany, Placement};
+use super::scenario::{
+    self, DropSpec, Layout, MineSpec, ObjectiveSpec, OneOrMany, Placement, RiggedSpec,
+};
 use super::state::{Engagement, Played, State};
 use super::turn::standing_from;
 use super::{adjudicate, Chance, DataError};
@@ -42,9 +44,18 @@ struct CaseFile {
     /// the turn (an empty turn `orders` plays no turn).
     #[serde(default)]
     airdrops: Vec<DropSpec>,
+    /// Extension: Appendix 1's minefields, each with its strength.
+    #[serde(default)]
+    minefields: Vec<MineSpec>,
+    /// Extension: bridges rigged for detonation (Bridge Demolition).
+    #[serde(default)]
+    rigged_bridges: Vec<RiggedSpec>,
     /// The d6 numbers (1-6) the drop rolls, in order.
     #[serde(default)]
     airdrop_dice: Vec<Spanned<u32>>,
+    /// Extension: Battle Star markers, as in scenario files.
+    #[serde(default)]
+    battle_stars: Vec<scenario::StarSpec>,
     #[serde(default)]
     expect: ExpectPart,
 }
@@ -96,6 +107,12 @@ struct BoardPart {
     /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
     #[serde(default)]
     variants: Vec<Spanned<String>>,
+    /// Extension: the side that uses the Blitzkrieg rules.
+    #[serde(default)]
+    blitzkrieg: Option<Spanned<String>>,
+    /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
+    #[serde(default)]
+    weather: Option<scenario::WeatherSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,13 +163,54 @@ struct ExpectPart {
     /// Extension: the game is over with this winner ("" for a draw).
     #[serde(default)]
     winner: Option<String>,
-    /// Extension: cards in each side's hand at the end.
+    /// Extension (Night & Severe Weather): the visibility in hexes after
+    /// the turn (0: normal, no limit).
+    #[serde(default)]
+    visibility: Option<u32>,
+    /// Extension (Battle Star Markers): every marker on the board after the
+    /// turn.
+    #[serde(default)]
+    stars: Option<Vec<ExpectStar>>,
+    /// Extension: the night track's box after the turn (0: no track).
+    #[serde(default)]
+    night_box: Option<u32>,
+    /// Extension: the cards in each side's hand at the end.
     #[serde(default)]
     hands: BTreeMap<String, usize>,
     /// Extension (Kriegspiel): per side, the enemy units its view must and
     /// must not hold after the turn.
     #[serde(default)]
     view: BTreeMap<String, ExpectView>,
+    /// Extension (Minefields): the minefields on the board after the turn.
+    #[serde(default)]
+    minefields: Vec<ExpectMine>,
+    /// Extension (Minefields): hexes with no minefield after the turn.
+    #[serde(default)]
+    no_minefields: Vec<Spanned<String>>,
+    /// Extension: hexes whose tile and obstacles after the turn are these
+    /// (`[]` = open countryside).
+    #[serde(default)]
+    terrain: BTreeMap<String, Vec<String>>,
+    /// Extension (Bridge Demolition): the bridges rigged after the turn
+    /// (exactly these).
+    #[serde(default)]
+    rigged: Option<Vec<String>>,
+    /// Extension (Bridge Demolition): tank hits scored on bridges.
+    #[serde(default)]
+    bridge_damage: BTreeMap<String, u32>,
+    /// Extension (Bridge Demolition): rigged bridges a battle took place on.
+    #[serde(default)]
+    battled_bridges: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectMine {
+    at: Spanned<String>,
+    #[serde(default)]
+    strength: Option<u32>,
+    #[serde(default)]
+    revealed: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -172,6 +230,16 @@ struct ExpectView {
     /// the sides (the enemy's card, say).
     #[serde(default)]
     not_told: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectStar {
+    kind: String,
+    at: String,
+    /// With a unit (a leader's unit, carried equipment).
+    #[serde(default)]
+    carried: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,8 +350,18 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         units: &cf.units,
         objectives: &cf.board.objectives,
         airdrops: &cf.airdrops,
+        minefields: &cf.minefields,
+        rigged: &cf.rigged_bridges,
     };
     scenario::place(r, &mut st, &layout)?;
+    if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
+        return Err(at(
+            text,
+            file,
+            m.at.span(),
+            "a case gives each minefield its strength (strength = 0 to 6)",
+        ));
+    }
     if let Some(v) = cf.board.victory {
         st.victory = v;
     }
@@ -295,6 +373,21 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     if let Some(k) = &cf.board.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+    }
+    if let Some(w) = &cf.board.weather {
+        scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
+    if let Some(b) = &cf.board.blitzkrieg {
+        let side = st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
     for v in &cf.board.variants {
@@ -811,6 +904,66 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("hands: unknown side '{sd}'")),
         }
     }
+    for (hx, want) in &b.expect.terrain {
+        let Some(h) = board.parse(hx) else {
+            problems.push(format!("terrain: bad hex '{hx}'"));
+            continue;
+        };
+        let norm = |v: &[String]| -> Vec<String> {
+            let mut v: Vec<String> = v.iter().filter(|f| *f != "open").cloned().collect();
+            v.sort();
+            v
+        };
+        let want_ids: Vec<String> = want
+            .iter()
+            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
+            .collect();
+        if norm(st.features(h)) != norm(&want_ids) {
+            problems.push(format!(
+                "terrain at {h}: expected {want_ids:?}, got {:?}",
+                st.features(h)
+            ));
+        }
+    }
+    if let Some(v) = b.expect.visibility {
+        let got = super::weather::visibility(&r, &st).unwrap_or(0);
+        if got != v {
+            problems.push(format!(
+                "visibility: expected {v} hex(es), got {got} (0: normal)"
+            ));
+        }
+    }
+    if let Some(want) = &b.expect.stars {
+        let mut got: Vec<String> = st
+            .stars
+            .iter()
+            .map(|s| format!("{} {} {}", s.kind, s.at, s.unit.is_some()))
+            .collect();
+        let mut w: Vec<String> = want
+            .iter()
+            .map(|s| {
+                let carried = s.carried.unwrap_or_else(|| {
+                    st.stars.iter().any(|x| {
+                        x.kind == s.kind
+                            && x.at.to_string().eq_ignore_ascii_case(&s.at)
+                            && x.unit.is_some()
+                    })
+                });
+                format!("{} {} {carried}", s.kind, s.at.to_ascii_uppercase())
+            })
+            .collect();
+        got.sort();
+        w.sort();
+        if got != w {
+            problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
+        }
+    }
+    if let Some(n) = b.expect.night_box {
+        let got = st.weather.as_ref().map_or(0, |w| w.track_box);
+        if got != n {
+            problems.push(format!("night track box: expected {n}, got {got}"));
+        }
+    }
     for k in &b.expect.events {
         let found = events
             .iter()
@@ -872,6 +1025,80 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                 problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
             }
         }
+    }
+    for em in &b.expect.minefields {
+        let Some(h) = board.parse(em.at.get_ref()) else {
+            continue;
+        };
+        match super::mines::at(&st, h) {
+            None => problems.push(format!("expected a minefield at {h}, found none")),
+            Some(m) => {
+                if em.strength.is_some_and(|x| x != m.strength) {
+                    problems.push(format!(
+                        "minefield at {h}: expected strength {:?}, got {}",
+                        em.strength, m.strength
+                    ));
+                }
+                if em.revealed.is_some_and(|x| x != m.revealed) {
+                    problems.push(format!(
+                        "minefield at {h}: expected revealed {:?}, got {}",
+                        em.revealed, m.revealed
+                    ));
+                }
+            }
+        }
+    }
+    for e in &b.expect.no_minefields {
+        if let Some(h) = board.parse(e.get_ref()) {
+            if super::mines::at(&st, h).is_some() {
+                problems.push(format!("expected no minefield at {h}, found one"));
+            }
+        }
+    }
+    if let Some(want) = &b.expect.rigged {
+        let got: Vec<String> = st.charges.iter().map(|c| c.at.to_string()).collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        let mut got_sorted = got.clone();
+        want.sort();
+        got_sorted.sort();
+        if want != got_sorted {
+            problems.push(format!("rigged bridges: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &b.expect.battled_bridges {
+        let mut got: Vec<String> = st
+            .charges
+            .iter()
+            .filter(|c| c.battled)
+            .map(|c| c.at.to_string())
+            .collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        want.sort();
+        got.sort();
+        if want != got {
+            problems.push(format!(
+                "rigged bridges battled on: expected {want:?}, got {got:?}"
+            ));
+        }
+    }
+    for (k, n) in &b.expect.bridge_damage {
+        let got = st
+            .bridge_damage
+            .iter()
+            .find(|d| d.at.to_string() == k.to_ascii_uppercase())
+            .map_or(0, |d| d.hits);
+        if got != *n {
+            problems.push(format!(
+                "hits on the bridge at {k}: expected {n}, got {got}"
+            ));
+        }
+    }
+    // Whatever the case: a minefield's hidden strength is in no side's view
+    // nor in any event that side is told (only the referee's).
+    for who in st.sides.clone() {
+        let viewer = crate::rules::Viewer::Side(who.clone());
+        let v = super::view::view_with_events(&r, &st, &viewer, &events);
+        problems.extend(super::mines::leaks(&st, &v, &who));
     }
     if let Some(w) = &b.expect.winner {
         match super::result(&st) {

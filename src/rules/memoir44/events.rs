@@ -90,8 +90,102 @@ pub enum Event {
     SandbagPlaced {
         at: Hex,
     },
+    /// Combat Engineers of `side` remove the wire or hedgehog (`obstacle`,
+    /// its name) they stand on.
+    ObstacleRemoved {
+        side: String,
+        unit: String,
+        at: Hex,
+        obstacle: String,
+    },
+    /// Bridge Demolition, Option 1: engineers of `side` at `from` place
+    /// charges on the bridge at `at`.
+    BridgeCharged {
+        side: String,
+        from: Hex,
+        at: Hex,
+    },
+    /// Option 2: the detonation's two dice.
+    BridgeDetonation {
+        side: String,
+        at: Hex,
+        faces: Vec<String>,
+        destroyed: bool,
+    },
+    /// Option 3: Heavy Artillery or a Big-Gun of `side` fires at a bridge.
+    BridgeBombarded {
+        side: String,
+        from: Hex,
+        at: Hex,
+        faces: Vec<String>,
+        hits: u32,
+        total: u32,
+    },
+    /// A bridge removed from the board (by `side`).
+    BridgeDestroyed {
+        side: String,
+        at: Hex,
+        how: String,
+    },
+    /// "The explosive charges are considered to be removed if the Bridge is
+    /// ever occupied by the enemy."
+    BridgeChargesRemoved {
+        at: Hex,
+    },
+    /// Appendix 1, Minefields: a unit of `side` stops on a minefield of its
+    /// own side ("will ignore the Minefield, never revealing its strength").
+    MinefieldIgnored {
+        side: String,
+        unit: String,
+        at: Hex,
+    },
+    /// A minefield's numbered side turned over, after a unit of `side`
+    /// entered it (a Decoy, strength 0, is removed).
+    MinefieldRevealed {
+        side: String,
+        at: Hex,
+        strength: u32,
+    },
+    /// A minefield's dice against the unit of `side` that entered it: hits
+    /// on the unit's symbol and grenades only.
+    MinefieldExploded {
+        side: String,
+        unit: String,
+        at: Hex,
+        strength: u32,
+        faces: Vec<String>,
+        hits: u32,
+    },
+    /// An attempt of `side` to clear the minefield at `at`: an Engineer
+    /// Unit's single die (`from` = None: the engineer stands on it), or
+    /// artillery firing at it from `from`.
+    MinefieldClearance {
+        side: String,
+        unit: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<Hex>,
+        at: Hex,
+        faces: Vec<String>,
+        cleared: bool,
+    },
     SandbagRemoved {
         at: Hex,
+    },
+    /// Appendix 2, Frozen River: the dice rolled as a unit moved or
+    /// retreated onto the ice, and the figures the ice took.
+    IceRoll {
+        side: String,
+        unit: String,
+        at: Hex,
+        faces: Vec<String>,
+        lost: u32,
+    },
+    /// Fire destroyed a tile (Appendix 2: Russian Wooden Village, Radar
+    /// Station); `becomes` is what the hex holds now.
+    TileDestroyed {
+        at: Hex,
+        tile: String,
+        becomes: String,
     },
     FiguresLost {
         side: String,
@@ -187,6 +281,27 @@ pub enum Event {
         winner: Option<String>,
         score: Vec<(String, u32)>,
         reason: String,
+    },
+    /// Night & Severe Weather: the roll for dawn on the night visibility
+    /// track (weather.rs), made before `side`'s turn.
+    NightTrack {
+        side: String,
+        faces: Vec<String>,
+        advanced: u32,
+        track_box: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        visibility: Option<u32>,
+        daylight: bool,
+    },
+    /// Battle Star Markers (stars.rs): a Heroic Leader lost or moved (with
+    /// his two dice), equipment or a prisoner picked up, dropped, destroyed
+    /// or killed.
+    BattleStar {
+        marker: String,
+        at: Hex,
+        what: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faces: Vec<String>,
     },
     /// Paratroops & Glider Landings: one stick dropped by dice
     /// (airdrop.rs). `rolls` are the d6 numbers in the order rolled.

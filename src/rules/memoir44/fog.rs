@@ -71,7 +71,7 @@ pub fn sees(r: &Ruleset, s: &State, side: usize, u: &Unit) -> bool {
         if u.concealed {
             d <= 1
         } else {
-            d <= battle_range(r, o)
+            d <= super::weather::seen_range(r, s, battle_range(r, o))
         }
     })
 }
@@ -171,7 +171,10 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 Some(fog("The enemy exchanges command cards.".into()))
             }
             Event::CardDiscarded { side: by, .. } if !mine(by) => None,
+            // A Battle Star marker's fate: told where the side sees.
+            Event::BattleStar { at, .. } if !known.contains(at) => None,
             Event::TurnBegun { .. }
+            | Event::BattleStar { .. }
             | Event::CardPlayed { .. }
             | Event::CardDrawn { .. }
             | Event::CardDiscarded { .. }
@@ -180,6 +183,8 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::MedalGained { .. }
             | Event::VictoryReached { .. }
             | Event::GameOver { .. }
+            // The night track's roll for dawn is seen by both sides.
+            | Event::NightTrack { .. }
             | Event::Fog { .. } => Some(e.clone()),
             Event::UnitOrdered { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
@@ -256,12 +261,42 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 }
             }
             Event::OrderSkipped { side: by, .. } => mine(by).then(|| e.clone()),
+            // Minefields and Combat Engineers: told to the side whose unit
+            // it was, and to the other where it sees the hex.
+            Event::ObstacleRemoved { side: by, at, .. }
+            | Event::MinefieldIgnored { side: by, at, .. }
+            | Event::MinefieldRevealed { side: by, at, .. }
+            | Event::MinefieldExploded { side: by, at, .. }
+            | Event::BridgeDetonation { side: by, at, .. }
+            | Event::BridgeDestroyed { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
+            // Fired or placed from a hex: told whole only where the side
+            // sees both ends.
+            Event::MinefieldClearance {
+                side: by,
+                at,
+                from: Some(from),
+                ..
+            }
+            | Event::BridgeCharged {
+                side: by, at, from, ..
+            }
+            | Event::BridgeBombarded {
+                side: by, at, from, ..
+            } => (mine(by) || (known.contains(at) && known.contains(from))).then(|| e.clone()),
+            Event::MinefieldClearance { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
             Event::Contact { side: by, .. } => mine(by).then(|| e.clone()),
             Event::WireRemoved { at, .. }
+            | Event::BridgeChargesRemoved { at }
             | Event::SandbagPlaced { at }
             | Event::SandbagRemoved { at }
+            | Event::TileDestroyed { at, .. }
             | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),
             Event::FiguresLost { side: by, at, .. }
+            | Event::IceRoll { side: by, at, .. }
             | Event::FiguresReturned { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }

@@ -9,22 +9,29 @@
 pub mod airdrop;
 pub mod amend;
 pub mod battle;
+pub mod blitzkrieg;
 pub mod board;
+pub mod bridges;
 pub mod campaign;
 pub mod case;
 pub mod events;
 pub mod fog;
+pub mod mines;
 pub mod orders;
 pub mod random;
 pub mod render;
 pub mod report;
 pub mod ruleset;
 pub mod scenario;
+pub mod stars;
 pub mod state;
+pub mod support;
 pub mod team;
+pub mod tiles;
 pub mod turn;
 pub mod victory;
 pub mod view;
+pub mod weather;
 
 use super::{
     Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
@@ -107,7 +114,9 @@ pub fn adjudicate(
     let ctx = battle::Ctx::new(r);
     let lines = orders::parse(&ctx.board, r, orders)?;
     let plan = turn::plan(&ctx, s, idx, &lines)?;
-    let (mut next, events) = turn::apply(&ctx, s, &plan, chance);
+    let (mut next, mut events) = turn::apply(&ctx, s, &plan, chance);
+    // Night & Severe Weather: the night track's roll for dawn.
+    weather::after_turn(r, &mut next, &mut events, chance);
     if s.fog.is_some() {
         let seen = fog::seen_hexes(r, s);
         if let Some(f) = next.fog.as_mut() {
@@ -209,7 +218,14 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 }
 
 /// The game options (`new-game --option`) Memoir '44 knows.
-pub const GAME_OPTIONS: &[&str] = &[campaign::OPTION, fog::OPTION, YOUNG_GENERALS];
+pub const GAME_OPTIONS: &[&str] = &[
+    campaign::OPTION,
+    fog::OPTION,
+    YOUNG_GENERALS,
+    weather::OPTION,
+    weather::DAWN_OPTION,
+    blitzkrieg::OPTION,
+];
 
 /// The game option of the house rules' "Variant For Young Generals".
 pub const YOUNG_GENERALS: &str = "young-generals";
@@ -242,6 +258,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "FIRE",
     "TARGET",
     "REMOVE-WIRE",
+    "CHARGE",
+    "DETONATE",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -338,6 +356,55 @@ impl Family for Ruleset {
                     })
                 }
             }
+        }
+        // Night & Severe Weather Conditions (weather.rs): the game options
+        // `weather` (conditions, or `clear`) and `dawn` (the side that rolls
+        // the night track) win over the scenario's [weather].
+        if scenario.options.contains_key(weather::OPTION)
+            || scenario.options.contains_key(weather::DAWN_OPTION)
+        {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", weather::OPTION),
+            };
+            let cur = st.weather.clone().unwrap_or_default();
+            let conditions = match scenario.options.get(weather::OPTION).map(String::as_str) {
+                Some("clear" | "none" | "false" | "no") => Vec::new(),
+                Some(v) => {
+                    let items: Vec<String> = v.split([',', '+']).map(str::to_string).collect();
+                    weather::parse_conditions(self, &items).map_err(bad)?
+                }
+                None => cur.conditions.clone(),
+            };
+            let dawn = match scenario.options.get(weather::DAWN_OPTION) {
+                Some(d) => Some(st.side_index(d).ok_or_else(|| {
+                    bad(format!(
+                        "dawn: unknown side '{d}' (sides: {})",
+                        st.sides.join(", ")
+                    ))
+                })?),
+                None => cur.dawn.filter(|_| conditions.iter().any(|c| c == "night")),
+            };
+            st.weather = None;
+            weather::set(self, &mut st, conditions, dawn, cur.track_box.max(1)).map_err(bad)?;
+        }
+        // Blitzkrieg Rules (blitzkrieg.rs): the game option names the side
+        // that uses them (`none`: not the scenario's).
+        if let Some(v) = scenario.options.get(blitzkrieg::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", blitzkrieg::OPTION),
+            };
+            let side = match v.as_str() {
+                "none" | "false" | "no" => None,
+                s => Some(st.side_index(s).ok_or_else(|| {
+                    bad(format!(
+                        "unknown side '{s}' (sides: {}, or none)",
+                        st.sides.join(", ")
+                    ))
+                })?),
+            };
+            blitzkrieg::set(self, &mut st, side).map_err(bad)?;
         }
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {

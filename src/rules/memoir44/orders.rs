@@ -43,12 +43,26 @@ pub enum Cmd {
         target: Hex,
         take_ground: bool,
         overrun: Option<Hex>,
+        /// North African Armour Overrun (Appendix 2): the one additional
+        /// hex the armour moves to after taking ground, before it battles
+        /// again.
+        via: Option<Hex>,
     },
     Target {
         hexes: Vec<Hex>,
     },
     RemoveWire {
         at: Hex,
+    },
+    /// Bridge Demolition, Option 1: the engineers at `unit` charge the
+    /// bridge at `bridge`.
+    Charge {
+        unit: Hex,
+        bridge: Hex,
+    },
+    /// Bridge Demolition, Option 2.
+    Detonate {
+        bridge: Hex,
     },
     Keep {
         cards: Vec<String>,
@@ -220,6 +234,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             let target = one_hex(board, rest.get(1), "the target hex")?;
             let mut take_ground = false;
             let mut overrun = None;
+            let mut via = None;
             let mut i = 2;
             while let Some(w) = rest.get(i) {
                 match norm(w).as_str() {
@@ -231,11 +246,18 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
                         overrun = Some(one_hex(board, rest.get(i + 1), "the overrun target")?);
                         i += 1;
                     }
-                    other => return Err(format!("'{other}' after BATTLE: expected TAKE-GROUND or OVERRUN <hex>")),
+                    "VIA" => {
+                        if overrun.is_none() || via.is_some() {
+                            return Err("VIA <hex> follows OVERRUN <target>: the one additional hex of a North African Armour Overrun".into());
+                        }
+                        via = Some(one_hex(board, rest.get(i + 1), "the additional hex")?);
+                        i += 1;
+                    }
+                    other => return Err(format!("'{other}' after BATTLE: expected TAKE-GROUND, OVERRUN <hex> or VIA <hex>")),
                 }
                 i += 1;
             }
-            Ok(Cmd::Battle { from, target, take_ground, overrun })
+            Ok(Cmd::Battle { from, target, take_ground, overrun, via })
         }
         "TARGET" | "TARGETS" => {
             let h = hexes(board, rest)?;
@@ -245,6 +267,11 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             Ok(Cmd::Target { hexes: h })
         }
         "REMOVE-WIRE" | "CLEAR-WIRE" => Ok(Cmd::RemoveWire { at: one_hex(board, rest.first(), "the unit's hex")? }),
+        "CHARGE" => Ok(Cmd::Charge {
+            unit: one_hex(board, rest.first(), "the engineers' hex")?,
+            bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
+        }),
+        "DETONATE" => Ok(Cmd::Detonate { bridge: one_hex(board, rest.first(), "the bridge's hex")? }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -254,7 +281,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         }
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, KEEP, DISCARD, EXCHANGE or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE or STANDING)"
         )),
     }
 }
@@ -374,6 +401,7 @@ impl Cmd {
                 target,
                 take_ground,
                 overrun,
+                via,
             } => {
                 let mut s = format!("BATTLE {from} {target}");
                 if *take_ground {
@@ -382,10 +410,15 @@ impl Cmd {
                 if let Some(o) = overrun {
                     s.push_str(&format!(" OVERRUN {o}"));
                 }
+                if let Some(v) = via {
+                    s.push_str(&format!(" VIA {v}"));
+                }
                 s
             }
             Cmd::Target { hexes: h } => format!("TARGET {}", hex_list(h)),
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
+            Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
+            Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Standing(s) => match s {
                 StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),

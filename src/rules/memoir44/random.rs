@@ -193,12 +193,49 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             .collect();
         targets.sort_by_key(|t| (t.distance(u.at), *t));
         let Some(t) = targets.first().copied() else {
+            // Artillery with no enemy to battle fires at a minefield in
+            // range (Appendix 1, Minefield Clearance), when the plan takes it.
+            if ctx.spec(&u.kind).class == "artillery" {
+                let mut fields: Vec<Hex> = sc
+                    .minefields
+                    .iter()
+                    .map(|m| m.at)
+                    .filter(|h| sc.unit_at(*h).is_none())
+                    .collect();
+                fields.sort_by_key(|h| (h.distance(u.at), *h));
+                for f in fields {
+                    let candidate = format!("{text}BATTLE {} {f}\n", u.at);
+                    if check(ctx, s, si, &candidate).is_some() {
+                        text = candidate;
+                        break;
+                    }
+                }
+            }
             continue;
         };
         let spec = ctx.spec(&u.kind);
         let mut line = format!("BATTLE {} {t}", u.at);
         if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && rng.roll(2) == 1 {
             line.push_str(" TAKE-GROUND");
+        }
+        // Armour Overrun at another enemy near the target; under the North
+        // African Desert Rules, sometimes by one additional hex.
+        if t.distance(u.at) == 1 && spec.overrun && rng.roll(2) == 1 {
+            let next: Vec<Hex> = sc
+                .units
+                .iter()
+                .filter(|e| e.side != si && e.at != t && e.at.distance(t) <= 2)
+                .map(|e| e.at)
+                .collect();
+            if let Some(o) = pick(rng, &next) {
+                line.push_str(&format!(" OVERRUN {o}"));
+                if super::tiles::desert_rules(s) && rng.roll(2) == 1 {
+                    let via = t.neighbours();
+                    if let Some(v) = pick(rng, &via) {
+                        line.push_str(&format!(" VIA {v}"));
+                    }
+                }
+            }
         }
         let candidate = format!("{text}{line}\n");
         if check(ctx, s, si, &candidate).is_some() {

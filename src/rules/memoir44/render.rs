@@ -199,7 +199,131 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Fog { note } => note.clone(),
         Event::WireRemoved { at, by } => format!("Barbed wire at {at} removed ({by})."),
         Event::SandbagPlaced { at } => format!("Sandbags placed at {at}."),
+        Event::ObstacleRemoved {
+            side,
+            unit,
+            at,
+            obstacle,
+        } => format!(
+            "{} {} remove the {} at {at} (1 battle die fewer this turn).",
+            side_name(side),
+            unit_name(unit),
+            obstacle.to_lowercase()
+        ),
+        Event::BridgeCharged { side, from, at } => format!(
+            "{} engineers at {from} place charges on the bridge at {at}: it is rigged for detonation.",
+            side_name(side)
+        ),
+        Event::BridgeDetonation {
+            side,
+            at,
+            faces,
+            destroyed,
+        } => format!(
+            "{} detonate the bridge at {at}: {} -- {}.",
+            side_name(side),
+            faces.join(", "),
+            if *destroyed {
+                "destroyed"
+            } else {
+                "the charges fail, the bridge stands"
+            }
+        ),
+        Event::BridgeBombarded {
+            side,
+            from,
+            at,
+            faces,
+            hits,
+            total,
+        } => format!(
+            "{} guns at {from} fire at the bridge at {at}: {} -- {}, {total} in all.",
+            side_name(side),
+            faces.join(", "),
+            plural(*hits, "tank hit", "tank hits")
+        ),
+        Event::BridgeDestroyed { at, how, .. } => {
+            format!("The bridge at {at} is destroyed ({how}) and removed from the board.")
+        }
+        Event::BridgeChargesRemoved { at } => {
+            format!("The charges on the bridge at {at} are removed: the enemy holds it.")
+        }
+        Event::MinefieldIgnored { side, unit, at } => format!(
+            "{} {} stops on its own minefield at {at} (ignored, not revealed).",
+            side_name(side),
+            unit_name(unit)
+        ),
+        Event::MinefieldRevealed { at, strength, .. } => {
+            if *strength == 0 {
+                format!("The minefield at {at} is turned over: a Decoy (0), removed.")
+            } else {
+                format!("The minefield at {at} is turned over: strength {strength}.")
+            }
+        }
+        Event::MinefieldExploded {
+            side,
+            unit,
+            at,
+            strength,
+            faces,
+            hits,
+        } => format!(
+            "The minefield at {at} explodes under {} {}: {} ({}), {}.",
+            side_name(side),
+            unit_name(unit),
+            plural(*strength, "die", "dice"),
+            faces.join(", "),
+            plural(*hits, "hit", "hits")
+        ),
+        Event::MinefieldClearance {
+            side,
+            unit,
+            from,
+            at,
+            faces,
+            cleared,
+        } => {
+            let who = match from {
+                Some(f) => format!("{} {} at {f} fires at", side_name(side), unit_name(unit)),
+                None => format!("{} {} try to clear", side_name(side), unit_name(unit)),
+            };
+            let result = if *cleared {
+                "cleared, the minefield is removed"
+            } else if from.is_some() {
+                "no path cleared"
+            } else {
+                "it detonates: the engineers retreat 1 hex"
+            };
+            format!(
+                "{who} the minefield at {at}: {} -- {result}.",
+                faces.join(", ")
+            )
+        }
         Event::SandbagRemoved { at } => format!("Sandbags at {at} removed."),
+        Event::IceRoll {
+            side,
+            unit,
+            at,
+            faces,
+            lost,
+        } => format!(
+            "{} {} on the frozen river at {at}: the ice is tested with {} ({}); {}.",
+            side_name(side),
+            unit_name(unit),
+            plural(faces.len() as u32, "die", "dice"),
+            faces.join(", "),
+            if *lost == 0 {
+                "it holds".to_string()
+            } else {
+                format!(
+                    "it breaks: {}",
+                    plural(*lost, "figure lost", "figures lost")
+                )
+            }
+        ),
+        Event::TileDestroyed { at, tile, becomes } => {
+            format!("The {tile} at {at} is destroyed by the fire: the hex is {becomes} now.")
+        }
         Event::FiguresLost {
             side,
             unit,
@@ -364,6 +488,8 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             }
         }
         Event::Airdrop { .. } => super::airdrop::describe(e)?,
+        Event::BattleStar { .. } => super::stars::describe_event(e)?,
+        Event::NightTrack { .. } => super::weather::describe_event(e, &|s: &str| side_name(s))?,
     })
 }
 

@@ -35,6 +35,60 @@ pub struct Ruleset {
     /// Paratroops & Glider Landings: the drop by dice.
     #[serde(default)]
     pub airdrop: AirdropSpec,
+    /// Appendix 1, Minefields: the pieces in the box and what clears one.
+    #[serde(default)]
+    pub minefields: MinefieldSpec,
+    /// Appendix 1, Bridge Demolition Rules, Option 3.
+    #[serde(default)]
+    pub bridge_demolition: BridgeSpec,
+    /// Night & Severe Weather Conditions (Optional): each condition.
+    #[serde(default)]
+    pub weather: BTreeMap<String, super::weather::ConditionSpec>,
+    /// The night visibility track (weather.rs).
+    #[serde(default)]
+    pub night_track: super::weather::NightTrackSpec,
+}
+
+/// Bridge Demolition Rules, Option 3 (seeds/004).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BridgeSpec {
+    /// Unit types that may fire at a bridge.
+    pub bombard_units: Vec<String>,
+    /// Tank symbols that destroy it.
+    pub hits_to_destroy: u32,
+}
+
+impl Default for BridgeSpec {
+    fn default() -> Self {
+        BridgeSpec {
+            bombard_units: vec!["heavy-artillery".into(), "big-gun".into()],
+            hits_to_destroy: 4,
+        }
+    }
+}
+
+/// Appendix 1, "Minefields" and "Minefield Clearance" (seeds/004).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinefieldSpec {
+    /// The numbered sides of the Minefield pieces in the box (0 = Decoy),
+    /// mixed and drawn at random for a scenario's minefield hexes.
+    pub pieces: Vec<u32>,
+    /// The faces of an Engineer Unit's single clearance die that remove it.
+    pub engineer_clears_on: Vec<String>,
+    /// The faces of an artillery clearance roll that remove it.
+    pub artillery_clears_on: Vec<String>,
+}
+
+impl Default for MinefieldSpec {
+    fn default() -> Self {
+        MinefieldSpec {
+            pieces: vec![0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+            engineer_clears_on: vec!["infantry".into(), "grenade".into()],
+            artillery_clears_on: vec!["grenade".into()],
+        }
+    }
 }
 
 /// A variant of the card rules, chosen per game (Appendix 3, "Army
@@ -124,6 +178,22 @@ pub struct Options {
     pub cross_hair_markers: u32,
     #[serde(default)]
     pub ordered_extra_die_cards: Vec<String>,
+    /// Night & Severe Weather Conditions (Optional): a scenario's or a
+    /// game's conditions are played (false: refused).
+    #[serde(default = "yes")]
+    pub night_and_weather: bool,
+    /// Blitzkrieg Rules (Optional): a scenario or game may name the side
+    /// that uses them (false: refused).
+    #[serde(default = "yes")]
+    pub blitzkrieg: bool,
+    /// Infantry Support Weapons (Optional): scenarios may place them
+    /// (false: refused).
+    #[serde(default = "yes")]
+    pub infantry_support_weapons: bool,
+    /// Battle Star Markers (Optional): scenarios may place them (false:
+    /// refused).
+    #[serde(default = "yes")]
+    pub battle_stars: bool,
 }
 
 fn two() -> u32 {
@@ -143,6 +213,10 @@ impl Default for Options {
             recon_draw: 2,
             cross_hair_markers: 3,
             ordered_extra_die_cards: vec![],
+            night_and_weather: true,
+            blitzkrieg: true,
+            infantry_support_weapons: true,
+            battle_stars: true,
         }
     }
 }
@@ -217,6 +291,21 @@ pub struct UnitSpec {
     /// Its battle dice are never reduced by terrain.
     #[serde(default)]
     pub ignores_terrain_dice: bool,
+    /// Its battle dice are not reduced by terrain in Close Assault (Combat
+    /// Engineers: "Ignores all Battle Dice terrain reductions when in Close
+    /// Assault").
+    #[serde(default)]
+    pub close_assault_ignores_terrain: bool,
+    /// The Engineer Unit of Appendix 1: clears minefields, removes wire and
+    /// hedgehogs it moves onto, places charges on bridges.
+    #[serde(default)]
+    pub engineer: bool,
+    /// "A Player may only have one of these Units on the Board."
+    #[serde(default)]
+    pub one_per_side: bool,
+    /// Infantry Support Weapons (Optional): support.rs.
+    #[serde(default)]
+    pub support: super::support::SupportSpec,
 }
 
 impl UnitSpec {
@@ -273,6 +362,67 @@ pub struct TerrainSpec {
     pub removed_by: Vec<String>,
     #[serde(default)]
     pub artillery_no_retreat: bool,
+    /// An Engineer Unit that moves onto the hex removes it (Combat
+    /// Engineers: "Must remove Barbed Wire or Hedgehog hex").
+    #[serde(default)]
+    pub engineer_removes: bool,
+    // Appendix 2, tiles from expansion sets (procedures in tiles.rs).
+    /// Artillery that starts the game here may not move (bunkers, fortress).
+    #[serde(default)]
+    pub fixes_artillery: bool,
+    /// Units of these classes must stop on entering (empty: see `stop`).
+    #[serde(default)]
+    pub stop_classes: Vec<String>,
+    /// The first flag is ignored only by a unit of these classes (empty:
+    /// see `ignore_first_flag`).
+    #[serde(default)]
+    pub ignore_first_flag_classes: Vec<String>,
+    /// Every flag rolled against a unit here is ignored (Fortress).
+    #[serde(default)]
+    pub ignore_all_flags: bool,
+    /// `protect` counts only when the unit here is of one of these classes
+    /// (Road-Block: an occupying infantry unit).
+    #[serde(default)]
+    pub protect_only_for: Vec<String>,
+    /// Units of these classes may not battle the turn they move onto or out
+    /// of the hex (Flooded Fields, Marshes: armour).
+    #[serde(default)]
+    pub no_battle_moving_on_or_off: Vec<String>,
+    /// Armour taking ground onto the hex may not go on to an Armour Overrun.
+    #[serde(default)]
+    pub no_overrun: bool,
+    /// A road: a move spent wholly on road hexes may go 1 hex further.
+    #[serde(default)]
+    pub road: bool,
+    /// Only these attacking classes can hit a unit here, and only with these
+    /// faces (Fortress: artillery, stars).
+    #[serde(default)]
+    pub hit_only_by: BTreeMap<String, Vec<String>>,
+    /// Battle by a unit of one of these classes against a unit here destroys
+    /// the tile: it becomes `destroyed_becomes` (Russian Wooden Village,
+    /// Radar Station).
+    #[serde(default)]
+    pub destroyed_by_fire: Vec<String>,
+    #[serde(default)]
+    pub destroyed_becomes: Option<String>,
+    /// One such hex does not block line of sight; a line across two adjacent
+    /// such hexes does (Lake).
+    #[serde(default)]
+    pub blocks_los_in_pairs: bool,
+    /// Walled (Wadi): units step into or out of the hex only through its
+    /// open ends (tiles.rs reads where they are).
+    #[serde(default)]
+    pub walled: bool,
+    /// Units of these classes battling into or out of the hex must be in
+    /// close assault (Wadi: infantry and armour).
+    #[serde(default)]
+    pub close_only_into_or_out: Vec<String>,
+    /// Dice rolled when a unit moves or retreats onto the hex, and the face
+    /// that costs a figure each (Frozen River: two dice, stars).
+    #[serde(default)]
+    pub entry_dice: u32,
+    #[serde(default)]
+    pub entry_loss_face: Option<String>,
 }
 
 /// How many units a section card orders in one section.
@@ -488,6 +638,16 @@ impl Ruleset {
                     id,
                     format!("terrain '{id}': kind must be \"tile\" or \"obstacle\""),
                 );
+            }
+        }
+        for (id, t) in &r.terrain {
+            if let Some(b) = &t.destroyed_becomes {
+                if !r.terrain.contains_key(b) {
+                    return bad(
+                        id,
+                        format!("terrain '{id}': destroyed_becomes names unknown terrain '{b}'"),
+                    );
+                }
             }
         }
         for (a, t) in &r.terrain_aliases {

@@ -27,6 +27,18 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "maleme",
         include_str!("../../../scenarios/memoir44/maleme.toml"),
     ),
+    (
+        "miteiriya-ridge",
+        include_str!("../../../scenarios/memoir44/miteiriya-ridge.toml"),
+    ),
+    (
+        "bir-hakeim",
+        include_str!("../../../scenarios/memoir44/bir-hakeim.toml"),
+    ),
+    (
+        "merville-battery",
+        include_str!("../../../scenarios/memoir44/merville-battery.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -76,6 +88,30 @@ pub struct DropSpec {
     /// How many units (sticks) of this type; default 1.
     #[serde(default)]
     pub sticks: Option<Spanned<u32>>,
+}
+
+/// Bridge Demolition: "a Scenario may state that the Bridge is already
+/// rigged for detonation", by `side`. `battled`: a battle has taken place on
+/// it since (a case's position).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiggedSpec {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    #[serde(default)]
+    pub battled: bool,
+}
+
+/// Appendix 1, Minefields: a minefield hex of the scenario, laid by `side`.
+/// Without `strength` the judge draws its piece from the mixed box at set-up
+/// (a case gives the strength).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineSpec {
+    pub at: Spanned<String>,
+    pub side: Spanned<String>,
+    #[serde(default)]
+    pub strength: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -140,6 +176,149 @@ pub struct ScenarioFile {
     pub objectives: Vec<ObjectiveSpec>,
     #[serde(default)]
     pub airdrops: Vec<DropSpec>,
+    /// Appendix 1, Minefields: the minefield hexes and who laid them.
+    #[serde(default)]
+    pub minefields: Vec<MineSpec>,
+    /// Bridge Demolition: bridges the scenario rigs for detonation.
+    #[serde(default)]
+    pub rigged_bridges: Vec<RiggedSpec>,
+    /// The Minefield pieces in the box, when not the ruleset's.
+    #[serde(default)]
+    pub minefield_pieces: Option<Spanned<Vec<u32>>>,
+    /// Appendix 2: the North African Desert Rules are in play.
+    #[serde(default)]
+    pub desert: bool,
+    /// Night & Severe Weather Conditions (Optional).
+    #[serde(default)]
+    pub weather: Option<WeatherSpec>,
+    /// Blitzkrieg Rules (Optional): the side that uses them.
+    #[serde(default)]
+    pub blitzkrieg: Option<Spanned<String>>,
+    /// Battle Star Markers (Optional).
+    #[serde(default)]
+    pub battle_stars: Vec<StarSpec>,
+}
+
+/// A Battle Star marker as a file places it (stars.rs).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub kind: Spanned<String>,
+    pub at: Spanned<String>,
+    #[serde(default)]
+    pub side: Option<Spanned<String>>,
+}
+
+/// Place a file's Battle Star markers, with line:column errors.
+pub fn place_stars(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    specs: &[StarSpec],
+) -> Result<(), DataError> {
+    for s in specs {
+        let kind = s.kind.get_ref().trim().to_ascii_lowercase();
+        if !super::stars::KINDS.contains(&kind.as_str()) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                format!(
+                    "unknown Battle Star marker '{}' (known: {})",
+                    s.kind.get_ref(),
+                    super::stars::KINDS.join(", ")
+                ),
+            ));
+        }
+        if !r.options.battle_stars {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&s.kind),
+                "this ruleset does not play the optional Battle Star Markers",
+            ));
+        }
+        let h = file_hex(r, l, &s.at)?;
+        let side = match &s.side {
+            Some(x) => Some(file_side(l, x)?),
+            None => None,
+        };
+        let (side, unit) = match kind.as_str() {
+            "heroic-leader" => {
+                let Some(u) = st.unit_at(h) else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("a Heroic Leader is placed with a unit: there is none at {h}"),
+                    ));
+                };
+                if side.is_some_and(|x| x != u.side) {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("the unit at {h} is not of the Heroic Leader's side"),
+                    ));
+                }
+                (Some(u.side), Some(u.id))
+            }
+            "air-strikes" => {
+                if side.is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "air-strikes names the side that calls them: side = \"<side>\"",
+                    ));
+                }
+                (side, None)
+            }
+            _ => (None, None),
+        };
+        st.stars.push(super::stars::Star {
+            kind,
+            side,
+            at: h,
+            unit,
+        });
+    }
+    Ok(())
+}
+
+/// A scenario's `[weather]`: the conditions in force, and for a night that
+/// may end, the side that rolls for dawn on the night track.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeatherSpec {
+    pub conditions: Spanned<Vec<String>>,
+    #[serde(default)]
+    pub dawn: Option<Spanned<String>>,
+    /// The night track's box at the start (default 1).
+    #[serde(default)]
+    pub track_box: Option<Spanned<u32>>,
+}
+
+/// Set the weather of a file's `[weather]` (scenario or case), with
+/// line:column errors.
+pub fn place_weather(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    w: &WeatherSpec,
+) -> Result<(), DataError> {
+    let conds = super::weather::parse_conditions(r, w.conditions.get_ref())
+        .map_err(|m| at(l.text, l.file, span(&w.conditions), m))?;
+    let dawn = match &w.dawn {
+        Some(d) => Some(file_side(l, d)?),
+        None => None,
+    };
+    let b = w.track_box.as_ref().map_or(1, |b| *b.get_ref());
+    let where_ = w
+        .track_box
+        .as_ref()
+        .map_or_else(|| span(&w.conditions), span);
+    super::weather::set(r, st, conds, dawn, b).map_err(|m| at(l.text, l.file, where_, m))
 }
 
 /// Shipped scenario ids.
@@ -163,6 +342,8 @@ pub struct Layout<'a> {
     pub units: &'a [Placement],
     pub objectives: &'a [ObjectiveSpec],
     pub airdrops: &'a [DropSpec],
+    pub minefields: &'a [MineSpec],
+    pub rigged: &'a [RiggedSpec],
 }
 
 fn span<T>(s: &Spanned<T>) -> std::ops::Range<usize> {
@@ -274,7 +455,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             Some(f) => *f.get_ref(),
             None => spec.figures,
         };
-        let fixed = spec.class == "artillery" && st.features(h).iter().any(|f| f == "bunker");
+        let fixed = spec.class == "artillery" && super::tiles::fixes_artillery(r, st.features(h));
         let concealed = match &p.camouflage {
             Some(c) if *c.get_ref() && st.features(h).is_empty() => {
                 return Err(at(
@@ -374,6 +555,85 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             });
         }
     }
+    for m in l.minefields {
+        let h = file_hex(r, l, &m.at)?;
+        let side = file_side(l, &m.side)?;
+        if st.minefields.iter().any(|x| x.at == h) {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&m.at),
+                format!("two minefields on {h}"),
+            ));
+        }
+        if let Some(s) = &m.strength {
+            if *s.get_ref() > 6 {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(s),
+                    "a minefield's strength is the number of battle dice it rolls: 0 (a Decoy) to 6",
+                ));
+            }
+        }
+        st.minefields.push(super::mines::Minefield {
+            at: h,
+            side,
+            strength: m.strength.as_ref().map_or(0, |s| *s.get_ref()),
+            revealed: false,
+            undrawn: m.strength.is_none(),
+        });
+    }
+    for b in l.rigged {
+        let h = file_hex(r, l, &b.at)?;
+        let side = file_side(l, &b.side)?;
+        if !st.has_feature(h, "bridge") {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&b.at),
+                format!("{h} is not a bridge"),
+            ));
+        }
+        st.charges.push(super::bridges::Charge {
+            at: h,
+            side,
+            battled: b.battled,
+        });
+    }
+    // Combat Engineers: "A Player may only have one of these Units on the
+    // Board."
+    for p in l.units {
+        let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
+            continue;
+        };
+        if !r.unit(&kind).is_some_and(|u| u.one_per_side) {
+            continue;
+        }
+        let side = file_side(l, &p.side)?;
+        let first = l.units.iter().find(|q| {
+            r.unit_id(q.r#type.get_ref()).as_deref() == Some(kind.as_str())
+                && file_side(l, &q.side).ok() == Some(side)
+        });
+        if first.is_some_and(|q| !std::ptr::eq(q, p)) {
+            let name = r.unit(&kind).map_or(kind.clone(), |u| u.name.clone());
+            return Err(at(
+                l.text,
+                l.file,
+                span(&p.r#type),
+                format!("a side may only have one {name} unit on the board"),
+            ));
+        }
+    }
+    if let Err((i, m)) = super::support::check_position(r, st) {
+        // The unit's own placement line, when it came from this file.
+        let first = st.units.len().saturating_sub(l.units.len());
+        let where_ = i
+            .checked_sub(first)
+            .and_then(|k| l.units.get(k))
+            .map_or(0..0, |p| span(&p.r#type));
+        return Err(at(l.text, l.file, where_, m));
+    }
     super::victory::update_objectives(st);
     Ok(())
 }
@@ -430,6 +690,12 @@ pub fn blank(
         variants: Vec::new(),
         manoeuvres_used: Vec::new(),
         airdrops: vec![],
+        minefields: vec![],
+        charges: vec![],
+        bridge_damage: vec![],
+        weather: None,
+        blitzkrieg: None,
+        stars: Vec::new(),
         over: false,
         winner: None,
     }
@@ -505,13 +771,26 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         units: &sf.units,
         objectives: &sf.objectives,
         airdrops: &sf.airdrops,
+        minefields: &sf.minefields,
+        rigged: &sf.rigged_bridges,
     };
     let first = file_side(&layout, &sf.first)?;
     st.to_move = first;
     if let Some(b) = &sf.bunkers {
         st.bunker_side = Some(file_side(&layout, b)?);
     }
+    if sf.desert && r.variants.contains_key(super::tiles::DESERT) {
+        st.variants.push(super::tiles::DESERT.to_string());
+    }
     place(r, &mut st, &layout)?;
+    if let Some(w) = &sf.weather {
+        place_weather(r, &mut st, &layout, w)?;
+    }
+    place_stars(r, &mut st, &layout, &sf.battle_stars)?;
+    if let Some(b) = &sf.blitzkrieg {
+        let side = file_side(&layout, b)?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
+    }
     if let Some(k) = &sf.kriegspiel {
         st.fog =
             Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
@@ -601,6 +880,23 @@ pub fn setup_text(
         }
     }
     shuffle(&mut deck, dice);
+    // Minefields: "mix all Minefield pieces with their numbered side hidden.
+    // Place one Minefield piece, selected at random ... on each Minefield
+    // hex" (from the hidden-shuffle stream, after the deck).
+    let pieces = sf
+        .minefield_pieces
+        .as_ref()
+        .map_or_else(|| r.minefields.pieces.clone(), |p| p.get_ref().clone());
+    if let Err(m) = super::mines::draw(&mut st, &pieces, dice) {
+        return Err(match (&sf.minefield_pieces, sf.minefields.first()) {
+            (Some(p), _) => at(text, file, p.span(), m),
+            (None, Some(f)) => at(text, file, f.at.span(), m),
+            (None, None) => DataError::Invalid {
+                file: file.into(),
+                message: m,
+            },
+        });
+    }
     for i in 0..2 {
         while (st.hands[i].len() as u32) < st.hand_size[i] && !deck.is_empty() {
             st.hands[i].push(deck.remove(0));

@@ -146,6 +146,26 @@ pub struct State {
     /// `airdrop` phase before the first turn).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub airdrops: Vec<super::airdrop::Drop>,
+    /// Appendix 1, Minefields: the pieces on the board (their strength is
+    /// the referee's alone until revealed: view.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields: Vec<super::mines::Minefield>,
+    /// Bridge Demolition: bridges rigged for detonation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charges: Vec<super::bridges::Charge>,
+    /// Bridge Demolition, Option 3: tank symbols scored on bridges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bridge_damage: Vec<super::bridges::Damage>,
+    /// Night & Severe Weather Conditions (Optional): the conditions in
+    /// force and the night visibility track (weather.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<super::weather::Weather>,
+    /// Blitzkrieg Rules (Optional): the side that uses them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blitzkrieg: Option<usize>,
+    /// Battle Star Markers (Optional): the markers on the board (stars.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stars: Vec<super::stars::Star>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
@@ -277,6 +297,14 @@ impl<'a> HexInfo<'a> {
         }
         let class = u.movement_class();
         if self.any(|t| !t.only_enter.is_empty() && !t.only_enter.iter().any(|c| c == class)) {
+            return false;
+        }
+        // Infantry Support Weapons: "Mortars may not occupy Bunkers".
+        if self
+            .specs
+            .iter()
+            .any(|(k, _)| u.support.may_not_enter.iter().any(|x| x == k))
+        {
             return false;
         }
         true

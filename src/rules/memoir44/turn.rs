@@ -94,6 +94,17 @@ pub enum Step {
         line: Line,
         unit: u32,
     },
+    /// Bridge Demolition, Option 1.
+    Charge {
+        line: Line,
+        unit: u32,
+        bridge: Hex,
+    },
+    /// Bridge Demolition, Option 2.
+    Detonate {
+        line: Line,
+        bridge: Hex,
+    },
 }
 
 /// A checked turn.
@@ -293,7 +304,9 @@ fn card_orders(
         .iter()
         .copied()
         .filter(|u| {
-            class.as_ref().is_none_or(|c| class_of(ctx, u) == c)
+            class
+                .as_ref()
+                .is_none_or(|c| super::support::ordered_as(ctx.spec(&u.kind), c))
                 && (effect != "infantry-assault" || in_section(u))
         })
         .collect();
@@ -421,7 +434,7 @@ fn card_orders(
         let mut m = default_mode(ctx, &u);
         if !fallback {
             if let Some(c) = &class {
-                if cls != c {
+                if !super::support::ordered_as(ctx.spec(&u.kind), c) {
                     return Err(l.reject(format!(
                         "{} orders only {c} units; the unit at {} is {}",
                         card.name, u.at, cls
@@ -527,6 +540,7 @@ fn play_action(
             spec.name
         )));
     }
+    super::weather::card_check(ctx.r, st, spec).map_err(|m| first.reject(m))?;
     if spec.kind == "manoeuvre" {
         // Army Manoeuvres (Appendix 3): "May only be used by each player
         // once per game. Instead of playing a Command Card ..."
@@ -898,6 +912,34 @@ fn blimp_orders(
     Err(first_err.unwrap_or_else(|| Rejection::whole("these cards cannot order those units")))
 }
 
+/// Combat Engineers: an Engineer Unit that stands on barbed wire or a
+/// hedgehog it has not removed "must do so the next time it is ordered
+/// before being able to move away": why it may not move this turn.
+fn engineer_stuck(ctx: &Ctx<'_>, st: &State, u: &Unit) -> Option<String> {
+    if !ctx.spec(&u.kind).engineer {
+        return None;
+    }
+    let f = st
+        .features(u.at)
+        .iter()
+        .find(|f| ctx.r.feature(f).is_some_and(|x| x.engineer_removes))?;
+    let name = ctx.r.feature(f).map_or(f.as_str(), |x| x.name.as_str());
+    Some(format!(
+        "the Engineer Unit at {} removes the {name} it stands on this turn before it may move away",
+        u.at
+    ))
+}
+
+/// May this Engineer Unit, having moved `dist` hexes, still battle (so it
+/// clears a minefield it moved onto instead)?
+fn engineer_clears(ctx: &Ctx<'_>, u: &Unit, m: &Mode, dist: u32, barred: bool) -> bool {
+    ctx.spec(&u.kind).engineer
+        && m.battles > 0
+        && !m.nothing
+        && dist <= m.move_battle
+        && (!barred || m.ignore_terrain)
+}
+
 #[derive(Default, Clone)]
 struct Track {
     moved: Option<u32>,
@@ -905,6 +947,40 @@ struct Track {
     battles: u32,
     second_moved: bool,
     wire: bool,
+    /// An Engineer Unit clearing a minefield instead of battling.
+    clearing: bool,
+    /// Engineers placing charges on a bridge: their entire action.
+    charging: bool,
+}
+
+/// Bridge Demolition: "Play a Section Card corresponding to the Section of
+/// the Board in which the Bridge lays. If the Bridge is across two Sections
+/// of the Board, then the player may play a Section Card from either end."
+fn bridge_card(
+    ctx: &Ctx<'_>,
+    action: &Action,
+    side: usize,
+    bridge: Hex,
+    l: &Line,
+) -> Result<(), Rejection> {
+    let secs = ctx.board.sections(bridge, side == 0);
+    let ok = match action {
+        Action::Card { effect, .. } => ctx.r.card(effect).is_some_and(|c| {
+            c.kind == "section"
+                && c.orders.iter().any(|(k, n)| {
+                    n.limit() > 0 && Section::parse(k).is_some_and(|s| secs.contains(&s))
+                })
+        }),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(l.reject(format!(
+            "the bridge at {bridge} needs a Section Card for its section ({})",
+            secs.iter().map(|s| s.id()).collect::<Vec<_>>().join(" or ")
+        )))
+    }
 }
 
 /// Check a whole orders text against the position.
@@ -968,6 +1044,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => return Err(first.reject("a turn starts with PLAY <card> (or DISCARD / EXCHANGE)")),
     };
+    // Blitzkrieg Air Attack: a Recon card with a TARGET line is Air Power.
+    let action = super::blitzkrieg::air_attack(ctx, st, side, first, action, after)?;
     // ORDER lines come first.
     let mut ordered: Vec<(u32, Line)> = Vec::new();
     let mut all = false;
@@ -1064,6 +1142,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         }
         _ => (vec![], BTreeMap::new(), String::new()),
     };
+    // Night & Severe Weather (weather.rs): the conditions slow the ordered
+    // units; a move wholly on terrain a condition spares is not slowed.
+    // Blitzkrieg (blitzkrieg.rs): the enemy's armour moves at most 2.
+    let base_modes = modes.clone();
+    for (id, m) in &mut modes {
+        if let Some(u) = st.unit(*id) {
+            let w = super::weather::mode(ctx, st, u, m, None);
+            *m = super::blitzkrieg::mode(ctx, st, u, w);
+        }
+    }
     // Walk the steps on a scratch position.
     let mut sc = st.clone();
     let mut track: BTreeMap<u32, Track> = BTreeMap::new();
@@ -1073,6 +1161,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     let mut discard_battler: Option<u32> = None;
     // Kriegspiel: units stopped short, by the hex their orders moved them to.
     let mut stopped: BTreeMap<Hex, u32> = BTreeMap::new();
+    // Minefields: "Only one attempt per turn may be made to clear a Minefield."
+    let mut mine_tries: BTreeSet<Hex> = BTreeSet::new();
+    // Bridge Demolition: bridges detonated this turn ("once per turn").
+    let mut detonated: BTreeSet<Hex> = BTreeSet::new();
     let turn_no = st.turn + 1;
     for l in step_lines {
         match &l.cmd {
@@ -1089,6 +1181,15 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 let Some(m) = modes.get(&u.id).cloned() else {
                     return Err(l.reject(format!("the unit at {} was not ordered", path[0])));
                 };
+                let m = match base_modes.get(&u.id).filter(|_| sc.weather.is_some()) {
+                    Some(b) => {
+                        let w = super::weather::mode(ctx, &sc, &u, b, Some(path.as_slice()));
+                        let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
+                        modes.insert(u.id, w.clone());
+                        w
+                    }
+                    None => m,
+                };
                 if m.nothing {
                     return Err(l.reject("a unit that digs in does nothing else this turn"));
                 }
@@ -1100,7 +1201,26 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if battled && !second {
                     return Err(l.reject("all movement comes before the first battle"));
                 }
-                let max = if second { 3 } else { m.max_move };
+                let max = if second {
+                    // Behind Enemy Lines' second move, slowed by the weather.
+                    let b = Mode {
+                        max_move: 3,
+                        ..m.clone()
+                    };
+                    super::weather::mode(ctx, &sc, &u, &b, Some(path.as_slice())).max_move
+                } else {
+                    m.max_move
+                };
+                if t.charging {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                if let Some(why) = engineer_stuck(ctx, &sc, &u) {
+                    if path.len() > 1 && t.moved.is_none() {
+                        return Err(l.reject(why));
+                    }
+                }
                 // Kriegspiel: the move stops short of an enemy unit it did
                 // not see, or where it comes next to a camouflaged one.
                 let (path, contact) = super::fog::fog_path(ctx.r, &sc, side, path);
@@ -1136,6 +1256,17 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     t.moved = Some(dist);
                     t.barred = barred;
                 }
+                // Combat Engineers: "Must clear a Minefield hex instead of
+                // Battling on the same turn that it moves onto the hex,
+                // provided that it is eligible to Battle."
+                let end = *path.last().unwrap_or(&u.at);
+                if path.len() > 1
+                    && super::mines::enemy_at(&sc, end, side)
+                    && engineer_clears(ctx, &u, &m, dist, barred)
+                {
+                    t.clearing = true;
+                    mine_tries.insert(end);
+                }
                 steps.push(Step::Move {
                     line: l.clone(),
                     unit: u.id,
@@ -1148,7 +1279,13 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 target,
                 take_ground,
                 overrun,
+                via,
             } => {
+                if via.is_some() && !super::tiles::desert_rules(&sc) {
+                    return Err(l.reject(
+                        "VIA: the North African Armour Overrun needs the North African Desert Rules (the scenario's desert = true)",
+                    ));
+                }
                 if matches!(action, Action::Exchange(_)) {
                     return Err(l.reject("an EXCHANGE is the whole turn"));
                 }
@@ -1244,6 +1381,16 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if t.wire {
                     return Err(l.reject("this unit removes barbed wire instead of battling"));
                 }
+                if t.charging {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                if t.clearing {
+                    return Err(l.reject(
+                        "Engineer Units may not battle while engaged in Minefield Clearance: this unit clears the minefield it moved onto instead of battling",
+                    ));
+                }
                 if t.battles >= m.battles {
                     return Err(l.reject("a unit battles only once per turn"));
                 }
@@ -1289,6 +1436,47 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         }
                         if *take_ground || overrun.is_some() {
                             return Err(l.reject("artillery may not take ground"));
+                        }
+                    }
+                    None if ctx.r.bridge_demolition.bombard_units.contains(&u.kind)
+                        && super::bridges::is_bridge(&sc, *target)
+                        && super::bridges::charge(&sc, *target).is_none() =>
+                    {
+                        // Bridge Demolition, Option 3.
+                        if range as usize > spec.dice.len() {
+                            return Err(l.reject(format!("the bridge at {target} is out of range")));
+                        }
+                        if !(sees(ctx, &sc, u.at, *target)
+                            || spec.indirect && spotted(ctx, &sc, side, *target))
+                        {
+                            return Err(l.reject(format!("no line of sight to {target}")));
+                        }
+                        if *take_ground || overrun.is_some() {
+                            return Err(l.reject("artillery may not take ground"));
+                        }
+                    }
+                    None if spec.class == "artillery"
+                        && super::mines::at(&sc, *target).is_some() =>
+                    {
+                        // "Artillery may also attempt to clear a Minefield
+                        // by firing at it."
+                        if range as usize > spec.dice.len() {
+                            return Err(
+                                l.reject(format!("the minefield at {target} is out of range"))
+                            );
+                        }
+                        if !(sees(ctx, &sc, u.at, *target)
+                            || spec.indirect && spotted(ctx, &sc, side, *target))
+                        {
+                            return Err(l.reject(format!("no line of sight to {target}")));
+                        }
+                        if *take_ground || overrun.is_some() {
+                            return Err(l.reject("artillery may not take ground"));
+                        }
+                        if !mine_tries.insert(*target) {
+                            return Err(l.reject(format!(
+                                "only one attempt per turn may be made to clear a minefield: {target} already has one"
+                            )));
                         }
                     }
                     None if sc.fog.is_some() => {
@@ -1371,6 +1559,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         if reach.len() != set.len() {
                             return Err(l.reject("Air Power targets a group of units on hexes adjacent to each other"));
                         }
+                        super::blitzkrieg::check_targets(ctx, side, &action, hexes)
+                            .map_err(|m| l.reject(m))?;
                     }
                     "barrage" => {
                         if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
@@ -1420,6 +1610,78 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     unit: u.id,
                 });
             }
+            Cmd::Charge { unit: at, bridge } => {
+                let Some(u) = sc.unit_at(*at).cloned() else {
+                    return Err(l.reject(no_unit(&sc, *at)));
+                };
+                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
+                    return Err(
+                        l.reject(format!("the unit at {at} is not one of your ordered units"))
+                    );
+                };
+                if !ctx.spec(&u.kind).engineer {
+                    return Err(l.reject(
+                        "only an Engineer Unit at one end of a bridge may place charges on it",
+                    ));
+                }
+                if !super::bridges::is_bridge(&sc, *bridge) {
+                    return Err(l.reject(format!("there is no bridge at {bridge}")));
+                }
+                if !u.at.adjacent(*bridge) {
+                    return Err(l.reject(format!(
+                        "only an Engineer Unit at one end of a bridge may place charges: {at} is not next to {bridge}"
+                    )));
+                }
+                bridge_card(ctx, &action, side, *bridge, l)?;
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some() || t.battles > 0 || t.clearing || m.nothing {
+                    return Err(l.reject(
+                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                t.charging = true;
+                super::bridges::place(&mut sc, &mut Vec::new(), side, u.at, *bridge);
+                steps.push(Step::Charge {
+                    line: l.clone(),
+                    unit: u.id,
+                    bridge: *bridge,
+                });
+            }
+            Cmd::Detonate { bridge } => {
+                if super::bridges::charge(&sc, *bridge).is_none_or(|c| c.side != side) {
+                    return Err(l.reject(format!(
+                        "the bridge at {bridge} is not rigged for detonation by your side"
+                    )));
+                }
+                bridge_card(ctx, &action, side, *bridge, l)?;
+                if !detonated.insert(*bridge) {
+                    return Err(l.reject(
+                        "a bridge may be detonated only once per turn (further rolls on later turns)",
+                    ));
+                }
+                if sc.unit_at(*bridge).is_some() {
+                    return Err(l.reject(format!(
+                        "the bridge at {bridge} holds a unit: it is not blown with troops on it"
+                    )));
+                }
+                // "Detonation of a Bridge is the same as ordering a Unit."
+                if let Action::Card { effect, .. } = &action {
+                    let limit = ctx.r.card(effect).map_or(0, |c| {
+                        c.orders
+                            .values()
+                            .fold(0usize, |a, n| a.saturating_add(n.limit()))
+                    });
+                    if ids.len() + detonated.len() > limit {
+                        return Err(l.reject(format!(
+                            "this card orders at most {limit} units, and a detonation counts as ordering one"
+                        )));
+                    }
+                }
+                steps.push(Step::Detonate {
+                    line: l.clone(),
+                    bridge: *bridge,
+                });
+            }
             _ => return Err(l.reject("unexpected order here")),
         }
     }
@@ -1454,6 +1716,9 @@ struct Turn<'a, 'b, 'c> {
     ambush_draw: bool,
     overrun_used: BTreeSet<u32>,
     modes_extra: BTreeMap<u32, (i32, bool, String)>,
+    /// Combat Engineers that removed wire or a hedgehog this turn: "reduces
+    /// the number of Battle Dice it rolls by 1".
+    obstacle_cost: BTreeSet<u32>,
 }
 
 impl Turn<'_, '_, '_> {
@@ -1497,11 +1762,22 @@ impl Turn<'_, '_, '_> {
         let att = self.st.unit(att_id)?.clone();
         let tgt = self.st.unit(tgt_id)?.clone();
         let ctx = self.ctx;
+        super::bridges::battled(&mut self.st, att.at, tgt.at);
+        let mut extra = extra;
+        if self.obstacle_cost.contains(&att_id) {
+            extra.push(Modifier {
+                dice: -1,
+                reason: "removing an obstacle".into(),
+            });
+        }
         let (base, mods) = battle_dice(ctx, &self.st, &att, &tgt, &extra);
         let n = total(base, &mods);
         let aspec = ctx.spec(&att.kind);
         let tspec = ctx.spec(&tgt.kind);
         let (faces, hits, flags) = roll(ctx, &mut *self.chance.dice, n, Some(aspec), tspec, rule);
+        // Appendix 2: a Fortress is hit by artillery stars only.
+        let hits =
+            super::tiles::limited_hits(ctx, &self.st, &aspec.class, tgt.at, &faces).unwrap_or(hits);
         let idx = self.ev.len();
         self.ev.push(Event::Battle {
             side: self.st.sides[att.side].clone(),
@@ -1551,7 +1827,27 @@ impl Turn<'_, '_, '_> {
             if let Some(Event::Battle { ignored_flags, .. }) = self.ev.get_mut(idx) {
                 *ignored_flags = ig;
             }
+            // Appendix 2: a retreat onto a frozen river tests the ice.
+            let retreat = self.ev[idx..].iter().rev().find_map(|e| match e {
+                Event::Retreat { path, .. } if path.len() > 1 => Some(path[1..].to_vec()),
+                _ => None,
+            });
+            if let Some(path) = retreat {
+                super::tiles::entered(
+                    ctx,
+                    &mut self.st,
+                    &mut self.ev,
+                    &mut *self.chance.dice,
+                    tgt_id,
+                    &path,
+                );
+                if self.st.unit(tgt_id).is_none() {
+                    out.eliminated = true;
+                }
+            }
         }
+        // Appendix 2: fire that destroys the tile the target stood on.
+        super::tiles::fire_on_hex(ctx, &mut self.st, &mut self.ev, &aspec.class, tgt.at);
         if aspec.cross_hairs && hits > 0 && !out.eliminated && !out.retreated {
             let have = self
                 .st
@@ -1660,6 +1956,7 @@ pub fn apply(
         side,
         ambush_draw: false,
         overrun_used: BTreeSet::new(),
+        obstacle_cost: BTreeSet::new(),
         modes_extra: plan
             .modes
             .iter()
@@ -1881,12 +2178,31 @@ pub fn apply(
         }
         Gate::None => {}
     }
+    // Combat Engineers standing on wire or a hedgehog they have not removed
+    // remove it when next ordered, before they may move away.
+    for id in &plan.ordered {
+        if allowed.as_ref().is_some_and(|a| !a.contains(id)) {
+            continue;
+        }
+        if let Some(h) = t.st.unit(*id).map(|u| u.at) {
+            t.engineer_removes(*id, h);
+        }
+    }
+    // Battle Star Markers (stars.rs): after each order, what became of them.
+    let mut since = t.ev.len();
     for step in &plan.steps {
+        // Bridge Demolition: charges on a bridge the enemy now occupies go.
+        super::bridges::after_step(&mut t.st, &mut t.ev);
+        super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        since = t.ev.len();
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
-            | Step::RemoveWire { line, unit } => (line, Some(*unit)),
-            Step::Target { line, .. } | Step::Lapse { line, .. } => (line, None),
+            | Step::RemoveWire { line, unit }
+            | Step::Charge { line, unit, .. } => (line, Some(*unit)),
+            Step::Target { line, .. } | Step::Lapse { line, .. } | Step::Detonate { line, .. } => {
+                (line, None)
+            }
         };
         if let (Some(a), Some(u)) = (&allowed, unit) {
             let firefight = matches!(
@@ -1933,7 +2249,7 @@ pub fn apply(
                 } else {
                     m.max_move
                 };
-                if let Err(e) = check_path(
+                let info = match check_path(
                     ctx,
                     &t.st,
                     &u,
@@ -1943,9 +2259,12 @@ pub fn apply(
                         ignore_terrain: m.ignore_terrain,
                     },
                 ) {
-                    t.skip(line, &e);
-                    continue;
-                }
+                    Ok(i) => i,
+                    Err(e) => {
+                        t.skip(line, &e);
+                        continue;
+                    }
+                };
                 let dest = *path.last().unwrap_or(&u.at);
                 if let Some(x) = t.st.unit_mut(*unit) {
                     x.at = dest;
@@ -1958,8 +2277,49 @@ pub fn apply(
                 });
                 t.ev.extend(contact.iter().cloned());
                 t.wire_on_entry(*unit, dest);
+                t.engineer_removes(*unit, dest);
                 let e = super::victory::update_objectives(&mut t.st);
                 t.ev.extend(e);
+                // Appendix 2: a frozen river tests the ice.
+                super::tiles::entered(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    path.get(1..).unwrap_or(&[]),
+                );
+                let clearing = engineer_clears(ctx, &u, &m, info.dist, info.barred_from_battle);
+                super::mines::entered(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    dest,
+                    clearing,
+                );
+            }
+            Step::Charge { unit, bridge, .. } => {
+                if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
+                    super::bridges::place(&mut t.st, &mut t.ev, side, h, *bridge);
+                }
+            }
+            Step::Detonate { line, bridge } => {
+                if t.st.unit_at(*bridge).is_some() {
+                    t.skip(line, "the bridge holds a unit");
+                } else if super::bridges::charge(&t.st, *bridge).is_some_and(|c| c.side == side) {
+                    super::bridges::detonate(
+                        ctx.r,
+                        &mut t.st,
+                        &mut t.ev,
+                        &mut *t.chance.dice,
+                        side,
+                        *bridge,
+                    );
+                } else {
+                    t.skip(line, "the charges are no longer on the bridge");
+                }
             }
             Step::RemoveWire { unit, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
@@ -1976,7 +2336,11 @@ pub fn apply(
                 let air =
                     matches!(&plan.action, Action::Card { effect, .. } if effect == "air-power");
                 let (how, per) = if air {
-                    ("air-power", t.st.air_power_dice[side])
+                    (
+                        "air-power",
+                        super::blitzkrieg::air_dice(ctx, &plan.action)
+                            .unwrap_or(t.st.air_power_dice[side]),
+                    )
                 } else {
                     ("barrage", 4)
                 };
@@ -2043,6 +2407,8 @@ pub fn apply(
             }
         }
     }
+    super::bridges::after_step(&mut t.st, &mut t.ev);
+    super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {
@@ -2130,12 +2496,61 @@ impl Turn<'_, '_, '_> {
         }
     }
 
+    /// North African Armour Overrun (Appendix 2): the one additional hex
+    /// after taking ground. False (and the line skipped) if it cannot be
+    /// made; the armour then stays on the ground it took.
+    fn desert_step(&mut self, line: &Line, unit: u32, to: Hex) -> bool {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return false;
+        };
+        let spec = ctx.spec(&u.kind);
+        let why = if !u.at.adjacent(to) {
+            Some(format!("{to} is not next to {}", u.at))
+        } else if self.st.unit_at(to).is_some() {
+            Some(format!("{to} holds a unit"))
+        } else if !may_enter(ctx, &self.st, spec, to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
+            Some(format!("{} may not enter {to}", spec.name))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.skip(line, &format!("the additional hex of the overrun: {why}"));
+            return false;
+        }
+        if let Some(x) = self.st.unit_mut(unit) {
+            x.at = to;
+        }
+        unit_moved(&mut self.st, unit);
+        self.ev.push(Event::Move {
+            side: self.st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at, to],
+        });
+        self.wire_on_entry(unit, to);
+        let e = super::victory::update_objectives(&mut self.st);
+        self.ev.extend(e);
+        if super::tiles::barred_on_or_off(ctx, &self.st, spec.movement_class(), u.at, to) {
+            self.skip(
+                line,
+                "the overrun moved onto or out of terrain where armour may not battle",
+            );
+            return false;
+        }
+        true
+    }
+
     fn take_ground(&mut self, unit: u32, to: Hex, overrun: bool) -> bool {
         let ctx = self.ctx;
         let Some(u) = self.st.unit(unit).cloned() else {
             return false;
         };
-        if self.st.unit_at(to).is_some() || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to) {
+        if self.st.unit_at(to).is_some()
+            || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to)
+            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+        {
             return false;
         }
         if let Some(x) = self.st.unit_mut(unit) {
@@ -2161,7 +2576,65 @@ impl Turn<'_, '_, '_> {
         self.wire_on_entry(unit, to);
         let e = super::victory::update_objectives(&mut self.st);
         self.ev.extend(e);
-        true
+        // Appendix 2: a frozen river tests the ice.
+        super::tiles::entered(
+            ctx,
+            &mut self.st,
+            &mut self.ev,
+            &mut *self.chance.dice,
+            unit,
+            &[to],
+        );
+        // Taking ground onto a minefield is entering it.
+        super::mines::entered(
+            ctx,
+            &mut self.st,
+            &mut self.ev,
+            &mut *self.chance.dice,
+            unit,
+            to,
+            false,
+        );
+        self.st.unit(unit).is_some()
+    }
+
+    /// Combat Engineers: "Must remove Barbed Wire or Hedgehog hex on the
+    /// same turn that it moves onto the hex but reduces the number of Battle
+    /// Dice it rolls by 1."
+    fn engineer_removes(&mut self, unit: u32, h: Hex) {
+        let ctx = self.ctx;
+        let Some(u) = self.st.unit(unit).cloned() else {
+            return;
+        };
+        if !ctx.spec(&u.kind).engineer {
+            return;
+        }
+        let Some(fs) = self.st.terrain.get_mut(&h) else {
+            return;
+        };
+        let gone: Vec<String> = fs
+            .iter()
+            .filter(|f| ctx.r.feature(f).is_some_and(|x| x.engineer_removes))
+            .cloned()
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        fs.retain(|f| !gone.contains(f));
+        if fs.is_empty() {
+            self.st.terrain.remove(&h);
+        }
+        let (side, kind) = (self.st.sides[u.side].clone(), u.kind.clone());
+        for g in gone {
+            let name = ctx.r.feature(&g).map_or(g.clone(), |x| x.name.clone());
+            self.ev.push(Event::ObstacleRemoved {
+                side: side.clone(),
+                unit: kind.clone(),
+                at: h,
+                obstacle: name,
+            });
+        }
+        self.obstacle_cost.insert(unit);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2228,6 +2701,38 @@ impl Turn<'_, '_, '_> {
                         by: "artillery".into(),
                     });
                 }
+            } else if ctx.r.bridge_demolition.bombard_units.contains(&att.kind)
+                && super::bridges::is_bridge(&self.st, target)
+                && super::bridges::charge(&self.st, target).is_none()
+            {
+                let range = att.at.distance(target);
+                let n = spec
+                    .dice
+                    .get((range as usize).wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(0);
+                let mut faces = Vec::new();
+                for _ in 0..n {
+                    faces.push(ctx.r.face(self.chance.dice.roll(6)));
+                }
+                super::bridges::bombard(
+                    ctx.r,
+                    &mut self.st,
+                    &mut self.ev,
+                    att.side,
+                    att.at,
+                    target,
+                    faces,
+                );
+            } else if spec.class == "artillery" && super::mines::at(&self.st, target).is_some() {
+                super::mines::artillery_clear(
+                    ctx,
+                    &mut self.st,
+                    &mut self.ev,
+                    &mut *self.chance.dice,
+                    unit,
+                    target,
+                );
             } else {
                 self.skip(
                     line,
@@ -2312,9 +2817,30 @@ impl Turn<'_, '_, '_> {
             None if auto_overrun => Some(None),
             None => None,
         };
+        // Appendix 2: armour that takes ground onto a flooded field or a
+        // marsh "may Take Ground but may not make an Armour Overrun".
+        let overrun = if overrun.is_some() && !super::tiles::overrun_allowed(ctx, &self.st, target)
+        {
+            if self.take_ground(unit, target, false) {
+                self.skip(
+                    line,
+                    "an armour unit that takes ground onto this terrain may not overrun",
+                );
+            }
+            return;
+        } else {
+            overrun
+        };
         if let Some(named) = overrun {
             if self.overrun_used.contains(&unit) || !self.take_ground(unit, target, true) {
                 return;
+            }
+            // North African Armour Overrun: "may Take Ground and may then
+            // Move one additional hex. It can then Battle again."
+            if let Cmd::Battle { via: Some(v), .. } = &line.cmd {
+                if !self.desert_step(line, unit, *v) {
+                    return;
+                }
             }
             // The Big Push without a named target: the armour overruns the
             // weakest enemy unit it may battle from its new hex (fewest

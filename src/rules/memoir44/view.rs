@@ -55,6 +55,21 @@ pub struct UnitView {
     pub start: u32,
 }
 
+/// A minefield piece (Appendix 1). Both players see where it lies; its
+/// strength only once it is turned over (the referee always).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MinefieldView {
+    pub at: Hex,
+    /// The side that laid it.
+    pub side: String,
+    /// Its numbered side, when this viewer may see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strength: Option<u32>,
+    /// Turned over (its strength is public).
+    #[serde(default)]
+    pub revealed: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObjectiveView {
     pub at: Hex,
@@ -102,6 +117,9 @@ pub struct View {
     pub sides: Vec<SideView>,
     pub units: Vec<UnitView>,
     pub objectives: Vec<ObjectiveView>,
+    /// Appendix 1, Minefields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minefields: Vec<MinefieldView>,
     /// Cards left in the deck (never their order).
     pub deck_size: usize,
     /// Cards in the used pile.
@@ -109,6 +127,9 @@ pub struct View {
     /// The last turn's events as this viewer may see them (other sides'
     /// drawn and face-down cards read "hidden").
     pub last_turn: Vec<Event>,
+    /// Night & Severe Weather: the conditions in force, as a sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<String>,
 }
 
 /// May `viewer` see what is private to `side`?
@@ -276,9 +297,20 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
                             .is_some_and(|u| super::fog::visible(r, s, viewer, u))),
             })
             .collect(),
+        minefields: s
+            .minefields
+            .iter()
+            .map(|m| MinefieldView {
+                at: m.at,
+                side: side_id(m.side),
+                strength: (m.revealed || matches!(viewer, Viewer::Referee)).then_some(m.strength),
+                revealed: m.revealed,
+            })
+            .collect(),
         deck_size: s.deck.len(),
         discard_size: s.discard.len(),
         last_turn: Vec::new(),
+        weather: super::weather::status(r, s),
     }
 }
 

@@ -34,6 +34,40 @@ pub fn tile_style(tile: &str) -> (&'static str, &'static str) {
         "beach" => ("#e8d9a0", "beach"),
         "road" => ("#d4caa8", "road"),
         "open" => ("#dfe8c8", ""),
+        // Appendix 2, tiles from expansion sets.
+        "city-ruins" => ("#8f8a84", "ruins"),
+        "factory" => ("#a48a78", "factory"),
+        "hill-village" => ("#c2a266", "hill vil."),
+        "russian-town" => ("#b88e6a", "rus. town"),
+        "wooden-village" => ("#a97c50", "wood vil."),
+        "railway-bridge" => ("#7d6e5a", "rail br."),
+        "station" => ("#b39b86", "station"),
+        "road-rail-crossing" => ("#cbbf98", "rd x rail"),
+        "road-over-hill" => ("#c4aa6e", "road hill"),
+        "hill-woods" => ("#7a8a45", "hill wds"),
+        "ravine" => ("#9b8465", "ravine"),
+        "fordable-river" => ("#9cc3e6", "ford"),
+        "headwaters" => ("#5b97cf", "headwtr"),
+        "frozen-river" => ("#d8ecf5", "frozen"),
+        "lake" => ("#2f6eaa", "lake"),
+        "winter-woods" => ("#9fb8a5", "w. woods"),
+        "flooded-field" => ("#a9cfd6", "flooded"),
+        "high-ground" => ("#d6cf9a", "high gr."),
+        "marsh" => ("#8fae94", "marsh"),
+        "airfield" => ("#c8c8bd", "airfield"),
+        "cemetery" => ("#b7c2a8", "cemetery"),
+        "dam" => ("#8c9aa8", "dam"),
+        "power-plant" => ("#a6a08f", "power"),
+        "prison-camp" => ("#a89a8a", "prison"),
+        "supply-depot" => ("#b8a882", "depot"),
+        "barracks" => ("#b49470", "barracks"),
+        "church" => ("#d1b08c", "church"),
+        "lighthouse" => ("#d8c7a8", "lighthse"),
+        "radar-station" => ("#a3a9b0", "radar"),
+        "desert-town" => ("#dcc28f", "town"),
+        "oasis" => ("#6fb88a", "oasis"),
+        "palm-trees" => ("#9fbf5f", "palms"),
+        "wadi" => ("#c9a36b", "wadi"),
         _ => ("#cccccc", "?"),
     }
 }
@@ -86,7 +120,11 @@ pub fn board(v: &View) -> String {
         rows: v.board.rows,
         flipped: v.flipped(),
     };
-    let (w, h) = g.size();
+    let (w, board_h) = g.size();
+    let legend = legend_items(v);
+    let per_row = ((w - 2 * MARGIN) / LEGEND_ITEM).max(1) as usize;
+    let legend_rows = legend.len().div_ceil(per_row) as i32;
+    let h = board_h + LEGEND_LINE * legend_rows + if legend_rows > 0 { 8 } else { 0 };
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -99,6 +137,18 @@ pub fn board(v: &View) -> String {
         r2 = R / 2
     );
     let _ = writeln!(o, r##"<rect width="{w}" height="{h}" fill="#f6f3ea"/>"##);
+    // Night & Severe Weather: the conditions, in the top margin.
+    if let Some(wx) = &v.weather {
+        let _ = writeln!(
+            o,
+            r##"<text class="weather" x="6" y="11" font-size="10" fill="#223">{}</text>"##,
+            esc(wx
+                .split(" (")
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('.'))
+        );
+    }
     // Hexes, one group per kind of tile: <use data-hex="E5"> each.
     let hexes: Vec<(Hex, &str)> = v
         .all_hexes()
@@ -161,6 +211,30 @@ pub fn board(v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
+    // Appendix 1, Minefields: a mine mark, with the strength once revealed
+    // (the referee's board shows every strength).
+    if !v.minefields.is_empty() {
+        o.push_str(
+            "<g class=\"minefields\" font-size=\"9\" font-weight=\"bold\" fill=\"#8b0000\">\n",
+        );
+        for m in &v.minefields {
+            let (x, y) = g.centre(m.at);
+            let label = match m.strength {
+                Some(n) => format!("M{n}"),
+                None => "M?".into(),
+            };
+            let _ = writeln!(
+                o,
+                r##"<text class="minefield" data-hex="{}" x="{}" y="{}">{label}<title>minefield of {}{}</title></text>"##,
+                m.at,
+                x + HW - 16,
+                y + 10,
+                esc(&m.side),
+                if m.revealed { ", revealed" } else { "" }
+            );
+        }
+        o.push_str("</g>\n");
+    }
     // Section lines.
     for l in v.board.section_lines {
         let (x, _) = g.centre(Hex::new(l, 1));
@@ -168,7 +242,7 @@ pub fn board(v: &View) -> String {
             o,
             r##"<line class="section" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
             MARGIN - 6,
-            h - MARGIN + 6
+            board_h - MARGIN + 6
         );
     }
     // Coordinates on the edges: row numbers left and right.
@@ -275,8 +349,89 @@ pub fn board(v: &View) -> String {
             n = u.figures,
         );
     }
-    o.push_str("</g>\n</svg>\n");
+    o.push_str("</g>\n");
+    // The legend: every tile and obstacle on this board, under it.
+    if !legend.is_empty() {
+        o.push_str("<g class=\"legend\" font-size=\"10\" fill=\"#222\" stroke=\"#6b6b5a\">\n");
+        for (i, item) in legend.iter().enumerate() {
+            let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
+            let y = board_h + LEGEND_LINE * (i / per_row) as i32;
+            let name = esc(&item.name);
+            match item.mark {
+                None => {
+                    let _ = writeln!(
+                        o,
+                        r##"<g data-legend="{id}"><rect x="{x}" y="{}" width="14" height="10" fill="{fill}"/><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                        y - 9,
+                        x + 18,
+                        id = item.id,
+                        fill = item.fill,
+                    );
+                }
+                Some(m) => {
+                    let _ = writeln!(
+                        o,
+                        r##"<g data-legend="{id}"><text x="{}" y="{y}" stroke="none" font-weight="bold" fill="#5a2d0c">{m}</text><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                        x + 3,
+                        x + 18,
+                        id = item.id,
+                    );
+                }
+            }
+        }
+        o.push_str("</g>\n");
+    }
+    o.push_str("</svg>\n");
     pack(&o)
+}
+
+/// Width of one legend entry and height of a legend line, in SVG units.
+const LEGEND_ITEM: i32 = 150;
+const LEGEND_LINE: i32 = 16;
+
+/// One entry of the board's legend: a tile (its colour) or an obstacle
+/// (its mark).
+struct LegendItem {
+    id: String,
+    name: String,
+    fill: &'static str,
+    mark: Option<char>,
+}
+
+/// The tiles, then the obstacles, found on the board, each once, in the
+/// order of their ids.
+fn legend_items(v: &View) -> Vec<LegendItem> {
+    let mut tiles: Vec<String> = Vec::new();
+    let mut obstacles: Vec<String> = Vec::new();
+    for hx in v.all_hexes() {
+        let Some(t) = v.hex(hx) else { continue };
+        if t.tile != "open" && !tiles.contains(&t.tile) {
+            tiles.push(t.tile.clone());
+        }
+        for ob in &t.obstacles {
+            if !obstacles.contains(ob) {
+                obstacles.push(ob.clone());
+            }
+        }
+    }
+    tiles.sort();
+    obstacles.sort();
+    let mut out: Vec<LegendItem> = tiles
+        .into_iter()
+        .map(|id| LegendItem {
+            name: id.replace('-', " "),
+            fill: tile_style(&id).0,
+            mark: None,
+            id,
+        })
+        .collect();
+    out.extend(obstacles.into_iter().map(|id| LegendItem {
+        name: id.replace('-', " "),
+        fill: "",
+        mark: Some(obstacle_mark(&id)),
+        id,
+    }));
+    out
 }
 
 /// The advance of a character at the names' size (8): capitals and digits

@@ -23,13 +23,58 @@ pub fn terrain_code(id: &str) -> String {
         "ocean" => "Oc".into(),
         "beach" => "Bc".into(),
         "road" => "Rd".into(),
-        other => {
-            let mut c = other.chars();
-            let a = c.next().unwrap_or('?').to_ascii_uppercase();
-            let b = c.next().unwrap_or('?').to_ascii_lowercase();
-            format!("{a}{b}")
-        }
+        other => match appendix2_code(other) {
+            Some(c) => c.into(),
+            None => fallback_code(other),
+        },
     }
+}
+
+/// Appendix 2's tiles (expansion sets): a distinct code each.
+fn appendix2_code(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "city-ruins" => "Cr",
+        "factory" => "Fc",
+        "hill-village" => "Hv",
+        "russian-town" => "Rt",
+        "wooden-village" => "Wv",
+        "railway-bridge" => "Rb",
+        "station" => "St",
+        "road-rail-crossing" => "Rx",
+        "road-over-hill" => "Rh",
+        "hill-woods" => "Hw",
+        "ravine" => "Ra",
+        "fordable-river" => "Fr",
+        "headwaters" => "Hd",
+        "frozen-river" => "Fz",
+        "lake" => "Lk",
+        "winter-woods" => "Ww",
+        "flooded-field" => "Ff",
+        "high-ground" => "Hi",
+        "marsh" => "Ma",
+        "airfield" => "Af",
+        "cemetery" => "Ce",
+        "dam" => "Dm",
+        "power-plant" => "Pp",
+        "prison-camp" => "Pc",
+        "supply-depot" => "Sd",
+        "barracks" => "Bk",
+        "church" => "Ch",
+        "lighthouse" => "Lh",
+        "radar-station" => "Rs",
+        "desert-town" => "Dt",
+        "oasis" => "Oa",
+        "palm-trees" => "Pa",
+        "wadi" => "Wa",
+        _ => return None,
+    })
+}
+
+fn fallback_code(other: &str) -> String {
+    let mut c = other.chars();
+    let a = c.next().unwrap_or('?').to_ascii_uppercase();
+    let b = c.next().unwrap_or('?').to_ascii_lowercase();
+    format!("{a}{b}")
 }
 
 /// One-character terrain symbols of the compact map.
@@ -44,7 +89,17 @@ pub fn terrain_symbol(id: &str) -> char {
         "bridge" => '=',
         "hedgerow" => '&',
         "beach" => ',',
-        "road" => '-',
+        "road" | "road-rail-crossing" => '-',
+        "city-ruins" | "factory" | "russian-town" | "wooden-village" | "station" | "barracks"
+        | "church" | "lighthouse" | "radar-station" | "desert-town" => '#',
+        "hill-village" | "hill-woods" | "road-over-hill" | "high-ground" => '^',
+        "winter-woods" | "palm-trees" => '%',
+        "fordable-river" | "frozen-river" | "headwaters" | "lake" | "flooded-field" | "marsh" => {
+            '~'
+        }
+        "railway-bridge" => '=',
+        "oasis" => 'o',
+        "ravine" | "wadi" => 'v',
         _ => '?',
     }
 }
@@ -56,6 +111,13 @@ pub fn obstacle_mark(id: &str) -> char {
         "bunker" => 'b',
         "hedgehog" => 'h',
         "sandbag" => 's',
+        "field-bunker" => 'f',
+        "winter-bunker" => 'n',
+        "dragons-teeth" => 'd',
+        "trenches" => 't',
+        "railway" => 'r',
+        "roadblock" => 'k',
+        "fortress" => 'F',
         _ => '+',
     }
 }
@@ -361,6 +423,18 @@ pub fn legend(v: &View) -> String {
     if !obst.is_empty() {
         t.push_str(&format!(" Obstacles: {}.", obst.join(", ")));
     }
+    if !v.minefields.is_empty() {
+        let list: Vec<String> = v
+            .minefields
+            .iter()
+            .map(|m| match m.strength {
+                Some(n) if m.revealed => format!("{} ({}, strength {n})", m.at, side_name(&m.side)),
+                Some(n) => format!("{} ({}, hidden: {n})", m.at, side_name(&m.side)),
+                None => format!("{} ({}, hidden)", m.at, side_name(&m.side)),
+            })
+            .collect();
+        t.push_str(&format!(" Minefields: {}.", list.join(", ")));
+    }
     if !v.objectives.is_empty() {
         t.push_str(&format!(
             " Objectives: * not held, O held by {}, o held by {}.",
@@ -452,6 +526,10 @@ pub fn status(v: &View) -> String {
 #[must_use]
 pub fn position(v: &View) -> String {
     let mut out = format!("{}, after turn {}\n\n", v.title, v.turn);
+    if let Some(w) = &v.weather {
+        out.push_str(&crate::report::wrap(w, 78, "  "));
+        out.push('\n');
+    }
     out.push_str(&map(v));
     out.push('\n');
     out.push_str(&legend(v));

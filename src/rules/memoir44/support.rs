@@ -1,0 +1,128 @@
+//! Infantry Support Weapons (Optional), seeds/004: anti-tank infantry,
+//! machine-guns, flame-throwers and mortars. They are unit types of the
+//! ruleset (`[units.*]` with a `support` table); this module holds what the
+//! main rules have no word for: a mortar's grenades and a flame-thrower's
+//! stars scored as flags, terrain a weapon may not enter, the cards that
+//! also order it, and the one flame-thrower a side may have.
+
+use super::ruleset::{Ruleset, UnitSpec};
+use super::state::State;
+use serde::{Deserialize, Serialize};
+
+/// What sets an Infantry Support Weapon apart (a unit type's `support`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SupportSpec {
+    /// An Infantry Support Weapon (the optional rule; `[options]
+    /// infantry_support_weapons = false` refuses it in scenarios).
+    #[serde(default)]
+    pub weapon: bool,
+    /// "Red Grenade Hits count as Purple Flags" (its own battle dice).
+    #[serde(default)]
+    pub grenades_are_flags: bool,
+    /// "treats Star results as additional Purple Flags".
+    #[serde(default)]
+    pub stars_are_flags: bool,
+    /// Terrain it may not move onto ("Mortars may not occupy Bunkers").
+    #[serde(default)]
+    pub may_not_enter: Vec<String>,
+    /// Card unit classes that also order it ("The "Artillery Bombard" card
+    /// also activates Mortars").
+    #[serde(default)]
+    pub ordered_by: Vec<String>,
+    /// "A player may only have one Flame-Thrower Unit on the Board."
+    #[serde(default)]
+    pub one_per_side: bool,
+}
+
+/// May a card that orders `class` units order a unit of this type?
+#[must_use]
+pub fn ordered_as(spec: &UnitSpec, class: &str) -> bool {
+    spec.class == class || spec.support.ordered_by.iter().any(|c| c == class)
+}
+
+/// How one of its battle dice scores: Some(true) a flag instead of what the
+/// face would do, None as usual.
+#[must_use]
+pub fn face_is_flag(att: Option<&UnitSpec>, face: &str) -> bool {
+    att.is_some_and(|a| {
+        (a.support.grenades_are_flags && face == "grenade")
+            || (a.support.stars_are_flags && face == "star")
+    })
+}
+
+/// Check a position's support weapons: the optional rule is played, and a
+/// side has at most one of a one-per-side type. Returns the offending unit's
+/// index in `st.units` and why.
+pub fn check_position(r: &Ruleset, st: &State) -> Result<(), (usize, String)> {
+    for (i, u) in st.units.iter().enumerate() {
+        let Some(spec) = r.units.get(&u.kind) else {
+            continue;
+        };
+        if spec.support.weapon && !r.options.infantry_support_weapons {
+            return Err((
+                i,
+                format!(
+                    "this ruleset does not play the optional Infantry Support Weapons ({})",
+                    spec.name
+                ),
+            ));
+        }
+        if spec.support.one_per_side
+            && st.units[..i]
+                .iter()
+                .any(|o| o.side == u.side && o.kind == u.kind)
+        {
+            return Err((
+                i,
+                format!("a player may only have one {} on the board", spec.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{scenario, Ruleset};
+
+    fn two_flame_throwers(second_side: &str) -> String {
+        format!(
+            "id = \"x\"\nruleset = \"memoir44\"\nname = \"x\"\nvictory = 4\nfirst = \"allies\"\n\
+             [[sides]]\nid = \"allies\"\n[[sides]]\nid = \"axis\"\n\
+             [[units]]\nat = \"E2\"\nside = \"allies\"\ntype = \"flame-thrower\"\n\
+             [[units]]\nat = \"F2\"\nside = \"{second_side}\"\ntype = \"flame-thrower\"\n"
+        )
+    }
+
+    /// "A player may only have one Flame-Thrower Unit on the Board."
+    #[test]
+    fn a_second_flame_thrower_of_one_side_is_refused_at_its_line() {
+        let r = Ruleset::builtin().unwrap();
+        let e = scenario::load(&r, &two_flame_throwers("allies"), "f.toml")
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("f.toml:17:8") && e.contains("only have one Flame-Thrower"),
+            "{e}"
+        );
+        // One each is allowed.
+        assert!(scenario::load(&r, &two_flame_throwers("axis"), "f.toml").is_ok());
+    }
+
+    /// A club's ruleset that does not play the optional rule refuses them.
+    #[test]
+    fn a_ruleset_without_the_option_refuses_support_weapons() {
+        let mut r = Ruleset::builtin().unwrap();
+        r.options.infantry_support_weapons = false;
+        let e = scenario::load(&r, &two_flame_throwers("axis"), "f.toml")
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("f.toml:13:8") && e.contains("Infantry Support Weapons"),
+            "{e}"
+        );
+    }
+}
