@@ -63,6 +63,9 @@ struct MovePart {
     orders: BTreeMap<String, String>,
     #[serde(default)]
     dice: Vec<Spanned<u32>>,
+    /// A referee's correction (AMEND lines) instead of orders.
+    #[serde(default)]
+    amend: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -286,7 +289,12 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             dice: &mut dice,
             deck: &mut deck,
         };
-        engine::run(&r, &st, &orders, Some(&mut chance))
+        match &cf.r#move.amend {
+            Some(fix) => {
+                super::syw::amend::amend(&r, &st, fix).map(|(st, ev)| engine::Outcome { st, ev })
+            }
+            None => engine::run(&r, &st, &orders, Some(&mut chance)),
+        }
     };
     let e = &cf.expect;
     let out = match (res, &e.rejected) {

@@ -82,8 +82,9 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
          FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
          FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
   STANDING <name>: EVADE | STAND | COUNTER-CHARGE,
-                   RESPONSE FIRE | HOLD FIRE   (or NONE)
+                   RESPONSE FIRE | HOLD FIRE, FIGHT ON | BREAK OFF   (or NONE)
   FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls
+  SPLIT <battery>                        one gun and its crew become <battery>-2
   PASS                                   no orders this player-turn
 "
             .to_string();
@@ -290,6 +291,11 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         _viewer: &Viewer,
     ) -> Vec<String> {
         events.iter().filter_map(report::describe).collect()
+    }
+
+    /// A referee's correction (docs/referee.md, "Measured tables").
+    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        syw::amend::amend(self, s, text)
     }
 
     /// Rank and file each side has removed from the enemy.

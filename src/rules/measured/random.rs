@@ -43,11 +43,13 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
             .map(|u| u.brigade.clone())
             .collect();
         if let Some(u) = pick(rng, &mine) {
-            let s = match rng.roll(5) {
+            let s = match rng.roll(7) {
                 1 => "EVADE",
                 2 => "STAND",
                 3 => "COUNTER-CHARGE",
                 4 => "HOLD FIRE",
+                5 => "BREAK OFF",
+                6 => "FIGHT ON",
                 _ => "RESPONSE FIRE",
             };
             lines.push(format!("STANDING {u}: {s}"));

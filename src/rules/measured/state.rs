@@ -431,6 +431,13 @@ pub struct Placement {
     /// rest left, moves ended since its fighting.
     #[serde(default)]
     pub exhausted: Option<[u32; 3]>,
+    /// Seven Years' War: starts off the table ("Off table movement via
+    /// umpire"); `at` is where it comes on.
+    #[serde(default)]
+    pub off_table: bool,
+    /// Its entry throws already failed (cases).
+    #[serde(default)]
+    pub delayed: u32,
     /// Charge!: already rallied by its General, moves still to stand
     /// (cases).
     #[serde(default)]
@@ -607,7 +614,11 @@ pub fn place(
                 "a unit id is 1 to 12 letters, digits, '-' or '/'",
             ));
         }
-        if st.unit(&id).is_some() {
+        if st.unit(&id).is_some()
+            || super::syw::entry::reserves(&st)
+                .iter()
+                .any(|x| x.unit.id == id)
+        {
             return Err(at(
                 text,
                 file,
@@ -779,6 +790,11 @@ pub fn place(
             super::syw::place_unit(sy, t, p, &mut u).map_err(|m| at(text, file, off, m))?;
         }
         let fp = footprint(r, &u);
+        if p.off_table && r.syw.is_some() {
+            super::syw::entry::hold_off_table(&mut st, u, p.delayed.min(20), &fp)
+                .map_err(|m| at(text, file, off, m))?;
+            continue;
+        }
         if !st.on_table(&fp) {
             return Err(at(
                 text,

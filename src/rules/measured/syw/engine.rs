@@ -47,6 +47,18 @@ pub fn needs(st: &State) -> Vec<usize> {
     }
 }
 
+/// Why an order names no unit: none of that name, or one off the table.
+fn no_unit(st: &State, id: &str) -> String {
+    if super::entry::reserves(st)
+        .iter()
+        .any(|x| x.unit.id.eq_ignore_ascii_case(id))
+    {
+        format!("{id} is off the table: it comes on by its entry throw (or by the referee)")
+    } else {
+        format!("there is no unit {id}")
+    }
+}
+
 /// Can the unit be ordered this player-turn, or why not.
 pub fn orderable(u: &Unit) -> Result<(), String> {
     if let Some(m) = &u.melee {
@@ -83,10 +95,17 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
     for (n, line, l) in parsed {
         let (ids, steps, brigade) = match l {
             Line::Pass | Line::FogBrigade(_) | Line::FogGuns(_) => continue,
+            Line::Split(id) => {
+                let u = st
+                    .unit(&id)
+                    .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
+                super::split::check(r, u, side).map_err(|m| Rejection::at(n, &line, m))?;
+                continue;
+            }
             Line::Standing { id, .. } => {
                 let u = st
                     .unit(&id)
-                    .ok_or_else(|| Rejection::at(n, &line, format!("there is no unit {id}")))?;
+                    .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
                 if u.side != side {
                     return Err(Rejection::at(n, &line, format!("{} is not yours", u.id)));
                 }
@@ -119,7 +138,7 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
         for id in ids {
             let u = st
                 .unit(&id)
-                .ok_or_else(|| Rejection::at(n, &line, format!("there is no unit {id}")))?;
+                .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
             if u.side != side {
                 return Err(Rejection::at(n, &line, format!("{} is not yours", u.id)));
             }
@@ -269,6 +288,9 @@ struct ChargeGeo {
     face: usize,
     /// The whole path.
     path: i64,
+    /// Where the charger's last stretch to contact begins: the approach
+    /// point, or its own front if it began within the charge distance.
+    last_from: Pt,
 }
 
 /// The charge: straight to 6" off the face of the target the charger is
@@ -319,8 +341,11 @@ fn charge_geometry(r: &Ruleset, _st: &State, ch: &Unit, tg: &Unit) -> ChargeGeo 
         contact,
         facing,
         approach,
-        face: best.0,
+        // "A line infantry unit may form an equally side ... square (no
+        // flank or rear)": every face of a square is its front.
+        face: if tg.formation == "square" { 0 } else { best.0 },
         path,
+        last_from: if direct <= cd { from } else { approach },
     }
 }
 
@@ -559,6 +584,10 @@ struct Turn<'a, 'c, 'd> {
     halted: BTreeSet<String>,
     fog_brigade: Option<String>,
     fog_guns: Vec<String>,
+    /// The friends the last retreat, evade or rout passed through.
+    through: Vec<String>,
+    /// Chargers that have turned on a secondary target this player-turn.
+    secondary: BTreeSet<String>,
 }
 
 impl Turn<'_, '_, '_> {
@@ -784,6 +813,8 @@ pub fn run(
         halted: BTreeSet::new(),
         fog_brigade: None,
         fog_guns: Vec::new(),
+        through: Vec::new(),
+        secondary: BTreeSet::new(),
     };
     if tn.st.syw.is_none() {
         tn.st.syw = Some(Box::new(Sequence::default()));
@@ -793,6 +824,7 @@ pub fn run(
         format!("Turn {}, {}'s player-turn:", st.turn, st.sides[side]),
         json!({"turn": st.turn, "side": st.sides[side]}),
     );
+    let mut splits: Vec<String> = Vec::new();
     for (_, _, l) in parsed {
         match l {
             Line::Standing { id, orders } => {
@@ -805,6 +837,8 @@ pub fn run(
                         // as do RESPONSE FIRE and HOLD FIRE.
                         let group: &[&str] = if x.ends_with("FIRE") {
                             &["RESPONSE FIRE", "HOLD FIRE"]
+                        } else if x == "FIGHT ON" || x == "BREAK OFF" {
+                            &["FIGHT ON", "BREAK OFF"]
                         } else {
                             &["EVADE", "STAND", "COUNTER-CHARGE"]
                         };
@@ -814,6 +848,7 @@ pub fn run(
                 }
             }
             Line::FogBrigade(b) => tn.fog_brigade = Some(b),
+            Line::Split(b) => splits.push(b),
             Line::FogGuns(gs) => tn.fog_guns = gs,
             _ => {}
         }
@@ -821,7 +856,13 @@ pub fn run(
     fog(&mut tn);
     compulsory(&mut tn);
     clear_disorder(&mut tn);
+    off_table_entry(&mut tn);
     fog_advance(&mut tn);
+    for b in &splits {
+        for (kind, text, extra) in super::split::split(tn.r, &mut tn.st, b) {
+            tn.note(kind, text, extra);
+        }
+    }
     movement(&mut tn, &plans);
     fire(&mut tn, &plans);
     melee(&mut tn);
@@ -833,6 +874,25 @@ pub fn run(
         st: tn.st,
         ev: tn.ev,
     })
+}
+
+/// Off-table units of the active side throw to come on (syw/entry.rs).
+fn off_table_entry(tn: &mut Turn<'_, '_, '_>) {
+    let (r, t, side) = (tn.r, tn.t, tn.side);
+    let mut state = tn.st.clone();
+    let evs = {
+        let mut roll = || tn.roll();
+        super::entry::throw_for_entry(r, t, &mut state, side, &mut roll)
+    };
+    tn.st = state;
+    for (kind, text, extra) in evs {
+        if kind == "enters" {
+            if let Some(id) = extra.get("unit").and_then(Value::as_str) {
+                tn.moved.insert(id.to_string());
+            }
+        }
+        tn.note(kind, text, extra);
+    }
 }
 
 // ------------------------------------------------------------------ fog of war
@@ -1219,7 +1279,7 @@ fn compulsory(tn: &mut Turn<'_, '_, '_>) {
                 .map(|e| footprint(tn.r, e).centre());
             match enemy {
                 Some(e) if e != c => (
-                    Pt::new(2 * c.x - e.x, 2 * c.y - e.y),
+                    Pt::new(c.x + (c.x - e.x) * 64, c.y + (c.y - e.y) * 64),
                     "directly away from the enemy",
                 ),
                 _ => {
@@ -1357,8 +1417,45 @@ fn flee(tn: &mut Turn<'_, '_, '_>, id: &str, target: Pt, d: i64) -> Flee {
     }
     let _ = p;
     let q = toward(c, target, end);
+    // J.6: "Interpenetrating friendly unit (except if at least one unit is
+    // light and friendly)" disorders the friends passed through.
+    let mut through: Vec<String> = Vec::new();
+    let mut k = PER_INCH / 4;
+    while k <= end {
+        let s = toward(c, target, k);
+        let mut v = u.clone();
+        v.front = Pt::new(u.front.x + s.x - c.x, u.front.y + s.y - c.y);
+        let fp = footprint(tn.r, &v);
+        for o in &tn.st.units {
+            if o.id != u.id
+                && o.side == u.side
+                && !through.contains(&o.id)
+                && g::overlap(&footprint(tn.r, o), &fp)
+            {
+                through.push(o.id.clone());
+            }
+        }
+        k += PER_INCH / 4;
+    }
     if let Some(x) = tn.st.unit_mut(id) {
         x.front = Pt::new(u.front.x + q.x - c.x, u.front.y + q.y - c.y);
+    }
+    tn.through.clone_from(&through);
+    for o in through {
+        let Some(ou) = tn.st.unit(&o).cloned() else {
+            continue;
+        };
+        if tn.is_light(&u) || tn.is_light(&ou) || tn.troop_class(&ou) == "command" {
+            continue;
+        }
+        if !Turn::disordered(&ou) {
+            tn.disorder(&o);
+            tn.note(
+                "interpenetrated",
+                format!("{id} passes through {o}: {o} is disordered (J.6)"),
+                json!({"unit": o, "by": id}),
+            );
+        }
     }
     Flee::Moved(end)
 }
@@ -2061,7 +2158,9 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
         let d: i64 = thrown.iter().map(|x| i64::from(*x)).sum::<i64>() * PER_INCH;
         let c = footprint(tn.r, &tg).centre();
         let from = footprint(tn.r, &ch).centre();
-        let away = Pt::new(2 * c.x - from.x, 2 * c.y - from.y);
+        // A point far out on the line from the attacker through the
+        // evader (not just as far again: an evade may go further).
+        let away = Pt::new(c.x + (c.x - from.x) * 64, c.y + (c.y - from.y) * 64);
         let res = flee(tn, target, away, d);
         let c2 = tn
             .st
@@ -2121,6 +2220,20 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
                         json!({"unit": id, "target": target}),
                     );
                     contact(tn, id, target, &geo2, false);
+                } else if let Some(next) = secondary_target(tn, id, target, allow) {
+                    // "Secondary charge. If target evades through friendly
+                    // unit then this unit can be charges as if it were the
+                    // original target."
+                    tn.secondary.insert(id.to_string());
+                    tn.note(
+                        "secondary_charge",
+                        format!(
+                            "{target} evaded out of reach ({} needed) through {next}: {id} charges {next} instead (secondary charge)",
+                            fmt_len(geo2.path)
+                        ),
+                        json!({"unit": id, "evader": target, "target": next}),
+                    );
+                    charge(tn, id, &next, allow, throw);
                 } else {
                     stop_charge(
                         tn,
@@ -2215,8 +2328,10 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
         );
         if fires {
             let _ = place_charger(tn, id, geo.contact, geo.facing);
-            let supported = false;
-            shoot_response(tn, target, id, front_contact && !supported, "charged");
+            // Its own fire: normal factors if contacted to its front. (A
+            // "supported unit is contacted" is the supporters' fire:
+            // support_fire.)
+            shoot_response(tn, target, id, front_contact, "charged");
             if tn.st.unit(id).is_none() {
                 return;
             }
@@ -2324,6 +2439,51 @@ fn stop_charge(tn: &mut Turn<'_, '_, '_>, id: &str, geo: &ChargeGeo, allow: i64,
     );
 }
 
+/// The soft ground the charge distance (approach to contact) touches.
+fn soft_ground(tn: &Turn<'_, '_, '_>, geo: &ChargeGeo) -> Option<String> {
+    tn.st
+        .terrain
+        .iter()
+        .filter(|f| tn.t.soft.contains(&f.kind) && f.points.len() >= 3)
+        .find(|f| {
+            let poly = f.polygon();
+            g::crosses(geo.last_from, geo.contact, &poly)
+                || g::in_polygon(&poly, geo.contact)
+                || g::in_polygon(&poly, geo.last_from)
+        })
+        .map(named)
+}
+
+/// The obstacle (a wall) the charge distance crosses, if any.
+fn over_obstacle(tn: &Turn<'_, '_, '_>, geo: &ChargeGeo) -> Option<String> {
+    tn.st
+        .terrain
+        .iter()
+        .filter(|f| tn.t.obstacles.contains(&f.kind) && f.points.len() >= 2)
+        .find(|f| g::crosses_line(geo.last_from, geo.contact, &f.polyline()))
+        .map(named)
+}
+
+/// The friend an evader passed through that the charger can reach with
+/// its throw and see through its charge distance: the first such, in the
+/// order passed (one secondary charge per charger and player-turn).
+fn secondary_target(tn: &Turn<'_, '_, '_>, id: &str, evader: &str, allow: i64) -> Option<String> {
+    if tn.secondary.contains(id) {
+        return None;
+    }
+    let ch = tn.st.unit(id)?;
+    let ev_side = tn.st.unit(evader).map(|u| u.side)?;
+    tn.through.iter().find_map(|f| {
+        let tg = tn.st.unit(f)?;
+        if tg.side != ev_side || tg.side == ch.side {
+            return None;
+        }
+        let geo = charge_geometry(tn.r, &tn.st, ch, tg);
+        (geo.path <= allow && charge_blocked(tn.r, &tn.st, ch, tg, &geo).is_none())
+            .then(|| tg.id.clone())
+    })
+}
+
 fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _first: bool) {
     if !place_charger(tn, id, geo.contact, geo.facing) {
         tn.disorder(id);
@@ -2346,12 +2506,35 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
         tn.destroy(target, "contacted: command units are removed");
         return;
     }
+    // An attacker disordered by the obstacle arrives disordered: no
+    // charge bonus ("Disordered no bonus").
+    if let Some(name) = over_obstacle(tn, geo) {
+        // "Attackers do not claim cover and are disordered if attack over
+        // obstacle."
+        tn.disorder(id);
+        tn.note(
+            "over_obstacle",
+            format!("{id} attacks over an obstacle ({name}) and is disordered"),
+            json!({"unit": id}),
+        );
+    }
     let ch = tn.st.unit(id).cloned();
+    let soft = soft_ground(tn, geo);
     let bonus = ch.as_ref().is_some_and(|c| {
         !Turn::disordered(c)
             && (!tn.is_light(c) || geo.face == 2)
             && matches!(tn.troop_class(c).as_str(), "infantry" | "cavalry")
     });
+    if let Some(name) = &soft {
+        if bonus {
+            tn.note(
+                "soft_ground",
+                format!("{id} charges over soft ground ({name}): no charge bonus"),
+                json!({"unit": id}),
+            );
+        }
+    }
+    let bonus = bonus && soft.is_none();
     if geo.face != 0 {
         // J.3: a successful move to contact on a flank or rear disorders
         // the unit contacted.
@@ -2368,6 +2551,60 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
     );
     tn.contacts
         .push((id.to_string(), target.to_string(), geo.face, bonus));
+    support_fire(tn, id, target);
+}
+
+/// C: "If contacted to flank or side, no contact or a supported unit is
+/// contacted, casualties are based on 1d6, plus fire bonus." The units
+/// that support the contacted one (the TEST's "Friends in sight/supported":
+/// within 18", in sight, not disordered) and have the charger in their arc
+/// and range fire at it, 1d6 plus fire bonus, once per charger.
+fn support_fire(tn: &mut Turn<'_, '_, '_>, charger: &str, target: &str) {
+    let (Some(m), Some(tg)) = (tn.st.unit(charger).cloned(), tn.st.unit(target).cloned()) else {
+        return;
+    };
+    let mfp = footprint(tn.r, &m);
+    let tfp = footprint(tn.r, &tg);
+    let radius = i64::from(tn.t.test.radius) * PER_INCH;
+    let candidates: Vec<Unit> = tn
+        .st
+        .units
+        .iter()
+        .filter(|e| e.side == tg.side && e.id != tg.id && e.melee.is_none() && e.forced.is_none())
+        .filter(|e| !e.standing.iter().any(|s| s == "HOLD FIRE"))
+        .filter(|e| !tn.responded.contains(&(e.id.clone(), charger.to_string())))
+        .cloned()
+        .collect();
+    for e in candidates {
+        let class = tn.troop_class(&e);
+        // Cavalry only response fire to front (when contacted); the
+        // disordered only when contacted.
+        if class == "command" || class == "cavalry" || Turn::disordered(&e) {
+            continue;
+        }
+        if e.formation == "march" || e.formation == "limbered" {
+            continue;
+        }
+        if !fp_dist2(&footprint(tn.r, &e), &tfp).within(radius)
+            || fire_blocked_any(tn, &e, &tg).is_some()
+        {
+            continue;
+        }
+        let w = tn.t.weapon(&e.troop);
+        if w.reach() == 0
+            || !ahead_of(tn.r, &e, &mfp)
+            || !front_dist2(tn.r, &e, &mfp).within(w.reach())
+            || fire_blocked(tn.r, &tn.st, &e, &m).is_some()
+        {
+            continue;
+        }
+        tn.responded.insert((e.id.clone(), charger.to_string()));
+        let reason = format!("{target}, which it supports, is contacted");
+        shoot_response(tn, &e.id, charger, false, &reason);
+        if tn.st.unit(charger).is_none() {
+            return;
+        }
+    }
 }
 
 // ------------------------------------------------------------------ D. fire
@@ -2730,6 +2967,14 @@ fn melee(tn: &mut Turn<'_, '_, '_>) {
                     });
                 }
             }
+            // "If draw melee continues to next players turn, at least one
+            // participating unit involved wishes, else retreat 3"": BREAK
+            // OFF is a unit's standing wish not to go on.
+            let breaks = |u: &Unit| u.standing.iter().any(|s| s == "BREAK OFF");
+            if breaks(&ua) && breaks(&ud) {
+                draw_retreat(tn, &a, &d);
+                continue;
+            }
             tn.note(
                 "melee_draw",
                 "Drawn: the melee continues into the next player-turn".to_string(),
@@ -2790,6 +3035,54 @@ fn melee(tn: &mut Turn<'_, '_, '_>) {
             ),
             json!({"unit": loser, "score": score, "die": face2, "result": out}),
         );
+    }
+}
+
+/// A drawn melee neither side wishes to go on with: both retreat 3"
+/// directly away from each other.
+fn draw_retreat(tn: &mut Turn<'_, '_, '_>, a: &str, d: &str) {
+    let dist = tn.t.draw_retreat;
+    tn.note(
+        "melee_draw",
+        format!(
+            "Drawn, and neither {a} nor {d} wishes to go on (BREAK OFF): both retreat {}",
+            fmt_len(dist)
+        ),
+        json!({"attacker": a, "defender": d, "retreat": dist}),
+    );
+    let centres: Vec<(String, Pt, Pt)> = [(a, d), (d, a)]
+        .iter()
+        .filter_map(|(x, y)| {
+            let ux = tn.st.unit(x)?;
+            let uy = tn.st.unit(y)?;
+            Some((
+                (*x).to_string(),
+                footprint(tn.r, ux).centre(),
+                footprint(tn.r, uy).centre(),
+            ))
+        })
+        .collect();
+    for (x, c, oc) in centres {
+        if let Some(u) = tn.st.unit_mut(&x) {
+            u.melee = None;
+        }
+        let away = Pt::new(c.x + (c.x - oc.x) * 64, c.y + (c.y - oc.y) * 64);
+        let (side, brigade) = tn
+            .st
+            .unit(&x)
+            .map_or((0, String::new()), |u| (u.side, u.brigade.clone()));
+        match flee(tn, &x, away, dist) {
+            Flee::Moved(m) => {
+                tn.note(
+                    "retreat",
+                    format!("{x} retreats {} from the drawn melee", fmt_len(m)),
+                    json!({"unit": x, "distance": m}),
+                );
+                tn.happened.push((x.clone(), side, brigade, c, "retreat"));
+            }
+            Flee::Gone => tn.destroy(&x, "retreated off the table"),
+            Flee::Blocked => tn.destroy(&x, "its retreat is not possible"),
+        }
     }
 }
 
@@ -2873,6 +3166,11 @@ fn end_of_player_turn(tn: &mut Turn<'_, '_, '_>) {
                     u.side == s && tn.troop_class(u) != "command" && u.forced != Some(Forced::Rout)
                 })
                 .count()
+                // Units still off the table are in the game.
+                + super::entry::reserves(&tn.st)
+                    .iter()
+                    .filter(|x| x.unit.side == s && tn.troop_class(&x.unit) != "command")
+                    .count()
         })
         .collect();
     let winner = if alive[0] == 0 && alive[1] == 0 {

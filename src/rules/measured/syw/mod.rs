@@ -4,8 +4,11 @@
 //! other side's interrupts decided by its standing orders. Readings of the
 //! garbled passages: docs/rules/seven-years-war.md.
 
+pub mod amend;
 pub mod engine;
+pub mod entry;
 pub mod orders;
+pub mod split;
 
 use super::geometry::PER_INCH;
 use super::ruleset::{at, toml_error, Inches, Ruleset, Terrain, Troop};
@@ -163,6 +166,10 @@ pub struct Tables {
     pub fog: BTreeMap<String, Vec<FogEntry>>,
     pub disorders: Vec<String>,
     pub hard: Vec<String>,
+    /// Terrain that negates the charge bonus ("Soft ground").
+    pub soft: Vec<String>,
+    /// Terrain an attacker is disordered for attacking over.
+    pub obstacles: Vec<String>,
 }
 
 impl Tables {
@@ -230,6 +237,10 @@ pub struct Sequence {
     /// Effects in force.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
+    /// Units off the table ("Off table movement via umpire"), waiting to
+    /// come on by dice or by the referee.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub off_table: Vec<entry::Reserve>,
 }
 
 /// A fog-of-war event in force.
@@ -375,6 +386,13 @@ struct TerrainFile {
     line: bool,
     #[serde(default)]
     disorders: bool,
+    /// "Soft ground may negate charge bonus": no charge bonus for a
+    /// charge whose charge distance touches it.
+    #[serde(default)]
+    soft: bool,
+    /// "Attackers ... are disordered if attack over obstacle".
+    #[serde(default)]
+    obstacle: bool,
 }
 
 const FORMATIONS: &[&str] = &[
@@ -553,7 +571,15 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
     let mut terrain = BTreeMap::new();
     let mut disorders = Vec::new();
     let mut hard = Vec::new();
+    let mut soft = Vec::new();
+    let mut obstacles = Vec::new();
     for (id, t) in &f.terrain {
+        if t.soft {
+            soft.push(id.clone());
+        }
+        if t.obstacle {
+            obstacles.push(id.clone());
+        }
         if t.disorders {
             disorders.push(id.clone());
         }
@@ -613,6 +639,8 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
         fog,
         disorders,
         hard,
+        soft,
+        obstacles,
     };
     Ok(Ruleset {
         id: f.id.clone(),
@@ -631,6 +659,8 @@ pub const STANDING: &[&str] = &[
     "COUNTER-CHARGE",
     "RESPONSE FIRE",
     "HOLD FIRE",
+    "FIGHT ON",
+    "BREAK OFF",
 ];
 
 /// Fill a placed unit's Seven Years' War attributes.

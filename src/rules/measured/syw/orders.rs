@@ -11,6 +11,7 @@
 //! STANDING FR2: EVADE                   # or STAND, COUNTER-CHARGE, RESPONSE FIRE, HOLD FIRE, NONE
 //! FOG BRIGADE WALDGRAVE                 # the brigade an event of the table would move
 //! FOG GUNS BAT1 BAT2                    # the guns an event would let fire
+//! SPLIT BAT1                            # one gun and its crew become battery BAT1-2
 //! PASS
 //! ```
 
@@ -69,18 +70,30 @@ impl Step {
 /// A line of orders.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line {
-    Unit { id: String, steps: Vec<Step> },
-    Brigade { id: String, steps: Vec<Step> },
-    Standing { id: String, orders: Vec<String> },
+    Unit {
+        id: String,
+        steps: Vec<Step>,
+    },
+    Brigade {
+        id: String,
+        steps: Vec<Step>,
+    },
+    Standing {
+        id: String,
+        orders: Vec<String>,
+    },
     FogBrigade(String),
     FogGuns(Vec<String>),
+    /// Split a battery: one gun and its share of the crew become a
+    /// battery of their own (L).
+    Split(String),
     Pass,
 }
 
 pub type Parsed = Vec<(usize, String, Line)>;
 
 /// The words a Seven Years' War order line starts with.
-pub const ORDER_WORDS: &[&str] = &["UNIT", "BRIGADE", "STANDING", "FOG", "PASS"];
+pub const ORDER_WORDS: &[&str] = &["UNIT", "BRIGADE", "STANDING", "FOG", "SPLIT", "PASS"];
 
 /// Parse an orders text (nothing here knows the position).
 pub fn parse(text: &str) -> Result<Parsed, Rejection> {
@@ -105,6 +118,10 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
         let rest = rest.trim();
         let parsed = match word {
             "PASS" if rest.is_empty() => Line::Pass,
+            "SPLIT" => match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [b] => Line::Split((*b).to_string()),
+                _ => return Err(Rejection::at(n, line, "SPLIT <battery>: one battery's name")),
+            },
             "FOG" => {
                 let w: Vec<&str> = rest
                     .split(|c: char| c.is_whitespace() || c == ',' || c == ':')
@@ -183,7 +200,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                     n,
                     line,
                     format!(
-                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG or PASS"
+                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG, SPLIT or PASS"
                     ),
                 ))
             }
