@@ -153,12 +153,20 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
         let page = store::outbox_due_page(&judge.conn, &due, after, store::OUTBOX_PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
-        store::relaxed(&judge.conn, |_| {
-            for m in &page {
-                deliver_one(judge, m, now, keep_hours > 0, pass)?;
-            }
-            Ok(())
-        })?;
+        // Each group is sent first, then its marks are written in one
+        // commit (the WAL's pages once for the group, not once a mail),
+        // outside any transaction while the mail server is slow.
+        for group in page.chunks(MARKS_PER_COMMIT) {
+            let sent: Vec<_> = group.iter().map(|m| send_one(judge, m)).collect();
+            store::relaxed(&judge.conn, |conn| {
+                let tx = conn.unchecked_transaction()?;
+                for (m, result) in group.iter().zip(sent) {
+                    record(judge, m, result, now, keep_hours > 0, pass)?;
+                }
+                tx.commit()?;
+                Ok(())
+            })?;
+        }
     }
     if keep_hours > 0 {
         let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
@@ -170,15 +178,16 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
     Ok(())
 }
 
-fn deliver_one(
-    judge: &Judge,
-    m: &store::OutMail,
-    now: chrono::DateTime<chrono::Utc>,
-    keep: bool,
-    pass: &mut Pass,
-) -> Result<(), store::StoreError> {
+/// Delivered mails marked sent in one commit. Marking is `relaxed` (see
+/// [`store::relaxed`]): a power cut, or a crash between a group's delivery
+/// and its commit, has the group's mails delivered again, as a crash between
+/// one delivery and its mark always could.
+pub const MARKS_PER_COMMIT: usize = 8;
+
+/// Hands one mail to the configured transport.
+fn send_one(judge: &Judge, m: &store::OutMail) -> Result<(), outbound::DeliveryError> {
     let cfg = &judge.cfg.outbound;
-    let result = match cfg.kind.as_str() {
+    match cfg.kind.as_str() {
         "sendmail" => {
             outbound::deliver_sendmail(&cfg.command, &judge.cfg.judge.address, &m.recipient, &m.raw)
         }
@@ -205,7 +214,19 @@ fn deliver_one(
             &format!("{:06}-{}", m.id, m.kind),
             &m.raw,
         ),
-    };
+    }
+}
+
+/// Records a delivery's outcome: sent (its bytes dropped unless `keep`),
+/// or failed and retried later, or given up.
+fn record(
+    judge: &Judge,
+    m: &store::OutMail,
+    result: Result<(), outbound::DeliveryError>,
+    now: chrono::DateTime<chrono::Utc>,
+    keep: bool,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
     match result {
         Ok(()) => {
             store::outbox_sent(&judge.conn, m.id, &stamp(judge.clock.now()), keep)?;

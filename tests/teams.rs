@@ -457,7 +457,7 @@ mod property {
             .unwrap();
         st.query_map([], |r| {
             Ok((r.get::<_, String>(0)?, {
-                let b: Vec<u8> = r.get(1)?;
+                let b = adjutant::store::unpack(r.get(1)?).expect("an outbox body inflates");
                 unqp(&String::from_utf8_lossy(&b))
             }))
         })

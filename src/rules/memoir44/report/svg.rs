@@ -80,11 +80,48 @@ fn side_colour(v: &View, side: &str) -> &'static str {
     }
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;"),
+    )
+}
+
+/// Appends a whole number. The board is hundreds of coordinates, and
+/// `write!` costs several times as much for each (issue 10's profile).
+fn num(o: &mut String, n: i32) {
+    let mut buf = [0u8; 11];
+    let mut i = buf.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    o.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// Appends a hex's name (`E5`), as its `Display` writes it.
+fn hex_name(o: &mut String, h: Hex) {
+    let l = h.letter();
+    o.push(if (0..26).contains(&l) {
+        (b'A' + l as u8) as char
+    } else {
+        '?'
+    });
+    num(o, h.row + 1);
 }
 
 struct Geo {
@@ -164,7 +201,13 @@ pub fn board(v: &View) -> String {
         let _ = writeln!(o, r##"<g data-tile="{tile}" fill="{fill}">"##);
         for (hx, _) in hexes.iter().filter(|(_, t)| t == tile) {
             let (x, y) = g.centre(*hx);
-            let _ = writeln!(o, r##"<use href="#h" x="{x}" y="{y}" data-hex="{hx}"/>"##);
+            o.push_str(r##"<use href="#h" x=""##);
+            num(&mut o, x);
+            o.push_str("\" y=\"");
+            num(&mut o, y);
+            o.push_str("\" data-hex=\"");
+            hex_name(&mut o, *hx);
+            o.push_str("\"/>\n");
         }
         o.push_str("</g>\n");
     }
@@ -173,25 +216,36 @@ pub fn board(v: &View) -> String {
     // names of a row are one <text>: each character placed on its own
     // (SVG's list of x), centred where the centred name put it.
     o.push_str("<g class=\"names\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">\n");
-    let mut rows: Vec<(i32, Vec<(i32, String)>)> = Vec::new();
+    let mut rows: Vec<(i32, Vec<(i32, Hex)>)> = Vec::new();
     for (hx, _) in &hexes {
         let (x, y) = g.centre(*hx);
         let y = y - R + 10;
         match rows.iter_mut().find(|(ry, _)| *ry == y) {
-            Some((_, names)) => names.push((x, hx.to_string())),
-            None => rows.push((y, vec![(x, hx.to_string())])),
+            Some((_, names)) => names.push((x, *hx)),
+            None => rows.push((y, vec![(x, *hx)])),
         }
     }
     for (y, names) in &rows {
-        let (xs, text) = name_row(names);
-        let _ = writeln!(o, r##"<text y="{y}" x="{xs}">{text}</text>"##);
+        o.push_str("<text y=\"");
+        num(&mut o, *y);
+        o.push_str("\" x=\"");
+        let text = name_row(&mut o, names);
+        o.push_str("\">");
+        o.push_str(&esc(&text));
+        o.push_str("</text>\n");
     }
     o.push_str("</g>\n<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
     for (hx, tile) in &hexes {
         let (_, label) = tile_style(tile);
         if !label.is_empty() {
             let (x, y) = g.centre(*hx);
-            let _ = writeln!(o, r##"<text x="{x}" y="{}">{label}</text>"##, y + R - 5);
+            o.push_str("<text x=\"");
+            num(&mut o, x);
+            o.push_str("\" y=\"");
+            num(&mut o, y + R - 5);
+            o.push_str("\">");
+            o.push_str(label);
+            o.push_str("</text>\n");
         }
     }
     o.push_str(
@@ -338,16 +392,33 @@ pub fn board(v: &View) -> String {
     for u in &v.units {
         let (x, y) = g.centre(u.at);
         let colour = side_colour(v, &u.side);
-        let letter = unit_letter(u);
-        let _ = writeln!(
-            o,
-            r##"<g class="unit" data-hex="{at}" data-side="{side}"><title>{side} {kind} ({n} figures) at {at}</title><use href="#u" x="{x}" y="{y}" fill="{colour}"/><text x="{x}" y="{}">{letter}{n}</text></g>"##,
-            y + 4,
-            at = u.at,
-            side = esc(&u.side),
-            kind = esc(&u.kind),
-            n = u.figures,
-        );
+        let (side, kind) = (esc(&u.side), esc(&u.kind));
+        o.push_str("<g class=\"unit\" data-hex=\"");
+        hex_name(&mut o, u.at);
+        o.push_str("\" data-side=\"");
+        o.push_str(&side);
+        o.push_str("\"><title>");
+        o.push_str(&side);
+        o.push(' ');
+        o.push_str(&kind);
+        o.push_str(" (");
+        let _ = write!(o, "{}", u.figures);
+        o.push_str(" figures) at ");
+        hex_name(&mut o, u.at);
+        o.push_str("</title><use href=\"#u\" x=\"");
+        num(&mut o, x);
+        o.push_str("\" y=\"");
+        num(&mut o, y);
+        o.push_str("\" fill=\"");
+        o.push_str(colour);
+        o.push_str("\"/><text x=\"");
+        num(&mut o, x);
+        o.push_str("\" y=\"");
+        num(&mut o, y + 4);
+        o.push_str("\">");
+        o.push(unit_letter(u));
+        let _ = write!(o, "{}", u.figures);
+        o.push_str("</text></g>\n");
     }
     o.push_str("</g>\n");
     // The legend: every tile and obstacle on this board, under it.
@@ -438,22 +509,28 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
 /// are about 5 units wide, so a name's characters sit 5 apart.
 const NAME_STEP: i32 = 5;
 
-/// The x list and text of one row of names, each (centre, name): the
-/// characters of a name are centred `NAME_STEP` apart around its centre,
-/// within half a unit of where the centred name drew them.
-fn name_row(names: &[(i32, String)]) -> (String, String) {
-    let mut xs = Vec::new();
+/// One row of names, each (centre, hex): appends the x list to `o` and
+/// returns the text. The characters of a name are centred `NAME_STEP`
+/// apart around its centre, within half a unit of where the centred name
+/// drew them.
+fn name_row(o: &mut String, names: &[(i32, Hex)]) -> String {
     let mut text = String::new();
-    for (x, name) in names {
+    let mut name = String::new();
+    for (x, hx) in names {
+        name.clear();
+        hex_name(&mut name, *hx);
         let n = name.chars().count() as i32;
         // The first character's centre: half the name's width to the left.
         let first = x - NAME_STEP * (n - 1) / 2;
         for (i, c) in (0i32..).zip(name.chars()) {
-            xs.push((first + NAME_STEP * i).to_string());
+            if !text.is_empty() {
+                o.push(' ');
+            }
+            num(o, first + NAME_STEP * i);
             text.push(c);
         }
     }
-    (xs.join(" "), esc(&text))
+    text
 }
 
 /// The drawing on few lines (each element stays whole, lines stay far

@@ -11,23 +11,23 @@ use std::fmt::Write;
 
 /// Two-letter terrain codes of the full map.
 #[must_use]
-pub fn terrain_code(id: &str) -> String {
-    match id {
-        "open" => "..".into(),
-        "woods" => "Wd".into(),
-        "town" => "Tn".into(),
-        "hill" => "Hl".into(),
-        "river" => "Rv".into(),
-        "bridge" => "Br".into(),
-        "hedgerow" => "Hg".into(),
-        "ocean" => "Oc".into(),
-        "beach" => "Bc".into(),
-        "road" => "Rd".into(),
+pub fn terrain_code(id: &str) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match id {
+        "open" => "..",
+        "woods" => "Wd",
+        "town" => "Tn",
+        "hill" => "Hl",
+        "river" => "Rv",
+        "bridge" => "Br",
+        "hedgerow" => "Hg",
+        "ocean" => "Oc",
+        "beach" => "Bc",
+        "road" => "Rd",
         other => match appendix2_code(other) {
-            Some(c) => c.into(),
-            None => fallback_code(other),
+            Some(c) => c,
+            None => return std::borrow::Cow::Owned(fallback_code(other)),
         },
-    }
+    })
 }
 
 /// Appendix 2's tiles (expansion sets): a distinct code each.
@@ -139,7 +139,10 @@ fn unit_token(v: &View, u: &UnitView) -> String {
     } else {
         c.to_ascii_lowercase()
     };
-    format!("{c}{}", u.figures)
+    let mut t = String::with_capacity(4);
+    t.push(c);
+    let _ = write!(t, "{}", u.figures);
+    t
 }
 
 /// The objective mark: `*` not held, `O` held by the capitals side, `o` by
@@ -168,18 +171,21 @@ impl Canvas {
         }
     }
     fn put(&mut self, y: usize, x: usize, s: &str) {
-        let line = &mut self.lines[y];
         for (i, ch) in s.chars().enumerate() {
-            while line.len() <= x + i {
-                line.push(' ');
-            }
-            line[x + i] = ch;
+            self.put_char(y, x + i, ch);
         }
+    }
+    fn put_char(&mut self, y: usize, x: usize, ch: char) {
+        let line = &mut self.lines[y];
+        if line.len() <= x {
+            line.resize(x + 1, ' ');
+        }
+        line[x] = ch;
     }
     fn mark_if_blank(&mut self, y: usize, x: usize, ch: char) {
         let line = &mut self.lines[y];
-        while line.len() <= x {
-            line.push(' ');
+        if line.len() <= x {
+            line.resize(x + 1, ' ');
         }
         if line[x] == ' ' {
             line[x] = ch;
@@ -187,8 +193,11 @@ impl Canvas {
     }
     fn render(&self, out: &mut String) {
         for l in &self.lines {
-            let s: String = l.iter().collect();
-            out.push_str(s.trim_end());
+            let end = l
+                .iter()
+                .rposition(|c| !c.is_whitespace())
+                .map_or(0, |i| i + 1);
+            out.extend(&l[..end]);
             out.push('\n');
         }
     }
@@ -250,7 +259,7 @@ pub fn map(v: &View) -> String {
         };
         for l in 0..n {
             let h = Hex::from_letter(l, parity);
-            c.put(y, x_of(h.col) + 2, &letter(l).to_string());
+            c.put_char(y, x_of(h.col) + 2, letter(l));
         }
     };
     // Section names, from the bottom seat: left, centre, right on screen.
@@ -289,7 +298,11 @@ pub fn map(v: &View) -> String {
                 .and_then(|x| x.obstacles.first())
                 .map_or(' ', |o| obstacle_mark(o));
             let obj = objective_mark(v, h).unwrap_or(' ');
-            c.put(y, x + 1, &format!("{}{obst}{obj}", terrain_code(tile)));
+            let code = terrain_code(tile);
+            c.put(y, x + 1, &code);
+            let k = x + 1 + code.chars().count();
+            c.put_char(y, k, obst);
+            c.put_char(y, k + 1, obj);
             if let Some(u) = v.unit_at(h) {
                 c.put(y + 1, x + 1, &unit_token(v, u));
             }
@@ -324,11 +337,7 @@ pub fn compact(v: &View) -> String {
             v.board.columns - 1
         };
         for l in 0..n {
-            c.put(
-                y,
-                x_of(Hex::from_letter(l, parity).col),
-                &letter(l).to_string(),
-            );
+            c.put_char(y, x_of(Hex::from_letter(l, parity).col), letter(l));
         }
     };
     head(&mut c, 0, 0);
