@@ -1,8 +1,10 @@
 //! Helpers for tests that run the real `adjutant` binary in a temp dir.
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod fog;
 pub mod mail_client;
+pub mod memoir_mail;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -46,6 +48,23 @@ impl Site {
             .output()
             .unwrap()
     }
+    /// Run the CLI with its clock set to `now` (RFC 3339); its output.
+    pub fn at(&self, now: &str, args: &[&str]) -> String {
+        let out = Command::new(bin())
+            .arg("--config")
+            .arg(self.config())
+            .args(args)
+            .env("ADJUTANT_NOW", now)
+            .env("ADJUTANT_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?} at {now}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(
@@ -85,6 +104,54 @@ impl Site {
             .collect();
         v.sort();
         v
+    }
+    /// The HTML part of the first sent mail (by file name order) whose
+    /// text `pick` accepts; `what` names it when there is none.
+    pub fn html_mail(&self, what: &str, pick: impl Fn(&str) -> bool) -> String {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(self.path().join("mail/outbox"))
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        files.sort();
+        let raw = files
+            .iter()
+            .filter_map(|f| std::fs::read(f).ok())
+            .find(|r| pick(&String::from_utf8_lossy(r)))
+            .unwrap_or_else(|| panic!("no {what} in the outbox"));
+        let msg = mail_parser::MessageParser::default()
+            .parse(&raw)
+            .expect("a mail");
+        msg.body_html(0).expect("an HTML part").into_owned()
+    }
+    /// Export game 1 (with the `extra` options) to a file and verify the
+    /// file: what `verify` says.
+    pub fn export_and_verify(&self, extra: &[&str]) -> String {
+        let export = self.path().join("export.json");
+        let export = export.to_str().unwrap();
+        let mut args = vec!["export", "1"];
+        args.extend(extra);
+        args.extend(["--output", export]);
+        self.ok(&args);
+        self.ok(&["verify", export])
+    }
+    /// The sent mails' texts, decoded, by file name order.
+    pub fn mails(&self) -> Vec<String> {
+        self.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+    }
+    /// A new game of Pegasus Bridge, alice@example.org the Allies and
+    /// bob@example.org the Axis, with the `extra` options of `new-game`.
+    pub fn pegasus_bridge(&self, extra: &[&str]) -> String {
+        let mut args = vec![
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=alice@example.org",
+            "--seat",
+            "axis=bob@example.org",
+        ];
+        args.extend(extra);
+        self.ok(&args)
     }
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.path().join("adjutant.db")).unwrap()
