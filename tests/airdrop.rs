@@ -10,15 +10,11 @@ use common::{unqp, Site};
 #[test]
 fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "maleme",
-        "--seat",
-        "axis=alice@example.org",
-        "--seat",
-        "allies=bob@example.org",
-    ]);
+        &["axis=alice@example.org", "allies=bob@example.org"],
+        &[],
+    );
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     let first: Vec<&String> = mails
         .iter()

@@ -36,18 +36,6 @@ MORE
         .replace("TAIL", tail)
 }
 
-/// A game of `scenario` with two players seated (`side=address`).
-fn game(scenario: &str, seats: [&str; 2], extra: &[&str]) -> common::Site {
-    let site = common::Site::new();
-    let mut args = vec!["new-game", "--scenario", scenario];
-    for seat in seats {
-        args.extend(["--seat", seat]);
-    }
-    args.extend(extra);
-    site.ok(&args);
-    site
-}
-
 #[test]
 fn html_mail_draws_the_board() {
     let Some(chromium) = chromium() else {
@@ -93,9 +81,10 @@ fn the_referees_html_mail_shows_every_board_labelled() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = game(
+    let site = common::Site::new();
+    site.new_game(
         "pegasus-bridge",
-        ["allies=a@example.org", "axis=b@example.org"],
+        &["allies=a@example.org", "axis=b@example.org"],
         &["--referee", "ref@example.org"],
     );
     common::submit_random_turns(&site, 1, 7);
@@ -119,9 +108,10 @@ fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = game(
+    let site = common::Site::new();
+    site.new_game(
         "maleme",
-        ["axis=a@example.org", "allies=b@example.org"],
+        &["axis=a@example.org", "allies=b@example.org"],
         &[],
     );
     let state = common::latest_state(&site);
@@ -155,9 +145,10 @@ fn the_minefield_report_draws_every_minefield_face_down() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = game(
+    let site = common::Site::new();
+    site.new_game(
         "miteiriya-ridge",
-        ["allies=a@example.org", "axis=b@example.org"],
+        &["allies=a@example.org", "axis=b@example.org"],
         &[],
     );
     let state = common::latest_state(&site);
@@ -189,9 +180,10 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = game(
+    let site = common::Site::new();
+    site.new_game(
         "bir-hakeim",
-        ["axis=a@example.org", "allies=b@example.org"],
+        &["axis=a@example.org", "allies=b@example.org"],
         &[],
     );
     common::submit_random_turns(&site, 1, 5);
@@ -232,9 +224,10 @@ fn the_night_scenario_draws_the_board_with_its_weather() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = game(
+    let site = common::Site::new();
+    site.new_game(
         "merville-battery",
-        ["allies=a@example.org", "axis=b@example.org"],
+        &["allies=a@example.org", "axis=b@example.org"],
         &[],
     );
     let html = site.html_mail("mail with the board", |t| {

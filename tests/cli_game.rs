@@ -107,15 +107,11 @@ fn a_whole_game_by_submit_then_export_and_verify() {
 #[test]
 fn a_running_games_export_checks_its_dice_without_the_seed() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
+    );
     common::submit_random_turns(&site, 12, 11);
     let export = site.path().join("running.json");
     site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
@@ -195,15 +191,11 @@ fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
         out.contains("scenario 'club-bridge' of memoir44 is valid"),
         "{out}"
     );
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         file.to_str().unwrap(),
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
+    );
     assert!(site.ok(&["games"]).contains("club-bridge"));
     common::submit_random_turns(&site, 4, 9);
     std::fs::remove_file(&file).unwrap();
@@ -310,19 +302,16 @@ fn a_house_rule_variant_of_the_ruleset() {
 #[test]
 fn observers_see_each_turn_without_any_hand() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-        "--observer",
-        "club@example.org",
-        "--referee",
-        "ref@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[
+            "--observer",
+            "club@example.org",
+            "--referee",
+            "ref@example.org",
+        ],
+    );
     common::submit_random_turns(&site, 1, 3);
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     let observer = mails

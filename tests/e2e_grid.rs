@@ -90,20 +90,7 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
         ),
         ruleset: memoir_grid::Ruleset::builtin(ruleset).unwrap(),
     };
-    let id = j.at(&[
-        "new-game",
-        "--scenario",
-        scenario,
-        "--seat",
-        &format!("british={}", players[0]),
-        "--seat",
-        &format!("german={}", players[1]),
-        "--deadline",
-        "72h",
-        "--nmr",
-        "pass",
-    ]);
-    assert_eq!(id.trim(), "1");
+    j.new_game(scenario, ["british", "german"], &[]);
     for p in &players {
         j.wait_mail(p, 0, "welcome");
     }
@@ -188,23 +175,9 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
     let (turns, status) = j.game();
     assert_eq!(status, "over", "the game ended");
     assert!(turns >= 9, "only {turns} phases were played");
-    for p in &players {
-        j.wait_mail(p, 0, "is over.");
-    }
     // The export verifies, every die and every phase.
-    let export = site.path().join("export.json");
-    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = j.at(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains("OK: game 1 verified"), "{v}");
-    let pending: i64 = site
-        .db()
-        .query_row(
-            "SELECT count(*) FROM outbox WHERE status != 'sent'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(pending, 0, "everything was delivered");
+    j.assert_over_and_verified();
+    assert_eq!(site.unsent(), 0, "everything was delivered");
 }
 
 /// One test: the two games share the judge's mailbox, so they run one

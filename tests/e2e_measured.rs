@@ -42,20 +42,7 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
         ),
         ruleset: measured::Ruleset::builtin("charge").unwrap(),
     };
-    let id = j.at(&[
-        "new-game",
-        "--scenario",
-        "el-bodon-1811",
-        "--seat",
-        &format!("british={}", players[0]),
-        "--seat",
-        &format!("french={}", players[1]),
-        "--deadline",
-        "72h",
-        "--nmr",
-        "pass",
-    ]);
-    assert_eq!(id.trim(), "1");
+    j.new_game("el-bodon-1811", ["british", "french"], &[]);
     // The welcome carries the measured family's table and order template.
     let welcome = j.wait_mail(&players[0], 0, "Welcome");
     let body = text(&welcome, "body");
@@ -136,22 +123,8 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
     let (turns, status) = j.game();
     assert_eq!(status, "over", "the game ended");
     assert!(turns >= 12, "only {turns} moves were played");
-    for p in &players {
-        j.wait_mail(p, 0, "is over.");
-    }
-    let export = site.path().join("export.json");
-    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = j.at(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains("OK: game 1 verified"), "{v}");
-    let pending: i64 = site
-        .db()
-        .query_row(
-            "SELECT count(*) FROM outbox WHERE status != 'sent'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(pending, 0, "everything was delivered");
+    j.assert_over_and_verified();
+    assert_eq!(site.unsent(), 0, "everything was delivered");
 
     // The last turn report's HTML part, from the player's inbox, in a real
     // browser.

@@ -134,22 +134,11 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
         ),
         ruleset,
     };
-    let id = j.at(&[
-        "new-game",
-        "--scenario",
+    j.new_game(
         scenario_file.to_str().unwrap(),
-        "--ruleset",
-        ruleset_file.to_str().unwrap(),
-        "--seat",
-        &format!("allied={}", players[0]),
-        "--seat",
-        &format!("french={}", players[1]),
-        "--deadline",
-        "72h",
-        "--nmr",
-        "pass",
-    ]);
-    assert_eq!(id.trim(), "1");
+        ["allied", "french"],
+        &["--ruleset", ruleset_file.to_str().unwrap()],
+    );
     let welcome = j.wait_mail(&players[0], 0, "Welcome");
     let body = text(&welcome, "body");
     assert!(body.contains("HUSSAR"), "{body}");
@@ -232,13 +221,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
         .join("\n");
     let events = all.matches("Fog of war: ").count();
     assert!(events >= 8, "{events} fog-of-war rolls reported");
-    for p in &players {
-        j.wait_mail(p, 0, "is over.");
-    }
-    let export = site.path().join("export.json");
-    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = j.at(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains("OK: game 1 verified"), "{v}");
+    j.assert_over_and_verified();
     let last = inbox(&players[0])
         .into_iter()
         .rev()

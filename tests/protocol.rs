@@ -174,15 +174,11 @@ fn a_vacation_responder_gets_at_most_one_answer() {
 #[test]
 fn join_an_open_seat_then_offer_and_accept_a_draw() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=open",
-    ]);
+        &["allies=alice@example.org", "axis=open"],
+        &[],
+    );
     assert_eq!(site.mails().len(), 1, "no welcome for the open seat");
     site.drop_mail(
         "j.eml",

@@ -163,6 +163,31 @@ impl<'a> MailJudge<'a> {
         game_row(self.site)
     }
 
+    /// Start game 1 of `scenario` at the clock, `sides[0]` played by
+    /// `players[0]` and `sides[1]` by `players[1]`, with 72 h deadlines and
+    /// a pass for a missed one, and the `extra` options.
+    pub fn new_game(&self, scenario: &str, sides: [&str; 2], extra: &[&str]) {
+        let seats = [0, 1].map(|i| format!("{}={}", sides[i], self.players[i]));
+        let mut args = vec!["new-game", "--scenario", scenario];
+        args.extend(["--seat", &seats[0], "--seat", &seats[1]]);
+        args.extend(["--deadline", "72h", "--nmr", "pass"]);
+        args.extend(extra);
+        let id = self.at(&args);
+        assert_eq!(id.trim(), "1");
+    }
+
+    /// Both players are told the game is over, and its export verifies.
+    pub fn assert_over_and_verified(&self) {
+        for p in &self.players {
+            self.wait_mail(p, 0, "is over.");
+        }
+        let export = self.site.path().join("export.json");
+        let export = export.to_str().unwrap();
+        self.at(&["export", "1", "--output", export]);
+        let v = self.at(&["verify", export]);
+        assert!(v.contains("OK: game 1 verified"), "{v}");
+    }
+
     /// Game 1's latest state.
     pub fn game_state(&self) -> adjutant::rules::State {
         let json: String = self

@@ -138,20 +138,34 @@ impl Site {
     pub fn mails(&self) -> Vec<String> {
         self.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
     }
+    /// A new game of `scenario` with the `seats` (`side=address`) and the
+    /// `extra` options of `new-game`; what it prints (the game's number).
+    pub fn new_game(&self, scenario: &str, seats: &[&str], extra: &[&str]) -> String {
+        let mut args = vec!["new-game", "--scenario", scenario];
+        for seat in seats {
+            args.extend(["--seat", seat]);
+        }
+        args.extend(extra);
+        self.ok(&args)
+    }
     /// A new game of Pegasus Bridge, alice@example.org the Allies and
     /// bob@example.org the Axis, with the `extra` options of `new-game`.
     pub fn pegasus_bridge(&self, extra: &[&str]) -> String {
-        let mut args = vec![
-            "new-game",
-            "--scenario",
+        self.new_game(
             "pegasus-bridge",
-            "--seat",
-            "allies=alice@example.org",
-            "--seat",
-            "axis=bob@example.org",
-        ];
-        args.extend(extra);
-        self.ok(&args)
+            &["allies=alice@example.org", "axis=bob@example.org"],
+            extra,
+        )
+    }
+    /// How many outgoing mails are not sent.
+    pub fn unsent(&self) -> i64 {
+        self.db()
+            .query_row(
+                "SELECT count(*) FROM outbox WHERE status != 'sent'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
     }
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.path().join("adjutant.db")).unwrap()
