@@ -3,7 +3,7 @@
 //! player's inbox, the judge pointed at the server, and its CLI. Shared by
 //! tests/e2e_*.rs instead of a copy each.
 
-use super::{bin, Site};
+use super::Site;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -37,18 +37,7 @@ pub fn inbox(user: &str) -> Vec<Value> {
 }
 
 pub fn serve(site: &Site) {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(["serve", "--once"])
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    site.ok(&["serve", "--once"]);
 }
 
 /// Mail takes a moment through Postfix and LMTP: wait until `user` has `n` mails.

@@ -39,23 +39,23 @@ impl Site {
     pub fn config(&self) -> PathBuf {
         self.path().join("adjutant.toml")
     }
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(bin())
-            .arg("--config")
+    /// The CLI on this site's configuration, quiet but for warnings.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.arg("--config")
             .arg(self.config())
             .args(args)
-            .env("ADJUTANT_LOG", "warn")
-            .output()
-            .unwrap()
+            .env("ADJUTANT_LOG", "warn");
+        c
+    }
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
     }
     /// Run the CLI with its clock set to `now` (RFC 3339); its output.
     pub fn at(&self, now: &str, args: &[&str]) -> String {
-        let out = Command::new(bin())
-            .arg("--config")
-            .arg(self.config())
-            .args(args)
+        let out = self
+            .command(args)
             .env("ADJUTANT_NOW", now)
-            .env("ADJUTANT_LOG", "warn")
             .output()
             .unwrap();
         assert!(
