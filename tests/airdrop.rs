@@ -10,15 +10,11 @@ use common::{unqp, Site};
 #[test]
 fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "maleme",
-        "--seat",
-        "axis=alice@example.org",
-        "--seat",
-        "allies=bob@example.org",
-    ]);
+        &["axis=alice@example.org", "allies=bob@example.org"],
+        &[],
+    );
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     let first: Vec<&String> = mails
         .iter()
@@ -57,15 +53,8 @@ fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
         vec!["axis".to_string()]
     );
     common::submit_random_turns(&site, 4, 12);
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    let v = site.export_and_verify(&["--include-seed"]);
+    let export = site.path().join("export.json");
     assert!(v.contains("5 turns replayed identically"), "{v}");
 
     // A drift die changed in the export: verify names the difference.

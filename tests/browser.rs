@@ -7,19 +7,16 @@
 use adjutant::rules::memoir44::report::{parts, sample};
 use adjutant::rules::memoir44::view::view_with_events;
 use adjutant::rules::Viewer;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
+use common::chromium::{chromium, Page};
 
-fn chromium() -> Option<PathBuf> {
-    ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-}
-
-const COUNT_SCRIPT: &str = r#"<script>
+/// After load, the page counts the hexes and the units the board lays out
+/// (non-empty bounding boxes), runs `more` (JavaScript) and prints
+/// `CHECK hexes=H units=U` and what `tail` adds (a JavaScript expression
+/// after a `+`) before ` END`.
+fn board_script(more: &str, tail: &str) -> String {
+    r#"<script>
 window.addEventListener('load', function () {
   function drawn(list) {
     var n = 0;
@@ -28,38 +25,20 @@ window.addEventListener('load', function () {
   }
   var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
   var units = drawn(document.querySelectorAll('svg.board g.unit'));
+MORE
   var p = document.createElement('pre');
   p.id = 'adjutant-check';
-  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' END';
+  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units TAIL + ' END';
   document.body.appendChild(p);
 });
-</script>"#;
-
-fn run(bin: &Path, profile: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--log-level=3",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .output()
-        .expect("chromium runs")
+</script>"#
+        .replace("MORE", more)
+        .replace("TAIL", tail)
 }
 
 #[test]
 fn html_mail_draws_the_board() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let s = sample::standard();
@@ -73,50 +52,9 @@ fn html_mail_draws_the_board() {
         p.orders.clone().unwrap_or_default()
     );
     let html = p.html("Game 1: turn 12 (axis)", &text);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("mail.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{COUNT_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let shot = std::env::var_os("ADJUTANT_SCREENSHOT")
-        .map_or_else(|| dir.path().join("mail.png"), PathBuf::from);
-
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1000,800",
-            &url,
-        ],
-    );
-    assert!(
-        shot.exists() && std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 10_000,
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no count in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let page = Page::new("mail.html", &html, &board_script("", ""));
+    chromium.screenshot(&page, "1000,800");
+    let line = chromium.measure(&page);
     let want = format!("hexes={} units={}", 5 * 13 + 4 * 12, v.units.len());
     assert_eq!(line, want);
     assert!(v.units.len() > 10);
@@ -140,74 +78,22 @@ window.addEventListener('load', function () {
 /// laid out by a real browser from the mail the judge really queued.
 #[test]
 fn the_referees_html_mail_shows_every_board_labelled() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let site = common::Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-        "--referee",
-        "ref@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &["--referee", "ref@example.org"],
+    );
     common::submit_random_turns(&site, 1, 7);
-    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
-        .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-        .find(|r| {
-            let t = String::from_utf8_lossy(r);
-            t.contains("To: ref@example.org") && t.contains("referee's copy")
-        })
-        .expect("the referee's report");
-    let msg = mail_parser::MessageParser::default()
-        .parse(&raw)
-        .expect("a mail");
-    let html = msg.body_html(0).expect("an HTML part").into_owned();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("referee.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{BOARDS_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let shot = dir.path().join("referee.png");
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1000,2400",
-            &url,
-        ],
-    );
-    assert!(
-        std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 10_000,
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .expect("a count in the page");
+    let html = site.html_mail("referee's report", |t| {
+        t.contains("To: ref@example.org") && t.contains("referee's copy")
+    });
+    let page = Page::new("referee.html", &html, BOARDS_SCRIPT);
+    chromium.screenshot(&page, "1000,2400");
+    let line = chromium.measure(&page);
     assert_eq!(
         line,
         "boards=3 labels=THE REFEREE'S BOARD|WHAT ALLIES SEES|WHAT AXIS SEES"
@@ -219,23 +105,15 @@ fn the_referees_html_mail_shows_every_board_labelled() {
 /// every hex and every unit (the landed sticks among them) drawn.
 #[test]
 fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let site = common::Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "maleme",
-        "--seat",
-        "axis=a@example.org",
-        "--seat",
-        "allies=b@example.org",
-    ]);
+        &["axis=a@example.org", "allies=b@example.org"],
+        &[],
+    );
     let state = common::latest_state(&site);
     // 4 Axis units and 8 Allied ones before the drop.
     assert!(
@@ -243,44 +121,12 @@ fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
         "no stick landed: {}",
         state.units.len()
     );
-    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
-        .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-        .find(|r| {
-            let t = String::from_utf8_lossy(r);
-            t.contains("To: a@example.org") && t.contains("turn 1 (the judge)")
-        })
-        .expect("the first report");
-    let msg = mail_parser::MessageParser::default()
-        .parse(&raw)
-        .expect("a mail");
-    let html = msg.body_html(0).expect("an HTML part").into_owned();
+    let html = site.html_mail("first report", |t| {
+        t.contains("To: a@example.org") && t.contains("turn 1 (the judge)")
+    });
     assert!(html.contains("airdrop"), "the drop is told in the HTML too");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("maleme.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{COUNT_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no count in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let page = Page::new("maleme.html", &html, &board_script("", ""));
+    let line = chromium.measure(&page);
     let want = format!("hexes={} units={}", 5 * 13 + 4 * 12, state.units.len());
     assert_eq!(line, want);
 }
@@ -291,75 +137,26 @@ fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
 /// player).
 #[test]
 fn the_minefield_report_draws_every_minefield_face_down() {
-    const MINE_SCRIPT: &str = r#"<script>
-window.addEventListener('load', function () {
-  function drawn(list) {
-    var n = 0;
-    list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
-    return n;
-  }
-  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
-  var units = drawn(document.querySelectorAll('svg.board g.unit'));
+    const MINES: &str = r#"
   var mines = document.querySelectorAll('svg.board text.minefield');
   var hidden = 0;
-  mines.forEach(function (e) { if (e.firstChild && e.firstChild.nodeValue === 'M?') hidden++; });
-  var p = document.createElement('pre');
-  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' mines=' + drawn(mines) + ' hidden=' + hidden + ' END';
-  document.body.appendChild(p);
-});
-</script>"#;
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+  mines.forEach(function (e) { if (e.firstChild && e.firstChild.nodeValue === 'M?') hidden++; });"#;
+    const MINES_TAIL: &str = "+ ' mines=' + drawn(mines) + ' hidden=' + hidden";
+    let Some(chromium) = chromium() else {
         return;
     };
     let site = common::Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "miteiriya-ridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
-    let state = common::latest_state(&site);
-    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
-        .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-        .find(|r| String::from_utf8_lossy(r).contains("To: a@example.org"))
-        .expect("the Allied player's first mail");
-    let msg = mail_parser::MessageParser::default()
-        .parse(&raw)
-        .expect("a mail");
-    let html = msg.body_html(0).expect("an HTML part").into_owned();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("miteiriya.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{MINE_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
     );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no count in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let state = common::latest_state(&site);
+    let html = site.html_mail("Allied player's first mail", |t| {
+        t.contains("To: a@example.org")
+    });
+    let page = Page::new("miteiriya.html", &html, &board_script(MINES, MINES_TAIL));
+    let line = chromium.measure(&page);
     let want = format!(
         "hexes={} units={} mines=9 hidden=9",
         5 * 13 + 4 * 12,
@@ -368,87 +165,34 @@ window.addEventListener('load', function () {
     assert_eq!(line, want);
 }
 
-const LEGEND_SCRIPT: &str = r#"<script>
-window.addEventListener('load', function () {
-  function drawn(list) {
-    var n = 0;
-    list.forEach(function (e) { var b = e.getBBox(); if (b.width > 0 && b.height > 0) n++; });
-    return n;
-  }
-  var hexes = drawn(document.querySelectorAll('svg.board g.hexes use[data-hex]'));
-  var units = drawn(document.querySelectorAll('svg.board g.unit'));
-  var ids = [];
-  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
-    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
-  });
-  var p = document.createElement('pre');
-  p.textContent = 'CH' + 'ECK hexes=' + hexes + ' units=' + units + ' legend=' + ids.join(',') + ' END';
-  document.body.appendChild(p);
-});
-</script>"#;
-
 /// The Bir Hakeim scenario's report (issue 12, Appendix 2's tiles): the
 /// board of the HTML mail really queued, laid out by a real browser with
 /// every hex, every unit and a legend entry for each tile and obstacle on
 /// the board.
 #[test]
 fn the_desert_report_draws_the_tiles_with_their_legend() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+    const LEGEND: &str = r#"
+  var ids = [];
+  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
+    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
+  });"#;
+    const LEGEND_TAIL: &str = "+ ' legend=' + ids.join(',')";
+    let Some(chromium) = chromium() else {
         return;
     };
     let site = common::Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "bir-hakeim",
-        "--seat",
-        "axis=a@example.org",
-        "--seat",
-        "allies=b@example.org",
-    ]);
+        &["axis=a@example.org", "allies=b@example.org"],
+        &[],
+    );
     common::submit_random_turns(&site, 1, 5);
     let state = common::latest_state(&site);
-    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
-        .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-        .find(|r| {
-            let t = String::from_utf8_lossy(r);
-            t.contains("To: b@example.org") && t.contains("turn 1")
-        })
-        .expect("the report of turn 1");
-    let msg = mail_parser::MessageParser::default()
-        .parse(&raw)
-        .expect("a mail");
-    let html = msg.body_html(0).expect("an HTML part").into_owned();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("bir-hakeim.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{LEGEND_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no count in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let html = site.html_mail("report of turn 1", |t| {
+        t.contains("To: b@example.org") && t.contains("turn 1")
+    });
+    let page = Page::new("bir-hakeim.html", &html, &board_script(LEGEND, LEGEND_TAIL));
+    let line = chromium.measure(&page);
     let want = format!(
         "hexes={} units={} legend=desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches",
         5 * 13 + 4 * 12,
@@ -477,60 +221,20 @@ window.addEventListener('load', function () {
 /// browser: every hex drawn, and the night's line inside the board's frame.
 #[test]
 fn the_night_scenario_draws_the_board_with_its_weather() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let site = common::Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "merville-battery",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
-    let raw = std::fs::read_dir(site.path().join("mail/outbox"))
-        .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
-        .find(|r| {
-            let t = String::from_utf8_lossy(r);
-            t.contains("To: a@example.org") && t.contains("svg")
-        })
-        .expect("a mail with the board");
-    let msg = mail_parser::MessageParser::default()
-        .parse(&raw)
-        .expect("a mail");
-    let html = msg.body_html(0).expect("an HTML part").into_owned();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("merville.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{WEATHER_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
     );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no count in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+    let html = site.html_mail("mail with the board", |t| {
+        t.contains("To: a@example.org") && t.contains("svg")
+    });
+    let page = Page::new("merville.html", &html, WEATHER_SCRIPT);
+    let line = chromium.measure(&page);
     assert_eq!(
         line,
         format!(

@@ -7,18 +7,23 @@ use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
 use common::{latest_state, unqp, Site};
 
+/// A file the project ships (a scenario, a ruleset), by its path in the repository.
+fn shipped(path: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+/// The shipped file at `path` with `edit.0` replaced by `edit.1`, written
+/// into the site's directory as `name`.
+fn variant(site: &Site, path: &str, name: &str, edit: (&str, &str)) -> std::path::PathBuf {
+    let file = site.path().join(name);
+    std::fs::write(&file, shipped(path).replace(edit.0, edit.1)).unwrap();
+    file
+}
+
 #[test]
 fn a_whole_game_by_submit_then_export_and_verify() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-    ]);
+    site.pegasus_bridge(&[]);
     let rules = memoir44::Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed([7; 32]);
     let orders_file = site.path().join("orders.txt");
@@ -60,9 +65,8 @@ fn a_whole_game_by_submit_then_export_and_verify() {
     );
 
     // Export and verify.
-    let export = site.path().join("game.json");
-    site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    let v = site.export_and_verify(&[]);
+    let export = site.path().join("export.json");
     assert!(
         v.contains(&format!("{turns} turns replayed identically")),
         "{v}"
@@ -103,15 +107,11 @@ fn a_whole_game_by_submit_then_export_and_verify() {
 #[test]
 fn a_running_games_export_checks_its_dice_without_the_seed() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
+    );
     common::submit_random_turns(&site, 12, 11);
     let export = site.path().join("running.json");
     site.ok(&["export", "1", "--output", export.to_str().unwrap()]);
@@ -159,15 +159,7 @@ fn a_running_games_export_checks_its_dice_without_the_seed() {
 #[test]
 fn submit_rejects_illegal_orders_and_changes_nothing() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-    ]);
+    site.pegasus_bridge(&[]);
     let f = site.path().join("o.txt");
     std::fs::write(&f, "PLAY probe-centre\nMOVE A1 Z9\n").unwrap();
     let out = site.run(&["submit", "1", "allies", f.to_str().unwrap()]);
@@ -188,43 +180,26 @@ fn submit_rejects_illegal_orders_and_changes_nothing() {
 #[test]
 fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
     let site = Site::new();
-    let shipped = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/memoir44/pegasus-bridge.toml"
-    ))
-    .unwrap();
-    let file = site.path().join("club-bridge.toml");
-    std::fs::write(
-        &file,
-        shipped.replace("id = \"pegasus-bridge\"", "id = \"club-bridge\""),
-    )
-    .unwrap();
+    let file = variant(
+        &site,
+        "scenarios/memoir44/pegasus-bridge.toml",
+        "club-bridge.toml",
+        ("id = \"pegasus-bridge\"", "id = \"club-bridge\""),
+    );
     let out = site.ok(&["check-scenario", file.to_str().unwrap()]);
     assert!(
         out.contains("scenario 'club-bridge' of memoir44 is valid"),
         "{out}"
     );
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         file.to_str().unwrap(),
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[],
+    );
     assert!(site.ok(&["games"]).contains("club-bridge"));
     common::submit_random_turns(&site, 4, 9);
     std::fs::remove_file(&file).unwrap();
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    let v = site.export_and_verify(&["--include-seed"]);
     assert!(v.contains("4 turns replayed identically"), "{v}");
 }
 
@@ -257,11 +232,7 @@ fn a_broken_scenario_file_is_refused_with_line_and_column() {
         "no game was created"
     );
     // A unit on a hex that is off the board: line and column of the mistake.
-    let shipped = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/memoir44/pegasus-bridge.toml"
-    ))
-    .unwrap();
+    let shipped = shipped("scenarios/memoir44/pegasus-bridge.toml");
     let first_at = shipped.find("at = \"").expect("a unit with at =");
     let mut bad = shipped.clone();
     let end = bad[first_at + 6..].find('"').unwrap() + first_at + 6;
@@ -279,17 +250,12 @@ fn a_broken_scenario_file_is_refused_with_line_and_column() {
 #[test]
 fn a_house_rule_variant_of_the_ruleset() {
     let site = Site::new();
-    let shipped = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/rulesets/memoir44.toml"
-    ))
-    .unwrap();
-    let variant = site.path().join("club-rules.toml");
-    std::fs::write(
-        &variant,
-        shipped.replace("id = \"memoir44\"", "id = \"memoir44-club\""),
-    )
-    .unwrap();
+    let variant = variant(
+        &site,
+        "rulesets/memoir44.toml",
+        "club-rules.toml",
+        ("id = \"memoir44\"", "id = \"memoir44-club\""),
+    );
     assert!(site
         .ok(&["check-ruleset", variant.to_str().unwrap()])
         .contains("a valid memoir44 ruleset"));
@@ -311,18 +277,11 @@ fn a_house_rule_variant_of_the_ruleset() {
     assert!(text.unwrap().contains("memoir44-club"));
     common::submit_random_turns(&site, 1, 5);
     std::fs::remove_file(&variant).unwrap();
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
     assert!(site
-        .ok(&["verify", export.to_str().unwrap()])
+        .export_and_verify(&["--include-seed"])
         .contains("1 turns replayed identically"));
     // A mistake in a variant is named with its line and column.
+    let shipped = shipped("rulesets/memoir44.toml");
     let broken = site.path().join("broken-rules.toml");
     let at = shipped.find("figures = 4").expect("a unit of 4 figures");
     let line = shipped[..at].matches('\n').count() + 1;
@@ -343,19 +302,16 @@ fn a_house_rule_variant_of_the_ruleset() {
 #[test]
 fn observers_see_each_turn_without_any_hand() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-        "--observer",
-        "club@example.org",
-        "--referee",
-        "ref@example.org",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &[
+            "--observer",
+            "club@example.org",
+            "--referee",
+            "ref@example.org",
+        ],
+    );
     common::submit_random_turns(&site, 1, 3);
     let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
     let observer = mails

@@ -2,29 +2,7 @@
 //! deadline, correct across a daylight-saving change, players in three zones.
 
 mod common;
-use common::{bin, reply_address, unqp, Site};
-use std::process::Command;
-
-fn at(site: &Site, now: &str, args: &[&str]) -> String {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(args)
-        .env("ADJUTANT_NOW", now)
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} at {now}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn mails(site: &Site) -> Vec<String> {
-    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
-}
+use common::{reply_address, Site};
 
 /// London leaves summer time on 25 Oct 2026, New York on 1 Nov; Sydney is in
 /// summer time. A game starts Fri 23 Oct 12:00 UTC with 72 h turns: the
@@ -32,8 +10,7 @@ fn mails(site: &Site) -> Vec<String> {
 /// London.
 fn start(site: &Site, nmr: &str) {
     let scenario = site.scenario();
-    at(
-        site,
+    site.at(
         "2026-10-23T12:00:00Z",
         &[
             "new-game",
@@ -65,7 +42,7 @@ fn start(site: &Site, nmr: &str) {
 fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
     let site = Site::new();
     start(&site, "wait");
-    let welcomes = mails(&site);
+    let welcomes = site.mails();
     // Two seats and the referee's own seat.
     assert_eq!(welcomes.len(), 3);
     assert!(
@@ -82,24 +59,24 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
         welcomes[1]
     );
 
-    at(&site, "2026-10-25T11:59:59Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 3, "no reminder before 24 h");
+    site.at("2026-10-25T11:59:59Z", &["serve", "--once"]);
+    assert_eq!(site.mails().len(), 3, "no reminder before 24 h");
 
-    at(&site, "2026-10-25T12:00:00Z", &["serve", "--once"]);
-    let m = mails(&site);
+    site.at("2026-10-25T12:00:00Z", &["serve", "--once"]);
+    let m = site.mails();
     assert_eq!(m.len(), 4, "one reminder, to the side waited for");
     let reminder = &m[3];
     assert!(reminder.contains("To: alice@example.org"), "{reminder}");
     assert!(reminder.contains("Mon 26 Oct 2026 12:00 GMT"), "{reminder}");
 
-    at(&site, "2026-10-25T18:00:00Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 4, "a reminder is sent once");
+    site.at("2026-10-25T18:00:00Z", &["serve", "--once"]);
+    assert_eq!(site.mails().len(), 4, "a reminder is sent once");
 
-    at(&site, "2026-10-26T11:59:59Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 4, "nothing happens before the deadline");
+    site.at("2026-10-26T11:59:59Z", &["serve", "--once"]);
+    assert_eq!(site.mails().len(), 4, "nothing happens before the deadline");
 
-    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
-    let m = mails(&site);
+    site.at("2026-10-26T12:00:00Z", &["serve", "--once"]);
+    let m = site.mails();
     let nmr: Vec<&String> = m
         .iter()
         .filter(|t| t.contains("the deadline passed"))
@@ -117,21 +94,21 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
         referee[0]
     );
     // Waiting: the turn did not move, and the next deadline is a turn away.
-    let games = at(&site, "2026-10-26T12:00:00Z", &["games"]);
+    let games = site.at("2026-10-26T12:00:00Z", &["games"]);
     assert!(
         games.lines().nth(1).unwrap().split_whitespace().nth(3) == Some("0"),
         "{games}"
     );
-    at(&site, "2026-10-26T12:30:00Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), m.len(), "the NMR is handled once");
+    site.at("2026-10-26T12:30:00Z", &["serve", "--once"]);
+    assert_eq!(site.mails().len(), m.len(), "the NMR is handled once");
 }
 
 #[test]
 fn nmr_pass_adjudicates_the_turn() {
     let site = Site::new();
     start(&site, "pass");
-    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
-    let games = at(&site, "2026-10-26T12:00:00Z", &["games"]);
+    site.at("2026-10-26T12:00:00Z", &["serve", "--once"]);
+    let games = site.at("2026-10-26T12:00:00Z", &["games"]);
     let turn = games
         .lines()
         .nth(1)
@@ -147,7 +124,7 @@ fn nmr_pass_adjudicates_the_turn() {
         .unwrap();
     assert_eq!(source, "nmr");
     // The referee gets the turn seen from above.
-    let m = mails(&site);
+    let m = site.mails();
     let copy = m
         .iter()
         .find(|t| t.contains("To: ref@example.org") && t.contains("referee's copy"))
@@ -159,13 +136,13 @@ fn nmr_pass_adjudicates_the_turn() {
 fn paused_games_do_not_time_out() {
     let site = Site::new();
     start(&site, "pass");
-    at(&site, "2026-10-24T00:00:00Z", &["pause", "1"]);
-    at(&site, "2026-10-30T00:00:00Z", &["serve", "--once"]);
-    assert_eq!(mails(&site).len(), 3, "no reminder, no NMR while paused");
-    at(&site, "2026-10-30T00:00:00Z", &["resume", "1"]);
-    at(&site, "2026-11-01T23:59:00Z", &["serve", "--once"]);
+    site.at("2026-10-24T00:00:00Z", &["pause", "1"]);
+    site.at("2026-10-30T00:00:00Z", &["serve", "--once"]);
+    assert_eq!(site.mails().len(), 3, "no reminder, no NMR while paused");
+    site.at("2026-10-30T00:00:00Z", &["resume", "1"]);
+    site.at("2026-11-01T23:59:00Z", &["serve", "--once"]);
     assert_eq!(
-        mails(&site).len(),
+        site.mails().len(),
         4,
         "a reminder a day before the new deadline"
     );
@@ -187,8 +164,8 @@ fn timezone_and_absence_by_mail() {
             "TIMEZONE Asia/Tokyo\nABSENCE 2026-10-25 2026-10-28\n",
         ),
     );
-    at(&site, "2026-10-23T13:00:00Z", &["serve", "--once"]);
-    let m = mails(&site);
+    site.at("2026-10-23T13:00:00Z", &["serve", "--once"]);
+    let m = site.mails();
     let answers: Vec<&String> = m
         .iter()
         .filter(|t| t.contains("In-Reply-To: <tz@example.org>"))
@@ -204,13 +181,13 @@ fn timezone_and_absence_by_mail() {
     );
     let n = m.len();
     // At the game's deadline nothing happens: it falls inside the absence.
-    at(&site, "2026-10-26T12:00:00Z", &["serve", "--once"]);
-    assert!(mails(&site)[n..]
+    site.at("2026-10-26T12:00:00Z", &["serve", "--once"]);
+    assert!(site.mails()[n..]
         .iter()
         .all(|t| !t.contains("deadline passed")));
     // After the absence the deadline applies.
-    at(&site, "2026-10-28T15:00:00Z", &["serve", "--once"]);
-    assert!(mails(&site)[n..]
+    site.at("2026-10-28T15:00:00Z", &["serve", "--once"]);
+    assert!(site.mails()[n..]
         .iter()
         .any(|t| t.contains("To: alice@example.org") && t.contains("deadline passed")));
     // An absence longer than the game allows is refused.
@@ -224,8 +201,9 @@ fn timezone_and_absence_by_mail() {
             "ABSENCE 2026-11-01 2026-12-31\n",
         ),
     );
-    at(&site, "2026-10-29T00:00:00Z", &["serve", "--once"]);
-    assert!(mails(&site)
+    site.at("2026-10-29T00:00:00Z", &["serve", "--once"]);
+    assert!(site
+        .mails()
         .iter()
         .any(|t| t.contains("In-Reply-To: <long@example.org>") && t.contains("at most 14 days")));
     common::assert_80_columns(&site);

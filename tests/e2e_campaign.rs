@@ -366,13 +366,5 @@ fn a_three_battle_campaign_through_the_real_inbox() {
     assert!(said.contains("the pre-battle dice are"), "{said}");
 
     // Every mail went out through the real server.
-    let pending: i64 = site
-        .db()
-        .query_row(
-            "SELECT count(*) FROM outbox WHERE status != 'sent'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(pending, 0);
+    assert_eq!(site.unsent(), 0);
 }

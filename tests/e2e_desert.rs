@@ -7,84 +7,24 @@
 //! SVG legend, and the exported game verifies.
 
 mod common;
-use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::memoir44;
-use common::mail_client::{client, game_row, inbox, serve, use_real_server, wait_for};
-use common::Site;
+use common::memoir_mail::MemoirGame;
 
 #[test]
 fn bir_hakeim_by_mail_through_a_real_server() {
     if !common::mailserver() {
         return;
     }
-    for u in ["judge", "alice", "bob"] {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
-    }
-    let site = Site::new();
-    use_real_server(&site);
+    let mut g = MemoirGame::start("bir-hakeim", [("axis", "alice"), ("allies", "bob")], 27);
+    g.wait_opening(1);
+    assert!(common::latest_state(&g.site).plays("north-african-desert"));
 
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "bir-hakeim",
-        "--seat",
-        "axis=alice@adjutant.test",
-        "--seat",
-        "allies=bob@adjutant.test",
-    ]);
-    let players = ["alice@adjutant.test", "bob@adjutant.test"];
-    let mut seen = [wait_for(players[0], 1).len(), wait_for(players[1], 1).len()];
-    assert!(common::latest_state(&site).plays("north-african-desert"));
-
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let mut rng = ChaChaDice::from_seed([27; 32]);
     let mut turns = 0;
     for _ in 0..8 {
-        let (turn, status) = game_row(&site);
-        if status == "over" {
+        let Some(t) = g.play(None) else {
             break;
-        }
-        let state = common::latest_state(&site);
-        let side = memoir44::waiting(&state).sides[0].clone();
-        let p = usize::from(side != "axis");
-        let mails = inbox(players[p]);
-        let last = mails.last().unwrap();
-        let addr = last["reply_to"]
-            .as_str()
-            .unwrap()
-            .rsplit('<')
-            .next()
-            .unwrap()
-            .trim_end_matches('>')
-            .to_string();
-        let orders = memoir44::random_orders(&rules, &state, &side, &mut rng);
-        client(
-            &[
-                "send",
-                players[p],
-                &addr,
-                &format!("Re: {}", last["subject"].as_str().unwrap()),
-            ],
-            Some(&format!("{orders}\n")),
-        );
-        let mut advanced = false;
-        for _ in 0..50 {
-            serve(&site);
-            if game_row(&site).0 > turn {
-                advanced = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert!(
-            advanced,
-            "turn {turn}: the orders of {side} were not adjudicated:\n{orders}"
-        );
+        };
         turns += 1;
-        seen[p] += 2;
-        seen[1 - p] += 1;
-        for (i, who) in players.iter().enumerate() {
-            let m = wait_for(who, seen[i]);
+        for (who, m) in g.players.iter().zip(&t.mails) {
             let report = m
                 .iter()
                 .rev()
@@ -92,9 +32,9 @@ fn bir_hakeim_by_mail_through_a_real_server() {
                     x["subject"]
                         .as_str()
                         .unwrap()
-                        .contains(&format!("turn {}", turn + 1))
+                        .contains(&format!("turn {}", t.turn + 1))
                 })
-                .unwrap_or_else(|| panic!("{who} has no report of turn {}", turn + 1));
+                .unwrap_or_else(|| panic!("{who} has no report of turn {}", t.turn + 1));
             // The text map's legend names the desert tiles on the board.
             // (The legend wraps at 80 columns: compare word by word.)
             let body = report["body"].as_str().unwrap_or_default();
@@ -105,14 +45,6 @@ fn bir_hakeim_by_mail_through_a_real_server() {
         }
     }
     assert!(turns >= 5, "only {turns} turns were played");
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    let v = g.site.export_and_verify(&["--include-seed"]);
     assert!(v.contains("replayed identically"), "{v}");
 }

@@ -14,149 +14,27 @@ mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir_grid::{self, random};
 use adjutant::rules::Rules;
-use common::mail_client::{client, inbox, use_real_server};
-use common::{bin, Site};
-use serde_json::Value;
-use std::process::Command;
+use common::mail_client::{inbox, real_server_site, MailJudge};
 
-const T0: &str = "2026-11-20T12:00:00Z";
-/// 73 hours later: past the 72 h deadline set at T0.
-const T1: &str = "2026-11-23T13:00:00Z";
-
+/// The judge of a grid game: the judge by mail with the ruleset's tables.
 struct Judge<'a> {
-    site: &'a Site,
-    rules: Rules,
+    mail: MailJudge<'a>,
     ruleset: memoir_grid::Ruleset,
-    /// British, German.
-    players: [String; 2],
-    now: &'static str,
+}
+
+impl<'a> std::ops::Deref for Judge<'a> {
+    type Target = MailJudge<'a>;
+    fn deref(&self) -> &MailJudge<'a> {
+        &self.mail
+    }
 }
 
 impl Judge<'_> {
-    fn at(&self, args: &[&str]) -> String {
-        let out = Command::new(bin())
-            .arg("--config")
-            .arg(self.site.config())
-            .args(args)
-            .env("ADJUTANT_NOW", self.now)
-            .env("ADJUTANT_LOG", "warn")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// (adjudications done, status) of game 1.
-    fn game(&self) -> (u32, String) {
-        self.site
-            .db()
-            .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .unwrap()
-    }
-
-    fn state(&self) -> adjutant::rules::State {
-        let json: String = self
-            .site
-            .db()
-            .query_row(
-                "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        self.rules.restore(&json).unwrap()
-    }
-
-    /// The sides the current phase waits for.
-    fn needed(&self) -> Vec<String> {
-        self.rules.phase(&self.state()).sides
-    }
-
-    fn player(&self, side: &str) -> &str {
-        &self.players[usize::from(side != "british")]
-    }
-
-    /// Wait until `who` has a mail whose subject or body contains `needle`
-    /// among the mails after the first `skip`.
-    fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
-        for _ in 0..100 {
-            if let Some(m) = inbox(who).into_iter().skip(skip).find(|m| {
-                m["subject"].as_str().unwrap_or("").contains(needle)
-                    || m["body"].as_str().unwrap_or("").contains(needle)
-            }) {
-                return m;
-            }
-            self.at(&["serve", "--once"]);
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!(
-            "{who} never got a mail with {needle:?}: {:#?}\n{}",
-            inbox(who).into_iter().skip(skip).collect::<Vec<_>>(),
-            self.at(&["log"])
-        );
-    }
-
-    /// `side` replies to the judge's latest mail with `orders`.
-    fn send(&self, side: &str, orders: &str) -> usize {
-        let who = self.player(side);
-        let mails = inbox(who);
-        let last = mails
-            .iter()
-            .rev()
-            .find(|m| m["reply_to"].as_str().is_some_and(|r| r.contains("judge+")))
-            .expect("a mail to reply to");
-        let addr = last["reply_to"]
-            .as_str()
-            .unwrap()
-            .rsplit('<')
-            .next()
-            .unwrap()
-            .trim_end_matches('>')
-            .to_string();
-        let body = format!("{orders}\n-- \n{side} commander\n");
-        client(
-            &[
-                "send",
-                who,
-                &addr,
-                &format!("Re: {}", last["subject"].as_str().unwrap()),
-            ],
-            Some(&body),
-        );
-        mails.len()
-    }
-
-    /// Send and wait for the judge's answer: a receipt that holds the orders
-    /// (`held`) or one that adjudicated them.
-    fn send_and_wait(&self, side: &str, orders: &str, held: bool) -> Value {
-        let skip = self.send(side, orders);
-        let needle = if held { "They are held" } else { "adjudicated" };
-        self.wait_mail(self.player(side), skip, needle)
-    }
-
     fn random_orders(&self, side: &str, rng: &mut ChaChaDice) -> String {
-        let st = self.state();
+        let st = self.game_state();
         let g = st.get::<memoir_grid::State>().expect("a grid state");
         let i = g.side_index(side).expect("side");
         random::random_orders(&self.ruleset, g, i, rng)
-    }
-
-    /// The orders stored for `side` in adjudication `turn`.
-    fn stored(&self, turn: u32, side: &str) -> (String, String) {
-        self.site
-            .db()
-            .query_row(
-                "SELECT orders, source FROM submissions WHERE game_id = 1 AND turn = ?1 AND side = ?2",
-                rusqlite::params![turn, side],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap()
     }
 }
 
@@ -197,36 +75,22 @@ fn to_next_artillery(j: &Judge<'_>) {
 }
 
 fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
-    for u in ["judge", users[0], users[1]] {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
-    }
-    let site = Site::new();
-    use_real_server(&site);
+    let site = real_server_site(&users);
     let players = [
         format!("{}@adjutant.test", users[0]),
         format!("{}@adjutant.test", users[1]),
     ];
-    let mut j = Judge {
-        site: &site,
-        rules: Rules::load(ruleset).unwrap(),
+    // The judge's clock starts at T0 (the deadline set then is 72 h).
+    let j = Judge {
+        mail: MailJudge::new(
+            &site,
+            Rules::load(ruleset).unwrap(),
+            "british",
+            players.clone(),
+        ),
         ruleset: memoir_grid::Ruleset::builtin(ruleset).unwrap(),
-        players: players.clone(),
-        now: T0,
     };
-    let id = j.at(&[
-        "new-game",
-        "--scenario",
-        scenario,
-        "--seat",
-        &format!("british={}", players[0]),
-        "--seat",
-        &format!("german={}", players[1]),
-        "--deadline",
-        "72h",
-        "--nmr",
-        "pass",
-    ]);
-    assert_eq!(id.trim(), "1");
+    j.new_game(scenario, ["british", "german"], &[]);
     for p in &players {
         j.wait_mail(p, 0, "welcome");
     }
@@ -283,7 +147,8 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
     let british = j.random_orders("british", &mut rng);
     j.send_and_wait("british", &british, true);
     assert_eq!(j.game().0, done);
-    j.now = T1;
+    // 73 hours later: past the 72 h deadline set at T0.
+    j.hours.set(73);
     j.at(&["serve", "--once"]);
     assert!(
         j.game().0 > done,
@@ -310,23 +175,9 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
     let (turns, status) = j.game();
     assert_eq!(status, "over", "the game ended");
     assert!(turns >= 9, "only {turns} phases were played");
-    for p in &players {
-        j.wait_mail(p, 0, "is over.");
-    }
     // The export verifies, every die and every phase.
-    let export = site.path().join("export.json");
-    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = j.at(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains("OK: game 1 verified"), "{v}");
-    let pending: i64 = site
-        .db()
-        .query_row(
-            "SELECT count(*) FROM outbox WHERE status != 'sent'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(pending, 0, "everything was delivered");
+    j.assert_over_and_verified();
+    assert_eq!(site.unsent(), 0, "everything was delivered");
 }
 
 /// One test: the two games share the judge's mailbox, so they run one

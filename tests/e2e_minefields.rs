@@ -9,10 +9,8 @@
 //! one is shown with its strength, and the exported game verifies.
 
 mod common;
-use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
-use common::mail_client::{client, game_row, inbox, serve, use_real_server, wait_for};
-use common::Site;
+use common::memoir_mail::MemoirGame;
 use serde_json::Value;
 
 /// What a player's latest mail shows of the minefields of `st`: no strength
@@ -51,88 +49,29 @@ fn miteiriya_ridge_by_mail_through_a_real_server() {
     if !common::mailserver() {
         return;
     }
-    for u in ["judge", "alice", "bob"] {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
-    }
-    let site = Site::new();
-    use_real_server(&site);
-
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    let mut g = MemoirGame::start(
         "miteiriya-ridge",
-        "--seat",
-        "allies=bob@adjutant.test",
-        "--seat",
-        "axis=alice@adjutant.test",
-    ]);
-    let players = ["bob@adjutant.test", "alice@adjutant.test"];
-    let mut seen = [0usize; 2];
-    for (i, who) in players.iter().enumerate() {
-        let m = wait_for(who, 1);
-        seen[i] = m.len();
-        let st = common::latest_state(&site);
+        [("allies", "bob"), ("axis", "alice")],
+        44,
+    );
+    let opening = g.wait_opening(1);
+    for (who, m) in g.players.iter().zip(&opening) {
+        let st = common::latest_state(&g.site);
         assert_eq!(st.minefields.len(), 9);
         check_mail(who, m.last().unwrap(), &st);
     }
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let mut rng = ChaChaDice::from_seed([44; 32]);
     let mut revealed_or_cleared = false;
     for n in 0..8 {
-        let (turn, status) = game_row(&site);
-        if status == "over" {
-            break;
-        }
-        let state = common::latest_state(&site);
-        let side = memoir44::waiting(&state).sides[0].clone();
-        let p = usize::from(side != "allies");
-        let mails = inbox(players[p]);
-        let last = mails.last().unwrap();
-        let addr = last["reply_to"]
-            .as_str()
-            .unwrap()
-            .rsplit('<')
-            .next()
-            .unwrap()
-            .trim_end_matches('>')
-            .to_string();
         // The breach: the sappers onto the minefield at F4 (one hex, so
         // they clear it instead of battling), the infantry onto G4.
-        let orders = if n == 0 {
-            "PLAY direct-from-hq\nORDER F3 G3\nMOVE F3 F4\nMOVE G3 G4\n".to_string()
-        } else {
-            memoir44::random_orders(&rules, &state, &side, &mut rng)
+        let breach = "PLAY direct-from-hq\nORDER F3 G3\nMOVE F3 F4\nMOVE G3 G4\n";
+        let Some(t) = g.play((n == 0).then_some(breach)) else {
+            break;
         };
-        client(
-            &[
-                "send",
-                players[p],
-                &addr,
-                &format!("Re: {}", last["subject"].as_str().unwrap()),
-            ],
-            Some(&format!("{orders}\n")),
-        );
-        let mut advanced = false;
-        for _ in 0..50 {
-            serve(&site);
-            if game_row(&site).0 > turn {
-                advanced = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert!(
-            advanced,
-            "turn {turn}: the orders of {side} were not adjudicated:\n{orders}"
-        );
-        let before = seen;
-        seen[p] += 2;
-        seen[1 - p] += 1;
-        let st = common::latest_state(&site);
-        for (i, who) in players.iter().enumerate() {
+        let st = common::latest_state(&g.site);
+        for (i, who) in g.players.iter().enumerate() {
             // The mover's acceptance and report, the other side's report.
-            let m = wait_for(who, seen[i]);
-            let new = &m[before[i]..];
+            let new = t.new_mails(i);
             for mail in new {
                 check_mail(who, mail, &st);
             }
@@ -157,15 +96,7 @@ fn miteiriya_ridge_by_mail_through_a_real_server() {
         }
     }
     assert!(revealed_or_cleared);
-    assert!(game_row(&site).0 >= 5, "the game did not go on");
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(g.row().0 >= 5, "the game did not go on");
+    let v = g.site.export_and_verify(&["--include-seed"]);
     assert!(v.contains("replayed identically"), "{v}");
 }

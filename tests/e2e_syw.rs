@@ -19,13 +19,12 @@ mod common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::measured::{self, state};
 use adjutant::rules::Rules;
-use common::Site;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use common::mail_client::real_server_site;
+use std::path::Path;
 
 #[path = "common/measured_mail.rs"]
 mod measured_mail;
-use measured_mail::{client, inbox, text, Judge};
+use measured_mail::{browser_check, inbox, text, Judge, MailJudge};
 
 const SCENARIO: &str = r#"
 # A small action near Minden, 1 August 1759: the Allied advance meets the
@@ -106,19 +105,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
         return;
     }
     let users = ["alice", "bob"];
-    for u in ["judge", users[0], users[1]] {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
-    }
-    let site = Site::new();
-    let cfg = std::fs::read_to_string(site.config())
-        .unwrap()
-        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
-        .replace("kind = \"maildir\"", "kind = \"imap\"")
-        .replace("kind = \"file\"", "kind = \"smtp\"")
-        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
-        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
-    std::fs::write(site.config(), cfg).unwrap();
-    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+    let site = real_server_site(&users);
     // The house-rule variant: every face of the fog-of-war die calls the
     // table.
     let base = std::fs::read_to_string(
@@ -139,29 +126,19 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
     ];
     let ruleset = measured::Ruleset::from_toml(&variant, "seven-years-war-fog.toml").unwrap();
     let j = Judge {
-        site: &site,
-        rules: Rules::load("seven-years-war").unwrap(),
+        mail: MailJudge::new(
+            &site,
+            Rules::load("seven-years-war").unwrap(),
+            "allied",
+            players.clone(),
+        ),
         ruleset,
-        first: "allied",
-        players: players.clone(),
-        hours: std::cell::Cell::new(0),
     };
-    let id = j.at(&[
-        "new-game",
-        "--scenario",
+    j.new_game(
         scenario_file.to_str().unwrap(),
-        "--ruleset",
-        ruleset_file.to_str().unwrap(),
-        "--seat",
-        &format!("allied={}", players[0]),
-        "--seat",
-        &format!("french={}", players[1]),
-        "--deadline",
-        "72h",
-        "--nmr",
-        "pass",
-    ]);
-    assert_eq!(id.trim(), "1");
+        ["allied", "french"],
+        &["--ruleset", ruleset_file.to_str().unwrap()],
+    );
     let welcome = j.wait_mail(&players[0], 0, "Welcome");
     let body = text(&welcome, "body");
     assert!(body.contains("HUSSAR"), "{body}");
@@ -244,156 +221,11 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
         .join("\n");
     let events = all.matches("Fog of war: ").count();
     assert!(events >= 8, "{events} fog-of-war rolls reported");
-    for p in &players {
-        j.wait_mail(p, 0, "is over.");
-    }
-    let export = site.path().join("export.json");
-    j.at(&["export", "1", "--output", export.to_str().unwrap()]);
-    let v = j.at(&["verify", export.to_str().unwrap()]);
-    assert!(v.contains("OK: game 1 verified"), "{v}");
+    j.assert_over_and_verified();
     let last = inbox(&players[0])
         .into_iter()
         .rev()
         .find(|m| text(m, "html").contains("<svg"))
         .expect("a report with an HTML part with the SVG");
     browser_check(&text(&last, "html"), &j.state(), &j.ruleset);
-}
-
-fn chromium() -> Option<PathBuf> {
-    ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-}
-
-fn run(bin: &Path, profile: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--log-level=3",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .output()
-        .expect("chromium runs")
-}
-
-/// After load, the page reports the table's laid-out size and, for every
-/// unit group, its id and the bounding box of its ground (in pixels).
-const MEASURE_SCRIPT: &str = r#"<script>
-window.addEventListener('load', function () {
-  var svg = document.querySelector('svg');
-  var t = svg.querySelector('rect.table').getBBox();
-  var units = [];
-  svg.querySelectorAll('g.unit').forEach(function (g) {
-    var b = g.querySelector('polygon').getBBox();
-    if (b.width > 0 && b.height > 0)
-      units.push(g.getAttribute('data-id') + ':' + Math.round(b.width) + 'x' + Math.round(b.height));
-  });
-  var p = document.createElement('pre');
-  p.textContent = 'CH' + 'ECK table=' + Math.round(t.width) + 'x' + Math.round(t.height) +
-    ' units=' + units.join(',') + ' END';
-  document.body.appendChild(p);
-});
-</script>"#;
-
-fn browser_check(html: &str, st: &measured::State, r: &measured::Ruleset) {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed (scripts/install-chromium.sh)");
-        }
-        eprintln!("skipped: chromium is not installed (scripts/install-chromium.sh)");
-        return;
-    };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let page = dir.path().join("report.html");
-    std::fs::write(
-        &page,
-        html.replace("</body>", &format!("{MEASURE_SCRIPT}</body>")),
-    )
-    .expect("write");
-    let url = format!("file://{}", page.display());
-    let shot = std::env::var_os("ADJUTANT_SCREENSHOT")
-        .map_or_else(|| dir.path().join("report.png"), PathBuf::from);
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1000,1400",
-            &url,
-        ],
-    );
-    assert!(
-        std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 10_000,
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let profile = tempfile::tempdir().expect("profile");
-    let out = run(
-        &bin,
-        profile.path(),
-        &["--dump-dom", "--virtual-time-budget=2000", &url],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let line = dom
-        .split("CHECK ")
-        .nth(1)
-        .and_then(|t| t.split(" END").next())
-        .unwrap_or_else(|| {
-            panic!(
-                "no measures in the page: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    // To scale: 10 pixels to the inch (a length in sixteenths / 1.6).
-    let px = |v: i64| (v * 10 + 8) / 16;
-    let (table, units) = line.split_once(" units=").expect("two parts");
-    assert_eq!(
-        table,
-        format!("table={}x{}", px(st.width), px(st.depth)),
-        "the table is drawn 10 px to the inch"
-    );
-    let drawn: Vec<&str> = units.split(',').filter(|s| !s.is_empty()).collect();
-    assert_eq!(
-        drawn.len(),
-        st.units.len(),
-        "every unit on the table is drawn: {line}"
-    );
-    for u in &st.units {
-        // The bounding box of the unit's ground, however it faces.
-        let c = state::footprint(r, u).corners();
-        let xs = c.iter().map(|p| p.x);
-        let ys = c.iter().map(|p| p.y);
-        let w = xs.clone().max().unwrap() - xs.min().unwrap();
-        let h = ys.clone().max().unwrap() - ys.min().unwrap();
-        let want = format!("{}:{}x{}", u.id, px(w), px(h));
-        let got = drawn
-            .iter()
-            .find(|d| d.starts_with(&format!("{}:", u.id)))
-            .unwrap_or_else(|| panic!("{} is not drawn: {line}", u.id));
-        let dims = |s: &str| -> (i64, i64) {
-            let (a, b) = s.split_once(':').unwrap().1.split_once('x').unwrap();
-            (a.parse().unwrap(), b.parse().unwrap())
-        };
-        let (gw, gh) = dims(got);
-        let (ww, wh) = dims(&want);
-        // The browser rounds the box to whole pixels.
-        assert!(
-            (gw - ww).abs() <= 1 && (gh - wh).abs() <= 1,
-            "{} is drawn {got}, its ground is {want}",
-            u.id
-        );
-    }
-    eprintln!(
-        "chromium laid out {} units, each to scale: {line}",
-        drawn.len()
-    );
 }

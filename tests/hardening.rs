@@ -5,22 +5,6 @@
 mod common;
 use common::{mail, reply_address, unqp, Site};
 
-fn new_game(site: &Site) {
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-    ]);
-}
-
-fn texts(site: &Site) -> Vec<String> {
-    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
-}
-
 /// Set `key = value` in the site's adjutant.toml (the key must be there).
 fn set_config(site: &Site, key: &str, value: &str) {
     let path = site.config();
@@ -42,7 +26,7 @@ fn set_config(site: &Site, key: &str, value: &str) {
 }
 
 fn to_count(site: &Site, who: &str) -> usize {
-    texts(site)
+    site.mails()
         .iter()
         .filter(|t| t.contains(&format!("\nTo: {who}")))
         .count()
@@ -51,7 +35,7 @@ fn to_count(site: &Site, who: &str) -> usize {
 #[test]
 fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let body = "HELP\n".repeat(2000);
     site.drop_mail(
         "bomb.eml",
@@ -64,7 +48,8 @@ fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let to_victim: Vec<String> = texts(&site)
+    let to_victim: Vec<String> = site
+        .mails()
         .into_iter()
         .filter(|t| t.contains("\nTo: victim@elsewhere.example"))
         .collect();
@@ -77,9 +62,9 @@ fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
 #[test]
 fn a_seat_asking_for_200_maps_gets_one_answer() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
-    let before = texts(&site).len();
+    let before = site.mails().len();
     let body = "MAP\nHISTORY 0\nSTATUS\nHELP\n".repeat(200);
     site.drop_mail(
         "maps.eml",
@@ -92,7 +77,7 @@ fn a_seat_asking_for_200_maps_gets_one_answer() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let new: Vec<String> = texts(&site).into_iter().skip(before).collect();
+    let new: Vec<String> = site.mails().into_iter().skip(before).collect();
     let heads: Vec<String> = new
         .iter()
         .map(|t| {
@@ -118,7 +103,7 @@ fn a_seat_asking_for_200_maps_gets_one_answer() {
 #[test]
 fn more_commands_than_the_cap_are_listed_as_not_done() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     set_config(&site, "commands_per_mail", "2");
     let alice = reply_address(&site, "alice@example.org");
     site.drop_mail(
@@ -132,7 +117,7 @@ fn more_commands_than_the_cap_are_listed_as_not_done() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let t = texts(&site).pop().unwrap();
+    let t = site.mails().pop().unwrap();
     assert!(
         t.contains("2 more command(s) in your mail were not done"),
         "{t}"
@@ -157,7 +142,8 @@ fn answers_to_one_address_are_capped_and_the_sender_told_once() {
         );
     }
     site.ok(&["serve", "--once"]);
-    let to = texts(&site)
+    let to = site
+        .mails()
         .into_iter()
         .filter(|t| t.contains("\nTo: someone@example.org"))
         .collect::<Vec<_>>();
@@ -187,7 +173,7 @@ fn the_global_cap_holds_for_many_addresses() {
         );
     }
     site.ok(&["serve", "--once"]);
-    assert_eq!(texts(&site).len(), 5);
+    assert_eq!(site.mails().len(), 5);
     assert_eq!(to_count(&site, "p8@example.org"), 0);
     let log = site.ok(&["log"]);
     assert_eq!(
@@ -218,7 +204,7 @@ fn valid_orders(site: &Site) -> String {
 #[test]
 fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
     // 2 MB of short lines (665k of them, LF line ends), then the orders.
@@ -277,7 +263,7 @@ fn a_megabyte_join_line_gets_a_short_answer() {
 #[test]
 fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     common::submit_random_turns(&site, 6, 7);
     let private_cards = |json: &str| -> Vec<String> {
         let v: serde_json::Value = serde_json::from_str(json).unwrap();
@@ -315,7 +301,7 @@ fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
 #[test]
 fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
     site.drop_mail(
@@ -329,7 +315,8 @@ fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let receipt = texts(&site)
+    let receipt = site
+        .mails()
         .into_iter()
         .find(|t| t.contains("In-Reply-To: <o@example.org>"))
         .unwrap();
@@ -369,14 +356,14 @@ fn the_log_shows_control_characters_escaped() {
     assert_eq!(log.lines().count(), 1, "{log}");
     assert!(log.contains("hi\\r\\nBcc: victim@example.org"), "{log}");
     // And the answer's subject carries no header of its own.
-    let out = texts(&site);
+    let out = site.mails();
     assert!(out.iter().all(|t| !t.contains("\nBcc:")), "{out:#?}");
 }
 
 #[test]
 fn subjects_never_echo_a_secret() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     site.drop_mail(
         "p.eml",
         &mail(
@@ -388,7 +375,7 @@ fn subjects_never_echo_a_secret() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let out = texts(&site);
+    let out = site.mails();
     let answer = out
         .iter()
         .find(|t| t.contains("In-Reply-To: <p@example.org>"))
@@ -432,7 +419,7 @@ fn malformed_from_headers_are_answered_at_the_one_address() {
         site.drop_mail(&format!("{name}.eml"), &raw);
     }
     site.ok(&["serve", "--once"]);
-    let all = texts(&site);
+    let all = site.mails();
     assert_eq!(all.len(), 4, "one answer per mail with an address");
     assert_eq!(to_count(&site, "d.braun@corp.example"), 2);
     assert_eq!(to_count(&site, "j.mueller@corp.example"), 1);
@@ -489,7 +476,7 @@ fn init_and_serve_leave_no_file_readable_by_others() {
         Vec::<String>::new(),
         "after init"
     );
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     site.drop_mail(
         "status.eml",
@@ -594,7 +581,7 @@ fn size_limits_set_low_refuse_with_one_answer_naming_the_limit() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let all = texts(&site);
+    let all = site.mails();
     let to = |who: &str| -> Vec<&String> {
         all.iter()
             .filter(|t| t.contains(&format!("\nTo: {who}")))
@@ -627,13 +614,13 @@ fn size_limits_set_low_refuse_with_one_answer_naming_the_limit() {
         &multipart("att@example.org", "att-1@example.org", &att, "b"),
     );
     site.ok(&["serve", "--once"]);
-    assert_eq!(texts(&site).len(), all.len());
+    assert_eq!(site.mails().len(), all.len());
 }
 
 /// Every `Your secret: X` and reply token in the mails sent so far.
 fn credentials_sent(site: &Site) -> Vec<String> {
     let mut out = Vec::new();
-    for t in texts(site) {
+    for t in site.mails() {
         for l in t.lines() {
             if let Some(s) = l.strip_prefix("Your secret: ") {
                 out.push(s.trim().to_string());
@@ -705,7 +692,8 @@ fn the_database_holds_no_credential_in_plain_text() {
 
     // Alice's old secret works; STATUS from her address gives a new one.
     let secret_of = |site: &Site, who: &str| -> String {
-        let t = texts(site)
+        let t = site
+            .mails()
             .into_iter()
             .rev()
             .find(|t| t.contains(&format!("\nTo: {who}")) && t.contains("PASSWORD "))
@@ -732,7 +720,7 @@ fn the_database_holds_no_credential_in_plain_text() {
     site.ok(&["serve", "--once"]);
     let new = secret_of(&site, "alice@example.org");
     assert_ne!(old, new, "STATUS gives a fresh secret");
-    let count = texts(&site).len();
+    let count = site.mails().len();
     site.drop_mail(
         "old.eml",
         &mail(
@@ -771,7 +759,7 @@ fn the_database_holds_no_credential_in_plain_text() {
             .unwrap_or_else(|| panic!("{id} not in the log:\n{log}"))
             .to_string()
     };
-    assert!(texts(&site).len() > count);
+    assert!(site.mails().len() > count);
     assert!(outcome("s2@").contains("not authenticated"), "old secret");
     assert!(outcome("s3@").contains("answered: map"), "new secret");
     assert!(
@@ -880,7 +868,7 @@ fn the_start_up_line_names_the_real_mail_paths() {
 #[test]
 fn a_token_only_in_the_envelope_is_found() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let before = to_count(&site, "alice@example.org");
     for (i, header) in [

@@ -309,18 +309,11 @@ fn check_new_mails(
 #[test]
 fn a_running_kriegspiel_game_exports_only_for_the_referee() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=a@example.org",
-        "--seat",
-        "axis=b@example.org",
-        "--referee",
-        "ref@example.org",
-        "--kriegspiel",
-    ]);
+        &["allies=a@example.org", "axis=b@example.org"],
+        &["--referee", "ref@example.org", "--kriegspiel"],
+    );
     common::submit_random_turns(&site, 2, 3);
     let out = site.run(&["export", "1"]);
     assert!(!out.status.success(), "the players' export is refused");

@@ -4,25 +4,7 @@
 //! never touched; export and verify replay a game without any mail bytes.
 
 mod common;
-use common::{bin, mail, reply_address, Site};
-use std::process::Command;
-
-fn at(site: &Site, now: &str, args: &[&str]) -> String {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(args)
-        .env("ADJUTANT_NOW", now)
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} at {now}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use common::{mail, reply_address, Site};
 
 /// (id, status, kind, body bytes) of every outbox row.
 fn rows(site: &Site) -> Vec<(i64, String, String, i64)> {
@@ -43,8 +25,7 @@ fn set(site: &Site, from: &str, to: &str) {
 }
 
 fn new_game(site: &Site, now: &str) {
-    at(
-        site,
+    site.at(
         now,
         &[
             "new-game",
@@ -77,7 +58,7 @@ fn delivered_bodies_are_dropped_and_verify_replays_without_them() {
             "PLAY recon-centre\nORDER F4\nBATTLE F4 F5\n",
         ),
     );
-    at(&site, "2026-11-20T10:05:00Z", &["serve", "--once"]);
+    site.at("2026-11-20T10:05:00Z", &["serve", "--once"]);
     let rows = rows(&site);
     // Two welcomes, two turn reports and the receipt at least.
     assert!(rows.len() >= 5, "{rows:?}");
@@ -88,17 +69,9 @@ fn delivered_bodies_are_dropped_and_verify_replays_without_them() {
     }
     let list = site.ok(&["outbox"]);
     assert!(list.contains("dropped"), "{list}");
-    let export = site.path().join("game-1.json");
     // With the seed (the host's export of a running game), so verify
     // replays every turn rather than checking the revealed dice only.
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let v = site.ok(&["verify", export.to_str().unwrap()]);
+    let v = site.export_and_verify(&["--include-seed"]);
     assert!(v.contains("1 turns replayed identically"), "{v}");
 }
 
@@ -142,7 +115,7 @@ fn kept_bodies_are_dropped_after_the_retention_period_and_pending_ones_never() {
             "HELP\n",
         ),
     );
-    at(&site, "2026-11-20T11:00:00Z", &["serve", "--once"]);
+    site.at("2026-11-20T11:00:00Z", &["serve", "--once"]);
     let pending = rows(&site);
     assert_eq!(pending.len(), 3, "{pending:?}");
     let (pid, status, _, pbytes) = pending[2].clone();
@@ -150,7 +123,7 @@ fn kept_bodies_are_dropped_after_the_retention_period_and_pending_ones_never() {
     assert!(pbytes > 100, "{pbytes}");
 
     // 47 hours after delivery: everything is still there.
-    at(&site, "2026-11-22T09:00:00Z", &["serve", "--once"]);
+    site.at("2026-11-22T09:00:00Z", &["serve", "--once"]);
     assert_eq!(
         rows(&site).iter().map(|r| r.3).collect::<Vec<_>>(),
         pending.iter().map(|r| r.3).collect::<Vec<_>>()
@@ -158,7 +131,7 @@ fn kept_bodies_are_dropped_after_the_retention_period_and_pending_ones_never() {
 
     // 49 hours after: the delivered bytes are gone, the rows and their
     // Message-IDs stay, the pending mail is untouched (and still pending).
-    at(&site, "2026-11-22T11:00:00Z", &["serve", "--once"]);
+    site.at("2026-11-22T11:00:00Z", &["serve", "--once"]);
     let after = rows(&site);
     assert_eq!(after.len(), 3);
     for (id, status, _, bytes) in &after[..2] {
@@ -183,7 +156,7 @@ fn kept_bodies_are_dropped_after_the_retention_period_and_pending_ones_never() {
 
     // Delivered at last (the folder works again) and kept for 48 hours.
     set(&site, "dir = \"blocked/outbox\"", "dir = \"mail/outbox\"");
-    at(&site, "2026-11-22T12:00:00Z", &["serve", "--once"]);
+    site.at("2026-11-22T12:00:00Z", &["serve", "--once"]);
     let last = rows(&site);
     assert_eq!(last[2].1, "sent");
     assert_eq!(last[2].3, pbytes);

@@ -1,23 +1,7 @@
 //! Authentication and mail loops, against the real binary.
 
 mod common;
-use common::{mail, reply_address, unqp, Site};
-
-fn new_game(site: &Site) {
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-    ]);
-}
-
-fn texts(site: &Site) -> Vec<String> {
-    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
-}
+use common::{mail, reply_address, Site};
 
 fn submissions(site: &Site) -> i64 {
     site.db()
@@ -28,8 +12,8 @@ fn submissions(site: &Site) -> i64 {
 #[test]
 fn a_forged_from_changes_nothing_and_tells_the_forger_nothing() {
     let site = Site::new();
-    new_game(&site);
-    let before = texts(&site).len();
+    site.pegasus_bridge(&[]);
+    let before = site.mails().len();
     let state_before: String = site
         .db()
         .query_row(
@@ -63,7 +47,7 @@ fn a_forged_from_changes_nothing_and_tells_the_forger_nothing() {
         )
         .unwrap();
     assert_eq!(state_before, state_after);
-    let new: Vec<String> = texts(&site).into_iter().skip(before).collect();
+    let new: Vec<String> = site.mails().into_iter().skip(before).collect();
     for t in &new {
         // Nothing about the game goes anywhere but the registered seat, and
         // even that answer carries no map or position.
@@ -124,8 +108,9 @@ fn two_judges_cannot_start_a_loop() {
 #[test]
 fn a_vacation_responder_gets_at_most_one_answer() {
     let site = Site::new();
-    new_game(&site);
-    let welcome = texts(&site)
+    site.pegasus_bridge(&[]);
+    let welcome = site
+        .mails()
         .into_iter()
         .find(|t| t.contains("To: alice@example.org"))
         .unwrap();
@@ -141,9 +126,9 @@ fn a_vacation_responder_gets_at_most_one_answer() {
     site.drop_mail("v1.eml", format!("From: alice@example.org\r\nAuto-Submitted: auto-replied\r\nIn-Reply-To: <{welcome_id}>\r\nSubject: Out of office\r\nMessage-ID: <v1@example.org>\r\n\r\nI am away.\r\n").as_bytes());
     // A rude one does not, and answers everything: it replies to the welcome...
     site.drop_mail("v2.eml", format!("From: alice@example.org\r\nIn-Reply-To: <{welcome_id}>\r\nSubject: Re: welcome\r\nMessage-ID: <v2@example.org>\r\n\r\nI am away until Monday.\r\n").as_bytes());
-    let before = texts(&site).len();
+    let before = site.mails().len();
     site.ok(&["serve", "--once"]);
-    let after = texts(&site);
+    let after = site.mails();
     assert_eq!(
         after.len(),
         before + 1,
@@ -160,7 +145,7 @@ fn a_vacation_responder_gets_at_most_one_answer() {
     // It answers our answer: the exchange ends there.
     site.drop_mail("v3.eml", format!("From: alice@example.org\r\nIn-Reply-To: {answer_id}\r\nSubject: Re: Re: welcome\r\nMessage-ID: <v3@example.org>\r\n\r\nI am away until Monday.\r\n").as_bytes());
     site.ok(&["serve", "--once"]);
-    assert_eq!(texts(&site).len(), before + 1, "no second exchange");
+    assert_eq!(site.mails().len(), before + 1, "no second exchange");
     assert!(site
         .ok(&["log"])
         .contains("not answered: it replies to an error answer"));
@@ -178,7 +163,8 @@ fn a_vacation_responder_gets_at_most_one_answer() {
         );
     }
     site.ok(&["serve", "--once"]);
-    let to_robot = texts(&site)
+    let to_robot = site
+        .mails()
         .iter()
         .filter(|t| t.contains("To: robot@example.org"))
         .count();
@@ -188,16 +174,12 @@ fn a_vacation_responder_gets_at_most_one_answer() {
 #[test]
 fn join_an_open_seat_then_offer_and_accept_a_draw() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
+    site.new_game(
         "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=open",
-    ]);
-    assert_eq!(texts(&site).len(), 1, "no welcome for the open seat");
+        &["allies=alice@example.org", "axis=open"],
+        &[],
+    );
+    assert_eq!(site.mails().len(), 1, "no welcome for the open seat");
     site.drop_mail(
         "j.eml",
         &mail(
@@ -219,7 +201,7 @@ fn join_an_open_seat_then_offer_and_accept_a_draw() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let all = texts(&site);
+    let all = site.mails();
     assert!(all
         .iter()
         .any(|t| t.contains("To: carol@example.org") && t.contains("welcome, you play axis")));
@@ -239,7 +221,8 @@ fn join_an_open_seat_then_offer_and_accept_a_draw() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    assert!(texts(&site)
+    assert!(site
+        .mails()
         .iter()
         .any(|t| t.contains("To: alice@example.org") && t.contains("offers a draw")));
     let alice = reply_address(&site, "alice@example.org");
@@ -264,7 +247,7 @@ fn join_an_open_seat_then_offer_and_accept_a_draw() {
         .unwrap();
     assert_eq!(over, 1);
     assert_eq!(
-        texts(&site)
+        site.mails()
             .iter()
             .filter(|t| t.contains("it is a draw"))
             .count(),
@@ -275,7 +258,7 @@ fn join_an_open_seat_then_offer_and_accept_a_draw() {
 #[test]
 fn orders_from_another_address_are_copied_to_the_seat() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     // Alice writes from her work address, replying to the judge's mail.
     site.drop_mail(
@@ -289,7 +272,8 @@ fn orders_from_another_address_are_copied_to_the_seat() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let answers: Vec<String> = texts(&site)
+    let answers: Vec<String> = site
+        .mails()
         .into_iter()
         .filter(|t| t.contains("In-Reply-To: <work@example.org>"))
         .collect();
@@ -306,7 +290,7 @@ fn orders_from_another_address_are_copied_to_the_seat() {
 #[test]
 fn accepted_orders_are_echoed_back_in_canonical_form() {
     let site = Site::new();
-    new_game(&site);
+    site.pegasus_bridge(&[]);
     let rules = adjutant::rules::Rules::load("memoir44").unwrap();
     let state = {
         let text: String = site
@@ -332,7 +316,8 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let refused = texts(&site)
+    let refused = site
+        .mails()
         .into_iter()
         .find(|t| t.contains("In-Reply-To: <o1@example.org>"))
         .unwrap();
@@ -358,7 +343,8 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
         ),
     );
     site.ok(&["serve", "--once"]);
-    let receipt = texts(&site)
+    let receipt = site
+        .mails()
         .into_iter()
         .find(|t| t.contains("In-Reply-To: <o2@example.org>"))
         .unwrap();

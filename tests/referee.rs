@@ -4,14 +4,10 @@
 //! replays the correction and names a tampered one.
 
 mod common;
-use common::{mail, reply_address, unqp, Site};
+use common::{mail, reply_address, Site};
 
 fn serve(site: &Site) {
     site.ok(&["serve", "--once"]);
-}
-
-fn mails(site: &Site) -> Vec<String> {
-    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
 }
 
 fn latest_state_json(site: &Site) -> serde_json::Value {
@@ -37,20 +33,8 @@ fn pass_orders(site: &Site, side: &str) -> String {
 #[test]
 fn review_mode_amend_and_approve_by_mail_then_verify() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-        "--referee",
-        "ref@example.org",
-        "--review",
-        "24h",
-    ]);
-    let welcome = mails(&site);
+    site.pegasus_bridge(&["--referee", "ref@example.org", "--review", "24h"]);
+    let welcome = site.mails();
     assert!(
         welcome
             .iter()
@@ -70,7 +54,7 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
         ),
     );
     serve(&site);
-    let after = mails(&site);
+    let after = site.mails();
     let reports_to = |who: &str, ms: &[String]| {
         ms.iter()
             .filter(|m| m.contains(&format!("To: {who}")) && m.contains("Subject: Game 1: turn"))
@@ -102,7 +86,8 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
         ),
     );
     serve(&site);
-    assert!(mails(&site)
+    assert!(site
+        .mails()
         .iter()
         .any(|m| m.contains("To: bob@example.org") && m.contains("with the referee for review")));
 
@@ -127,7 +112,7 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
     serve(&site);
     let state = latest_state_json(&site);
     assert_eq!(state["units"][0]["figures"].as_u64(), Some(figures - 1));
-    let all = mails(&site);
+    let all = site.mails();
     for who in ["alice@example.org", "bob@example.org"] {
         let report = all
             .iter()
@@ -142,15 +127,8 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
     }
 
     // The export replays the correction; a tampered one is named.
-    let export = site.path().join("e.json");
-    site.ok(&[
-        "export",
-        "1",
-        "--include-seed",
-        "--output",
-        export.to_str().unwrap(),
-    ]);
-    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    let ok = site.export_and_verify(&["--include-seed"]);
+    let export = site.path().join("export.json");
     assert!(ok.contains("2 turns replayed identically"), "{ok}");
     let text = std::fs::read_to_string(&export).unwrap();
     let tampered = text.replace(
@@ -170,17 +148,7 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
 #[test]
 fn a_player_cannot_use_the_referee_commands() {
     let site = Site::new();
-    site.ok(&[
-        "new-game",
-        "--scenario",
-        "pegasus-bridge",
-        "--seat",
-        "allies=alice@example.org",
-        "--seat",
-        "axis=bob@example.org",
-        "--referee",
-        "ref@example.org",
-    ]);
+    site.pegasus_bridge(&["--referee", "ref@example.org"]);
     let alice = reply_address(&site, "alice@example.org");
     site.drop_mail(
         "a1.eml",
@@ -193,7 +161,8 @@ fn a_player_cannot_use_the_referee_commands() {
         ),
     );
     serve(&site);
-    assert!(mails(&site)
+    assert!(site
+        .mails()
         .iter()
         .any(|m| m.contains("To: alice@example.org") && m.contains("Only a game's referee")));
     let turn: u32 = site

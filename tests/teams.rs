@@ -19,27 +19,6 @@ const ALLIES: [&str; 3] = [
 ];
 const AXIS: [&str; 2] = ["dora@axis.example", "emil@axis.example"];
 
-fn at(site: &Site, now: &str, args: &[&str]) -> String {
-    let out = Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .args(args)
-        .env("ADJUTANT_NOW", now)
-        .env("ADJUTANT_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} at {now}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn mails(site: &Site) -> Vec<String> {
-    site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
-}
-
 fn to(m: &str) -> String {
     m.lines()
         .find(|l| l.starts_with("To: "))
@@ -50,7 +29,8 @@ fn to(m: &str) -> String {
 
 /// The reply address of the welcome mail to `who`.
 fn address(site: &Site, who: &str) -> String {
-    let w = mails(site)
+    let w = site
+        .mails()
         .into_iter()
         .find(|m| to(m).contains(who) && m.contains("welcome"))
         .expect("a welcome");
@@ -81,7 +61,7 @@ fn new_game(site: &Site) {
         args.push(format!("axis={x}"));
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    at(site, T0, &args);
+    site.at(T0, &args);
 }
 
 /// The members of the side to move, seat order, and the other side's.
@@ -167,18 +147,18 @@ fn give_all_section_card(site: &Site, side: &str) -> String {
 
 fn send(site: &Site, now: &str, from: &str, to: &str, id: &str, body: &str) {
     site.drop_mail(&format!("{id}.eml"), &mail(from, to, "orders", id, body));
-    at(site, now, &["serve", "--once"]);
+    site.at(now, &["serve", "--once"]);
 }
 
 fn new_mails(site: &Site, before: usize) -> Vec<String> {
-    mails(site).into_iter().skip(before).collect()
+    site.mails().into_iter().skip(before).collect()
 }
 
 #[test]
 fn three_against_two_by_mail() {
     let site = Site::new();
     new_game(&site);
-    let welcomes = mails(&site);
+    let welcomes = site.mails();
     assert_eq!(welcomes.len(), 5, "one welcome a member");
     for a in ALLIES.iter().chain(AXIS.iter()) {
         assert_eq!(welcomes.iter().filter(|m| to(m).contains(a)).count(), 1);
@@ -216,7 +196,8 @@ fn three_against_two_by_mail() {
 
     // A Field Marshal's STATUS lists his game.
     send(&site, T0, team[1], "judge@localhost", "s1", "STATUS\n");
-    let last = mails(&site)
+    let last = site
+        .mails()
         .into_iter()
         .rev()
         .find(|m| to(m).contains(team[1]))
@@ -224,7 +205,7 @@ fn three_against_two_by_mail() {
     assert!(last.contains("pegasus-bridge"), "{last}");
 
     // A Field Marshal proposes: his team sees it, the enemy never.
-    let before = mails(&site).len();
+    let before = site.mails().len();
     send(
         &site,
         T0,
@@ -241,7 +222,7 @@ fn three_against_two_by_mail() {
 
     // A Field Marshal ordering a unit outside his section is refused, with
     // the section named; nothing is kept.
-    let before = mails(&site).len();
+    let before = site.mails().len();
     send(
         &site,
         T0,
@@ -269,7 +250,8 @@ fn three_against_two_by_mail() {
         "o1b",
         &format!("PLAY {card}\n"),
     );
-    let last = mails(&site)
+    let last = site
+        .mails()
         .into_iter()
         .rev()
         .find(|m| to(m).contains(team[1]))
@@ -285,7 +267,8 @@ fn three_against_two_by_mail() {
         "o2",
         &format!("ORDER {}\n", units[1]),
     );
-    let last = mails(&site)
+    let last = site
+        .mails()
         .into_iter()
         .rev()
         .find(|m| to(m).contains(team[1]))
@@ -306,7 +289,8 @@ fn three_against_two_by_mail() {
     );
     if n == 3 {
         // Still waiting for the right flank.
-        let last = mails(&site)
+        let last = site
+            .mails()
             .into_iter()
             .rev()
             .find(|m| to(m).contains(team[0]))
@@ -333,7 +317,7 @@ fn three_against_two_by_mail() {
         assert!(orders.contains(&format!("ORDER {u}")), "{orders}");
     }
     // Every member of both teams has the report; each his own template.
-    let after = mails(&site);
+    let after = site.mails();
     for m in ALLIES.iter().chain(AXIS.iter()) {
         assert!(after
             .iter()
@@ -341,7 +325,7 @@ fn three_against_two_by_mail() {
                 || to(t).contains(m) && t.contains("turn")));
     }
     // Nothing of the proposal ever went to the enemy.
-    for m in mails(&site) {
+    for m in site.mails() {
         if enemy.iter().any(|e| to(&m).contains(e)) {
             assert!(
                 !m.contains("SECRET-PLAN-42") && !m.contains("Proposal from"),
@@ -350,7 +334,7 @@ fn three_against_two_by_mail() {
         }
     }
     // TEAM goes to the team only, PRESS to everyone; both logged and exported.
-    let before = mails(&site).len();
+    let before = site.mails().len();
     send(
         &site,
         T0,
@@ -411,15 +395,16 @@ fn a_missing_member_at_the_deadline() {
     assert!(submissions(&site).iter().all(|(_, s, _)| s != &side));
     // Before the deadline nothing happens; after it, the team's first
     // proposal is played with the orders that came.
-    at(&site, "2026-11-05T11:59:00Z", &["serve", "--once"]);
+    site.at("2026-11-05T11:59:00Z", &["serve", "--once"]);
     assert!(submissions(&site).iter().all(|(_, s, _)| s != &side));
-    at(&site, "2026-11-05T12:00:01Z", &["serve", "--once"]);
+    site.at("2026-11-05T12:00:01Z", &["serve", "--once"]);
     let subs = submissions(&site);
     let (_, s_side, orders) = subs.last().expect("the turn was played");
     assert_eq!(s_side, &side);
     assert!(orders.contains(&format!("PLAY {card}")), "{orders}");
     assert!(orders.contains(&format!("ORDER {left}")), "{orders}");
-    let note = mails(&site)
+    let note = site
+        .mails()
         .into_iter()
         .rev()
         .find(|m| to(m).contains(team[0]) && m.contains("the deadline passed"))

@@ -1,157 +1,34 @@
 //! The judge of a measured-table game by mail through the real mail server,
 //! shared by tests/e2e_measured.rs (Charge!) and tests/e2e_syw.rs (the Seven
-//! Years' War): the mail client, the inbox, and the judge's clock and CLI.
+//! Years' War): the mail client, the inbox, the judge's clock and CLI, and
+//! the check of a report's table laid out in Chromium.
 #![allow(dead_code)]
 
-pub use super::common::mail_client::{client, inbox, text};
-use super::common::{bin, Site};
+use super::common::chromium::{chromium, Page};
+pub use super::common::mail_client::{inbox, text, MailJudge};
 use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::measured::{self, random};
-use adjutant::rules::Rules;
-use serde_json::Value;
-use std::process::Command;
+use adjutant::rules::measured::{self, random, state};
 
-pub const T0: &str = "2026-11-20T12:00:00Z";
-
+/// The judge of a measured-table game: the judge by mail with the set's
+/// tables.
 pub struct Judge<'a> {
-    pub site: &'a Site,
-    pub rules: Rules,
+    pub mail: MailJudge<'a>,
     pub ruleset: measured::Ruleset,
-    /// The side that moves first, as the ruleset names it.
-    pub first: &'static str,
-    /// The first side's player, then the other's.
-    pub players: [String; 2],
-    /// Hours after T0: a move an hour, as a game by mail goes (the judge
-    /// answers one address at most 10 times an hour).
-    pub hours: std::cell::Cell<i64>,
+}
+
+impl<'a> std::ops::Deref for Judge<'a> {
+    type Target = MailJudge<'a>;
+    fn deref(&self) -> &MailJudge<'a> {
+        &self.mail
+    }
 }
 
 impl Judge<'_> {
-    pub fn now(&self) -> String {
-        let t0 = chrono::DateTime::parse_from_rfc3339(T0).unwrap();
-        (t0 + chrono::Duration::hours(self.hours.get()))
-            .to_utc()
-            .format("%Y-%m-%dT%H:%M:%SZ")
-            .to_string()
-    }
-
-    pub fn at(&self, args: &[&str]) -> String {
-        let out = Command::new(bin())
-            .arg("--config")
-            .arg(self.site.config())
-            .args(args)
-            .env("ADJUTANT_NOW", self.now())
-            .env("ADJUTANT_LOG", "warn")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// (adjudications done, status) of game 1.
-    pub fn game(&self) -> (u32, String) {
-        self.site
-            .db()
-            .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .unwrap()
-    }
-
     pub fn state(&self) -> measured::State {
-        let json: String = self
-            .site
-            .db()
-            .query_row(
-                "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        let st = self.rules.restore(&json).unwrap();
-        st.get::<measured::State>()
+        self.game_state()
+            .get::<measured::State>()
             .expect("a measured state")
             .clone()
-    }
-
-    pub fn needed(&self) -> Vec<String> {
-        self.rules
-            .phase(
-                &self
-                    .rules
-                    .restore(&serde_json::to_string(&self.state()).unwrap())
-                    .unwrap(),
-            )
-            .sides
-    }
-
-    pub fn player(&self, side: &str) -> &str {
-        &self.players[usize::from(side != self.first)]
-    }
-
-    /// Wait until `who` has a mail after the first `skip` whose subject or
-    /// body contains `needle`.
-    pub fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
-        for _ in 0..100 {
-            if let Some(m) = inbox(who)
-                .into_iter()
-                .skip(skip)
-                .find(|m| text(m, "subject").contains(needle) || text(m, "body").contains(needle))
-            {
-                return m;
-            }
-            self.at(&["serve", "--once"]);
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        panic!(
-            "{who} never got a mail with {needle:?}: {:#?}\n{}",
-            inbox(who).into_iter().skip(skip).collect::<Vec<_>>(),
-            self.at(&["log"])
-        );
-    }
-
-    /// `side` replies to the judge's latest mail with `orders`; returns how
-    /// many mails the player had before.
-    pub fn send(&self, side: &str, orders: &str) -> usize {
-        let who = self.player(side);
-        let mails = inbox(who);
-        let last = mails
-            .iter()
-            .rev()
-            .find(|m| text(m, "reply_to").contains("judge+"))
-            .expect("a mail to reply to");
-        let reply_to = text(last, "reply_to");
-        let addr = reply_to
-            .rsplit('<')
-            .next()
-            .unwrap()
-            .trim_end_matches('>')
-            .to_string();
-        let body = format!("{orders}\n-- \n{side} commander\n");
-        client(
-            &[
-                "send",
-                who,
-                &addr,
-                &format!("Re: {}", text(last, "subject")),
-            ],
-            Some(&body),
-        );
-        mails.len()
-    }
-
-    pub fn send_and_wait(&self, side: &str, orders: &str, held: bool) -> Value {
-        let skip = self.send(side, orders);
-        let needle = if held {
-            "They are held"
-        } else {
-            "accepted and adjudicated"
-        };
-        self.wait_mail(self.player(side), skip, needle)
     }
 
     pub fn random_orders(&self, side: &str, rng: &mut ChaChaDice) -> String {
@@ -159,4 +36,78 @@ impl Judge<'_> {
         let i = st.side_index(side).expect("side");
         random::random_orders(&self.ruleset, &st, i, rng)
     }
+}
+
+/// After load, the page reports the table's laid-out size and, for every
+/// unit group, its id and the bounding box of its ground (in pixels).
+const MEASURE_SCRIPT: &str = r#"<script>
+window.addEventListener('load', function () {
+  var svg = document.querySelector('svg');
+  var t = svg.querySelector('rect.table').getBBox();
+  var units = [];
+  svg.querySelectorAll('g.unit').forEach(function (g) {
+    var b = g.querySelector('polygon').getBBox();
+    if (b.width > 0 && b.height > 0)
+      units.push(g.getAttribute('data-id') + ':' + Math.round(b.width) + 'x' + Math.round(b.height));
+  });
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK table=' + Math.round(t.width) + 'x' + Math.round(t.height) +
+    ' units=' + units.join(',') + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+
+/// Lay out a report's `html` in headless Chromium (skipped, with a message,
+/// when it is not installed, outside CI) and check the table and every unit
+/// of `st` are drawn to scale.
+pub fn browser_check(html: &str, st: &measured::State, r: &measured::Ruleset) {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let page = Page::new("report.html", html, MEASURE_SCRIPT);
+    chromium.screenshot(&page, "1000,1400");
+    let line = chromium.measure(&page);
+    // To scale: 10 pixels to the inch (a length in sixteenths / 1.6).
+    let px = |v: i64| (v * 10 + 8) / 16;
+    let (table, units) = line.split_once(" units=").expect("two parts");
+    assert_eq!(
+        table,
+        format!("table={}x{}", px(st.width), px(st.depth)),
+        "the table is drawn 10 px to the inch"
+    );
+    let drawn: Vec<&str> = units.split(',').filter(|s| !s.is_empty()).collect();
+    assert_eq!(
+        drawn.len(),
+        st.units.len(),
+        "every unit on the table is drawn: {line}"
+    );
+    for u in &st.units {
+        // The bounding box of the unit's ground, however it faces.
+        let c = state::footprint(r, u).corners();
+        let xs = c.iter().map(|p| p.x);
+        let ys = c.iter().map(|p| p.y);
+        let w = xs.clone().max().unwrap() - xs.min().unwrap();
+        let h = ys.clone().max().unwrap() - ys.min().unwrap();
+        let want = format!("{}:{}x{}", u.id, px(w), px(h));
+        let got = drawn
+            .iter()
+            .find(|d| d.starts_with(&format!("{}:", u.id)))
+            .unwrap_or_else(|| panic!("{} is not drawn: {line}", u.id));
+        let dims = |s: &str| -> (i64, i64) {
+            let (a, b) = s.split_once(':').unwrap().1.split_once('x').unwrap();
+            (a.parse().unwrap(), b.parse().unwrap())
+        };
+        let (gw, gh) = dims(got);
+        let (ww, wh) = dims(&want);
+        // The browser rounds the box to whole pixels.
+        assert!(
+            (gw - ww).abs() <= 1 && (gh - wh).abs() <= 1,
+            "{} is drawn {got}, its ground is {want}",
+            u.id
+        );
+    }
+    eprintln!(
+        "chromium laid out {} units, each to scale: {line}",
+        drawn.len()
+    );
 }

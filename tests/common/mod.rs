@@ -1,8 +1,10 @@
 //! Helpers for tests that run the real `adjutant` binary in a temp dir.
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod fog;
 pub mod mail_client;
+pub mod memoir_mail;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -37,14 +39,31 @@ impl Site {
     pub fn config(&self) -> PathBuf {
         self.path().join("adjutant.toml")
     }
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(bin())
-            .arg("--config")
+    /// The CLI on this site's configuration, quiet but for warnings.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.arg("--config")
             .arg(self.config())
             .args(args)
-            .env("ADJUTANT_LOG", "warn")
+            .env("ADJUTANT_LOG", "warn");
+        c
+    }
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+    /// Run the CLI with its clock set to `now` (RFC 3339); its output.
+    pub fn at(&self, now: &str, args: &[&str]) -> String {
+        let out = self
+            .command(args)
+            .env("ADJUTANT_NOW", now)
             .output()
-            .unwrap()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?} at {now}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
@@ -85,6 +104,68 @@ impl Site {
             .collect();
         v.sort();
         v
+    }
+    /// The HTML part of the first sent mail (by file name order) whose
+    /// text `pick` accepts; `what` names it when there is none.
+    pub fn html_mail(&self, what: &str, pick: impl Fn(&str) -> bool) -> String {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(self.path().join("mail/outbox"))
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        files.sort();
+        let raw = files
+            .iter()
+            .filter_map(|f| std::fs::read(f).ok())
+            .find(|r| pick(&String::from_utf8_lossy(r)))
+            .unwrap_or_else(|| panic!("no {what} in the outbox"));
+        let msg = mail_parser::MessageParser::default()
+            .parse(&raw)
+            .expect("a mail");
+        msg.body_html(0).expect("an HTML part").into_owned()
+    }
+    /// Export game 1 (with the `extra` options) to a file and verify the
+    /// file: what `verify` says.
+    pub fn export_and_verify(&self, extra: &[&str]) -> String {
+        let export = self.path().join("export.json");
+        let export = export.to_str().unwrap();
+        let mut args = vec!["export", "1"];
+        args.extend(extra);
+        args.extend(["--output", export]);
+        self.ok(&args);
+        self.ok(&["verify", export])
+    }
+    /// The sent mails' texts, decoded, by file name order.
+    pub fn mails(&self) -> Vec<String> {
+        self.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+    }
+    /// A new game of `scenario` with the `seats` (`side=address`) and the
+    /// `extra` options of `new-game`; what it prints (the game's number).
+    pub fn new_game(&self, scenario: &str, seats: &[&str], extra: &[&str]) -> String {
+        let mut args = vec!["new-game", "--scenario", scenario];
+        for seat in seats {
+            args.extend(["--seat", seat]);
+        }
+        args.extend(extra);
+        self.ok(&args)
+    }
+    /// A new game of Pegasus Bridge, alice@example.org the Allies and
+    /// bob@example.org the Axis, with the `extra` options of `new-game`.
+    pub fn pegasus_bridge(&self, extra: &[&str]) -> String {
+        self.new_game(
+            "pegasus-bridge",
+            &["allies=alice@example.org", "axis=bob@example.org"],
+            extra,
+        )
+    }
+    /// How many outgoing mails are not sent.
+    pub fn unsent(&self) -> i64 {
+        self.db()
+            .query_row(
+                "SELECT count(*) FROM outbox WHERE status != 'sent'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
     }
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.path().join("adjutant.db")).unwrap()
