@@ -314,16 +314,10 @@ mod tests {
         let mut r = Ruleset::builtin().unwrap();
         let (_, st) = scenario::load(&r, &file("allies"), "c.toml").unwrap();
         assert_eq!(st.commissar.map(|c| c.side), Some(0));
-        let e = scenario::load(&r, &file("russians"), "c.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string();
+        let e = scenario::refused(&r, &file("russians"), "c.toml");
         assert!(e.contains("c.toml:6:13") && e.contains("russians"), "{e}");
         r.options.political_commissar = false;
-        let e = scenario::load(&r, &file("allies"), "c.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string();
+        let e = scenario::refused(&r, &file("allies"), "c.toml");
         assert!(
             e.contains("c.toml:6:13") && e.contains("Political Commissar"),
             "{e}"

@@ -278,10 +278,7 @@ mod tests {
 
     fn refused(extra: &str) -> String {
         let r = Ruleset::builtin().unwrap();
-        scenario::load(&r, &file(extra), "d.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string()
+        scenario::refused(&r, &file(extra), "d.toml")
     }
 
     /// "by a factor of 1 ... Only in exceptional cases of near-collapse
@@ -290,7 +287,7 @@ mod tests {
     #[test]
     fn a_factor_other_than_one_or_two_is_refused_at_its_line() {
         let e = refused("side = \"axis\"\nfactor = 3\n");
-        assert!(e.contains("d.toml:19:10") && e.contains("factor 3"), "{e}");
+        assert!(e.contains("d.toml:20:10") && e.contains("factor 3"), "{e}");
     }
 
     /// "Effected Units should be clearly defined": a selector that is not a
@@ -299,16 +296,16 @@ mod tests {
     #[test]
     fn affected_units_must_be_clearly_defined() {
         let e = refused("side = \"axis\"\nunits = \"rumanians\"\n");
-        assert!(e.contains("d.toml:19:9") && e.contains("rumanians"), "{e}");
+        assert!(e.contains("d.toml:20:9") && e.contains("rumanians"), "{e}");
         let e = refused("side = \"axis\"\nat = [\"E2\"]\n");
         assert!(
-            e.contains("d.toml:19:7") && e.contains("no unit of axis"),
+            e.contains("d.toml:20:7") && e.contains("no unit of axis"),
             "{e}"
         );
         let e = refused("side = \"axis\"\nunits = \"infantry\"\n");
-        assert!(e.contains("d.toml:19:9") && e.contains("no unit"), "{e}");
+        assert!(e.contains("d.toml:20:9") && e.contains("no unit"), "{e}");
         let e = refused("side = \"russians\"\n");
-        assert!(e.contains("d.toml:18:8"), "{e}");
+        assert!(e.contains("d.toml:19:8"), "{e}");
     }
 
     /// A club's ruleset that does not play the optional rule refuses it.
@@ -316,12 +313,9 @@ mod tests {
     fn a_ruleset_without_the_option_refuses_it() {
         let mut r = Ruleset::builtin().unwrap();
         r.options.demoralisation = false;
-        let e = scenario::load(&r, &file("side = \"axis\"\n"), "d.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string();
+        let e = scenario::refused(&r, &file("side = \"axis\"\n"), "d.toml");
         assert!(
-            e.contains("d.toml:18:8") && e.contains("Demoralisation"),
+            e.contains("d.toml:19:8") && e.contains("Demoralisation"),
             "{e}"
         );
     }

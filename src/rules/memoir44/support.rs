@@ -193,10 +193,7 @@ mod motorised_tests {
         };
         let (_, st) = scenario::load(&r, &f("mortar"), "m.toml").unwrap();
         assert_eq!(st.motorised, vec![st.units[0].id]);
-        let e = scenario::load(&r, &f("infantry"), "m.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string();
+        let e = scenario::refused(&r, &f("infantry"), "m.toml");
         assert!(e.contains("m.toml:14:13") && e.contains("motorised"), "{e}");
     }
 }
