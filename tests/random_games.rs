@@ -29,6 +29,16 @@
 //! its movement rules forbid only where it was set up, and a destroyed tile
 //! leaves what its event says.
 //!
+//! Demoralisation, & Disorganisation and the Political Commissar: in every
+//! third game the units of one side (all, or one class) start a figure or
+//! two short, and in another third one side has the Commissar marker; a
+//! demoralised unit never holds more figures than it started with and its
+//! battles carry the dice it loses; after the Russian side's turn the
+//! marker holds a card, the card that was under it was played or is still
+//! there, and no other side's view or report names it. In the other
+//! third every support weapon is motorised by the scenario: one that moves
+//! does not battle.
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -60,6 +70,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_weather(r, &mut st, seed);
     add_random_support(r, &mut st, seed);
     add_random_stars(&mut st, seed);
+    add_random_morale(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
@@ -104,6 +115,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_weather(r, scenario, t, &st, &next, &events);
         check_support(r, scenario, t, &next, &events);
         check_stars(r, scenario, t, &next);
+        check_morale(r, scenario, t, &st, &next, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -133,8 +145,15 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             );
         }
         check_mines(r, scenario, t, &st, &next, &events);
-        let cards: usize =
-            next.hands.iter().map(Vec::len).sum::<usize>() + next.deck.len() + next.discard.len();
+        // Political Commissar: the card under the marker is one of them.
+        let under = next
+            .commissar
+            .as_ref()
+            .map_or(0, |c| usize::from(c.card.is_some()));
+        let cards: usize = next.hands.iter().map(Vec::len).sum::<usize>()
+            + next.deck.len()
+            + next.discard.len()
+            + under;
         assert_eq!(cards, 60, "{scenario} turn {t}: cards lost or made");
         subs.push((side, orders));
         st = next;
@@ -483,6 +502,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_weather(r, &mut st, seed);
     add_random_support(r, &mut st, seed);
     add_random_stars(&mut st, seed);
+    add_random_morale(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     for (i, (side, orders)) in subs.iter().enumerate() {
@@ -795,4 +815,156 @@ fn check_weather(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, 
         usize::from(due),
         "{scenario} turn {t}: night track rolls"
     );
+}
+
+/// In every third game the units of one side (all of them, or one class)
+/// are demoralised by 1 or 2; in another third one side has the Political
+/// Commissar marker.
+fn add_random_morale(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/morale", &[&seed]));
+    match rng.roll(3) {
+        1 => {
+            let side = rng.roll(2) as usize - 1;
+            let sel = ["all", "infantry", "armour", "artillery"][rng.roll(4) as usize - 1];
+            let sel = (sel != "all").then_some(sel);
+            let factor = rng.roll(2);
+            memoir44::disorder::apply(r, st, side, sel, None, factor).expect("demoralise");
+        }
+        2 => {
+            let side = rng.roll(2) as usize - 1;
+            memoir44::commissar::set(r, st, Some(side)).expect("commissar");
+        }
+        _ => {
+            // Motorised Infantry Support Weapons: the scenario names them.
+            let ids: Vec<u32> = st
+                .units
+                .iter()
+                .filter(|u| r.units[&u.kind].support.weapon)
+                .map(|u| u.id)
+                .collect();
+            st.motorised = ids;
+        }
+    }
+}
+
+/// Demoralisation and Political Commissar invariants after a turn.
+fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    use adjutant::rules::Viewer;
+    // Every battle of a demoralised unit that did not move this turn loses
+    // its dice; no other battle does.
+    let moved: BTreeSet<memoir44::Hex> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Move { path, .. } => path.first().copied(),
+            _ => None,
+        })
+        .collect();
+    for e in events {
+        let Event::Battle {
+            side: by,
+            from: Some(from),
+            target,
+            modifiers,
+            ..
+        } = e
+        else {
+            continue;
+        };
+        let marked = modifiers
+            .iter()
+            .any(|m| m.reason == "demoralised" || m.reason == "near collapse");
+        if moved.contains(from) {
+            continue;
+        }
+        // Fire at a bridge rolls fewer dice without a modifier to show.
+        let recorded = r.units.contains_key(target) || target == "wire";
+        if let Some(u) = st
+            .unit_at(*from)
+            .filter(|u| st.sides[u.side] == *by && recorded)
+        {
+            let d = memoir44::disorder::affected(st, u.id);
+            assert_eq!(
+                d, marked,
+                "{scenario} turn {t}: the battle from {from} (demoralised {d}): {e:?}"
+            );
+        }
+    }
+    // A motorised support weapon that moved does not battle.
+    for e in events {
+        let Event::Move { path, .. } = e else {
+            continue;
+        };
+        let (Some(first), Some(last)) = (path.first(), path.last()) else {
+            continue;
+        };
+        let Some(u) = st.unit_at(*first) else {
+            continue;
+        };
+        if path.len() < 2 || !memoir44::support::motorised(r, st, u) {
+            continue;
+        }
+        let mud = st.weather.is_some();
+        let battled = events
+            .iter()
+            .any(|b| matches!(b, Event::Battle { from: Some(f), how, .. } if f == last && how != "ambush"));
+        assert!(
+            mud || !battled,
+            "{scenario} turn {t}: the motorised {} moved to {last} and battled",
+            u.kind
+        );
+    }
+    for d in &next.disorder {
+        if let Some(u) = next.unit(d.unit) {
+            let full = r.units[&u.kind].figures;
+            assert!(
+                u.start + d.removed <= full,
+                "{scenario} turn {t}: a demoralised unit started above strength"
+            );
+        }
+    }
+    let Some(c) = &next.commissar else { return };
+    let rus = c.side;
+    let side = st.to_move;
+    if side == rus && !next.over {
+        // Empty only when no card but an Ambush was left to put under it
+        // (the hand before the turn held at most the card played besides).
+        let others = st.hands[rus].iter().filter(|x| *x != "ambush").count();
+        assert!(
+            c.card.is_some() || others <= 1,
+            "{scenario} turn {t}: the Commissar marker is empty after the Russian turn"
+        );
+        let before = st.commissar.as_ref().and_then(|m| m.card.clone());
+        if let Some(b) = before {
+            let played = events.iter().any(|e| {
+                matches!(e, Event::CardPlayed { card, .. } | Event::CardDiscarded { card, .. } if *card == b)
+            });
+            assert!(
+                played || c.card.as_deref() == Some(b.as_str()),
+                "{scenario} turn {t}: the card under the marker ({b}) vanished"
+            );
+        }
+    }
+    let Some(card) = &c.card else { return };
+    for (i, s) in next.sides.iter().enumerate() {
+        let v = memoir44::view::view_with_events(r, next, &Viewer::Side(s.clone()), events);
+        let shown = v.sides[rus].commissar.clone();
+        if i == rus {
+            assert_eq!(
+                shown.as_ref(),
+                Some(card),
+                "{scenario} turn {t}: own marker"
+            );
+        } else {
+            assert_eq!(
+                shown.as_deref(),
+                Some(memoir44::view::HIDDEN),
+                "{scenario} turn {t}: the card under the Commissar marker shown to {s}"
+            );
+            let text = memoir44::render_text(r, next, &Viewer::Side(s.clone()));
+            assert!(
+                text.contains("Commissar marker holds a card, face down"),
+                "{scenario} turn {t}: {s} not told of the face-down card"
+            );
+        }
+    }
 }

@@ -316,6 +316,8 @@ pub fn battle_dice(
     let mut mods = Vec::new();
     // Battle Star Markers: the Heroic Leader's additional die.
     mods.extend(super::stars::battle_mods(st, att.id));
+    // Demoralisation, & Disorganisation: "reduce ... Battle Dice".
+    mods.extend(super::disorder::battle_mods(st, att.id));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),

@@ -56,6 +56,9 @@ struct CaseFile {
     /// Extension: Battle Star markers, as in scenario files.
     #[serde(default)]
     battle_stars: Vec<scenario::StarSpec>,
+    /// Extension: Demoralisation, & Disorganisation, as in scenario files.
+    #[serde(default)]
+    demoralisation: Vec<super::disorder::DisorderSpec>,
     #[serde(default)]
     expect: ExpectPart,
 }
@@ -113,6 +116,9 @@ struct BoardPart {
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
+    /// Extension: the side with the Political Commissar marker.
+    #[serde(default)]
+    commissar: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -139,6 +145,10 @@ struct TurnPart {
     /// used (`restoring-order`, `big-push`).
     #[serde(default)]
     used: Vec<Spanned<String>>,
+    /// Extension (Political Commissar): the card face down under the
+    /// marker when the turn begins (`[board] commissar` names the side).
+    #[serde(default)]
+    commissar: Option<Spanned<String>>,
     orders: String,
     #[serde(default)]
     dice: Vec<Spanned<String>>,
@@ -201,6 +211,10 @@ struct ExpectPart {
     /// Extension (Bridge Demolition): rigged bridges a battle took place on.
     #[serde(default)]
     battled_bridges: Option<Vec<String>>,
+    /// Extension (Political Commissar): the card under the marker after
+    /// the turn ("" for none).
+    #[serde(default)]
+    commissar: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -378,6 +392,10 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         scenario::place_weather(r, &mut st, &layout, w)?;
     }
     scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
+    super::disorder::place(r, &mut st, &layout, &cf.demoralisation)?;
+    if let Some(c) = &cf.board.commissar {
+        super::commissar::place(r, &mut st, &layout, c)?;
+    }
     if let Some(b) = &cf.board.blitzkrieg {
         let side = st.side_index(b.get_ref()).ok_or_else(|| {
             at(
@@ -548,6 +566,23 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     for c in hand.iter().chain(ohand.iter()) {
         if let Some(p) = deck.iter().position(|x| x == c) {
             deck.remove(p);
+        }
+    }
+    if let Some(c) = &cf.turn.commissar {
+        let id = card(c)?;
+        if let Some(p) = deck.iter().position(|x| *x == id) {
+            deck.remove(p);
+        }
+        match st.commissar.as_mut() {
+            Some(m) => m.card = Some(id),
+            None => {
+                return Err(at(
+                    text,
+                    file,
+                    c.span(),
+                    "a card under the Commissar marker needs [board] commissar = \"<side>\"",
+                ))
+            }
         }
     }
     st.hands[side] = hand;
@@ -892,6 +927,18 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             )),
             Some(_) => {}
             None => problems.push(format!("medals: unknown side '{sd}'")),
+        }
+    }
+    if let Some(want) = &b.expect.commissar {
+        let got = st
+            .commissar
+            .as_ref()
+            .and_then(|c| c.card.clone())
+            .unwrap_or_default();
+        if got != *want {
+            problems.push(format!(
+                "card under the Commissar marker: expected '{want}', got '{got}'"
+            ));
         }
     }
     for (sd, n) in &b.expect.hands {

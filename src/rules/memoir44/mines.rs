@@ -221,11 +221,14 @@ pub fn artillery_clear(
     }
     let spec = ctx.spec(&u.kind);
     let range = u.at.distance(target);
-    let n = spec
+    let base = spec
         .dice
         .get((range as usize).wrapping_sub(1))
         .copied()
         .unwrap_or(0);
+    // Demoralisation: "reduce ... Battle Dice".
+    let less = super::disorder::battle_mods(st, u.id);
+    let n = super::battle::total(base, less.as_slice());
     let mut faces = Vec::new();
     for _ in 0..n {
         faces.push(ctx.r.face(dice.roll(6)));

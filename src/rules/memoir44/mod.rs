@@ -14,6 +14,8 @@ pub mod board;
 pub mod bridges;
 pub mod campaign;
 pub mod case;
+pub mod commissar;
+pub mod disorder;
 pub mod events;
 pub mod fog;
 pub mod mines;
@@ -225,6 +227,8 @@ pub const GAME_OPTIONS: &[&str] = &[
     weather::OPTION,
     weather::DAWN_OPTION,
     blitzkrieg::OPTION,
+    disorder::OPTION,
+    commissar::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -264,6 +268,7 @@ pub const ORDER_WORDS: &[&str] = &[
     "DISCARD",
     "EXCHANGE",
     "STANDING",
+    "COMMISSAR",
     // Before a campaign battle (campaign.rs).
     "REMOVE",
     "RETREAT",
@@ -405,6 +410,21 @@ impl Family for Ruleset {
                 })?),
             };
             blitzkrieg::set(self, &mut st, side).map_err(bad)?;
+        }
+        // Demoralisation, & Disorganisation (disorder.rs) and the Political
+        // Commissar (commissar.rs): the game options win over the
+        // scenario's.
+        if let Some(v) = scenario.options.get(disorder::OPTION) {
+            disorder::set_option(self, &mut st, v).map_err(|m| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", disorder::OPTION),
+            })?;
+        }
+        if let Some(v) = scenario.options.get(commissar::OPTION) {
+            commissar::set_option(self, &mut st, v).map_err(|m| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", commissar::OPTION),
+            })?;
         }
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {

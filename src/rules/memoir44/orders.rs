@@ -68,6 +68,10 @@ pub enum Cmd {
         cards: Vec<String>,
     },
     Standing(StandingCmd),
+    /// Political Commissar: the card put face down under the marker.
+    Commissar {
+        card: String,
+    },
 }
 
 /// An order with its line.
@@ -280,8 +284,9 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             Ok(Cmd::Keep { cards })
         }
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
+        "COMMISSAR" => Ok(Cmd::Commissar { card: card(r, rest.first())? }),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
         )),
     }
 }
@@ -420,6 +425,7 @@ impl Cmd {
             Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
             Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
+            Cmd::Commissar { card } => format!("COMMISSAR {card}"),
             Cmd::Standing(s) => match s {
                 StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),
                 StandingCmd::NoRetreatAll => "STANDING NO-RETREAT ALL".into(),

@@ -39,6 +39,9 @@ pub fn random_orders(r: &Ruleset, s: &State, side: &str, rng: &mut dyn Dice) -> 
     };
     let hand = s.hands.get(si).cloned().unwrap_or_default();
     let mut order: Vec<String> = hand.clone();
+    // Political Commissar: the card under the marker is played from there.
+    let marker = super::commissar::card(s, si);
+    order.extend(marker.clone());
     crate::engine::dice::shuffle(&mut order, rng);
     for card in &order {
         if let Some(t) = try_card(&ctx, s, si, card, rng) {
@@ -46,8 +49,11 @@ pub fn random_orders(r: &Ruleset, s: &State, side: &str, rng: &mut dyn Dice) -> 
         }
     }
     // Method 2: exchange a card; one unit may battle without moving.
-    let card = hand.first().cloned().unwrap_or_default();
-    let base = format!("DISCARD {card}\n");
+    let card = marker.or_else(|| hand.first().cloned()).unwrap_or_default();
+    let base = format!(
+        "DISCARD {card}\n{}",
+        super::commissar::random_line(&ctx, s, si, &card, rng)
+    );
     for u in s.units.iter().filter(|u| u.side == si) {
         for e in s.units.iter().filter(|e| e.side != si) {
             if target_check(&ctx, s, u, e.at).is_ok() {
@@ -77,7 +83,10 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         .collect();
     if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
         let t = pick(rng, &enemies)?;
-        let text = format!("PLAY {card}\nTARGET {t}\n");
+        let text = format!(
+            "PLAY {card}\n{}TARGET {t}\n",
+            super::commissar::random_line(ctx, s, si, card, rng)
+        );
         return check(ctx, s, si, &text).map(|_| text);
     }
     let mut head = format!("PLAY {card}");
@@ -88,6 +97,7 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         let _ = write!(head, " {}", sec.id());
     }
     head.push('\n');
+    head.push_str(&super::commissar::random_line(ctx, s, si, card, rng));
     // Order units one by one while the card allows it.
     let mut own: Vec<Hex> = s
         .units

@@ -194,6 +194,14 @@ pub struct Options {
     /// refused).
     #[serde(default = "yes")]
     pub battle_stars: bool,
+    /// Demoralisation, & Disorganisation (Optional): scenarios and games
+    /// may name affected units (false: refused).
+    #[serde(default = "yes")]
+    pub demoralisation: bool,
+    /// Political Commissar (Eastern Front Only): scenarios and games may
+    /// name the side with the marker (false: refused).
+    #[serde(default = "yes")]
+    pub political_commissar: bool,
 }
 
 fn two() -> u32 {
@@ -217,6 +225,8 @@ impl Default for Options {
             blitzkrieg: true,
             infantry_support_weapons: true,
             battle_stars: true,
+            demoralisation: true,
+            political_commissar: true,
         }
     }
 }

@@ -71,6 +71,10 @@ pub struct Placement {
     /// Camouflaged at the start (only on a tile: seeds/004 "Camouflage").
     #[serde(default)]
     pub camouflage: Option<Spanned<bool>>,
+    /// Motorised Infantry Support Weapons: "A Scenario may also state that
+    /// only particular Infantry Support Weapons are Special Units."
+    #[serde(default)]
+    pub motorised: Option<Spanned<bool>>,
 }
 
 /// Paratroops & Glider Landings: sticks the judge drops by dice before the
@@ -197,6 +201,12 @@ pub struct ScenarioFile {
     /// Battle Star Markers (Optional).
     #[serde(default)]
     pub battle_stars: Vec<StarSpec>,
+    /// Demoralisation, & Disorganisation (Optional): the affected units.
+    #[serde(default)]
+    pub demoralisation: Vec<super::disorder::DisorderSpec>,
+    /// Political Commissar (Eastern Front Only): the Russian side.
+    #[serde(default)]
+    pub commissar: Option<Spanned<String>>,
 }
 
 /// A Battle Star marker as a file places it (stars.rs).
@@ -321,6 +331,16 @@ pub fn place_weather(
     super::weather::set(r, st, conds, dawn, b).map_err(|m| at(l.text, l.file, where_, m))
 }
 
+/// Tests: the message a scenario text is refused with.
+#[cfg(test)]
+#[must_use]
+pub fn refused(r: &Ruleset, text: &str, file: &str) -> String {
+    load(r, text, file)
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string()
+}
+
 /// Shipped scenario ids.
 #[must_use]
 pub fn ids() -> Vec<String> {
@@ -373,7 +393,7 @@ pub fn file_hex(r: &Ruleset, l: &Layout<'_>, s: &Spanned<String>) -> Result<Hex,
     }
 }
 
-fn file_side(l: &Layout<'_>, s: &Spanned<String>) -> Result<usize, DataError> {
+pub fn file_side(l: &Layout<'_>, s: &Spanned<String>) -> Result<usize, DataError> {
     let id = s.get_ref().trim().to_ascii_lowercase();
     l.sides.iter().position(|x| *x == id).ok_or_else(|| {
         at(
@@ -480,6 +500,20 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             fixed,
             concealed,
         });
+        if let Some(m) = p.motorised.as_ref().filter(|m| *m.get_ref()) {
+            if !spec.support.weapon {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(m),
+                    format!(
+                        "only an Infantry Support Weapon is made a motorised Special Unit, not a {}",
+                        spec.name
+                    ),
+                ));
+            }
+            st.motorised.push(id);
+        }
     }
     for o in l.objectives {
         let h = file_hex(r, l, &o.at)?;
@@ -696,6 +730,9 @@ pub fn blank(
         weather: None,
         blitzkrieg: None,
         stars: Vec::new(),
+        disorder: Vec::new(),
+        commissar: None,
+        motorised: Vec::new(),
         over: false,
         winner: None,
     }
@@ -787,6 +824,10 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         place_weather(r, &mut st, &layout, w)?;
     }
     place_stars(r, &mut st, &layout, &sf.battle_stars)?;
+    super::disorder::place(r, &mut st, &layout, &sf.demoralisation)?;
+    if let Some(c) = &sf.commissar {
+        super::commissar::place(r, &mut st, &layout, c)?;
+    }
     if let Some(b) = &sf.blitzkrieg {
         let side = file_side(&layout, b)?;
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;

@@ -166,6 +166,17 @@ pub struct State {
     /// Battle Star Markers (Optional): the markers on the board (stars.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stars: Vec<super::stars::Star>,
+    /// Demoralisation, & Disorganisation (Optional): the affected units
+    /// (disorder.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disorder: Vec<super::disorder::Disorder>,
+    /// Political Commissar (Eastern Front Only): the side with the marker
+    /// and the card face down under it (commissar.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commissar: Option<super::commissar::Commissar>,
+    /// Motorised Infantry Support Weapons the scenario names (support.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub motorised: Vec<u32>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -6,7 +6,8 @@
 //! also order it, and the one flame-thrower a side may have.
 
 use super::ruleset::{Ruleset, UnitSpec};
-use super::state::State;
+use super::state::{State, Unit};
+use super::turn::Mode;
 use serde::{Deserialize, Serialize};
 
 /// What sets an Infantry Support Weapon apart (a unit type's `support`).
@@ -49,6 +50,53 @@ pub fn face_is_flag(att: Option<&UnitSpec>, face: &str) -> bool {
         (a.support.grenades_are_flags && face == "grenade")
             || (a.support.stars_are_flags && face == "star")
     })
+}
+
+/// Motorised Infantry Support Weapons: "If all the Infantry Units on a
+/// player's side are Special Infantry Units, then so are all of the Infantry
+/// Support Weapons. A Scenario may also state that only particular Infantry
+/// Support Weapons are Special Units." The side's other infantry are
+/// counted as the board stands (at least one, every one special).
+#[must_use]
+pub fn motorised(r: &Ruleset, st: &State, u: &Unit) -> bool {
+    let Some(spec) = r.units.get(&u.kind) else {
+        return false;
+    };
+    if !spec.support.weapon {
+        return false;
+    }
+    if st.motorised.contains(&u.id) {
+        return true;
+    }
+    let mut infantry = st
+        .units
+        .iter()
+        .filter(|o| o.side == u.side)
+        .filter_map(|o| r.units.get(&o.kind))
+        .filter(|s| s.class == "infantry" && !s.support.weapon)
+        .peekable();
+    infantry.peek().is_some() && infantry.all(|s| s.special)
+}
+
+/// "the Unit also shares in the increased Movement of upto 2 hexes.
+/// However, it must still choose between Movement or Battle": a motorised
+/// weapon moves up to 2 hexes, and a weapon that moves does not battle.
+#[must_use]
+pub fn mode(r: &Ruleset, st: &State, u: &Unit, m: Mode) -> Mode {
+    let mut m = m;
+    // Mud: "Special Infantry Units are reduced to Regular Infantry Units".
+    let mud = st.weather.as_ref().is_some_and(|w| {
+        w.conditions.iter().any(|c| {
+            r.weather
+                .get(c)
+                .is_some_and(|cs| cs.special_infantry_as.is_some())
+        })
+    });
+    if !mud && motorised(r, st, u) {
+        m.max_move = m.max_move.max(2);
+        m.move_battle = 0;
+    }
+    m
 }
 
 /// Check a position's support weapons: the optional rule is played, and a
@@ -124,5 +172,28 @@ mod tests {
             e.contains("f.toml:13:8") && e.contains("Infantry Support Weapons"),
             "{e}"
         );
+    }
+}
+
+#[cfg(test)]
+mod motorised_tests {
+    use super::super::{scenario, Ruleset};
+
+    /// "A Scenario may also state that only particular Infantry Support
+    /// Weapons are Special Units": only a support weapon may be named.
+    #[test]
+    fn only_a_support_weapon_is_made_motorised() {
+        let r = Ruleset::builtin().unwrap();
+        let f = |t: &str| {
+            format!(
+                "id = \"x\"\nruleset = \"memoir44\"\nname = \"x\"\nvictory = 4\nfirst = \"allies\"\n\
+                 [[sides]]\nid = \"allies\"\n[[sides]]\nid = \"axis\"\n\
+                 [[units]]\nat = \"E2\"\nside = \"allies\"\ntype = \"{t}\"\nmotorised = true\n"
+            )
+        };
+        let (_, st) = scenario::load(&r, &f("mortar"), "m.toml").unwrap();
+        assert_eq!(st.motorised, vec![st.units[0].id]);
+        let e = scenario::refused(&r, &f("infantry"), "m.toml");
+        assert!(e.contains("m.toml:14:13") && e.contains("motorised"), "{e}");
     }
 }

@@ -107,6 +107,10 @@ pub fn scope(
             }
             Cmd::Target { .. } | Cmd::Detonate { .. } => own_stage = 3,
             Cmd::Keep { .. } | Cmd::Standing(_) => own_stage = 4,
+            Cmd::Commissar { .. } => {
+                sl.card = true;
+                own_stage = 4;
+            }
         }
         // Within one part the order as written stands (Behind Enemy Lines
         // moves again after its battle).

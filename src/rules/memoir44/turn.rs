@@ -120,6 +120,8 @@ pub struct Plan {
     pub keep: Vec<String>,
     pub standing: Option<Standing>,
     pub gate: Gate,
+    /// Political Commissar: what the turn does with the marker.
+    pub commissar: super::commissar::Use,
 }
 
 fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
@@ -985,6 +987,10 @@ fn bridge_card(
 
 /// Check a whole orders text against the position.
 pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Plan, Rejection> {
+    // Political Commissar (commissar.rs): the card under the marker is
+    // played from there; COMMISSAR puts the next one under it.
+    let (st, lines, commissar) = super::commissar::prepare(ctx, st, side, lines)?;
+    let (st, lines) = (st.as_ref(), lines.as_slice());
     let standing_lines: Vec<Line> = lines
         .iter()
         .filter(|l| matches!(l.cmd, Cmd::Standing(_)))
@@ -1149,7 +1155,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     for (id, m) in &mut modes {
         if let Some(u) = st.unit(*id) {
             let w = super::weather::mode(ctx, st, u, m, None);
-            *m = super::blitzkrieg::mode(ctx, st, u, w);
+            let w = super::blitzkrieg::mode(ctx, st, u, w);
+            let w = super::support::mode(ctx.r, st, u, w);
+            *m = super::disorder::mode(st, u, w);
         }
     }
     // Walk the steps on a scratch position.
@@ -1185,6 +1193,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     Some(b) => {
                         let w = super::weather::mode(ctx, &sc, &u, b, Some(path.as_slice()));
                         let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
+                        let w = super::support::mode(ctx.r, &sc, &u, w);
+                        let w = super::disorder::mode(&sc, &u, w);
                         modes.insert(u.id, w.clone());
                         w
                     }
@@ -1702,6 +1712,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         keep,
         standing,
         gate,
+        commissar,
     })
 }
 
@@ -1963,6 +1974,7 @@ pub fn apply(
             .map(|(k, m)| (*k, (m.extra, m.extra_close_only, m.extra_reason.clone())))
             .collect(),
     };
+    super::commissar::begin(&mut t.st, side, &plan.commissar);
     let sname = t.st.sides[side].clone();
     let turn_no = t.st.turn + 1;
     t.ev.push(Event::TurnBegun {
@@ -2462,6 +2474,7 @@ pub fn apply(
             }
         }
     }
+    super::commissar::end(&mut t.st, side, &plan.commissar);
     if t.ambush_draw {
         let o = State::other(side);
         if let Some(c) = t.draw(o) {
@@ -2664,11 +2677,14 @@ impl Turn<'_, '_, '_> {
                     .any(|f| ctx.r.feature(f).is_some_and(|x| x.wire))
             {
                 let range = att.at.distance(target);
-                let n = spec
+                let base = spec
                     .dice
                     .get((range as usize).wrapping_sub(1))
                     .copied()
                     .unwrap_or(0);
+                // Demoralisation: "reduce ... Battle Dice".
+                let less = super::disorder::battle_mods(&self.st, att.id);
+                let n = total(base, less.as_slice());
                 let mut faces = Vec::new();
                 let mut hit = false;
                 for _ in 0..n {
@@ -2684,8 +2700,8 @@ impl Turn<'_, '_, '_> {
                     at: target,
                     range,
                     how: "wire".into(),
-                    base_dice: n,
-                    modifiers: vec![],
+                    base_dice: base,
+                    modifiers: less.into_iter().collect(),
                     dice: n,
                     faces,
                     hits: u32::from(hit),
@@ -2706,11 +2722,14 @@ impl Turn<'_, '_, '_> {
                 && super::bridges::charge(&self.st, target).is_none()
             {
                 let range = att.at.distance(target);
-                let n = spec
+                let base = spec
                     .dice
                     .get((range as usize).wrapping_sub(1))
                     .copied()
                     .unwrap_or(0);
+                // Demoralisation: "reduce ... Battle Dice".
+                let less = super::disorder::battle_mods(&self.st, att.id);
+                let n = total(base, less.as_slice());
                 let mut faces = Vec::new();
                 for _ in 0..n {
                     faces.push(ctx.r.face(self.chance.dice.roll(6)));

@@ -93,6 +93,10 @@ pub struct SideView {
     /// The card this side played on its last turn (public).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_played: Option<Played>,
+    /// Political Commissar: the card face down under the marker (its name
+    /// for this side's own view and the referee's, "hidden" for others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commissar: Option<String>,
 }
 
 /// What one recipient may see of a game at one moment.
@@ -233,6 +237,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
                 Some(me) if me != Some(i) => None,
                 _ => s.last_played.get(i).cloned().flatten(),
             },
+            commissar: super::commissar::shown(s, i, sees_private(viewer, id)),
         })
         .collect();
     // Kriegspiel: a side's view holds only the enemy units it sees.

@@ -508,6 +508,19 @@ pub fn status(v: &View) -> String {
             let t = format!("{} hand: {}.", side_name(&s.id), names.join(", "));
             out.push_str(&crate::report::wrap(&t, 78, "  "));
         }
+        // Political Commissar: the card face down under the marker.
+        if let Some(c) = &s.commissar {
+            let _ = writeln!(
+                out,
+                "{} Commissar marker holds {}.",
+                side_name(&s.id),
+                if c == crate::rules::memoir44::view::HIDDEN {
+                    "a card, face down".to_string()
+                } else {
+                    format!("{} ({c})", card_name(c))
+                }
+            );
+        }
     }
     let _ = writeln!(
         out,
