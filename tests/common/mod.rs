@@ -311,16 +311,20 @@ pub fn assert_80_columns(site: &Site) {
 }
 
 /// Play `turns` turns of game 1 through `adjutant submit`, each side sending
-/// random legal orders drawn from `seed`.
-pub fn submit_random_turns(site: &Site, turns: usize, seed: u8) {
+/// random legal orders drawn from `seed`; fewer if the game ends first.
+/// Returns the turns played.
+pub fn submit_random_turns(site: &Site, turns: usize, seed: u8) -> usize {
     use adjutant::engine::dice::ChaChaDice;
     use adjutant::rules::memoir44;
     let rules = memoir44::Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed([seed; 32]);
     let file = site.path().join("random-orders.txt");
-    for _ in 0..turns {
+    for played in 0..turns {
         let state = latest_state(site);
-        let side = memoir44::waiting(&state).sides[0].clone();
+        // The game's own dice (a new seed each game) may end it early.
+        let Some(side) = memoir44::waiting(&state).sides.first().cloned() else {
+            return played;
+        };
         std::fs::write(
             &file,
             memoir44::random_orders(&rules, &state, &side, &mut rng),
@@ -328,4 +332,5 @@ pub fn submit_random_turns(site: &Site, turns: usize, seed: u8) {
         .unwrap();
         site.ok(&["submit", "1", &side, file.to_str().unwrap()]);
     }
+    turns
 }
