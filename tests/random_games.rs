@@ -538,7 +538,13 @@ fn random_games_keep_the_invariants() {
                 let mut draws = 0;
                 for n in 0..games {
                     let seed = seed_of(n * 16 + k as u64);
-                    let g = play(r, sc, seed);
+                    let g = std::panic::catch_unwind(|| play(r, sc, seed)).unwrap_or_else(|e| {
+                        eprintln!(
+                            "{sc}: game {n} (seed_of({})) broke an invariant",
+                            n * 16 + k as u64
+                        );
+                        std::panic::resume_unwind(e)
+                    });
                     if g.st.over {
                         finished += 1;
                         if g.st.winner.as_deref() == Some("") {
@@ -891,13 +897,21 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
     }
     // A motorised support weapon that moved does not battle.
     for e in events {
-        let Event::Move { path, .. } = e else {
+        let Event::Move {
+            side, unit, path, ..
+        } = e
+        else {
             continue;
         };
         let (Some(first), Some(last)) = (path.first(), path.last()) else {
             continue;
         };
-        let Some(u) = st.unit_at(*first) else {
+        // The hex a move starts from may have held another unit when the
+        // turn began (armour taking ground where it eliminated one).
+        let Some(u) = st
+            .unit_at(*first)
+            .filter(|u| u.kind == *unit && st.sides[u.side] == *side)
+        else {
             continue;
         };
         if path.len() < 2 || !memoir44::support::motorised(r, st, u) {

@@ -914,6 +914,26 @@ fn blimp_orders(
     Err(first_err.unwrap_or_else(|| Rejection::whole("these cards cannot order those units")))
 }
 
+/// Artillery fire at wire, a bridge or a minefield: the target must be in
+/// sight as a unit would be: line of sight (or a spotter for indirect fire),
+/// and within the visibility of Night & Severe Weather, which limits every
+/// battle.
+fn in_sight(
+    ctx: &Ctx<'_>,
+    st: &State,
+    u: &Unit,
+    target: Hex,
+    indirect: bool,
+) -> Result<(), String> {
+    if let Some(res) = super::weather::target_check(ctx, st, u, target, indirect) {
+        return res;
+    }
+    if sees(ctx, st, u.at, target) || indirect && spotted(ctx, st, u.side, target) {
+        return Ok(());
+    }
+    Err(format!("no line of sight to {target}"))
+}
+
 /// Combat Engineers: an Engineer Unit that stands on barbed wire or a
 /// hedgehog it has not removed "must do so the next time it is ordered
 /// before being able to move away": why it may not move this turn.
@@ -1439,11 +1459,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         if range as usize > spec.dice.len() {
                             return Err(l.reject(format!("the wire at {target} is out of range")));
                         }
-                        if !(sees(ctx, &sc, u.at, *target)
-                            || spec.indirect && spotted(ctx, &sc, side, *target))
-                        {
-                            return Err(l.reject(format!("no line of sight to {target}")));
-                        }
+                        in_sight(ctx, &sc, &u, *target, spec.indirect).map_err(|e| l.reject(e))?;
                         if *take_ground || overrun.is_some() {
                             return Err(l.reject("artillery may not take ground"));
                         }
@@ -1456,11 +1472,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         if range as usize > spec.dice.len() {
                             return Err(l.reject(format!("the bridge at {target} is out of range")));
                         }
-                        if !(sees(ctx, &sc, u.at, *target)
-                            || spec.indirect && spotted(ctx, &sc, side, *target))
-                        {
-                            return Err(l.reject(format!("no line of sight to {target}")));
-                        }
+                        in_sight(ctx, &sc, &u, *target, spec.indirect).map_err(|e| l.reject(e))?;
                         if *take_ground || overrun.is_some() {
                             return Err(l.reject("artillery may not take ground"));
                         }
@@ -1475,11 +1487,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                                 l.reject(format!("the minefield at {target} is out of range"))
                             );
                         }
-                        if !(sees(ctx, &sc, u.at, *target)
-                            || spec.indirect && spotted(ctx, &sc, side, *target))
-                        {
-                            return Err(l.reject(format!("no line of sight to {target}")));
-                        }
+                        in_sight(ctx, &sc, &u, *target, spec.indirect).map_err(|e| l.reject(e))?;
                         if *take_ground || overrun.is_some() {
                             return Err(l.reject("artillery may not take ground"));
                         }
