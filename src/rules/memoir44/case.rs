@@ -113,6 +113,12 @@ struct BoardPart {
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
+    /// Extension: a Flooded Field scenario (a scenario's `flooded`).
+    #[serde(default)]
+    flooded: bool,
+    /// Extension: airfield reinforcements, as a scenario's.
+    #[serde(default)]
+    airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -201,6 +207,9 @@ struct ExpectPart {
     /// Extension (Bridge Demolition): rigged bridges a battle took place on.
     #[serde(default)]
     battled_bridges: Option<Vec<String>>,
+    /// Extension (Appendix 2, Trains): trains after the turn (trains.rs).
+    #[serde(default)]
+    trains: Vec<super::trains::ExpectTrain>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -354,6 +363,9 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         rigged: &cf.rigged_bridges,
     };
     scenario::place(r, &mut st, &layout)?;
+    if cf.board.flooded {
+        super::landmarks::flood(r, &mut st);
+    }
     if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
         return Err(at(
             text,
@@ -378,6 +390,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         scenario::place_weather(r, &mut st, &layout, w)?;
     }
     scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
+    super::landmarks::place_reinforcements(r, &mut st, &layout, &cf.board.airfield_reinforcements)?;
     if let Some(b) = &cf.board.blitzkrieg {
         let side = st.side_index(b.get_ref()).ok_or_else(|| {
             at(
@@ -1093,6 +1106,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
+    problems.extend(super::trains::check_expect(&r, &st, &b.expect.trains));
     // Whatever the case: a minefield's hidden strength is in no side's view
     // nor in any event that side is told (only the referee's).
     for who in st.sides.clone() {

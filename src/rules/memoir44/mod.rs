@@ -16,6 +16,7 @@ pub mod campaign;
 pub mod case;
 pub mod events;
 pub mod fog;
+pub mod landmarks;
 pub mod mines;
 pub mod orders;
 pub mod random;
@@ -28,6 +29,7 @@ pub mod state;
 pub mod support;
 pub mod team;
 pub mod tiles;
+pub mod trains;
 pub mod turn;
 pub mod victory;
 pub mod view;
@@ -260,6 +262,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "REMOVE-WIRE",
     "CHARGE",
     "DETONATE",
+    "UNLOAD",
+    "LAND",
     "KEEP",
     "DISCARD",
     "EXCHANGE",

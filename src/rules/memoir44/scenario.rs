@@ -71,6 +71,12 @@ pub struct Placement {
     /// Camouflaged at the start (only on a tile: seeds/004 "Camouflage").
     #[serde(default)]
     pub camouflage: Option<Spanned<bool>>,
+    /// Appendix 2, Trains: the wagon's hex (a train only; trains.rs).
+    #[serde(default)]
+    pub wagon: Option<Spanned<String>>,
+    /// Appendix 2, Trains: a Supply Train's reinforcements, by unit type.
+    #[serde(default)]
+    pub carries: Option<Vec<Spanned<String>>>,
 }
 
 /// Paratroops & Glider Landings: sticks the judge drops by dice before the
@@ -197,6 +203,12 @@ pub struct ScenarioFile {
     /// Battle Star Markers (Optional).
     #[serde(default)]
     pub battle_stars: Vec<StarSpec>,
+    /// Appendix 2: a Flooded Field scenario (landmarks.rs).
+    #[serde(default)]
+    pub flooded: bool,
+    /// Appendix 2, Airfield: reinforcements allowed (landmarks.rs).
+    #[serde(default)]
+    pub airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
 }
 
 /// A Battle Star marker as a file places it (stars.rs).
@@ -411,6 +423,9 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
                 list.push(id);
             }
         }
+        if let Some(why) = super::landmarks::hedgerow_road(r, &list, Some(h)) {
+            return Err(at(l.text, l.file, span(v), why));
+        }
         if tiles > 1 && !(tiles == 2 && list.iter().any(|x| x == "bridge")) {
             return Err(at(
                 l.text,
@@ -468,6 +483,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             Some(c) => *c.get_ref(),
             None => false,
         };
+        let train = super::trains::placement(r, st, l, p, &kind, h, figures)?;
         let id = st.next_unit;
         st.next_unit += 1;
         st.units.push(Unit {
@@ -479,6 +495,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             start: spec.figures,
             fixed,
             concealed,
+            train,
         });
     }
     for o in l.objectives {
@@ -696,6 +713,7 @@ pub fn blank(
         weather: None,
         blitzkrieg: None,
         stars: Vec::new(),
+        reinforcements: Vec::new(),
         over: false,
         winner: None,
     }
@@ -783,10 +801,14 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         st.variants.push(super::tiles::DESERT.to_string());
     }
     place(r, &mut st, &layout)?;
+    if sf.flooded {
+        super::landmarks::flood(r, &mut st);
+    }
     if let Some(w) = &sf.weather {
         place_weather(r, &mut st, &layout, w)?;
     }
     place_stars(r, &mut st, &layout, &sf.battle_stars)?;
+    super::landmarks::place_reinforcements(r, &mut st, &layout, &sf.airfield_reinforcements)?;
     if let Some(b) = &sf.blitzkrieg {
         let side = file_side(&layout, b)?;
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
