@@ -892,14 +892,6 @@ fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
         let id = st.next_unit;
         st.next_unit += 1;
         st.units.push(memoir44::state::Unit {
-            id,
-            side,
-            kind: kind.into(),
-            at: engine,
-            figures: spec.figures,
-            start: spec.figures,
-            fixed: false,
-            concealed: false,
             train: Some(Train {
                 rear: wagon,
                 wagon: true,
@@ -912,6 +904,7 @@ fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
                 landed: vec![],
                 stopped: None,
             }),
+            ..memoir44::state::Unit::arriving(id, side, kind, engine, spec.figures)
         });
     }
 }

@@ -198,17 +198,13 @@ pub fn land(
     let spec = ctx.spec(&kind).clone();
     let id = st.next_unit;
     st.next_unit += 1;
-    st.units.push(super::state::Unit {
+    st.units.push(super::state::Unit::arriving(
         id,
         side,
-        kind: kind.clone(),
-        at: h,
-        figures: spec.figures,
-        start: spec.figures,
-        fixed: false,
-        concealed: false,
-        train: None,
-    });
+        &kind,
+        h,
+        spec.figures,
+    ));
     let e = super::events::Event::Reinforced {
         side: st.sides[side].clone(),
         unit: kind,

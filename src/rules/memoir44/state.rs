@@ -178,6 +178,25 @@ pub struct State {
     pub winner: Option<String>,
 }
 
+impl Unit {
+    /// A unit that comes onto the board during the game at full strength
+    /// (reinforcements, a train's load).
+    #[must_use]
+    pub fn arriving(id: u32, side: usize, kind: &str, at: Hex, figures: u32) -> Unit {
+        Unit {
+            id,
+            side,
+            kind: kind.to_string(),
+            at,
+            figures,
+            start: figures,
+            fixed: false,
+            concealed: false,
+            train: None,
+        }
+    }
+}
+
 impl State {
     /// Does this game play the variant (a game option)?
     #[must_use]

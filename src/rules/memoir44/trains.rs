@@ -639,17 +639,8 @@ pub fn unload(
     let turn = st.turn + 1;
     let id = st.next_unit;
     st.next_unit += 1;
-    st.units.push(Unit {
-        id,
-        side,
-        kind: want.clone(),
-        at: to,
-        figures: spec.figures,
-        start: spec.figures,
-        fixed: false,
-        concealed: false,
-        train: None,
-    });
+    st.units
+        .push(Unit::arriving(id, side, &want, to, spec.figures));
     if let Some(tr) = st.unit_mut(u.id).and_then(|x| x.train.as_mut()) {
         tr.cargo.remove(pos);
         tr.landed.push((id, turn));
