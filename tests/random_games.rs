@@ -39,6 +39,21 @@
 //! third every support weapon is motorised by the scenario: one that moves
 //! does not battle.
 //!
+//! Appendix 2 (Trains, Railway Engines and Wagons): in every third game a
+//! railway line runs along a random long row, with a station, a Supply Train
+//! of the first side (carrying infantry and armour) and an Armoured Train of
+//! the second on it; random orders move them forwards and backwards, unload
+//! at the station and battle. After every turn a train's engine and wagon
+//! stand on track, the wagon next to the engine and alone on its hex, the
+//! wagon present only while the train has taken fewer than `wagon_lost_at`
+//! hits, and no artillery model or load without it.
+//!
+//! Airfields: every third game puts two airfields on random empty hexes
+//! and allows each side 3 reinforcements, which random Direct From HQ
+//! cards land (the invariants above hold for the landed units).
+//! Flooded Field scenarios: every fifth game floods the open countryside
+//! (the tile invariants above then hold on the flooded board).
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -48,6 +63,13 @@ use adjutant::rules::Chance;
 use std::collections::BTreeSet;
 
 const MAX_TURNS: u32 = 400;
+
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+/// Turns that unloaded a supply train, trains' events, airfield landings.
+static UNLOADS: AtomicU64 = AtomicU64::new(0);
+static TRAIN_EVENTS: AtomicU64 = AtomicU64::new(0);
+static LANDINGS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -73,6 +95,9 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_morale(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
+    add_random_trains(r, &mut st, seed);
+    add_random_flooding(r, &mut st, seed);
+    add_random_airfields(&mut st, seed);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
     let mut subs = Vec::new();
@@ -116,6 +141,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_support(r, scenario, t, &next, &events);
         check_stars(r, scenario, t, &next);
         check_morale(r, scenario, t, &st, &next, &events);
+        check_trains(r, scenario, t, &next);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -155,6 +181,17 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             + next.discard.len()
             + under;
         assert_eq!(cards, 60, "{scenario} turn {t}: cards lost or made");
+        // Appendix 2: what the games did with trains and airfields.
+        for e in &events {
+            match e {
+                Event::Train { .. } => TRAIN_EVENTS.fetch_add(1, Relaxed),
+                Event::Reinforced { .. } => LANDINGS.fetch_add(1, Relaxed),
+                _ => 0,
+            };
+        }
+        if orders.contains("UNLOAD ") {
+            UNLOADS.fetch_add(1, Relaxed);
+        }
         subs.push((side, orders));
         st = next;
     }
@@ -347,7 +384,8 @@ fn tile_invariants(
             }
         }
     }
-    for u in &st.units {
+    // (A train runs on the tracks: check_trains.)
+    for u in st.units.iter().filter(|u| u.train.is_none()) {
         let spec = r.unit(&u.kind).expect("unit kind");
         let info = memoir44::state::HexInfo::of(r, st, u.at);
         if !info.passable(spec) {
@@ -505,6 +543,9 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_morale(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
+    add_random_trains(r, &mut st, seed);
+    add_random_flooding(r, &mut st, seed);
+    add_random_airfields(&mut st, seed);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
         let mut chance = Chance {
@@ -565,6 +606,18 @@ fn random_games_keep_the_invariants() {
             });
         }
     });
+    let (u, t, l) = (
+        UNLOADS.load(Relaxed),
+        TRAIN_EVENTS.load(Relaxed),
+        LANDINGS.load(Relaxed),
+    );
+    eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings");
+    if games >= 30 {
+        assert!(
+            u > 0 && t > 0 && l > 0,
+            "the random games never unloaded a train, hit one or landed reinforcements"
+        );
+    }
 }
 
 /// 10^6 dice through the real roller: each face within 0.5% of 1/6, and "at
@@ -868,6 +921,7 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
     for e in events {
         let Event::Battle {
             side: by,
+            attacker,
             from: Some(from),
             target,
             modifiers,
@@ -884,9 +938,11 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
         }
         // Fire at a bridge rolls fewer dice without a modifier to show.
         let recorded = r.units.contains_key(target) || target == "wire";
+        // (The hex may have held a train's wagon that moved on: the unit
+        // that stood there is the attacker only if it is of its kind.)
         if let Some(u) = st
             .unit_at(*from)
-            .filter(|u| st.sides[u.side] == *by && recorded)
+            .filter(|u| st.sides[u.side] == *by && u.kind == *attacker && recorded)
         {
             let d = memoir44::disorder::affected(st, u.id);
             assert_eq!(
@@ -895,7 +951,8 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
             );
         }
     }
-    // A motorised support weapon that moved does not battle.
+    // A motorised support weapon that moved does not battle (a unit of
+    // another kind may battle from the hex it died on, say overrunning).
     for e in events {
         let Event::Move {
             side, unit, path, ..
@@ -920,7 +977,7 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
         let mud = st.weather.is_some();
         let battled = events
             .iter()
-            .any(|b| matches!(b, Event::Battle { from: Some(f), how, .. } if f == last && how != "ambush"));
+            .any(|b| matches!(b, Event::Battle { from: Some(f), how, attacker, .. } if f == last && how != "ambush" && *attacker == u.kind));
         assert!(
             mud || !battled,
             "{scenario} turn {t}: the motorised {} moved to {last} and battled",
@@ -980,5 +1037,139 @@ fn check_morale(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
                 "{scenario} turn {t}: {s} not told of the face-down card"
             );
         }
+    }
+}
+
+/// In every third game: a railway line along a random long row (a station
+/// in it), a Supply Train of the first side carrying infantry and armour and
+/// an Armoured Train of the second, on free hexes of the line.
+fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
+    use memoir44::trains::Train;
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/trains", &[&seed]));
+    if d.roll(3) != 1 {
+        return;
+    }
+    let board = memoir44::State::board(r);
+    let row = 2 * (d.roll(3) as i32);
+    let line: Vec<memoir44::Hex> = (0..board.columns)
+        .map(|l| memoir44::Hex::from_letter(l, row))
+        .collect();
+    let station = line[(d.roll(5) + 3) as usize];
+    for h in &line {
+        if st.unit_at(*h).is_some() {
+            continue;
+        }
+        let f = if *h == station { "station" } else { "railway" };
+        st.terrain.insert(*h, vec![f.to_string()]);
+    }
+    for (side, kind) in [(0usize, "supply-train"), (1, "armoured-train")] {
+        let free: Vec<usize> = (1..line.len())
+            .filter(|i| {
+                let (a, b) = (line[i - 1], line[*i]);
+                st.unit_at(a).is_none() && st.unit_at(b).is_none() && a != station && b != station
+            })
+            .collect();
+        let Some(&i) = free.get((d.roll(free.len().max(1) as u32) - 1) as usize) else {
+            continue;
+        };
+        // The first side's train faces east, the second's west.
+        let (engine, wagon) = if side == 0 {
+            (line[i], line[i - 1])
+        } else {
+            (line[i - 1], line[i])
+        };
+        let spec = r.unit(kind).expect("train kind");
+        let id = st.next_unit;
+        st.next_unit += 1;
+        st.units.push(memoir44::state::Unit {
+            train: Some(Train {
+                rear: wagon,
+                wagon: true,
+                gun: side == 1,
+                cargo: if side == 0 {
+                    vec!["infantry".into(), "medium-armour".into()]
+                } else {
+                    vec![]
+                },
+                landed: vec![],
+                stopped: None,
+            }),
+            ..memoir44::state::Unit::arriving(id, side, kind, engine, spec.figures)
+        });
+    }
+}
+
+/// Trains' invariants after a turn.
+fn check_trains(r: &Ruleset, scenario: &str, t: u32, st: &State) {
+    let ctx = memoir44::battle::Ctx::new(r);
+    let on_track = |h: memoir44::Hex| memoir44::trains::on_track(&ctx, st, h);
+    for u in &st.units {
+        let Some(tr) = &u.train else { continue };
+        assert!(
+            on_track(u.at),
+            "{scenario} turn {t}: a train's engine off the track at {}",
+            u.at
+        );
+        // (Medics & Mechanics may return hits; a lost wagon stays lost.)
+        let hits = u.start - u.figures;
+        assert!(
+            !tr.wagon || hits < r.trains.wagon_lost_at,
+            "{scenario} turn {t}: train at {} with {hits} hits still has its wagon",
+            u.at
+        );
+        if tr.wagon {
+            assert!(
+                tr.rear.adjacent(u.at) && on_track(tr.rear),
+                "{scenario} turn {t}: the wagon at {} is not on the track next to its engine at {}",
+                tr.rear,
+                u.at
+            );
+            assert!(
+                !st.units.iter().any(|o| o.at == tr.rear),
+                "{scenario} turn {t}: a unit stands on the wagon at {}",
+                tr.rear
+            );
+        } else {
+            assert!(
+                !tr.gun && tr.cargo.is_empty(),
+                "{scenario} turn {t}: a train without its wagon keeps its gun or load"
+            );
+        }
+    }
+}
+
+/// Every fifth game is a Flooded Field scenario.
+fn add_random_flooding(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/flood", &[&seed]));
+    if d.roll(5) == 1 {
+        memoir44::landmarks::flood(r, st);
+    }
+}
+
+/// In every third game two airfields and 3 reinforcements a side.
+fn add_random_airfields(st: &mut State, seed: Seed) {
+    use memoir44::landmarks::Reinforcement;
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/airfield", &[&seed]));
+    if d.roll(3) != 1 {
+        return;
+    }
+    let empty: Vec<memoir44::Hex> = st
+        .terrain
+        .keys()
+        .copied()
+        .chain((0..9).map(|r| memoir44::Hex::from_letter(4, r)))
+        .filter(|h| st.unit_at(*h).is_none() && st.features(*h).is_empty())
+        .collect();
+    for _ in 0..2 {
+        if let Some(h) = empty.get((d.roll(empty.len().max(1) as u32) - 1) as usize) {
+            st.terrain.insert(*h, vec!["airfield".into()]);
+        }
+    }
+    for side in 0..2 {
+        st.reinforcements.push(Reinforcement {
+            side,
+            kind: "infantry".into(),
+            left: 3,
+        });
     }
 }

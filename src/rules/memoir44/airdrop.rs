@@ -183,6 +183,7 @@ pub fn drop_all(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<
                 start: figures,
                 fixed: false,
                 concealed: false,
+                train: None,
             });
         }
         ev.push(Event::Airdrop {

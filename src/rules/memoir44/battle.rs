@@ -109,6 +109,10 @@ pub fn check_path(
     path: &[Hex],
     rule: MoveRule,
 ) -> Result<PathInfo, String> {
+    // Appendix 2: a train moves along the tracks (trains.rs).
+    if unit.train.is_some() {
+        return super::trains::check_move(ctx, st, unit, path, rule.max);
+    }
     let spec = ctx.spec(&unit.kind);
     let Some((&start, rest)) = path.split_first() else {
         return Err("empty path".into());
@@ -307,7 +311,7 @@ pub fn battle_dice(
 ) -> (u32, Vec<Modifier>) {
     let a = ctx.spec(&att.kind);
     let t = ctx.spec(&tgt.kind);
-    let range = att.at.distance(tgt.at) as usize;
+    let range = super::trains::range(st, att, tgt.at) as usize;
     let table = match (&a.dice_vs_armour, t.class.as_str()) {
         (Some(v), "armour") => v,
         _ => &a.dice,
@@ -346,7 +350,11 @@ pub fn battle_dice(
         if !super::tiles::protects(f, &t.class) {
             continue;
         }
-        let p = f.protect.get(&a.class).copied().unwrap_or(0);
+        let p = f
+            .protect
+            .get(super::trains::fire_class(ctx, att))
+            .copied()
+            .unwrap_or(0);
         if p > 0 && best.as_ref().is_none_or(|(b, _)| p > *b) {
             best = Some((p, f.name.clone()));
         }
@@ -410,7 +418,10 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
         return Err(format!("the unit at {target} is your own"));
     }
     let t = ctx.spec(&tgt.kind);
-    let range = att.at.distance(target);
+    let range = super::trains::range(st, att, target);
+    if let Some(why) = super::trains::battle_refusal(ctx, st, att, range) {
+        return Err(why);
+    }
     if tgt.concealed && range > 1 {
         return Err(format!(
             "the unit at {target} is camouflaged: it may only be attacked through Close Assault"
@@ -455,7 +466,11 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
     if let Some(res) = super::weather::target_check(ctx, st, att, target, a.indirect) {
         return res;
     }
-    if !sees(ctx, st, att.at, target) {
+    // A train sees from either of its pieces (trains.rs).
+    let seen = super::trains::cars(att)
+        .iter()
+        .any(|h| sees(ctx, st, *h, target));
+    if !seen {
         if !a.indirect {
             return Err(format!("no line of sight from {} to {target}", att.at));
         }
@@ -553,6 +568,8 @@ pub fn lose(
     let Some(u) = st.unit(id).cloned() else {
         return true;
     };
+    // Appendix 2: the Armoured Train's artillery model may take a hit.
+    let lost = super::trains::gun_takes_hit(st, ev, id, lost, reason);
     let lost = lost.min(u.figures);
     if lost == 0 {
         return false;
@@ -573,6 +590,8 @@ pub fn lose(
         reason: reason.into(),
     });
     if left > 0 {
+        // Appendix 2: the third hit on a train removes its wagon.
+        super::trains::after_hits(ctx, st, ev, id);
         return false;
     }
     let medal = ctx.spec(&u.kind).medal && by < 2 && by != u.side;
@@ -648,6 +667,10 @@ pub fn resolve_flags(
     }
     if flags == 0 {
         return (ignored, out);
+    }
+    // Appendix 2: a train retreats backwards along the tracks.
+    if let Some(o) = super::trains::retreat(ctx, st, ev, id, flags, by) {
+        return (ignored, o);
     }
     // "Retreat upto 3 hexes ... on any Purple Flag rolled. The number of
     // Purple Flags rolled is irrelevant": one retreat of 1 to N hexes.

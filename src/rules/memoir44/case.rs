@@ -119,6 +119,12 @@ struct BoardPart {
     /// Extension: the side with the Political Commissar marker.
     #[serde(default)]
     commissar: Option<Spanned<String>>,
+    /// Extension: a Flooded Field scenario (a scenario's `flooded`).
+    #[serde(default)]
+    flooded: bool,
+    /// Extension: airfield reinforcements, as a scenario's.
+    #[serde(default)]
+    airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -215,6 +221,9 @@ struct ExpectPart {
     /// the turn ("" for none).
     #[serde(default)]
     commissar: Option<String>,
+    /// Extension (Appendix 2, Trains): trains after the turn (trains.rs).
+    #[serde(default)]
+    trains: Vec<super::trains::ExpectTrain>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -368,6 +377,9 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         rigged: &cf.rigged_bridges,
     };
     scenario::place(r, &mut st, &layout)?;
+    if cf.board.flooded {
+        super::landmarks::flood(r, &mut st);
+    }
     if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
         return Err(at(
             text,
@@ -396,6 +408,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     if let Some(c) = &cf.board.commissar {
         super::commissar::place(r, &mut st, &layout, c)?;
     }
+    super::landmarks::place_reinforcements(r, &mut st, &layout, &cf.board.airfield_reinforcements)?;
     if let Some(b) = &cf.board.blitzkrieg {
         let side = st.side_index(b.get_ref()).ok_or_else(|| {
             at(
@@ -1140,6 +1153,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
+    problems.extend(super::trains::check_expect(&r, &st, &b.expect.trains));
     // Whatever the case: a minefield's hidden strength is in no side's view
     // nor in any event that side is told (only the referee's).
     for who in st.sides.clone() {

@@ -187,6 +187,20 @@ pub enum Event {
         tile: String,
         becomes: String,
     },
+    /// Appendix 2, Airfield: reinforcements landed.
+    Reinforced {
+        side: String,
+        unit: String,
+        at: Hex,
+    },
+    /// Appendix 2, Trains: what became of a train (its wagon removed, its
+    /// artillery model lost, a unit disembarked).
+    Train {
+        side: String,
+        unit: String,
+        at: Hex,
+        note: String,
+    },
     FiguresLost {
         side: String,
         unit: String,

@@ -296,6 +296,8 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::TileDestroyed { at, .. }
             | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),
             Event::FiguresLost { side: by, at, .. }
+            | Event::Train { side: by, at, .. }
+            | Event::Reinforced { side: by, at, .. }
             | Event::IceRoll { side: by, at, .. }
             | Event::FiguresReturned { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())

@@ -18,6 +18,7 @@ pub mod commissar;
 pub mod disorder;
 pub mod events;
 pub mod fog;
+pub mod landmarks;
 pub mod mines;
 pub mod orders;
 pub mod random;
@@ -30,6 +31,7 @@ pub mod state;
 pub mod support;
 pub mod team;
 pub mod tiles;
+pub mod trains;
 pub mod turn;
 pub mod victory;
 pub mod view;
@@ -264,6 +266,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "REMOVE-WIRE",
     "CHARGE",
     "DETONATE",
+    "UNLOAD",
+    "LAND",
     "KEEP",
     "DISCARD",
     "EXCHANGE",

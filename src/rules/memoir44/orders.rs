@@ -64,6 +64,17 @@ pub enum Cmd {
     Detonate {
         bridge: Hex,
     },
+    /// Appendix 2, Trains: a unit carried by the train at `train`
+    /// disembarks onto `to` (`kind`: which, when it carries several).
+    Unload {
+        train: Hex,
+        to: Hex,
+        kind: Option<String>,
+    },
+    /// Appendix 2, Airfield: reinforcements land on the airfield at `at`.
+    Land {
+        at: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -276,6 +287,17 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
         }),
         "DETONATE" => Ok(Cmd::Detonate { bridge: one_hex(board, rest.first(), "the bridge's hex")? }),
+        "LAND" => Ok(Cmd::Land { at: one_hex(board, rest.first(), "the airfield's hex")? }),
+        "UNLOAD" | "DISEMBARK" => {
+            if rest.len() > 3 {
+                return Err("UNLOAD <train> <hex> [<unit type>]: one unit per line".into());
+            }
+            Ok(Cmd::Unload {
+                train: one_hex(board, rest.first(), "the train's hex")?,
+                to: one_hex(board, rest.get(1), "the hex the unit disembarks onto")?,
+                kind: rest.get(2).map(|k| k.to_ascii_lowercase()),
+            })
+        }
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -286,7 +308,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         "COMMISSAR" => Ok(Cmd::Commissar { card: card(r, rest.first())? }),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, UNLOAD, LAND, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
         )),
     }
 }
@@ -424,6 +446,11 @@ impl Cmd {
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
             Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
             Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
+            Cmd::Land { at } => format!("LAND {at}"),
+            Cmd::Unload { train, to, kind } => match kind {
+                Some(k) => format!("UNLOAD {train} {to} {k}"),
+                None => format!("UNLOAD {train} {to}"),
+            },
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Commissar { card } => format!("COMMISSAR {card}"),
             Cmd::Standing(s) => match s {

@@ -143,7 +143,12 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             continue;
         }
         let steps = rng.roll(m.max_move.min(3));
-        let mut path = vec![u.at];
+        // Appendix 2, Trains: backwards the path starts at the wagon.
+        let start = match super::trains::wagon(&u) {
+            Some(w) if rng.roll(2) == 1 => w,
+            _ => u.at,
+        };
+        let mut path = vec![start];
         for _ in 0..steps {
             let last = *path.last().unwrap_or(&u.at);
             let mut cands: Vec<Hex> = last
@@ -184,11 +189,52 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
                 if let Some(x) = sc.unit_mut(u.id) {
                     x.at = dest;
                 }
+                super::trains::moved(ctx, &mut sc, &u, &path);
                 moved.push((dest, path.len() as u32 - 1));
                 continue;
             }
         }
         moved.push((u.at, 0));
+    }
+    // Appendix 2, Airfield: Direct From HQ lands reinforcements.
+    // (No die is drawn without an airfield: the games of boards without one
+    // stay as they were.)
+    let airfield = s
+        .terrain
+        .values()
+        .any(|fs| fs.iter().any(|f| f == "airfield"));
+    if espec.effect.as_deref() == Some("direct-from-hq") && airfield && rng.roll(2) == 1 {
+        for (h, fs) in &s.terrain {
+            if !fs.iter().any(|f| f == "airfield") {
+                continue;
+            }
+            let candidate = format!("{text}LAND {h}\n");
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+                let _ = super::landmarks::land(ctx, &mut sc, si, *h, "direct-from-hq");
+                break;
+            }
+        }
+    }
+    // Appendix 2, Trains: a supply train at a station lets a unit off.
+    for (h, _) in &moved {
+        let Some(u) = sc.unit_at(*h).cloned() else {
+            continue;
+        };
+        let Some(w) = super::trains::wagon(&u) else {
+            continue;
+        };
+        if u.train.as_ref().is_none_or(|t| t.cargo.is_empty()) || rng.roll(2) == 1 {
+            continue;
+        }
+        for n in w.neighbours() {
+            let candidate = format!("{text}UNLOAD {} {n}\n", u.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+                let _ = super::trains::unload(ctx, &mut sc, si, u.at, n, None, true);
+                break;
+            }
+        }
     }
     // Battles: the nearest enemy each ordered unit may battle.
     for (h, _) in &moved {

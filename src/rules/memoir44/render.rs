@@ -321,6 +321,17 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
                 )
             }
         ),
+        Event::Train {
+            side,
+            unit,
+            at,
+            note,
+        } => format!("{} {} at {at}: {note}.", side_name(side), unit_name(unit)),
+        Event::Reinforced { side, unit, at } => format!(
+            "{} {} land on the airfield at {at} as reinforcements.",
+            side_name(side),
+            unit_name(unit)
+        ),
         Event::TileDestroyed { at, tile, becomes } => {
             format!("The {tile} at {at} is destroyed by the fire: the hex is {becomes} now.")
         }

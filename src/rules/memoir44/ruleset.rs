@@ -47,6 +47,12 @@ pub struct Ruleset {
     /// The night visibility track (weather.rs).
     #[serde(default)]
     pub night_track: super::weather::NightTrackSpec,
+    /// Appendix 2, Trains, Railway Engines and Wagons (trains.rs).
+    #[serde(default)]
+    pub trains: super::trains::TrainsSpec,
+    /// Appendix 2, Flooded Field scenarios (landmarks.rs).
+    #[serde(default)]
+    pub flooding: super::landmarks::FloodingSpec,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -587,6 +593,11 @@ impl Ruleset {
         let bad = |key: &str, msg: String| Err(at(text, file, key_span(text, key), msg));
         if r.sides.len() != 2 {
             return bad("sides", "a Memoir '44 ruleset has exactly two sides".into());
+        }
+        if let Some((key, msg)) =
+            super::trains::check_spec(&r).or_else(|| super::landmarks::check_spec(&r))
+        {
+            return bad(&key, msg);
         }
         if r.dice.faces.len() != 6 {
             return bad("faces", "the battle die has six faces".into());

@@ -75,6 +75,12 @@ pub struct Placement {
     /// only particular Infantry Support Weapons are Special Units."
     #[serde(default)]
     pub motorised: Option<Spanned<bool>>,
+    /// Appendix 2, Trains: the wagon's hex (a train only; trains.rs).
+    #[serde(default)]
+    pub wagon: Option<Spanned<String>>,
+    /// Appendix 2, Trains: a Supply Train's reinforcements, by unit type.
+    #[serde(default)]
+    pub carries: Option<Vec<Spanned<String>>>,
 }
 
 /// Paratroops & Glider Landings: sticks the judge drops by dice before the
@@ -207,6 +213,12 @@ pub struct ScenarioFile {
     /// Political Commissar (Eastern Front Only): the Russian side.
     #[serde(default)]
     pub commissar: Option<Spanned<String>>,
+    /// Appendix 2: a Flooded Field scenario (landmarks.rs).
+    #[serde(default)]
+    pub flooded: bool,
+    /// Appendix 2, Airfield: reinforcements allowed (landmarks.rs).
+    #[serde(default)]
+    pub airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
 }
 
 /// A Battle Star marker as a file places it (stars.rs).
@@ -431,6 +443,9 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
                 list.push(id);
             }
         }
+        if let Some(why) = super::landmarks::hedgerow_road(r, &list, Some(h)) {
+            return Err(at(l.text, l.file, span(v), why));
+        }
         if tiles > 1 && !(tiles == 2 && list.iter().any(|x| x == "bridge")) {
             return Err(at(
                 l.text,
@@ -488,6 +503,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             Some(c) => *c.get_ref(),
             None => false,
         };
+        let train = super::trains::placement(r, st, l, p, &kind, h, figures)?;
         let id = st.next_unit;
         st.next_unit += 1;
         st.units.push(Unit {
@@ -499,6 +515,7 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             start: spec.figures,
             fixed,
             concealed,
+            train,
         });
         if let Some(m) = p.motorised.as_ref().filter(|m| *m.get_ref()) {
             if !spec.support.weapon {
@@ -733,6 +750,7 @@ pub fn blank(
         disorder: Vec::new(),
         commissar: None,
         motorised: Vec::new(),
+        reinforcements: Vec::new(),
         over: false,
         winner: None,
     }
@@ -820,6 +838,9 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
         st.variants.push(super::tiles::DESERT.to_string());
     }
     place(r, &mut st, &layout)?;
+    if sf.flooded {
+        super::landmarks::flood(r, &mut st);
+    }
     if let Some(w) = &sf.weather {
         place_weather(r, &mut st, &layout, w)?;
     }
@@ -828,6 +849,7 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     if let Some(c) = &sf.commissar {
         super::commissar::place(r, &mut st, &layout, c)?;
     }
+    super::landmarks::place_reinforcements(r, &mut st, &layout, &sf.airfield_reinforcements)?;
     if let Some(b) = &sf.blitzkrieg {
         let side = file_side(&layout, b)?;
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;

@@ -25,6 +25,9 @@ pub struct Unit {
     /// battled or moves. Under Kriegspiel it is off the enemy's board.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub concealed: bool,
+    /// Appendix 2, Trains: a train's wagon and load (trains.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<super::trains::Train>,
 }
 
 /// A terrain objective (a victory marker of `side`).
@@ -177,9 +180,32 @@ pub struct State {
     /// Motorised Infantry Support Weapons the scenario names (support.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub motorised: Vec<u32>,
+    /// Appendix 2, Airfield: the reinforcements each side may still land
+    /// (landmarks.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reinforcements: Vec<super::landmarks::Reinforcement>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
+}
+
+impl Unit {
+    /// A unit that comes onto the board during the game at full strength
+    /// (reinforcements, a train's load).
+    #[must_use]
+    pub fn arriving(id: u32, side: usize, kind: &str, at: Hex, figures: u32) -> Unit {
+        Unit {
+            id,
+            side,
+            kind: kind.to_string(),
+            at,
+            figures,
+            start: figures,
+            fixed: false,
+            concealed: false,
+            train: None,
+        }
+    }
 }
 
 impl State {
@@ -212,7 +238,10 @@ impl State {
 
     #[must_use]
     pub fn unit_at(&self, h: Hex) -> Option<&Unit> {
-        self.units.iter().find(|u| u.at == h)
+        // A train's wagon holds its hex too (trains.rs).
+        self.units
+            .iter()
+            .find(|u| u.at == h || u.train.as_ref().is_some_and(|t| t.wagon && t.rear == h))
     }
 
     #[must_use]

@@ -100,12 +100,12 @@ pub fn scope(
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];
             }
-            Cmd::Charge { unit, .. } => {
+            Cmd::Unload { train: unit, .. } | Cmd::Charge { unit, .. } => {
                 own_stage = 3;
                 let origin = start.get(unit).copied().unwrap_or(*unit);
                 sl.units = vec![(unit.to_string(), secs(origin))];
             }
-            Cmd::Target { .. } | Cmd::Detonate { .. } => own_stage = 3,
+            Cmd::Target { .. } | Cmd::Detonate { .. } | Cmd::Land { .. } => own_stage = 3,
             Cmd::Keep { .. } | Cmd::Standing(_) => own_stage = 4,
             Cmd::Commissar { .. } => {
                 sl.card = true;

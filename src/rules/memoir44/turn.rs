@@ -105,6 +105,18 @@ pub enum Step {
         line: Line,
         bridge: Hex,
     },
+    /// Appendix 2, Airfield: reinforcements land.
+    Land {
+        line: Line,
+        at: Hex,
+    },
+    /// Appendix 2, Trains: a unit disembarks from the train `unit`.
+    Unload {
+        line: Line,
+        unit: u32,
+        to: Hex,
+        kind: Option<String>,
+    },
 }
 
 /// A checked turn.
@@ -354,7 +366,8 @@ fn card_orders(
                 .iter()
                 .filter(|u| {
                     card.orders.keys().any(|s| {
-                        Section::parse(s).is_some_and(|s| ctx.board.in_section(u.at, s, bottom))
+                        Section::parse(s)
+                            .is_some_and(|s| super::trains::sections(ctx, u, bottom).contains(&s))
                     })
                 })
                 .map(|u| u.id)
@@ -368,9 +381,7 @@ fn card_orders(
         let mut opts = Vec::new();
         for (i, id) in ids.iter().enumerate() {
             let Some(u) = unit(*id) else { continue };
-            let secs: Vec<Section> = ctx
-                .board
-                .sections(u.at, bottom)
+            let secs: Vec<Section> = super::trains::sections(ctx, &u, bottom)
                 .into_iter()
                 .filter(|s| limits.contains_key(s))
                 .collect();
@@ -836,7 +847,7 @@ fn blimp_orders(
             options.push(vec![0]);
             continue;
         };
-        let secs = ctx.board.sections(u.at, bottom);
+        let secs = super::trains::sections(ctx, u, bottom);
         let fit: Vec<usize> = (0..cards.len())
             .filter(|i| secs.iter().any(|s| cl[*i].contains(s)))
             .collect();
@@ -1274,6 +1285,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if let Some(x) = sc.unit_mut(u.id) {
                     x.at = *path.last().unwrap_or(&u.at);
                 }
+                super::trains::moved(ctx, &mut sc, &u, &path);
                 if contact.is_some() {
                     if let Some(end) = l_path_end(&l.cmd) {
                         stopped.insert(end, u.id);
@@ -1424,7 +1436,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 if t.battles >= m.battles {
                     return Err(l.reject("a unit battles only once per turn"));
                 }
-                let range = u.at.distance(*target);
+                let range = super::trains::range(&sc, &u, *target);
                 let mut charge = false;
                 if let Some(d) = t.moved {
                     if d > m.move_battle {
@@ -1698,6 +1710,45 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 steps.push(Step::Detonate {
                     line: l.clone(),
                     bridge: *bridge,
+                });
+            }
+            Cmd::Land { at } => {
+                // Appendix 2, Airfield (landmarks.rs): one unit per card.
+                if steps.iter().any(|s| matches!(s, Step::Land { .. })) {
+                    return Err(l.reject("one Infantry Unit lands per Direct From HQ card"));
+                }
+                super::landmarks::land(ctx, &mut sc, side, *at, &effect)
+                    .map_err(|e| l.reject(e))?;
+                steps.push(Step::Land {
+                    line: l.clone(),
+                    at: *at,
+                });
+            }
+            Cmd::Unload { train, to, kind } => {
+                // Appendix 2, Trains (trains.rs): the train is one of the
+                // ordered units; the unit may not move this turn.
+                let tid = sc.unit_at(*train).map(|u| u.id);
+                let ordered = tid.is_some_and(|id| modes.contains_key(&id));
+                let (id, _) = super::trains::unload(
+                    ctx,
+                    &mut sc,
+                    side,
+                    *train,
+                    *to,
+                    kind.as_deref(),
+                    ordered,
+                )
+                .map_err(|e| l.reject(e))?;
+                if let Some(u) = sc.unit(id) {
+                    let mut m = default_mode(ctx, u);
+                    m.max_move = 0;
+                    modes.insert(id, m);
+                }
+                steps.push(Step::Unload {
+                    line: l.clone(),
+                    unit: tid.unwrap_or_default(),
+                    to: *to,
+                    kind: kind.clone(),
                 });
             }
             _ => return Err(l.reject("unexpected order here")),
@@ -2219,10 +2270,12 @@ pub fn apply(
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
             | Step::RemoveWire { line, unit }
+            | Step::Unload { line, unit, .. }
             | Step::Charge { line, unit, .. } => (line, Some(*unit)),
-            Step::Target { line, .. } | Step::Lapse { line, .. } | Step::Detonate { line, .. } => {
-                (line, None)
-            }
+            Step::Target { line, .. }
+            | Step::Lapse { line, .. }
+            | Step::Land { line, .. }
+            | Step::Detonate { line, .. } => (line, None),
         };
         if let (Some(a), Some(u)) = (&allowed, unit) {
             let firefight = matches!(
@@ -2289,6 +2342,7 @@ pub fn apply(
                 if let Some(x) = t.st.unit_mut(*unit) {
                     x.at = dest;
                 }
+                super::trains::moved(ctx, &mut t.st, &u, path);
                 unit_moved(&mut t.st, *unit);
                 t.ev.push(Event::Move {
                     side: sname.clone(),
@@ -2319,6 +2373,34 @@ pub fn apply(
                     dest,
                     clearing,
                 );
+            }
+            Step::Land { line, at } => {
+                let effect = match &plan.action {
+                    Action::Card { effect, .. } => effect.clone(),
+                    _ => String::new(),
+                };
+                match super::landmarks::land(ctx, &mut t.st, side, *at, &effect) {
+                    Ok((_, e)) => t.ev.push(e),
+                    Err(e) => t.skip(line, &e),
+                }
+            }
+            Step::Unload {
+                line,
+                unit,
+                to,
+                kind,
+            } => {
+                let Some(h) = t.st.unit(*unit).map(|u| u.at) else {
+                    continue;
+                };
+                match super::trains::unload(ctx, &mut t.st, side, h, *to, kind.as_deref(), true) {
+                    Ok((_, e)) => {
+                        t.ev.push(e);
+                        let e = super::victory::update_objectives(&mut t.st);
+                        t.ev.extend(e);
+                    }
+                    Err(e) => t.skip(line, &e),
+                }
             }
             Step::Charge { unit, bridge, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {

@@ -53,6 +53,9 @@ pub struct UnitView {
     pub at: Hex,
     pub figures: u32,
     pub start: u32,
+    /// Appendix 2, Trains: a train's wagon, artillery model and load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<super::trains::TrainView>,
 }
 
 /// A minefield piece (Appendix 1). Both players see where it lies; its
@@ -262,6 +265,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             at: u.at,
             figures: u.figures,
             start: u.start,
+            train: super::trains::view(u),
         })
         .collect();
     View {

@@ -420,6 +420,30 @@ pub fn board(v: &View) -> String {
         let _ = write!(o, "{}", u.figures);
         o.push_str("</text></g>\n");
     }
+    // Appendix 2, Trains: a wagon is its train's box, paler, marked `=`.
+    for u in &v.units {
+        let Some(t) = &u.train else { continue };
+        let Some(w) = t.wagon else { continue };
+        let (x, y) = g.centre(w);
+        let mut what = String::new();
+        if t.gun {
+            what.push_str(", with its artillery model");
+        }
+        if !t.carries.is_empty() {
+            what.push_str(&format!(", carrying {}", t.carries.join(", ")));
+        }
+        let _ = writeln!(
+            o,
+            r##"<g class="wagon" data-hex="{w}" data-side="{side}"><title>wagon of the {side} {kind} at {at}{}</title><use href="#u" x="{x}" y="{y}" fill="{}" fill-opacity="0.6"/><text x="{x}" y="{}">{}=</text></g>"##,
+            esc(&what),
+            side_colour(v, &u.side),
+            y + 4,
+            unit_letter(u),
+            at = u.at,
+            side = esc(&u.side),
+            kind = esc(&u.kind),
+        );
+    }
     o.push_str("</g>\n");
     // The legend: every tile and obstacle on this board, under it.
     if !legend.is_empty() {
@@ -502,6 +526,15 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         mark: Some(obstacle_mark(&id)),
         id,
     }));
+    // Appendix 2, Trains: the wagon's mark.
+    if v.units.iter().any(|u| u.train.is_some()) {
+        out.push(LegendItem {
+            id: "train-wagon".into(),
+            name: "railway wagon".into(),
+            fill: "",
+            mark: Some('='),
+        });
+    }
     out
 }
 

@@ -145,6 +145,20 @@ fn unit_token(v: &View, u: &UnitView) -> String {
     t
 }
 
+/// Appendix 2, Trains: the train whose wagon stands on `h`.
+fn wagon_at(v: &View, h: Hex) -> Option<&UnitView> {
+    v.units
+        .iter()
+        .find(|u| u.train.as_ref().and_then(|t| t.wagon) == Some(h))
+}
+
+/// A wagon's token: its train's letter (case as the train's) and `=`.
+fn wagon_token(v: &View, u: &UnitView) -> String {
+    let mut t: String = unit_token(v, u).chars().take(1).collect();
+    t.push('=');
+    t
+}
+
 /// The objective mark: `*` not held, `O` held by the capitals side, `o` by
 /// the other.
 fn objective_mark(v: &View, h: Hex) -> Option<char> {
@@ -305,6 +319,8 @@ pub fn map(v: &View) -> String {
             c.put_char(y, k + 1, obj);
             if let Some(u) = v.unit_at(h) {
                 c.put(y + 1, x + 1, &unit_token(v, u));
+            } else if let Some(u) = wagon_at(v, h) {
+                c.put(y + 1, x + 1, &wagon_token(v, u));
             }
         }
     }
@@ -354,6 +370,9 @@ pub fn compact(v: &View) -> String {
             let x = x_of(h.col);
             let cell = match v.unit_at(h) {
                 Some(u) => unit_token(v, u),
+                None if wagon_at(v, h).is_some() => wagon_at(v, h)
+                    .map(|u| wagon_token(v, u))
+                    .unwrap_or_default(),
                 None => {
                     let hv = v.hex(h);
                     let t = terrain_symbol(hv.map_or("open", |x| x.tile.as_str()));
@@ -464,6 +483,32 @@ pub fn legend(v: &View) -> String {
         "Units: {}; the digit is its figures.",
         units.join(", ")
     ));
+    // Appendix 2, Trains: the wagons and what they carry.
+    let trains: Vec<String> = v
+        .units
+        .iter()
+        .filter_map(|u| {
+            let tr = u.train.as_ref()?;
+            let mut s = format!("{} {} at {}", side_name(&u.side), unit_name(&u.kind), u.at);
+            match tr.wagon {
+                Some(w) => s.push_str(&format!(", wagon {w}")),
+                None => s.push_str(", wagon lost"),
+            }
+            if tr.gun {
+                s.push_str(", artillery model");
+            }
+            if !tr.carries.is_empty() {
+                s.push_str(&format!(", carrying {}", tr.carries.join(", ")));
+            }
+            Some(s)
+        })
+        .collect();
+    if !trains.is_empty() {
+        t.push_str(&format!(
+            " Trains (a train's digit is the hits it may still take; its letter and = mark its wagon): {}.",
+            trains.join("; ")
+        ));
+    }
     out.push_str(&crate::report::wrap(&t, 78, "  "));
     out
 }
