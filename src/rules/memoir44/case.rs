@@ -113,6 +113,12 @@ struct BoardPart {
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
+    /// Extension: Supply Lines & Sieges, as a scenario's `[supply]`.
+    #[serde(default)]
+    supply: Option<Spanned<super::supply::SupplySpec>>,
+    /// Extension: the sides allowed to build Pontoon Bridges.
+    #[serde(default)]
+    pontoon_bridges: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -201,6 +207,10 @@ struct ExpectPart {
     /// Extension (Bridge Demolition): rigged bridges a battle took place on.
     #[serde(default)]
     battled_bridges: Option<Vec<String>>,
+    /// Extension (Supply Lines & Sieges): per hex after the turn, the turns
+    /// its unit has begun out of supply (0: in supply).
+    #[serde(default)]
+    supply: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -376,6 +386,13 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     }
     if let Some(w) = &cf.board.weather {
         scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(sp) = &cf.board.supply {
+        super::supply::place(r, &mut st, &layout, sp.get_ref(), sp.span())?;
+    }
+    for s in &cf.board.pontoon_bridges {
+        let i = scenario::file_side(&layout, s)?;
+        st.pontoon_sides.push(i);
     }
     scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
     if let Some(b) = &cf.board.blitzkrieg {
@@ -1091,6 +1108,18 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!(
                 "hits on the bridge at {k}: expected {n}, got {got}"
             ));
+        }
+    }
+    for (k, n) in &b.expect.supply {
+        let got = super::board::Hex::parse(k)
+            .and_then(|h| st.unit_at(h))
+            .map(|u| super::supply::turns_out(&st, u.id));
+        match got {
+            Some(g) if g == *n => {}
+            Some(g) => problems.push(format!(
+                "the unit at {k}: expected {n} turn(s) out of supply, got {g}"
+            )),
+            None => problems.push(format!("supply: there is no unit at {k} after the turn")),
         }
     }
     // Whatever the case: a minefield's hidden strength is in no side's view

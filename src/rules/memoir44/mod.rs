@@ -25,6 +25,7 @@ pub mod ruleset;
 pub mod scenario;
 pub mod stars;
 pub mod state;
+pub mod supply;
 pub mod support;
 pub mod team;
 pub mod tiles;
@@ -139,7 +140,9 @@ fn adjudicate_phase(
         None => {}
     }
     if !s.airdrops.is_empty() {
-        let (next, events) = airdrop::drop_all(r, s, chance);
+        let (mut next, events) = airdrop::drop_all(r, s, chance);
+        // Drop-Zone: the Paratroops that landed draw their supply from it.
+        supply::landed(r, s, &mut next);
         let events = events
             .iter()
             .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
@@ -225,6 +228,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     weather::OPTION,
     weather::DAWN_OPTION,
     blitzkrieg::OPTION,
+    supply::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -260,6 +264,7 @@ pub const ORDER_WORDS: &[&str] = &[
     "REMOVE-WIRE",
     "CHARGE",
     "DETONATE",
+    "PONTOON",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -406,6 +411,17 @@ impl Family for Ruleset {
             };
             blitzkrieg::set(self, &mut st, side).map_err(bad)?;
         }
+        // Supply Lines & Sieges (supply.rs): the game option puts the rules
+        // in force for every side or one (`false`: not the scenario's).
+        if let Some(v) = scenario.options.get(supply::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", supply::OPTION),
+            };
+            let sides = supply::parse_option(&st, v).map_err(bad)?;
+            supply::set(self, &mut st, sides).map_err(bad)?;
+        }
+        supply::start(self, &mut st);
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
                 file: scenario.file.clone(),

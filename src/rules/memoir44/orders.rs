@@ -64,6 +64,12 @@ pub enum Cmd {
     Detonate {
         bridge: Hex,
     },
+    /// Appendix 1's engineers: "construct a Pontoon Bridge" on the river
+    /// hex `river` next to them (Appendix 2, Bridge, Pontoon).
+    Pontoon {
+        unit: Hex,
+        river: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -272,6 +278,10 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
         }),
         "DETONATE" => Ok(Cmd::Detonate { bridge: one_hex(board, rest.first(), "the bridge's hex")? }),
+        "PONTOON" => Ok(Cmd::Pontoon {
+            unit: one_hex(board, rest.first(), "the engineers' hex")?,
+            river: one_hex(board, rest.get(1), "the river hex")?,
+        }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -281,7 +291,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         }
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, KEEP, DISCARD, EXCHANGE or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, PONTOON, KEEP, DISCARD, EXCHANGE or STANDING)"
         )),
     }
 }
@@ -419,6 +429,7 @@ impl Cmd {
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
             Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
             Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
+            Cmd::Pontoon { unit, river } => format!("PONTOON {unit} {river}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Standing(s) => match s {
                 StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),

@@ -47,6 +47,10 @@ pub struct Ruleset {
     /// The night visibility track (weather.rs).
     #[serde(default)]
     pub night_track: super::weather::NightTrackSpec,
+    /// Supply Lines & Sieges (Optional): what a line runs along and what
+    /// being out of supply costs (supply.rs).
+    #[serde(default)]
+    pub supply: super::supply::SupplyRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -57,6 +61,23 @@ pub struct BridgeSpec {
     pub bombard_units: Vec<String>,
     /// Tank symbols that destroy it.
     pub hits_to_destroy: u32,
+    /// Appendix 2, Bridge, Pontoon: the cards that build one ("play an
+    /// Attack Command Card") and the tiles it is placed on ("the River hex").
+    #[serde(default = "attack_cards")]
+    pub pontoon_cards: Vec<String>,
+    #[serde(default = "rivers")]
+    pub pontoon_rivers: Vec<String>,
+}
+
+fn attack_cards() -> Vec<String> {
+    ["attack-left-flank", "attack-centre", "attack-right-flank"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect()
+}
+
+fn rivers() -> Vec<String> {
+    vec!["river".into()]
 }
 
 impl Default for BridgeSpec {
@@ -64,6 +85,8 @@ impl Default for BridgeSpec {
         BridgeSpec {
             bombard_units: vec!["heavy-artillery".into(), "big-gun".into()],
             hits_to_destroy: 4,
+            pontoon_cards: attack_cards(),
+            pontoon_rivers: rivers(),
         }
     }
 }
@@ -194,6 +217,10 @@ pub struct Options {
     /// refused).
     #[serde(default = "yes")]
     pub battle_stars: bool,
+    /// Supply Lines & Sieges (Optional): scenarios and games may put them
+    /// in force (false: refused).
+    #[serde(default = "yes")]
+    pub supply_lines: bool,
 }
 
 fn two() -> u32 {
@@ -217,6 +244,7 @@ impl Default for Options {
             blitzkrieg: true,
             infantry_support_weapons: true,
             battle_stars: true,
+            supply_lines: true,
         }
     }
 }

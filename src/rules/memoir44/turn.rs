@@ -105,6 +105,12 @@ pub enum Step {
         line: Line,
         bridge: Hex,
     },
+    /// Appendix 2, Bridge, Pontoon: the engineers place one.
+    Pontoon {
+        line: Line,
+        unit: u32,
+        river: Hex,
+    },
 }
 
 /// A checked turn.
@@ -1149,7 +1155,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     for (id, m) in &mut modes {
         if let Some(u) = st.unit(*id) {
             let w = super::weather::mode(ctx, st, u, m, None);
-            *m = super::blitzkrieg::mode(ctx, st, u, w);
+            let w = super::blitzkrieg::mode(ctx, st, u, w);
+            // Supply Lines & Sieges: a unit out of supply a second turn.
+            *m = super::supply::mode(ctx, st, u, w);
         }
     }
     // Walk the steps on a scratch position.
@@ -1185,6 +1193,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     Some(b) => {
                         let w = super::weather::mode(ctx, &sc, &u, b, Some(path.as_slice()));
                         let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
+                        let w = super::supply::mode(ctx, &sc, &u, w);
                         modes.insert(u.id, w.clone());
                         w
                     }
@@ -1213,7 +1222,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 };
                 if t.charging {
                     return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
                 if let Some(why) = engineer_stuck(ctx, &sc, &u) {
@@ -1383,7 +1392,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 }
                 if t.charging {
                     return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
                 if t.clearing {
@@ -1542,7 +1551,11 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             return Err(l.reject("Air Power targets up to 4 different hexes"));
                         }
                         for h in hexes {
-                            if sc.unit_at(*h).is_none_or(|u| u.side == side) {
+                            // Bridge Demolition, Option 3: a bridge not
+                            // rigged, with no unit on it, may be a target.
+                            if sc.unit_at(*h).is_none_or(|u| u.side == side)
+                                && !super::bridges::card_target(&sc, *h)
+                            {
                                 return Err(l.reject(format!(
                                     "Air Power targets enemy units; there is none at {h}"
                                 )));
@@ -1563,7 +1576,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             .map_err(|m| l.reject(m))?;
                     }
                     "barrage" => {
-                        if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
+                        if hexes.len() != 1
+                            || (sc.unit_at(hexes[0]).is_none_or(|u| u.side == side)
+                                && !super::bridges::card_target(&sc, hexes[0]))
+                        {
                             return Err(l.reject("Barrage targets one enemy unit: TARGET <hex>"));
                         }
                     }
@@ -1636,7 +1652,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 let t = track.entry(u.id).or_default();
                 if t.moved.is_some() || t.battles > 0 || t.clearing || m.nothing {
                     return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
                 t.charging = true;
@@ -1645,6 +1661,32 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     line: l.clone(),
                     unit: u.id,
                     bridge: *bridge,
+                });
+            }
+            Cmd::Pontoon { unit: at, river } => {
+                let Some(u) = sc.unit_at(*at).cloned() else {
+                    return Err(l.reject(no_unit(&sc, *at)));
+                };
+                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
+                    return Err(
+                        l.reject(format!("the unit at {at} is not one of your ordered units"))
+                    );
+                };
+                let why = super::bridges::pontoon_check(ctx, &sc, &action, side, &u, *river);
+                why.map_err(|m| l.reject(m))?;
+                bridge_card(ctx, &action, side, *river, l)?;
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some() || t.battles > 0 || t.clearing || t.charging || m.nothing {
+                    return Err(l.reject(
+                        "placing a Pontoon Bridge is the engineers' entire action: they may not move or battle",
+                    ));
+                }
+                t.charging = true;
+                super::bridges::build_pontoon(&mut sc, &mut Vec::new(), side, u.at, *river);
+                steps.push(Step::Pontoon {
+                    line: l.clone(),
+                    unit: u.id,
+                    river: *river,
                 });
             }
             Cmd::Detonate { bridge } => {
@@ -2194,12 +2236,14 @@ pub fn apply(
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        super::supply::after_step(&mut t.st, &mut t.ev);
         since = t.ev.len();
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
             | Step::RemoveWire { line, unit }
-            | Step::Charge { line, unit, .. } => (line, Some(*unit)),
+            | Step::Charge { line, unit, .. }
+            | Step::Pontoon { line, unit, .. } => (line, Some(*unit)),
             Step::Target { line, .. } | Step::Lapse { line, .. } | Step::Detonate { line, .. } => {
                 (line, None)
             }
@@ -2305,6 +2349,11 @@ pub fn apply(
                     super::bridges::place(&mut t.st, &mut t.ev, side, h, *bridge);
                 }
             }
+            Step::Pontoon { unit, river, .. } => {
+                if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
+                    super::bridges::build_pontoon(&mut t.st, &mut t.ev, side, h, *river);
+                }
+            }
             Step::Detonate { line, bridge } => {
                 if t.st.unit_at(*bridge).is_some() {
                     t.skip(line, "the bridge holds a unit");
@@ -2346,6 +2395,23 @@ pub fn apply(
                 };
                 for h in hexes {
                     let Some(tgt) = t.st.unit_at(*h).cloned() else {
+                        // Bridge Demolition, Option 3: "four Black Tank
+                        // Hits from ... Barrage, and/or Air Power".
+                        if super::bridges::card_target(&t.st, *h) {
+                            let faces = (0..per)
+                                .map(|_| ctx.r.face(t.chance.dice.roll(6)))
+                                .collect();
+                            super::bridges::bombard(
+                                ctx.r,
+                                &mut t.st,
+                                &mut t.ev,
+                                side,
+                                *h,
+                                *h,
+                                faces,
+                                Some(how),
+                            );
+                        }
                         continue;
                     };
                     if tgt.side == side {
@@ -2409,6 +2475,7 @@ pub fn apply(
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+    super::supply::after_step(&mut t.st, &mut t.ev);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {
@@ -2472,6 +2539,21 @@ pub fn apply(
     t.ev.extend(e);
     let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
     t.ev.extend(e);
+    // Supply Lines & Sieges: the beginning of the other side's turn (its
+    // units' supply, and the Third Turn Losses) is judged now, so that its
+    // report says it before it writes its orders.
+    if !t.st.over
+        && super::supply::begin_turn(
+            ctx,
+            &mut t.st,
+            &mut t.ev,
+            State::other(side),
+            Some(&mut *t.chance.dice),
+        )
+    {
+        let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
+        t.ev.extend(e);
+    }
     t.st.turn += 1;
     t.st.to_move = State::other(side);
     (t.st, t.ev)
@@ -2723,6 +2805,7 @@ impl Turn<'_, '_, '_> {
                     att.at,
                     target,
                     faces,
+                    None,
                 );
             } else if spec.class == "artillery" && super::mines::at(&self.st, target).is_some() {
                 super::mines::artillery_clear(
