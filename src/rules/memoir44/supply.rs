@@ -556,6 +556,8 @@ pub fn begin_turn(
         .collect();
     let enemy = State::other(side);
     let medals = st.medals(enemy);
+    let since = ev.len();
+    let mut any_lost = false;
     for id in due {
         let Some(u) = st.unit(id).cloned() else {
             continue;
@@ -570,8 +572,13 @@ pub fn begin_turn(
             lost,
         });
         if lost {
+            any_lost = true;
             super::battle::lose(ctx, st, ev, id, 1, enemy, "out of supply", "supply");
         }
+    }
+    if any_lost {
+        // A Heroic Leader whose unit fell, equipment its carriers dropped.
+        super::stars::after_step(ctx, st, ev, since, dice);
     }
     if let Some(s) = st.supply.as_mut() {
         s.out.retain(|(id, _)| st.units.iter().any(|u| u.id == *id));

@@ -946,6 +946,42 @@ fn engineer_clears(ctx: &Ctx<'_>, u: &Unit, m: &Mode, dist: u32, barred: bool) -
         && (!barred || m.ignore_terrain)
 }
 
+/// The unit of `side` at `at`, ordered this turn, with its mode.
+fn ordered_unit(
+    sc: &State,
+    modes: &BTreeMap<u32, Mode>,
+    side: usize,
+    at: Hex,
+    l: &Line,
+) -> Result<(Unit, Mode), Rejection> {
+    let Some(u) = sc.unit_at(at).cloned() else {
+        return Err(l.reject(no_unit(sc, at)));
+    };
+    match modes.get(&u.id).cloned().filter(|_| u.side == side) {
+        Some(m) => Ok((u, m)),
+        None => Err(l.reject(format!("the unit at {at} is not one of your ordered units"))),
+    }
+}
+
+/// Engineers placing charges or a Pontoon Bridge: "uses its entire action
+/// ... It may nor Move or Battle".
+fn whole_action(
+    track: &mut BTreeMap<u32, Track>,
+    u: &Unit,
+    m: &Mode,
+    l: &Line,
+    what: &str,
+) -> Result<(), Rejection> {
+    let t = track.entry(u.id).or_default();
+    if t.moved.is_some() || t.battles > 0 || t.clearing || t.charging || m.nothing {
+        return Err(l.reject(format!(
+            "{what} is the engineers' entire action: they may not move or battle"
+        )));
+    }
+    t.charging = true;
+    Ok(())
+}
+
 #[derive(Default, Clone)]
 struct Track {
     moved: Option<u32>,
@@ -1627,14 +1663,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 });
             }
             Cmd::Charge { unit: at, bridge } => {
-                let Some(u) = sc.unit_at(*at).cloned() else {
-                    return Err(l.reject(no_unit(&sc, *at)));
-                };
-                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
-                    return Err(
-                        l.reject(format!("the unit at {at} is not one of your ordered units"))
-                    );
-                };
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
                 if !ctx.spec(&u.kind).engineer {
                     return Err(l.reject(
                         "only an Engineer Unit at one end of a bridge may place charges on it",
@@ -1649,13 +1678,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     )));
                 }
                 bridge_card(ctx, &action, side, *bridge, l)?;
-                let t = track.entry(u.id).or_default();
-                if t.moved.is_some() || t.battles > 0 || t.clearing || m.nothing {
-                    return Err(l.reject(
-                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
-                    ));
-                }
-                t.charging = true;
+                whole_action(&mut track, &u, &m, l, "placing charges on a bridge")?;
                 super::bridges::place(&mut sc, &mut Vec::new(), side, u.at, *bridge);
                 steps.push(Step::Charge {
                     line: l.clone(),
@@ -1664,24 +1687,11 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 });
             }
             Cmd::Pontoon { unit: at, river } => {
-                let Some(u) = sc.unit_at(*at).cloned() else {
-                    return Err(l.reject(no_unit(&sc, *at)));
-                };
-                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
-                    return Err(
-                        l.reject(format!("the unit at {at} is not one of your ordered units"))
-                    );
-                };
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
                 let why = super::bridges::pontoon_check(ctx, &sc, &action, side, &u, *river);
                 why.map_err(|m| l.reject(m))?;
                 bridge_card(ctx, &action, side, *river, l)?;
-                let t = track.entry(u.id).or_default();
-                if t.moved.is_some() || t.battles > 0 || t.clearing || t.charging || m.nothing {
-                    return Err(l.reject(
-                        "placing a Pontoon Bridge is the engineers' entire action: they may not move or battle",
-                    ));
-                }
-                t.charging = true;
+                whole_action(&mut track, &u, &m, l, "placing a Pontoon Bridge")?;
                 super::bridges::build_pontoon(&mut sc, &mut Vec::new(), side, u.at, *river);
                 steps.push(Step::Pontoon {
                     line: l.clone(),
