@@ -54,6 +54,15 @@
 //! Flooded Field scenarios: every fifth game floods the open countryside
 //! (the tile invariants above then hold on the flooded board).
 //!
+//! Supply Lines & Sieges: in every third game (offset from the stars')
+//! both sides trace lines of supply, one random unit of each side is
+//! exempt (besieged) and a side may have a Drop-Zone on an open hex with two
+//! of its units airborne; after every turn, the units of the side to move
+//! counted out of supply are exactly those that cannot trace a line now,
+//! each count went up by one or back to 0 (the other side's stand), every
+//! loss die was for a unit out of supply its third turn or more, and no
+//! side's report names the enemy's units out of supply.
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -93,11 +102,13 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_support(r, &mut st, seed);
     add_random_stars(&mut st, seed);
     add_random_morale(r, &mut st, seed);
+    add_random_supply(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     add_random_trains(r, &mut st, seed);
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
+    memoir44::supply::start(r, &mut st);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
     let mut subs = Vec::new();
@@ -142,6 +153,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_stars(r, scenario, t, &next);
         check_morale(r, scenario, t, &st, &next, &events);
         check_trains(r, scenario, t, &next);
+        check_supply(r, scenario, t, &st, &next, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -541,11 +553,13 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_support(r, &mut st, seed);
     add_random_stars(&mut st, seed);
     add_random_morale(r, &mut st, seed);
+    add_random_supply(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, &mut deck);
     add_random_tiles(r, &mut st, seed);
     add_random_trains(r, &mut st, seed);
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
+    memoir44::supply::start(r, &mut st);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
         let mut chance = Chance {
@@ -1133,6 +1147,119 @@ fn check_trains(r: &Ruleset, scenario: &str, t: u32, st: &State) {
             assert!(
                 !tr.gun && tr.cargo.is_empty(),
                 "{scenario} turn {t}: a train without its wagon keeps its gun or load"
+            );
+        }
+    }
+}
+
+/// Supply Lines & Sieges in every third game (offset from the Battle Star
+/// markers'): both sides trace lines; one unit of each side is exempt; side
+/// 0 may have a Drop-Zone on an open hex with two units airborne.
+fn add_random_supply(r: &Ruleset, st: &mut State, seed: Seed) {
+    use memoir44::supply::Supply;
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/supply", &[&seed]));
+    if rng.roll(3) != 2 || st.units.is_empty() {
+        return;
+    }
+    let mut s = Supply {
+        sides: vec![0, 1],
+        begun: vec![0, 0],
+        ..Supply::default()
+    };
+    for side in 0..2 {
+        let own: Vec<u32> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| u.id)
+            .collect();
+        if !own.is_empty() {
+            s.exempt.push(own[rng.roll(own.len() as u32) as usize - 1]);
+        }
+    }
+    s.exempt.sort_unstable();
+    if rng.roll(2) == 1 {
+        let board = State::board(r);
+        let open: Vec<memoir44::Hex> = board
+            .hexes()
+            .into_iter()
+            .filter(|h| st.features(*h).is_empty() && st.unit_at(*h).is_none())
+            .collect();
+        let own: Vec<u32> = st
+            .units
+            .iter()
+            .filter(|u| u.side == 0)
+            .map(|u| u.id)
+            .collect();
+        if !open.is_empty() && own.len() >= 2 {
+            let at = open[rng.roll(open.len() as u32) as usize - 1];
+            st.stars.push(memoir44::stars::Star {
+                kind: memoir44::supply::DROP_ZONE.into(),
+                side: Some(0),
+                at,
+                unit: None,
+            });
+            s.airborne = vec![own[0], own[own.len() - 1]];
+        }
+    }
+    st.supply = Some(s);
+}
+
+/// Supply Lines & Sieges' invariants after a turn.
+fn check_supply(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    if next.supply.is_none() {
+        assert!(st.supply.is_none(), "{scenario} turn {t}: supply vanished");
+        return;
+    }
+    let ctx = memoir44::battle::Ctx::new(r);
+    let count = |x: &State, id: u32| memoir44::supply::turns_out(x, id);
+    if !next.over {
+        let side = next.to_move;
+        let cut = memoir44::supply::cut_off(&ctx, next, side);
+        for u in next.units.iter().filter(|u| u.side == side) {
+            let n = count(next, u.id);
+            assert_eq!(
+                n > 0,
+                cut.contains(&u.id),
+                "{scenario} turn {t}: {} at {} counted {n} turns out of supply",
+                u.kind,
+                u.at
+            );
+            assert!(
+                n == 0 || n == count(st, u.id) + 1,
+                "{scenario} turn {t}: the count of {} went {} -> {n}",
+                u.at,
+                count(st, u.id)
+            );
+        }
+    }
+    // The side that moved keeps its counts until its next turn begins.
+    if !next.over {
+        for u in next.units.iter().filter(|u| u.side != next.to_move) {
+            if st.unit(u.id).is_some() {
+                assert_eq!(count(next, u.id), count(st, u.id), "{scenario} turn {t}");
+            }
+        }
+    }
+    for e in events {
+        if let Event::SupplyRoll { at, faces, .. } = e {
+            assert_eq!(faces.len(), 1, "{scenario} turn {t}: {e:?}");
+            let u = next.unit_at(*at);
+            assert!(
+                u.is_none_or(|u| count(next, u.id) >= r.supply.loss_from),
+                "{scenario} turn {t}: a loss die for a unit not out of supply 3 turns: {e:?}"
+            );
+        }
+    }
+    // No side's mail names the enemy's units out of supply.
+    for (i, side) in next.sides.iter().enumerate() {
+        let viewer = adjutant::rules::Viewer::Side(side.clone());
+        let v = memoir44::view::view_with_events(r, next, &viewer, events);
+        let other = &next.side_names[1 - i];
+        if let Some(line) = &v.supply {
+            assert!(
+                !line.contains(other.as_str()),
+                "{scenario} turn {t}: {line}"
             );
         }
     }

@@ -322,6 +322,8 @@ pub fn battle_dice(
     mods.extend(super::stars::battle_mods(st, att.id));
     // Demoralisation, & Disorganisation: "reduce ... Battle Dice".
     mods.extend(super::disorder::battle_mods(st, att.id));
+    // Supply Lines & Sieges: "All Battle Dice are reduced by 1."
+    mods.extend(super::supply::battle_mods(ctx.r, st, att.id));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),

@@ -8,7 +8,7 @@
 //! ("the same as ordering a Unit"): two dice, a star fails (a star or an
 //! infantry symbol once a battle took place on the bridge after the charges
 //! were placed). Option 3: four tank symbols from Heavy Artillery or
-//! Big-Guns firing at the bridge.
+//! Big-Guns firing at the bridge, or from Barrage and Air Power cards.
 
 use super::board::Hex;
 use super::events::Event;
@@ -34,10 +34,79 @@ pub struct Damage {
     pub hits: u32,
 }
 
+/// The bridges Bridge Demolition destroys ("a Road, Pontoon or Railroad
+/// Bridge": the railway bridge is left to the Trains rules).
+pub const BRIDGES: &[&str] = &["bridge", PONTOON];
+
+/// A Pontoon Bridge over a river hex (Appendix 2, Roads & Railways).
+pub const PONTOON: &str = "pontoon-bridge";
+
 /// Is `h` a bridge?
 #[must_use]
 pub fn is_bridge(st: &State, h: Hex) -> bool {
-    st.has_feature(h, "bridge")
+    BRIDGES.iter().any(|b| st.has_feature(h, b))
+}
+
+/// May the engineers `u` of `side` build a Pontoon Bridge on `river` with
+/// this turn's card? "Pontoon Bridges may only be used in scenarios
+/// allowing them ... To construct a Pontoon Bridge, play an Attack Command
+/// Card. An Engineer Unit next to a River uses the turn to place a Pontoon
+/// Bridge on the River hex." (The card's section is checked as for charges.)
+pub fn pontoon_check(
+    ctx: &super::battle::Ctx<'_>,
+    st: &State,
+    action: &super::turn::Action,
+    side: usize,
+    u: &super::state::Unit,
+    river: Hex,
+) -> Result<(), String> {
+    if !st.pontoon_sides.contains(&side) {
+        return Err(
+            "Pontoon Bridges may only be used in scenarios allowing them (this one does not, for your side)"
+                .into(),
+        );
+    }
+    if !ctx.spec(&u.kind).engineer {
+        return Err("only an Engineer Unit may construct a Pontoon Bridge".into());
+    }
+    let spec = &ctx.r.bridge_demolition;
+    if !st
+        .features(river)
+        .iter()
+        .any(|f| spec.pontoon_rivers.contains(f))
+    {
+        return Err(format!(
+            "a Pontoon Bridge is placed on a River hex: {river} is not one"
+        ));
+    }
+    if is_bridge(st, river) {
+        return Err(format!("there is already a bridge at {river}"));
+    }
+    if !u.at.adjacent(river) {
+        return Err(format!(
+            "an Engineer Unit next to a River places the Pontoon Bridge: {} is not next to {river}",
+            u.at
+        ));
+    }
+    let attack = matches!(action, super::turn::Action::Card { effect, .. }
+        if spec.pontoon_cards.contains(effect));
+    if !attack {
+        return Err("to construct a Pontoon Bridge, play an Attack Command Card".into());
+    }
+    Ok(())
+}
+
+/// Place a Pontoon Bridge over the river hex.
+pub fn build_pontoon(st: &mut State, ev: &mut Vec<Event>, side: usize, from: Hex, river: Hex) {
+    let fs = st.terrain.entry(river).or_default();
+    if !fs.iter().any(|f| f == PONTOON) {
+        fs.push(PONTOON.into());
+    }
+    ev.push(Event::PontoonBuilt {
+        side: st.sides[side].clone(),
+        from,
+        at: river,
+    });
 }
 
 /// The charge on `h`, if any.
@@ -48,7 +117,7 @@ pub fn charge(st: &State, h: Hex) -> Option<&Charge> {
 
 fn destroy(st: &mut State, ev: &mut Vec<Event>, h: Hex, side: usize, how: &str) {
     if let Some(fs) = st.terrain.get_mut(&h) {
-        fs.retain(|f| f != "bridge");
+        fs.retain(|f| !BRIDGES.contains(&f.as_str()));
         if fs.is_empty() {
             st.terrain.remove(&h);
         }
@@ -106,8 +175,18 @@ pub fn detonate(
     }
 }
 
-/// Option 3: tank symbols from Heavy Artillery or Big-Guns on a bridge not
-/// rigged for detonation.
+/// Option 3 by a card: may Barrage or Air Power target the hex as a bridge
+/// ("Not Rigged For Detonation & No Engineer Unit Present": a bridge with no
+/// charge and no unit on it)?
+#[must_use]
+pub fn card_target(st: &State, h: Hex) -> bool {
+    is_bridge(st, h) && charge(st, h).is_none() && st.unit_at(h).is_none()
+}
+
+/// Option 3: tank symbols from Heavy Artillery or Big-Guns (from their hex)
+/// or from a Barrage or Air Power card (`card`) on a bridge not rigged for
+/// detonation.
+#[allow(clippy::too_many_arguments)]
 pub fn bombard(
     r: &super::Ruleset,
     st: &mut State,
@@ -116,6 +195,7 @@ pub fn bombard(
     from: Hex,
     h: Hex,
     faces: Vec<String>,
+    card: Option<&str>,
 ) {
     let hits = faces.iter().filter(|f| *f == "armour").count() as u32;
     let before = st
@@ -130,6 +210,7 @@ pub fn bombard(
         faces,
         hits,
         total: before + hits,
+        card: card.map(str::to_string),
     });
     if hits == 0 {
         return;

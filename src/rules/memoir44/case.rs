@@ -125,6 +125,12 @@ struct BoardPart {
     /// Extension: airfield reinforcements, as a scenario's.
     #[serde(default)]
     airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
+    /// Extension: Supply Lines & Sieges, as a scenario's `[supply]`.
+    #[serde(default)]
+    supply: Option<Spanned<super::supply::SupplySpec>>,
+    /// Extension: the sides allowed to build Pontoon Bridges.
+    #[serde(default)]
+    pontoon_bridges: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -224,6 +230,10 @@ struct ExpectPart {
     /// Extension (Appendix 2, Trains): trains after the turn (trains.rs).
     #[serde(default)]
     trains: Vec<super::trains::ExpectTrain>,
+    /// Extension (Supply Lines & Sieges): per hex after the turn, the turns
+    /// its unit has begun out of supply (0: in supply).
+    #[serde(default)]
+    supply: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -402,6 +412,13 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     }
     if let Some(w) = &cf.board.weather {
         scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(sp) = &cf.board.supply {
+        super::supply::place(r, &mut st, &layout, sp.get_ref(), sp.span())?;
+    }
+    for s in &cf.board.pontoon_bridges {
+        let i = scenario::file_side(&layout, s)?;
+        st.pontoon_sides.push(i);
     }
     scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
     super::disorder::place(r, &mut st, &layout, &cf.demoralisation)?;
@@ -1154,6 +1171,18 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         }
     }
     problems.extend(super::trains::check_expect(&r, &st, &b.expect.trains));
+    for (k, n) in &b.expect.supply {
+        let got = super::board::Hex::parse(k)
+            .and_then(|h| st.unit_at(h))
+            .map(|u| super::supply::turns_out(&st, u.id));
+        match got {
+            Some(g) if g == *n => {}
+            Some(g) => problems.push(format!(
+                "the unit at {k}: expected {n} turn(s) out of supply, got {g}"
+            )),
+            None => problems.push(format!("supply: there is no unit at {k} after the turn")),
+        }
+    }
     // Whatever the case: a minefield's hidden strength is in no side's view
     // nor in any event that side is told (only the referee's).
     for who in st.sides.clone() {

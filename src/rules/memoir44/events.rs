@@ -120,6 +120,9 @@ pub enum Event {
         faces: Vec<String>,
         hits: u32,
         total: u32,
+        /// Barrage or Air Power (a card, not guns at `from`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<String>,
     },
     /// A bridge removed from the board (by `side`).
     BridgeDestroyed {
@@ -345,5 +348,36 @@ pub enum Event {
         /// report).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         on: Option<Hex>,
+    },
+    /// Supply Lines & Sieges (supply.rs): at the beginning of `side`'s
+    /// turn, its units out of supply (hex, turns running) and those back in
+    /// supply.
+    Supply {
+        side: String,
+        out: Vec<(Hex, u32)>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        restored: Vec<Hex>,
+    },
+    /// Supply Lines & Sieges, "Third Turn Losses": one die for a unit out of
+    /// supply; `lost` when it showed the loss face.
+    SupplyRoll {
+        side: String,
+        unit: String,
+        at: Hex,
+        /// The one die (a list, as every event's dice, for `verify`).
+        faces: Vec<String>,
+        lost: bool,
+    },
+    /// The Drop-Zone Battle Star of `side` taken by enemy occupation.
+    DropZoneLost {
+        side: String,
+        at: Hex,
+    },
+    /// Appendix 2, Bridge, Pontoon: engineers at `from` place one on the
+    /// river hex `at`.
+    PontoonBuilt {
+        side: String,
+        from: Hex,
+        at: Hex,
     },
 }

@@ -282,6 +282,9 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::BridgeCharged {
                 side: by, at, from, ..
             }
+            | Event::PontoonBuilt {
+                side: by, at, from, ..
+            }
             | Event::BridgeBombarded {
                 side: by, at, from, ..
             } => (mine(by) || (known.contains(at) && known.contains(from))).then(|| e.clone()),
@@ -289,6 +292,12 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }
             Event::Contact { side: by, .. } => mine(by).then(|| e.clone()),
+            // Supply Lines & Sieges: a side's supply is its own business;
+            // a roll and the Drop-Zone's loss where the enemy sees the hex.
+            Event::Supply { side: by, .. } => mine(by).then(|| e.clone()),
+            Event::SupplyRoll { side: by, at, .. } | Event::DropZoneLost { side: by, at } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
             Event::WireRemoved { at, .. }
             | Event::BridgeChargesRemoved { at }
             | Event::SandbagPlaced { at }

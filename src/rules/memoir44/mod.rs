@@ -28,6 +28,7 @@ pub mod ruleset;
 pub mod scenario;
 pub mod stars;
 pub mod state;
+pub mod supply;
 pub mod support;
 pub mod team;
 pub mod tiles;
@@ -143,7 +144,9 @@ fn adjudicate_phase(
         None => {}
     }
     if !s.airdrops.is_empty() {
-        let (next, events) = airdrop::drop_all(r, s, chance);
+        let (mut next, events) = airdrop::drop_all(r, s, chance);
+        // Drop-Zone: the Paratroops that landed draw their supply from it.
+        supply::landed(r, s, &mut next);
         let events = events
             .iter()
             .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
@@ -231,6 +234,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     blitzkrieg::OPTION,
     disorder::OPTION,
     commissar::OPTION,
+    supply::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -268,6 +272,7 @@ pub const ORDER_WORDS: &[&str] = &[
     "DETONATE",
     "UNLOAD",
     "LAND",
+    "PONTOON",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -430,6 +435,17 @@ impl Family for Ruleset {
                 message: format!("game option {}: {m}", commissar::OPTION),
             })?;
         }
+        // Supply Lines & Sieges (supply.rs): the game option puts the rules
+        // in force for every side or one (`false`: not the scenario's).
+        if let Some(v) = scenario.options.get(supply::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", supply::OPTION),
+            };
+            let sides = supply::parse_option(&st, v).map_err(bad)?;
+            supply::set(self, &mut st, sides).map_err(bad)?;
+        }
+        supply::start(self, &mut st);
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
                 file: scenario.file.clone(),

@@ -75,6 +75,12 @@ pub enum Cmd {
     Land {
         at: Hex,
     },
+    /// Appendix 1's engineers: "construct a Pontoon Bridge" on the river
+    /// hex `river` next to them (Appendix 2, Bridge, Pontoon).
+    Pontoon {
+        unit: Hex,
+        river: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -298,6 +304,10 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
                 kind: rest.get(2).map(|k| k.to_ascii_lowercase()),
             })
         }
+        "PONTOON" => Ok(Cmd::Pontoon {
+            unit: one_hex(board, rest.first(), "the engineers' hex")?,
+            river: one_hex(board, rest.get(1), "the river hex")?,
+        }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -308,7 +318,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         "COMMISSAR" => Ok(Cmd::Commissar { card: card(r, rest.first())? }),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, UNLOAD, LAND, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, UNLOAD, LAND, PONTOON, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
         )),
     }
 }
@@ -451,6 +461,7 @@ impl Cmd {
                 Some(k) => format!("UNLOAD {train} {to} {k}"),
                 None => format!("UNLOAD {train} {to}"),
             },
+            Cmd::Pontoon { unit, river } => format!("PONTOON {unit} {river}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Commissar { card } => format!("COMMISSAR {card}"),
             Cmd::Standing(s) => match s {

@@ -236,11 +236,21 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             faces,
             hits,
             total,
+            card,
         } => format!(
-            "{} guns at {from} fire at the bridge at {at}: {} -- {}, {total} in all.",
+            "{} {} the bridge at {at}: {} -- {}, {total} in all.",
             side_name(side),
+            match card.as_deref() {
+                Some("air-power") => "Air Power strikes".to_string(),
+                Some(_) => "Barrage falls on".to_string(),
+                None => format!("guns at {from} fire at"),
+            },
             faces.join(", "),
             plural(*hits, "tank hit", "tank hits")
+        ),
+        Event::PontoonBuilt { side, from, at } => format!(
+            "{} engineers at {from} place a Pontoon Bridge on the river at {at}.",
+            side_name(side)
         ),
         Event::BridgeDestroyed { at, how, .. } => {
             format!("The bridge at {at} is destroyed ({how}) and removed from the board.")
@@ -501,6 +511,9 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Airdrop { .. } => super::airdrop::describe(e)?,
         Event::BattleStar { .. } => super::stars::describe_event(e)?,
         Event::NightTrack { .. } => super::weather::describe_event(e, &|s: &str| side_name(s))?,
+        Event::Supply { .. } | Event::SupplyRoll { .. } | Event::DropZoneLost { .. } => {
+            super::supply::describe_event(e, &|s: &str| side_name(s))?
+        }
     })
 }
 

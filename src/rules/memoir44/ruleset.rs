@@ -53,6 +53,10 @@ pub struct Ruleset {
     /// Appendix 2, Flooded Field scenarios (landmarks.rs).
     #[serde(default)]
     pub flooding: super::landmarks::FloodingSpec,
+    /// Supply Lines & Sieges (Optional): what a line runs along and what
+    /// being out of supply costs (supply.rs).
+    #[serde(default)]
+    pub supply: super::supply::SupplyRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -63,6 +67,23 @@ pub struct BridgeSpec {
     pub bombard_units: Vec<String>,
     /// Tank symbols that destroy it.
     pub hits_to_destroy: u32,
+    /// Appendix 2, Bridge, Pontoon: the cards that build one ("play an
+    /// Attack Command Card") and the tiles it is placed on ("the River hex").
+    #[serde(default = "attack_cards")]
+    pub pontoon_cards: Vec<String>,
+    #[serde(default = "rivers")]
+    pub pontoon_rivers: Vec<String>,
+}
+
+fn attack_cards() -> Vec<String> {
+    ["attack-left-flank", "attack-centre", "attack-right-flank"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect()
+}
+
+fn rivers() -> Vec<String> {
+    vec!["river".into()]
 }
 
 impl Default for BridgeSpec {
@@ -70,6 +91,8 @@ impl Default for BridgeSpec {
         BridgeSpec {
             bombard_units: vec!["heavy-artillery".into(), "big-gun".into()],
             hits_to_destroy: 4,
+            pontoon_cards: attack_cards(),
+            pontoon_rivers: rivers(),
         }
     }
 }
@@ -208,6 +231,10 @@ pub struct Options {
     /// name the side with the marker (false: refused).
     #[serde(default = "yes")]
     pub political_commissar: bool,
+    /// Supply Lines & Sieges (Optional): scenarios and games may put them
+    /// in force (false: refused).
+    #[serde(default = "yes")]
+    pub supply_lines: bool,
 }
 
 fn two() -> u32 {
@@ -233,6 +260,7 @@ impl Default for Options {
             battle_stars: true,
             demoralisation: true,
             political_commissar: true,
+            supply_lines: true,
         }
     }
 }

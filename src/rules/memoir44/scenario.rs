@@ -219,6 +219,12 @@ pub struct ScenarioFile {
     /// Appendix 2, Airfield: reinforcements allowed (landmarks.rs).
     #[serde(default)]
     pub airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
+    /// Supply Lines & Sieges (Optional): in force, with its exclusions.
+    #[serde(default)]
+    pub supply: Option<Spanned<super::supply::SupplySpec>>,
+    /// The sides the scenario allows to build Pontoon Bridges.
+    #[serde(default)]
+    pub pontoon_bridges: Vec<Spanned<String>>,
 }
 
 /// A Battle Star marker as a file places it (stars.rs).
@@ -295,6 +301,39 @@ pub fn place_stars(
                     ));
                 }
                 (side, None)
+            }
+            // Drop-Zone: "Place a Battle Star on an Open Countryside hex.
+            // This is the supply-base for all associated Paratroops" (see
+            // optional Supply Lines & Sieges: supply.rs).
+            super::supply::DROP_ZONE => {
+                let Some(side) = side else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "a drop-zone names the side whose Paratroops it supplies: side = \"<side>\"",
+                    ));
+                };
+                let tile = super::state::HexInfo::of(r, st, h).tile();
+                if tile != "open" {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!(
+                            "a Drop-Zone is placed on an Open Countryside hex, not {tile} ({h})"
+                        ),
+                    ));
+                }
+                if st.supply.is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "a Drop-Zone is the Paratroops' supply-base: it needs the Supply Lines & Sieges rules ([supply])",
+                    ));
+                }
+                (Some(side), None)
             }
             _ => (None, None),
         };
@@ -746,6 +785,8 @@ pub fn blank(
         bridge_damage: vec![],
         weather: None,
         blitzkrieg: None,
+        supply: None,
+        pontoon_sides: Vec::new(),
         stars: Vec::new(),
         disorder: Vec::new(),
         commissar: None,
@@ -843,6 +884,15 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     }
     if let Some(w) = &sf.weather {
         place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(sp) = &sf.supply {
+        super::supply::place(r, &mut st, &layout, sp.get_ref(), sp.span())?;
+    }
+    for s in &sf.pontoon_bridges {
+        let i = file_side(&layout, s)?;
+        if !st.pontoon_sides.contains(&i) {
+            st.pontoon_sides.push(i);
+        }
     }
     place_stars(r, &mut st, &layout, &sf.battle_stars)?;
     super::disorder::place(r, &mut st, &layout, &sf.demoralisation)?;

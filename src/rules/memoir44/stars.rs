@@ -12,7 +12,14 @@ use crate::engine::dice::Dice;
 use serde::{Deserialize, Serialize};
 
 /// The marker kinds a scenario may place.
-pub const KINDS: &[&str] = &["heroic-leader", "air-strikes", "equipment", "prisoner"];
+pub const KINDS: &[&str] = &[
+    "heroic-leader",
+    "air-strikes",
+    "equipment",
+    "prisoner",
+    // Drop-Zone: the Paratroops' supply-base (supply.rs).
+    "drop-zone",
+];
 
 /// One Battle Star marker on the board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -184,6 +184,15 @@ pub struct State {
     /// (landmarks.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reinforcements: Vec<super::landmarks::Reinforcement>,
+    /// Supply Lines & Sieges (Optional): the sides that trace lines, the
+    /// scenario's exclusions and each unit's turns out of supply
+    /// (supply.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply: Option<super::supply::Supply>,
+    /// Appendix 2, Bridge, Pontoon: the sides a scenario allows to build
+    /// Pontoon Bridges ("only ... in scenarios allowing them").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pontoon_sides: Vec<usize>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

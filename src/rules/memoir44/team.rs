@@ -100,7 +100,9 @@ pub fn scope(
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];
             }
-            Cmd::Unload { train: unit, .. } | Cmd::Charge { unit, .. } => {
+            Cmd::Unload { train: unit, .. }
+            | Cmd::Charge { unit, .. }
+            | Cmd::Pontoon { unit, .. } => {
                 own_stage = 3;
                 let origin = start.get(unit).copied().unwrap_or(*unit);
                 sl.units = vec![(unit.to_string(), secs(origin))];

@@ -117,6 +117,12 @@ pub enum Step {
         to: Hex,
         kind: Option<String>,
     },
+    /// Appendix 2, Bridge, Pontoon: the engineers place one.
+    Pontoon {
+        line: Line,
+        unit: u32,
+        river: Hex,
+    },
 }
 
 /// A checked turn.
@@ -973,6 +979,42 @@ fn engineer_clears(ctx: &Ctx<'_>, u: &Unit, m: &Mode, dist: u32, barred: bool) -
         && (!barred || m.ignore_terrain)
 }
 
+/// The unit of `side` at `at`, ordered this turn, with its mode.
+fn ordered_unit(
+    sc: &State,
+    modes: &BTreeMap<u32, Mode>,
+    side: usize,
+    at: Hex,
+    l: &Line,
+) -> Result<(Unit, Mode), Rejection> {
+    let Some(u) = sc.unit_at(at).cloned() else {
+        return Err(l.reject(no_unit(sc, at)));
+    };
+    match modes.get(&u.id).cloned().filter(|_| u.side == side) {
+        Some(m) => Ok((u, m)),
+        None => Err(l.reject(format!("the unit at {at} is not one of your ordered units"))),
+    }
+}
+
+/// Engineers placing charges or a Pontoon Bridge: "uses its entire action
+/// ... It may nor Move or Battle".
+fn whole_action(
+    track: &mut BTreeMap<u32, Track>,
+    u: &Unit,
+    m: &Mode,
+    l: &Line,
+    what: &str,
+) -> Result<(), Rejection> {
+    let t = track.entry(u.id).or_default();
+    if t.moved.is_some() || t.battles > 0 || t.clearing || t.charging || m.nothing {
+        return Err(l.reject(format!(
+            "{what} is the engineers' entire action: they may not move or battle"
+        )));
+    }
+    t.charging = true;
+    Ok(())
+}
+
 #[derive(Default, Clone)]
 struct Track {
     moved: Option<u32>,
@@ -1188,7 +1230,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
             let w = super::weather::mode(ctx, st, u, m, None);
             let w = super::blitzkrieg::mode(ctx, st, u, w);
             let w = super::support::mode(ctx.r, st, u, w);
-            *m = super::disorder::mode(st, u, w);
+            let w = super::disorder::mode(st, u, w);
+            // Supply Lines & Sieges: a unit out of supply a second turn.
+            *m = super::supply::mode(ctx, st, u, w);
         }
     }
     // Walk the steps on a scratch position.
@@ -1226,6 +1270,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
                         let w = super::support::mode(ctx.r, &sc, &u, w);
                         let w = super::disorder::mode(&sc, &u, w);
+                        let w = super::supply::mode(ctx, &sc, &u, w);
                         modes.insert(u.id, w.clone());
                         w
                     }
@@ -1254,7 +1299,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 };
                 if t.charging {
                     return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
                 if let Some(why) = engineer_stuck(ctx, &sc, &u) {
@@ -1425,7 +1470,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 }
                 if t.charging {
                     return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
+                        "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
                 if t.clearing {
@@ -1572,7 +1617,11 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             return Err(l.reject("Air Power targets up to 4 different hexes"));
                         }
                         for h in hexes {
-                            if sc.unit_at(*h).is_none_or(|u| u.side == side) {
+                            // Bridge Demolition, Option 3: a bridge not
+                            // rigged, with no unit on it, may be a target.
+                            if sc.unit_at(*h).is_none_or(|u| u.side == side)
+                                && !super::bridges::card_target(&sc, *h)
+                            {
                                 return Err(l.reject(format!(
                                     "Air Power targets enemy units; there is none at {h}"
                                 )));
@@ -1593,7 +1642,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                             .map_err(|m| l.reject(m))?;
                     }
                     "barrage" => {
-                        if hexes.len() != 1 || sc.unit_at(hexes[0]).is_none_or(|u| u.side == side) {
+                        if hexes.len() != 1
+                            || (sc.unit_at(hexes[0]).is_none_or(|u| u.side == side)
+                                && !super::bridges::card_target(&sc, hexes[0]))
+                        {
                             return Err(l.reject("Barrage targets one enemy unit: TARGET <hex>"));
                         }
                     }
@@ -1641,14 +1693,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 });
             }
             Cmd::Charge { unit: at, bridge } => {
-                let Some(u) = sc.unit_at(*at).cloned() else {
-                    return Err(l.reject(no_unit(&sc, *at)));
-                };
-                let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
-                    return Err(
-                        l.reject(format!("the unit at {at} is not one of your ordered units"))
-                    );
-                };
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
                 if !ctx.spec(&u.kind).engineer {
                     return Err(l.reject(
                         "only an Engineer Unit at one end of a bridge may place charges on it",
@@ -1663,18 +1708,25 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     )));
                 }
                 bridge_card(ctx, &action, side, *bridge, l)?;
-                let t = track.entry(u.id).or_default();
-                if t.moved.is_some() || t.battles > 0 || t.clearing || m.nothing {
-                    return Err(l.reject(
-                        "placing charges on a bridge is the engineers' entire action: they may not move or battle",
-                    ));
-                }
-                t.charging = true;
+                whole_action(&mut track, &u, &m, l, "placing charges on a bridge")?;
                 super::bridges::place(&mut sc, &mut Vec::new(), side, u.at, *bridge);
                 steps.push(Step::Charge {
                     line: l.clone(),
                     unit: u.id,
                     bridge: *bridge,
+                });
+            }
+            Cmd::Pontoon { unit: at, river } => {
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
+                let why = super::bridges::pontoon_check(ctx, &sc, &action, side, &u, *river);
+                why.map_err(|m| l.reject(m))?;
+                bridge_card(ctx, &action, side, *river, l)?;
+                whole_action(&mut track, &u, &m, l, "placing a Pontoon Bridge")?;
+                super::bridges::build_pontoon(&mut sc, &mut Vec::new(), side, u.at, *river);
+                steps.push(Step::Pontoon {
+                    line: l.clone(),
+                    unit: u.id,
+                    river: *river,
                 });
             }
             Cmd::Detonate { bridge } => {
@@ -2265,13 +2317,15 @@ pub fn apply(
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        super::supply::after_step(&mut t.st, &mut t.ev);
         since = t.ev.len();
         let (line, unit) = match step {
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
             | Step::RemoveWire { line, unit }
             | Step::Unload { line, unit, .. }
-            | Step::Charge { line, unit, .. } => (line, Some(*unit)),
+            | Step::Charge { line, unit, .. }
+            | Step::Pontoon { line, unit, .. } => (line, Some(*unit)),
             Step::Target { line, .. }
             | Step::Lapse { line, .. }
             | Step::Land { line, .. }
@@ -2407,6 +2461,11 @@ pub fn apply(
                     super::bridges::place(&mut t.st, &mut t.ev, side, h, *bridge);
                 }
             }
+            Step::Pontoon { unit, river, .. } => {
+                if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
+                    super::bridges::build_pontoon(&mut t.st, &mut t.ev, side, h, *river);
+                }
+            }
             Step::Detonate { line, bridge } => {
                 if t.st.unit_at(*bridge).is_some() {
                     t.skip(line, "the bridge holds a unit");
@@ -2448,6 +2507,23 @@ pub fn apply(
                 };
                 for h in hexes {
                     let Some(tgt) = t.st.unit_at(*h).cloned() else {
+                        // Bridge Demolition, Option 3: "four Black Tank
+                        // Hits from ... Barrage, and/or Air Power".
+                        if super::bridges::card_target(&t.st, *h) {
+                            let faces = (0..per)
+                                .map(|_| ctx.r.face(t.chance.dice.roll(6)))
+                                .collect();
+                            super::bridges::bombard(
+                                ctx.r,
+                                &mut t.st,
+                                &mut t.ev,
+                                side,
+                                *h,
+                                *h,
+                                faces,
+                                Some(how),
+                            );
+                        }
                         continue;
                     };
                     if tgt.side == side {
@@ -2511,6 +2587,7 @@ pub fn apply(
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+    super::supply::after_step(&mut t.st, &mut t.ev);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
     for (c, recon) in played_cards {
@@ -2575,6 +2652,21 @@ pub fn apply(
     t.ev.extend(e);
     let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
     t.ev.extend(e);
+    // Supply Lines & Sieges: the beginning of the other side's turn (its
+    // units' supply, and the Third Turn Losses) is judged now, so that its
+    // report says it before it writes its orders.
+    if !t.st.over
+        && super::supply::begin_turn(
+            ctx,
+            &mut t.st,
+            &mut t.ev,
+            State::other(side),
+            Some(&mut *t.chance.dice),
+        )
+    {
+        let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
+        t.ev.extend(e);
+    }
     t.st.turn += 1;
     t.st.to_move = State::other(side);
     (t.st, t.ev)
@@ -2832,6 +2924,7 @@ impl Turn<'_, '_, '_> {
                     att.at,
                     target,
                     faces,
+                    None,
                 );
             } else if spec.class == "artillery" && super::mines::at(&self.st, target).is_some() {
                 super::mines::artillery_clear(

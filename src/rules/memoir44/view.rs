@@ -137,6 +137,10 @@ pub struct View {
     /// Night & Severe Weather: the conditions in force, as a sentence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather: Option<String>,
+    /// Supply Lines & Sieges: the viewer's units out of supply, as a
+    /// sentence (the referee's: every side's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply: Option<String>,
 }
 
 /// May `viewer` see what is private to `side`?
@@ -320,6 +324,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         discard_size: s.discard.len(),
         last_turn: Vec::new(),
         weather: super::weather::status(r, s),
+        supply: super::supply::status(r, s, viewer),
     }
 }
 

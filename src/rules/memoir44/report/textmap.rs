@@ -597,6 +597,10 @@ pub fn position(v: &View) -> String {
         out.push_str(&crate::report::wrap(w, 78, "  "));
         out.push('\n');
     }
+    if let Some(w) = &v.supply {
+        out.push_str(&crate::report::wrap(w, 78, "  "));
+        out.push('\n');
+    }
     out.push_str(&map(v));
     out.push('\n');
     out.push_str(&legend(v));
