@@ -64,6 +64,10 @@ pub enum Cmd {
     Detonate {
         bridge: Hex,
     },
+    /// "Achtung! Zombie!": a Living unit retreats off the board.
+    Exit {
+        at: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -272,6 +276,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
         }),
         "DETONATE" => Ok(Cmd::Detonate { bridge: one_hex(board, rest.first(), "the bridge's hex")? }),
+        "EXIT" => Ok(Cmd::Exit { at: one_hex(board, rest.first(), "the hex of the unit leaving the board")? }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -419,6 +424,7 @@ impl Cmd {
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
             Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
             Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
+            Cmd::Exit { at } => format!("EXIT {at}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Standing(s) => match s {
                 StandingCmd::NoRetreat(h) => format!("STANDING NO-RETREAT {}", hex_list(h)),

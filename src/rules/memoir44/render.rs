@@ -490,6 +490,13 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Airdrop { .. } => super::airdrop::describe(e)?,
         Event::BattleStar { .. } => super::stars::describe_event(e)?,
         Event::NightTrack { .. } => super::weather::describe_event(e, &|s: &str| side_name(s))?,
+        Event::Zombies {
+            what,
+            side,
+            at,
+            to,
+            figures,
+        } => super::variants::zombies::describe(what, &side_name(side), *at, *to, *figures),
     })
 }
 

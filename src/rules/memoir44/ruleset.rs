@@ -47,6 +47,9 @@ pub struct Ruleset {
     /// The night visibility track (weather.rs).
     #[serde(default)]
     pub night_track: super::weather::NightTrackSpec,
+    /// "Achtung! Zombie!" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub zombies: super::variants::zombies::ZombieRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -306,6 +309,9 @@ pub struct UnitSpec {
     /// Infantry Support Weapons (Optional): support.rs.
     #[serde(default)]
     pub support: super::support::SupportSpec,
+    /// Appendix 3's Suggested Variants: variants/mod.rs.
+    #[serde(default)]
+    pub variant: super::variants::VariantUnit,
 }
 
 impl UnitSpec {
