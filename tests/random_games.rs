@@ -63,6 +63,14 @@
 //! loss die was for a unit out of supply its third turn or more, and no
 //! side's report names the enemy's units out of supply.
 //!
+//! "Achtung! Zombie!" (Appendix 3): in every third game one side is the
+//! Dead Player (its units converted to zombie units); after every turn only
+//! the Dead Player has zombie units and it holds no card, a zombie unit of 6
+//! or more figures has no empty hex next to it (it would have divided),
+//! victory markers are only ever removed, the Living figures saved, on the
+//! board and lost add up to those they began with, and a finished game's
+//! winner is the side left on the board (or a draw by figures saved).
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -108,6 +116,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_trains(r, &mut st, seed);
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
+    add_random_zombies(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
@@ -154,6 +163,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_morale(r, scenario, t, &st, &next, &events);
         check_trains(r, scenario, t, &next);
         check_supply(r, scenario, t, &st, &next, &events);
+        check_zombies(r, scenario, t, &st, &next);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -559,6 +569,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_trains(r, &mut st, seed);
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
+    add_random_zombies(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
@@ -1265,6 +1276,91 @@ fn check_supply(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
     }
 }
 
+/// In every third game one side (at random) is the Dead Player of
+/// "Achtung! Zombie!" (Appendix 3).
+fn add_random_zombies(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/zombies", &[&seed]));
+    if rng.roll(3) != 1 || !st.airdrops.is_empty() {
+        return;
+    }
+    let dead = rng.roll(2) as usize - 1;
+    memoir44::variants::zombies::convert(r, st, dead).expect("zombie conversion");
+}
+
+/// "Achtung! Zombie!" invariants after a turn.
+fn check_zombies(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State) {
+    let Some(z) = &next.zombies else {
+        return;
+    };
+    let board = memoir44::State::board(r);
+    let living = State::other(z.dead);
+    for u in &next.units {
+        let zombie = r.unit(&u.kind).expect("unit kind").variant.zombie;
+        assert_eq!(
+            zombie,
+            u.side == z.dead,
+            "{scenario} turn {t}: a {} of side {} in a zombie game",
+            u.kind,
+            u.side
+        );
+        if zombie && u.figures >= r.zombies.divide_at {
+            let room =
+                u.at.neighbours()
+                    .iter()
+                    .any(|h| board.contains(*h) && next.unit_at(*h).is_none());
+            assert!(
+                !room,
+                "{scenario} turn {t}: {} zombies at {} did not divide",
+                u.figures, u.at
+            );
+        }
+    }
+    assert!(
+        next.hands[z.dead].is_empty(),
+        "{scenario} turn {t}: the Dead hold cards"
+    );
+    if let Some(before) = &st.zombies {
+        assert!(
+            z.markers.iter().all(|m| before.markers.contains(m)),
+            "{scenario} turn {t}: a victory marker came back"
+        );
+        assert!(
+            z.saved >= before.saved,
+            "{scenario} turn {t}: saved figures went down"
+        );
+    }
+    let on_board: u32 = next
+        .units
+        .iter()
+        .filter(|u| u.side == living)
+        .map(|u| u.figures)
+        .sum();
+    assert!(
+        z.saved + on_board <= z.living_start,
+        "{scenario} turn {t}: more Living figures than the game began with"
+    );
+    if next.over {
+        let any = |s: usize| next.units.iter().any(|u| u.side == s);
+        let w = next.winner.clone().unwrap_or_default();
+        if !any(z.dead) {
+            assert_eq!(w, next.sides[living], "{scenario} turn {t}: zombies gone");
+        } else {
+            assert!(
+                !any(living),
+                "{scenario} turn {t}: over with both sides on the board"
+            );
+            let lost = z.living_start - z.saved;
+            let draw = z.saved + z.markers.len() as u32 > lost;
+            let want = if draw {
+                String::new()
+            } else {
+                next.sides[z.dead].clone()
+            };
+            assert_eq!(w, want, "{scenario} turn {t}: the zombie game's result");
+        }
+    }
+}
+
 /// Every fifth game is a Flooded Field scenario.
 fn add_random_flooding(r: &Ruleset, st: &mut State, seed: Seed) {
     let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/flood", &[&seed]));
@@ -1299,4 +1395,43 @@ fn add_random_airfields(st: &mut State, seed: Seed) {
             left: 3,
         });
     }
+}
+
+/// "Achtung! Zombie!": the game option `zombies=<side>` converts a shipped
+/// scenario (1, 2 or 3 zombie units per unit by class, no cards for the
+/// Dead, no objectives), and an unknown side is refused.
+#[test]
+fn zombies_option_converts_a_shipped_scenario() {
+    use adjutant::rules::{Family, Scenario};
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut scen = Scenario::shipped("pegasus-bridge");
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let plain = Family::setup(&r, &scen, &mut deck).expect("setup");
+    scen.options.insert("zombies".into(), "axis".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let st = Family::setup(&r, &scen, &mut deck).expect("zombie setup");
+    let dead = st.side_index("axis").expect("axis");
+    assert_eq!(st.zombies.as_ref().map(|z| z.dead), Some(dead));
+    assert!(st.hands[dead].is_empty() && st.objectives.is_empty());
+    let want: u32 = plain
+        .units
+        .iter()
+        .filter(|u| u.side == dead)
+        .map(|u| r.zombies.convert[&r.units[&u.kind].class])
+        .sum();
+    let got = st.units.iter().filter(|u| u.side == dead).count() as u32;
+    assert_eq!(got, want);
+    assert!(st
+        .units
+        .iter()
+        .filter(|u| u.side == dead)
+        .all(|u| u.kind == "zombie" && u.figures == 3));
+    let cards = st.deck.len() + st.discard.len() + st.hands.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(cards, 60);
+    scen.options.insert("zombies".into(), "martians".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("unknown side")
+        .to_string();
+    assert!(e.contains("zombies") && e.contains("martians"), "{e}");
 }

@@ -53,6 +53,7 @@ impl<'a> Ctx<'a> {
             engineer: false,
             one_per_side: false,
             support: Default::default(),
+            variant: Default::default(),
         });
         Ctx {
             r,
@@ -167,7 +168,8 @@ pub fn check_path(
                 ));
             }
         }
-        if !super::tiles::step_allowed(ctx, st, prev, h) {
+        // Suggested Variants: a wadi's wall is a terrain limitation too.
+        if !spec.variant.terrain_free && !super::tiles::step_allowed(ctx, st, prev, h) {
             return Err(format!(
                 "{prev} to {h} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
             ));
@@ -317,6 +319,8 @@ pub fn battle_dice(
         _ => &a.dice,
     };
     let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
+    // Suggested Variants: a zombie unit rolls as many dice as it has figures.
+    let base = super::variants::base_dice(a, att.figures, range).unwrap_or(base);
     let mut mods = Vec::new();
     // Battle Star Markers: the Heroic Leader's additional die.
     mods.extend(super::stars::battle_mods(st, att.id));
@@ -507,7 +511,7 @@ pub fn roll(
         let f = ctx.r.face(dice.roll(6));
         // Infantry Support Weapons: a mortar's grenades, a flame-thrower's
         // stars are flags.
-        if super::support::face_is_flag(att, &f) {
+        if super::support::face_is_flag(att, &f) || super::variants::face_is_flag(tgt, &f) {
             flags += 1;
             faces.push(f);
             continue;
@@ -649,6 +653,10 @@ pub fn resolve_flags(
     };
     if flags == 0 {
         return (0, out);
+    }
+    // "Achtung! Zombie!": a zombie unit retreats at most one hex a turn.
+    if let Some(r) = super::variants::zombies::flags(ctx, st, ev, id, flags, by) {
+        return r;
     }
     let spec = ctx.spec(&u.kind);
     let info = ctx.info(st, u.at);

@@ -113,6 +113,10 @@ struct BoardPart {
     /// Extension: the side that uses the Blitzkrieg rules.
     #[serde(default)]
     blitzkrieg: Option<Spanned<String>>,
+    /// Extension: "Achtung! Zombie!" (game option `zombies`): the Dead
+    /// Player's side; its units that are not zombies are converted.
+    #[serde(default)]
+    zombies: Option<Spanned<String>>,
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
@@ -234,6 +238,16 @@ struct ExpectPart {
     /// its unit has begun out of supply (0: in supply).
     #[serde(default)]
     supply: BTreeMap<String, u32>,
+    /// Extension: whether the game is over after the turn.
+    #[serde(default)]
+    over: Option<bool>,
+    /// Extension ("Achtung! Zombie!"): the victory markers not yet removed
+    /// after the turn (exactly these).
+    #[serde(default)]
+    zombie_markers: Option<Vec<String>>,
+    /// Extension ("Achtung! Zombie!"): Living figures saved off the board.
+    #[serde(default)]
+    saved: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -438,6 +452,18 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
+    if let Some(z) = &cf.board.zombies {
+        let dead = st.side_index(z.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                z.span(),
+                format!("unknown side '{}'", z.get_ref()),
+            )
+        })?;
+        super::variants::zombies::convert(r, &mut st, dead)
+            .map_err(|m| at(text, file, z.span(), m))?;
+    }
     for v in &cf.board.variants {
         if !r.variants.contains_key(v.get_ref()) {
             let known: Vec<&str> = r.variants.keys().map(String::as_str).collect();
@@ -1035,6 +1061,16 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
         }
     }
+    if let Some(o) = b.expect.over {
+        if st.over != o {
+            problems.push(format!("over: expected {o}, got {}", st.over));
+        }
+    }
+    problems.extend(super::variants::zombies::case_check(
+        &st,
+        b.expect.zombie_markers.as_deref(),
+        b.expect.saved,
+    ));
     if let Some(n) = b.expect.night_box {
         let got = st.weather.as_ref().map_or(0, |w| w.track_box);
         if got != n {

@@ -380,4 +380,15 @@ pub enum Event {
         from: Hex,
         at: Hex,
     },
+    /// "Achtung! Zombie!" (variants/zombies.rs): zombies raised, a unit
+    /// divided, dislodged or lost off the board, a victory marker removed,
+    /// Living figures saved off the board.
+    Zombies {
+        what: String,
+        side: String,
+        at: Hex,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<Hex>,
+        figures: u32,
+    },
 }

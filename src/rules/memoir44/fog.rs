@@ -171,6 +171,10 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 Some(fog("The enemy exchanges command cards.".into()))
             }
             Event::CardDiscarded { side: by, .. } if !mine(by) => None,
+            // "Achtung! Zombie!": told where the side sees.
+            Event::Zombies { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
             // A Battle Star marker's fate: told where the side sees.
             Event::BattleStar { at, .. } if !known.contains(at) => None,
             Event::TurnBegun { .. }

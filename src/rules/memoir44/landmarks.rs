@@ -205,6 +205,7 @@ pub fn land(
         h,
         spec.figures,
     ));
+    super::variants::zombies::arrived(st, side, spec.figures);
     let e = super::events::Event::Reinforced {
         side: st.sides[side].clone(),
         unit: kind,

@@ -34,6 +34,7 @@ pub mod team;
 pub mod tiles;
 pub mod trains;
 pub mod turn;
+pub mod variants;
 pub mod victory;
 pub mod view;
 pub mod weather;
@@ -99,9 +100,14 @@ pub fn waiting(s: &State) -> Waiting {
     } else {
         ""
     };
+    let what = if variants::zombies::is_dead(s, s.to_move) {
+        "to move and battle with its zombie units (no card)"
+    } else {
+        "to play a card and order units"
+    };
     Waiting {
         name: "turn".into(),
-        what: format!("{side} to play a card and order units{last}"),
+        what: format!("{side} {what}{last}"),
         sides: vec![side],
     }
 }
@@ -235,6 +241,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     disorder::OPTION,
     commissar::OPTION,
     supply::OPTION,
+    variants::zombies::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -273,6 +280,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "UNLOAD",
     "LAND",
     "PONTOON",
+    // "Achtung! Zombie!": the Living retreat off the board.
+    "EXIT",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -445,6 +454,26 @@ impl Family for Ruleset {
             let sides = supply::parse_option(&st, v).map_err(bad)?;
             supply::set(self, &mut st, sides).map_err(bad)?;
         }
+        // "Achtung! Zombie!" (variants/zombies.rs): the option names the
+        // Dead Player's side, whose units become zombie units.
+        if let Some(v) = scenario.options.get(variants::zombies::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::zombies::OPTION),
+            };
+            match v.as_str() {
+                "none" | "false" | "no" => {}
+                s => {
+                    let dead = st.side_index(s).ok_or_else(|| {
+                        bad(format!(
+                            "name the Dead Player's side ({}), not '{s}'",
+                            st.sides.join(" or ")
+                        ))
+                    })?;
+                    variants::zombies::convert(self, &mut st, dead).map_err(bad)?;
+                }
+            }
+        }
         supply::start(self, &mut st);
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
@@ -524,6 +553,10 @@ impl Family for Ruleset {
             return Some("# the defaults\n".into());
         }
         let idx = s.side_index(side)?;
+        if variants::zombies::is_dead(s, idx) {
+            // The Dead Player plays no card: the moves its rules require.
+            return Some(variants::zombies::pass_orders(&battle::Ctx::new(self), s));
+        }
         s.hands.get(idx)?.iter().find_map(|card| {
             let orders = format!("PLAY {card}\n");
             let mut dice = ForcedDice::new(Vec::new());

@@ -81,6 +81,10 @@ pub enum Cmd {
         unit: Hex,
         river: Hex,
     },
+    /// "Achtung! Zombie!": a Living unit retreats off the board.
+    Exit {
+        at: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -308,6 +312,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             unit: one_hex(board, rest.first(), "the engineers' hex")?,
             river: one_hex(board, rest.get(1), "the river hex")?,
         }),
+        "EXIT" => Ok(Cmd::Exit { at: one_hex(board, rest.first(), "the hex of the unit leaving the board")? }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -462,6 +467,7 @@ impl Cmd {
                 None => format!("UNLOAD {train} {to}"),
             },
             Cmd::Pontoon { unit, river } => format!("PONTOON {unit} {river}"),
+            Cmd::Exit { at } => format!("EXIT {at}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Commissar { card } => format!("COMMISSAR {card}"),
             Cmd::Standing(s) => match s {

@@ -37,6 +37,9 @@ pub fn random_orders(r: &Ruleset, s: &State, side: &str, rng: &mut dyn Dice) -> 
     let Some(si) = s.side_index(side) else {
         return String::new();
     };
+    if super::variants::zombies::is_dead(s, si) {
+        return dead_orders(&ctx, s, si, rng);
+    }
     let hand = s.hands.get(si).cloned().unwrap_or_default();
     let mut order: Vec<String> = hand.clone();
     // Political Commissar: the card under the marker is played from there.
@@ -298,7 +301,82 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             text = candidate;
         }
     }
+    // "Achtung! Zombie!": now and then a Living unit on its own edge that
+    // neither moved nor battled leaves the board.
+    if s.zombies.is_some() {
+        for (h, _) in &moved {
+            if rng.roll(3) == 1 {
+                let candidate = format!("{text}EXIT {h}\n");
+                if check(ctx, s, si, &candidate).is_some() {
+                    text = candidate;
+                }
+            }
+        }
+    }
     check(ctx, s, si, &text).map(|_| text)
+}
+
+/// The Dead Player's orders ("Achtung! Zombie!"): the moves the marker rule
+/// requires, then random one-hex moves, mostly towards the Living, and
+/// battles at adjacent Living units (the judge adds those not written).
+fn dead_orders(ctx: &Ctx<'_>, s: &State, si: usize, rng: &mut dyn Dice) -> String {
+    let mut text = super::variants::zombies::pass_orders(ctx, s);
+    if check(ctx, s, si, &text).is_none() {
+        return text;
+    }
+    let mut sc = s.clone();
+    let mut own: Vec<u32> = s
+        .units
+        .iter()
+        .filter(|u| u.side == si)
+        .map(|u| u.id)
+        .collect();
+    crate::engine::dice::shuffle(&mut own, rng);
+    for id in &own {
+        let Some(u) = sc.unit(*id).cloned() else {
+            continue;
+        };
+        if rng.roll(3) == 1 {
+            continue;
+        }
+        let mut cands: Vec<Hex> =
+            u.at.neighbours()
+                .into_iter()
+                .filter(|n| ctx.board.contains(*n) && sc.unit_at(*n).is_none())
+                .collect();
+        if rng.roll(4) > 1 {
+            cands.sort_by_key(|c| nearest_enemy(&sc, si, *c));
+            cands.truncate(1);
+        }
+        let Some(c) = pick(rng, &cands).copied() else {
+            continue;
+        };
+        let candidate = format!("{text}MOVE {} {c}\n", u.at);
+        if check(ctx, s, si, &candidate).is_some() {
+            text = candidate;
+            if let Some(x) = sc.unit_mut(*id) {
+                x.at = c;
+            }
+        }
+    }
+    for id in &own {
+        let Some(u) = sc.unit(*id).cloned() else {
+            continue;
+        };
+        let targets: Vec<Hex> = sc
+            .units
+            .iter()
+            .filter(|e| e.side != si && e.at.adjacent(u.at))
+            .map(|e| e.at)
+            .collect();
+        if let Some(t) = pick(rng, &targets) {
+            let candidate = format!("{text}BATTLE {} {t}\n", u.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+            }
+        }
+    }
+    text
 }
 
 fn join(h: &[Hex]) -> String {

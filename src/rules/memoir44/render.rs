@@ -514,6 +514,13 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Supply { .. } | Event::SupplyRoll { .. } | Event::DropZoneLost { .. } => {
             super::supply::describe_event(e, &|s: &str| side_name(s))?
         }
+        Event::Zombies {
+            what,
+            side,
+            at,
+            to,
+            figures,
+        } => super::variants::zombies::describe(what, &side_name(side), *at, *to, *figures),
     })
 }
 

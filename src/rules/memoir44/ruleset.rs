@@ -57,6 +57,9 @@ pub struct Ruleset {
     /// being out of supply costs (supply.rs).
     #[serde(default)]
     pub supply: super::supply::SupplyRules,
+    /// "Achtung! Zombie!" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub zombies: super::variants::zombies::ZombieRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).
@@ -350,6 +353,9 @@ pub struct UnitSpec {
     /// Infantry Support Weapons (Optional): support.rs.
     #[serde(default)]
     pub support: super::support::SupportSpec,
+    /// Appendix 3's Suggested Variants: variants/mod.rs.
+    #[serde(default)]
+    pub variant: super::variants::VariantUnit,
 }
 
 impl UnitSpec {

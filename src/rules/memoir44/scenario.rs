@@ -517,13 +517,20 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
         if st.unit_at(h).is_some() {
             return Err(at(l.text, l.file, span(&p.at), format!("two units on {h}")));
         }
+        // "Achtung! Zombie!": a zombie unit grows to one figure short of
+        // dividing ("even if it means that there are now more than 3").
+        let most = if spec.variant.zombie {
+            spec.figures.max(r.zombies.divide_at.saturating_sub(1))
+        } else {
+            spec.figures
+        };
         let figures = match &p.figures {
-            Some(f) if *f.get_ref() == 0 || *f.get_ref() > spec.figures => {
+            Some(f) if *f.get_ref() == 0 || *f.get_ref() > most => {
                 return Err(at(
                     l.text,
                     l.file,
                     span(f),
-                    format!("a {} unit has 1 to {} figures", spec.name, spec.figures),
+                    format!("a {} unit has 1 to {most} figures", spec.name),
                 ))
             }
             Some(f) => *f.get_ref(),
@@ -792,6 +799,7 @@ pub fn blank(
         commissar: None,
         motorised: Vec::new(),
         reinforcements: Vec::new(),
+        zombies: None,
         over: false,
         winner: None,
     }

@@ -193,6 +193,10 @@ pub struct State {
     /// Pontoon Bridges ("only ... in scenarios allowing them").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pontoon_sides: Vec<usize>,
+    /// "Achtung! Zombie!" (Appendix 3, game option `zombies`): the Dead
+    /// Player's side and the variant's score (variants/zombies.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zombies: Option<super::variants::zombies::Zombies>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
@@ -340,6 +344,10 @@ impl<'a> HexInfo<'a> {
     /// Can a unit of this spec enter (or retreat onto) the hex?
     #[must_use]
     pub fn passable(&self, u: &UnitSpec) -> bool {
+        // Suggested Variants: "ignore all terrain limitations on Movement".
+        if u.variant.terrain_free {
+            return true;
+        }
         let bridge = self.any(|t| t.bridge);
         if !bridge && self.any(|t| t.impassable) {
             return false;

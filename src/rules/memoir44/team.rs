@@ -100,6 +100,11 @@ pub fn scope(
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];
             }
+            Cmd::Exit { at } => {
+                own_stage = 2;
+                let origin = start.get(at).copied().unwrap_or(*at);
+                sl.units = vec![(at.to_string(), secs(origin))];
+            }
             Cmd::Unload { train: unit, .. }
             | Cmd::Charge { unit, .. }
             | Cmd::Pontoon { unit, .. } => {

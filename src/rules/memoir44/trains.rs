@@ -641,6 +641,7 @@ pub fn unload(
     st.next_unit += 1;
     st.units
         .push(Unit::arriving(id, side, &want, to, spec.figures));
+    super::variants::zombies::arrived(st, side, spec.figures);
     if let Some(tr) = st.unit_mut(u.id).and_then(|x| x.train.as_mut()) {
         tr.cargo.remove(pos);
         tr.landed.push((id, turn));

@@ -49,6 +49,9 @@ pub enum Action {
     },
     Discard(String),
     Exchange(Vec<String>),
+    /// "Achtung! Zombie!": the Dead Player's turn, without cards or orders
+    /// (variants/zombies.rs).
+    Horde,
 }
 
 /// Orders that wait on dice rolled at the start of the turn.
@@ -123,6 +126,11 @@ pub enum Step {
         unit: u32,
         river: Hex,
     },
+    /// "Achtung! Zombie!": a Living unit retreats off the board (`EXIT`).
+    Exit {
+        line: Line,
+        unit: u32,
+    },
 }
 
 /// A checked turn.
@@ -142,7 +150,7 @@ pub struct Plan {
     pub commissar: super::commissar::Use,
 }
 
-fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
+pub fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
     let s = ctx.spec(&u.kind);
     Mode {
         max_move: s.r#move,
@@ -1088,14 +1096,29 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
             _ => rest.push(l),
         }
     }
-    let Some((first, after)) = rest.split_first() else {
-        return Err(Rejection::whole(
-            "no card played: a turn starts with PLAY <card> (or DISCARD / EXCHANGE)",
-        ));
+    // "Achtung! Zombie!": the Dead Player plays no card (variants/zombies.rs).
+    let horde = super::variants::zombies::is_dead(st, side);
+    let horde_line;
+    let (first, after): (&Line, &[&Line]) = if horde {
+        super::variants::zombies::check_dead_lines(&rest)?;
+        horde_line = Line {
+            no: 0,
+            text: "(the Dead Player's turn)".into(),
+            cmd: Cmd::OrderAll,
+        };
+        (&horde_line, &rest[..])
+    } else {
+        let Some((first, after)) = rest.split_first() else {
+            return Err(Rejection::whole(
+                "no card played: a turn starts with PLAY <card> (or DISCARD / EXCHANGE)",
+            ));
+        };
+        (*first, after)
     };
     let hand = st.hands.get(side).cloned().unwrap_or_default();
     let in_hand = |c: &str| hand.iter().any(|h| h == c);
     let action = match &first.cmd {
+        _ if horde => Action::Horde,
         Cmd::Play { card, section } => play_action(ctx, st, side, first, card, section, &hand)?,
         Cmd::Discard { card } => {
             if !in_hand(card) {
@@ -1218,6 +1241,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 _ => {}
             }
             (ids, modes, spec.effect.clone().unwrap_or_default())
+        }
+        Action::Horde => {
+            let (ids, modes) = super::variants::zombies::modes(ctx, st, side);
+            (ids, modes, String::new())
         }
         _ => (vec![], BTreeMap::new(), String::new()),
     };
@@ -1505,6 +1532,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         return Err(l.reject("a unit may not battle the turn it moves onto woods, a town or a hedgerow"));
                     }
                 }
+                // "All Zombie Close Assaults are treated as Infantry Charges".
+                let charge = charge || super::variants::zombies::charges(ctx, &u, range);
                 match &tgt {
                     Some(_) => target_check(ctx, &sc, &u, *target).map_err(|e| l.reject(e))?,
                     None if spec.class == "artillery"
@@ -1803,8 +1832,25 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     kind: kind.clone(),
                 });
             }
+            Cmd::Exit { at } => {
+                // "Achtung! Zombie!": the Living retreat off the board.
+                let id = sc.unit_at(*at).map(|u| u.id);
+                let acted = id.is_some_and(|i| {
+                    track
+                        .get(&i)
+                        .is_some_and(|t| t.moved.is_some() || t.battles > 0)
+                });
+                let ordered = id.is_some_and(|i| modes.contains_key(&i));
+                let step = super::variants::zombies::exit_step(
+                    ctx, &mut sc, side, l, *at, ordered, acted,
+                )?;
+                steps.push(step);
+            }
             _ => return Err(l.reject("unexpected order here")),
         }
+    }
+    if horde {
+        super::variants::zombies::finish_plan(ctx, st, &sc, side, &mut steps)?;
     }
     if matches!(effect.as_str(), "air-power" | "barrage") && !targeted {
         return Err(first.reject("this card needs its targets: TARGET <hex> ..."));
@@ -2185,6 +2231,7 @@ pub fn apply(
                 }
             }
         }
+        Action::Horde => {}
         Action::Discard(card) => {
             if let Some(p) = t.st.hands[side].iter().position(|c| c == card) {
                 let c = t.st.hands[side].remove(p);
@@ -2325,7 +2372,8 @@ pub fn apply(
             | Step::RemoveWire { line, unit }
             | Step::Unload { line, unit, .. }
             | Step::Charge { line, unit, .. }
-            | Step::Pontoon { line, unit, .. } => (line, Some(*unit)),
+            | Step::Pontoon { line, unit, .. }
+            | Step::Exit { line, unit } => (line, Some(*unit)),
             Step::Target { line, .. }
             | Step::Lapse { line, .. }
             | Step::Land { line, .. }
@@ -2456,6 +2504,9 @@ pub fn apply(
                     Err(e) => t.skip(line, &e),
                 }
             }
+            Step::Exit { unit, .. } => {
+                super::variants::zombies::exit(&mut t.st, &mut t.ev, *unit);
+            }
             Step::Charge { unit, bridge, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
                     super::bridges::place(&mut t.st, &mut t.ev, side, h, *bridge);
@@ -2572,6 +2623,7 @@ pub fn apply(
                 charge,
                 auto_overrun,
             } => {
+                let removed = t.st.figures_removed.get(side).copied().unwrap_or(0);
                 t.battle(
                     line,
                     *unit,
@@ -2582,6 +2634,8 @@ pub fn apply(
                     *charge,
                     *auto_overrun,
                 );
+                // "Achtung! Zombie!": the Living it killed rise with it.
+                super::variants::zombies::after_battle(ctx, &mut t.st, &mut t.ev, *unit, removed);
             }
         }
     }
@@ -2650,11 +2704,16 @@ pub fn apply(
     }
     let e = super::victory::update_objectives(&mut t.st);
     t.ev.extend(e);
-    let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
-    t.ev.extend(e);
+    if t.st.zombies.is_some() {
+        super::variants::zombies::end_turn(st0, &mut t.st, &mut t.ev, side);
+    } else {
+        let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
+        t.ev.extend(e);
+    }
     // Supply Lines & Sieges: the beginning of the other side's turn (its
     // units' supply, and the Third Turn Losses) is judged now, so that its
-    // report says it before it writes its orders.
+    // report says it before it writes its orders. (Under "Achtung!
+    // Zombie!" the variant's own victory, judged above, stands.)
     if !t.st.over
         && super::supply::begin_turn(
             ctx,
@@ -2663,6 +2722,7 @@ pub fn apply(
             State::other(side),
             Some(&mut *t.chance.dice),
         )
+        && t.st.zombies.is_none()
     {
         let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
         t.ev.extend(e);
