@@ -380,7 +380,10 @@ fn charge_blocked(
             && f.points.len() >= 3
         {
             let poly = f.polygon();
+            // Ground the charge distance starts on (a hill it stands on)
+            // does not block its own sight, as for fire.
             if g::crosses(start, geo.contact, &poly)
+                && !g::in_polygon(&poly, start)
                 && !g::in_polygon(&poly, tg.front)
                 && !g::in_polygon(&poly, footprint(r, tg).centre())
             {
@@ -534,7 +537,7 @@ fn fire_blocked(r: &Ruleset, st: &State, sh: &Unit, tg: &Unit) -> Option<String>
         if o.id == sh.id || o.id == tg.id {
             continue;
         }
-        if g::crosses(a, b, &footprint(r, o).polygon()) {
+        if g::crosses(a, b, &footprint(r, o).polygon()) && !hills::fires_over(r, st, sh, o, tg) {
             return Some(o.id.clone());
         }
     }
@@ -555,6 +558,8 @@ fn fire_blocked(r: &Ruleset, st: &State, sh: &Unit, tg: &Unit) -> Option<String>
     }
     None
 }
+
+mod hills;
 
 // ------------------------------------------------------------------ the turn
 
@@ -1517,7 +1522,12 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
 
 /// The movement throw for a unit (or a brigade: `brigade` with its worst
 /// modifiers): (inches allowed in sixteenths, the dice, the explanation).
-fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, Vec<u32>, String) {
+fn allowance(
+    tn: &mut Turn<'_, '_, '_>,
+    ids: &[String],
+    brigade: bool,
+    charge: bool,
+) -> (i64, Vec<u32>, String) {
     let units: Vec<Unit> = ids.iter().filter_map(|i| tn.st.unit(i).cloned()).collect();
     let Some(first) = units.first() else {
         return (0, Vec::new(), String::new());
@@ -1561,7 +1571,9 @@ fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, 
     }
     let (minus, wwhy) = tn.weather(false);
     why.extend(wwhy);
-    let thrown_n = (base + extra).saturating_sub(minus);
+    let (up, down, hwhy) = hills::going(tn, &units, charge);
+    why.extend(hwhy);
+    let thrown_n = (base + extra + up).saturating_sub(minus + down);
     let mut dice = tn.rolls(thrown_n);
     let mut kept = dice.clone();
     kept.sort_unstable_by(|a, b| b.cmp(a));
@@ -1967,14 +1979,19 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
                         .filter(|q| q.brigade.as_ref() == Some(b))
                         .map(|q| q.unit.clone())
                         .collect();
-                    let (a, _, t) = allowance(tn, &ids, true);
+                    let charge = plans.iter().any(|q| {
+                        q.brigade.as_ref() == Some(b)
+                            && q.steps.iter().any(|s| matches!(s, Step::Charge(_)))
+                    });
+                    let (a, _, t) = allowance(tn, &ids, true, charge);
                     thrown.insert(b.clone(), (a, t.clone()));
                     (a, t)
                 }
             }
             None => {
                 if p.steps.iter().any(Step::moves) {
-                    let (a, _, t) = allowance(tn, std::slice::from_ref(&p.unit), false);
+                    let charge = p.steps.iter().any(|s| matches!(s, Step::Charge(_)));
+                    let (a, _, t) = allowance(tn, std::slice::from_ref(&p.unit), false, charge);
                     (a, t)
                 } else {
                     (0, String::new())
