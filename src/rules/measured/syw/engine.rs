@@ -81,6 +81,8 @@ fn tables(r: &Ruleset) -> Result<&Tables, Rejection> {
 pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Plan>, Rejection> {
     let t = tables(r)?;
     let mut plans: Vec<Plan> = Vec::new();
+    // Units manufacturing a retreat (B): no other order for them.
+    let mut retreats: Vec<String> = Vec::new();
     let parsed = parse(text)?;
     // Guns named for the fog-of-war table's "relocate and fire" may be
     // ordered to move and fire; the fire lapses unless the event comes.
@@ -100,6 +102,15 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                     .unit(&id)
                     .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
                 super::split::check(r, u, side).map_err(|m| Rejection::at(n, &line, m))?;
+                continue;
+            }
+            Line::Retreat(id) => {
+                retreat::check(r, st, side, &id).map_err(|m| Rejection::at(n, &line, m))?;
+                if retreats.contains(&id) || plans.iter().any(|p| p.unit.eq_ignore_ascii_case(&id))
+                {
+                    return Err(Rejection::at(n, &line, format!("{id} has two orders")));
+                }
+                retreats.push(id);
                 continue;
             }
             Line::Standing { id, .. } => {
@@ -142,7 +153,9 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
             if u.side != side {
                 return Err(Rejection::at(n, &line, format!("{} is not yours", u.id)));
             }
-            if plans.iter().any(|p| p.unit == u.id) {
+            if plans.iter().any(|p| p.unit == u.id)
+                || retreats.iter().any(|x| x.eq_ignore_ascii_case(&u.id))
+            {
                 return Err(Rejection::at(n, &line, format!("{} has two orders", u.id)));
             }
             orderable(u).map_err(|m| Rejection::at(n, &line, m))?;
@@ -560,6 +573,7 @@ fn fire_blocked(r: &Ruleset, st: &State, sh: &Unit, tg: &Unit) -> Option<String>
 }
 
 mod hills;
+mod retreat;
 
 // ------------------------------------------------------------------ the turn
 
@@ -830,6 +844,7 @@ pub fn run(
         json!({"turn": st.turn, "side": st.sides[side]}),
     );
     let mut splits: Vec<String> = Vec::new();
+    let mut retreats: Vec<String> = Vec::new();
     for (_, _, l) in parsed {
         match l {
             Line::Standing { id, orders } => {
@@ -854,6 +869,7 @@ pub fn run(
             }
             Line::FogBrigade(b) => tn.fog_brigade = Some(b),
             Line::Split(b) => splits.push(b),
+            Line::Retreat(u) => retreats.push(u),
             Line::FogGuns(gs) => tn.fog_guns = gs,
             _ => {}
         }
@@ -867,6 +883,9 @@ pub fn run(
         for (kind, text, extra) in super::split::split(tn.r, &mut tn.st, b) {
             tn.note(kind, text, extra);
         }
+    }
+    for u in &retreats {
+        retreat::manufacture(&mut tn, u);
     }
     movement(&mut tn, &plans);
     fire(&mut tn, &plans);

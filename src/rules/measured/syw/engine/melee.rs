@@ -205,7 +205,7 @@ fn fight(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
 }
 
 /// The loser TESTs; if not routed, it retreats (next turn).
-fn loser_test(tn: &mut Turn<'_, '_, '_>, loser: &str) {
+pub(super) fn loser_test(tn: &mut Turn<'_, '_, '_>, loser: &str) {
     let Some(lu) = tn.st.unit(loser).cloned() else {
         return;
     };
