@@ -28,7 +28,7 @@ fn seed_of(n: u64) -> Seed {
 fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
     let mut deck = ChaChaDice::from_seed(deck_seed(seed));
     let mut st = Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup");
-    if r.syw.is_some() && seed[0] % 2 == 0 {
+    if r.syw.is_some() && seed[0].is_multiple_of(2) {
         designated_hill(&mut st);
     }
     st
