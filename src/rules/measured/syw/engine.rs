@@ -2907,11 +2907,12 @@ fn result_of(t: &Tables, score: i32) -> Option<String> {
         .map(|r| r.result.clone())
 }
 
-/// A morale TEST and its result applied.
-fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
-    let Some(u) = tn.st.unit(id).cloned() else {
-        return;
-    };
+/// A unit's TEST, marked as its TEST of the turn: (score, face, die's
+/// modifier, modifiers, result).
+type Tested = (i32, u32, i32, Vec<(String, i32)>, Option<String>);
+
+fn take_test(tn: &mut Turn<'_, '_, '_>, id: &str) -> Option<Tested> {
+    let u = tn.st.unit(id).cloned()?;
     let (score, face, mods) = test(tn, &u, None, false);
     let die = tn.t.exp(&u).test_die(face);
     let res = result_of(tn.t, score);
@@ -2919,6 +2920,14 @@ fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
     if let Some(x) = tn.st.unit_mut(id) {
         x.tested = turn;
     }
+    Some((score, face, die, mods, res))
+}
+
+/// A morale TEST and its result applied.
+fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
+    let Some((score, face, die, mods, res)) = take_test(tn, id) else {
+        return;
+    };
     apply_result(tn, id, res.as_deref());
     tn.note(
         "test",

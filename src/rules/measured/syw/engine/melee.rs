@@ -10,7 +10,7 @@
 
 use super::super::super::geometry::{fmt_len, Pt};
 use super::super::super::state::{footprint, Melee, Unit};
-use super::{apply_result, flee, mods_text, result_of, test, test_mods, Flee, Turn};
+use super::{apply_result, flee, mods_text, take_test, test, test_mods, Flee, Turn};
 use serde_json::json;
 
 /// The attackers of one defender: (attacker, face struck, charge bonus).
@@ -206,16 +206,9 @@ fn fight(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
 
 /// The loser TESTs; if not routed, it retreats (next turn).
 pub(super) fn loser_test(tn: &mut Turn<'_, '_, '_>, loser: &str) {
-    let Some(lu) = tn.st.unit(loser).cloned() else {
+    let Some((score, face2, die, mods, res)) = take_test(tn, loser) else {
         return;
     };
-    let (score, face2, mods) = test(tn, &lu, None, false);
-    let die = tn.t.exp(&lu).test_die(face2);
-    let res = result_of(tn.t, score);
-    let turn = tn.st.turn;
-    if let Some(x) = tn.st.unit_mut(loser) {
-        x.tested = turn;
-    }
     let out = if res.as_deref() == Some("rout") {
         "rout"
     } else {
