@@ -27,7 +27,62 @@ fn seed_of(n: u64) -> Seed {
 
 fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
     let mut deck = ChaChaDice::from_seed(deck_seed(seed));
-    Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup")
+    let mut st = Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup");
+    if r.syw.is_some() && seed[0].is_multiple_of(2) {
+        designated_hill(&mut st);
+    }
+    st
+}
+
+/// Seven Years' War, every other game: a hill across the middle of the
+/// table designated to impede moves and enhance charges ("Hills may
+/// impede or enhance movement or charges as designated"), so the random
+/// games move, charge and fire on and over a hill.
+fn designated_hill(st: &mut State) {
+    let (w, d) = (st.width, st.depth);
+    let p = |x: i64, y: i64| geometry::Pt::new(x, y);
+    let points = vec![
+        p(w / 4, d * 3 / 8),
+        p(w * 3 / 4, d * 3 / 8),
+        p(w * 3 / 4, d * 5 / 8),
+        p(w / 4, d * 5 / 8),
+        p(w / 4, d * 3 / 8),
+    ];
+    st.terrain.push(state::Feature {
+        kind: "hill".into(),
+        name: "Test hill".into(),
+        points,
+        level: 1,
+        capacity: 0,
+        damage: 0,
+        shell: 0,
+        burning: None,
+        flow: None,
+        move_dice: -1,
+        charge_dice: 1,
+    });
+}
+
+/// Now and then a manufactured retreat (Seven Years' War `RETREAT`) for
+/// the first unit of the side that may take one, added to the random
+/// orders if the judge accepts it.
+fn add_retreat(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(8) != 1 {
+        return;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        for u in st.units.iter().filter(|u| u.side == side) {
+            let text = format!("RETREAT {}\n{}", u.id, o.text);
+            if Family::check(r, st, &o.side, &text).is_ok() {
+                o.text = text;
+                return;
+            }
+        }
+    }
 }
 
 fn step(r: &Ruleset, st: &State, seed: &Seed, t: u32, orders: &[Orders]) -> (State, Vec<Value>) {
@@ -180,7 +235,15 @@ fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
         stats.get("removed").copied().unwrap_or(0) > 0,
         "no figure was ever removed: the random orders never fight"
     );
-    for k in ["fog_event", "response_fire", "test", "moved", "enters"] {
+    for k in [
+        "fog_event",
+        "response_fire",
+        "test",
+        "moved",
+        "enters",
+        "manufactured_retreat",
+        "hill_going",
+    ] {
         assert!(
             stats.get(k).copied().unwrap_or(0) > 0,
             "no '{k}' event in any game: {stats:?}"
@@ -207,7 +270,8 @@ fn play(r: &Ruleset, ruleset: &str, default_games: u64) -> BTreeMap<String, u64>
                 if st.over {
                     break;
                 }
-                let orders = random::random_move(&r, &st, &mut rng);
+                let mut orders = random::random_move(&r, &st, &mut rng);
+                add_retreat(&r, &st, &mut orders, &mut rng);
                 for o in &orders {
                     // What a player's mail would get: accepted as checked.
                     Family::check(&r, &st, &o.side, &o.text)
@@ -240,6 +304,17 @@ fn play(r: &Ruleset, ruleset: &str, default_games: u64) -> BTreeMap<String, u64>
                 for e in &ev {
                     if let Some(k) = e.get("kind").and_then(Value::as_str) {
                         *stats.entry(k.to_string()).or_default() += 1;
+                    }
+                    // Several attackers on one defender, hills' going.
+                    if e.get("attackers")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.len() > 1)
+                    {
+                        *stats.entry("several_attackers".into()).or_default() += 1;
+                    }
+                    let text = e.get("text").and_then(Value::as_str).unwrap_or("");
+                    if text.contains("Test hill impedes") || text.contains("Test hill enhances") {
+                        *stats.entry("hill_going".into()).or_default() += 1;
                     }
                 }
                 subs.push(orders);

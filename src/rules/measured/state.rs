@@ -228,6 +228,18 @@ pub struct Feature {
     /// A river's downstream direction, whole degrees (barges).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<i32>,
+    /// A hill designated to enhance (+) or impede (-) movement: dice added
+    /// to or taken off a movement throw made on it, and the same for
+    /// charges (Seven Years' War: "Hills may impede or enhance movement or
+    /// charges as designated").
+    #[serde(default, skip_serializing_if = "is_zero_i")]
+    pub move_dice: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i")]
+    pub charge_dice: i32,
+}
+
+fn is_zero_i(v: &i32) -> bool {
+    *v == 0
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -371,6 +383,12 @@ pub struct FeatureFile {
     /// A river's downstream direction in degrees (barges go 9" with it).
     #[serde(default)]
     pub flow: Option<i64>,
+    /// A hill's designation: dice it adds to (+) or takes off (-) moves
+    /// and charges made on it.
+    #[serde(default)]
+    pub move_dice: Option<i32>,
+    #[serde(default)]
+    pub charge_dice: Option<i32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -571,6 +589,23 @@ pub fn place(
                 "a hill needs its contour level = 1, 2, ...",
             ));
         }
+        let going = [f.move_dice, f.charge_dice];
+        if going.iter().any(Option::is_some) && kind != "hill" {
+            return Err(at(
+                text,
+                file,
+                f.kind.span().start,
+                format!("move_dice and charge_dice designate hills, not a {kind}"),
+            ));
+        }
+        if going.iter().flatten().any(|v| !(-6..=6).contains(v)) {
+            return Err(at(
+                text,
+                file,
+                f.kind.span().start,
+                "a hill's move_dice and charge_dice are -6 to 6",
+            ));
+        }
         terrain.push(Feature {
             kind: kind.clone(),
             name: f.name.clone().unwrap_or_default(),
@@ -581,6 +616,8 @@ pub fn place(
             shell: f.shell.unwrap_or(0),
             burning: f.burning,
             flow: f.flow.map(g::norm_deg),
+            move_dice: f.move_dice.unwrap_or(0),
+            charge_dice: f.charge_dice.unwrap_or(0),
         });
     }
     let mut st = State {

@@ -7,7 +7,7 @@
 
 use super::super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
 use super::super::ruleset::Ruleset;
-use super::super::state::{figures, footprint, Forced, Melee, State, Unit};
+use super::super::state::{figures, footprint, Forced, State, Unit};
 use super::orders::{parse, Line, Step};
 use super::{player_turn, Effect, Sequence, Tables};
 use crate::rules::{Chance, Orders, Rejection};
@@ -81,6 +81,8 @@ fn tables(r: &Ruleset) -> Result<&Tables, Rejection> {
 pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Plan>, Rejection> {
     let t = tables(r)?;
     let mut plans: Vec<Plan> = Vec::new();
+    // Units manufacturing a retreat (B): no other order for them.
+    let mut retreats: Vec<String> = Vec::new();
     let parsed = parse(text)?;
     // Guns named for the fog-of-war table's "relocate and fire" may be
     // ordered to move and fire; the fire lapses unless the event comes.
@@ -100,6 +102,15 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                     .unit(&id)
                     .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
                 super::split::check(r, u, side).map_err(|m| Rejection::at(n, &line, m))?;
+                continue;
+            }
+            Line::Retreat(id) => {
+                retreat::check(r, st, side, &id).map_err(|m| Rejection::at(n, &line, m))?;
+                if retreats.contains(&id) || plans.iter().any(|p| p.unit.eq_ignore_ascii_case(&id))
+                {
+                    return Err(Rejection::at(n, &line, format!("{id} has two orders")));
+                }
+                retreats.push(id);
                 continue;
             }
             Line::Standing { id, .. } => {
@@ -142,7 +153,9 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
             if u.side != side {
                 return Err(Rejection::at(n, &line, format!("{} is not yours", u.id)));
             }
-            if plans.iter().any(|p| p.unit == u.id) {
+            if plans.iter().any(|p| p.unit == u.id)
+                || retreats.iter().any(|x| x.eq_ignore_ascii_case(&u.id))
+            {
                 return Err(Rejection::at(n, &line, format!("{} has two orders", u.id)));
             }
             orderable(u).map_err(|m| Rejection::at(n, &line, m))?;
@@ -380,7 +393,10 @@ fn charge_blocked(
             && f.points.len() >= 3
         {
             let poly = f.polygon();
+            // Ground the charge distance starts on (a hill it stands on)
+            // does not block its own sight, as for fire.
             if g::crosses(start, geo.contact, &poly)
+                && !g::in_polygon(&poly, start)
                 && !g::in_polygon(&poly, tg.front)
                 && !g::in_polygon(&poly, footprint(r, tg).centre())
             {
@@ -534,7 +550,7 @@ fn fire_blocked(r: &Ruleset, st: &State, sh: &Unit, tg: &Unit) -> Option<String>
         if o.id == sh.id || o.id == tg.id {
             continue;
         }
-        if g::crosses(a, b, &footprint(r, o).polygon()) {
+        if g::crosses(a, b, &footprint(r, o).polygon()) && !hills::fires_over(r, st, sh, o, tg) {
             return Some(o.id.clone());
         }
     }
@@ -555,6 +571,9 @@ fn fire_blocked(r: &Ruleset, st: &State, sh: &Unit, tg: &Unit) -> Option<String>
     }
     None
 }
+
+mod hills;
+mod retreat;
 
 // ------------------------------------------------------------------ the turn
 
@@ -825,6 +844,7 @@ pub fn run(
         json!({"turn": st.turn, "side": st.sides[side]}),
     );
     let mut splits: Vec<String> = Vec::new();
+    let mut retreats: Vec<String> = Vec::new();
     for (_, _, l) in parsed {
         match l {
             Line::Standing { id, orders } => {
@@ -849,6 +869,7 @@ pub fn run(
             }
             Line::FogBrigade(b) => tn.fog_brigade = Some(b),
             Line::Split(b) => splits.push(b),
+            Line::Retreat(u) => retreats.push(u),
             Line::FogGuns(gs) => tn.fog_guns = gs,
             _ => {}
         }
@@ -862,6 +883,9 @@ pub fn run(
         for (kind, text, extra) in super::split::split(tn.r, &mut tn.st, b) {
             tn.note(kind, text, extra);
         }
+    }
+    for u in &retreats {
+        retreat::manufacture(&mut tn, u);
     }
     movement(&mut tn, &plans);
     fire(&mut tn, &plans);
@@ -1517,7 +1541,12 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
 
 /// The movement throw for a unit (or a brigade: `brigade` with its worst
 /// modifiers): (inches allowed in sixteenths, the dice, the explanation).
-fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, Vec<u32>, String) {
+fn allowance(
+    tn: &mut Turn<'_, '_, '_>,
+    ids: &[String],
+    brigade: bool,
+    charge: bool,
+) -> (i64, Vec<u32>, String) {
     let units: Vec<Unit> = ids.iter().filter_map(|i| tn.st.unit(i).cloned()).collect();
     let Some(first) = units.first() else {
         return (0, Vec::new(), String::new());
@@ -1561,7 +1590,9 @@ fn allowance(tn: &mut Turn<'_, '_, '_>, ids: &[String], brigade: bool) -> (i64, 
     }
     let (minus, wwhy) = tn.weather(false);
     why.extend(wwhy);
-    let thrown_n = (base + extra).saturating_sub(minus);
+    let (up, down, hwhy) = hills::going(tn, &units, charge);
+    why.extend(hwhy);
+    let thrown_n = (base + extra + up).saturating_sub(minus + down);
     let mut dice = tn.rolls(thrown_n);
     let mut kept = dice.clone();
     kept.sort_unstable_by(|a, b| b.cmp(a));
@@ -1967,14 +1998,19 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
                         .filter(|q| q.brigade.as_ref() == Some(b))
                         .map(|q| q.unit.clone())
                         .collect();
-                    let (a, _, t) = allowance(tn, &ids, true);
+                    let charge = plans.iter().any(|q| {
+                        q.brigade.as_ref() == Some(b)
+                            && q.steps.iter().any(|s| matches!(s, Step::Charge(_)))
+                    });
+                    let (a, _, t) = allowance(tn, &ids, true, charge);
                     thrown.insert(b.clone(), (a, t.clone()));
                     (a, t)
                 }
             }
             None => {
                 if p.steps.iter().any(Step::moves) {
-                    let (a, _, t) = allowance(tn, std::slice::from_ref(&p.unit), false);
+                    let charge = p.steps.iter().any(|s| matches!(s, Step::Charge(_)));
+                    let (a, _, t) = allowance(tn, std::slice::from_ref(&p.unit), false, charge);
                     (a, t)
                 } else {
                     (0, String::new())
@@ -2871,11 +2907,12 @@ fn result_of(t: &Tables, score: i32) -> Option<String> {
         .map(|r| r.result.clone())
 }
 
-/// A morale TEST and its result applied.
-fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
-    let Some(u) = tn.st.unit(id).cloned() else {
-        return;
-    };
+/// A unit's TEST, marked as its TEST of the turn: (score, face, die's
+/// modifier, modifiers, result).
+type Tested = (i32, u32, i32, Vec<(String, i32)>, Option<String>);
+
+fn take_test(tn: &mut Turn<'_, '_, '_>, id: &str) -> Option<Tested> {
+    let u = tn.st.unit(id).cloned()?;
     let (score, face, mods) = test(tn, &u, None, false);
     let die = tn.t.exp(&u).test_die(face);
     let res = result_of(tn.t, score);
@@ -2883,6 +2920,14 @@ fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
     if let Some(x) = tn.st.unit_mut(id) {
         x.tested = turn;
     }
+    Some((score, face, die, mods, res))
+}
+
+/// A morale TEST and its result applied.
+fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
+    let Some((score, face, die, mods, res)) = take_test(tn, id) else {
+        return;
+    };
     apply_result(tn, id, res.as_deref());
     tn.note(
         "test",
@@ -2926,165 +2971,8 @@ fn apply_result(tn: &mut Turn<'_, '_, '_>, id: &str, res: Option<&str>) {
 
 // ------------------------------------------------------------------ F. melee
 
-fn melee(tn: &mut Turn<'_, '_, '_>) {
-    let mut pairs: Vec<(String, String, usize, bool)> = tn.contacts.clone();
-    // Melees drawn before go on.
-    for u in &tn.st.units {
-        if let Some(m) = &u.melee {
-            if m.attacker && !pairs.iter().any(|p| p.0 == u.id) {
-                pairs.push((u.id.clone(), m.with.clone(), 0, m.moves > 0));
-            }
-        }
-    }
-    for (a, d, face, bonus) in pairs {
-        let (Some(ua), Some(ud)) = (tn.st.unit(&a).cloned(), tn.st.unit(&d).cloned()) else {
-            continue;
-        };
-        let d_bonus = tn.counter.contains(&d);
-        let (sa, fa, ma) = test(tn, &ua, None, bonus);
-        let (sd, fd, md) = test(tn, &ud, Some(face), d_bonus);
-        let da = tn.t.exp(&ua).test_die(fa);
-        let dd = tn.t.exp(&ud).test_die(fd);
-        tn.note(
-            "melee",
-            format!(
-                "Melee {a} against {d}: {a} {} = {sa}; {d} {} = {sd}",
-                mods_text(&ma, fa, da),
-                mods_text(&md, fd, dd)
-            ),
-            json!({"attacker": a, "defender": d, "scores": [sa, sd], "dice": [fa, fd]}),
-        );
-        // At melee end, all parties are disordered.
-        tn.disorder(&a);
-        tn.disorder(&d);
-        if sa == sd {
-            for (x, y, att) in [(&a, &d, true), (&d, &a, false)] {
-                if let Some(u) = tn.st.unit_mut(x) {
-                    u.melee = Some(Melee {
-                        with: y.clone(),
-                        moves: u32::from(bonus && att),
-                        attacker: att,
-                    });
-                }
-            }
-            // "If draw melee continues to next players turn, at least one
-            // participating unit involved wishes, else retreat 3"": BREAK
-            // OFF is a unit's standing wish not to go on.
-            let breaks = |u: &Unit| u.standing.iter().any(|s| s == "BREAK OFF");
-            if breaks(&ua) && breaks(&ud) {
-                draw_retreat(tn, &a, &d);
-                continue;
-            }
-            tn.note(
-                "melee_draw",
-                "Drawn: the melee continues into the next player-turn".to_string(),
-                json!({"attacker": a, "defender": d}),
-            );
-            continue;
-        }
-        let (winner, loser, diff, lside) = if sa > sd {
-            (a.clone(), d.clone(), sa - sd, ud.side)
-        } else {
-            (d.clone(), a.clone(), sd - sa, ua.side)
-        };
-        let _ = lside;
-        let wside = tn.st.unit(&winner).map_or(0, |u| u.side);
-        let n = tn.t.test.melee_casualties * diff as u32;
-        let k = tn.kill(&loser, n, wside);
-        for x in [&a, &d] {
-            if let Some(u) = tn.st.unit_mut(x) {
-                u.melee = None;
-            }
-        }
-        tn.note(
-            "melee_result",
-            format!("{winner} wins by {diff}: {loser} loses {k} figures (3 per point)"),
-            json!({"winner": winner, "loser": loser, "killed": k}),
-        );
-        tn.sweep_destroyed();
-        if tn.st.unit(&loser).is_none() {
-            continue;
-        }
-        // The loser TESTs; if not routed, it retreats (next turn).
-        let Some(lu) = tn.st.unit(&loser).cloned() else {
-            continue;
-        };
-        let (score, face2, mods) = test(tn, &lu, None, false);
-        let die = tn.t.exp(&lu).test_die(face2);
-        let res = result_of(tn.t, score);
-        let turn = tn.st.turn;
-        if let Some(x) = tn.st.unit_mut(&loser) {
-            x.tested = turn;
-        }
-        let out = if res.as_deref() == Some("rout") {
-            "rout"
-        } else {
-            "retreat"
-        };
-        apply_result(tn, &loser, Some(out));
-        tn.note(
-            "test",
-            format!(
-                "{loser} TESTs after losing the melee: {} = {score}: {}",
-                mods_text(&mods, face2, die),
-                if out == "rout" {
-                    "routs (moves next turn)"
-                } else {
-                    "retreats (moves next turn)"
-                }
-            ),
-            json!({"unit": loser, "score": score, "die": face2, "result": out}),
-        );
-    }
-}
-
-/// A drawn melee neither side wishes to go on with: both retreat 3"
-/// directly away from each other.
-fn draw_retreat(tn: &mut Turn<'_, '_, '_>, a: &str, d: &str) {
-    let dist = tn.t.draw_retreat;
-    tn.note(
-        "melee_draw",
-        format!(
-            "Drawn, and neither {a} nor {d} wishes to go on (BREAK OFF): both retreat {}",
-            fmt_len(dist)
-        ),
-        json!({"attacker": a, "defender": d, "retreat": dist}),
-    );
-    let centres: Vec<(String, Pt, Pt)> = [(a, d), (d, a)]
-        .iter()
-        .filter_map(|(x, y)| {
-            let ux = tn.st.unit(x)?;
-            let uy = tn.st.unit(y)?;
-            Some((
-                (*x).to_string(),
-                footprint(tn.r, ux).centre(),
-                footprint(tn.r, uy).centre(),
-            ))
-        })
-        .collect();
-    for (x, c, oc) in centres {
-        if let Some(u) = tn.st.unit_mut(&x) {
-            u.melee = None;
-        }
-        let away = Pt::new(c.x + (c.x - oc.x) * 64, c.y + (c.y - oc.y) * 64);
-        let (side, brigade) = tn
-            .st
-            .unit(&x)
-            .map_or((0, String::new()), |u| (u.side, u.brigade.clone()));
-        match flee(tn, &x, away, dist) {
-            Flee::Moved(m) => {
-                tn.note(
-                    "retreat",
-                    format!("{x} retreats {} from the drawn melee", fmt_len(m)),
-                    json!({"unit": x, "distance": m}),
-                );
-                tn.happened.push((x.clone(), side, brigade, c, "retreat"));
-            }
-            Flee::Gone => tn.destroy(&x, "retreated off the table"),
-            Flee::Blocked => tn.destroy(&x, "its retreat is not possible"),
-        }
-    }
-}
+mod melee;
+use melee::melee;
 
 // ------------------------------------------------------------------ G. morale
 

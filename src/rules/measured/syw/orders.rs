@@ -12,6 +12,7 @@
 //! FOG BRIGADE WALDGRAVE                 # the brigade an event of the table would move
 //! FOG GUNS BAT1 BAT2                    # the guns an event would let fire
 //! SPLIT BAT1                            # one gun and its crew become battery BAT1-2
+//! RETREAT FR2                           # a manufactured retreat (a melee lost by one)
 //! PASS
 //! ```
 
@@ -87,13 +88,17 @@ pub enum Line {
     /// Split a battery: one gun and its share of the crew become a
     /// battery of their own (L).
     Split(String),
+    /// A manufactured retreat (B): the results of a melee lost by one.
+    Retreat(String),
     Pass,
 }
 
 pub type Parsed = Vec<(usize, String, Line)>;
 
 /// The words a Seven Years' War order line starts with.
-pub const ORDER_WORDS: &[&str] = &["UNIT", "BRIGADE", "STANDING", "FOG", "SPLIT", "PASS"];
+pub const ORDER_WORDS: &[&str] = &[
+    "UNIT", "BRIGADE", "STANDING", "FOG", "SPLIT", "RETREAT", "PASS",
+];
 
 /// Parse an orders text (nothing here knows the position).
 pub fn parse(text: &str) -> Result<Parsed, Rejection> {
@@ -121,6 +126,10 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
             "SPLIT" => match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
                 [b] => Line::Split((*b).to_string()),
                 _ => return Err(Rejection::at(n, line, "SPLIT <battery>: one battery's name")),
+            },
+            "RETREAT" => match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [u] => Line::Retreat((*u).to_string()),
+                _ => return Err(Rejection::at(n, line, "RETREAT <unit>: one unit's name")),
             },
             "FOG" => {
                 let w: Vec<&str> = rest
@@ -200,7 +209,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                     n,
                     line,
                     format!(
-                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG, SPLIT or PASS"
+                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG, SPLIT, RETREAT or PASS"
                     ),
                 ))
             }
