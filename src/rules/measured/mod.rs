@@ -85,7 +85,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
                    RESPONSE FIRE | HOLD FIRE, FIGHT ON | BREAK OFF   (or NONE)
   FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls
   SPLIT <battery>                        one gun and its crew become <battery>-2
-  RETREAT <name>                         a manufactured retreat: a melee lost by one
+  RETREAT <name>                         manufactured retreat (melee lost by 1)
   PASS                                   no orders this player-turn
 "
             .to_string();
