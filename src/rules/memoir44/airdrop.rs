@@ -174,17 +174,8 @@ pub fn drop_all(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<
             let figures = spec.map_or(4, |u| u.figures);
             let id = st.next_unit;
             st.next_unit += 1;
-            st.units.push(Unit {
-                id,
-                side: d.side,
-                kind: d.kind.clone(),
-                at,
-                figures,
-                start: figures,
-                fixed: false,
-                concealed: false,
-                train: None,
-            });
+            st.units
+                .push(Unit::arriving(id, d.side, &d.kind, at, figures));
         }
         ev.push(Event::Airdrop {
             side,
