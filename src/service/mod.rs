@@ -609,23 +609,30 @@ impl Judge {
         let mut n = 0;
         let mut failed = Vec::new();
         let cause_hash = dice::sha256_hex(cause.as_bytes());
-        for (i, (m, kind)) in queue.mails.into_iter().enumerate() {
-            // The answers of one cause share the Message-ID's first half, so
-            // their UNIQUE index entries sit side by side: one page written
-            // for the three of an order mail, not three (docs/performance.md).
-            let mid = format!(
-                "{}.{}@{}",
-                &cause_hash[..12],
-                &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to).as_bytes())[..12],
-                self.cfg.domain()
-            );
-            match outbound::compose(
-                &self.cfg.judge.name,
-                &self.cfg.judge.address,
-                &mid,
-                date,
-                &m,
-            ) {
+        let mails: Vec<_> = queue
+            .mails
+            .into_iter()
+            .enumerate()
+            .map(|(i, (m, kind))| {
+                // The answers of one cause share the Message-ID's first half,
+                // so their UNIQUE index entries sit side by side: one page
+                // written for the three of an order mail, not three
+                // (docs/performance.md).
+                let mid = format!(
+                    "{}.{}@{}",
+                    &cause_hash[..12],
+                    &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to).as_bytes())[..12],
+                    self.cfg.domain()
+                );
+                (m, kind, mid)
+            })
+            .collect();
+        let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
+        let composed = par_map(&mails, |(m, _, mid)| {
+            outbound::compose(name, address, mid, date, m)
+        });
+        for ((m, kind, mid), raw) in mails.into_iter().zip(composed) {
+            match raw {
                 Ok(raw) => {
                     store::insert_outbox(tx, m.game_id, &m.to, &mid, kind, &raw, &now)?;
                     n += 1;
@@ -1687,8 +1694,14 @@ impl Judge {
         let heading = made_heading(made);
         // Team play: each member's own order template in place of the side's.
         let members = self.team_recipients(tx, rules, state, game.id)?;
-        for (to, viewer, tz, reply_to, kind) in recipients {
-            let (mut text, mut parts) = self.report_text(game, rules, made, state, &viewer, &tz)?;
+        // Each recipient's report is a pure function of the turn: they are
+        // rendered side by side on the machine's cores (the same bytes).
+        let templates = &self.templates;
+        let reports = par_map(&recipients, |(_, viewer, tz, ..)| {
+            Self::report_text(templates, game, rules, made, state, viewer, tz)
+        });
+        for ((to, viewer, _, reply_to, kind), report) in recipients.into_iter().zip(reports) {
+            let (mut text, mut parts) = report?;
             if let (Viewer::Side(side), Some(t)) = (&viewer, parts.orders.clone()) {
                 let me = members.iter().find(|(s, ..)| {
                     &s.side == side && reply_to.as_deref() == Some(self.seat_address(s).as_str())
@@ -1756,7 +1769,7 @@ impl Judge {
     /// The report of `made` (one phase, or one and the judge's own phases
     /// after it) for `viewer`: its text and every part.
     fn report_text(
-        &self,
+        templates: &Templates,
         game: &Game,
         rules: &Rules,
         made: &[MadeTurn],
@@ -1797,7 +1810,7 @@ impl Judge {
             .iter()
             .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
             .collect();
-        let text = self.templates.render(
+        let text = templates.render(
             "turn_report.txt",
             json!({
                 "game_id": game.id, "scenario": game.scenario,
@@ -1867,7 +1880,7 @@ impl Judge {
             events,
             hash,
         }];
-        self.report_text(game, &rules, &made, &state, viewer, &tz)
+        Self::report_text(&self.templates, game, &rules, &made, &state, viewer, &tz)
     }
 
     /// Take an open seat of a game for `email`: Ok(side) or Err(why).
@@ -2275,6 +2288,29 @@ struct MadeTurn {
 }
 
 /// "turn 7" or "turns 7-8".
+/// `f` over `items`, split between two threads when the machine has two
+/// cores or more (the order of the results is the order of the items). The
+/// work it is given is pure (a report, a composed mail), so the bytes do not
+/// depend on the split; a panic in the helper thread is raised again here,
+/// where the daemon's `catch_unwind` records it as for any other.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if items.len() < 2 || cores < 2 {
+        return items.iter().map(f).collect();
+    }
+    let (mine, theirs) = items.split_at(items.len().div_ceil(2));
+    std::thread::scope(|s| {
+        let helper = s.spawn(|| theirs.iter().map(&f).collect::<Vec<R>>());
+        let mut out: Vec<R> = mine.iter().map(&f).collect();
+        match helper.join() {
+            Ok(rest) => out.extend(rest),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        out
+    })
+}
+
 fn made_turns(made: &[MadeTurn]) -> String {
     match (made.first(), made.last()) {
         (Some(a), Some(b)) if a.turn != b.turn => format!("turns {}-{}", a.turn, b.turn),
