@@ -31,7 +31,94 @@ fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
     if r.syw.is_some() && seed[0].is_multiple_of(2) {
         designated_hill(&mut st);
     }
+    if r.syw.is_some() {
+        regiments(r, &mut st);
+    }
     st
+}
+
+/// Seven Years' War: each brigade's line cavalry squadrons form a
+/// regiment (L: "Line cavalry move by squadron ... A regiment may dice and
+/// move as one body"), so the random games make regimental moves.
+fn regiments(r: &Ruleset, st: &mut State) {
+    for u in &mut st.units {
+        let line_cavalry = r
+            .troop(&u.troop)
+            .is_some_and(|t| t.class == "cavalry" && !t.light);
+        if line_cavalry && !u.brigade.is_empty() {
+            u.regiment = format!("R-{}", u.brigade);
+        }
+    }
+}
+
+/// Now and then a regimental move (Seven Years' War `REGIMENT`) for a
+/// regiment of the side, in place of its squadrons' own lines: a move, a
+/// wheel or one squadron's charge with the others supporting, added if the
+/// judge accepts it. Whether one was added.
+fn add_regiment(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) -> bool {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(3) != 1 {
+        return false;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        let mut regs: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && !u.regiment.is_empty())
+            .map(|u| u.regiment.as_str())
+            .collect();
+        regs.dedup();
+        let enemies: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side != side)
+            .map(|u| u.id.as_str())
+            .collect();
+        for reg in regs {
+            let squadrons: Vec<&str> = st
+                .units
+                .iter()
+                .filter(|u| u.side == side && u.regiment == reg)
+                .map(|u| u.id.as_str())
+                .collect();
+            // The squadrons' own lines give way to the regiment's.
+            let rest: Vec<&str> = o
+                .text
+                .lines()
+                .filter(|l| {
+                    !squadrons
+                        .iter()
+                        .any(|q| l.starts_with(&format!("UNIT {q}:")))
+                        && *l != "PASS"
+                })
+                .collect();
+            let mut tries: Vec<String> = Vec::new();
+            for e in &enemies {
+                for q in &squadrons {
+                    tries.push(format!("CHARGE {e} WITH {q}"));
+                    tries.push(format!("FORWARD {}, CHARGE {e} WITH {q}", rng.roll(3)));
+                }
+            }
+            let k = rng.roll(tries.len().max(1) as u32) as usize;
+            let n = tries.len();
+            tries.rotate_left(k.saturating_sub(1).min(n));
+            tries.truncate(4);
+            tries.push("FORWARD ALL".into());
+            tries.push(format!("FORWARD {}", rng.roll(6)));
+            tries.push(format!("WHEEL LEFT {}", rng.roll(4) * 10));
+            for steps in tries {
+                let text = format!("{}\nREGIMENT {reg}: {steps}\n", rest.join("\n"));
+                if Family::check(r, st, &o.side, &text).is_ok() {
+                    o.text = text;
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Seven Years' War, every other game: a hill across the middle of the
@@ -61,6 +148,60 @@ fn designated_hill(st: &mut State) {
         move_dice: -1,
         charge_dice: 1,
     });
+}
+
+/// Now and then a line's refused wing (Seven Years' War `REFUSE`, within
+/// the limits or beyond them, an incorrect formation) or, for a line
+/// already refused, fire by section, in place of that unit's own line, if
+/// the judge accepts it.
+fn add_refusal(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(3) != 1 {
+        return;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        let enemies: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side != side)
+            .map(|u| u.id.as_str())
+            .collect();
+        for u in st.units.iter().filter(|u| u.side == side) {
+            let rest: Vec<&str> = o
+                .text
+                .lines()
+                .filter(|l| !l.starts_with(&format!("UNIT {}:", u.id)) && *l != "PASS")
+                .collect();
+            let mut tries: Vec<String> = Vec::new();
+            if u.refused.is_empty() {
+                tries.push(format!(
+                    "REFUSE {} {} {} {}",
+                    if rng.roll(2) == 1 { "LEFT" } else { "RIGHT" },
+                    rng.roll(4),
+                    if rng.roll(2) == 1 { "BACK" } else { "FORWARD" },
+                    rng.roll(12) * 10
+                ));
+            } else {
+                for e in &enemies {
+                    for sec in ["LEFT", "RIGHT"] {
+                        tries.push(format!("FIRE AT {e} WITH {sec} BONUS"));
+                    }
+                    tries.push(format!("FIRE AT {e}"));
+                }
+                tries.push("FORM LINE".into());
+            }
+            for steps in tries {
+                let text = format!("{}\nUNIT {}: {steps}\n", rest.join("\n"), u.id);
+                if Family::check(r, st, &o.side, &text).is_ok() {
+                    o.text = text;
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Now and then a manufactured retreat (Seven Years' War `RETREAT`) for
@@ -243,6 +384,10 @@ fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
         "enters",
         "manufactured_retreat",
         "hill_going",
+        "regimental_move",
+        "regiment_support",
+        "refused_wing",
+        "incorrect_formation",
     ] {
         assert!(
             stats.get(k).copied().unwrap_or(0) > 0,
@@ -271,6 +416,10 @@ fn play(r: &Ruleset, ruleset: &str, default_games: u64) -> BTreeMap<String, u64>
                     break;
                 }
                 let mut orders = random::random_move(&r, &st, &mut rng);
+                if add_regiment(&r, &st, &mut orders, &mut rng) {
+                    *stats.entry("regimental_move".into()).or_default() += 1;
+                }
+                add_refusal(&r, &st, &mut orders, &mut rng);
                 add_retreat(&r, &st, &mut orders, &mut rng);
                 for o in &orders {
                     // What a player's mail would get: accepted as checked.
@@ -315,6 +464,16 @@ fn play(r: &Ruleset, ruleset: &str, default_games: u64) -> BTreeMap<String, u64>
                     let text = e.get("text").and_then(Value::as_str).unwrap_or("");
                     if text.contains("Test hill impedes") || text.contains("Test hill enhances") {
                         *stats.entry("hill_going".into()).or_default() += 1;
+                    }
+                    // Refused wings, incorrect formations, fire by section.
+                    for (k, needle) in [
+                        ("refused_wing", "refuses its"),
+                        ("incorrect_formation", "incorrect formation"),
+                        ("section_fire", " section) fires at"),
+                    ] {
+                        if text.contains(needle) {
+                            *stats.entry(k.into()).or_default() += 1;
+                        }
                     }
                 }
                 subs.push(orders);

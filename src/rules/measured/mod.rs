@@ -78,9 +78,13 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
   UNIT <name>: FORWARD 8, WHEEL LEFT 20
   UNIT <name>: FORWARD ALL                 as far as the dice allow
   BRIGADE <brigade>: FORWARD ALL            one throw for the brigade, +1 die
+  REGIMENT <regt>: FORWARD ALL              its squadrons: one throw, one body
+  REGIMENT <regt>: CHARGE u WITH <squadron> it charges, the others support
   steps: FORWARD n|ALL | BACK n | WHEEL LEFT|RIGHT deg | ABOUT | HOLD
          FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
          FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
+         REFUSE LEFT|RIGHT <files> BACK|FORWARD deg   turn a line's wing
+         FIRE AT u WITH LEFT|CENTRE|RIGHT [BONUS]     one section of it fires
   STANDING <name>: EVADE | STAND | COUNTER-CHARGE,
                    RESPONSE FIRE | HOLD FIRE, FIGHT ON | BREAK OFF   (or NONE)
   FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls

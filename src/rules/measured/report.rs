@@ -78,6 +78,18 @@ fn status(u: &Unit) -> String {
         if !u.brigade.is_empty() {
             s.push(format!("brigade {}", u.brigade));
         }
+        if !u.regiment.is_empty() {
+            s.push(format!("regiment {}", u.regiment));
+        }
+        for x in &u.refused {
+            s.push(format!(
+                "{} wing refused ({} files {}° {})",
+                x.end,
+                x.files,
+                x.angle.abs(),
+                if x.angle < 0 { "back" } else { "forward" }
+            ));
+        }
         match u.marker.as_deref() {
             Some("red") => s.push("RED marker (reforming)".into()),
             Some("orange") => s.push("ORANGE marker (disordered)".into()),

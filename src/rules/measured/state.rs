@@ -56,6 +56,18 @@ pub struct Melee {
     pub attacker: bool,
 }
 
+/// Seven Years' War: one wing of a line pivoted at a break in the line
+/// ("A line may pivot/refuse the line up to 45° forward or 90° back").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// "left" or "right": the end of the line.
+    pub end: String,
+    /// Files in the wing, counted from that end.
+    pub files: u32,
+    /// Degrees the wing is turned: positive forward, negative back.
+    pub angle: i32,
+}
+
 /// A unit on the table: a formation of figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unit {
@@ -110,6 +122,13 @@ pub struct Unit {
     /// commands, or "army" for the army commander).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub brigade: String,
+    /// Seven Years' War: the cavalry regiment a line cavalry squadron
+    /// belongs to (L: "Line cavalry move by squadron").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub regiment: String,
+    /// Seven Years' War: a line's refused wings (at most one at each end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refusal>,
     /// Seven Years' War: "red" (reforming) or "orange" (disordered).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marker: Option<String>,
@@ -440,6 +459,13 @@ pub struct Placement {
     pub experience: Option<String>,
     #[serde(default)]
     pub brigade: Option<String>,
+    /// Seven Years' War: a line cavalry squadron's regiment.
+    #[serde(default)]
+    pub regiment: Option<String>,
+    /// Seven Years' War: a line's refused wings, as the order writes them
+    /// after REFUSE ("LEFT 3 BACK 90").
+    #[serde(default)]
+    pub refused: Vec<String>,
     #[serde(default)]
     pub marker: Option<String>,
     /// Seven Years' War: already routing (forced "rout") or retreating.
@@ -817,6 +843,13 @@ pub fn place(
                 .unwrap_or_default()
                 .trim()
                 .to_ascii_uppercase(),
+            regiment: p
+                .regiment
+                .clone()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_uppercase(),
+            refused: Vec::new(),
             marker: None,
             tested: 0,
             routed_before: false,

@@ -9,7 +9,7 @@ use super::super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH}
 use super::super::ruleset::Ruleset;
 use super::super::state::{figures, footprint, Forced, State, Unit};
 use super::orders::{parse, Line, Step};
-use super::{player_turn, Effect, Sequence, Tables};
+use super::{line, player_turn, Effect, Sequence, Tables};
 use crate::rules::{Chance, Orders, Rejection};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +29,9 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Ordered as part of a brigade (one throw for all, +1d).
     pub brigade: Option<String>,
+    /// Ordered as a squadron of a regimental move (L: one throw for the
+    /// regiment, no brigade die).
+    pub regiment: Option<String>,
 }
 
 /// The side whose player-turn it is.
@@ -95,7 +98,7 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
         .flatten()
         .collect();
     for (n, line, l) in parsed {
-        let (ids, steps, brigade) = match l {
+        let (members, brigade, regiment) = match l {
             Line::Pass | Line::FogBrigade(_) | Line::FogGuns(_) => continue,
             Line::Split(id) => {
                 let u = st
@@ -122,7 +125,12 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                 }
                 continue;
             }
-            Line::Unit { id, steps } => (vec![id], steps, None),
+            Line::Unit { id, steps } => (vec![(id, steps)], None, None),
+            Line::Regiment { id, steps } => (
+                regiment_members(st, side, &id, &steps).map_err(|m| Rejection::at(n, &line, m))?,
+                None,
+                Some(id),
+            ),
             Line::Brigade { id, steps } => {
                 let ids: Vec<String> = st
                     .units
@@ -143,10 +151,14 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                         ),
                     ));
                 }
-                (ids, steps, Some(id))
+                (
+                    ids.into_iter().map(|i| (i, steps.clone())).collect(),
+                    Some(id),
+                    None,
+                )
             }
         };
-        for id in ids {
+        for (id, steps) in members {
             let u = st
                 .unit(&id)
                 .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
@@ -167,10 +179,80 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                 unit: u.id.clone(),
                 steps: steps.clone(),
                 brigade: brigade.clone(),
+                regiment: regiment.clone(),
             });
         }
     }
     Ok(plans)
+}
+
+/// L: "Line cavalry move by squadron ... Regiment move in lie or column. A
+/// regiment may dice and move as one body, Regimental move. If moving as a
+/// regiment one squadron may charge/contact and other squadrons may move
+/// to support." The squadrons of the side's regiment `id` and each one's
+/// steps: the one named by `CHARGE <unit> WITH <squadron>` first, with the
+/// steps and the charge, the others the steps before the charge.
+fn regiment_members(
+    st: &State,
+    side: usize,
+    id: &str,
+    steps: &[Step],
+) -> Result<Vec<(String, Vec<Step>)>, String> {
+    let squadrons: Vec<&Unit> = st
+        .units
+        .iter()
+        .filter(|u| u.side == side && u.regiment == id)
+        .collect();
+    let Some(first) = squadrons.first() else {
+        return Err(format!(
+            "you have no regiment {id} (a regiment is the 'regiment' of its line cavalry squadrons)"
+        ));
+    };
+    if squadrons.len() < 2 {
+        return Err(format!(
+            "regiment {id} has one squadron left ({}): order it with UNIT",
+            first.id
+        ));
+    }
+    // "as one body ... in line or column": every squadron faces the same
+    // way.
+    if let Some(o) = squadrons.iter().find(|u| u.facing != first.facing) {
+        return Err(format!(
+            "{} faces {}° and {} {}°: a regiment moves as one body, its squadrons in line or column facing one way",
+            first.id, first.facing, o.id, o.facing
+        ));
+    }
+    let before: Vec<Step> = steps
+        .iter()
+        .take_while(|s| !matches!(s, Step::ChargeWith(..)))
+        .cloned()
+        .collect();
+    let charge = steps.iter().find_map(|s| match s {
+        Step::ChargeWith(t, q) => Some((t.clone(), q.clone())),
+        _ => None,
+    });
+    let mut out = Vec::new();
+    if let Some((t, q)) = &charge {
+        let Some(c) = squadrons.iter().find(|u| u.id.eq_ignore_ascii_case(q)) else {
+            return Err(format!(
+                "{q} is not a squadron of regiment {id} ({})",
+                squadrons
+                    .iter()
+                    .map(|u| u.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        let mut s = before.clone();
+        s.push(Step::Charge(t.clone()));
+        out.push((c.id.clone(), s));
+    }
+    for u in &squadrons {
+        if out.iter().all(|(i, _)| *i != u.id) {
+            out.push((u.id.clone(), before.clone()));
+        }
+    }
+    Ok(out)
 }
 
 fn check_steps(
@@ -183,9 +265,58 @@ fn check_steps(
 ) -> Result<(), String> {
     let tr = r.troop(&u.troop).ok_or("unknown troop")?;
     let mut formation = u.formation.clone();
+    let mut refused = u.refused.clone();
     let moves = steps.iter().any(Step::moves);
+    let mut sections_fired: Vec<&str> = Vec::new();
+    let mut bonuses = 0;
     for s in steps {
         match s {
+            Step::Refuse(x) => {
+                let mut v = u.clone();
+                v.formation = formation.clone();
+                v.refused = refused.clone();
+                line::room(tr, &v, x)?;
+                refused.retain(|o| o.end != x.end);
+                refused.push(x.clone());
+            }
+            Step::About => refused.clear(),
+            Step::SectionFire(x, sec, bonus) => {
+                if moves && !fog_gun {
+                    return Err(format!(
+                        "{}: units that move cannot fire (except response fire)",
+                        u.id
+                    ));
+                }
+                if sections_fired.contains(&sec.as_str()) {
+                    return Err(format!("{}'s {sec} section fires once", u.id));
+                }
+                sections_fired.push(sec);
+                bonuses += usize::from(*bonus);
+                if bonuses > 1 {
+                    return Err(format!(
+                        "{}'s fire bonus goes to one section (BONUS once)",
+                        u.id
+                    ));
+                }
+                let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
+                let mut sh = u.clone();
+                sh.formation = formation.clone();
+                sh.refused = refused.clone();
+                if sh.refused.is_empty() {
+                    return Err(format!(
+                        "{} is a straight line: it fires as one unit (FIRE AT {x})",
+                        u.id
+                    ));
+                }
+                let parts = line::sections(r, &sh);
+                let Some((_, part)) = parts.iter().find(|(n, _)| n == sec) else {
+                    return Err(format!("{} has no {sec} wing refused", u.id));
+                };
+                if !moves {
+                    fire_check(r, t, st, part, tg)
+                        .map_err(|m| format!("{}'s {sec} section: {m}", u.id))?;
+                }
+            }
             Step::Form(f) => {
                 if !tr.formations.contains(f) {
                     return Err(format!(
@@ -195,6 +326,7 @@ fn check_steps(
                     ));
                 }
                 formation = f.clone();
+                refused.clear();
             }
             Step::Limber | Step::Unlimber if tr.class != "artillery" => {
                 return Err(format!(
@@ -214,8 +346,20 @@ fn check_steps(
                 let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
                 let mut sh = u.clone();
                 sh.formation = formation.clone();
+                sh.refused = refused.clone();
                 if !moves {
-                    fire_check(r, t, st, &sh, tg)?;
+                    // A refused line fires by section: some section must
+                    // be able to.
+                    let parts = line::sections(r, &sh);
+                    let tried: Vec<Result<FireGeo, String>> = parts
+                        .iter()
+                        .map(|(_, p)| fire_check(r, t, st, p, tg))
+                        .collect();
+                    if !tried.iter().any(Result::is_ok) {
+                        if let Some(Err(e)) = tried.into_iter().next() {
+                            return Err(e);
+                        }
+                    }
                 }
             }
             Step::Charge(x) => {
@@ -356,7 +500,13 @@ fn charge_geometry(r: &Ruleset, _st: &State, ch: &Unit, tg: &Unit) -> ChargeGeo 
         approach,
         // "A line infantry unit may form an equally side ... square (no
         // flank or rear)": every face of a square is its front.
-        face: if tg.formation == "square" { 0 } else { best.0 },
+        // "Only ultimate edge of unit is flank": a wing refused back
+        // turns that flank into a front.
+        face: if tg.formation == "square" || line::flank_is_front(tg, best.0) {
+            0
+        } else {
+            best.0
+        },
         path,
         last_from: if direct <= cd { from } else { approach },
     }
@@ -607,6 +757,9 @@ struct Turn<'a, 'c, 'd> {
     through: Vec<String>,
     /// Chargers that have turned on a secondary target this player-turn.
     secondary: BTreeSet<String>,
+    /// Squadrons supporting their regiment's charge this player-turn (L:
+    /// "Supporting units count charge bonus").
+    supporting: BTreeSet<String>,
 }
 
 impl Turn<'_, '_, '_> {
@@ -834,6 +987,7 @@ pub fn run(
         fog_guns: Vec::new(),
         through: Vec::new(),
         secondary: BTreeSet::new(),
+        supporting: BTreeSet::new(),
     };
     if tn.st.syw.is_none() {
         tn.st.syw = Some(Box::new(Sequence::default()));
@@ -1497,6 +1651,16 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
         let Some(u) = tn.st.unit(&id).cloned() else {
             continue;
         };
+        // J.5: "Incorrect formation" disorders; the disorder stays while
+        // the formation does.
+        if let Some(why) = line::incorrect(&u) {
+            tn.note(
+                "clear",
+                format!("{id} is in an incorrect formation ({why}): it stays disordered"),
+                json!({"unit": id, "cleared": false}),
+            );
+            continue;
+        }
         let exp = tn.t.exp(&u);
         let mut thrown = Vec::new();
         let mut cleared = false;
@@ -1780,7 +1944,7 @@ fn shoot_response(
         return;
     };
     let (n, why) = if front_contact {
-        let (n, mut why) = fire_dice(tn, &e, &m, false, true, false);
+        let (n, mut why) = fire_dice(tn, &e, &m, false, true, false, true);
         why.insert(0, "contacted to its front: normal factors".into());
         (n, why)
     } else {
@@ -1830,6 +1994,7 @@ fn fire_dice(
     long: bool,
     cone: bool,
     canister: bool,
+    bonus: bool,
 ) -> (u32, Vec<String>) {
     let r = tn.r;
     let tfp = footprint(r, tg);
@@ -1874,7 +2039,7 @@ fn fire_dice(
         n /= 2;
         why.push(format!("halved: {h}"));
     }
-    if !Turn::disordered(sh) {
+    if bonus && !Turn::disordered(sh) {
         let b = tn.t.exp(sh).bonus_dice;
         if b > 0 {
             n += b;
@@ -1955,10 +2120,12 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
             continue;
         };
         if !p.steps.iter().any(Step::moves)
-            && !p
-                .steps
-                .iter()
-                .any(|s| matches!(s, Step::Form(_) | Step::Limber | Step::Unlimber))
+            && !p.steps.iter().any(|s| {
+                matches!(
+                    s,
+                    Step::Form(_) | Step::Limber | Step::Unlimber | Step::Refuse(_)
+                )
+            })
         {
             continue;
         }
@@ -1987,22 +2154,29 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
             );
             continue;
         }
-        // One throw per brigade moving as one.
-        let (allow, text) = match &p.brigade {
+        // One throw per brigade moving as one, and per regiment moving as
+        // one body (L: "A regiment may dice and move as one body").
+        let group = |q: &Plan| -> Option<String> {
+            q.brigade
+                .as_ref()
+                .map(|b| format!("brigade {b}"))
+                .or_else(|| q.regiment.as_ref().map(|g| format!("regiment {g}")))
+        };
+        let (allow, text) = match group(p) {
             Some(b) => {
-                if let Some(x) = thrown.get(b) {
+                if let Some(x) = thrown.get(&b) {
                     x.clone()
                 } else {
                     let ids: Vec<String> = plans
                         .iter()
-                        .filter(|q| q.brigade.as_ref() == Some(b))
+                        .filter(|q| group(q).as_ref() == Some(&b))
                         .map(|q| q.unit.clone())
                         .collect();
                     let charge = plans.iter().any(|q| {
-                        q.brigade.as_ref() == Some(b)
+                        group(q).as_ref() == Some(&b)
                             && q.steps.iter().any(|s| matches!(s, Step::Charge(_)))
                     });
-                    let (a, _, t) = allowance(tn, &ids, true, charge);
+                    let (a, _, t) = allowance(tn, &ids, p.brigade.is_some(), charge);
                     thrown.insert(b.clone(), (a, t.clone()));
                     (a, t)
                 }
@@ -2061,7 +2235,7 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                     fmt_len(cost)
                 ));
             }
-            Step::About | Step::Form(_) | Step::Limber | Step::Unlimber => {
+            Step::About | Step::Form(_) | Step::Limber | Step::Unlimber | Step::Refuse(_) => {
                 let Some(u) = tn.st.unit(&id).cloned() else {
                     return;
                 };
@@ -2071,11 +2245,25 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                         let fp = footprint(tn.r, &u);
                         v.facing = g::norm_deg(i64::from(u.facing) + 180);
                         v.front = g::offset(u.front, i64::from(u.facing), -fp.depth, 0);
+                        v.refused.clear();
                         "about".to_string()
                     }
                     Step::Form(f) => {
                         v.formation = f.clone();
+                        v.refused.clear();
                         format!("forms {f}")
+                    }
+                    Step::Refuse(x) => {
+                        v.refused.retain(|o| o.end != x.end);
+                        v.refused.push(x.clone());
+                        v.refused.sort_by(|a, b| a.end.cmp(&b.end));
+                        format!(
+                            "refuses its {} wing ({} files {}° {})",
+                            x.end,
+                            x.files,
+                            x.angle.abs(),
+                            if x.angle < 0 { "back" } else { "forward" }
+                        )
                     }
                     Step::Limber => {
                         v.formation = "limbered".into();
@@ -2105,12 +2293,42 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                     x.facing = v.facing;
                     x.front = v.front;
                     x.formation = v.formation.clone();
+                    x.refused = v.refused.clone();
                 }
                 formed = true;
                 measured.push(what);
+                // J.5: "A unit is disordered if; ... 5) Incorrect
+                // formation".
+                if let Some(why) = line::incorrect(&v) {
+                    tn.disorder(&id);
+                    measured.push(format!("incorrect formation ({why}): disordered"));
+                }
             }
-            Step::Hold | Step::FireAt(_) => {}
+            Step::Hold | Step::FireAt(_) | Step::ChargeWith(..) | Step::SectionFire(..) => {}
             Step::Charge(target) => {
+                if let Some(g) = &p.regiment {
+                    // "other squadrons may move to support. Supporting
+                    // units count charge bonus."
+                    let others: Vec<String> = tn
+                        .st
+                        .units
+                        .iter()
+                        .filter(|u| u.regiment == *g && u.side == tn.side && u.id != id)
+                        .map(|u| u.id.clone())
+                        .collect();
+                    if !others.is_empty() {
+                        tn.note(
+                            "regiment_support",
+                            format!(
+                                "{}: squadron{} of regiment {g} supporting {id}'s charge (charge bonus)",
+                                others.join(", "),
+                                if others.len() == 1 { "" } else { "s" }
+                            ),
+                            json!({"regiment": g, "charger": id, "units": others}),
+                        );
+                    }
+                    tn.supporting.extend(others);
+                }
                 charge(tn, &id, target, left, throw);
                 tn.moved.insert(id.clone());
                 if formed {
@@ -2657,71 +2875,39 @@ fn fire(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
         .map(|e| e.units.clone())
         .unwrap_or_default();
     for p in plans {
-        let Some(Step::FireAt(target)) = p.steps.last() else {
-            continue;
+        // What fires: the whole unit, or a refused line's sections ("Unit
+        // fire by section between break in line (fire bonus allocated to
+        // sections at players discretion)").
+        let shots: Vec<(String, String, bool)> = match p.steps.last() {
+            Some(Step::FireAt(t)) => match tn.st.unit(&p.unit) {
+                // A refused line told to fire at one target: every section
+                // at it, the fire bonus with the centre.
+                Some(u) if !u.refused.is_empty() => line::sections(tn.r, u)
+                    .iter()
+                    .map(|(n, _)| (t.clone(), (*n).to_string(), *n == "centre"))
+                    .collect(),
+                _ => vec![(t.clone(), "whole".to_string(), true)],
+            },
+            Some(Step::SectionFire(..)) => {
+                let ss: Vec<(String, String, bool)> = p
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::SectionFire(t, sec, b) => Some((t.clone(), sec.clone(), *b)),
+                        _ => None,
+                    })
+                    .collect();
+                // No section named for the bonus: the first written.
+                let any = ss.iter().any(|x| x.2);
+                ss.into_iter()
+                    .enumerate()
+                    .map(|(i, (t, sec, b))| (t, sec, b || (!any && i == 0)))
+                    .collect()
+            }
+            _ => continue,
         };
-        let times = if twice.contains(&p.unit) { 2 } else { 1 };
-        for k in 0..times {
-            let (Some(sh), Some(tg)) = (tn.st.unit(&p.unit).cloned(), tn.st.unit(target).cloned())
-            else {
-                break;
-            };
-            if tn.moved.contains(&sh.id) && (!relocate.contains(&sh.id) || Turn::disordered(&sh)) {
-                tn.note(
-                    "lapse",
-                    format!("{}: it moved, so it cannot fire", sh.id),
-                    json!({"unit": sh.id}),
-                );
-                break;
-            }
-            if sh.melee.is_some() || tn.contacts.iter().any(|c| c.0 == sh.id || c.1 == sh.id) {
-                tn.note(
-                    "lapse",
-                    format!("{}: in contact, it does not fire", sh.id),
-                    json!({"unit": sh.id}),
-                );
-                break;
-            }
-            let geo = match fire_check(tn.r, tn.t, &tn.st, &sh, &tg) {
-                Ok(g) => g,
-                Err(why) => {
-                    tn.note("lapse", format!("{}: {why}", sh.id), json!({"unit": sh.id}));
-                    break;
-                }
-            };
-            let (n, why) = fire_dice(tn, &sh, &tg, geo.long, geo.cone, geo.canister);
-            let dice = tn.rolls(n);
-            let hits = dice.iter().filter(|d| tn.t.kill.contains(d)).count() as u32;
-            let killed = tn.kill(target, hits, sh.side);
-            if tn.troop_class(&sh) == "artillery" {
-                tn.lost_art.insert(target.to_string());
-            }
-            // Casualties in flank or rear: the firer is not ahead of the
-            // target's front.
-            if !ahead_of(tn.r, &tg, &footprint(tn.r, &sh)) {
-                tn.lost_flank.insert(target.to_string());
-            }
-            if sh.marker.as_deref() == Some("red") {
-                tn.disorder(&sh.id);
-            }
-            tn.note(
-                "fire",
-                format!(
-                    "{} fires at {target}{} at {}: {} = {n} dice {dice:?}, {killed} killed",
-                    sh.id,
-                    if k == 1 {
-                        " again (Vive l'artillerie)"
-                    } else {
-                        ""
-                    },
-                    fmt_len(geo.dist),
-                    why.join(", ")
-                ),
-                json!({"unit": sh.id, "target": target, "dice": dice, "killed": killed}),
-            );
-            if tn.st.unit(target).is_some_and(|u| u.rf == 0) {
-                tn.destroy(target, "no figures left");
-            }
+        for (target, sec, bonus) in &shots {
+            fire_shot(tn, p, target, sec, *bonus, &relocate, &twice);
         }
     }
     // Two or more casualties in a turn: disordered.
@@ -2733,6 +2919,98 @@ fn fire(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
         .collect();
     for id in hit {
         tn.disorder(&id);
+    }
+}
+
+/// One shot of a fire order: the whole unit (`sec` "whole") or one
+/// section of a refused line at `target`, with the unit's fire bonus if
+/// `bonus`.
+fn fire_shot(
+    tn: &mut Turn<'_, '_, '_>,
+    p: &Plan,
+    target: &str,
+    sec: &str,
+    bonus: bool,
+    relocate: &[String],
+    twice: &[String],
+) {
+    let times = if twice.contains(&p.unit) { 2 } else { 1 };
+    for k in 0..times {
+        let (Some(whole), Some(tg)) = (tn.st.unit(&p.unit).cloned(), tn.st.unit(target).cloned())
+        else {
+            break;
+        };
+        let sh = if sec == "whole" {
+            whole
+        } else {
+            match line::sections(tn.r, &whole)
+                .into_iter()
+                .find(|(n, _)| *n == sec)
+            {
+                Some((_, s)) => s,
+                None => break,
+            }
+        };
+        let label = if sec == "whole" {
+            sh.id.clone()
+        } else {
+            format!("{} ({sec} section)", sh.id)
+        };
+        if tn.moved.contains(&sh.id) && (!relocate.contains(&sh.id) || Turn::disordered(&sh)) {
+            tn.note(
+                "lapse",
+                format!("{label}: it moved, so it cannot fire"),
+                json!({"unit": sh.id}),
+            );
+            break;
+        }
+        if sh.melee.is_some() || tn.contacts.iter().any(|c| c.0 == sh.id || c.1 == sh.id) {
+            tn.note(
+                "lapse",
+                format!("{label}: in contact, it does not fire"),
+                json!({"unit": sh.id}),
+            );
+            break;
+        }
+        let geo = match fire_check(tn.r, tn.t, &tn.st, &sh, &tg) {
+            Ok(g) => g,
+            Err(why) => {
+                tn.note("lapse", format!("{label}: {why}"), json!({"unit": sh.id}));
+                break;
+            }
+        };
+        let (n, why) = fire_dice(tn, &sh, &tg, geo.long, geo.cone, geo.canister, bonus);
+        let dice = tn.rolls(n);
+        let hits = dice.iter().filter(|d| tn.t.kill.contains(d)).count() as u32;
+        let killed = tn.kill(target, hits, sh.side);
+        if tn.troop_class(&sh) == "artillery" {
+            tn.lost_art.insert(target.to_string());
+        }
+        // Casualties in flank or rear: the firer is not ahead of the
+        // target's front.
+        if !ahead_of(tn.r, &tg, &footprint(tn.r, &sh)) {
+            tn.lost_flank.insert(target.to_string());
+        }
+        if sh.marker.as_deref() == Some("red") {
+            tn.disorder(&sh.id);
+        }
+        tn.note(
+            "fire",
+            format!(
+                "{label} fires at {target}{} at {}: {} = {n} dice {dice:?}, {killed} killed",
+                if k == 1 {
+                    " again (Vive l'artillerie)"
+                } else {
+                    ""
+                },
+                fmt_len(geo.dist),
+                why.join(", ")
+            ),
+            json!({"unit": sh.id, "target": target, "dice": dice, "killed": killed}),
+        );
+        if tn.st.unit(target).is_some_and(|u| u.rf == 0) {
+            tn.destroy(target, "no figures left");
+        }
     }
 }
 
@@ -2824,6 +3102,9 @@ fn test_mods(
     }
     if charging {
         m.push(("charging".into(), t.charging));
+    } else if tn.supporting.contains(&u.id) && !Turn::disordered(u) {
+        // L: "Supporting units count charge bonus" (not if disordered).
+        m.push(("supporting its regiment's charge".into(), t.charging));
     }
     // Friends in sight within 18", not disordered, nothing between.
     let fp = footprint(tn.r, u);

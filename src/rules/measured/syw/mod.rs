@@ -7,6 +7,7 @@
 pub mod amend;
 pub mod engine;
 pub mod entry;
+pub mod line;
 pub mod orders;
 pub mod split;
 
@@ -680,6 +681,21 @@ pub fn place_unit(t: &Tables, troop: &Troop, p: &Placement, u: &mut Unit) -> Res
     }
     u.experience = exp;
     u.ranks = troop.ranks;
+    // L: "Line cavalry move by squadron": only a line cavalry squadron
+    // belongs to a regiment.
+    if !u.regiment.is_empty() && (troop.class != "cavalry" || troop.light) {
+        return Err(format!(
+            "a regiment is made of line cavalry squadrons; {} is {}",
+            u.id, troop.name
+        ));
+    }
+    for w in &p.refused {
+        let words: Vec<&str> = w.split_whitespace().collect();
+        let x = line::parse(&words)?;
+        line::room(troop, u, &x)?;
+        u.refused.retain(|o| o.end != x.end);
+        u.refused.push(x);
+    }
     if let Some(m) = &p.marker {
         let m = m.trim().to_ascii_lowercase();
         if m != "red" && m != "orange" {

@@ -13,11 +13,15 @@
 //! FOG GUNS BAT1 BAT2                    # the guns an event would let fire
 //! SPLIT BAT1                            # one gun and its crew become battery BAT1-2
 //! RETREAT FR2                           # a manufactured retreat (a melee lost by one)
+//! REGIMENT BLUES: FORWARD 4, CHARGE FR2 WITH 1SQN  # one throw; 1SQN charges, the rest support
+//! UNIT 12TH: REFUSE LEFT 3 BACK 90      # the left wing's 3 files turned back
+//! UNIT 12TH: FIRE AT FR1 WITH CENTRE BONUS, FIRE AT FR2 WITH LEFT  # fire by section
 //! PASS
 //! ```
 
 use super::super::geometry::{fmt_len, parse_len, MAX_TABLE_INCHES};
-use super::STANDING;
+use super::super::state::Refusal;
+use super::{line, STANDING};
 use crate::rules::Rejection;
 
 /// One step of a unit's move.
@@ -35,6 +39,14 @@ pub enum Step {
     Hold,
     FireAt(String),
     Charge(String),
+    /// In a regimental move: (target, squadron): that squadron charges,
+    /// the others move to support (L).
+    ChargeWith(String, String),
+    /// Refuse a wing of a line (a formation change).
+    Refuse(Refusal),
+    /// A section of a refused line fires: (target, "left" / "centre" /
+    /// "right", whether it takes the unit's fire bonus).
+    SectionFire(String, String, bool),
 }
 
 impl Step {
@@ -53,17 +65,32 @@ impl Step {
             Step::Hold => "HOLD".into(),
             Step::FireAt(t) => format!("FIRE AT {t}"),
             Step::Charge(t) => format!("CHARGE {t}"),
+            Step::ChargeWith(t, s) => format!("CHARGE {t} WITH {s}"),
+            Step::Refuse(x) => format!("REFUSE {}", line::canonical(x)),
+            Step::SectionFire(t, s, b) => format!(
+                "FIRE AT {t} WITH {}{}",
+                s.to_ascii_uppercase(),
+                if *b { " BONUS" } else { "" }
+            ),
         }
     }
     #[must_use]
     pub fn is_action(&self) -> bool {
-        matches!(self, Step::FireAt(_) | Step::Charge(_))
+        matches!(
+            self,
+            Step::FireAt(_) | Step::Charge(_) | Step::ChargeWith(..) | Step::SectionFire(..)
+        )
     }
     #[must_use]
     pub fn moves(&self) -> bool {
         matches!(
             self,
-            Step::Forward(_) | Step::Back(_) | Step::Wheel(_) | Step::About | Step::Charge(_)
+            Step::Forward(_)
+                | Step::Back(_)
+                | Step::Wheel(_)
+                | Step::About
+                | Step::Charge(_)
+                | Step::ChargeWith(..)
         )
     }
 }
@@ -76,6 +103,12 @@ pub enum Line {
         steps: Vec<Step>,
     },
     Brigade {
+        id: String,
+        steps: Vec<Step>,
+    },
+    /// A regimental move (L): the squadrons of a line cavalry regiment
+    /// dice and move as one body.
+    Regiment {
         id: String,
         steps: Vec<Step>,
     },
@@ -97,7 +130,7 @@ pub type Parsed = Vec<(usize, String, Line)>;
 
 /// The words a Seven Years' War order line starts with.
 pub const ORDER_WORDS: &[&str] = &[
-    "UNIT", "BRIGADE", "STANDING", "FOG", "SPLIT", "RETREAT", "PASS",
+    "UNIT", "BRIGADE", "REGIMENT", "STANDING", "FOG", "SPLIT", "RETREAT", "PASS",
 ];
 
 /// Parse an orders text (nothing here knows the position).
@@ -150,7 +183,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                     }
                 }
             }
-            "UNIT" | "BRIGADE" | "STANDING" => {
+            "UNIT" | "BRIGADE" | "REGIMENT" | "STANDING" => {
                 let (id, parts) =
                     super::super::orders::unit_line(word, rest, n, line, "a name", "1GDS")?;
                 if word == "STANDING" {
@@ -183,7 +216,12 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                         return Err(Rejection::at(n, line, "at most 12 steps for one unit"));
                     }
                     if let Some(k) = steps.iter().position(Step::is_action) {
-                        if k + 1 != steps.len() {
+                        // Several sections of a refused line may each
+                        // fire: those steps close the line together.
+                        let sections = steps[k..]
+                            .iter()
+                            .all(|s| matches!(s, Step::SectionFire(..)));
+                        if k + 1 != steps.len() && !sections {
                             return Err(Rejection::at(
                                 n,
                                 line,
@@ -191,16 +229,34 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                             ));
                         }
                     }
-                    if word == "UNIT" {
-                        Line::Unit {
+                    if word != "REGIMENT" && steps.iter().any(|s| matches!(s, Step::ChargeWith(..)))
+                    {
+                        return Err(Rejection::at(
+                            n,
+                            line,
+                            "CHARGE <unit> WITH <squadron> is for a REGIMENT line",
+                        ));
+                    }
+                    if word == "REGIMENT" && steps.iter().any(|s| matches!(s, Step::Charge(_))) {
+                        return Err(Rejection::at(
+                            n,
+                            line,
+                            "in a regimental move one squadron charges: CHARGE <unit> WITH <squadron>",
+                        ));
+                    }
+                    match word {
+                        "UNIT" => Line::Unit {
                             id: id.to_string(),
                             steps,
-                        }
-                    } else {
-                        Line::Brigade {
+                        },
+                        "REGIMENT" => Line::Regiment {
                             id: id.to_string(),
                             steps,
-                        }
+                        },
+                        _ => Line::Brigade {
+                            id: id.to_string(),
+                            steps,
+                        },
                     }
                 }
             }
@@ -209,7 +265,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
                     n,
                     line,
                     format!(
-                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, STANDING <name>:, FOG, SPLIT, RETREAT or PASS"
+                        "'{w}' is not an order: a line starts UNIT <name>:, BRIGADE <name>:, REGIMENT <name>:, STANDING <name>:, FOG, SPLIT, RETREAT or PASS"
                     ),
                 ))
             }
@@ -271,11 +327,19 @@ fn step(p: &str) -> Result<Step, String> {
         ["LIMBER"] => Step::Limber,
         ["UNLIMBER" | "DEPLOY"] => Step::Unlimber,
         ["HOLD"] => Step::Hold,
+        ["CHARGE", t, "WITH", sq] => Step::ChargeWith((*t).to_string(), (*sq).to_string()),
+        ["REFUSE", rest @ ..] => Step::Refuse(line::parse(rest)?),
+        ["FIRE", "AT", t, "WITH", sec, bonus @ ..] if bonus.is_empty() || bonus == ["BONUS"] => {
+            let sec = line::section_word(sec).ok_or_else(|| {
+                format!("'{sec}' is not a section of a line: LEFT, CENTRE or RIGHT")
+            })?;
+            Step::SectionFire((*t).to_string(), sec.to_string(), !bonus.is_empty())
+        }
         ["FIRE", "AT", ..] => Step::FireAt(target(2, "FIRE AT")?),
         ["CHARGE", ..] => Step::Charge(target(1, "CHARGE")?),
         _ => {
             return Err(format!(
-                "'{p}' is not a step (FORWARD n, FORWARD ALL, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|MARCH|ATTACK|SQUARE|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, CHARGE u)"
+                "'{p}' is not a step (FORWARD n, FORWARD ALL, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|MARCH|ATTACK|SQUARE|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE AT u WITH LEFT|CENTRE|RIGHT [BONUS], CHARGE u, CHARGE u WITH squadron, REFUSE LEFT|RIGHT files BACK|FORWARD deg)"
             ))
         }
     })
