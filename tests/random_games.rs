@@ -71,6 +71,14 @@
 //! board and lost add up to those they began with, and a finished game's
 //! winner is the side left on the board (or a draw by figures saved).
 //!
+//! "Nineteen Eighty-Four" (Appendix 3): in every fourth game that is not a
+//! zombie game, the option converts the scenario; at set-up both sides
+//! hold the same units, of the permitted types only; after every turn every
+//! unit is of a permitted type, each side's count of each type (on the
+//! board plus replacements waiting) is what it was (every eliminated unit
+//! came back), no unit retreated, both sides have a Commissar marker and
+//! the victory count is the variant's.
+//!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
 
@@ -87,6 +95,8 @@ use std::sync::atomic::Ordering::Relaxed;
 static UNLOADS: AtomicU64 = AtomicU64::new(0);
 static TRAIN_EVENTS: AtomicU64 = AtomicU64::new(0);
 static LANDINGS: AtomicU64 = AtomicU64::new(0);
+/// "Nineteen Eighty-Four": replacements that came on.
+static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -117,6 +127,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
     add_random_zombies(r, &mut st, seed);
+    add_random_1984(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
@@ -164,6 +175,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_trains(r, scenario, t, &next);
         check_supply(r, scenario, t, &st, &next, &events);
         check_zombies(r, scenario, t, &st, &next);
+        check_1984(r, scenario, t, &st, &next, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -196,8 +208,10 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         // Political Commissar: the card under the marker is one of them.
         let under = next
             .commissar
-            .as_ref()
-            .map_or(0, |c| usize::from(c.card.is_some()));
+            .iter()
+            .chain(next.second_commissar.iter())
+            .filter(|c| c.card.is_some())
+            .count();
         let cards: usize = next.hands.iter().map(Vec::len).sum::<usize>()
             + next.deck.len()
             + next.discard.len()
@@ -208,6 +222,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             match e {
                 Event::Train { .. } => TRAIN_EVENTS.fetch_add(1, Relaxed),
                 Event::Reinforced { .. } => LANDINGS.fetch_add(1, Relaxed),
+                Event::Replacement { at: Some(_), .. } => REPLACEMENTS.fetch_add(1, Relaxed),
                 _ => 0,
             };
         }
@@ -570,6 +585,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_flooding(r, &mut st, seed);
     add_random_airfields(&mut st, seed);
     add_random_zombies(r, &mut st, seed);
+    add_random_1984(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
@@ -636,11 +652,12 @@ fn random_games_keep_the_invariants() {
         TRAIN_EVENTS.load(Relaxed),
         LANDINGS.load(Relaxed),
     );
-    eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings");
+    let rep = REPLACEMENTS.load(Relaxed);
+    eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings; {rep} 1984 replacements");
     if games >= 30 {
         assert!(
-            u > 0 && t > 0 && l > 0,
-            "the random games never unloaded a train, hit one or landed reinforcements"
+            u > 0 && t > 0 && l > 0 && rep > 0,
+            "the random games never unloaded a train, hit one, landed reinforcements or replaced a unit (1984)"
         );
     }
 }
@@ -1287,6 +1304,76 @@ fn add_random_zombies(r: &Ruleset, st: &mut State, seed: Seed) {
     memoir44::variants::zombies::convert(r, st, dead).expect("zombie conversion");
 }
 
+/// In every fourth game that plays no zombies (and drops no paratroops),
+/// "Nineteen Eighty-Four" (Appendix 3) converts the scenario.
+fn add_random_1984(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/1984", &[&seed]));
+    if rng.roll(4) != 1 || st.zombies.is_some() || !st.airdrops.is_empty() {
+        return;
+    }
+    memoir44::variants::nineteen84::convert(r, st).expect("1984 conversion");
+    let kinds = |s: usize| {
+        let mut v: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side == s)
+            .map(|u| u.kind.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    // Both sides hold the same units (a copy the board had no room for
+    // aside: none on the shipped boards).
+    assert_eq!(kinds(0), kinds(1), "1984: the two forces differ");
+}
+
+/// Units per (side, type), on the board and waiting to come on.
+fn force_1984(st: &State) -> std::collections::BTreeMap<(usize, String), usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for u in &st.units {
+        *m.entry((u.side, u.kind.clone())).or_insert(0) += 1;
+    }
+    if let Some(v) = &st.nineteen84 {
+        for p in &v.pending {
+            *m.entry((p.side, p.kind.clone())).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+/// "Nineteen Eighty-Four" invariants after a turn.
+fn check_1984(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    if next.nineteen84.is_none() {
+        return;
+    }
+    let permitted = r.nineteen84.permitted();
+    for u in &next.units {
+        assert!(
+            permitted.contains(&u.kind),
+            "{scenario} turn {t}: a {} in a 1984 game",
+            u.kind
+        );
+    }
+    assert_eq!(
+        force_1984(st),
+        force_1984(next),
+        "{scenario} turn {t}: 1984 forces changed (an eliminated unit not replaced)"
+    );
+    for e in events {
+        if let Event::Retreat { path, .. } = e {
+            assert!(
+                path.len() <= 1,
+                "{scenario} turn {t}: a unit retreated in a 1984 game"
+            );
+        }
+    }
+    assert!(
+        next.commissar.is_some() && next.second_commissar.is_some(),
+        "{scenario} turn {t}: 1984 without both Commissar markers"
+    );
+    assert_eq!(next.victory, r.nineteen84.victory, "{scenario} turn {t}");
+}
+
 /// "Achtung! Zombie!" invariants after a turn.
 fn check_zombies(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State) {
     let Some(z) = &next.zombies else {
@@ -1434,4 +1521,52 @@ fn zombies_option_converts_a_shipped_scenario() {
         .expect_err("unknown side")
         .to_string();
     assert!(e.contains("zombies") && e.contains("martians"), "{e}");
+}
+
+/// "Nineteen Eighty-Four": the game option `nineteen-eighty-four` gives both
+/// sides of a shipped scenario the larger force, converted, with 12 victory
+/// points, a Commissar marker each and no Blitzkrieg; a value that is not
+/// true or false, and the option with zombies, are refused.
+#[test]
+fn nineteen_eighty_four_option_converts_a_shipped_scenario() {
+    use adjutant::rules::{Family, Scenario};
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut scen = Scenario::shipped("pegasus-bridge");
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let plain = Family::setup(&r, &scen, &mut deck).expect("setup");
+    let larger = (0..2)
+        .map(|s| plain.units.iter().filter(|u| u.side == s).count())
+        .max()
+        .unwrap_or(0);
+    scen.options
+        .insert("nineteen-eighty-four".into(), String::new());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let st = Family::setup(&r, &scen, &mut deck).expect("1984 setup");
+    let permitted = r.nineteen84.permitted();
+    for s in 0..2 {
+        let units: Vec<_> = st.units.iter().filter(|u| u.side == s).collect();
+        assert_eq!(units.len(), larger, "side {s}");
+        assert!(units.iter().all(|u| permitted.contains(&u.kind)));
+    }
+    assert_eq!(st.victory, 12);
+    assert!(st.commissar.is_some() && st.second_commissar.is_some());
+    assert!(st.blitzkrieg.is_none());
+    scen.options
+        .insert("nineteen-eighty-four".into(), "perhaps".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("bad value")
+        .to_string();
+    assert!(
+        e.contains("nineteen-eighty-four") && e.contains("perhaps"),
+        "{e}"
+    );
+    scen.options
+        .insert("nineteen-eighty-four".into(), "true".into());
+    scen.options.insert("zombies".into(), "axis".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("two variants")
+        .to_string();
+    assert!(e.contains("zombies"), "{e}");
 }

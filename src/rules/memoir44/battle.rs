@@ -678,6 +678,11 @@ pub fn resolve_flags(
     if flags == 0 {
         return (ignored, out);
     }
+    // "Nineteen Eighty-Four": "Purple Flags are casualties, not Retreats"
+    // (those the unit or its hex may ignore are ignored first).
+    if let Some(o) = super::variants::nineteen84::flags(ctx, st, ev, id, flags, by) {
+        return (ignored, o);
+    }
     // Appendix 2: a train retreats backwards along the tracks.
     if let Some(o) = super::trains::retreat(ctx, st, ev, id, flags, by) {
         return (ignored, o);

@@ -117,6 +117,10 @@ struct BoardPart {
     /// Player's side; its units that are not zombies are converted.
     #[serde(default)]
     zombies: Option<Spanned<String>>,
+    /// Extension: "Nineteen Eighty-Four" (game option
+    /// `nineteen-eighty-four`): the board's units are converted.
+    #[serde(default)]
+    nineteen_eighty_four: Option<Spanned<bool>>,
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
@@ -186,6 +190,9 @@ struct ExpectPart {
     /// Extension: event kinds that must appear.
     #[serde(default)]
     events: Vec<String>,
+    /// Extension: event kinds that must not appear.
+    #[serde(default)]
+    no_events: Vec<String>,
     /// Extension: the game is over with this winner ("" for a draw).
     #[serde(default)]
     winner: Option<String>,
@@ -490,6 +497,17 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
                 format!("unknown side '{}'", b.get_ref()),
             )
         })?);
+    }
+    // "Nineteen Eighty-Four" converts the position the [board] sets up (a
+    // scenario's bunkers side and Commissar included).
+    if let Some(v) = cf
+        .board
+        .nineteen_eighty_four
+        .as_ref()
+        .filter(|v| *v.get_ref())
+    {
+        super::variants::nineteen84::convert(r, &mut st)
+            .map_err(|m| at(text, file, v.span(), m))?;
     }
     let side = st.side_index(cf.turn.side.get_ref()).ok_or_else(|| {
         at(
@@ -1085,6 +1103,15 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
         if !found {
             problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    for k in &b.expect.no_events {
+        if events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()))
+        {
+            problems.push(format!("expected no event '{k}'"));
         }
     }
     for (sd, ev) in &b.expect.view {

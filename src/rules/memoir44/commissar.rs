@@ -49,13 +49,51 @@ pub struct Use {
     pub under: Option<String>,
 }
 
-/// Give the marker to `side` (None: no marker).
-pub fn set(r: &Ruleset, st: &mut State, side: Option<usize>) -> Result<(), String> {
-    if let Some(c) = st.commissar.take() {
+/// `side`'s marker, if it has one.
+#[must_use]
+pub fn marker(st: &State, side: usize) -> Option<&Commissar> {
+    st.commissar
+        .iter()
+        .chain(st.second_commissar.iter())
+        .find(|c| c.side == side)
+}
+
+fn marker_mut(st: &mut State, side: usize) -> Option<&mut Commissar> {
+    st.commissar
+        .iter_mut()
+        .chain(st.second_commissar.iter_mut())
+        .find(|c| c.side == side)
+}
+
+/// Take the markers off the board, their cards back to the hands.
+fn clear(st: &mut State) {
+    for c in [st.commissar.take(), st.second_commissar.take()]
+        .into_iter()
+        .flatten()
+    {
         if let Some(card) = c.card {
             st.hands[c.side].push(card);
         }
     }
+}
+
+/// "Nineteen Eighty-Four": "Political Commissar rules are always in
+/// effect", a marker for each side.
+pub fn set_all(st: &mut State) {
+    clear(st);
+    st.commissar = Some(Commissar {
+        side: 0,
+        card: None,
+    });
+    st.second_commissar = Some(Commissar {
+        side: 1,
+        card: None,
+    });
+}
+
+/// Give the marker to `side` (None: no marker).
+pub fn set(r: &Ruleset, st: &mut State, side: Option<usize>) -> Result<(), String> {
+    clear(st);
     if side.is_some() && !r.options.political_commissar {
         return Err("this ruleset does not play the optional Political Commissar rule".into());
     }
@@ -122,8 +160,7 @@ pub fn prepare<'s>(
             _ => rest.push(l.clone()),
         }
     }
-    let marker = st.commissar.as_ref().filter(|c| c.side == side);
-    let Some(marker) = marker else {
+    let Some(marker) = marker(st, side) else {
         if let Some((l, _)) = ours.first() {
             return Err(l.reject(match &st.commissar {
                 Some(c) => format!(
@@ -213,7 +250,7 @@ pub fn prepare<'s>(
         if let Some(c) = marker.card.clone() {
             s.hands[side].push(c);
         }
-        if let Some(c) = s.commissar.as_mut() {
+        if let Some(c) = marker_mut(&mut s, side) {
             c.card = None;
         }
         return Ok((Cow::Owned(s), rest, u));
@@ -227,7 +264,7 @@ pub fn begin(st: &mut State, side: usize, u: &Use) {
     if !u.from_marker {
         return;
     }
-    if let Some(c) = st.commissar.as_mut().and_then(|c| c.card.take()) {
+    if let Some(c) = marker_mut(st, side).and_then(|c| c.card.take()) {
         st.hands[side].push(c);
     }
 }
@@ -237,7 +274,7 @@ pub fn end(st: &mut State, side: usize, u: &Use) {
     let Some(card) = &u.under else { return };
     if let Some(p) = st.hands[side].iter().position(|c| c == card) {
         let c = st.hands[side].remove(p);
-        if let Some(m) = st.commissar.as_mut() {
+        if let Some(m) = marker_mut(st, side) {
             m.card = Some(c);
         }
     }
@@ -247,7 +284,7 @@ pub fn end(st: &mut State, side: usize, u: &Use) {
 /// Russian side and the referee, face down for anyone else.
 #[must_use]
 pub fn shown(st: &State, side: usize, sees: bool) -> Option<String> {
-    let c = st.commissar.as_ref().filter(|c| c.side == side)?;
+    let c = marker(st, side)?;
     let card = c.card.clone()?;
     Some(if sees {
         card
@@ -259,10 +296,7 @@ pub fn shown(st: &State, side: usize, sees: bool) -> Option<String> {
 /// The card under `side`'s marker, if it has one.
 #[must_use]
 pub fn card(st: &State, side: usize) -> Option<String> {
-    st.commissar
-        .as_ref()
-        .filter(|c| c.side == side)
-        .and_then(|c| c.card.clone())
+    marker(st, side).and_then(|c| c.card.clone())
 }
 
 /// Random orders (random.rs): the COMMISSAR line a turn that plays
@@ -275,7 +309,7 @@ pub fn random_line(
     played: &str,
     rng: &mut dyn crate::engine::dice::Dice,
 ) -> String {
-    let Some(m) = st.commissar.as_ref().filter(|c| c.side == side) else {
+    let Some(m) = marker(st, side) else {
         return String::new();
     };
     if m.card.as_deref().is_some_and(|c| c != played) {

@@ -196,6 +196,16 @@ pub enum Event {
         unit: String,
         at: Hex,
     },
+    /// "Nineteen Eighty-Four" (variants/nineteen84.rs): a replacement for
+    /// an eliminated unit comes on at its side's edge (None: no free hex
+    /// there yet), in the section the card drawn shows.
+    Replacement {
+        side: String,
+        unit: String,
+        at: Option<Hex>,
+        card: Option<String>,
+        section: String,
+    },
     /// Appendix 2, Trains: what became of a train (its wagon removed, its
     /// artillery model lost, a unit disembarked).
     Train {

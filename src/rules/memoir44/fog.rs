@@ -308,6 +308,11 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::SandbagRemoved { at }
             | Event::TileDestroyed { at, .. }
             | Event::AmbushPlayed { at, .. } => known.contains(at).then(|| e.clone()),
+            // "Nineteen Eighty-Four": a replacement is told to its side,
+            // and to the enemy where it sees the hex.
+            Event::Replacement { side: by, at, .. } => (mine(by)
+                || at.is_some_and(|h| known.contains(&h)))
+            .then(|| e.clone()),
             Event::FiguresLost { side: by, at, .. }
             | Event::Train { side: by, at, .. }
             | Event::Reinforced { side: by, at, .. }

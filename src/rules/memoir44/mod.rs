@@ -242,6 +242,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     commissar::OPTION,
     supply::OPTION,
     variants::zombies::OPTION,
+    variants::nineteen84::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -472,6 +473,25 @@ impl Family for Ruleset {
                     })?;
                     variants::zombies::convert(self, &mut st, dead).map_err(bad)?;
                 }
+            }
+        }
+        // "Nineteen Eighty-Four" (variants/nineteen84.rs): both sides get
+        // the larger force, converted; it wins over the Blitzkrieg and
+        // Commissar options.
+        if let Some(v) = scenario.options.get(variants::nineteen84::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::nineteen84::OPTION),
+            };
+            match v.as_str() {
+                "" | "true" | "yes" if st.zombies.is_some() => {
+                    return Err(bad(
+                        "one Suggested Variant a game: this one plays zombies already".into(),
+                    ))
+                }
+                "" | "true" | "yes" => variants::nineteen84::convert(self, &mut st).map_err(bad)?,
+                "false" | "no" => {}
+                other => return Err(bad(format!("'{other}' is not true or false"))),
             }
         }
         supply::start(self, &mut st);

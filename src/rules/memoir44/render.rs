@@ -337,6 +337,19 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             at,
             note,
         } => format!("{} {} at {at}: {note}.", side_name(side), unit_name(unit)),
+        Event::Replacement {
+            side,
+            unit,
+            at,
+            card,
+            section,
+        } => super::variants::nineteen84::describe(
+            &side_name(side),
+            &unit_name(unit),
+            *at,
+            card.as_deref(),
+            section,
+        ),
         Event::Reinforced { side, unit, at } => format!(
             "{} {} land on the airfield at {at} as reinforcements.",
             side_name(side),

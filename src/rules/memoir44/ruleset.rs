@@ -60,6 +60,9 @@ pub struct Ruleset {
     /// "Achtung! Zombie!" (Appendix 3): the variant's tables.
     #[serde(default)]
     pub zombies: super::variants::zombies::ZombieRules,
+    /// "Nineteen Eighty-Four" (Appendix 3): the variant's tables.
+    #[serde(default, rename = "nineteen-eighty-four")]
+    pub nineteen84: super::variants::nineteen84::Rules1984,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

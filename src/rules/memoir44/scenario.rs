@@ -797,9 +797,11 @@ pub fn blank(
         stars: Vec::new(),
         disorder: Vec::new(),
         commissar: None,
+        second_commissar: None,
         motorised: Vec::new(),
         reinforcements: Vec::new(),
         zombies: None,
+        nineteen84: None,
         over: false,
         winner: None,
     }

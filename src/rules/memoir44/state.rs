@@ -177,6 +177,10 @@ pub struct State {
     /// and the card face down under it (commissar.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commissar: Option<super::commissar::Commissar>,
+    /// "Nineteen Eighty-Four" (Appendix 3): "Political Commissar rules are
+    /// always in effect" for both sides, so the other side's marker too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_commissar: Option<super::commissar::Commissar>,
     /// Motorised Infantry Support Weapons the scenario names (support.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub motorised: Vec<u32>,
@@ -197,6 +201,11 @@ pub struct State {
     /// Player's side and the variant's score (variants/zombies.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zombies: Option<super::variants::zombies::Zombies>,
+    /// "Nineteen Eighty-Four" (Appendix 3, game option
+    /// `nineteen-eighty-four`): the replacements still to come on
+    /// (variants/nineteen84.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nineteen84: Option<super::variants::nineteen84::Nineteen84>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -1605,6 +1605,11 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     if *take_ground && !(spec.take_ground || spec.overrun) {
                         return Err(l.reject(format!("{} may not take ground", spec.name)));
                     }
+                    if overrun.is_some() && super::variants::nineteen84::on(&sc) {
+                        return Err(l.reject(
+                            "Nineteen Eighty-Four: no Armour Overruns are allowed (TAKE-GROUND only)",
+                        ));
+                    }
                     if overrun.is_some() && !spec.overrun {
                         return Err(l.reject(format!(
                             "{} may not make an Armour Overrun (only armour and cavalry may)",
@@ -1620,7 +1625,10 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 // Overrun if the opportunity presents itself."
                 let push = m.push && range == 1 && !sc.young_generals && !firefight;
                 let take_ground = *take_ground || (push && (spec.take_ground || spec.overrun));
-                let auto_overrun = push && spec.overrun && overrun.is_none();
+                let auto_overrun = push
+                    && spec.overrun
+                    && overrun.is_none()
+                    && !super::variants::nineteen84::on(&sc);
                 track.entry(u.id).or_default().battles += 1;
                 battled = true;
                 steps.push(Step::Battle {
@@ -2710,6 +2718,11 @@ pub fn apply(
         let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
         t.ev.extend(e);
     }
+    // "Nineteen Eighty-Four": the units eliminated this turn are replaced
+    // before the next turn begins (and before its supply is judged).
+    super::variants::nineteen84::collect(&mut t.st, &t.ev);
+    super::variants::nineteen84::place(ctx, &mut t.st, &mut t.ev);
+    let supply_mark = t.ev.len();
     // Supply Lines & Sieges: the beginning of the other side's turn (its
     // units' supply, and the Third Turn Losses) is judged now, so that its
     // report says it before it writes its orders. (Under "Achtung!
@@ -2727,6 +2740,10 @@ pub fn apply(
         let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
         t.ev.extend(e);
     }
+    // "Nineteen Eighty-Four": the units lost at the beginning of the next
+    // side's turn (supply losses, judged just above) are replaced at the end
+    // of that turn.
+    super::variants::nineteen84::collect(&mut t.st, &t.ev[supply_mark..]);
     t.st.turn += 1;
     t.st.to_move = State::other(side);
     (t.st, t.ev)

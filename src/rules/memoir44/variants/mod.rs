@@ -3,6 +3,7 @@
 //! module; what sets a variant's unit types apart is a `variant` table on
 //! the type in rulesets/memoir44.toml ([`VariantUnit`]).
 
+pub mod nineteen84;
 pub mod zombies;
 
 use super::ruleset::UnitSpec;
