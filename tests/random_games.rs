@@ -1209,6 +1209,7 @@ fn add_random_supply(r: &Ruleset, st: &mut State, seed: Seed) {
                 side: Some(0),
                 at,
                 unit: None,
+                count: 0,
             });
             s.airborne = vec![own[0], own[own.len() - 1]];
         }

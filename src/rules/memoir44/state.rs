@@ -197,6 +197,10 @@ pub struct State {
     /// Player's side and the variant's score (variants/zombies.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zombies: Option<super::variants::zombies::Zombies>,
+    /// Battle Star Markers, Sabotage of a Supply Depot: per side, the hexes
+    /// of movement its armour has lost (stars.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub armour_move_lost: Vec<u32>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,
