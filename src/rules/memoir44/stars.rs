@@ -268,7 +268,7 @@ pub fn describe_event(e: &Event) -> Option<String> {
     match (kind.as_str(), what.as_str()) {
         (SABOTAGE, "destroyed") => {
             return Some(format!(
-                "Sabotage at {at}{dice}: a star, the objective is destroyed (a victory marker)."
+                "Sabotage at {at}{dice}: a star, the objective is destroyed and its tile removed (a victory marker)."
             ))
         }
         (SABOTAGE, _) => return Some(format!("Sabotage at {at}{dice}: no star, it stands.")),
@@ -344,26 +344,18 @@ pub fn sabotage(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>, dice: &mut d
     if let Some(m) = st.medal_units.get_mut(u.side) {
         *m += 1;
     }
+    // The tile goes (the event above says so); its obstacles stay.
     let mut lost_move = 0;
     if let Some(fs) = st.terrain.get_mut(&u.at) {
-        let mut tiles = Vec::new();
         fs.retain(|f| match ctx.r.feature(f) {
             Some(t) if t.kind == "tile" => {
                 lost_move += t.destroyed_costs_armour_move;
-                tiles.push(f.clone());
                 false
             }
             _ => true,
         });
         if fs.is_empty() {
             st.terrain.remove(&u.at);
-        }
-        for tile in tiles {
-            ev.push(Event::TileDestroyed {
-                at: u.at,
-                tile,
-                becomes: "open".into(),
-            });
         }
     }
     if lost_move > 0 {
@@ -511,4 +503,80 @@ pub fn spotting(st: &State, side: usize) -> bool {
             && s.side == Some(side)
             && st.unit_at(s.at).is_some_and(|u| u.side == side)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{scenario, Ruleset};
+
+    fn text(extra: &str) -> String {
+        format!(
+            "id = \"x\"\nruleset = \"memoir44\"\nname = \"x\"\nvictory = 4\nfirst = \"allies\"\n\
+             [[sides]]\nid = \"allies\"\n[[sides]]\nid = \"axis\"\n\
+             [terrain]\nG5 = \"woods\"\nD5 = \"dam\"\n\
+             [[units]]\nat = \"E2\"\nside = \"allies\"\ntype = \"infantry\"\n{extra}"
+        )
+    }
+
+    fn star(kind: &str, at: &str, more: &str) -> String {
+        format!("[[battle_stars]]\nkind = \"{kind}\"\nat = \"{at}\"\n{more}")
+    }
+
+    fn refused(r: &Ruleset, t: &str) -> String {
+        scenario::load(r, t, "f.toml")
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string()
+    }
+
+    /// Sabotage, Sabotaging A Dam, Collapsible Assault Boats and Forward
+    /// Spotting Artillery are checked where the scenario places them, with
+    /// the line of the offending key.
+    #[test]
+    fn the_issue_12_markers_are_checked_where_they_are_placed() {
+        let r = Ruleset::builtin().unwrap();
+        let e = refused(&r, &text(&star("dam", "G5", "side = \"axis\"\n")));
+        assert!(e.contains("f.toml:19:") && e.contains("Dam hex"), "{e}");
+        let e = refused(&r, &text(&star("dam", "D5", "")));
+        assert!(
+            e.contains("f.toml:18:") && e.contains("names the side"),
+            "{e}"
+        );
+        let e = refused(
+            &r,
+            &text(&star("dam", "D5", "side = \"axis\"\ncount = 4\n")),
+        );
+        assert!(e.contains("f.toml:21:") && e.contains("0 to 3"), "{e}");
+        let e = refused(
+            &r,
+            &text(&star("sabotage", "G5", "count = 1\nside = \"axis\"\n")),
+        );
+        assert!(e.contains("f.toml:20:") && e.contains("dam"), "{e}");
+        for kind in ["sabotage", "forward-spotting"] {
+            let e = refused(&r, &text(&star(kind, "G5", "")));
+            assert!(
+                e.contains("f.toml:18:") && e.contains("names the side"),
+                "{e}"
+            );
+        }
+        let e = refused(&r, &text(&star("assault-boats", "F5", "")));
+        assert!(e.contains("f.toml:19:") && e.contains("none at F5"), "{e}");
+        let e = refused(&r, &text(&star("assault-boats", "E2", "side = \"axis\"\n")));
+        assert!(
+            e.contains("f.toml:19:") && e.contains("not of the Assault Boats' side"),
+            "{e}"
+        );
+        let ok = [
+            star("dam", "D5", "side = \"axis\"\ncount = 3\n"),
+            star("sabotage", "G5", "side = \"allies\"\n"),
+            star("forward-spotting", "F5", "side = \"allies\"\n"),
+            star("assault-boats", "E2", ""),
+        ]
+        .concat();
+        let (_, st) = scenario::load(&r, &text(&ok), "f.toml").unwrap();
+        assert_eq!(st.stars.len(), 4);
+        assert_eq!(st.stars[0].count, 3);
+        assert_eq!(st.stars[3].side, Some(0));
+        assert!(st.stars[3].unit.is_some());
+    }
 }

@@ -2411,7 +2411,10 @@ pub fn apply(
     }
     // Sabotaging A Dam (stars.rs): "After playing a Command Card, and before
     // any Units are ordered, he rolls two Battle Dice."
-    if matches!(plan.action, Action::Card { .. }) {
+    // (An Army Manoeuvre is declared "instead of playing a Command Card".)
+    let command_card = matches!(&plan.action, Action::Card { played, .. }
+        if ctx.r.card(played).is_some_and(|c| c.kind != "manoeuvre"));
+    if command_card {
         super::stars::dam_sabotage(ctx, &mut t.st, &mut t.ev, &mut *t.chance.dice, side);
     }
     // Combat Engineers standing on wire or a hedgehog they have not removed
