@@ -234,7 +234,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             assert_eq!(
                 next.medals(i),
                 from_events + held,
-                "{scenario} turn {t}: medals of side {i}"
+                "{scenario} turn {t}: medals of side {i} ({orders:?}; {events:?})"
             );
         }
         check_mines(r, scenario, t, &st, &next, &events);
@@ -701,7 +701,12 @@ fn random_games_keep_the_invariants() {
                 let mut finished = 0;
                 let mut turns = 0u64;
                 let mut draws = 0;
-                for n in 0..games {
+                // `M44_FROM`: start at that game (to replay a failure).
+                let from: u64 = std::env::var("M44_FROM")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                for n in from..games {
                     let seed = seed_of(n * 16 + k as u64);
                     let g = std::panic::catch_unwind(|| play(r, sc, seed)).unwrap_or_else(|e| {
                         eprintln!(
@@ -1422,6 +1427,10 @@ fn add_random_zombies(r: &Ruleset, st: &mut State, seed: Seed) {
     }
     let dead = rng.roll(2) as usize - 1;
     memoir44::variants::zombies::convert(r, st, dead).expect("zombie conversion");
+    // The Oasis's recovery (as Medics & Mechanics) may bring a unit the
+    // scenario set up below strength up to its starting strength, beyond
+    // the Living figures check_zombies counts from: not in zombie games.
+    st.variants.retain(|v| v != "oasis-recovery");
 }
 
 /// "Achtung! Zombie!" invariants after a turn.

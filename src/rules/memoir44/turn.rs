@@ -2614,8 +2614,14 @@ pub fn apply(
                     t.skip(line, "the charges are no longer on the bridge");
                 }
             }
-            Step::Recover { unit, .. } => {
-                if !super::landmarks::recover(
+            Step::Recover { line, unit } => {
+                let refusal =
+                    t.st.unit(*unit)
+                        .and_then(|u| super::landmarks::recover_refusal(ctx, &t.st, u));
+                if let Some(why) = refusal {
+                    t.skip(line, &why);
+                    stalled.insert(*unit);
+                } else if !super::landmarks::recover(
                     ctx,
                     &mut t.st,
                     &mut t.ev,
@@ -2626,8 +2632,17 @@ pub fn apply(
                     stalled.insert(*unit);
                 }
             }
-            Step::Sabotage { unit, .. } => {
-                super::stars::sabotage(ctx, &mut t.st, &mut t.ev, &mut *t.chance.dice, *unit);
+            Step::Sabotage { line, unit } => {
+                // The unit may have been pushed off the objective since the
+                // orders were checked (a minefield's retreat).
+                if t.st
+                    .unit(*unit)
+                    .is_some_and(|u| super::stars::sabotage_at(&t.st, u.side, u.at))
+                {
+                    super::stars::sabotage(ctx, &mut t.st, &mut t.ev, &mut *t.chance.dice, *unit);
+                } else {
+                    t.skip(line, "the unit is no longer on its objective");
+                }
             }
             Step::RemoveWire { unit, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
