@@ -97,6 +97,14 @@ static TRAIN_EVENTS: AtomicU64 = AtomicU64::new(0);
 static LANDINGS: AtomicU64 = AtomicU64::new(0);
 /// "Nineteen Eighty-Four": replacements that came on.
 static REPLACEMENTS: AtomicU64 = AtomicU64::new(0);
+/// Mountains and the Battle Star Markers of issue 12: steps onto a
+/// mountain, turns with SABOTAGE or RECOVER orders, dam rolls, objectives
+/// and dams destroyed, boats abandoned across a river.
+static MOUNTAIN_STEPS: AtomicU64 = AtomicU64::new(0);
+static STAR_ORDERS: AtomicU64 = AtomicU64::new(0);
+static DAM_ROLLS: AtomicU64 = AtomicU64::new(0);
+static SABOTAGED: AtomicU64 = AtomicU64::new(0);
+static BOATS_ACROSS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -167,6 +175,43 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 let i = next.side_index(by).expect("side");
                 medals_from_events[i] += 1;
             }
+            // Sabotage's victory marker; a sabotaged dam's four.
+            if let Event::BattleStar {
+                marker, at, what, ..
+            } = e
+            {
+                let owner = st
+                    .stars
+                    .iter()
+                    .find(|s| s.kind == *marker && s.at == *at)
+                    .and_then(|s| s.side);
+                match (marker.as_str(), what.as_str(), owner) {
+                    ("sabotage", "destroyed", Some(i)) => {
+                        medals_from_events[i] += 1;
+                        SABOTAGED.fetch_add(1, Relaxed);
+                    }
+                    ("dam", "sabotaged", Some(i)) => {
+                        medals_from_events[i] += memoir44::stars::DAM_STARS;
+                        SABOTAGED.fetch_add(1, Relaxed);
+                    }
+                    ("dam", "roll", _) => {
+                        DAM_ROLLS.fetch_add(1, Relaxed);
+                    }
+                    ("assault-boats", "abandoned", _) => {
+                        BOATS_ACROSS.fetch_add(1, Relaxed);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for s in &next.stars {
+            assert!(
+                s.count < memoir44::stars::DAM_STARS,
+                "{scenario} turn {t}: {s:?} should have been sabotaged"
+            );
+        }
+        if orders.contains("SABOTAGE ") || orders.contains("RECOVER ") {
+            STAR_ORDERS.fetch_add(1, Relaxed);
         }
         check_weather(r, scenario, t, &st, &next, &events);
         check_support(r, scenario, t, &next, &events);
@@ -201,7 +246,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             assert_eq!(
                 next.medals(i),
                 from_events + held,
-                "{scenario} turn {t}: medals of side {i}"
+                "{scenario} turn {t}: medals of side {i} ({orders:?}; {events:?})"
             );
         }
         check_mines(r, scenario, t, &st, &next, &events);
@@ -400,6 +445,32 @@ fn add_random_tiles(r: &Ruleset, st: &mut State, seed: Seed) {
         st.terrain.insert(h, fs);
     }
     st.variants.push("north-african-desert".into());
+    // The Oasis's recovery of figures, and Battle Star Markers on the
+    // objectives among the tiles: Sabotage on the depots, factories, radar
+    // stations and power plants, Sabotaging A Dam on the dams (a random
+    // side's).
+    st.variants.push("oasis-recovery".into());
+    let placed: Vec<(memoir44::Hex, String)> = st
+        .terrain
+        .iter()
+        .filter_map(|(h, fs)| fs.first().map(|f| (*h, f.clone())))
+        .collect();
+    for (at, tile) in placed {
+        let kind = match tile.as_str() {
+            "supply-depot" | "factory" | "radar-station" | "power-plant" => {
+                memoir44::stars::SABOTAGE
+            }
+            "dam" => memoir44::stars::DAM,
+            _ => continue,
+        };
+        st.stars.push(memoir44::stars::Star {
+            kind: kind.into(),
+            side: Some(d.roll(2) as usize - 1),
+            at,
+            unit: None,
+            count: 0,
+        });
+    }
 }
 
 /// After a turn: no unit stands where its movement rules forbid it unless
@@ -425,13 +496,41 @@ fn tile_invariants(
     for u in st.units.iter().filter(|u| u.train.is_none()) {
         let spec = r.unit(&u.kind).expect("unit kind");
         let info = memoir44::state::HexInfo::of(r, st, u.at);
-        if !info.passable(spec) {
+        // Collapsible Assault Boats: a unit with them may be on a river.
+        let afloat = memoir44::stars::has_boats(st, u.id) && info.any(|t| t.assault_boats);
+        if !info.passable(spec) && !afloat {
             assert!(
                 set_up.contains(&(u.id, u.at)),
                 "{scenario} turn {t}: a {} moved or retreated onto {} ({:?})",
                 u.kind,
                 u.at,
                 st.features(u.at)
+            );
+        }
+    }
+    // Mountains: every step of a move or retreat onto or off a mountain is
+    // infantry's, from or to a hill or mountain.
+    let ctx = memoir44::battle::Ctx::new(r);
+    for e in events {
+        let (Event::Move { unit, path, .. } | Event::Retreat { unit, path, .. }) = e else {
+            continue;
+        };
+        let Some(spec) = r.units.get(unit) else {
+            continue;
+        };
+        // (A train runs on its tracks: check_trains.)
+        if spec.variant.terrain_free || spec.class == "train" {
+            continue;
+        }
+        for w in path.windows(2) {
+            if let Some(why) =
+                memoir44::tiles::mountain_step(&ctx, st, spec.movement_class(), w[0], w[1])
+            {
+                panic!("{scenario} turn {t}: a {unit} went {why}");
+            }
+            MOUNTAIN_STEPS.fetch_add(
+                u64::from(memoir44::tiles::is_mountain(&ctx, st, w[1])),
+                Relaxed,
             );
         }
     }
@@ -618,7 +717,12 @@ fn random_games_keep_the_invariants() {
                 let mut finished = 0;
                 let mut turns = 0u64;
                 let mut draws = 0;
-                for n in 0..games {
+                // `M44_FROM`: start at that game (to replay a failure).
+                let from: u64 = std::env::var("M44_FROM")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                for n in from..games {
                     let seed = seed_of(n * 16 + k as u64);
                     let g = std::panic::catch_unwind(|| play(r, sc, seed)).unwrap_or_else(|e| {
                         eprintln!(
@@ -654,6 +758,14 @@ fn random_games_keep_the_invariants() {
     );
     let rep = REPLACEMENTS.load(Relaxed);
     eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings; {rep} 1984 replacements");
+    eprintln!(
+        "mountains and stars: {} steps onto a mountain, {} turns with SABOTAGE or RECOVER, {} dam rolls, {} objectives or dams destroyed, {} boats abandoned",
+        MOUNTAIN_STEPS.load(Relaxed),
+        STAR_ORDERS.load(Relaxed),
+        DAM_ROLLS.load(Relaxed),
+        SABOTAGED.load(Relaxed),
+        BOATS_ACROSS.load(Relaxed),
+    );
     if games >= 30 {
         assert!(
             u > 0 && t > 0 && l > 0 && rep > 0,
@@ -782,6 +894,7 @@ fn add_random_stars(st: &mut State, seed: Seed) {
             side: Some(side),
             at,
             unit: Some(id),
+            count: 0,
         });
     }
     let hexes: Vec<memoir44::Hex> = st.units.iter().map(|u| u.at).collect();
@@ -792,8 +905,36 @@ fn add_random_stars(st: &mut State, seed: Seed) {
             side: (kind == "air-strikes").then(|| rng.roll(2) as usize - 1),
             at,
             unit: None,
+            count: 0,
         });
     }
+    // Collapsible Assault Boats on one infantry unit of a side (rivers
+    // become crossable for it), and a Forward Spotting hex of a side.
+    let side = rng.roll(2) as usize - 1;
+    let infantry: Vec<(u32, memoir44::Hex)> = st
+        .units
+        .iter()
+        .filter(|u| u.side == side && u.kind == "infantry")
+        .map(|u| (u.id, u.at))
+        .collect();
+    if !infantry.is_empty() {
+        let (id, at) = infantry[rng.roll(infantry.len() as u32) as usize - 1];
+        st.stars.push(Star {
+            kind: memoir44::stars::BOATS.into(),
+            side: Some(side),
+            at,
+            unit: Some(id),
+            count: 0,
+        });
+    }
+    let at = hexes[rng.roll(hexes.len() as u32) as usize - 1];
+    st.stars.push(Star {
+        kind: memoir44::stars::SPOTTING.into(),
+        side: Some(rng.roll(2) as usize - 1),
+        at,
+        unit: None,
+        count: 0,
+    });
 }
 
 /// Battle Star Markers' invariants after a turn.
@@ -1226,6 +1367,7 @@ fn add_random_supply(r: &Ruleset, st: &mut State, seed: Seed) {
                 side: Some(0),
                 at,
                 unit: None,
+                count: 0,
             });
             s.airborne = vec![own[0], own[own.len() - 1]];
         }
@@ -1302,6 +1444,10 @@ fn add_random_zombies(r: &Ruleset, st: &mut State, seed: Seed) {
     }
     let dead = rng.roll(2) as usize - 1;
     memoir44::variants::zombies::convert(r, st, dead).expect("zombie conversion");
+    // The Oasis's recovery (as Medics & Mechanics) may bring a unit the
+    // scenario set up below strength up to its starting strength, beyond
+    // the Living figures check_zombies counts from: not in zombie games.
+    st.variants.retain(|v| v != "oasis-recovery");
 }
 
 /// In every fourth game that plays no zombies (and drops no paratroops),

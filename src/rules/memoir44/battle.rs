@@ -168,14 +168,24 @@ pub fn check_path(
                 ));
             }
         }
-        // Suggested Variants: a wadi's wall is a terrain limitation too.
-        if !spec.variant.terrain_free && !super::tiles::step_allowed(ctx, st, prev, h) {
-            return Err(format!(
-                "{prev} to {h} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
-            ));
+        // Suggested Variants: a wadi's wall (or a mountain's slope) is a
+        // terrain limitation too.
+        if !spec.variant.terrain_free {
+            if let Some(why) = super::tiles::step_refusal(ctx, st, spec.movement_class(), prev, h) {
+                return Err(why);
+            }
         }
         let info = ctx.info(st, h);
-        if !info.passable(spec) {
+        // Collapsible Assault Boats: "A Unit with Assault Boats may enter a
+        // River hex. A Unit entering a River hex must stop and may Move no
+        // further on that turn."
+        let boats = super::stars::boats_enter(ctx, st, unit.id, h);
+        if boats && i + 1 != rest.len() {
+            return Err(format!(
+                "a unit entering the river at {h} in its assault boats must stop there"
+            ));
+        }
+        if !info.passable(spec) && !boats {
             return Err(format!(
                 "{spec_name} may not enter {h} ({})",
                 describe_hex(ctx, st, h),
@@ -277,6 +287,18 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
     } else {
         BTreeSet::new()
     };
+    // Mountains: "Line Of Sight is not blocked when Units are at the same
+    // height and on the same Mountain."
+    let mountain = if super::tiles::is_mountain(ctx, st, a) {
+        let m = super::tiles::mountain_of(ctx, st, a);
+        if m.contains(&b) {
+            m
+        } else {
+            BTreeSet::new()
+        }
+    } else {
+        BTreeSet::new()
+    };
     line_of_sight(&ctx.board, a, b, |h| {
         if st.unit_at(h).is_some() {
             return true;
@@ -284,6 +306,9 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
         let info = ctx.info(st, h);
         if info.is_hill() && !plateau.contains(&h) {
             return true;
+        }
+        if info.any(|t| t.mountain) {
+            return !mountain.contains(&h);
         }
         info.any(|t| t.blocks_los && !t.hill)
     }) && !super::tiles::pair_blocks(ctx, st, a, b)
@@ -314,16 +339,15 @@ pub fn battle_dice(
     let a = ctx.spec(&att.kind);
     let t = ctx.spec(&tgt.kind);
     let range = super::trains::range(st, att, tgt.at) as usize;
-    let table = match (&a.dice_vs_armour, t.class.as_str()) {
-        (Some(v), "armour") => v,
-        _ => &a.dice,
-    };
+    let table = dice_table(ctx, st, att, a, &t.class);
     let base = table.get(range.wrapping_sub(1)).copied().unwrap_or(0);
     // Suggested Variants: a zombie unit rolls as many dice as it has figures.
     let base = super::variants::base_dice(a, att.figures, range).unwrap_or(base);
     let mut mods = Vec::new();
     // Battle Star Markers: the Heroic Leader's additional die.
     mods.extend(super::stars::battle_mods(st, att.id));
+    // Collapsible Assault Boats: one die fewer on a river hex.
+    mods.extend(super::stars::boat_mods(ctx, st, att.id));
     // Demoralisation, & Disorganisation: "reduce ... Battle Dice".
     mods.extend(super::disorder::battle_mods(st, att.id));
     // Supply Lines & Sieges: "All Battle Dice are reduced by 1."
@@ -344,13 +368,18 @@ pub fn battle_dice(
     }
     // Terrain of the target's hex: only the highest reduction counts.
     let tinfo = ctx.info(st, tgt.at);
-    let att_hill = ctx.info(st, att.at).is_hill();
+    // A hill protects only from below: an attacker on a hill or a mountain
+    // is not below it.
+    let att_hill = super::tiles::height(ctx, st, att.at) >= 1;
     let mut best: Option<(u32, String)> = None;
     for (_, f) in &tinfo.specs {
         if !claims(st, f.owner_only, tgt.side) {
             continue;
         }
         if f.protect_from_lower_only && att_hill {
+            continue;
+        }
+        if f.mountain && !super::tiles::mountain_protects(ctx, st, att.at, tgt.at) {
             continue;
         }
         if !super::tiles::protects(f, &t.class) {
@@ -391,9 +420,29 @@ pub fn battle_dice(
     (base, mods)
 }
 
+/// The attacker's dice by range against a target of `tgt_class`: its own
+/// (or its table against armour), or the terrain's artillery table
+/// (Mountains: "It Battles at 3, 3, 2, 2, 1, 1, 1").
+fn dice_table(ctx: &Ctx<'_>, st: &State, att: &Unit, a: &UnitSpec, tgt_class: &str) -> Vec<u32> {
+    if let Some(t) = super::tiles::artillery_table(ctx, st, &a.class, att.at) {
+        return t.to_vec();
+    }
+    match (&a.dice_vs_armour, tgt_class) {
+        (Some(v), "armour") => v.clone(),
+        _ => a.dice.clone(),
+    }
+}
+
+/// Does the unit fire by the Big Guns rules (a Big-Gun Battery; any
+/// artillery while its side holds a Forward Spotting hex)?
+#[must_use]
+pub fn big_guns(st: &State, a: &UnitSpec, att: &Unit) -> bool {
+    a.cross_hairs || (a.class == "artillery" && super::stars::spotting(st, att.side))
+}
+
 /// A Big-Gun's +1 die against a unit marked with its cross-hair.
 fn cross_hair(st: &State, a: &UnitSpec, att: &Unit, tgt: &Unit) -> Option<Modifier> {
-    (a.cross_hairs
+    (big_guns(st, a, att)
         && st
             .cross_hairs
             .iter()
@@ -433,10 +482,7 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
             "the unit at {target} is camouflaged: it may only be attacked through Close Assault"
         ));
     }
-    let table = match (&a.dice_vs_armour, t.class.as_str()) {
-        (Some(v), "armour") => v,
-        _ => &a.dice,
-    };
+    let table = dice_table(ctx, st, att, a, &t.class);
     if range as usize > table.len() {
         return Err(format!(
             "{target} is {range} hexes away: out of range ({} battles up to {} hexes)",
@@ -714,6 +760,22 @@ pub fn resolve_flags(
         }
         return (ignored, out);
     }
+    // Collapsible Assault Boats: "A Purple Flag rolled against a Unit in
+    // Assault Boats on a River hex causes a loss of one figure instead of a
+    // Retreat."
+    if super::stars::afloat(ctx, st, id) {
+        out.eliminated = lose(
+            ctx,
+            st,
+            ev,
+            id,
+            flags,
+            by,
+            "a flag costs a unit in assault boats on a river a figure",
+            "flag",
+        );
+        return (ignored, out);
+    }
     if standing.no_retreat_all || standing.no_retreat.contains(&id) {
         ev.push(Event::Retreat {
             side: st.sides[u.side].clone(),
@@ -801,7 +863,7 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             let mut any = false;
             for h in back_hexes(last, u.side) {
                 if retreat_ok(ctx, st, spec, h, u.id)
-                    && super::tiles::step_allowed(ctx, st, last, h)
+                    && super::tiles::step_allowed(ctx, st, spec.movement_class(), last, h)
                 {
                     let mut q = p.clone();
                     q.push(h);

@@ -139,6 +139,10 @@ struct BoardPart {
     /// Extension: the sides allowed to build Pontoon Bridges.
     #[serde(default)]
     pontoon_bridges: Vec<Spanned<String>>,
+    /// Extension (Battle Star Markers, Sabotage of a Supply Depot): per
+    /// side, the hexes of movement its armour has already lost.
+    #[serde(default)]
+    armour_move_lost: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -255,6 +259,10 @@ struct ExpectPart {
     /// Extension ("Achtung! Zombie!"): Living figures saved off the board.
     #[serde(default)]
     saved: Option<u32>,
+    /// Extension (Sabotage of a Supply Depot): per side, the hexes of
+    /// movement its armour has lost after the turn.
+    #[serde(default)]
+    armour_move_lost: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -294,6 +302,9 @@ struct ExpectStar {
     /// With a unit (a leader's unit, carried equipment).
     #[serde(default)]
     carried: Option<bool>,
+    /// Sabotaging A Dam: the Battle Stars on the dam.
+    #[serde(default)]
+    count: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -425,6 +436,12 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     for (k, v) in &cf.board.medals {
         if let Some(i) = st.side_index(k) {
             st.medal_units[i] = *v;
+        }
+    }
+    for (k, v) in &cf.board.armour_move_lost {
+        if let Some(i) = st.side_index(k) {
+            st.armour_move_lost.resize(2, 0);
+            st.armour_move_lost[i] = *v;
         }
     }
     if let Some(k) = &cf.board.kriegspiel {
@@ -993,6 +1010,19 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             }
         }
     }
+    for (sd, n) in &b.expect.armour_move_lost {
+        match st.side_index(sd) {
+            Some(i) => {
+                let got = st.armour_move_lost.get(i).copied().unwrap_or(0);
+                if got != *n {
+                    problems.push(format!(
+                        "armour movement lost by {sd}: expected {n}, got {got}"
+                    ));
+                }
+            }
+            None => problems.push(format!("armour_move_lost: unknown side '{sd}'")),
+        }
+    }
     for (sd, n) in &b.expect.medals {
         match st.side_index(sd) {
             Some(i) if st.medals(i) != *n => problems.push(format!(
@@ -1058,7 +1088,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         let mut got: Vec<String> = st
             .stars
             .iter()
-            .map(|s| format!("{} {} {}", s.kind, s.at, s.unit.is_some()))
+            .map(|s| format!("{} {} {} {}", s.kind, s.at, s.unit.is_some(), s.count))
             .collect();
         let mut w: Vec<String> = want
             .iter()
@@ -1070,7 +1100,13 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                             && x.unit.is_some()
                     })
                 });
-                format!("{} {} {carried}", s.kind, s.at.to_ascii_uppercase())
+                let count = s.count.unwrap_or_else(|| {
+                    st.stars
+                        .iter()
+                        .find(|x| x.kind == s.kind && x.at.to_string().eq_ignore_ascii_case(&s.at))
+                        .map_or(0, |x| x.count)
+                });
+                format!("{} {} {carried} {count}", s.kind, s.at.to_ascii_uppercase())
             })
             .collect();
         got.sort();

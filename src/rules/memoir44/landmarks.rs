@@ -213,3 +213,72 @@ pub fn land(
     };
     Ok((id, e))
 }
+
+/// The game option (a `[variants]` entry of the ruleset) of the Oasis's
+/// recovery of figures, which a scenario turns on with `oasis_recovery`.
+pub const OASIS_RECOVERY: &str = "oasis-recovery";
+
+/// Oasis: "An ordered Infantry Unit in an Oasis may recover lost figures, by
+/// applying the same procedure as a Medics & Mechanics Command Card, as
+/// indicated in the Scenario." Why `RECOVER` of unit `u` is refused.
+#[must_use]
+pub fn recover_refusal(
+    ctx: &super::battle::Ctx<'_>,
+    st: &State,
+    u: &super::state::Unit,
+) -> Option<String> {
+    if !st.variants.iter().any(|v| v == OASIS_RECOVERY) {
+        return Some("this scenario does not let units recover figures in an oasis".into());
+    }
+    if !ctx.info(st, u.at).any(|t| t.recovers_figures) {
+        return Some(format!("the unit at {} is not in an oasis", u.at));
+    }
+    if ctx.spec(&u.kind).class != "infantry" {
+        return Some("only an infantry unit recovers figures in an oasis".into());
+    }
+    if u.figures >= u.start {
+        return Some(format!("the unit at {} has lost no figures", u.at));
+    }
+    None
+}
+
+/// The Medics & Mechanics procedure for a unit in an oasis: "roll 1 die per
+/// card in your hand including this one; each matching symbol or star
+/// returns one figure, up to the starting strength". `dice` is the hand the
+/// turn began with. True if a figure returned (the unit may then move and
+/// battle; otherwise it may not, as with the card).
+pub fn recover(
+    ctx: &super::battle::Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<super::events::Event>,
+    dice: &mut dyn crate::engine::dice::Dice,
+    id: u32,
+    n: u32,
+) -> bool {
+    let Some(u) = st.unit(id).cloned() else {
+        return false;
+    };
+    let sym = ctx.r.symbol(&ctx.spec(&u.kind).class).to_string();
+    let mut faces = Vec::new();
+    let mut got = 0;
+    for _ in 0..n {
+        let f = ctx.r.face(dice.roll(6));
+        if f == "star" || (!sym.is_empty() && f == sym) {
+            got += 1;
+        }
+        faces.push(f);
+    }
+    let back = got.min(u.start.saturating_sub(u.figures));
+    if let Some(m) = st.unit_mut(id) {
+        m.figures += back;
+    }
+    ev.push(super::events::Event::FiguresReturned {
+        side: st.sides[u.side].clone(),
+        unit: u.kind.clone(),
+        at: u.at,
+        returned: back,
+        now: u.figures + back,
+        faces,
+    });
+    back > 0
+}

@@ -276,6 +276,10 @@ pub const ORDER_WORDS: &[&str] = &[
     "FIRE",
     "TARGET",
     "REMOVE-WIRE",
+    // Battle Star Markers: Sabotage (stars.rs).
+    "SABOTAGE",
+    // Appendix 2, Oasis: recover lost figures (landmarks.rs).
+    "RECOVER",
     "CHARGE",
     "DETONATE",
     "UNLOAD",

@@ -54,6 +54,16 @@ pub enum Cmd {
     RemoveWire {
         at: Hex,
     },
+    /// Battle Star Markers, Sabotage: the ordered unit at `at` rolls its
+    /// close assault dice to destroy the objective there.
+    Sabotage {
+        at: Hex,
+    },
+    /// Appendix 2, Oasis: the ordered infantry at `at` recovers lost
+    /// figures as with a Medics & Mechanics card.
+    Recover {
+        at: Hex,
+    },
     /// Bridge Demolition, Option 1: the engineers at `unit` charge the
     /// bridge at `bridge`.
     Charge {
@@ -292,6 +302,8 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             Ok(Cmd::Target { hexes: h })
         }
         "REMOVE-WIRE" | "CLEAR-WIRE" => Ok(Cmd::RemoveWire { at: one_hex(board, rest.first(), "the unit's hex")? }),
+        "SABOTAGE" => Ok(Cmd::Sabotage { at: one_hex(board, rest.first(), "the saboteurs' hex")? }),
+        "RECOVER" => Ok(Cmd::Recover { at: one_hex(board, rest.first(), "the hex of the unit in the oasis")? }),
         "CHARGE" => Ok(Cmd::Charge {
             unit: one_hex(board, rest.first(), "the engineers' hex")?,
             bridge: one_hex(board, rest.get(1), "the bridge's hex")?,
@@ -323,7 +335,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
         "STANDING" => Ok(Cmd::Standing(parse_standing(board, r, rest)?)),
         "COMMISSAR" => Ok(Cmd::Commissar { card: card(r, rest.first())? }),
         other => Err(format!(
-            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, CHARGE, DETONATE, UNLOAD, LAND, PONTOON, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
+            "unknown order '{other}' (PLAY, ORDER, MOVE, BATTLE, TARGET, REMOVE-WIRE, SABOTAGE, RECOVER, CHARGE, DETONATE, UNLOAD, LAND, PONTOON, KEEP, DISCARD, EXCHANGE, COMMISSAR or STANDING)"
         )),
     }
 }
@@ -459,6 +471,8 @@ impl Cmd {
             }
             Cmd::Target { hexes: h } => format!("TARGET {}", hex_list(h)),
             Cmd::RemoveWire { at } => format!("REMOVE-WIRE {at}"),
+            Cmd::Sabotage { at } => format!("SABOTAGE {at}"),
+            Cmd::Recover { at } => format!("RECOVER {at}"),
             Cmd::Charge { unit, bridge } => format!("CHARGE {unit} {bridge}"),
             Cmd::Detonate { bridge } => format!("DETONATE {bridge}"),
             Cmd::Land { at } => format!("LAND {at}"),

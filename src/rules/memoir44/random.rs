@@ -141,6 +141,14 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         let Some(m) = plan0.modes.get(&u.id) else {
             continue;
         };
+        // Appendix 2, Oasis: a unit there that has lost figures sometimes
+        // rolls to recover them first (no die is drawn where it cannot).
+        if super::landmarks::recover_refusal(ctx, &sc, &u).is_none() && rng.roll(2) == 1 {
+            let candidate = format!("{text}RECOVER {}\n", u.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+            }
+        }
         if m.max_move == 0 || m.nothing || rng.roll(3) == 1 {
             moved.push((u.at, 0));
             continue;
@@ -244,6 +252,15 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         let Some(u) = sc.unit_at(*h).cloned() else {
             continue;
         };
+        // Battle Star Markers, Sabotage: a unit on its side's objective
+        // sometimes rolls for it instead of battling.
+        if super::stars::sabotage_at(&sc, si, u.at) && rng.roll(2) == 1 {
+            let candidate = format!("{text}SABOTAGE {}\n", u.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+                continue;
+            }
+        }
         let mut targets: Vec<Hex> = sc
             .units
             .iter()

@@ -476,6 +476,27 @@ pub struct TerrainSpec {
     pub entry_dice: u32,
     #[serde(default)]
     pub entry_loss_face: Option<String>,
+    /// A Mountain: climbed only from a hill or another mountain, and only
+    /// by infantry; its protection does not count for a unit on the same
+    /// mountain; line of sight across it is blocked except between two
+    /// hexes of it (tiles.rs, battle.rs).
+    #[serde(default)]
+    pub mountain: bool,
+    /// The dice an artillery unit battles with from here, by range
+    /// (Mountain: 3, 3, 2, 2, 1, 1, 1).
+    #[serde(default)]
+    pub artillery_dice: Vec<u32>,
+    /// Hexes of movement the owner's armour loses when the tile is
+    /// destroyed by Sabotage (Supply Depot: 1).
+    #[serde(default)]
+    pub destroyed_costs_armour_move: u32,
+    /// A unit with Collapsible Assault Boats may enter the hex (River).
+    #[serde(default)]
+    pub assault_boats: bool,
+    /// An ordered infantry unit here may recover lost figures as with a
+    /// Medics & Mechanics card, when the scenario says so (Oasis).
+    #[serde(default)]
+    pub recovers_figures: bool,
 }
 
 /// How many units a section card orders in one section.

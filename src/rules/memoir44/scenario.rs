@@ -198,6 +198,9 @@ pub struct ScenarioFile {
     /// Appendix 2: the North African Desert Rules are in play.
     #[serde(default)]
     pub desert: bool,
+    /// Appendix 2, Oasis: infantry in an oasis may recover figures.
+    #[serde(default)]
+    pub oasis_recovery: bool,
     /// Night & Severe Weather Conditions (Optional).
     #[serde(default)]
     pub weather: Option<WeatherSpec>,
@@ -235,6 +238,9 @@ pub struct StarSpec {
     pub at: Spanned<String>,
     #[serde(default)]
     pub side: Option<Spanned<String>>,
+    /// Sabotaging A Dam: Battle Stars already on the dam (0 to 3).
+    #[serde(default)]
+    pub count: Option<Spanned<u32>>,
 }
 
 /// Place a file's Battle Star markers, with line:column errors.
@@ -335,13 +341,84 @@ pub fn place_stars(
                 }
                 (Some(side), None)
             }
+            // Collapsible Assault Boats: "Place a Battle Star in the same
+            // hex as each Unit".
+            super::stars::BOATS => {
+                let Some(u) = st.unit_at(h) else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("Assault Boats are placed with a unit: there is none at {h}"),
+                    ));
+                };
+                if side.is_some_and(|x| x != u.side) {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("the unit at {h} is not of the Assault Boats' side"),
+                    ));
+                }
+                (Some(u.side), Some(u.id))
+            }
+            // Sabotaging A Dam: "the Schwammenauel and Urft dams".
+            super::stars::DAM => {
+                let Some(side) = side else {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        "a dam marker names the side that may sabotage it: side = \"<side>\"",
+                    ));
+                };
+                let tile = super::state::HexInfo::of(r, st, h).tile();
+                if tile != "dam" {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.at),
+                        format!("Sabotaging A Dam needs a Dam hex, not {tile} ({h})"),
+                    ));
+                }
+                (Some(side), None)
+            }
+            super::stars::SABOTAGE | super::stars::SPOTTING => {
+                if side.is_none() {
+                    return Err(at(
+                        l.text,
+                        l.file,
+                        span(&s.kind),
+                        format!("{kind} names the side whose units use it: side = \"<side>\""),
+                    ));
+                }
+                (side, None)
+            }
             _ => (None, None),
+        };
+        let count = match &s.count {
+            None => 0,
+            Some(c) if kind == super::stars::DAM && *c.get_ref() < super::stars::DAM_STARS => {
+                *c.get_ref()
+            }
+            Some(c) => {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(c),
+                    format!(
+                        "count is the Battle Stars already on a dam: 0 to {}",
+                        super::stars::DAM_STARS - 1
+                    ),
+                ))
+            }
         };
         st.stars.push(super::stars::Star {
             kind,
             side,
             at: h,
             unit,
+            count,
         });
     }
     Ok(())
@@ -794,6 +871,7 @@ pub fn blank(
         blitzkrieg: None,
         supply: None,
         pontoon_sides: Vec::new(),
+        armour_move_lost: Vec::new(),
         stars: Vec::new(),
         disorder: Vec::new(),
         commissar: None,
@@ -887,6 +965,10 @@ pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<(ScenarioFile, State)
     }
     if sf.desert && r.variants.contains_key(super::tiles::DESERT) {
         st.variants.push(super::tiles::DESERT.to_string());
+    }
+    if sf.oasis_recovery && r.variants.contains_key(super::landmarks::OASIS_RECOVERY) {
+        st.variants
+            .push(super::landmarks::OASIS_RECOVERY.to_string());
     }
     place(r, &mut st, &layout)?;
     if sf.flooded {

@@ -206,6 +206,10 @@ pub struct State {
     /// (variants/nineteen84.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nineteen84: Option<super::variants::nineteen84::Nineteen84>,
+    /// Battle Star Markers, Sabotage of a Supply Depot: per side, the hexes
+    /// of movement its armour has lost (stars.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub armour_move_lost: Vec<u32>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -95,7 +95,7 @@ pub fn scope(
                 let origin = start.get(from).copied().unwrap_or(*from);
                 sl.units = vec![(from.to_string(), secs(origin))];
             }
-            Cmd::RemoveWire { at } => {
+            Cmd::RemoveWire { at } | Cmd::Sabotage { at } | Cmd::Recover { at } => {
                 own_stage = 3;
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];

@@ -170,17 +170,119 @@ pub fn open_ends(ctx: &Ctx<'_>, st: &State, w: Hex) -> Vec<Hex> {
     }
 }
 
-/// May a unit step from `from` to the adjacent `to` ("The side slopes of a
-/// Wadi are impassable, both up from the Wadi hex or down into it. Moving
-/// along a Wadi is allowed. But crossing its walls is impossible.")?
+/// May a unit of movement class `class` step from `from` to the adjacent
+/// `to`? Why not, if it may not: a wadi's wall ("The side slopes of a Wadi
+/// are impassable, both up from the Wadi hex or down into it. Moving along a
+/// Wadi is allowed. But crossing its walls is impossible.") or a mountain's
+/// slopes (`mountain_step`).
 #[must_use]
-pub fn step_allowed(ctx: &Ctx<'_>, st: &State, from: Hex, to: Hex) -> bool {
+pub fn step_refusal(ctx: &Ctx<'_>, st: &State, class: &str, from: Hex, to: Hex) -> Option<String> {
     let (wf, wt) = (walled(ctx, st, from), walled(ctx, st, to));
-    match (wf, wt) {
+    let ok = match (wf, wt) {
         (false, false) | (true, true) => true,
         (true, false) => open_ends(ctx, st, from).contains(&to),
         (false, true) => open_ends(ctx, st, to).contains(&from),
+    };
+    if !ok {
+        return Some(format!(
+            "{from} to {to} crosses the wall of a wadi: units move into and out of a wadi only through its open ends"
+        ));
     }
+    mountain_step(ctx, st, class, from, to)
+}
+
+/// `step_refusal` as a yes or no.
+#[must_use]
+pub fn step_allowed(ctx: &Ctx<'_>, st: &State, class: &str, from: Hex, to: Hex) -> bool {
+    step_refusal(ctx, st, class, from, to).is_none()
+}
+
+/// Is `h` a mountain hex (Appendix 2, Landmarks, Mountains)?
+#[must_use]
+pub fn is_mountain(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
+    ctx.board.contains(h) && ctx.info(st, h).any(|t| t.mountain)
+}
+
+/// The height of a hex: 2 on a mountain, 1 on a hill, 0 elsewhere.
+#[must_use]
+pub fn height(ctx: &Ctx<'_>, st: &State, h: Hex) -> u32 {
+    if is_mountain(ctx, st, h) {
+        2
+    } else if ctx.info(st, h).is_hill() {
+        1
+    } else {
+        0
+    }
+}
+
+/// Mountains: "Only Infantry may Move up from a Hill onto an adjacent
+/// Mountain hex, or down from a Mountain onto an adjacent Hill hex. Infantry
+/// may also Move from a Mountain hex onto an adjacent Mountain hex. Movement
+/// is not possible from other Tiles or an Open Countryside hex." Moves,
+/// retreats and Take Ground alike; `class` is the unit's movement class.
+#[must_use]
+pub fn mountain_step(ctx: &Ctx<'_>, st: &State, class: &str, from: Hex, to: Hex) -> Option<String> {
+    let (mf, mt) = (is_mountain(ctx, st, from), is_mountain(ctx, st, to));
+    if !mf && !mt {
+        return None;
+    }
+    if class != "infantry" {
+        return Some(format!(
+            "{from} to {to}: only infantry may move onto or off a mountain"
+        ));
+    }
+    let other = if mf { to } else { from };
+    if height(ctx, st, other) == 0 {
+        return Some(if mt {
+            format!(
+                "{from} to {to}: a mountain may be climbed only from a hill or another mountain"
+            )
+        } else {
+            format!("{from} to {to}: a unit comes down from a mountain only onto a hill or another mountain")
+        });
+    }
+    None
+}
+
+/// The mountain hexes connected to `h` (the one mountain it is part of).
+#[must_use]
+pub fn mountain_of(ctx: &Ctx<'_>, st: &State, h: Hex) -> std::collections::BTreeSet<Hex> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![h];
+    while let Some(x) = todo.pop() {
+        if !is_mountain(ctx, st, x) || !seen.insert(x) {
+            continue;
+        }
+        todo.extend(x.neighbours());
+    }
+    seen
+}
+
+/// Mountains: "Infantry and Armour reduce the number of Battle Dice by 2
+/// when Battling an enemy Unit that is up a Mountain ... There are no Battle
+/// Dice reductions when Battling an enemy Unit at the same height as your
+/// Unit, unless the target Unit is on an unconnected Mountain hex." Does a
+/// mountain's protection of `target` count against a unit on `from`?
+#[must_use]
+pub fn mountain_protects(ctx: &Ctx<'_>, st: &State, from: Hex, target: Hex) -> bool {
+    !(is_mountain(ctx, st, from) && mountain_of(ctx, st, target).contains(&from))
+}
+
+/// Mountains: "An ordered Artillery Unit, permanently in position on a
+/// Mountain hex, may target any enemy Unit with a Battle Range of 7 or fewer
+/// hexes. It Battles at 3, 3, 2, 2, 1, 1, 1." The dice table of an
+/// artillery-class unit on `at`, when the terrain gives one.
+#[must_use]
+pub fn artillery_table<'a>(ctx: &Ctx<'a>, st: &State, class: &str, at: Hex) -> Option<&'a [u32]> {
+    if class != "artillery" {
+        return None;
+    }
+    ctx.info(st, at)
+        .specs
+        .iter()
+        .map(|(_, t)| *t)
+        .find(|t| !t.artillery_dice.is_empty())
+        .map(|t| t.artillery_dice.as_slice())
 }
 
 /// Why a unit of `class` may not battle from `from` to `to` at range ("Infantry

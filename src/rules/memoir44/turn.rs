@@ -97,6 +97,16 @@ pub enum Step {
         line: Line,
         unit: u32,
     },
+    /// Battle Star Markers: Sabotage.
+    Sabotage {
+        line: Line,
+        unit: u32,
+    },
+    /// Appendix 2, Oasis: the Medics & Mechanics roll of a unit there.
+    Recover {
+        line: Line,
+        unit: u32,
+    },
     /// Bridge Demolition, Option 1.
     Charge {
         line: Line,
@@ -1034,6 +1044,8 @@ struct Track {
     clearing: bool,
     /// Engineers placing charges on a bridge: their entire action.
     charging: bool,
+    /// Appendix 2, Oasis: the unit has rolled to recover figures.
+    recovered: bool,
 }
 
 /// Bridge Demolition: "Play a Section Card corresponding to the Section of
@@ -1258,6 +1270,8 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
             let w = super::blitzkrieg::mode(ctx, st, u, w);
             let w = super::support::mode(ctx.r, st, u, w);
             let w = super::disorder::mode(st, u, w);
+            // Sabotage of a Supply Depot: the armour's lost hex.
+            let w = super::stars::mode(ctx, st, u, w);
             // Supply Lines & Sieges: a unit out of supply a second turn.
             *m = super::supply::mode(ctx, st, u, w);
         }
@@ -1297,6 +1311,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         let w = super::blitzkrieg::mode(ctx, &sc, &u, w);
                         let w = super::support::mode(ctx.r, &sc, &u, w);
                         let w = super::disorder::mode(&sc, &u, w);
+                        let w = super::stars::mode(ctx, &sc, &u, w);
                         let w = super::supply::mode(ctx, &sc, &u, w);
                         modes.insert(u.id, w.clone());
                         w
@@ -1729,6 +1744,46 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     unit: u.id,
                 });
             }
+            Cmd::Recover { at } => {
+                let (u, _) = ordered_unit(&sc, &modes, side, *at, l)?;
+                if let Some(why) = super::landmarks::recover_refusal(ctx, &sc, &u) {
+                    return Err(l.reject(why));
+                }
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some() || t.battles > 0 || t.recovered {
+                    return Err(l.reject(
+                        "RECOVER comes before the unit moves or battles, once a turn: the unit in the oasis rolls first",
+                    ));
+                }
+                t.recovered = true;
+                steps.push(Step::Recover {
+                    line: l.clone(),
+                    unit: u.id,
+                });
+            }
+            Cmd::Sabotage { at } => {
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
+                if !super::stars::sabotage_at(&sc, side, *at) {
+                    return Err(l.reject(format!(
+                        "there is no objective of the scenario's Sabotage rule for your side at {at}"
+                    )));
+                }
+                let t = track.entry(u.id).or_default();
+                if t.battles > 0
+                    || m.nothing
+                    || t.moved.is_some_and(|d| d > m.move_battle)
+                    || t.barred
+                {
+                    return Err(l.reject(
+                        "sabotage is rolled with the unit's close assault dice: it takes the unit's battle, and the unit may not battle this turn",
+                    ));
+                }
+                t.battles = m.battles;
+                steps.push(Step::Sabotage {
+                    line: l.clone(),
+                    unit: u.id,
+                });
+            }
             Cmd::Charge { unit: at, bridge } => {
                 let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
                 if !ctx.spec(&u.kind).engineer {
@@ -2024,7 +2079,13 @@ impl Turn<'_, '_, '_> {
         }
         // Appendix 2: fire that destroys the tile the target stood on.
         super::tiles::fire_on_hex(ctx, &mut self.st, &mut self.ev, &aspec.class, tgt.at);
-        if aspec.cross_hairs && hits > 0 && !out.eliminated && !out.retreated {
+        // Big-Gun cross-hairs; Forward Spotting Artillery gives every
+        // artillery unit the Big Guns rules while its hex is held.
+        if super::battle::big_guns(&self.st, aspec, &att)
+            && hits > 0
+            && !out.eliminated
+            && !out.retreated
+        {
             let have = self
                 .st
                 .cross_hairs
@@ -2356,6 +2417,14 @@ pub fn apply(
         }
         Gate::None => {}
     }
+    // Sabotaging A Dam (stars.rs): "After playing a Command Card, and before
+    // any Units are ordered, he rolls two Battle Dice."
+    // (An Army Manoeuvre is declared "instead of playing a Command Card".)
+    let command_card = matches!(&plan.action, Action::Card { played, .. }
+        if ctx.r.card(played).is_some_and(|c| c.kind != "manoeuvre"));
+    if command_card {
+        super::stars::dam_sabotage(ctx, &mut t.st, &mut t.ev, &mut *t.chance.dice, side);
+    }
     // Combat Engineers standing on wire or a hedgehog they have not removed
     // remove it when next ordered, before they may move away.
     for id in &plan.ordered {
@@ -2368,6 +2437,9 @@ pub fn apply(
     }
     // Battle Star Markers (stars.rs): after each order, what became of them.
     let mut since = t.ev.len();
+    // Appendix 2, Oasis: units whose recovery roll returned no figure (as
+    // with Medics & Mechanics, they may not move or battle).
+    let mut stalled: BTreeSet<u32> = BTreeSet::new();
     for step in &plan.steps {
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
@@ -2378,6 +2450,8 @@ pub fn apply(
             Step::Move { line, unit, .. }
             | Step::Battle { line, unit, .. }
             | Step::RemoveWire { line, unit }
+            | Step::Sabotage { line, unit }
+            | Step::Recover { line, unit }
             | Step::Unload { line, unit, .. }
             | Step::Charge { line, unit, .. }
             | Step::Pontoon { line, unit, .. }
@@ -2403,6 +2477,13 @@ pub fn apply(
         if let Some(u) = unit {
             if t.st.unit(u).is_none() {
                 t.skip(line, "the unit is no longer on the board");
+                continue;
+            }
+            if stalled.contains(&u) {
+                t.skip(
+                    line,
+                    "the unit recovered no figure in the oasis: it may not move or battle this turn",
+                );
                 continue;
             }
         }
@@ -2539,6 +2620,36 @@ pub fn apply(
                     );
                 } else {
                     t.skip(line, "the charges are no longer on the bridge");
+                }
+            }
+            Step::Recover { line, unit } => {
+                let refusal =
+                    t.st.unit(*unit)
+                        .and_then(|u| super::landmarks::recover_refusal(ctx, &t.st, u));
+                if let Some(why) = refusal {
+                    t.skip(line, &why);
+                    stalled.insert(*unit);
+                } else if !super::landmarks::recover(
+                    ctx,
+                    &mut t.st,
+                    &mut t.ev,
+                    &mut *t.chance.dice,
+                    *unit,
+                    hand_count,
+                ) {
+                    stalled.insert(*unit);
+                }
+            }
+            Step::Sabotage { line, unit } => {
+                // The unit may have been pushed off the objective since the
+                // orders were checked (a minefield's retreat).
+                if t.st
+                    .unit(*unit)
+                    .is_some_and(|u| super::stars::sabotage_at(&t.st, u.side, u.at))
+                {
+                    super::stars::sabotage(ctx, &mut t.st, &mut t.ev, &mut *t.chance.dice, *unit);
+                } else {
+                    t.skip(line, "the unit is no longer on its objective");
                 }
             }
             Step::RemoveWire { unit, .. } => {
@@ -2782,7 +2893,7 @@ impl Turn<'_, '_, '_> {
         } else if self.st.unit_at(to).is_some() {
             Some(format!("{to} holds a unit"))
         } else if !may_enter(ctx, &self.st, spec, to)
-            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+            || !super::tiles::step_allowed(ctx, &self.st, spec.movement_class(), u.at, to)
         {
             Some(format!("{} may not enter {to}", spec.name))
         } else {
@@ -2821,7 +2932,13 @@ impl Turn<'_, '_, '_> {
         };
         if self.st.unit_at(to).is_some()
             || !may_enter(ctx, &self.st, ctx.spec(&u.kind), to)
-            || !super::tiles::step_allowed(ctx, &self.st, u.at, to)
+            || !super::tiles::step_allowed(
+                ctx,
+                &self.st,
+                ctx.spec(&u.kind).movement_class(),
+                u.at,
+                to,
+            )
         {
             return false;
         }

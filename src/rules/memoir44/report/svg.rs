@@ -68,6 +68,7 @@ pub fn tile_style(tile: &str) -> (&'static str, &'static str) {
         "oasis" => ("#6fb88a", "oasis"),
         "palm-trees" => ("#9fbf5f", "palms"),
         "wadi" => ("#c9a36b", "wadi"),
+        "mountain" => ("#8a7560", "mountain"),
         _ => ("#cccccc", "?"),
     }
 }

@@ -66,6 +66,7 @@ fn appendix2_code(id: &str) -> Option<&'static str> {
         "oasis" => "Oa",
         "palm-trees" => "Pa",
         "wadi" => "Wa",
+        "mountain" => "Mo",
         _ => return None,
     })
 }
@@ -93,6 +94,7 @@ pub fn terrain_symbol(id: &str) -> char {
         "city-ruins" | "factory" | "russian-town" | "wooden-village" | "station" | "barracks"
         | "church" | "lighthouse" | "radar-station" | "desert-town" => '#',
         "hill-village" | "hill-woods" | "road-over-hill" | "high-ground" => '^',
+        "mountain" => 'M',
         "winter-woods" | "palm-trees" => '%',
         "fordable-river" | "frozen-river" | "headwaters" | "lake" | "flooded-field" | "marsh" => {
             '~'
