@@ -192,7 +192,7 @@ pub fn check_path(
         let last = i + 1 == rest.len();
         // Minefields: "A Unit must stop, and may not Move any further on
         // that turn, when entering a Minefield" (friendly or enemy).
-        if !last && super::mines::at(st, h).is_some() {
+        if !last && super::mines::at(st, h).is_some() && !spec.variant.mine_proof {
             return Err(format!(
                 "a unit entering the minefield at {h} must stop there"
             ));
@@ -324,6 +324,7 @@ pub fn battle_dice(
     let mut mods = Vec::new();
     // Battle Star Markers: the Heroic Leader's additional die.
     mods.extend(super::stars::battle_mods(st, att.id));
+    mods.extend(super::variants::exterminate::battle_mods(ctx, st, att.id));
     // Demoralisation, & Disorganisation: "reduce ... Battle Dice".
     mods.extend(super::disorder::battle_mods(st, att.id));
     // Supply Lines & Sieges: "All Battle Dice are reduced by 1."
@@ -676,6 +677,19 @@ pub fn resolve_flags(
         flags -= 1;
     }
     if flags == 0 {
+        return (ignored, out);
+    }
+    // "EX-TER-MIN-ATE!": "Additional Purple Flags result in the
+    // extermination of 1 model each. Daleks do not Retreat."
+    if spec.variant.flags_cost_models {
+        ev.push(Event::Retreat {
+            side: st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at],
+            blocked: 0,
+            no_retreat: true,
+        });
+        out.eliminated = lose(ctx, st, ev, id, flags, by, "Daleks do not retreat", "flag");
         return (ignored, out);
     }
     // Appendix 2: a train retreats backwards along the tracks.

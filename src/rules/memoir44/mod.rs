@@ -242,6 +242,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     commissar::OPTION,
     supply::OPTION,
     variants::zombies::OPTION,
+    variants::exterminate::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -282,6 +283,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "PONTOON",
     // "Achtung! Zombie!": the Living retreat off the board.
     "EXIT",
+    // "EX-TER-MIN-ATE!": a Dalek unit exterminates a town.
+    "EXTERMINATE",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -471,6 +474,26 @@ impl Family for Ruleset {
                         ))
                     })?;
                     variants::zombies::convert(self, &mut st, dead).map_err(bad)?;
+                }
+            }
+        }
+        // "EX-TER-MIN-ATE!" (variants/exterminate.rs): the option names the
+        // Dalek side, whose units become Dalek units.
+        if let Some(v) = scenario.options.get(variants::exterminate::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::exterminate::OPTION),
+            };
+            match v.as_str() {
+                "none" | "false" | "no" => {}
+                s => {
+                    let daleks = st.side_index(s).ok_or_else(|| {
+                        bad(format!(
+                            "name the Dalek side ({}), not '{s}'",
+                            st.sides.join(" or ")
+                        ))
+                    })?;
+                    variants::exterminate::convert(self, &mut st, daleks).map_err(bad)?;
                 }
             }
         }

@@ -60,6 +60,9 @@ pub struct Ruleset {
     /// "Achtung! Zombie!" (Appendix 3): the variant's tables.
     #[serde(default)]
     pub zombies: super::variants::zombies::ZombieRules,
+    /// "EX-TER-MIN-ATE!" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub exterminate: super::variants::exterminate::ExterminateRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

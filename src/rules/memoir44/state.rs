@@ -197,6 +197,11 @@ pub struct State {
     /// Player's side and the variant's score (variants/zombies.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zombies: Option<super::variants::zombies::Zombies>,
+    /// "EX-TER-MIN-ATE!" (Appendix 3, game option `exterminate`): the Dalek
+    /// side, its victory points, the towns exterminated
+    /// (variants/exterminate.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exterminate: Option<super::variants::exterminate::Exterminate>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

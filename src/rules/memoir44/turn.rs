@@ -131,6 +131,12 @@ pub enum Step {
         line: Line,
         unit: u32,
     },
+    /// "EX-TER-MIN-ATE!": a Dalek unit spends the turn exterminating the
+    /// town it occupies (`EXTERMINATE`).
+    Exterminate {
+        line: Line,
+        unit: u32,
+    },
 }
 
 /// A checked turn.
@@ -155,7 +161,9 @@ pub fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
     Mode {
         max_move: s.r#move,
         move_battle: s.move_and_battle,
-        ignore_terrain: false,
+        // Suggested Variants: "Movement is not effected by any Terrain
+        // limitations" (a Dalek; a zombie's own modes say the same).
+        ignore_terrain: s.variant.terrain_free,
         battles: 1,
         extra: 0,
         extra_close_only: false,
@@ -1004,6 +1012,9 @@ fn ordered_unit(
     }
 }
 
+const EXTERMINATING: &str =
+    "exterminating a town takes the Dalek unit a whole turn: it may not move or battle";
+
 /// Engineers placing charges or a Pontoon Bridge: "uses its entire action
 /// ... It may nor Move or Battle".
 fn whole_action(
@@ -1034,6 +1045,8 @@ struct Track {
     clearing: bool,
     /// Engineers placing charges on a bridge: their entire action.
     charging: bool,
+    /// "EX-TER-MIN-ATE!": a Dalek unit exterminating a town: its whole turn.
+    exterminating: bool,
 }
 
 /// Bridge Demolition: "Play a Section Card corresponding to the Section of
@@ -1329,6 +1342,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
+                if t.exterminating {
+                    return Err(l.reject(EXTERMINATING));
+                }
                 if let Some(why) = engineer_stuck(ctx, &sc, &u) {
                     if path.len() > 1 && t.moved.is_none() {
                         return Err(l.reject(why));
@@ -1499,6 +1515,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject(
                         "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
+                }
+                if t.exterminating {
+                    return Err(l.reject(EXTERMINATING));
                 }
                 if t.clearing {
                     return Err(l.reject(
@@ -1845,6 +1864,26 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     ctx, &mut sc, side, l, *at, ordered, acted,
                 )?;
                 steps.push(step);
+            }
+            Cmd::Exterminate { at } => {
+                // "EX-TER-MIN-ATE!": "This takes the Unit a whole turn".
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
+                super::variants::exterminate::check(ctx, &sc, &u).map_err(|e| l.reject(e))?;
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some()
+                    || t.battles > 0
+                    || t.clearing
+                    || t.charging
+                    || t.exterminating
+                    || m.nothing
+                {
+                    return Err(l.reject(EXTERMINATING));
+                }
+                t.exterminating = true;
+                steps.push(Step::Exterminate {
+                    line: l.clone(),
+                    unit: u.id,
+                });
             }
             _ => return Err(l.reject("unexpected order here")),
         }
@@ -2364,6 +2403,7 @@ pub fn apply(
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
         super::supply::after_step(&mut t.st, &mut t.ev);
         since = t.ev.len();
         let (line, unit) = match step {
@@ -2373,7 +2413,8 @@ pub fn apply(
             | Step::Unload { line, unit, .. }
             | Step::Charge { line, unit, .. }
             | Step::Pontoon { line, unit, .. }
-            | Step::Exit { line, unit } => (line, Some(*unit)),
+            | Step::Exit { line, unit }
+            | Step::Exterminate { line, unit } => (line, Some(*unit)),
             Step::Target { line, .. }
             | Step::Lapse { line, .. }
             | Step::Land { line, .. }
@@ -2506,6 +2547,9 @@ pub fn apply(
             }
             Step::Exit { unit, .. } => {
                 super::variants::zombies::exit(&mut t.st, &mut t.ev, *unit);
+            }
+            Step::Exterminate { unit, .. } => {
+                super::variants::exterminate::begin(&mut t.st, &mut t.ev, *unit);
             }
             Step::Charge { unit, bridge, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
@@ -2641,6 +2685,7 @@ pub fn apply(
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+    super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
     super::supply::after_step(&mut t.st, &mut t.ev);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
@@ -2704,6 +2749,8 @@ pub fn apply(
     }
     let e = super::victory::update_objectives(&mut t.st);
     t.ev.extend(e);
+    // "EX-TER-MIN-ATE!": the towns exterminated this turn.
+    super::variants::exterminate::end_turn(ctx, &mut t.st, &mut t.ev);
     if t.st.zombies.is_some() {
         super::variants::zombies::end_turn(st0, &mut t.st, &mut t.ev, side);
     } else {
