@@ -86,6 +86,10 @@ pub struct Exterminate {
     /// Dalek units exterminating a town this turn, with the town.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<(u32, Hex)>,
+    /// The Dalek side began with a Dalek unit (else its mercenaries have
+    /// no Daleks to lose, and never surrender).
+    #[serde(default)]
+    pub had_daleks: bool,
 }
 
 /// Is `side` the Dalek side of a game of the variant?
@@ -188,11 +192,16 @@ pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String>
     } else {
         xr.victory
     };
+    let had_daleks = st
+        .units
+        .iter()
+        .any(|u| u.side == daleks && is_dalek(&ctx, u));
     st.exterminate = Some(Exterminate {
         daleks,
         need,
         ruins: Vec::new(),
         pending: Vec::new(),
+        had_daleks,
     });
     Ok(())
 }
@@ -278,7 +287,12 @@ pub fn battle_mods(ctx: &Ctx<'_>, st: &State, attacker: u32) -> Option<Modifier>
 /// if all the Dalek Units are destroyed" (and, being cannon-fodder, give no
 /// victory point).
 pub fn after_step(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>) {
-    let Some(daleks) = st.exterminate.as_ref().map(|x| x.daleks) else {
+    let Some(daleks) = st
+        .exterminate
+        .as_ref()
+        .filter(|x| x.had_daleks)
+        .map(|x| x.daleks)
+    else {
         return;
     };
     let side: Vec<&Unit> = st.units.iter().filter(|u| u.side == daleks).collect();
