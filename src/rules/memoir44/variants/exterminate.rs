@@ -325,7 +325,7 @@ pub fn end_turn(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>) {
         return;
     };
     for (id, h) in &x.pending {
-        if !st.unit(*id).is_some_and(|u| u.at == *h) || !is_town(ctx, st, *h) {
+        if st.unit(*id).is_none_or(|u| u.at != *h) || !is_town(ctx, st, *h) {
             continue;
         }
         let ruins = ctx.r.exterminate.ruins.clone();
