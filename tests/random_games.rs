@@ -78,6 +78,13 @@
 //! board plus replacements waiting) is what it was (every eliminated unit
 //! came back), no unit retreated, both sides have a Commissar marker and
 //! the victory count is the variant's.
+//! "EX-TER-MIN-ATE!" (Appendix 3): in every third game that is not a zombie
+//! game one side is the Dalek side (its units converted to Dalek and
+//! mercenary units, the Human side given its Human Factor leader); after
+//! every turn only the Dalek side has Dalek or mercenary units, no Dalek
+//! unit has retreated, mercenaries are left only while a Dalek unit is,
+//! every town exterminated stays City Ruins and stays counted in the
+//! Daleks' medals, and a side with no unit left has lost.
 //!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
@@ -136,6 +143,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_airfields(&mut st, seed);
     add_random_zombies(r, &mut st, seed);
     add_random_1984(r, &mut st, seed);
+    add_random_daleks(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
@@ -221,6 +229,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_supply(r, scenario, t, &st, &next, &events);
         check_zombies(r, scenario, t, &st, &next);
         check_1984(r, scenario, t, &st, &next, &events);
+        check_daleks(r, scenario, t, &st, &next, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -243,9 +252,16 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
                 .iter()
                 .filter(|o| o.side == i && o.held)
                 .count() as u32;
+            // "EX-TER-MIN-ATE!": an exterminated town's marker is the
+            // Daleks' for good.
+            let ruins = next
+                .exterminate
+                .as_ref()
+                .filter(|x| x.daleks == i)
+                .map_or(0, |x| x.ruins.len() as u32);
             assert_eq!(
                 next.medals(i),
-                from_events + held,
+                from_events + held + ruins,
                 "{scenario} turn {t}: medals of side {i} ({orders:?}; {events:?})"
             );
         }
@@ -536,6 +552,14 @@ fn tile_invariants(
     }
     for e in events {
         if let Event::TileDestroyed { at, tile, becomes } = e {
+            // "EX-TER-MIN-ATE!": an exterminated town (check_daleks).
+            if st
+                .exterminate
+                .as_ref()
+                .is_some_and(|x| x.ruins.contains(at))
+            {
+                continue;
+            }
             let spec = r.terrain.get(tile).expect("destroyed tile");
             assert!(
                 !spec.destroyed_by_fire.is_empty(),
@@ -685,6 +709,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_airfields(&mut st, seed);
     add_random_zombies(r, &mut st, seed);
     add_random_1984(r, &mut st, seed);
+    add_random_daleks(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
@@ -949,7 +974,9 @@ fn check_stars(r: &Ruleset, scenario: &str, t: u32, next: &State) {
             "{scenario} turn {t}: {s:?} not on its unit's hex"
         );
         match s.kind.as_str() {
-            "heroic-leader" => assert_eq!(Some(u.side), s.side, "{scenario} turn {t}: {s:?}"),
+            "heroic-leader" | "human-factor" => {
+                assert_eq!(Some(u.side), s.side, "{scenario} turn {t}: {s:?}");
+            }
             _ => assert_eq!(
                 r.units[&u.kind].class, "infantry",
                 "{scenario} turn {t}: {s:?}"
@@ -1520,6 +1547,90 @@ fn check_1984(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, eve
     assert_eq!(next.victory, r.nineteen84.victory, "{scenario} turn {t}");
 }
 
+/// In every third game (that is not a zombie game) one side (at random) is
+/// the Dalek side of "EX-TER-MIN-ATE!" (Appendix 3).
+fn add_random_daleks(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/daleks", &[&seed]));
+    if rng.roll(3) != 1 || st.zombies.is_some() || st.nineteen84.is_some() {
+        return;
+    }
+    let daleks = rng.roll(2) as usize - 1;
+    memoir44::variants::exterminate::convert(r, st, daleks).expect("dalek conversion");
+}
+
+/// "EX-TER-MIN-ATE!" invariants after a turn.
+fn check_daleks(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    let Some(x) = &next.exterminate else {
+        return;
+    };
+    let human = State::other(x.daleks);
+    let variant = |k: &str| r.unit(k).expect("unit kind").variant.clone();
+    for u in &next.units {
+        let v = variant(&u.kind);
+        assert!(
+            u.side == x.daleks || !(v.dalek || v.mercenary),
+            "{scenario} turn {t}: a {} on the Human side",
+            u.kind
+        );
+    }
+    // "Daleks do not Retreat."
+    for e in events {
+        if let Event::Retreat { unit, path, .. } = e {
+            assert!(
+                !variant(unit).flags_cost_models || path.len() == 1,
+                "{scenario} turn {t}: a Dalek unit retreated {path:?}"
+            );
+        }
+    }
+    // "Dalek Mercenary Units will automatically surrender if all the Dalek
+    // Units are destroyed."
+    let daleks_left = next
+        .units
+        .iter()
+        .any(|u| u.side == x.daleks && variant(&u.kind).dalek);
+    let mercs_left = next
+        .units
+        .iter()
+        .any(|u| u.side == x.daleks && variant(&u.kind).mercenary);
+    assert!(
+        daleks_left || !mercs_left || !x.had_daleks,
+        "{scenario} turn {t}: mercenaries fight on with no Dalek left"
+    );
+    // Exterminated towns stay City Ruins, their markers the Daleks'.
+    let before = st
+        .exterminate
+        .as_ref()
+        .map(|b| b.ruins.clone())
+        .unwrap_or_default();
+    assert!(
+        before.iter().all(|h| x.ruins.contains(h)),
+        "{scenario} turn {t}: an exterminated town came back"
+    );
+    for h in &x.ruins {
+        let fs = next.features(*h);
+        assert!(
+            fs.contains(&r.exterminate.ruins)
+                && !fs.iter().any(|f| r.exterminate.towns.contains(f)),
+            "{scenario} turn {t}: the exterminated town at {h} is {fs:?}"
+        );
+    }
+    assert!(
+        x.pending.is_empty(),
+        "{scenario} turn {t}: extermination left pending"
+    );
+    assert!(
+        next.medal_units[x.daleks] >= x.ruins.len() as u32,
+        "{scenario} turn {t}: the Daleks' medals lost an exterminated town"
+    );
+    if next.over {
+        let any = |s: usize| next.units.iter().any(|u| u.side == s);
+        let w = next.winner.clone().unwrap_or_default();
+        if !any(x.daleks) {
+            assert_eq!(w, next.sides[human], "{scenario} turn {t}: Daleks gone");
+        }
+    }
+}
+
 /// "Achtung! Zombie!" invariants after a turn.
 fn check_zombies(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State) {
     let Some(z) = &next.zombies else {
@@ -1715,4 +1826,51 @@ fn nineteen_eighty_four_option_converts_a_shipped_scenario() {
         .expect_err("two variants")
         .to_string();
     assert!(e.contains("zombies"), "{e}");
+}
+
+/// "EX-TER-MIN-ATE!": the game option `exterminate=<side>` converts a
+/// shipped scenario (each unit replaced in place by its Dalek type, the
+/// Human side given a Human Factor leader, the Daleks needing 10), an
+/// unknown side is refused, and so is playing it with the zombies.
+#[test]
+fn exterminate_option_converts_a_shipped_scenario() {
+    use adjutant::rules::{Family, Scenario};
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut scen = Scenario::shipped("pegasus-bridge");
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let plain = Family::setup(&r, &scen, &mut deck).expect("setup");
+    scen.options.insert("exterminate".into(), "axis".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let st = Family::setup(&r, &scen, &mut deck).expect("dalek setup");
+    let daleks = st.side_index("axis").expect("axis");
+    let x = st.exterminate.as_ref().expect("exterminate");
+    assert_eq!((x.daleks, x.need), (daleks, 10));
+    for (a, b) in plain.units.iter().zip(&st.units) {
+        assert_eq!((a.id, a.at), (b.id, b.at), "replaced in place");
+        let want = if a.side != daleks {
+            a.kind.clone()
+        } else if let Some(t) = r.exterminate.by_unit.get(&a.kind) {
+            t.clone()
+        } else {
+            r.exterminate.by_class[&r.units[&a.kind].class].clone()
+        };
+        assert_eq!(b.kind, want);
+    }
+    assert!(st
+        .stars
+        .iter()
+        .any(|s| s.kind == "human-factor" && s.side == Some(1 - daleks) && s.unit.is_some()));
+    scen.options.insert("exterminate".into(), "martians".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("unknown side")
+        .to_string();
+    assert!(e.contains("exterminate") && e.contains("martians"), "{e}");
+    scen.options.insert("exterminate".into(), "axis".into());
+    scen.options.insert("zombies".into(), "allies".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("daleks and zombies")
+        .to_string();
+    assert!(e.contains("Zombies"), "{e}");
 }

@@ -202,7 +202,7 @@ pub fn check_path(
         let last = i + 1 == rest.len();
         // Minefields: "A Unit must stop, and may not Move any further on
         // that turn, when entering a Minefield" (friendly or enemy).
-        if !last && super::mines::at(st, h).is_some() {
+        if !last && super::mines::at(st, h).is_some() && !spec.variant.mine_proof {
             return Err(format!(
                 "a unit entering the minefield at {h} must stop there"
             ));
@@ -348,6 +348,7 @@ pub fn battle_dice(
     mods.extend(super::stars::battle_mods(st, att.id));
     // Collapsible Assault Boats: one die fewer on a river hex.
     mods.extend(super::stars::boat_mods(ctx, st, att.id));
+    mods.extend(super::variants::exterminate::battle_mods(ctx, st, att.id));
     // Demoralisation, & Disorganisation: "reduce ... Battle Dice".
     mods.extend(super::disorder::battle_mods(st, att.id));
     // Supply Lines & Sieges: "All Battle Dice are reduced by 1."
@@ -728,6 +729,19 @@ pub fn resolve_flags(
     // (those the unit or its hex may ignore are ignored first).
     if let Some(o) = super::variants::nineteen84::flags(ctx, st, ev, id, flags, by) {
         return (ignored, o);
+    }
+    // "EX-TER-MIN-ATE!": "Additional Purple Flags result in the
+    // extermination of 1 model each. Daleks do not Retreat."
+    if spec.variant.flags_cost_models {
+        ev.push(Event::Retreat {
+            side: st.sides[u.side].clone(),
+            unit: u.kind.clone(),
+            path: vec![u.at],
+            blocked: 0,
+            no_retreat: true,
+        });
+        out.eliminated = lose(ctx, st, ev, id, flags, by, "Daleks do not retreat", "flag");
+        return (ignored, out);
     }
     // Appendix 2: a train retreats backwards along the tracks.
     if let Some(o) = super::trains::retreat(ctx, st, ev, id, flags, by) {

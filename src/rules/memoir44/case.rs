@@ -121,6 +121,10 @@ struct BoardPart {
     /// `nineteen-eighty-four`): the board's units are converted.
     #[serde(default)]
     nineteen_eighty_four: Option<Spanned<bool>>,
+    /// Extension: "EX-TER-MIN-ATE!" (game option `exterminate`): the Dalek
+    /// side; its units are converted, the Human side gets its Human Factor.
+    #[serde(default)]
+    exterminate: Option<Spanned<String>>,
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
@@ -263,6 +267,10 @@ struct ExpectPart {
     /// movement its armour has lost after the turn.
     #[serde(default)]
     armour_move_lost: BTreeMap<String, u32>,
+    /// Extension ("EX-TER-MIN-ATE!"): the towns the Daleks have
+    /// exterminated after the turn (exactly these).
+    #[serde(default)]
+    exterminated: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -486,6 +494,18 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
             )
         })?;
         super::variants::zombies::convert(r, &mut st, dead)
+            .map_err(|m| at(text, file, z.span(), m))?;
+    }
+    if let Some(z) = &cf.board.exterminate {
+        let daleks = st.side_index(z.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                z.span(),
+                format!("unknown side '{}'", z.get_ref()),
+            )
+        })?;
+        super::variants::exterminate::convert(r, &mut st, daleks)
             .map_err(|m| at(text, file, z.span(), m))?;
     }
     for v in &cf.board.variants {
@@ -1124,6 +1144,10 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         &st,
         b.expect.zombie_markers.as_deref(),
         b.expect.saved,
+    ));
+    problems.extend(super::variants::exterminate::case_check(
+        &st,
+        b.expect.exterminated.as_deref(),
     ));
     if let Some(n) = b.expect.night_box {
         let got = st.weather.as_ref().map_or(0, |w| w.track_box);

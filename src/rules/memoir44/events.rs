@@ -401,4 +401,11 @@ pub enum Event {
         to: Option<Hex>,
         figures: u32,
     },
+    /// "EX-TER-MIN-ATE!" (variants/exterminate.rs): a Dalek unit sets about
+    /// exterminating a town, mercenaries surrender.
+    Daleks {
+        what: String,
+        side: String,
+        at: Hex,
+    },
 }

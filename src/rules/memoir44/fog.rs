@@ -175,6 +175,10 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             Event::Zombies { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }
+            // "EX-TER-MIN-ATE!": told where the side sees.
+            Event::Daleks { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
             // A Battle Star marker's fate: told where the side sees.
             Event::BattleStar { at, .. } if !known.contains(at) => None,
             Event::TurnBegun { .. }

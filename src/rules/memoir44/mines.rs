@@ -120,6 +120,11 @@ pub fn entered(
         return;
     };
     let side = st.sides[u.side].clone();
+    // "EX-TER-MIN-ATE!": "Daleks are not effected by Landmines" (they do
+    // not stop either: battle.rs), so the piece is never revealed.
+    if ctx.spec(&u.kind).variant.mine_proof {
+        return;
+    }
     if m.side == u.side {
         // "the Unit must still stop, but will ignore the Minefield, never
         // revealing its strength if still hidden, nor rolling dice."

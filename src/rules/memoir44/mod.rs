@@ -243,6 +243,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     supply::OPTION,
     variants::zombies::OPTION,
     variants::nineteen84::OPTION,
+    variants::exterminate::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -287,6 +288,8 @@ pub const ORDER_WORDS: &[&str] = &[
     "PONTOON",
     // "Achtung! Zombie!": the Living retreat off the board.
     "EXIT",
+    // "EX-TER-MIN-ATE!": a Dalek unit exterminates a town.
+    "EXTERMINATE",
     "KEEP",
     "DISCARD",
     "EXCHANGE",
@@ -496,6 +499,26 @@ impl Family for Ruleset {
                 "" | "true" | "yes" => variants::nineteen84::convert(self, &mut st).map_err(bad)?,
                 "false" | "no" => {}
                 other => return Err(bad(format!("'{other}' is not true or false"))),
+            }
+        }
+        // "EX-TER-MIN-ATE!" (variants/exterminate.rs): the option names the
+        // Dalek side, whose units become Dalek units.
+        if let Some(v) = scenario.options.get(variants::exterminate::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::exterminate::OPTION),
+            };
+            match v.as_str() {
+                "none" | "false" | "no" => {}
+                s => {
+                    let daleks = st.side_index(s).ok_or_else(|| {
+                        bad(format!(
+                            "name the Dalek side ({}), not '{s}'",
+                            st.sides.join(" or ")
+                        ))
+                    })?;
+                    variants::exterminate::convert(self, &mut st, daleks).map_err(bad)?;
+                }
             }
         }
         supply::start(self, &mut st);

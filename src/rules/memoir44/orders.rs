@@ -95,6 +95,10 @@ pub enum Cmd {
     Exit {
         at: Hex,
     },
+    /// "EX-TER-MIN-ATE!": a Dalek unit exterminates the town it occupies.
+    Exterminate {
+        at: Hex,
+    },
     Keep {
         cards: Vec<String>,
     },
@@ -325,6 +329,7 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
             river: one_hex(board, rest.get(1), "the river hex")?,
         }),
         "EXIT" => Ok(Cmd::Exit { at: one_hex(board, rest.first(), "the hex of the unit leaving the board")? }),
+        "EXTERMINATE" => Ok(Cmd::Exterminate { at: one_hex(board, rest.first(), "the hex of the Dalek unit and its town")? }),
         "KEEP" => {
             let mut cards = Vec::new();
             for w in rest {
@@ -482,6 +487,7 @@ impl Cmd {
             },
             Cmd::Pontoon { unit, river } => format!("PONTOON {unit} {river}"),
             Cmd::Exit { at } => format!("EXIT {at}"),
+            Cmd::Exterminate { at } => format!("EXTERMINATE {at}"),
             Cmd::Keep { cards } => format!("KEEP {}", cards.join(" ")),
             Cmd::Commissar { card } => format!("COMMISSAR {card}"),
             Cmd::Standing(s) => match s {

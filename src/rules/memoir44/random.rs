@@ -149,6 +149,15 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
                 text = candidate;
             }
         }
+        // "EX-TER-MIN-ATE!": a Dalek unit on a town mostly exterminates it.
+        if super::variants::exterminate::check(ctx, &sc, &u).is_ok() && rng.roll(3) > 1 {
+            let candidate = format!("{text}EXTERMINATE {}\n", u.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                text = candidate;
+                moved.push((u.at, 0));
+                continue;
+            }
+        }
         if m.max_move == 0 || m.nothing || rng.roll(3) == 1 {
             moved.push((u.at, 0));
             continue;

@@ -534,6 +534,9 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             to,
             figures,
         } => super::variants::zombies::describe(what, &side_name(side), *at, *to, *figures),
+        Event::Daleks { what, side, at } => {
+            super::variants::exterminate::describe(what, &side_name(side), *at)
+        }
     })
 }
 

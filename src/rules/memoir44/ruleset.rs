@@ -63,6 +63,9 @@ pub struct Ruleset {
     /// "Nineteen Eighty-Four" (Appendix 3): the variant's tables.
     #[serde(default, rename = "nineteen-eighty-four")]
     pub nineteen84: super::variants::nineteen84::Rules1984,
+    /// "EX-TER-MIN-ATE!" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub exterminate: super::variants::exterminate::ExterminateRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

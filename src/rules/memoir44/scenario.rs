@@ -278,7 +278,9 @@ pub fn place_stars(
             None => None,
         };
         let (side, unit) = match kind.as_str() {
-            "heroic-leader" => {
+            // "EX-TER-MIN-ATE!": the Human Factor's leader is a Heroic
+            // Leader too (variants/exterminate.rs).
+            "heroic-leader" | "human-factor" => {
                 let Some(u) = st.unit_at(h) else {
                     return Err(at(
                         l.text,
@@ -880,6 +882,7 @@ pub fn blank(
         reinforcements: Vec::new(),
         zombies: None,
         nineteen84: None,
+        exterminate: None,
         over: false,
         winner: None,
     }

@@ -26,6 +26,9 @@ pub const KINDS: &[&str] = &[
     DAM,
     BOATS,
     SPOTTING,
+    // "EX-TER-MIN-ATE!": a Heroic Leader with the Human Factor
+    // (variants/exterminate.rs).
+    "human-factor",
 ];
 
 /// Sabotage: the objective a side's unit may blow up (`SABOTAGE <hex>`).
@@ -39,6 +42,10 @@ pub const SPOTTING: &str = "forward-spotting";
 /// "When a fourth Battle Star is placed on the Dam, it is considered
 /// successfully sabotaged."
 pub const DAM_STARS: u32 = 4;
+
+fn is_leader(kind: &str) -> bool {
+    kind == "heroic-leader" || kind == "human-factor"
+}
 
 /// One Battle Star marker on the board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,6 +76,12 @@ fn leader_of(st: &State, id: u32) -> bool {
         .any(|s| s.kind == "heroic-leader" && s.unit == Some(id))
 }
 
+fn any_leader_of(st: &State, id: u32) -> bool {
+    st.stars
+        .iter()
+        .any(|s| is_leader(&s.kind) && s.unit == Some(id))
+}
+
 /// Heroic Leader: "receives 1 additional Battle Die when accompanied by this
 /// Leader."
 #[must_use]
@@ -79,10 +92,11 @@ pub fn battle_mods(st: &State, attacker: u32) -> Option<Modifier> {
     })
 }
 
-/// Heroic Leader: "A Unit ignores the first Purple Flag".
+/// Heroic Leader: "A Unit ignores the first Purple Flag" (and the Human
+/// Factor's: "A Unit ignores the first Purple Flag").
 #[must_use]
 pub fn ignores_first_flag(st: &State, id: u32) -> bool {
-    leader_of(st, id)
+    any_leader_of(st, id)
 }
 
 /// Calling In Air Strikes (Hill 317 Rule): "For as long as a Unit occupies a
@@ -114,6 +128,32 @@ pub fn after_step(
     let mut keep = Vec::new();
     for mut s in stars.drain(..) {
         match (s.kind.as_str(), s.unit) {
+            ("human-factor", Some(id)) if st.unit(id).is_none() => {
+                // Human Factor: "If the Unit is eliminated, Move his Battle
+                // Star to the nearest friendly Unit and continue the fight
+                // from there" (no roll for his loss).
+                let side = s.side.unwrap_or(0);
+                let nearest = st
+                    .units
+                    .iter()
+                    .filter(|u| u.side == side && !leader_of_in(&keep, u.id))
+                    .min_by_key(|u| (u.at.distance(s.at), u.id))
+                    .map(|u| (u.id, u.at));
+                let from = s.at;
+                if let Some((id, at)) = nearest {
+                    s.unit = Some(id);
+                    s.at = at;
+                }
+                ev.push(Event::BattleStar {
+                    marker: s.kind.clone(),
+                    at: if nearest.is_none() { from } else { s.at },
+                    what: if nearest.is_none() { "lost" } else { "joins" }.into(),
+                    faces: vec![],
+                });
+                if nearest.is_some() {
+                    keep.push(s);
+                }
+            }
             ("heroic-leader", Some(id)) if st.unit(id).is_none() => {
                 // "If the Unit is eliminated, roll two Battle Dice. If a Green
                 // Star is rolled, the Heroic Leader is lost. Otherwise, Move
@@ -142,7 +182,7 @@ pub fn after_step(
                     keep.push(s);
                 }
             }
-            ("heroic-leader", Some(id)) => {
+            ("heroic-leader" | "human-factor", Some(id)) => {
                 // "The Leader may not willingly leave the Unit": he moves
                 // with it.
                 if let Some(u) = st.unit(id) {
@@ -245,7 +285,7 @@ pub fn after_step(
 fn leader_of_in(stars: &[Star], id: u32) -> bool {
     stars
         .iter()
-        .any(|s| s.kind == "heroic-leader" && s.unit == Some(id))
+        .any(|s| is_leader(&s.kind) && s.unit == Some(id))
 }
 
 /// The report's sentence for a Battle Star event.
@@ -293,6 +333,7 @@ pub fn describe_event(e: &Event) -> Option<String> {
     }
     let name = match kind.as_str() {
         "heroic-leader" => "The Heroic Leader",
+        "human-factor" => "The Heroic Leader (Human Factor)",
         "prisoner" => "The prisoner",
         _ => "The equipment",
     };

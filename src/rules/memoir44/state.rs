@@ -210,6 +210,11 @@ pub struct State {
     /// of movement its armour has lost (stars.rs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub armour_move_lost: Vec<u32>,
+    /// "EX-TER-MIN-ATE!" (Appendix 3, game option `exterminate`): the Dalek
+    /// side, its victory points, the towns exterminated
+    /// (variants/exterminate.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exterminate: Option<super::variants::exterminate::Exterminate>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

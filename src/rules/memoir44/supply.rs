@@ -579,6 +579,7 @@ pub fn begin_turn(
     if any_lost {
         // A Heroic Leader whose unit fell, equipment its carriers dropped.
         super::stars::after_step(ctx, st, ev, since, dice);
+        super::variants::exterminate::after_step(ctx, st, ev);
     }
     if let Some(s) = st.supply.as_mut() {
         s.out.retain(|(id, _)| st.units.iter().any(|u| u.id == *id));

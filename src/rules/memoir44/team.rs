@@ -100,7 +100,7 @@ pub fn scope(
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];
             }
-            Cmd::Exit { at } => {
+            Cmd::Exit { at } | Cmd::Exterminate { at } => {
                 own_stage = 2;
                 let origin = start.get(at).copied().unwrap_or(*at);
                 sl.units = vec![(at.to_string(), secs(origin))];

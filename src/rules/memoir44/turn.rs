@@ -141,6 +141,12 @@ pub enum Step {
         line: Line,
         unit: u32,
     },
+    /// "EX-TER-MIN-ATE!": a Dalek unit spends the turn exterminating the
+    /// town it occupies (`EXTERMINATE`).
+    Exterminate {
+        line: Line,
+        unit: u32,
+    },
 }
 
 /// A checked turn.
@@ -165,7 +171,9 @@ pub fn default_mode(ctx: &Ctx<'_>, u: &Unit) -> Mode {
     Mode {
         max_move: s.r#move,
         move_battle: s.move_and_battle,
-        ignore_terrain: false,
+        // Suggested Variants: "Movement is not effected by any Terrain
+        // limitations" (a Dalek; a zombie's own modes say the same).
+        ignore_terrain: s.variant.terrain_free,
         battles: 1,
         extra: 0,
         extra_close_only: false,
@@ -1014,6 +1022,9 @@ fn ordered_unit(
     }
 }
 
+const EXTERMINATING: &str =
+    "exterminating a town takes the Dalek unit a whole turn: it may not move or battle";
+
 /// Engineers placing charges or a Pontoon Bridge: "uses its entire action
 /// ... It may nor Move or Battle".
 fn whole_action(
@@ -1046,6 +1057,8 @@ struct Track {
     charging: bool,
     /// Appendix 2, Oasis: the unit has rolled to recover figures.
     recovered: bool,
+    /// "EX-TER-MIN-ATE!": a Dalek unit exterminating a town: its whole turn.
+    exterminating: bool,
 }
 
 /// Bridge Demolition: "Play a Section Card corresponding to the Section of
@@ -1344,6 +1357,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
                 }
+                if t.exterminating {
+                    return Err(l.reject(EXTERMINATING));
+                }
                 if let Some(why) = engineer_stuck(ctx, &sc, &u) {
                     if path.len() > 1 && t.moved.is_none() {
                         return Err(l.reject(why));
@@ -1514,6 +1530,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     return Err(l.reject(
                         "placing charges on a bridge or a Pontoon Bridge is the engineers' entire action: they may not move or battle",
                     ));
+                }
+                if t.exterminating {
+                    return Err(l.reject(EXTERMINATING));
                 }
                 if t.clearing {
                     return Err(l.reject(
@@ -1908,6 +1927,26 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     ctx, &mut sc, side, l, *at, ordered, acted,
                 )?;
                 steps.push(step);
+            }
+            Cmd::Exterminate { at } => {
+                // "EX-TER-MIN-ATE!": "This takes the Unit a whole turn".
+                let (u, m) = ordered_unit(&sc, &modes, side, *at, l)?;
+                super::variants::exterminate::check(ctx, &sc, &u).map_err(|e| l.reject(e))?;
+                let t = track.entry(u.id).or_default();
+                if t.moved.is_some()
+                    || t.battles > 0
+                    || t.clearing
+                    || t.charging
+                    || t.exterminating
+                    || m.nothing
+                {
+                    return Err(l.reject(EXTERMINATING));
+                }
+                t.exterminating = true;
+                steps.push(Step::Exterminate {
+                    line: l.clone(),
+                    unit: u.id,
+                });
             }
             _ => return Err(l.reject("unexpected order here")),
         }
@@ -2444,6 +2483,7 @@ pub fn apply(
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+        super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
         super::supply::after_step(&mut t.st, &mut t.ev);
         since = t.ev.len();
         let (line, unit) = match step {
@@ -2455,7 +2495,8 @@ pub fn apply(
             | Step::Unload { line, unit, .. }
             | Step::Charge { line, unit, .. }
             | Step::Pontoon { line, unit, .. }
-            | Step::Exit { line, unit } => (line, Some(*unit)),
+            | Step::Exit { line, unit }
+            | Step::Exterminate { line, unit } => (line, Some(*unit)),
             Step::Target { line, .. }
             | Step::Lapse { line, .. }
             | Step::Land { line, .. }
@@ -2595,6 +2636,9 @@ pub fn apply(
             }
             Step::Exit { unit, .. } => {
                 super::variants::zombies::exit(&mut t.st, &mut t.ev, *unit);
+            }
+            Step::Exterminate { unit, .. } => {
+                super::variants::exterminate::begin(&mut t.st, &mut t.ev, *unit);
             }
             Step::Charge { unit, bridge, .. } => {
                 if let Some(h) = t.st.unit(*unit).map(|u| u.at) {
@@ -2760,6 +2804,7 @@ pub fn apply(
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
+    super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
     super::supply::after_step(&mut t.st, &mut t.ev);
     // Draw: one card for each card played (Colonel Blimp: up to three).
     let any_played = !played_cards.is_empty();
@@ -2823,6 +2868,8 @@ pub fn apply(
     }
     let e = super::victory::update_objectives(&mut t.st);
     t.ev.extend(e);
+    // "EX-TER-MIN-ATE!": the towns exterminated this turn.
+    super::variants::exterminate::end_turn(ctx, &mut t.st, &mut t.ev);
     if t.st.zombies.is_some() {
         super::variants::zombies::end_turn(st0, &mut t.st, &mut t.ev, side);
     } else {

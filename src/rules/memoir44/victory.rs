@@ -79,8 +79,15 @@ pub fn end_of_turn(r: &Ruleset, st: &mut State, mover: usize) -> Vec<Event> {
     if st.final_turn.is_some() {
         return ev;
     }
+    // "EX-TER-MIN-ATE!": "Daleks always need to get 10 Victory Points to
+    // win ... no matter what is required by the scenarios Conditions Of
+    // Victory."
     let reached: Vec<usize> = (0..2)
-        .filter(|&i| st.medals(i) >= st.victory && may_win(st, i))
+        .filter(|&i| {
+            let daleks = super::variants::exterminate::is_dalek_side(st, i);
+            st.medals(i) >= super::variants::exterminate::victory_for(st, i)
+                && (daleks || may_win(st, i))
+        })
         .collect();
     if reached.is_empty() {
         return ev;

@@ -4,6 +4,7 @@
 //! the type in rulesets/memoir44.toml ([`VariantUnit`]).
 
 pub mod nineteen84;
+pub mod exterminate;
 pub mod zombies;
 
 use super::ruleset::UnitSpec;
@@ -32,6 +33,22 @@ pub struct VariantUnit {
     /// defender battles first.
     #[serde(default)]
     pub close_assault_is_charge: bool,
+    /// "EX-TER-MIN-ATE!": a Dalek Unit (it may exterminate a town; while
+    /// one is left its mercenaries fight on).
+    #[serde(default)]
+    pub dalek: bool,
+    /// "EX-TER-MIN-ATE!": a Dalek Mercenary Unit ("will automatically
+    /// surrender if all the Dalek Units are destroyed").
+    #[serde(default)]
+    pub mercenary: bool,
+    /// "Daleks are not effected by Landmines": a minefield neither stops it
+    /// nor rolls against it.
+    #[serde(default)]
+    pub mine_proof: bool,
+    /// "Additional Purple Flags result in the extermination of 1 model
+    /// each. Daleks do not Retreat."
+    #[serde(default)]
+    pub flags_cost_models: bool,
 }
 
 /// Does a die rolled against `tgt` count as a flag instead of a hit?
