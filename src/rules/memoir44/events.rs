@@ -391,4 +391,13 @@ pub enum Event {
         to: Option<Hex>,
         figures: u32,
     },
+    /// "War Of The Worlds" (variants/worlds.rs): a town seized or ruined,
+    /// the Common Cold's roll and the sickness level after it.
+    Worlds {
+        what: String,
+        side: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Hex>,
+        level: u32,
+    },
 }

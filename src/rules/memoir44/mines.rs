@@ -119,6 +119,10 @@ pub fn entered(
     let Some(u) = st.unit(unit).cloned() else {
         return;
     };
+    // "War Of The Worlds": the machines are "not effected by Landmines".
+    if ctx.spec(&u.kind).variant.ignores_mines {
+        return;
+    }
     let side = st.sides[u.side].clone();
     if m.side == u.side {
         // "the Unit must still stop, but will ignore the Minefield, never

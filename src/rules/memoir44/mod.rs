@@ -242,6 +242,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     commissar::OPTION,
     supply::OPTION,
     variants::zombies::OPTION,
+    variants::worlds::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -471,6 +472,32 @@ impl Family for Ruleset {
                         ))
                     })?;
                     variants::zombies::convert(self, &mut st, dead).map_err(bad)?;
+                }
+            }
+        }
+        // "War Of The Worlds" (variants/worlds.rs): the option names the
+        // Martian Player's side, whose units become Martian machines.
+        if let Some(v) = scenario.options.get(variants::worlds::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::worlds::OPTION),
+            };
+            match v.as_str() {
+                "none" | "false" | "no" => {}
+                s => {
+                    let martian = st.side_index(s).ok_or_else(|| {
+                        bad(format!(
+                            "name the Martian Player's side ({}), not '{s}'",
+                            st.sides.join(" or ")
+                        ))
+                    })?;
+                    if st.zombies.is_some() {
+                        return Err(bad(
+                            "the Suggested Variants are played one at a time: not with zombies"
+                                .into(),
+                        ));
+                    }
+                    variants::worlds::convert(self, &mut st, martian).map_err(bad)?;
                 }
             }
         }

@@ -521,6 +521,12 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             to,
             figures,
         } => super::variants::zombies::describe(what, &side_name(side), *at, *to, *figures),
+        Event::Worlds {
+            what,
+            side,
+            at,
+            level,
+        } => super::variants::worlds::describe(what, &side_name(side), *at, *level),
     })
 }
 

@@ -60,6 +60,9 @@ pub struct Ruleset {
     /// "Achtung! Zombie!" (Appendix 3): the variant's tables.
     #[serde(default)]
     pub zombies: super::variants::zombies::ZombieRules,
+    /// "War Of The Worlds" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub worlds: super::variants::worlds::WorldsRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

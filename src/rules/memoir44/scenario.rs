@@ -800,6 +800,7 @@ pub fn blank(
         motorised: Vec::new(),
         reinforcements: Vec::new(),
         zombies: None,
+        worlds: None,
         over: false,
         winner: None,
     }

@@ -197,6 +197,10 @@ pub struct State {
     /// Player's side and the variant's score (variants/zombies.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zombies: Option<super::variants::zombies::Zombies>,
+    /// "War Of The Worlds" (Appendix 3, game option `worlds`): the Martian
+    /// Player's side, the sickness and the towns (variants/worlds.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worlds: Option<super::variants::worlds::Worlds>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

@@ -3,6 +3,7 @@
 //! module; what sets a variant's unit types apart is a `variant` table on
 //! the type in rulesets/memoir44.toml ([`VariantUnit`]).
 
+pub mod worlds;
 pub mod zombies;
 
 use super::ruleset::UnitSpec;
@@ -31,6 +32,20 @@ pub struct VariantUnit {
     /// defender battles first.
     #[serde(default)]
     pub close_assault_is_charge: bool,
+    /// "War Of The Worlds": a Martian machine (Martian units pass through
+    /// each other's hexes; the Common Cold).
+    #[serde(default)]
+    pub martian: bool,
+    /// "Not effected by ... Purple Flags" (every flag is ignored).
+    #[serde(default)]
+    pub ignores_flags: bool,
+    /// "Not effected by Landmines": a minefield neither stops it nor rolls.
+    #[serde(default)]
+    pub ignores_mines: bool,
+    /// "Must Retreat for additional Purple Flags, even if it means
+    /// Retreating off the Board (in which case it is lost)".
+    #[serde(default)]
+    pub retreat_off_board: bool,
 }
 
 /// Does a die rolled against `tgt` count as a flag instead of a hit?
