@@ -399,5 +399,8 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<Hex>,
         level: u32,
+        /// The Common Cold's die.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faces: Vec<String>,
     },
 }

@@ -526,6 +526,7 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             side,
             at,
             level,
+            ..
         } => super::variants::worlds::describe(what, &side_name(side), *at, *level),
     })
 }

@@ -41,8 +41,9 @@ pub struct WorldsRules {
     /// "All Towns & Villages hexes are Martian Terrain Objectives": the
     /// tiles that are one.
     pub objectives_on: Vec<String>,
-    /// "All obstacles on the Martian side are removed": the feature kind.
-    pub obstacle_kind: String,
+    /// "All obstacles on the Martian side are removed": the obstacles
+    /// (wire, hedgehogs, ...; not bunkers, railways or bridges).
+    pub obstacles: Vec<String>,
     /// "All Human Infantry are Special Infantry Units ... The Human Player
     /// also replaces all Medium Artillery with Heavy Artillery": unit type
     /// -> the type it becomes.
@@ -68,7 +69,7 @@ impl Default for WorldsRules {
             handling_every: 4,
             extra_cards: 2,
             objectives_on: vec!["town".into()],
-            obstacle_kind: "obstacle".into(),
+            obstacles: vec!["wire".into(), "hedgehog".into(), "sandbag".into()],
             human_replace: BTreeMap::new(),
             heavy_armour: "heavy-armour".into(),
             heavy_every: 3,
@@ -196,7 +197,7 @@ pub fn convert(r: &Ruleset, st: &mut State, martian: usize) -> Result<(), String
     // Obstacles on the Martian side.
     for (h, fs) in &mut st.terrain {
         if on_side_of(&ctx, *h, martian) {
-            fs.retain(|f| r.feature(f).is_none_or(|t| t.kind != wr.obstacle_kind));
+            fs.retain(|f| !wr.obstacles.contains(f));
         }
     }
     st.terrain.retain(|_, fs| !fs.is_empty());
@@ -207,10 +208,7 @@ pub fn convert(r: &Ruleset, st: &mut State, martian: usize) -> Result<(), String
             continue;
         }
         if let Some(to) = wr.human_replace.get(&u.kind) {
-            let lost = u.start.saturating_sub(u.figures);
-            u.kind.clone_from(to);
-            u.start = ctx.spec(to).figures;
-            u.figures = u.start.saturating_sub(lost).max(1);
+            replace(&ctx, u, to);
         } else if ctx.spec(&u.kind).class == "armour" {
             armour.push((u.at, u.id));
         }
@@ -222,10 +220,7 @@ pub fn convert(r: &Ruleset, st: &mut State, martian: usize) -> Result<(), String
             continue;
         }
         if let Some(u) = st.unit_mut(*id) {
-            let lost = u.start.saturating_sub(u.figures);
-            u.kind.clone_from(&wr.heavy_armour);
-            u.start = ctx.spec(&wr.heavy_armour).figures;
-            u.figures = u.start.saturating_sub(lost).max(1);
+            replace(&ctx, u, &wr.heavy_armour);
         }
     }
     st.units.sort_by_key(|u| u.id);
@@ -261,6 +256,17 @@ pub fn convert(r: &Ruleset, st: &mut State, martian: usize) -> Result<(), String
         handling_start,
     });
     Ok(())
+}
+
+/// A Human unit becomes type `to`, short of its new type's full strength
+/// (and of its strength at the start) by as many figures as before.
+fn replace(ctx: &Ctx<'_>, u: &mut Unit, to: &str) {
+    let full = ctx.spec(&u.kind).figures;
+    let short = full.saturating_sub(u.start);
+    let lost = u.start.saturating_sub(u.figures);
+    u.kind = to.to_string();
+    u.start = ctx.spec(to).figures.saturating_sub(short).max(1);
+    u.figures = u.start.saturating_sub(lost).max(1);
 }
 
 /// Start a game (a case) at sickness level `n`: every Martian unit's full
@@ -364,6 +370,7 @@ pub fn after_battle(
         side,
         at: Some(target),
         level: 0,
+        faces: Vec::new(),
     });
 }
 
@@ -401,6 +408,7 @@ pub fn end_turn(
                     side: st.sides[w.martian].clone(),
                     at: Some(*h),
                     level: 0,
+                    faces: Vec::new(),
                 });
             }
         }
@@ -419,6 +427,7 @@ pub fn end_turn(
         side: st.sides[w.martian].clone(),
         at: None,
         level,
+        faces: vec![face],
     });
     if !sick {
         return;
@@ -467,6 +476,9 @@ fn victory(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>, mover: usize, col
     let need_m = (w.humans_start * 3 / 4).max(1);
     let human_win = if martians == 0 && cold {
         Some("every Martian unit has lost its last model to the Common Cold".to_string())
+    } else if martians == 0 {
+        // A scenario too small for one Martian unit, or every unit gone.
+        Some("no Martian unit is left on the board".to_string())
     } else if martians_lost >= need_h {
         Some(format!(
             "{martians_lost} of the {} Martian units are eliminated (half is {need_h})",
