@@ -356,6 +356,19 @@ pub fn after_battle(
     }
     let wr = &ctx.r.worlds;
     let side = st.sides[w.martian].clone();
+    // A unit left standing in the town that could not stand in City Ruins
+    // (armour) keeps it a town: the ruins would trap it on terrain it may
+    // not enter.
+    let stays = st.unit_at(target).is_none_or(|u| {
+        let spec = ctx.spec(&u.kind);
+        spec.variant.terrain_free
+            || ctx.r.feature(&wr.ruins).is_none_or(|t| {
+                t.only_enter.is_empty() || t.only_enter.iter().any(|c| c == spec.movement_class())
+            })
+    });
+    if !stays {
+        return;
+    }
     let Some(fs) = st.terrain.get_mut(&target) else {
         return;
     };
