@@ -85,6 +85,12 @@
 //! unit has retreated, mercenaries are left only while a Dalek unit is,
 //! every town exterminated stays City Ruins and stays counted in the
 //! Daleks' medals, and a side with no unit left has lost.
+//! "War Of The Worlds" (Appendix 3): in one game in three of those without
+//! zombies one side is the Martian Player (its units converted to Martian
+//! machines); after every turn the sickness level never falls, every
+//! Martian unit has lost a model of its full strength for each level (no
+//! more models than that), a seized town stays seized, and a finished
+//! game's winner is one its Object Of The Game allows.
 //!
 //! `M44_GAMES` sets the number of games (default 2000, spread over the
 //! scenarios).
@@ -144,6 +150,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     add_random_zombies(r, &mut st, seed);
     add_random_1984(r, &mut st, seed);
     add_random_daleks(r, &mut st, seed);
+    add_random_worlds(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
@@ -230,6 +237,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_zombies(r, scenario, t, &st, &next);
         check_1984(r, scenario, t, &st, &next, &events);
         check_daleks(r, scenario, t, &st, &next, &events);
+        check_worlds(r, scenario, t, &st, &next);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -710,6 +718,7 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     add_random_zombies(r, &mut st, seed);
     add_random_1984(r, &mut st, seed);
     add_random_daleks(r, &mut st, seed);
+    add_random_worlds(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
@@ -1631,6 +1640,79 @@ fn check_daleks(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, e
     }
 }
 
+/// In one game in three without zombies one side (at random) is the
+/// Martian Player of "War Of The Worlds" (Appendix 3).
+fn add_random_worlds(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/worlds", &[&seed]));
+    if rng.roll(3) != 1
+        || !st.airdrops.is_empty()
+        || st.zombies.is_some()
+        || st.nineteen84.is_some()
+        || st.exterminate.is_some()
+    {
+        return;
+    }
+    let martian = rng.roll(2) as usize - 1;
+    memoir44::variants::worlds::convert(r, st, martian).expect("worlds conversion");
+}
+
+/// "War Of The Worlds" invariants after a turn: the variant's own
+/// (sickness only grows and every Martian unit's full strength reflects
+/// it, seized towns stay seized), only Martian machines on the Martian
+/// side, and a finished game's winner.
+fn check_worlds(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State) {
+    if let Some(p) = memoir44::variants::worlds::invariant(r, st, next) {
+        panic!("{scenario} turn {t}: {p}");
+    }
+    let Some(w) = &next.worlds else {
+        return;
+    };
+    for u in &next.units {
+        let martian = r.unit(&u.kind).expect("unit kind").variant.martian;
+        assert_eq!(
+            martian,
+            u.side == w.martian,
+            "{scenario} turn {t}: a {} of side {} in a Martian game",
+            u.kind,
+            u.side
+        );
+    }
+    let before = st.worlds.as_ref().expect("worlds before");
+    assert!(
+        w.sick <= before.sick + 1,
+        "{scenario} turn {t}: sickness rose by more than one level"
+    );
+    if next.over && !st.over {
+        let human = 1 - w.martian;
+        let winner = next.winner.clone().unwrap_or_default();
+        let martians = next.units.iter().filter(|u| u.side == w.martian).count() as u32;
+        let humans = next.units.iter().filter(|u| u.side == human).count() as u32;
+        if winner == next.sides[w.martian] {
+            assert!(
+                w.humans_start.saturating_sub(humans) >= (w.humans_start * 3 / 4).max(1),
+                "{scenario} turn {t}: the Martians won without three-quarters"
+            );
+            assert!(
+                w.handling_start == 0 || w.objectives.is_empty(),
+                "{scenario} turn {t}: the Martians won with towns unseized"
+            );
+        } else {
+            assert_eq!(winner, next.sides[human], "{scenario} turn {t}: no winner");
+            let handling = next
+                .units
+                .iter()
+                .filter(|u| u.side == w.martian && u.kind == r.worlds.handling)
+                .count();
+            assert!(
+                w.martians_start.saturating_sub(martians) >= (w.martians_start / 2).max(1)
+                    || (w.handling_start > 0 && handling == 0)
+                    || martians == 0,
+                "{scenario} turn {t}: the Humans won without their objective"
+            );
+        }
+    }
+}
+
 /// "Achtung! Zombie!" invariants after a turn.
 fn check_zombies(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State) {
     let Some(z) = &next.zombies else {
@@ -1873,4 +1955,69 @@ fn exterminate_option_converts_a_shipped_scenario() {
         .expect_err("daleks and zombies")
         .to_string();
     assert!(e.contains("Zombies"), "{e}");
+}
+
+/// "War Of The Worlds": the game option `worlds=<side>` converts a shipped
+/// scenario (one Martian unit for every two units, every 4th a Handling
+/// Machine, all on the Martian edge row; two extra cards; Human infantry
+/// Special, Medium Artillery Heavy; no scenario objectives), it is not
+/// played with zombies, and an unknown side is refused.
+#[test]
+fn worlds_option_converts_a_shipped_scenario() {
+    use adjutant::rules::{Family, Scenario};
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut scen = Scenario::shipped("pegasus-bridge");
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let plain = Family::setup(&r, &scen, &mut deck).expect("setup");
+    scen.options.insert("worlds".into(), "axis".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let st = Family::setup(&r, &scen, &mut deck).expect("worlds setup");
+    let martian = st.side_index("axis").expect("axis");
+    let human = 1 - martian;
+    let w = st.worlds.as_ref().expect("worlds");
+    assert_eq!(w.martian, martian);
+    assert!(st.objectives.is_empty());
+    let counted = plain
+        .units
+        .iter()
+        .filter(|u| u.side == martian && u.train.is_none())
+        .filter(|u| r.worlds.replaced_classes.contains(&r.units[&u.kind].class))
+        .count() as u32;
+    let machines: Vec<_> = st.units.iter().filter(|u| u.side == martian).collect();
+    assert_eq!(machines.len() as u32, counted / 2);
+    assert_eq!(w.martians_start, counted / 2);
+    let edge = if martian == 0 { 0 } else { 8 };
+    for u in &machines {
+        assert_eq!(u.at.row, edge, "{} not on the rear line", u.at);
+    }
+    assert_eq!(
+        machines
+            .iter()
+            .filter(|u| u.kind == r.worlds.handling)
+            .count() as u32,
+        counted / 2 / 4
+    );
+    assert_eq!(st.hand_size[martian], plain.hand_size[martian] + 2);
+    assert_eq!(st.hands[martian].len(), plain.hands[martian].len() + 2);
+    assert_eq!(st.hands[human], plain.hands[human]);
+    assert!(st
+        .units
+        .iter()
+        .filter(|u| u.side == human)
+        .all(|u| u.kind != "infantry" && u.kind != "medium-artillery"));
+    let cards = st.deck.len() + st.discard.len() + st.hands.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(cards, 60);
+    scen.options.insert("zombies".into(), "allies".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("two variants")
+        .to_string();
+    assert!(e.contains("worlds") && e.contains("zombies"), "{e}");
+    scen.options.remove("zombies");
+    scen.options.insert("worlds".into(), "martians".into());
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let e = Family::setup(&r, &scen, &mut deck)
+        .expect_err("unknown side")
+        .to_string();
+    assert!(e.contains("worlds") && e.contains("martians"), "{e}");
 }

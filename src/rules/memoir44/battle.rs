@@ -162,7 +162,16 @@ pub fn check_path(
             return Err(format!("the path enters {h} twice"));
         }
         if let Some(o) = st.unit_at(h) {
-            if o.id != unit.id {
+            // "War Of The Worlds": "Martian Units may pass through each
+            // others hexes but may not end their Movement in the same hex."
+            let through =
+                i + 1 < rest.len() && super::variants::worlds::passes_through(ctx, st, unit, o);
+            if o.id != unit.id && !through {
+                if super::variants::worlds::passes_through(ctx, st, unit, o) {
+                    return Err(format!(
+                        "{h} holds a Martian unit: Martian units may pass through each other's hexes but may not end their move in the same hex"
+                    ));
+                }
                 return Err(format!(
                     "{h} holds a unit: no unit may move onto or through another"
                 ));
@@ -202,7 +211,11 @@ pub fn check_path(
         let last = i + 1 == rest.len();
         // Minefields: "A Unit must stop, and may not Move any further on
         // that turn, when entering a Minefield" (friendly or enemy).
-        if !last && super::mines::at(st, h).is_some() && !spec.variant.mine_proof {
+        if !last
+            && !spec.variant.mine_proof
+            && !spec.variant.ignores_mines
+            && super::mines::at(st, h).is_some()
+        {
             return Err(format!(
                 "a unit entering the minefield at {h} must stop there"
             ));
@@ -353,6 +366,9 @@ pub fn battle_dice(
     mods.extend(super::disorder::battle_mods(st, att.id));
     // Supply Lines & Sieges: "All Battle Dice are reduced by 1."
     mods.extend(super::supply::battle_mods(ctx.r, st, att.id));
+    // "War Of The Worlds", The Common Cold: "All Martian Units lose one
+    // Battle Dice" for each level of sickness.
+    mods.extend(super::variants::worlds::battle_mods(st, att));
     if a.armour_penalty > 0 && t.class == "armour" {
         mods.push(Modifier {
             dice: -(a.armour_penalty as i32),
@@ -712,6 +728,11 @@ pub fn resolve_flags(
     if !rule.flags_unignorable && super::tiles::ignores_all_flags(&info) {
         return (flags, out);
     }
+    // "War Of The Worlds": a Fighting Machine is "not effected by ...
+    // Purple Flags".
+    if spec.variant.ignores_flags {
+        return (flags, out);
+    }
     if !rule.flags_unignorable
         && (spec.ignores_first_flag
             || super::stars::ignores_first_flag(st, u.id)
@@ -826,7 +847,21 @@ pub fn resolve_flags(
         blocked,
         no_retreat: false,
     });
-    if blocked > 0 && flag_losses {
+    let last = st.unit(id).map_or(u.at, |m| m.at);
+    if blocked > 0 && super::variants::worlds::retreats_off_board(ctx, &u, last) {
+        // A Handling Machine "must Retreat ... even if it means Retreating
+        // off the Board (in which case it is lost)".
+        out.eliminated = lose(
+            ctx,
+            st,
+            ev,
+            id,
+            u.figures,
+            by,
+            "retreated off the board",
+            "flag",
+        );
+    } else if blocked > 0 && flag_losses {
         out.eliminated = lose(ctx, st, ev, id, blocked, by, "retreat blocked", "flag");
     }
     ev.extend(super::victory::update_objectives(st));

@@ -125,6 +125,16 @@ struct BoardPart {
     /// side; its units are converted, the Human side gets its Human Factor.
     #[serde(default)]
     exterminate: Option<Spanned<String>>,
+    /// Extension: "War Of The Worlds" (game option `worlds`): the Martian
+    /// Player's side; its units are converted to Martian machines (those
+    /// that already are machines stay).
+    #[serde(default)]
+    worlds: Option<Spanned<String>>,
+    /// Extension ("War Of The Worlds"): the Martians' sickness level when
+    /// the turn begins (each Martian unit's full strength is that many
+    /// models less).
+    #[serde(default)]
+    sickness: Option<u32>,
     /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
     #[serde(default)]
     weather: Option<scenario::WeatherSpec>,
@@ -271,6 +281,12 @@ struct ExpectPart {
     /// exterminated after the turn (exactly these).
     #[serde(default)]
     exterminated: Option<Vec<String>>,
+    /// Extension ("War Of The Worlds"): the Martians' sickness level.
+    #[serde(default)]
+    sickness: Option<u32>,
+    /// Extension ("War Of The Worlds"): the towns seized (exactly these).
+    #[serde(default)]
+    seized: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -507,6 +523,21 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         })?;
         super::variants::exterminate::convert(r, &mut st, daleks)
             .map_err(|m| at(text, file, z.span(), m))?;
+    }
+    if let Some(z) = &cf.board.worlds {
+        let martian = st.side_index(z.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                z.span(),
+                format!("unknown side '{}'", z.get_ref()),
+            )
+        })?;
+        super::variants::worlds::convert(r, &mut st, martian)
+            .map_err(|m| at(text, file, z.span(), m))?;
+        if let Some(n) = cf.board.sickness {
+            super::variants::worlds::set_sickness(r, &mut st, n);
+        }
     }
     for v in &cf.board.variants {
         if !r.variants.contains_key(v.get_ref()) {
@@ -1140,6 +1171,11 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!("over: expected {o}, got {}", st.over));
         }
     }
+    problems.extend(super::variants::worlds::case_check(
+        &st,
+        b.expect.sickness,
+        b.expect.seized.as_deref(),
+    ));
     problems.extend(super::variants::zombies::case_check(
         &st,
         b.expect.zombie_markers.as_deref(),

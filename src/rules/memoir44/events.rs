@@ -408,4 +408,16 @@ pub enum Event {
         side: String,
         at: Hex,
     },
+    /// "War Of The Worlds" (variants/worlds.rs): a town seized or ruined,
+    /// the Common Cold's roll and the sickness level after it.
+    Worlds {
+        what: String,
+        side: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<Hex>,
+        level: u32,
+        /// The Common Cold's die.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        faces: Vec<String>,
+    },
 }

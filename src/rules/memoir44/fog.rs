@@ -191,6 +191,9 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::MedalGained { .. }
             | Event::VictoryReached { .. }
             | Event::GameOver { .. }
+            // "War Of The Worlds": the Common Cold's Battle Stars and the
+            // markers on the Martian medal stand are in plain view.
+            | Event::Worlds { .. }
             // The night track's roll for dawn is seen by both sides.
             | Event::NightTrack { .. }
             | Event::Fog { .. } => Some(e.clone()),

@@ -119,6 +119,10 @@ pub fn entered(
     let Some(u) = st.unit(unit).cloned() else {
         return;
     };
+    // "War Of The Worlds": the machines are "not effected by Landmines".
+    if ctx.spec(&u.kind).variant.ignores_mines {
+        return;
+    }
     let side = st.sides[u.side].clone();
     // "EX-TER-MIN-ATE!": "Daleks are not effected by Landmines" (they do
     // not stop either: battle.rs), so the piece is never revealed.

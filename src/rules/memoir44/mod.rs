@@ -244,6 +244,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     variants::zombies::OPTION,
     variants::nineteen84::OPTION,
     variants::exterminate::OPTION,
+    variants::worlds::OPTION,
 ];
 
 /// The game option of the house rules' "Variant For Young Generals".
@@ -518,6 +519,32 @@ impl Family for Ruleset {
                         ))
                     })?;
                     variants::exterminate::convert(self, &mut st, daleks).map_err(bad)?;
+                }
+            }
+        }
+        // "War Of The Worlds" (variants/worlds.rs): the option names the
+        // Martian Player's side, whose units become Martian machines.
+        if let Some(v) = scenario.options.get(variants::worlds::OPTION) {
+            let bad = |m: String| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {}: {m}", variants::worlds::OPTION),
+            };
+            match v.as_str() {
+                "none" | "false" | "no" => {}
+                s => {
+                    let martian = st.side_index(s).ok_or_else(|| {
+                        bad(format!(
+                            "name the Martian Player's side ({}), not '{s}'",
+                            st.sides.join(" or ")
+                        ))
+                    })?;
+                    if st.zombies.is_some() || st.nineteen84.is_some() || st.exterminate.is_some() {
+                        return Err(bad(
+                            "the Suggested Variants are played one at a time: not with another"
+                                .into(),
+                        ));
+                    }
+                    variants::worlds::convert(self, &mut st, martian).map_err(bad)?;
                 }
             }
         }

@@ -537,6 +537,13 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Daleks { what, side, at } => {
             super::variants::exterminate::describe(what, &side_name(side), *at)
         }
+        Event::Worlds {
+            what,
+            side,
+            at,
+            level,
+            ..
+        } => super::variants::worlds::describe(what, &side_name(side), *at, *level),
     })
 }
 

@@ -66,6 +66,9 @@ pub struct Ruleset {
     /// "EX-TER-MIN-ATE!" (Appendix 3): the variant's tables.
     #[serde(default)]
     pub exterminate: super::variants::exterminate::ExterminateRules,
+    /// "War Of The Worlds" (Appendix 3): the variant's tables.
+    #[serde(default)]
+    pub worlds: super::variants::worlds::WorldsRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

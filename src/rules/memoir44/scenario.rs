@@ -883,6 +883,7 @@ pub fn blank(
         zombies: None,
         nineteen84: None,
         exterminate: None,
+        worlds: None,
         over: false,
         winner: None,
     }

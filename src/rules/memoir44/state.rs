@@ -215,6 +215,10 @@ pub struct State {
     /// (variants/exterminate.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exterminate: Option<super::variants::exterminate::Exterminate>,
+    /// "War Of The Worlds" (Appendix 3, game option `worlds`): the Martian
+    /// Player's side, the sickness and the towns (variants/worlds.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worlds: Option<super::variants::worlds::Worlds>,
     pub over: bool,
     /// Winner side id, or "" for a draw, once over.
     pub winner: Option<String>,

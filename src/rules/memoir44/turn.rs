@@ -1286,7 +1286,9 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
             // Sabotage of a Supply Depot: the armour's lost hex.
             let w = super::stars::mode(ctx, st, u, w);
             // Supply Lines & Sieges: a unit out of supply a second turn.
-            *m = super::supply::mode(ctx, st, u, w);
+            let w = super::supply::mode(ctx, st, u, w);
+            // "War Of The Worlds": the machines and the Common Cold.
+            *m = super::variants::worlds::mode(ctx, st, u, w);
         }
     }
     // Walk the steps on a scratch position.
@@ -2799,6 +2801,8 @@ pub fn apply(
                 );
                 // "Achtung! Zombie!": the Living it killed rise with it.
                 super::variants::zombies::after_battle(ctx, &mut t.st, &mut t.ev, *unit, removed);
+                // "War Of The Worlds": a Martian attack ruins a town.
+                super::variants::worlds::after_battle(ctx, &mut t.st, &mut t.ev, side, *target);
             }
         }
     }
@@ -2872,6 +2876,15 @@ pub fn apply(
     super::variants::exterminate::end_turn(ctx, &mut t.st, &mut t.ev);
     if t.st.zombies.is_some() {
         super::variants::zombies::end_turn(st0, &mut t.st, &mut t.ev, side);
+    } else if t.st.worlds.is_some() {
+        super::variants::worlds::end_turn(
+            ctx,
+            st0,
+            &mut t.st,
+            &mut t.ev,
+            &mut *t.chance.dice,
+            side,
+        );
     } else {
         let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
         t.ev.extend(e);
@@ -2894,6 +2907,7 @@ pub fn apply(
             Some(&mut *t.chance.dice),
         )
         && t.st.zombies.is_none()
+        && t.st.worlds.is_none()
     {
         let e = super::victory::end_of_turn(ctx.r, &mut t.st, side);
         t.ev.extend(e);

@@ -5,6 +5,7 @@
 
 pub mod nineteen84;
 pub mod exterminate;
+pub mod worlds;
 pub mod zombies;
 
 use super::ruleset::UnitSpec;
@@ -49,6 +50,20 @@ pub struct VariantUnit {
     /// each. Daleks do not Retreat."
     #[serde(default)]
     pub flags_cost_models: bool,
+    /// "War Of The Worlds": a Martian machine (Martian units pass through
+    /// each other's hexes; the Common Cold).
+    #[serde(default)]
+    pub martian: bool,
+    /// "Not effected by ... Purple Flags" (every flag is ignored).
+    #[serde(default)]
+    pub ignores_flags: bool,
+    /// "Not effected by Landmines": a minefield neither stops it nor rolls.
+    #[serde(default)]
+    pub ignores_mines: bool,
+    /// "Must Retreat for additional Purple Flags, even if it means
+    /// Retreating off the Board (in which case it is lost)".
+    #[serde(default)]
+    pub retreat_off_board: bool,
 }
 
 /// Does a die rolled against `tgt` count as a flag instead of a hit?
