@@ -540,7 +540,7 @@ impl Family for Ruleset {
                     })?;
                     if st.zombies.is_some() || st.nineteen84.is_some() || st.exterminate.is_some() {
                         return Err(bad(
-                            "the Suggested Variants are played one at a time: not with another"
+                            "the Suggested Variants are played one at a time: not with zombies, Nineteen Eighty-Four or the Daleks"
                                 .into(),
                         ));
                     }

@@ -156,6 +156,17 @@ pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String>
     // motorised weapon) goes with it.
     st.disorder.retain(|d| !converted.contains(&d.unit));
     st.motorised.retain(|id| !converted.contains(id));
+    // So do the Battle Stars only infantry has: a Dalek needs no Assault
+    // Boats ("Movement is not effected by any Terrain limitations"), and
+    // equipment or a prisoner its infantry carried lies on the hex.
+    let of_converted = |s: &Star| s.unit.is_some_and(|id| converted.contains(&id));
+    st.stars
+        .retain(|s| !(s.kind == super::super::stars::BOATS && of_converted(s)));
+    for s in &mut st.stars {
+        if (s.kind == "equipment" || s.kind == "prisoner") && of_converted(s) {
+            s.unit = None;
+        }
+    }
     let rows = ctx.board.rows;
     for (h, fs) in &mut st.terrain {
         if dalek_half(rows, daleks, *h) {

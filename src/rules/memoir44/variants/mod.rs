@@ -3,8 +3,8 @@
 //! module; what sets a variant's unit types apart is a `variant` table on
 //! the type in rulesets/memoir44.toml ([`VariantUnit`]).
 
-pub mod nineteen84;
 pub mod exterminate;
+pub mod nineteen84;
 pub mod worlds;
 pub mod zombies;
 
