@@ -1326,8 +1326,13 @@ fn check_trains(r: &Ruleset, scenario: &str, t: u32, st: &State) {
         let Some(tr) = &u.train else { continue };
         assert!(
             on_track(u.at),
-            "{scenario} turn {t}: a train's engine off the track at {}",
-            u.at
+            "{scenario} turn {t}: a train's engine off the track at {} (terrain {:?}; variants: daleks {}, worlds {}, 1984 {}, zombies {})",
+            u.at,
+            st.terrain.get(&u.at),
+            st.exterminate.is_some(),
+            st.worlds.is_some(),
+            st.nineteen84.is_some(),
+            st.zombies.is_some()
         );
         // (Medics & Mechanics may return hits; a lost wagon stays lost.)
         let hits = u.start - u.figures;

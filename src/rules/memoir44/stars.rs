@@ -385,11 +385,13 @@ pub fn sabotage(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>, dice: &mut d
     if let Some(m) = st.medal_units.get_mut(u.side) {
         *m += 1;
     }
-    // The tile goes (the event above says so); its obstacles stay.
+    // The tile goes (the event above says so); its obstacles stay, and so
+    // do the railway and the road through the hex (a station, a crossing:
+    // the track is not the objective).
     let mut lost_move = 0;
     if let Some(fs) = st.terrain.get_mut(&u.at) {
         fs.retain(|f| match ctx.r.feature(f) {
-            Some(t) if t.kind == "tile" => {
+            Some(t) if t.kind == "tile" && !t.road && !ctx.r.trains.track.contains(f) => {
                 lost_move += t.destroyed_costs_armour_move;
                 false
             }
