@@ -165,18 +165,21 @@ fn the_minefield_report_draws_every_minefield_face_down() {
     assert_eq!(line, want);
 }
 
+/// The legend entries an SVG board draws (those with a size), for
+/// `board_script`.
+const LEGEND: &str = r#"
+  var ids = [];
+  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
+    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
+  });"#;
+const LEGEND_TAIL: &str = "+ ' legend=' + ids.join(',')";
+
 /// The Bir Hakeim scenario's report (issue 12, Appendix 2's tiles): the
 /// board of the HTML mail really queued, laid out by a real browser with
 /// every hex, every unit and a legend entry for each tile and obstacle on
 /// the board.
 #[test]
 fn the_desert_report_draws_the_tiles_with_their_legend() {
-    const LEGEND: &str = r#"
-  var ids = [];
-  document.querySelectorAll('svg.board g.legend g[data-legend]').forEach(function (e) {
-    var b = e.getBBox(); if (b.width > 0 && b.height > 0) ids.push(e.getAttribute('data-legend'));
-  });"#;
-    const LEGEND_TAIL: &str = "+ ' legend=' + ids.join(',')";
     let Some(chromium) = chromium() else {
         return;
     };
@@ -197,6 +200,54 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
         "hexes={} units={} legend=desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches",
         5 * 13 + 4 * 12,
         state.units.len()
+    );
+    assert_eq!(line, want);
+}
+
+/// Issue 12: the shipped "War Of The Worlds" scenario, "The Fall Of London,
+/// 1940", draws in a real browser: every hex, every unit (the Martian
+/// machines among them) and a legend entry for each tile on the board.
+#[test]
+fn the_fall_of_london_report_draws_the_martians_and_the_thames() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let site = common::Site::new();
+    site.new_game(
+        "fall-of-london",
+        &["martians=a@example.org", "british=b@example.org"],
+        &[],
+    );
+    common::submit_random_turns(&site, 1, 3);
+    let state = common::latest_state(&site);
+    assert!(state.worlds.is_some());
+    let html = site.html_mail("report of turn 1", |t| {
+        t.contains("To: b@example.org") && t.contains("Subject: Game 1: turn 1")
+    });
+    let page = Page::new(
+        "fall-of-london.html",
+        &html,
+        &board_script(LEGEND, LEGEND_TAIL),
+    );
+    let line = chromium.measure(&page);
+    // The tiles on the board after the turn (a Martian attack may have left
+    // a town City Ruins), in the legend's order: by name.
+    let tiles: std::collections::BTreeSet<&str> = state
+        .terrain
+        .values()
+        .flatten()
+        .map(String::as_str)
+        .filter(|t| *t != "open")
+        .collect();
+    assert!(
+        tiles.contains("river") && tiles.contains("bridge"),
+        "{tiles:?}"
+    );
+    let want = format!(
+        "hexes={} units={} legend={}",
+        5 * 13 + 4 * 12,
+        state.units.len(),
+        tiles.into_iter().collect::<Vec<_>>().join(",")
     );
     assert_eq!(line, want);
 }

@@ -24,20 +24,8 @@ fn bir_hakeim_by_mail_through_a_real_server() {
             break;
         };
         turns += 1;
-        for (who, m) in g.players.iter().zip(&t.mails) {
-            let report = m
-                .iter()
-                .rev()
-                .find(|x| {
-                    x["subject"]
-                        .as_str()
-                        .unwrap()
-                        .contains(&format!("turn {}", t.turn + 1))
-                })
-                .unwrap_or_else(|| panic!("{who} has no report of turn {}", t.turn + 1));
-            // The text map's legend names the desert tiles on the board.
-            // (The legend wraps at 80 columns: compare word by word.)
-            let body = report["body"].as_str().unwrap_or_default();
+        for (i, who) in g.players.iter().enumerate() {
+            let body = t.report_body(i, who);
             let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
             for code in ["Dt desert-town", "Oa oasis", "Wa wadi", "Pa palm-trees"] {
                 assert!(flat.contains(code), "{who}: no '{code}' in\n{body}");

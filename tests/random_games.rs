@@ -118,6 +118,7 @@ static STAR_ORDERS: AtomicU64 = AtomicU64::new(0);
 static DAM_ROLLS: AtomicU64 = AtomicU64::new(0);
 static SABOTAGED: AtomicU64 = AtomicU64::new(0);
 static BOATS_ACROSS: AtomicU64 = AtomicU64::new(0);
+static CYBER_REINFORCEMENTS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -131,27 +132,42 @@ struct Game {
     submissions: Vec<(String, String)>,
 }
 
-fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
-    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
-    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
-    let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
-    add_random_sticks(r, &mut st, seed);
+/// A shipped scenario set up with the random additions of this test (each
+/// from its own stream of the game's seed), as `play` and `replay` both
+/// start. A scenario written for a Suggested Variant (The Fall Of London)
+/// gets no random units: the variant has converted its forces already.
+fn random_setup(r: &Ruleset, scenario: &str, seed: Seed, deck: &mut ChaChaDice) -> State {
+    let mut st = memoir44::setup(r, scenario, deck).expect("setup");
+    let written_for_a_variant = st.worlds.is_some();
+    if !written_for_a_variant {
+        add_random_sticks(r, &mut st, seed);
+    }
     add_random_mines(r, &mut st, seed);
     add_random_weather(r, &mut st, seed);
-    add_random_support(r, &mut st, seed);
+    if !written_for_a_variant {
+        add_random_support(r, &mut st, seed);
+    }
     add_random_stars(&mut st, seed);
     add_random_morale(r, &mut st, seed);
     add_random_supply(r, &mut st, seed);
-    st = drop_sticks(r, st, scenario, seed, &mut deck);
+    st = drop_sticks(r, st, scenario, seed, deck);
     add_random_tiles(r, &mut st, seed);
-    add_random_trains(r, &mut st, seed);
+    if !written_for_a_variant {
+        add_random_trains(r, &mut st, seed);
+    }
     add_random_flooding(r, &mut st, seed);
-    add_random_airfields(&mut st, seed);
-    add_random_zombies(r, &mut st, seed);
-    add_random_1984(r, &mut st, seed);
-    add_random_daleks(r, &mut st, seed);
-    add_random_worlds(r, &mut st, seed);
+    if !written_for_a_variant {
+        add_random_airfields(&mut st, seed);
+    }
+    add_random_variants(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
+    st
+}
+
+fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
+    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
+    let mut st = random_setup(r, scenario, seed, &mut deck);
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
     let mut subs = Vec::new();
@@ -237,6 +253,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_zombies(r, scenario, t, &st, &next);
         check_1984(r, scenario, t, &st, &next, &events);
         check_daleks(r, scenario, t, &st, &next, &events);
+        check_cybermen(r, scenario, t, &next, &events);
         check_worlds(r, scenario, t, &st, &next);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
@@ -702,24 +719,7 @@ fn drop_sticks(r: &Ruleset, st: State, scenario: &str, seed: Seed, deck: &mut Ch
 
 fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) -> State {
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
-    let mut st = memoir44::setup(r, scenario, &mut deck).expect("setup");
-    add_random_sticks(r, &mut st, seed);
-    add_random_mines(r, &mut st, seed);
-    add_random_weather(r, &mut st, seed);
-    add_random_support(r, &mut st, seed);
-    add_random_stars(&mut st, seed);
-    add_random_morale(r, &mut st, seed);
-    add_random_supply(r, &mut st, seed);
-    st = drop_sticks(r, st, scenario, seed, &mut deck);
-    add_random_tiles(r, &mut st, seed);
-    add_random_trains(r, &mut st, seed);
-    add_random_flooding(r, &mut st, seed);
-    add_random_airfields(&mut st, seed);
-    add_random_zombies(r, &mut st, seed);
-    add_random_1984(r, &mut st, seed);
-    add_random_daleks(r, &mut st, seed);
-    add_random_worlds(r, &mut st, seed);
-    memoir44::supply::start(r, &mut st);
+    let mut st = random_setup(r, scenario, seed, &mut deck);
     for (i, (side, orders)) in subs.iter().enumerate() {
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, i as u32 + 1), "battle");
         let mut chance = Chance {
@@ -791,7 +791,8 @@ fn random_games_keep_the_invariants() {
         LANDINGS.load(Relaxed),
     );
     let rep = REPLACEMENTS.load(Relaxed);
-    eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings; {rep} 1984 replacements");
+    let cyber = CYBER_REINFORCEMENTS.load(Relaxed);
+    eprintln!("trains: {u} turns unloaded a train, {t} train events; {l} airfield landings; {rep} 1984 replacements; {cyber} Cyberman reinforcements");
     eprintln!(
         "mountains and stars: {} steps onto a mountain, {} turns with SABOTAGE or RECOVER, {} dam rolls, {} objectives or dams destroyed, {} boats abandoned",
         MOUNTAIN_STEPS.load(Relaxed),
@@ -802,8 +803,8 @@ fn random_games_keep_the_invariants() {
     );
     if games >= 30 {
         assert!(
-            u > 0 && t > 0 && l > 0 && rep > 0,
-            "the random games never unloaded a train, hit one, landed reinforcements or replaced a unit (1984)"
+            u > 0 && t > 0 && l > 0 && rep > 0 && cyber > 0,
+            "the random games never unloaded a train, hit one, landed reinforcements, replaced a unit (1984) or reinforced Cybermen"
         );
     }
 }
@@ -1561,6 +1562,92 @@ fn check_1984(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, eve
     assert_eq!(next.victory, r.nineteen84.victory, "{scenario} turn {t}");
 }
 
+/// Appendix 3's Suggested Variants, as the game options apply them: at
+/// most one a game (the Cybermen may face the Daleks), then the Human
+/// Factor of "EX-TER-MIN-ATE!".
+fn add_random_variants(r: &Ruleset, st: &mut State, seed: Seed) {
+    // A scenario written for a variant (The Fall Of London) plays it alone.
+    if st.worlds.is_some() {
+        return;
+    }
+    add_random_zombies(r, st, seed);
+    add_random_1984(r, st, seed);
+    add_random_daleks(r, st, seed);
+    add_random_cybermen(r, st, seed);
+    add_random_worlds(r, st, seed);
+    memoir44::variants::exterminate::human_factor(r, st);
+}
+
+/// In one game in four without zombies or "Nineteen Eighty-Four" a side is
+/// the Cyberman side of "EX-TER-MIN-ATE!" (Appendix 3): the side facing
+/// the Daleks if there are Daleks, else one at random.
+fn add_random_cybermen(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/cybermen", &[&seed]));
+    if rng.roll(4) != 1 || st.zombies.is_some() || st.nineteen84.is_some() {
+        return;
+    }
+    let side = match &st.exterminate {
+        Some(x) => State::other(x.daleks),
+        None => rng.roll(2) as usize - 1,
+    };
+    memoir44::variants::cybermen::convert(r, st, side).expect("cyberman conversion");
+}
+
+/// The Cybermen's invariants after a turn: Cyberman units only on the
+/// Cyberman side, never retreating ("not effected by ... Purple Flags"),
+/// never above their 4 figures, and every reinforcement to a Cyberman
+/// unit after its close assault.
+fn check_cybermen(r: &Ruleset, scenario: &str, t: u32, next: &State, events: &[Event]) {
+    let cyber = |k: &str| r.unit(k).is_some_and(|s| s.variant.cyberman);
+    for u in &next.units {
+        if cyber(&u.kind) {
+            assert_eq!(
+                Some(u.side),
+                next.cybermen,
+                "{scenario} turn {t}: a Cyberman unit at {} of side {}",
+                u.at,
+                u.side
+            );
+            assert!(
+                u.figures <= u.start && u.start == r.units["cyberman"].figures,
+                "{scenario} turn {t}: Cybermen at {} with {} of {} figures",
+                u.at,
+                u.figures,
+                u.start
+            );
+        }
+    }
+    let mut close_assault = false;
+    for e in events {
+        match e {
+            Event::Retreat { unit, path, .. } => assert!(
+                !cyber(unit) || path.len() == 1,
+                "{scenario} turn {t}: a Cyberman unit retreated {path:?}"
+            ),
+            // The Cyberman side's last battle (a battle back by the enemy
+            // comes between the assault and its reinforcements).
+            Event::Battle {
+                side,
+                attacker,
+                range,
+                ..
+            } if next.cybermen.map(|c| &next.sides[c]) == Some(side) => {
+                close_assault = cyber(attacker) && *range == 1;
+            }
+            Event::Cybermen {
+                figures, left, at, ..
+            } => {
+                CYBER_REINFORCEMENTS.fetch_add(1, Relaxed);
+                assert!(
+                close_assault && *figures > 0 && *left <= r.units["cyberman"].figures,
+                    "{scenario} turn {t}: Cybermen at {at} reinforced by {figures} to {left} outside a close assault"
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
 /// In every third game (that is not a zombie game) one side (at random) is
 /// the Dalek side of "EX-TER-MIN-ATE!" (Appendix 3).
 fn add_random_daleks(r: &Ruleset, st: &mut State, seed: Seed) {
@@ -1654,6 +1741,7 @@ fn add_random_worlds(r: &Ruleset, st: &mut State, seed: Seed) {
         || st.zombies.is_some()
         || st.nineteen84.is_some()
         || st.exterminate.is_some()
+        || st.cybermen.is_some()
     {
         return;
     }
@@ -1959,7 +2047,7 @@ fn exterminate_option_converts_a_shipped_scenario() {
     let e = Family::setup(&r, &scen, &mut deck)
         .expect_err("daleks and zombies")
         .to_string();
-    assert!(e.contains("Zombies"), "{e}");
+    assert!(e.contains("zombies"), "{e}");
 }
 
 /// "War Of The Worlds": the game option `worlds=<side>` converts a shipped
@@ -2025,4 +2113,97 @@ fn worlds_option_converts_a_shipped_scenario() {
         .expect_err("unknown side")
         .to_string();
     assert!(e.contains("worlds") && e.contains("martians"), "{e}");
+}
+
+/// The Cybermen of "EX-TER-MIN-ATE!": the game option `cybermen=<side>`
+/// converts a shipped scenario ("One Cyberman Unit replaces each Infantry,
+/// Armour and Artillery Unit", the Human side given a Human Factor leader);
+/// with the Daleks on the other side there is no Human Player and no
+/// leader; "not on the same side" as the Daleks, and not with another
+/// Suggested Variant, is refused.
+#[test]
+fn cybermen_option_converts_and_faces_the_daleks_only_across_the_board() {
+    use adjutant::rules::{Family, Scenario};
+    let r = Ruleset::builtin().expect("ruleset");
+    let setup = |opts: &[(&str, &str)]| {
+        let mut scen = Scenario::shipped("pegasus-bridge");
+        for (k, v) in opts {
+            scen.options.insert((*k).into(), (*v).into());
+        }
+        let mut deck = ChaChaDice::from_seed([7; 32]);
+        Family::setup(&r, &scen, &mut deck).map_err(|e| e.to_string())
+    };
+    let plain = setup(&[]).expect("setup");
+    let st = setup(&[("cybermen", "axis")]).expect("cyberman setup");
+    let cyber = st.side_index("axis").expect("axis");
+    assert_eq!(st.cybermen, Some(cyber));
+    for (a, b) in plain.units.iter().zip(&st.units) {
+        assert_eq!((a.id, a.at), (b.id, b.at), "replaced in place");
+        let replaced = a.side == cyber
+            && a.train.is_none()
+            && ["infantry", "armour", "artillery"].contains(&r.units[&a.kind].class.as_str());
+        let want = if replaced {
+            "cyberman"
+        } else {
+            a.kind.as_str()
+        };
+        assert_eq!(b.kind, want, "{} at {}", a.kind, a.at);
+        if replaced {
+            assert_eq!((b.figures, b.start), (4, 4));
+        }
+    }
+    let leaders = |st: &State| {
+        st.stars
+            .iter()
+            .filter(|s| s.kind == "human-factor")
+            .map(|s| s.side)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(leaders(&st), vec![Some(1 - cyber)]);
+    // Daleks against Cybermen: both converted, no Human Factor.
+    let st = setup(&[("cybermen", "axis"), ("exterminate", "allies")]).expect("both");
+    assert_eq!(st.exterminate.as_ref().map(|x| x.daleks), Some(1 - cyber));
+    assert!(leaders(&st).is_empty(), "{:?}", leaders(&st));
+    let e = setup(&[("cybermen", "axis"), ("exterminate", "axis")]).expect_err("same side");
+    assert!(e.contains("not on the same side"), "{e}");
+    let e = setup(&[("cybermen", "axis"), ("worlds", "allies")]).expect_err("with worlds");
+    assert!(e.contains("one Suggested Variant a game"), "{e}");
+    let e = setup(&[("cybermen", "martians")]).expect_err("unknown side");
+    assert!(e.contains("cybermen") && e.contains("martians"), "{e}");
+}
+
+/// A scenario file names the Suggested Variant it is written for
+/// (`variant = { worlds = "martians" }`, The Fall Of London); a wrong side
+/// or an unknown variant is refused with the line and column of the
+/// mistake.
+#[test]
+fn a_scenario_names_its_variant_and_mistakes_have_line_and_column() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let text = include_str!("../scenarios/memoir44/fall-of-london.toml");
+    let line = 2 + text[..text.find("\nvariant = {").expect("variant key")]
+        .matches('\n')
+        .count();
+    let mut deck = ChaChaDice::from_seed([7; 32]);
+    let st = memoir44::setup_text(&r, text, "fall-of-london.toml", &mut deck).expect("setup");
+    assert_eq!(
+        st.worlds.as_ref().map(|w| w.martian),
+        st.side_index("martians")
+    );
+    for (bad, says) in [
+        (r#"worlds = "venusians""#, "venusians"),
+        (
+            r#"triffids = "martians""#,
+            "unknown Suggested Variant 'triffids'",
+        ),
+    ] {
+        let wrong = text.replace(r#"worlds = "martians""#, bad);
+        let mut deck = ChaChaDice::from_seed([7; 32]);
+        let e = memoir44::setup_text(&r, &wrong, "fall-of-london.toml", &mut deck)
+            .expect_err("a wrong variant")
+            .to_string();
+        assert!(
+            e.contains(&format!("fall-of-london.toml:{line}:")) && e.contains(says),
+            "{e}"
+        );
+    }
 }

@@ -46,6 +46,18 @@ impl Turn {
     pub fn new_mails(&self, i: usize) -> &[Value] {
         &self.mails[i][self.before[i]..]
     }
+
+    /// Player `i`'s latest report of this turn (its body), or a panic
+    /// naming the player.
+    pub fn report_body(&self, i: usize, who: &str) -> String {
+        let want = format!("turn {}", self.turn + 1);
+        let report = self.mails[i]
+            .iter()
+            .rev()
+            .find(|x| x["subject"].as_str().unwrap_or_default().contains(&want))
+            .unwrap_or_else(|| panic!("{who} has no report of {want}"));
+        report["body"].as_str().unwrap_or_default().to_string()
+    }
 }
 
 impl MemoirGame {

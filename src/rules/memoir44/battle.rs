@@ -211,11 +211,7 @@ pub fn check_path(
         let last = i + 1 == rest.len();
         // Minefields: "A Unit must stop, and may not Move any further on
         // that turn, when entering a Minefield" (friendly or enemy).
-        if !last
-            && !spec.variant.mine_proof
-            && !spec.variant.ignores_mines
-            && super::mines::at(st, h).is_some()
-        {
+        if !last && !spec.variant.ignores_mines && super::mines::at(st, h).is_some() {
             return Err(format!(
                 "a unit entering the minefield at {h} must stop there"
             ));

@@ -125,6 +125,11 @@ struct BoardPart {
     /// side; its units are converted, the Human side gets its Human Factor.
     #[serde(default)]
     exterminate: Option<Spanned<String>>,
+    /// Extension: "EX-TER-MIN-ATE!", the Cybermen (game option `cybermen`):
+    /// the Cyberman side; its infantry, armour and artillery become
+    /// Cybermen, the Human side (if not the Daleks) gets its Human Factor.
+    #[serde(default)]
+    cybermen: Option<Spanned<String>>,
     /// Extension: "War Of The Worlds" (game option `worlds`): the Martian
     /// Player's side; its units are converted to Martian machines (those
     /// that already are machines stay).
@@ -500,44 +505,22 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
-    if let Some(z) = &cf.board.zombies {
-        let dead = st.side_index(z.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                z.span(),
-                format!("unknown side '{}'", z.get_ref()),
-            )
-        })?;
-        super::variants::zombies::convert(r, &mut st, dead)
-            .map_err(|m| at(text, file, z.span(), m))?;
-    }
-    if let Some(z) = &cf.board.exterminate {
-        let daleks = st.side_index(z.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                z.span(),
-                format!("unknown side '{}'", z.get_ref()),
-            )
-        })?;
-        super::variants::exterminate::convert(r, &mut st, daleks)
-            .map_err(|m| at(text, file, z.span(), m))?;
-    }
-    if let Some(z) = &cf.board.worlds {
-        let martian = st.side_index(z.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                z.span(),
-                format!("unknown side '{}'", z.get_ref()),
-            )
-        })?;
-        super::variants::worlds::convert(r, &mut st, martian)
-            .map_err(|m| at(text, file, z.span(), m))?;
-        if let Some(n) = cf.board.sickness {
-            super::variants::worlds::set_sickness(r, &mut st, n);
+    // Appendix 3's Suggested Variants, as the game options name them
+    // ("Nineteen Eighty-Four" converts later, with the bunkers side).
+    let suggested = [
+        (super::variants::zombies::OPTION, &cf.board.zombies),
+        (super::variants::exterminate::OPTION, &cf.board.exterminate),
+        (super::variants::cybermen::OPTION, &cf.board.cybermen),
+        (super::variants::worlds::OPTION, &cf.board.worlds),
+    ];
+    for (option, side) in suggested {
+        if let Some(z) = side {
+            super::variants::apply_option(r, &mut st, option, z.get_ref())
+                .map_err(|m| at(text, file, z.span(), m))?;
         }
+    }
+    if let (Some(n), Some(_)) = (cf.board.sickness, &st.worlds) {
+        super::variants::worlds::set_sickness(r, &mut st, n);
     }
     for v in &cf.board.variants {
         if !r.variants.contains_key(v.get_ref()) {
@@ -577,6 +560,7 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         super::variants::nineteen84::convert(r, &mut st)
             .map_err(|m| at(text, file, v.span(), m))?;
     }
+    super::variants::exterminate::human_factor(r, &mut st);
     let side = st.side_index(cf.turn.side.get_ref()).ok_or_else(|| {
         at(
             text,

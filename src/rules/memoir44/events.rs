@@ -408,6 +408,15 @@ pub enum Event {
         side: String,
         at: Hex,
     },
+    /// "EX-TER-MIN-ATE!", the Cybermen (variants/cybermen.rs): a close
+    /// assault's casualties join a Cyberman unit as reinforcements.
+    Cybermen {
+        side: String,
+        at: Hex,
+        figures: u32,
+        /// Its figures after them.
+        left: u32,
+    },
     /// "War Of The Worlds" (variants/worlds.rs): a town seized or ruined,
     /// the Common Cold's roll and the sickness level after it.
     Worlds {

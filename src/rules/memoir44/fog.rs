@@ -176,7 +176,7 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }
             // "EX-TER-MIN-ATE!": told where the side sees.
-            Event::Daleks { side: by, at, .. } => {
+            Event::Daleks { side: by, at, .. } | Event::Cybermen { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }
             // A Battle Star marker's fate: told where the side sees.

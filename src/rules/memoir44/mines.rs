@@ -119,16 +119,13 @@ pub fn entered(
     let Some(u) = st.unit(unit).cloned() else {
         return;
     };
-    // "War Of The Worlds": the machines are "not effected by Landmines".
+    // "EX-TER-MIN-ATE!": "Daleks are not effected by Landmines"; "War Of
+    // The Worlds": the machines are "not effected by Landmines". They do
+    // not stop either (battle.rs), so the piece is never revealed.
     if ctx.spec(&u.kind).variant.ignores_mines {
         return;
     }
     let side = st.sides[u.side].clone();
-    // "EX-TER-MIN-ATE!": "Daleks are not effected by Landmines" (they do
-    // not stop either: battle.rs), so the piece is never revealed.
-    if ctx.spec(&u.kind).variant.mine_proof {
-        return;
-    }
     if m.side == u.side {
         // "the Unit must still stop, but will ignore the Minefield, never
         // revealing its strength if still hidden, nor rolling dice."

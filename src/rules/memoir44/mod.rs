@@ -244,6 +244,7 @@ pub const GAME_OPTIONS: &[&str] = &[
     variants::zombies::OPTION,
     variants::nineteen84::OPTION,
     variants::exterminate::OPTION,
+    variants::cybermen::OPTION,
     variants::worlds::OPTION,
 ];
 
@@ -463,91 +464,20 @@ impl Family for Ruleset {
             let sides = supply::parse_option(&st, v).map_err(bad)?;
             supply::set(self, &mut st, sides).map_err(bad)?;
         }
-        // "Achtung! Zombie!" (variants/zombies.rs): the option names the
-        // Dead Player's side, whose units become zombie units.
-        if let Some(v) = scenario.options.get(variants::zombies::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", variants::zombies::OPTION),
-            };
-            match v.as_str() {
-                "none" | "false" | "no" => {}
-                s => {
-                    let dead = st.side_index(s).ok_or_else(|| {
-                        bad(format!(
-                            "name the Dead Player's side ({}), not '{s}'",
-                            st.sides.join(" or ")
-                        ))
-                    })?;
-                    variants::zombies::convert(self, &mut st, dead).map_err(bad)?;
-                }
-            }
-        }
-        // "Nineteen Eighty-Four" (variants/nineteen84.rs): both sides get
-        // the larger force, converted; it wins over the Blitzkrieg and
-        // Commissar options.
-        if let Some(v) = scenario.options.get(variants::nineteen84::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", variants::nineteen84::OPTION),
-            };
-            match v.as_str() {
-                "" | "true" | "yes" if st.zombies.is_some() => {
-                    return Err(bad(
-                        "one Suggested Variant a game: this one plays zombies already".into(),
-                    ))
-                }
-                "" | "true" | "yes" => variants::nineteen84::convert(self, &mut st).map_err(bad)?,
-                "false" | "no" => {}
-                other => return Err(bad(format!("'{other}' is not true or false"))),
-            }
-        }
-        // "EX-TER-MIN-ATE!" (variants/exterminate.rs): the option names the
-        // Dalek side, whose units become Dalek units.
-        if let Some(v) = scenario.options.get(variants::exterminate::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", variants::exterminate::OPTION),
-            };
-            match v.as_str() {
-                "none" | "false" | "no" => {}
-                s => {
-                    let daleks = st.side_index(s).ok_or_else(|| {
-                        bad(format!(
-                            "name the Dalek side ({}), not '{s}'",
-                            st.sides.join(" or ")
-                        ))
-                    })?;
-                    variants::exterminate::convert(self, &mut st, daleks).map_err(bad)?;
-                }
-            }
-        }
-        // "War Of The Worlds" (variants/worlds.rs): the option names the
-        // Martian Player's side, whose units become Martian machines.
-        if let Some(v) = scenario.options.get(variants::worlds::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", variants::worlds::OPTION),
-            };
-            match v.as_str() {
-                "none" | "false" | "no" => {}
-                s => {
-                    let martian = st.side_index(s).ok_or_else(|| {
-                        bad(format!(
-                            "name the Martian Player's side ({}), not '{s}'",
-                            st.sides.join(" or ")
-                        ))
-                    })?;
-                    if st.zombies.is_some() || st.nineteen84.is_some() || st.exterminate.is_some() {
-                        return Err(bad(
-                            "the Suggested Variants are played one at a time: not with zombies, Nineteen Eighty-Four or the Daleks"
-                                .into(),
-                        ));
+        // Appendix 3's Suggested Variants (variants/): each option converts
+        // the position the scenario sets up, in the order of
+        // `variants::OPTIONS`; then the Human Factor of "EX-TER-MIN-ATE!".
+        for option in variants::OPTIONS {
+            if let Some(v) = scenario.options.get(option) {
+                variants::apply_option(self, &mut st, option, v).map_err(|m| {
+                    DataError::Invalid {
+                        file: scenario.file.clone(),
+                        message: format!("game option {option}: {m}"),
                     }
-                    variants::worlds::convert(self, &mut st, martian).map_err(bad)?;
-                }
+                })?;
             }
         }
+        variants::exterminate::human_factor(self, &mut st);
         supply::start(self, &mut st);
         if let Some(v) = scenario.options.get(campaign::OPTION) {
             let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {

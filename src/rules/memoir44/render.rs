@@ -537,6 +537,12 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
         Event::Daleks { what, side, at } => {
             super::variants::exterminate::describe(what, &side_name(side), *at)
         }
+        Event::Cybermen {
+            side,
+            at,
+            figures,
+            left,
+        } => super::variants::cybermen::describe(&side_name(side), *at, *figures, *left),
         Event::Worlds {
             what,
             side,

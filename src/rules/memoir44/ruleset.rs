@@ -69,6 +69,9 @@ pub struct Ruleset {
     /// "War Of The Worlds" (Appendix 3): the variant's tables.
     #[serde(default)]
     pub worlds: super::variants::worlds::WorldsRules,
+    /// "EX-TER-MIN-ATE!", the Cybermen.
+    #[serde(default)]
+    pub cybermen: super::variants::cybermen::CybermenRules,
 }
 
 /// Bridge Demolition Rules, Option 3 (seeds/004).

@@ -39,6 +39,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         "merville-battery",
         include_str!("../../../scenarios/memoir44/merville-battery.toml"),
     ),
+    (
+        "fall-of-london",
+        include_str!("../../../scenarios/memoir44/fall-of-london.toml"),
+    ),
 ];
 
 /// One or several terrain ids for a hex.
@@ -228,6 +232,11 @@ pub struct ScenarioFile {
     /// The sides the scenario allows to build Pontoon Bridges.
     #[serde(default)]
     pub pontoon_bridges: Vec<Spanned<String>>,
+    /// Appendix 3's Suggested Variants the scenario is written for, as the
+    /// game options name them (`variant = { worlds = "martians" }`):
+    /// applied once the scenario is set up and dealt.
+    #[serde(default)]
+    pub variant: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// A Battle Star marker as a file places it (stars.rs).
@@ -883,6 +892,7 @@ pub fn blank(
         zombies: None,
         nineteen84: None,
         exterminate: None,
+        cybermen: None,
         worlds: None,
         over: false,
         winner: None,
@@ -1113,5 +1123,28 @@ pub fn setup_text(
     }
     st.deck = deck;
     st.discard = discard;
+    // The Suggested Variant the scenario is written for, in the options'
+    // order.
+    for k in sf.variant.keys() {
+        if !super::variants::OPTIONS.contains(&k.get_ref().as_str()) {
+            return Err(at(
+                text,
+                file,
+                k.span(),
+                format!(
+                    "unknown Suggested Variant '{}' (known: {})",
+                    k.get_ref(),
+                    super::variants::OPTIONS.join(", ")
+                ),
+            ));
+        }
+    }
+    for option in super::variants::OPTIONS {
+        if let Some((_, v)) = sf.variant.iter().find(|(k, _)| k.get_ref() == option) {
+            super::variants::apply_option(r, &mut st, option, v.get_ref())
+                .map_err(|m| at(text, file, v.span(), m))?;
+        }
+    }
+    super::variants::exterminate::human_factor(r, &mut st);
     Ok(st)
 }

@@ -215,6 +215,10 @@ pub struct State {
     /// (variants/exterminate.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exterminate: Option<super::variants::exterminate::Exterminate>,
+    /// "EX-TER-MIN-ATE!", the Cybermen (Appendix 3, game option
+    /// `cybermen`): the Cyberman side (variants/cybermen.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cybermen: Option<usize>,
     /// "War Of The Worlds" (Appendix 3, game option `worlds`): the Martian
     /// Player's side, the sickness and the towns (variants/worlds.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -2789,6 +2789,8 @@ pub fn apply(
                 auto_overrun,
             } => {
                 let removed = t.st.figures_removed.get(side).copied().unwrap_or(0);
+                // The range the battle is fought at (as `battle` reckons it).
+                let range = t.st.unit(*unit).map_or(0, |u| u.at.distance(*target));
                 t.battle(
                     line,
                     *unit,
@@ -2801,6 +2803,10 @@ pub fn apply(
                 );
                 // "Achtung! Zombie!": the Living it killed rise with it.
                 super::variants::zombies::after_battle(ctx, &mut t.st, &mut t.ev, *unit, removed);
+                // The Cybermen: a close assault's casualties reinforce them.
+                super::variants::cybermen::after_battle(
+                    ctx, &mut t.st, &mut t.ev, *unit, range, removed,
+                );
                 // "War Of The Worlds": a Martian attack ruins a town.
                 super::variants::worlds::after_battle(ctx, &mut t.st, &mut t.ev, side, *target);
             }

@@ -112,19 +112,15 @@ pub fn victory_for(st: &State, side: usize) -> u32 {
 /// the Dalek unit types on the same hexes ("Dalek Units may be placed on
 /// any of the locations originally occupied by the Infantry, Armour, and
 /// Artillery in the Scenario"), the obstacles on its half of the board go
-/// ("All obstacles on the Dalek side are removed"), and the Human Player's
-/// Heroic Leaders become Human Factor leaders (one is placed if the
-/// scenario gives none).
+/// ("All obstacles on the Dalek side are removed"). The Human Factor
+/// follows once every variant has converted the position
+/// ([`human_factor`]).
 pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String> {
     let ctx = Ctx::new(r);
     let xr = &r.exterminate;
-    if st.zombies.is_some() {
-        return Err("the Daleks and the Zombies are two different variants: play one".into());
-    }
-    if st.nineteen84.is_some() {
-        return Err(
-            "the Daleks and \"Nineteen Eighty-Four\" are two different variants: play one".into(),
-        );
+    super::exclusive(st, super::Which::Daleks)?;
+    if st.cybermen == Some(daleks) {
+        return Err("\"Cybermen may not be used in the same game as Daleks or, at least, not on the same side\": this side plays the Cybermen".into());
     }
     for t in xr.by_unit.values().chain(xr.by_class.values()) {
         if !r.units.contains_key(t) {
@@ -144,29 +140,10 @@ pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String>
         else {
             continue;
         };
-        let figures = r.units[to].figures;
         converted.push(u.id);
-        u.kind.clone_from(to);
-        u.figures = figures;
-        u.start = figures;
-        u.fixed = false;
-        u.concealed = false;
+        super::replace(u, to, r.units[to].figures);
     }
-    // What the scenario said of the unit replaced (Demoralisation, a
-    // motorised weapon) goes with it.
-    st.disorder.retain(|d| !converted.contains(&d.unit));
-    st.motorised.retain(|id| !converted.contains(id));
-    // So do the Battle Stars only infantry has: a Dalek needs no Assault
-    // Boats ("Movement is not effected by any Terrain limitations"), and
-    // equipment or a prisoner its infantry carried lies on the hex.
-    let of_converted = |s: &Star| s.unit.is_some_and(|id| converted.contains(&id));
-    st.stars
-        .retain(|s| !(s.kind == super::super::stars::BOATS && of_converted(s)));
-    for s in &mut st.stars {
-        if (s.kind == "equipment" || s.kind == "prisoner") && of_converted(s) {
-            s.unit = None;
-        }
-    }
+    super::forget(st, &converted);
     let rows = ctx.board.rows;
     for (h, fs) in &mut st.terrain {
         if dalek_half(rows, daleks, *h) {
@@ -174,36 +151,6 @@ pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String>
         }
     }
     st.terrain.retain(|_, fs| !fs.is_empty());
-    let human = State::other(daleks);
-    let mut leaders = 0;
-    for s in &mut st.stars {
-        if s.kind == "heroic-leader" && s.side == Some(human) {
-            s.kind = HUMAN_FACTOR.into();
-        }
-        if s.kind == HUMAN_FACTOR && s.side == Some(human) {
-            leaders += 1;
-        }
-    }
-    if leaders == 0 {
-        // "A Battle Star Marker may represent a Heroic Leader with the
-        // Human Factor": one, with the Human unit nearest the centre of the
-        // board (then the lowest unit id).
-        let centre = Hex::from_letter(ctx.board.columns / 2, rows / 2);
-        if let Some(u) = st
-            .units
-            .iter()
-            .filter(|u| u.side == human && u.train.is_none())
-            .min_by_key(|u| (u.at.distance(centre), u.id))
-        {
-            st.stars.push(Star {
-                kind: HUMAN_FACTOR.into(),
-                side: Some(human),
-                at: u.at,
-                unit: Some(u.id),
-                count: 0,
-            });
-        }
-    }
     let need = if ctx.board.columns >= xr.overlord_columns {
         xr.overlord_victory
     } else {
@@ -221,6 +168,49 @@ pub fn convert(r: &Ruleset, st: &mut State, daleks: usize) -> Result<(), String>
         had_daleks,
     });
     Ok(())
+}
+
+/// Human Factor: "The Human Player gets a variant of the \"Heroic Leader\"
+/// optional rule in order to even things out a bit": the side facing the
+/// Daleks or the Cybermen has its Heroic Leaders become Human Factor leaders
+/// (one is placed if the scenario gives none). A game of Daleks against
+/// Cybermen has no Human Player. Called once the variants have converted
+/// the position.
+pub fn human_factor(r: &Ruleset, st: &mut State) {
+    let human = match (st.exterminate.as_ref().map(|x| x.daleks), st.cybermen) {
+        (Some(alien), None) | (None, Some(alien)) => State::other(alien),
+        _ => return,
+    };
+    let ctx = Ctx::new(r);
+    let mut leaders = 0;
+    for s in &mut st.stars {
+        if s.kind == "heroic-leader" && s.side == Some(human) {
+            s.kind = HUMAN_FACTOR.into();
+        }
+        if s.kind == HUMAN_FACTOR && s.side == Some(human) {
+            leaders += 1;
+        }
+    }
+    if leaders == 0 {
+        // "A Battle Star Marker may represent a Heroic Leader with the
+        // Human Factor": one, with the Human unit nearest the centre of the
+        // board (then the lowest unit id).
+        let centre = Hex::from_letter(ctx.board.columns / 2, ctx.board.rows / 2);
+        if let Some(u) = st
+            .units
+            .iter()
+            .filter(|u| u.side == human && u.train.is_none())
+            .min_by_key(|u| (u.at.distance(centre), u.id))
+        {
+            st.stars.push(Star {
+                kind: HUMAN_FACTOR.into(),
+                side: Some(human),
+                at: u.at,
+                unit: Some(u.id),
+                count: 0,
+            });
+        }
+    }
 }
 
 /// Is `h` on `side`'s half of a board of `rows` rows (the middle row of an

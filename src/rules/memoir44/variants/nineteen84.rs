@@ -136,6 +136,7 @@ fn becomes(r: &Ruleset, kind: &str, nth: &mut u32) -> Option<String> {
 /// of its originals, then the rest "as close to their own original
 /// locations as possible" (see [`near_hex`]).
 pub fn convert(r: &Ruleset, st: &mut State) -> Result<(), String> {
+    super::exclusive(st, super::Which::Nineteen84)?;
     let ctx = Ctx::new(r);
     for k in r.nineteen84.permitted() {
         if !r.units.contains_key(&k) {
@@ -164,15 +165,7 @@ pub fn convert(r: &Ruleset, st: &mut State) -> Result<(), String> {
     for u in st.units.iter_mut().filter(|u| u.side == strong) {
         match becomes(r, &u.kind, &mut nth) {
             Some(k) => {
-                // A unit the position has already cut down keeps its
-                // losses (a scenario's units start whole).
-                let full = ctx.spec(&k).figures;
-                let lost = u.start.saturating_sub(u.figures);
-                u.kind = k;
-                u.figures = full.saturating_sub(lost).max(1);
-                u.start = full;
-                u.fixed = false;
-                u.concealed = false;
+                super::replace(u, &k, ctx.spec(&k).figures);
                 u.train = None;
             }
             None => gone.push(u.id),

@@ -134,6 +134,7 @@ fn on_side_of(ctx: &Ctx<'_>, h: Hex, side: usize) -> bool {
 /// Villages hex is a Martian Terrain Objective; "Other Terrain Objectives
 /// are ignored".
 pub fn convert(r: &Ruleset, st: &mut State, martian: usize) -> Result<(), String> {
+    super::exclusive(st, super::Which::Worlds)?;
     let ctx = Ctx::new(r);
     let wr = &r.worlds;
     for id in [&wr.fighting, &wr.handling, &wr.heavy_armour]
@@ -455,6 +456,7 @@ pub fn end_turn(
         .filter(|u| u.side == w.martian)
         .map(|u| u.id)
         .collect();
+    let since = ev.len();
     for id in ids {
         // "Losses ... due to Green Stars accumulate and are permanent": the
         // model is gone from the unit's full strength too (no card brings
@@ -464,6 +466,9 @@ pub fn end_turn(
         }
         lose(ctx, st, ev, id, 1, human, "the Common Cold", "sickness");
     }
+    // A Battle Star with a machine the sickness finished goes as the
+    // marker's rules say (a Heroic Leader rolls for his loss).
+    super::super::stars::after_step(ctx, st, ev, since, dice);
     victory(ctx, st, ev, mover, true);
 }
 

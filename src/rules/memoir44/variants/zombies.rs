@@ -92,6 +92,7 @@ fn is_zombie(ctx: &Ctx<'_>, u: &Unit) -> bool {
 /// or Bunkers hex gets a victory marker ("Other Terrain Objectives are
 /// ignored"), and the Dead Player holds no command cards.
 pub fn convert(r: &Ruleset, st: &mut State, dead: usize) -> Result<(), String> {
+    super::exclusive(st, super::Which::Zombies)?;
     let ctx = Ctx::new(r);
     let zr = &r.zombies;
     let zspec = r
