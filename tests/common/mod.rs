@@ -290,17 +290,28 @@ pub fn latest_state(site: &Site) -> adjutant::rules::memoir44::State {
 /// 80 columns (headers and other parts excepted).
 pub fn assert_80_columns(site: &Site) {
     for (name, raw) in site.outbox() {
-        let text = unqp(&raw);
-        // The plain part: from the first text/plain header block to the next boundary.
-        let Some(start) = text.find("Content-Type: text/plain") else {
+        let raw = raw.replace("\r\n", "\n");
+        // The plain part: from the first text/plain header block to the next
+        // boundary, decoded only if it is quoted-printable (a 7bit body may
+        // end a line with '=', which is text, not a soft line break).
+        let Some(start) = raw.find("Content-Type: text/plain") else {
             continue;
         };
-        let body_start = text[start..]
-            .find("\n\n")
-            .map_or(text.len(), |i| start + i + 2);
-        let rest = &text[body_start..];
+        let Some(head_len) = raw[start..].find("\n\n") else {
+            continue;
+        };
+        // The whole header block the Content-Type is in (the transfer
+        // encoding may come before it).
+        let block_start = raw[..start].rfind("\n\n").map_or(0, |i| i + 2);
+        let head = &raw[block_start..start + head_len];
+        let rest = &raw[start + head_len + 2..];
         let end = rest.find("\n--").unwrap_or(rest.len());
-        for line in rest[..end].lines() {
+        let body = if head.to_ascii_lowercase().contains("quoted-printable") {
+            unqp(&rest[..end])
+        } else {
+            rest[..end].to_string()
+        };
+        for line in body.lines() {
             assert!(
                 line.chars().count() <= 80,
                 "{name}: a line of {} columns:\n{line}",
