@@ -11,23 +11,8 @@
 # in one pass. Prints each pass's peak RSS (/usr/bin/time) and duration.
 set -u
 N=${1:-10000}
-cargo build --release -q || { echo "cargo build --release fails"; exit 1; }
-B=$PWD/target/release/adjutant
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-"$B" init "$T/j" >/dev/null 2>&1; C=$T/j/adjutant.toml
-for i in $(seq 1 "$N"); do
-  "$B" --config "$C" new-game --scenario pegasus-bridge --seat allies=a$i@example.org \
-    --seat axis=b$i@example.org >/dev/null 2>&1 || { echo "new-game fails"; exit 1; }
-done
-n=0
-for f in "$T"/j/mail/outbox/*-welcome.eml; do
-  to=$(sed -n 's/^To: \(a[0-9]*@example.org\)\r\?$/\1/p' "$f")
-  [ -n "$to" ] || continue
-  reply=$(sed -n 's/^Reply-To: .*<\(.*\)>\r\?$/\1/p' "$f")
-  printf 'From: %s\r\nTo: %s\r\nSubject: orders\r\nMessage-ID: <backlog-%d@example.org>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\n\r\nPLAY recon-centre\r\nORDER F4\r\nBATTLE F4 F5\r\n' \
-    "$to" "$reply" "$n" > "$T/j/mail/inbox/new/$n.eml"
-  n=$((n + 1))
-done
+. "$(dirname "$0")/orders-setup.sh"
+orders_setup "$N" backlog
 cp "$C" "$C.file"
 sed -i 's/^kind = "file"/kind = "smtp"/' "$C"
 printf '\n[outbound.smtp]\nhost = "127.0.0.1"\nport = 9\nsecurity = "none"\n' >> "$C"

@@ -17,28 +17,12 @@ set -u
 N=${1:-2000}
 RUNS=${2:-1}
 REF=${ADJUTANT_THROUGHPUT:-../shared/perf/throughput.sh}
+. "$(dirname "$0")/orders-setup.sh"
 for run in $(seq 1 "$RUNS"); do
   if [ -x "$REF" ]; then
     "$REF" "$N"
   else
-    cargo build --release -q || { echo "cargo build --release fails"; exit 1; }
-    B=$PWD/target/release/adjutant
-    T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-    "$B" init "$T/j" >/dev/null 2>&1; C=$T/j/adjutant.toml
-    for i in $(seq 1 "$N"); do
-      "$B" --config "$C" new-game --scenario pegasus-bridge --seat allies=a$i@example.org \
-        --seat axis=b$i@example.org >/dev/null 2>&1 || { echo "new-game fails"; exit 1; }
-    done
-    # One order mail per game, to the Allies seat's reply address (from its welcome).
-    n=0
-    for f in "$T"/j/mail/outbox/*-welcome.eml; do
-      to=$(sed -n 's/^To: \(a[0-9]*@example.org\)\r\?$/\1/p' "$f")
-      [ -n "$to" ] || continue
-      reply=$(sed -n 's/^Reply-To: .*<\(.*\)>\r\?$/\1/p' "$f")
-      printf 'From: %s\r\nTo: %s\r\nSubject: orders\r\nMessage-ID: <load-%d@example.org>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\n\r\nPLAY recon-centre\r\nORDER F4\r\nBATTLE F4 F5\r\n' \
-        "$to" "$reply" "$n" > "$T/j/mail/inbox/new/$n.eml"
-      n=$((n + 1))
-    done
+    orders_setup "$N" load
     db0=$(stat -c %s "$T/j/adjutant.db")
     s0=$(date +%s.%N)
     /usr/bin/time -f '%M' -o "$T/rss" "$B" --config "$C" serve --once >/dev/null 2>"$T/err" || { echo "serve --once fails"; exit 1; }
