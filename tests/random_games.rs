@@ -119,6 +119,11 @@ static DAM_ROLLS: AtomicU64 = AtomicU64::new(0);
 static SABOTAGED: AtomicU64 = AtomicU64::new(0);
 static BOATS_ACROSS: AtomicU64 = AtomicU64::new(0);
 static CYBER_REINFORCEMENTS: AtomicU64 = AtomicU64::new(0);
+static CHARGES_PLACED: AtomicU64 = AtomicU64::new(0);
+static DETONATIONS: AtomicU64 = AtomicU64::new(0);
+static BOMBARDMENTS: AtomicU64 = AtomicU64::new(0);
+static BRIDGES_BLOWN: AtomicU64 = AtomicU64::new(0);
+static PONTOONS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -159,6 +164,8 @@ fn random_setup(r: &Ruleset, scenario: &str, seed: Seed, deck: &mut ChaChaDice) 
     if !written_for_a_variant {
         add_random_airfields(&mut st, seed);
     }
+    // After every addition that lays terrain over the scenario's.
+    add_random_bridges(r, &mut st, seed);
     add_random_variants(r, &mut st, seed);
     memoir44::supply::start(r, &mut st);
     st
@@ -187,6 +194,11 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             .unwrap_or_else(|e| {
                 panic!("{scenario} turn {t}: random orders refused: {e}\n{orders}")
             });
+        // `M44_DEBUG=<scenario>:<turn>`: the orders and events of that turn
+        // (with `M44_FROM`, of the failing game).
+        if std::env::var("M44_DEBUG").ok() == Some(format!("{scenario}:{t}")) {
+            eprintln!("ORDERS {orders}\nEVENTS {events:#?}");
+        }
         // Every die the turn rolled is in its events, in order: the check a
         // player runs with only the revealed turn seed finds them all.
         let json: Vec<serde_json::Value> = events
@@ -255,6 +267,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_daleks(r, scenario, t, &st, &next, &events);
         check_cybermen(r, scenario, t, &next, &events);
         check_worlds(r, scenario, t, &st, &next);
+        check_bridges(r, scenario, t, &st, &next, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -801,7 +814,22 @@ fn random_games_keep_the_invariants() {
         SABOTAGED.load(Relaxed),
         BOATS_ACROSS.load(Relaxed),
     );
+    let bridges = [
+        CHARGES_PLACED.load(Relaxed),
+        DETONATIONS.load(Relaxed),
+        BOMBARDMENTS.load(Relaxed),
+        BRIDGES_BLOWN.load(Relaxed),
+        PONTOONS.load(Relaxed),
+    ];
+    eprintln!(
+        "bridges: {} charges placed, {} detonations, {} bombardments, {} bridges destroyed, {} Pontoon Bridges built",
+        bridges[0], bridges[1], bridges[2], bridges[3], bridges[4]
+    );
     if games >= 30 {
+        assert!(
+            bridges.iter().all(|n| *n > 0),
+            "the random games never placed charges, detonated, bombarded or destroyed a bridge, or built a Pontoon Bridge: {bridges:?}"
+        );
         assert!(
             u > 0 && t > 0 && l > 0 && rep > 0 && cyber > 0,
             "the random games never unloaded a train, hit one, landed reinforcements, replaced a unit (1984) or reinforced Cybermen"
@@ -1316,6 +1344,154 @@ fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
             }),
             ..memoir44::state::Unit::arriving(id, side, kind, engine, spec.figures)
         });
+    }
+}
+
+/// In every third game: Bridge Demolition and Pontoon Bridges. Each bridge
+/// with no unit on it is rigged for detonation by a random side half the
+/// time, both sides may build Pontoon Bridges, each side has Combat
+/// Engineers, and one artillery unit of each side is Heavy Artillery.
+fn add_random_bridges(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/bridges", &[&seed]));
+    if d.roll(3) != 1 {
+        return;
+    }
+    st.pontoon_sides = vec![0, 1];
+    let bridges: Vec<memoir44::Hex> = st
+        .terrain
+        .keys()
+        .copied()
+        .filter(|h| memoir44::bridges::is_bridge(st, *h))
+        .collect();
+    for h in bridges {
+        if st.unit_at(h).is_none() && d.roll(2) == 1 {
+            st.charges.push(memoir44::bridges::Charge {
+                at: h,
+                side: d.roll(2) as usize - 1,
+                battled: false,
+            });
+        }
+    }
+    for side in 0..2 {
+        for (from, to) in [("infantry", "engineers"), ("artillery", "heavy-artillery")] {
+            if st.units.iter().any(|u| u.side == side && u.kind == to) {
+                continue;
+            }
+            let ids: Vec<u32> = st
+                .units
+                .iter()
+                .filter(|u| u.side == side && u.kind == from)
+                .map(|u| u.id)
+                .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let id = ids[d.roll(ids.len() as u32) as usize - 1];
+            let spec = r.unit(to).expect("unit kind");
+            if let Some(u) = st.units.iter_mut().find(|u| u.id == id) {
+                // Demoralisation may have set the unit up below strength.
+                u.kind = to.into();
+                u.start = u.start.min(spec.figures);
+                u.figures = u.figures.min(spec.figures);
+            }
+        }
+    }
+}
+
+/// Bridge Demolition and Pontoon Bridges after a turn: a destroyed bridge
+/// leaves the river it spanned (no bridge, charge or damage on the hex); a
+/// Pontoon Bridge stands on a river hex next to the engineers of the side
+/// that built it; charges lie on bridges with no enemy on them; damage on
+/// a standing bridge is below the hits that destroy it.
+fn check_bridges(r: &Ruleset, scenario: &str, t: u32, st: &State, next: &State, events: &[Event]) {
+    use memoir44::bridges::{is_bridge, PONTOON};
+    let ctx = memoir44::battle::Ctx::new(r);
+    let water = |h: memoir44::Hex| {
+        next.features(h).iter().any(|f| {
+            r.bridge_demolition.pontoon_rivers.contains(f)
+                || r.terrain.get(f).is_some_and(|t| t.impassable || t.sea)
+        })
+    };
+    // A bridge before the turn, or a Pontoon Bridge built during it.
+    let was_bridge = |h: memoir44::Hex| {
+        is_bridge(st, h)
+            || events
+                .iter()
+                .any(|e| matches!(e, Event::PontoonBuilt { at, .. } if *at == h))
+    };
+    for e in events {
+        match e {
+            Event::BridgeCharged { side, from, at } => {
+                CHARGES_PLACED.fetch_add(1, Relaxed);
+                let u = st.unit_at(*from).expect("the engineers");
+                assert!(
+                    ctx.spec(&u.kind).engineer && from.adjacent(*at) && was_bridge(*at),
+                    "{scenario} turn {t}: {side}'s charges at {at} from {from} ({})",
+                    u.kind
+                );
+            }
+            Event::BridgeDetonation { .. } => {
+                DETONATIONS.fetch_add(1, Relaxed);
+            }
+            Event::BridgeBombarded { .. } => {
+                BOMBARDMENTS.fetch_add(1, Relaxed);
+            }
+            Event::BridgeDestroyed { at, .. } => {
+                BRIDGES_BLOWN.fetch_add(1, Relaxed);
+                assert!(
+                    was_bridge(*at) && !is_bridge(next, *at),
+                    "{scenario} turn {t}: the bridge at {at} was not destroyed"
+                );
+                assert!(
+                    next.charges.iter().all(|c| c.at != *at)
+                        && next.bridge_damage.iter().all(|d| d.at != *at),
+                    "{scenario} turn {t}: charges or damage left on the blown bridge at {at}"
+                );
+                if st.features(*at).iter().any(|f| f == "river") {
+                    assert!(
+                        water(*at),
+                        "{scenario} turn {t}: the blown bridge at {at} left no river: {:?}",
+                        next.features(*at)
+                    );
+                }
+            }
+            Event::PontoonBuilt { side, from, at } => {
+                PONTOONS.fetch_add(1, Relaxed);
+                let si = next.side_index(side).expect("side");
+                let u = st.unit_at(*from).expect("the engineers");
+                assert!(
+                    u.side == si
+                        && ctx.spec(&u.kind).engineer
+                        && from.adjacent(*at)
+                        && next.pontoon_sides.contains(&si),
+                    "{scenario} turn {t}: {side}'s Pontoon Bridge at {at} from {from}"
+                );
+                assert!(
+                    next.features(*at).iter().any(|f| f == PONTOON) && water(*at),
+                    "{scenario} turn {t}: the Pontoon Bridge at {at} is not on a river: {:?}",
+                    next.features(*at)
+                );
+            }
+            _ => {}
+        }
+    }
+    for c in &next.charges {
+        assert!(
+            is_bridge(next, c.at),
+            "{scenario} turn {t}: charges on {} where no bridge stands",
+            c.at
+        );
+        assert!(
+            next.unit_at(c.at).is_none_or(|u| u.side == c.side),
+            "{scenario} turn {t}: charges on {} under an enemy unit",
+            c.at
+        );
+    }
+    for d in &next.bridge_damage {
+        assert!(
+            is_bridge(next, d.at) && d.hits < r.bridge_demolition.hits_to_destroy,
+            "{scenario} turn {t}: damage {d:?} on a bridge that should have fallen"
+        );
     }
 }
 

@@ -85,7 +85,19 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         .map(|u| u.at)
         .collect();
     if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
-        let t = pick(rng, &enemies)?;
+        // Bridge Demolition, Option 3: now and then a bridge not rigged
+        // with no unit on it (no die is drawn on a board without one).
+        let bridges: Vec<Hex> = s
+            .terrain
+            .keys()
+            .copied()
+            .filter(|h| super::bridges::card_target(s, *h))
+            .collect();
+        let t = if !bridges.is_empty() && rng.roll(3) == 1 {
+            pick(rng, &bridges)?
+        } else {
+            pick(rng, &enemies)?
+        };
         let text = format!(
             "PLAY {card}\n{}TARGET {t}\n",
             super::commissar::random_line(ctx, s, si, card, rng)
@@ -101,6 +113,16 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
     }
     head.push('\n');
     head.push_str(&super::commissar::random_line(ctx, s, si, card, rng));
+    // Bridge Demolition, Option 2: a bridge the side rigged is sometimes
+    // detonated ("the same as ordering a Unit"; no die without a charge).
+    for c in s.charges.iter().filter(|c| c.side == si) {
+        if rng.roll(2) == 1 {
+            let candidate = format!("{head}DETONATE {}\n", c.at);
+            if check(ctx, s, si, &candidate).is_some() {
+                head = candidate;
+            }
+        }
+    }
     // Order units one by one while the card allows it.
     let mut own: Vec<Hex> = s
         .units
@@ -155,6 +177,14 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             if check(ctx, s, si, &candidate).is_some() {
                 text = candidate;
                 moved.push((u.at, 0));
+                continue;
+            }
+        }
+        if let Some(line) = engineers_line(ctx, &sc, si, &u, rng) {
+            let candidate = format!("{text}{line}\n");
+            if check(ctx, s, si, &candidate).is_some() {
+                // Their whole action: they neither move nor battle.
+                text = candidate;
                 continue;
             }
         }
@@ -270,6 +300,29 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
                 continue;
             }
         }
+        // Bridge Demolition, Option 3: Heavy Artillery or a Big-Gun now and
+        // then fires at a bridge not rigged for detonation.
+        if ctx.r.bridge_demolition.bombard_units.contains(&u.kind) && rng.roll(3) == 1 {
+            let mut bridges: Vec<Hex> = sc
+                .terrain
+                .keys()
+                .copied()
+                .filter(|h| {
+                    super::bridges::is_bridge(&sc, *h)
+                        && super::bridges::charge(&sc, *h).is_none()
+                        && sc.unit_at(*h).is_none()
+                })
+                .collect();
+            bridges.sort_by_key(|h| (h.distance(u.at), *h));
+            if let Some(candidate) = bridges
+                .iter()
+                .map(|b| format!("{text}BATTLE {} {b}\n", u.at))
+                .find(|c| check(ctx, s, si, c).is_some())
+            {
+                text = candidate;
+                continue;
+            }
+        }
         let mut targets: Vec<Hex> = sc
             .units
             .iter()
@@ -340,6 +393,58 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         }
     }
     check(ctx, s, si, &text).map(|_| text)
+}
+
+/// Bridge Demolition and Pontoon Bridges: Combat Engineers next to a bridge
+/// sometimes place charges on it; next to a river hex without one, in a
+/// scenario allowing Pontoon Bridges, sometimes build one. No die is drawn
+/// for units that could do neither.
+fn engineers_line(
+    ctx: &Ctx<'_>,
+    sc: &State,
+    si: usize,
+    u: &super::state::Unit,
+    rng: &mut dyn Dice,
+) -> Option<String> {
+    if !ctx.spec(&u.kind).engineer {
+        return None;
+    }
+    let bridges: Vec<Hex> = u
+        .at
+        .neighbours()
+        .into_iter()
+        .filter(|n| super::bridges::is_bridge(sc, *n) && super::bridges::charge(sc, *n).is_none())
+        .collect();
+    let rivers: Vec<Hex> = if sc.pontoon_sides.contains(&si) {
+        u.at.neighbours()
+            .into_iter()
+            .filter(|n| {
+                !super::bridges::is_bridge(sc, *n)
+                    && sc
+                        .features(*n)
+                        .iter()
+                        .any(|f| ctx.r.bridge_demolition.pontoon_rivers.contains(f))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if bridges.is_empty() && rivers.is_empty() {
+        return None;
+    }
+    if rng.roll(2) == 1 {
+        return None;
+    }
+    match (pick(rng, &bridges), pick(rng, &rivers)) {
+        (Some(b), Some(r)) => Some(if rng.roll(2) == 1 {
+            format!("CHARGE {} {b}", u.at)
+        } else {
+            format!("PONTOON {} {r}", u.at)
+        }),
+        (Some(b), None) => Some(format!("CHARGE {} {b}", u.at)),
+        (None, Some(r)) => Some(format!("PONTOON {} {r}", u.at)),
+        (None, None) => None,
+    }
 }
 
 /// The Dead Player's orders ("Achtung! Zombie!"): the moves the marker rule

@@ -2484,6 +2484,7 @@ pub fn apply(
     for step in &plan.steps {
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
+        super::variants::zombies::after_step(ctx, &mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
         super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
         super::supply::after_step(&mut t.st, &mut t.ev);
@@ -2813,6 +2814,7 @@ pub fn apply(
         }
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
+    super::variants::zombies::after_step(ctx, &mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
     super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
     super::supply::after_step(&mut t.st, &mut t.ev);
@@ -2899,6 +2901,10 @@ pub fn apply(
     // before the next turn begins (and before its supply is judged).
     super::variants::nineteen84::collect(&mut t.st, &t.ev);
     super::variants::nineteen84::place(ctx, &mut t.st, &mut t.ev);
+    // Bridge Demolition: "The explosive charges are considered to be
+    // removed if the Bridge is ever occupied by the enemy", also by a unit
+    // placed at the end of the turn (a replacement, the risen Dead).
+    super::bridges::after_step(&mut t.st, &mut t.ev);
     let supply_mark = t.ev.len();
     // Supply Lines & Sieges: the beginning of the other side's turn (its
     // units' supply, and the Third Turn Losses) is judged now, so that its

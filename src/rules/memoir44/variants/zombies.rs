@@ -669,6 +669,24 @@ pub fn after_battle(
     divide(ctx, st, ev, unit);
 }
 
+/// After any step of a turn: a Zombie Unit of 6 or more figures that found
+/// no empty hex next to it when it grew "stays whole until it can divide"
+/// (docs/rules/memoir44.md), so it divides once a hex beside it is free.
+pub fn after_step(ctx: &Ctx<'_>, st: &mut State, ev: &mut Vec<Event>) {
+    let Some(dead) = st.zombies.as_ref().map(|z| z.dead) else {
+        return;
+    };
+    let big: Vec<u32> = st
+        .units
+        .iter()
+        .filter(|u| u.side == dead && is_zombie(ctx, u) && u.figures >= ctx.r.zombies.divide_at)
+        .map(|u| u.id)
+        .collect();
+    for id in big {
+        divide(ctx, st, ev, id);
+    }
+}
+
 /// "It immediately divides into two equally-sized Zombie Units. One Zombie
 /// Unit remains on the original hex, the other one is placed on any
 /// adjacent hex, provided that no Living Unit is already there": the first
