@@ -60,6 +60,66 @@ fn html_mail_draws_the_board() {
     assert!(v.units.len() > 10);
 }
 
+/// Battle Star markers, charges on a rigged bridge and hits on a bridge
+/// (issue 12): each one a star the browser lays out on its hex, and the
+/// legend's entry for them after the board's tiles and obstacles.
+#[test]
+fn battle_star_markers_draw_on_the_board() {
+    use adjutant::rules::memoir44::bridges::{Charge, Damage};
+    use adjutant::rules::memoir44::stars::Star;
+    use adjutant::rules::memoir44::Hex;
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let s = sample::standard();
+    let mut st = s.state.clone();
+    let leader = st.units.iter().find(|u| u.side == 0).expect("a unit");
+    let hex = |t: &str| Hex::parse(t).expect("hex");
+    st.stars = vec![
+        Star {
+            kind: "heroic-leader".into(),
+            side: Some(0),
+            at: leader.at,
+            unit: Some(leader.id),
+            count: 0,
+        },
+        Star {
+            kind: "drop-zone".into(),
+            side: Some(0),
+            at: hex("B2"),
+            unit: None,
+            count: 0,
+        },
+    ];
+    st.charges = vec![Charge {
+        at: hex("E5"),
+        side: 1,
+        battled: false,
+    }];
+    st.bridge_damage = vec![Damage {
+        at: hex("I5"),
+        hits: 3,
+    }];
+    let v = view_with_events(&s.r, &st, &Viewer::Side("allies".into()), &s.events);
+    assert_eq!(v.markers.len(), 4);
+    let p = parts(&v, Some(&s.mover));
+    let html = p.html("Game 1: turn 12 (allies)", &p.map);
+    let more = format!(
+        "{LEGEND}\n  var markers = [];\n  document.querySelectorAll('svg.board g.markers text.marker').forEach(function (e) {{ var b = e.getBBox(); if (b.width > 0 && b.height > 0) markers.push(e.getAttribute('data-hex') + ':' + e.getAttribute('data-marker')); }});"
+    );
+    let tail = format!("{LEGEND_TAIL} + ' markers=' + markers.join(',')");
+    let page = Page::new("markers.html", &html, &board_script(&more, &tail));
+    chromium.screenshot(&page, "1000,800");
+    let line = chromium.measure(&page);
+    let want = format!(
+        "hexes={} units={} legend=bridge,river,town,woods,sandbag,wire,battle-star markers={}:heroic-leader,B2:drop-zone,E5:charges,I5:bridge-hits",
+        5 * 13 + 4 * 12,
+        v.units.len(),
+        leader.at
+    );
+    assert_eq!(line, want);
+}
+
 const BOARDS_SCRIPT: &str = r#"<script>
 window.addEventListener('load', function () {
   var n = 0;

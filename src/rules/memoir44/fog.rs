@@ -76,6 +76,20 @@ pub fn sees(r: &Ruleset, s: &State, side: usize, u: &Unit) -> bool {
     })
 }
 
+/// Does `side` see the hex `h` (a marker on it)? As for an enemy unit in
+/// the open there: one of its units is within battle range (weather
+/// permitting), or it is not a fog game.
+#[must_use]
+pub fn sees_hex(r: &Ruleset, s: &State, side: usize, h: Hex) -> bool {
+    if s.fog.is_none() {
+        return true;
+    }
+    s.units
+        .iter()
+        .filter(|o| o.side == side)
+        .any(|o| o.at.distance(h) <= super::weather::seen_range(r, s, battle_range(r, o)))
+}
+
 /// The enemy units `side` sees now.
 #[must_use]
 pub fn seen_units<'a>(r: &Ruleset, s: &'a State, side: usize) -> Vec<&'a Unit> {

@@ -73,6 +73,30 @@ pub struct MinefieldView {
     pub revealed: bool,
 }
 
+/// A Battle Star marker on the board (Optional Rules, Battle Star Markers),
+/// or one of Bridge Demolition's: `charges` on a bridge rigged for
+/// detonation, `bridge-hits` for the tank symbols scored on a bridge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarkerView {
+    pub at: Hex,
+    /// The marker's kind: a Battle Star kind of the rules (`heroic-leader`,
+    /// `drop-zone`, `dam` ...), `charges` or `bridge-hits`.
+    pub kind: String,
+    /// The side it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    /// Stars on a dam; hits on a bridge.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub count: u32,
+    /// It goes with the unit on its hex.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub with_unit: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObjectiveView {
     pub at: Hex,
@@ -127,6 +151,9 @@ pub struct View {
     /// Appendix 1, Minefields.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub minefields: Vec<MinefieldView>,
+    /// Battle Star markers, charges and bridge hits this viewer may see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<MarkerView>,
     /// Cards left in the deck (never their order).
     pub deck_size: usize,
     /// Cards in the used pile.
@@ -320,6 +347,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
                 revealed: m.revealed,
             })
             .collect(),
+        markers: markers(r, s, viewer),
         deck_size: s.deck.len(),
         discard_size: s.discard.len(),
         last_turn: Vec::new(),
@@ -381,6 +409,11 @@ impl View {
     }
 
     #[must_use]
+    pub fn marker_at(&self, h: Hex) -> bool {
+        self.markers.iter().any(|m| m.at == h)
+    }
+
+    #[must_use]
     pub fn objective_at(&self, h: Hex) -> Option<&ObjectiveView> {
         self.objectives.iter().find(|o| o.at == h)
     }
@@ -397,5 +430,234 @@ impl View {
             Viewer::Side(s) => self.side(s),
             _ => None,
         }
+    }
+}
+
+/// The markers on the board `viewer` may see. In a fog game a side sees its
+/// own markers, a marker with a unit it sees, and any other marker on a hex
+/// within sight of its units (as it would see a unit there); an observer
+/// sees none; the referee sees all.
+fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
+    let side_id = |i: usize| s.sides.get(i).cloned().unwrap_or_default();
+    let mut out: Vec<(Option<usize>, Option<u32>, MarkerView)> = Vec::new();
+    for st in &s.stars {
+        let unit = st.unit.and_then(|id| s.unit(id));
+        out.push((
+            st.side,
+            unit.map(|u| u.id),
+            MarkerView {
+                at: unit.map_or(st.at, |u| u.at),
+                kind: st.kind.clone(),
+                side: st.side.map(side_id),
+                count: st.count,
+                with_unit: unit.is_some(),
+            },
+        ));
+    }
+    for c in &s.charges {
+        out.push((
+            Some(c.side),
+            None,
+            MarkerView {
+                at: c.at,
+                kind: "charges".into(),
+                side: Some(side_id(c.side)),
+                count: 0,
+                with_unit: false,
+            },
+        ));
+    }
+    for d in &s.bridge_damage {
+        out.push((
+            None,
+            None,
+            MarkerView {
+                at: d.at,
+                kind: "bridge-hits".into(),
+                side: None,
+                count: d.hits,
+                with_unit: false,
+            },
+        ));
+    }
+    let fogged = super::fog::fogged_side(s, viewer);
+    out.into_iter()
+        .filter(|(owner, unit, m)| match fogged {
+            None => true,
+            Some(None) => false,
+            Some(Some(me)) => {
+                *owner == Some(me)
+                    || match unit.and_then(|id| s.unit(id)) {
+                        Some(u) => super::fog::visible(r, s, viewer, u),
+                        None => super::fog::sees_hex(r, s, me, m.at),
+                    }
+            }
+        })
+        .map(|(_, _, m)| m)
+        .collect()
+}
+
+impl MarkerView {
+    /// The marker in words: "charges of Axis", "dam of Allies, 2 stars",
+    /// "Heroic Leader of Allies, with the unit".
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let mut t = match self.kind.as_str() {
+            "charges" => "charges (rigged for detonation)".to_string(),
+            "bridge-hits" => format!(
+                "bridge hit {} time{}",
+                self.count,
+                if self.count == 1 { "" } else { "s" }
+            ),
+            k => super::render::card_name(k),
+        };
+        if let Some(side) = &self.side {
+            t.push_str(&format!(" of {}", super::render::side_name(side)));
+        }
+        if self.kind == super::stars::DAM {
+            t.push_str(&format!(
+                ", {} star{}",
+                self.count,
+                if self.count == 1 { "" } else { "s" }
+            ));
+        }
+        if self.with_unit {
+            t.push_str(", with the unit");
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod marker_tests {
+    use super::*;
+    use crate::rules::memoir44::bridges::{Charge, Damage};
+    use crate::rules::memoir44::report::{sample, svg, textmap};
+    use crate::rules::memoir44::stars::Star;
+    use std::collections::BTreeSet;
+
+    fn star(kind: &str, side: Option<usize>, at: Hex, unit: Option<u32>, count: u32) -> Star {
+        Star {
+            kind: kind.into(),
+            side,
+            at,
+            unit,
+            count,
+        }
+    }
+
+    /// Optional Rules, Battle Star Markers, and Bridge Demolition ("Use
+    /// Battle Stars to mark the accumulation of Hits"; a bridge "rigged for
+    /// detonation" carries one): every marker is on the text map (`!`,
+    /// listed in the legend) and on the SVG board (a star with its title).
+    #[test]
+    fn markers_are_drawn_and_listed() {
+        let s = sample::standard();
+        let mut st = s.state.clone();
+        let leader = st.units.iter().find(|u| u.side == 0).expect("a unit");
+        let (lid, lat) = (leader.id, leader.at);
+        let e5 = Hex::parse("E5").expect("hex");
+        let i5 = Hex::parse("I5").expect("hex");
+        let c3 = Hex::parse("C3").expect("hex");
+        st.stars = vec![
+            star("heroic-leader", Some(0), lat, Some(lid), 0),
+            star("dam", Some(1), c3, None, 2),
+        ];
+        st.charges = vec![Charge {
+            at: e5,
+            side: 1,
+            battled: false,
+        }];
+        st.bridge_damage = vec![Damage { at: i5, hits: 2 }];
+        let v = view(&s.r, &st, &Viewer::Side("allies".into()));
+        assert_eq!(v.markers.len(), 4, "{:?}", v.markers);
+        let map = textmap::map(&v);
+        let hexes: BTreeSet<Hex> = v.markers.iter().map(|m| m.at).collect();
+        assert_eq!(map.matches(textmap::MARKER).count(), hexes.len(), "{map}");
+        let legend = textmap::legend(&v).replace("\n  ", " ");
+        for want in [
+            "E5 charges (rigged for detonation) of Axis",
+            "I5 bridge hit 2 times",
+            "C3 Dam of Axis, 2 stars",
+            &format!("{lat} Heroic Leader of Allies, with the unit"),
+        ] {
+            assert!(legend.contains(want), "{want} not in {legend}");
+        }
+        let board = svg::board(&v);
+        assert_eq!(board.matches("class=\"marker\"").count(), 4);
+        assert!(board.contains("data-marker=\"charges\""));
+        assert!(board.contains("data-legend=\"battle-star\""));
+        // Without markers, no mark and no legend entry.
+        let plain = view(&s.r, &s.state, &Viewer::Side("allies".into()));
+        assert!(plain.markers.is_empty());
+        assert!(!textmap::map(&plain).contains(textmap::MARKER));
+        assert!(!svg::board(&plain).contains("battle-star"));
+    }
+
+    /// Kriegspiel: "Players can only 'see' enemy Units on their Board when
+    /// they come into Battle Range of their own Units" — a marker is seen
+    /// the same way: a side's own always, an enemy's with a unit only with
+    /// that unit, one on the board only within sight; the referee sees all,
+    /// an observer none.
+    #[test]
+    fn fog_hides_the_enemys_markers_out_of_sight() {
+        let s = sample::standard();
+        let mut st = s.state.clone();
+        st.fog = Some(super::super::fog::Fog::default());
+        let r = &s.r;
+        let hexes = State::board(r).hexes();
+        let far = *hexes
+            .iter()
+            .find(|h| !super::super::fog::sees_hex(r, &st, 0, **h))
+            .expect("a hex the Allies do not see");
+        let near = *hexes
+            .iter()
+            .find(|h| super::super::fog::sees_hex(r, &st, 0, **h) && st.unit_at(**h).is_none())
+            .expect("a hex the Allies see");
+        let hidden_axis = st
+            .units
+            .iter()
+            .find(|u| u.side == 1 && !super::super::fog::sees(r, &st, 0, u))
+            .map(|u| (u.id, u.at))
+            .expect("an Axis unit the Allies do not see");
+        let own = st.units.iter().find(|u| u.side == 0).expect("a unit");
+        st.stars = vec![
+            star("heroic-leader", Some(0), own.at, Some(own.id), 0),
+            star(
+                "heroic-leader",
+                Some(1),
+                hidden_axis.1,
+                Some(hidden_axis.0),
+                0,
+            ),
+            star("equipment", None, far, None, 0),
+        ];
+        st.charges = vec![
+            Charge {
+                at: far,
+                side: 1,
+                battled: false,
+            },
+            Charge {
+                at: near,
+                side: 1,
+                battled: false,
+            },
+        ];
+        let allies = view(r, &st, &Viewer::Side("allies".into()));
+        let seen: Vec<(Hex, &str)> = allies
+            .markers
+            .iter()
+            .map(|m| (m.at, m.kind.as_str()))
+            .collect();
+        assert_eq!(seen, vec![(own.at, "heroic-leader"), (near, "charges")]);
+        let axis = view(r, &st, &Viewer::Side("axis".into()));
+        assert!(axis.markers.iter().any(|m| m.at == hidden_axis.1));
+        assert!(axis
+            .markers
+            .iter()
+            .any(|m| m.at == far && m.kind == "charges"));
+        assert_eq!(view(r, &st, &Viewer::Referee).markers.len(), 5);
+        assert!(view(r, &st, &Viewer::Observer).markers.is_empty());
     }
 }

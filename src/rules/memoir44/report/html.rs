@@ -27,9 +27,21 @@ pub fn board(v: &View, svg: &str) -> String {
         .map(|s| side_name(&s.id))
         .unwrap_or_default();
     let second = v.sides.get(1).map(|s| side_name(&s.id)).unwrap_or_default();
+    // Battle Star markers: what each star stands for (a phone cannot hover
+    // for the title).
+    let stars = if v.markers.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = v
+            .markers
+            .iter()
+            .map(|m| format!("{} {}", m.at, m.describe()))
+            .collect();
+        format!(" Stars: {}.", esc(&list.join("; ")))
+    };
     let _ = writeln!(
         o,
-        "<p style=\"font-size:12px\">Blue: {}. Red: {}. Letters: I infantry, E elite, A armour, G artillery, T anti-tank; the digit is figures. Black arrows: moves; orange: retreats; red dashes: battles, with the hits. Gold rings: objectives (filled when held).</p>",
+        "<p style=\"font-size:12px\">Blue: {}. Red: {}. Letters: I infantry, E elite, A armour, G artillery, T anti-tank; the digit is figures. Black arrows: moves; orange: retreats; red dashes: battles, with the hits. Gold rings: objectives (filled when held).{stars}</p>",
         esc(&first),
         esc(&second)
     );

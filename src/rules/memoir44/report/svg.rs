@@ -290,6 +290,27 @@ pub fn board(v: &View) -> String {
         }
         o.push_str("</g>\n");
     }
+    // Battle Star markers, charges on rigged bridges, hits on a bridge: a
+    // star at the hex's lower left, its meaning in the title (and the
+    // legend).
+    if !v.markers.is_empty() {
+        o.push_str(
+            "<g class=\"markers\" font-size=\"15\" fill=\"#d4a017\" stroke=\"#5a2d0c\" stroke-width=\"0.6\">\n",
+        );
+        for m in &v.markers {
+            let (x, y) = g.centre(m.at);
+            let _ = writeln!(
+                o,
+                r##"<text class="marker" data-hex="{}" data-marker="{}" x="{}" y="{}">{MARKER_STAR}<title>{}</title></text>"##,
+                m.at,
+                esc(&m.kind),
+                x - HW + 4,
+                y + 16,
+                esc(&m.describe())
+            );
+        }
+        o.push_str("</g>\n");
+    }
     // Section lines.
     for l in v.board.section_lines {
         let (x, _) = g.centre(Hex::new(l, 1));
@@ -481,6 +502,9 @@ pub fn board(v: &View) -> String {
     pack(&o)
 }
 
+/// The mark of a Battle Star marker on the board.
+const MARKER_STAR: char = '\u{2605}';
+
 /// Width of one legend entry and height of a legend line, in SVG units.
 const LEGEND_ITEM: i32 = 150;
 const LEGEND_LINE: i32 = 16;
@@ -527,6 +551,14 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         mark: Some(obstacle_mark(&id)),
         id,
     }));
+    if !v.markers.is_empty() {
+        out.push(LegendItem {
+            id: "battle-star".into(),
+            name: "battle star marker".into(),
+            fill: "",
+            mark: Some(MARKER_STAR),
+        });
+    }
     // Appendix 2, Trains: the wagon's mark.
     if v.units.iter().any(|u| u.train.is_some()) {
         out.push(LegendItem {

@@ -175,6 +175,10 @@ fn objective_mark(v: &View, h: Hex) -> Option<char> {
     })
 }
 
+/// The mark of a hex with a Battle Star marker (or charges, or hits on a
+/// bridge), under its tile code after the unit.
+pub const MARKER: char = '!';
+
 /// A character canvas.
 struct Canvas {
     lines: Vec<Vec<char>>,
@@ -324,6 +328,10 @@ pub fn map(v: &View) -> String {
             } else if let Some(u) = wagon_at(v, h) {
                 c.put(y + 1, x + 1, &wagon_token(v, u));
             }
+            // Battle Star markers, charges, bridge hits: listed in the legend.
+            if v.marker_at(h) {
+                c.mark_if_blank(y + 1, x + 4, MARKER);
+            }
         }
     }
     let bottom_parity = rows.last().copied().unwrap_or(0) % 2;
@@ -464,6 +472,17 @@ pub fn legend(v: &View) -> String {
             })
             .collect();
         t.push_str(&format!(" Minefields: {}.", list.join(", ")));
+    }
+    if !v.markers.is_empty() {
+        let list: Vec<String> = v
+            .markers
+            .iter()
+            .map(|m| format!("{} {}", m.at, m.describe()))
+            .collect();
+        t.push_str(&format!(
+            " Markers ({MARKER} on the map): {}.",
+            list.join("; ")
+        ));
     }
     if !v.objectives.is_empty() {
         t.push_str(&format!(
