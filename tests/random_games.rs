@@ -124,6 +124,7 @@ static DETONATIONS: AtomicU64 = AtomicU64::new(0);
 static BOMBARDMENTS: AtomicU64 = AtomicU64::new(0);
 static BRIDGES_BLOWN: AtomicU64 = AtomicU64::new(0);
 static PONTOONS: AtomicU64 = AtomicU64::new(0);
+static MISSIONS: AtomicU64 = AtomicU64::new(0);
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -217,6 +218,16 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
             {
                 let i = next.side_index(by).expect("side");
                 medals_from_events[i] += 1;
+            }
+            // Appendix 2: a train that is a mission objective; destroyed,
+            // its medals replace the one medal counted above.
+            if let Event::TrainMission {
+                side, medals, how, ..
+            } = e
+            {
+                let i = next.side_index(side).expect("side");
+                medals_from_events[i] += medals - u32::from(how == "destroyed");
+                MISSIONS.fetch_add(1, Relaxed);
             }
             // Sabotage's victory marker; a sabotaged dam's four.
             if let Event::BattleStar {
@@ -821,11 +832,17 @@ fn random_games_keep_the_invariants() {
         BRIDGES_BLOWN.load(Relaxed),
         PONTOONS.load(Relaxed),
     ];
+    let missions = MISSIONS.load(Relaxed);
+    eprintln!("trains as mission objectives: {missions} reached or destroyed");
     eprintln!(
         "bridges: {} charges placed, {} detonations, {} bombardments, {} bridges destroyed, {} Pontoon Bridges built",
         bridges[0], bridges[1], bridges[2], bridges[3], bridges[4]
     );
     if games >= 30 {
+        assert!(
+            missions > 0,
+            "no train reached its objective or was destroyed as one"
+        );
         assert!(
             bridges.iter().all(|n| *n > 0),
             "the random games never placed charges, detonated, bombarded or destroyed a bridge, or built a Pontoon Bridge: {bridges:?}"
@@ -1326,6 +1343,14 @@ fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
         } else {
             (line[i - 1], line[i])
         };
+        // "Trains may also be mission objectives": half the time the Supply
+        // Train must reach the station (a medal), the Armoured Train is
+        // worth two medals to the side that destroys it.
+        let mission = (d.roll(2) == 1).then(|| memoir44::trains::Mission {
+            reach: (side == 0).then_some(station),
+            medals: if side == 0 { 1 } else { 2 },
+            done: false,
+        });
         let spec = r.unit(kind).expect("train kind");
         let id = st.next_unit;
         st.next_unit += 1;
@@ -1341,6 +1366,7 @@ fn add_random_trains(r: &Ruleset, st: &mut State, seed: Seed) {
                 },
                 landed: vec![],
                 stopped: None,
+                mission,
             }),
             ..memoir44::state::Unit::arriving(id, side, kind, engine, spec.figures)
         });

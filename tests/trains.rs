@@ -111,6 +111,64 @@ fn a_scenario_places_trains_and_a_wrong_one_has_its_line_and_column() {
     }
 }
 
+/// "Trains may also be mission objectives": a scenario writes `objective`
+/// on a train (the train itself, or a hex of its tracks to reach), and a
+/// wrong one is answered with its line and column.
+#[test]
+fn a_scenario_makes_trains_mission_objectives_and_a_wrong_one_has_its_line() {
+    let text = SCENARIO
+        .replacen(
+            "carries = [\"infantry\", \"armour\"]\n",
+            "carries = [\"infantry\", \"armour\"]\nobjective = { reach = \"B3\", medals = 2 }\n",
+            1,
+        )
+        .replacen(
+            "wagon = \"H3\"\n",
+            "wagon = \"H3\"\nobjective = { medals = 3 }\n",
+            1,
+        );
+    let st = load(&text).unwrap();
+    let mission = |at: &str| {
+        st.unit_at(h(at))
+            .and_then(|u| u.train.as_ref())
+            .and_then(|t| t.mission.clone())
+            .unwrap()
+    };
+    assert_eq!(mission("E3").reach, Some(h("B3")));
+    assert_eq!(mission("E3").medals, 2);
+    assert_eq!(mission("G3").reach, None);
+    assert_eq!(mission("G3").medals, 3);
+    for (from, to, want) in [
+        ("reach = \"B3\"", "reach = \"B5\"", "a hex of its tracks"),
+        ("reach = \"B3\"", "reach = \"E3\"", "already stands on E3"),
+        ("reach = \"B3\"", "reach = \"Z3\"", "off the board"),
+        ("medals = 3", "medals = 0", "at least 1 medal"),
+        ("medals = 3", "medal = 3", "unknown field `medal`"),
+        (
+            "type = \"infantry\"\n",
+            "type = \"infantry\"\nobjective = { medals = 1 }\n",
+            "only a train is a mission objective",
+        ),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        assert_ne!(bad, text);
+        let line = text[..text.find(from).unwrap()].lines().count() + 1;
+        let err = load(&bad).unwrap_err();
+        assert!(err.contains(want), "{want}: {err}");
+        let at: Vec<&str> = err.split(':').collect();
+        let got: usize = at
+            .iter()
+            .position(|p| p.ends_with("train.toml"))
+            .and_then(|i| at.get(i + 1))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        assert!(
+            got + 4 >= line && got <= line + 1,
+            "line {got}, want about {line}: {err}"
+        );
+    }
+}
+
 #[test]
 fn an_armoured_train_that_lost_its_artillery_model_does_not_battle() {
     let r = Ruleset::builtin().unwrap();

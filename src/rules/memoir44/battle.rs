@@ -670,7 +670,20 @@ pub fn lose(
         medal,
     });
     if medal {
-        st.medal_units[by] += 1;
+        // Appendix 2: a train that is a mission objective is worth its
+        // mission's medals.
+        let worth = super::trains::medals_for(&u);
+        st.medal_units[by] += worth;
+        let objective = u.train.as_ref().and_then(|t| t.mission.as_ref());
+        if objective.is_some_and(|m| m.reach.is_none()) {
+            ev.push(Event::TrainMission {
+                side: st.sides[by].clone(),
+                unit: u.kind.clone(),
+                at: u.at,
+                medals: worth,
+                how: "destroyed".into(),
+            });
+        }
         ev.push(Event::MedalGained {
             side: st.sides[by].clone(),
             medals: st.medals(by),

@@ -214,6 +214,16 @@ pub enum Event {
         at: Hex,
         note: String,
     },
+    /// Appendix 2, "Trains may also be mission objectives": `side` gains
+    /// `medals`, its train having `reached` its hex, or the enemy's train
+    /// (`unit`, at `at`) being `destroyed`.
+    TrainMission {
+        side: String,
+        unit: String,
+        at: Hex,
+        medals: u32,
+        how: String,
+    },
     FiguresLost {
         side: String,
         unit: String,

@@ -336,6 +336,7 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             .then(|| e.clone()),
             Event::FiguresLost { side: by, at, .. }
             | Event::Train { side: by, at, .. }
+            | Event::TrainMission { side: by, at, .. }
             | Event::Reinforced { side: by, at, .. }
             | Event::IceRoll { side: by, at, .. }
             | Event::FiguresReturned { side: by, at, .. } => {

@@ -337,6 +337,29 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
             at,
             note,
         } => format!("{} {} at {at}: {note}.", side_name(side), unit_name(unit)),
+        Event::TrainMission {
+            side,
+            unit,
+            at,
+            medals,
+            how,
+        } => {
+            let won = plural(*medals, "medal", "medals");
+            if how == "reached" {
+                format!(
+                    "{} {} reaches {at}, its mission objective: {won} for {}.",
+                    side_name(side),
+                    unit_name(unit),
+                    side_name(side)
+                )
+            } else {
+                format!(
+                    "The {} destroyed at {at} was a mission objective: {won} for {}.",
+                    unit_name(unit),
+                    side_name(side)
+                )
+            }
+        }
         Event::Replacement {
             side,
             unit,

@@ -85,6 +85,22 @@ pub struct Placement {
     /// Appendix 2, Trains: a Supply Train's reinforcements, by unit type.
     #[serde(default)]
     pub carries: Option<Vec<Spanned<String>>>,
+    /// Appendix 2, Trains: "Trains may also be mission objectives".
+    #[serde(default)]
+    pub objective: Option<Spanned<TrainObjective>>,
+}
+
+/// A train as a mission objective: `objective = { medals = 2 }` (the train
+/// itself: worth `medals` to the side that destroys it) or `objective = {
+/// reach = "M4", medals = 1 }` (its side gains `medals` once its engine
+/// reaches the hex). `medals` defaults to 1.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainObjective {
+    #[serde(default)]
+    pub medals: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub reach: Option<Spanned<String>>,
 }
 
 /// Paratroops & Glider Landings: sticks the judge drops by dice before the

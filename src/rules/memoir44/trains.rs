@@ -139,6 +139,85 @@ pub struct Train {
     /// The turn the train stopped to let units disembark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<u32>,
+    /// "Trains may also be mission objectives."
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mission: Option<Mission>,
+}
+
+/// A train as a mission objective (a scenario's `objective` on the train).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mission {
+    /// The hex the train's side must bring its engine to. None: the train
+    /// itself is the objective, worth `medals` on the Medal Stand of the
+    /// side that destroys it (instead of the one medal of any train).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<Hex>,
+    pub medals: u32,
+    /// The engine has reached `reach` (its medals are won for good).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub done: bool,
+}
+
+impl Mission {
+    /// The mission in words, for the map's legend.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let medals = if self.medals == 1 {
+            "1 medal".to_string()
+        } else {
+            format!("{} medals", self.medals)
+        };
+        match self.reach {
+            Some(h) if self.done => format!("mission objective: reached {h} ({medals} won)"),
+            Some(h) => format!("mission objective: reach {h} for {medals}"),
+            None => format!("mission objective: {medals} to the side that destroys it"),
+        }
+    }
+}
+
+/// The medals a train's destruction is worth (a mission objective's, or
+/// the one medal of any unit).
+#[must_use]
+pub fn medals_for(u: &Unit) -> u32 {
+    u.train
+        .as_ref()
+        .and_then(|t| t.mission.as_ref())
+        .filter(|m| m.reach.is_none())
+        .map_or(1, |m| m.medals)
+}
+
+/// After any step: a train whose mission is to reach a hex and whose engine
+/// stands on it wins its side the mission's medals, once.
+pub fn missions(st: &mut State, ev: &mut Vec<Event>) {
+    let mut won = Vec::new();
+    for u in &mut st.units {
+        let at = u.at;
+        let Some(m) = u.train.as_mut().and_then(|t| t.mission.as_mut()) else {
+            continue;
+        };
+        if m.done || m.reach != Some(at) {
+            continue;
+        }
+        m.done = true;
+        won.push((u.side, u.kind.clone(), at, m.medals));
+    }
+    for (side, kind, at, medals) in won {
+        if let Some(n) = st.medal_units.get_mut(side) {
+            *n += medals;
+        }
+        ev.push(Event::TrainMission {
+            side: st.sides[side].clone(),
+            unit: kind.clone(),
+            at,
+            medals,
+            how: "reached".into(),
+        });
+        ev.push(Event::MedalGained {
+            side: st.sides[side].clone(),
+            medals: st.medals(side),
+            reason: format!("{kind} reached its objective"),
+        });
+    }
 }
 
 /// A train as the reports show it.
@@ -153,6 +232,9 @@ pub struct TrainView {
     pub gun: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub carries: Vec<String>,
+    /// "Trains may also be mission objectives."
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mission: Option<Mission>,
 }
 
 #[must_use]
@@ -162,6 +244,7 @@ pub fn view(u: &Unit) -> Option<TrainView> {
         rear: t.rear,
         gun: t.gun,
         carries: t.cargo.clone(),
+        mission: t.mission.clone(),
     })
 }
 
@@ -692,6 +775,13 @@ pub fn placement(
                 format!("only a Supply Train carries units; a {name} does not"),
             ));
         }
+        if let Some(o) = &p.objective {
+            return Err(file_err(
+                l,
+                o.span(),
+                format!("only a train is a mission objective here; a {name} is not a train (a hex objective goes in [[objectives]])"),
+            ));
+        }
         return Ok(None);
     };
     if !is_train {
@@ -762,6 +852,45 @@ pub fn placement(
             ),
         ));
     }
+    let mission = match &p.objective {
+        None => None,
+        Some(o) => {
+            let medals = o.get_ref().medals.as_ref();
+            if medals.is_some_and(|m| *m.get_ref() == 0) {
+                return Err(file_err(
+                    l,
+                    medals.map_or(o.span(), toml::Spanned::span),
+                    "a mission objective is worth at least 1 medal".into(),
+                ));
+            }
+            let reach = match &o.get_ref().reach {
+                None => None,
+                Some(h) => {
+                    let hex = file_hex(r, l, h)?;
+                    if !on_track(&ctx, st, hex) {
+                        return Err(file_err(
+                            l,
+                            h.span(),
+                            format!("a train's objective is a hex of its tracks; {hex} has none"),
+                        ));
+                    }
+                    if hex == engine {
+                        return Err(file_err(
+                            l,
+                            h.span(),
+                            format!("the train's engine already stands on {hex}"),
+                        ));
+                    }
+                    Some(hex)
+                }
+            };
+            Some(Mission {
+                reach,
+                medals: medals.map_or(1, |m| *m.get_ref()),
+                done: false,
+            })
+        }
+    };
     Ok(Some(Train {
         rear: wh,
         wagon: has_wagon,
@@ -769,6 +898,7 @@ pub fn placement(
         cargo,
         landed: vec![],
         stopped: None,
+        mission,
     }))
 }
 

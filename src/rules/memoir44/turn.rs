@@ -2484,6 +2484,7 @@ pub fn apply(
     for step in &plan.steps {
         // Bridge Demolition: charges on a bridge the enemy now occupies go.
         super::bridges::after_step(&mut t.st, &mut t.ev);
+        super::trains::missions(&mut t.st, &mut t.ev);
         super::variants::zombies::after_step(ctx, &mut t.st, &mut t.ev);
         super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
         super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);
@@ -2814,6 +2815,7 @@ pub fn apply(
         }
     }
     super::bridges::after_step(&mut t.st, &mut t.ev);
+    super::trains::missions(&mut t.st, &mut t.ev);
     super::variants::zombies::after_step(ctx, &mut t.st, &mut t.ev);
     super::stars::after_step(ctx, &mut t.st, &mut t.ev, since, &mut *t.chance.dice);
     super::variants::exterminate::after_step(ctx, &mut t.st, &mut t.ev);

@@ -521,6 +521,9 @@ pub fn legend(v: &View) -> String {
             if !tr.carries.is_empty() {
                 s.push_str(&format!(", carrying {}", tr.carries.join(", ")));
             }
+            if let Some(m) = &tr.mission {
+                s.push_str(&format!(", {}", m.describe()));
+            }
             Some(s)
         })
         .collect();
