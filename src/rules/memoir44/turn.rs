@@ -2057,7 +2057,7 @@ impl Turn<'_, '_, '_> {
             from: Some(att.at),
             target: tgt.kind.clone(),
             at: tgt.at,
-            range: att.at.distance(tgt.at),
+            range: super::trains::range(&self.st, &att, tgt.at),
             how: how.into(),
             base_dice: base,
             modifiers: mods,
@@ -2792,7 +2792,9 @@ pub fn apply(
             } => {
                 let removed = t.st.figures_removed.get(side).copied().unwrap_or(0);
                 // The range the battle is fought at (as `battle` reckons it).
-                let range = t.st.unit(*unit).map_or(0, |u| u.at.distance(*target));
+                let range =
+                    t.st.unit(*unit)
+                        .map_or(0, |u| super::trains::range(&t.st, u, *target));
                 t.battle(
                     line,
                     *unit,
@@ -3227,7 +3229,9 @@ impl Turn<'_, '_, '_> {
                 x.concealed = false;
             }
         }
-        let range = att.at.distance(target);
+        // From the nearer piece of a train to the nearer piece of a train
+        // (as the order check and the dice reckon it).
+        let range = super::trains::range(&self.st, &att, target);
         if range == 1 && !self.reactions(unit, tgt.id, charge) {
             self.skip(
                 line,
