@@ -1164,3 +1164,12 @@ pub fn setup_text(
     super::variants::exterminate::human_factor(r, &mut st);
     Ok(st)
 }
+
+/// Tests: the error a scenario text (file name `f.toml`) is refused with.
+#[cfg(test)]
+pub(crate) fn refusal(r: &Ruleset, text: &str) -> String {
+    load(r, text, "f.toml")
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string()
+}

@@ -565,46 +565,39 @@ mod tests {
         format!("[[battle_stars]]\nkind = \"{kind}\"\nat = \"{at}\"\n{more}")
     }
 
-    fn refused(r: &Ruleset, t: &str) -> String {
-        scenario::load(r, t, "f.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string()
-    }
-
     /// Sabotage, Sabotaging A Dam, Collapsible Assault Boats and Forward
     /// Spotting Artillery are checked where the scenario places them, with
     /// the line of the offending key.
     #[test]
     fn the_issue_12_markers_are_checked_where_they_are_placed() {
         let r = Ruleset::builtin().unwrap();
-        let e = refused(&r, &text(&star("dam", "G5", "side = \"axis\"\n")));
+        let e = scenario::refusal(&r, &text(&star("dam", "G5", "side = \"axis\"\n")));
         assert!(e.contains("f.toml:19:") && e.contains("Dam hex"), "{e}");
-        let e = refused(&r, &text(&star("dam", "D5", "")));
+        let e = scenario::refusal(&r, &text(&star("dam", "D5", "")));
         assert!(
             e.contains("f.toml:18:") && e.contains("names the side"),
             "{e}"
         );
-        let e = refused(
+        let e = scenario::refusal(
             &r,
             &text(&star("dam", "D5", "side = \"axis\"\ncount = 4\n")),
         );
         assert!(e.contains("f.toml:21:") && e.contains("0 to 3"), "{e}");
-        let e = refused(
+        let e = scenario::refusal(
             &r,
             &text(&star("sabotage", "G5", "count = 1\nside = \"axis\"\n")),
         );
         assert!(e.contains("f.toml:20:") && e.contains("dam"), "{e}");
         for kind in ["sabotage", "forward-spotting"] {
-            let e = refused(&r, &text(&star(kind, "G5", "")));
+            let e = scenario::refusal(&r, &text(&star(kind, "G5", "")));
             assert!(
                 e.contains("f.toml:18:") && e.contains("names the side"),
                 "{e}"
             );
         }
-        let e = refused(&r, &text(&star("assault-boats", "F5", "")));
+        let e = scenario::refusal(&r, &text(&star("assault-boats", "F5", "")));
         assert!(e.contains("f.toml:19:") && e.contains("none at F5"), "{e}");
-        let e = refused(&r, &text(&star("assault-boats", "E2", "side = \"axis\"\n")));
+        let e = scenario::refusal(&r, &text(&star("assault-boats", "E2", "side = \"axis\"\n")));
         assert!(
             e.contains("f.toml:19:") && e.contains("not of the Assault Boats' side"),
             "{e}"

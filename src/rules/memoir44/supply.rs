@@ -778,24 +778,17 @@ mod tests {
         )
     }
 
-    fn refused(r: &Ruleset, t: &str) -> String {
-        scenario::load(r, t, "f.toml")
-            .map(|_| ())
-            .expect_err("refused")
-            .to_string()
-    }
-
     /// A scenario's exclusions name units; a hex without one is refused at
     /// its line and column.
     #[test]
     fn an_exclusion_without_a_unit_is_refused_at_its_line() {
         let r = Ruleset::builtin().unwrap();
-        let e = refused(&r, &text("[supply]\nexempt = [\"E2\", \"H4\"]\n"));
+        let e = scenario::refusal(&r, &text("[supply]\nexempt = [\"E2\", \"H4\"]\n"));
         assert!(
             e.contains("f.toml:18:17") && e.contains("no unit at H4"),
             "{e}"
         );
-        let e = refused(&r, &text("[supply]\nno_railways = [\"russians\"]\n"));
+        let e = scenario::refusal(&r, &text("[supply]\nno_railways = [\"russians\"]\n"));
         assert!(
             e.contains("f.toml:18:") && e.contains("unknown side"),
             "{e}"
@@ -811,7 +804,7 @@ mod tests {
         let star = |at: &str, side: &str| {
             format!("[[battle_stars]]\nkind = \"drop-zone\"\nat = \"{at}\"\n{side}")
         };
-        let e = refused(
+        let e = scenario::refusal(
             &r,
             &text(&format!("[supply]\n{}", star("G5", "side = \"allies\"\n"))),
         );
@@ -819,12 +812,12 @@ mod tests {
             e.contains("f.toml:20:6") && e.contains("Open Countryside"),
             "{e}"
         );
-        let e = refused(&r, &text(&format!("[supply]\n{}", star("F5", ""))));
+        let e = scenario::refusal(&r, &text(&format!("[supply]\n{}", star("F5", ""))));
         assert!(
             e.contains("f.toml:19:") && e.contains("names the side"),
             "{e}"
         );
-        let e = refused(&r, &text(&star("F5", "side = \"allies\"\n")));
+        let e = scenario::refusal(&r, &text(&star("F5", "side = \"allies\"\n")));
         assert!(
             e.contains("f.toml:18:") && e.contains("Supply Lines"),
             "{e}"
@@ -843,7 +836,7 @@ mod tests {
     fn a_ruleset_without_the_option_refuses_supply() {
         let mut r = Ruleset::builtin().unwrap();
         r.options.supply_lines = false;
-        let e = refused(&r, &text("[supply]\n"));
+        let e = scenario::refusal(&r, &text("[supply]\n"));
         assert!(
             e.contains("f.toml:17:") && e.contains("Supply Lines & Sieges"),
             "{e}"
