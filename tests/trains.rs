@@ -57,6 +57,23 @@ fn load(text: &str) -> Result<State, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The error is on the line of `from` in `text` (the changed line) or on
+/// the placement's own lines just before it.
+fn near(err: &str, text: &str, from: &str) {
+    let line = text[..text.find(from).unwrap()].lines().count() + 1;
+    let at: Vec<&str> = err.split(':').collect();
+    let got: usize = at
+        .iter()
+        .position(|p| p.ends_with("train.toml"))
+        .and_then(|i| at.get(i + 1))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(
+        got + 4 >= line && got <= line + 1,
+        "line {got}, want about {line}: {err}"
+    );
+}
+
 fn h(s: &str) -> Hex {
     Hex::parse(s).unwrap()
 }
@@ -93,21 +110,9 @@ fn a_scenario_places_trains_and_a_wrong_one_has_its_line_and_column() {
     ] {
         let bad = SCENARIO.replacen(from, to, 1);
         assert_ne!(bad, SCENARIO);
-        let line = SCENARIO[..SCENARIO.find(from).unwrap()].lines().count() + 1;
         let err = load(&bad).unwrap_err();
         assert!(err.contains(want), "{err}");
-        // The error is on the changed line or the placement's own lines.
-        let at: Vec<&str> = err.split(':').collect();
-        let got: usize = at
-            .iter()
-            .position(|p| p.ends_with("train.toml"))
-            .and_then(|i| at.get(i + 1))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
-        assert!(
-            got + 4 >= line && got <= line + 1,
-            "line {got}, want about {line}: {err}"
-        );
+        near(&err, SCENARIO, from);
     }
 }
 
@@ -152,20 +157,9 @@ fn a_scenario_makes_trains_mission_objectives_and_a_wrong_one_has_its_line() {
     ] {
         let bad = text.replacen(from, to, 1);
         assert_ne!(bad, text);
-        let line = text[..text.find(from).unwrap()].lines().count() + 1;
         let err = load(&bad).unwrap_err();
         assert!(err.contains(want), "{want}: {err}");
-        let at: Vec<&str> = err.split(':').collect();
-        let got: usize = at
-            .iter()
-            .position(|p| p.ends_with("train.toml"))
-            .and_then(|i| at.get(i + 1))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
-        assert!(
-            got + 4 >= line && got <= line + 1,
-            "line {got}, want about {line}: {err}"
-        );
+        near(&err, &text, from);
     }
 }
 
