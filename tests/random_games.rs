@@ -125,6 +125,9 @@ static BOMBARDMENTS: AtomicU64 = AtomicU64::new(0);
 static BRIDGES_BLOWN: AtomicU64 = AtomicU64::new(0);
 static PONTOONS: AtomicU64 = AtomicU64::new(0);
 static MISSIONS: AtomicU64 = AtomicU64::new(0);
+static AIR_ATTACKS: AtomicU64 = AtomicU64::new(0);
+/// The unit types the games set up, over all games.
+static KINDS: std::sync::Mutex<BTreeSet<String>> = std::sync::Mutex::new(BTreeSet::new());
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -146,6 +149,7 @@ fn random_setup(r: &Ruleset, scenario: &str, seed: Seed, deck: &mut ChaChaDice) 
     let mut st = memoir44::setup(r, scenario, deck).expect("setup");
     let written_for_a_variant = st.worlds.is_some();
     if !written_for_a_variant {
+        add_random_special_units(r, &mut st, seed);
         add_random_sticks(r, &mut st, seed);
     }
     add_random_mines(r, &mut st, seed);
@@ -154,6 +158,7 @@ fn random_setup(r: &Ruleset, scenario: &str, seed: Seed, deck: &mut ChaChaDice) 
         add_random_support(r, &mut st, seed);
     }
     add_random_stars(&mut st, seed);
+    add_random_blitzkrieg(r, &mut st, seed);
     add_random_morale(r, &mut st, seed);
     add_random_supply(r, &mut st, seed);
     st = drop_sticks(r, st, scenario, seed, deck);
@@ -176,6 +181,9 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
     let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/orders", &[&seed]));
     let mut st = random_setup(r, scenario, seed, &mut deck);
+    if let Ok(mut k) = KINDS.lock() {
+        k.extend(st.units.iter().map(|u| u.kind.clone()));
+    }
     let mut set_up: BTreeSet<(u32, memoir44::Hex)> =
         st.units.iter().map(|u| (u.id, u.at)).collect();
     let mut subs = Vec::new();
@@ -279,6 +287,7 @@ fn play(r: &Ruleset, scenario: &str, seed: Seed) -> Game {
         check_cybermen(r, scenario, t, &next, &events);
         check_worlds(r, scenario, t, &st, &next);
         check_bridges(r, scenario, t, &st, &next, &events);
+        check_blitzkrieg(r, scenario, t, &st, &events);
         // Invariants.
         tile_invariants(r, &next, &events, &mut set_up, scenario, t);
         let mut seen = BTreeSet::new();
@@ -832,6 +841,20 @@ fn random_games_keep_the_invariants() {
         BRIDGES_BLOWN.load(Relaxed),
         PONTOONS.load(Relaxed),
     ];
+    let unplayed: Vec<String> = {
+        let seen = KINDS.lock().map(|k| k.clone()).unwrap_or_default();
+        r.units
+            .keys()
+            .filter(|k| !seen.contains(*k))
+            .cloned()
+            .collect()
+    };
+    eprintln!("unit types never set up: {unplayed:?}");
+    if games >= 30 {
+        assert!(unplayed.is_empty(), "unit types never set up: {unplayed:?}");
+    }
+    let air = AIR_ATTACKS.load(Relaxed);
+    eprintln!("Blitzkrieg: {air} Recon cards played as Air Power");
     let missions = MISSIONS.load(Relaxed);
     eprintln!("trains as mission objectives: {missions} reached or destroyed");
     eprintln!(
@@ -843,6 +866,7 @@ fn random_games_keep_the_invariants() {
             missions > 0,
             "no train reached its objective or was destroyed as one"
         );
+        assert!(air > 0, "no Recon card was played as Air Power");
         assert!(
             bridges.iter().all(|n| *n > 0),
             "the random games never placed charges, detonated, bombarded or destroyed a bridge, or built a Pontoon Bridge: {bridges:?}"
@@ -1420,6 +1444,90 @@ fn add_random_bridges(r: &Ruleset, st: &mut State, seed: Seed) {
                 u.start = u.start.min(spec.figures);
                 u.figures = u.figures.min(spec.figures);
             }
+        }
+    }
+}
+
+/// In every third game: about a quarter of each side's units become another
+/// unit type of the same class (the ruleset's special units: Big Guns, 88s,
+/// snipers, cavalry, very heavy armour ...), so that every type of the main
+/// game is set up in some games. Support weapons, engineers, trains and the
+/// variants' units have their own additions.
+fn add_random_special_units(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/special", &[&seed]));
+    if d.roll(3) != 1 {
+        return;
+    }
+    let kinds: Vec<(&String, &memoir44::ruleset::UnitSpec)> = r
+        .units
+        .iter()
+        .filter(|(k, u)| {
+            !u.support.weapon
+                && !u.engineer
+                && !u.one_per_side
+                && !r.trains.kinds.contains(k)
+                && u.variant == Default::default()
+        })
+        .collect();
+    for u in &mut st.units {
+        if d.roll(4) != 1 || !kinds.iter().any(|(k, _)| **k == u.kind) {
+            continue;
+        }
+        let class = &r.units[&u.kind].class;
+        let same: Vec<&(&String, &memoir44::ruleset::UnitSpec)> =
+            kinds.iter().filter(|(_, s)| s.class == *class).collect();
+        let (k, spec) = same[(d.roll(same.len() as u32) - 1) as usize];
+        u.kind = (*k).clone();
+        u.start = spec.figures;
+        u.figures = u.figures.min(spec.figures);
+    }
+}
+
+/// In every fourth game: the Blitzkrieg Rules (Optional) for a random side.
+fn add_random_blitzkrieg(r: &Ruleset, st: &mut State, seed: Seed) {
+    let mut d = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/blitz", &[&seed]));
+    if d.roll(4) != 1 {
+        return;
+    }
+    let side = d.roll(2) as usize - 1;
+    memoir44::blitzkrieg::set(r, st, Some(side)).expect("the ruleset plays Blitzkrieg");
+}
+
+/// Blitzkrieg Rules after a turn: "an ordered enemy Armour Unit may only
+/// Move upto 2 Hexes"; a Recon card is played as Air Power only by the
+/// Blitzkrieg side ("The player may play a "Recon 1" card as an Air Power
+/// Tactic Card") or a side calling in air strikes from its Battle Star hex.
+fn check_blitzkrieg(r: &Ruleset, scenario: &str, t: u32, st: &State, events: &[Event]) {
+    let ctx = memoir44::battle::Ctx::new(r);
+    for e in events {
+        match e {
+            Event::CardPlayed {
+                side,
+                card,
+                as_card,
+                ..
+            } => {
+                let recon = r.card(card).is_some_and(|c| c.recon);
+                if recon && as_card.as_deref() == Some("air-power") {
+                    AIR_ATTACKS.fetch_add(1, Relaxed);
+                    let i = st.side_index(side).expect("side");
+                    assert!(
+                        st.blitzkrieg == Some(i) || memoir44::stars::air_strikes(st, i),
+                        "{scenario} turn {t}: {side} played {card} as Air Power"
+                    );
+                }
+            }
+            Event::Move { side, unit, path } => {
+                let i = st.side_index(side).expect("side");
+                let armour = ctx.spec(unit).class == "armour";
+                if st.blitzkrieg.is_some_and(|b| b != i) && armour {
+                    assert!(
+                        path.len() <= 3,
+                        "{scenario} turn {t}: {side}'s {unit} moved {path:?} against the Blitzkrieg"
+                    );
+                }
+            }
+            _ => {}
         }
     }
 }

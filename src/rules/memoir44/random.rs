@@ -84,6 +84,22 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         .filter(|u| u.side != si)
         .map(|u| u.at)
         .collect();
+    // Blitzkrieg Air Attack, or Calling In Air Strikes: now and then a
+    // Recon card played as Air Power at the first enemy it may target (no
+    // die is drawn for a side that may not).
+    if espec.recon
+        && (s.blitzkrieg == Some(si) || super::stars::air_strikes(s, si))
+        && rng.roll(2) == 1
+    {
+        let line = super::commissar::random_line(ctx, s, si, card, rng);
+        if let Some(text) = enemies
+            .iter()
+            .map(|t| format!("PLAY {card}\n{line}TARGET {t}\n"))
+            .find(|text| check(ctx, s, si, text).is_some())
+        {
+            return Some(text);
+        }
+    }
     if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
         // Bridge Demolition, Option 3: now and then a bridge not rigged
         // with no unit on it (no die is drawn on a board without one).
