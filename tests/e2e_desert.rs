@@ -25,8 +25,7 @@ fn bir_hakeim_by_mail_through_a_real_server() {
         };
         turns += 1;
         for (i, who) in g.players.iter().enumerate() {
-            let body = t.report_body(i, who);
-            let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
+            let (body, flat) = t.flat_report(i, who);
             for code in ["Dt desert-town", "Oa oasis", "Wa wadi", "Pa palm-trees"] {
                 assert!(flat.contains(code), "{who}: no '{code}' in\n{body}");
             }

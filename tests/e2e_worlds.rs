@@ -41,8 +41,7 @@ fn the_fall_of_london_by_mail_through_a_real_server() {
         };
         turns += 1;
         for (i, who) in g.players.iter().enumerate() {
-            let body = t.report_body(i, who);
-            let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
+            let (body, flat) = t.flat_report(i, who);
             assert!(
                 flat.contains("martian fighting machine"),
                 "{who}: the legend names no Martian machine in\n{body}"

@@ -58,6 +58,14 @@ impl Turn {
             .unwrap_or_else(|| panic!("{who} has no report of {want}"));
         report["body"].as_str().unwrap_or_default().to_string()
     }
+
+    /// The same report, and its words on one line (for phrases the map's
+    /// legend may wrap).
+    pub fn flat_report(&self, i: usize, who: &str) -> (String, String) {
+        let body = self.report_body(i, who);
+        let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        (body, flat)
+    }
 }
 
 impl MemoirGame {
