@@ -1,11 +1,14 @@
 //! The poll loop: read new mail, handle each message in its own transaction,
 //! move it out of `new/` only after the commit, deliver the outbox.
 
+use crate::config::Config;
 use crate::mail::{imap, maildir, outbound, smtp};
 use crate::service::clock::stamp;
-use crate::service::{Judge, MailOutcome};
+use crate::service::{Inbound, Judge, MailOutcome};
 use crate::store;
+use chrono::{DateTime, Utc};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,34 +29,194 @@ pub struct Pass {
 /// Handle one raw message; a panic is caught, logged and recorded so that a
 /// poison message can neither stop the daemon nor be retried for ever.
 pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOutcome, String> {
-    match catch_unwind(AssertUnwindSafe(|| judge.handle_mail(raw, source))) {
+    guarded(judge, raw, source, |judge| judge.handle_mail(raw, source))
+}
+
+/// Runs `f` on `raw`'s behalf, a panic recorded as [`handle_one`] says.
+fn guarded(
+    judge: &mut Judge,
+    raw: &[u8],
+    source: &str,
+    f: impl FnOnce(&mut Judge) -> Result<MailOutcome, crate::service::ServiceError>,
+) -> Result<MailOutcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| f(judge))) {
         Ok(Ok(o)) => Ok(o),
         Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => {
-            let hash = crate::engine::dice::sha256_hex(raw);
-            let now = stamp(judge.clock.now());
-            let rec = judge.conn.transaction().and_then(|tx| {
-                tx.prepare_cached("INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
-                     VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')")?.execute(rusqlite::params![hash, source, raw.len() as i64, now])?;
-                tx.commit()
-            });
-            if let Err(e) = rec {
-                tracing::error!("cannot record the failed message: {e}");
-            }
-            Err("internal error (recorded; the message will not be retried)".into())
+        Err(_) => Err(panicked(judge, raw, source)),
+    }
+}
+
+/// Records that handling `raw` panicked; returns what to log.
+fn panicked(judge: &mut Judge, raw: &[u8], source: &str) -> String {
+    let hash = crate::engine::dice::sha256_hex(raw);
+    let now = stamp(judge.clock.now());
+    let rec = judge.conn.transaction().and_then(|tx| {
+        tx.prepare_cached("INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
+             VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')")?.execute(rusqlite::params![hash, source, raw.len() as i64, now])?;
+        tx.commit()
+    });
+    if let Err(e) = rec {
+        tracing::error!("cannot record the failed message: {e}");
+    }
+    "internal error (recorded; the message will not be retried)".into()
+}
+
+/// A waiting mail file, as far as it has been read.
+struct Waiting {
+    file: PathBuf,
+    raw: std::io::Result<Vec<u8>>,
+    read: Read,
+}
+
+/// How far a [`Waiting`] mail has been read.
+enum Read {
+    /// Not parsed yet: the handling thread does it.
+    Later,
+    /// Parsed by the reader thread.
+    Done(Box<Inbound>),
+    /// Parsing it panicked (recorded as a failed mail, never retried).
+    Panicked,
+}
+
+impl Waiting {
+    fn at(file: PathBuf) -> Waiting {
+        let raw = std::fs::read(&file);
+        Waiting {
+            file,
+            raw,
+            read: Read::Later,
         }
     }
 }
 
-/// Handle everything waiting in the Maildir.
+/// Handle everything waiting in the Maildir. A backlog of more than
+/// [`DELIVER_EVERY`] mails is handled as a pipeline of three threads: a
+/// reader reads and parses the mails ahead (no database needed), this
+/// thread handles each in its transaction, and a [`courier`] moves each
+/// handled mail to `cur/` after its commit and delivers what is due while
+/// the rest is handled (this thread marks it sent).
 pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> std::io::Result<()> {
     let dir = judge.cfg.maildir();
     maildir::create(&dir)?;
-    for file in maildir::waiting(&dir)? {
+    let files = maildir::waiting(&dir)?;
+    if files.len() <= DELIVER_EVERY {
+        return handle_files(
+            judge,
+            files.into_iter().map(Waiting::at),
+            stop,
+            pass,
+            &mut |_, _, file| maildir::mark_done(&dir, &file),
+        );
+    }
+    let cfg = judge.cfg.clone();
+    std::thread::scope(|s| {
+        let (job, jobs) = std::sync::mpsc::channel();
+        let (report, reports) = std::sync::mpsc::channel();
+        let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        let courier = s.spawn(|| courier(&cfg, &dir, jobs, report));
+        let cfg_ = &cfg;
+        let reader = s.spawn(move || {
+            let cfg = cfg_;
+            yield_to_handling();
+            for file in files {
+                let mut w = Waiting::at(file);
+                if let Ok(raw) = &w.raw {
+                    w.read = match catch_unwind(AssertUnwindSafe(|| Inbound::read(cfg, raw))) {
+                        Ok(read) => Read::Done(Box::new(read)),
+                        Err(_) => Read::Panicked,
+                    };
+                }
+                if ahead.send(w).is_err() {
+                    return; // the pass stopped
+                }
+            }
+        });
+        let mut since = 0;
+        let mut sent = Vec::new();
+        let handled = handle_files(
+            judge,
+            waiting.iter(),
+            stop,
+            pass,
+            &mut |judge, pass, file| {
+                let _ = job.send(Job::Done(file));
+                since += 1;
+                if since == KICK_EVERY {
+                    since = 0;
+                    let _ = job.send(Job::Deliver(judge.clock.now()));
+                }
+                sent.extend(reports.try_iter());
+                if sent.len() >= MARKS_PER_COMMIT {
+                    mark(judge, std::mem::take(&mut sent), pass);
+                }
+                Ok(())
+            },
+        );
+        drop(waiting);
+        drop(job);
+        if reader.join().is_err() {
+            tracing::error!("inbox: the reading thread panicked");
+        }
+        let moved = match courier.join() {
+            Ok(moved) => moved,
+            Err(_) => Err(std::io::Error::other("the delivery thread panicked")),
+        };
+        sent.extend(reports.try_iter());
+        mark(judge, sent, pass);
+        handled.and(moved)
+    })
+}
+
+/// Lowers the calling thread's priority (Linux: nice is per thread): the
+/// reader and the courier are ahead of and behind the thread handling mail,
+/// which (with the helper rendering beside it) should have the cores first.
+fn yield_to_handling() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on the calling thread (id 0) only changes its
+    // scheduling priority; a failure (refused) leaves it as it was.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+/// Mails read ahead of the one being handled.
+const READ_AHEAD: usize = 32;
+
+/// Records the outcomes of deliveries in one commit.
+fn mark(judge: &Judge, sent: Vec<Sent>, pass: &mut Pass) {
+    if sent.is_empty() {
+        return;
+    }
+    let keep = judge.cfg.outbound.keep_sent_hours > 0;
+    let now = judge.clock.now();
+    let r = store::relaxed(&judge.conn, |conn| {
+        let tx = conn.unchecked_transaction()?;
+        for s in sent {
+            record(conn, s, now, keep, pass)?;
+        }
+        tx.commit()?;
+        Ok(())
+    });
+    if let Err(e) = r {
+        // Unmarked, they are delivered again by the pass's delivery.
+        tracing::error!("outbox: {e}");
+    }
+}
+
+/// Handle `mails` in order; `done` is told of each file to move to `cur/`
+/// (after its commit; a failed mail that may succeed later stays).
+fn handle_files(
+    judge: &mut Judge,
+    mails: impl Iterator<Item = Waiting>,
+    stop: &AtomicBool,
+    pass: &mut Pass,
+    done: &mut dyn FnMut(&Judge, &mut Pass, PathBuf) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    for Waiting { file, raw, read } in mails {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let raw = match std::fs::read(&file) {
+        let raw = match raw {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!("cannot read {}: {e}", file.display());
@@ -64,7 +227,14 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             "maildir:{}",
             file.file_name().and_then(|n| n.to_str()).unwrap_or("?")
         );
-        match handle_one(judge, &raw, &source) {
+        let outcome = match read {
+            Read::Later => handle_one(judge, &raw, &source),
+            Read::Done(read) => guarded(judge, &raw, &source, |judge| {
+                judge.handle_inbound(&raw, *read, &source)
+            }),
+            Read::Panicked => Err(panicked(judge, &raw, &source)),
+        };
+        match outcome {
             Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
             Ok(MailOutcome::Handled { .. }) => pass.handled += 1,
             Err(e) => {
@@ -75,8 +245,7 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
                 }
             }
         }
-        maildir::mark_done(&dir, &file)?;
-        deliver_now_and_then(judge, pass);
+        done(judge, pass, file)?;
     }
     Ok(())
 }
@@ -146,22 +315,54 @@ pub const DELIVER_EVERY: usize = 64;
 /// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
+    deliver_on(&judge.conn, &judge.cfg, now, pass)
+}
+
+/// One delivery's outcome, to be recorded.
+struct Sent {
+    id: i64,
+    attempts: i64,
+    recipient: String,
+    result: Result<(), outbound::DeliveryError>,
+}
+
+impl Sent {
+    fn of(m: &store::OutMail, result: Result<(), outbound::DeliveryError>) -> Sent {
+        Sent {
+            id: m.id,
+            attempts: m.attempts,
+            recipient: m.recipient.clone(),
+            result,
+        }
+    }
+}
+
+/// [`deliver`] on any connection, at `now`.
+fn deliver_on(
+    conn: &rusqlite::Connection,
+    cfg: &Config,
+    now: DateTime<Utc>,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
     let due = stamp(now);
-    let keep_hours = judge.cfg.outbound.keep_sent_hours;
+    let keep_hours = cfg.outbound.keep_sent_hours;
     let mut after = 0;
     loop {
-        let page = store::outbox_due_page(&judge.conn, &due, after, store::OUTBOX_PAGE)?;
+        let page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
         // Each group is sent first, then its marks are written in one
         // commit (the WAL's pages once for the group, not once a mail),
         // outside any transaction while the mail server is slow.
         for group in page.chunks(MARKS_PER_COMMIT) {
-            let sent: Vec<_> = group.iter().map(|m| send_one(judge, m)).collect();
-            store::relaxed(&judge.conn, |conn| {
+            let sent: Vec<_> = group
+                .iter()
+                .map(|m| Sent::of(m, send_one(cfg, m)))
+                .collect();
+            store::relaxed(conn, |conn| {
                 let tx = conn.unchecked_transaction()?;
-                for (m, result) in group.iter().zip(sent) {
-                    record(judge, m, result, now, keep_hours > 0, pass)?;
+                for s in sent {
+                    record(conn, s, now, keep_hours > 0, pass)?;
                 }
                 tx.commit()?;
                 Ok(())
@@ -170,12 +371,77 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
     }
     if keep_hours > 0 {
         let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
-        let n = store::outbox_compact(&judge.conn, &before)?;
+        let n = store::outbox_compact(conn, &before)?;
         if n > 0 {
             tracing::info!("outbox: dropped the bytes of {n} mails delivered before {before}");
         }
     }
     Ok(())
+}
+
+/// Handled mails between two kicks of the [`courier`].
+pub const KICK_EVERY: usize = 16;
+
+/// Work for the [`courier`].
+enum Job {
+    /// A handled mail's file, committed: move it to `cur/`.
+    Done(PathBuf),
+    /// Deliver what is due at this time (the pass's clock is read by the
+    /// thread handling mail).
+    Deliver(DateTime<Utc>),
+}
+
+/// The third thread of a big inbox pass. It moves each handled mail to
+/// `cur/`, and at each `Deliver` reads what is due from its own connection,
+/// a page at a time, sends it and reports each outcome on `report`. It only
+/// reads the database, so the connection handling mail keeps its page
+/// cache (a write from another connection would empty it). Its cursor only
+/// moves on: a mail sent but not yet marked is not sent again. It stops
+/// when the jobs' sender is dropped; an error moving a mail is returned
+/// (the mail stays in `new/` and is seen as a duplicate next time).
+fn courier(
+    cfg: &Config,
+    dir: &std::path::Path,
+    jobs: std::sync::mpsc::Receiver<Job>,
+    report: std::sync::mpsc::Sender<Sent>,
+) -> std::io::Result<()> {
+    yield_to_handling();
+    let conn = store::open(&cfg.database_path())
+        .map_err(|e| {
+            // The pass's own delivery at its end does the work instead.
+            tracing::error!("outbox: the delivery thread cannot open the database: {e}");
+        })
+        .ok();
+    let mut moved = Ok(());
+    let mut after = 0;
+    while let Ok(job) = jobs.recv() {
+        let now = match job {
+            Job::Done(file) => {
+                if let Err(e) = maildir::mark_done(dir, &file) {
+                    tracing::error!("{}: {e}", file.display());
+                    moved = Err(e);
+                }
+                continue;
+            }
+            Job::Deliver(now) => now,
+        };
+        let Some(conn) = &conn else { continue };
+        loop {
+            let page = match store::outbox_due_page(conn, &stamp(now), after, store::OUTBOX_PAGE) {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::error!("outbox: {e}");
+                    break;
+                }
+            };
+            let Some(last) = page.last() else { break };
+            after = last.id;
+            for m in &page {
+                let _ = report.send(Sent::of(m, send_one(cfg, m)));
+            }
+        }
+    }
+    moved
 }
 
 /// Delivered mails marked sent in one commit. Marking is `relaxed` (see
@@ -185,16 +451,16 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
 pub const MARKS_PER_COMMIT: usize = 8;
 
 /// Hands one mail to the configured transport.
-fn send_one(judge: &Judge, m: &store::OutMail) -> Result<(), outbound::DeliveryError> {
-    let cfg = &judge.cfg.outbound;
+fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::DeliveryError> {
+    let cfg = &config.outbound;
     match cfg.kind.as_str() {
         "sendmail" => {
-            outbound::deliver_sendmail(&cfg.command, &judge.cfg.judge.address, &m.recipient, &m.raw)
+            outbound::deliver_sendmail(&cfg.command, &config.judge.address, &m.recipient, &m.raw)
         }
         "smtp" => match &cfg.smtp {
             Some(s) => smtp::send(
                 s,
-                &judge.cfg.judge.address,
+                &config.judge.address,
                 std::slice::from_ref(&m.recipient),
                 &m.raw,
             )
@@ -210,7 +476,7 @@ fn send_one(judge: &Judge, m: &store::OutMail) -> Result<(), outbound::DeliveryE
             }),
         },
         _ => outbound::deliver_file(
-            &judge.cfg.outbox_dir(),
+            &config.outbox_dir(),
             &format!("{:06}-{}", m.id, m.kind),
             &m.raw,
         ),
@@ -220,16 +486,15 @@ fn send_one(judge: &Judge, m: &store::OutMail) -> Result<(), outbound::DeliveryE
 /// Records a delivery's outcome: sent (its bytes dropped unless `keep`),
 /// or failed and retried later, or given up.
 fn record(
-    judge: &Judge,
-    m: &store::OutMail,
-    result: Result<(), outbound::DeliveryError>,
+    conn: &rusqlite::Connection,
+    m: Sent,
     now: chrono::DateTime<chrono::Utc>,
     keep: bool,
     pass: &mut Pass,
 ) -> Result<(), store::StoreError> {
-    match result {
+    match m.result {
         Ok(()) => {
-            store::outbox_sent(&judge.conn, m.id, &stamp(judge.clock.now()), keep)?;
+            store::outbox_sent(conn, m.id, &stamp(now), keep)?;
             pass.delivered += 1;
         }
         Err(e) => {
@@ -249,7 +514,7 @@ fn record(
                     "giving up"
                 }
             );
-            store::outbox_failed(&judge.conn, m.id, &e.message, next.as_deref())?;
+            store::outbox_failed(conn, m.id, &e.message, next.as_deref())?;
         }
     }
     Ok(())

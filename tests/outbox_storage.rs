@@ -161,3 +161,156 @@ fn kept_bodies_are_dropped_after_the_retention_period_and_pending_ones_never() {
     assert_eq!(last[2].1, "sent");
     assert_eq!(last[2].3, pbytes);
 }
+
+/// A backlog of more than 64 mails is handled by three threads (reading
+/// ahead, handling, delivering beside): the same judge given the same mails
+/// in two small passes (handled and delivered one thread after another)
+/// ends with the same inbox log, the same outbox rows and byte for byte the
+/// same delivered mails; every mail moved to cur/, every answer sent once
+/// with its bytes dropped.
+#[test]
+fn a_big_backlog_is_handled_as_two_small_passes_are() {
+    const NOW: &str = "2026-11-20T10:05:00Z";
+    let big = Site::new();
+    for i in 0..8 {
+        big.at(
+            "2026-11-20T10:00:00Z",
+            &[
+                "new-game",
+                "--scenario",
+                "pegasus-bridge",
+                "--seat",
+                &format!("allies=a{i}@example.org"),
+                "--seat",
+                &format!("axis=b{i}@example.org"),
+            ],
+        );
+    }
+    big.at("2026-11-20T10:01:00Z", &["serve", "--once"]);
+    let welcomes = big.outbox().len();
+    // The same judge, twice: database, key and delivered welcomes.
+    let small = Site::new();
+    for f in ["adjutant.db", "adjutant.db.key"] {
+        std::fs::copy(big.path().join(f), small.path().join(f)).unwrap();
+    }
+    for (name, text) in big.outbox() {
+        std::fs::write(small.path().join("mail/outbox").join(name), text).unwrap();
+    }
+    // Orders for every game, help and status requests, a mail with no
+    // sender, and a copy of an order mail under another name.
+    let mut mails: Vec<(String, Vec<u8>)> = Vec::new();
+    for i in 0..8 {
+        let who = format!("a{i}@example.org");
+        let to = reply_address(&big, &who);
+        let orders = "PLAY recon-centre\nORDER F4\nBATTLE F4 F5\n";
+        mails.push((
+            format!("{i:02}-orders.eml"),
+            mail(&who, &to, "orders", &format!("o{i}@example.org"), orders),
+        ));
+    }
+    for i in 0..62 {
+        let (what, body) = if i % 9 == 0 {
+            ("status", "STATUS\n")
+        } else {
+            ("help", "HELP\n")
+        };
+        let from = if i % 9 == 0 {
+            format!("b{}@example.org", i % 8)
+        } else {
+            format!("u{i}@example.org")
+        };
+        mails.push((
+            format!("{:02}-{what}.eml", 8 + i),
+            mail(
+                &from,
+                "judge@localhost",
+                what,
+                &format!("h{i}@example.org"),
+                body,
+            ),
+        ));
+    }
+    mails.push((
+        "90-nobody.eml".into(),
+        b"Subject: who\r\n\r\nHELP\r\n".to_vec(),
+    ));
+    mails.push(("91-again.eml".into(), mails[3].1.clone()));
+    assert!(
+        mails.len() > 64,
+        "the backlog must be big enough for three threads"
+    );
+    for (name, raw) in &mails {
+        big.drop_mail(name, raw);
+    }
+    big.at(NOW, &["serve", "--once"]);
+    let (first, rest) = mails.split_at(40);
+    for part in [first, rest] {
+        for (name, raw) in part {
+            small.drop_mail(name, raw);
+        }
+        small.at(NOW, &["serve", "--once"]);
+    }
+    let log = |site: &Site| -> Vec<(String, String, String)> {
+        let db = site.db();
+        let mut st = db
+            .prepare("SELECT source, outcome, detail FROM inbox ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let big_log = log(&big);
+    assert_eq!(big_log, log(&small));
+    assert_eq!(big_log.len(), mails.len() - 1, "the copy is a duplicate");
+    let accepted = big_log
+        .iter()
+        .filter(|l| l.1.contains("orders accepted"))
+        .count();
+    assert_eq!(accepted, 8, "{big_log:?}");
+    assert_eq!(rows(&big), rows(&small));
+    for (id, status, kind, bytes) in rows(&big) {
+        assert_eq!((status.as_str(), bytes), ("sent", 0), "mail {id} ({kind})");
+    }
+    let (b, s) = (big.outbox(), small.outbox());
+    assert_eq!(b.len(), rows(&big).len(), "one file per outbox row");
+    assert!(b.len() > welcomes + 8 * 3, "reports and answers delivered");
+    // The same bytes but for the MIME boundaries and the fresh passwords a
+    // status answer gives (random, as they should be).
+    let plain = |text: &str| -> String {
+        let mut text = text.to_string();
+        let marks: Vec<String> = text
+            .split("boundary=\"")
+            .skip(1)
+            .filter_map(|t| t.split('"').next().map(str::to_string))
+            .collect();
+        for (n, m) in marks.iter().enumerate() {
+            text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
+        }
+        text.lines()
+            .map(|l| match l.split_once("PASSWORD ") {
+                Some((head, _)) => format!("{head}PASSWORD ?"),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for ((nb, tb), (ns, ts)) in b.iter().zip(&s) {
+        assert_eq!(nb, ns);
+        let (pb, ps) = (plain(tb), plain(ts));
+        let d: Vec<_> = pb
+            .lines()
+            .zip(ps.lines())
+            .filter(|(x, y)| x != y)
+            .take(3)
+            .collect();
+        assert!(pb == ps, "{nb} differs: {d:?}");
+    }
+    for site in [&big, &small] {
+        assert_eq!(std::fs::read_dir(site.inbox_new()).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_dir(site.inbox_cur()).unwrap().count(),
+            mails.len()
+        );
+    }
+}

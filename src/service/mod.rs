@@ -171,6 +171,37 @@ impl Answer {
     }
 }
 
+/// An inbound mail as read, before the database is asked anything: its
+/// content hash and what it says.
+#[derive(Debug, Clone)]
+pub struct Inbound {
+    pub content_hash: String,
+    pub env: Envelope,
+}
+
+impl Inbound {
+    /// Hash and parse `raw` under the configured limits (a mail over the
+    /// size limit is not parsed beyond its header).
+    #[must_use]
+    pub fn read(cfg: &Config, raw: &[u8]) -> Inbound {
+        let env = if raw.len() > cfg.judge.max_message_bytes {
+            mailparse::parse_header_only(raw)
+        } else {
+            mailparse::parse_with(
+                raw,
+                &mailparse::Limits {
+                    max_attachment_bytes: cfg.limits.max_attachment_bytes,
+                    max_mime_depth: cfg.limits.max_mime_depth,
+                },
+            )
+        };
+        Inbound {
+            content_hash: dice::sha256_hex(raw),
+            env,
+        }
+    }
+}
+
 /// The mails one use-case queues, written in the same transaction.
 struct Queue {
     mails: Vec<(Outgoing, &'static str)>,
@@ -652,19 +683,19 @@ impl Judge {
 
     /// Record, handle and answer one inbound message, all in one transaction.
     pub fn handle_mail(&mut self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
-        let content_hash = dice::sha256_hex(raw);
-        // A mail over the size limit is not parsed beyond its header.
-        let env = if raw.len() > self.cfg.judge.max_message_bytes {
-            mailparse::parse_header_only(raw)
-        } else {
-            mailparse::parse_with(
-                raw,
-                &mailparse::Limits {
-                    max_attachment_bytes: self.cfg.limits.max_attachment_bytes,
-                    max_mime_depth: self.cfg.limits.max_mime_depth,
-                },
-            )
-        };
+        let read = Inbound::read(&self.cfg, raw);
+        self.handle_inbound(raw, read, source)
+    }
+
+    /// [`Judge::handle_mail`] for a mail already read by [`Inbound::read`]
+    /// (perhaps on another thread: reading needs no database).
+    pub fn handle_inbound(
+        &mut self,
+        raw: &[u8],
+        read: Inbound,
+        source: &str,
+    ) -> Result<MailOutcome, ServiceError> {
+        let Inbound { content_hash, env } = read;
         if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
             return Ok(MailOutcome::Duplicate);
         }
