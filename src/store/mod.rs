@@ -248,6 +248,27 @@ CREATE INDEX outbox_kept ON outbox(sent_at) WHERE status = 'sent' AND raw <> X''
 -- every mail's insert and every mark of it sent wrote a page of it.
 DROP INDEX IF EXISTS outbox_pending;
 "#,
+    r#"
+-- The judge's answers (the kinds its global caps count) by the minute they
+-- were queued: the caps sum at most a day's minutes instead of walking
+-- every answer of the day, which made each mail of a backlog slower than
+-- the one before. Kept two days; filled from the outbox at once.
+CREATE TABLE answer_tally (
+    minute TEXT PRIMARY KEY,   -- created_at's first 16 characters, YYYY-MM-DDTHH:MM
+    n      INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO answer_tally (minute, n)
+    SELECT substr(created_at, 1, 16), count(*) FROM outbox
+    WHERE kind IN ('reply','error','notice','limit') GROUP BY 1;
+CREATE TRIGGER outbox_answer_tally AFTER INSERT ON outbox
+WHEN NEW.kind IN ('reply','error','notice','limit')
+BEGIN
+    INSERT INTO answer_tally (minute, n) VALUES (substr(NEW.created_at, 1, 16), 1)
+        ON CONFLICT (minute) DO UPDATE SET n = n + 1;
+    DELETE FROM answer_tally
+        WHERE minute < strftime('%Y-%m-%dT%H:%M', NEW.created_at, '-2 days');
+END;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -1249,6 +1270,77 @@ mod tests {
             migrate(&mut c),
             Err(StoreError::TooNew { found: 99, .. })
         ));
+    }
+
+    /// The judge's answers are tallied by the minute they were queued
+    /// (other mails are not answers), a tally older than two days is dropped
+    /// when a new answer comes, and the migration fills the tally from the
+    /// outbox a database already has.
+    #[test]
+    fn answers_are_tallied_by_the_minute() {
+        let tally = |c: &Connection| -> Vec<(String, i64)> {
+            c.prepare("SELECT minute, n FROM answer_tally ORDER BY minute")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let queue = |c: &Connection, i: usize, kind: &str, at: &str| {
+            let tx = c.unchecked_transaction().unwrap();
+            insert_outbox(
+                &tx,
+                None,
+                "a@example.org",
+                &format!("<{i}@x>"),
+                kind,
+                b"x",
+                at,
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        };
+        let mut c = open_in_memory().unwrap();
+        let mails = [
+            ("reply", "2026-03-01T10:00:05Z"),
+            ("report", "2026-03-01T10:00:10Z"),
+            ("error", "2026-03-01T10:00:59Z"),
+            ("welcome", "2026-03-01T10:01:00Z"),
+            ("notice", "2026-03-01T10:01:00Z"),
+            ("limit", "2026-03-01T10:01:30Z"),
+        ];
+        for (i, (kind, at)) in mails.iter().enumerate() {
+            queue(&c, i, kind, at);
+        }
+        let expected = vec![
+            ("2026-03-01T10:00".to_string(), 2),
+            ("2026-03-01T10:01".to_string(), 2),
+        ];
+        assert_eq!(tally(&c), expected);
+        // Back to the schema before the tally: the migration fills it.
+        c.execute_batch("DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;")
+            .unwrap();
+        c.pragma_update(None, "user_version", MIGRATIONS.len() as i64 - 1)
+            .unwrap();
+        migrate(&mut c).unwrap();
+        assert_eq!(tally(&c), expected);
+        // Two days and a minute later, the old minutes go.
+        queue(&c, 10, "reply", "2026-03-03T10:01:10Z");
+        assert_eq!(
+            tally(&c),
+            vec![
+                ("2026-03-01T10:01".to_string(), 2),
+                ("2026-03-03T10:01".to_string(), 1)
+            ]
+        );
+        queue(&c, 11, "reply", "2026-03-03T10:02:00Z");
+        assert_eq!(
+            tally(&c),
+            vec![
+                ("2026-03-03T10:01".to_string(), 1),
+                ("2026-03-03T10:02".to_string(), 1)
+            ]
+        );
     }
 
     /// A database from before the credentials migration, with plain-text
