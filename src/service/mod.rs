@@ -659,13 +659,14 @@ impl Judge {
             })
             .collect();
         let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
+        // Composed and packed side by side, stored here in order.
         let composed = par_map(&mails, |(m, _, mid)| {
-            outbound::compose(name, address, mid, date, m)
+            outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
         });
-        for ((m, kind, mid), raw) in mails.into_iter().zip(composed) {
-            match raw {
-                Ok(raw) => {
-                    store::insert_outbox(tx, m.game_id, &m.to, &mid, kind, &raw, &now)?;
+        for ((m, kind, mid), packed) in mails.into_iter().zip(composed) {
+            match packed {
+                Ok(packed) => {
+                    store::insert_packed_outbox(tx, m.game_id, &m.to, &mid, kind, &packed, &now)?;
                     n += 1;
                 }
                 Err(e) => {
@@ -1548,18 +1549,18 @@ impl Judge {
         let canonical = rules
             .check(&state, &seat.side, orders)
             .map_err(ServiceError::Rejected)?;
-        let replaced = store::put_pending(
-            tx,
-            game.id,
-            &Submission {
-                turn: 0,
-                side: seat.side.clone(),
-                orders: orders.to_string(),
-                source: source.to_string(),
-                received_at: self.now(),
-            },
-        )?;
-        let held = store::pending(tx, game.id)?;
+        let mine = Submission {
+            turn: 0,
+            side: seat.side.clone(),
+            orders: orders.to_string(),
+            source: source.to_string(),
+            received_at: self.now(),
+        };
+        // The orders held with these in place of any this side held before.
+        let mut held = store::pending(tx, game.id)?;
+        let replaced = held.iter().any(|p| p.side == mine.side);
+        held.retain(|p| p.side != mine.side);
+        held.push(mine.clone());
         let waiting_for: Vec<String> = phase
             .sides
             .iter()
@@ -1567,6 +1568,10 @@ impl Judge {
             .cloned()
             .collect();
         if !waiting_for.is_empty() {
+            // Held until the other sides' come. Orders that complete the
+            // phase are not written to be cleared again at once (`resolve`
+            // clears what was held).
+            store::put_pending(tx, game.id, &mine)?;
             return Ok((
                 Submitted::Held {
                     waiting_for,
@@ -2338,21 +2343,44 @@ struct MadeTurn {
 /// depend on the split; a panic in the helper thread is raised again here,
 /// where the daemon's `catch_unwind` records it as for any other.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if items.len() < 2 || cores < 2 {
+    // One helper thread for the process, kept: a thread started per mail
+    // cost its start, a fresh stack and a fresh heap every time.
+    static HELPER: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let helper = HELPER.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores >= 2)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .thread_name(|_| "adjutant-render".into())
+                    .build()
+                    .ok()
+            })
+            .flatten()
+    });
+    let Some(helper) = helper.as_ref().filter(|_| items.len() >= 2) else {
         return items.iter().map(f).collect();
-    }
-    let (mine, theirs) = items.split_at(items.len().div_ceil(2));
-    std::thread::scope(|s| {
-        let helper = s.spawn(|| theirs.iter().map(&f).collect::<Vec<R>>());
-        let mut out: Vec<R> = mine.iter().map(&f).collect();
-        match helper.join() {
-            Ok(rest) => out.extend(rest),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-        out
-    })
+    };
+    // Alternate items: the mails of an order mail come as two reports and
+    // a short receipt, and each report is the bulk of the work.
+    let mut theirs = Vec::new();
+    let mut mine = Vec::new();
+    // The helper's items are spawned, this thread does its own, and the
+    // scope waits for both (a panic in either is raised again here).
+    helper.in_place_scope(|s| {
+        s.spawn(|_| theirs = items.iter().skip(1).step_by(2).map(&f).collect());
+        mine = items.iter().step_by(2).map(&f).collect();
+    });
+    let (mut mine, mut theirs) = (mine.into_iter(), theirs.into_iter());
+    (0..items.len())
+        .filter_map(|i| {
+            if i % 2 == 0 {
+                mine.next()
+            } else {
+                theirs.next()
+            }
+        })
+        .collect()
 }
 
 fn made_turns(made: &[MadeTurn]) -> String {

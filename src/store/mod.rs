@@ -872,7 +872,19 @@ pub fn insert_outbox(
     raw: &[u8],
     now: &str,
 ) -> Result<i64, StoreError> {
-    let packed = pack(raw);
+    insert_packed_outbox(tx, game_id, recipient, message_id, kind, &pack(raw), now)
+}
+
+/// [`insert_outbox`] for a body already [`pack`]ed (on another thread).
+pub fn insert_packed_outbox(
+    tx: &Transaction<'_>,
+    game_id: Option<i64>,
+    recipient: &str,
+    message_id: &str,
+    kind: &str,
+    packed: &[u8],
+    now: &str,
+) -> Result<i64, StoreError> {
     tx.prepare_cached("INSERT INTO outbox (game_id, recipient, message_id, kind, raw, next_attempt_at, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)")?.execute(params![game_id, recipient, message_id, kind, packed, now])?;
     Ok(tx.last_insert_rowid())
