@@ -188,16 +188,7 @@ fn mark(judge: &Judge, sent: Vec<Sent>, pass: &mut Pass) {
         return;
     }
     let keep = judge.cfg.outbound.keep_sent_hours > 0;
-    let now = judge.clock.now();
-    let r = store::relaxed(&judge.conn, |conn| {
-        let tx = conn.unchecked_transaction()?;
-        for s in sent {
-            record(conn, s, now, keep, pass)?;
-        }
-        tx.commit()?;
-        Ok(())
-    });
-    if let Err(e) = r {
+    if let Err(e) = record_all(&judge.conn, sent, judge.clock.now(), keep, pass) {
         // Unmarked, they are delivered again by the pass's delivery.
         tracing::error!("outbox: {e}");
     }
@@ -315,7 +306,48 @@ pub const DELIVER_EVERY: usize = 64;
 /// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
-    deliver_on(&judge.conn, &judge.cfg, now, pass)
+    let (conn, cfg) = (&judge.conn, &judge.cfg);
+    let due = stamp(now);
+    let keep_hours = cfg.outbound.keep_sent_hours;
+    let mut after = 0;
+    loop {
+        let page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        // Each group is sent first, then its marks are written in one
+        // commit (the WAL's pages once for the group, not once a mail),
+        // outside any transaction while the mail server is slow.
+        for group in page.chunks(MARKS_PER_COMMIT) {
+            let sent = group.iter().map(|m| Sent::of(m, send_one(cfg, m)));
+            record_all(conn, sent, now, keep_hours > 0, pass)?;
+        }
+    }
+    if keep_hours > 0 {
+        let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
+        let n = store::outbox_compact(conn, &before)?;
+        if n > 0 {
+            tracing::info!("outbox: dropped the bytes of {n} mails delivered before {before}");
+        }
+    }
+    Ok(())
+}
+
+/// Records deliveries' outcomes in one relaxed commit.
+fn record_all(
+    conn: &rusqlite::Connection,
+    sent: impl IntoIterator<Item = Sent>,
+    now: DateTime<Utc>,
+    keep: bool,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
+    store::relaxed(conn, |conn| {
+        let tx = conn.unchecked_transaction()?;
+        for s in sent {
+            record(conn, s, now, keep, pass)?;
+        }
+        tx.commit()?;
+        Ok(())
+    })
 }
 
 /// One delivery's outcome, to be recorded.
@@ -335,48 +367,6 @@ impl Sent {
             result,
         }
     }
-}
-
-/// [`deliver`] on any connection, at `now`.
-fn deliver_on(
-    conn: &rusqlite::Connection,
-    cfg: &Config,
-    now: DateTime<Utc>,
-    pass: &mut Pass,
-) -> Result<(), store::StoreError> {
-    let due = stamp(now);
-    let keep_hours = cfg.outbound.keep_sent_hours;
-    let mut after = 0;
-    loop {
-        let page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
-        let Some(last) = page.last() else { break };
-        after = last.id;
-        // Each group is sent first, then its marks are written in one
-        // commit (the WAL's pages once for the group, not once a mail),
-        // outside any transaction while the mail server is slow.
-        for group in page.chunks(MARKS_PER_COMMIT) {
-            let sent: Vec<_> = group
-                .iter()
-                .map(|m| Sent::of(m, send_one(cfg, m)))
-                .collect();
-            store::relaxed(conn, |conn| {
-                let tx = conn.unchecked_transaction()?;
-                for s in sent {
-                    record(conn, s, now, keep_hours > 0, pass)?;
-                }
-                tx.commit()?;
-                Ok(())
-            })?;
-        }
-    }
-    if keep_hours > 0 {
-        let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
-        let n = store::outbox_compact(conn, &before)?;
-        if n > 0 {
-            tracing::info!("outbox: dropped the bytes of {n} mails delivered before {before}");
-        }
-    }
-    Ok(())
 }
 
 /// Handled mails between two kicks of the [`courier`].
