@@ -3,8 +3,9 @@
 
 use crate::config::Config;
 use crate::mail::{imap, maildir, outbound, smtp};
+use crate::report::Templates;
 use crate::service::clock::stamp;
-use crate::service::{Inbound, Judge, MailOutcome};
+use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
 use chrono::{DateTime, Utc};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -309,16 +310,23 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
     let (conn, cfg) = (&judge.conn, &judge.cfg);
     let due = stamp(now);
     let keep_hours = cfg.outbound.keep_sent_hours;
+    let mut renderer = Renderer::new(&judge.templates);
     let mut after = 0;
     loop {
-        let page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
+        let mut page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
         // Each group is sent first, then its marks are written in one
         // commit (the WAL's pages once for the group, not once a mail),
         // outside any transaction while the mail server is slow.
-        for group in page.chunks(MARKS_PER_COMMIT) {
-            let sent = group.iter().map(|m| Sent::of(m, send_one(cfg, m)));
+        for group in page.chunks_mut(MARKS_PER_COMMIT) {
+            let sent: Vec<Sent> = group
+                .iter_mut()
+                .map(|m| {
+                    let r = render_and_send(cfg, conn, &mut renderer, m);
+                    Sent::of(m, r)
+                })
+                .collect();
             record_all(conn, sent, now, keep_hours > 0, pass)?;
         }
     }
@@ -402,6 +410,8 @@ fn courier(
             tracing::error!("outbox: the delivery thread cannot open the database: {e}");
         })
         .ok();
+    let templates = Templates::load(Some(&cfg.path("templates")));
+    let mut renderer = Renderer::new(&templates);
     let mut moved = Ok(());
     let mut after = 0;
     while let Ok(job) = jobs.recv() {
@@ -426,8 +436,9 @@ fn courier(
             };
             let Some(last) = page.last() else { break };
             after = last.id;
-            for m in &page {
-                let _ = report.send(Sent::of(m, send_one(cfg, m)));
+            for mut m in page {
+                let r = render_and_send(cfg, conn, &mut renderer, &mut m);
+                let _ = report.send(Sent::of(&m, r));
             }
         }
     }
@@ -439,6 +450,28 @@ fn courier(
 /// and its commit, has the group's mails delivered again, as a crash between
 /// one delivery and its mark always could.
 pub const MARKS_PER_COMMIT: usize = 8;
+
+/// Renders a row's report if it is one still to render (see
+/// [`Renderer`]), then hands the mail to the configured transport. A
+/// report that cannot be rendered (a damaged database) is a permanent
+/// failure: it stays in the outbox as dead, for the host.
+fn render_and_send(
+    cfg: &Config,
+    conn: &rusqlite::Connection,
+    renderer: &mut Renderer<'_>,
+    m: &mut store::OutMail,
+) -> Result<(), outbound::DeliveryError> {
+    let stored = std::mem::take(&mut m.raw);
+    let rendered = catch_unwind(AssertUnwindSafe(|| {
+        renderer.mail(conn, &m.message_id, stored)
+    }))
+    .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())));
+    m.raw = rendered.map_err(|e| outbound::DeliveryError {
+        message: format!("the report cannot be rendered: {e}"),
+        transient: false,
+    })?;
+    send_one(cfg, m)
+}
 
 /// Hands one mail to the configured transport.
 fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::DeliveryError> {

@@ -669,7 +669,9 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Outbox => {
             let judge = open(&cli.config)?;
             for m in adjutant::store::outbox_list(&judge.conn)? {
-                let body = if m.body_bytes > 0 {
+                let body = if m.to_render {
+                    "to render".to_string()
+                } else if m.body_bytes > 0 {
                     format!("{:.1} KB", m.body_bytes as f64 / 1024.0)
                 } else {
                     "dropped".to_string()

@@ -6,6 +6,43 @@
 mod common;
 use common::{mail, reply_address, Site};
 
+/// A sent mail but for its MIME boundaries and the fresh passwords a
+/// status answer gives (random, as they should be).
+fn plain(text: &str) -> String {
+    let mut text = text.to_string();
+    let marks: Vec<String> = text
+        .split("boundary=\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next().map(str::to_string))
+        .collect();
+    for (n, m) in marks.iter().enumerate() {
+        text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
+    }
+    text.lines()
+        .map(|l| match l.split_once("PASSWORD ") {
+            Some((head, _)) => format!("{head}PASSWORD ?"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Two outboxes hold the same files with the same mails ([`plain`]).
+fn same_mails(b: &[(String, String)], s: &[(String, String)]) {
+    assert_eq!(b.len(), s.len());
+    for ((nb, tb), (ns, ts)) in b.iter().zip(s) {
+        assert_eq!(nb, ns);
+        let (pb, ps) = (plain(tb), plain(ts));
+        let d: Vec<_> = pb
+            .lines()
+            .zip(ps.lines())
+            .filter(|(x, y)| x != y)
+            .take(3)
+            .collect();
+        assert!(pb == ps, "{nb} differs: {d:?}");
+    }
+}
+
 /// (id, status, kind, body bytes) of every outbox row.
 fn rows(site: &Site) -> Vec<(i64, String, String, i64)> {
     let db = site.db();
@@ -275,37 +312,7 @@ fn a_big_backlog_is_handled_as_two_small_passes_are() {
     let (b, s) = (big.outbox(), small.outbox());
     assert_eq!(b.len(), rows(&big).len(), "one file per outbox row");
     assert!(b.len() > welcomes + 8 * 3, "reports and answers delivered");
-    // The same bytes but for the MIME boundaries and the fresh passwords a
-    // status answer gives (random, as they should be).
-    let plain = |text: &str| -> String {
-        let mut text = text.to_string();
-        let marks: Vec<String> = text
-            .split("boundary=\"")
-            .skip(1)
-            .filter_map(|t| t.split('"').next().map(str::to_string))
-            .collect();
-        for (n, m) in marks.iter().enumerate() {
-            text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
-        }
-        text.lines()
-            .map(|l| match l.split_once("PASSWORD ") {
-                Some((head, _)) => format!("{head}PASSWORD ?"),
-                None => l.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    for ((nb, tb), (ns, ts)) in b.iter().zip(&s) {
-        assert_eq!(nb, ns);
-        let (pb, ps) = (plain(tb), plain(ts));
-        let d: Vec<_> = pb
-            .lines()
-            .zip(ps.lines())
-            .filter(|(x, y)| x != y)
-            .take(3)
-            .collect();
-        assert!(pb == ps, "{nb} differs: {d:?}");
-    }
+    same_mails(&b, &s);
     for site in [&big, &small] {
         assert_eq!(std::fs::read_dir(site.inbox_new()).unwrap().count(), 0);
         assert_eq!(
@@ -313,4 +320,138 @@ fn a_big_backlog_is_handled_as_two_small_passes_are() {
             mails.len()
         );
     }
+}
+
+/// A turn report is stored as a small job and rendered when it is
+/// delivered (docs/performance.md, "Reports rendered at delivery"). Two
+/// copies of one judge play the same random games with the same mails at
+/// the same times; one delivers after every mail, the other only at the
+/// end, when each game has moved on many turns (new deadlines, the game
+/// perhaps over, a review released). Every mail is the same: a report
+/// rendered late is the report rendered at once, for the players, an
+/// observer and a referee (its desk and, in review mode, what is held).
+#[test]
+fn a_report_rendered_turns_later_is_the_report_rendered_at_once() {
+    use adjutant::config::Config;
+    use adjutant::daemon;
+    use adjutant::engine::dice::ChaChaDice;
+    use adjutant::rules::memoir44;
+    use adjutant::service::clock::FixedClock;
+    use adjutant::service::{GameOptions, Judge};
+    use chrono::{DateTime, Duration, Utc};
+
+    let t0: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-11-20T10:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let at_once = Site::new();
+    let late = Site::new();
+    let mut games = Vec::new();
+    {
+        let cfg = Config::load(&at_once.config()).unwrap();
+        let mut j = Judge::open(cfg, Box::new(FixedClock(t0))).unwrap();
+        for review in [false, true] {
+            let opts = GameOptions {
+                deadline_secs: Some(48 * 3600),
+                observers: vec!["olga@watch.example".into()],
+                referee: Some("rita@ref.example".into()),
+                review_secs: review.then_some(24 * 3600),
+                zones: vec![("axis".into(), "Europe/Berlin".into())],
+                ..GameOptions::default()
+            };
+            let seats = [
+                ("allies".to_string(), format!("a{review}@example.org")),
+                ("axis".to_string(), format!("b{review}@example.org")),
+            ];
+            games.push((j.new_game("pegasus-bridge", &seats, &opts).unwrap(), review));
+        }
+        daemon::deliver(&mut j, &mut daemon::Pass::default()).unwrap();
+    }
+    // The same judge, twice: database, key and delivered welcomes.
+    for f in ["adjutant.db", "adjutant.db.key"] {
+        std::fs::copy(at_once.path().join(f), late.path().join(f)).unwrap();
+    }
+    for (name, text) in at_once.outbox() {
+        std::fs::write(late.path().join("mail/outbox").join(name), text).unwrap();
+    }
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let mut judges: Vec<Judge> = [&at_once, &late]
+        .iter()
+        .map(|site| {
+            let cfg = Config::load(&site.config()).unwrap();
+            Judge::open(cfg, Box::new(FixedClock(t0))).unwrap()
+        })
+        .collect();
+    let mut rng = ChaChaDice::from_seed([7; 32]);
+    let mut reports = 0;
+    for turn in 0..12 {
+        let now = t0 + Duration::hours(5 * turn + 1);
+        for (game, review) in &games {
+            let text: String = judges[0]
+                .conn
+                .query_row(
+                    "SELECT state FROM snapshots WHERE game_id = ?1 ORDER BY turn DESC LIMIT 1",
+                    [game],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let st: memoir44::State = serde_json::from_str(&text).unwrap();
+            if st.over {
+                continue;
+            }
+            let side = memoir44::waiting(&st).sides[0].clone();
+            let who = format!(
+                "{}{review}@example.org",
+                if side == "allies" { "a" } else { "b" }
+            );
+            let orders = memoir44::random_orders(&rules, &st, &side, &mut rng);
+            let raw = mail(
+                &who,
+                &reply_address(&at_once, &who),
+                "orders",
+                &format!("g{game}-t{turn}@example.org"),
+                &orders,
+            );
+            for (i, j) in judges.iter_mut().enumerate() {
+                j.clock = Box::new(FixedClock(now));
+                j.handle_mail(&raw, "test").unwrap();
+                if *review {
+                    j.referee_approve(*game).unwrap();
+                }
+                if i == 0 {
+                    daemon::deliver(j, &mut daemon::Pass::default()).unwrap();
+                }
+            }
+        }
+        reports = at_once
+            .outbox()
+            .iter()
+            .filter(|(n, _)| n.ends_with("-report.eml") || n.ends_with("-referee.eml"))
+            .count();
+    }
+    assert!(
+        reports >= 12 * 2,
+        "turns were played and reported: {reports}"
+    );
+    let pending: i64 = late
+        .db()
+        .query_row(
+            "SELECT count(*) FROM outbox WHERE status = 'pending'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        pending > reports as i64,
+        "the late judge has delivered nothing yet"
+    );
+    daemon::deliver(&mut judges[1], &mut daemon::Pass::default()).unwrap();
+    let (a, b) = (at_once.outbox(), late.outbox());
+    for kind in ["-report.eml", "-observer.eml", "-referee.eml"] {
+        assert!(a.iter().any(|(n, _)| n.ends_with(kind)), "no {kind}");
+    }
+    assert!(
+        a.iter().any(|(_, t)| t.contains("HELD FOR YOUR REVIEW")),
+        "a review was held"
+    );
+    same_mails(&a, &b);
 }

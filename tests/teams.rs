@@ -435,20 +435,27 @@ mod property {
             .collect()
     }
 
+    /// Every queued mail as it is sent (reports rendered as delivery
+    /// renders them).
     fn outbox(j: &Judge) -> Vec<(String, String)> {
         let mut st = j
             .conn
-            .prepare("SELECT recipient, raw FROM outbox ORDER BY id")
+            .prepare("SELECT id, recipient FROM outbox ORDER BY id")
             .unwrap();
-        st.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, {
-                let b = adjutant::store::unpack(r.get(1)?).expect("an outbox body inflates");
-                unqp(&String::from_utf8_lossy(&b))
-            }))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+        let rows: Vec<(i64, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        rows.into_iter()
+            .map(|(id, to)| {
+                let b = j
+                    .outbox_mail(id)
+                    .expect("an outbox body reads")
+                    .expect("the row is there");
+                (to, unqp(&String::from_utf8_lossy(&b)))
+            })
+            .collect()
     }
 
     fn token_address(j: &Judge, who: &str) -> String {

@@ -113,6 +113,14 @@ fn sane_id(id: &str) -> bool {
             .all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>')
 }
 
+/// Whether [`compose`] takes `addr` as an address (checked when a mail is
+/// queued to be composed later).
+pub fn check_address(addr: &str) -> Result<(), ComposeError> {
+    addr.parse::<lettre::Address>()
+        .map(|_| ())
+        .map_err(|e| ComposeError::Address(addr.into(), e.to_string()))
+}
+
 /// Build the RFC 5322 bytes. `message_id` is without brackets.
 pub fn compose(
     from_name: &str,

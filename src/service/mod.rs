@@ -4,9 +4,11 @@
 pub mod campaign;
 pub mod clock;
 pub mod deadlines;
+mod deferred;
 pub mod export;
 pub mod referee;
 pub mod team;
+pub use deferred::Renderer;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
@@ -202,9 +204,24 @@ impl Inbound {
     }
 }
 
+/// A queued mail: composed now, or a turn report rendered at delivery.
+enum Queued {
+    Mail(Outgoing),
+    Report(Box<deferred::ReportJob>),
+}
+
+impl Queued {
+    fn to(&self) -> &str {
+        match self {
+            Queued::Mail(m) => &m.to,
+            Queued::Report(j) => &j.to,
+        }
+    }
+}
+
 /// The mails one use-case queues, written in the same transaction.
 struct Queue {
-    mails: Vec<(Outgoing, &'static str)>,
+    mails: Vec<(Queued, &'static str)>,
 }
 
 impl Queue {
@@ -212,7 +229,7 @@ impl Queue {
         Queue { mails: Vec::new() }
     }
     fn push(&mut self, m: Outgoing, kind: &'static str) {
-        self.mails.push((m, kind));
+        self.mails.push((Queued::Mail(m), kind));
     }
 }
 
@@ -335,6 +352,21 @@ impl Judge {
     /// The judge's plus-address carrying a token.
     fn address_of(&self, token: &str) -> String {
         format!("{}+{}@{}", self.cfg.local_part(), token, self.cfg.domain())
+    }
+
+    /// The mail an outbox row holds, as delivery sends it (a report still
+    /// to render is rendered); None when there is no such row. Empty once
+    /// its bytes were dropped after delivery.
+    pub fn outbox_mail(&self, id: i64) -> Result<Option<Vec<u8>>, ServiceError> {
+        let Some((message_id, stored)) = store::outbox_body(&self.conn, id)? else {
+            return Ok(None);
+        };
+        if stored.is_empty() {
+            return Ok(Some(stored));
+        }
+        Renderer::new(&self.templates)
+            .mail(&self.conn, &message_id, stored)
+            .map(Some)
     }
 
     pub fn game(&self, id: i64) -> Result<Game, ServiceError> {
@@ -652,30 +684,50 @@ impl Judge {
                 let mid = format!(
                     "{}.{}@{}",
                     &cause_hash[..12],
-                    &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to).as_bytes())[..12],
+                    &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
                     self.cfg.domain()
                 );
                 (m, kind, mid)
             })
             .collect();
         let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
-        // Composed and packed side by side, stored here in order.
-        let composed = par_map(&mails, |(m, _, mid)| {
-            outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
+        // Mails composed and packed side by side; reports kept as jobs
+        // (see [`deferred`]), their addresses checked now as composing
+        // them would. Stored here in order.
+        let composed = par_map(&mails, |(m, _, mid)| match m {
+            Queued::Mail(m) => {
+                outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
+            }
+            Queued::Report(job) => {
+                outbound::check_address(&job.to)?;
+                if let Some(r) = &job.reply_to {
+                    outbound::check_address(r)?;
+                }
+                let since = date
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                Ok(deferred::Stored {
+                    from_name: name.clone(),
+                    from_addr: address.clone(),
+                    date: (since.as_secs(), since.subsec_nanos()),
+                    report: (**job).clone(),
+                }
+                .to_bytes())
+            }
         });
         for ((m, kind, mid), packed) in mails.into_iter().zip(composed) {
+            let (to, game_id) = match &m {
+                Queued::Mail(m) => (&m.to, m.game_id),
+                Queued::Report(j) => (&j.to, Some(j.game)),
+            };
             match packed {
                 Ok(packed) => {
-                    store::insert_packed_outbox(tx, m.game_id, &m.to, &mid, kind, &packed, &now)?;
+                    store::insert_packed_outbox(tx, game_id, to, &mid, kind, &packed, &now)?;
                     n += 1;
                 }
                 Err(e) => {
-                    tracing::warn!("cannot compose a {kind} mail to {}: {e}", m.to);
-                    failed.push(format!(
-                        "{} to {}: {e}",
-                        kind,
-                        protocol::quotable(&m.to, 80)
-                    ));
+                    tracing::warn!("cannot compose a {kind} mail to {to}: {e}");
+                    failed.push(format!("{} to {}: {e}", kind, protocol::quotable(to, 80)));
                 }
             }
         }
@@ -1740,77 +1792,42 @@ impl Judge {
                 ));
             }
         }
-        let heading = made_heading(made);
         // Team play: each member's own order template in place of the side's.
         let members = self.team_recipients(tx, rules, state, game.id)?;
-        // Each recipient's report is a pure function of the turn: they are
-        // rendered side by side on the machine's cores (the same bytes).
-        let templates = &self.templates;
-        let reports = par_map(&recipients, |(_, viewer, tz, ..)| {
-            Self::report_text(templates, game, rules, made, state, viewer, tz)
-        });
-        for ((to, viewer, _, reply_to, kind), report) in recipients.into_iter().zip(reports) {
-            let (mut text, mut parts) = report?;
-            if let (Viewer::Side(side), Some(t)) = (&viewer, parts.orders.clone()) {
-                let me = members.iter().find(|(s, ..)| {
-                    &s.side == side && reply_to.as_deref() == Some(self.seat_address(s).as_str())
-                });
-                if let Some(mt) =
-                    me.and_then(|(_, no, secs)| rules.member_template(state, side, secs, *no == 0))
-                {
-                    text = text.replacen(&t, &mt, 1);
-                    parts.orders = Some(mt);
-                }
-            }
-            let mut html_extra = String::new();
-            let copy = if viewer == Viewer::Referee {
-                // The referee's desk: both sides' boards, labelled, and
-                // what waits for it.
-                let mut desk = String::new();
-                if let Some(t) = game.held_from {
-                    desk.push_str(&format!(
-                        "HELD FOR YOUR REVIEW: the players have not seen turn {t} onwards.\nReply APPROVE to release the results, or AMEND to correct them first.\n\n"
-                    ));
-                }
-                for side in rules.sides(state) {
-                    let p = rules.report_parts(state, &[], &Viewer::Side(side.clone()), None);
-                    let label = format!("WHAT {} SEES", side.to_uppercase());
-                    desk.push_str(&format!(
-                        "{label}\n{}\n{}\n",
-                        "=".repeat(label.len()),
-                        p.map
-                    ));
-                    html_extra
-                        .push_str(&crate::report::html::labelled_board(&label, &p.board_html));
-                }
-                text = format!("{text}\n{desk}");
-                ", referee's copy"
-            } else {
-                ""
+        for (to, viewer, tz, reply_to, kind) in recipients {
+            let member = match &viewer {
+                Viewer::Side(side) => members
+                    .iter()
+                    .find(|(s, ..)| {
+                        &s.side == side
+                            && reply_to.as_deref() == Some(self.seat_address(s).as_str())
+                    })
+                    .map(|(_, no, sections)| (sections.clone(), *no == 0)),
+                _ => None,
             };
-            let subject = format!("Game {}: {heading}{copy}", game.id);
-            let html = if html_extra.is_empty() {
-                parts.html(&subject, &text)
-            } else {
-                let board = format!(
-                    "{}{html_extra}",
-                    crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
-                );
-                crate::report::html::document(&board, &subject, &text)
+            let (Some(first), Some(last)) = (made.first(), made.last()) else {
+                return Err(ServiceError::Invalid("no turn to report".into()));
             };
-            queue.push(
-                Outgoing {
+            // Rendered at delivery from what the database keeps (see
+            // [`deferred`]); the game's row as it is now goes with it.
+            queue.mails.push((
+                Queued::Report(Box::new(deferred::ReportJob {
+                    game: game.id,
+                    first: first.turn,
+                    last: last.turn,
+                    status: game.status.clone(),
+                    turn: game.turn,
+                    result: game.result.clone(),
+                    deadline_at: game.deadline_at.clone(),
+                    held_from: game.held_from,
                     to,
-                    html: Some(html),
-                    attachments: vec![parts.attachment()],
-                    subject,
-                    text,
+                    viewer,
+                    tz,
                     reply_to,
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
+                    member,
+                })),
                 kind,
-            );
+            ));
         }
         Ok(())
     }

@@ -662,6 +662,16 @@ pub fn insert_submission(
     Ok(())
 }
 
+/// The sides whose orders made `turn` (the referee's correction too), in
+/// the order they were stored.
+pub fn movers(conn: &Connection, game_id: i64, turn: u32) -> Result<Vec<String>, StoreError> {
+    let mut st = conn.prepare_cached(
+        "SELECT side FROM submissions WHERE game_id = ?1 AND turn = ?2 ORDER BY id",
+    )?;
+    let rows = st.query_map(params![game_id, turn], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, StoreError> {
     let mut st = conn.prepare_cached("SELECT turn, side, orders, source, received_at FROM submissions WHERE game_id = ?1 ORDER BY turn, id")?;
     let rows = st.query_map([game_id], |r| {
@@ -890,6 +900,11 @@ pub fn insert_packed_outbox(
     Ok(tx.last_insert_rowid())
 }
 
+/// How a turn report's body begins while it waits to be rendered at
+/// delivery (`service::Renderer`): a small JSON job, not a mail. No mail
+/// begins so (a message starts with a header field), nor does [`pack`].
+pub const JOB: &[u8] = b"\0adjutant-job\0";
+
 /// How a compressed body begins: no mail does (a message starts with a
 /// header field), so a body stored whole before compression still reads.
 const PACKED: &[u8] = b"\0adjutant-lz4\0";
@@ -978,16 +993,19 @@ pub struct OutboxEntry {
     pub created_at: String,
     pub sent_at: Option<String>,
     pub body_bytes: i64,
+    /// The body is a turn report's [`JOB`], rendered at delivery.
+    pub to_render: bool,
 }
 
 /// Every outbox row without its body (SQLite's `length` of a blob reads
 /// its size, not its bytes).
 pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
     let mut st = conn.prepare_cached(
-        "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw)
+        "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw),
+                coalesce(substr(raw, 1, ?1) = ?2, 0)
          FROM outbox ORDER BY id",
     )?;
-    let rows = st.query_map([], |r| {
+    let rows = st.query_map(params![JOB.len() as i64, JOB], |r| {
         Ok(OutboxEntry {
             id: r.get(0)?,
             game_id: r.get(1)?,
@@ -998,17 +1016,19 @@ pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
             created_at: r.get(6)?,
             sent_at: r.get(7)?,
             body_bytes: r.get(8)?,
+            to_render: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The stored body of one outbox row (empty once dropped).
-pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>, StoreError> {
-    conn.prepare_cached("SELECT raw FROM outbox WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
+/// The Message-ID and stored body of one outbox row (empty once dropped;
+/// a report still to render is its [`JOB`]).
+pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+    conn.prepare_cached("SELECT message_id, raw FROM outbox WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
-        .map(unpack)
+        .map(|(mid, raw)| unpack(raw).map(|raw| (mid, raw)))
         .transpose()
 }
 
@@ -1250,7 +1270,7 @@ mod tests {
             stored.len(),
             mail.len()
         );
-        assert_eq!(outbox_body(&c, id).unwrap().unwrap(), mail);
+        assert_eq!(outbox_body(&c, id).unwrap().unwrap().1, mail);
         let due = outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).unwrap();
         assert_eq!(due[0].raw, mail);
         // A body stored whole (before compression) reads as it is.
@@ -1259,7 +1279,10 @@ mod tests {
             params![b"From: x\r\n\r\nold".to_vec(), id],
         )
         .unwrap();
-        assert_eq!(outbox_body(&c, id).unwrap().unwrap(), b"From: x\r\n\r\nold");
+        assert_eq!(
+            outbox_body(&c, id).unwrap().unwrap().1,
+            b"From: x\r\n\r\nold"
+        );
         // A damaged body is an error, not a panic.
         let mut bad = PACKED.to_vec();
         bad.extend_from_slice(b"\xff\xfe not deflate");

@@ -1,0 +1,230 @@
+//! Turn reports rendered when they are delivered, not in the transaction
+//! that made the turn.
+//!
+//! A turn report is a pure function of what the database keeps for ever
+//! (the game's snapshots, events and submissions) and of a few facts that
+//! change later (the game's status and deadline, the recipient's seat).
+//! The transaction of the mail that made the turn stores those facts, a
+//! few hundred bytes, as the outbox row's body (a [`ReportJob`] behind
+//! [`store::JOB`]); delivery renders the mail from them: the same bytes as
+//! rendering it at once, since nothing it reads changes after the commit
+//! (docs/performance.md, "Reports rendered at delivery"). The mail path's
+//! transaction then writes a few pages instead of two reports' worth, and
+//! the rendering runs beside the next mail's adjudication.
+
+use super::{Judge, MadeTurn, Position, ServiceError};
+use crate::mail::outbound::{self, Outgoing};
+use crate::report::Templates;
+use crate::rules::{Rules, State, Viewer};
+use crate::store::{self, Game};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+/// One recipient's report of turns `first..=last` of a game, as queued.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct ReportJob {
+    pub game: i64,
+    pub first: u32,
+    pub last: u32,
+    /// The game's row as it was when the report was queued (later turns,
+    /// a deadline moved or a review released change them).
+    pub status: String,
+    pub turn: u32,
+    pub result: Option<String>,
+    pub deadline_at: Option<String>,
+    pub held_from: Option<u32>,
+    /// The recipient and as whom it sees the board.
+    pub to: String,
+    pub viewer: Viewer,
+    pub tz: String,
+    pub reply_to: Option<String>,
+    /// Team play: the member's sections and whether it leads the side
+    /// (its own order template in place of the side's).
+    pub member: Option<(Vec<String>, bool)>,
+}
+
+/// An outbox row's body before rendering: the job and what composing the
+/// mail needs besides (the sender and the Date, fixed when it was queued).
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Stored {
+    pub from_name: String,
+    pub from_addr: String,
+    /// The Date header: seconds and nanoseconds since 1970.
+    pub date: (u64, u32),
+    pub report: ReportJob,
+}
+
+impl Stored {
+    pub(super) fn to_bytes(&self) -> Vec<u8> {
+        let mut out = store::JOB.to_vec();
+        // A job is plain data: serialising it cannot fail.
+        out.extend_from_slice(&serde_json::to_vec(self).unwrap_or_default());
+        out
+    }
+}
+
+/// What rendering the reports of one turn shares between its recipients.
+struct Loaded {
+    key: (i64, u32, u32),
+    game: Game,
+    rules: Rules,
+    state: State,
+    made: Vec<MadeTurn>,
+}
+
+/// Renders stored report jobs into mails, keeping the last game's
+/// position for the next recipient of the same turn.
+pub struct Renderer<'t> {
+    templates: &'t Templates,
+    last: Option<Loaded>,
+}
+
+impl<'t> Renderer<'t> {
+    #[must_use]
+    pub fn new(templates: &'t Templates) -> Self {
+        Renderer {
+            templates,
+            last: None,
+        }
+    }
+
+    /// The mail an outbox row stands for: `stored` itself when it is a
+    /// mail, else the report its job describes, composed with the row's
+    /// Message-ID.
+    pub fn mail(
+        &mut self,
+        conn: &Connection,
+        message_id: &str,
+        stored: Vec<u8>,
+    ) -> Result<Vec<u8>, ServiceError> {
+        let Some(json) = stored.strip_prefix(store::JOB) else {
+            return Ok(stored);
+        };
+        let s: Stored = serde_json::from_slice(json)
+            .map_err(|e| ServiceError::Invalid(format!("an outbox job does not read: {e}")))?;
+        let m = self.report(conn, &s.report)?;
+        let date = std::time::UNIX_EPOCH + std::time::Duration::new(s.date.0, s.date.1);
+        outbound::compose(&s.from_name, &s.from_addr, message_id, date, &m)
+            .map_err(|e| ServiceError::Invalid(format!("cannot compose a report: {e}")))
+    }
+
+    fn load(&mut self, conn: &Connection, job: &ReportJob) -> Result<&Loaded, ServiceError> {
+        let key = (job.game, job.first, job.last);
+        if self.last.as_ref().is_none_or(|l| l.key != key) {
+            self.last = None;
+            let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
+            let Position {
+                rules, state, hash, ..
+            } = Judge::position_in(conn, &game, Some(job.last))?;
+            let mut made = Vec::new();
+            for turn in job.first..=job.last {
+                let hash = if turn == job.last {
+                    hash.clone()
+                } else {
+                    store::snapshot(conn, game.id, Some(turn))?
+                        .map(|(_, _, h)| h)
+                        .unwrap_or_default()
+                };
+                made.push(MadeTurn {
+                    turn,
+                    movers: store::movers(conn, game.id, turn)?,
+                    events: store::events(conn, game.id, Some(turn))?
+                        .into_iter()
+                        .map(|(_, e)| e)
+                        .collect(),
+                    hash,
+                });
+            }
+            self.last = Some(Loaded {
+                key,
+                game,
+                rules,
+                state,
+                made,
+            });
+        }
+        self.last
+            .as_ref()
+            .ok_or_else(|| ServiceError::Invalid("no report loaded".into()))
+    }
+
+    /// The report mail of `job`, as [`Judge`] would have queued it.
+    fn report(&mut self, conn: &Connection, job: &ReportJob) -> Result<Outgoing, ServiceError> {
+        let templates = self.templates;
+        let l = self.load(conn, job)?;
+        let mut game = l.game.clone();
+        game.status.clone_from(&job.status);
+        game.turn = job.turn;
+        game.result.clone_from(&job.result);
+        game.deadline_at.clone_from(&job.deadline_at);
+        game.held_from = job.held_from;
+        report_mail(templates, &game, &l.rules, &l.made, &l.state, job)
+    }
+}
+
+/// One recipient's report mail of `made`.
+pub(super) fn report_mail(
+    templates: &Templates,
+    game: &Game,
+    rules: &Rules,
+    made: &[MadeTurn],
+    state: &State,
+    job: &ReportJob,
+) -> Result<Outgoing, ServiceError> {
+    let viewer = &job.viewer;
+    let (mut text, mut parts) =
+        Judge::report_text(templates, game, rules, made, state, viewer, &job.tz)?;
+    if let (Viewer::Side(side), Some(t), Some((sections, leader))) =
+        (viewer, parts.orders.clone(), &job.member)
+    {
+        if let Some(mt) = rules.member_template(state, side, sections, *leader) {
+            text = text.replacen(&t, &mt, 1);
+            parts.orders = Some(mt);
+        }
+    }
+    let mut html_extra = String::new();
+    let copy = if *viewer == Viewer::Referee {
+        // The referee's desk: both sides' boards, labelled, and what waits
+        // for it.
+        let mut desk = String::new();
+        if let Some(t) = game.held_from {
+            desk.push_str(&format!(
+                "HELD FOR YOUR REVIEW: the players have not seen turn {t} onwards.\nReply APPROVE to release the results, or AMEND to correct them first.\n\n"
+            ));
+        }
+        for side in rules.sides(state) {
+            let p = rules.report_parts(state, &[], &Viewer::Side(side.clone()), None);
+            let label = format!("WHAT {} SEES", side.to_uppercase());
+            desk.push_str(&format!(
+                "{label}\n{}\n{}\n",
+                "=".repeat(label.len()),
+                p.map
+            ));
+            html_extra.push_str(&crate::report::html::labelled_board(&label, &p.board_html));
+        }
+        text = format!("{text}\n{desk}");
+        ", referee's copy"
+    } else {
+        ""
+    };
+    let subject = format!("Game {}: {}{copy}", game.id, super::made_heading(made));
+    let html = if html_extra.is_empty() {
+        parts.html(&subject, &text)
+    } else {
+        let board = format!(
+            "{}{html_extra}",
+            crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
+        );
+        crate::report::html::document(&board, &subject, &text)
+    };
+    Ok(Outgoing {
+        to: job.to.clone(),
+        html: Some(html),
+        attachments: vec![parts.attachment()],
+        subject,
+        text,
+        reply_to: job.reply_to.clone(),
+        game_id: Some(game.id),
+        ..Outgoing::default()
+    })
+}
