@@ -310,24 +310,26 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
     let (conn, cfg) = (&judge.conn, &judge.cfg);
     let due = stamp(now);
     let keep_hours = cfg.outbound.keep_sent_hours;
-    let mut renderer = Renderer::new(&judge.templates);
+    let renderer = Renderer::new(&judge.templates);
     let mut after = 0;
     loop {
         let mut page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
         let Some(last) = page.last() else { break };
         after = last.id;
+        let rendered = renderer.render_page(conn, &mut page);
         // Each group is sent first, then its marks are written in one
         // commit (the WAL's pages once for the group, not once a mail),
         // outside any transaction while the mail server is slow.
-        for group in page.chunks_mut(MARKS_PER_COMMIT) {
-            let sent: Vec<Sent> = group
-                .iter_mut()
-                .map(|m| {
-                    let r = render_and_send(cfg, conn, &mut renderer, m);
-                    Sent::of(m, r)
-                })
-                .collect();
-            record_all(conn, sent, now, keep_hours > 0, pass)?;
+        let mut outcomes = page
+            .iter()
+            .zip(rendered)
+            .map(|(m, r)| Sent::of(m, send(cfg, m, r)));
+        loop {
+            let group: Vec<Sent> = outcomes.by_ref().take(MARKS_PER_COMMIT).collect();
+            if group.is_empty() {
+                break;
+            }
+            record_all(conn, group, now, keep_hours > 0, pass)?;
         }
     }
     if keep_hours > 0 {
@@ -411,7 +413,7 @@ fn courier(
         })
         .ok();
     let templates = Templates::load(Some(&cfg.path("templates")));
-    let mut renderer = Renderer::new(&templates);
+    let renderer = Renderer::new(&templates);
     let mut moved = Ok(());
     let mut after = 0;
     while let Ok(job) = jobs.recv() {
@@ -427,18 +429,19 @@ fn courier(
         };
         let Some(conn) = &conn else { continue };
         loop {
-            let page = match store::outbox_due_page(conn, &stamp(now), after, store::OUTBOX_PAGE) {
-                Ok(p) => p,
-                Err(e) => {
-                    tracing::error!("outbox: {e}");
-                    break;
-                }
-            };
+            let mut page =
+                match store::outbox_due_page(conn, &stamp(now), after, store::OUTBOX_PAGE) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::error!("outbox: {e}");
+                        break;
+                    }
+                };
             let Some(last) = page.last() else { break };
             after = last.id;
-            for mut m in page {
-                let r = render_and_send(cfg, conn, &mut renderer, &mut m);
-                let _ = report.send(Sent::of(&m, r));
+            let rendered = renderer.render_page(conn, &mut page);
+            for (m, r) in page.iter().zip(rendered) {
+                let _ = report.send(Sent::of(m, send(cfg, m, r)));
             }
         }
     }
@@ -451,22 +454,15 @@ fn courier(
 /// one delivery and its mark always could.
 pub const MARKS_PER_COMMIT: usize = 8;
 
-/// Renders a row's report if it is one still to render (see
-/// [`Renderer`]), then hands the mail to the configured transport. A
-/// report that cannot be rendered (a damaged database) is a permanent
-/// failure: it stays in the outbox as dead, for the host.
-fn render_and_send(
+/// Hands a row to the transport once [`Renderer::render_page`] has
+/// rendered it; a report that could not be rendered (a damaged database)
+/// is a permanent failure: it stays in the outbox as dead, for the host.
+fn send(
     cfg: &Config,
-    conn: &rusqlite::Connection,
-    renderer: &mut Renderer<'_>,
-    m: &mut store::OutMail,
+    m: &store::OutMail,
+    rendered: Result<(), ServiceError>,
 ) -> Result<(), outbound::DeliveryError> {
-    let stored = std::mem::take(&mut m.raw);
-    let rendered = catch_unwind(AssertUnwindSafe(|| {
-        renderer.mail(conn, &m.message_id, stored)
-    }))
-    .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())));
-    m.raw = rendered.map_err(|e| outbound::DeliveryError {
+    rendered.map_err(|e| outbound::DeliveryError {
         message: format!("the report cannot be rendered: {e}"),
         transient: false,
     })?;

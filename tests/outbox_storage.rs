@@ -455,3 +455,62 @@ fn a_report_rendered_turns_later_is_the_report_rendered_at_once() {
     );
     same_mails(&a, &b);
 }
+
+/// A report's job that cannot be rendered (a damaged row, a game gone)
+/// fails alone and for good: the row is dead with the reason, for the
+/// host; the mails beside it go out; the pass does not stop.
+#[test]
+fn a_report_job_that_cannot_be_rendered_is_dead_and_the_rest_go_out() {
+    let site = Site::new();
+    new_game(&site, "2026-11-20T10:00:00Z");
+    {
+        let mut db = site.db();
+        let tx = db.transaction().unwrap();
+        let job = |text: &str| [adjutant::store::JOB, text.as_bytes()].concat();
+        for (n, raw) in [
+            job("{\"not\": \"a job\""),
+            job(r#"{"from_name":"A","from_addr":"judge@localhost","date":[0,0],"report":{"game":99,"first":1,"last":1,"status":"active","turn":1,"result":null,"deadline_at":null,"held_from":null,"to":"x@example.org","viewer":{"kind":"observer"},"tz":"UTC","reply_to":null,"member":null}}"#),
+        ]
+        .iter()
+        .enumerate()
+        {
+            adjutant::store::insert_outbox(
+                &tx,
+                None,
+                "x@example.org",
+                &format!("bad{n}@localhost"),
+                "report",
+                raw,
+                "2026-11-20T10:00:00Z",
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    site.at("2026-11-20T10:01:00Z", &["serve", "--once"]);
+    let db = site.db();
+    let mut st = db
+        .prepare("SELECT message_id, status, last_error FROM outbox ORDER BY id")
+        .unwrap();
+    let rows: Vec<(String, String, Option<String>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let bad: Vec<_> = rows.iter().filter(|r| r.0.starts_with("bad")).collect();
+    assert_eq!(bad.len(), 2);
+    for (mid, status, error) in &bad {
+        assert_eq!(status, "dead", "{mid}");
+        let error = error.as_deref().unwrap_or("");
+        assert!(error.contains("cannot be rendered"), "{mid}: {error}");
+    }
+    assert!(bad[0].2.as_deref().unwrap_or("").contains("does not read"));
+    assert!(bad[1].2.as_deref().unwrap_or("").contains("no game 99"));
+    let welcomes = rows.iter().filter(|r| !r.0.starts_with("bad")).count();
+    assert!(welcomes >= 2);
+    assert!(rows
+        .iter()
+        .filter(|r| !r.0.starts_with("bad"))
+        .all(|r| r.1 == "sent"));
+    assert_eq!(site.outbox().len(), welcomes);
+}

@@ -72,27 +72,82 @@ struct Loaded {
     made: Vec<MadeTurn>,
 }
 
-/// Renders stored report jobs into mails, keeping the last game's
-/// position for the next recipient of the same turn.
+impl Loaded {
+    fn load(conn: &Connection, job: &ReportJob) -> Result<Loaded, ServiceError> {
+        let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
+        let Position {
+            rules, state, hash, ..
+        } = Judge::position_in(conn, &game, Some(job.last))?;
+        let mut made = Vec::new();
+        for turn in job.first..=job.last {
+            let hash = if turn == job.last {
+                hash.clone()
+            } else {
+                store::snapshot(conn, game.id, Some(turn))?
+                    .map(|(_, _, h)| h)
+                    .unwrap_or_default()
+            };
+            made.push(MadeTurn {
+                turn,
+                movers: store::movers(conn, game.id, turn)?,
+                events: store::events(conn, game.id, Some(turn))?
+                    .into_iter()
+                    .map(|(_, e)| e)
+                    .collect(),
+                hash,
+            });
+        }
+        Ok(Loaded {
+            key: (job.game, job.first, job.last),
+            game,
+            rules,
+            state,
+            made,
+        })
+    }
+
+    /// The report mail of `s`, composed with `message_id`.
+    fn mail(
+        &self,
+        templates: &Templates,
+        message_id: &str,
+        s: &Stored,
+    ) -> Result<Vec<u8>, ServiceError> {
+        let job = &s.report;
+        let mut game = self.game.clone();
+        game.status.clone_from(&job.status);
+        game.turn = job.turn;
+        game.result.clone_from(&job.result);
+        game.deadline_at.clone_from(&job.deadline_at);
+        game.held_from = job.held_from;
+        let m = report_mail(templates, &game, &self.rules, &self.made, &self.state, job)?;
+        let date = std::time::UNIX_EPOCH + std::time::Duration::new(s.date.0, s.date.1);
+        outbound::compose(&s.from_name, &s.from_addr, message_id, date, &m)
+            .map_err(|e| ServiceError::Invalid(format!("cannot compose a report: {e}")))
+    }
+}
+
+fn read_job(json: &[u8]) -> Result<Stored, ServiceError> {
+    serde_json::from_slice(json)
+        .map_err(|e| ServiceError::Invalid(format!("an outbox job does not read: {e}")))
+}
+
+/// Renders stored report jobs into mails.
 pub struct Renderer<'t> {
     templates: &'t Templates,
-    last: Option<Loaded>,
 }
 
 impl<'t> Renderer<'t> {
     #[must_use]
     pub fn new(templates: &'t Templates) -> Self {
-        Renderer {
-            templates,
-            last: None,
-        }
+        Renderer { templates }
     }
 
     /// The mail an outbox row stands for: `stored` itself when it is a
     /// mail, else the report its job describes, composed with the row's
     /// Message-ID.
     pub fn mail(
-        &mut self,
+        &self,
         conn: &Connection,
         message_id: &str,
         stored: Vec<u8>,
@@ -100,65 +155,59 @@ impl<'t> Renderer<'t> {
         let Some(json) = stored.strip_prefix(store::JOB) else {
             return Ok(stored);
         };
-        let s: Stored = serde_json::from_slice(json)
-            .map_err(|e| ServiceError::Invalid(format!("an outbox job does not read: {e}")))?;
-        let m = self.report(conn, &s.report)?;
-        let date = std::time::UNIX_EPOCH + std::time::Duration::new(s.date.0, s.date.1);
-        outbound::compose(&s.from_name, &s.from_addr, message_id, date, &m)
-            .map_err(|e| ServiceError::Invalid(format!("cannot compose a report: {e}")))
+        let s = read_job(json)?;
+        Loaded::load(conn, &s.report)?.mail(self.templates, message_id, &s)
     }
 
-    fn load(&mut self, conn: &Connection, job: &ReportJob) -> Result<&Loaded, ServiceError> {
-        let key = (job.game, job.first, job.last);
-        if self.last.as_ref().is_none_or(|l| l.key != key) {
-            self.last = None;
-            let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
-            let Position {
-                rules, state, hash, ..
-            } = Judge::position_in(conn, &game, Some(job.last))?;
-            let mut made = Vec::new();
-            for turn in job.first..=job.last {
-                let hash = if turn == job.last {
-                    hash.clone()
-                } else {
-                    store::snapshot(conn, game.id, Some(turn))?
-                        .map(|(_, _, h)| h)
-                        .unwrap_or_default()
+    /// Renders in place every row of `page` that holds a report's job,
+    /// and says, for each row, whether it could be. Each turn's position
+    /// is read once for all its recipients; the reports are drawn on two
+    /// threads (`par_map`: a report is a pure function of its inputs).
+    pub fn render_page(
+        &self,
+        conn: &Connection,
+        page: &mut [store::OutMail],
+    ) -> Vec<Result<(), ServiceError>> {
+        let mut out: Vec<Result<(), ServiceError>> = Vec::with_capacity(page.len());
+        let mut loaded: Vec<Loaded> = Vec::new();
+        // (row, job, which of `loaded`) for every row to render.
+        let mut todo: Vec<(usize, Stored, usize)> = Vec::new();
+        for (i, m) in page.iter().enumerate() {
+            let Some(json) = m.raw.strip_prefix(store::JOB) else {
+                out.push(Ok(()));
+                continue;
+            };
+            let r = read_job(json).and_then(|s| {
+                let key = (s.report.game, s.report.first, s.report.last);
+                let at = match loaded.iter().position(|l| l.key == key) {
+                    Some(at) => at,
+                    None => {
+                        loaded.push(Loaded::load(conn, &s.report)?);
+                        loaded.len() - 1
+                    }
                 };
-                made.push(MadeTurn {
-                    turn,
-                    movers: store::movers(conn, game.id, turn)?,
-                    events: store::events(conn, game.id, Some(turn))?
-                        .into_iter()
-                        .map(|(_, e)| e)
-                        .collect(),
-                    hash,
-                });
-            }
-            self.last = Some(Loaded {
-                key,
-                game,
-                rules,
-                state,
-                made,
+                todo.push((i, s, at));
+                Ok(())
             });
+            out.push(r);
         }
-        self.last
-            .as_ref()
-            .ok_or_else(|| ServiceError::Invalid("no report loaded".into()))
-    }
-
-    /// The report mail of `job`, as [`Judge`] would have queued it.
-    fn report(&mut self, conn: &Connection, job: &ReportJob) -> Result<Outgoing, ServiceError> {
         let templates = self.templates;
-        let l = self.load(conn, job)?;
-        let mut game = l.game.clone();
-        game.status.clone_from(&job.status);
-        game.turn = job.turn;
-        game.result.clone_from(&job.result);
-        game.deadline_at.clone_from(&job.deadline_at);
-        game.held_from = job.held_from;
-        report_mail(templates, &game, &l.rules, &l.made, &l.state, job)
+        let (loaded, rows) = (&loaded, &*page);
+        let drawn = super::par_map(&todo, |(i, s, at)| {
+            // A bug in a family's report is this row's failure, not the
+            // delivery's.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                loaded[*at].mail(templates, &rows[*i].message_id, s)
+            }))
+            .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())))
+        });
+        for ((i, ..), raw) in todo.iter().zip(drawn) {
+            match raw {
+                Ok(raw) => page[*i].raw = raw,
+                Err(e) => out[*i] = Err(e),
+            }
+        }
+        out
     }
 }
 

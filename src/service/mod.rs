@@ -691,10 +691,11 @@ impl Judge {
             })
             .collect();
         let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
-        // Mails composed and packed side by side; reports kept as jobs
-        // (see [`deferred`]), their addresses checked now as composing
-        // them would. Stored here in order.
-        let composed = par_map(&mails, |(m, _, mid)| match m {
+        // Mails composed and packed; reports kept as jobs (see
+        // [`deferred`]), their addresses checked now as composing them
+        // would. On this thread: the helper thread draws the reports
+        // being delivered, and the transaction must not wait for it.
+        let composed = mails.iter().map(|(m, _, mid)| match m {
             Queued::Mail(m) => {
                 outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
             }
@@ -715,6 +716,7 @@ impl Judge {
                 .to_bytes())
             }
         });
+        let composed: Vec<Result<Vec<u8>, outbound::ComposeError>> = composed.collect();
         for ((m, kind, mid), packed) in mails.into_iter().zip(composed) {
             let (to, game_id) = match &m {
                 Queued::Mail(m) => (&m.to, m.game_id),
