@@ -1750,7 +1750,9 @@ impl Judge {
         }
     }
 
-    /// Queue one report of `made` per recipient of `audience`.
+    /// Queue one report of `made` per recipient of `audience`, as a job
+    /// rendered at delivery ([`deferred`]): `state` is the position after
+    /// `made`'s last turn, as stored, and `game` the row as it is now.
     #[allow(clippy::too_many_arguments)]
     fn queue_reports(
         &self,
@@ -2355,12 +2357,11 @@ struct MadeTurn {
     hash: String,
 }
 
-/// "turn 7" or "turns 7-8".
 /// `f` over `items`, split between two threads when the machine has two
 /// cores or more (the order of the results is the order of the items). The
-/// work it is given is pure (a report, a composed mail), so the bytes do not
-/// depend on the split; a panic in the helper thread is raised again here,
-/// where the daemon's `catch_unwind` records it as for any other.
+/// work it is given is pure (the reports of a page of the outbox being
+/// delivered), so the bytes do not depend on the split; a panic in the
+/// helper thread is raised again here.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     // One helper thread for the process, kept: a thread started per mail
     // cost its start, a fresh stack and a fresh heap every time.
@@ -2380,8 +2381,8 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     let Some(helper) = helper.as_ref().filter(|_| items.len() >= 2) else {
         return items.iter().map(f).collect();
     };
-    // Alternate items: the mails of an order mail come as two reports and
-    // a short receipt, and each report is the bulk of the work.
+    // Alternate items: reports come a recipient after another, each about
+    // as much work as the next.
     let mut theirs = Vec::new();
     let mut mine = Vec::new();
     // The helper's items are spawned, this thread does its own, and the
@@ -2402,6 +2403,7 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
         .collect()
 }
 
+/// "turn 7" or "turns 7-8".
 fn made_turns(made: &[MadeTurn]) -> String {
     match (made.first(), made.last()) {
         (Some(a), Some(b)) if a.turn != b.turn => format!("turns {}-{}", a.turn, b.turn),
