@@ -514,3 +514,52 @@ fn a_report_job_that_cannot_be_rendered_is_dead_and_the_rest_go_out() {
         .all(|r| r.1 == "sent"));
     assert_eq!(site.outbox().len(), welcomes);
 }
+
+/// Acceptance 4: a turn report mail of Pegasus Bridge (the throughput
+/// measurement's first turn, both sides' reports, each game its own dice)
+/// is at most 30 KB (30 × 1,024 bytes), the whole RFC 5322 message.
+#[test]
+fn a_first_turn_report_mail_is_at_most_30_kb() {
+    let site = Site::new();
+    let games = 6;
+    for i in 0..games {
+        site.at(
+            "2026-11-20T10:00:00Z",
+            &[
+                "new-game",
+                "--scenario",
+                "pegasus-bridge",
+                "--seat",
+                &format!("allies=a{i}@example.org"),
+                "--seat",
+                &format!("axis=b{i}@example.org"),
+            ],
+        );
+    }
+    site.at("2026-11-20T10:01:00Z", &["serve", "--once"]);
+    for i in 0..games {
+        let who = format!("a{i}@example.org");
+        let to = reply_address(&site, &who);
+        site.drop_mail(
+            &format!("{i}.eml"),
+            &mail(
+                &who,
+                &to,
+                "orders",
+                &format!("o{i}@example.org"),
+                "PLAY recon-centre\nORDER F4\nBATTLE F4 F5\n",
+            ),
+        );
+    }
+    site.at("2026-11-20T10:05:00Z", &["serve", "--once"]);
+    let reports: Vec<(String, usize)> = site
+        .outbox()
+        .into_iter()
+        .filter(|(n, _)| n.ends_with("-report.eml"))
+        .map(|(n, t)| (n, t.len()))
+        .collect();
+    assert_eq!(reports.len(), 2 * games, "{reports:?}");
+    for (name, size) in &reports {
+        assert!(*size <= 30 * 1024, "{name}: {size} bytes");
+    }
+}
