@@ -1,0 +1,122 @@
+//! Paratroops & Glider Landings through the whole judge: a game of the
+//! shipped Maleme scenario drops its sticks by dice in the judge's opening
+//! phase, reports where each landed in the first report to both sides, plays
+//! on, and `verify` replays the drop; a bad `[[airdrops]]` entry is refused
+//! with its line and column.
+
+use crate::common;
+use common::{unqp, Site};
+
+#[test]
+fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
+    let site = Site::new();
+    site.new_game(
+        "maleme",
+        &["axis=alice@example.org", "allies=bob@example.org"],
+        &[],
+    );
+    let mails: Vec<String> = site.outbox().into_iter().map(|(_, t)| unqp(&t)).collect();
+    let first: Vec<&String> = mails
+        .iter()
+        .filter(|m| m.contains("Subject: Game 1: turn 1 (the judge)"))
+        .collect();
+    assert_eq!(first.len(), 2, "the drop is reported to both sides");
+    for m in &first {
+        // The plain text's list of what happened (the mail also carries the
+        // view as JSON and HTML).
+        let from = m.find("What happened:").expect("what happened");
+        let to = from + m[from..].find("Maleme, after").expect("the map");
+        let m = &m[from..to];
+        // Five sticks: two gliders over G4, three from the plane along row 6.
+        let drops = m.matches("Axis airdrop Elite Infantry").count();
+        assert_eq!(drops, 5, "{m}");
+        assert_eq!(m.matches(" over G4 (").count(), 2, "{m}");
+        // A stick of the plane is told "from the plane over X", or, when
+        // the plane had flown past the board's edge before it jumped, only
+        // that (the game's seed is new each run, so either may happen).
+        assert_eq!(
+            m.matches("from the plane over").count()
+                + m.matches("the plane had flown past").count(),
+            3,
+            "{m}"
+        );
+        let landed = m.matches("landed at").count();
+        let lost = m.matches("(no medal to the enemy)").count();
+        assert_eq!(landed + lost, 5, "each stick lands or is lost: {m}");
+    }
+    common::assert_80_columns(&site);
+    // The Axis move first once the sticks are down.
+    let state = common::latest_state(&site);
+    assert!(state.airdrops.is_empty());
+    assert_eq!(
+        adjutant::rules::memoir44::waiting(&state).sides,
+        vec!["axis".to_string()]
+    );
+    common::submit_random_turns(&site, 4, 12);
+    let v = site.export_and_verify(&["--include-seed"]);
+    let export = site.path().join("export.json");
+    assert!(v.contains("5 turns replayed identically"), "{v}");
+
+    // A drift die changed in the export: verify names the difference.
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let first_turn = &mut json["turns"][0]["events"][0];
+    assert_eq!(first_turn["kind"], "airdrop", "{first_turn}");
+    let r = first_turn["rolls"][0].as_u64().unwrap();
+    first_turn["rolls"][0] = serde_json::json!(if r == 6 { 1 } else { r + 1 });
+    std::fs::write(&export, serde_json::to_string(&json).unwrap()).unwrap();
+    let out = site.run(&["verify", export.to_str().unwrap()]);
+    assert!(!out.status.success(), "a changed drop die must fail verify");
+}
+
+#[test]
+fn a_bad_airdrop_is_refused_with_line_and_column() {
+    let site = Site::new();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/memoir44/maleme.toml"
+    ))
+    .unwrap();
+    // (text in the file, its replacement, words of the answer, how many
+    // lines above the replacement's first line the answer points).
+    let cases = [
+        (
+            "type = \"elite-infantry\"\naim = \"G4\"",
+            "type = \"medium-armour\"\naim = \"G4\"",
+            "infantry class",
+            0,
+        ),
+        (
+            "flight = [\"L6\", \"K6\"]",
+            "flight = [\"L6\", \"K5\"]",
+            "not a straight line",
+            0,
+        ),
+        (
+            "flight = [\"L6\", \"K6\"]",
+            "flight = [\"L6\", \"K6\"]\naim = \"G4\"",
+            "either aim",
+            2,
+        ),
+        ("aim = \"G4\"", "aim = \"Z4\"", "Z4", 0),
+    ];
+    for (i, (from, to, want, above)) in cases.iter().enumerate() {
+        assert!(shipped.contains(from), "{from}");
+        let text = shipped
+            .replace("id = \"maleme\"", "id = \"club-drop\"")
+            .replacen(from, to, 1);
+        let file = site.path().join(format!("drop{i}.toml"));
+        std::fs::write(&file, &text).unwrap();
+        let out = site.run(&["check-scenario", file.to_str().unwrap()]);
+        assert!(!out.status.success(), "{to}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        // The line of the mistake, 1-based, as the file has it.
+        let at = text.find(to).unwrap();
+        let line = text[..at].matches('\n').count() + 1 - above;
+        assert!(
+            err.contains(&format!("drop{i}.toml:{line}:")),
+            "line {line}: {err}"
+        );
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}

@@ -1,0 +1,291 @@
+//! The real mail server's side of the end-to-end tests: the test mail
+//! client (tests/mailclient.py, SMTP in and IMAP out on loopback), a
+//! player's inbox, the judge pointed at the server, and its CLI. Shared by
+//! tests/e2e_*.rs instead of a copy each.
+
+use super::Site;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+pub fn client(args: &[&str], stdin: Option<&str>) -> String {
+    hold_the_server();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut i = child.stdin.take().unwrap();
+        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "mailclient {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn inbox(user: &str) -> Vec<Value> {
+    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
+}
+
+pub fn serve(site: &Site) {
+    site.ok(&["serve", "--once"]);
+}
+
+/// Mail takes a moment through Postfix and LMTP: wait until `user` has `n` mails.
+pub fn wait_for(user: &str, n: usize) -> Vec<Value> {
+    for _ in 0..100 {
+        let m = inbox(user);
+        if m.len() >= n {
+            return m;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{user} never got {n} mails: {:#?}", inbox(user));
+}
+
+pub fn game_row(site: &Site) -> (u32, String) {
+    site.db()
+        .query_row("SELECT turn, status FROM games WHERE id = 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap()
+}
+
+/// Point the judge of `site` at the loopback mail server (scripts/mailserver.sh):
+/// IMAP in, SMTP out, as judge@adjutant.test.
+pub fn use_real_server(site: &Site) {
+    hold_the_server();
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
+        .replace("kind = \"maildir\"", "kind = \"imap\"")
+        .replace("kind = \"file\"", "kind = \"smtp\"")
+        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
+        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
+    std::fs::write(site.config(), cfg).unwrap();
+    std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
+}
+
+/// The end-to-end tests share the loopback server's accounts (judge, alice,
+/// bob, ...) and empty them as they start, so they run one at a time although
+/// they live in one test binary: the first `client` or `use_real_server` call of a test thread
+/// takes a process-wide lock, held until that thread (the test) ends.
+fn hold_the_server() {
+    use std::cell::RefCell;
+    use std::sync::{Mutex, MutexGuard};
+    static SERVER: Mutex<()> = Mutex::new(());
+    thread_local! {
+        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
+    }
+    HELD.with(|held| {
+        let mut held = held.borrow_mut();
+        if held.is_none() {
+            *held = Some(SERVER.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+    });
+}
+
+/// A new judge on the loopback mail server, its mailbox and those of
+/// `users` (at adjutant.test) emptied first.
+pub fn real_server_site(users: &[&str]) -> Site {
+    for u in std::iter::once(&"judge").chain(users) {
+        client(&["clear", &format!("{u}@adjutant.test")], None);
+    }
+    let site = Site::new();
+    use_real_server(&site);
+    site
+}
+
+/// The address a mail's Reply-To names (judge+TOKEN@...).
+pub fn reply_to(m: &Value) -> String {
+    text(m, "reply_to")
+        .rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string()
+}
+
+/// Subject or body text of a fetched mail.
+pub fn text(m: &Value, k: &str) -> String {
+    m[k].as_str().unwrap_or("").to_string()
+}
+
+/// The judge's clock starts here in the tests that set it.
+pub const T0: &str = "2026-11-20T12:00:00Z";
+
+/// The judge of game 1 on the real mail server, run at a set clock, and
+/// its two players replying to its mails. Shared by tests/e2e_grid.rs and
+/// the measured family's driver (tests/common/measured_mail.rs).
+pub struct MailJudge<'a> {
+    pub site: &'a Site,
+    pub rules: adjutant::rules::Rules,
+    /// The side whose player is `players[0]`, as the ruleset names it.
+    pub first: &'static str,
+    /// The first side's player, then the other's.
+    pub players: [String; 2],
+    /// Hours after T0: the judge's clock (a game by mail goes a move an
+    /// hour; the judge answers one address at most 10 times an hour).
+    pub hours: std::cell::Cell<i64>,
+}
+
+impl<'a> MailJudge<'a> {
+    pub fn new(
+        site: &'a Site,
+        rules: adjutant::rules::Rules,
+        first: &'static str,
+        players: [String; 2],
+    ) -> MailJudge<'a> {
+        MailJudge {
+            site,
+            rules,
+            first,
+            players,
+            hours: std::cell::Cell::new(0),
+        }
+    }
+
+    pub fn now(&self) -> String {
+        let t0 = chrono::DateTime::parse_from_rfc3339(T0).unwrap();
+        (t0 + chrono::Duration::hours(self.hours.get()))
+            .to_utc()
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    }
+
+    /// Run the judge's CLI at its clock; its output.
+    pub fn at(&self, args: &[&str]) -> String {
+        self.site.at(&self.now(), args)
+    }
+
+    /// (adjudications done, status) of game 1.
+    pub fn game(&self) -> (u32, String) {
+        game_row(self.site)
+    }
+
+    /// Start game 1 of `scenario` at the clock, `sides[0]` played by
+    /// `players[0]` and `sides[1]` by `players[1]`, with 72 h deadlines and
+    /// a pass for a missed one, and the `extra` options.
+    pub fn new_game(&self, scenario: &str, sides: [&str; 2], extra: &[&str]) {
+        let seats = [0, 1].map(|i| format!("{}={}", sides[i], self.players[i]));
+        let mut args = vec!["new-game", "--scenario", scenario];
+        args.extend(["--seat", &seats[0], "--seat", &seats[1]]);
+        args.extend(["--deadline", "72h", "--nmr", "pass"]);
+        args.extend(extra);
+        let id = self.at(&args);
+        assert_eq!(id.trim(), "1");
+    }
+
+    /// Both players are told the game is over, and its export verifies.
+    pub fn assert_over_and_verified(&self) {
+        for p in &self.players {
+            self.wait_mail(p, 0, "is over.");
+        }
+        let export = self.site.path().join("export.json");
+        let export = export.to_str().unwrap();
+        self.at(&["export", "1", "--output", export]);
+        let v = self.at(&["verify", export]);
+        assert!(v.contains("OK: game 1 verified"), "{v}");
+    }
+
+    /// Game 1's latest state.
+    pub fn game_state(&self) -> adjutant::rules::State {
+        let json: String = self
+            .site
+            .db()
+            .query_row(
+                "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        self.rules.restore(&json).unwrap()
+    }
+
+    /// The sides the current phase waits for.
+    pub fn needed(&self) -> Vec<String> {
+        self.rules.phase(&self.game_state()).sides
+    }
+
+    pub fn player(&self, side: &str) -> &str {
+        &self.players[usize::from(side != self.first)]
+    }
+
+    /// Wait until `who` has a mail after the first `skip` whose subject or
+    /// body contains `needle`.
+    pub fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
+        for _ in 0..100 {
+            if let Some(m) = inbox(who)
+                .into_iter()
+                .skip(skip)
+                .find(|m| text(m, "subject").contains(needle) || text(m, "body").contains(needle))
+            {
+                return m;
+            }
+            self.at(&["serve", "--once"]);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "{who} never got a mail with {needle:?}: {:#?}\n{}",
+            inbox(who).into_iter().skip(skip).collect::<Vec<_>>(),
+            self.at(&["log"])
+        );
+    }
+
+    /// `side` replies to the judge's latest mail with `orders`; returns how
+    /// many mails the player had before.
+    pub fn send(&self, side: &str, orders: &str) -> usize {
+        let who = self.player(side);
+        let mails = inbox(who);
+        let last = mails
+            .iter()
+            .rev()
+            .find(|m| text(m, "reply_to").contains("judge+"))
+            .expect("a mail to reply to");
+        let body = format!("{orders}\n-- \n{side} commander\n");
+        client(
+            &[
+                "send",
+                who,
+                &reply_to(last),
+                &format!("Re: {}", text(last, "subject")),
+            ],
+            Some(&body),
+        );
+        mails.len()
+    }
+
+    /// Send and wait for the judge's answer: a receipt that holds the orders
+    /// (`held`) or one that adjudicated them.
+    pub fn send_and_wait(&self, side: &str, orders: &str, held: bool) -> Value {
+        let skip = self.send(side, orders);
+        let needle = if held {
+            "They are held"
+        } else {
+            "accepted and adjudicated"
+        };
+        self.wait_mail(self.player(side), skip, needle)
+    }
+
+    /// The orders stored for `side` in adjudication `turn`, and their source.
+    pub fn stored(&self, turn: u32, side: &str) -> (String, String) {
+        self.site
+            .db()
+            .query_row(
+                "SELECT orders, source FROM submissions WHERE game_id = 1 AND turn = ?1 AND side = ?2",
+                rusqlite::params![turn, side],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    }
+}

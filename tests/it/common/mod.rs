@@ -1,0 +1,349 @@
+//! Helpers for tests that run the real `adjutant` binary in a temp dir.
+#![allow(dead_code)]
+
+pub mod chromium;
+pub mod depth;
+pub mod fog;
+pub mod mail_client;
+pub mod measured_mail;
+pub mod memoir_mail;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_adjutant")
+}
+
+/// A judge initialised in a fresh temporary directory.
+pub struct Site {
+    pub dir: tempfile::TempDir,
+}
+
+impl Site {
+    pub fn new() -> Site {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(bin())
+            .arg("init")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "init failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Site { dir }
+    }
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn config(&self) -> PathBuf {
+        self.path().join("adjutant.toml")
+    }
+    /// The CLI on this site's configuration, quiet but for warnings.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.arg("--config")
+            .arg(self.config())
+            .args(args)
+            .env("ADJUTANT_LOG", "warn");
+        c
+    }
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+    /// Run the CLI with its clock set to `now` (RFC 3339); its output.
+    pub fn at(&self, now: &str, args: &[&str]) -> String {
+        let out = self
+            .command(args)
+            .env("ADJUTANT_NOW", now)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?} at {now}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "adjutant {args:?} failed ({:?}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    pub fn inbox_new(&self) -> PathBuf {
+        self.path().join("mail/inbox/new")
+    }
+    pub fn inbox_cur(&self) -> PathBuf {
+        self.path().join("mail/inbox/cur")
+    }
+    pub fn drop_mail(&self, name: &str, raw: &[u8]) {
+        let tmp = self.path().join("mail/inbox/tmp").join(name);
+        std::fs::write(&tmp, raw).unwrap();
+        std::fs::rename(&tmp, self.inbox_new().join(name)).unwrap();
+    }
+    /// The sent mails, by file name order, as (name, text).
+    pub fn outbox(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(self.path().join("mail/outbox"))
+            .unwrap()
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".eml").then(|| {
+                    (
+                        name,
+                        String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned(),
+                    )
+                })
+            })
+            .collect();
+        v.sort();
+        v
+    }
+    /// The HTML part of the first sent mail (by file name order) whose
+    /// text `pick` accepts; `what` names it when there is none.
+    pub fn html_mail(&self, what: &str, pick: impl Fn(&str) -> bool) -> String {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(self.path().join("mail/outbox"))
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .collect();
+        files.sort();
+        let raw = files
+            .iter()
+            .filter_map(|f| std::fs::read(f).ok())
+            .find(|r| pick(&String::from_utf8_lossy(r)))
+            .unwrap_or_else(|| panic!("no {what} in the outbox"));
+        let msg = mail_parser::MessageParser::default()
+            .parse(&raw)
+            .expect("a mail");
+        msg.body_html(0).expect("an HTML part").into_owned()
+    }
+    /// Export game 1 (with the `extra` options) to a file and verify the
+    /// file: what `verify` says.
+    pub fn export_and_verify(&self, extra: &[&str]) -> String {
+        let export = self.path().join("export.json");
+        let export = export.to_str().unwrap();
+        let mut args = vec!["export", "1"];
+        args.extend(extra);
+        args.extend(["--output", export]);
+        self.ok(&args);
+        self.ok(&["verify", export])
+    }
+    /// The sent mails' texts, decoded, by file name order.
+    pub fn mails(&self) -> Vec<String> {
+        self.outbox().into_iter().map(|(_, t)| unqp(&t)).collect()
+    }
+    /// A new game of `scenario` with the `seats` (`side=address`) and the
+    /// `extra` options of `new-game`; what it prints (the game's number).
+    pub fn new_game(&self, scenario: &str, seats: &[&str], extra: &[&str]) -> String {
+        let mut args = vec!["new-game", "--scenario", scenario];
+        for seat in seats {
+            args.extend(["--seat", seat]);
+        }
+        args.extend(extra);
+        self.ok(&args)
+    }
+    /// A new game of Pegasus Bridge, alice@example.org the Allies and
+    /// bob@example.org the Axis, with the `extra` options of `new-game`.
+    pub fn pegasus_bridge(&self, extra: &[&str]) -> String {
+        self.new_game(
+            "pegasus-bridge",
+            &["allies=alice@example.org", "axis=bob@example.org"],
+            extra,
+        )
+    }
+    /// How many outgoing mails are not sent.
+    pub fn unsent(&self) -> i64 {
+        self.db()
+            .query_row(
+                "SELECT count(*) FROM outbox WHERE status != 'sent'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.path().join("adjutant.db")).unwrap()
+    }
+    /// The first shipped scenario and its two sides.
+    pub fn scenario(&self) -> String {
+        let out = self.ok(&["scenarios"]);
+        out.lines()
+            .next()
+            .expect("a shipped scenario")
+            .trim()
+            .to_string()
+    }
+}
+
+/// A plain mail.
+pub fn mail(from: &str, to: &str, subject: &str, msgid: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{msgid}>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+/// Decode a quoted-printable body well enough for assertions.
+pub fn unqp(s: &str) -> String {
+    let s = s.replace("=\r\n", "").replace("=\n", "");
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'=' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+}
+
+/// The loopback mail server of `scripts/mailserver.sh`, started on first use.
+/// Returns false (the test skips) when its packages are not installed, except
+/// under CI (`CI=true`), where a missing server is a failure.
+pub fn mailserver() -> bool {
+    use std::sync::Mutex;
+    static LOCK: Mutex<Option<bool>> = Mutex::new(None);
+    let mut guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(up) = *guard {
+        return up;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("scripts/mailserver.sh");
+    let dir = "/tmp/adj-mail";
+    let status = Command::new("bash")
+        .arg(&script)
+        .args(["status", dir])
+        .output();
+    let up = if status.map(|o| o.status.success()).unwrap_or(false) {
+        true
+    } else if Path::new("/usr/sbin/postfix").exists() && Path::new("/usr/sbin/dovecot").exists() {
+        let out = Command::new("bash")
+            .arg(&script)
+            .args(["start", dir])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/mailserver.sh start failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        true
+    } else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI: the mail server is not installed; .ci/run must run scripts/mailserver.sh install"
+        );
+        println!(
+            "skipped: the loopback mail server is not installed (scripts/mailserver.sh install)"
+        );
+        false
+    };
+    *guard = Some(up);
+    up
+}
+
+/// The reply address (judge+TOKEN@...) of the newest mail to `who` that has one.
+pub fn reply_address(site: &Site, who: &str) -> String {
+    let t = site
+        .outbox()
+        .into_iter()
+        .map(|(_, t)| unqp(&t))
+        .rev()
+        .find(|t| t.contains(&format!("To: {who}")) && t.contains("\nReply-To: "))
+        .expect("a mail with a Reply-To");
+    let line = t.lines().find(|l| l.starts_with("Reply-To: ")).unwrap();
+    line.rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string()
+}
+
+/// The latest Memoir '44 state of game 1.
+pub fn latest_state(site: &Site) -> adjutant::rules::memoir44::State {
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every line of the plain-text part of every mail in the outbox is at most
+/// 80 columns (headers and other parts excepted).
+pub fn assert_80_columns(site: &Site) {
+    for (name, raw) in site.outbox() {
+        let raw = raw.replace("\r\n", "\n");
+        // The plain part: from the first text/plain header block to the next
+        // boundary, decoded only if it is quoted-printable (a 7bit body may
+        // end a line with '=', which is text, not a soft line break).
+        let Some(start) = raw.find("Content-Type: text/plain") else {
+            continue;
+        };
+        let Some(head_len) = raw[start..].find("\n\n") else {
+            continue;
+        };
+        // The whole header block the Content-Type is in (the transfer
+        // encoding may come before it).
+        let block_start = raw[..start].rfind("\n\n").map_or(0, |i| i + 2);
+        let head = &raw[block_start..start + head_len];
+        let rest = &raw[start + head_len + 2..];
+        let end = rest.find("\n--").unwrap_or(rest.len());
+        let body = if head.to_ascii_lowercase().contains("quoted-printable") {
+            unqp(&rest[..end])
+        } else {
+            rest[..end].to_string()
+        };
+        for line in body.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{name}: a line of {} columns:\n{line}",
+                line.chars().count()
+            );
+        }
+    }
+}
+
+/// Play `turns` turns of game 1 through `adjutant submit`, each side sending
+/// random legal orders drawn from `seed`; fewer if the game ends first.
+/// Returns the turns played.
+pub fn submit_random_turns(site: &Site, turns: usize, seed: u8) -> usize {
+    use adjutant::engine::dice::ChaChaDice;
+    use adjutant::rules::memoir44;
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([seed; 32]);
+    let file = site.path().join("random-orders.txt");
+    for played in 0..turns {
+        let state = latest_state(site);
+        // The game's own dice (a new seed each game) may end it early.
+        let Some(side) = memoir44::waiting(&state).sides.first().cloned() else {
+            return played;
+        };
+        std::fs::write(
+            &file,
+            memoir44::random_orders(&rules, &state, &side, &mut rng),
+        )
+        .unwrap();
+        site.ok(&["submit", "1", &side, file.to_str().unwrap()]);
+    }
+    turns
+}

@@ -1,0 +1,161 @@
+//! Acceptance: 200 inbound mails, the real binary SIGKILLed at random moments
+//! and restarted until the inbox is drained. Every mail must be processed
+//! exactly once, every reply be in the outbox exactly once, and the database
+//! must pass `PRAGMA integrity_check`.
+
+use crate::common;
+use common::{bin, mail, Site};
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator so a failure can be re-run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn sigkill_at_random_moments_loses_and_repeats_nothing() {
+    let site = Site::new();
+    // Poll quickly so restarts get to work at once.
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("poll_seconds = 30", "poll_seconds = 1")
+        // This test is about crashes, not the answer caps (tests/hardening.rs):
+        // p1 sends 20 STATUS mails within the hour.
+        .replace(
+            "answers_per_address_hour = 60",
+            "answers_per_address_hour = 1000",
+        );
+    std::fs::write(site.config(), cfg).unwrap();
+    let scenario = site.scenario();
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        &scenario,
+        "--seat",
+        "allies=p0@example.org",
+        "--seat",
+        "axis=p1@example.org",
+    ]);
+    let welcomes = site.outbox().len();
+
+    let mut expected_replies = 0;
+    for i in 0..200 {
+        let raw = match i % 10 {
+            // An auto-reply: logged, never answered.
+            9 => format!("From: away{i}@example.org\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <m{i}@example.org>\r\nSubject: away\r\n\r\nHELP\r\n").into_bytes(),
+            3 => { expected_replies += 1; mail(&format!("p{}@example.org", i % 2), "judge@localhost", "status", &format!("m{i}@example.org"), "STATUS\n") }
+            _ => { expected_replies += 1; mail(&format!("u{i}@example.org"), "judge@localhost", "help", &format!("m{i}@example.org"), "HELP\n") }
+        };
+        site.drop_mail(&format!("{i:04}.eml"), &raw);
+    }
+    // Drop a few duplicates under other names, too.
+    for i in [0, 50, 123] {
+        site.drop_mail(
+            &format!("dup-{i}.eml"),
+            &mail(
+                &format!("u{i}@example.org"),
+                "judge@localhost",
+                "help",
+                &format!("m{i}@example.org"),
+                "HELP\n",
+            ),
+        );
+    }
+
+    let mut rng = Lcg(0x5eed);
+    let start = Instant::now();
+    let mut kills = 0;
+    // Kills that left the inbox partly handled: the ones that test anything.
+    let mut midway = 0;
+    loop {
+        let waiting = std::fs::read_dir(site.inbox_new()).unwrap().count();
+        let pending: i64 = site
+            .db()
+            .query_row(
+                "SELECT count(*) FROM outbox WHERE status = 'pending'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if waiting == 0 && pending == 0 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "did not drain: {waiting} waiting, {pending} pending"
+        );
+        let mut child = Command::new(bin())
+            .arg("--config")
+            .arg(site.config())
+            .arg("serve")
+            .env("ADJUTANT_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let wait_ms = 1 + rng.next(30);
+        std::thread::sleep(Duration::from_millis(wait_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+        let done = std::fs::read_dir(site.inbox_cur()).unwrap().count();
+        if done > 0 && done < 203 {
+            midway += 1;
+        }
+    }
+    eprintln!("drained after {kills} kills");
+    eprintln!("{midway} kills left the inbox partly handled");
+    assert!(
+        midway >= 2,
+        "the judge was not killed in the middle of its work ({kills} kills)"
+    );
+
+    let db = site.db();
+    let ok: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let inbox: i64 = db
+        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(inbox, 200, "every distinct mail recorded exactly once");
+    let distinct: i64 = db
+        .query_row("SELECT count(DISTINCT message_id) FROM inbox", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(distinct, 200);
+    let replies: i64 = db
+        .query_row(
+            "SELECT count(*) FROM outbox WHERE kind = 'reply' AND status = 'sent'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(replies, expected_replies);
+
+    // On disk: exactly one file per outbox row, and one reply per answered mail.
+    let out = site.outbox();
+    assert_eq!(out.len(), welcomes + expected_replies as usize);
+    let mut per_mail: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, text) in &out {
+        if let Some(line) = text.lines().find(|l| l.starts_with("In-Reply-To: ")) {
+            *per_mail.entry(line.to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(per_mail.len(), expected_replies as usize);
+    assert!(
+        per_mail.values().all(|n| *n == 1),
+        "a mail answered twice: {per_mail:?}"
+    );
+    assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), 203);
+}

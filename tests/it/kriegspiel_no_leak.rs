@@ -1,0 +1,142 @@
+//! Property test: random Kriegspiel games of Memoir '44 (every shipped
+//! scenario, `kriegspiel=true`). After every turn, for each side, the report
+//! the judge mails it (every part: the view JSON attachment, the SVG and the
+//! HTML board, the combat report) holds no enemy unit the side did not see
+//! at that time:
+//! - the view's enemy units are exactly those `fog::seen_units` gives;
+//! - every hex an enemy event names is a hex the side knew (its own units'
+//!   hexes and moves, the hexes it battled, enemy units seen when the turn
+//!   began or after it);
+//! - the SVG draws no unit group and the combat report names no hex of an
+//!   enemy unit the side did not know.
+//!
+//! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
+//! one unit. Depth (`common::depth`): 100 games by default, 2,000 with
+//! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
+
+use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use crate::common;
+
+use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
+use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};
+use common::fog::{known, leaks};
+use serde_json::Value;
+
+fn seed_of(n: u64) -> Seed {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s[8] = 0x4b;
+    s
+}
+
+fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
+    let seed = seed_of(n);
+    let mut sc = Scenario::shipped(scenario);
+    sc.options.insert("kriegspiel".into(), "true".into());
+    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
+    let mut rng = ChaChaDice::from_seed(derive("test/ks-orders", &[&seed]));
+    let mut st: State = rules.setup(&sc, &mut deck).expect("setup");
+    let mut turns = 0;
+    for t in 1..=200 {
+        if rules.result(&st).is_some() {
+            break;
+        }
+        let before: M44 = st.get::<M44>().expect("memoir44").clone();
+        let Some(side) = rules.phase(&st).sides.first().cloned() else {
+            break;
+        };
+        let orders = memoir44::random_orders(r, &before, &side, &mut rng);
+        let mut dice = ChaChaDice::stream(&turn_seed(&seed, t), "battle");
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let adj = rules
+            .adjudicate(
+                &st,
+                &[Orders {
+                    side: side.clone(),
+                    text: orders.clone(),
+                }],
+                &mut chance,
+            )
+            .unwrap_or_else(|e| panic!("{scenario} game {n} turn {t}: {e}\n{orders}"));
+        let after: M44 = adj.state.get::<M44>().expect("memoir44").clone();
+        for (i, name) in after.sides.iter().enumerate() {
+            let viewer = Viewer::Side(name.clone());
+            let parts = rules.report_parts(&adj.state, &adj.events, &viewer, Some(&side));
+            let v: Value = serde_json::from_str(&parts.json).expect("view json");
+            let own = if *name == side { orders.as_str() } else { "" };
+            let k = known(r, &before, &after, i, &adj.events, own);
+            let problems = leaks(r, &after, i, &k, &v, &parts.svg, &parts.combat);
+            assert!(
+                problems.is_empty(),
+                "{scenario} game {n} turn {t}, {name}'s mail:\n{}",
+                problems.join("\n")
+            );
+            // The HTML board is the SVG inline.
+            assert!(parts.board_html.contains(parts.svg.trim()) || parts.svg.is_empty());
+        }
+        st = adj.state;
+        turns = t;
+    }
+    turns
+}
+
+fn games() -> u64 {
+    crate::common::depth::games("KS_GAMES", 100, 2000)
+}
+
+#[test]
+fn no_mail_shows_an_unseen_enemy_unit() {
+    let rules = Rules::load("memoir44").unwrap();
+    let r = Ruleset::builtin().unwrap();
+    let scenarios = memoir44::scenario::ids();
+    let mut total = 0;
+    for n in 0..games() {
+        let s = &scenarios[(n as usize) % scenarios.len()];
+        total += play(&rules, &r, s, n);
+    }
+    eprintln!("{} Kriegspiel games, {total} turns, no leak", games());
+    assert!(u64::from(total) > games(), "the games were played");
+}
+
+/// The check is not blind: a view that leaks one unseen unit fails it.
+#[test]
+fn checker_catches_a_leaked_unit() {
+    let rules = Rules::load("memoir44").unwrap();
+    let r = Ruleset::builtin().unwrap();
+    let mut sc = Scenario::shipped("pegasus-bridge");
+    sc.options.insert("kriegspiel".into(), "true".into());
+    let mut deck = ChaChaDice::from_seed([1; 32]);
+    let st = rules.setup(&sc, &mut deck).unwrap();
+    let m: &M44 = st.get::<M44>().unwrap();
+    let side = 0;
+    let unseen = m
+        .units
+        .iter()
+        .find(|u| u.side != side && !fog::sees(&r, m, side, u))
+        .expect("an unseen enemy unit at the start")
+        .clone();
+    let viewer = Viewer::Side(m.sides[side].clone());
+    let k = known(&r, m, m, side, &[], "");
+    // The honest view passes.
+    let parts = rules.report_parts(&st, &[], &viewer, None);
+    let v: Value = serde_json::from_str(&parts.json).unwrap();
+    assert!(leaks(&r, m, side, &k, &v, &parts.svg, &parts.combat).is_empty());
+    // The referee's view, which holds every unit, does not.
+    let all = view::view(&r, m, &Viewer::Referee);
+    let mut leaked = view::view(&r, m, &viewer);
+    leaked.units.push(
+        all.units
+            .iter()
+            .find(|u| u.id == unseen.id)
+            .unwrap()
+            .clone(),
+    );
+    let lv = serde_json::to_value(&leaked).unwrap();
+    let svg = adjutant::rules::memoir44::report::parts(&leaked, None).svg;
+    let p = leaks(&r, m, side, &k, &lv, &svg, "");
+    assert!(p.iter().any(|x| x.contains("unseen unit")), "{p:?}");
+    assert!(p.iter().any(|x| x.contains("SVG draws")), "{p:?}");
+}

@@ -1,0 +1,41 @@
+//! The one integration-test binary (docs/testing.md): a module per area,
+//! sharing `common`. One binary links the library once instead of 36 times.
+
+mod common;
+
+mod airdrop;
+mod browser;
+mod campaign;
+mod cases;
+mod cli_game;
+mod crash;
+mod deadlines;
+mod desert;
+mod e2e_airdrop;
+mod e2e_campaign;
+mod e2e_desert;
+mod e2e_grid;
+mod e2e_mail;
+mod e2e_measured;
+mod e2e_minefields;
+mod e2e_night;
+mod e2e_syw;
+mod e2e_worlds;
+mod hardening;
+mod kriegspiel_mail;
+mod kriegspiel_no_leak;
+mod landmarks;
+mod mail_corpus;
+mod mailserver;
+mod measured_referee;
+mod minefields;
+mod no_leak;
+mod outbox_storage;
+mod protocol;
+mod random_games;
+mod random_grid_games;
+mod random_measured_games;
+mod referee;
+mod spine;
+mod teams;
+mod trains;

@@ -1,0 +1,506 @@
+//! Property test for the measured family: random games of legal orders from
+//! every shipped Charge! scenario, and every Seven Years' War scenario with
+//! the fog-of-war events forced on. After every move: no two units' ground
+//! overlaps, rank and file and officers are only ever removed (never added,
+//! never a unit from nowhere: an off-table unit comes on with the men it
+//! had), every unit stays on the table unless it left
+//! it; and replaying the submissions gives the same state and events.
+//!
+//! Depth (`common::depth`): 12 Charge! and 6 Seven Years' War games per
+//! scenario by default, 120 and 60 with `ADJUTANT_DEEP=1`; `MEASURED_GAMES`
+//! sets the number exactly.
+
+use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use adjutant::rules::measured::syw::entry;
+use adjutant::rules::measured::{geometry, random, state, Ruleset, State};
+use adjutant::rules::{Chance, Family, Orders, Scenario, Viewer};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const MAX_MOVES: u32 = 40;
+
+fn seed_of(n: u64) -> Seed {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s[8] = 0x14;
+    s
+}
+
+fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
+    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
+    let mut st = Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup");
+    if r.syw.is_some() && seed[0].is_multiple_of(2) {
+        designated_hill(&mut st);
+    }
+    if r.syw.is_some() {
+        regiments(r, &mut st);
+    }
+    st
+}
+
+/// Seven Years' War: each brigade's line cavalry squadrons form a
+/// regiment (L: "Line cavalry move by squadron ... A regiment may dice and
+/// move as one body"), so the random games make regimental moves.
+fn regiments(r: &Ruleset, st: &mut State) {
+    for u in &mut st.units {
+        let line_cavalry = r
+            .troop(&u.troop)
+            .is_some_and(|t| t.class == "cavalry" && !t.light);
+        if line_cavalry && !u.brigade.is_empty() {
+            u.regiment = format!("R-{}", u.brigade);
+        }
+    }
+}
+
+/// Now and then a regimental move (Seven Years' War `REGIMENT`) for a
+/// regiment of the side, in place of its squadrons' own lines: a move, a
+/// wheel or one squadron's charge with the others supporting, added if the
+/// judge accepts it. Whether one was added.
+fn add_regiment(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) -> bool {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(3) != 1 {
+        return false;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        let mut regs: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && !u.regiment.is_empty())
+            .map(|u| u.regiment.as_str())
+            .collect();
+        regs.dedup();
+        let enemies: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side != side)
+            .map(|u| u.id.as_str())
+            .collect();
+        for reg in regs {
+            let squadrons: Vec<&str> = st
+                .units
+                .iter()
+                .filter(|u| u.side == side && u.regiment == reg)
+                .map(|u| u.id.as_str())
+                .collect();
+            // The squadrons' own lines give way to the regiment's.
+            let rest: Vec<&str> = o
+                .text
+                .lines()
+                .filter(|l| {
+                    !squadrons
+                        .iter()
+                        .any(|q| l.starts_with(&format!("UNIT {q}:")))
+                        && *l != "PASS"
+                })
+                .collect();
+            let mut tries: Vec<String> = Vec::new();
+            for e in &enemies {
+                for q in &squadrons {
+                    tries.push(format!("CHARGE {e} WITH {q}"));
+                    tries.push(format!("FORWARD {}, CHARGE {e} WITH {q}", rng.roll(3)));
+                }
+            }
+            let k = rng.roll(tries.len().max(1) as u32) as usize;
+            let n = tries.len();
+            tries.rotate_left(k.saturating_sub(1).min(n));
+            tries.truncate(4);
+            tries.push("FORWARD ALL".into());
+            tries.push(format!("FORWARD {}", rng.roll(6)));
+            tries.push(format!("WHEEL LEFT {}", rng.roll(4) * 10));
+            for steps in tries {
+                let text = format!("{}\nREGIMENT {reg}: {steps}\n", rest.join("\n"));
+                if Family::check(r, st, &o.side, &text).is_ok() {
+                    o.text = text;
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Seven Years' War, every other game: a hill across the middle of the
+/// table designated to impede moves and enhance charges ("Hills may
+/// impede or enhance movement or charges as designated"), so the random
+/// games move, charge and fire on and over a hill.
+fn designated_hill(st: &mut State) {
+    let (w, d) = (st.width, st.depth);
+    let p = |x: i64, y: i64| geometry::Pt::new(x, y);
+    let points = vec![
+        p(w / 4, d * 3 / 8),
+        p(w * 3 / 4, d * 3 / 8),
+        p(w * 3 / 4, d * 5 / 8),
+        p(w / 4, d * 5 / 8),
+        p(w / 4, d * 3 / 8),
+    ];
+    st.terrain.push(state::Feature {
+        kind: "hill".into(),
+        name: "Test hill".into(),
+        points,
+        level: 1,
+        capacity: 0,
+        damage: 0,
+        shell: 0,
+        burning: None,
+        flow: None,
+        move_dice: -1,
+        charge_dice: 1,
+    });
+}
+
+/// Now and then a line's refused wing (Seven Years' War `REFUSE`, within
+/// the limits or beyond them, an incorrect formation) or, for a line
+/// already refused, fire by section, in place of that unit's own line, if
+/// the judge accepts it.
+fn add_refusal(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(3) != 1 {
+        return;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        let enemies: Vec<&str> = st
+            .units
+            .iter()
+            .filter(|u| u.side != side)
+            .map(|u| u.id.as_str())
+            .collect();
+        for u in st.units.iter().filter(|u| u.side == side) {
+            let rest: Vec<&str> = o
+                .text
+                .lines()
+                .filter(|l| !l.starts_with(&format!("UNIT {}:", u.id)) && *l != "PASS")
+                .collect();
+            let mut tries: Vec<String> = Vec::new();
+            if u.refused.is_empty() {
+                tries.push(format!(
+                    "REFUSE {} {} {} {}",
+                    if rng.roll(2) == 1 { "LEFT" } else { "RIGHT" },
+                    rng.roll(4),
+                    if rng.roll(2) == 1 { "BACK" } else { "FORWARD" },
+                    rng.roll(12) * 10
+                ));
+            } else {
+                for e in &enemies {
+                    for sec in ["LEFT", "RIGHT"] {
+                        tries.push(format!("FIRE AT {e} WITH {sec} BONUS"));
+                    }
+                    tries.push(format!("FIRE AT {e}"));
+                }
+                tries.push("FORM LINE".into());
+            }
+            for steps in tries {
+                let text = format!("{}\nUNIT {}: {steps}\n", rest.join("\n"), u.id);
+                if Family::check(r, st, &o.side, &text).is_ok() {
+                    o.text = text;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Now and then a manufactured retreat (Seven Years' War `RETREAT`) for
+/// the first unit of the side that may take one, added to the random
+/// orders if the judge accepts it.
+fn add_retreat(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+    use adjutant::engine::dice::Dice;
+    if r.syw.is_none() || rng.roll(8) != 1 {
+        return;
+    }
+    for o in orders.iter_mut() {
+        let Some(side) = st.side_index(&o.side) else {
+            continue;
+        };
+        for u in st.units.iter().filter(|u| u.side == side) {
+            let text = format!("RETREAT {}\n{}", u.id, o.text);
+            if Family::check(r, st, &o.side, &text).is_ok() {
+                o.text = text;
+                return;
+            }
+        }
+    }
+}
+
+fn step(r: &Ruleset, st: &State, seed: &Seed, t: u32, orders: &[Orders]) -> (State, Vec<Value>) {
+    let mut dice = ChaChaDice::stream(&turn_seed(seed, t), "move");
+    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    Family::adjudicate(r, st, orders, &mut chance)
+        .unwrap_or_else(|e| panic!("move {t}: random orders refused: {e}\n{orders:?}"))
+}
+
+/// Whether two footprints overlap by more than the table's precision.
+/// Positions are whole sixteenths of an inch, and a turned unit's corners
+/// are rounded to them, so two units the engine set exactly in contact
+/// may cross by a fraction of a sixteenth (Minden, seed 23: a line wheeled
+/// up to another's rear corner, 0.33 of a sixteenth inside). Ground shared
+/// by a whole sixteenth or more is an overlap: the separating-axis test
+/// with every vertex allowed up to one sixteenth past the edge.
+fn overlap_beyond_rounding(a: &[geometry::Pt], b: &[geometry::Pt]) -> bool {
+    fn apart(a: &[geometry::Pt], b: &[geometry::Pt]) -> bool {
+        let n = a.len();
+        let o = geometry::Pt::new(0, 0);
+        let area: i128 = (0..n)
+            .map(|i| geometry::cross(o, a[i], a[(i + 1) % n]))
+            .sum();
+        let inside = if area >= 0 { 1 } else { -1 };
+        (0..n).any(|i| {
+            let (p, q) = (a[i], a[(i + 1) % n]);
+            let len2 = i128::from(q.x - p.x).pow(2) + i128::from(q.y - p.y).pow(2);
+            // cross = |pq| x distance inside: within one sixteenth when
+            // cross <= 0 or cross^2 < |pq|^2.
+            b.iter().all(|r| {
+                let c = geometry::cross(p, q, *r) * inside;
+                c <= 0 || c * c < len2
+            })
+        })
+    }
+    !apart(a, b) && !apart(b, a)
+}
+
+/// The invariants between two positions, or what broke.
+fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> {
+    for (i, a) in after.units.iter().enumerate() {
+        let fa = state::footprint(r, a);
+        for b in &after.units[i + 1..] {
+            if overlap_beyond_rounding(&fa.corners(), &state::footprint(r, b).corners()) {
+                return Err(format!(
+                    "{} and {} overlap: {:?} {} {:?} and {:?} {} {:?}",
+                    a.id,
+                    b.id,
+                    a.front,
+                    a.facing,
+                    fa.corners(),
+                    b.front,
+                    b.facing,
+                    state::footprint(r, b).corners()
+                ));
+            }
+        }
+        // A unit may come on from off the table (Seven Years' War).
+        let old = before
+            .unit(&a.id)
+            .or_else(|| {
+                entry::reserves(before)
+                    .iter()
+                    .find(|x| x.unit.id == a.id)
+                    .map(|x| &x.unit)
+            })
+            .ok_or_else(|| format!("{} appeared from nowhere", a.id))?;
+        if a.rf > old.rf {
+            return Err(format!("{} gained men ({} -> {})", a.id, old.rf, a.rf));
+        }
+        if a.start_rf != old.start_rf {
+            return Err(format!("{}'s starting strength changed", a.id));
+        }
+        // Officers only ever leave, except a General who attaches himself
+        // to the unit he rallies (and leaves the table as a unit).
+        let joined = a.officers.len() == old.officers.len() + 1
+            && a.officers.last().is_some_and(|o| {
+                before.units.iter().any(|g| {
+                    o.rank.ends_with(&format!("({})", g.id)) && after.unit(&g.id).is_none()
+                })
+            });
+        if a.officers.len() != old.officers.len() && !joined {
+            return Err(format!("{}'s officers changed", a.id));
+        }
+        for (o, p) in a.officers.iter().zip(&old.officers) {
+            if o.alive && !p.alive {
+                return Err(format!("{}'s {} came back", a.id, o.rank));
+            }
+        }
+        if a.guns.len() != old.guns.len() {
+            return Err(format!("{}'s guns changed in number", a.id));
+        }
+        for (g, h) in a.guns.iter().zip(&old.guns) {
+            if h.destroyed && !g.destroyed {
+                return Err(format!("{}'s destroyed gun came back", a.id));
+            }
+        }
+        if !after.on_table(&fa) {
+            return Err(format!("{} is off the table", a.id));
+        }
+    }
+    for (s, (x, y)) in after.removed.iter().zip(&before.removed).enumerate() {
+        if x < y {
+            return Err(format!("side {s}'s removals went down"));
+        }
+    }
+    let men = |st: &State| {
+        st.units.iter().map(|u| u.rf).sum::<u32>()
+            + entry::reserves(st).iter().map(|x| x.unit.rf).sum::<u32>()
+    };
+    if men(after) > men(before) {
+        return Err("the table has more rank and file than before".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn random_measured_games_keep_the_invariants() {
+    let r = Ruleset::builtin("charge").expect("ruleset");
+    let stats = play(&r, "charge", crate::common::depth::games("MEASURED_GAMES", 12, 120));
+    assert!(
+        stats.get("removed").copied().unwrap_or(0) > 0,
+        "no figure was ever removed: the random orders never fight"
+    );
+    // Fuentes de Oñoro 1811 brings the General's rally, houses under fire
+    // and wagons into the random games.
+    for k in ["general_rally", "house_fire", "house_leave", "house_spread"] {
+        assert!(
+            stats.get(k).copied().unwrap_or(0) > 0,
+            "no '{k}' event in any game: {stats:?}"
+        );
+    }
+}
+
+/// The Seven Years' War with fog-of-war events forced on: every
+/// player-turn's first die is read as a 1, so every player-turn rolls on
+/// its army's table (the trigger is data: every face triggers).
+#[test]
+fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
+    let mut r = Ruleset::builtin("seven-years-war").expect("ruleset");
+    if let Some(t) = r.syw.as_mut() {
+        t.fog_trigger = (1..=6).collect();
+    }
+    let stats = play(&r, "seven-years-war", crate::common::depth::games("MEASURED_GAMES", 6, 60));
+    assert!(
+        stats.get("removed").copied().unwrap_or(0) > 0,
+        "no figure was ever removed: the random orders never fight"
+    );
+    for k in [
+        "fog_event",
+        "response_fire",
+        "test",
+        "moved",
+        "enters",
+        "manufactured_retreat",
+        "hill_going",
+        "regimental_move",
+        "regiment_support",
+        "refused_wing",
+        "incorrect_formation",
+    ] {
+        assert!(
+            stats.get(k).copied().unwrap_or(0) > 0,
+            "no '{k}' event in any game: {stats:?}"
+        );
+    }
+}
+
+fn play(r: &Ruleset, ruleset: &str, games: u64) -> BTreeMap<String, u64> {
+    let t0 = std::time::Instant::now();
+    let r = r.clone();
+    let mut stats: BTreeMap<String, u64> = BTreeMap::new();
+    for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
+        for n in 0..games {
+            let seed = seed_of(n);
+            let mut st = setup(&r, sc, &seed);
+            let mut rng = ChaChaDice::from_seed(derive("test/orders", &[&seed]));
+            let mut subs: Vec<Vec<Orders>> = Vec::new();
+            let mut evs: Vec<Vec<Value>> = Vec::new();
+            for t in 1..=MAX_MOVES {
+                if st.over {
+                    break;
+                }
+                let mut orders = random::random_move(&r, &st, &mut rng);
+                if add_regiment(&r, &st, &mut orders, &mut rng) {
+                    *stats.entry("regimental_move".into()).or_default() += 1;
+                }
+                add_refusal(&r, &st, &mut orders, &mut rng);
+                add_retreat(&r, &st, &mut orders, &mut rng);
+                for o in &orders {
+                    // What a player's mail would get: accepted as checked.
+                    Family::check(&r, &st, &o.side, &o.text)
+                        .unwrap_or_else(|e| panic!("{sc} seed {n} move {t}: {e}\n{}", o.text));
+                }
+                let (next, ev) = step(&r, &st, &seed, t, &orders);
+                if let Err(e) = invariants(&r, &st, &next) {
+                    let texts: Vec<String> = orders
+                        .iter()
+                        .map(|o| format!("[{}]\n{}", o.side, o.text))
+                        .collect();
+                    let evs: Vec<String> = ev.iter().map(Value::to_string).collect();
+                    panic!(
+                        "{sc} seed {n} move {t}: {e}\norders:\n{}\nevents:\n{}",
+                        texts.join(""),
+                        evs.join("\n")
+                    );
+                }
+                // The report renders for everyone without panicking.
+                for v in [
+                    Viewer::Referee,
+                    Viewer::Side(st.sides[0].clone()),
+                    Viewer::Side(st.sides[1].clone()),
+                ] {
+                    let p = Family::report(&r, &next, &ev, &v, None);
+                    assert!(p.svg.contains("<svg"), "{sc} seed {n} move {t}: no SVG");
+                }
+                *stats.entry("moves".into()).or_default() += 1;
+                *stats.entry("events".into()).or_default() += ev.len() as u64;
+                for e in &ev {
+                    if let Some(k) = e.get("kind").and_then(Value::as_str) {
+                        *stats.entry(k.to_string()).or_default() += 1;
+                    }
+                    // Several attackers on one defender, hills' going.
+                    if e.get("attackers")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.len() > 1)
+                    {
+                        *stats.entry("several_attackers".into()).or_default() += 1;
+                    }
+                    let text = e.get("text").and_then(Value::as_str).unwrap_or("");
+                    if text.contains("Test hill impedes") || text.contains("Test hill enhances") {
+                        *stats.entry("hill_going".into()).or_default() += 1;
+                    }
+                    // Refused wings, incorrect formations, fire by section.
+                    for (k, needle) in [
+                        ("refused_wing", "refuses its"),
+                        ("incorrect_formation", "incorrect formation"),
+                        ("section_fire", " section) fires at"),
+                    ] {
+                        if text.contains(needle) {
+                            *stats.entry(k.into()).or_default() += 1;
+                        }
+                    }
+                }
+                subs.push(orders);
+                evs.push(ev);
+                st = next;
+            }
+            *stats.entry("games".into()).or_default() += 1;
+            if st.over {
+                *stats.entry("finished".into()).or_default() += 1;
+            }
+            // Replay from the submissions alone.
+            let mut again = setup(&r, sc, &seed);
+            for (i, orders) in subs.iter().enumerate() {
+                let (next, ev) = step(&r, &again, &seed, i as u32 + 1, orders);
+                assert_eq!(
+                    ev,
+                    evs[i],
+                    "{sc} seed {n} move {}: replayed events differ",
+                    i + 1
+                );
+                again = next;
+            }
+            assert_eq!(again, st, "{sc} seed {n}: replay differs");
+            *stats.entry("removed".into()).or_default() +=
+                u64::from(st.removed.iter().sum::<u32>());
+        }
+    }
+    eprintln!(
+        "{ruleset}: {games} games per scenario in {:.1} s: {stats:?}",
+        t0.elapsed().as_secs_f64()
+    );
+    stats
+}
