@@ -249,7 +249,12 @@ fn has_word(hay: &str, needle: &str) -> bool {
 /// opponent has or are being played."
 pub fn card_leaks(r: &Ruleset, mine: &BTreeSet<String>, texts: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
-    let lower: Vec<String> = texts.iter().map(|t| t.to_lowercase()).collect();
+    // Phrases of the game that hold a card's name: a scenario's "last
+    // counter-attack turn" (Pegasus Bridge's victory condition).
+    let lower: Vec<String> = texts
+        .iter()
+        .map(|t| t.to_lowercase().replace("counter-attack turn", "-"))
+        .collect();
     for c in r.cards.iter().filter(|c| !mine.contains(&c.id)) {
         for s in spellings(r, &c.id) {
             if let Some(t) = lower.iter().find(|t| has_word(t, &s)) {
