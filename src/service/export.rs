@@ -428,6 +428,12 @@ pub fn verify(export: &Export) -> Verification {
                     ));
                 }
                 let hash = state_hash(&rules.to_json(&adj.state));
+                // The game seed opens the State line of every mail.
+                v.notes.push(format!(
+                    "turn {}: the mails' State line reads {}",
+                    t.turn,
+                    super::sealed_state(&master, &hash)
+                ));
                 if hash != t.state_hash {
                     v.differences.push(format!(
                         "turn {}: the export says state {}, the replay gives {hash}",

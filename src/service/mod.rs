@@ -233,11 +233,26 @@ impl Queue {
     }
 }
 
-/// A state's short fingerprint, shown on every report: SHA-256 of the
-/// canonical JSON the store keeps ([`Rules::to_json`]).
+/// A state's short fingerprint, kept with each snapshot (and in exports):
+/// SHA-256 of the canonical JSON the store keeps ([`Rules::to_json`]).
 #[must_use]
 pub fn state_hash(json: &str) -> String {
     dice::sha256_hex(json.as_bytes())[..16].to_string()
+}
+
+/// The `State` line of a mail: the state's fingerprint sealed with a key
+/// drawn from the game's secret seed. Every seat gets the same line for the
+/// same position, so the sides can compare it, but nobody can test a guess
+/// about a hidden part of the state against it (a hand, an unseen unit, a
+/// sealed choice): that needs the key. The game seed, revealed at the end,
+/// opens every seal (`adjutant verify` prints them). README, "Honest dice".
+#[must_use]
+pub fn sealed_state(master: &Seed, hash: &str) -> String {
+    hex::encode(dice::derive(
+        "adjutant/state-seal",
+        &[master, hash.as_bytes()],
+    ))[..16]
+        .to_string()
 }
 
 /// A game's position at some turn: its ruleset, the typed state, and the
@@ -643,7 +658,8 @@ impl Judge {
                 "next_turn": turn + 1,
                 "waiting": waiting_line(&rules.waiting(&state)),
                 "map": parts.map, "orders_template": parts.orders,
-                "state_hash": hash,
+                "state_hash": sealed_state(&master, &hash),
+                "seeds_sealed": rules.fog_of_war(&state),
             }),
         );
         let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
@@ -1045,8 +1061,10 @@ impl Judge {
                                 game.id, game.turn, seat.side
                             );
                             let text = format!(
-                                "{heading}\n\n{}\n{}\nState {hash}\n",
-                                parts.map, parts.compact
+                                "{heading}\n\n{}\n{}\nState {}\n",
+                                parts.map,
+                                parts.compact,
+                                sealed_state(&Self::master(&game)?, &hash)
                             );
                             answer.for_seat(self.seat_address(seat), seat);
                             answer.ok(text);
@@ -1178,7 +1196,8 @@ impl Judge {
                                 json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
                                        "held": held, "waiting_for": waiting_for.join(" and "),
                                        "replaced": replaced,
-                                       "orders": orders, "state_hash": hash,
+                                       "orders": orders,
+                                       "state_hash": sealed_state(&Self::master(&game)?, &hash),
                                        "ignored": req.ignored.iter()
                                            .map(|(l, t)| format!("line {l}: {t}"))
                                            .collect::<Vec<_>>(),
@@ -1880,6 +1899,10 @@ impl Judge {
             .iter()
             .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
             .collect();
+        // Fog of war: the seeds would replay the dice of what a side cannot
+        // see; they are the referee's until the game ends (the game seed
+        // then opens them all). The commitments still go out at once.
+        let seeds_sealed = !over && rules.fog_of_war(state) && !matches!(viewer, Viewer::Referee);
         let text = templates.render(
             "turn_report.txt",
             json!({
@@ -1893,10 +1916,11 @@ impl Judge {
                 "seed": if over { game.seed.clone() } else { String::new() },
                 "waiting": waiting_line(&rules.phase(state)),
                 "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
-                "earlier_seeds": earlier,
-                "turn_seed": hex::encode(dice::turn_seed(&master, turn)),
+                "earlier_seeds": if seeds_sealed { Vec::new() } else { earlier },
+                "seeds_sealed": seeds_sealed,
+                "turn_seed": if seeds_sealed { String::new() } else { hex::encode(dice::turn_seed(&master, turn)) },
                 "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
-                "state_hash": last.hash,
+                "state_hash": sealed_state(&master, &last.hash),
             }),
         );
         Ok((text, parts))

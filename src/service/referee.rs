@@ -206,7 +206,12 @@ impl Judge {
                     if let Some(t) = game.held_from {
                         text.push_str(&format!("\nHeld for your review from turn {t}.\n"));
                     }
-                    answer.push(format!("Game {}, turn {}:\n{text}State {hash}", game.id, game.turn));
+                    answer.push(format!(
+                        "Game {}, turn {}:\n{text}State {}",
+                        game.id,
+                        game.turn,
+                        super::sealed_state(&Self::master(&game)?, &hash)
+                    ));
                     done.push("map");
                 }
                 Command::Help => {
@@ -376,7 +381,10 @@ impl Judge {
             let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
             text.push_str(&format!("\nWHAT {} SAW\n{}", side.to_uppercase(), p.map));
         }
-        text.push_str(&format!("\nState {hash}\n"));
+        text.push_str(&format!(
+            "\nState {}\n",
+            super::sealed_state(&Self::master(game)?, &hash)
+        ));
         let subject = format!("Game {}: the referee reveals both boards", game.id);
         for (to, reply_to) in self.audience(tx, game)? {
             queue.push(

@@ -15,7 +15,7 @@ use crate::common;
 
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44::{self, fog, Ruleset, State as M44};
-use common::fog::{known, leaks};
+use common::fog::{card_leaks, known, leaks, own_cards};
 use common::{latest_state, mail, reply_address, Site};
 use mail_parser::MimeHeaders;
 use serde_json::Value;
@@ -139,6 +139,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         ];
         let mut rng = ChaChaDice::from_seed([g as u8 ^ 0x5a; 32]);
         let mut sent = BTreeSet::new();
+        let mut mine: [BTreeSet<String>; 2] = Default::default();
         // The welcomes show the opening position (before any judge's
         // opening phase, such as an airdrop: that has a report of its own).
         let opening_state = state_at(&site, 0);
@@ -154,6 +155,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
             [&opening_state, &opening_state],
             &[],
             &[String::new(), String::new()],
+            &mut mine,
             &format!("{scenario} game {g} welcome"),
         );
         for n in &later {
@@ -169,6 +171,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 [&opening_state, &now],
                 &events,
                 &[String::new(), String::new()],
+                &mut mine,
                 &format!("{scenario} game {g} the judge's opening phase"),
             );
         }
@@ -239,6 +242,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 [&before, &after],
                 &events,
                 &said,
+                &mut mine,
                 &format!("{scenario} game {g} turn {t}"),
             );
             turns_played += 1;
@@ -265,10 +269,15 @@ fn check_new_mails(
     states: [&M44; 2],
     events: &[Value],
     said: &[String; 2],
+    mine: &mut [BTreeSet<String>; 2],
     context: &str,
 ) -> u32 {
     let r = Ruleset::builtin().unwrap();
     let [before, after] = states;
+    for (i, m) in mine.iter_mut().enumerate() {
+        own_cards(before, i, &[], m);
+        own_cards(after, i, events, m);
+    }
     let mut checked = 0;
     for (name, raw) in std::fs::read_dir(site.path().join("mail/outbox"))
         .unwrap()
@@ -299,6 +308,15 @@ fn check_new_mails(
             p.text,
             serde_json::to_string(events).unwrap_or_default()
         );
+        let json = p.json.as_ref().map(Value::to_string).unwrap_or_default();
+        let cards = card_leaks(&r, &mine[i], &[&p.text, &p.html, &json]);
+        assert!(
+            cards.is_empty(),
+            "{context}, mail {name} to {}:\n{}\n\n{}",
+            p.to,
+            cards.join("\n"),
+            p.text
+        );
         checked += 1;
     }
     checked
@@ -327,4 +345,185 @@ fn a_running_kriegspiel_game_exports_only_for_the_referee() {
     std::fs::write(&file, full).unwrap();
     let verified = site.ok(&["verify", file.to_str().unwrap()]);
     assert!(verified.contains("OK: game 1"), "{verified}");
+}
+
+/// Every run of exactly 64 hex digits in `text` (a seed, a commitment).
+fn hex64(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_ascii_hexdigit())
+        .filter(|w| w.len() == 64)
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The decoded texts of every mail in the outbox to `who`.
+fn mails_to(site: &Site, who: &str) -> Vec<String> {
+    site.outbox()
+        .into_iter()
+        .map(|(_, raw)| raw)
+        .filter(|raw| parts(raw.as_bytes()).to == who)
+        .map(|raw| {
+            let p = parts(raw.as_bytes());
+            format!("{}\n{}", p.text, common::unqp(&raw))
+        })
+        .collect()
+}
+
+/// The game's secret seed, as the store keeps it.
+fn master_seed(site: &Site) -> String {
+    site.db()
+        .query_row("SELECT seed FROM games WHERE id = 1", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Issue 28, acceptance 2: in a fog-of-war game, everything a side has been
+/// mailed while the game runs holds no seed from which it could re-run a die
+/// (neither a turn's seed nor the game's: a die is a function of the turn
+/// seed, itself a hash of the game seed); the referee has every turn's
+/// seed as it happens; each turn's commitment goes to the sides at once;
+/// and when the game ends, the sides have the game seed and `verify` checks
+/// every die. (Before the fix every report named its turn's seed, and the
+/// first assertion failed at turn 1.)
+#[test]
+fn a_side_cannot_replay_the_dice_of_a_fog_game_until_it_ends() {
+    use adjutant::engine::dice::{commitment, parse_seed, turn_seed};
+    let site = Site::new();
+    let emails = ["a@example.org", "b@example.org"];
+    site.new_game(
+        "pegasus-bridge",
+        &["allies=a@example.org", "axis=b@example.org"],
+        &["--referee", "ref@example.org", "--kriegspiel"],
+    );
+    let played = common::submit_random_turns(&site, 6, 11) as u32;
+    site.ok(&["serve", "--once"]);
+    assert!(played >= 2, "turns were played");
+    let master_hex = master_seed(&site);
+    let master = parse_seed(&master_hex).unwrap();
+    let turn = turn_of(&site);
+    let seeds: Vec<String> = (1..=turn)
+        .map(|t| hex::encode(turn_seed(&master, t)))
+        .collect();
+    for who in emails {
+        let mails = mails_to(&site, who);
+        assert!(!mails.is_empty(), "{who} was mailed");
+        let told: BTreeSet<String> = mails.iter().flat_map(|m| hex64(m)).collect();
+        assert!(!told.contains(&master_hex), "{who} was told the game seed");
+        for (t, s) in seeds.iter().enumerate() {
+            assert!(
+                !told.contains(s),
+                "{who} was told the seed of turn {} while the game runs",
+                t + 1
+            );
+        }
+        // The next turn's commitment goes out at once.
+        let next = commitment(&turn_seed(&master, turn + 1));
+        assert!(
+            told.contains(&next),
+            "{who} has turn {}'s commitment",
+            turn + 1
+        );
+    }
+    // The referee has every seed as it happens.
+    let referee: BTreeSet<String> = mails_to(&site, "ref@example.org")
+        .iter()
+        .flat_map(|m| hex64(m))
+        .collect();
+    for (t, s) in seeds.iter().enumerate() {
+        assert!(referee.contains(s), "the referee has turn {}'s seed", t + 1);
+    }
+    // The game ends: the game seed reaches the sides, and the players'
+    // export (theirs now) replays every die.
+    let addr = reply_address(&site, emails[0]);
+    site.drop_mail(
+        "resign.eml",
+        &mail(emails[0], &addr, "resign", "resign@example.org", "RESIGN\n"),
+    );
+    site.ok(&["serve", "--once"]);
+    let over: BTreeSet<String> = mails_to(&site, emails[1])
+        .iter()
+        .flat_map(|m| hex64(m))
+        .collect();
+    assert!(
+        over.contains(&master_hex),
+        "the game seed is told at the end"
+    );
+    let verified = site.export_and_verify(&[]);
+    assert!(verified.contains("OK: game 1"), "{verified}");
+    for t in 1..=turn {
+        assert!(
+            verified.contains(&format!("turn {t}: the mails' State line reads")),
+            "{verified}"
+        );
+    }
+}
+
+/// Issue 28: the State line is no oracle. A side that rebuilt the whole
+/// state but for one unseen enemy unit's hex (here the test gives it every
+/// other byte of the stored state) tries every hex of the board for it and
+/// hashes each candidate: no candidate, the true one included, gives a
+/// State line of its mails. (Before the fix the line was the state's hash,
+/// and the true hex was found.) Both sides get the same line for the same
+/// position, so they can compare it.
+#[test]
+fn the_state_line_does_not_test_guesses_about_an_unseen_unit() {
+    let r = Ruleset::builtin().unwrap();
+    let site = Site::new();
+    site.new_game(
+        "pegasus-bridge",
+        &["allies=a@example.org", "axis=b@example.org"],
+        &["--referee", "ref@example.org", "--kriegspiel"],
+    );
+    common::submit_random_turns(&site, 3, 5);
+    site.ok(&["serve", "--once"]);
+    let state_lines = |who: &str| -> BTreeSet<String> {
+        mails_to(&site, who)
+            .iter()
+            .flat_map(|m| {
+                m.lines()
+                    .filter_map(|l| l.strip_prefix("State "))
+                    .map(|l| l.trim().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (a, b) = (state_lines("a@example.org"), state_lines("b@example.org"));
+    assert!(
+        !a.is_empty() && a.intersection(&b).next().is_some(),
+        "{a:?} {b:?}"
+    );
+    let board = M44::board(&r).hexes();
+    let mut tried = 0;
+    for t in 0..=turn_of(&site) {
+        let (text, stored): (String, String) = site
+            .db()
+            .query_row(
+                "SELECT state, state_hash FROM snapshots WHERE game_id = 1 AND turn = ?1",
+                [t],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap();
+        let st: M44 = serde_json::from_str(&text).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v.to_string(), text, "the attack rebuilds the stored bytes");
+        for (k, u) in st.units.iter().enumerate() {
+            if u.side == 0 || fog::sees(&r, &st, 0, u) {
+                continue;
+            }
+            for h in &board {
+                let mut guess = v.clone();
+                guess["units"][k]["at"] = Value::String(h.to_string());
+                let hash = adjutant::service::state_hash(&guess.to_string());
+                tried += 1;
+                if *h == u.at {
+                    // The attack is sound: the true hex gives the state's hash.
+                    assert_eq!(hash, stored, "turn {t}: the rebuilt state");
+                }
+                assert!(
+                    !a.contains(&hash),
+                    "turn {t}: the State line tells the unseen unit {} is at {h}",
+                    u.id
+                );
+            }
+        }
+    }
+    assert!(tried > 100, "guesses were tried: {tried}");
 }

@@ -19,8 +19,9 @@ use crate::common;
 
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};
-use common::fog::{known, leaks};
+use common::fog::{card_leaks, known, leaks, own_cards};
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 fn seed_of(n: u64) -> Seed {
     let mut s = [0u8; 32];
@@ -37,6 +38,7 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
     let mut rng = ChaChaDice::from_seed(derive("test/ks-orders", &[&seed]));
     let mut st: State = rules.setup(&sc, &mut deck).expect("setup");
     let mut turns = 0;
+    let mut mine: [BTreeSet<String>; 2] = Default::default();
     for t in 1..=200 {
         if rules.result(&st).is_some() {
             break;
@@ -64,7 +66,30 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
         let after: M44 = adj.state.get::<M44>().expect("memoir44").clone();
         for (i, name) in after.sides.iter().enumerate() {
             let viewer = Viewer::Side(name.clone());
+            own_cards(&before, i, &[], &mut mine[i]);
+            own_cards(&after, i, &adj.events, &mut mine[i]);
             let parts = rules.report_parts(&adj.state, &adj.events, &viewer, Some(&side));
+            let lines = rules
+                .describe_events(&adj.state, &adj.events, &viewer)
+                .join("\n");
+            let cards = card_leaks(
+                r,
+                &mine[i],
+                &[
+                    &parts.json,
+                    &parts.svg,
+                    &parts.combat,
+                    &parts.board_html,
+                    &parts.map,
+                    parts.orders.as_deref().unwrap_or(""),
+                    &lines,
+                ],
+            );
+            assert!(
+                cards.is_empty(),
+                "{scenario} game {n} turn {t}, {name}'s mail:\n{}",
+                cards.join("\n")
+            );
             let v: Value = serde_json::from_str(&parts.json).expect("view json");
             let own = if *name == side { orders.as_str() } else { "" };
             let k = known(r, &before, &after, i, &adj.events, own);

@@ -286,6 +286,24 @@ fn hill_component(ctx: &Ctx<'_>, st: &State, from: Hex) -> BTreeSet<Hex> {
 /// hill obstructs unless both ends stand on that same hill.
 #[must_use]
 pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
+    sees_past(ctx, st, a, b, |_| true)
+}
+
+/// Line of sight for a unit of `side`. Kriegspiel: the line is drawn on the
+/// side's own board, where a unit it does not see is not ("Camouflaged Units
+/// are always left off the board"), so an unseen unit does not block it and
+/// the answer does not depend on what the side cannot see
+/// (docs/rules/kriegspiel.md). Without fog, as [`sees`].
+#[must_use]
+pub fn sees_for(ctx: &Ctx<'_>, st: &State, side: usize, a: Hex, b: Hex) -> bool {
+    if st.fog.is_none() {
+        return sees(ctx, st, a, b);
+    }
+    sees_past(ctx, st, a, b, |u| super::fog::sees(ctx.r, st, side, u))
+}
+
+/// Line of sight where only the units `blocks` keeps obstruct.
+fn sees_past(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex, blocks: impl Fn(&Unit) -> bool) -> bool {
     let plateau = if ctx.info(st, a).is_hill() && ctx.info(st, b).is_hill() {
         let c = hill_component(ctx, st, a);
         if c.contains(&b) {
@@ -309,7 +327,7 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
         BTreeSet::new()
     };
     line_of_sight(&ctx.board, a, b, |h| {
-        if st.unit_at(h).is_some() {
+        if st.unit_at(h).is_some_and(&blocks) {
             return true;
         }
         let info = ctx.info(st, h);
@@ -328,7 +346,7 @@ pub fn sees(ctx: &Ctx<'_>, st: &State, a: Hex, b: Hex) -> bool {
 pub fn spotted(ctx: &Ctx<'_>, st: &State, side: usize, target: Hex) -> bool {
     st.units
         .iter()
-        .any(|u| u.side == side && sees(ctx, st, u.at, target))
+        .any(|u| u.side == side && sees_for(ctx, st, side, u.at, target))
 }
 
 /// Does protection at `h` count for a unit of `side`?
@@ -534,7 +552,7 @@ pub fn target_check(ctx: &Ctx<'_>, st: &State, att: &Unit, target: Hex) -> Resul
     // A train sees from either of its pieces (trains.rs).
     let seen = super::trains::cars(att)
         .iter()
-        .any(|h| sees(ctx, st, *h, target));
+        .any(|h| sees_for(ctx, st, att.side, *h, target));
     if !seen {
         if !a.indirect {
             return Err(format!("no line of sight from {} to {target}", att.at));

@@ -234,7 +234,8 @@ struct ExpectPart {
     #[serde(default)]
     hands: BTreeMap<String, usize>,
     /// Extension (Kriegspiel): per side, the enemy units its view must and
-    /// must not hold after the turn.
+    /// must not hold after the turn; `referee`: the units (of either side)
+    /// the referee's view must and must not hold.
     #[serde(default)]
     view: BTreeMap<String, ExpectView>,
     /// Extension (Minefields): the minefields on the board after the turn.
@@ -321,6 +322,13 @@ struct ExpectView {
     /// the sides (the enemy's card, say).
     #[serde(default)]
     not_told: Vec<String>,
+    /// Words (any case) that must appear nowhere in the side's view.json,
+    /// nor in its report lines (a card's id or name).
+    #[serde(default)]
+    not_in_view: Vec<String>,
+    /// Words that must appear in exactly one of the side's report lines.
+    #[serde(default)]
+    told_once: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1195,19 +1203,29 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         }
     }
     for (sd, ev) in &b.expect.view {
-        let viewer = crate::rules::Viewer::Side(sd.to_ascii_lowercase());
-        let Some(me) = st.side_index(sd) else {
+        let referee = sd.eq_ignore_ascii_case("referee");
+        let viewer = if referee {
+            crate::rules::Viewer::Referee
+        } else {
+            crate::rules::Viewer::Side(sd.to_ascii_lowercase())
+        };
+        let enemy = if referee {
+            None
+        } else if let Some(me) = st.side_index(sd) {
+            Some(st.sides[State::other(me)].clone())
+        } else {
             problems.push(format!("view: unknown side '{sd}'"));
             continue;
         };
         let v = super::view::view_with_events(&r, &st, &viewer, &events);
-        let enemy = st.sides[State::other(me)].clone();
+        // The referee's view: a unit of either side.
+        let theirs = |side: &String| enemy.as_ref().is_none_or(|e| side == e);
         for h in &ev.sees {
             let Some(h) = board.parse(h.get_ref()) else {
                 problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
                 continue;
             };
-            if !v.units.iter().any(|u| u.at == h && u.side == enemy) {
+            if !v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
                 problems.push(format!("view.{sd}: should see the enemy unit at {h}"));
             }
         }
@@ -1216,13 +1234,15 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                 problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
                 continue;
             };
-            if v.units.iter().any(|u| u.at == h && u.side == enemy) {
+            if v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
                 problems.push(format!("view.{sd}: sees the enemy unit at {h}"));
             }
             let quoted = format!("\"{h}\"");
             for e in &v.last_turn {
                 let j = serde_json::to_value(e).unwrap_or_default();
-                if j.get("side").and_then(|x| x.as_str()) == Some(enemy.as_str())
+                if j.get("side")
+                    .and_then(|x| x.as_str())
+                    .is_some_and(|x| theirs(&x.to_string()))
                     && j.to_string().contains(&quoted)
                 {
                     problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
@@ -1243,6 +1263,28 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         for w in &ev.not_told {
             if lines.iter().any(|l| l.contains(w.as_str())) || sides.contains(w.as_str()) {
                 problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
+            }
+        }
+        // The side's own hand may hold any card: not a leak.
+        let mut handless = v.clone();
+        for x in &mut handless.sides {
+            x.hand = None;
+        }
+        let all = format!(
+            "{}\n{}",
+            serde_json::to_string(&handless).unwrap_or_default(),
+            lines.join("\n")
+        )
+        .to_lowercase();
+        for w in &ev.told_once {
+            let n = lines.iter().filter(|l| l.contains(w.as_str())).count();
+            if n != 1 {
+                problems.push(format!("view.{sd}: told \"{w}\" {n} times: {lines:?}"));
+            }
+        }
+        for w in &ev.not_in_view {
+            if all.contains(&w.to_lowercase()) {
+                problems.push(format!("view.{sd}: its view holds \"{w}\": {lines:?}"));
             }
         }
     }

@@ -5,6 +5,8 @@
 //! the sentence behind it, in docs/rules/kriegspiel.md.
 
 use super::board::Hex;
+
+mod cards;
 use super::events::Event;
 use super::ruleset::Ruleset;
 use super::state::{State, Unit};
@@ -165,14 +167,27 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 known.insert(*at);
             }
         }
-        if let Event::Move { side: by, path, .. } = e {
+        if let Event::Move { side: by, path, .. } | Event::Retreat { side: by, path, .. } = e {
             if mine(by) {
                 known.extend(path.iter().copied());
+            }
+        }
+        // Where its own units stood when battled, even if they are gone
+        // or have retreated: a side is always told of a battle against
+        // one of its units.
+        if let Event::UnitEliminated { side: by, at, .. }
+        | Event::FiguresLost { side: by, at, .. } = e
+        {
+            if mine(by) {
+                known.insert(*at);
             }
         }
     }
     let fog = |text: String| Event::Fog { note: text };
     let mut out = Vec::new();
+    let mut drew_told = false;
+    // The medal for a unit eliminated out of sight names no kind.
+    let mut unseen_kill = false;
     for e in events {
         let keep = match &e {
             // "A player may not know which Command Cards his opponent has
@@ -185,6 +200,30 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 Some(fog("The enemy exchanges command cards.".into()))
             }
             Event::CardDiscarded { side: by, .. } if !mine(by) => None,
+            // What the enemy's cards do to the deck would name them (two
+            // draws are Recon, a reshuffle with cards left Their Finest
+            // Hour): one draw is told whatever it drew, no reshuffle.
+            Event::CardDrawn { side: by, .. } if !mine(by) => {
+                let first = !drew_told;
+                drew_told = true;
+                first.then(|| e.clone())
+            }
+            Event::DeckReshuffled { .. } => None,
+            Event::MedalGained {
+                side: by,
+                medals,
+                reason,
+            } if unseen_kill && reason.ends_with(" eliminated") => {
+                unseen_kill = false;
+                Some(Event::MedalGained {
+                    side: by.clone(),
+                    medals: *medals,
+                    reason: "a unit eliminated out of sight".into(),
+                })
+            }
+            // Ambush is a card: its battle is told as a close assault.
+            Event::AmbushPlayed { side: by, .. } if !mine(by) => None,
+            Event::BridgeBombarded { side: by, .. } if !mine(by) => cards::bombarded_seen(&e, &known),
             // "Achtung! Zombie!": told where the side sees.
             Event::Zombies { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
@@ -201,7 +240,6 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             | Event::CardDrawn { .. }
             | Event::CardDiscarded { .. }
             | Event::CardsExchanged { .. }
-            | Event::DeckReshuffled { .. }
             | Event::MedalGained { .. }
             | Event::VictoryReached { .. }
             | Event::GameOver { .. }
@@ -260,8 +298,12 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 target,
                 ..
             } => {
-                if mine(by) || from.is_none_or(|f| known.contains(&f)) {
+                if mine(by) {
                     Some(e.clone())
+                } else if from.is_some_and(|f| known.contains(&f)) {
+                    // Seen whole, but not the enemy's card: no modifier
+                    // the side cannot see on the table, no card's name.
+                    Some(cards::battle_seen(&e))
                 } else if known.contains(at) {
                     // Battled from a hex it does not see: the dice and what
                     // they did to its own unit, nothing of the firer.
@@ -272,7 +314,7 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                         target: target.clone(),
                         at: *at,
                         range: 0,
-                        how: how.clone(),
+                        how: cards::neutral_how(how, 0),
                         base_dice: *dice,
                         modifiers: Vec::new(),
                         dice: *dice,
@@ -334,12 +376,30 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             Event::Replacement { side: by, at, .. } => (mine(by)
                 || at.is_some_and(|h| known.contains(&h)))
             .then(|| e.clone()),
-            Event::FiguresLost { side: by, at, .. }
-            | Event::Train { side: by, at, .. }
+            Event::Train { side: by, at, .. }
             | Event::TrainMission { side: by, at, .. }
             | Event::Reinforced { side: by, at, .. }
-            | Event::IceRoll { side: by, at, .. }
-            | Event::FiguresReturned { side: by, at, .. } => {
+            | Event::IceRoll { side: by, at, .. } => {
+                (mine(by) || known.contains(at)).then(|| e.clone())
+            }
+            // Medics & Mechanics: the figures are seen back on the table,
+            // not the card's roll.
+            Event::FiguresReturned {
+                side: by,
+                unit,
+                at,
+                now,
+                ..
+            } => {
+                if mine(by) {
+                    Some(e.clone())
+                } else {
+                    known.contains(at).then(|| {
+                        fog(format!("The enemy {unit} at {at} now has {now} figures."))
+                    })
+                }
+            }
+            Event::FiguresLost { side: by, at, .. } => {
                 (mine(by) || known.contains(at)).then(|| e.clone())
             }
             Event::UnitEliminated {
@@ -351,6 +411,7 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                 if mine(owner) || known.contains(at) {
                     Some(e.clone())
                 } else {
+                    unseen_kill = true;
                     Some(fog(format!(
                         "An enemy unit out of sight is eliminated ({} gains the medal).",
                         who
@@ -414,23 +475,9 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
                     Some(fog("Enemy aircraft drop troops out of sight.".into()))
                 }
             }
-            Event::OrdersByDice {
-                side: by,
-                faces,
-                ordered,
-            } => Some(Event::OrdersByDice {
-                side: by.clone(),
-                faces: faces.clone(),
-                ordered: if mine(by) {
-                    ordered.clone()
-                } else {
-                    ordered
-                        .iter()
-                        .filter(|h| known.contains(h))
-                        .copied()
-                        .collect()
-                },
-            }),
+            // Orders by dice are Their Finest Hour's alone: the enemy's are
+            // not told (its units' moves and battles are, as far as seen).
+            Event::OrdersByDice { side: by, .. } => mine(by).then(|| e.clone()),
         };
         if let Some(k) = keep {
             out.push(k);

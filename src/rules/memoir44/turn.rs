@@ -4,8 +4,8 @@
 #![allow(clippy::too_many_arguments)]
 
 use super::battle::{
-    battle_dice, check_path, lose, may_enter, resolve_flags, roll, sees, spotted, target_check,
-    total, unit_moved, Ctx, HitRule, MoveRule, Outcome,
+    battle_dice, check_path, lose, may_enter, resolve_flags, roll, spotted, target_check, total,
+    unit_moved, Ctx, HitRule, MoveRule, Outcome,
 };
 use super::board::{Hex, Section};
 use super::events::{Event, Modifier};
@@ -971,7 +971,9 @@ fn in_sight(
     if let Some(res) = super::weather::target_check(ctx, st, u, target, indirect) {
         return res;
     }
-    if sees(ctx, st, u.at, target) || indirect && spotted(ctx, st, u.side, target) {
+    if super::battle::sees_for(ctx, st, u.side, u.at, target)
+        || indirect && spotted(ctx, st, u.side, target)
+    {
         return Ok(());
     }
     Err(format!("no line of sight to {target}"))
@@ -3119,7 +3121,16 @@ impl Turn<'_, '_, '_> {
         let Some(att) = self.st.unit(unit).cloned() else {
             return;
         };
-        let Some(tgt) = self.st.unit_at(target).cloned() else {
+        // Kriegspiel: a camouflaged unit the side does not see is not on
+        // its board; a shot at the wire, bridge or minefield of its hex is
+        // a shot at those, and nothing of the unit is told.
+        let hidden = |t: &Unit| {
+            self.st.fog.is_some()
+                && t.side != att.side
+                && t.concealed
+                && !super::fog::sees(ctx.r, &self.st, att.side, t)
+        };
+        let Some(tgt) = self.st.unit_at(target).filter(|t| !hidden(t)).cloned() else {
             // Artillery against barbed wire.
             let spec = ctx.spec(&att.kind);
             if spec.class == "artillery"

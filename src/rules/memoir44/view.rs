@@ -154,10 +154,13 @@ pub struct View {
     /// Battle Star markers, charges and bridge hits this viewer may see.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<MarkerView>,
-    /// Cards left in the deck (never their order).
-    pub deck_size: usize,
-    /// Cards in the used pile.
-    pub discard_size: usize,
+    /// Cards left in the deck (never their order). None for a side under
+    /// fog of war: what the enemy's cards do to the deck would name them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deck_size: Option<usize>,
+    /// Cards in the used pile (None, as the deck's, under fog of war).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_size: Option<usize>,
     /// The last turn's events as this viewer may see them (other sides'
     /// drawn and face-down cards read "hidden").
     pub last_turn: Vec<Event>,
@@ -223,6 +226,8 @@ pub fn visible_json_events(events: &[serde_json::Value], viewer: &Viewer) -> Vec
 pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
     let b = State::board(r);
     let side_id = |i: usize| s.sides.get(i).cloned().unwrap_or_default();
+    // Under fog of war a side is not told the deck's counts (docs/rules/kriegspiel.md).
+    let counts_public = super::fog::fogged_side(s, viewer).is_none();
     let mut hexes = Vec::new();
     for h in b.hexes() {
         let f = s.features(h);
@@ -274,13 +279,17 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             commissar: super::commissar::shown(s, i, sees_private(viewer, id)),
         })
         .collect();
+    let fogged = super::fog::fogged_side(s, viewer);
+    let enemy_under_fog = |owner: usize| fogged.is_some_and(|me| me != Some(owner));
     // Kriegspiel: a side's view holds only the enemy units it sees.
     let units = s
         .units
         .iter()
         .filter(|u| super::fog::visible(r, s, viewer, u))
         .map(|u| UnitView {
-            id: u.id,
+            // Kriegspiel: a side is told what an enemy unit is, not which
+            // one (docs/rules/kriegspiel.md): no id to follow it by.
+            id: if enemy_under_fog(u.side) { 0 } else { u.id },
             side: side_id(u.side),
             kind: u.kind.clone(),
             class: r
@@ -348,8 +357,8 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             })
             .collect(),
         markers: markers(r, s, viewer),
-        deck_size: s.deck.len(),
-        discard_size: s.discard.len(),
+        deck_size: counts_public.then_some(s.deck.len()),
+        discard_size: counts_public.then_some(s.discard.len()),
         last_turn: Vec::new(),
         weather: super::weather::status(r, s),
         supply: super::supply::status(r, s, viewer),
@@ -436,7 +445,8 @@ impl View {
 /// The markers on the board `viewer` may see. In a fog game a side sees its
 /// own markers, a marker with a unit it sees, and any other marker on a hex
 /// within sight of its units (as it would see a unit there); an observer
-/// sees none; the referee sees all.
+/// sees a marker of no side and on no unit where both sides see it; the
+/// referee sees all.
 fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
     let side_id = |i: usize| s.sides.get(i).cloned().unwrap_or_default();
     let mut out: Vec<(Option<usize>, Option<u32>, MarkerView)> = Vec::new();
@@ -484,7 +494,13 @@ fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
     out.into_iter()
         .filter(|(owner, unit, m)| match fogged {
             None => true,
-            Some(None) => false,
+            // An observer: what is on both boards (a marker of no side and
+            // on no unit, on a hex both sides see).
+            Some(None) => {
+                owner.is_none()
+                    && unit.is_none()
+                    && (0..s.sides.len()).all(|i| super::fog::sees_hex(r, s, i, m.at))
+            }
             Some(Some(me)) => {
                 *owner == Some(me)
                     || match unit.and_then(|id| s.unit(id)) {
@@ -598,7 +614,7 @@ mod marker_tests {
     /// they come into Battle Range of their own Units" — a marker is seen
     /// the same way: a side's own always, an enemy's with a unit only with
     /// that unit, one on the board only within sight; the referee sees all,
-    /// an observer none.
+    /// an observer only what is on both boards.
     #[test]
     fn fog_hides_the_enemys_markers_out_of_sight() {
         let s = sample::standard();
@@ -659,5 +675,21 @@ mod marker_tests {
             .any(|m| m.at == far && m.kind == "charges"));
         assert_eq!(view(r, &st, &Viewer::Referee).markers.len(), 5);
         assert!(view(r, &st, &Viewer::Observer).markers.is_empty());
+        // A marker of no side on an empty hex both sides see is on both
+        // boards: the observer sees it (docs/rules/kriegspiel.md).
+        let both = *hexes
+            .iter()
+            .find(|h| {
+                (0..2).all(|i| super::super::fog::sees_hex(r, &st, i, **h))
+                    && st.unit_at(**h).is_none()
+            })
+            .expect("a hex both sides see");
+        st.stars.push(star("equipment", None, both, None, 0));
+        let public: Vec<Hex> = view(r, &st, &Viewer::Observer)
+            .markers
+            .iter()
+            .map(|m| m.at)
+            .collect();
+        assert_eq!(public, vec![both]);
     }
 }

@@ -66,15 +66,18 @@ pub fn leaks(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let enemy = &after.sides[1 - side];
-    let seen: BTreeSet<u32> = fog::seen_units(r, after, side)
+    let seen: BTreeSet<String> = fog::seen_units(r, after, side)
         .iter()
-        .map(|u| u.id)
+        .map(|u| u.at.to_string())
         .collect();
     for u in v["units"].as_array().into_iter().flatten() {
         if u["side"].as_str() == Some(enemy.as_str()) {
-            let id = u["id"].as_u64().unwrap_or(0) as u32;
-            if !seen.contains(&id) {
+            if !u["at"].as_str().is_some_and(|h| seen.contains(h)) {
                 out.push(format!("view holds unseen unit {u}"));
+            }
+            // A side is told what an enemy unit is, not which one.
+            if u["id"].as_u64() != Some(0) {
+                out.push(format!("view gives an enemy unit its id: {u}"));
             }
         }
     }
@@ -171,4 +174,104 @@ fn without_objective_list(text: &str) -> String {
 /// runs of spaces, which no sentence of a report has three of.
 fn board_line(line: &str) -> bool {
     line.trim().matches("  ").count() >= 3
+}
+
+/// Every card `side` has held, drawn, played, discarded or exchanged, as
+/// far as `s` and `events` show: `mine` grows over a game.
+pub fn own_cards(s: &M44, side: usize, events: &[Value], mine: &mut BTreeSet<String>) {
+    mine.extend(s.hands.get(side).into_iter().flatten().cloned());
+    let me = &s.sides[side];
+    for e in events {
+        if e.get("side").and_then(Value::as_str) != Some(me.as_str()) {
+            continue;
+        }
+        for key in ["card", "as_card"] {
+            if let Some(c) = e.get(key).and_then(Value::as_str) {
+                mine.insert(c.to_string());
+            }
+        }
+        for key in ["shown", "taken"] {
+            let mut stack: Vec<&Value> = e.get(key).into_iter().collect();
+            while let Some(v) = stack.pop() {
+                match v {
+                    Value::String(c) => {
+                        mine.insert(c.clone());
+                    }
+                    Value::Array(a) => stack.extend(a.iter()),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Words of the game that are also a card's name: a battle at range 1 is a
+/// "close assault" whatever card ordered it (the rulebook's own term).
+const GAME_WORDS: &[&str] = &["close assault", "close-assault"];
+
+/// Every spelling the judge uses for a card: its id, its display name, the
+/// id's words ("their finest hour", the report's `card_name`), the
+/// modifier's wording ("Firefight card"), the aliases the parser takes.
+fn spellings(r: &Ruleset, id: &str) -> Vec<String> {
+    let mut out = vec![id.to_string(), id.replace('-', " ")];
+    if let Some(c) = r.cards.iter().find(|c| c.id == id) {
+        out.push(c.name.clone());
+        out.push(c.name.replace('&', "&amp;"));
+        out.push(format!("{} card", c.name));
+    }
+    for (alias, to) in &r.card_aliases {
+        if to == id {
+            out.push(alias.clone());
+            out.push(alias.replace('-', " "));
+        }
+    }
+    out.iter()
+        .map(|s| s.to_lowercase())
+        .filter(|s| !GAME_WORDS.contains(&s.as_str()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Does `hay` (lower case) hold `needle` as a whole word (not inside a
+/// longer word or id)?
+fn has_word(hay: &str, needle: &str) -> bool {
+    hay.match_indices(needle).any(|(i, _)| {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + needle.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-');
+        !part(before) && !part(after)
+    })
+}
+
+/// The cards named in `texts` (any part of a mail) that `side` neither
+/// held nor played (`mine`): "A player may not know which Command Cards his
+/// opponent has or are being played."
+pub fn card_leaks(r: &Ruleset, mine: &BTreeSet<String>, texts: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    // Phrases of the game that hold a card's name: a scenario's "last
+    // counter-attack turn" (Pegasus Bridge's victory condition).
+    let lower: Vec<String> = texts
+        .iter()
+        .map(|t| t.to_lowercase().replace("counter-attack turn", "-"))
+        .collect();
+    for c in r.cards.iter().filter(|c| !mine.contains(&c.id)) {
+        for s in spellings(r, &c.id) {
+            if let Some(t) = lower.iter().find(|t| has_word(t, &s)) {
+                let i = t.find(&s).unwrap_or(0);
+                let from = t[..i].char_indices().rev().nth(60).map_or(0, |(j, _)| j);
+                let to = (i + s.len() + 40).min(t.len());
+                let to = (to..=t.len())
+                    .find(|&j| t.is_char_boundary(j))
+                    .unwrap_or(t.len());
+                out.push(format!(
+                    "names the card {} ({s:?}), not the side's: ...{}...",
+                    c.id,
+                    &t[from..to]
+                ));
+                break;
+            }
+        }
+    }
+    out
 }

@@ -591,11 +591,9 @@ pub fn status(v: &View) -> String {
             );
         }
     }
-    let _ = writeln!(
-        out,
-        "Deck: {} cards; used pile: {}.",
-        v.deck_size, v.discard_size
-    );
+    if let (Some(deck), Some(used)) = (v.deck_size, v.discard_size) {
+        let _ = writeln!(out, "Deck: {deck} cards; used pile: {used}.");
+    }
     if v.over {
         let w = v.winner.clone().unwrap_or_default();
         let _ = writeln!(
