@@ -92,7 +92,7 @@
 //! more models than that), a seized town stays seized, and a finished
 //! game's winner is one its Object Of The Game allows.
 //!
-//! Depth (`common::depth`): 40 games per scenario by default, 2,000 with
+//! Depth (`common::depth`): 100 games per scenario by default, 2,000 with
 //! `ADJUTANT_DEEP=1`; `M44_GAMES` sets the number exactly.
 
 use adjutant::engine::dice::{deck_seed, turn_seed, ChaChaDice, Dice, Seed};
@@ -766,14 +766,14 @@ fn replay(r: &Ruleset, scenario: &str, seed: Seed, subs: &[(String, String)]) ->
     st
 }
 
-/// Random games of legal orders from every shipped scenario: 40 per
+/// Random games of legal orders from every shipped scenario: 100 per
 /// scenario at the quick depth, 2,000 at the deep one (`ADJUTANT_DEEP=1`;
 /// `M44_GAMES` sets the count), each replayed from its submissions. The
 /// scenarios run in parallel threads.
 #[test]
 fn random_games_keep_the_invariants() {
     let r = Ruleset::builtin().expect("ruleset");
-    let games: u64 = crate::common::depth::games("M44_GAMES", 40, 2000);
+    let games: u64 = crate::common::depth::games("M44_GAMES", 100, 2000);
     let scenarios = memoir44::scenario_ids();
     std::thread::scope(|scope| {
         for (k, sc) in scenarios.iter().enumerate() {

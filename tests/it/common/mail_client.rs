@@ -3,7 +3,7 @@
 //! player's inbox, the judge pointed at the server, and its CLI. Shared by
 //! tests/e2e_*.rs instead of a copy each.
 
-use super::Site;
+use super::{hold_the_server, Site};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -74,25 +74,6 @@ pub fn use_real_server(site: &Site) {
         .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
     std::fs::write(site.config(), cfg).unwrap();
     std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
-}
-
-/// The end-to-end tests share the loopback server's accounts (judge, alice,
-/// bob, ...) and empty them as they start, so they run one at a time although
-/// they live in one test binary: the first `client` or `use_real_server` call of a test thread
-/// takes a process-wide lock, held until that thread (the test) ends.
-fn hold_the_server() {
-    use std::cell::RefCell;
-    use std::sync::{Mutex, MutexGuard};
-    static SERVER: Mutex<()> = Mutex::new(());
-    thread_local! {
-        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
-    }
-    HELD.with(|held| {
-        let mut held = held.borrow_mut();
-        if held.is_none() {
-            *held = Some(SERVER.lock().unwrap_or_else(|e| e.into_inner()));
-        }
-    });
 }
 
 /// A new judge on the loopback mail server, its mailbox and those of

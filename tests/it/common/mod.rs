@@ -212,10 +212,32 @@ pub fn unqp(s: &str) -> String {
     String::from_utf8_lossy(&out).replace("\r\n", "\n")
 }
 
+/// The tests that use the loopback mail server share its accounts (judge,
+/// alice, bob, ...): the end-to-end games empty them as they start and count
+/// the mails in them. So they run one at a time although they live in one
+/// test binary: the first `mailserver`, `mail_client::client` or
+/// `use_real_server` call of a test thread takes a process-wide lock, held
+/// until that thread (the test) ends.
+pub fn hold_the_server() {
+    use std::cell::RefCell;
+    use std::sync::{Mutex, MutexGuard};
+    static SERVER: Mutex<()> = Mutex::new(());
+    thread_local! {
+        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
+    }
+    HELD.with(|held| {
+        let mut held = held.borrow_mut();
+        if held.is_none() {
+            *held = Some(SERVER.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+    });
+}
+
 /// The loopback mail server of `scripts/mailserver.sh`, started on first use.
 /// Returns false (the test skips) when its packages are not installed, except
 /// under CI (`CI=true`), where a missing server is a failure.
 pub fn mailserver() -> bool {
+    hold_the_server();
     use std::sync::Mutex;
     static LOCK: Mutex<Option<bool>> = Mutex::new(None);
     let mut guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
