@@ -60,13 +60,12 @@ impl Picture {
     }
 }
 
-/// Pixels per SVG unit. The boards are drawn 560 to 900 units wide, so a
-/// Memoir '44 board is about 830 pixels: on a phone, where the mail is
-/// 360-420 CSS pixels wide on a 2x or 3x screen, it is shown with about one
-/// picture pixel per screen pixel (sharp), and the mail stays under 80 KB
-/// with it; 1.5 would be sharper when zoomed in but about 2.25 times the
-/// pixels. docs/reports.md says how this was chosen.
-pub const SCALE: f32 = 1.0;
+/// Pixels per SVG unit. The boards are drawn 560 to 900 units wide; at 1.5
+/// a Memoir '44 board is about 1000 pixels, shown at the SVG's own width
+/// (`max-width:100%`): sharp on a phone's 2x and 3x screens where it is
+/// scaled down to 360-420 CSS pixels, and the 7-unit italic terrain names
+/// are still 10 pixels high. docs/reports.md says how this was chosen.
+pub const SCALE: f32 = 1.5;
 
 /// The most colours a picture keeps. The boards use about 20 flat colours;
 /// the rest are the anti-aliased edges between them, snapped to the
@@ -312,10 +311,10 @@ mod tests {
             .clone();
         assert_eq!(info.color_type, png::ColorType::Indexed);
         let (pw, ph, rgb) = decode(&bytes);
-        assert_eq!((pw, ph), (40, 20));
+        assert_eq!((pw, ph), (60, 30));
         let px = |x: usize, y: usize| &rgb[(y * pw as usize + x) * 3..][..3];
-        assert_eq!(px(35, 15), [0xa8, 0x32, 0x32]);
-        assert_eq!(px(1, 18), [0x2b, 0x5f, 0xa8]);
+        assert_eq!(px(55, 25), [0xa8, 0x32, 0x32]);
+        assert_eq!(px(1, 28), [0x2b, 0x5f, 0xa8]);
         // The label is drawn with the embedded font: some white pixels.
         let white = (0..pw as usize * ph as usize)
             .filter(|i| rgb[i * 3..][..3] == [255, 255, 255])
