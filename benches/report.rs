@@ -1,7 +1,10 @@
 //! Criterion: one full turn report for a 13x9 board, as the service builds it
 //! (view from the stored JSON state, text map, compact map, combat report,
-//! order template, SVG, HTML, JSON, and the turn_report template).
+//! order template, SVG, HTML, JSON, and the turn_report template), and the
+//! board's PNG of that report (issue 37): rasterising the SVG alone, and the
+//! whole HTML of a mail with the picture inline.
 
+use adjutant::report::picture::{self, Picture};
 use adjutant::report::Templates;
 use adjutant::rules::memoir44::report::sample;
 use adjutant::rules::{Rules, State, Viewer};
@@ -38,5 +41,22 @@ fn full_report(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, full_report);
+fn board_png(c: &mut Criterion) {
+    let s = sample::standard();
+    let rules = Rules::load("memoir44").expect("rules");
+    let state = State::of(s.state.clone());
+    let viewer = Viewer::Side("allies".into());
+    let p = rules.report_parts(&state, &[], &viewer, Some(&s.mover));
+    c.bench_function("board_png", |b| {
+        b.iter(|| black_box(picture::png(black_box(&p.svg)).map(|(b, ..)| b.len())));
+    });
+    c.bench_function("mail_html_png", |b| {
+        b.iter(|| {
+            let m = p.mail_html("Game 1: turn 12", &p.map, Picture::Png);
+            black_box((m.html.map(|h| h.len()), m.inline.len()))
+        });
+    });
+}
+
+criterion_group!(benches, full_report, board_png);
 criterion_main!(benches);

@@ -19,6 +19,10 @@ database = "adjutant.db"
 max_message_bytes = 2000000
 # Seconds between polls of the mailbox when running `adjutant serve`.
 poll_seconds = 30
+# The picture of the board in a report until a seat chooses with PICTURE:
+# png (an inline PNG every mail client shows), svg (inline SVG: smaller, but
+# Gmail and Outlook drop it), both (PNG, and the SVG attached) or none.
+picture = "png"
 
 [limits]
 # Every answer the judge sends to a mail (receipts, replies, error answers,
@@ -101,6 +105,9 @@ pub struct JudgeConfig {
     pub database: String,
     pub max_message_bytes: usize,
     pub poll_seconds: u64,
+    /// What a seat's mails show of the board until it sends PICTURE:
+    /// `png` (the default), `svg`, `both` or `none` (docs/reports.md).
+    pub picture: crate::report::picture::Picture,
 }
 
 impl Default for JudgeConfig {
@@ -111,6 +118,7 @@ impl Default for JudgeConfig {
             database: "adjutant.db".into(),
             max_message_bytes: 2_000_000,
             poll_seconds: 30,
+            picture: crate::report::picture::Picture::Png,
         }
     }
 }

@@ -164,7 +164,7 @@ enum Cmd {
         /// Whose view: a side id or `referee` (the default).
         #[arg(long = "as")]
         viewer: Option<String>,
-        /// text, compact (40 columns), svg, html or json.
+        /// text, compact (40 columns), svg, png (the board as mails show it), html or json.
         #[arg(long, default_value = "text")]
         format: String,
     },
@@ -491,8 +491,8 @@ fn run(cli: Cli) -> Result<i32> {
                 Some("observer") => Viewer::Observer,
                 Some(side) => Viewer::Side(side.to_ascii_lowercase()),
             };
-            if !["text", "compact", "svg", "html", "json"].contains(&format.as_str()) {
-                bail!("--format is text, compact, svg, html or json, not '{format}'");
+            if !["text", "compact", "svg", "png", "html", "json"].contains(&format.as_str()) {
+                bail!("--format is text, compact, svg, png, html or json, not '{format}'");
             }
             let adjutant::service::Position {
                 rules,
@@ -521,6 +521,11 @@ fn run(cli: Cli) -> Result<i32> {
             };
             match format.as_str() {
                 "svg" => print!("{}", parts.svg),
+                "png" => {
+                    let (png, ..) = adjutant::report::picture::png(&parts.svg)
+                        .ok_or_else(|| anyhow!("the board's SVG does not render"))?;
+                    std::io::Write::write_all(&mut std::io::stdout(), &png)?;
+                }
                 "html" => print!("{}", parts.html(&format!("Game {game}, turn {t}"), &text)),
                 "json" => println!("{}", parts.json),
                 "compact" => print!("{}", parts.compact),

@@ -51,6 +51,10 @@ pub struct Outgoing {
     pub text: String,
     /// An HTML alternative to the text (the picture of the board).
     pub html: Option<String>,
+    /// Parts the HTML shows inline, by `cid:` (Content-ID without
+    /// brackets, MIME type, bytes): the board's PNG. With any, the HTML
+    /// and they are one `multipart/related`.
+    pub inline: Vec<(String, String, Vec<u8>)>,
     /// Attachments: (file name, MIME type, bytes).
     pub attachments: Vec<(String, String, Vec<u8>)>,
     /// The Message-ID (without brackets) this answers.
@@ -165,11 +169,17 @@ pub fn compose(
         .header(ContentType::TEXT_PLAIN)
         .body(part_body(m.text.as_bytes(), true));
     let body = match &m.html {
-        Some(html) => MultiPart::alternative().singlepart(text_part).singlepart(
-            SinglePart::builder()
+        Some(html) => {
+            let html_part = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
-                .body(part_body(html.as_bytes(), true)),
-        ),
+                .body(part_body(html.as_bytes(), true));
+            let alt = MultiPart::alternative().singlepart(text_part);
+            if m.inline.is_empty() {
+                alt.singlepart(html_part)
+            } else {
+                alt.multipart(related(html_part, &m.inline)?)
+            }
+        }
         None => MultiPart::mixed().singlepart(text_part),
     };
     let msg = if m.attachments.is_empty() && m.html.is_none() {
@@ -193,6 +203,20 @@ pub fn compose(
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(msg.formatted())
+}
+
+/// `multipart/related` (RFC 2387): the HTML, then each part it names by
+/// `cid:`, inline, with its Content-ID.
+fn related(
+    html: SinglePart,
+    inline: &[(String, String, Vec<u8>)],
+) -> Result<MultiPart, ComposeError> {
+    let mut rel = MultiPart::related().singlepart(html);
+    for (cid, mime, bytes) in inline {
+        let ct = ContentType::parse(mime).map_err(|e| ComposeError::Build(e.to_string()))?;
+        rel = rel.singlepart(Attachment::new_inline(cid.clone()).body(part_body(bytes, false), ct));
+    }
+    Ok(rel)
 }
 
 /// The HTML part's body: as 7-bit text when it is ASCII and every line fits

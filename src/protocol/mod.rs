@@ -78,6 +78,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "show deadlines in your zone, e.g. Europe/Paris",
     },
     CommandSpec {
+        word: "PICTURE",
+        args: "KIND",
+        help: "the board in your mails: PNG, SVG, BOTH or NONE",
+    },
+    CommandSpec {
         word: "ABSENCE",
         args: "FROM TO",
         help: "away on these dates (YYYY-MM-DD)",
@@ -151,6 +156,8 @@ pub enum Command {
     Join(i64),
     Withdraw,
     TimeZone(String),
+    /// What the seat's mails show of the board (issue 37).
+    Picture(crate::report::picture::Picture),
     /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
     Absence(String, String),
     /// The standings of the campaign of the seat's game.
@@ -310,6 +317,16 @@ pub fn parse(subject: &str, text: &str) -> Request {
                     "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
                 )),
             },
+            Some("PICTURE") => {
+                match (arg.and_then(crate::report::picture::Picture::parse), extra) {
+                    (Some(p), false) => req.commands.push(Command::Picture(p)),
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "PICTURE takes one of PNG, SVG, BOTH or NONE, e.g. PICTURE PNG".into(),
+                    )),
+                }
+            }
             Some("CAMPAIGN") if arg.is_none() => req.commands.push(Command::Campaign),
             Some("APPROVE") if arg.is_none() => req.commands.push(Command::Approve),
             Some("REVEAL") if arg.is_none() => req.commands.push(Command::Reveal),

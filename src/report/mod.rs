@@ -5,6 +5,7 @@
 //! Nothing here knows a rules family.
 
 pub mod html;
+pub mod picture;
 
 use minijinja::Environment;
 use serde::Serialize;
@@ -51,6 +52,18 @@ impl Parts {
     #[must_use]
     pub fn html(&self, heading: &str, text: &str) -> String {
         html::document(&self.board_html, heading, text)
+    }
+
+    /// The HTML alternative and its pictures, as `picture` says
+    /// ([`picture::mail_html`]).
+    #[must_use]
+    pub fn mail_html(
+        &self,
+        heading: &str,
+        text: &str,
+        picture: picture::Picture,
+    ) -> picture::MailHtml {
+        picture::mail_html(&self.board_html, heading, text, picture)
     }
 
     /// The attachment of the view: (name, MIME type, bytes).

@@ -14,6 +14,7 @@
 
 use super::{Judge, MadeTurn, Position, ServiceError};
 use crate::mail::outbound::{self, Outgoing};
+use crate::report::picture::Picture;
 use crate::report::Templates;
 use crate::rules::{Rules, State, Viewer};
 use crate::store::{self, Game};
@@ -41,6 +42,11 @@ pub(super) struct ReportJob {
     /// Team play: the member's sections and whether it leads the side
     /// (its own order template in place of the side's).
     pub member: Option<(Vec<String>, bool)>,
+    /// What the recipient's mail shows of the board (issue 37). A job
+    /// queued before there was a choice has none and keeps the inline SVG
+    /// it would have had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub picture: Option<Picture>,
 }
 
 /// An outbox row's body before rendering: the job and what composing the
@@ -257,23 +263,22 @@ pub(super) fn report_mail(
         ""
     };
     let subject = format!("Game {}: {}{copy}", game.id, super::made_heading(made));
-    let html = if html_extra.is_empty() {
-        parts.html(&subject, &text)
-    } else {
-        let board = format!(
+    let picture = job.picture.unwrap_or(Picture::Svg);
+    if !html_extra.is_empty() {
+        parts.board_html = format!(
             "{}{html_extra}",
             crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
         );
-        crate::report::html::document(&board, &subject, &text)
-    };
-    Ok(Outgoing {
+    }
+    let mut m = Outgoing {
         to: job.to.clone(),
-        html: Some(html),
-        attachments: vec![parts.attachment()],
         subject,
         text,
         reply_to: job.reply_to.clone(),
         game_id: Some(game.id),
         ..Outgoing::default()
-    })
+    };
+    let heading = m.subject.clone();
+    super::show_board(&mut m, &parts, &heading, picture);
+    Ok(m)
 }

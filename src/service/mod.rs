@@ -15,7 +15,8 @@ use crate::engine::dice::{self, ChaChaDice, Seed};
 use crate::mail::outbound::{self, Outgoing};
 use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
-use crate::report::Templates;
+use crate::report::picture::Picture;
+use crate::report::{Parts, Templates};
 use crate::rules::{Chance, Orders, Phase, Rejection, Rules, Scenario, State, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
@@ -144,6 +145,8 @@ pub(crate) struct Answer {
     only_registered: bool,
     /// The board (HTML and attachment) of a MAP or HISTORY: (heading, parts).
     board: Option<(String, crate::report::Parts)>,
+    /// How the seat it speaks for sees the board (None: the host's default).
+    picture: Option<Picture>,
 }
 
 impl Answer {
@@ -165,12 +168,51 @@ impl Answer {
         self.reply_to = Some(address);
         self.game_id = Some(seat.game_id);
         self.registered = Some(seat.email.clone());
+        // A PICTURE line above in the same mail has the last word.
+        if self.picture.is_none() {
+            self.picture = seat.picture.as_deref().and_then(Picture::parse);
+        }
     }
     /// An answer made only of errors is an error answer (the loop brakes
     /// count those).
     fn is_error(&self) -> bool {
         self.ok == 0
     }
+}
+
+/// The answer to PICTURE.
+fn picture_text(game: i64, p: Picture) -> String {
+    let what = match p {
+        Picture::Png => "a picture (PNG) every mail client shows",
+        Picture::Svg => "the SVG drawing inline (Gmail and Outlook do not show it)",
+        Picture::Both => "a picture (PNG), with the SVG drawing attached",
+        Picture::None => "no picture: the text and view.json only",
+    };
+    format!(
+        "From now on your mails of game {game} show the board as {what}.
+"
+    )
+}
+
+/// A report's recipient: address, viewer, time zone, Reply-To, outbox
+/// kind and what it shows of the board.
+type Recipient = (
+    String,
+    Viewer,
+    String,
+    Option<String>,
+    &'static str,
+    Picture,
+);
+
+/// `m` showing a board: the HTML and its pictures as `picture` says
+/// (docs/reports.md, "The picture"), view.json and any other file.
+pub(crate) fn show_board(m: &mut Outgoing, parts: &Parts, heading: &str, picture: Picture) {
+    let b = parts.mail_html(heading, &m.text, picture);
+    m.html = b.html;
+    m.inline = b.inline;
+    m.attachments = vec![parts.attachment()];
+    m.attachments.extend(b.files);
 }
 
 /// An inbound mail as read, before the database is asked anything: its
@@ -358,6 +400,15 @@ impl Judge {
 
     fn now(&self) -> String {
         stamp(self.clock.now())
+    }
+
+    /// What `seat`'s mails show of the board: its PICTURE choice, else
+    /// the host's `judge.picture`.
+    fn picture_of(&self, seat: &Seat) -> Picture {
+        seat.picture
+            .as_deref()
+            .and_then(Picture::parse)
+            .unwrap_or(self.cfg.judge.picture)
     }
 
     fn seat_address(&self, seat: &Seat) -> String {
@@ -587,6 +638,7 @@ impl Judge {
                 misses: 0,
                 absent_from: None,
                 absent_until: None,
+                picture: None,
             };
             let seat = store::insert_seat(tx, &seat)?;
             seat_rows.push(seat);
@@ -663,16 +715,17 @@ impl Judge {
             }),
         );
         let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
-        Ok(Outgoing {
+        let mut m = Outgoing {
             to: seat.email.clone(),
-            html: Some(parts.html(&subject, &text)),
-            attachments: vec![parts.attachment()],
             subject,
             text,
             reply_to: Some(self.seat_address(seat)),
             game_id: Some(game_id),
             ..Outgoing::default()
-        })
+        };
+        let heading = m.subject.clone();
+        show_board(&mut m, &parts, &heading, self.picture_of(seat));
+        Ok(m)
     }
 
     /// Compose and store queued mails inside `tx`. Returns how many were
@@ -1028,6 +1081,7 @@ impl Judge {
                 | Command::Draw
                 | Command::Resign
                 | Command::TimeZone(_)
+                | Command::Picture(_)
                 | Command::Absence(..) => {
                     let Some(seat) = seat.as_ref().ok() else {
                         answer.err(self.not_authenticated());
@@ -1104,6 +1158,20 @@ impl Judge {
                             answer.for_seat(self.seat_address(seat), seat);
                             answer.ok(text);
                             done.push("timezone");
+                        }
+                        Command::Picture(p) => {
+                            tx.prepare_cached(
+                                "UPDATE seats SET picture = ?3 WHERE game_id = ?1 AND side = ?2",
+                            )?
+                            .execute(rusqlite::params![
+                                seat.game_id,
+                                seat.side,
+                                p.word()
+                            ])?;
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.picture = Some(*p);
+                            answer.ok(picture_text(seat.game_id, *p));
+                            done.push("picture");
                         }
                         Command::Absence(a, b) => {
                             let game = self.game(seat.game_id)?;
@@ -1418,9 +1486,9 @@ impl Judge {
         }
         m.reply_to = answer.reply_to.clone();
         m.game_id = answer.game_id;
+        let picture = answer.picture.unwrap_or(self.cfg.judge.picture);
         if let Some((heading, parts)) = &answer.board {
-            m.html = Some(parts.html(heading, &m.text));
-            m.attachments = vec![parts.attachment()];
+            show_board(&mut m, parts, heading, picture);
         }
         let mut out = vec![(m.clone(), kind)];
         if let Some(r) = copy {
@@ -1432,7 +1500,7 @@ impl Judge {
                 c.text
             );
             if let Some((heading, parts)) = &answer.board {
-                c.html = Some(parts.html(heading, &c.text));
+                show_board(&mut c, parts, heading, picture);
             }
             out.push((c, kind));
         }
@@ -1785,22 +1853,25 @@ impl Judge {
     ) -> Result<(), ServiceError> {
         // Who gets this turn's report, and as whom: every seat from its own
         // side, observers as the public, the referee from above.
-        let mut recipients: Vec<(String, Viewer, String, Option<String>, &'static str)> =
-            Vec::new();
+        let host = self.cfg.judge.picture;
+        let mut recipients: Vec<Recipient> = Vec::new();
         if audience != Audience::Referee {
-            for s in store::seats(tx, game.id)?
+            let seats = store::seats(tx, game.id)?
                 .into_iter()
-                .filter(|s| s.email != OPEN_SEAT)
-            {
-                let reply_to = Some(self.seat_address(&s));
-                recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
-            }
-            for s in self.extra_members(tx, game.id)? {
-                let reply_to = Some(self.seat_address(&s));
-                recipients.push((s.email, Viewer::Side(s.side), s.tz, reply_to, "report"));
+                .filter(|s| s.email != OPEN_SEAT);
+            for s in seats.chain(self.extra_members(tx, game.id)?) {
+                let (reply_to, picture) = (Some(self.seat_address(&s)), self.picture_of(&s));
+                recipients.push((
+                    s.email,
+                    Viewer::Side(s.side),
+                    s.tz,
+                    reply_to,
+                    "report",
+                    picture,
+                ));
             }
             for o in store::observers(tx, game.id)? {
-                recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer"));
+                recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer", host));
             }
         }
         if audience != Audience::Players {
@@ -1812,12 +1883,13 @@ impl Judge {
                     game.referee_tz.clone(),
                     reply_to,
                     "referee",
+                    host,
                 ));
             }
         }
         // Team play: each member's own order template in place of the side's.
         let members = self.team_recipients(tx, rules, state, game.id)?;
-        for (to, viewer, tz, reply_to, kind) in recipients {
+        for (to, viewer, tz, reply_to, kind, picture) in recipients {
             let member = match &viewer {
                 Viewer::Side(side) => members
                     .iter()
@@ -1848,6 +1920,7 @@ impl Judge {
                     tz,
                     reply_to,
                     member,
+                    picture: Some(picture),
                 })),
                 kind,
             ));

@@ -387,19 +387,16 @@ impl Judge {
         ));
         let subject = format!("Game {}: the referee reveals both boards", game.id);
         for (to, reply_to) in self.audience(tx, game)? {
-            queue.push(
-                Outgoing {
-                    to,
-                    html: Some(parts.html(&subject, &text)),
-                    attachments: vec![parts.attachment()],
-                    subject: subject.clone(),
-                    text: text.clone(),
-                    reply_to,
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "reveal",
-            );
+            let mut m = Outgoing {
+                to,
+                subject: subject.clone(),
+                text: text.clone(),
+                reply_to,
+                game_id: Some(game.id),
+                ..Outgoing::default()
+            };
+            super::show_board(&mut m, &parts, &subject, self.cfg.judge.picture);
+            queue.push(m, "reveal");
         }
         Ok(())
     }

@@ -340,6 +340,7 @@ impl Judge {
             | Command::Resign
             | Command::Draw
             | Command::TimeZone(_)
+            | Command::Picture(_)
             | Command::Absence(..) => {
                 let Some((me, ..)) = self.member_of(tx, seat)? else {
                     return Ok(None);
@@ -360,7 +361,7 @@ impl Judge {
                     return Ok(None);
                 }
                 Ok(Some(Err(format!(
-                    "In game {} only your Commander-in-Chief ({}) may RESIGN, offer a DRAW,\nor set the side's TIMEZONE and ABSENCE.\n",
+                    "In game {} only your Commander-in-Chief ({}) may RESIGN, offer a DRAW,\nor set the side's TIMEZONE, PICTURE and ABSENCE.\n",
                     seat.game_id,
                     store::seats(tx, seat.game_id)?
                         .into_iter()

@@ -269,6 +269,11 @@ BEGIN
         WHERE minute < strftime('%Y-%m-%dT%H:%M', NEW.created_at, '-2 days');
 END;
 "#,
+    r#"
+-- What a seat's mails show of the board (issue 37): PNG, SVG, BOTH or NONE,
+-- as its PICTURE command said; NULL takes the host's judge.picture.
+ALTER TABLE seats ADD COLUMN picture TEXT;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -465,6 +470,9 @@ pub struct Seat {
     pub misses: i64,
     pub absent_from: Option<String>,
     pub absent_until: Option<String>,
+    /// The seat's PICTURE choice (`PNG`, `SVG`, `BOTH`, `NONE`); None: the
+    /// host's default.
+    pub picture: Option<String>,
 }
 
 const GAME_COLS: &str = "id, ruleset, scenario, options, seed, turn, status, result, deadline_secs, deadline_at, created_at, \
@@ -516,7 +524,7 @@ pub fn games(conn: &Connection) -> Result<Vec<Game>, StoreError> {
 
 /// A seat's columns, its credentials derived from the key and its nonces.
 const SEAT_COLS: &str = "game_id, side, email, adj_word('secret', game_id, side, secret_nonce), \
-     adj_word('token', game_id, side, nonce), tz, misses, absent_from, absent_until";
+     adj_word('token', game_id, side, nonce), tz, misses, absent_from, absent_until, picture";
 
 fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
     Ok(Seat {
@@ -529,6 +537,7 @@ fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
         misses: r.get(6)?,
         absent_from: r.get(7)?,
         absent_until: r.get(8)?,
+        picture: r.get(9)?,
     })
 }
 

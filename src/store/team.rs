@@ -31,6 +31,7 @@ impl Member {
             misses: 0,
             absent_from: None,
             absent_until: None,
+            picture: None,
         }
     }
 }

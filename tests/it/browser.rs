@@ -354,3 +354,50 @@ fn the_night_scenario_draws_the_board_with_its_weather() {
         )
     );
 }
+
+/// Issue 37: the mail's HTML with the board as an inline PNG, as a client
+/// shows it: each `cid:` part written to a file beside the page and the
+/// `cid:` rewritten to it. The browser decodes the picture at the SVG's
+/// size and shows no SVG.
+#[test]
+fn html_mail_shows_the_inline_png() {
+    use adjutant::report::picture::Picture;
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let s = sample::standard();
+    let v = view_with_events(&s.r, &s.state, &Viewer::Side("allies".into()), &s.events);
+    let p = parts(&v, Some(&s.mover));
+    let m = p.mail_html("Game 1: turn 12 (allies)", &p.map, Picture::Png);
+    assert_eq!(m.inline.len(), 1, "one picture");
+    let mut html = m.html.expect("an HTML part");
+    for (cid, mime, _) in &m.inline {
+        assert_eq!(mime, "image/png");
+        html = html.replace(&format!("cid:{cid}"), &format!("{cid}.png"));
+    }
+    let script = r#"<script>
+window.addEventListener('load', function () {
+  var i = document.images[0];
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK images=' + document.images.length + ' svgs=' + document.querySelectorAll('svg').length
+    + ' decoded=' + (i.complete && i.naturalWidth > 0) + ' width=' + i.naturalWidth + ' alt=' + (i.alt.indexOf('board') >= 0) + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+    let page = Page::new("png.html", &html, script);
+    for (cid, _, bytes) in &m.inline {
+        std::fs::write(page.dir.path().join(format!("{cid}.png")), bytes).expect("write");
+    }
+    chromium.screenshot(&page, "1000,800");
+    let line = chromium.measure(&page);
+    let svg_width = p
+        .svg
+        .split(" width=\"")
+        .nth(1)
+        .and_then(|w| w.split('"').next())
+        .expect("the SVG's width");
+    assert_eq!(
+        line,
+        format!("images=1 svgs=0 decoded=true width={svg_width} alt=true")
+    );
+}

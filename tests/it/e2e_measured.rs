@@ -27,6 +27,9 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
     }
     let users = ["alice", "bob"];
     let site = real_server_site(&users);
+    // The browser check lays out the inline SVG (issue 37's PNG is
+    // tested in tests/picture_mail.rs).
+    common::set_picture(&site, "svg");
     let players = [
         format!("{}@adjutant.test", users[0]),
         format!("{}@adjutant.test", users[1]),

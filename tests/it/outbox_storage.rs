@@ -517,9 +517,11 @@ fn a_report_job_that_cannot_be_rendered_is_dead_and_the_rest_go_out() {
 
 /// Acceptance 4: a turn report mail of Pegasus Bridge (the throughput
 /// measurement's first turn, both sides' reports, each game its own dice)
-/// is at most 30 KB (30 × 1,024 bytes), the whole RFC 5322 message.
+/// was at most 30 KB (30 × 1,024 bytes), the whole RFC 5322 message, with
+/// the board as inline SVG. Issue 37 puts the board in as a PNG every mail
+/// client shows and allows the report mail up to 80 KB with it.
 #[test]
-fn a_first_turn_report_mail_is_at_most_30_kb() {
+fn a_first_turn_report_mail_is_at_most_80_kb() {
     let site = Site::new();
     let games = 6;
     for i in 0..games {
@@ -560,6 +562,7 @@ fn a_first_turn_report_mail_is_at_most_30_kb() {
         .collect();
     assert_eq!(reports.len(), 2 * games, "{reports:?}");
     for (name, size) in &reports {
-        assert!(*size <= 30 * 1024, "{name}: {size} bytes");
+        // Issue 37: 80 KB with the inline PNG (was 30 KB with inline SVG).
+        assert!(*size <= 80 * 1024, "{name}: {size} bytes");
     }
 }

@@ -183,6 +183,21 @@ impl Site {
     }
 }
 
+/// Set the host's default picture of the board (`png`, `svg`, `both`,
+/// `none`; issue 37) in `site`'s config.
+pub fn set_picture(site: &Site, kind: &str) {
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    assert!(
+        cfg.contains("picture = \"png\""),
+        "the shipped default is png"
+    );
+    std::fs::write(
+        site.config(),
+        cfg.replace("picture = \"png\"", &format!("picture = \"{kind}\"")),
+    )
+    .unwrap();
+}
+
 /// A plain mail.
 pub fn mail(from: &str, to: &str, subject: &str, msgid: &str, body: &str) -> Vec<u8> {
     format!(

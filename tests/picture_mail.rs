@@ -1,0 +1,692 @@
+//! Issue 37: the board as an inline PNG every mail client shows. Each
+//! report mail of each rules family is read as a strict mail client reads
+//! it: the HTML's every `cid:` must name a part of the same
+//! `multipart/related`, of type image/png, shown inline; the PNG is decoded
+//! and checked against the position (view.json): at each unit's place the
+//! pixels are its side's colour, and at an enemy's hex that a Kriegspiel
+//! side does not see they are not the enemy's. Then the sizes of the
+//! largest scenarios' report mails (under 80 KB), and PICTURE by mail.
+
+mod common;
+
+use common::{mail, reply_address, Site};
+use mail_parser::{MessageParser, MimeHeaders};
+use serde_json::Value;
+
+const T0: &str = "2026-11-20T10:00:00Z";
+/// After the first deadline (1 h) with `--nmr pass`: every game makes a turn.
+const T1: &str = "2026-11-20T11:30:00Z";
+
+/// A decoded PNG: width, height, RGB bytes.
+struct Image {
+    w: usize,
+    h: usize,
+    rgb: Vec<u8>,
+}
+
+impl Image {
+    fn decode(bytes: &[u8]) -> Image {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d.read_info().expect("a PNG");
+        assert_eq!(
+            r.info().color_type,
+            png::ColorType::Indexed,
+            "a palette PNG"
+        );
+        let mut buf = vec![0; r.output_buffer_size().expect("size")];
+        let info = r.next_frame(&mut buf).expect("a frame");
+        assert_eq!(info.color_type, png::ColorType::Rgb, "opaque");
+        buf.truncate(info.buffer_size());
+        Image {
+            w: info.width as usize,
+            h: info.height as usize,
+            rgb: buf,
+        }
+    }
+
+    fn px(&self, x: f64, y: f64) -> [u8; 3] {
+        let (x, y) = (x.round() as usize, y.round() as usize);
+        assert!(x < self.w && y < self.h, "({x}, {y}) off the picture");
+        let i = (y * self.w + x) * 3;
+        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+    }
+
+    /// The 5x5 pixels around (x, y).
+    fn around(&self, x: f64, y: f64) -> Vec<[u8; 3]> {
+        let mut v = Vec::new();
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                v.push(self.px(x + f64::from(dx), y + f64::from(dy)));
+            }
+        }
+        v
+    }
+}
+
+/// A report mail as a strict client sees it.
+struct Seen {
+    to: String,
+    html: String,
+    /// The inline pictures the HTML shows, in its order.
+    pngs: Vec<Image>,
+    /// board.svg, when the mail carries it (PICTURE BOTH).
+    svg: Option<String>,
+    json: Value,
+}
+
+fn header_ct(p: &mail_parser::MessagePart<'_>) -> String {
+    p.content_type().map_or_else(String::new, |c| {
+        format!("{}/{}", c.ctype(), c.subtype().unwrap_or("")).to_ascii_lowercase()
+    })
+}
+
+/// Every `cid:` the HTML names in an `<img src>`, with its alt text.
+fn cids(html: &str) -> Vec<(String, String)> {
+    html.split("<img ")
+        .skip(1)
+        .filter_map(|tag| {
+            let tag = tag.split('>').next()?;
+            let src = tag.split("src=\"").nth(1)?.split('"').next()?;
+            let alt = tag
+                .split("alt=\"")
+                .nth(1)
+                .and_then(|a| a.split('"').next())
+                .unwrap_or("");
+            Some((src.strip_prefix("cid:")?.to_string(), alt.to_string()))
+        })
+        .collect()
+}
+
+/// Read `raw` as a strict client: the HTML part sits in a
+/// multipart/related with every part its `cid:`s name, each an inline
+/// image/png that decodes.
+fn strict(raw: &[u8]) -> Seen {
+    let msg = MessageParser::default().parse(raw).expect("a mail");
+    let html_id = *msg.html_body.first().expect("an HTML part");
+    let html_part = &msg.parts[html_id as usize];
+    assert_eq!(header_ct(html_part), "text/html");
+    let html = msg.body_html(0).expect("HTML").into_owned();
+    let related = msg
+        .parts
+        .iter()
+        .find(|p| p.sub_parts().is_some_and(|s| s.contains(&html_id)))
+        .expect("the HTML has a parent");
+    assert_eq!(
+        header_ct(related),
+        "multipart/related",
+        "the HTML and its pictures are one multipart/related"
+    );
+    let siblings = related.sub_parts().expect("parts");
+    assert_eq!(siblings[0], html_id, "the HTML is the related's root");
+    let named = cids(&html);
+    assert!(!named.is_empty(), "the HTML shows a picture by cid:");
+    let mut pngs = Vec::new();
+    for (cid, alt) in &named {
+        assert!(alt.contains("board"), "alt text says what it shows: {alt}");
+        let part = siblings
+            .iter()
+            .map(|i| &msg.parts[*i as usize])
+            .find(|p| p.content_id() == Some(cid.as_str()))
+            .unwrap_or_else(|| panic!("cid:{cid} names no part of the related"));
+        assert_eq!(header_ct(part), "image/png", "cid:{cid}");
+        let disp = part.content_disposition().expect("a Content-Disposition");
+        assert!(disp.is_inline(), "cid:{cid} is inline");
+        pngs.push(Image::decode(part.contents()));
+    }
+    assert!(!html.contains("<svg"), "no inline SVG beside the PNG");
+    let to = msg
+        .to()
+        .and_then(|a| a.first())
+        .and_then(|a| a.address())
+        .unwrap_or("")
+        .to_string();
+    let file = |name: &str| {
+        msg.attachments()
+            .find(|a| a.attachment_name() == Some(name))
+            .map(|a| a.contents().to_vec())
+    };
+    let json = serde_json::from_slice(&file("view.json").expect("view.json")).expect("json");
+    let svg = file("board.svg").map(|b| String::from_utf8(b).expect("utf-8"));
+    Seen {
+        to,
+        html,
+        pngs,
+        svg,
+        json,
+    }
+}
+
+/// The value of attribute `name` in `tag`.
+fn attr(tag: &str, name: &str) -> Option<f64> {
+    tag.split(&format!(" {name}=\""))
+        .nth(1)?
+        .split('"')
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn attr_s<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    tag.split(&format!(" {name}=\"")).nth(1)?.split('"').next()
+}
+
+/// Places of an SVG: each `<use ... data-hex="X">` (Memoir '44) or each
+/// area's `<use href="#area" x y>` and its name (memoir_grid), by name.
+fn places(svg: &str) -> Vec<(String, f64, f64)> {
+    let mut out = Vec::new();
+    for tag in svg.split("<use ").skip(1) {
+        let tag = tag.split('>').next().unwrap_or("");
+        if let (Some(h), Some(x), Some(y)) =
+            (attr_s(tag, "data-hex"), attr(tag, "x"), attr(tag, "y"))
+        {
+            if tag.contains("href=\"#h\"") {
+                out.push((h.to_string(), x, y));
+            }
+        }
+    }
+    for chunk in svg.split("<use href=\"#area\"").skip(1) {
+        let tag = chunk.split('>').next().unwrap_or("");
+        let name = chunk
+            .split("<text class=\"t\"")
+            .nth(1)
+            .and_then(|t| t.split('>').nth(1))
+            .and_then(|t| t.split('<').next())
+            .unwrap_or("");
+        if let (Some(x), Some(y)) = (attr(tag, "x"), attr(tag, "y")) {
+            out.push((name.to_string(), x, y));
+        }
+    }
+    out
+}
+
+fn place(svg: &str, name: &str) -> (f64, f64) {
+    places(svg)
+        .into_iter()
+        .find(|(n, ..)| n == name)
+        .map(|(_, x, y)| (x, y))
+        .unwrap_or_else(|| panic!("no place {name} on the board"))
+}
+
+fn is(c: [u8; 3], want: [u8; 3]) -> bool {
+    (0..3).all(|i| c[i].abs_diff(want[i]) <= 12)
+}
+
+/// A unit's probe: where on the SVG its box surely shows (away from its
+/// label), and a test of a pixel for its side's colour and for the other's.
+struct Probe {
+    what: String,
+    x: f64,
+    y: f64,
+    mine: Box<dyn Fn([u8; 3]) -> bool>,
+    other: Box<dyn Fn([u8; 3]) -> bool>,
+}
+
+fn rgb(hex: &str) -> [u8; 3] {
+    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).expect("hex colour");
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
+}
+
+/// Memoir '44: each unit's box (28x18 at its hex centre, blue the first
+/// side, red the other) at its upper left, left of the type letter.
+fn memoir44_probes(svg: &str, json: &Value) -> Vec<Probe> {
+    let first = json["sides"][0]["id"].as_str().expect("sides").to_string();
+    json["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| {
+            let at = u["at"].as_str().expect("at");
+            let side = u["side"].as_str().expect("side");
+            let (x, y) = place(svg, at);
+            let (a, b) = if side == first {
+                (rgb("#2b5fa8"), rgb("#a83232"))
+            } else {
+                (rgb("#a83232"), rgb("#2b5fa8"))
+            };
+            Probe {
+                what: format!("{side} unit at {at}"),
+                x: x - 11.0,
+                y: y - 6.0,
+                mine: Box::new(move |c: [u8; 3]| is(c, a)),
+                other: Box::new(move |c: [u8; 3]| is(c, b)),
+            }
+        })
+        .collect()
+}
+
+/// memoir_grid: the unit's 30x18 box (blue the bottom side, red the other)
+/// right of its label; a general's box sits 12 lower.
+fn grid_probes(svg: &str, json: &Value) -> Vec<Probe> {
+    let bottom = json["bottom"].as_str().expect("bottom").to_string();
+    json["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| {
+            let at = u["at"].as_str().expect("at");
+            let side = u["side"].as_str().expect("side");
+            let (x, y) = place(svg, at);
+            let dy = if u["kind"] == "general" { 12.0 } else { 0.0 };
+            let (a, b) = if side == bottom {
+                (rgb("#2457a6"), rgb("#b0322a"))
+            } else {
+                (rgb("#b0322a"), rgb("#2457a6"))
+            };
+            Probe {
+                what: format!("{side} unit at {at}"),
+                x: x + 11.0,
+                y: y - 6.0 + dy,
+                mine: Box::new(move |c: [u8; 3]| is(c, a)),
+                other: Box::new(move |c: [u8; 3]| is(c, b)),
+            }
+        })
+        .collect()
+}
+
+/// Measured games: each unit's footprint (a polygon, 3/4 opaque red for
+/// side 0, blue for side 1) at its centre; the pixel is red or blue by far.
+fn measured_probes(svg: &str, json: &Value) -> Vec<Probe> {
+    let red = |c: [u8; 3]| i32::from(c[0]) > i32::from(c[2]) + 60;
+    let blue = |c: [u8; 3]| i32::from(c[2]) > i32::from(c[0]) + 60;
+    let mut out = Vec::new();
+    for u in json["units"].as_array().expect("units") {
+        let id = u["id"].as_str().expect("id");
+        let side = u["side"].as_u64().expect("side");
+        let g = svg
+            .split(&format!("<g class=\"unit\" data-id=\"{id}\">"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("unit {id} drawn"));
+        let pts = attr_s(g, "points").expect("points");
+        let xy: Vec<(f64, f64)> = pts
+            .split(' ')
+            .filter_map(|p| {
+                let (x, y) = p.split_once(',')?;
+                Some((x.parse().ok()?, y.parse().ok()?))
+            })
+            .collect();
+        let n = xy.len() as f64;
+        let (x, y) = xy
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+        let (mine, other): (Box<dyn Fn([u8; 3]) -> bool>, Box<dyn Fn([u8; 3]) -> bool>) =
+            if side == 0 {
+                (Box::new(red), Box::new(blue))
+            } else {
+                (Box::new(blue), Box::new(red))
+            };
+        out.push(Probe {
+            what: format!("unit {id} of side {side}"),
+            x,
+            y,
+            mine,
+            other,
+        });
+    }
+    out
+}
+
+fn probes(family: &str, svg: &str, json: &Value) -> Vec<Probe> {
+    match family {
+        "memoir44" => memoir44_probes(svg, json),
+        "grid" => grid_probes(svg, json),
+        _ => measured_probes(svg, json),
+    }
+}
+
+/// Pixels per SVG unit of `img` drawn from `svg`.
+fn scale(img: &Image, svg: &str) -> f64 {
+    let open = svg.split('>').next().expect("svg");
+    img.w as f64 / attr(open, "width").expect("width")
+}
+
+/// The picture holds each unit of the position in its side's colour.
+fn check_units(family: &str, seen: &Seen) {
+    let svg = seen.svg.as_deref().expect("board.svg with PICTURE BOTH");
+    let img = &seen.pngs[0];
+    let k = scale(img, svg);
+    let probes = probes(family, svg, &seen.json);
+    assert!(!probes.is_empty(), "{}: units on the board", seen.to);
+    for p in &probes {
+        let px = img.around(p.x * k, p.y * k);
+        let mine = px.iter().filter(|c| (p.mine)(**c)).count();
+        assert!(
+            (p.mine)(px[12]) && mine >= 13,
+            "{}: {} is its side's colour ({mine} of 25 pixels: {:?})",
+            seen.to,
+            p.what,
+            px[12]
+        );
+        assert!(!px.iter().any(|c| (p.other)(*c)), "{}: {}", seen.to, p.what);
+    }
+}
+
+/// A site whose host default is `picture`.
+fn site_with(picture: &str) -> Site {
+    let site = Site::new();
+    common::set_picture(&site, picture);
+    site
+}
+
+/// Mails whose file name ends with `kind`, as bytes.
+fn raw_mails(site: &Site, kind: &str) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(site.path().join("mail/outbox"))
+        .expect("outbox")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.ends_with(kind)
+                .then(|| (n, std::fs::read(e.path()).expect("read")))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A game of `scenario` whose first deadline passes (`--nmr pass`): its
+/// welcomes and first turn reports are in the outbox.
+fn first_turn(site: &Site, scenario: &str, sides: [&str; 2], extra: &[&str]) {
+    let a = format!("{}=a@example.org", sides[0]);
+    let b = format!("{}=b@example.org", sides[1]);
+    let mut args = vec![
+        "new-game",
+        "--scenario",
+        scenario,
+        "--seat",
+        &a,
+        "--seat",
+        &b,
+        "--deadline",
+        "1h",
+        "--nmr",
+        "pass",
+    ];
+    args.extend(extra);
+    site.at(T0, &args);
+    site.at(T0, &["serve", "--once"]);
+    site.at(T1, &["serve", "--once"]);
+}
+
+/// The shipped scenario of each family whose report mail is the largest
+/// (the most units on the largest board), its sides and its family.
+const LARGEST: &[(&str, [&str; 2], &str)] = &[
+    ("fall-of-london", ["british", "martians"], "memoir44"),
+    ("le-cateau-1914", ["british", "german"], "grid"),
+    ("villers-bocage-1944", ["british", "german"], "grid"),
+    ("fuentes-de-onoro-1811", ["british", "french"], "measured"),
+    ("minden-1759", ["allied", "french"], "measured"),
+];
+
+/// Acceptance 1: every report mail (and welcome) of every family holds an
+/// inline PNG that a strict client resolves, and it shows the position.
+#[test]
+fn every_family_shows_the_board_as_an_inline_png() {
+    for (scenario, sides, family) in LARGEST {
+        let site = site_with("both");
+        first_turn(&site, scenario, *sides, &[]);
+        let reports = raw_mails(&site, "-report.eml");
+        assert_eq!(reports.len(), 2, "{scenario}: a report for each side");
+        let welcomes = raw_mails(&site, "-welcome.eml");
+        assert_eq!(welcomes.len(), 2, "{scenario}: a welcome for each side");
+        for (name, raw) in reports.iter().chain(&welcomes) {
+            let seen = strict(raw);
+            assert_eq!(seen.pngs.len(), 1, "{scenario} {name}");
+            check_units(family, &seen);
+        }
+    }
+}
+
+/// Acceptance 1, fog of war: a Kriegspiel side's picture shows its own
+/// units and the enemies it sees, and not the enemies it does not see
+/// (their hexes, from the referee's view, are not the enemy's colour).
+#[test]
+fn a_kriegspiel_sides_picture_hides_the_unseen_enemy() {
+    let site = site_with("both");
+    first_turn(
+        &site,
+        "pegasus-bridge",
+        ["allies", "axis"],
+        &["--kriegspiel", "--referee", "ref@example.org"],
+    );
+    let all: Vec<Seen> = raw_mails(&site, "-report.eml")
+        .iter()
+        .chain(&raw_mails(&site, "-referee.eml"))
+        .map(|(_, raw)| strict(raw))
+        .collect();
+    let referee = all
+        .iter()
+        .find(|s| s.to == "ref@example.org")
+        .expect("the referee's report");
+    // The referee's desk: its own board and each side's, each a PNG.
+    assert_eq!(referee.pngs.len(), 3, "{}", referee.html);
+    let mut hidden = 0;
+    for seen in all.iter().filter(|s| s.to != "ref@example.org") {
+        check_units("memoir44", seen);
+        let svg = seen.svg.as_deref().expect("board.svg");
+        let img = &seen.pngs[0];
+        let k = scale(img, svg);
+        let me = seen.json["viewer"]["side"]
+            .as_str()
+            .or_else(|| seen.json["viewer"].as_str())
+            .map(str::to_string)
+            .unwrap_or_default();
+        let shown: Vec<&str> = seen.json["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .filter_map(|u| u["at"].as_str())
+            .collect();
+        let first = seen.json["sides"][0]["id"].as_str().expect("sides");
+        for u in referee.json["units"].as_array().expect("units") {
+            let (at, side) = (
+                u["at"].as_str().expect("at"),
+                u["side"].as_str().expect("side"),
+            );
+            if side == me || shown.contains(&at) {
+                continue;
+            }
+            hidden += 1;
+            let enemy = if side == first {
+                rgb("#2b5fa8")
+            } else {
+                rgb("#a83232")
+            };
+            let (x, y) = place(svg, at);
+            let px = img.around((x - 11.0) * k, (y - 6.0) * k);
+            assert!(
+                !px.iter().any(|c| is(*c, enemy)),
+                "{}: the unseen {side} unit at {at} shows",
+                seen.to
+            );
+        }
+    }
+    assert!(hidden > 0, "some enemy was out of sight");
+}
+
+/// Acceptance 2: the first-turn report mail of each family's largest
+/// scenario, with its PNG (the default), is under 80 KB.
+#[test]
+fn the_largest_report_mails_are_under_80_kb() {
+    for (scenario, sides, _) in LARGEST {
+        let site = Site::new();
+        first_turn(&site, scenario, *sides, &[]);
+        for (name, raw) in raw_mails(&site, "-report.eml") {
+            let seen = strict(&raw);
+            assert!(seen.svg.is_none(), "PNG alone by default");
+            let msg = MessageParser::default().parse(&raw[..]).expect("mail");
+            let png = msg
+                .parts
+                .iter()
+                .find(|p| header_ct(p) == "image/png")
+                .map_or(0, |p| p.contents().len());
+            eprintln!(
+                "SIZE {scenario} {name}: mail {} bytes, PNG {png} bytes ({}x{})",
+                raw.len(),
+                seen.pngs[0].w,
+                seen.pngs[0].h
+            );
+            assert!(
+                raw.len() < 80 * 1024,
+                "{scenario} {name}: {} bytes",
+                raw.len()
+            );
+        }
+    }
+}
+
+/// What a mail shows of the board: (inline SVG, inline PNGs, board.svg).
+fn shows(raw: &[u8]) -> (bool, usize, bool) {
+    let msg = MessageParser::default().parse(raw).expect("mail");
+    let html = msg.body_html(0).map(|h| h.into_owned()).unwrap_or_default();
+    let pngs = msg
+        .parts
+        .iter()
+        .filter(|p| header_ct(p) == "image/png")
+        .count();
+    let svg = msg
+        .attachments()
+        .any(|a| a.attachment_name() == Some("board.svg"));
+    (html.contains("<svg"), pngs, svg)
+}
+
+/// A mail but for its MIME boundaries and Message-ID-free dates.
+fn plain(raw: &[u8]) -> String {
+    let mut text = String::from_utf8_lossy(raw).into_owned();
+    let marks: Vec<String> = text
+        .split("boundary=\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next().map(str::to_string))
+        .collect();
+    for (n, m) in marks.iter().enumerate() {
+        text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
+    }
+    text
+}
+
+/// Acceptance 3: PICTURE by mail changes what that seat receives (its
+/// answer, MAP and reports), remembered, and nothing else: the other seat's
+/// mails are the bytes they are without it.
+#[test]
+fn picture_by_mail_changes_that_seat_only() {
+    let with = Site::new();
+    let without = Site::new();
+    with.at(
+        T0,
+        &[
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=a@example.org",
+            "--seat",
+            "axis=b@example.org",
+        ],
+    );
+    with.at(T0, &["serve", "--once"]);
+    // The same judge twice: database, key and delivered welcomes.
+    for f in ["adjutant.db", "adjutant.db.key"] {
+        std::fs::copy(with.path().join(f), without.path().join(f)).expect("copy");
+    }
+    let to = reply_address(&with, "a@example.org");
+    for (word, n) in [("SVG", 1), ("NONE", 2), ("BOTH", 3)] {
+        with.drop_mail(
+            &format!("p{n}.eml"),
+            &mail(
+                "a@example.org",
+                &to,
+                "picture",
+                &format!("p{n}@example.org"),
+                &format!("PICTURE {word}\nMAP\n"),
+            ),
+        );
+        with.at(T0, &["serve", "--once"]);
+        let answers = raw_mails(&with, "-reply.eml");
+        let (_, last) = answers.last().expect("an answer");
+        let got = shows(last);
+        let want = match word {
+            "SVG" => (true, 0, false),
+            "NONE" => (false, 0, false),
+            _ => (false, 1, true),
+        };
+        assert_eq!(got, want, "MAP after PICTURE {word}");
+    }
+    with.drop_mail(
+        "p4.eml",
+        &mail(
+            "a@example.org",
+            &to,
+            "picture",
+            "p4@example.org",
+            "PICTURE SVG\n",
+        ),
+    );
+    with.drop_mail(
+        "bad.eml",
+        &mail(
+            "a@example.org",
+            &to,
+            "picture",
+            "bad@example.org",
+            "PICTURE GIF\n",
+        ),
+    );
+    with.at(T0, &["serve", "--once"]);
+    let errors = raw_mails(&with, "-error.eml");
+    let (_, bad) = errors.last().expect("an error answer to PICTURE GIF");
+    assert!(
+        String::from_utf8_lossy(bad).contains("PICTURE takes one of PNG, SVG, BOTH or NONE"),
+        "{}",
+        String::from_utf8_lossy(bad)
+    );
+    let stored: Vec<(String, Option<String>)> = {
+        let db = with.db();
+        let mut q = db
+            .prepare("SELECT side, picture FROM seats WHERE game_id = 1 ORDER BY side")
+            .expect("query");
+        q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("rows")
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        stored,
+        vec![("allies".into(), Some("SVG".into())), ("axis".into(), None)]
+    );
+    // The deadline-free game makes a turn by the Allies' orders, in both.
+    for site in [&with, &without] {
+        site.drop_mail(
+            "orders.eml",
+            &mail(
+                "a@example.org",
+                &to,
+                "orders",
+                "orders@example.org",
+                "PLAY recon-centre\nORDER F4\nBATTLE F4 F5\n",
+            ),
+        );
+        site.at(T1, &["serve", "--once"]);
+    }
+    let report_to = |site: &Site, who: &str| -> Vec<u8> {
+        raw_mails(site, "-report.eml")
+            .into_iter()
+            .map(|(_, r)| r)
+            .find(|r| String::from_utf8_lossy(r).contains(&format!("To: {who}")))
+            .unwrap_or_else(|| panic!("a report to {who}"))
+    };
+    let (a_with, a_without) = (
+        report_to(&with, "a@example.org"),
+        report_to(&without, "a@example.org"),
+    );
+    assert_eq!(shows(&a_with), (true, 0, false), "the Allies chose SVG");
+    assert_eq!(shows(&a_without), (false, 1, false), "the default is PNG");
+    let (b_with, b_without) = (
+        report_to(&with, "b@example.org"),
+        report_to(&without, "b@example.org"),
+    );
+    assert_eq!(shows(&b_with), (false, 1, false));
+    assert_eq!(
+        plain(&b_with),
+        plain(&b_without),
+        "the Axis' report is unchanged"
+    );
+}
