@@ -31,6 +31,7 @@ mod measured_referee;
 mod minefields;
 mod no_leak;
 mod outbox_storage;
+mod picture_mail;
 mod protocol;
 mod random_games;
 mod random_grid_games;

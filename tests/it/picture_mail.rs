@@ -7,7 +7,7 @@
 //! side does not see they are not the enemy's. Then the sizes of the
 //! largest scenarios' report mails (under 80 KB), and PICTURE by mail.
 
-mod common;
+use crate::common;
 
 use common::{mail, reply_address, Site};
 use mail_parser::{MessageParser, MimeHeaders};
