@@ -340,7 +340,8 @@ impl Judge {
             | Command::Resign
             | Command::Draw
             | Command::TimeZone(_)
-            | Command::Absence(..) => {
+            | Command::Absence(..)
+            | Command::AbsenceEnd => {
                 let Some((me, ..)) = self.member_of(tx, seat)? else {
                     return Ok(None);
                 };
