@@ -1407,10 +1407,18 @@ mod tests {
             ("2026-03-01T10:01".to_string(), 2),
         ];
         assert_eq!(tally(&c), expected);
-        // Back to the schema before the tally: the migration fills it.
-        c.execute_batch("DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;")
+        // Back to the schema before the tally (and the migrations after
+        // it undone): the migration fills it.
+        c.execute_batch(
+            "DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;
+             DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;",
+        )
+        .unwrap();
+        let tally_migration = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE answer_tally"))
             .unwrap();
-        c.pragma_update(None, "user_version", MIGRATIONS.len() as i64 - 1)
+        c.pragma_update(None, "user_version", tally_migration as i64)
             .unwrap();
         migrate(&mut c).unwrap();
         assert_eq!(tally(&c), expected);
