@@ -695,6 +695,24 @@ mod tests {
         assert_eq!(token_of("judge+x@evil.org", "judge", "example.org"), None);
     }
 
+    /// Issue 38: the TURN line the order templates write (its comment
+    /// ignored), and ABSENCE END.
+    #[test]
+    fn turn_lines_and_absence_end() {
+        let r = parse("", "TURN 7    # keep this line\nPASS\nABSENCE END\n");
+        assert_eq!(r.turn, Some(7));
+        assert_eq!(r.commands, vec![Command::AbsenceEnd]);
+        assert!(r.has_orders && r.errors.is_empty(), "{r:?}");
+        let bad = parse("", "TURN seven\n");
+        assert_eq!(bad.turn, None);
+        assert_eq!(bad.errors.len(), 1);
+        let two = parse("", "ABSENCE 2026-12-20 2027-01-03\n");
+        assert_eq!(
+            two.commands,
+            vec![Command::Absence("2026-12-20".into(), "2027-01-03".into())]
+        );
+    }
+
     #[test]
     fn help_lists_every_command() {
         let h = help_text("judge@x");
