@@ -617,9 +617,12 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
         }
     }
     match judge.tick() {
-        Ok(t) if t.reminders + t.nmr > 0 => {
-            tracing::info!("deadlines: {} reminders, {} missed", t.reminders, t.nmr)
-        }
+        Ok(t) if t.reminders + t.nmr + t.failed > 0 => tracing::info!(
+            "deadlines: {} reminders, {} missed, {} games failed (logged above)",
+            t.reminders,
+            t.nmr,
+            t.failed
+        ),
         Ok(_) => {}
         Err(e) => tracing::error!("deadlines: {e}"),
     }

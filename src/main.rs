@@ -3,6 +3,7 @@
 use adjutant::config::{self, Config};
 use adjutant::daemon;
 use adjutant::rules::{Rules, Viewer};
+use adjutant::service::deadlines::ClockBy;
 use adjutant::service::{clock, export, parse_duration, Judge};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -747,22 +748,31 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Pause { game } => {
-            let judge = open(&cli.config)?;
-            judge.set_paused(game, true)?;
+            let mut judge = open(&cli.config)?;
+            judge.set_paused(game, true, ClockBy::Host)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
             println!("game {game} paused");
             Ok(0)
         }
         Cmd::Resume { game } => {
-            let judge = open(&cli.config)?;
-            judge.set_paused(game, false)?;
-            println!("game {game} resumed");
+            let mut judge = open(&cli.config)?;
+            let at = judge.set_paused(game, false, ClockBy::Host)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
+            match at {
+                Some(at) => println!("game {game} resumed; the deadline is now {at}"),
+                None => println!("game {game} resumed"),
+            }
             Ok(0)
         }
         Cmd::Extend { game, by } => {
-            let judge = open(&cli.config)?;
+            let mut judge = open(&cli.config)?;
             let secs =
                 parse_duration(&by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
-            let at = judge.extend(game, secs)?;
+            let at = judge.extend(game, secs, ClockBy::Host)?;
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
             println!("game {game}: the deadline is now {at}");
             Ok(0)
         }

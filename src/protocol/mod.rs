@@ -48,6 +48,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "your seat's secret (not needed in a reply)",
     },
     CommandSpec {
+        word: "TURN",
+        args: "N",
+        help: "the turn your orders answer (the order template writes it)",
+    },
+    CommandSpec {
         word: "ORDERS",
         args: "",
         help: "optional: the lines after it are your orders",
@@ -85,7 +90,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         word: "ABSENCE",
         args: "FROM TO",
-        help: "away on these dates (YYYY-MM-DD)",
+        help: "away on these dates (YYYY-MM-DD), at most 14 days",
+    },
+    CommandSpec {
+        word: "ABSENCE END",
+        args: "",
+        help: "back early: your absence ends now",
     },
     CommandSpec {
         word: "CAMPAIGN",
@@ -160,6 +170,8 @@ pub enum Command {
     Picture(crate::report::picture::Picture),
     /// Dates as written (YYYY-MM-DD), checked against the seat's zone later.
     Absence(String, String),
+    /// ABSENCE END: the seat's absence ends now.
+    AbsenceEnd,
     /// The standings of the campaign of the seat's game.
     Campaign,
     /// Team play: a card suggested to the team (the rest of the line).
@@ -183,6 +195,8 @@ pub enum Command {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Request {
     pub game: Option<i64>,
+    /// The judge's turn the orders answer (a `TURN n` line), if given.
+    pub turn: Option<u32>,
     pub password: Option<String>,
     pub commands: Vec<Command>,
     /// The order lines, with every other line blanked so that line numbers
@@ -392,6 +406,9 @@ pub fn parse(subject: &str, text: &str) -> Request {
                     )),
                 }
             }
+            Some("ABSENCE") if arg.is_some_and(|a| a.eq_ignore_ascii_case("END")) && !extra => {
+                req.commands.push(Command::AbsenceEnd)
+            }
             Some("ABSENCE") => {
                 let mut w = line.split_whitespace().skip(1);
                 match (w.next(), w.next(), w.next()) {
@@ -402,6 +419,20 @@ pub fn parse(subject: &str, text: &str) -> Request {
                         line_no,
                         line.into(),
                         "ABSENCE takes two dates, e.g. ABSENCE 2026-12-20 2027-01-03".into(),
+                    )),
+                }
+            }
+            Some("TURN") => {
+                // Anything after a `#` is a comment (the template explains
+                // the line there).
+                let bare = line.split('#').next().unwrap_or("");
+                let mut w = bare.split_whitespace().skip(1);
+                match (w.next().map(str::parse::<u32>), w.next()) {
+                    (Some(Ok(n)), None) => req.turn = Some(n),
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "TURN takes the turn number your orders answer, e.g. TURN 7".into(),
                     )),
                 }
             }
@@ -679,6 +710,24 @@ mod tests {
             None
         );
         assert_eq!(token_of("judge+x@evil.org", "judge", "example.org"), None);
+    }
+
+    /// Issue 38: the TURN line the order templates write (its comment
+    /// ignored), and ABSENCE END.
+    #[test]
+    fn turn_lines_and_absence_end() {
+        let r = parse("", "TURN 7    # keep this line\nPASS\nABSENCE END\n");
+        assert_eq!(r.turn, Some(7));
+        assert_eq!(r.commands, vec![Command::AbsenceEnd]);
+        assert!(r.has_orders && r.errors.is_empty(), "{r:?}");
+        let bad = parse("", "TURN seven\n");
+        assert_eq!(bad.turn, None);
+        assert_eq!(bad.errors.len(), 1);
+        let two = parse("", "ABSENCE 2026-12-20 2027-01-03\n");
+        assert_eq!(
+            two.commands,
+            vec![Command::Absence("2026-12-20".into(), "2027-01-03".into())]
+        );
     }
 
     #[test]

@@ -59,10 +59,58 @@ pub fn effective(deadline: DateTime<Utc>, seat: &store::Seat) -> DateTime<Utc> {
 pub struct Tick {
     pub reminders: usize,
     pub nmr: usize,
+    /// Games whose deadlines could not be handled (each logged by number).
+    pub failed: usize,
+}
+
+/// A seat the current phase waits for, and the deadline that applies to it.
+struct Waited {
+    seat: store::Seat,
+    due: DateTime<Utc>,
+}
+
+/// The seats `state`'s phase waits for (none of whose orders are held),
+/// each with its own deadline: one side's absence moves only its own.
+fn waited(
+    conn: &rusqlite::Connection,
+    game: &store::Game,
+    rules: &Rules,
+    state: &State,
+    deadline: DateTime<Utc>,
+) -> Result<Vec<Waited>, ServiceError> {
+    let phase = rules.phase(state);
+    let held = store::pending(conn, game.id)?;
+    Ok(store::seats(conn, game.id)?
+        .into_iter()
+        .filter(|s| phase.sides.contains(&s.side))
+        .filter(|s| !held.iter().any(|p| p.side == s.side))
+        .map(|s| Waited {
+            due: effective(deadline, &s),
+            seat: s,
+        })
+        .collect())
+}
+
+/// Who changed a game's clock, as the players are told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockBy {
+    Host,
+    Referee,
+}
+
+impl ClockBy {
+    fn name(self) -> &'static str {
+        match self {
+            ClockBy::Host => "the host",
+            ClockBy::Referee => "the referee",
+        }
+    }
 }
 
 impl Judge {
-    /// Send due reminders and apply the NMR policy to games past their deadline.
+    /// Send due reminders and apply the NMR policy to games past their
+    /// deadline. Each game is handled on its own: a fault in one is logged
+    /// with its number and the others are still handled.
     pub fn tick(&mut self) -> Result<Tick, ServiceError> {
         let now = self.clock.now();
         let mut tick = Tick::default();
@@ -70,68 +118,101 @@ impl Judge {
             if game.status != "active" || game.paused {
                 continue;
             }
-            let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
-                continue;
-            };
-            let Position { rules, state, .. } = self.position(&game, None)?;
-            let waiting = rules.phase(&state);
-            // Sides whose orders are held for this phase are not late.
-            let held = store::pending(&self.conn, game.id)?;
-            let seats: Vec<store::Seat> = store::seats(&self.conn, game.id)?
-                .into_iter()
-                .filter(|s| waiting.sides.contains(&s.side))
-                .filter(|s| !held.iter().any(|p| p.side == s.side))
-                .collect();
-            if seats.is_empty() {
-                continue;
-            }
-            // The latest effective deadline among the seats waited for.
-            let due = seats
-                .iter()
-                .map(|s| effective(deadline, s))
-                .max()
-                .unwrap_or(deadline);
-            let turn = i64::from(game.turn);
-            if game.reminded_turn < turn
-                && now >= due - Duration::seconds(REMINDER_BEFORE)
-                && now < due
-            {
-                let tx = self.begin()?;
-                let mut q = Queue::new();
-                for s in &seats {
-                    let text = self.templates.render(
-                        "reminder.txt",
-                        json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
-                               "deadline": show(&stamp(effective(deadline, s)), &s.tz)}),
-                    );
-                    q.push(
-                        Outgoing {
-                            to: s.email.clone(),
-                            subject: format!("Game {}: your orders are due", game.id),
-                            text,
-                            reply_to: Some(self.seat_address(s)),
-                            game_id: Some(game.id),
-                            ..Outgoing::default()
-                        },
-                        "reminder",
-                    );
-                    tick.reminders += 1;
-                }
-                tx.prepare_cached("UPDATE games SET reminded_turn = ?2 WHERE id = ?1")?
-                    .execute(rusqlite::params![game.id, turn])?;
-                self.flush(&tx, &format!("game-{}-turn-{turn}-reminder", game.id), q)?;
-                tx.commit()?;
-            }
-            if game.nmr_turn < turn && now >= due + Duration::seconds(game.grace_secs) {
-                // A team plays what it has held (service/team.rs).
-                if self.team_at_deadline(&game)? {
-                    tick.nmr += 1;
-                    continue;
-                }
-                self.apply_nmr(&game, &rules, &state, &seats, &mut tick)?;
+            if let Err(e) = self.tick_game(&game, now, &mut tick) {
+                tick.failed += 1;
+                tracing::error!("deadlines: game {}: {e}", game.id);
             }
         }
         Ok(tick)
+    }
+
+    fn tick_game(
+        &mut self,
+        game: &store::Game,
+        now: DateTime<Utc>,
+        tick: &mut Tick,
+    ) -> Result<(), ServiceError> {
+        let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
+            return Ok(());
+        };
+        let Position { rules, state, .. } = self.position(game, None)?;
+        let seats = waited(&self.conn, game, &rules, &state, deadline)?;
+        let turn = i64::from(game.turn);
+        self.remind(game, turn, &seats, now, tick)?;
+        let grace = Duration::seconds(game.grace_secs);
+        let mut missed = Vec::new();
+        for w in seats {
+            if now >= w.due + grace
+                && !store::deadline_marked(
+                    &self.conn,
+                    game.id,
+                    &w.seat.side,
+                    "miss",
+                    turn,
+                    &stamp(w.due),
+                )?
+            {
+                missed.push(w);
+            }
+        }
+        if missed.is_empty() {
+            return Ok(());
+        }
+        // A team plays what it has held (service/team.rs).
+        if self.team_at_deadline(game)? {
+            tick.nmr += 1;
+            return Ok(());
+        }
+        self.apply_nmr(game, &rules, &state, &missed, now, tick)
+    }
+
+    /// Remind each seat whose deadline is less than a day away, once per
+    /// turn and deadline (an extension gets a fresh reminder).
+    fn remind(
+        &self,
+        game: &store::Game,
+        turn: i64,
+        seats: &[Waited],
+        now: DateTime<Utc>,
+        tick: &mut Tick,
+    ) -> Result<(), ServiceError> {
+        let due: Vec<&Waited> = seats
+            .iter()
+            .filter(|w| now >= w.due - Duration::seconds(REMINDER_BEFORE) && now < w.due)
+            .collect();
+        if due.is_empty() {
+            return Ok(());
+        }
+        let tx = self.begin()?;
+        for w in due {
+            let at = stamp(w.due);
+            let s = &w.seat;
+            if !store::mark_deadline(&tx, game.id, &s.side, "reminder", turn, &at, &self.now())? {
+                continue;
+            }
+            let text = self.templates.render(
+                "reminder.txt",
+                json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
+                       "deadline": show(&at, &s.tz)}),
+            );
+            let mut q = Queue::new();
+            q.push(
+                Outgoing {
+                    to: s.email.clone(),
+                    subject: format!("Game {}: your orders are due", game.id),
+                    text,
+                    reply_to: Some(self.seat_address(s)),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "reminder",
+            );
+            tick.reminders += 1;
+            let cause = format!("game-{}-turn-{turn}-{}-reminder-{at}", game.id, s.side);
+            self.flush(&tx, &cause, q)?;
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     fn apply_nmr(
@@ -139,145 +220,496 @@ impl Judge {
         game: &store::Game,
         rules: &Rules,
         state: &State,
-        seats: &[store::Seat],
+        missed: &[Waited],
+        now: DateTime<Utc>,
         tick: &mut Tick,
     ) -> Result<(), ServiceError> {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let turn = i64::from(game.turn);
-        tx.prepare_cached("UPDATE games SET nmr_turn = ?2 WHERE id = ?1")?
-            .execute(rusqlite::params![game.id, turn])?;
         let mut late = Vec::new();
-        for s in seats {
+        for w in missed {
+            let s = &w.seat;
+            if !store::mark_deadline(
+                &tx,
+                game.id,
+                &s.side,
+                "miss",
+                turn,
+                &stamp(w.due),
+                &self.now(),
+            )? {
+                continue;
+            }
             tx.prepare_cached(
                 "UPDATE seats SET misses = misses + 1 WHERE game_id = ?1 AND side = ?2",
             )?
             .execute(rusqlite::params![game.id, s.side])?;
-            late.push((s.clone(), s.misses + 1));
+            late.push((w, s.misses + 1));
+        }
+        if late.is_empty() {
+            return Ok(());
         }
         tick.nmr += 1;
         let mut passed = Vec::new();
         if game.nmr_policy == "pass" {
-            for (s, _) in &late {
-                if let Some(orders) = rules.pass_orders(state, &s.side) {
+            for (w, _) in &late {
+                if let Some(orders) = rules.pass_orders(state, &w.seat.side) {
                     // The last missing side's pass resolves the phase with
                     // the orders the others sent in time.
-                    match self.submit_orders(&tx, s, &orders, "nmr", &mut q) {
-                        Ok(_) => passed.push(s.side.clone()),
-                        Err(e) => {
-                            tracing::warn!("game {}: NMR pass for {} failed: {e}", game.id, s.side)
-                        }
+                    match self.submit_orders(&tx, &w.seat, &orders, "nmr", &mut q) {
+                        Ok(_) => passed.push(w.seat.side.clone()),
+                        Err(e) => tracing::warn!(
+                            "game {}: NMR pass for {} failed: {e}",
+                            game.id,
+                            w.seat.side
+                        ),
                     }
                 }
             }
         }
-        for (s, misses) in &late {
-            let what = if passed.contains(&s.side) {
-                "The judge played the side's standing orders (a pass) as the rules of this game say."
-            } else {
-                "The game waits for the orders; send them as soon as you can."
-            };
-            q.push(
-                Outgoing {
-                    to: s.email.clone(),
-                    subject: format!("Game {}: the deadline passed without your orders", game.id),
-                    text: format!(
-                        "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
-                        s.side, game.id
-                    ),
-                    reply_to: Some(self.seat_address(s)),
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "nmr",
-            );
-            if let Some(referee) = game
-                .referee
-                .as_deref()
-                .filter(|_| *misses >= game.referee_after)
-            {
-                q.push(
-                    Outgoing {
-                        to: referee.to_string(),
-                        subject: format!("Game {}: {} missed {misses} deadlines", game.id, s.side),
-                        text: format!(
-                            "{} ({}) has missed {misses} deadlines in a row in game {}.\nThe last deadline was {}.\nYou may extend the deadline, pause the game, or replace the player.\n",
-                            s.side,
-                            s.email,
-                            game.id,
-                            show(game.deadline_at.as_deref().unwrap_or(""), &game.referee_tz)
-                        ),
-                        game_id: Some(game.id),
-                        ..Outgoing::default()
-                    },
-                    "referee",
-                );
-            }
+        for (w, misses) in &late {
+            self.miss_notices(game, w, *misses, passed.contains(&w.seat.side), &mut q);
         }
-        if passed.is_empty() && game.nmr_policy == "wait" {
-            // Keep waiting: the next deadline is one turn length from now.
-            if let Some(secs) = game.deadline_secs {
-                let next = stamp(self.clock.now() + Duration::seconds(secs));
-                tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
-                    .execute(rusqlite::params![game.id, next])?;
-            }
-        }
-        self.flush(&tx, &format!("game-{}-turn-{turn}-nmr", game.id), q)?;
+        self.move_on(&tx, game, now)?;
+        let what: Vec<String> = late
+            .iter()
+            .map(|(w, _)| format!("{}@{}", w.seat.side, stamp(w.due)))
+            .collect();
+        let cause = format!("game-{}-turn-{turn}-nmr-{}", game.id, what.join(","));
+        self.flush(&tx, &cause, q)?;
         tx.commit()?;
         Ok(())
     }
 
-    /// Pause or resume a game's clock. Resuming gives a full turn's time.
-    pub fn set_paused(&self, game_id: i64, paused: bool) -> Result<(), ServiceError> {
-        let game = self.game(game_id)?;
-        let deadline = (!paused)
-            .then_some(game.deadline_secs)
-            .flatten()
-            .map(|s| stamp(self.clock.now() + Duration::seconds(s)))
-            .or(game.deadline_at);
-        self.conn
-            .prepare_cached("UPDATE games SET paused = ?2, deadline_at = ?3 WHERE id = ?1")?
-            .execute(rusqlite::params![game_id, paused, deadline])?;
+    /// The mails of one seat's missed deadline: the player's, and the
+    /// referee's after `referee_after` misses in a row.
+    fn miss_notices(
+        &self,
+        game: &store::Game,
+        w: &Waited,
+        misses: i64,
+        passed: bool,
+        q: &mut Queue,
+    ) {
+        let s = &w.seat;
+        let what = if passed {
+            "The judge played the side's standing orders (a pass) as the rules of this game say."
+        } else {
+            "The game waits for the orders; send them as soon as you can."
+        };
+        q.push(
+            Outgoing {
+                to: s.email.clone(),
+                subject: format!("Game {}: the deadline passed without your orders", game.id),
+                text: format!(
+                    "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
+                    s.side, game.id
+                ),
+                reply_to: Some(self.seat_address(s)),
+                game_id: Some(game.id),
+                ..Outgoing::default()
+            },
+            "nmr",
+        );
+        if let Some(referee) = game
+            .referee
+            .as_deref()
+            .filter(|_| misses >= game.referee_after)
+        {
+            q.push(
+                Outgoing {
+                    to: referee.to_string(),
+                    subject: format!("Game {}: {} missed {misses} deadlines", game.id, s.side),
+                    text: format!(
+                        "{} ({}) has missed {misses} deadlines in a row in game {}.\nThe last deadline was {}.\nYou may extend the deadline, pause the game, or replace the player.\n",
+                        s.side,
+                        s.email,
+                        game.id,
+                        show(&stamp(w.due), &game.referee_tz)
+                    ),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "referee",
+            );
+        }
+    }
+
+    /// After missed deadlines, keep the game moving: when it still waits
+    /// for the same phase, its deadline moves one turn length on from now
+    /// under `wait`, and under `pass` when no seat it waits for has a
+    /// deadline still to come (a side with no pass, a pass refused).
+    fn move_on(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        game: &store::Game,
+        now: DateTime<Utc>,
+    ) -> Result<(), ServiceError> {
+        let Some(g) = store::game(tx, game.id)? else {
+            return Ok(());
+        };
+        if g.turn != game.turn || g.status != "active" {
+            return Ok(());
+        }
+        let Some(secs) = g.deadline_secs else {
+            return Ok(());
+        };
+        let keep = match (
+            g.nmr_policy.as_str(),
+            g.deadline_at.as_deref().and_then(parse),
+        ) {
+            ("pass", Some(deadline)) => {
+                let Position { rules, state, .. } = Self::position_in(tx, &g, None)?;
+                let grace = Duration::seconds(g.grace_secs);
+                waited(tx, &g, &rules, &state, deadline)?
+                    .iter()
+                    .any(|w| w.due + grace > now)
+            }
+            _ => false,
+        };
+        if !keep {
+            let next = stamp(now + Duration::seconds(secs));
+            tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
+                .execute(rusqlite::params![game.id, next])?;
+        }
         Ok(())
     }
 
-    /// Move the current deadline by `secs`; returns the new deadline.
-    pub fn extend(&self, game_id: i64, secs: i64) -> Result<String, ServiceError> {
-        let game = self.game(game_id)?;
+    /// Pause or resume a game's clock (the host at the command line),
+    /// telling everyone in the game; returns the new deadline.
+    pub fn set_paused(
+        &self,
+        game_id: i64,
+        paused: bool,
+        by: ClockBy,
+    ) -> Result<Option<String>, ServiceError> {
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        let game = store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let at = self.set_paused_in(&tx, &game, paused, by, &mut q)?;
+        let what = if paused { "pause" } else { "resume" };
+        let cause = format!(
+            "game-{game_id}-{what}-{}-{}",
+            self.now(),
+            at.as_deref().unwrap_or("")
+        );
+        self.flush(&tx, &cause, q)?;
+        tx.commit()?;
+        Ok(at)
+    }
+
+    /// Pause or resume inside `tx`. A resume gives a full turn from now,
+    /// plus what the deadline was extended by while paused. Pausing a
+    /// paused game or resuming a running one is refused.
+    pub(super) fn set_paused_in(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        game: &store::Game,
+        paused: bool,
+        by: ClockBy,
+        q: &mut Queue,
+    ) -> Result<Option<String>, ServiceError> {
+        let id = game.id;
+        if game.status != "active" {
+            return Err(ServiceError::Invalid(format!("game {id} is over")));
+        }
+        if paused && game.paused {
+            return Err(ServiceError::Invalid(format!(
+                "game {id} is paused already"
+            )));
+        }
+        if !paused && !game.paused {
+            return Err(ServiceError::Invalid(format!(
+                "game {id} is not paused: its clock is running"
+            )));
+        }
+        if paused {
+            tx.prepare_cached(
+                "UPDATE games SET paused = 1, paused_deadline = deadline_at WHERE id = ?1",
+            )?
+            .execute([id])?;
+            self.clock_notices(tx, game, &ClockChange::Paused, by, q)?;
+            return Ok(game.deadline_at.clone());
+        }
+        let before: Option<String> = tx
+            .prepare_cached("SELECT paused_deadline FROM games WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))?;
+        let extra = match (
+            before.as_deref().and_then(parse),
+            game.deadline_at.as_deref().and_then(parse),
+        ) {
+            (Some(b), Some(d)) if d > b => d - b,
+            _ => Duration::zero(),
+        };
+        let now = self.clock.now();
+        let at = game
+            .deadline_secs
+            .map(|s| now + Duration::seconds(s) + extra)
+            .or_else(|| {
+                game.deadline_at
+                    .as_deref()
+                    .and_then(parse)
+                    .filter(|d| *d > now)
+            })
+            .map(stamp);
+        tx.prepare_cached(
+            "UPDATE games SET paused = 0, paused_deadline = NULL, deadline_at = ?2 WHERE id = ?1",
+        )?
+        .execute(rusqlite::params![id, at])?;
+        self.clock_notices(tx, game, &ClockChange::Resumed(at.clone()), by, q)?;
+        Ok(at)
+    }
+
+    /// Move the current deadline by `secs` (the host at the command line),
+    /// telling everyone in the game; returns the new deadline.
+    pub fn extend(&self, game_id: i64, secs: i64, by: ClockBy) -> Result<String, ServiceError> {
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        let game = store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let at = self.extend_in(&tx, &game, secs, by, &mut q)?;
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-extend-{}-{at}", self.now()),
+            q,
+        )?;
+        tx.commit()?;
+        Ok(at)
+    }
+
+    /// Extend inside `tx`. The deadline moves `secs` on; one already past
+    /// (a running game) moves `secs` on from now, so it is in the future.
+    pub(super) fn extend_in(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        game: &store::Game,
+        secs: i64,
+        by: ClockBy,
+        q: &mut Queue,
+    ) -> Result<String, ServiceError> {
+        let id = game.id;
+        if game.status != "active" {
+            return Err(ServiceError::Invalid(format!("game {id} is over")));
+        }
         let base = game
             .deadline_at
             .as_deref()
             .and_then(parse)
-            .ok_or_else(|| ServiceError::Invalid(format!("game {game_id} has no deadline")))?;
-        let at = stamp(base + Duration::seconds(secs));
-        self.conn
-            .prepare_cached("UPDATE games SET deadline_at = ?2, reminded_turn = -1 WHERE id = ?1")?
-            .execute(rusqlite::params![game_id, at])?;
+            .ok_or_else(|| ServiceError::Invalid(format!("game {id} has no deadline")))?;
+        let now = self.clock.now();
+        let mut at = base + Duration::seconds(secs);
+        if !game.paused && at <= now {
+            at = now + Duration::seconds(secs);
+        }
+        let at = stamp(at);
+        tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
+            .execute(rusqlite::params![id, at])?;
+        let change = ClockChange::Extended(at.clone(), secs, game.paused);
+        self.clock_notices(tx, game, &change, by, q)?;
         Ok(at)
     }
 
-    /// Record a seat's absence (from a mail's ABSENCE command).
+    /// Tell every seat, team member, observer and the referee of a change
+    /// to the game's clock, each deadline in the reader's own zone.
+    fn clock_notices(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        game: &store::Game,
+        change: &ClockChange,
+        by: ClockBy,
+        q: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let mut zones: Vec<(String, String)> = store::seats(tx, game.id)?
+            .into_iter()
+            .chain(self.extra_members(tx, game.id)?)
+            .map(|s| (s.email.to_ascii_lowercase(), s.tz))
+            .collect();
+        let mut to = self.audience(tx, game)?;
+        if let Some(r) = &game.referee {
+            zones.push((r.to_ascii_lowercase(), game.referee_tz.clone()));
+            to.push((r.clone(), None));
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for (email, reply_to) in to {
+            let key = email.to_ascii_lowercase();
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key.clone());
+            let tz = zones
+                .iter()
+                .find(|(e, _)| *e == key)
+                .map_or("UTC", |(_, z)| z.as_str());
+            let (subject, text) = change.text(game.id, by, tz);
+            q.push(
+                Outgoing {
+                    to: email,
+                    subject,
+                    text,
+                    reply_to,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "clock",
+            );
+        }
+        Ok(())
+    }
+
+    /// Record a seat's absence (from a mail's ABSENCE command): `days` is
+    /// the number of days from its first date to its last, in the player's
+    /// zone. An absence wholly past is refused.
     pub fn set_absence(
         &self,
         seat: &store::Seat,
-        from: DateTime<Utc>,
-        until: DateTime<Utc>,
+        span: &AbsenceSpan,
         max_days: i64,
     ) -> Result<(), String> {
-        if until <= from {
+        if span.until <= span.from {
             return Err("the absence must end after it starts".into());
         }
-        if until - from > Duration::days(max_days) {
+        if span.days > max_days {
             return Err(format!(
-                "this game allows absences of at most {max_days} days"
+                "this game allows absences of at most {max_days} days (this one is {})",
+                span.days
             ));
+        }
+        if span.until <= self.clock.now() {
+            return Err("that absence is over already".into());
         }
         self.conn
             .prepare_cached("UPDATE seats SET absent_from = ?3, absent_until = ?4 WHERE game_id = ?1 AND side = ?2")
-            .and_then(|mut st| st.execute(rusqlite::params![seat.game_id, seat.side, stamp(from), stamp(until)]))
+            .and_then(|mut st| st.execute(rusqlite::params![seat.game_id, seat.side, stamp(span.from), stamp(span.until)]))
             .map_err(|e| e.to_string())?;
         Ok(())
     }
+
+    /// End a seat's absence now (ABSENCE END); false when it had none to
+    /// come or running.
+    pub fn end_absence(&self, seat: &store::Seat) -> Result<bool, ServiceError> {
+        let now = self.clock.now();
+        let current: (Option<String>, Option<String>) = self
+            .conn
+            .prepare_cached(
+                "SELECT absent_from, absent_until FROM seats WHERE game_id = ?1 AND side = ?2",
+            )?
+            .query_row(rusqlite::params![seat.game_id, seat.side], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let running = current
+            .1
+            .as_deref()
+            .and_then(parse)
+            .is_some_and(|u| u > now);
+        self.conn
+            .prepare_cached("UPDATE seats SET absent_from = NULL, absent_until = NULL WHERE game_id = ?1 AND side = ?2")?
+            .execute(rusqlite::params![seat.game_id, seat.side])?;
+        Ok(running)
+    }
+}
+
+/// An ABSENCE as the player wrote it, read in the player's zone: from the
+/// start of the first date to the end of the last; `days` is the last date
+/// less the first (ABSENCE 2026-12-20 2027-01-03 is 14 days), whatever
+/// daylight saving does in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbsenceSpan {
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub days: i64,
+}
+
+/// Read "2026-12-20" "2027-01-03" in zone `tz`.
+pub fn absence_span(from: &str, to: &str, tz: &str) -> Result<AbsenceSpan, String> {
+    use chrono::{NaiveDate, TimeZone};
+    let zone: chrono_tz::Tz = tz.parse().unwrap_or(chrono_tz::UTC);
+    let day = |s: &str| {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| format!("'{s}' is not a date like 2026-12-20"))
+    };
+    let (first, last) = (day(from)?, day(to)?);
+    let start = first.and_hms_opt(0, 0, 0).ok_or("bad date")?;
+    let end = last
+        .succ_opt()
+        .ok_or("bad date")?
+        .and_hms_opt(0, 0, 0)
+        .ok_or("bad date")?;
+    let local = |t: chrono::NaiveDateTime| {
+        zone.from_local_datetime(&t)
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+            .ok_or_else(|| "that time does not exist in your zone".to_string())
+    };
+    Ok(AbsenceSpan {
+        from: local(start)?,
+        until: local(end)?,
+        days: (last - first).num_days(),
+    })
+}
+
+/// A change to a game's clock, as told to everyone in the game.
+enum ClockChange {
+    Paused,
+    /// The new deadline, if the game has one.
+    Resumed(Option<String>),
+    /// The new deadline, the extension in seconds, and whether the game
+    /// is paused.
+    Extended(String, i64, bool),
+}
+
+impl ClockChange {
+    fn text(&self, game: i64, by: ClockBy, tz: &str) -> (String, String) {
+        let who = by.name();
+        match self {
+            ClockChange::Paused => (
+                format!("Game {game}: the clock is paused"),
+                format!(
+                    "{} paused the clock of game {game}: no deadline runs until it is\nresumed. Orders are still taken.\n",
+                    capital(who)
+                ),
+            ),
+            ClockChange::Resumed(at) => (
+                format!("Game {game}: the clock runs again"),
+                format!(
+                    "{} resumed the clock of game {game}.\n{}",
+                    capital(who),
+                    at.as_deref().map_or_else(String::new, |at| format!(
+                        "The next deadline is {}.\n",
+                        show(at, tz)
+                    ))
+                ),
+            ),
+            ClockChange::Extended(at, secs, paused) => (
+                format!("Game {game}: the deadline is extended"),
+                format!(
+                    "{} extended the deadline of game {game} by {}.\n{}",
+                    capital(who),
+                    duration_words(*secs),
+                    if *paused {
+                        "The game is paused: the extension is added to the deadline it gets\nwhen it resumes.\n".to_string()
+                    } else {
+                        format!("The deadline is now {}.\n", show(at, tz))
+                    }
+                ),
+            ),
+        }
+    }
+}
+
+/// "1 day", "2 days", "36 hours".
+fn duration_words(secs: i64) -> String {
+    let words = super::human_duration(secs);
+    match words.strip_prefix("1 ") {
+        Some(unit) => format!("1 {}", unit.trim_end_matches('s')),
+        None => words,
+    }
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod deadlines;
 mod deferred;
 pub mod export;
+mod late;
 pub mod referee;
 pub mod team;
 pub use deferred::Renderer;
@@ -1082,7 +1083,8 @@ impl Judge {
                 | Command::Resign
                 | Command::TimeZone(_)
                 | Command::Picture(_)
-                | Command::Absence(..) => {
+                | Command::Absence(..)
+                | Command::AbsenceEnd => {
                     let Some(seat) = seat.as_ref().ok() else {
                         answer.err(self.not_authenticated());
                         return Ok(("answered: not authenticated".into(), String::new()));
@@ -1183,12 +1185,12 @@ impl Judge {
                                 .query_row(rusqlite::params![seat.game_id, seat.side], |r| {
                                     r.get(0)
                                 })?;
-                            let text = match absence_span(a, b, &tz) {
-                                Ok((from, until)) => match self.set_absence(seat, from, until, game.max_absence_days) {
+                            let text = match deadlines::absence_span(a, b, &tz) {
+                                Ok(span) => match self.set_absence(seat, &span, game.max_absence_days) {
                                     Ok(()) => format!(
-                                        "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end.\n",
-                                        deadlines::show(&stamp(from), &tz),
-                                        deadlines::show(&stamp(until), &tz),
+                                        "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end\n(for your side only). ABSENCE END ends it early.\n",
+                                        deadlines::show(&stamp(span.from), &tz),
+                                        deadlines::show(&stamp(span.until), &tz),
                                         seat.game_id
                                     ),
                                     Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
@@ -1198,6 +1200,19 @@ impl Judge {
                             answer.for_seat(self.seat_address(seat), seat);
                             answer.ok(text);
                             done.push("absence");
+                        }
+                        Command::AbsenceEnd => {
+                            let text = if self.end_absence(seat)? {
+                                format!("Noted: you are back. The deadlines of game {} apply to your side\nagain from now.\n", seat.game_id)
+                            } else {
+                                format!(
+                                    "You had no absence recorded in game {}; nothing changed.\n",
+                                    seat.game_id
+                                )
+                            };
+                            answer.for_seat(self.seat_address(seat), seat);
+                            answer.ok(text);
+                            done.push("absence end");
                         }
                         Command::Draw => {
                             self.draw(tx, seat, queue)?;
@@ -1209,6 +1224,26 @@ impl Judge {
                         }
                     }
                 }
+            }
+        }
+        // Orders that name the turn they answer (TURN n) are refused when
+        // that turn was already resolved (service/late.rs).
+        if let (true, Some(n), Ok(s)) = (req.has_orders, req.turn, seat.as_ref()) {
+            if let Some(why) = self.answered_turn_problem(tx, s, n)? {
+                let text = self.error_text(
+                    &format!(
+                        "Your orders for game {} ({}) were not accepted:",
+                        s.game_id, s.side
+                    ),
+                    std::slice::from_ref(&why),
+                    "None of these orders were kept (orders you sent before for this\nphase, if any, still stand).",
+                );
+                answer.for_seat(self.seat_address(s), s);
+                answer.err(text);
+                return Ok((
+                    "answered: orders for another turn".into(),
+                    clip_text(&why, 5, 100),
+                ));
             }
         }
         // Team play: a member's part of his side's orders (service/team.rs);
@@ -1650,6 +1685,11 @@ impl Judge {
         let mut scratch = Queue::new();
         let r = self.submit_orders_inner(tx, seat, orders, source, &mut scratch);
         if r.is_ok() {
+            if source != "nmr" {
+                // The side moved: its misses in a row start again.
+                tx.prepare_cached("UPDATE seats SET misses = 0 WHERE game_id = ?1 AND side = ?2")?
+                    .execute(rusqlite::params![seat.game_id, seat.side])?;
+            }
             tx.execute_batch("RELEASE submit_orders")?;
             queue.mails.extend(scratch.mails);
         } else {
@@ -1681,8 +1721,10 @@ impl Judge {
         let Position { rules, state, .. } = Self::position_in(tx, &game, None)?;
         let phase = rules.phase(&state);
         if !phase.sides.contains(&seat.side) {
+            let late =
+                Self::late_note(tx, &game, seat)?.map_or_else(String::new, |t| format!("\n{t}"));
             return Err(ServiceError::Rejected(Rejection::whole(format!(
-                "it is not {}'s turn: {}",
+                "it is not {}'s turn: {}{late}",
                 seat.side,
                 waiting_line(&phase)
             ))));
@@ -2409,34 +2451,6 @@ fn clip_text(text: &str, lines: usize, cols: usize) -> String {
     out.join("\n")
 }
 
-/// "2026-12-20" "2027-01-03" in zone `tz` -> from the start of the first day
-/// to the end of the last.
-fn absence_span(
-    from: &str,
-    to: &str,
-    tz: &str,
-) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), String> {
-    use chrono::{NaiveDate, TimeZone};
-    let zone: chrono_tz::Tz = tz.parse().unwrap_or(chrono_tz::UTC);
-    let day = |s: &str| {
-        NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .map_err(|_| format!("'{s}' is not a date like 2026-12-20"))
-    };
-    let start = day(from)?.and_hms_opt(0, 0, 0).ok_or("bad date")?;
-    let end = day(to)?
-        .succ_opt()
-        .ok_or("bad date")?
-        .and_hms_opt(0, 0, 0)
-        .ok_or("bad date")?;
-    let local = |t: chrono::NaiveDateTime| {
-        zone.from_local_datetime(&t)
-            .earliest()
-            .map(|t| t.with_timezone(&chrono::Utc))
-            .ok_or_else(|| "that time does not exist in your zone".to_string())
-    };
-    Ok((local(start)?, local(end)?))
-}
-
 /// Who a report goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Audience {
@@ -2565,7 +2579,7 @@ pub fn parse_duration(s: &str) -> Option<i64> {
     n.checked_mul(mult).filter(|v| *v > 0)
 }
 
-fn human_duration(secs: i64) -> String {
+pub(crate) fn human_duration(secs: i64) -> String {
     if secs % 86400 == 0 {
         format!("{} days", secs / 86400)
     } else if secs % 3600 == 0 {

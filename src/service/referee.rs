@@ -5,9 +5,10 @@
 //! REVEAL, and the clock commands by mail. docs/referee.md is the guide.
 
 use super::clock::stamp;
+use super::deadlines::{self, ClockBy};
 use super::{
-    deadlines, parse_duration, random_word, state_hash, Audience, Game, Judge, MadeTurn, Position,
-    Queue, ServiceError,
+    parse_duration, random_word, state_hash, Audience, Game, Judge, MadeTurn, Position, Queue,
+    ServiceError,
 };
 use crate::mail::outbound::Outgoing;
 use crate::mail::parse::Envelope;
@@ -171,16 +172,25 @@ impl Judge {
                 }
                 Command::Pause | Command::Resume => {
                     let pause = *cmd == Command::Pause;
-                    self.set_paused(game.id, pause)?;
-                    answer.push(format!(
-                        "The clock of game {} is {}.",
-                        game.id,
-                        if pause { "paused" } else { "running again" }
-                    ));
-                    done.push("clock");
+                    match self.set_paused_in(tx, &game, pause, ClockBy::Referee, queue) {
+                        Ok(at) => {
+                            answer.push(format!(
+                                "The clock of game {} is {}.{}",
+                                game.id,
+                                if pause { "paused" } else { "running again" },
+                                at.filter(|_| !pause).map_or_else(String::new, |at| format!(
+                                    " The next deadline is {}.",
+                                    deadlines::show(&at, &game.referee_tz)
+                                ))
+                            ));
+                            done.push("clock");
+                        }
+                        Err(ServiceError::Invalid(why)) => answer.push(format!("Not done: {why}.")),
+                        Err(e) => return Err(e),
+                    }
                 }
                 Command::Extend(d) => match parse_duration(d) {
-                    Some(secs) => match self.extend(game.id, secs) {
+                    Some(secs) => match self.extend_in(tx, &game, secs, ClockBy::Referee, queue) {
                         Ok(at) => {
                             answer.push(format!(
                                 "The deadline is now {}.",
@@ -188,7 +198,8 @@ impl Judge {
                             ));
                             done.push("extend");
                         }
-                        Err(e) => answer.push(format!("Not extended: {e}")),
+                        Err(ServiceError::Invalid(why)) => answer.push(format!("Not extended: {why}.")),
+                        Err(e) => return Err(e),
                     },
                     None => answer.push(format!("'{d}' is not a duration like 48h or 3d.")),
                 },

@@ -341,7 +341,8 @@ impl Judge {
             | Command::Draw
             | Command::TimeZone(_)
             | Command::Picture(_)
-            | Command::Absence(..) => {
+            | Command::Absence(..)
+            | Command::AbsenceEnd => {
                 let Some((me, ..)) = self.member_of(tx, seat)? else {
                     return Ok(None);
                 };

@@ -274,6 +274,23 @@ END;
 -- as its PICTURE command said; NULL takes the host's judge.picture.
 ALTER TABLE seats ADD COLUMN picture TEXT;
 "#,
+    r#"
+-- Deadlines handled per seat and per deadline instant (issue 38): a
+-- reminder or a missed deadline is written once for the (seat, turn,
+-- instant) it concerns, so an extension or a moved deadline gets fresh
+-- ones and none is handled twice. And the deadline a pause found, so that
+-- an extension made while paused survives the resume.
+CREATE TABLE deadline_marks (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    side    TEXT NOT NULL,
+    kind    TEXT NOT NULL CHECK (kind IN ('reminder','miss')),
+    turn    INTEGER NOT NULL,
+    due     TEXT NOT NULL,
+    at      TEXT NOT NULL,
+    PRIMARY KEY (game_id, side, kind, turn, due)
+) WITHOUT ROWID;
+ALTER TABLE games ADD COLUMN paused_deadline TEXT;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -539,6 +556,44 @@ fn seat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Seat> {
         absent_until: r.get(8)?,
         picture: r.get(9)?,
     })
+}
+
+/// Whether the reminder or miss (`kind`) of a seat's deadline `due` in
+/// `turn` was handled (issue 38: each is handled once).
+pub fn deadline_marked(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    kind: &str,
+    turn: i64,
+    due: &str,
+) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM deadline_marks WHERE game_id = ?1 AND side = ?2 AND kind = ?3 AND turn = ?4 AND due = ?5",
+        )?
+        .query_row(params![game_id, side, kind, turn, due], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Record that a seat's reminder or miss was handled; false when it had
+/// been already (then nothing is written).
+pub fn mark_deadline(
+    conn: &Connection,
+    game_id: i64,
+    side: &str,
+    kind: &str,
+    turn: i64,
+    due: &str,
+    at: &str,
+) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO deadline_marks (game_id, side, kind, turn, due, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![game_id, side, kind, turn, due, at])?
+        == 1)
 }
 
 pub fn seats(conn: &Connection, game_id: i64) -> Result<Vec<Seat>, StoreError> {
@@ -1361,10 +1416,19 @@ mod tests {
             ("2026-03-01T10:01".to_string(), 2),
         ];
         assert_eq!(tally(&c), expected);
-        // Back to the schema before the tally: the migration fills it.
-        c.execute_batch("DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;")
+        // Back to the schema before the tally (and the migrations after
+        // it undone): the migration fills it.
+        c.execute_batch(
+            "DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;
+             ALTER TABLE seats DROP COLUMN picture;
+             DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;",
+        )
+        .unwrap();
+        let tally_migration = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("CREATE TABLE answer_tally"))
             .unwrap();
-        c.pragma_update(None, "user_version", MIGRATIONS.len() as i64 - 1)
+        c.pragma_update(None, "user_version", tally_migration as i64)
             .unwrap();
         migrate(&mut c).unwrap();
         assert_eq!(tally(&c), expected);
