@@ -699,12 +699,6 @@ fn one_sides_absence_moves_only_its_deadline() {
     );
 }
 
-/// Whether the deep depth of the property tests is asked for
-/// (ADJUTANT_DEEP=1). Read here only, so the variable is easy to rename.
-fn deep() -> bool {
-    std::env::var("ADJUTANT_DEEP").is_ok_and(|v| v == "1")
-}
-
 mod property {
     //! The deadline property test (issue 38): random games of two families
     //! (Memoir '44 and the grid game, whose artillery phase waits for both
@@ -1023,7 +1017,7 @@ mod property {
     /// the deadline's move on after a miss makes both fail.
     #[test]
     fn deadlines_never_stall() {
-        let (runs, games, days) = if super::deep() {
+        let (runs, games, days) = if crate::common::depth::deep() {
             (12, 6, 180)
         } else {
             (2, 3, 60)
