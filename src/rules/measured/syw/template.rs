@@ -168,3 +168,37 @@ pub fn fog_guns(r: &Ruleset, st: &State, s: usize) -> Vec<String> {
         .map(|u| u.id.clone())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::measured::state::{load, SHIPPED};
+
+    /// Issue 28: the template was Charge!'s (canister, picking off, HOLD
+    /// GROUND, "move 0\"" for every unit).
+    #[test]
+    fn the_template_speaks_the_seven_years_war_language() {
+        let r = Ruleset::builtin("seven-years-war").unwrap();
+        let (id, _, text) = SHIPPED
+            .iter()
+            .find(|(_, rs, _)| *rs == "seven-years-war")
+            .unwrap();
+        let st = load(&r, text, id).unwrap();
+        let side = engine::active(&st);
+        let t = template(&r, &st, side).unwrap();
+        for bad in [
+            "CANISTER",
+            "PICK OFF",
+            "HOLD GROUND",
+            "FIRE AT CHARGERS",
+            "move 0\"",
+        ] {
+            assert!(!t.contains(bad), "{bad}: {t}");
+        }
+        assert!(t.contains("moves 1d6\""), "{t}");
+        assert!(t.contains("COUNTER-CHARGE (cavalry only)"), "{t}");
+        // The template as mailed is a set of orders the judge accepts.
+        engine::check(&r, &st, side, &t).unwrap();
+        assert!(template(&r, &st, 1 - side).is_none());
+    }
+}
