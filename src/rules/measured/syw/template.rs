@@ -197,8 +197,11 @@ mod tests {
         }
         assert!(t.contains("moves 1d6\""), "{t}");
         assert!(t.contains("COUNTER-CHARGE (cavalry only)"), "{t}");
-        // The template as mailed is a set of orders the judge accepts.
-        engine::check(&r, &st, side, &t).unwrap();
+        // Below its heading (set aside by the mail reader, as text before
+        // the first order word), the template is a set of orders the judge
+        // accepts.
+        let body = t.lines().skip(1).collect::<Vec<_>>().join("\n");
+        engine::check(&r, &st, side, &body).unwrap();
         assert!(template(&r, &st, 1 - side).is_none());
     }
 }
