@@ -223,6 +223,21 @@ pub const KEEP_QUOTED: usize = 5;
 /// A line quoted back to a sender is cut to this many characters.
 pub const QUOTE_CHARS: usize = 60;
 
+/// A receipt echoes at most this many order lines as read; "... and N more
+/// lines" stands for the rest (docs/orders.md, "Sending orders by mail").
+pub const ECHO_LINES: usize = 200;
+/// An order line is at most this many characters (every family's parser
+/// refuses a longer one, naming it), so an echo is bounded too.
+pub const ORDER_LINE_CHARS: usize = 400;
+
+/// The order lines a receipt echoes: the first [`ECHO_LINES`] of `lines`,
+/// and how many more there were.
+#[must_use]
+pub fn echo_lines(lines: &[String]) -> (&[String], usize) {
+    let shown = &lines[..lines.len().min(ECHO_LINES)];
+    (shown, lines.len() - shown.len())
+}
+
 /// A line as it may be quoted back: control characters gone, at most
 /// `max` characters (an ellipsis says it was cut), and a `PASSWORD` line's
 /// secret hidden.

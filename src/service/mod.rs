@@ -1294,12 +1294,13 @@ impl Judge {
                                     replaced,
                                 } => (game.turn + 1, true, waiting_for, replaced),
                             };
+                            let (orders, orders_more) = crate::protocol::echo_lines(&orders);
                             let text = self.templates.render(
                                 "receipt.txt",
                                 json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
                                        "held": held, "waiting_for": waiting_for.join(" and "),
                                        "replaced": replaced,
-                                       "orders": orders,
+                                       "orders": orders, "orders_more": orders_more,
                                        "state_hash": sealed_state(&Self::master(&game)?, &hash),
                                        "ignored": req.ignored.iter()
                                            .map(|(l, t)| format!("line {l}: {t}"))

@@ -721,7 +721,12 @@ impl Judge {
                 received_at: self.now(),
             },
         )?;
-        let echo: String = scope.iter().map(|l| format!("  {}\n", l.text)).collect();
+        let texts: Vec<String> = scope.iter().map(|l| l.text.clone()).collect();
+        let (shown, more) = crate::protocol::echo_lines(&texts);
+        let mut echo: String = shown.iter().map(|l| format!("  {l}\n")).collect();
+        if more > 0 {
+            echo.push_str(&format!("  ... and {more} more lines\n"));
+        }
         let again = if replaced {
             " (they replace the part you sent before)"
         } else {

@@ -894,3 +894,66 @@ fn a_token_only_in_the_envelope_is_found() {
     }
     assert_eq!(to_count(&site, "alice@example.org"), before + 2);
 }
+
+/// Issue 28: a mail of 1.9 MB of accepted order lines once got a receipt
+/// echoing every one (2.4 MB). The echo is the first 200 lines and a count.
+#[test]
+fn a_mail_of_many_order_lines_gets_a_bounded_receipt() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let alice = reply_address(&site, "alice@example.org");
+    let orders = valid_orders(&site);
+    let extra = 85_000;
+    let mut body = orders.clone();
+    body.push_str(&"STANDING AMBUSH FIRST\n".repeat(extra));
+    assert!(body.len() > 1_800_000, "{}", body.len());
+    let raw = format!(
+        "From: alice@example.org\nTo: {alice}\nSubject: Re: welcome\nMessage-ID: <many@example.org>\nContent-Type: text/plain; charset=utf-8\n\n{body}"
+    );
+    site.drop_mail("many.eml", raw.as_bytes());
+    let before = site.outbox().len();
+    site.ok(&["serve", "--once"]);
+    let new: Vec<(String, String)> = site.outbox().into_iter().skip(before).collect();
+    let receipt = new
+        .iter()
+        .find(|(_, t)| t.contains("many@example.org"))
+        .expect("a receipt");
+    assert!(receipt.1.len() < 30_000, "{} bytes", receipt.1.len());
+    let text = unqp(&receipt.1);
+    assert!(text.contains("were accepted"), "{text}");
+    let echoed = text.lines().filter(|l| l.starts_with("  # ")).count();
+    let lines = orders.lines().filter(|l| !l.trim().is_empty()).count() + extra;
+    assert_eq!(echoed, 201, "200 lines and the count");
+    assert!(
+        text.contains(&format!("  # ... and {} more lines", lines - 200)),
+        "{text}"
+    );
+}
+
+/// Issue 28: an order line of a hex game is at most 400 characters, as in
+/// the measured family; a longer one is refused, naming the limit, and the
+/// answer stays short.
+#[test]
+fn an_order_line_over_400_characters_is_refused_with_a_short_answer() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let alice = reply_address(&site, "alice@example.org");
+    let orders = valid_orders(&site);
+    let long = format!("STANDING NO-RETREAT {}\n", "E5 ".repeat(200));
+    let raw = format!(
+        "From: alice@example.org\nTo: {alice}\nSubject: Re: welcome\nMessage-ID: <long@example.org>\nContent-Type: text/plain; charset=utf-8\n\n{orders}{long}"
+    );
+    site.drop_mail("long.eml", raw.as_bytes());
+    let before = site.outbox().len();
+    site.ok(&["serve", "--once"]);
+    let new: Vec<(String, String)> = site.outbox().into_iter().skip(before).collect();
+    let answer = new
+        .iter()
+        .find(|(_, t)| t.contains("long@example.org"))
+        .expect("an answer");
+    let text = unqp(&answer.1);
+    assert!(text.contains("not accepted"), "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("at most 400 characters"), "{text}");
+    assert!(answer.1.len() < 10_000, "{} bytes", answer.1.len());
+}

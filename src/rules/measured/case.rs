@@ -96,6 +96,66 @@ struct ExpectPart {
     /// Charge!: building sections after the move (houses under fire).
     #[serde(default)]
     sections: Vec<ExpectSection>,
+    /// What one recipient's report after the move says and does not say
+    /// (a side's name, `referee` or `observer`): every part of it (the
+    /// position, the report, the order template, view.json, the SVG).
+    #[serde(default)]
+    view: BTreeMap<String, ExpectView>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectView {
+    /// Text the recipient's report must contain.
+    #[serde(default)]
+    told: Vec<String>,
+    /// Text it must not contain.
+    #[serde(default)]
+    not_told: Vec<String>,
+}
+
+/// Check `[expect.view.<who>]`: each recipient's whole report after the
+/// move, as the judge would mail it.
+fn check_views(
+    r: &Ruleset,
+    st: &state::State,
+    ev: &[Value],
+    views: &BTreeMap<String, ExpectView>,
+    problems: &mut Vec<String>,
+) {
+    for (who, want) in views {
+        let key = who.trim().to_ascii_lowercase();
+        let viewer = match key.as_str() {
+            "referee" => crate::rules::Viewer::Referee,
+            "observer" => crate::rules::Viewer::Observer,
+            s if st.side_index(s).is_some() => crate::rules::Viewer::Side(s.to_string()),
+            _ => {
+                problems.push(format!("view: unknown recipient '{who}'"));
+                continue;
+            }
+        };
+        let p = super::report::parts(r, st, ev, &viewer);
+        let all = [
+            p.map.as_str(),
+            p.compact.as_str(),
+            p.combat.as_str(),
+            p.orders.as_deref().unwrap_or(""),
+            p.json.as_str(),
+            p.svg.as_str(),
+            p.board_html.as_str(),
+        ]
+        .join("\n");
+        for w in &want.told {
+            if !all.contains(w.as_str()) {
+                problems.push(format!("view.{who}: not told \"{w}\""));
+            }
+        }
+        for w in &want.not_told {
+            if all.contains(w.as_str()) {
+                problems.push(format!("view.{who}: told \"{w}\""));
+            }
+        }
+    }
 }
 
 /// A terrain section after the move, by its name.
@@ -552,6 +612,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             problems.push(format!("effects in force: expected {want:?}, got {got:?}"));
         }
     }
+    check_views(&r, &out.st, &out.ev, &e.view, &mut problems);
     if let Some(w) = &e.winner {
         if out.st.winner.as_deref() != Some(w.as_str()) {
             problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));

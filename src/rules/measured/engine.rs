@@ -2602,9 +2602,7 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
         // The 50% rule.
         if !u.broken && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
             let first_melee = u.melee.as_ref().is_some_and(|m| m.moves == 1);
-            let in_house = t.st.terrain.iter().any(|f| {
-                f.kind == "building" && g::in_polygon(&f.polygon(), footprint(r, &u).centre())
-            });
+            let in_house = super::state::in_house(r, &t.st, &u);
             if first_melee {
                 t.ev.push(json!({"kind": "half", "unit": id, "rf": u.rf, "start": u.start_rf, "note": "completes the second move of melee first"}));
             } else {

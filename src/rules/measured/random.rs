@@ -36,17 +36,18 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
             .filter(|u| u.side == side)
             .map(|u| u.id.clone())
             .collect();
-        let brigades: Vec<String> = st
-            .units
-            .iter()
-            .filter(|u| u.side == side && !u.brigade.is_empty() && u.brigade != "ARMY")
-            .map(|u| u.brigade.clone())
-            .collect();
+        // FOG BRIGADE names one of the side's infantry brigades.
+        let brigades = super::syw::template::fog_brigades(r, st, side);
         if let Some(u) = pick(rng, &mine) {
+            let cavalry = st
+                .unit(u)
+                .and_then(|u| r.troop(&u.troop))
+                .is_some_and(|t| t.class == "cavalry");
             let s = match rng.roll(7) {
                 1 => "EVADE",
                 2 => "STAND",
-                3 => "COUNTER-CHARGE",
+                3 if cavalry => "COUNTER-CHARGE",
+                3 => "STAND",
                 4 => "HOLD FIRE",
                 5 => "BREAK OFF",
                 6 => "FIGHT ON",

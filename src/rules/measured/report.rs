@@ -2,8 +2,9 @@
 //! position as text (every unit with its formation, position, facing and
 //! strength, and a coarse sketch of the table), the move's report with
 //! every measured distance and die, the order template, a to-scale SVG of
-//! the table and view.json. The rulebook hides nothing, so a view is the
-//! whole position; only the order template differs per side.
+//! the table and view.json. The table is open, so a view is the whole
+//! position except the enemy's standing orders, which stay sealed until
+//! they are carried out ([`sealed`]); the order template differs per side.
 
 use super::engine;
 use super::geometry::{fmt_len, PER_INCH};
@@ -572,6 +573,9 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
         return None;
     };
     let s = st.side_index(side)?;
+    if r.syw.is_some() {
+        return super::syw::template::template(r, st, s);
+    }
     if st.over || !engine::needs(st).contains(&s) {
         return None;
     }
@@ -821,9 +825,36 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
     o
 }
 
+/// The position as `viewer` may know it: standing orders are sealed
+/// (docs/rules/charge.md and seven-years-war.md, "Standing orders"): a
+/// side sees its own units' and none of the enemy's, an observer none, the
+/// referee all. An order shows itself only when it is carried out (the
+/// report of the evade, the held fire, the ground held).
+#[must_use]
+pub fn sealed<'a>(st: &'a State, viewer: &Viewer) -> std::borrow::Cow<'a, State> {
+    let own = match viewer {
+        Viewer::Referee => return std::borrow::Cow::Borrowed(st),
+        Viewer::Side(s) => st.side_index(s),
+        Viewer::Observer => None,
+    };
+    if st
+        .units
+        .iter()
+        .all(|u| u.standing.is_empty() || Some(u.side) == own)
+    {
+        return std::borrow::Cow::Borrowed(st);
+    }
+    let mut v = st.clone();
+    for u in v.units.iter_mut().filter(|u| Some(u.side) != own) {
+        u.standing.clear();
+    }
+    std::borrow::Cow::Owned(v)
+}
+
 /// Every part of a report for `viewer`.
 #[must_use]
 pub fn parts(r: &Ruleset, st: &State, events: &[Value], viewer: &Viewer) -> Parts {
+    let st = &*sealed(st, viewer);
     let v = view(st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(describe).collect();
     let combat = if lines.is_empty() {

@@ -876,18 +876,31 @@ pub fn place(
         if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
             return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
         }
-        // Placed at half strength or less: already broken (the 50% rule).
-        // A General has no rank and file.
+        // Placed at half strength or less: already broken (the 50% rule),
+        // read as in play: "If occupying houses, the unit may remain in
+        // the houses" (it does not go to the rear). A General has no rank
+        // and file.
         if r.syw.is_none()
             && !t.is("general")
             && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0]
         {
             u.broken = true;
-            u.forced = Some(Forced::Rout);
+            u.forced = (!in_house(r, &st, &u)).then_some(Forced::Rout);
         }
         st.units.push(u);
     }
     Ok(st)
+}
+
+/// Whether a unit occupies houses (its centre is inside a building), as
+/// the 50% rule's exception reads it: "If occupying houses, the unit may
+/// remain in the houses." Set-up and play both ask this.
+#[must_use]
+pub fn in_house(r: &Ruleset, st: &State, u: &Unit) -> bool {
+    let c = footprint(r, u).centre();
+    st.terrain
+        .iter()
+        .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), c))
 }
 
 /// The standing orders a unit may hold.

@@ -919,8 +919,24 @@ fn retreat_ok(ctx: &Ctx<'_>, st: &State, spec: &UnitSpec, h: Hex, id: u32) -> bo
     info.passable(spec)
 }
 
+/// How well a retreat path follows the named hexes, smaller first: the path
+/// through more of them wins, then the one whose earlier steps are named
+/// earlier in the standing order (each step's place in the list, step by
+/// step). "The player controlling the Unit decides which hex his Unit
+/// Retreats onto": every step, not only the first.
+fn path_preference(p: &[Hex], prefs: &[Hex]) -> (std::cmp::Reverse<usize>, Vec<usize>) {
+    let steps = p.get(1..).unwrap_or(&[]);
+    let ranks: Vec<usize> = steps
+        .iter()
+        .map(|h| prefs.iter().position(|x| x == h).unwrap_or(usize::MAX))
+        .collect();
+    let named = ranks.iter().filter(|r| **r != usize::MAX).count();
+    (std::cmp::Reverse(named), ranks)
+}
+
 /// Choose the retreat path (including the start hex). Most moves made first;
-/// then the standing preferences; then hexes that protect, hexes not next to
+/// then the standing preferences (the path through more named hexes, see
+/// `path_preference`); then hexes that protect, hexes not next to
 /// an enemy, the column nearest the start, and the leftmost (from row 1).
 /// A unit that retreats "up to" N hexes (`retreat_up_to`) may stop after any
 /// move: it ends on the first preferred hex it can reach, else goes as far
@@ -959,16 +975,12 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
     finished.extend(paths);
     let score = |p: &Vec<Hex>| {
         let last = *p.last().unwrap_or(&u.at);
-        let pref = prefs
-            .iter()
-            .position(|x| {
-                if up_to.is_some() {
-                    last == *x
-                } else {
-                    p.contains(x)
-                }
-            })
-            .unwrap_or(usize::MAX);
+        // An "up to" retreat ends on the first named hex it can reach.
+        let end = if up_to.is_some() {
+            prefs.iter().position(|x| last == *x).unwrap_or(usize::MAX)
+        } else {
+            0
+        };
         let info = ctx.info(st, last);
         let protect = info
             .specs
@@ -982,14 +994,20 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             .iter()
             .any(|o| o.side != u.side && o.at.adjacent(last));
         let longest = usize::MAX - p.len();
-        let (first, second) = if up_to.is_some() {
-            (pref, longest)
+        // Most moves first, then the named hexes; an "up to" retreat puts
+        // where it ends first, then how many named hexes it passes, then
+        // its length (the longest, where nothing named decides).
+        let (first, last_resort) = if up_to.is_some() {
+            (end, longest)
         } else {
-            (longest, pref)
+            (longest, 0)
         };
+        let (named, ranks) = path_preference(p, prefs);
         (
             first,
-            second,
+            named,
+            last_resort,
+            ranks,
             std::cmp::Reverse(protect),
             adj,
             (last.col - u.at.col).abs(),

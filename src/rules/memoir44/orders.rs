@@ -345,6 +345,22 @@ fn parse_line(board: &Board, r: &Ruleset, t: &str) -> Result<Cmd, String> {
     }
 }
 
+/// A line longer than [`crate::protocol::ORDER_LINE_CHARS`] is refused
+/// (quoted by its start), as the measured family's parser does.
+fn too_long(no: usize, t: &str) -> Result<(), Rejection> {
+    if t.chars().count() > crate::protocol::ORDER_LINE_CHARS {
+        return Err(Rejection::at(
+            no,
+            &t.chars().take(40).collect::<String>(),
+            format!(
+                "an order line is at most {} characters",
+                crate::protocol::ORDER_LINE_CHARS
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Parse a whole orders text.
 pub fn parse(board: &Board, r: &Ruleset, text: &str) -> Result<Vec<Line>, Rejection> {
     let mut out = Vec::new();
@@ -353,6 +369,7 @@ pub fn parse(board: &Board, r: &Ruleset, text: &str) -> Result<Vec<Line>, Reject
         if t.is_empty() {
             continue;
         }
+        too_long(i + 1, t)?;
         match parse_line(board, r, t) {
             Ok(cmd) => out.push(Line {
                 no: i + 1,
@@ -374,6 +391,7 @@ pub fn parse_standing_text(board: &Board, r: &Ruleset, text: &str) -> Result<Vec
         if t.is_empty() {
             continue;
         }
+        too_long(i + 1, t)?;
         let ws = words(t);
         let ws: Vec<String> = if ws.first().is_some_and(|w| norm(w) == "STANDING") {
             ws.get(1..).unwrap_or(&[]).to_vec()

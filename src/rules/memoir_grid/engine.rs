@@ -71,6 +71,16 @@ pub fn parse(st: &State, text: &str) -> Result<Vec<(usize, String, Cmd)>, Reject
             continue;
         }
         let n = i + 1;
+        if line.chars().count() > crate::protocol::ORDER_LINE_CHARS {
+            return Err(Rejection::at(
+                n,
+                &line.chars().take(40).collect::<String>(),
+                format!(
+                    "an order line is at most {} characters",
+                    crate::protocol::ORDER_LINE_CHARS
+                ),
+            ));
+        }
         let words: Vec<String> = line
             .split_whitespace()
             .map(str::to_ascii_uppercase)

@@ -9,7 +9,7 @@ use super::super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH}
 use super::super::ruleset::Ruleset;
 use super::super::state::{figures, footprint, Forced, State, Unit};
 use super::orders::{parse, Line, Step};
-use super::{line, player_turn, Effect, Sequence, Tables};
+use super::{line, player_turn, standing, Effect, Sequence, Tables};
 use crate::rules::{Chance, Orders, Rejection};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,6 +86,8 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
     let mut plans: Vec<Plan> = Vec::new();
     // Units manufacturing a retreat (B): no other order for them.
     let mut retreats: Vec<String> = Vec::new();
+    // Standing orders this mail gives each unit (no two that contradict).
+    let mut standing_given: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let parsed = parse(text)?;
     // Guns named for the fog-of-war table's "relocate and fire" may be
     // ordered to move and fire; the fire lapses unless the event comes.
@@ -99,7 +101,17 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
         .collect();
     for (n, line, l) in parsed {
         let (members, brigade, regiment) = match l {
-            Line::Pass | Line::FogBrigade(_) | Line::FogGuns(_) => continue,
+            Line::Pass => continue,
+            Line::FogBrigade(b) => {
+                standing::check_fog_brigade(r, st, side, &b)
+                    .map_err(|m| Rejection::at(n, &line, m))?;
+                continue;
+            }
+            Line::FogGuns(gs) => {
+                standing::check_fog_guns(r, st, side, &gs)
+                    .map_err(|m| Rejection::at(n, &line, m))?;
+                continue;
+            }
             Line::Split(id) => {
                 let u = st
                     .unit(&id)
@@ -116,13 +128,17 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
                 retreats.push(id);
                 continue;
             }
-            Line::Standing { id, .. } => {
+            Line::Standing { id, orders } => {
                 let u = st
                     .unit(&id)
                     .ok_or_else(|| Rejection::at(n, &line, no_unit(st, &id)))?;
                 if u.side != side {
                     return Err(Rejection::at(n, &line, format!("{} is not yours", u.id)));
                 }
+                let earlier = standing_given.entry(u.id.clone()).or_default();
+                standing::check_line(r, st, &id, &orders, earlier)
+                    .map_err(|m| Rejection::at(n, &line, m))?;
+                earlier.extend(orders);
                 continue;
             }
             Line::Unit { id, steps } => (vec![(id, steps)], None, None),

@@ -10,6 +10,8 @@ pub mod entry;
 pub mod line;
 pub mod orders;
 pub mod split;
+pub mod standing;
+pub mod template;
 
 use super::geometry::PER_INCH;
 use super::ruleset::{at, toml_error, Inches, Ruleset, Terrain, Troop};
@@ -723,6 +725,9 @@ pub fn place_unit(t: &Tables, troop: &Troop, p: &Placement, u: &mut Unit) -> Res
             ));
         }
         u.standing.push(s);
+    }
+    if let Some((a, b)) = standing::contradiction(&u.standing) {
+        return Err(format!("standing orders {a} and {b} contradict each other"));
     }
     Ok(())
 }
