@@ -55,6 +55,9 @@ enum CampaignCmd {
     List,
     /// A campaign's battles and standings.
     Show { name: String },
+    /// Go on with a stopped campaign (its next battle could not be created)
+    /// once the cause is mended: create that battle now.
+    Resume { name: String },
     /// A whole campaign as JSON (every battle's export).
     Export {
         name: String,
@@ -462,11 +465,19 @@ fn run(cli: Cli) -> Result<i32> {
                 "game", "ruleset", "scenario", "turn", "status"
             );
             for g in adjutant::store::games(&judge.conn)? {
-                let seats = adjutant::store::seats(&judge.conn, g.id)?;
-                let seats: Vec<String> = seats
-                    .iter()
-                    .map(|s| format!("{}={}", s.side, s.email))
-                    .collect();
+                // Every member: each side's Commander-in-Chief, then his
+                // Field Marshals.
+                let members = adjutant::store::team::members(&judge.conn, g.id)?;
+                let mut seats: Vec<String> = Vec::new();
+                for s in adjutant::store::seats(&judge.conn, g.id)? {
+                    seats.push(format!("{}={}", s.side, s.email));
+                    seats.extend(
+                        members
+                            .iter()
+                            .filter(|m| m.side == s.side)
+                            .map(|m| format!("{}={}", m.side, m.email)),
+                    );
+                }
                 println!(
                     "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
                     g.id,
@@ -587,7 +598,15 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Verify { export: path } => {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            if text.contains(adjutant::service::campaign::CAMPAIGN_FORMAT) {
+            #[derive(serde::Deserialize)]
+            struct Tag {
+                #[serde(default)]
+                format: String,
+            }
+            let tag = serde_json::from_str::<Tag>(&text)
+                .map(|t| t.format)
+                .unwrap_or_default();
+            if tag.starts_with("adjutant-campaign/") {
                 let c: adjutant::service::campaign::CampaignExport = serde_json::from_str(&text)
                     .map_err(|e| {
                         anyhow!(
@@ -616,14 +635,8 @@ fn run(cli: Cli) -> Result<i32> {
                 println!("FAILED: {} differences", v.differences.len());
                 return Ok(1);
             }
-            let ex: export::Export = serde_json::from_str(&text).map_err(|e| {
-                anyhow!(
-                    "{}:{}:{}: not an Adjutant export: {e}",
-                    path.display(),
-                    e.line(),
-                    e.column()
-                )
-            })?;
+            let ex = export::parse(&text)
+                .map_err(|e| anyhow!("{}:{e}: not an Adjutant export", path.display()))?;
             let v = export::verify(&ex);
             for n in &v.notes {
                 println!("note: {n}");
@@ -898,8 +911,21 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         CampaignCmd::List => {
             let judge = open(config)?;
             for (name, battles, done) in judge.campaign_list()? {
-                println!("{name}: {done} of {battles} battles over");
+                match judge.campaign_stopped(&name)? {
+                    Some(why) => {
+                        println!("{name}: {done} of {battles} battles over; stopped: {why}")
+                    }
+                    None => println!("{name}: {done} of {battles} battles over"),
+                }
             }
+            Ok(0)
+        }
+        CampaignCmd::Resume { name } => {
+            let mut judge = open(config)?;
+            let game = judge.campaign_resume(&name)?;
+            println!("campaign {name} resumed: its next battle is game {game}");
+            let mut p = daemon::Pass::default();
+            daemon::deliver(&mut judge, &mut p)?;
             Ok(0)
         }
         CampaignCmd::Show { name } => {

@@ -102,6 +102,7 @@ impl Judge {
                 "there is already a campaign named {name}"
             )));
         }
+        check_battles(spec)?;
         let stored = Stored {
             deadline_secs: spec.opts.deadline_secs,
             nmr_policy: spec.opts.nmr_policy.clone(),
@@ -181,7 +182,7 @@ impl Judge {
             review_secs: stored.review_secs,
             ..GameOptions::default()
         };
-        if !stored.all_at_once && seq > 1 {
+        if !stored.all_at_once && seq > 1 && has_pre_battle_rules(&battle.scenario, &opts) {
             let dice = self.campaign_dice(tx, c, seq)?;
             if dice.values().any(|n| *n > 0) {
                 let v: Vec<String> = dice
@@ -195,6 +196,12 @@ impl Judge {
         }
         let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
         cstore::set_battle_game(tx, c.id, seq, game)?;
+        cstore::set_starters(
+            tx,
+            c.id,
+            seq,
+            &serde_json::to_string(&seats).unwrap_or_default(),
+        )?;
         Ok(game)
     }
 
@@ -298,22 +305,30 @@ impl Judge {
         let next = cstore::battles(tx, c.id)?
             .into_iter()
             .find(|b| b.seq == seq + 1 && b.game_id.is_none());
+        // The welcome mails of the next battle go after the standings.
+        let mut welcomes = Queue::new();
         let next_game = match next {
-            Some(b) => Some(self.create_battle(tx, &c, b.seq, queue)?),
+            Some(b) => Some(self.try_next_battle(tx, &c, &b, &mut welcomes)?),
             None => None,
         };
         let text = format!(
             "Battle {seq} of the campaign {} is over.\n{}\n{}",
             c.name,
-            match next_game {
-                Some(g) => format!(
+            match &next_game {
+                Some(Ok(g)) => format!(
                     "Battle {} begins as game {g}: your welcome mail follows.\n",
                     seq + 1
+                ),
+                Some(Err(why)) => format!(
+                    "The campaign is stopped: {why}\nThe host has been told; the campaign goes on when he resumes it.\n"
                 ),
                 None => "That was the last battle of the campaign.\n".to_string(),
             },
             self.campaign_text(tx, &c)?
         );
+        if let Some(Err(why)) = &next_game {
+            self.tell_stopped(&c, game.id, why, queue);
+        }
         // Every player of the battle gets the standings: each side's
         // Commander-in-Chief and his Field Marshals.
         let mut to: Vec<(&String, &String)> = outcome.players.iter().collect();
@@ -335,7 +350,108 @@ impl Judge {
                 "campaign",
             );
         }
+        queue.mails.append(&mut welcomes.mails);
         Ok(())
+    }
+
+    /// Create the next battle, or, if it cannot be created, leave the
+    /// database as it was, mark the campaign stopped and give the reason:
+    /// the battle that just ended stays ended whatever the next one does.
+    fn try_next_battle(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        next: &cstore::Battle,
+        queue: &mut Queue,
+    ) -> Result<Result<i64, String>, ServiceError> {
+        tx.execute_batch("SAVEPOINT next_battle")?;
+        match self.create_battle(tx, c, next.seq, queue) {
+            Ok(g) => {
+                tx.execute_batch("RELEASE next_battle")?;
+                Ok(Ok(g))
+            }
+            Err(e) => {
+                tx.execute_batch("ROLLBACK TO next_battle; RELEASE next_battle")?;
+                queue.mails.clear();
+                let why = format!(
+                    "battle {} ({}) could not be created: {e}",
+                    next.seq, next.scenario
+                );
+                cstore::set_stopped(tx, c.id, Some(&why))?;
+                tracing::warn!(
+                    "campaign {} stopped: {why}; mend it and run `adjutant campaign resume {}`",
+                    c.name,
+                    c.name
+                );
+                Ok(Err(why))
+            }
+        }
+    }
+
+    /// Tell the campaign's referee (if it has one) that it stopped; the host
+    /// sees it in the log, `campaign list` and `campaign show`.
+    fn tell_stopped(&self, c: &cstore::Campaign, game: i64, why: &str, queue: &mut Queue) {
+        let stored: Stored = serde_json::from_str(&c.options).unwrap_or_default();
+        if let Some(referee) = stored.referee {
+            queue.push(
+                Outgoing {
+                    to: referee,
+                    subject: format!("Campaign {}: stopped", c.name),
+                    text: format!(
+                        "The campaign {} is stopped: {why}\nThe battle before it (game {game}) is over and its players have the\nstandings. Once the cause is mended, the host resumes the campaign with\n`adjutant campaign resume {}`.\n",
+                        c.name, c.name
+                    ),
+                    game_id: Some(game),
+                    ..Outgoing::default()
+                },
+                "campaign",
+            );
+        }
+    }
+
+    /// `campaign resume NAME`: create the battle a stopped campaign could
+    /// not create, now that its cause is mended. The game, or the error
+    /// that still stops it (the campaign stays stopped then).
+    pub fn campaign_resume(&mut self, name: &str) -> Result<i64, ServiceError> {
+        let c = cstore::by_name(&self.conn, name)?
+            .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
+        if cstore::stopped(&self.conn, c.id)?.is_none() {
+            return Err(ServiceError::Invalid(format!(
+                "the campaign {name} is not stopped"
+            )));
+        }
+        let battles = cstore::battles(&self.conn, c.id)?;
+        let next = battles
+            .iter()
+            .find(|b| b.game_id.is_none())
+            .filter(|b| {
+                b.seq == 1
+                    || battles
+                        .iter()
+                        .any(|p| p.seq + 1 == b.seq && p.outcome.is_some())
+            })
+            .ok_or_else(|| {
+                ServiceError::Invalid(format!("the campaign {name} has no battle to create"))
+            })?;
+        let tx = self.begin()?;
+        let mut queue = Queue::new();
+        let game = self.create_battle(&tx, &c, next.seq, &mut queue)?;
+        cstore::set_stopped(&tx, c.id, None)?;
+        self.flush(
+            &tx,
+            &format!("campaign-{}-resume-{}", c.id, next.seq),
+            queue,
+        )?;
+        tx.commit()?;
+        Ok(game)
+    }
+
+    /// Why a campaign is stopped, if it is.
+    pub fn campaign_stopped(&self, name: &str) -> Result<Option<String>, ServiceError> {
+        match cstore::by_name(&self.conn, name)? {
+            Some(c) => Ok(cstore::stopped(&self.conn, c.id)?),
+            None => Err(ServiceError::Invalid(format!("no campaign named {name}"))),
+        }
     }
 
     /// Every player's record in a campaign (a replaced player keeps his).
@@ -378,6 +494,18 @@ impl Judge {
                         r.orders += 1;
                     }
                 }
+                // The dice belong to whoever held the side when the battle
+                // began: a record closed later keeps them, a newcomer who
+                // joined after the roll has none.
+                let held = match cstore::starters(conn, c.id, b.seq)?
+                    .and_then(|t| serde_json::from_str::<Vec<(String, String)>>(&t).ok())
+                {
+                    Some(starters) => starters
+                        .iter()
+                        .any(|(s, e)| *s == p.side && e.eq_ignore_ascii_case(&p.email)),
+                    // A battle from before the starters were kept.
+                    None => store::game(conn, g)?.is_some_and(|x| within(&x.created_at)),
+                };
                 for (_, e) in store::events(conn, g, None)? {
                     if e.get("kind").and_then(|k| k.as_str()) == Some("pre-battle-roll")
                         && e.get("side").and_then(|k| k.as_str()) == Some(p.side.as_str())
@@ -387,12 +515,7 @@ impl Judge {
                             .get("faces")
                             .and_then(|f| f.as_array())
                             .map_or(0, Vec::len);
-                        // The dice belong to whoever held the side when the battle began.
-                        let players_at_start: Option<String> = store::seats(conn, g)?
-                            .into_iter()
-                            .find(|s| s.side == p.side)
-                            .map(|s| s.email);
-                        if players_at_start.as_deref() == Some(p.email.as_str()) || r.current {
+                        if held {
                             r.pre_battle_dice += n as u32;
                         }
                     }
@@ -409,7 +532,11 @@ impl Judge {
         conn: &Connection,
         c: &cstore::Campaign,
     ) -> Result<String, ServiceError> {
-        let mut t = format!("Campaign {}\n\nBattles:\n", c.name);
+        let mut t = format!("Campaign {}\n", c.name);
+        if let Some(why) = cstore::stopped(conn, c.id)? {
+            t.push_str(&format!("Stopped: {why}\n"));
+        }
+        t.push_str("\nBattles:\n");
         for b in cstore::battles(conn, c.id)? {
             let state = match (b.game_id, b.outcome.as_deref()) {
                 (_, Some(o)) => {
@@ -504,10 +631,22 @@ impl Judge {
         let c = cstore::by_name(&self.conn, name)?
             .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
         let mut battles = Vec::new();
+        let mut plan = Vec::new();
         for b in cstore::battles(&self.conn, c.id)? {
             if let Some(g) = b.game_id {
                 battles.push(self.export(g, include_seed)?);
             }
+            let outcome = b
+                .outcome
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<Outcome>(t).ok());
+            plan.push(PlannedBattle {
+                seq: b.seq,
+                scenario: b.scenario,
+                game: b.game_id.map(|g| g as u64),
+                winner: outcome.as_ref().map(|o| o.winner.clone()),
+                points: outcome.map(|o| o.points).unwrap_or_default(),
+            });
         }
         Ok(CampaignExport {
             format: CAMPAIGN_FORMAT.into(),
@@ -515,12 +654,71 @@ impl Judge {
             all_at_once: serde_json::from_str::<Stored>(&c.options)
                 .map(|s| s.all_at_once)
                 .unwrap_or(false),
+            stopped: cstore::stopped(&self.conn, c.id)?,
+            plan,
             battles,
         })
     }
 }
 
-pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/1";
+/// Check every battle of a campaign before any is created: its scenario is
+/// known, its sides are the players', and its rulebook takes the campaign's
+/// options. An error names the battle (number and scenario) and what is
+/// wrong.
+fn check_battles(spec: &CampaignSpec) -> Result<(), ServiceError> {
+    let mut sides: Vec<String> = Vec::new();
+    for (side, _) in &spec.players {
+        let side = side.to_ascii_lowercase();
+        if !sides.contains(&side) {
+            sides.push(side);
+        }
+    }
+    sides.sort();
+    for (i, scenario) in spec.scenarios.iter().enumerate() {
+        let wrong =
+            |what: String| ServiceError::Invalid(format!("battle {} ({scenario}): {what}", i + 1));
+        let (rules, mut source) =
+            super::load_scenario(scenario).map_err(|e| wrong(e.to_string()))?;
+        source.options = spec.opts.rule_options.clone();
+        let state =
+            super::setup_state(&rules, &source, &[0; 32]).map_err(|e| wrong(e.to_string()))?;
+        let mut theirs = rules.sides(&state);
+        theirs.sort();
+        if theirs != sides {
+            return Err(wrong(format!(
+                "its sides are {}, but the players play {}: every battle of a campaign is fought \
+                 by the players' sides (give each side with --player SIDE=EMAIL)",
+                theirs.join(" and "),
+                if sides.is_empty() {
+                    "none".to_string()
+                } else {
+                    sides.join(" and ")
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Does the rulebook of `scenario` have pre-battle rules (does it take the
+/// game option `campaign-dice`)? Battles of other rulebooks make a series
+/// with standings only.
+fn has_pre_battle_rules(scenario: &str, opts: &GameOptions) -> bool {
+    let Ok((rules, mut source)) = super::load_scenario(scenario) else {
+        return false;
+    };
+    source.options = opts.rule_options.clone();
+    source.options.insert("campaign-dice".into(), String::new());
+    super::setup_state(&rules, &source, &[0; 32]).is_ok()
+}
+
+/// Version 2 lists every battle of the campaign with its outcome (`plan`)
+/// and says why it stopped, if it did; version 1 had the battles' exports
+/// alone. `verify` reads both.
+pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/2";
+
+/// Every campaign export format this judge ever wrote, oldest first.
+pub const CAMPAIGN_FORMATS: &[&str] = &["adjutant-campaign/1", CAMPAIGN_FORMAT];
 
 /// A campaign export.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -528,18 +726,132 @@ pub struct CampaignExport {
     pub format: String,
     pub name: String,
     pub all_at_once: bool,
+    /// Why the campaign is stopped (its next battle could not be created).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// Every battle of the campaign in order, as the campaign records it.
+    #[serde(default)]
+    pub plan: Vec<PlannedBattle>,
     pub battles: Vec<super::export::Export>,
+}
+
+/// One battle in a campaign export's list: its game once created, and its
+/// outcome once over, which `verify` checks against the game's replay.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PlannedBattle {
+    pub seq: u32,
+    pub scenario: String,
+    pub game: Option<u64>,
+    /// The winner's side ("" for a draw) once the battle is over.
+    pub winner: Option<String>,
+    /// Victory points per side once the battle is over.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub points: BTreeMap<String, u32>,
+}
+
+/// The campaign's list of battles against its battles' exports and their
+/// replays: every battle created is there, its outcome is the replay's,
+/// and (one by one) a battle follows only an ended one.
+fn check_plan(c: &CampaignExport, v: &mut super::export::Verification) {
+    if c.format != CAMPAIGN_FORMAT {
+        v.notes.push(format!(
+            "{} has no list of the campaign's battles: their outcomes were checked battle by battle only",
+            c.format
+        ));
+        return;
+    }
+    for b in &c.battles {
+        if !c.plan.iter().any(|p| p.game == Some(b.game)) {
+            v.differences.push(format!(
+                "game {}: in the export, but not in the campaign's list of battles",
+                b.game
+            ));
+        }
+    }
+    for (i, p) in c.plan.iter().enumerate() {
+        let name = format!("battle {} ({})", p.seq, p.scenario);
+        let Some(g) = p.game else {
+            let before = i.checked_sub(1).and_then(|j| c.plan.get(j));
+            if !c.all_at_once && c.stopped.is_none() && before.is_some_and(|b| b.winner.is_some()) {
+                v.differences.push(format!(
+                    "{name}: the battle before it is over, yet it was never created and the campaign is not stopped"
+                ));
+            }
+            continue;
+        };
+        let Some(ex) = c.battles.iter().find(|b| b.game == g) else {
+            v.differences.push(format!(
+                "{name}: game {g} is in the campaign's list, but its export is missing"
+            ));
+            continue;
+        };
+        check_planned_outcome(&name, p, ex, v);
+    }
+}
+
+/// One listed battle's outcome against its game's export and replay.
+fn check_planned_outcome(
+    name: &str,
+    p: &PlannedBattle,
+    ex: &super::export::Export,
+    v: &mut super::export::Verification,
+) {
+    let g = ex.game;
+    let over = ex.status == "over";
+    match &p.winner {
+        Some(w) if !over || ex.result.as_deref() != Some(w.as_str()) => {
+            v.differences.push(format!(
+                "{name}, game {g}: winner: the campaign says {}, the game gives {}",
+                winner_words(Some(w)),
+                winner_words(ex.result.as_deref().filter(|_| over))
+            ));
+        }
+        None if over => v.differences.push(format!(
+            "{name}, game {g}: the campaign says the battle is being played, the game is over ({})",
+            winner_words(ex.result.as_deref())
+        )),
+        _ => {}
+    }
+    if p.winner.is_some() {
+        if let Some(points) = super::export::final_points(ex) {
+            if points != p.points {
+                let show = |m: &BTreeMap<String, u32>| {
+                    m.iter()
+                        .map(|(s, n)| format!("{s} {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                v.differences.push(format!(
+                    "{name}, game {g}: points: the campaign says {}, the replay gives {}",
+                    show(&p.points),
+                    show(&points)
+                ));
+            }
+        }
+    }
+}
+
+fn winner_words(w: Option<&str>) -> String {
+    match w {
+        None => "no result".into(),
+        Some("") => "a draw".into(),
+        Some(s) => format!("won by {s}"),
+    }
 }
 
 /// Verify every battle, and that each battle's pre-battle dice are what the
 /// replayed results of the battles before it give.
 pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
     let mut v = super::export::Verification::default();
-    if c.format != CAMPAIGN_FORMAT {
-        v.differences
-            .push(format!("unknown campaign format '{}'", c.format));
+    if !CAMPAIGN_FORMATS.contains(&c.format.as_str()) {
+        v.differences.push(format!(
+            "unknown campaign format '{}' (this judge reads {})",
+            c.format,
+            CAMPAIGN_FORMATS.join(", ")
+        ));
         return v;
     }
+    check_plan(c, &mut v);
     let mut wins: BTreeMap<String, u32> = BTreeMap::new();
     let mut last_points: BTreeMap<String, u32> = BTreeMap::new();
     for (i, b) in c.battles.iter().enumerate() {
@@ -552,7 +864,7 @@ pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
         );
         v.notes
             .extend(one.notes.iter().map(|d| format!("battle {}: {d}", i + 1)));
-        if i > 0 && !c.all_at_once {
+        if i > 0 && !c.all_at_once && super::export::has_pre_battle_rules(b) {
             let mut want: BTreeMap<String, u32> = wins.clone();
             for (s, p) in &last_points {
                 *want.entry(s.clone()).or_insert(0) += p;

@@ -6,14 +6,40 @@
 
 use super::{adjudicate_turn, setup_state, state_hash, Judge, Position, ServiceError};
 use crate::engine::dice::{self, ChaChaDice, Dice, Seed};
-use crate::rules::{Orders, Rules, Scenario, REFEREE_SIDE};
+use crate::rules::{Orders, Rules, Scenario, State, REFEREE_SIDE};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Version 2: a turn is one phase and holds the orders of every side it
-/// took (none for a phase of the judge's own); version 1 had one side's.
-pub const FORMAT: &str = "adjutant-export/2";
+/// Version 3: a game ended outside its rules (a resignation, a draw agreed
+/// by mail) says how in `ending`, so that `verify` can recompute every
+/// result. Version 2: a turn is one phase and holds the orders of every
+/// side it took (none for a phase of the judge's own); version 1 had one
+/// side's. `verify` reads every version ([`parse`]); the tag changes
+/// whenever the schema does (a test pins the schema to the tag).
+pub const FORMAT: &str = "adjutant-export/3";
+
+/// Every export format this judge ever wrote, oldest first.
+pub const FORMATS: &[&str] = &["adjutant-export/1", "adjutant-export/2", FORMAT];
+
+/// How a game ended outside its rules, as the game's record keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Ending {
+    /// `resigned` (the other side wins) or `draw-agreed`.
+    pub kind: String,
+    /// The side that resigned, or that accepted the draw.
+    pub side: String,
+    /// The side that offered the draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_by: Option<String>,
+    /// The phases played when it ended (the game's last turn).
+    pub turn: u32,
+}
+
+/// A resignation.
+pub const RESIGNED: &str = "resigned";
+/// A draw offered by one side and accepted by the other.
+pub const DRAW_AGREED: &str = "draw-agreed";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Export {
@@ -37,6 +63,10 @@ pub struct Export {
     pub seed: Option<String>,
     pub setup_state_hash: String,
     pub turns: Vec<ExportTurn>,
+    /// How the game ended, if outside its rules (a resignation, an agreed
+    /// draw): `verify` derives the result from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
     /// The game's messages (docs/teams.md): PRESS always; a team's TEAM
     /// lines and proposals only once the game is over (or in the host's
     /// backup and the referee's export), so an export never tells one team
@@ -180,6 +210,7 @@ impl Judge {
             seed: (game.status == "over" || include_seed).then(|| game.seed.clone()),
             setup_state_hash: setup_hash,
             turns,
+            ending: store::ending(&self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()),
             messages: crate::store::team::messages(&self.conn, game_id)?
                 .into_iter()
                 .filter(|m| !hide || m.kind == "press")
@@ -288,10 +319,11 @@ pub struct Verification {
 /// Replay an export and list every difference.
 pub fn verify(export: &Export) -> Verification {
     let mut v = Verification::default();
-    if export.format != FORMAT {
+    if !FORMATS.contains(&export.format.as_str()) {
         v.differences.push(format!(
-            "unknown export format '{}' (expected {FORMAT})",
-            export.format
+            "unknown export format '{}' (this judge reads {})",
+            export.format,
+            FORMATS.join(", ")
         ));
         return v;
     }
@@ -452,7 +484,229 @@ pub fn verify(export: &Export) -> Verification {
             }
         }
     }
+    check_result(export, &rules, &state, &mut v);
     v
+}
+
+/// How a result reads in a difference: a side, a draw, or none.
+fn result_words(r: Option<&str>) -> String {
+    match r {
+        None => "no result (the game runs)".into(),
+        Some("") => "a draw".into(),
+        Some(side) => format!("won by {side}"),
+    }
+}
+
+/// The result and status the replay gives: the rules' result at the last
+/// state, or the recorded ending's (a resignation, an agreed draw), which
+/// must come at the last turn of a game its rules had not ended.
+fn replayed_result(export: &Export, rules: &Rules, last: &State) -> Result<Option<String>, String> {
+    let by_rules = rules.result(last);
+    let Some(end) = &export.ending else {
+        return Ok(by_rules);
+    };
+    let last_turn = export.turns.last().map_or(0, |t| t.turn);
+    if end.turn != last_turn {
+        return Err(format!(
+            "ending.turn: the export says the game ended at turn {}, its last turn is {last_turn}",
+            end.turn
+        ));
+    }
+    if let Some(r) = by_rules {
+        return Err(format!(
+            "ending: the export says {} {}, but the rules had already ended the game ({})",
+            end.side,
+            end.kind,
+            result_words(Some(&r))
+        ));
+    }
+    if !export.sides.contains(&end.side) {
+        return Err(format!(
+            "ending.side: '{}' is not a side of the game",
+            end.side
+        ));
+    }
+    match end.kind.as_str() {
+        RESIGNED => Ok(export.sides.iter().find(|s| **s != end.side).cloned()),
+        DRAW_AGREED => Ok(Some(String::new())),
+        other => Err(format!("ending.kind: '{other}' is no way a game ends")),
+    }
+}
+
+/// The export's stated result and status against the replay's (issue 39).
+fn check_result(export: &Export, rules: &Rules, last: &State, v: &mut Verification) {
+    let game = export.game;
+    let want = match replayed_result(export, rules, last) {
+        Ok(w) => w,
+        Err(d) => {
+            v.differences.push(format!("game {game}: {d}"));
+            return;
+        }
+    };
+    if want.is_none()
+        && export.status == "over"
+        && export.ending.is_none()
+        && export.format != FORMAT
+    {
+        v.notes.push(format!(
+            "game {game}: {} does not record how a game ended outside its rules, so its result ({}) was not checked",
+            export.format,
+            result_words(export.result.as_deref())
+        ));
+        return;
+    }
+    if export.result != want {
+        v.differences.push(format!(
+            "game {game}: result: the export says {}, the replay gives {}",
+            result_words(export.result.as_deref()),
+            result_words(want.as_deref())
+        ));
+    }
+    let status = if want.is_some() { "over" } else { "active" };
+    if export.status != status {
+        v.differences.push(format!(
+            "game {game}: status: the export says {}, the replay gives {status}",
+            export.status
+        ));
+    }
+}
+
+/// A format-1 export: one turn per side's orders.
+#[derive(Deserialize)]
+struct ExportV1 {
+    format: String,
+    game: u64,
+    ruleset: String,
+    scenario: String,
+    #[serde(default)]
+    scenario_text: Option<String>,
+    #[serde(default)]
+    ruleset_text: Option<String>,
+    options: Value,
+    status: String,
+    result: Option<String>,
+    sides: Vec<String>,
+    seed_commitment: String,
+    seed: Option<String>,
+    setup_state_hash: String,
+    turns: Vec<TurnV1>,
+}
+
+#[derive(Deserialize)]
+struct TurnV1 {
+    turn: u32,
+    side: String,
+    orders: String,
+    received_at: String,
+    dice_commitment: String,
+    dice_seed: String,
+    events: Vec<Value>,
+    state_hash: String,
+}
+
+impl From<ExportV1> for Export {
+    fn from(o: ExportV1) -> Export {
+        let mut turns: Vec<ExportTurn> = Vec::new();
+        for t in o.turns {
+            let orders = ExportOrders {
+                side: t.side,
+                orders: t.orders,
+                received_at: t.received_at,
+            };
+            // Two sides' orders of one phase were two format-1 turns.
+            match turns.last_mut() {
+                Some(last) if last.turn == t.turn => last.orders.push(orders),
+                _ => turns.push(ExportTurn {
+                    turn: t.turn,
+                    orders: vec![orders],
+                    dice_commitment: t.dice_commitment,
+                    dice_seed: t.dice_seed,
+                    events: t.events,
+                    state_hash: t.state_hash,
+                }),
+            }
+        }
+        Export {
+            format: o.format,
+            game: o.game,
+            ruleset: o.ruleset,
+            scenario: o.scenario,
+            scenario_text: o.scenario_text,
+            ruleset_text: o.ruleset_text,
+            options: o.options,
+            status: o.status,
+            result: o.result,
+            sides: o.sides,
+            seed_commitment: o.seed_commitment,
+            seed: o.seed,
+            setup_state_hash: o.setup_state_hash,
+            turns,
+            ending: None,
+            messages: Vec::new(),
+        }
+    }
+}
+
+/// Read an export of any format this judge ever wrote ([`FORMATS`]); an
+/// unknown one is named with the formats this judge reads.
+pub fn parse(text: &str) -> Result<Export, String> {
+    #[derive(Deserialize)]
+    struct Tag {
+        format: String,
+    }
+    let tag: Tag = serde_json::from_str(text).map_err(|e| located(&e))?;
+    match tag.format.as_str() {
+        "adjutant-export/1" => serde_json::from_str::<ExportV1>(text)
+            .map(Export::from)
+            .map_err(|e| located(&e)),
+        f if FORMATS.contains(&f) => serde_json::from_str(text).map_err(|e| located(&e)),
+        f => Err(format!(
+            "format '{f}' is not one this judge reads ({}); a newer release of Adjutant may read it",
+            FORMATS.join(", ")
+        )),
+    }
+}
+
+fn located(e: &serde_json::Error) -> String {
+    format!("{}:{}: {e}", e.line(), e.column())
+}
+
+/// The scenario of an export, with its rule options as strings.
+fn scenario_of(export: &Export) -> Scenario {
+    let mut source = match &export.scenario_text {
+        Some(text) => Scenario {
+            id: export.scenario.clone(),
+            text: Some(text.clone()),
+            file: format!("{}.toml", export.scenario),
+            options: Default::default(),
+        },
+        None => Scenario::shipped(&export.scenario),
+    };
+    if let Some(o) = export.options.as_object() {
+        source.options = o
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+    }
+    source
+}
+
+/// Does the rulebook of an exported game have pre-battle rules (does it
+/// take the game option `campaign-dice`)? A campaign's battles of other
+/// rulebooks have no pre-battle dice.
+#[must_use]
+pub fn has_pre_battle_rules(export: &Export) -> bool {
+    let Ok(rules) = Rules::of_game(&export.ruleset, export.ruleset_text.as_deref()) else {
+        return false;
+    };
+    let mut source = scenario_of(export);
+    source.options.insert("campaign-dice".into(), String::new());
+    setup_state(&rules, &source, &[0; 32]).is_ok()
 }
 
 /// The victory points of each side at the end of an exported game, from a
@@ -519,6 +773,153 @@ mod tests {
         assert_eq!(redact(&open), open);
         let battle = json!({"kind": "battle", "faces": ["star"]});
         assert_eq!(redact(&battle), battle);
+    }
+
+    /// Every path of a JSON value with its type, sorted: an export's shape.
+    fn shape(path: &str, v: &Value, out: &mut Vec<String>) {
+        let kind = match v {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(a) => {
+                for x in a {
+                    shape(&format!("{path}[]"), x, out);
+                }
+                "array"
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    shape(&format!("{path}.{k}"), x, out);
+                }
+                "object"
+            }
+        };
+        out.push(format!("{path}: {kind}"));
+    }
+
+    fn shape_hash(v: &Value) -> String {
+        let mut out = Vec::new();
+        shape("", v, &mut out);
+        out.sort();
+        out.dedup();
+        dice::sha256_hex(out.join("\n").as_bytes())[..16].to_string()
+    }
+
+    /// An export with every field filled.
+    fn full_export() -> Export {
+        Export {
+            format: FORMAT.into(),
+            game: 1,
+            ruleset: "r".into(),
+            scenario: "s".into(),
+            scenario_text: Some("t".into()),
+            ruleset_text: Some("t".into()),
+            options: json!({}),
+            status: "over".into(),
+            result: Some("a".into()),
+            sides: vec!["a".into()],
+            seed_commitment: "c".into(),
+            seed: Some("s".into()),
+            setup_state_hash: "h".into(),
+            turns: vec![ExportTurn {
+                turn: 1,
+                orders: vec![ExportOrders {
+                    side: "a".into(),
+                    orders: "o".into(),
+                    received_at: "t".into(),
+                }],
+                dice_commitment: "c".into(),
+                dice_seed: "s".into(),
+                events: vec![json!({})],
+                state_hash: "h".into(),
+            }],
+            ending: Some(Ending {
+                kind: RESIGNED.into(),
+                side: "a".into(),
+                offered_by: Some("b".into()),
+                turn: 1,
+            }),
+            messages: vec![crate::store::team::Message {
+                turn: 1,
+                kind: "press".into(),
+                side: "a".into(),
+                seat_no: 0,
+                email: "e".into(),
+                text: "t".into(),
+                sent_at: "t".into(),
+            }],
+        }
+    }
+
+    /// The schema of the exports is pinned to their format tags: a change
+    /// of either fields or types fails here until the tag changes too (and
+    /// the old tag stays readable: `FORMATS`, `parse`).
+    #[test]
+    fn the_schema_is_pinned_to_the_format_tag() {
+        use crate::service::campaign::{
+            CampaignExport, PlannedBattle, CAMPAIGN_FORMAT, CAMPAIGN_FORMATS,
+        };
+        let game = serde_json::to_value(full_export()).unwrap();
+        let campaign = serde_json::to_value(CampaignExport {
+            format: CAMPAIGN_FORMAT.into(),
+            name: "n".into(),
+            all_at_once: false,
+            stopped: Some("why".into()),
+            plan: vec![PlannedBattle {
+                seq: 1,
+                scenario: "s".into(),
+                game: Some(1),
+                winner: Some("a".into()),
+                points: [("a".to_string(), 1)].into_iter().collect(),
+            }],
+            battles: vec![full_export()],
+        })
+        .unwrap();
+        // (format, shape hash) of every format written since the pin.
+        let pinned = [
+            (FORMAT, "383a32233526ef30"),
+            (CAMPAIGN_FORMAT, "b7b4540bad3cbbfe"),
+        ];
+        assert_eq!(
+            [
+                (FORMAT, shape_hash(&game).as_str()),
+                (CAMPAIGN_FORMAT, shape_hash(&campaign).as_str())
+            ],
+            pinned,
+            "the export's schema changed: give it a new format tag, keep the old one readable"
+        );
+        assert_eq!(FORMATS.last(), Some(&FORMAT));
+        assert_eq!(CAMPAIGN_FORMATS.last(), Some(&CAMPAIGN_FORMAT));
+    }
+
+    #[test]
+    fn a_format_1_export_parses_with_two_sides_orders_merged() {
+        let text = json!({
+            "format": "adjutant-export/1", "game": 3, "ruleset": "memoir44",
+            "scenario": "pegasus-bridge", "options": {}, "status": "active",
+            "result": null, "sides": ["allies", "axis"], "seed_commitment": "c",
+            "seed": null, "setup_state_hash": "h",
+            "turns": [
+                {"turn": 1, "side": "allies", "orders": "PASS", "received_at": "t1",
+                 "dice_commitment": "c1", "dice_seed": "s1", "events": [], "state_hash": "a"},
+                {"turn": 1, "side": "axis", "orders": "PASS", "received_at": "t2",
+                 "dice_commitment": "c1", "dice_seed": "s1", "events": [], "state_hash": "a"},
+                {"turn": 2, "side": "allies", "orders": "X", "received_at": "t3",
+                 "dice_commitment": "c2", "dice_seed": "s2", "events": [], "state_hash": "b"}
+            ]
+        })
+        .to_string();
+        let ex = parse(&text).unwrap();
+        assert_eq!(ex.format, "adjutant-export/1");
+        assert_eq!(ex.turns.len(), 2);
+        assert_eq!(ex.turns[0].orders.len(), 2);
+        assert_eq!(ex.turns[1].orders[0].orders, "X");
+        let e = parse(&text.replace("export/1", "export/9")).unwrap_err();
+        assert!(
+            e.contains("'adjutant-export/9' is not one this judge reads"),
+            "{e}"
+        );
     }
 
     #[test]

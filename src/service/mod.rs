@@ -360,6 +360,19 @@ pub fn setup_state(
     Ok(rules.setup(scenario, &mut deck)?)
 }
 
+/// The rules and source of a scenario: a shipped id, or a file.
+pub(crate) fn load_scenario(scenario: &str) -> Result<(Rules, Scenario), ServiceError> {
+    let path = std::path::Path::new(scenario);
+    if scenario.ends_with(".toml") || path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ServiceError::Invalid(format!("cannot read {scenario}: {e}")))?;
+        let (source, ruleset) = Scenario::from_text(&text, scenario)?;
+        Ok((Rules::load(&ruleset)?, source))
+    } else {
+        Ok((Rules::for_scenario(scenario)?, Scenario::shipped(scenario)))
+    }
+}
+
 /// Adjudicate one phase (`turn`, counted in phases resolved) on `state` with
 /// the game's dice for it and every needed side's orders.
 pub fn adjudicate_turn(
@@ -517,15 +530,7 @@ impl Judge {
                 "the NMR policy is wait or pass".into(),
             ));
         }
-        let path = std::path::Path::new(scenario);
-        let (rules, source) = if scenario.ends_with(".toml") || path.is_file() {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| ServiceError::Invalid(format!("cannot read {scenario}: {e}")))?;
-            let (source, ruleset) = Scenario::from_text(&text, scenario)?;
-            (Rules::load(&ruleset)?, source)
-        } else {
-            (Rules::for_scenario(scenario)?, Scenario::shipped(scenario))
-        };
+        let (rules, source) = load_scenario(scenario)?;
         let (rules, variant) = match &opts.ruleset_file {
             Some((file, text)) => (Rules::from_text(text, file)?, Some(text.clone())),
             None => (rules, None),
@@ -2143,7 +2148,13 @@ impl Judge {
                     "{} accepted the draw {by} offered: it is a draw.",
                     seat.side
                 );
-                self.end_game(tx, &game, &seats, "", &result, queue)?;
+                let ending = export::Ending {
+                    kind: export::DRAW_AGREED.into(),
+                    side: seat.side.clone(),
+                    offered_by: Some(by.clone()),
+                    turn: game.turn,
+                };
+                self.end_game(tx, &game, &seats, &ending, "", &result, queue)?;
             }
             _ => {
                 store::kv_set(tx, &key, &seat.side)?;
@@ -2191,10 +2202,17 @@ impl Judge {
             seat.side,
             winner.clone().unwrap_or_default()
         );
+        let ending = export::Ending {
+            kind: export::RESIGNED.into(),
+            side: seat.side.clone(),
+            offered_by: None,
+            turn: game.turn,
+        };
         self.end_game(
             tx,
             &game,
             &seats,
+            &ending,
             winner.as_deref().unwrap_or(""),
             &result,
             queue,
@@ -2202,12 +2220,15 @@ impl Judge {
     }
 
     /// End a game outside the rules (resignation, agreed draw): record the
-    /// result (`winner` "" for a draw) and mail every seat the seed.
+    /// result (`winner` "" for a draw) and how it came (`ending`, which the
+    /// export carries for `verify`), and mail every seat the seed.
+    #[allow(clippy::too_many_arguments)]
     fn end_game(
         &self,
         tx: &Transaction<'_>,
         game: &Game,
         seats: &[Seat],
+        ending: &export::Ending,
         winner: &str,
         result: &str,
         queue: &mut Queue,
@@ -2216,6 +2237,11 @@ impl Judge {
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
         )?
         .execute(rusqlite::params![game.id, winner])?;
+        store::set_ending(
+            tx,
+            game.id,
+            &serde_json::to_string(ending).unwrap_or_default(),
+        )?;
         tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
             .execute([format!("draw-offer:{}", game.id)])?;
         for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {

@@ -174,3 +174,44 @@ pub fn players(conn: &Connection, id: i64) -> Result<Vec<Player>, StoreError> {
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// Why a campaign is stopped (its next battle could not be created), or
+/// None while it runs.
+pub fn stopped(conn: &Connection, id: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT stopped FROM campaigns WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+/// Mark a campaign stopped with a reason, or running again (None).
+pub fn set_stopped(tx: &Transaction<'_>, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE campaigns SET stopped = ?2 WHERE id = ?1")?
+        .execute(params![id, reason])?;
+    Ok(())
+}
+
+/// Who held each side when battle `seq` began (JSON), if recorded.
+pub fn starters(conn: &Connection, id: i64, seq: u32) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT starters FROM campaign_battles WHERE campaign_id = ?1 AND seq = ?2",
+        )?
+        .query_row(params![id, seq], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+pub fn set_starters(
+    tx: &Transaction<'_>,
+    id: i64,
+    seq: u32,
+    starters: &str,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE campaign_battles SET starters = ?3 WHERE campaign_id = ?1 AND seq = ?2",
+    )?
+    .execute(params![id, seq, starters])?;
+    Ok(())
+}

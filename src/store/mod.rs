@@ -291,6 +291,18 @@ CREATE TABLE deadline_marks (
 ) WITHOUT ROWID;
 ALTER TABLE games ADD COLUMN paused_deadline TEXT;
 "#,
+    r#"
+-- Campaigns that cannot jam, results that verify can check (issue 39): a
+-- campaign whose next battle could not be created is stopped with the
+-- reason (NULL while it runs; `campaign resume` clears it), and a game
+-- ended outside its rules (a resignation, a draw agreed by mail) keeps how
+-- it ended as an event (JSON) that its export carries.
+ALTER TABLE campaigns ADD COLUMN stopped TEXT;
+-- Who held each side when a battle began (JSON [[side, email], ...]): the
+-- pre-battle dice rolled then stay theirs whoever replaces them later.
+ALTER TABLE campaign_battles ADD COLUMN starters TEXT;
+ALTER TABLE games ADD COLUMN ending TEXT;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -789,6 +801,22 @@ pub fn clear_pending(
         .prepare_cached("DELETE FROM pending WHERE game_id = ?1 AND (?2 IS NULL OR side = ?2)")?
         .execute(params![game_id, side])?
         > 0)
+}
+
+/// How a game ended outside its rules (a resignation, a draw agreed by
+/// mail), as the JSON event its export carries; None if it did not.
+pub fn ending(conn: &Connection, game_id: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT ending FROM games WHERE id = ?1")?
+        .query_row([game_id], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+pub fn set_ending(tx: &Transaction<'_>, game_id: i64, ending: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE games SET ending = ?2 WHERE id = ?1")?
+        .execute(params![game_id, ending])?;
+    Ok(())
 }
 
 pub fn insert_events(
@@ -1421,7 +1449,9 @@ mod tests {
         c.execute_batch(
             "DROP TRIGGER outbox_answer_tally; DROP TABLE answer_tally;
              ALTER TABLE seats DROP COLUMN picture;
-             DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;",
+             DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;
+             ALTER TABLE campaigns DROP COLUMN stopped; ALTER TABLE games DROP COLUMN ending;
+             ALTER TABLE campaign_battles DROP COLUMN starters;",
         )
         .unwrap();
         let tally_migration = MIGRATIONS

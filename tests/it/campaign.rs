@@ -279,6 +279,15 @@ fn teams_play_a_campaign() {
             "axis#2 emil@example.org",
         ]
     );
+    // `games` lists every member, not only each side's C-in-C (issue 39).
+    let games = site.ok(&["games"]);
+    assert!(
+        games.contains(
+            "allies=ann@example.org allies=bill@example.org allies=cath@example.org \
+             axis=dora@example.org axis=emil@example.org"
+        ),
+        "{games}"
+    );
     let mut n = 0;
 
     // A Field Marshal is replaced: Fred takes Bill's seat (the left flank).
@@ -403,4 +412,405 @@ fn teams_play_a_campaign() {
     assert_eq!(record("gina@"), ("1 0".to_string(), false), "{show}");
     assert_eq!(record("dora@"), ("2 1".to_string(), false), "{show}");
     assert_eq!(record("emil@"), ("2 1".to_string(), false), "{show}");
+}
+
+/// What `campaign new` says when it refuses (issue 39, acceptance 1).
+fn refused(site: &Site, scenarios: &[&str], players: &[&str]) -> String {
+    let mut args = vec!["campaign", "new", "bad"];
+    for s in scenarios {
+        args.extend(["--scenario", s]);
+    }
+    for p in players {
+        args.extend(["--player", p]);
+    }
+    let out = site.run(&args);
+    assert!(!out.status.success(), "{scenarios:?} accepted");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !said.contains("game 0") && !said.contains("--seat"),
+        "{said}"
+    );
+    said
+}
+
+/// Every battle is checked when the campaign is made, and a refusal names
+/// the battle and what is wrong; nothing is created (issue 39).
+#[test]
+fn campaign_new_checks_every_battle() {
+    let site = Site::new();
+    let ww2 = ["allies=alice@example.org", "axis=bob@example.org"];
+    let said = refused(&site, &["pegasus-bridge", "nosuch"], &ww2);
+    assert!(said.contains("battle 2 (nosuch)"), "{said}");
+    let said = refused(&site, &["pegasus-bridge", "minden-1759"], &ww2);
+    assert!(
+        said.contains("battle 2 (minden-1759)") && said.contains("allied and french"),
+        "{said}"
+    );
+    let napoleonic = ["british=alice@example.org", "french=bob@example.org"];
+    let said = refused(&site, &["el-bodon-1811", "minden-1759"], &napoleonic);
+    assert!(said.contains("battle 2 (minden-1759)"), "{said}");
+    // A side without a player: the battle and the sides, in the campaign's words.
+    let said = refused(&site, &["pegasus-bridge"], &["allies=alice@example.org"]);
+    assert!(
+        said.contains("battle 1 (pegasus-bridge)") && said.contains("--player"),
+        "{said}"
+    );
+    let games: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 0, "a refused campaign creates nothing");
+    assert!(site.ok(&["campaign", "list"]).trim().is_empty());
+}
+
+/// A campaign of battles whose rulebook has no pre-battle rules is a
+/// series with standings: accepted, and played by mail to its second
+/// battle, which starts without pre-battle dice (issue 39).
+fn a_series_to_its_second_battle(scenarios: [&str; 2], sides: [&str; 2]) {
+    let site = Site::new();
+    let a = format!("{}=alice@example.org", sides[0]);
+    let b = format!("{}=bob@example.org", sides[1]);
+    site.ok(&[
+        "campaign",
+        "new",
+        "series",
+        "--scenario",
+        scenarios[0],
+        "--scenario",
+        scenarios[1],
+        "--player",
+        &a,
+        "--player",
+        &b,
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over", "{}", site.ok(&["log"]));
+    assert_eq!(status(&site, 2), "active");
+    assert!(game_options(&site, 2).get("campaign-dice").is_none());
+    let standings: Vec<String> = mails(&site)
+        .into_iter()
+        .filter(|m| m.contains("standings after battle 1"))
+        .collect();
+    assert_eq!(standings.len(), 2, "both players get the standings");
+    // "Your welcome mail follows": the standings come before the welcome.
+    let all = mails(&site);
+    let at = |what: &str| {
+        all.iter()
+            .position(|m| m.contains("To: alice@example.org") && m.contains(what))
+            .unwrap_or_else(|| panic!("{what}"))
+    };
+    assert!(at("standings after battle 1") < at("Game 2: welcome"));
+    assert!(
+        standings[0].contains(&format!("won by {}", sides[0]))
+            && standings[0].contains("being played as game 2"),
+        "{}",
+        standings[0]
+    );
+    // Battle 2 is played by mail: the French/Allied player resigns it too.
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over");
+    let show = site.ok(&["campaign", "show", "series"]);
+    assert!(show.contains(&format!("won by {}", sides[1])), "{show}");
+    let export = site.path().join("series.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "series",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign series verified: 2 battles"), "{ok}");
+}
+
+#[test]
+fn a_charge_campaign_is_a_series() {
+    a_series_to_its_second_battle(
+        ["el-bodon-1811", "fuentes-de-onoro-1811"],
+        ["british", "french"],
+    );
+}
+
+#[test]
+fn a_seven_years_war_campaign_is_a_series() {
+    a_series_to_its_second_battle(["minden-1759", "minden-1759"], ["allied", "french"]);
+}
+
+/// If the next battle cannot be created, the battle that ended still ends,
+/// the mail that ended it is answered, the campaign says why it stopped
+/// (and its referee is told), and `campaign resume` goes on once mended
+/// (issue 39, acceptance 2).
+#[test]
+fn a_campaign_whose_next_battle_fails_stops_and_resumes() {
+    let site = Site::new();
+    let file = site.path().join("sme.toml");
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/memoir44/sainte-mere-eglise.toml"
+    );
+    std::fs::copy(shipped, &file).unwrap();
+    site.ok(&[
+        "campaign",
+        "new",
+        "jam",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        file.to_str().unwrap(),
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+        "--referee",
+        "ref@example.org",
+    ]);
+    std::fs::remove_file(&file).unwrap();
+    let mut n = 0;
+    let before = mails(&site).len();
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over", "{}", site.ok(&["log"]));
+    assert_eq!(
+        std::fs::read_dir(site.inbox_new()).unwrap().count(),
+        0,
+        "the RESIGN mail is consumed"
+    );
+    let after: Vec<String> = mails(&site)[before..].to_vec();
+    assert!(
+        after
+            .iter()
+            .any(|m| m.contains("To: bob@example.org") && m.contains("Game 1: over")),
+        "the resigning player is answered"
+    );
+    let standings = after
+        .iter()
+        .find(|m| m.contains("To: alice@example.org") && m.contains("standings after battle 1"))
+        .expect("standings");
+    assert!(
+        standings.contains("The campaign is stopped: battle 2"),
+        "{standings}"
+    );
+    assert!(after
+        .iter()
+        .any(|m| m.contains("To: ref@example.org") && m.contains("Campaign jam: stopped")));
+    let games: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 1, "no half-made battle 2");
+    let show = site.ok(&["campaign", "show", "jam"]);
+    assert!(
+        show.contains("Stopped: battle 2") && show.contains("cannot read"),
+        "{show}"
+    );
+    assert!(site.ok(&["campaign", "list"]).contains("stopped: battle 2"));
+    // Not mended yet: resume refuses and the campaign stays stopped.
+    assert!(!site.run(&["campaign", "resume", "jam"]).status.success());
+    assert!(site.ok(&["campaign", "show", "jam"]).contains("Stopped:"));
+    // Mended: battle 2 begins with the pre-battle dice battle 1 gives.
+    std::fs::copy(shipped, &file).unwrap();
+    let out = site.ok(&["campaign", "resume", "jam"]);
+    assert!(out.contains("game 2"), "{out}");
+    assert_eq!(game_options(&site, 2)["campaign-dice"], "allies:1");
+    assert!(mails(&site)
+        .iter()
+        .any(|m| m.contains("To: alice@example.org") && m.contains("Game 2")));
+    let show = site.ok(&["campaign", "show", "jam"]);
+    assert!(
+        !show.contains("Stopped:") && show.contains("being played as game 2"),
+        "{show}"
+    );
+}
+
+/// `verify` of a file; (succeeded, what it printed).
+fn verify_text(site: &Site, name: &str, text: &str) -> (bool, String) {
+    let f = site.path().join(name);
+    std::fs::write(&f, text).unwrap();
+    let out = site.run(&["verify", f.to_str().unwrap()]);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// `verify` recomputes every result (issue 39, acceptance 3): a
+/// resignation and an agreed draw are events of the game's record, so an
+/// export whose result is changed, or whose resignation is removed, fails
+/// and names the game and the field.
+#[test]
+fn verify_recomputes_a_resignation_and_a_draw() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1 verified"), "{ok}");
+    let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+    let mut ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ex["ending"]["kind"], "resigned");
+    assert_eq!(ex["ending"]["side"], "axis");
+    assert_eq!(ex["result"], "allies");
+
+    let mut changed = ex.clone();
+    changed["result"] = "axis".into();
+    let (ok, said) = verify_text(&site, "changed.json", &changed.to_string());
+    assert!(!ok);
+    assert!(
+        said.contains(
+            "game 1: result: the export says won by axis, the replay gives won by allies"
+        ),
+        "{said}"
+    );
+    let mut drawn = ex.clone();
+    drawn["result"] = "".into();
+    let (ok, said) = verify_text(&site, "drawn.json", &drawn.to_string());
+    assert!(!ok && said.contains("game 1: result"), "{said}");
+
+    ex.as_object_mut().unwrap().remove("ending");
+    let (ok, said) = verify_text(&site, "removed.json", &ex.to_string());
+    assert!(!ok);
+    assert!(
+        said.contains("game 1: result: the export says won by allies, the replay gives no result"),
+        "{said}"
+    );
+
+    // A draw agreed by mail: offered by the Axis, accepted by the Allies.
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    send(&site, &mut n, "bob@example.org", "DRAW\n");
+    send(&site, &mut n, "alice@example.org", "DRAW\n");
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1 verified"), "{ok}");
+    let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+    let mut ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ex["ending"]["kind"], "draw-agreed");
+    assert_eq!(ex["ending"]["offered_by"], "axis");
+    ex["result"] = "allies".into();
+    let (ok, said) = verify_text(&site, "won.json", &ex.to_string());
+    assert!(!ok);
+    assert!(
+        said.contains("game 1: result: the export says won by allies, the replay gives a draw"),
+        "{said}"
+    );
+}
+
+/// A campaign export lists its battles with their outcomes; `verify` fails
+/// on one with a battle dropped or a winner flipped (issue 39).
+#[test]
+fn verify_checks_a_campaigns_list_of_battles() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "two",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    settle_pre_battle(
+        &site,
+        &mut n,
+        2,
+        &[("allies", "alice@example.org"), ("axis", "bob@example.org")],
+    );
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over");
+    let export = site.path().join("two.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "two",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&export).unwrap();
+    let (ok, said) = verify_text(&site, "same.json", &text);
+    assert!(ok, "{said}");
+    let c: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(c["plan"][1]["winner"], "axis");
+
+    // Battle 2 dropped from the battles.
+    let mut cut = c.clone();
+    cut["battles"].as_array_mut().unwrap().pop();
+    let (ok, said) = verify_text(&site, "cut.json", &cut.to_string());
+    assert!(!ok);
+    assert!(
+        said.contains("battle 2 (pegasus-bridge): game 2 is in the campaign's list, but its export is missing"),
+        "{said}"
+    );
+    // Battle 2 dropped from the list too: the battle before it is over.
+    cut["plan"][1]["game"] = serde_json::Value::Null;
+    cut["plan"][1]["winner"] = serde_json::Value::Null;
+    let (ok, said) = verify_text(&site, "cut2.json", &cut.to_string());
+    assert!(!ok && said.contains("never created"), "{said}");
+    // The last battle's winner flipped in the list.
+    let mut flipped = c.clone();
+    flipped["plan"][1]["winner"] = "allies".into();
+    let (ok, said) = verify_text(&site, "flipped.json", &flipped.to_string());
+    assert!(!ok);
+    assert!(
+        said.contains("battle 2 (pegasus-bridge), game 2: winner: the campaign says won by allies, the game gives won by axis"),
+        "{said}"
+    );
+    // ... and in the battle's export as well.
+    flipped["battles"][1]["result"] = "allies".into();
+    let (ok, said) = verify_text(&site, "flipped2.json", &flipped.to_string());
+    assert!(!ok);
+    assert!(said.contains("battle 2: game 2: result"), "{said}");
+}
+
+/// The numbers of a player's line in `campaign show` (battles, wins,
+/// points, pre-battle dice, orders, NMR).
+fn record_of(show: &str, who: &str) -> Vec<u32> {
+    show.lines()
+        .find(|l| l.contains(who))
+        .unwrap_or_else(|| panic!("{who} in {show}"))
+        .split_whitespace()
+        .skip(2)
+        .take(6)
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// After a replacement in the middle of a campaign, the old player's
+/// record (his pre-battle dice, his results) stays as it was, and the
+/// newcomer does not inherit it (issue 39, acceptance 4).
+#[test]
+fn a_replaced_players_record_stays_closed() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "closed",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    // The Allies won battle 1: their pre-battle die is Alice's.
+    let before = record_of(&site.ok(&["campaign", "show", "closed"]), "alice@");
+    assert_eq!(before[..4], [1, 1, 0, 1], "{before:?}");
+    site.ok(&["replace-seat", "2", "allies", "erin@example.org"]);
+    let show = site.ok(&["campaign", "show", "closed"]);
+    assert_eq!(record_of(&show, "alice@"), before, "{show}");
+    assert_eq!(record_of(&show, "erin@")[..4], [0, 0, 0, 0], "{show}");
+    // Erin plays battle 2 out: it is hers, battle 1 stays Alice's.
+    send(&site, &mut n, "erin@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
+    let show = site.ok(&["campaign", "show", "closed"]);
+    assert_eq!(record_of(&show, "alice@"), before, "{show}");
+    assert_eq!(record_of(&show, "erin@")[..4], [1, 0, 0, 0], "{show}");
 }

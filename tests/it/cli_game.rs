@@ -368,3 +368,55 @@ fn an_unknown_game_option_is_refused_and_no_game_is_made() {
     assert!(err.contains("unknown game option 'fog-of-wat'"), "{err}");
     assert!(!site.ok(&["games"]).contains("pegasus-bridge"));
 }
+
+/// Exports written by the release of main at a6f08ac8 (format 1: a turn
+/// holds one side's orders as a string) still verify, and their result is
+/// still recomputed (issue 39, acceptance 5). tests/data/exports/README.md
+/// says how they were made.
+#[test]
+fn a_format_1_export_still_verifies() {
+    let site = Site::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/exports");
+    let over = dir.join("format1-over.json");
+    let ok = site.ok(&["verify", over.to_str().unwrap()]);
+    assert!(
+        ok.contains("OK: game 1 verified, 21 turns replayed identically"),
+        "{ok}"
+    );
+    let running = dir.join("format1-running-with-seed.json");
+    let ok = site.ok(&["verify", running.to_str().unwrap()]);
+    assert!(
+        ok.contains("OK: game 2 verified, 6 turns replayed identically"),
+        "{ok}"
+    );
+
+    // Its result is checked like today's: the Axis won by the rules.
+    let text = std::fs::read_to_string(&over).unwrap();
+    let mut ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ex["result"], "axis");
+    ex["result"] = "allies".into();
+    let bad = site.path().join("bad.json");
+    std::fs::write(&bad, ex.to_string()).unwrap();
+    let out = site.run(&["verify", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(
+            "game 1: result: the export says won by allies, the replay gives won by axis"
+        ),
+        "{said}"
+    );
+    // A format no release wrote is named, with the formats this one reads.
+    std::fs::write(
+        &bad,
+        text.replace("adjutant-export/1", "adjutant-export/99"),
+    )
+    .unwrap();
+    let out = site.run(&["verify", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("'adjutant-export/99' is not one this judge reads (adjutant-export/1"),
+        "{said}"
+    );
+}
