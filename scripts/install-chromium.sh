@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install Debian's chromium for tests/browser.rs (the HTML mail rendered in a
+# Install Debian's chromium for tests/it/browser.rs (the HTML mail rendered in a
 # headless browser). Idempotent: does nothing when chromium is already there.
 set -euo pipefail
 for c in /usr/lib/chromium/chromium /usr/bin/chromium; do

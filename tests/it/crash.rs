@@ -28,7 +28,7 @@ fn sigkill_at_random_moments_loses_and_repeats_nothing() {
     let cfg = std::fs::read_to_string(site.config())
         .unwrap()
         .replace("poll_seconds = 30", "poll_seconds = 1")
-        // This test is about crashes, not the answer caps (tests/hardening.rs):
+        // This test is about crashes, not the answer caps (tests/it/hardening.rs):
         // p1 sends 20 STATUS mails within the hour.
         .replace(
             "answers_per_address_hour = 60",

@@ -9,8 +9,8 @@
 //! reason, and the held orders stay; the French send and the move resolves.
 //! Every later move by random legal orders to the end of the scenario; the
 //! export verifies. Skipped (with a message) outside CI when the mail
-//! server or Chromium is not installed, like tests/e2e_grid.rs and
-//! tests/browser.rs.
+//! server or Chromium is not installed, like tests/it/e2e_grid.rs and
+//! tests/it/browser.rs.
 
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
@@ -28,7 +28,7 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
     let users = ["alice", "bob"];
     let site = real_server_site(&users);
     // The browser check lays out the inline SVG (issue 37's PNG is
-    // tested in tests/picture_mail.rs).
+    // tested in tests/it/picture_mail.rs).
     common::set_picture(&site, "svg");
     let players = [
         format!("{}@adjutant.test", users[0]),

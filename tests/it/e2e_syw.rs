@@ -1,6 +1,6 @@
 //! A whole Seven Years' War game by mail through a real mail server
 //! (Postfix and Dovecot on loopback, scripts/mailserver.sh), as
-//! tests/e2e_measured.rs plays Charge!: player-turns, one side's mail at a
+//! tests/it/e2e_measured.rs plays Charge!: player-turns, one side's mail at a
 //! time, the other side answering by its standing orders.
 //!
 //! The game is a small action near Minden (a scenario file written here,
@@ -105,7 +105,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
     let users = ["alice", "bob"];
     let site = real_server_site(&users);
     // The browser check lays out the inline SVG (issue 37's PNG is
-    // tested in tests/picture_mail.rs).
+    // tested in tests/it/picture_mail.rs).
     common::set_picture(&site, "svg");
     // The house-rule variant: every face of the fog-of-war die calls the
     // table.

@@ -120,7 +120,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         let scenario = &scenarios[(g as usize) % scenarios.len()];
         let site = Site::new();
         // The SVG inline, where the leak check reads it (the PNG drawn
-        // from it is checked in tests/picture_mail.rs).
+        // from it is checked in tests/it/picture_mail.rs).
         common::set_picture(&site, "svg");
         let emails = ["p0@example.org", "p1@example.org"];
         let opening = latest_state_of(scenario);

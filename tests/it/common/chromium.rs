@@ -1,7 +1,7 @@
 //! Headless Chromium for the tests that lay out the judge's HTML mail:
 //! find the browser, write a page with a measuring script, screenshot it,
-//! and read back the line the script printed. Shared by tests/browser.rs,
-//! tests/e2e_measured.rs and tests/e2e_syw.rs instead of a copy each.
+//! and read back the line the script printed. Shared by tests/it/browser.rs,
+//! tests/it/e2e_measured.rs and tests/it/e2e_syw.rs instead of a copy each.
 //! Install the browser with scripts/install-chromium.sh.
 
 use std::path::PathBuf;

@@ -106,8 +106,8 @@ pub fn text(m: &Value, k: &str) -> String {
 pub const T0: &str = "2026-11-20T12:00:00Z";
 
 /// The judge of game 1 on the real mail server, run at a set clock, and
-/// its two players replying to its mails. Shared by tests/e2e_grid.rs and
-/// the measured family's driver (tests/common/measured_mail.rs).
+/// its two players replying to its mails. Shared by tests/it/e2e_grid.rs and
+/// the measured family's driver (tests/it/common/measured_mail.rs).
 pub struct MailJudge<'a> {
     pub site: &'a Site,
     pub rules: adjutant::rules::Rules,

@@ -1,5 +1,5 @@
 //! The judge of a measured-table game by mail through the real mail server,
-//! shared by tests/e2e_measured.rs (Charge!) and tests/e2e_syw.rs (the Seven
+//! shared by tests/it/e2e_measured.rs (Charge!) and tests/it/e2e_syw.rs (the Seven
 //! Years' War): the mail client, the inbox, the judge's clock and CLI, and
 //! the check of a report's table laid out in Chromium.
 #![allow(dead_code)]

@@ -1,5 +1,5 @@
 //! A Memoir '44 game by mail through the real mail server (scripts/mailserver.sh),
-//! shared by tests/e2e_mail.rs, e2e_airdrop.rs, e2e_night.rs, e2e_desert.rs and
+//! shared by tests/it/e2e_mail.rs, e2e_airdrop.rs, e2e_night.rs, e2e_desert.rs and
 //! e2e_minefields.rs: the judge set up on the server, a game started with two
 //! players, and a turn played by the side to move replying to the judge's
 //! latest mail, the judge serving until it is adjudicated and both players
