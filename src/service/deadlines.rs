@@ -67,7 +67,9 @@ impl Judge {
         let now = self.clock.now();
         let mut tick = Tick::default();
         for game in store::games(&self.conn)? {
-            if game.status != "active" || game.paused {
+            // Results held for the referee's review: no orders are taken,
+            // so no deadline runs (APPROVE gives a full turn).
+            if game.status != "active" || game.paused || game.held_from.is_some() {
                 continue;
             }
             let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
@@ -99,22 +101,26 @@ impl Judge {
                 let tx = self.begin()?;
                 let mut q = Queue::new();
                 for s in &seats {
-                    let text = self.templates.render(
-                        "reminder.txt",
-                        json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
-                               "deadline": show(&stamp(effective(deadline, s)), &s.tz)}),
-                    );
-                    q.push(
-                        Outgoing {
-                            to: s.email.clone(),
-                            subject: format!("Game {}: your orders are due", game.id),
-                            text,
-                            reply_to: Some(self.seat_address(s)),
-                            game_id: Some(game.id),
-                            ..Outgoing::default()
-                        },
-                        "reminder",
-                    );
+                    // Every member of the side (docs/teams.md), each in his zone.
+                    for m in self.members_of_side(&tx, game.id, &s.side)? {
+                        let tz = m.seat.as_ref().map_or(s.tz.as_str(), |m| m.tz.as_str());
+                        let text = self.templates.render(
+                            "reminder.txt",
+                            json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
+                                   "deadline": show(&stamp(effective(deadline, s)), tz)}),
+                        );
+                        q.push(
+                            Outgoing {
+                                to: m.email.clone(),
+                                subject: format!("Game {}: your orders are due", game.id),
+                                text,
+                                reply_to: m.reply_to.clone(),
+                                game_id: Some(game.id),
+                                ..Outgoing::default()
+                            },
+                            "reminder",
+                        );
+                    }
                     tick.reminders += 1;
                 }
                 tx.prepare_cached("UPDATE games SET reminded_turn = ?2 WHERE id = ?1")?
@@ -177,20 +183,22 @@ impl Judge {
             } else {
                 "The game waits for the orders; send them as soon as you can."
             };
-            q.push(
-                Outgoing {
-                    to: s.email.clone(),
-                    subject: format!("Game {}: the deadline passed without your orders", game.id),
-                    text: format!(
-                        "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
-                        s.side, game.id
-                    ),
-                    reply_to: Some(self.seat_address(s)),
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "nmr",
-            );
+            for m in self.members_of_side(&tx, game.id, &s.side)? {
+                q.push(
+                    Outgoing {
+                        to: m.email.clone(),
+                        subject: format!("Game {}: the deadline passed without your orders", game.id),
+                        text: format!(
+                            "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
+                            s.side, game.id
+                        ),
+                        reply_to: m.reply_to.clone(),
+                        game_id: Some(game.id),
+                        ..Outgoing::default()
+                    },
+                    "nmr",
+                );
+            }
             if let Some(referee) = game
                 .referee
                 .as_deref()
