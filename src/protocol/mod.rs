@@ -50,7 +50,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         word: "ROTATE",
         args: "",
-        help: "a new secret and reply address for your seat (the old ones stop)",
+        help: "new secret and reply address (the old ones stop)",
     },
     CommandSpec {
         word: "ORDERS",
