@@ -145,8 +145,15 @@ enum Cmd {
     Resume { game: i64 },
     /// Move a game's current deadline by a duration, e.g. 24h.
     Extend { game: i64, by: String },
-    /// Give a seat a new secret and reply token, mailed to its player.
-    RotateSecret { game: i64, side: String },
+    /// Give a seat a new secret and reply token, mailed to its player; the
+    /// old ones stop working at once. SIDE `referee` rotates the referee's.
+    RotateSecret {
+        game: i64,
+        side: String,
+        /// A team member's address: his seat instead of the side's first.
+        #[arg(long)]
+        member: Option<String>,
+    },
     /// Hand a seat to another player (a new secret goes to the new address).
     ReplaceSeat {
         game: i64,
@@ -219,6 +226,15 @@ enum Cmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// "allies", "an observer", "the referee": whose view `show --as` drew.
+fn viewer_name(v: &Viewer) -> String {
+    match v {
+        Viewer::Side(s) => s.clone(),
+        Viewer::Observer => "an observer".into(),
+        Viewer::Referee => "the referee".into(),
+    }
 }
 
 /// Every file the judge creates (database, WAL/SHM, config, outbox mails,
@@ -506,12 +522,23 @@ fn run(cli: Cli) -> Result<i32> {
             if !["text", "compact", "svg", "png", "html", "json"].contains(&format.as_str()) {
                 bail!("--format is text, compact, svg, png, html or json, not '{format}'");
             }
+            // What that viewer may see now (service/sight.rs): in review
+            // mode a side or an observer stops before the held turns.
+            let seen = adjutant::service::sight::visible_turn(&g, &viewer);
+            if turn.is_some_and(|t| t > seen && t <= g.turn) {
+                bail!(
+                    "turn {} of game {game} is held for the referee's review: {} may see up to turn {seen} (--as referee shows it)",
+                    turn.unwrap_or_default(),
+                    viewer_name(&viewer)
+                );
+            }
+            let at = turn.or((seen < g.turn).then_some(seen));
             let adjutant::service::Position {
                 rules,
                 turn: t,
                 state,
                 hash,
-            } = judge.position(&g, turn)?;
+            } = judge.position(&g, at)?;
             if let Viewer::Side(s) = &viewer {
                 if !rules.sides(&state).contains(s) {
                     bail!(
@@ -789,12 +816,14 @@ fn run(cli: Cli) -> Result<i32> {
             println!("game {game}: the deadline is now {at}");
             Ok(0)
         }
-        Cmd::RotateSecret { game, side } => {
+        Cmd::RotateSecret { game, side, member } => {
             let mut judge = open(&cli.config)?;
-            judge.replace_seat(game, &side.to_ascii_lowercase(), None)?;
+            let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member.as_deref())?;
             let mut p = daemon::Pass::default();
             daemon::deliver(&mut judge, &mut p)?;
-            println!("game {game}: {side} has a new secret (mailed to the player)");
+            println!(
+                "game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}"
+            );
             Ok(0)
         }
         Cmd::ReplaceSeat {

@@ -48,6 +48,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "your seat's secret (not needed in a reply)",
     },
     CommandSpec {
+        word: "ROTATE",
+        args: "",
+        help: "new secret and reply address (the old ones stop)",
+    },
+    CommandSpec {
         word: "TURN",
         args: "N",
         help: "the turn your orders answer (the order template writes it)",
@@ -174,6 +179,9 @@ pub enum Command {
     AbsenceEnd,
     /// The standings of the campaign of the seat's game.
     Campaign,
+    /// New credentials for the seat (or the referee's desk) the mail is
+    /// for, mailed to its registered address; the old ones stop working.
+    Rotate,
     /// Team play: a card suggested to the team (the rest of the line).
     Propose(String),
     /// Team play: a message to the sender's team only.
@@ -357,6 +365,7 @@ pub fn parse(subject: &str, text: &str) -> Request {
                 }
             }
             Some("CAMPAIGN") if arg.is_none() => req.commands.push(Command::Campaign),
+            Some("ROTATE") if arg.is_none() => req.commands.push(Command::Rotate),
             Some("APPROVE") if arg.is_none() => req.commands.push(Command::Approve),
             Some("REVEAL") if arg.is_none() => req.commands.push(Command::Reveal),
             Some("PAUSE") if arg.is_none() => req.commands.push(Command::Pause),

@@ -350,6 +350,23 @@ impl Judge {
                 "campaign",
             );
         }
+        // The battle's referee and observers get the standings too.
+        for r in self
+            .everyone_of_game(tx, game.id)?
+            .into_iter()
+            .filter(|r| !r.is_player())
+        {
+            queue.push(
+                Outgoing {
+                    to: r.email,
+                    subject: format!("Campaign {}: standings after battle {seq}", c.name),
+                    text: text.clone(),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "campaign",
+            );
+        }
         queue.mails.append(&mut welcomes.mails);
         Ok(())
     }

@@ -115,7 +115,9 @@ impl Judge {
         let now = self.clock.now();
         let mut tick = Tick::default();
         for game in store::games(&self.conn)? {
-            if game.status != "active" || game.paused {
+            // Results held for the referee's review: no orders are taken,
+            // so no deadline runs (APPROVE gives a full turn).
+            if game.status != "active" || game.paused || game.held_from.is_some() {
                 continue;
             }
             if let Err(e) = self.tick_game(&game, now, &mut tick) {
@@ -190,23 +192,27 @@ impl Judge {
             if !store::mark_deadline(&tx, game.id, &s.side, "reminder", turn, &at, &self.now())? {
                 continue;
             }
-            let text = self.templates.render(
-                "reminder.txt",
-                json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
-                       "deadline": show(&at, &s.tz)}),
-            );
             let mut q = Queue::new();
-            q.push(
-                Outgoing {
-                    to: s.email.clone(),
-                    subject: format!("Game {}: your orders are due", game.id),
-                    text,
-                    reply_to: Some(self.seat_address(s)),
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "reminder",
-            );
+            // Every member of the side (docs/teams.md), each in his zone.
+            for m in self.members_of_side(&tx, game.id, &s.side)? {
+                let tz = m.seat.as_ref().map_or(s.tz.as_str(), |m| m.tz.as_str());
+                let text = self.templates.render(
+                    "reminder.txt",
+                    json!({"game_id": game.id, "scenario": game.scenario, "side": s.side,
+                           "deadline": show(&at, tz)}),
+                );
+                q.push(
+                    Outgoing {
+                        to: m.email.clone(),
+                        subject: format!("Game {}: your orders are due", game.id),
+                        text,
+                        reply_to: m.reply_to.clone(),
+                        game_id: Some(game.id),
+                        ..Outgoing::default()
+                    },
+                    "reminder",
+                );
+            }
             tick.reminders += 1;
             let cause = format!("game-{}-turn-{turn}-{}-reminder-{at}", game.id, s.side);
             self.flush(&tx, &cause, q)?;
@@ -269,7 +275,15 @@ impl Judge {
             }
         }
         for (w, misses) in &late {
-            self.miss_notices(game, w, *misses, passed.contains(&w.seat.side), &mut q);
+            let members = self.members_of_side(&tx, game.id, &w.seat.side)?;
+            self.miss_notices(
+                game,
+                w,
+                &members,
+                *misses,
+                passed.contains(&w.seat.side),
+                &mut q,
+            );
         }
         self.move_on(&tx, game, now)?;
         let what: Vec<String> = late
@@ -282,12 +296,13 @@ impl Judge {
         Ok(())
     }
 
-    /// The mails of one seat's missed deadline: the player's, and the
+    /// The mails of one seat's missed deadline: every member's of its side, and the
     /// referee's after `referee_after` misses in a row.
     fn miss_notices(
         &self,
         game: &store::Game,
         w: &Waited,
+        members: &[super::recipients::Recipient],
         misses: i64,
         passed: bool,
         q: &mut Queue,
@@ -298,20 +313,22 @@ impl Judge {
         } else {
             "The game waits for the orders; send them as soon as you can."
         };
-        q.push(
-            Outgoing {
-                to: s.email.clone(),
-                subject: format!("Game {}: the deadline passed without your orders", game.id),
-                text: format!(
-                    "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
-                    s.side, game.id
-                ),
-                reply_to: Some(self.seat_address(s)),
-                game_id: Some(game.id),
-                ..Outgoing::default()
-            },
-            "nmr",
-        );
+        for m in members {
+            q.push(
+                Outgoing {
+                    to: m.email.clone(),
+                    subject: format!("Game {}: the deadline passed without your orders", game.id),
+                    text: format!(
+                        "No orders from {} reached the judge by the deadline of game {}.\n{what}\nDeadlines missed in a row: {misses}.\n",
+                        s.side, game.id
+                    ),
+                    reply_to: m.reply_to.clone(),
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "nmr",
+            );
+        }
         if let Some(referee) = game
             .referee
             .as_deref()

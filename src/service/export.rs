@@ -153,7 +153,17 @@ impl Judge {
             hash: setup_hash,
             ..
         } = self.position(&game, Some(0))?;
-        let hide = game.status != "over" && !include_seed && !full;
+        // The players' export is what a player may see now (service/sight.rs):
+        // in review mode it stops before the turns held for the referee.
+        let players = !include_seed && !full;
+        let viewer = if players {
+            crate::rules::Viewer::Observer
+        } else {
+            crate::rules::Viewer::Referee
+        };
+        let last = super::sight::visible_turn(&game, &viewer);
+        let (status, result) = super::sight::visible_status(&game, &viewer);
+        let hide = status != "over" && players;
         if hide && rules.fog_of_war(&setup) {
             // Orders and events name every unit: under fog of war, the
             // players' export can only come when the game is over.
@@ -169,7 +179,7 @@ impl Judge {
             .collect();
         let submissions = store::submissions(&self.conn, game_id)?;
         let mut turns = Vec::new();
-        for turn in 1..=game.turn {
+        for turn in 1..=last {
             let hash = store::snapshot(&self.conn, game_id, Some(turn))?
                 .map(|(_, _, h)| h)
                 .unwrap_or_default();
@@ -203,11 +213,11 @@ impl Judge {
             scenario_text: game.scenario_text.clone(),
             ruleset_text: game.ruleset_text.clone(),
             options: serde_json::from_str(&game.options).unwrap_or(Value::Null),
-            status: game.status.clone(),
-            result: game.result.clone(),
+            status: status.clone(),
+            result,
             sides: rules.sides(&setup),
             seed_commitment: dice::commitment(&master),
-            seed: (game.status == "over" || include_seed).then(|| game.seed.clone()),
+            seed: (status == "over" || include_seed).then(|| game.seed.clone()),
             setup_state_hash: setup_hash,
             turns,
             ending: store::ending(&self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()),

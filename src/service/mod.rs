@@ -3,11 +3,14 @@
 
 pub mod campaign;
 pub mod clock;
+mod credentials;
 pub mod deadlines;
 mod deferred;
 pub mod export;
 mod late;
+pub mod recipients;
 pub mod referee;
+pub mod sight;
 pub mod team;
 pub use deferred::Renderer;
 
@@ -273,6 +276,17 @@ impl Queue {
     }
     fn push(&mut self, m: Outgoing, kind: &'static str) {
         self.mails.push((Queued::Mail(m), kind));
+    }
+    /// Every kind of mail is listed, with who gets it, in
+    /// [`recipients::MAIL_KINDS`] (docs/teams.md): a test build stops on
+    /// one that is not.
+    fn check_kinds(&self) {
+        for (_, kind) in &self.mails {
+            debug_assert!(
+                recipients::is_kind(kind),
+                "mail kind '{kind}' is not in recipients::MAIL_KINDS (docs/teams.md)"
+            );
+        }
     }
 }
 
@@ -747,6 +761,7 @@ impl Judge {
         let mut n = 0;
         let mut failed = Vec::new();
         let cause_hash = dice::sha256_hex(cause.as_bytes());
+        queue.check_kinds();
         let mails: Vec<_> = queue
             .mails
             .into_iter()
@@ -991,6 +1006,9 @@ impl Judge {
         }
         let seat = self.authenticate(env, &req)?;
         let mut done = Vec::new();
+        // A seat given new credentials by ROTATE in this mail: the answer
+        // goes to its registered address only, with its new reply address.
+        let mut rotated: Option<Seat> = None;
         let commands = self.commands_to_do(&req.commands, answer);
         for cmd in &commands {
             // Team play: PROPOSE, TEAM, PRESS, and what a Field Marshal may
@@ -1061,6 +1079,19 @@ impl Judge {
                         "",
                     )),
                 },
+                Command::Rotate => {
+                    let Some(old) = seat.as_ref().ok() else {
+                        answer.err(self.not_authenticated());
+                        return Ok(("answered: not authenticated".into(), String::new()));
+                    };
+                    let new = self.rotate_seat_in(tx, old, queue)?;
+                    answer.ok(format!(
+                        "Your seat in game {} ({}) has a new secret and reply address, in a\nmail of their own to {}. The old ones no longer work.\n",
+                        new.game_id, new.side, new.email
+                    ));
+                    rotated = Some(new);
+                    done.push("rotate");
+                }
                 Command::Withdraw => {
                     let Some(seat) = seat.as_ref().ok() else {
                         answer.err(self.not_authenticated());
@@ -1108,21 +1139,24 @@ impl Judge {
                         }
                         Command::Map => {
                             let game = self.game(seat.game_id)?;
+                            let viewer = Viewer::Side(seat.side.clone());
+                            // In review mode, the position before the held turns.
+                            let seen = sight::visible_turn(&game, &viewer);
                             let Position {
                                 rules, state, hash, ..
-                            } = self.position(&game, None)?;
-                            let parts = rules.report_parts(
-                                &state,
-                                &[],
-                                &Viewer::Side(seat.side.clone()),
-                                None,
-                            );
+                            } = self.position(&game, Some(seen))?;
+                            let parts = rules.report_parts(&state, &[], &viewer, None);
                             let heading = format!(
-                                "Game {}, turn {}: the position as {} sees it.",
-                                game.id, game.turn, seat.side
+                                "Game {}, turn {seen}: the position as {} sees it.",
+                                game.id, seat.side
                             );
+                            let held = if sight::holds_back(&game, &viewer) {
+                                format!("{}\n", sight::held_line(&game))
+                            } else {
+                                String::new()
+                            };
                             let text = format!(
-                                "{heading}\n\n{}\n{}\nState {}\n",
+                                "{heading}\n\n{}\n{}\n{held}State {}\n",
                                 parts.map,
                                 parts.compact,
                                 sealed_state(&Self::master(&game)?, &hash)
@@ -1134,9 +1168,16 @@ impl Judge {
                         }
                         Command::History(turn) => {
                             let game = self.game(seat.game_id)?;
-                            let t = turn.unwrap_or(game.turn);
+                            let viewer = Viewer::Side(seat.side.clone());
+                            let seen = sight::visible_turn(&game, &viewer);
+                            let t = turn.unwrap_or(seen);
                             answer.for_seat(self.seat_address(seat), seat);
-                            match self.turn_report(&game, t, &Viewer::Side(seat.side.clone())) {
+                            let report = if t > seen && t <= game.turn {
+                                Err(ServiceError::Invalid(sight::held_line(&game)))
+                            } else {
+                                self.turn_report(&game, t, &viewer)
+                            };
+                            match report {
                                 Ok((text, parts)) => {
                                     let heading = format!("Game {}: turn {t}", game.id);
                                     answer.ok(text);
@@ -1231,6 +1272,18 @@ impl Judge {
                 }
             }
         }
+        if let Some(new) = &rotated {
+            answer.for_seat(self.seat_address(new), new);
+            answer.only_registered = true;
+            if req.has_orders {
+                answer.err(self.error_text(
+                    "Orders in a mail that asks ROTATE are not used: send them again,\nreplying to the mail with your new credentials.",
+                    &[],
+                    "",
+                ));
+                return Ok((format!("answered: {}", done.join(", ")), String::new()));
+            }
+        }
         // Orders that name the turn they answer (TURN n) are refused when
         // that turn was already resolved (service/late.rs).
         if let (true, Some(n), Ok(s)) = (req.has_orders, req.turn, seat.as_ref()) {
@@ -1289,7 +1342,10 @@ impl Judge {
                         Ok((submitted, orders)) => {
                             let game = store::game(tx, seat.game_id)?
                                 .ok_or(ServiceError::NoGame(seat.game_id))?;
-                            let hash = store::snapshot(tx, seat.game_id, None)?
+                            // The position the player may see (service/sight.rs):
+                            // in review mode, not the held one.
+                            let seen = sight::visible_turn(&game, &Viewer::Side(seat.side.clone()));
+                            let hash = store::snapshot(tx, seat.game_id, Some(seen))?
                                 .map(|(_, _, h)| h)
                                 .unwrap_or_default();
                             let (turn, held, waiting_for, replaced) = match submitted {
@@ -1621,28 +1677,27 @@ impl Judge {
         Ok(Err(None))
     }
 
-    /// The STATUS answer, to the registered address only. A secret is kept
-    /// only as a keyed hash, so each seat listed gets a fresh one here (its
-    /// reply token, in earlier mails' reply addresses, stays).
+    /// The STATUS answer, to the registered address only: every seat of
+    /// that address, what its game waits for as the seat may see it
+    /// ([`sight`]), and the seat's secret as it stands. STATUS never
+    /// changes a credential (docs/security.md, "Lost secrets"): the From
+    /// address is all a STATUS has, and a forger gets nothing from it (the
+    /// answer goes to the registered address) nor can make a player's
+    /// written-down secret stop working.
     fn status_text(&self, email: &str) -> Result<String, ServiceError> {
         let mut games = Vec::new();
-        // Each seat listed gets a fresh secret; team members beyond a side's
-        // first seat (service/team.rs) too.
-        let mut seats = Vec::new();
-        for seat in store::seats_of_email(&self.conn, email)? {
-            seats.push(if seat.email == OPEN_SEAT {
-                seat
-            } else {
-                store::rekey_seat(&self.conn, seat.game_id, &seat.side, false)?
-            });
-        }
+        let mut seats = store::seats_of_email(&self.conn, email)?;
+        // Team members beyond a side's first seat (service/team.rs) too.
         for m in store::team::members_of_email(&self.conn, email)? {
-            seats
-                .push(store::team::rekey_member(&self.conn, m.game_id, &m.side, m.seat_no)?.seat());
+            seats.push(m.seat());
         }
         for seat in seats {
             let game = self.game(seat.game_id)?;
-            let waiting = if game.status == "over" {
+            let viewer = Viewer::Side(seat.side.clone());
+            let seen = sight::visible_turn(&game, &viewer);
+            let waiting = if sight::holds_back(&game, &viewer) {
+                sight::held_line(&game)
+            } else if game.status == "over" {
                 format!("The game is over. {}", result_line(game.result.as_deref()))
             } else {
                 let Position { rules, state, .. } = self.position(&game, None)?;
@@ -1663,9 +1718,9 @@ impl Judge {
             };
             games.push(
                 json!({"id": game.id, "scenario": game.scenario, "side": seat.side,
-                               "turn": game.turn, "waiting": waiting,
-                               // A fresh secret: this answer goes only to the
-                               // seat's registered address, never to a Reply-To.
+                               "turn": seen, "waiting": waiting,
+                               // This answer goes only to the seat's
+                               // registered address, never to a Reply-To.
                                "secret": seat.secret}),
             );
         }
@@ -1846,7 +1901,10 @@ impl Judge {
         ])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.report_made(tx, &game, rules, &made, &state, queue)?;
-        if game.status == "over" {
+        // A campaign goes on once the players may know the result: at once,
+        // or in review mode when the referee releases it (referee.rs).
+        let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        if game.status == "over" && game.held_from.is_none() {
             self.campaign_after(tx, &game, queue)?;
         }
         Ok(turn)
@@ -2141,7 +2199,6 @@ impl Judge {
             return Ok(());
         }
         let key = format!("draw-offer:{}", game.id);
-        let seats = store::seats(tx, game.id)?;
         match store::kv_get(tx, &key)? {
             Some(by) if by != seat.side => {
                 let result = format!(
@@ -2154,23 +2211,25 @@ impl Judge {
                     offered_by: Some(by.clone()),
                     turn: game.turn,
                 };
-                self.end_game(tx, &game, &seats, &ending, "", &result, queue)?;
+                self.end_game(tx, &game, &ending, "", &result, queue)?;
             }
             _ => {
                 store::kv_set(tx, &key, &seat.side)?;
-                for s in seats
-                    .iter()
-                    .filter(|s| s.side != seat.side && s.email != OPEN_SEAT)
+                // Every member of the other sides is told.
+                for r in self
+                    .everyone_of_game(tx, game.id)?
+                    .into_iter()
+                    .filter(|r| r.is_player() && !r.of_side(&seat.side))
                 {
                     queue.push(
                         Outgoing {
-                            to: s.email.clone(),
+                            to: r.email.clone(),
                             subject: format!("Game {}: {} offers a draw", game.id, seat.side),
                             text: format!(
                                 "{} offers a draw in game {}. Reply DRAW to accept; the offer\nstands until the game ends.\n",
                                 seat.side, game.id
                             ),
-                            reply_to: Some(self.seat_address(s)),
+                            reply_to: r.reply_to.clone(),
                             game_id: Some(game.id),
                             ..Outgoing::default()
                         },
@@ -2211,7 +2270,6 @@ impl Judge {
         self.end_game(
             tx,
             &game,
-            &seats,
             &ending,
             winner.as_deref().unwrap_or(""),
             &result,
@@ -2227,7 +2285,6 @@ impl Judge {
         &self,
         tx: &Transaction<'_>,
         game: &Game,
-        seats: &[Seat],
         ending: &export::Ending,
         winner: &str,
         result: &str,
@@ -2244,17 +2301,19 @@ impl Judge {
         )?;
         tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
             .execute([format!("draw-offer:{}", game.id)])?;
-        for s in seats.iter().filter(|s| s.email != OPEN_SEAT) {
-            let text = self.templates.render(
-                "game_over.txt",
-                json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
-            );
+        // Everyone of the game: every member of both sides, the referee and
+        // the observers.
+        let text = self.templates.render(
+            "game_over.txt",
+            json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
+        );
+        for r in self.everyone_of_game(tx, game.id)? {
             queue.push(
                 Outgoing {
-                    to: s.email.clone(),
+                    to: r.email,
                     subject: format!("Game {}: over", game.id),
-                    text,
-                    reply_to: Some(self.seat_address(s)),
+                    text: text.clone(),
+                    reply_to: r.reply_to,
                     game_id: Some(game.id),
                     ..Outgoing::default()
                 },

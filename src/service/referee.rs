@@ -142,6 +142,8 @@ impl Judge {
             }
         }
         let commands = self.commands_to_do(&req.commands, reply);
+        // The reply address of the answer: the new one after a ROTATE.
+        let mut token = r.token.clone();
         for cmd in &commands {
             let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
             match cmd {
@@ -229,8 +231,17 @@ impl Judge {
                     answer.push(protocol::help_text(&self.cfg.judge.address));
                     done.push("help");
                 }
+                Command::Rotate => {
+                    let new = self.rotate_referee_in(tx, r.game_id, queue)?;
+                    answer.push(format!(
+                        "Your new secret and reply address went to {} in a mail of their\nown. The old ones no longer work.",
+                        new.email
+                    ));
+                    token = new.token;
+                    done.push("rotate");
+                }
                 other => answer.push(format!(
-                    "{other:?} is a player's command; as referee you may APPROVE, AMEND,\nBROADCAST, REVEAL, PAUSE, RESUME, EXTEND or ask for the MAP."
+                    "{other:?} is a player's command; as referee you may APPROVE, AMEND,\nBROADCAST, REVEAL, PAUSE, RESUME, EXTEND, ROTATE or ask for the MAP."
                 )),
             }
         }
@@ -239,7 +250,7 @@ impl Judge {
         }
         // One answer, to the referee's registered address only.
         reply.ok(answer.join("\n\n") + "\n");
-        reply.reply_to = Some(self.address_of(&r.token));
+        reply.reply_to = Some(self.address_of(&token));
         reply.game_id = Some(r.game_id);
         reply.registered = Some(r.email.clone());
         reply.only_registered = true;
@@ -340,6 +351,9 @@ impl Judge {
         .execute(rusqlite::params![game.id, deadline_at])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
+        if game.status == "over" {
+            self.campaign_after(tx, &game, queue)?;
+        }
         Ok(Some((from, game.turn)))
     }
 
@@ -412,30 +426,19 @@ impl Judge {
         Ok(())
     }
 
-    /// Every seat (with its reply address) and observer of a game.
+    /// Every player (with his reply address) and observer of a game:
+    /// everyone of the game but the referee ([`Judge::everyone_of_game`]).
     pub(super) fn audience(
         &self,
         tx: &Transaction<'_>,
         game: &Game,
     ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
-        let mut out: Vec<(String, Option<String>)> = store::seats(tx, game.id)?
+        Ok(self
+            .everyone_of_game(tx, game.id)?
             .into_iter()
-            .filter(|s| s.email != super::OPEN_SEAT)
-            .map(|s| {
-                let a = self.seat_address(&s);
-                (s.email, Some(a))
-            })
-            .collect();
-        for s in self.extra_members(tx, game.id)? {
-            let a = self.seat_address(&s);
-            out.push((s.email, Some(a)));
-        }
-        out.extend(
-            store::observers(tx, game.id)?
-                .into_iter()
-                .map(|o| (o, None)),
-        );
-        Ok(out)
+            .filter(|r| r.role != super::recipients::Role::Referee)
+            .map(|r| (r.email, r.reply_to))
+            .collect())
     }
 
     /// Host or referee at the command line: `adjutant amend`.

@@ -537,11 +537,8 @@ impl Judge {
             crate::report::wrap(text, 76, "  ").trim_end()
         );
         let mut n = 0;
-        let mut everyone: Vec<(String, Option<String>)> = self.audience(tx, &game)?;
-        if let Some(r) = store::referee(tx, game.id)? {
-            everyone.push((r.email.clone(), Some(self.address_of(&r.token))));
-        }
-        for (to, reply_to) in everyone {
+        for r in self.everyone_of_game(tx, game.id)? {
+            let (to, reply_to) = (r.email, r.reply_to);
             if to.eq_ignore_ascii_case(&seat.email) {
                 continue;
             }
@@ -796,6 +793,7 @@ impl Judge {
             .filter(|p| want.contains(&p.seat_no))
             .map(|p| p.source.as_str())
             .collect();
+        self.tell_left_out(&team, &parts, &want, &card, game.id, queue);
         let turn = self.resolve(
             tx,
             &game,
@@ -817,6 +815,41 @@ impl Judge {
             ))),
             Err(ServiceError::Rejected(rej)) => Ok(Err(rej.to_string())),
             Err(e) => Err(e),
+        }
+    }
+
+    /// Tell each member whose held part the card leaves out (it concerns
+    /// none of his sections) that his part is not used: a part sent before
+    /// the card was played is never dropped without a word.
+    fn tell_left_out(
+        &self,
+        team: &[TeamMember],
+        parts: &[Part],
+        want: &[i64],
+        card: &ScopedLine,
+        game_id: i64,
+        queue: &mut Queue,
+    ) {
+        for m in team
+            .iter()
+            .filter(|m| !want.contains(&m.seat_no) && parts.iter().any(|p| p.seat_no == m.seat_no))
+        {
+            queue.push(
+                Outgoing {
+                    to: m.seat.email.clone(),
+                    subject: format!("Game {game_id}: your part was not used"),
+                    text: format!(
+                        "Game {game_id}: the card played for {} ({}) does not concern your\nsections ({}), so the part you sent before it was played is not used:\nyour units have no orders this turn.\n",
+                        m.seat.side,
+                        card.text,
+                        m.sections.join(", ")
+                    ),
+                    reply_to: Some(self.seat_address(&m.seat)),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "team",
+            );
         }
     }
 
@@ -917,6 +950,8 @@ impl Judge {
             )
         };
         let want = concerned(&team, &card);
+        let mut q = Queue::new();
+        self.tell_left_out(&team, &parts, &want, &card, game.id, &mut q);
         // Drop the parts that do not stand together, latest member first.
         let mut use_parts: Vec<Part> = parts
             .iter()
@@ -947,7 +982,6 @@ impl Judge {
             })
             .map(TeamMember::title)
             .collect();
-        let mut q = Queue::new();
         let sources: Vec<&str> = use_parts.iter().map(|p| p.source.as_str()).collect();
         let state = pos.state;
         let turn = match self.resolve(

@@ -477,6 +477,21 @@ pub fn referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, Store
         .optional()?)
 }
 
+/// Gives a game's referee seat a fresh secret and reply token (the old
+/// ones stop working at once); returns it with them, or None if the game
+/// has no referee.
+pub fn rekey_referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>, StoreError> {
+    let (n, sn) = (credentials::nonce()?, credentials::nonce()?);
+    conn.prepare_cached(
+        "UPDATE referees SET nonce = ?2, secret_nonce = ?3,
+             secret = adj_hash('secret', adj_word('referee-secret', game_id, '', ?3)),
+             token = adj_hash('token', adj_word('referee-token', game_id, '', ?2))
+         WHERE game_id = ?1",
+    )?
+    .execute(params![game_id, n, sn])?;
+    referee(conn, game_id)
+}
+
 pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
     Ok(conn
         .prepare_cached(&format!(

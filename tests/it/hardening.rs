@@ -622,7 +622,10 @@ fn credentials_sent(site: &Site) -> Vec<String> {
     let mut out = Vec::new();
     for t in site.mails() {
         for l in t.lines() {
-            if let Some(s) = l.strip_prefix("Your secret: ") {
+            if let Some(s) = l
+                .strip_prefix("Your secret: ")
+                .or_else(|| l.strip_prefix("Your new secret: "))
+            {
                 out.push(s.trim().to_string());
             }
             if let Some(s) = l
@@ -690,17 +693,21 @@ fn the_database_holds_no_credential_in_plain_text() {
         assert!(!holds(&db, c), "the database holds {c} in plain text");
     }
 
-    // Alice's old secret works; STATUS from her address gives a new one.
+    // STATUS from Alice's address mails her secret as it is; ROTATE (with
+    // her secret) gives her a new secret and token: the old ones stop.
     let secret_of = |site: &Site, who: &str| -> String {
         let t = site
             .mails()
             .into_iter()
             .rev()
-            .find(|t| t.contains(&format!("\nTo: {who}")) && t.contains("PASSWORD "))
+            .find(|t| {
+                t.contains(&format!("\nTo: {who}"))
+                    && (t.contains("PASSWORD ") || t.contains("Your new secret: "))
+            })
             .unwrap();
         let l = t
             .lines()
-            .find(|l| l.contains("PASSWORD "))
+            .find(|l| l.contains("PASSWORD ") || l.starts_with("Your new secret: "))
             .unwrap()
             .to_string();
         l.rsplit(' ').next().unwrap().to_string()
@@ -718,8 +725,24 @@ fn the_database_holds_no_credential_in_plain_text() {
         ),
     );
     site.ok(&["serve", "--once"]);
+    assert_eq!(
+        old,
+        secret_of(&site, "alice@example.org"),
+        "STATUS keeps the secret"
+    );
+    site.drop_mail(
+        "rotate.eml",
+        &mail(
+            "alice@example.org",
+            "judge@localhost",
+            "rotate",
+            "s1b@example.org",
+            &format!("GAME 1\nPASSWORD {old}\nROTATE\n"),
+        ),
+    );
+    site.ok(&["serve", "--once"]);
     let new = secret_of(&site, "alice@example.org");
-    assert_ne!(old, new, "STATUS gives a fresh secret");
+    assert_ne!(old, new, "ROTATE gives a fresh secret");
     let count = site.mails().len();
     site.drop_mail(
         "old.eml",
@@ -763,11 +786,11 @@ fn the_database_holds_no_credential_in_plain_text() {
     assert!(outcome("s2@").contains("not authenticated"), "old secret");
     assert!(outcome("s3@").contains("answered: map"), "new secret");
     assert!(
-        outcome("s4@").contains("answered: map"),
-        "the reply token stays"
+        outcome("s4@").contains("not authenticated"),
+        "the old reply token stops too"
     );
 
-    // A team member's STATUS gives him a fresh secret too; the old stops.
+    // A team member's ROTATE: a fresh secret; the old one stops.
     let carol_old = secret_of(&site, "carol@example.org");
     site.drop_mail(
         "status-c.eml",
@@ -776,12 +799,12 @@ fn the_database_holds_no_credential_in_plain_text() {
             "judge@localhost",
             "status",
             "s5@example.org",
-            "STATUS\n",
+            &format!("GAME 1\nPASSWORD {carol_old}\nROTATE\n"),
         ),
     );
     site.ok(&["serve", "--once"]);
     let carol_new = secret_of(&site, "carol@example.org");
-    assert_ne!(carol_old, carol_new, "STATUS gives a member a fresh secret");
+    assert_ne!(carol_old, carol_new, "ROTATE gives a member a fresh secret");
     site.drop_mail(
         "c-old.eml",
         &mail(

@@ -171,3 +171,274 @@ fn a_player_cannot_use_the_referee_commands() {
         .unwrap();
     assert_eq!(turn, 0, "nothing changed");
 }
+
+/// The state hash of game 1 after `turn`.
+fn hash_after(site: &Site, turn: u32) -> String {
+    site.db()
+        .query_row(
+            "SELECT state_hash FROM snapshots WHERE game_id = 1 AND turn = ?1",
+            [turn],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// The outcome the log gives the mail with Message-ID `id`.
+fn outcome(site: &Site, id: &str) -> String {
+    let log = site.ok(&["log"]);
+    log.lines()
+        .find(|l| l.contains(id))
+        .unwrap_or_else(|| panic!("{id} not in the log:\n{log}"))
+        .to_string()
+}
+
+/// The newest mail to `who`.
+fn newest_to(site: &Site, who: &str) -> String {
+    site.mails()
+        .into_iter()
+        .rev()
+        .find(|m| m.contains(&format!("To: {who}")))
+        .unwrap_or_else(|| panic!("no mail to {who}"))
+}
+
+/// Every answer a player can ask for, and the observer's mails, show
+/// nothing of a turn held for review (not its position, whose hash every
+/// view carries, nor its report) until APPROVE; then they show it.
+#[test]
+fn review_mode_holds_every_answer_until_approve() {
+    let site = Site::new();
+    site.pegasus_bridge(&[
+        "--referee",
+        "ref@example.org",
+        "--review",
+        "24h",
+        "--observer",
+        "obs@example.org",
+    ]);
+    let alice = reply_address(&site, "alice@example.org");
+    let bob = reply_address(&site, "bob@example.org");
+    let ask = |who: &str, to: &str, id: &str, body: &str| {
+        site.drop_mail(
+            &format!("{id}.eml"),
+            &mail(who, to, "ask", &format!("{id}@example.org"), body),
+        );
+        serve(&site);
+    };
+    ask(
+        "alice@example.org",
+        &alice,
+        "a1",
+        &pass_orders(&site, "allies"),
+    );
+    let (before, held) = (hash_after(&site, 0), hash_after(&site, 1));
+    assert_ne!(before, held);
+    let to_players = |site: &Site| -> Vec<String> {
+        site.mails()
+            .into_iter()
+            .filter(|m| !m.contains("To: ref@example.org"))
+            .collect()
+    };
+    let mut asked = Vec::new();
+    for (who, to) in [("alice@example.org", &alice), ("bob@example.org", &bob)] {
+        for (n, body) in ["MAP\n", "HISTORY\n", "HISTORY 1\n", "STATUS\n"]
+            .iter()
+            .enumerate()
+        {
+            let id = format!("{}{n}", &who[..3]);
+            ask(who, to, &id, body);
+            let answer = newest_to(&site, who);
+            asked.push((id, body, answer));
+        }
+    }
+    for (id, body, answer) in &asked {
+        match **body {
+            "MAP\n" => {
+                assert!(
+                    answer.contains(&format!("State {before}")),
+                    "{id}: {answer}"
+                );
+                assert!(answer.contains("with the referee for review"), "{answer}");
+            }
+            "HISTORY\n" => assert!(answer.contains("the opening position"), "{answer}"),
+            "HISTORY 1\n" => {
+                assert!(answer.contains("with the referee for review"), "{answer}");
+                assert!(!answer.contains("Turn 1"), "{answer}");
+            }
+            _ => assert!(answer.contains("with the referee for review"), "{answer}"),
+        }
+    }
+    // Not one mail to a player or the observer (answers, attachments with
+    // the JSON view, copies) carries the held position.
+    for m in to_players(&site) {
+        assert!(!m.contains(&held), "a held position went out:\n{m}");
+    }
+    // The players' export and `show --as SIDE` stop before the held turn.
+    let export = site.ok(&["export", "1"]);
+    assert!(!export.contains(&held), "{export}");
+    assert!(!export.contains("\"turn\": 1"), "{export}");
+    let show = site.ok(&["show", "1", "--as", "axis"]);
+    assert!(show.contains(&before) && !show.contains(&held), "{show}");
+    let json = site.ok(&["show", "1", "--as", "allies", "--format", "json"]);
+    let refused = site.run(&["show", "1", "--as", "axis", "--turn", "1"]);
+    assert!(!refused.status.success(), "{json}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("held for the referee's review"));
+    // The referee sees it.
+    assert!(site.ok(&["show", "1", "--as", "referee"]).contains(&held));
+    assert!(site.ok(&["export", "1", "--referee"]).contains(&held));
+
+    // APPROVE: every answer shows the turn.
+    let referee = reply_address(&site, "ref@example.org");
+    ask("ref@example.org", &referee, "r1", "APPROVE\n");
+    assert!(outcome(&site, "r1@").contains("approve"));
+    ask("bob@example.org", &bob, "b9", "MAP\n");
+    assert!(newest_to(&site, "bob@example.org").contains(&format!("State {held}")));
+    ask("bob@example.org", &bob, "b10", "HISTORY 1\n");
+    let h = newest_to(&site, "bob@example.org");
+    assert!(h.contains(&held) && !h.contains("with the referee"), "{h}");
+    ask("bob@example.org", &bob, "b11", "STATUS\n");
+    let s = newest_to(&site, "bob@example.org");
+    assert!(
+        !s.contains("with the referee") && s.contains("turn 1"),
+        "{s}"
+    );
+    assert!(site.ok(&["export", "1"]).contains(&held));
+    assert!(site.ok(&["show", "1", "--as", "axis"]).contains(&held));
+    assert!(site
+        .mails()
+        .iter()
+        .any(|m| m.contains("To: obs@example.org") && m.contains(&held)));
+}
+
+/// The rotate-secret of the referee: the old token and secret are refused
+/// by mail at once, the new ones (mailed to the referee) work; the same by
+/// mail with ROTATE, answered only at the referee's address.
+#[test]
+fn the_referees_credentials_can_be_rotated() {
+    let site = Site::new();
+    site.pegasus_bridge(&["--referee", "ref@example.org"]);
+    let welcome = newest_to(&site, "ref@example.org");
+    let secret_in = |m: &str, prefix: &str| {
+        m.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {m}"))
+            .trim()
+            .to_string()
+    };
+    let old_secret = secret_in(&welcome, "Your secret: ");
+    let old_token = reply_address(&site, "ref@example.org");
+    site.ok(&["rotate-secret", "1", "referee"]);
+    let rotated = newest_to(&site, "ref@example.org");
+    assert!(rotated.contains("has a new secret"), "{rotated}");
+    let new_secret = secret_in(&rotated, "Your new secret: ");
+    let new_token = reply_address(&site, "ref@example.org");
+    assert_ne!(old_secret, new_secret);
+    assert_ne!(old_token, new_token);
+    let ask = |to: &str, id: &str, body: &str| {
+        site.drop_mail(
+            &format!("{id}.eml"),
+            &mail(
+                "ref@example.org",
+                to,
+                "map",
+                &format!("{id}@example.org"),
+                body,
+            ),
+        );
+        serve(&site);
+        outcome(&site, &format!("{id}@"))
+    };
+    assert!(ask(&old_token, "t1", "MAP\n").contains("not authenticated"));
+    let old = ask(
+        "judge@localhost",
+        "t2",
+        &format!("GAME 1\nPASSWORD {old_secret}\nMAP\n"),
+    );
+    assert!(old.contains("not authenticated"), "{old}");
+    assert!(ask(&new_token, "t3", "MAP\n").contains("referee: map"));
+    let new = ask(
+        "judge@localhost",
+        "t4",
+        &format!("GAME 1\nPASSWORD {new_secret}\nMAP\n"),
+    );
+    assert!(new.contains("referee: map"), "{new}");
+
+    // ROTATE by mail, sent from another address with the token: the new
+    // credentials go to the registered address only.
+    site.drop_mail(
+        "t5.eml",
+        &mail(
+            "thief@example.net",
+            &new_token,
+            "rotate",
+            "t5@example.org",
+            "ROTATE\n",
+        ),
+    );
+    serve(&site);
+    assert!(outcome(&site, "t5@").contains("referee: rotate"));
+    assert!(site
+        .mails()
+        .iter()
+        .all(|m| !m.contains("To: thief@example.net")));
+    let third = site
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| m.contains("To: ref@example.org") && m.contains("Your new secret: "))
+        .map(|m| secret_in(&m, "Your new secret: "))
+        .unwrap();
+    assert_ne!(third, new_secret);
+    assert!(ask(&new_token, "t6", "MAP\n").contains("not authenticated"));
+    let now = ask(
+        "judge@localhost",
+        "t7",
+        &format!("GAME 1\nPASSWORD {third}\nMAP\n"),
+    );
+    assert!(now.contains("referee: map"), "{now}");
+}
+
+/// STATUS never changes a secret: not with a valid PASSWORD in the same
+/// mail, not from a forged From with no credential.
+#[test]
+fn status_leaves_the_players_secret_working() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let welcome = newest_to(&site, "bob@example.org");
+    let secret = welcome
+        .lines()
+        .find_map(|l| l.strip_prefix("Your secret: "))
+        .unwrap()
+        .trim()
+        .to_string();
+    let send = |from: &str, id: &str, body: &str| {
+        site.drop_mail(
+            &format!("{id}.eml"),
+            &mail(
+                from,
+                "judge@localhost",
+                "status",
+                &format!("{id}@example.org"),
+                body,
+            ),
+        );
+        serve(&site);
+        outcome(&site, &format!("{id}@"))
+    };
+    let s1 = send(
+        "bob@example.org",
+        "u1",
+        &format!("GAME 1\nPASSWORD {secret}\nSTATUS\n"),
+    );
+    assert!(s1.contains("status"), "{s1}");
+    // Anyone can write From: bob@example.org.
+    let s2 = send("bob@example.org", "u2", "STATUS\n");
+    assert!(s2.contains("status"), "{s2}");
+    let status = newest_to(&site, "bob@example.org");
+    assert!(status.contains(&format!("PASSWORD {secret}")), "{status}");
+    let map = send(
+        "bob@example.org",
+        "u3",
+        &format!("GAME 1\nPASSWORD {secret}\nMAP\n"),
+    );
+    assert!(map.contains("answered: map"), "{map}");
+}

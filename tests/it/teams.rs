@@ -371,6 +371,213 @@ fn three_against_two_by_mail() {
     assert!(v.contains("turns replayed identically"), "{v}");
 }
 
+/// The rows of docs/teams.md's "Who gets which mail": (kind, who gets it).
+fn mail_kinds_of_the_docs() -> Vec<(String, String)> {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/teams.md")).unwrap();
+    let start = doc
+        .find("<!-- mail kinds:")
+        .expect("the table of mail kinds");
+    let end = doc.find("<!-- end mail kinds -->").expect("its end");
+    doc[start..end]
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let kind = cells.first()?.strip_prefix("| `")?.strip_suffix('`')?;
+            Some((
+                kind.to_string(),
+                cells.get(2)?.trim_end_matches(" |").to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The outbox rows after `after`: (id, kind, recipient).
+fn outbox_rows(site: &Site, after: i64) -> Vec<(i64, String, String)> {
+    let db = site.db();
+    let mut st = db
+        .prepare("SELECT id, kind, recipient FROM outbox WHERE id > ?1 ORDER BY id")
+        .unwrap();
+    st.query_map([after], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+const REFEREE: &str = "ref@example.org";
+const OBSERVER: &str = "obs@example.org";
+
+/// Check one step's mails against the docs' table: every kind listed; a
+/// kind for "every player" reached all five members (but the sender where
+/// the table says so), the referee and the observer where it names them;
+/// a kind for "every member of" a side reached every member of each side
+/// it reached.
+fn check_step(step: &str, rows: &[(i64, String, String)], table: &[(String, String)]) {
+    let mut kinds: Vec<&str> = rows.iter().map(|(_, k, _)| k.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in kinds {
+        let who = &table
+            .iter()
+            .find(|(k, _)| k == kind)
+            .unwrap_or_else(|| panic!("{step}: mail kind '{kind}' is not in docs/teams.md"))
+            .1;
+        let got: Vec<&str> = rows
+            .iter()
+            .filter(|(_, k, _)| k == kind)
+            .map(|(_, _, r)| r.as_str())
+            .collect();
+        let players: Vec<&str> = ALLIES.iter().chain(AXIS.iter()).copied().collect();
+        if who.starts_with("every player") {
+            let missing = players.iter().filter(|p| !got.contains(p)).count();
+            let allowed = usize::from(who.contains("but the sender"));
+            assert!(
+                missing <= allowed,
+                "{step}: {kind} went to {got:?}, not every player"
+            );
+            if who.contains("the referee") {
+                assert!(
+                    got.contains(&REFEREE),
+                    "{step}: {kind} not to the referee: {got:?}"
+                );
+            }
+            if who.contains("observers") {
+                assert!(
+                    got.contains(&OBSERVER),
+                    "{step}: {kind} not to the observer: {got:?}"
+                );
+            }
+        }
+        if who.starts_with("every member of") {
+            for team in [&ALLIES[..], &AXIS[..]] {
+                if team.iter().any(|m| got.contains(m)) {
+                    assert!(
+                        team.iter().all(|m| got.contains(m)),
+                        "{step}: {kind} went to {got:?}, not to every member of {team:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_member_the_referee_and_an_observer_get_their_mails() {
+    let site = Site::new();
+    let mut args = vec![
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--deadline",
+        "72h",
+        "--nmr",
+        "pass",
+        "--referee",
+        REFEREE,
+        "--observer",
+        OBSERVER,
+    ];
+    let seats: Vec<String> = ALLIES
+        .iter()
+        .map(|a| format!("allies={a}"))
+        .chain(AXIS.iter().map(|x| format!("axis={x}")))
+        .collect();
+    for s in &seats {
+        args.extend(["--seat", s.as_str()]);
+    }
+    site.at(T0, &args);
+    let table = mail_kinds_of_the_docs();
+    assert!(table.len() >= 15, "{table:?}");
+    let mut last = 0;
+    let mut seen: Vec<String> = Vec::new();
+    let mut step = |name: &str, site: &Site| {
+        let rows = outbox_rows(site, last);
+        assert!(!rows.is_empty(), "{name}: no mail");
+        check_step(name, &rows, &table);
+        last = rows.last().map_or(last, |r| r.0);
+        seen.extend(rows.into_iter().map(|r| r.1));
+    };
+    step("welcome", &site);
+    let state = common::latest_state(&site);
+    let (side, team, enemy) = teams(&state);
+    let addr: Vec<String> = team.iter().map(|m| address(&site, m)).collect();
+    let enemy_addr: Vec<String> = enemy.iter().map(|m| address(&site, m)).collect();
+    let referee = common::reply_address(&site, REFEREE);
+
+    send(&site, T0, team[1], &addr[1], "k1", "PRESS hello all\n");
+    step("press", &site);
+    send(&site, T0, team[0], &addr[0], "k2", "TEAM hold the bridge\n");
+    step("team", &site);
+    send(
+        &site,
+        T0,
+        REFEREE,
+        &referee,
+        "k3",
+        "BROADCAST play fair\nREVEAL\n",
+    );
+    step("broadcast and reveal", &site);
+    // The deadline comes near, then passes: every member of the side to
+    // move is reminded and told; the judge passes for it (--nmr pass).
+    site.at("2026-11-05T00:00:00Z", &["serve", "--once"]);
+    step("reminder", &site);
+    site.at("2026-11-05T12:00:01Z", &["serve", "--once"]);
+    step("deadline", &site);
+    let state = common::latest_state(&site);
+    assert_ne!(teams(&state).0, side, "the pass moved the game on");
+    // The other side offers a draw; then resigns: the game is over.
+    send(
+        &site,
+        "2026-11-05T13:00:00Z",
+        enemy[0],
+        &enemy_addr[0],
+        "k4",
+        "DRAW\n",
+    );
+    step("draw", &site);
+    send(
+        &site,
+        "2026-11-05T13:00:00Z",
+        enemy[0],
+        &enemy_addr[0],
+        "k5",
+        "RESIGN\n",
+    );
+    step("game over", &site);
+    let over: Vec<String> = outbox_rows(&site, 0)
+        .into_iter()
+        .filter(|(_, k, _)| k == "game-over")
+        .map(|(_, _, r)| r)
+        .collect();
+    for who in ALLIES
+        .iter()
+        .chain(AXIS.iter())
+        .chain([REFEREE, OBSERVER].iter())
+    {
+        assert!(
+            over.iter().any(|r| r == who),
+            "{who} got no game-over mail: {over:?}"
+        );
+    }
+    for kind in [
+        "welcome",
+        "press",
+        "team",
+        "broadcast",
+        "reveal",
+        "reminder",
+        "nmr",
+        "report",
+        "observer",
+        "referee",
+        "draw",
+        "game-over",
+        "reply",
+    ] {
+        assert!(seen.iter().any(|k| k == kind), "no {kind} mail in the game");
+    }
+}
+
 #[test]
 fn a_missing_member_at_the_deadline() {
     let site = Site::new();
@@ -618,4 +825,124 @@ mod property {
         let (_, found) = random_game(1, 3, true);
         assert!(!found.is_empty(), "the scan missed a leak");
     }
+}
+
+/// `rotate-secret GAME SIDE --member EMAIL` gives a Field Marshal a new
+/// secret and reply address, mailed to him; his old ones are refused by
+/// mail at once and the new ones work. His Commander-in-Chief's stay.
+#[test]
+fn a_field_marshals_credentials_can_be_rotated() {
+    let site = Site::new();
+    new_game(&site);
+    let bill = ALLIES[1];
+    let welcome = site
+        .mails()
+        .into_iter()
+        .find(|m| to(m).contains(bill))
+        .unwrap();
+    let secret_in = |m: &str, prefix: &str| {
+        m.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {m}"))
+            .trim()
+            .to_string()
+    };
+    let old_secret = secret_in(&welcome, "Your secret: ");
+    let old_token = address(&site, bill);
+    let ann_token = address(&site, ALLIES[0]);
+    site.at(T0, &["rotate-secret", "1", "allies", "--member", bill]);
+    let rotated = site
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| to(m).contains(bill))
+        .unwrap();
+    assert!(rotated.contains("has a new secret"), "{rotated}");
+    let new_secret = secret_in(&rotated, "Your new secret: ");
+    let new_token = common::reply_address(&site, bill);
+    assert_ne!(old_secret, new_secret);
+    assert_ne!(old_token, new_token);
+    let outcome = |id: &str| {
+        let log = site.ok(&["log"]);
+        log.lines()
+            .find(|l| l.contains(&format!("[{id}]")))
+            .unwrap_or_else(|| panic!("{id} not in the log:\n{log}"))
+            .to_string()
+    };
+    send(&site, T0, bill, &old_token, "r1", "MAP\n");
+    assert!(outcome("r1").contains("not authenticated"));
+    let fresh = format!("GAME 1\nPASSWORD {old_secret}\nMAP\n");
+    send(&site, T0, bill, "judge@localhost", "r2", &fresh);
+    assert!(outcome("r2").contains("not authenticated"));
+    send(&site, T0, bill, &new_token, "r3", "MAP\n");
+    assert!(outcome("r3").contains("answered: map"));
+    let fresh = format!("GAME 1\nPASSWORD {new_secret}\nMAP\n");
+    send(&site, T0, bill, "judge@localhost", "r4", &fresh);
+    assert!(outcome("r4").contains("answered: map"));
+    send(&site, T0, ALLIES[0], &ann_token, "r5", "MAP\n");
+    assert!(
+        outcome("r5").contains("answered: map"),
+        "the C-in-C's token stays"
+    );
+    // An address that plays no part of the side is refused by name.
+    let out = site.run(&["rotate-secret", "1", "allies", "--member", AXIS[1]]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nobody at"));
+}
+
+/// A Field Marshal's part sent before the card is played, when the card
+/// then played does not concern his sections, is answered: he is told it
+/// was not used (never dropped without a word).
+#[test]
+fn a_part_the_card_leaves_out_is_answered() {
+    let site = Site::new();
+    new_game(&site);
+    let state = common::latest_state(&site);
+    let (side, team, _) = teams(&state);
+    let n = team.len();
+    let addr: Vec<String> = team.iter().map(|m| address(&site, m)).collect();
+    // A card of one section: the centre's (the C-in-C's own) if the hand
+    // has one, else give it one by AMEND.
+    let st = common::latest_state(&site);
+    let idx = st.side_index(&side).unwrap();
+    let old = st.hands[idx][0].clone();
+    let card = "probe-centre";
+    if !st.hands[idx].contains(&card.to_string()) {
+        site.at(
+            T0,
+            &[
+                "amend",
+                "1",
+                "--reason",
+                "team test",
+                &format!("CARD {side} {old} FOR {card}"),
+            ],
+        );
+    }
+    let state = common::latest_state(&site);
+    let flank = unit_in(&state, &side, &sections_of(n, 1)).expect("a flank unit");
+    let centre = unit_in(&state, &side, &sections_of(n, 0)).expect("a centre unit");
+    send(
+        &site,
+        T0,
+        team[1],
+        &addr[1],
+        "f1",
+        &format!("ORDER {flank}\n"),
+    );
+    let before = site.mails().len();
+    send(
+        &site,
+        T0,
+        team[0],
+        &addr[0],
+        "f2",
+        &format!("PLAY {card}\nORDER {centre}\n"),
+    );
+    let new = new_mails(&site, before);
+    let told = new
+        .iter()
+        .find(|m| to(m).contains(team[1]) && m.contains("your part was not used"))
+        .unwrap_or_else(|| panic!("the Field Marshal is not told: {new:?}"));
+    assert!(told.contains(card), "{told}");
 }

@@ -1,0 +1,142 @@
+//! Revoking credentials (docs/security.md, "A stolen token or secret"):
+//! every seat (a side's first seat, a team's Field Marshal) and the
+//! referee's desk can be given a new secret and reply token, by the host
+//! (`adjutant rotate-secret GAME SIDE [--member EMAIL]`, `rotate-secret
+//! GAME referee`) or by its holder (`ROTATE` by mail). The old secret and
+//! token stop working at once; the new ones are mailed to the registered
+//! address only, never to whoever asked.
+
+use super::{Judge, Queue, ServiceError};
+use crate::mail::outbound::Outgoing;
+use crate::rules::REFEREE_SIDE;
+use crate::store::{self, Referee, Seat};
+use rusqlite::Transaction;
+
+impl Judge {
+    /// `adjutant rotate-secret`: new credentials for a side's first seat,
+    /// for the member of `side` at `member`, or (`who` = `referee`) for
+    /// the referee; mailed to the holder. Returns the address mailed.
+    pub fn rotate_secret(
+        &mut self,
+        game_id: i64,
+        who: &str,
+        member: Option<&str>,
+    ) -> Result<String, ServiceError> {
+        let tx = self.begin()?;
+        let mut q = Queue::new();
+        let (email, token) = if who.eq_ignore_ascii_case(REFEREE_SIDE) {
+            let r = self.rotate_referee_in(&tx, game_id, &mut q)?;
+            (r.email, r.token)
+        } else {
+            let seat = self.holder(&tx, game_id, who, member)?;
+            let s = self.rotate_seat_in(&tx, &seat, &mut q)?;
+            (s.email, s.token)
+        };
+        // The outbox key names this rekeying without carrying the token.
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(token.as_bytes())[..8])
+        };
+        self.flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
+        tx.commit()?;
+        Ok(email)
+    }
+
+    /// The seat of `side` held at `member` (the side's first seat when
+    /// `member` is None or its address).
+    fn holder(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        side: &str,
+        member: Option<&str>,
+    ) -> Result<Seat, ServiceError> {
+        let first = self.seat_of(game_id, side)?;
+        let Some(email) = member.filter(|e| !e.eq_ignore_ascii_case(&first.email)) else {
+            return Ok(first);
+        };
+        let members = store::team::members(tx, game_id)?;
+        if let Some(m) = members
+            .iter()
+            .find(|m| m.side == first.side && m.email.eq_ignore_ascii_case(email))
+        {
+            return Ok(m.seat());
+        }
+        let mut held = vec![first.email.clone()];
+        held.extend(
+            members
+                .iter()
+                .filter(|m| m.side == first.side)
+                .map(|m| m.email.clone()),
+        );
+        Err(ServiceError::Invalid(format!(
+            "nobody at {email} plays {} in game {game_id} (its players: {})",
+            first.side,
+            held.join(", ")
+        )))
+    }
+
+    /// New secret and token for `seat` (a side's first seat or a team
+    /// member's), mailed to its registered address; returns the seat with
+    /// them.
+    pub(super) fn rotate_seat_in(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        queue: &mut Queue,
+    ) -> Result<Seat, ServiceError> {
+        let new = match store::team::member_by_token(tx, &seat.token)? {
+            Some(m) => {
+                store::team::replace_member(tx, m.game_id, &m.side, m.seat_no, &m.email)?.seat()
+            }
+            None => store::rekey_seat(tx, seat.game_id, &seat.side, true)?,
+        };
+        let (game_id, side) = (new.game_id, &new.side);
+        queue.push(
+            Outgoing {
+                to: new.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nYour old secret and the reply address of earlier mails no longer\ncarry your seat: reply to this mail.\nSend MAP for the position.\n",
+                    new.secret
+                ),
+                reply_to: Some(self.seat_address(&new)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        Ok(new)
+    }
+
+    /// New secret and token for a game's referee, mailed to the referee's
+    /// registered address; returns the referee with them.
+    pub(super) fn rotate_referee_in(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        queue: &mut Queue,
+    ) -> Result<Referee, ServiceError> {
+        let Some(r) = store::rekey_referee(tx, game_id)? else {
+            store::game(tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+            return Err(ServiceError::Invalid(format!(
+                "game {game_id} has no referee"
+            )));
+        };
+        queue.push(
+            Outgoing {
+                to: r.email.clone(),
+                subject: format!("Game {game_id}: your referee seat has a new secret"),
+                text: format!(
+                    "You referee game {game_id}.\nYour new secret: {}\nYour old secret and the reply address of earlier mails no longer\ncarry the referee's seat: reply to this mail.\n",
+                    r.secret
+                ),
+                reply_to: Some(self.address_of(&r.token)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        Ok(r)
+    }
+}
