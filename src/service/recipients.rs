@@ -215,6 +215,11 @@ pub const MAIL_KINDS: &[MailKind] = &[
         who: "every member of that side",
     },
     MailKind {
+        kind: "clock",
+        when: "the host or the referee pauses, resumes or extends a game's clock",
+        who: "every player, the referee, observers",
+    },
+    MailKind {
         kind: "campaign",
         when: "a campaign battle ends (standings, the next battle)",
         who: "every player of the battle, the referee, observers",

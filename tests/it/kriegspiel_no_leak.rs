@@ -11,7 +11,7 @@
 //!   enemy unit the side did not know.
 //!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
-//! one unit. Depth (`common::depth`): 100 games by default, 2,000 with
+//! one unit. Depth (`common::depth`): 100 games by default, 1,000 with
 //! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
 
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
@@ -109,7 +109,7 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
 }
 
 fn games() -> u64 {
-    crate::common::depth::games("KS_GAMES", 100, 2000)
+    crate::common::depth::games("KS_GAMES", 100, 1000)
 }
 
 #[test]

@@ -141,7 +141,7 @@ fn check_game(n: u64, turns: u32) {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(
-        crate::common::depth::games("NO_LEAK_GAMES", 24, 96) as u32
+        crate::common::depth::games("NO_LEAK_GAMES", 12, 24) as u32
     ))]
     #[test]
     fn no_report_leaks_hidden_state(n in 0u64..1_000_000, turns in 1u32..60) {

@@ -10,7 +10,7 @@
 //! set-up gives the same state, byte for byte.
 //!
 //! Depth (`common::depth`): 12 games per ruleset and grid kind by default,
-//! 120 with `ADJUTANT_DEEP=1`; `GRID_GAMES` sets the number exactly.
+//! 60 (the count before the two depths) with `ADJUTANT_DEEP=1`; `GRID_GAMES` sets the number exactly.
 
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
 use adjutant::rules::memoir_grid::{self, board::GridKind, State as GridState};
@@ -278,7 +278,7 @@ fn replay(g: &Game) -> String {
 }
 
 fn games() -> u64 {
-    crate::common::depth::games("GRID_GAMES", 12, 120)
+    crate::common::depth::games("GRID_GAMES", 12, 60)
 }
 
 fn run(ruleset: &str, kind: GridKind) {
