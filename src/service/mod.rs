@@ -251,6 +251,9 @@ impl Inbound {
 }
 
 /// A queued mail: composed now, or a turn report rendered at delivery.
+/// Mails are the common case and live a moment in a short Vec: boxing
+/// each would cost an allocation per mail for nothing.
+#[allow(clippy::large_enum_variant)]
 enum Queued {
     Mail(Outgoing),
     Report(Box<deferred::ReportJob>),

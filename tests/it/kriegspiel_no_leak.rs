@@ -14,8 +14,8 @@
 //! one unit. Depth (`common::depth`): 100 games by default, 1,000 with
 //! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
 
-use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
 use crate::common;
+use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
 
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};

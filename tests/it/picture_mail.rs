@@ -75,6 +75,9 @@ struct Seen {
     json: Value,
 }
 
+/// Does a pixel have a side's colour?
+type ColourTest = Box<dyn Fn([u8; 3]) -> bool>;
+
 fn header_ct(p: &mail_parser::MessagePart<'_>) -> String {
     p.content_type().map_or_else(String::new, |c| {
         format!("{}/{}", c.ctype(), c.subtype().unwrap_or("")).to_ascii_lowercase()
@@ -309,12 +312,11 @@ fn measured_probes(svg: &str, json: &Value) -> Vec<Probe> {
         let (x, y) = xy
             .iter()
             .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
-        let (mine, other): (Box<dyn Fn([u8; 3]) -> bool>, Box<dyn Fn([u8; 3]) -> bool>) =
-            if side == 0 {
-                (Box::new(red), Box::new(blue))
-            } else {
-                (Box::new(blue), Box::new(red))
-            };
+        let (mine, other): (ColourTest, ColourTest) = if side == 0 {
+            (Box::new(red), Box::new(blue))
+        } else {
+            (Box::new(blue), Box::new(red))
+        };
         out.push(Probe {
             what: format!("unit {id} of side {side}"),
             x,

@@ -348,7 +348,11 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
 #[test]
 fn random_measured_games_keep_the_invariants() {
     let r = Ruleset::builtin("charge").expect("ruleset");
-    let stats = play(&r, "charge", crate::common::depth::games("MEASURED_GAMES", 60, 60));
+    let stats = play(
+        &r,
+        "charge",
+        crate::common::depth::games("MEASURED_GAMES", 60, 60),
+    );
     assert!(
         stats.get("removed").copied().unwrap_or(0) > 0,
         "no figure was ever removed: the random orders never fight"
@@ -372,7 +376,11 @@ fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
     if let Some(t) = r.syw.as_mut() {
         t.fog_trigger = (1..=6).collect();
     }
-    let stats = play(&r, "seven-years-war", crate::common::depth::games("MEASURED_GAMES", 30, 30));
+    let stats = play(
+        &r,
+        "seven-years-war",
+        crate::common::depth::games("MEASURED_GAMES", 30, 30),
+    );
     assert!(
         stats.get("removed").copied().unwrap_or(0) > 0,
         "no figure was ever removed: the random orders never fight"
