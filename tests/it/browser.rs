@@ -142,6 +142,8 @@ fn the_referees_html_mail_shows_every_board_labelled() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "pegasus-bridge",
         &["allies=a@example.org", "axis=b@example.org"],
@@ -169,6 +171,8 @@ fn the_airdrop_report_draws_the_board_with_the_landed_sticks() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "maleme",
         &["axis=a@example.org", "allies=b@example.org"],
@@ -206,6 +210,8 @@ fn the_minefield_report_draws_every_minefield_face_down() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "miteiriya-ridge",
         &["allies=a@example.org", "axis=b@example.org"],
@@ -244,6 +250,8 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "bir-hakeim",
         &["axis=a@example.org", "allies=b@example.org"],
@@ -273,6 +281,8 @@ fn the_fall_of_london_report_draws_the_martians_and_the_thames() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "fall-of-london",
         &["martians=a@example.org", "british=b@example.org"],
@@ -336,6 +346,8 @@ fn the_night_scenario_draws_the_board_with_its_weather() {
         return;
     };
     let site = common::Site::new();
+    // These tests lay out the board's SVG itself (issue 37 made PNG the default).
+    common::set_picture(&site, "svg");
     site.new_game(
         "merville-battery",
         &["allies=a@example.org", "axis=b@example.org"],
@@ -396,8 +408,11 @@ window.addEventListener('load', function () {
         .nth(1)
         .and_then(|w| w.split('"').next())
         .expect("the SVG's width");
+    // The PNG is drawn at report::picture::SCALE pixels per SVG unit.
+    let png_width =
+        (svg_width.parse::<f32>().expect("a number") * adjutant::report::picture::SCALE).round();
     assert_eq!(
         line,
-        format!("images=1 svgs=0 decoded=true width={svg_width} alt=true")
+        format!("images=1 svgs=0 decoded=true width={png_width} alt=true")
     );
 }
