@@ -396,27 +396,8 @@ pub fn verify(export: &Export) -> Verification {
             return v;
         }
     };
-    let mut source = match &export.scenario_text {
-        Some(text) => Scenario {
-            id: export.scenario.clone(),
-            text: Some(text.clone()),
-            file: format!("{}.toml", export.scenario),
-            options: Default::default(),
-        },
-        None => Scenario::shipped(&export.scenario),
-    };
     // The game's rule options, as strings (older exports have none).
-    if let Some(o) = export.options.as_object() {
-        source.options = o
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                )
-            })
-            .collect();
-    }
+    let source = scenario_of(export);
     let mut state = match setup_state(&rules, &source, &master) {
         Ok(s) => s,
         Err(e) => {
@@ -725,27 +706,7 @@ pub fn has_pre_battle_rules(export: &Export) -> bool {
 pub fn final_points(export: &Export) -> Option<std::collections::BTreeMap<String, u32>> {
     let master = dice::parse_seed(export.seed.as_deref()?)?;
     let rules = Rules::of_game(&export.ruleset, export.ruleset_text.as_deref()).ok()?;
-    let mut source = match &export.scenario_text {
-        Some(text) => Scenario {
-            id: export.scenario.clone(),
-            text: Some(text.clone()),
-            file: format!("{}.toml", export.scenario),
-            options: Default::default(),
-        },
-        None => Scenario::shipped(&export.scenario),
-    };
-    if let Some(o) = export.options.as_object() {
-        source.options = o
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                )
-            })
-            .collect();
-    }
-    let mut state = setup_state(&rules, &source, &master).ok()?;
+    let mut state = setup_state(&rules, &scenario_of(export), &master).ok()?;
     for t in &export.turns {
         let orders: Vec<Orders> = t
             .orders
