@@ -9,7 +9,9 @@
 #
 # `start` prints environment lines on stdout (eval-able):
 #   SMTP_PORT=2525 IMAP_PORT=1143 SMTPS_PORT=2465 IMAPS_PORT=1993 MAIL_TLS_CA=DIR/tls/ca.pem
-# Accounts: judge, alice, bob, carol, referee @adjutant.test, password "secret".
+# Accounts: judge, alice, bob, carol, referee @adjutant.test, password "secret";
+# and the same five once more for each of $SLOTS test slots, named t1-judge ...
+# t16-referee, so that tests running side by side never share a mailbox.
 # Plus-addressing: judge+TOKEN@adjutant.test is delivered to judge's INBOX.
 # Port 2525 offers STARTTLS and AUTH (PLAIN/LOGIN, also without TLS); 2465 is
 # implicit TLS (smtps). IMAP on 1143 offers STARTTLS; 1993 is IMAPS. The
@@ -21,7 +23,10 @@
 set -euo pipefail
 
 DOMAIN=adjutant.test
-USERS=(judge alice bob carol referee)
+NAMES=(judge alice bob carol referee)
+SLOTS=16
+USERS=("${NAMES[@]}")
+for k in $(seq 1 "$SLOTS"); do for n in "${NAMES[@]}"; do USERS+=("t$k-$n"); done; done
 PASSWORD=secret
 SMTP_PORT=${SMTP_PORT:-2525}
 SMTPS_PORT=${SMTPS_PORT:-2465}
@@ -470,6 +475,11 @@ cmd_status() {
     if alive "$pid"; then echo "postfix: running (pid $pid)"; else echo "postfix: stopped"; rc=3; fi
     pid=$(dovecot_pid "$dir")
     if alive "$pid"; then echo "dovecot: running (pid $pid)"; else echo "dovecot: stopped"; rc=3; fi
+    # A server started by an older script lacks the slot accounts: not ready.
+    if [ "$rc" = 0 ] && ! grep -q "^${USERS[-1]}@$DOMAIN:" "$dir/dovecot/users" 2>/dev/null; then
+        echo "accounts: ${USERS[-1]}@$DOMAIN missing (started by an older script)"
+        rc=3
+    fi
     if [ "$rc" = 0 ]; then
         if port_answers "$SMTP_PORT" 220; then
             echo "smtp: 127.0.0.1:$SMTP_PORT answers"

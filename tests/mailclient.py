@@ -4,7 +4,8 @@ against the loopback server of scripts/mailserver.sh.
 
   mailclient.py clear USER              delete everything in USER's INBOX
   mailclient.py send FROM TO SUBJECT    send standard input as the body
-  mailclient.py fetch USER              print USER's INBOX as JSON
+  mailclient.py fetch USER [AFTER]      print USER's INBOX as JSON (with each mail's
+                                        IMAP UID; only UIDs above AFTER when given)
 """
 import email
 import email.policy
@@ -51,16 +52,18 @@ def send(sender, to, subject):
         s.send_message(msg)
 
 
-def fetch(user):
+def fetch(user, after=0):
     m = imap(user)
-    typ, data = m.search(None, "ALL")
+    typ, data = m.uid("SEARCH", None, "UID %d:*" % (after + 1))
     out = []
-    for num in data[0].split():
-        typ, parts = m.fetch(num, "(BODY.PEEK[])")
+    # "UID n:*" always matches the newest mail, even when its UID is not above n.
+    for uid in sorted(int(u) for u in data[0].split() if int(u) > after):
+        typ, parts = m.uid("FETCH", str(uid), "(BODY.PEEK[])")
         msg = email.message_from_bytes(parts[0][1], policy=email.policy.default)
         body = msg.get_body(preferencelist=("plain",))
         html = msg.get_body(preferencelist=("html",))
         out.append({
+            "uid": uid,
             "subject": str(msg["Subject"] or ""),
             "from": str(msg["From"] or ""),
             "reply_to": str(msg["Reply-To"] or ""),
@@ -79,6 +82,6 @@ if __name__ == "__main__":
     elif cmd == "send":
         send(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "fetch":
-        fetch(sys.argv[2])
+        fetch(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     else:
         sys.exit("unknown command " + cmd)

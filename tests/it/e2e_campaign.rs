@@ -12,15 +12,11 @@
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44;
-use common::mail_client::{client, inbox, serve, use_real_server};
+use common::mail_client::{clear, client, inbox, serve, use_real_server};
 use common::Site;
 use serde_json::Value;
 use std::thread::sleep;
 use std::time::Duration;
-
-const ALICE: &str = "alice@adjutant.test";
-const BOB: &str = "bob@adjutant.test";
-const CAROL: &str = "carol@adjutant.test";
 
 fn subject(m: &Value) -> &str {
     m["subject"].as_str().unwrap_or("")
@@ -221,8 +217,10 @@ fn a_three_battle_campaign_through_the_real_inbox() {
         return;
     }
     for u in ["judge", "alice", "bob", "carol"] {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
+        clear(&common::mail_address(u));
     }
+    let addresses = ["alice", "bob", "carol"].map(common::mail_address);
+    let [alice, bob, carol] = [0, 1, 2].map(|i| addresses[i].as_str());
     let site = Site::new();
     use_real_server(&site);
     let mut rng = ChaChaDice::from_seed([11; 32]);
@@ -238,20 +236,20 @@ fn a_three_battle_campaign_through_the_real_inbox() {
         "--scenario",
         "pegasus-bridge",
         "--player",
-        &format!("allies={ALICE}"),
+        &format!("allies={alice}"),
         "--player",
-        &format!("axis={BOB}"),
+        &format!("axis={bob}"),
     ]);
     assert!(out.contains("battle game(s) 1"), "{out}");
-    wait_subject(ALICE, "Game 1: welcome");
-    wait_subject(BOB, "Game 1: welcome");
+    wait_subject(alice, "Game 1: welcome");
+    wait_subject(bob, "Game 1: welcome");
 
     // Battle 1: a few turns by mail, then the Axis resign.
-    play(&site, 1, 4, [ALICE, BOB], &mut rng);
-    send(BOB, 1, "resign", "RESIGN\n");
+    play(&site, 1, 4, [alice, bob], &mut rng);
+    send(bob, 1, "resign", "RESIGN\n");
     serve_until(&site, "the end of battle 1", |s| game_row(s, 1).1 == "over");
     // Both players get the standings, and battle 2 begins as game 2.
-    for who in [ALICE, BOB] {
+    for who in [alice, bob] {
         let m = wait_subject(who, "standings after battle 1");
         let body = m["body"].as_str().unwrap();
         assert!(body.contains("won by allies"), "{body}");
@@ -273,36 +271,36 @@ fn a_three_battle_campaign_through_the_real_inbox() {
             "{side} rolls {n} dice: {rolled:?}"
         );
     }
-    settle_pre_battle(&site, 2, [ALICE, BOB]);
+    settle_pre_battle(&site, 2, [alice, bob]);
 
     // The Axis player is replaced in the middle of the campaign.
-    site.ok(&["replace-seat", "2", "axis", CAROL]);
-    wait_subject(CAROL, "Game 2: your seat (axis) has a new secret");
-    wait_subject(BOB, "you no longer play axis");
-    send(ALICE, 2, "standings", "CAMPAIGN\n");
+    site.ok(&["replace-seat", "2", "axis", carol]);
+    wait_subject(carol, "Game 2: your seat (axis) has a new secret");
+    wait_subject(bob, "you no longer play axis");
+    send(alice, 2, "standings", "CAMPAIGN\n");
     serve_until(&site, "the CAMPAIGN answer", |_| {
-        inbox(ALICE)
+        inbox(alice)
             .iter()
             .any(|m| m["body"].as_str().is_some_and(|b| b.contains("(replaced)")))
     });
-    let standings = inbox(ALICE)
+    let standings = inbox(alice)
         .into_iter()
         .find(|m| m["body"].as_str().is_some_and(|b| b.contains("(replaced)")))
         .unwrap();
     let body = standings["body"].as_str().unwrap();
-    assert!(body.contains(BOB) && body.contains(CAROL), "{body}");
+    assert!(body.contains(bob) && body.contains(carol), "{body}");
 
     // Battle 2: Carol plays on; then the Allies resign.
-    play(&site, 2, 2, [ALICE, CAROL], &mut rng);
-    send(ALICE, 2, "resign", "RESIGN\n");
+    play(&site, 2, 2, [alice, carol], &mut rng);
+    send(alice, 2, "resign", "RESIGN\n");
     serve_until(&site, "the end of battle 2", |s| game_row(s, 2).1 == "over");
-    for who in [ALICE, CAROL] {
+    for who in [alice, carol] {
         let m = wait_subject(who, "standings after battle 2");
         assert!(m["body"].as_str().unwrap().contains("won by axis"));
         wait_subject(who, "Game 3: welcome");
     }
     // Bob left before battle 2 ended: he gets no standings of it.
-    assert!(!inbox(BOB)
+    assert!(!inbox(bob)
         .iter()
         .any(|m| subject(m).contains("standings after battle 2")));
     let want = dice_from(&site, 2, &[("allies", 1), ("axis", 1)]);
@@ -312,12 +310,12 @@ fn a_three_battle_campaign_through_the_real_inbox() {
         "battle 3: campaign-dice {want}, rolled {:?}",
         pre_battle_faces(&site, 3)
     );
-    settle_pre_battle(&site, 3, [ALICE, CAROL]);
+    settle_pre_battle(&site, 3, [alice, carol]);
 
     // Battle 3: the Axis resign at once.
-    send(CAROL, 3, "resign", "RESIGN\n");
+    send(carol, 3, "resign", "RESIGN\n");
     serve_until(&site, "the end of battle 3", |s| game_row(s, 3).1 == "over");
-    for who in [ALICE, CAROL] {
+    for who in [alice, carol] {
         let m = wait_subject(who, "standings after battle 3");
         let body = m["body"].as_str().unwrap();
         assert!(body.contains("last battle of the campaign"), "{body}");
@@ -336,9 +334,9 @@ fn a_three_battle_campaign_through_the_real_inbox() {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    assert_eq!(record(ALICE), "3 2", "{show}");
-    assert_eq!(record(BOB), "1 0", "{show}");
-    assert_eq!(record(CAROL), "2 1", "{show}");
+    assert_eq!(record(alice), "3 2", "{show}");
+    assert_eq!(record(bob), "1 0", "{show}");
+    assert_eq!(record(carol), "2 1", "{show}");
 
     // The whole campaign exports and verifies; a tampered link is named.
     let export = site.path().join("campaign.json");

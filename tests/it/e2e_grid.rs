@@ -76,10 +76,7 @@ fn to_next_artillery(j: &Judge<'_>) {
 
 fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
     let site = real_server_site(&users);
-    let players = [
-        format!("{}@adjutant.test", users[0]),
-        format!("{}@adjutant.test", users[1]),
-    ];
+    let players = users.map(common::mail_address);
     // The judge's clock starts at T0 (the deadline set then is 72 h).
     let j = Judge {
         mail: MailJudge::new(
@@ -180,14 +177,22 @@ fn play(ruleset: &str, scenario: &str, users: [&str; 2]) {
     assert_eq!(site.unsent(), 0, "everything was delivered");
 }
 
-/// One test: the two games share the judge's mailbox, so they run one
-/// after the other.
+/// Memoir of Battle on squares (each test has its own mailboxes, so the two
+/// games run side by side).
 #[test]
-fn a_game_of_each_grid_ruleset_by_mail() {
+fn a_memoir_of_battle_game_by_mail() {
     if !common::mailserver() {
         return;
     }
     play("memoir-of-battle", "le-cateau-1914", ["alice", "bob"]);
+}
+
+/// Memoir of Modern Battle on hexes.
+#[test]
+fn a_memoir_of_modern_battle_game_by_mail() {
+    if !common::mailserver() {
+        return;
+    }
     play(
         "memoir-of-modern-battle",
         "villers-bocage-1944",

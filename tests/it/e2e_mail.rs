@@ -14,7 +14,7 @@ fn a_game_by_mail_through_a_real_server() {
     }
     let mut g = MemoirGame::start("pegasus-bridge", [("allies", "alice"), ("axis", "bob")], 42);
     g.wait_opening(1);
-    assert!(inbox("alice@adjutant.test")[0]["subject"]
+    assert!(inbox(&g.players[0])[0]["subject"]
         .as_str()
         .unwrap()
         .contains("welcome"));

@@ -30,10 +30,7 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
     // The browser check lays out the inline SVG (issue 37's PNG is
     // tested in tests/it/picture_mail.rs).
     common::set_picture(&site, "svg");
-    let players = [
-        format!("{}@adjutant.test", users[0]),
-        format!("{}@adjutant.test", users[1]),
-    ];
+    let players = users.map(common::mail_address);
     let j = Judge {
         mail: MailJudge::new(
             &site,

@@ -290,7 +290,7 @@ impl Footprint {
     /// True if `p` is inside or on the edge.
     #[must_use]
     pub fn covers(&self, p: Pt) -> bool {
-        self.polygon().intersects(&p.coord())
+        covered(&self.corners(), p)
     }
     /// The exact squared distance from `p` to the nearest point of the ground.
     #[must_use]
@@ -331,6 +331,23 @@ pub fn line(a: Pt, b: Pt) -> Line<i64> {
 #[must_use]
 pub fn polyline(pts: &[Pt]) -> LineString<i64> {
     LineString::from(pts.iter().map(|p| p.coord()).collect::<Vec<_>>())
+}
+
+/// True if `p` lies inside the polygon of `pts` or on its edge (exact), as
+/// `in_polygon(&polygon(pts), p)`; a point outside the points' bounding box
+/// is answered without building the polygon (the text map asks this of every
+/// character for every unit and area).
+#[must_use]
+pub fn covered(pts: &[Pt], p: Pt) -> bool {
+    let (mut lo, mut hi) = (Pt::new(i64::MAX, i64::MAX), Pt::new(i64::MIN, i64::MIN));
+    for q in pts {
+        lo = Pt::new(lo.x.min(q.x), lo.y.min(q.y));
+        hi = Pt::new(hi.x.max(q.x), hi.y.max(q.y));
+    }
+    if p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y {
+        return false;
+    }
+    in_polygon(&polygon(pts), p)
 }
 
 /// True if `p` lies inside the polygon or on its edge (exact).

@@ -189,11 +189,17 @@ fn sketch(r: &Ruleset, st: &State, cols_max: i64) -> String {
     let cols = (st.width + cell - 1) / cell;
     let rows = (st.depth + cell * 2 - 1) / (cell * 2);
     let mut o = String::new();
+    let grounds: Vec<_> = st.units.iter().map(|u| footprint(r, u).corners()).collect();
     for row in (0..rows).rev() {
         let mut l = String::new();
         for col in 0..cols {
             let p = super::geometry::Pt::new(col * cell + cell / 2, row * cell * 2 + cell);
-            let unit = st.units.iter().find(|u| footprint(r, u).covers(p));
+            let unit = st
+                .units
+                .iter()
+                .zip(&grounds)
+                .find(|(_, c)| super::geometry::covered(&c[..], p))
+                .map(|(u, _)| u);
             let ch = match unit {
                 Some(u) => {
                     let c = r.troop(&u.troop).map_or('U', |t| t.letter);

@@ -321,7 +321,7 @@ impl State {
     pub fn level(&self, p: Pt) -> u32 {
         self.terrain
             .iter()
-            .filter(|f| f.kind == "hill" && g::in_polygon(&f.polygon(), p))
+            .filter(|f| f.kind == "hill" && g::covered(&f.points, p))
             .map(|f| f.level)
             .max()
             .unwrap_or(0)
@@ -332,7 +332,7 @@ impl State {
         self.terrain
             .iter()
             .filter(|f| f.points.len() >= 3 && f.kind != "wall" && f.kind != "road")
-            .filter(|f| g::in_polygon(&f.polygon(), p))
+            .filter(|f| g::covered(&f.points, p))
             .collect()
     }
     #[must_use]

@@ -3,15 +3,15 @@
 //! player's inbox, the judge pointed at the server, and its CLI. Shared by
 //! tests/e2e_*.rs instead of a copy each.
 
-use super::{hold_the_server, Site};
+use super::{mail_address, mail_slot, Site};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 pub fn client(args: &[&str], stdin: Option<&str>) -> String {
-    hold_the_server();
+    mail_slot();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new("python3")
+    let mut child = Command::new(python())
         .arg(script)
         .args(args)
         .stdin(Stdio::piped())
@@ -33,8 +33,43 @@ pub fn client(args: &[&str], stdin: Option<&str>) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The Python that runs the test mail client: `ADJUTANT_TEST_PYTHON`, else
+/// Debian's /usr/bin/python3 when there is one (a `python3` found on the
+/// PATH may be a version manager's shim, which costs a tenth of a second of
+/// shell scripts a call, and the games make hundreds), else `python3`.
+fn python() -> String {
+    std::env::var("ADJUTANT_TEST_PYTHON").unwrap_or_else(|_| {
+        if Path::new("/usr/bin/python3").exists() {
+            "/usr/bin/python3".into()
+        } else {
+            "python3".into()
+        }
+    })
+}
+
+/// `user`'s INBOX, oldest first. The mails already fetched by this test
+/// thread are kept, and only the newer ones (by IMAP UID) are fetched.
 pub fn inbox(user: &str) -> Vec<Value> {
-    serde_json::from_str(&client(&["fetch", user], None)).unwrap()
+    FETCHED.with(|f| {
+        let mut f = f.borrow_mut();
+        let have = f.entry(user.to_string()).or_default();
+        let after = have.last().and_then(|m| m["uid"].as_u64()).unwrap_or(0);
+        let new: Vec<Value> =
+            serde_json::from_str(&client(&["fetch", user, &after.to_string()], None)).unwrap();
+        have.extend(new);
+        have.clone()
+    })
+}
+
+/// Empty `user`'s INBOX (and forget what this thread fetched of it).
+pub fn clear(user: &str) {
+    client(&["clear", user], None);
+    FETCHED.with(|f| f.borrow_mut().remove(user));
+}
+
+thread_local! {
+    static FETCHED: std::cell::RefCell<std::collections::BTreeMap<String, Vec<Value>>> =
+        const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
 }
 
 pub fn serve(site: &Site) {
@@ -43,7 +78,7 @@ pub fn serve(site: &Site) {
 
 /// Mail takes a moment through Postfix and LMTP: wait until `user` has `n` mails.
 pub fn wait_for(user: &str, n: usize) -> Vec<Value> {
-    for _ in 0..100 {
+    for _ in 0..300 {
         let m = inbox(user);
         if m.len() >= n {
             return m;
@@ -62,25 +97,31 @@ pub fn game_row(site: &Site) -> (u32, String) {
 }
 
 /// Point the judge of `site` at the loopback mail server (scripts/mailserver.sh):
-/// IMAP in, SMTP out, as judge@adjutant.test.
+/// IMAP in, SMTP out, as this test's judge account (`mail_address("judge")`).
 pub fn use_real_server(site: &Site) {
-    hold_the_server();
+    let judge = mail_address("judge");
     let cfg = std::fs::read_to_string(site.config())
         .unwrap()
-        .replace("address = \"judge@localhost\"", "address = \"judge@adjutant.test\"")
+        .replace("address = \"judge@localhost\"", &format!("address = \"{judge}\""))
         .replace("kind = \"maildir\"", "kind = \"imap\"")
         .replace("kind = \"file\"", "kind = \"smtp\"")
-        .replace("# [inbound.imap]", "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n")
-        .replace("# [outbound.smtp]", "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n");
+        .replace(
+            "# [inbound.imap]",
+            &format!("[inbound.imap]\nhost = \"127.0.0.1\"\nport = 1143\ntls = \"none\"\nuser = \"{judge}\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n"),
+        )
+        .replace(
+            "# [outbound.smtp]",
+            &format!("[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 2525\nsecurity = \"none\"\nuser = \"{judge}\"\npassword_env = \"E2E_JUDGE_PASSWORD\"\n"),
+        );
     std::fs::write(site.config(), cfg).unwrap();
     std::env::set_var("E2E_JUDGE_PASSWORD", "secret");
 }
 
 /// A new judge on the loopback mail server, its mailbox and those of
-/// `users` (at adjutant.test) emptied first.
+/// `users` (account names: "alice", ...; see `mail_address`) emptied first.
 pub fn real_server_site(users: &[&str]) -> Site {
     for u in std::iter::once(&"judge").chain(users) {
-        client(&["clear", &format!("{u}@adjutant.test")], None);
+        clear(&mail_address(u));
     }
     let site = Site::new();
     use_real_server(&site);
@@ -205,16 +246,33 @@ impl<'a> MailJudge<'a> {
     /// Wait until `who` has a mail after the first `skip` whose subject or
     /// body contains `needle`.
     pub fn wait_mail(&self, who: &str, skip: usize, needle: &str) -> Value {
-        for _ in 0..100 {
-            if let Some(m) = inbox(who)
+        self.wait_mail_from(who, skip, needle, true)
+    }
+
+    /// `wait_mail`, looking in the mailbox before the judge first serves
+    /// only when `look_first` (not right after a mail to the judge).
+    fn wait_mail_from(&self, who: &str, skip: usize, needle: &str, look_first: bool) -> Value {
+        let found = || {
+            inbox(who)
                 .into_iter()
                 .skip(skip)
                 .find(|m| text(m, "subject").contains(needle) || text(m, "body").contains(needle))
-            {
+        };
+        if look_first {
+            if let Some(m) = found() {
                 return m;
             }
+        }
+        // The judge serves, then its answer takes a moment through Postfix
+        // and LMTP: look a few times before serving again.
+        for _ in 0..60 {
             self.at(&["serve", "--once"]);
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            for pause in [20, 50, 100] {
+                std::thread::sleep(std::time::Duration::from_millis(pause));
+                if let Some(m) = found() {
+                    return m;
+                }
+            }
         }
         panic!(
             "{who} never got a mail with {needle:?}: {:#?}\n{}",
@@ -255,7 +313,7 @@ impl<'a> MailJudge<'a> {
         } else {
             "accepted and adjudicated"
         };
-        self.wait_mail(self.player(side), skip, needle)
+        self.wait_mail_from(self.player(side), skip, needle, false)
     }
 
     /// The orders stored for `side` in adjudication `turn`, and their source.

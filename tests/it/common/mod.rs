@@ -227,32 +227,65 @@ pub fn unqp(s: &str) -> String {
     String::from_utf8_lossy(&out).replace("\r\n", "\n")
 }
 
-/// The tests that use the loopback mail server share its accounts (judge,
-/// alice, bob, ...): the end-to-end games empty them as they start and count
-/// the mails in them. So they run one at a time although they live in one
-/// test binary: the first `mailserver`, `mail_client::client` or
-/// `use_real_server` call of a test thread takes a process-wide lock, held
-/// until that thread (the test) ends.
-pub fn hold_the_server() {
-    use std::cell::RefCell;
-    use std::sync::{Mutex, MutexGuard};
-    static SERVER: Mutex<()> = Mutex::new(());
+/// How many sets of accounts scripts/mailserver.sh makes (its `SLOTS`).
+pub const SLOTS: usize = 16;
+
+/// The tests that use the loopback mail server run side by side, each with
+/// its own set of accounts: `t<k>-judge`, `t<k>-alice`, ... for its slot
+/// `k` (1..=SLOTS), so that no test empties or counts another's mailbox.
+/// (tests/it/mailserver.rs uses the unnumbered accounts, with a unique
+/// message id per test.) A test thread takes a free slot at its first
+/// `mail_client::client`, `mail_user` or `use_real_server` call and gives it back when
+/// the thread (the test) ends; when all are taken, it waits for one.
+pub fn mail_slot() -> usize {
+    use std::sync::{Condvar, Mutex};
+    static FREE: Mutex<[bool; SLOTS]> = Mutex::new([true; SLOTS]);
+    static RELEASED: Condvar = Condvar::new();
+    struct Held(usize);
+    impl Drop for Held {
+        fn drop(&mut self) {
+            let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
+            free[self.0 - 1] = true;
+            RELEASED.notify_all();
+        }
+    }
     thread_local! {
-        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
+        static HELD: std::cell::OnceCell<Held> = const { std::cell::OnceCell::new() };
     }
     HELD.with(|held| {
-        let mut held = held.borrow_mut();
-        if held.is_none() {
-            *held = Some(SERVER.lock().unwrap_or_else(|e| e.into_inner()));
-        }
-    });
+        held.get_or_init(|| {
+            let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(i) = free.iter().position(|f| *f) {
+                    free[i] = false;
+                    return Held(i + 1);
+                }
+                free = RELEASED.wait(free).unwrap_or_else(|e| e.into_inner());
+            }
+        })
+        .0
+    })
+}
+
+/// This test's mailbox name for one of the accounts `judge`, `alice`, `bob`,
+/// `carol` or `referee` (see `mail_slot`).
+pub fn mail_user(name: &str) -> String {
+    assert!(
+        ["judge", "alice", "bob", "carol", "referee"].contains(&name),
+        "no account {name} on the test mail server"
+    );
+    format!("t{}-{name}", mail_slot())
+}
+
+/// This test's address of `name` (see `mail_user`) at adjutant.test.
+pub fn mail_address(name: &str) -> String {
+    format!("{}@adjutant.test", mail_user(name))
 }
 
 /// The loopback mail server of `scripts/mailserver.sh`, started on first use.
 /// Returns false (the test skips) when its packages are not installed, except
 /// under CI (`CI=true`), where a missing server is a failure.
 pub fn mailserver() -> bool {
-    hold_the_server();
     use std::sync::Mutex;
     static LOCK: Mutex<Option<bool>> = Mutex::new(None);
     let mut guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
