@@ -1,8 +1,9 @@
 //! The one integration-test binary (docs/testing.md): a module per area,
 //! sharing `common`. One binary links the library once instead of 36 times.
 
-/// The random-game property tests clone whole game states for every
-/// candidate order; half their time went to glibc's malloc and free.
+/// The judge's own allocator (src/main.rs) for the tests too: the
+/// random-game property tests clone whole game states for every candidate
+/// order, and half their time went to glibc's malloc and free.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
