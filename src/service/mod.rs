@@ -731,7 +731,7 @@ impl Judge {
                 "seed_commitment": dice::commitment(&master),
                 "turn_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
                 "next_turn": turn + 1,
-                "waiting": waiting_line(&rules.waiting(&state)),
+                "waiting": welcome_waiting_line(&rules, &state),
                 "map": parts.map, "orders_template": parts.orders,
                 "state_hash": sealed_state(&master, &hash),
                 "seeds_sealed": rules.fog_of_war(&state),
@@ -2629,6 +2629,26 @@ fn made_heading(made: &[MadeTurn]) -> String {
         .map(|m| m.movers.clone())
         .unwrap_or_default();
     format!("{} ({})", made_turns(made), mover_label(&movers))
+}
+
+/// What a new game waits for, in its welcome: a game that opens with a
+/// phase of the judge's own (a campaign battle's pre-battle roll, an
+/// airdrop) is not over, its first report follows the welcome.
+fn welcome_waiting_line(rules: &Rules, state: &State) -> String {
+    let w = rules.phase(state);
+    if w.sides.is_empty() && rules.result(state).is_none() {
+        return crate::report::wrap(
+            &format!(
+                "The battle begins with a phase of the judge's own ({}): its report follows this mail.",
+                w.what
+            ),
+            78,
+            "  ",
+        )
+        .trim_end()
+        .to_string();
+    }
+    waiting_line(&w)
 }
 
 fn waiting_line(w: &Phase) -> String {

@@ -814,3 +814,54 @@ fn a_replaced_players_record_stays_closed() {
     assert_eq!(record_of(&show, "alice@"), before, "{show}");
     assert_eq!(record_of(&show, "erin@")[..4], [1, 0, 0, 0], "{show}");
 }
+
+/// The newest mail to `who` whose text has `what`.
+fn newest(site: &Site, who: &str, what: &str) -> String {
+    mails(site)
+        .into_iter()
+        .rev()
+        .find(|m| m.contains(&format!("To: {who}")) && m.contains(what))
+        .unwrap_or_else(|| panic!("no mail to {who} with {what}"))
+}
+
+/// The next battle's welcome reads as a welcome to a new battle, not as the
+/// end of one, and it comes after the standings that announce it (issue 39,
+/// "smaller points").
+#[test]
+fn the_next_battles_welcome_reads_as_a_new_battle() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "next",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active");
+    let welcome = newest(&site, "alice@example.org", "Game 2: welcome");
+    assert!(welcome.contains("Welcome to game 2"), "{welcome}");
+    assert!(!welcome.contains("The game is over"), "{welcome}");
+    assert!(
+        welcome.contains("The battle begins with a phase of the judge's own"),
+        "{welcome}"
+    );
+    // The standings say the welcome follows, and it does.
+    let all = mails(&site);
+    let at = |what: &str| {
+        all.iter()
+            .position(|m| m.contains("To: alice@example.org") && m.contains(what))
+            .unwrap_or_else(|| panic!("{what}"))
+    };
+    assert!(at("your welcome mail follows") < at("Game 2: welcome"));
+    assert!(!all[at("Game 2: welcome")..]
+        .iter()
+        .any(|m| m.contains("your welcome mail follows")));
+}
