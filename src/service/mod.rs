@@ -374,7 +374,7 @@ pub fn setup_state(
     master: &Seed,
 ) -> Result<State, ServiceError> {
     let (_, mut deck) = streams(master, 0);
-    Ok(rules.setup(scenario, &mut deck)?)
+    Ok(rules.numbered(rules.setup(scenario, &mut deck)?, 0))
 }
 
 /// The rules and source of a scenario: a shipped id, or a file.
@@ -490,6 +490,7 @@ impl Judge {
         let state = rules
             .restore(&text)
             .map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
+        let state = rules.numbered(state, t);
         Ok(Position {
             rules,
             turn: t,

@@ -865,3 +865,62 @@ fn the_next_battles_welcome_reads_as_a_new_battle() {
         .iter()
         .any(|m| m.contains("your welcome mail follows")));
 }
+/// The orders `side` is taken to have given at a missed deadline, for the
+/// newest position of `game`.
+fn pass_orders(site: &Site, game: i64, side: &str) -> String {
+    use adjutant::rules::Rules;
+    let (ruleset, text): (String, String) = site
+        .db()
+        .query_row(
+            "SELECT g.ruleset, s.state FROM games g JOIN snapshots s ON s.game_id = g.id
+             WHERE g.id = ?1 ORDER BY s.turn DESC LIMIT 1",
+            [game],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let rules = Rules::load(&ruleset).unwrap();
+    let st = rules.restore(&text).unwrap();
+    rules.pass_orders(&st, side).expect("pass orders")
+}
+
+/// The number on a report's board ("..., after turn N").
+fn board_turn(report: &str) -> u32 {
+    let line = report
+        .lines()
+        .find(|l| l.contains(", after turn "))
+        .unwrap_or_else(|| panic!("no board in {report}"));
+    line.rsplit(' ').next().unwrap().trim().parse().unwrap()
+}
+
+/// A battle with pre-battle dice: its reports say which choice each side
+/// owes and how to write it, and once the battle begins, the turn a mail
+/// names is the turn its board shows (issue 39, "smaller points").
+#[test]
+fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
+    let site = Site::new();
+    // Eight dice a side: each side owes choices (the odds of one owing none
+    // are below one in ten thousand).
+    site.pegasus_bridge(&["--option", "campaign-dice=allies:8,axis:8"]);
+    let roll = newest(&site, "alice@example.org", "Game 1: turn 1 (the judge)");
+    assert!(roll.contains("Allies roll their pre-battle dice"), "{roll}");
+    let mut n = 0;
+    send(&site, &mut n, "alice@example.org", "PASS\n");
+    send(&site, &mut n, "bob@example.org", "PASS\n");
+    let begun = newest(&site, "alice@example.org", "Game 1: turn 2 (");
+    assert_eq!(board_turn(&begun), 2, "{begun}");
+    assert!(begun.contains("Your orders for turn 3"), "{begun}");
+    assert!(begun.contains("TURN 3 "), "{begun}");
+    // The first card: the mail says turn 3, and so do its board and events.
+    send(
+        &site,
+        &mut n,
+        "alice@example.org",
+        &pass_orders(&site, 1, "allies"),
+    );
+    let first = newest(&site, "bob@example.org", "Game 1: turn 3 (allies)");
+    assert_eq!(board_turn(&first), 3, "{first}");
+    assert!(!first.contains("Turn 1: Allies."), "{first}");
+    // The Axis answer turn 4, by the TURN line and by the template alike.
+    assert!(first.contains("TURN 4 "), "{first}");
+    assert!(first.contains("Your orders for turn 4"), "{first}");
+}

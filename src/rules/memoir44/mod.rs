@@ -534,6 +534,7 @@ impl Family for Ruleset {
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         let (mut next, events) = adjudicate_phase(self, s, orders, chance)?;
+        next.phases = s.phases.map(|p| p + 1);
         // Kriegspiel: where each side saw enemy units as this phase began,
         // so that its events are told as far as each side could know them.
         if s.fog.is_some() {
@@ -592,6 +593,8 @@ impl Family for Ruleset {
         events: &[serde_json::Value],
         viewer: &Viewer,
     ) -> Vec<String> {
+        let shifted = shift_turns(s, events);
+        let events = shifted.as_slice();
         if s.fog.is_some() {
             let ev = view::visible_json_events(events, viewer);
             let mut lines: Vec<String> = fog::redact(self, s, viewer, ev)
@@ -633,7 +636,14 @@ impl Family for Ruleset {
     }
 
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
-        amend::amend(self, s, text)
+        let (mut next, events) = amend::amend(self, s, text)?;
+        next.phases = s.phases.map(|p| p + 1);
+        Ok((next, events))
+    }
+
+    fn numbered(&self, mut s: State, phases: u32) -> State {
+        s.phases = Some(phases);
+        s
     }
 
     fn sections(&self, _s: &State) -> Vec<String> {
@@ -659,6 +669,25 @@ impl Family for Ruleset {
         let v = view::view(self, s, &Viewer::Side(side.to_string()));
         report::orders::member_template(&v, sections, leader)
     }
+}
+
+/// The events with each `turn-begun` numbered as the board is
+/// ([`State::shown_turn`]): the judge's phases before the first turn (a
+/// campaign's pre-battle, an airdrop) count, as in every mail.
+fn shift_turns(s: &State, events: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let ahead = s.shown_turn().saturating_sub(s.turn);
+    events
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if ahead > 0 && e.get("kind").and_then(|k| k.as_str()) == Some("turn-begun") {
+                if let Some(t) = e.get("turn").and_then(serde_json::Value::as_u64) {
+                    e["turn"] = serde_json::Value::from(t + u64::from(ahead));
+                }
+            }
+            e
+        })
+        .collect()
 }
 
 /// The index of `side` if it is the side to move.
