@@ -853,6 +853,8 @@ fn the_next_battles_welcome_reads_as_a_new_battle() {
         welcome.contains("The battle begins with a phase of the judge's own"),
         "{welcome}"
     );
+    // No card orders in a welcome whose first phase is the judge's roll.
+    assert!(!welcome.contains("PLAY"), "{welcome}");
     // The standings say the welcome follows, and it does.
     let all = mails(&site);
     let at = |what: &str| {
@@ -865,6 +867,7 @@ fn the_next_battles_welcome_reads_as_a_new_battle() {
         .iter()
         .any(|m| m.contains("your welcome mail follows")));
 }
+
 /// The orders `side` is taken to have given at a missed deadline, for the
 /// newest position of `game`.
 fn pass_orders(site: &Site, game: i64, side: &str) -> String {
@@ -903,6 +906,31 @@ fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
     site.pegasus_bridge(&["--option", "campaign-dice=allies:8,axis:8"]);
     let roll = newest(&site, "alice@example.org", "Game 1: turn 1 (the judge)");
     assert!(roll.contains("Allies roll their pre-battle dice"), "{roll}");
+    // Which choices the Allies owe and how to write them, and what the
+    // Axis owe; no cards to play yet.
+    assert!(roll.contains("Your pre-battle choices (allies)"), "{roll}");
+    assert!(
+        roll.contains("REMOVE <hex>, <hex> one of: ")
+            || roll.contains("RETREAT <hex> <to>, <hex> one of: "),
+        "{roll}"
+    );
+    assert!(roll.contains("\n# PASS\n"), "{roll}");
+    assert!(
+        roll.contains("# The Axis choose at the same time: "),
+        "{roll}"
+    );
+    assert!(!roll.contains("Your cards (PLAY"), "{roll}");
+    let roll_b = newest(&site, "bob@example.org", "Game 1: turn 1 (the judge)");
+    assert!(
+        roll_b.contains("Your pre-battle choices (axis)"),
+        "{roll_b}"
+    );
+    assert!(
+        roll_b.contains("# The Allies choose at the same time: "),
+        "{roll_b}"
+    );
+    // Everyone reads who owes which choice in the waiting line.
+    assert!(roll.contains("(pre-battle choices: allies "), "{roll}");
     let mut n = 0;
     send(&site, &mut n, "alice@example.org", "PASS\n");
     send(&site, &mut n, "bob@example.org", "PASS\n");

@@ -584,7 +584,17 @@ impl Family for Ruleset {
         mover: Option<&str>,
     ) -> Parts {
         let ev = view::visible_json_events(events, viewer);
-        report::parts(&view::view_with_events(self, s, viewer, &ev), mover)
+        let mut parts = report::parts(&view::view_with_events(self, s, viewer, &ev), mover);
+        if s.pre_battle.is_some() {
+            // Before the battle: the choices a side owes, not its cards.
+            parts.orders = match viewer {
+                Viewer::Side(me) => s
+                    .side_index(me)
+                    .and_then(|i| campaign::template(self, s, i)),
+                _ => None,
+            };
+        }
+        parts
     }
 
     fn describe_events(
@@ -666,6 +676,13 @@ impl Family for Ruleset {
         sections: &[String],
         leader: bool,
     ) -> Option<String> {
+        if s.pre_battle.is_some() {
+            // The pre-battle choices are the Commander-in-Chief's.
+            return s
+                .side_index(side)
+                .filter(|_| leader)
+                .and_then(|i| campaign::template(self, s, i));
+        }
         let v = view::view(self, s, &Viewer::Side(side.to_string()));
         report::orders::member_template(&v, sections, leader)
     }
