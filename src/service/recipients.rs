@@ -211,7 +211,7 @@ pub const MAIL_KINDS: &[MailKind] = &[
     },
     MailKind {
         kind: "nmr",
-        when: "a deadline passed without a side's orders",
+        when: "a deadline passed without a side's orders (before the report, if the pass ended the game)",
         who: "every member of that side",
     },
     MailKind {
