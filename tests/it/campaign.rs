@@ -455,6 +455,30 @@ fn campaign_new_checks_every_battle() {
         said.contains("battle 1 (pegasus-bridge)") && said.contains("--player"),
         "{said}"
     );
+    // A team where the rulebook has no board sections, and an address that
+    // is none: the battle or the flag named, never "game 0" or "--seat".
+    let said = refused(
+        &site,
+        &["el-bodon-1811", "fuentes-de-onoro-1811"],
+        &[
+            "british=alice@example.org",
+            "british=carol@example.org",
+            "french=bob@example.org",
+        ],
+    );
+    assert!(
+        said.contains("battle 1 (el-bodon-1811): side 'british'") && said.contains("no team play"),
+        "{said}"
+    );
+    let said = refused(
+        &site,
+        &["pegasus-bridge"],
+        &["allies=alice", "axis=bob@example.org"],
+    );
+    assert!(
+        said.contains("--player allies=alice: 'alice' is not an email address"),
+        "{said}"
+    );
     let games: i64 = site
         .db()
         .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
