@@ -2374,20 +2374,13 @@ impl Judge {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
         }
         let mut q = Queue::new();
-        q.push(
-            Outgoing {
-                to: seat.email.clone(),
-                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
-                text: format!(
-                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
-                    seat.secret
-                ),
-                reply_to: Some(self.seat_address(&seat)),
-                game_id: Some(game_id),
-                ..Outgoing::default()
-            },
-            "seat",
-        );
+        if old.email != seat.email {
+            // A new player (a new Commander-in-Chief in a team): the
+            // welcome of the seat, with the position and his secret.
+            q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
+        } else {
+            self.queue_new_secret(&mut q, game_id, side, &seat);
+        }
         if old.email != seat.email {
             q.push(
                 Outgoing {
@@ -2408,6 +2401,24 @@ impl Judge {
         self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// The mail of a seat given a new secret, to the player who keeps it.
+    fn queue_new_secret(&self, q: &mut Queue, game_id: i64, side: &str, seat: &Seat) {
+        q.push(
+            Outgoing {
+                to: seat.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
     }
 
     /// Hand the seat of the player of `side` at `old` to `email`: the

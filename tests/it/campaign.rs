@@ -383,6 +383,14 @@ fn teams_play_a_campaign() {
     // The Allied C-in-C is replaced: Gina commands the Allies from now on,
     // and battle 3 seats her first, so she is its C-in-C.
     site.ok(&["replace-seat", "2", "allies", "gina@example.org"]);
+    // The new Commander-in-Chief gets the welcome of the seat, his team
+    // named in it.
+    let gina = newest(&site, "gina@example.org", "Game 2");
+    assert!(
+        gina.contains("Game 2: welcome, you play allies") && !gina.contains("has a new secret"),
+        "{gina}"
+    );
+    assert!(gina.contains("fred@example.org"), "{gina}");
     send(&site, &mut n, "gina@example.org", "RESIGN\n");
     assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
     assert_eq!(
@@ -828,6 +836,14 @@ fn a_replaced_players_record_stays_closed() {
     let before = record_of(&site.ok(&["campaign", "show", "closed"]), "alice@");
     assert_eq!(before[..4], [1, 1, 0, 1], "{before:?}");
     site.ok(&["replace-seat", "2", "allies", "erin@example.org"]);
+    // The newcomer is welcomed to the seat, not told of a "new secret".
+    let erin = newest(&site, "erin@example.org", "Game 2");
+    assert!(
+        erin.contains("Subject: Game 2: welcome, you play allies")
+            && erin.contains("Your secret: "),
+        "{erin}"
+    );
+    assert!(!erin.contains("has a new secret"), "{erin}");
     let show = site.ok(&["campaign", "show", "closed"]);
     assert_eq!(record_of(&show, "alice@"), before, "{show}");
     assert_eq!(record_of(&show, "erin@")[..4], [0, 0, 0, 0], "{show}");

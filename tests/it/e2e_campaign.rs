@@ -277,7 +277,7 @@ fn a_three_battle_campaign_through_the_real_inbox() {
 
     // The Axis player is replaced in the middle of the campaign.
     site.ok(&["replace-seat", "2", "axis", CAROL]);
-    wait_subject(CAROL, "Game 2: your seat (axis) has a new secret");
+    wait_subject(CAROL, "Game 2: welcome, you play axis");
     wait_subject(BOB, "you no longer play axis");
     send(ALICE, 2, "standings", "CAMPAIGN\n");
     serve_until(&site, "the CAMPAIGN answer", |_| {
