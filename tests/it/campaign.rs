@@ -992,3 +992,58 @@ fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
     assert!(first.contains("TURN 4 "), "{first}");
     assert!(first.contains("Your orders for turn 4"), "{first}");
 }
+/// Make the judge's database look as one from before the migration that
+/// records how a game ended (issue 39): its columns gone and the schema
+/// version one lower, as a judge of that release left it. The next run
+/// migrates it again, with no ending recorded for the games it has.
+fn back_before_the_ending_column(site: &Site) {
+    let db = site.db();
+    let version: i64 = db
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    db.execute_batch(
+        "ALTER TABLE games DROP COLUMN ending;
+         ALTER TABLE campaigns DROP COLUMN stopped;
+         ALTER TABLE campaign_battles DROP COLUMN starters;",
+    )
+    .unwrap();
+    db.pragma_update(None, "user_version", version - 1).unwrap();
+}
+
+/// A game that ended by resignation or by a draw agreed by mail under a
+/// judge from before the ending was recorded re-exports in today's format
+/// with its ending taken from the stored record, and verifies (issue 39).
+#[test]
+fn a_game_ended_before_endings_were_recorded_still_verifies() {
+    for (moves, kind, result) in [
+        (&[("bob@example.org", "RESIGN\n")][..], "resigned", "allies"),
+        (
+            &[
+                ("bob@example.org", "DRAW\n"),
+                ("alice@example.org", "DRAW\n"),
+            ][..],
+            "draw-agreed",
+            "",
+        ),
+    ] {
+        let site = Site::new();
+        site.pegasus_bridge(&[]);
+        let mut n = 0;
+        for (who, body) in moves {
+            send(&site, &mut n, who, body);
+        }
+        back_before_the_ending_column(&site);
+        let said = site.export_and_verify(&[]);
+        assert!(said.contains("OK: game 1 verified"), "{said}");
+        let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+        let ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(ex["format"], "adjutant-export/3");
+        assert_eq!(ex["result"], result);
+        assert_eq!(ex["ending"]["kind"], kind, "{}", ex["ending"]);
+        // The ending still guards the result: changed, verify fails.
+        let mut changed = ex.clone();
+        changed["result"] = "axis".into();
+        let (ok, said) = verify_text(&site, "changed.json", &changed.to_string());
+        assert!(!ok && said.contains("game 1: result"), "{said}");
+    }
+}
