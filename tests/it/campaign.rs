@@ -992,6 +992,7 @@ fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
     assert!(first.contains("TURN 4 "), "{first}");
     assert!(first.contains("Your orders for turn 4"), "{first}");
 }
+
 /// Make the judge's database look as one from before the migration that
 /// records how a game ended (issue 39): its columns gone and the schema
 /// version one lower, as a judge of that release left it. The next run
