@@ -190,6 +190,15 @@ pub trait Family: Send + Sync + 'static {
     ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection>;
     /// The winner's side id once the game is over, or `Some("")` for a draw.
     fn result(&self, s: &Self::State) -> Option<String>;
+    /// Tell a state how many phases the judge has played to reach it (the
+    /// turn number of every mail), for display only: a family whose board
+    /// counts turns its own way (phases of the judge's own before the first
+    /// turn) shows the judge's number, so that a mail and its board agree.
+    /// Never part of the state's JSON. The default ignores it.
+    fn numbered(&self, s: Self::State, phases: u32) -> Self::State {
+        let _ = phases;
+        s
+    }
     /// The orders a side that missed its deadline is taken to have given.
     fn pass_orders(&self, s: &Self::State, side: &str) -> Option<String>;
     /// Every part of a report for `viewer`, drawn from the view the family
@@ -316,6 +325,7 @@ trait Erased: Send + Sync {
         chance: &mut Chance<'_>,
     ) -> Result<Adjudication, Rejection>;
     fn result(&self, s: &State) -> Option<String>;
+    fn numbered(&self, s: State, phases: u32) -> State;
     fn pass_orders(&self, s: &State, side: &str) -> Option<String>;
     fn report(
         &self,
@@ -418,6 +428,12 @@ impl<F: Family> Erased for F {
     }
     fn result(&self, s: &State) -> Option<String> {
         s.get::<F::State>().and_then(|t| Family::result(self, t))
+    }
+    fn numbered(&self, s: State, phases: u32) -> State {
+        match s.0.downcast::<F::State>() {
+            Ok(t) => State::of(Family::numbered(self, *t, phases)),
+            Err(other) => State(other),
+        }
     }
     fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
         s.get::<F::State>()
@@ -714,6 +730,13 @@ impl Rules {
     #[must_use]
     pub fn phase(&self, state: &State) -> Phase {
         self.0.phase(state)
+    }
+
+    /// [`Family::numbered`]: the state, told that the judge has played
+    /// `phases` phases to reach it.
+    #[must_use]
+    pub fn numbered(&self, state: State, phases: u32) -> State {
+        self.0.numbered(state, phases)
     }
 
     /// The old name of [`Rules::phase`].

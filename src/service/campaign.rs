@@ -102,6 +102,7 @@ impl Judge {
                 "there is already a campaign named {name}"
             )));
         }
+        check_players(spec)?;
         check_battles(spec)?;
         let stored = Stored {
             deadline_secs: spec.opts.deadline_secs,
@@ -143,7 +144,20 @@ impl Judge {
             1
         };
         for seq in 1..=upto {
-            games.push(self.create_battle(&tx, &c, seq as u32, &mut queue)?);
+            // In the campaign's words: the battle by number and scenario.
+            let game = self
+                .create_battle(&tx, &c, seq as u32, &mut queue)
+                .map_err(|e| match e {
+                    ServiceError::Invalid(_) | ServiceError::NoSide(..) => {
+                        ServiceError::Invalid(format!(
+                            "battle {seq} ({}): {}",
+                            spec.scenarios[seq - 1],
+                            campaign_words(&e)
+                        ))
+                    }
+                    e => e,
+                })?;
+            games.push(game);
         }
         self.flush(&tx, &format!("campaign-{id}-start"), queue)?;
         tx.commit()?;
@@ -678,6 +692,30 @@ impl Judge {
     }
 }
 
+/// A battle's creation error in the campaign's terms: a side the scenario
+/// lacks, not "game 0"; the players' flag, not `new-game`'s.
+fn campaign_words(e: &ServiceError) -> String {
+    match e {
+        ServiceError::NoSide(_, side, sides) => {
+            format!("it has no side '{side}' (its sides: {sides})")
+        }
+        e => e.to_string().replace("--seat", "--player"),
+    }
+}
+
+/// Every `--player` is SIDE=EMAIL with an address (a campaign has no open
+/// seats), named as the host wrote it.
+fn check_players(spec: &CampaignSpec) -> Result<(), ServiceError> {
+    for (side, email) in &spec.players {
+        if !email.contains('@') || email.parse::<lettre::Address>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "--player {side}={email}: '{email}' is not an email address"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Check every battle of a campaign before any is created: its scenario is
 /// known, its sides are the players', and its rulebook takes the campaign's
 /// options. An error names the battle (number and scenario) and what is
@@ -712,6 +750,19 @@ fn check_battles(spec: &CampaignSpec) -> Result<(), ServiceError> {
                     sides.join(" and ")
                 }
             )));
+        }
+        // A side of several players is a team: the rulebook must have
+        // board sections for them (docs/teams.md).
+        for side in &theirs {
+            let n = spec
+                .players
+                .iter()
+                .filter(|(s, _)| s.eq_ignore_ascii_case(side))
+                .count();
+            if n > 1 {
+                super::team::assign(&rules.sections(&state), n)
+                    .map_err(|why| wrong(format!("side '{side}': {why}")))?;
+            }
         }
     }
     Ok(())

@@ -274,6 +274,7 @@ impl Judge {
                 }
             }
         }
+        let mut notices = Queue::new();
         for (w, misses) in &late {
             let members = self.members_of_side(&tx, game.id, &w.seat.side)?;
             self.miss_notices(
@@ -282,8 +283,17 @@ impl Judge {
                 &members,
                 *misses,
                 passed.contains(&w.seat.side),
-                &mut q,
+                &mut notices,
             );
+        }
+        // A pass that ended the game: the notices of the deadline come
+        // before the report that says the game is over (and a campaign's
+        // standings), not after it.
+        if store::game(&tx, game.id)?.is_some_and(|g| g.status == "over") {
+            notices.mails.append(&mut q.mails);
+            q = notices;
+        } else {
+            q.mails.append(&mut notices.mails);
         }
         self.move_on(&tx, game, now)?;
         let what: Vec<String> = late

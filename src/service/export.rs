@@ -126,6 +126,34 @@ pub fn redact(event: &Value) -> Value {
     Value::Object(out)
 }
 
+/// How a game over by no rule ended, for a game that ended before the judge
+/// recorded it (the database's migration 16): with a winner, the other
+/// side resigned (a game of two sides; resigning was the only way to win
+/// outside the rules); with none, the sides agreed a draw, and who accepted
+/// it was not recorded (no side). None for a game its rules ended.
+fn derived_ending(rules: &Rules, last: &State, result: Option<&str>, turn: u32) -> Option<Ending> {
+    if rules.result(last).is_some() {
+        return None;
+    }
+    let (kind, side) = match result? {
+        "" => (DRAW_AGREED, String::new()),
+        winner => {
+            let sides = rules.sides(last);
+            let others: Vec<&String> = sides.iter().filter(|s| *s != winner).collect();
+            let [resigned] = others.as_slice() else {
+                return None;
+            };
+            (RESIGNED, (*resigned).clone())
+        }
+    };
+    Some(Ending {
+        kind: kind.into(),
+        side,
+        offered_by: None,
+        turn,
+    })
+}
+
 /// The text in place of a private event's fields in a redacted export.
 pub const HIDDEN: &str = "hidden";
 
@@ -205,6 +233,17 @@ impl Judge {
                 state_hash: hash,
             });
         }
+        // A game over outside its rules before the judge recorded how
+        // (database migration 16): the ending its stored record gives.
+        let ending =
+            match store::ending(&self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()) {
+                Some(e) => Some(e),
+                None if status == "over" => {
+                    let end = self.position(&game, Some(last))?;
+                    derived_ending(&rules, &end.state, result.as_deref(), last)
+                }
+                None => None,
+            };
         Ok(Export {
             format: FORMAT.into(),
             game: game.id as u64,
@@ -220,7 +259,7 @@ impl Judge {
             seed: (status == "over" || include_seed).then(|| game.seed.clone()),
             setup_state_hash: setup_hash,
             turns,
-            ending: store::ending(&self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()),
+            ending,
             messages: crate::store::team::messages(&self.conn, game_id)?
                 .into_iter()
                 .filter(|m| !hide || m.kind == "press")
@@ -511,7 +550,10 @@ fn replayed_result(export: &Export, rules: &Rules, last: &State) -> Result<Optio
             result_words(Some(&r))
         ));
     }
-    if !export.sides.contains(&end.side) {
+    // A draw from before endings were recorded names no side (who
+    // accepted it is not known); `check_result` notes it.
+    let unknown_draw = end.kind == DRAW_AGREED && end.side.is_empty();
+    if !export.sides.contains(&end.side) && !unknown_draw {
         return Err(format!(
             "ending.side: '{}' is not a side of the game",
             end.side
@@ -551,6 +593,16 @@ fn check_result(export: &Export, rules: &Rules, last: &State, v: &mut Verificati
             "game {game}: result: the export says {}, the replay gives {}",
             result_words(export.result.as_deref()),
             result_words(want.as_deref())
+        ));
+    }
+    if let Some(end) = export
+        .ending
+        .as_ref()
+        .filter(|e| e.kind == DRAW_AGREED && e.side.is_empty())
+    {
+        v.notes.push(format!(
+            "game {game}: the draw at turn {} ended the game before the judge recorded who agreed it",
+            end.turn
         ));
     }
     let status = if want.is_some() { "over" } else { "active" };

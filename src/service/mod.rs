@@ -374,7 +374,7 @@ pub fn setup_state(
     master: &Seed,
 ) -> Result<State, ServiceError> {
     let (_, mut deck) = streams(master, 0);
-    Ok(rules.setup(scenario, &mut deck)?)
+    Ok(rules.numbered(rules.setup(scenario, &mut deck)?, 0))
 }
 
 /// The rules and source of a scenario: a shipped id, or a file.
@@ -490,6 +490,7 @@ impl Judge {
         let state = rules
             .restore(&text)
             .map_err(|e| ServiceError::Corrupt(id, e.to_string()))?;
+        let state = rules.numbered(state, t);
         Ok(Position {
             rules,
             turn: t,
@@ -731,7 +732,7 @@ impl Judge {
                 "seed_commitment": dice::commitment(&master),
                 "turn_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
                 "next_turn": turn + 1,
-                "waiting": waiting_line(&rules.waiting(&state)),
+                "waiting": welcome_waiting_line(&rules, &state),
                 "map": parts.map, "orders_template": parts.orders,
                 "state_hash": sealed_state(&master, &hash),
                 "seeds_sealed": rules.fog_of_war(&state),
@@ -2373,20 +2374,13 @@ impl Judge {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
         }
         let mut q = Queue::new();
-        q.push(
-            Outgoing {
-                to: seat.email.clone(),
-                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
-                text: format!(
-                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
-                    seat.secret
-                ),
-                reply_to: Some(self.seat_address(&seat)),
-                game_id: Some(game_id),
-                ..Outgoing::default()
-            },
-            "seat",
-        );
+        if old.email != seat.email {
+            // A new player (a new Commander-in-Chief in a team): the
+            // welcome of the seat, with the position and his secret.
+            q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
+        } else {
+            self.queue_new_secret(&mut q, game_id, side, &seat);
+        }
         if old.email != seat.email {
             q.push(
                 Outgoing {
@@ -2407,6 +2401,24 @@ impl Judge {
         self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// The mail of a seat given a new secret, to the player who keeps it.
+    fn queue_new_secret(&self, q: &mut Queue, game_id: i64, side: &str, seat: &Seat) {
+        q.push(
+            Outgoing {
+                to: seat.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
     }
 
     /// Hand the seat of the player of `side` at `old` to `email`: the
@@ -2629,6 +2641,26 @@ fn made_heading(made: &[MadeTurn]) -> String {
         .map(|m| m.movers.clone())
         .unwrap_or_default();
     format!("{} ({})", made_turns(made), mover_label(&movers))
+}
+
+/// What a new game waits for, in its welcome: a game that opens with a
+/// phase of the judge's own (a campaign battle's pre-battle roll, an
+/// airdrop) is not over, its first report follows the welcome.
+fn welcome_waiting_line(rules: &Rules, state: &State) -> String {
+    let w = rules.phase(state);
+    if w.sides.is_empty() && rules.result(state).is_none() {
+        return crate::report::wrap(
+            &format!(
+                "The battle begins with a phase of the judge's own ({}): its report follows this mail.",
+                w.what
+            ),
+            78,
+            "  ",
+        )
+        .trim_end()
+        .to_string();
+    }
+    waiting_line(&w)
 }
 
 fn waiting_line(w: &Phase) -> String {

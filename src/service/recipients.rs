@@ -131,8 +131,8 @@ pub struct MailKind {
 pub const MAIL_KINDS: &[MailKind] = &[
     MailKind {
         kind: "welcome",
-        when: "a game starts, a seat is taken with JOIN",
-        who: "every player (each his own secret), the referee (its desk); on JOIN the one who joined",
+        when: "a game starts, a seat is taken with JOIN, a seat is handed to a new player (replace-seat, a C-in-C's)",
+        who: "every player (each his own secret), the referee (its desk); on JOIN or replace-seat the newcomer",
     },
     MailKind {
         kind: "reply",
@@ -181,7 +181,7 @@ pub const MAIL_KINDS: &[MailKind] = &[
     },
     MailKind {
         kind: "seat",
-        when: "new credentials (rotate-secret, ROTATE, replace-seat); a player replaced",
+        when: "new credentials (rotate-secret, ROTATE, replace-seat of a Field Marshal); a player replaced",
         who: "the holder at the registered address; the player who left",
     },
     MailKind {
@@ -211,7 +211,7 @@ pub const MAIL_KINDS: &[MailKind] = &[
     },
     MailKind {
         kind: "nmr",
-        when: "a deadline passed without a side's orders",
+        when: "a deadline passed without a side's orders (before the report, if the pass ended the game)",
         who: "every member of that side",
     },
     MailKind {

@@ -383,6 +383,14 @@ fn teams_play_a_campaign() {
     // The Allied C-in-C is replaced: Gina commands the Allies from now on,
     // and battle 3 seats her first, so she is its C-in-C.
     site.ok(&["replace-seat", "2", "allies", "gina@example.org"]);
+    // The new Commander-in-Chief gets the welcome of the seat, his team
+    // named in it.
+    let gina = newest(&site, "gina@example.org", "Game 2");
+    assert!(
+        gina.contains("Game 2: welcome, you play allies") && !gina.contains("has a new secret"),
+        "{gina}"
+    );
+    assert!(gina.contains("fred@example.org"), "{gina}");
     send(&site, &mut n, "gina@example.org", "RESIGN\n");
     assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
     assert_eq!(
@@ -453,6 +461,30 @@ fn campaign_new_checks_every_battle() {
     let said = refused(&site, &["pegasus-bridge"], &["allies=alice@example.org"]);
     assert!(
         said.contains("battle 1 (pegasus-bridge)") && said.contains("--player"),
+        "{said}"
+    );
+    // A team where the rulebook has no board sections, and an address that
+    // is none: the battle or the flag named, never "game 0" or "--seat".
+    let said = refused(
+        &site,
+        &["el-bodon-1811", "fuentes-de-onoro-1811"],
+        &[
+            "british=alice@example.org",
+            "british=carol@example.org",
+            "french=bob@example.org",
+        ],
+    );
+    assert!(
+        said.contains("battle 1 (el-bodon-1811): side 'british'") && said.contains("no team play"),
+        "{said}"
+    );
+    let said = refused(
+        &site,
+        &["pegasus-bridge"],
+        &["allies=alice", "axis=bob@example.org"],
+    );
+    assert!(
+        said.contains("--player allies=alice: 'alice' is not an email address"),
         "{said}"
     );
     let games: i64 = site
@@ -804,6 +836,14 @@ fn a_replaced_players_record_stays_closed() {
     let before = record_of(&site.ok(&["campaign", "show", "closed"]), "alice@");
     assert_eq!(before[..4], [1, 1, 0, 1], "{before:?}");
     site.ok(&["replace-seat", "2", "allies", "erin@example.org"]);
+    // The newcomer is welcomed to the seat, not told of a "new secret".
+    let erin = newest(&site, "erin@example.org", "Game 2");
+    assert!(
+        erin.contains("Subject: Game 2: welcome, you play allies")
+            && erin.contains("Your secret: "),
+        "{erin}"
+    );
+    assert!(!erin.contains("has a new secret"), "{erin}");
     let show = site.ok(&["campaign", "show", "closed"]);
     assert_eq!(record_of(&show, "alice@"), before, "{show}");
     assert_eq!(record_of(&show, "erin@")[..4], [0, 0, 0, 0], "{show}");
@@ -813,4 +853,198 @@ fn a_replaced_players_record_stays_closed() {
     let show = site.ok(&["campaign", "show", "closed"]);
     assert_eq!(record_of(&show, "alice@"), before, "{show}");
     assert_eq!(record_of(&show, "erin@")[..4], [1, 0, 0, 0], "{show}");
+}
+
+/// The newest mail to `who` whose text has `what`.
+fn newest(site: &Site, who: &str, what: &str) -> String {
+    mails(site)
+        .into_iter()
+        .rev()
+        .find(|m| m.contains(&format!("To: {who}")) && m.contains(what))
+        .unwrap_or_else(|| panic!("no mail to {who} with {what}"))
+}
+
+/// The next battle's welcome reads as a welcome to a new battle, not as the
+/// end of one, and it comes after the standings that announce it (issue 39,
+/// "smaller points").
+#[test]
+fn the_next_battles_welcome_reads_as_a_new_battle() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "next",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active");
+    let welcome = newest(&site, "alice@example.org", "Game 2: welcome");
+    assert!(welcome.contains("Welcome to game 2"), "{welcome}");
+    assert!(!welcome.contains("The game is over"), "{welcome}");
+    assert!(
+        welcome.contains("The battle begins with a phase of the judge's own"),
+        "{welcome}"
+    );
+    // No card orders in a welcome whose first phase is the judge's roll.
+    assert!(!welcome.contains("PLAY"), "{welcome}");
+    // The standings say the welcome follows, and it does.
+    let all = mails(&site);
+    let at = |what: &str| {
+        all.iter()
+            .position(|m| m.contains("To: alice@example.org") && m.contains(what))
+            .unwrap_or_else(|| panic!("{what}"))
+    };
+    assert!(at("your welcome mail follows") < at("Game 2: welcome"));
+    assert!(!all[at("Game 2: welcome")..]
+        .iter()
+        .any(|m| m.contains("your welcome mail follows")));
+}
+
+/// The orders `side` is taken to have given at a missed deadline, for the
+/// newest position of `game`.
+fn pass_orders(site: &Site, game: i64, side: &str) -> String {
+    use adjutant::rules::Rules;
+    let (ruleset, text): (String, String) = site
+        .db()
+        .query_row(
+            "SELECT g.ruleset, s.state FROM games g JOIN snapshots s ON s.game_id = g.id
+             WHERE g.id = ?1 ORDER BY s.turn DESC LIMIT 1",
+            [game],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let rules = Rules::load(&ruleset).unwrap();
+    let st = rules.restore(&text).unwrap();
+    rules.pass_orders(&st, side).expect("pass orders")
+}
+
+/// The number on a report's board ("..., after turn N").
+fn board_turn(report: &str) -> u32 {
+    let line = report
+        .lines()
+        .find(|l| l.contains(", after turn "))
+        .unwrap_or_else(|| panic!("no board in {report}"));
+    line.rsplit(' ').next().unwrap().trim().parse().unwrap()
+}
+
+/// A battle with pre-battle dice: its reports say which choice each side
+/// owes and how to write it, and once the battle begins, the turn a mail
+/// names is the turn its board shows (issue 39, "smaller points").
+#[test]
+fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
+    let site = Site::new();
+    // Eight dice a side: each side owes choices (the odds of one owing none
+    // are below one in ten thousand).
+    site.pegasus_bridge(&["--option", "campaign-dice=allies:8,axis:8"]);
+    let roll = newest(&site, "alice@example.org", "Game 1: turn 1 (the judge)");
+    assert!(roll.contains("Allies roll their pre-battle dice"), "{roll}");
+    // Which choices the Allies owe and how to write them, and what the
+    // Axis owe; no cards to play yet.
+    assert!(roll.contains("Your pre-battle choices (allies)"), "{roll}");
+    assert!(
+        roll.contains("REMOVE <hex>, <hex> one of: ")
+            || roll.contains("RETREAT <hex> <to>, <hex> one of: "),
+        "{roll}"
+    );
+    assert!(roll.contains("\n# PASS\n"), "{roll}");
+    assert!(
+        roll.contains("# The Axis choose at the same time: "),
+        "{roll}"
+    );
+    assert!(!roll.contains("Your cards (PLAY"), "{roll}");
+    let roll_b = newest(&site, "bob@example.org", "Game 1: turn 1 (the judge)");
+    assert!(
+        roll_b.contains("Your pre-battle choices (axis)"),
+        "{roll_b}"
+    );
+    assert!(
+        roll_b.contains("# The Allies choose at the same time: "),
+        "{roll_b}"
+    );
+    // Everyone reads who owes which choice in the waiting line.
+    assert!(roll.contains("(pre-battle choices: allies "), "{roll}");
+    let mut n = 0;
+    send(&site, &mut n, "alice@example.org", "PASS\n");
+    send(&site, &mut n, "bob@example.org", "PASS\n");
+    let begun = newest(&site, "alice@example.org", "Game 1: turn 2 (");
+    assert_eq!(board_turn(&begun), 2, "{begun}");
+    assert!(begun.contains("Your orders for turn 3"), "{begun}");
+    assert!(begun.contains("TURN 3 "), "{begun}");
+    // The first card: the mail says turn 3, and so do its board and events.
+    send(
+        &site,
+        &mut n,
+        "alice@example.org",
+        &pass_orders(&site, 1, "allies"),
+    );
+    let first = newest(&site, "bob@example.org", "Game 1: turn 3 (allies)");
+    assert_eq!(board_turn(&first), 3, "{first}");
+    assert!(!first.contains("Turn 1: Allies."), "{first}");
+    // The Axis answer turn 4, by the TURN line and by the template alike.
+    assert!(first.contains("TURN 4 "), "{first}");
+    assert!(first.contains("Your orders for turn 4"), "{first}");
+}
+
+/// Make the judge's database look as one from before the migration that
+/// records how a game ended (issue 39): its columns gone and the schema
+/// version one lower, as a judge of that release left it. The next run
+/// migrates it again, with no ending recorded for the games it has.
+fn back_before_the_ending_column(site: &Site) {
+    let db = site.db();
+    let version: i64 = db
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    db.execute_batch(
+        "ALTER TABLE games DROP COLUMN ending;
+         ALTER TABLE campaigns DROP COLUMN stopped;
+         ALTER TABLE campaign_battles DROP COLUMN starters;",
+    )
+    .unwrap();
+    db.pragma_update(None, "user_version", version - 1).unwrap();
+}
+
+/// A game that ended by resignation or by a draw agreed by mail under a
+/// judge from before the ending was recorded re-exports in today's format
+/// with its ending taken from the stored record, and verifies (issue 39).
+#[test]
+fn a_game_ended_before_endings_were_recorded_still_verifies() {
+    for (moves, kind, result) in [
+        (&[("bob@example.org", "RESIGN\n")][..], "resigned", "allies"),
+        (
+            &[
+                ("bob@example.org", "DRAW\n"),
+                ("alice@example.org", "DRAW\n"),
+            ][..],
+            "draw-agreed",
+            "",
+        ),
+    ] {
+        let site = Site::new();
+        site.pegasus_bridge(&[]);
+        let mut n = 0;
+        for (who, body) in moves {
+            send(&site, &mut n, who, body);
+        }
+        back_before_the_ending_column(&site);
+        let said = site.export_and_verify(&[]);
+        assert!(said.contains("OK: game 1 verified"), "{said}");
+        let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+        let ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(ex["format"], "adjutant-export/3");
+        assert_eq!(ex["result"], result);
+        assert_eq!(ex["ending"]["kind"], kind, "{}", ex["ending"]);
+        // The ending still guards the result: changed, verify fails.
+        let mut changed = ex.clone();
+        changed["result"] = "axis".into();
+        let (ok, said) = verify_text(&site, "changed.json", &changed.to_string());
+        assert!(!ok && said.contains("game 1: result"), "{said}");
+    }
 }

@@ -1029,3 +1029,108 @@ mod property {
         }
     }
 }
+
+/// The notices of the very missed deadline that ended a game come before
+/// its last report (the one that says the game is over), never after it
+/// (issue 39, "smaller points"). A one-turn Le Cateau played by NMR passes
+/// alone: the last pass ends it.
+#[test]
+fn the_notices_of_the_deadline_that_ends_a_game_come_first() {
+    let site = Site::new();
+    let file = site.path().join("short.toml");
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/memoir-of-battle/le-cateau-1914.toml"
+    );
+    let text = std::fs::read_to_string(shipped).unwrap();
+    std::fs::write(&file, text.replacen("turns = 10", "turns = 1", 1)).unwrap();
+    site.at(
+        "2026-10-23T12:00:00Z",
+        &[
+            "new-game",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--seat",
+            "british=alice@example.org",
+            "--seat",
+            "german=bob@example.org",
+            "--deadline",
+            "72h",
+            "--nmr",
+            "pass",
+            "--referee",
+            "ref@example.org",
+            "--referee-after",
+            "1",
+        ],
+    );
+    let mut at = chrono::DateTime::parse_from_rfc3339("2026-10-23T12:00:00Z").unwrap();
+    let mut before = 0;
+    for _ in 0..10 {
+        if site
+            .db()
+            .query_row("SELECT status FROM games WHERE id = 1", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap()
+            == "over"
+        {
+            break;
+        }
+        before = site.mails().len();
+        at += chrono::Duration::hours(73);
+        serve_at(&site, &at.to_rfc3339());
+    }
+    let last: Vec<String> = site.mails()[before..].to_vec();
+    // What a failure shows: each mail's addressee and subject.
+    let heads = |ms: &[&String]| -> Vec<String> {
+        ms.iter()
+            .map(|m| {
+                m.lines()
+                    .filter(|l| l.starts_with("To: ") || l.starts_with("Subject: "))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    assert!(
+        last.iter().any(|m| m.contains("The game is over")),
+        "the last pass ends the game: {:#?}",
+        heads(&last.iter().collect::<Vec<_>>())
+    );
+    let notice =
+        |m: &str| m.contains("deadline passed without") || m.contains("deadlines in a row");
+    assert!(
+        last.iter().filter(|m| notice(m)).count() >= 2,
+        "the side that missed and the referee are told: {:#?}",
+        heads(&last.iter().collect::<Vec<_>>())
+    );
+    let notice =
+        |m: &str| m.contains("deadline passed without") || m.contains("deadlines in a row");
+    assert!(
+        last.iter().filter(|m| notice(m)).count() >= 2,
+        "the side that missed and the referee are told: {:#?}",
+        heads(&last.iter().collect::<Vec<_>>())
+    );
+    for who in ["alice@example.org", "bob@example.org", "ref@example.org"] {
+        let mine: Vec<&String> = last
+            .iter()
+            .filter(|m| m.contains(&format!("To: {who}")))
+            .collect();
+        let over = mine
+            .iter()
+            .position(|m| m.contains("The game is over"))
+            .unwrap_or_else(|| panic!("{who} is told the game is over: {:#?}", heads(&mine)));
+        let notices: Vec<usize> = mine
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| notice(m))
+            .map(|(i, _)| i)
+            .collect();
+        assert!(
+            notices.iter().all(|i| *i < over),
+            "{who}: a notice of the deadline after the game-over report: {:#?}",
+            heads(&mine)
+        );
+    }
+}

@@ -275,7 +275,7 @@ fn a_three_battle_campaign_through_the_real_inbox() {
 
     // The Axis player is replaced in the middle of the campaign.
     site.ok(&["replace-seat", "2", "axis", carol]);
-    wait_subject(carol, "Game 2: your seat (axis) has a new secret");
+    wait_subject(carol, "Game 2: welcome, you play axis");
     wait_subject(bob, "you no longer play axis");
     send(alice, 2, "standings", "CAMPAIGN\n");
     serve_until(&site, "the CAMPAIGN answer", |_| {

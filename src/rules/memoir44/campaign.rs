@@ -103,11 +103,107 @@ pub fn phase(s: &State) -> Option<Phase> {
     let mut sides: Vec<usize> = pb.choices.iter().map(|c| c.by).collect();
     sides.sort_unstable();
     sides.dedup();
+    let owed: Vec<String> = sides
+        .iter()
+        .map(|i| {
+            let theirs: Vec<&str> = pb
+                .choices
+                .iter()
+                .filter(|c| c.by == *i)
+                .map(|c| effect_word(c.effect))
+                .collect();
+            format!("{} {}", s.sides[*i], theirs.join(", "))
+        })
+        .collect();
     Some(Phase {
         name: "pre-battle".into(),
         sides: sides.iter().map(|i| s.sides[*i].clone()).collect(),
-        what: "the sides choose the units the pre-battle dice strike".into(),
+        what: format!("pre-battle choices: {}", owed.join("; ")),
     })
+}
+
+fn effect_word(e: Effect) -> &'static str {
+    match e {
+        Effect::Tank => "tank",
+        Effect::Infantry => "infantry",
+        Effect::Flag => "flag",
+        Effect::Grenade => "grenade",
+    }
+}
+
+/// What a choice asks of the side that makes it, and the line that
+/// answers it.
+fn asked(s: &State, c: &Choice) -> (String, &'static str) {
+    let roller = super::render::side_name(&s.sides[c.roller]);
+    match c.effect {
+        Effect::Tank => (
+            format!("Tank, rolled by the {roller}: one of your armour units loses a tank."),
+            "REMOVE <hex>",
+        ),
+        Effect::Infantry => (
+            format!("Infantry, rolled by the {roller}: one of your infantry units loses a figure."),
+            "REMOVE <hex>",
+        ),
+        Effect::Flag => (
+            format!("Flag, rolled by the {roller}: one of your units falls back one hex."),
+            "RETREAT <hex> <to>",
+        ),
+        Effect::Grenade => (
+            "Your grenade: any one enemy unit loses a figure.".to_string(),
+            "REMOVE <hex>",
+        ),
+    }
+}
+
+/// The order part of a pre-battle report to `side`: each choice it owes,
+/// the line that makes it and the hexes it may name, what the other sides
+/// owe, and the defaults. None before the roll, once the choices are
+/// made, or for a side that owes none (the waiting line names the sides
+/// that do and their choices).
+#[must_use]
+pub fn template(r: &Ruleset, s: &State, side: usize) -> Option<String> {
+    let pb = s.pre_battle.as_ref().filter(|p| p.rolled)?;
+    if !pb.choices.iter().any(|c| c.by == side) {
+        return None;
+    }
+    let wrap = |t: &str| crate::report::wrap(t, 78, "#   ");
+    let mut out = format!(
+        "Your pre-battle choices ({}), before the first turn
+",
+        s.sides[side]
+    );
+    out.push_str(&wrap(
+        "# The pre-battle dice left you these choices. Write one line for each, all in one mail; delete the \"# \" in front of the lines you mean. PASS takes the defaults for every choice you do not write.",
+    ));
+    for (n, c) in pb.choices.iter().filter(|c| c.by == side).enumerate() {
+        let (what, how) = asked(s, c);
+        let hexes: Vec<String> = eligible(r, s, c).iter().map(|u| u.at.to_string()).collect();
+        out.push_str(&wrap(&format!("# {}. {what}", n + 1)));
+        out.push_str(&wrap(&format!(
+            "#    {how}, <hex> one of: {}",
+            hexes.join(", ")
+        )));
+    }
+    for (i, name) in s.sides.iter().enumerate().filter(|(i, _)| *i != side) {
+        let theirs: Vec<&str> = pb
+            .choices
+            .iter()
+            .filter(|c| c.by == i)
+            .map(|c| effect_word(c.effect))
+            .collect();
+        if !theirs.is_empty() {
+            out.push_str(&wrap(&format!(
+                "# The {} choose at the same time: {}.",
+                super::render::side_name(name),
+                theirs.join(", ")
+            )));
+        }
+    }
+    out.push_str(&wrap(
+        "# The defaults (PASS, or a missed deadline under --nmr pass): the victim loses from his strongest unit of the kind struck and retreats the first unit that can; a grenade strikes the weakest enemy unit (docs/campaigns.md).",
+    ));
+    out.push_str("# PASS\n");
+    Some(out)
 }
 
 fn class<'a>(r: &'a Ruleset, u: &Unit) -> &'a str {

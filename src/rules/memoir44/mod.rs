@@ -534,6 +534,7 @@ impl Family for Ruleset {
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         let (mut next, events) = adjudicate_phase(self, s, orders, chance)?;
+        next.phases = s.phases.map(|p| p + 1);
         // Kriegspiel: where each side saw enemy units as this phase began,
         // so that its events are told as far as each side could know them.
         if s.fog.is_some() {
@@ -583,7 +584,17 @@ impl Family for Ruleset {
         mover: Option<&str>,
     ) -> Parts {
         let ev = view::visible_json_events(events, viewer);
-        report::parts(&view::view_with_events(self, s, viewer, &ev), mover)
+        let mut parts = report::parts(&view::view_with_events(self, s, viewer, &ev), mover);
+        if s.pre_battle.is_some() {
+            // Before the battle: the choices a side owes, not its cards.
+            parts.orders = match viewer {
+                Viewer::Side(me) => s
+                    .side_index(me)
+                    .and_then(|i| campaign::template(self, s, i)),
+                _ => None,
+            };
+        }
+        parts
     }
 
     fn describe_events(
@@ -592,6 +603,8 @@ impl Family for Ruleset {
         events: &[serde_json::Value],
         viewer: &Viewer,
     ) -> Vec<String> {
+        let shifted = shift_turns(s, events);
+        let events = shifted.as_slice();
         if s.fog.is_some() {
             let ev = view::visible_json_events(events, viewer);
             let mut lines: Vec<String> = fog::redact(self, s, viewer, ev)
@@ -633,7 +646,14 @@ impl Family for Ruleset {
     }
 
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
-        amend::amend(self, s, text)
+        let (mut next, events) = amend::amend(self, s, text)?;
+        next.phases = s.phases.map(|p| p + 1);
+        Ok((next, events))
+    }
+
+    fn numbered(&self, mut s: State, phases: u32) -> State {
+        s.phases = Some(phases);
+        s
     }
 
     fn sections(&self, _s: &State) -> Vec<String> {
@@ -656,9 +676,35 @@ impl Family for Ruleset {
         sections: &[String],
         leader: bool,
     ) -> Option<String> {
+        if s.pre_battle.is_some() {
+            // The pre-battle choices are the Commander-in-Chief's.
+            return s
+                .side_index(side)
+                .filter(|_| leader)
+                .and_then(|i| campaign::template(self, s, i));
+        }
         let v = view::view(self, s, &Viewer::Side(side.to_string()));
         report::orders::member_template(&v, sections, leader)
     }
+}
+
+/// The events with each `turn-begun` numbered as the board is
+/// ([`State::shown_turn`]): the judge's phases before the first turn (a
+/// campaign's pre-battle, an airdrop) count, as in every mail.
+fn shift_turns(s: &State, events: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let ahead = s.shown_turn().saturating_sub(s.turn);
+    events
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if ahead > 0 && e.get("kind").and_then(|k| k.as_str()) == Some("turn-begun") {
+                if let Some(t) = e.get("turn").and_then(serde_json::Value::as_u64) {
+                    e["turn"] = serde_json::Value::from(t + u64::from(ahead));
+                }
+            }
+            e
+        })
+        .collect()
 }
 
 /// The index of `side` if it is the side to move.

@@ -877,6 +877,7 @@ pub fn blank(
         victory: 4,
         bunker_side: None,
         turn: 0,
+        phases: None,
         to_move: 0,
         last_played: vec![None, None],
         standing: vec![Standing::default(), Standing::default()],

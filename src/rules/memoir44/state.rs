@@ -116,6 +116,13 @@ pub struct State {
     pub bunker_side: Option<usize>,
     /// Turns played so far.
     pub turn: u32,
+    /// The judge's count of phases played to reach this state, when the
+    /// judge told it (`Family::numbered`): with a campaign's pre-battle
+    /// phases or an airdrop before the first turn it runs ahead of `turn`,
+    /// and the board shows it, as every mail does. Display only: never
+    /// stored, never part of the state's hash.
+    #[serde(skip)]
+    pub phases: Option<u32>,
     pub to_move: usize,
     pub last_played: Vec<Option<Played>>,
     pub standing: Vec<Standing>,
@@ -248,6 +255,13 @@ impl Unit {
 }
 
 impl State {
+    /// The turn a board and its events show: the judge's count of phases
+    /// when the judge told it ([`State::phases`]), else the turns played.
+    #[must_use]
+    pub fn shown_turn(&self) -> u32 {
+        self.phases.unwrap_or(self.turn)
+    }
+
     /// Does this game play the variant (a game option)?
     #[must_use]
     pub fn plays(&self, variant: &str) -> bool {

@@ -314,7 +314,7 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         scenario: s.scenario.clone(),
         title: s.title.clone(),
         viewer: viewer.clone(),
-        turn: s.turn,
+        turn: s.shown_turn(),
         to_move: if s.over {
             None
         } else {
