@@ -44,5 +44,6 @@ mod random_grid_games;
 mod random_measured_games;
 mod referee;
 mod spine;
+mod state_line;
 mod teams;
 mod trains;

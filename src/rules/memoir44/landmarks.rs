@@ -188,9 +188,14 @@ pub fn land(
                 .any(|c| c.distance(h) as usize <= reach)
     };
     if let Some(e) = st.units.iter().find(|u| u.side != side && in_range(u)) {
+        // Kriegspiel: a unit the side does not see is not named.
+        let whose = if super::fog::sees(ctx.r, st, side, e) {
+            format!("the enemy unit at {}", e.at)
+        } else {
+            "an enemy unit".to_string()
+        };
         return Err(format!(
-            "the airfield at {h} is within Battle Range of the enemy unit at {}: reinforcements may not be landed",
-            e.at
+            "the airfield at {h} is within Battle Range of {whose}: reinforcements may not be landed"
         ));
     }
     let kind = st.reinforcements[pos].kind.clone();

@@ -206,6 +206,14 @@ fn not_yours(st: &State, h: Hex) -> String {
     }
 }
 
+/// Does `side` see an enemy unit at `h`? Under Kriegspiel a unit it does
+/// not see is not on its board, so a target there answers as an empty hex
+/// (docs/rules/kriegspiel.md); without fog, is there an enemy unit.
+fn enemy_seen_at(ctx: &Ctx<'_>, st: &State, side: usize, h: Hex) -> bool {
+    st.unit_at(h)
+        .is_some_and(|u| u.side != side && super::fog::sees(ctx.r, st, side, u))
+}
+
 /// The last hex of a MOVE order as written.
 fn l_path_end(c: &Cmd) -> Option<Hex> {
     match c {
@@ -1020,6 +1028,8 @@ fn ordered_unit(
     };
     match modes.get(&u.id).cloned().filter(|_| u.side == side) {
         Some(m) => Ok((u, m)),
+        // Kriegspiel: an enemy hex answers as an empty one.
+        None if u.side != side && sc.fog.is_some() => Err(l.reject(no_unit(sc, at))),
         None => Err(l.reject(format!("the unit at {at} is not one of your ordered units"))),
     }
 }
@@ -1694,12 +1704,14 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                         for h in hexes {
                             // Bridge Demolition, Option 3: a bridge not
                             // rigged, with no unit on it, may be a target.
-                            if sc.unit_at(*h).is_none_or(|u| u.side == side)
+                            if !enemy_seen_at(ctx, &sc, side, *h)
                                 && !super::bridges::card_target(&sc, *h)
                             {
-                                return Err(l.reject(format!(
-                                    "Air Power targets enemy units; there is none at {h}"
-                                )));
+                                return Err(l.reject(if sc.fog.is_some() {
+                                    format!("Air Power targets enemy units; you see none at {h}")
+                                } else {
+                                    format!("Air Power targets enemy units; there is none at {h}")
+                                }));
                             }
                         }
                         // The group must be connected.
@@ -1718,7 +1730,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                     }
                     "barrage" => {
                         if hexes.len() != 1
-                            || (sc.unit_at(hexes[0]).is_none_or(|u| u.side == side)
+                            || (!enemy_seen_at(ctx, &sc, side, hexes[0])
                                 && !super::bridges::card_target(&sc, hexes[0]))
                         {
                             return Err(l.reject("Barrage targets one enemy unit: TARGET <hex>"));
@@ -1732,7 +1744,12 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
                 });
             }
             Cmd::RemoveWire { at } => {
-                let Some(u) = sc.unit_at(*at).cloned() else {
+                let Some(u) = sc
+                    .unit_at(*at)
+                    .filter(|u| u.side == side || sc.fog.is_none())
+                    .cloned()
+                else {
+                    // Kriegspiel: an enemy hex answers as an empty one.
                     return Err(l.reject(no_unit(&sc, *at)));
                 };
                 let Some(m) = modes.get(&u.id).cloned().filter(|_| u.side == side) else {
@@ -3366,7 +3383,15 @@ impl Turn<'_, '_, '_> {
                 );
                 return;
             }
-            if let Err(e) = target_check(ctx, &self.st, &a2, next) {
+            // Kriegspiel: a unit the side does not see from its new hex (a
+            // camouflaged one beyond close assault) is not on its board: the
+            // overrun lapses as at an empty hex, naming nothing of it.
+            let check = if self.st.fog.is_some() && !enemy_seen_at(ctx, &self.st, a2.side, next) {
+                Err(format!("you see no enemy unit at {next}"))
+            } else {
+                target_check(ctx, &self.st, &a2, next)
+            };
+            if let Err(e) = check {
                 self.skip(line, &format!("overrun: {e}"));
                 return;
             }

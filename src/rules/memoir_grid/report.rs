@@ -1,9 +1,10 @@
 //! The grid family draws its own reports from a [`View`] for one recipient:
 //! an 80-column map (squares or offset hexes, coordinates on the edges),
 //! a compact 40-column map, the combat report, the order template, an SVG
-//! board and view.json. Nothing here is hidden from anyone in these
-//! rulebooks, so a view is the whole position; it is still the only thing a
-//! renderer sees.
+//! board and view.json. These rulebooks hide no unit, so a view is the
+//! whole board; the one thing kept from the enemy is a side's standing
+//! INITIATIVE choice, which only its own order template shows. A view is
+//! still the only thing a renderer sees.
 
 use super::board::{Area, GridKind};
 use super::engine;
