@@ -301,14 +301,20 @@ fn the_fall_of_london_report_draws_the_martians_and_the_thames() {
     );
     let line = chromium.measure(&page);
     // The tiles on the board after the turn (a Martian attack may have left
-    // a town City Ruins), in the legend's order: by name.
-    let tiles: std::collections::BTreeSet<&str> = state
-        .terrain
-        .values()
-        .flatten()
-        .map(String::as_str)
-        .filter(|t| *t != "open")
-        .collect();
+    // a town City Ruins), in the legend's order: the tiles by name, then the
+    // obstacles by name (a unit may have dug in behind sandbags: the game's
+    // dice come from a fresh seed).
+    let r = adjutant::rules::memoir44::Ruleset::builtin().unwrap();
+    let of_kind = |k: &str| -> std::collections::BTreeSet<&str> {
+        state
+            .terrain
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .filter(|t| *t != "open" && r.feature(t).is_some_and(|f| f.kind == k))
+            .collect()
+    };
+    let (tiles, obstacles) = (of_kind("tile"), of_kind("obstacle"));
     assert!(
         tiles.contains("river") && tiles.contains("bridge"),
         "{tiles:?}"
@@ -317,7 +323,11 @@ fn the_fall_of_london_report_draws_the_martians_and_the_thames() {
         "hexes={} units={} legend={}",
         5 * 13 + 4 * 12,
         state.units.len(),
-        tiles.into_iter().collect::<Vec<_>>().join(",")
+        tiles
+            .into_iter()
+            .chain(obstacles)
+            .collect::<Vec<_>>()
+            .join(",")
     );
     assert_eq!(line, want);
 }
