@@ -206,6 +206,18 @@ impl Judge {
             .map(|(t, e)| (t, if hide { redact(&e) } else { e }))
             .collect();
         let submissions = store::submissions(&self.conn, game_id)?;
+        // While the game runs, a player's export holds no order text (an
+        // INITIATIVE choice for the next roll, a standing order) and no plain
+        // state hash (a side could try the values of what it cannot see
+        // against it): the hashes are sealed as the mails' State lines are,
+        // and both come in full when the game is over (docs/security.md).
+        let seal = |hash: String| {
+            if hide {
+                super::sealed_state(&master, &hash)
+            } else {
+                hash
+            }
+        };
         let mut turns = Vec::new();
         for turn in 1..=last {
             let hash = store::snapshot(&self.conn, game_id, Some(turn))?
@@ -219,7 +231,11 @@ impl Judge {
                     .filter(|s| s.turn == turn)
                     .map(|s| ExportOrders {
                         side: s.side.clone(),
-                        orders: s.orders.clone(),
+                        orders: if hide {
+                            HIDDEN.into()
+                        } else {
+                            s.orders.clone()
+                        },
                         received_at: s.received_at.clone(),
                     })
                     .collect(),
@@ -230,7 +246,7 @@ impl Judge {
                     .filter(|(t, _)| *t == turn)
                     .map(|(_, e)| e.clone())
                     .collect(),
-                state_hash: hash,
+                state_hash: seal(hash),
             });
         }
         // A game over outside its rules before the judge recorded how
@@ -257,7 +273,7 @@ impl Judge {
             sides: rules.sides(&setup),
             seed_commitment: dice::commitment(&master),
             seed: (status == "over" || include_seed).then(|| game.seed.clone()),
-            setup_state_hash: setup_hash,
+            setup_state_hash: seal(setup_hash),
             turns,
             ending,
             messages: crate::store::team::messages(&self.conn, game_id)?
