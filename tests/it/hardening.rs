@@ -304,16 +304,28 @@ fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
         .flat_map(|(_, t)| t.lines().map(str::to_string).collect::<Vec<_>>())
         .filter_map(|l| l.trim().strip_prefix("State ").map(str::to_string))
         .collect();
-    let (pt, ft) = (p["turns"].as_array().unwrap(), f["turns"].as_array().unwrap());
+    let (pt, ft) = (
+        p["turns"].as_array().unwrap(),
+        f["turns"].as_array().unwrap(),
+    );
     assert_eq!(pt.len(), ft.len());
     for (a, b) in pt.iter().zip(ft) {
         for o in a["orders"].as_array().unwrap() {
             assert_eq!(o["orders"], "hidden", "{o}");
         }
-        let (sealed, plain) = (a["state_hash"].as_str().unwrap(), b["state_hash"].as_str().unwrap());
+        let (sealed, plain) = (
+            a["state_hash"].as_str().unwrap(),
+            b["state_hash"].as_str().unwrap(),
+        );
         assert_ne!(sealed, plain);
-        assert!(!public.contains(plain), "a plain state hash in the players' export");
-        assert!(mailed.iter().any(|m| m == sealed), "{sealed} was never mailed");
+        assert!(
+            !public.contains(plain),
+            "a plain state hash in the players' export"
+        );
+        assert!(
+            mailed.iter().any(|m| m == sealed),
+            "{sealed} was never mailed"
+        );
     }
     assert!(!public.contains(f["setup_state_hash"].as_str().unwrap()));
     let file = site.path().join("export.json");
