@@ -7,6 +7,7 @@
 use adjutant::report::picture::{self, Picture};
 use adjutant::report::Templates;
 use adjutant::rules::memoir44::report::sample;
+use adjutant::rules::Load;
 use adjutant::rules::{Rules, State, Viewer};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde_json::json;
@@ -21,7 +22,7 @@ fn full_report(c: &mut Criterion) {
         .map(|e| serde_json::to_value(e).expect("json"))
         .collect();
     let viewer = Viewer::Side("allies".into());
-    let t = Templates::load(None);
+    let t = Templates::shipped();
     c.bench_function("full_report", |b| {
         b.iter(|| {
             let p = rules.report_parts(&state, &events, &viewer, Some(&s.mover));
@@ -52,7 +53,7 @@ fn board_png(c: &mut Criterion) {
     });
     c.bench_function("mail_html_png", |b| {
         b.iter(|| {
-            let m = p.mail_html("Game 1: turn 12", &p.map, Picture::Png);
+            let m = adjutant::report::mail_html(&p, "Game 1: turn 12", &p.map, Picture::Png);
             black_box((m.html.map(|h| h.len()), m.inline.len()))
         });
     });

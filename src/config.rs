@@ -209,13 +209,7 @@ pub enum ConfigError {
 }
 
 /// 1-based line and column of a byte offset.
-#[must_use]
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let upto = &text[..offset.min(text.len())];
-    let line = upto.matches('\n').count() + 1;
-    let col = upto.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
+pub use crate::rules::line_col;
 
 impl Config {
     /// Read and validate a config file.

@@ -3,7 +3,6 @@
 
 use crate::config::Config;
 use crate::mail::{imap, maildir, outbound, smtp};
-use crate::report::Templates;
 use crate::service::clock::stamp;
 use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
@@ -412,7 +411,7 @@ fn courier(
             tracing::error!("outbox: the delivery thread cannot open the database: {e}");
         })
         .ok();
-    let templates = Templates::load(Some(&cfg.path("templates")));
+    let templates = crate::report::load_templates(Some(&cfg.path("templates")));
     let renderer = Renderer::new(&templates);
     let mut moved = Ok(());
     let mut after = 0;

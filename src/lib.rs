@@ -5,9 +5,9 @@
 pub mod config;
 pub mod daemon;
 pub mod engine;
-pub mod mail;
+pub use adjutant_mail as mail;
 pub mod protocol;
 pub mod report;
 pub mod rules;
 pub mod service;
-pub mod store;
+pub use adjutant_store as store;

@@ -2,6 +2,7 @@
 
 use adjutant::config::{self, Config};
 use adjutant::daemon;
+use adjutant::rules::Load;
 use adjutant::rules::{Rules, Viewer};
 use adjutant::service::deadlines::ClockBy;
 use adjutant::service::{clock, export, parse_duration, Judge};

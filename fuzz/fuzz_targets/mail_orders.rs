@@ -2,6 +2,7 @@
 //! a real Pegasus Bridge position. Nothing that comes from a mail may panic.
 #![no_main]
 
+use adjutant::rules::Load;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State};
 use libfuzzer_sys::fuzz_target;

@@ -1,6 +1,7 @@
 //! Shared by the order-language targets: a shipped scenario's opening
 //! position, and one side's orders checked and adjudicated against it.
 
+use adjutant::rules::Load;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State};
 

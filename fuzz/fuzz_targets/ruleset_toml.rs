@@ -2,6 +2,7 @@
 //! a shipped scenario of its family set up under it. Nothing may panic.
 #![no_main]
 
+use adjutant::rules::Load;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::{Rules, Scenario};
 use libfuzzer_sys::fuzz_target;

@@ -2,6 +2,7 @@
 //! Errors carry a line and column; nothing may panic.
 #![no_main]
 
+use adjutant::rules::Load;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::{Rules, Scenario};
 use libfuzzer_sys::fuzz_target;

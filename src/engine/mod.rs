@@ -1,2 +1,3 @@
-//! The generic, pure core: dice and grids. No I/O, no clock, no global RNG.
-pub mod dice;
+//! The generic, pure core: dice (the `adjutant-dice` crate). No I/O, no
+//! clock, no global RNG.
+pub use adjutant_dice as dice;

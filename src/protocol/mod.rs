@@ -6,6 +6,7 @@
 //! `GAME <id>` and `PASSWORD <secret>` lines (in the body or the subject).
 //! The From address alone never authenticates anything.
 
+use crate::rules::Load;
 use std::fmt::Write as _;
 
 /// A command word and what it takes. One table feeds the parser, the HELP
@@ -236,7 +237,7 @@ pub const QUOTE_CHARS: usize = 60;
 pub const ECHO_LINES: usize = 200;
 /// An order line is at most this many characters (every family's parser
 /// refuses a longer one, naming it), so an echo is bounded too.
-pub const ORDER_LINE_CHARS: usize = 400;
+pub use crate::rules::ORDER_LINE_CHARS;
 
 /// The order lines a receipt echoes: the first [`ECHO_LINES`] of `lines`,
 /// and how many more there were.

@@ -1,546 +1,21 @@
-//! Rules families behind one interface.
+//! The rules families the judge knows, behind one interface.
 //!
-//! A family implements [`Family`] with its own typed state; the service, the
-//! protocol and the generic report code see it only through [`Rules`] (an
-//! object-safe wrapper written once for every family) and an opaque
-//! [`State`]. JSON appears only at the store boundary. Every family is pure:
-//! it gets dice through [`Chance`] and never touches I/O or the clock. A
-//! family joins the judge with one [`FamilyEntry`] in [`families`].
+//! The interface (`adjutant-rules`: [`Family`], [`Rules`], [`State`],
+//! [`Viewer`], ...) and each family (`adjutant-memoir44`,
+//! `adjutant-memoir-grid`, `adjutant-measured`) are crates of their own; this
+//! module is where they meet: the one list of families ([`families`]), and
+//! what needs that list: loading a ruleset by id or from a club's file
+//! ([`Load`]), the order words of every family, the case runner, the shipped
+//! scenarios. Paths stay as they were before the split
+//! (`adjutant::rules::memoir44::...`).
 
-pub mod measured;
-pub mod memoir44;
-pub mod memoir_grid;
+pub use adjutant_measured as measured;
+pub use adjutant_memoir44 as memoir44;
+pub use adjutant_memoir_grid as memoir_grid;
+pub use adjutant_rules::*;
 
-use crate::engine::dice::Dice;
-use crate::report::Parts;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use std::any::Any;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// Where a game's randomness comes from for one adjudication.
-pub struct Chance<'a> {
-    /// The open dice of this turn (revealed after the turn).
-    pub dice: &'a mut dyn Dice,
-    /// Hidden shuffles (the deck); revealed only when the game ends.
-    pub deck: &'a mut dyn Dice,
-}
-
-/// Who a view or a report is for.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", tag = "kind", content = "side")]
-pub enum Viewer {
-    /// One side (seat) of the game, by its side id.
-    Side(String),
-    /// The referee or host: sees everything.
-    Referee,
-    /// Someone watching: sees only what is public.
-    Observer,
-}
-
-/// An order set that cannot be used, with the line it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{}", self.render())]
-pub struct Rejection {
-    /// 1-based line in the orders text, when one line is at fault.
-    pub line: Option<usize>,
-    /// The offending line's text, as the player wrote it.
-    pub text: Option<String>,
-    /// Why, in words a player understands.
-    pub message: String,
-}
-
-impl Rejection {
-    #[must_use]
-    pub fn whole(message: impl Into<String>) -> Self {
-        Rejection {
-            line: None,
-            text: None,
-            message: message.into(),
-        }
-    }
-    #[must_use]
-    pub fn at(line: usize, text: &str, message: impl Into<String>) -> Self {
-        Rejection {
-            line: Some(line),
-            text: Some(text.trim().to_string()),
-            message: message.into(),
-        }
-    }
-    fn render(&self) -> String {
-        match (&self.line, &self.text) {
-            (Some(l), Some(t)) => format!("line {l}: \"{t}\": {}", self.message),
-            (Some(l), None) => format!("line {l}: {}", self.message),
-            _ => self.message.clone(),
-        }
-    }
-}
-
-/// Errors in a ruleset or scenario data file.
-#[derive(Debug, thiserror::Error)]
-pub enum DataError {
-    #[error("unknown ruleset '{0}'")]
-    UnknownRuleset(String),
-    #[error("unknown scenario '{0}' (known: {1})")]
-    UnknownScenario(String, String),
-    /// A syntax or content error at a position of a data file.
-    #[error("{file}:{line}:{column}: {message}")]
-    At {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
-}
-
-/// One side's orders for a phase, as the player wrote them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Orders {
-    pub side: String,
-    pub text: String,
-}
-
-/// What a game waits for: the phase it is in.
-///
-/// A phase needs orders from `sides`. With one side, its orders are
-/// adjudicated as they arrive. With several, each side's accepted orders are
-/// held (and may be replaced) until the last needed side has sent, then all
-/// are adjudicated together. A phase of a running game that needs nobody is
-/// the judge's own (an initiative roll, say): the service adjudicates it at
-/// once with no orders. A game that is over needs nobody either;
-/// [`Rules::result`] tells the two apart.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phase {
-    /// The phase's name in the family's own words ("turn", "artillery", "move").
-    pub name: String,
-    /// Sides that must submit before the phase can be adjudicated.
-    pub sides: Vec<String>,
-    /// A short description ("Allies to play a card and order units").
-    pub what: String,
-}
-
-/// The old name of [`Phase`].
-pub type Waiting = Phase;
-
-/// Team play: what one order line of a side's orders concerns, so that the
-/// service can tell which team member may give it without knowing the
-/// family's types (docs/teams.md).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScopedLine {
-    /// The line's number in the text given (1-based).
-    pub line: usize,
-    /// The line as written (trimmed, comment cut).
-    pub text: String,
-    /// The line chooses the side's action for the phase (Memoir '44: PLAY,
-    /// DISCARD, EXCHANGE): the Commander-in-Chief's.
-    pub card: bool,
-    /// For a card line: the sections it concerns (empty: no particular
-    /// section, or all: the Commander-in-Chief's alone).
-    pub sections: Vec<String>,
-    /// The units the line orders: (what the player wrote for it, the
-    /// sections it stands in at the start of the phase). Empty on a line
-    /// that orders no one unit (a side-wide line: the Commander-in-Chief's).
-    pub units: Vec<(String, Vec<String>)>,
-    /// Where the line goes when several members' parts are merged into the
-    /// side's orders: lines are put in stage order, each part's lines
-    /// keeping their own order within a stage.
-    pub stage: u8,
-}
-
-/// A rules family, fully typed. Service, protocol, store, mail and the
-/// generic report code never see these types: they hold a family through
-/// [`Rules`] and its state through [`State`], and JSON exists only at the
-/// store boundary ([`Rules::restore`], [`Rules::to_json`]).
-pub trait Family: Send + Sync + 'static {
-    /// The family's state of one game.
-    type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
-
-    /// The ruleset id (`memoir44`, or a club's variant id).
-    fn id(&self) -> &str;
-    /// The words an order line may start with.
-    fn order_words(&self) -> &'static [&'static str];
-    /// Lines for the HELP answer: the family's orders in brief.
-    fn order_help(&self) -> String;
-    /// The names of a die's faces, in the order `roll(n)` numbers them.
-    fn die_faces(&self) -> Vec<String>;
-
-    /// Set up a new game of a scenario. `deck` shuffles hidden things.
-    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<Self::State, DataError>;
-    /// The sides of a game, in the scenario's order.
-    fn sides(&self, s: &Self::State) -> Vec<String>;
-    /// The phase the game is in.
-    fn phase(&self, s: &Self::State) -> Phase;
-    /// Check one side's orders for the current phase without rolling a die
-    /// or changing anything: the orders in canonical spelling, one a line,
-    /// or why they cannot be used. Orders that pass are held in a phase that
-    /// waits for several sides; the state cannot change before they are
-    /// adjudicated, so they stay good.
-    fn check(&self, s: &Self::State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
-    /// Adjudicate the current phase with every needed side's orders (none
-    /// for a phase of the judge's own). A rejection leaves the state as it
-    /// was. Events are JSON objects with at least a "kind".
-    fn adjudicate(
-        &self,
-        s: &Self::State,
-        orders: &[Orders],
-        chance: &mut Chance<'_>,
-    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection>;
-    /// The winner's side id once the game is over, or `Some("")` for a draw.
-    fn result(&self, s: &Self::State) -> Option<String>;
-    /// Tell a state how many phases the judge has played to reach it (the
-    /// turn number of every mail), for display only: a family whose board
-    /// counts turns its own way (phases of the judge's own before the first
-    /// turn) shows the judge's number, so that a mail and its board agree.
-    /// Never part of the state's JSON. The default ignores it.
-    fn numbered(&self, s: Self::State, phases: u32) -> Self::State {
-        let _ = phases;
-        s
-    }
-    /// The orders a side that missed its deadline is taken to have given.
-    fn pass_orders(&self, s: &Self::State, side: &str) -> Option<String>;
-    /// Every part of a report for `viewer`, drawn from the view the family
-    /// computes for them (never from the state): `events` are the last
-    /// phase's (stored JSON), `mover` whose phase it was.
-    fn report(
-        &self,
-        s: &Self::State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts;
-    /// The events `viewer` may read, one line of text each; `s` is the
-    /// state they led to (a family with fog of war tells them only as far
-    /// as the viewer could know them there).
-    fn describe_events(
-        &self,
-        s: &Self::State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String>;
-    /// The position as text for `viewer` (a map and its legend).
-    fn render_text(&self, s: &Self::State, viewer: &Viewer) -> String {
-        self.report(s, &[], viewer, None).map
-    }
-    /// Victory points per side so far (a campaign's next battle rolls dice
-    /// for them); none for a family without points.
-    fn score(&self, _s: &Self::State) -> Vec<(String, u32)> {
-        Vec::new()
-    }
-    /// Whether the game hides units from the sides (fog of war): such a game
-    /// needs a referee, who alone sees everything.
-    fn fog_of_war(&self, _s: &Self::State) -> bool {
-        false
-    }
-    /// A referee's correction (`AMEND`), in the family's own words: the
-    /// corrected state and an audit event. It is a turn of its own, replayed
-    /// by `verify` like any other. A family without corrections refuses.
-    fn amend(
-        &self,
-        _s: &Self::State,
-        _text: &str,
-    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection> {
-        Err(Rejection::whole("this ruleset has no referee corrections"))
-    }
-    /// Team play: the board's command sections from a side's own seat, left
-    /// to right (Memoir '44: left, centre, right). None: the family has no
-    /// sections and no team play.
-    fn sections(&self, _s: &Self::State) -> Vec<String> {
-        Vec::new()
-    }
-    /// Team play: what each line of a side's orders concerns (its card's
-    /// sections, its units' sections), without checking the orders. A text
-    /// the family cannot read is refused with the line and why.
-    fn order_scope(
-        &self,
-        _s: &Self::State,
-        _side: &str,
-        _orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection> {
-        Err(Rejection::whole("this ruleset has no team play"))
-    }
-    /// Team play: the order template of one team member, who commands
-    /// `sections` (and plays the card if `leader`); None: the side's.
-    fn member_template(
-        &self,
-        _s: &Self::State,
-        _side: &str,
-        _sections: &[String],
-        _leader: bool,
-    ) -> Option<String> {
-        None
-    }
-}
-
-/// A game's state, typed by its family and opaque to everyone else.
-pub struct State(Box<dyn Any + Send + Sync>);
-
-impl std::fmt::Debug for State {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("State(..)")
-    }
-}
-
-impl State {
-    /// Wrap a family's own state (for the family and its tools; a state of
-    /// the wrong type is refused by every call, never misread).
-    #[must_use]
-    pub fn of<T: Any + Send + Sync>(t: T) -> State {
-        State(Box::new(t))
-    }
-    /// The family's own type (for a family's tests and tools).
-    #[must_use]
-    pub fn get<T: Any>(&self) -> Option<&T> {
-        self.0.downcast_ref()
-    }
-}
-
-/// The result of one adjudication.
-#[derive(Debug)]
-pub struct Adjudication {
-    pub state: State,
-    /// What happened, in order; each a JSON object with at least a "kind".
-    pub events: Vec<serde_json::Value>,
-}
-
-/// The object-safe face of a [`Family`]: the same calls over an opaque
-/// [`State`]. Written once, for every family, by the blanket impl below.
-trait Erased: Send + Sync {
-    fn id(&self) -> &str;
-    fn order_words(&self) -> &'static [&'static str];
-    fn order_help(&self) -> String;
-    fn die_faces(&self) -> Vec<String>;
-    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError>;
-    fn restore(&self, json: &str) -> Result<State, serde_json::Error>;
-    fn to_json(&self, s: &State) -> String;
-    fn sides(&self, s: &State) -> Vec<String>;
-    fn phase(&self, s: &State) -> Phase;
-    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
-    fn adjudicate(
-        &self,
-        s: &State,
-        orders: &[Orders],
-        chance: &mut Chance<'_>,
-    ) -> Result<Adjudication, Rejection>;
-    fn result(&self, s: &State) -> Option<String>;
-    fn numbered(&self, s: State, phases: u32) -> State;
-    fn pass_orders(&self, s: &State, side: &str) -> Option<String>;
-    fn report(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts;
-    fn describe_events(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String>;
-    fn render_text(&self, s: &State, viewer: &Viewer) -> String;
-    fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
-    fn sections(&self, s: &State) -> Vec<String>;
-    fn order_scope(
-        &self,
-        s: &State,
-        side: &str,
-        orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection>;
-    fn member_template(
-        &self,
-        s: &State,
-        side: &str,
-        sections: &[String],
-        leader: bool,
-    ) -> Option<String>;
-    fn score(&self, s: &State) -> Vec<(String, u32)>;
-    fn fog_of_war(&self, s: &State) -> bool;
-}
-
-const FOREIGN: &str = "this state belongs to another rules family";
-
-impl<F: Family> Erased for F {
-    fn id(&self) -> &str {
-        Family::id(self)
-    }
-    fn order_words(&self) -> &'static [&'static str] {
-        Family::order_words(self)
-    }
-    fn order_help(&self) -> String {
-        Family::order_help(self)
-    }
-    fn die_faces(&self) -> Vec<String> {
-        Family::die_faces(self)
-    }
-    fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
-        Family::setup(self, scenario, deck).map(State::of)
-    }
-    fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
-        serde_json::from_str::<F::State>(json).map(State::of)
-    }
-    /// Canonical JSON: through `serde_json::Value`, whose maps are sorted,
-    /// so a state's hash does not depend on the order of a struct's fields
-    /// (and stays what it was for games stored before this interface).
-    fn to_json(&self, s: &State) -> String {
-        s.get::<F::State>()
-            .and_then(|t| serde_json::to_value(t).ok())
-            .map(|v| v.to_string())
-            .unwrap_or_default()
-    }
-    fn sides(&self, s: &State) -> Vec<String> {
-        s.get::<F::State>()
-            .map(|t| Family::sides(self, t))
-            .unwrap_or_default()
-    }
-    fn phase(&self, s: &State) -> Phase {
-        match s.get::<F::State>() {
-            Some(t) => Family::phase(self, t),
-            None => Phase {
-                name: String::new(),
-                sides: Vec::new(),
-                what: FOREIGN.into(),
-            },
-        }
-    }
-    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
-        let t = s
-            .get::<F::State>()
-            .ok_or_else(|| Rejection::whole(FOREIGN))?;
-        Family::check(self, t, side, orders)
-    }
-    fn adjudicate(
-        &self,
-        s: &State,
-        orders: &[Orders],
-        chance: &mut Chance<'_>,
-    ) -> Result<Adjudication, Rejection> {
-        let t = s
-            .get::<F::State>()
-            .ok_or_else(|| Rejection::whole(FOREIGN))?;
-        let (next, events) = Family::adjudicate(self, t, orders, chance)?;
-        Ok(Adjudication {
-            state: State::of(next),
-            events,
-        })
-    }
-    fn result(&self, s: &State) -> Option<String> {
-        s.get::<F::State>().and_then(|t| Family::result(self, t))
-    }
-    fn numbered(&self, s: State, phases: u32) -> State {
-        match s.0.downcast::<F::State>() {
-            Ok(t) => State::of(Family::numbered(self, *t, phases)),
-            Err(other) => State(other),
-        }
-    }
-    fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
-        s.get::<F::State>()
-            .and_then(|t| Family::pass_orders(self, t, side))
-    }
-    fn report(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts {
-        match s.get::<F::State>() {
-            Some(t) => Family::report(self, t, events, viewer, mover),
-            None => Parts {
-                map: format!("({FOREIGN})\n"),
-                ..Parts::default()
-            },
-        }
-    }
-    fn describe_events(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String> {
-        s.get::<F::State>()
-            .map(|t| Family::describe_events(self, t, events, viewer))
-            .unwrap_or_default()
-    }
-    fn render_text(&self, s: &State, viewer: &Viewer) -> String {
-        s.get::<F::State>()
-            .map(|t| Family::render_text(self, t, viewer))
-            .unwrap_or_else(|| format!("({FOREIGN})\n"))
-    }
-    fn score(&self, s: &State) -> Vec<(String, u32)> {
-        s.get::<F::State>()
-            .map(|t| Family::score(self, t))
-            .unwrap_or_default()
-    }
-    fn fog_of_war(&self, s: &State) -> bool {
-        s.get::<F::State>()
-            .is_some_and(|t| Family::fog_of_war(self, t))
-    }
-    fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
-        let t = s
-            .get::<F::State>()
-            .ok_or_else(|| Rejection::whole(FOREIGN))?;
-        let (next, events) = Family::amend(self, t, text)?;
-        Ok(Adjudication {
-            state: State::of(next),
-            events,
-        })
-    }
-    fn sections(&self, s: &State) -> Vec<String> {
-        s.get::<F::State>()
-            .map(|t| Family::sections(self, t))
-            .unwrap_or_default()
-    }
-    fn order_scope(
-        &self,
-        s: &State,
-        side: &str,
-        orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection> {
-        let t = s
-            .get::<F::State>()
-            .ok_or_else(|| Rejection::whole(FOREIGN))?;
-        Family::order_scope(self, t, side, orders)
-    }
-    fn member_template(
-        &self,
-        s: &State,
-        side: &str,
-        sections: &[String],
-        leader: bool,
-    ) -> Option<String> {
-        s.get::<F::State>()
-            .and_then(|t| Family::member_template(self, t, side, sections, leader))
-    }
-}
-
-/// A loaded ruleset of some family: the one door the service, the reports
-/// and the CLI use. Cheap to clone; each ruleset is parsed once per process.
-#[derive(Clone)]
-pub struct Rules(Arc<dyn Erased>);
-
-/// A family's loader: a shipped ruleset by id, or a variant from its
-/// (text, file name).
-pub type LoadRuleset = fn(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError>;
-
-/// How a rules family plugs into the judge: which ruleset ids and scenarios
-/// it owns, how to load a ruleset, how to run its test vectors.
-pub struct FamilyEntry {
-    /// The family's name (a folder of `src/rules/`).
-    pub name: &'static str,
-    /// The shipped ruleset ids of the family.
-    pub rulesets: &'static [&'static str],
-    /// True if a ruleset id (shipped or a club's variant) belongs here.
-    pub owns: fn(&str) -> bool,
-    /// Load a ruleset: a shipped one by id, or a variant from its text.
-    pub load: LoadRuleset,
-    /// Shipped scenarios: (scenario id, ruleset id).
-    pub scenarios: fn() -> Vec<(String, String)>,
-    /// Run one rules test vector from its text.
-    pub run_case: fn(text: &str, file: &str) -> CaseResult,
-}
+use std::sync::{Mutex, OnceLock};
 
 /// Every rules family the judge knows.
 #[must_use]
@@ -612,14 +87,27 @@ fn cached(
     Ok(r)
 }
 
-impl Rules {
-    /// Wrap a family's ruleset (for families' `load` functions).
-    pub fn new<F: Family>(family: F) -> Rules {
-        Rules(Arc::new(family))
-    }
-
+/// What needs the list of families: a ruleset by id, from a club's file, of
+/// a stored game or of a shipped scenario, and its family's name. (A trait
+/// because [`Rules`] is the interface crate's type; `use
+/// adjutant::rules::Load` to call `Rules::load`.)
+pub trait Load: Sized {
     /// Load a shipped ruleset by id.
-    pub fn load(id: &str) -> Result<Rules, DataError> {
+    fn load(id: &str) -> Result<Rules, DataError>;
+    /// A ruleset from a file's text (a club's house-rule variant). Its `id`
+    /// names the family it varies: a shipped id, or one followed by
+    /// `-<anything>`.
+    fn from_text(text: &str, file: &str) -> Result<Rules, DataError>;
+    /// The ruleset of a stored game: its variant text if it has one.
+    fn of_game(id: &str, text: Option<&str>) -> Result<Rules, DataError>;
+    /// Which ruleset a shipped scenario id belongs to.
+    fn for_scenario(scenario: &str) -> Result<Rules, DataError>;
+    /// The name of the family this ruleset belongs to.
+    fn family(&self) -> &'static str;
+}
+
+impl Load for Rules {
+    fn load(id: &str) -> Result<Rules, DataError> {
         let f = family_of(id).ok_or_else(|| DataError::UnknownRuleset(id.to_string()))?;
         if !f.rulesets.contains(&id) {
             return Err(DataError::UnknownRuleset(id.to_string()));
@@ -627,14 +115,9 @@ impl Rules {
         cached((id.to_string(), String::new()), || (f.load)(id, None))
     }
 
-    /// A ruleset from a file's text (a club's house-rule variant). Its `id`
-    /// names the family it varies: a shipped id, or one followed by
-    /// `-<anything>`.
-    pub fn from_text(text: &str, file: &str) -> Result<Rules, DataError> {
+    fn from_text(text: &str, file: &str) -> Result<Rules, DataError> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let (line, column) = e
-                .span()
-                .map_or((1, 1), |sp| crate::config::line_col(text, sp.start));
+            let (line, column) = e.span().map_or((1, 1), |sp| line_col(text, sp.start));
             DataError::At {
                 file: file.to_string(),
                 line,
@@ -656,20 +139,18 @@ impl Rules {
                 ),
             });
         };
-        let key = (id.clone(), crate::engine::dice::sha256_hex(text.as_bytes()));
+        let key = (id.clone(), adjutant_dice::sha256_hex(text.as_bytes()));
         cached(key, || (f.load)(&id, Some((text, file))))
     }
 
-    /// The ruleset of a stored game: its variant text if it has one.
-    pub fn of_game(id: &str, text: Option<&str>) -> Result<Rules, DataError> {
+    fn of_game(id: &str, text: Option<&str>) -> Result<Rules, DataError> {
         match text {
             Some(t) => Rules::from_text(t, &format!("{id}.toml")),
             None => Rules::load(id),
         }
     }
 
-    /// Which ruleset a shipped scenario id belongs to.
-    pub fn for_scenario(scenario: &str) -> Result<Rules, DataError> {
+    fn for_scenario(scenario: &str) -> Result<Rules, DataError> {
         for f in families() {
             if let Some((_, rs)) = (f.scenarios)().into_iter().find(|(s, _)| s == scenario) {
                 return Rules::load(&rs);
@@ -681,192 +162,9 @@ impl Rules {
         ))
     }
 
-    #[must_use]
-    pub fn id(&self) -> &str {
-        self.0.id()
-    }
-
-    /// The name of the family this ruleset belongs to.
-    #[must_use]
-    pub fn family(&self) -> &'static str {
+    fn family(&self) -> &'static str {
         family_of(self.id()).map_or("unknown", |f| f.name)
     }
-
-    /// The words this ruleset's order lines start with.
-    #[must_use]
-    pub fn order_words(&self) -> &'static [&'static str] {
-        self.0.order_words()
-    }
-
-    /// This ruleset's orders in brief, for HELP.
-    #[must_use]
-    pub fn order_help(&self) -> String {
-        self.0.order_help()
-    }
-
-    /// Set up a new game of a scenario. `deck` shuffles hidden things.
-    pub fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
-        self.0.setup(scenario, deck)
-    }
-
-    /// A stored state (the store's JSON) as this family's state.
-    pub fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
-        self.0.restore(json)
-    }
-
-    /// A state as the JSON the store keeps.
-    #[must_use]
-    pub fn to_json(&self, state: &State) -> String {
-        self.0.to_json(state)
-    }
-
-    /// The sides of a game, in the scenario's order.
-    #[must_use]
-    pub fn sides(&self, state: &State) -> Vec<String> {
-        self.0.sides(state)
-    }
-
-    /// The phase the game is in: who must submit next.
-    #[must_use]
-    pub fn phase(&self, state: &State) -> Phase {
-        self.0.phase(state)
-    }
-
-    /// [`Family::numbered`]: the state, told that the judge has played
-    /// `phases` phases to reach it.
-    #[must_use]
-    pub fn numbered(&self, state: State, phases: u32) -> State {
-        self.0.numbered(state, phases)
-    }
-
-    /// The old name of [`Rules::phase`].
-    #[must_use]
-    pub fn waiting(&self, state: &State) -> Phase {
-        self.phase(state)
-    }
-
-    /// Check `side`'s orders for the current phase without dice: the orders
-    /// in canonical spelling, or why they cannot be used.
-    pub fn check(&self, state: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
-        self.0.check(state, side, orders)
-    }
-
-    /// Adjudicate the current phase with the needed sides' orders.
-    pub fn adjudicate(
-        &self,
-        state: &State,
-        orders: &[Orders],
-        chance: &mut Chance<'_>,
-    ) -> Result<Adjudication, Rejection> {
-        self.0.adjudicate(state, orders, chance)
-    }
-
-    /// The names of a die's faces, in the order `roll(n)` numbers them.
-    #[must_use]
-    pub fn die_faces(&self) -> Vec<String> {
-        self.0.die_faces()
-    }
-
-    /// The winner's side id once the game is over, or `Some("")` for a draw.
-    #[must_use]
-    pub fn result(&self, state: &State) -> Option<String> {
-        self.0.result(state)
-    }
-
-    /// The position as text, as `viewer` may see it.
-    #[must_use]
-    pub fn render_text(&self, state: &State, viewer: &Viewer) -> String {
-        self.0.render_text(state, viewer)
-    }
-
-    /// Every part of a report (maps, combat report, order template, SVG,
-    /// JSON) for `viewer`; `events` are the last phase's (stored JSON),
-    /// `mover` who made it.
-    #[must_use]
-    pub fn report_parts(
-        &self,
-        state: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts {
-        self.0.report(state, events, viewer, mover)
-    }
-
-    /// The orders a side that missed its deadline is taken to have given.
-    #[must_use]
-    pub fn pass_orders(&self, state: &State, side: &str) -> Option<String> {
-        self.0.pass_orders(state, side)
-    }
-
-    /// The events `viewer` may read, one line of text each.
-    #[must_use]
-    pub fn describe_events(
-        &self,
-        state: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String> {
-        self.0.describe_events(state, events, viewer)
-    }
-
-    /// Victory points per side so far.
-    #[must_use]
-    pub fn score(&self, state: &State) -> Vec<(String, u32)> {
-        self.0.score(state)
-    }
-
-    /// Whether the game hides units from the sides (it needs a referee).
-    #[must_use]
-    pub fn fog_of_war(&self, state: &State) -> bool {
-        self.0.fog_of_war(state)
-    }
-
-    /// A referee's correction: the corrected state and its audit event.
-    pub fn amend(&self, state: &State, text: &str) -> Result<Adjudication, Rejection> {
-        self.0.amend(state, text)
-    }
-
-    /// Team play: the command sections from a side's seat, left to right
-    /// (none: no team play in this family).
-    #[must_use]
-    pub fn sections(&self, state: &State) -> Vec<String> {
-        self.0.sections(state)
-    }
-
-    /// Team play: what each line of a side's orders concerns.
-    pub fn order_scope(
-        &self,
-        state: &State,
-        side: &str,
-        orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection> {
-        self.0.order_scope(state, side, orders)
-    }
-
-    /// Team play: one member's order template (None: the side's).
-    #[must_use]
-    pub fn member_template(
-        &self,
-        state: &State,
-        side: &str,
-        sections: &[String],
-        leader: bool,
-    ) -> Option<String> {
-        self.0.member_template(state, side, sections, leader)
-    }
-}
-
-/// The side name under which a referee's corrections are stored as a turn's
-/// orders (no scenario may name a side so).
-pub const REFEREE_SIDE: &str = "referee";
-
-/// The outcome of one rules test vector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseResult {
-    pub name: String,
-    pub passed: bool,
-    pub detail: String,
 }
 
 /// Run a case file: its `ruleset` key chooses the family (default memoir44,
@@ -906,78 +204,6 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
                 rulesets().join(", ")
             ),
         },
-    }
-}
-
-/// A scenario: a shipped one by id, or a club's own file (its text is kept
-/// with the game so the game replays without the file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scenario {
-    pub id: String,
-    /// The file's text, for a scenario that is not shipped.
-    pub text: Option<String>,
-    /// Where it came from, for error messages.
-    pub file: String,
-    /// The game's rule options (`new-game --option KEY=VALUE`, e.g.
-    /// `kriegspiel=true`), kept with the game and given again on replay. A
-    /// family refuses an option it does not know.
-    pub options: BTreeMap<String, String>,
-}
-
-impl Scenario {
-    /// A shipped scenario by id.
-    #[must_use]
-    pub fn shipped(id: &str) -> Scenario {
-        Scenario {
-            id: id.to_string(),
-            text: None,
-            file: format!("{id}.toml"),
-            options: BTreeMap::new(),
-        }
-    }
-
-    /// A scenario given as text (read from `file`): its `id` and `ruleset`
-    /// keys are read here, the rest by the family when it sets up.
-    pub fn from_text(text: &str, file: &str) -> Result<(Scenario, String), DataError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let (line, column) = e
-                .span()
-                .map_or((1, 1), |sp| crate::config::line_col(text, sp.start));
-            DataError::At {
-                file: file.to_string(),
-                line,
-                column,
-                message: e.message().to_string(),
-            }
-        })?;
-        let ruleset = table
-            .get("ruleset")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| DataError::Invalid {
-                file: file.to_string(),
-                message: "the scenario needs a `ruleset = \"...\"` line".into(),
-            })?
-            .to_string();
-        let id = table
-            .get("id")
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                std::path::Path::new(file)
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("scenario")
-                    .to_string()
-            });
-        Ok((
-            Scenario {
-                id,
-                text: Some(text.to_string()),
-                file: file.to_string(),
-                options: BTreeMap::new(),
-            },
-            ruleset,
-        ))
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::{adjudicate_turn, setup_state, state_hash, Judge, Position, ServiceError};
 use crate::engine::dice::{self, ChaChaDice, Dice, Seed};
+use crate::rules::Load;
 use crate::rules::{Orders, Rules, Scenario, State, REFEREE_SIDE};
 use crate::store;
 use serde::{Deserialize, Serialize};

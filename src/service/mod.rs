@@ -21,6 +21,7 @@ use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
 use crate::report::picture::Picture;
 use crate::report::{Parts, Templates};
+use crate::rules::Load;
 use crate::rules::{Chance, Orders, Phase, Rejection, Rules, Scenario, State, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
@@ -212,7 +213,7 @@ type Recipient = (
 /// `m` showing a board: the HTML and its pictures as `picture` says
 /// (docs/reports.md, "The picture"), view.json and any other file.
 pub(crate) fn show_board(m: &mut Outgoing, parts: &Parts, heading: &str, picture: Picture) {
-    let b = parts.mail_html(heading, &m.text, picture);
+    let b = crate::report::mail_html(parts, heading, &m.text, picture);
     m.html = b.html;
     m.inline = b.inline;
     m.attachments = vec![parts.attachment()];
@@ -411,7 +412,7 @@ impl Judge {
     /// Open the judge for a config (creating and migrating the database).
     pub fn open(cfg: Config, clock: Box<dyn Clock>) -> Result<Judge, ServiceError> {
         let conn = store::open(&cfg.database_path())?;
-        let templates = Templates::load(Some(&cfg.path("templates")));
+        let templates = crate::report::load_templates(Some(&cfg.path("templates")));
         Ok(Judge {
             cfg,
             conn,

@@ -390,7 +390,7 @@ fn html_mail_shows_the_inline_png() {
     let s = sample::standard();
     let v = view_with_events(&s.r, &s.state, &Viewer::Side("allies".into()), &s.events);
     let p = parts(&v, Some(&s.mover));
-    let m = p.mail_html("Game 1: turn 12 (allies)", &p.map, Picture::Png);
+    let m = adjutant::report::mail_html(&p, "Game 1: turn 12 (allies)", &p.map, Picture::Png);
     assert_eq!(m.inline.len(), 1, "one picture");
     let mut html = m.html.expect("an HTML part");
     for (cid, mime, _) in &m.inline {

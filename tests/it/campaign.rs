@@ -4,6 +4,7 @@
 //! campaign exported and verified (a tampered link is named).
 
 use crate::common;
+use adjutant::rules::Load;
 use common::{mail, reply_address, unqp, Site};
 
 fn mails(site: &Site) -> Vec<String> {

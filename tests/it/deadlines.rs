@@ -2,6 +2,7 @@
 //! deadline, correct across a daylight-saving change, players in three zones.
 
 use crate::common;
+use adjutant::rules::Load;
 use common::{reply_address, Site};
 
 /// London leaves summer time on 25 Oct 2026, New York on 1 Nov; Sydney is in

@@ -13,6 +13,7 @@
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir_grid::{self, random};
+use adjutant::rules::Load;
 use adjutant::rules::Rules;
 use common::mail_client::{inbox, real_server_site, MailJudge};
 

@@ -18,6 +18,7 @@
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::measured::{self, state};
+use adjutant::rules::Load;
 use adjutant::rules::Rules;
 use common::mail_client::real_server_site;
 use std::path::Path;

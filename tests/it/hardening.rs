@@ -3,6 +3,7 @@
 //! SQLite file and real mail formats.
 
 use crate::common;
+use adjutant::rules::Load;
 use common::{mail, reply_address, unqp, Site};
 
 /// Set `key = value` in the site's adjutant.toml (the key must be there).

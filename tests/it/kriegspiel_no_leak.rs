@@ -16,6 +16,7 @@
 
 use crate::common;
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use adjutant::rules::Load;
 
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};

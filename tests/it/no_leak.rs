@@ -5,6 +5,7 @@
 
 use adjutant::engine::dice::{deck_seed, turn_seed, ChaChaDice, Seed};
 use adjutant::rules::memoir44::{self, Event, Ruleset};
+use adjutant::rules::Load;
 use adjutant::rules::{Chance, Rules, Viewer};
 use proptest::prelude::*;
 use std::collections::BTreeSet;

@@ -1,6 +1,7 @@
 //! Authentication and mail loops, against the real binary.
 
 use crate::common;
+use adjutant::rules::Load;
 use common::{mail, reply_address, Site};
 
 fn submissions(site: &Site) -> i64 {

@@ -14,6 +14,7 @@
 
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
 use adjutant::rules::memoir_grid::{self, board::GridKind, State as GridState};
+use adjutant::rules::Load;
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State};
 use std::collections::BTreeMap;
 

@@ -4,6 +4,7 @@
 //! replays the correction and names a tampered one.
 
 use crate::common;
+use adjutant::rules::Load;
 use common::{mail, reply_address, Site};
 
 fn serve(site: &Site) {

@@ -10,6 +10,7 @@
 //! Games played by mail: Maildir in, the file outbox out.
 
 use crate::common;
+use adjutant::rules::Load;
 
 use adjutant::engine::dice::{ChaChaDice, Dice};
 use adjutant::rules::{measured, memoir_grid, Rules};

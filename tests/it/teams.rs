@@ -6,6 +6,7 @@
 
 use crate::common;
 use adjutant::rules::memoir44;
+use adjutant::rules::Load;
 use adjutant::rules::{Rules, State};
 use common::{bin, mail, unqp, Site};
 use std::process::Command;

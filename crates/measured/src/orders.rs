@@ -1,0 +1,329 @@
+//! The order language of a measured game (docs/orders.md, "Measured
+//! tables"): one line per unit, its steps in the order they are carried out.
+//!
+//! ```text
+//! UNIT 5TH: FORWARD 6, WHEEL LEFT 30, FIRE AT 1CH
+//! UNIT 77TH: FORM COLUMN, FORWARD 3
+//! UNIT BAT: FIRE CANISTER AT 2HUS
+//! STANDING 5TH: HOLD GROUND, FIRE AT CHARGERS
+//! PASS
+//! ```
+
+use super::geometry::{fmt_len, parse_len};
+use adjutant_rules::Rejection;
+
+/// One step of a unit's move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Straight ahead, sixteenths.
+    Forward(i64),
+    /// Straight back, keeping the facing.
+    Back(i64),
+    /// Pivot on a flank; negative degrees wheel left.
+    Wheel(i64),
+    /// Turn about (face the rear), in place.
+    About,
+    Form(String),
+    Limber,
+    Unlimber,
+    Hold,
+    FireAt(String),
+    Canister(String),
+    PickOff(String),
+    Charge(String),
+    /// A General rides to a retiring unit and attaches himself to it.
+    Rally(String),
+}
+
+impl Step {
+    #[must_use]
+    pub fn canonical(&self) -> String {
+        match self {
+            Step::Forward(d) => format!("FORWARD {}", inches(*d)),
+            Step::Back(d) => format!("BACK {}", inches(*d)),
+            Step::Wheel(a) if *a < 0 => format!("WHEEL LEFT {}", -a),
+            Step::Wheel(a) => format!("WHEEL RIGHT {a}"),
+            Step::About => "ABOUT".into(),
+            Step::Form(f) => format!("FORM {}", f.to_ascii_uppercase()),
+            Step::Limber => "LIMBER".into(),
+            Step::Unlimber => "UNLIMBER".into(),
+            Step::Hold => "HOLD".into(),
+            Step::FireAt(t) => format!("FIRE AT {t}"),
+            Step::Canister(t) => format!("FIRE CANISTER AT {t}"),
+            Step::PickOff(t) => format!("PICK OFF {t}"),
+            Step::Charge(t) => format!("CHARGE {t}"),
+            Step::Rally(t) => format!("RALLY {t}"),
+        }
+    }
+    /// A fire or charge step (at most one, and last).
+    #[must_use]
+    pub fn is_action(&self) -> bool {
+        matches!(
+            self,
+            Step::FireAt(_)
+                | Step::Canister(_)
+                | Step::PickOff(_)
+                | Step::Charge(_)
+                | Step::Rally(_)
+        )
+    }
+}
+
+/// Inches as an order writes them: decimals, e.g. `7.5`.
+#[must_use]
+pub fn inches(d: i64) -> String {
+    if d % 16 == 0 {
+        format!("{}", d / 16)
+    } else {
+        let s = format!("{:.4}", d as f64 / 16.0);
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+/// A line of orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Unit { id: String, steps: Vec<Step> },
+    Standing { id: String, orders: Vec<String> },
+    Pass,
+}
+
+/// Parsed orders: (1-based line, the text, the order).
+pub type Parsed = Vec<(usize, String, Line)>;
+
+/// The words a measured order line starts with.
+pub const ORDER_WORDS: &[&str] = &["UNIT", "STANDING", "PASS"];
+
+/// Parse an orders text. Nothing here knows the position; the engine
+/// checks each order against it.
+pub fn parse(text: &str) -> Result<Parsed, Rejection> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        if line.len() > 400 {
+            return Err(Rejection::at(
+                n,
+                &line.chars().take(40).collect::<String>(),
+                "an order line is at most 400 characters",
+            ));
+        }
+        let upper = line.to_ascii_uppercase();
+        let (word, rest) = upper
+            .split_once(char::is_whitespace)
+            .unwrap_or((&upper, ""));
+        let parsed = match word {
+            "PASS" if rest.trim().is_empty() => Line::Pass,
+            "UNIT" | "STANDING" => {
+                let (id, parts) = unit_line(word, rest, n, line, "a unit's name", "5TH")?;
+                if word == "STANDING" {
+                    let mut orders = Vec::new();
+                    for p in parts {
+                        let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
+                        match p.as_str() {
+                            "HOLD GROUND" | "FIRE AT CHARGERS" | "NONE" => orders.push(p),
+                            other => {
+                                return Err(Rejection::at(
+                                    n,
+                                    line,
+                                    format!("'{other}' is not a standing order (HOLD GROUND, FIRE AT CHARGERS, NONE)"),
+                                ))
+                            }
+                        }
+                    }
+                    Line::Standing {
+                        id: id.to_string(),
+                        orders,
+                    }
+                } else {
+                    let mut steps = Vec::new();
+                    for p in parts {
+                        steps.push(step(p).map_err(|m| Rejection::at(n, line, m))?);
+                    }
+                    if steps.len() > 12 {
+                        return Err(Rejection::at(n, line, "at most 12 steps for one unit"));
+                    }
+                    Line::Unit {
+                        id: id.to_string(),
+                        steps,
+                    }
+                }
+            }
+            w => {
+                return Err(Rejection::at(
+                    n,
+                    line,
+                    format!(
+                    "'{w}' is not an order: a line starts UNIT <name>:, STANDING <name>: or PASS"
+                ),
+                ))
+            }
+        };
+        out.push((n, line.to_string(), parsed));
+    }
+    Ok(out)
+}
+
+/// A `WORD <name>: step, step` line (the colon may be left out): the name
+/// and the steps, split at commas or semicolons; refused when either is
+/// missing. Shared by every ruleset of the family.
+pub fn unit_line<'a>(
+    word: &str,
+    rest: &'a str,
+    n: usize,
+    line: &str,
+    what: &str,
+    example: &str,
+) -> Result<(&'a str, Vec<&'a str>), Rejection> {
+    let rest = rest.trim();
+    let (id, body) = match rest.split_once(':') {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => rest
+            .split_once(char::is_whitespace)
+            .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
+    };
+    if id.is_empty() {
+        return Err(Rejection::at(
+            n,
+            line,
+            format!("{word} takes {what} first, e.g. {word} {example}: ..."),
+        ));
+    }
+    let parts: Vec<&str> = body
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err(Rejection::at(
+            n,
+            line,
+            format!("no orders for {id} (write HOLD to stand)"),
+        ));
+    }
+    Ok((id, parts))
+}
+
+fn dist(w: &str, what: &str) -> Result<i64, String> {
+    if w.is_empty() {
+        return Err(format!("{what} takes a distance in inches, e.g. {what} 6"));
+    }
+    match parse_len(w) {
+        Some(d) if d > 0 => Ok(d),
+        _ => Err(format!(
+            "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
+            fmt_len(super::geometry::MAX_TABLE_INCHES * 16)
+        )),
+    }
+}
+
+fn step(p: &str) -> Result<Step, String> {
+    let w: Vec<&str> = p.split_whitespace().collect();
+    let target = |k: usize, what: &str| -> Result<String, String> {
+        match w.get(k) {
+            Some(t) if w.len() == k + 1 => Ok((*t).to_string()),
+            _ => Err(format!("{what} takes one unit's name, e.g. {what} 2HUS")),
+        }
+    };
+    Ok(match w.as_slice() {
+        ["FORWARD", ..] => Step::Forward(dist(&w[1..].join(" "), "FORWARD")?),
+        ["BACK", ..] => Step::Back(dist(&w[1..].join(" "), "BACK")?),
+        ["WHEEL", dirw, deg] => {
+            let d: i64 = deg
+                .trim_end_matches('°')
+                .parse()
+                .ok()
+                .filter(|d| (1..=180).contains(d))
+                .ok_or_else(|| format!("'{deg}' is not an angle: whole degrees 1 to 180"))?;
+            match *dirw {
+                "LEFT" => Step::Wheel(-d),
+                "RIGHT" => Step::Wheel(d),
+                _ => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
+            }
+        }
+        ["WHEEL", ..] => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
+        ["ABOUT"] => Step::About,
+        ["FORM", f] => match *f {
+            "LINE" | "COLUMN" | "OPEN" => Step::Form(f.to_ascii_lowercase()),
+            _ => return Err(format!("FORM LINE, FORM COLUMN or FORM OPEN, not FORM {f}")),
+        },
+        ["LIMBER"] => Step::Limber,
+        ["UNLIMBER" | "DEPLOY"] => Step::Unlimber,
+        ["HOLD"] => Step::Hold,
+        ["FIRE", "AT", ..] => Step::FireAt(target(2, "FIRE AT")?),
+        ["FIRE", "CANISTER", "AT", ..] => Step::Canister(target(3, "FIRE CANISTER AT")?),
+        ["PICK", "OFF", ..] => Step::PickOff(target(2, "PICK OFF")?),
+        ["CHARGE", ..] => Step::Charge(target(1, "CHARGE")?),
+        ["RALLY", ..] => Step::Rally(target(1, "RALLY")?),
+        _ => {
+            return Err(format!(
+                "'{p}' is not a step (FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|COLUMN|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE CANISTER AT u, PICK OFF u, CHARGE u, RALLY u)"
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse() {
+        let p = parse(
+            "UNIT 5th: forward 6, wheel left 30, fire at 1ch\nstanding 5TH hold ground\n\nPASS",
+        )
+        .unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(
+            p[0].2,
+            Line::Unit {
+                id: "5TH".into(),
+                steps: vec![
+                    Step::Forward(96),
+                    Step::Wheel(-30),
+                    Step::FireAt("1CH".into())
+                ]
+            }
+        );
+        assert_eq!(
+            p[1].2,
+            Line::Standing {
+                id: "5TH".into(),
+                orders: vec!["HOLD GROUND".into()]
+            }
+        );
+        assert_eq!(p[2].0, 4);
+    }
+
+    #[test]
+    fn bad_lines_say_why_with_their_line() {
+        let e = parse("UNIT A: FORWARD\n").unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(e.message.contains("distance"), "{e}");
+        let e = parse("\nUNIT A: WHEEL LEFT 400").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("angle"));
+        let e = parse("MARCH A").unwrap_err();
+        assert!(e.message.contains("not an order"));
+        let e = parse("UNIT A: FORWARD 6.01").unwrap_err();
+        assert!(e.message.contains("sixteenths"));
+        assert!(parse("UNIT A: FORWARD 7 1/2").is_ok());
+        assert_eq!(Step::Forward(120).canonical(), "FORWARD 7.5");
+        // Nothing from a mail may panic: huge numbers, long lines with
+        // letters of several bytes where a cut would fall.
+        for bad in [
+            "UNIT A: FORWARD 99999999999999999999",
+            "UNIT A: FORWARD 9223372036854775807",
+            "UNIT A: BACK 9223372036854775807/2",
+            "UNIT A: FORWARD 922337203685477580.5",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let long = format!("UNIT AB: {}", "é".repeat(300));
+        let e = parse(&long).unwrap_err();
+        assert!(e.message.contains("400"), "{e}");
+    }
+}

@@ -1,0 +1,211 @@
+//! Memoir of Battle (seeds/000) and Memoir of Modern Battle (seeds/001): one
+//! engine for grid-area games with strength values, a simultaneous artillery
+//! phase, an initiative roll and unit-by-unit moves, on square or hex grids
+//! of any size. Tables in rulesets/*.toml; readings in
+//! docs/rules/memoir-of-battle.md and docs/rules/memoir-of-modern-battle.md.
+
+pub mod board;
+pub mod case;
+pub mod engine;
+pub mod random;
+pub mod report;
+pub mod ruleset;
+pub mod state;
+
+use adjutant_dice::Dice;
+use adjutant_rules::report::Parts;
+use adjutant_rules::{
+    Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
+};
+pub use ruleset::Ruleset;
+pub use state::State;
+
+/// How the grid family joins the judge.
+pub const ENTRY: FamilyEntry = FamilyEntry {
+    name: "memoir_grid",
+    rulesets: &["memoir-of-battle", "memoir-of-modern-battle"],
+    owns: owns_ruleset,
+    load: load_ruleset,
+    scenarios: shipped_scenarios,
+    run_case: case::run_case_text,
+};
+
+fn owns_ruleset(id: &str) -> bool {
+    ENTRY
+        .rulesets
+        .iter()
+        .any(|r| id == *r || id.strip_prefix(r).is_some_and(|rest| rest.starts_with('-')))
+        // "memoir-of-battle-x" must not swallow "memoir-of-modern-battle".
+        && !id.starts_with("memoir44")
+}
+
+fn load_ruleset(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError> {
+    Ok(Rules::new(match text {
+        Some((text, file)) => Ruleset::from_toml(text, file)?,
+        None => Ruleset::builtin(id)?,
+    }))
+}
+
+fn shipped_scenarios() -> Vec<(String, String)> {
+    state::SHIPPED
+        .iter()
+        .map(|(id, rs, _)| ((*id).to_string(), (*rs).to_string()))
+        .collect()
+}
+
+impl Family for Ruleset {
+    type State = State;
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn order_words(&self) -> &'static [&'static str] {
+        engine::ORDER_WORDS
+    }
+
+    fn order_help(&self) -> String {
+        "Memoir of Battle and Memoir of Modern Battle orders, one per line:\n\
+  FIRE <from> <target>              artillery in phase 1, or a unit's combat\n\
+  MOVE <from> <area> ... <to>       the path, area by area through edges\n\
+  REMOVE-WIRE <at>  LOAD/UNLOAD/LIMBER/UNLIMBER <transport> <area>\n\
+  INITIATIVE FIRST|SECOND           your choice if you win the initiative\n"
+            .to_string()
+    }
+
+    fn die_faces(&self) -> Vec<String> {
+        self.faces.clone()
+    }
+
+    fn setup(&self, scenario: &Scenario, _deck: &mut dyn Dice) -> Result<State, DataError> {
+        if let Some(k) = scenario.options.keys().next() {
+            return Err(DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!(
+                    "unknown game option '{k}' for {} (known: none yet)",
+                    self.name
+                ),
+            });
+        }
+        let (text, file) = match &scenario.text {
+            Some(t) => (t.as_str(), scenario.file.as_str()),
+            None => {
+                let (_, _, t) = state::SHIPPED
+                    .iter()
+                    .find(|(id, _, _)| *id == scenario.id)
+                    .ok_or_else(|| {
+                        DataError::UnknownScenario(
+                            scenario.id.clone(),
+                            shipped_scenarios()
+                                .into_iter()
+                                .map(|s| s.0)
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        )
+                    })?;
+                (*t, scenario.file.as_str())
+            }
+        };
+        let mut st = state::load(self, text, file)?;
+        if scenario.text.is_some() {
+            st.scenario = scenario.id.clone();
+        }
+        Ok(st)
+    }
+
+    fn sides(&self, s: &State) -> Vec<String> {
+        s.sides.clone()
+    }
+
+    fn phase(&self, s: &State) -> Phase {
+        let sides: Vec<String> = engine::needs(self, s)
+            .iter()
+            .map(|i| s.sides[*i].clone())
+            .collect();
+        let (name, what) = match s.step {
+            _ if s.over => ("over".to_string(), "game over".to_string()),
+            state::Step::Artillery if sides.is_empty() => (
+                "artillery".into(),
+                "no artillery on the board: the judge rolls the initiative".into(),
+            ),
+            state::Step::Artillery => (
+                "artillery".into(),
+                format!(
+                    "turn {}, artillery fire: both sides' orders are held and resolved together",
+                    s.turn
+                ),
+            ),
+            state::Step::Move { side, second } => (
+                "move".into(),
+                format!(
+                    "turn {}: {} moves and fights {}",
+                    s.turn,
+                    s.sides[side],
+                    if second { "second" } else { "first" }
+                ),
+            ),
+        };
+        Phase { name, sides, what }
+    }
+
+    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+        let o = [Orders {
+            side: side.to_string(),
+            text: orders.to_string(),
+        }];
+        // Only this side's orders: in the artillery phase the others' are
+        // not needed to check these.
+        engine::run(self, s, &o, None)?;
+        Ok(engine::parse(s, orders)?
+            .iter()
+            .map(|(_, _, c)| c.canonical())
+            .collect())
+    }
+
+    fn adjudicate(
+        &self,
+        s: &State,
+        orders: &[Orders],
+        chance: &mut Chance<'_>,
+    ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+        let out = engine::run(self, s, orders, Some(chance))?;
+        Ok((out.st, out.ev))
+    }
+
+    fn result(&self, s: &State) -> Option<String> {
+        s.over.then(|| s.winner.clone().unwrap_or_default())
+    }
+
+    /// A pass keeps the standing initiative choice and orders nothing.
+    fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {
+        Some("PASS\n".into())
+    }
+
+    fn report(
+        &self,
+        s: &State,
+        events: &[serde_json::Value],
+        viewer: &Viewer,
+        _mover: Option<&str>,
+    ) -> Parts {
+        report::parts(self, s, events, viewer)
+    }
+
+    fn describe_events(
+        &self,
+        _s: &State,
+        events: &[serde_json::Value],
+        _viewer: &Viewer,
+    ) -> Vec<String> {
+        events.iter().filter_map(report::describe).collect()
+    }
+
+    /// Units destroyed: the victory points of these rulebooks.
+    fn score(&self, s: &State) -> Vec<(String, u32)> {
+        s.sides
+            .iter()
+            .cloned()
+            .zip(s.destroyed.iter().copied())
+            .collect()
+    }
+}

@@ -1,0 +1,635 @@
+//! The grid family draws its own reports from a [`View`] for one recipient:
+//! an 80-column map (squares or offset hexes, coordinates on the edges),
+//! a compact 40-column map, the combat report, the order template, an SVG
+//! board and view.json. These rulebooks hide no unit, so a view is the
+//! whole board; the one thing kept from the enemy is a side's standing
+//! INITIATIVE choice, which only its own order template shows. A view is
+//! still the only thing a renderer sees.
+
+use super::board::{Area, GridKind};
+use super::engine;
+use super::ruleset::Ruleset;
+use super::state::{State, Step};
+use adjutant_rules::report::html::esc;
+use adjutant_rules::report::{wrap, Parts};
+use adjutant_rules::Viewer;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitView {
+    pub side: String,
+    pub kind: String,
+    pub name: String,
+    pub letter: String,
+    pub at: Area,
+    pub strength: u32,
+    pub max: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carrying: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wire_stuck: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fired: bool,
+}
+
+/// What one recipient sees (docs/report-json.md, grid family).
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub schema: u32,
+    pub family: &'static str,
+    pub ruleset: String,
+    pub scenario: String,
+    pub title: String,
+    pub turn: u32,
+    pub grid: super::board::Grid,
+    pub sides: Vec<String>,
+    pub bottom: String,
+    pub viewer: Viewer,
+    pub terrain: Vec<(Area, Vec<String>)>,
+    pub units: Vec<UnitView>,
+    pub destroyed: Vec<u32>,
+    pub victory: u32,
+    pub phase: String,
+    pub waiting: Vec<String>,
+    pub last: Vec<Value>,
+    pub over: bool,
+    pub winner: Option<String>,
+}
+
+#[must_use]
+pub fn view(r: &Ruleset, st: &State, viewer: &Viewer, events: &[Value]) -> View {
+    View {
+        schema: 1,
+        family: "memoir_grid",
+        ruleset: r.id.clone(),
+        scenario: st.scenario.clone(),
+        title: st.title.clone(),
+        turn: st.turn,
+        grid: st.grid,
+        sides: st.sides.clone(),
+        bottom: st.sides.get(st.bottom).cloned().unwrap_or_default(),
+        viewer: viewer.clone(),
+        terrain: st.terrain.iter().map(|(a, f)| (*a, f.clone())).collect(),
+        units: st
+            .units
+            .iter()
+            .map(|u| {
+                let s = r.unit(&u.kind);
+                UnitView {
+                    side: st.sides.get(u.side).cloned().unwrap_or_default(),
+                    kind: u.kind.clone(),
+                    name: s.map_or_else(|| u.kind.clone(), |s| s.name.clone()),
+                    letter: s.map_or_else(|| "U".into(), |s| s.letter.clone()),
+                    at: u.at,
+                    strength: u.strength,
+                    max: u.max,
+                    carrying: u.carrying.as_ref().map(|c| c.kind.clone()),
+                    wire_stuck: u.wire_stuck,
+                    fired: u.fired,
+                }
+            })
+            .collect(),
+        destroyed: st.destroyed.clone(),
+        victory: st.victory,
+        phase: match st.step {
+            Step::Artillery => "artillery".into(),
+            Step::Move { side, .. } => {
+                format!("move ({})", st.sides.get(side).cloned().unwrap_or_default())
+            }
+        },
+        waiting: engine::needs(r, st)
+            .iter()
+            .map(|i| st.sides[*i].clone())
+            .collect(),
+        last: events.to_vec(),
+        over: st.over,
+        winner: st.winner.clone(),
+    }
+}
+
+fn cap(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The area seen from `bottom`'s seat: rows from the top of the page.
+fn rows_top_down(v: &View) -> Vec<i32> {
+    let mine_at_bottom =
+        v.viewer == Viewer::Side(v.bottom.clone()) || !matches!(v.viewer, Viewer::Side(_));
+    if mine_at_bottom {
+        (1..=v.grid.rows).rev().collect()
+    } else {
+        (1..=v.grid.rows).collect()
+    }
+}
+
+fn code(r: &Ruleset, feats: &[String]) -> String {
+    feats
+        .iter()
+        .filter_map(|f| r.feature(f))
+        .max_by_key(|t| {
+            u32::from(t.bridge || t.ford) * 8 + u32::from(t.stop) * 2 + u32::from(t.hill > 0)
+        })
+        .map_or_else(|| "..".into(), |t| t.code.clone())
+}
+
+fn token(v: &View, a: Area) -> String {
+    let mut us: Vec<&UnitView> = v.units.iter().filter(|u| u.at == a).collect();
+    us.sort_by_key(|u| u.kind == "general");
+    match us.first() {
+        None => "  ".into(),
+        Some(u) => {
+            let l = if u.side == v.bottom {
+                u.letter.to_uppercase()
+            } else {
+                u.letter.to_lowercase()
+            };
+            let g = if us.len() > 1 { "g" } else { "" };
+            format!("{l}{}{g}", u.strength)
+        }
+    }
+}
+
+/// The 80-column map.
+#[must_use]
+pub fn text_map(r: &Ruleset, v: &View) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{}, turn {}", v.title, v.turn);
+    let cols = v.grid.columns;
+    let letters: String = (0..cols)
+        .map(|c| format!("  {}   ", (b'A' + c as u8) as char))
+        .collect();
+    let _ = writeln!(o, "    {}", letters.trim_end());
+    let terrain = |a: Area| -> String {
+        v.terrain
+            .iter()
+            .find(|(x, _)| *x == a)
+            .map_or_else(|| "..".into(), |(_, f)| code(r, f))
+    };
+    for row in rows_top_down(v) {
+        let shift = if v.grid.kind == GridKind::Hex && row % 2 == 0 {
+            "   "
+        } else {
+            ""
+        };
+        let mut l1 = format!("{row:>2}  {shift}");
+        let mut l2 = format!("    {shift}");
+        for col in 0..v.grid.row_len(row) {
+            let a = Area { col, row };
+            let _ = write!(l1, " {}   ", terrain(a));
+            let _ = write!(l2, " {:<4} ", token(v, a));
+        }
+        let _ = writeln!(o, "{}", l1.trim_end());
+        let _ = writeln!(o, "{}", l2.trim_end());
+    }
+    let _ = writeln!(o, "    {}", letters.trim_end());
+    let mut used: Vec<String> = v
+        .terrain
+        .iter()
+        .flat_map(|(_, f)| f.iter().cloned())
+        .collect();
+    used.sort();
+    used.dedup();
+    let legend: Vec<String> = used
+        .iter()
+        .filter_map(|f| r.feature(f).map(|t| format!("{} {}", t.code, t.name)))
+        .collect();
+    let mut kinds: Vec<(String, String)> = v
+        .units
+        .iter()
+        .map(|u| (u.letter.clone(), u.name.clone()))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let who = format!(
+        "Seen from the {} edge (row {}). Capitals: {}; lower case: {}. The digit is strength; g: a general shares the area.",
+        cap(&v.bottom),
+        1,
+        cap(&v.bottom),
+        v.sides.iter().find(|s| **s != v.bottom).map_or_else(String::new, |s| cap(s))
+    );
+    o.push_str(&wrap(&who, 78, "  "));
+    o.push_str(&wrap(
+        &format!("Terrain: .. open, {}.", legend.join(", ")),
+        78,
+        "  ",
+    ));
+    let kl: Vec<String> = kinds.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    o.push_str(&wrap(&format!("Units: {}.", kl.join(", ")), 78, "  "));
+    let d: Vec<String> = v
+        .sides
+        .iter()
+        .zip(&v.destroyed)
+        .map(|(s, n)| format!("{} {n}", cap(s)))
+        .collect();
+    o.push_str(&wrap(
+        &format!(
+            "Enemy units destroyed: {} (of {} to win).",
+            d.join(", "),
+            v.victory
+        ),
+        78,
+        "  ",
+    ));
+    o
+}
+
+/// The compact (40-column) map: one character of terrain or a unit letter.
+#[must_use]
+pub fn compact_map(r: &Ruleset, v: &View) -> String {
+    let mut o = String::new();
+    let cols = v.grid.columns;
+    let head: String = (0..cols)
+        .map(|c| format!("{} ", (b'A' + c as u8) as char))
+        .collect();
+    let _ = writeln!(o, "   {}", head.trim_end());
+    for row in rows_top_down(v) {
+        let shift = if v.grid.kind == GridKind::Hex && row % 2 == 0 {
+            " "
+        } else {
+            ""
+        };
+        let mut l = format!("{row:>2} {shift}");
+        for col in 0..v.grid.row_len(row) {
+            let a = Area { col, row };
+            let t = token(v, a);
+            let c = if t.trim().is_empty() {
+                let code = v
+                    .terrain
+                    .iter()
+                    .find(|(x, _)| *x == a)
+                    .map_or_else(|| "..".into(), |(_, f)| code(r, f));
+                if code == ".." {
+                    '.'
+                } else {
+                    code.chars().next().unwrap_or('?').to_ascii_lowercase()
+                }
+            } else {
+                t.chars().next().unwrap_or('?')
+            };
+            let _ = write!(l, "{c} ");
+        }
+        let _ = writeln!(o, "{}", l.trim_end());
+    }
+    o
+}
+
+/// One event in words, or None if the viewer may not read it.
+#[must_use]
+pub fn describe(e: &Value) -> Option<String> {
+    let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let faces = e
+        .get("faces")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    Some(match g("kind").as_str() {
+        "fire" => format!(
+            "{}: the {} at {} fires at the {} at {}: {} dice: {}.",
+            cap(&g("side")),
+            g("unit").replace('-', " "),
+            g("from"),
+            g("target").replace('-', " "),
+            g("at"),
+            e.get("dice").and_then(Value::as_u64).unwrap_or(0),
+            if faces.is_empty() {
+                "none".into()
+            } else {
+                faces
+            }
+        ),
+        "loss" => format!(
+            "The {} of {} at {} loses {} (strength {} left){}.",
+            g("unit").replace('-', " "),
+            cap(&g("side")),
+            g("at"),
+            e.get("lost").and_then(Value::as_u64).unwrap_or(0),
+            e.get("strength").and_then(Value::as_u64).unwrap_or(0),
+            if e.get("fieldworks").and_then(Value::as_bool) == Some(true) {
+                " (in fieldworks: the first loss was ignored)"
+            } else {
+                ""
+            }
+        ),
+        "destroyed" => format!(
+            "The {} of {} at {} is destroyed{}.",
+            g("unit").replace('-', " "),
+            cap(&g("side")),
+            g("at"),
+            e.get("carried")
+                .and_then(Value::as_str)
+                .map_or_else(String::new, |c| format!(
+                    ", with the {} it carried",
+                    c.replace('-', " ")
+                ))
+        ),
+        "retreat" => format!(
+            "The {} of {} retreats from {} to {}.",
+            g("unit").replace('-', " "),
+            cap(&g("side")),
+            g("from"),
+            g("to")
+        ),
+        "retreat-blocked" => format!(
+            "The {} of {} at {} cannot retreat and loses 1 instead.",
+            g("unit").replace('-', " "),
+            cap(&g("side")),
+            g("at")
+        ),
+        "initiative" => {
+            let rolls: Vec<String> = e
+                .get("rolls")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|x| x.to_string()).collect())
+                .unwrap_or_default();
+            format!(
+                "Initiative: the dice show {}; {} wins and goes {}: {} moves first.",
+                rolls.join(", "),
+                cap(&g("winner")),
+                g("chose"),
+                cap(&g("first"))
+            )
+        }
+        "move" => {
+            let p: Vec<&str> = e
+                .get("path")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            format!(
+                "{}: the {} moves {}.",
+                cap(&g("side")),
+                g("unit").replace('-', " "),
+                p.join(" -> ")
+            )
+        }
+        "stop" => format!("It stops at {}: {}.", g("at"), g("why")),
+        "minefield" => format!(
+            "The {} of {} enters the minefield at {}: 4 dice: {}.",
+            g("unit").replace('-', " "),
+            cap(&g("side")),
+            g("at"),
+            faces
+        ),
+        "wire-removed" => format!(
+            "{} removes the barbed wire at {}.",
+            cap(&g("side")),
+            g("at")
+        ),
+        "load" | "limber" | "unload" | "unlimber" => format!(
+            "{}: {} the {} at {}.",
+            cap(&g("side")),
+            match g("kind").as_str() {
+                "load" => "loads",
+                "limber" => "limbers",
+                "unload" => "unloads",
+                _ => "unlimbers",
+            },
+            g("unit").replace('-', " "),
+            g("at")
+        ),
+        "lapsed" if e.get("order").is_some() => format!(
+            "{}: the order \"{}\" lapses: {}.",
+            cap(&g("side")),
+            g("order"),
+            g("why")
+        ),
+        "lapsed" => format!(
+            "{}: the order at {} lapses: {}.",
+            cap(&g("side")),
+            g("at"),
+            g("why")
+        ),
+        "game-over" => {
+            let w = g("winner");
+            if w.is_empty() {
+                format!("The game is over ({}): a draw.", g("reason"))
+            } else {
+                format!("The game is over ({}): {} wins.", g("reason"), cap(&w))
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The order template for the side(s) to move, as `viewer` may use it.
+#[must_use]
+pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
+    let Viewer::Side(me) = viewer else {
+        return None;
+    };
+    let side = st.side_index(me)?;
+    if !engine::needs(r, st).contains(&side) {
+        return None;
+    }
+    let mut o = String::new();
+    match st.step {
+        Step::Artillery => {
+            let _ = writeln!(o, "Your artillery phase orders (both sides fire at once):");
+            for u in st.units.iter().filter(|u| u.side == side) {
+                if let Some(s) = r.unit(&u.kind).filter(|s| !s.artillery.is_empty()) {
+                    let _ = writeln!(
+                        o,
+                        "# FIRE {} <target>      {} (strength {}), reaches {}",
+                        u.at,
+                        s.name,
+                        u.strength,
+                        s.artillery.len()
+                    );
+                }
+            }
+            let _ = writeln!(
+                o,
+                "# INITIATIVE {}          if you win the initiative (standing)",
+                if st.second[side] { "SECOND" } else { "FIRST" }
+            );
+        }
+        Step::Move { .. } => {
+            let _ = writeln!(
+                o,
+                "Your move: each unit moves and fights in the order you write."
+            );
+            for u in st.units.iter().filter(|u| u.side == side) {
+                let Some(s) = r.unit(&u.kind) else { continue };
+                let what = match (s.combat.is_empty(), s.move_fire) {
+                    (true, _) if s.transport => format!("move {} or load/unload", s.r#move),
+                    (true, _) => format!("move {}", s.r#move),
+                    (false, None) => format!("move {} or fight", s.r#move),
+                    (false, Some(0)) => format!("move {} or fight", s.r#move),
+                    (false, Some(m)) => format!("move {}, or move {m} and fight", s.r#move),
+                };
+                let extra = if u.wire_stuck {
+                    " (in wire: REMOVE-WIRE first)"
+                } else if u.fired {
+                    " (fired: may not move)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(o, "# {} {} ({}): {what}{extra}", u.at, s.name, u.strength);
+            }
+            let _ = writeln!(
+                o,
+                "# MOVE <from> <area> ... <to>    FIRE <from> <target>    PASS"
+            );
+        }
+    }
+    Some(o)
+}
+
+/// The SVG board: squares or hexes, terrain, units with strength, this
+/// phase's fire and moves. Integer coordinates, one shape reused.
+#[must_use]
+pub fn svg(r: &Ruleset, v: &View) -> String {
+    let hex = v.grid.kind == GridKind::Hex;
+    let (cw, ch) = if hex { (52, 45) } else { (52, 52) };
+    let rows = rows_top_down(v);
+    let w = v.grid.columns * cw + 40;
+    let h = v.grid.rows * ch + 40;
+    let pos = |a: Area| -> (i32, i32) {
+        let y = rows.iter().position(|x| *x == a.row).unwrap_or(0) as i32;
+        let shift = if hex && a.row % 2 == 0 { cw / 2 } else { 0 };
+        (20 + a.col * cw + shift + cw / 2, 20 + y * ch + ch / 2)
+    };
+    let fill = |f: &[String]| -> &'static str {
+        let t: Vec<&str> = f.iter().map(String::as_str).collect();
+        if t.contains(&"woods") {
+            "#5b8a46"
+        } else if t.contains(&"town") {
+            "#c8a27a"
+        } else if t.iter().any(|x| matches!(*x, "river" | "stream" | "water")) {
+            "#6fa8dc"
+        } else if t.iter().any(|x| x.starts_with("hill")) {
+            "#b59b6a"
+        } else if t
+            .iter()
+            .any(|x| matches!(*x, "difficult" | "mountain" | "rough"))
+        {
+            "#9e9e8e"
+        } else if t.contains(&"sand") {
+            "#e8d9a0"
+        } else {
+            "#e3ead2"
+        }
+    };
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\
+<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}</style>"
+    );
+    if hex {
+        let _ = write!(
+            o,
+            "<polygon id=\"area\" class=\"a\" points=\"0,-30 26,-15 26,15 0,30 -26,15 -26,-15\"/>"
+        );
+    } else {
+        let _ = write!(
+            o,
+            "<rect id=\"area\" class=\"a\" x=\"-26\" y=\"-26\" width=\"52\" height=\"52\"/>"
+        );
+    }
+    o.push_str("</defs>\n");
+    for row in 1..=v.grid.rows {
+        for col in 0..v.grid.row_len(row) {
+            let a = Area { col, row };
+            let (x, y) = pos(a);
+            let f: Vec<String> = v
+                .terrain
+                .iter()
+                .find(|(t, _)| *t == a)
+                .map(|(_, f)| f.clone())
+                .unwrap_or_default();
+            let _ = write!(
+                o,
+                "<use href=\"#area\" class=\"area\" x=\"{x}\" y=\"{y}\" fill=\"{}\"/><text class=\"t\" x=\"{}\" y=\"{}\">{a}</text>",
+                fill(&f),
+                x - 22,
+                y - 14
+            );
+            let extra: Vec<String> = f
+                .iter()
+                .filter(|x| !matches!(x.as_str(), "woods" | "town" | "river" | "stream" | "water"))
+                .filter_map(|x| r.feature(x).map(|t| t.code.clone()))
+                .collect();
+            if !extra.is_empty() {
+                let _ = write!(
+                    o,
+                    "<text class=\"t\" x=\"{}\" y=\"{}\">{}</text>",
+                    x - 22,
+                    y + 22,
+                    esc(&extra.join(" "))
+                );
+            }
+        }
+    }
+    for u in &v.units {
+        let (x, y) = pos(u.at);
+        let color = if u.side == v.bottom {
+            "#2457a6"
+        } else {
+            "#b0322a"
+        };
+        let dy = if u.kind == "general" { 12 } else { 0 };
+        let _ = write!(
+            o,
+            "<g class=\"unit\"><rect x=\"{}\" y=\"{}\" width=\"30\" height=\"18\" rx=\"3\" fill=\"{color}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
+            x - 15,
+            y - 9 + dy,
+            x - 11,
+            y + 5 + dy,
+            esc(&u.letter),
+            u.strength
+        );
+    }
+    for e in &v.last {
+        let a = e.get("from").and_then(Value::as_str).and_then(Area::parse);
+        let b = e.get("at").and_then(Value::as_str).and_then(Area::parse);
+        if let (Some("fire"), Some(a), Some(b)) = (e.get("kind").and_then(Value::as_str), a, b) {
+            let (x1, y1) = pos(a);
+            let (x2, y2) = pos(b);
+            let _ = write!(o, "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/>");
+        }
+    }
+    o.push_str("</svg>\n");
+    o
+}
+
+/// Every part of a report for `viewer`.
+#[must_use]
+pub fn parts(r: &Ruleset, st: &State, events: &[Value], viewer: &Viewer) -> Parts {
+    let v = view(r, st, viewer, events);
+    let lines: Vec<String> = events.iter().filter_map(describe).collect();
+    let combat = if lines.is_empty() {
+        String::new()
+    } else {
+        let mut c = String::from("What happened:\n");
+        for l in &lines {
+            c.push_str(&wrap(&format!("  {l}"), 78, "    "));
+        }
+        c
+    };
+    let svg = svg(r, &v);
+    let board_html = format!(
+        "<p style=\"margin:4px 0;font-size:13px\">{}, turn {}. Seen from the {} edge.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",
+        esc(&v.title),
+        v.turn,
+        esc(&cap(&v.bottom))
+    );
+    Parts {
+        map: text_map(r, &v),
+        compact: compact_map(r, &v),
+        combat,
+        orders: template(r, st, viewer),
+        board_html,
+        svg,
+        json: serde_json::to_string_pretty(&v).unwrap_or_default(),
+    }
+}

@@ -1,0 +1,1485 @@
+//! Rules test vectors: a small TOML case (board, units, hand, orders, forced
+//! dice, expectations) run through the real engine. The format is the
+//! contract of issue 3; see docs/testing.md.
+
+use super::battle::Ctx;
+use super::events::Event;
+use super::orders;
+use super::ruleset::{at, toml_error, Ruleset};
+use super::scenario::{
+    self, DropSpec, Layout, MineSpec, ObjectiveSpec, OneOrMany, Placement, RiggedSpec,
+};
+use super::state::{Engagement, Played, State};
+use super::turn::standing_from;
+use super::{adjudicate, Chance, DataError};
+use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+pub use adjutant_rules::CaseResult;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    name: String,
+    #[serde(default)]
+    ruleset: Option<Spanned<String>>,
+    #[serde(default)]
+    cites: Option<String>,
+    #[serde(default)]
+    notes: Option<String>,
+    #[serde(default)]
+    scenario: Option<Spanned<String>>,
+    #[serde(default)]
+    board: BoardPart,
+    #[serde(default)]
+    units: Vec<Placement>,
+    turn: TurnPart,
+    /// Extension: a campaign battle's pre-battle rolls, played before the
+    /// turn (an empty turn `orders` plays no turn).
+    #[serde(default)]
+    pre_battle: Option<PreBattlePart>,
+    /// Extension: Paratroops & Glider Landings, dropped by the judge before
+    /// the turn (an empty turn `orders` plays no turn).
+    #[serde(default)]
+    airdrops: Vec<DropSpec>,
+    /// Extension: Appendix 1's minefields, each with its strength.
+    #[serde(default)]
+    minefields: Vec<MineSpec>,
+    /// Extension: bridges rigged for detonation (Bridge Demolition).
+    #[serde(default)]
+    rigged_bridges: Vec<RiggedSpec>,
+    /// The d6 numbers (1-6) the drop rolls, in order.
+    #[serde(default)]
+    airdrop_dice: Vec<Spanned<u32>>,
+    /// Extension: Battle Star markers, as in scenario files.
+    #[serde(default)]
+    battle_stars: Vec<scenario::StarSpec>,
+    /// Extension: Demoralisation, & Disorganisation, as in scenario files.
+    #[serde(default)]
+    demoralisation: Vec<super::disorder::DisorderSpec>,
+    #[serde(default)]
+    expect: ExpectPart,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreBattlePart {
+    /// Dice per side (victory points of the last battle + campaign wins).
+    dice: BTreeMap<String, u32>,
+    /// Faces forced for the pre-battle roll, in order (sides in scenario order).
+    #[serde(default)]
+    faces: Vec<Spanned<String>>,
+    /// The choices each side mails (absent: the defaults).
+    #[serde(default)]
+    orders: BTreeMap<String, String>,
+    /// The briefing's hand size per side (default: the hand as given).
+    #[serde(default)]
+    hand_size: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoardPart {
+    #[serde(default)]
+    bottom: Option<Spanned<String>>,
+    #[serde(default)]
+    scenario: Option<Spanned<String>>,
+    #[serde(default)]
+    terrain: BTreeMap<Spanned<String>, Spanned<OneOrMany>>,
+    /// Extension: objectives (victory markers).
+    #[serde(default)]
+    objectives: Vec<ObjectiveSpec>,
+    /// Extension: victory points needed.
+    #[serde(default)]
+    victory: Option<u32>,
+    /// Extension: medals already won (eliminated units).
+    #[serde(default)]
+    medals: BTreeMap<String, u32>,
+    /// Extension: the side that may claim bunkers.
+    #[serde(default)]
+    bunkers: Option<Spanned<String>>,
+    /// Extension: played as Kriegspiel ("true" or "known-start").
+    #[serde(default)]
+    kriegspiel: Option<Spanned<String>>,
+    /// Extension: the Variant For Young Generals (game option `young-generals`).
+    #[serde(default)]
+    young_generals: bool,
+    /// Extension: Army Manoeuvres variants played (game options
+    /// `colonel-blimp`, `colonel-chapman`, `general-melchett`).
+    #[serde(default)]
+    variants: Vec<Spanned<String>>,
+    /// Extension: the side that uses the Blitzkrieg rules.
+    #[serde(default)]
+    blitzkrieg: Option<Spanned<String>>,
+    /// Extension: "Achtung! Zombie!" (game option `zombies`): the Dead
+    /// Player's side; its units that are not zombies are converted.
+    #[serde(default)]
+    zombies: Option<Spanned<String>>,
+    /// Extension: "Nineteen Eighty-Four" (game option
+    /// `nineteen-eighty-four`): the board's units are converted.
+    #[serde(default)]
+    nineteen_eighty_four: Option<Spanned<bool>>,
+    /// Extension: "EX-TER-MIN-ATE!" (game option `exterminate`): the Dalek
+    /// side; its units are converted, the Human side gets its Human Factor.
+    #[serde(default)]
+    exterminate: Option<Spanned<String>>,
+    /// Extension: "EX-TER-MIN-ATE!", the Cybermen (game option `cybermen`):
+    /// the Cyberman side; its infantry, armour and artillery become
+    /// Cybermen, the Human side (if not the Daleks) gets its Human Factor.
+    #[serde(default)]
+    cybermen: Option<Spanned<String>>,
+    /// Extension: "War Of The Worlds" (game option `worlds`): the Martian
+    /// Player's side; its units are converted to Martian machines (those
+    /// that already are machines stay).
+    #[serde(default)]
+    worlds: Option<Spanned<String>>,
+    /// Extension ("War Of The Worlds"): the Martians' sickness level when
+    /// the turn begins (each Martian unit's full strength is that many
+    /// models less).
+    #[serde(default)]
+    sickness: Option<u32>,
+    /// Extension: Night & Severe Weather, as a scenario's `[weather]`.
+    #[serde(default)]
+    weather: Option<scenario::WeatherSpec>,
+    /// Extension: the side with the Political Commissar marker.
+    #[serde(default)]
+    commissar: Option<Spanned<String>>,
+    /// Extension: a Flooded Field scenario (a scenario's `flooded`).
+    #[serde(default)]
+    flooded: bool,
+    /// Extension: airfield reinforcements, as a scenario's.
+    #[serde(default)]
+    airfield_reinforcements: Vec<super::landmarks::ReinforcementSpec>,
+    /// Extension: Supply Lines & Sieges, as a scenario's `[supply]`.
+    #[serde(default)]
+    supply: Option<Spanned<super::supply::SupplySpec>>,
+    /// Extension: the sides allowed to build Pontoon Bridges.
+    #[serde(default)]
+    pontoon_bridges: Vec<Spanned<String>>,
+    /// Extension (Battle Star Markers, Sabotage of a Supply Depot): per
+    /// side, the hexes of movement its armour has already lost.
+    #[serde(default)]
+    armour_move_lost: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnPart {
+    side: Spanned<String>,
+    #[serde(default)]
+    hand: Option<Vec<Spanned<String>>>,
+    /// Extension: the other side's hand (Ambush).
+    #[serde(default)]
+    opponent_hand: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    opponent_orders: Option<Spanned<String>>,
+    /// Extension: the card the opponent played last turn (Counter-Attack).
+    #[serde(default)]
+    opponent_played: Option<Spanned<String>>,
+    /// Extension: pairs of hexes already in close assault ("D4 E5").
+    #[serde(default)]
+    firefights: Vec<Spanned<String>>,
+    /// Extension: the side's own standing orders already on file.
+    #[serde(default)]
+    standing: Option<Spanned<String>>,
+    /// Extension: the once-per-game manoeuvre cards the side has already
+    /// used (`restoring-order`, `big-push`).
+    #[serde(default)]
+    used: Vec<Spanned<String>>,
+    /// Extension (Political Commissar): the card face down under the
+    /// marker when the turn begins (`[board] commissar` names the side).
+    #[serde(default)]
+    commissar: Option<Spanned<String>>,
+    orders: String,
+    #[serde(default)]
+    dice: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectPart {
+    #[serde(default)]
+    dice_rolled: Option<usize>,
+    #[serde(default)]
+    units: Vec<ExpectUnit>,
+    #[serde(default)]
+    empty: Vec<Spanned<String>>,
+    #[serde(default)]
+    medals: BTreeMap<String, u32>,
+    #[serde(default)]
+    rejected: Option<String>,
+    /// Extension: event kinds that must appear.
+    #[serde(default)]
+    events: Vec<String>,
+    /// Extension: event kinds that must not appear.
+    #[serde(default)]
+    no_events: Vec<String>,
+    /// Extension: the game is over with this winner ("" for a draw).
+    #[serde(default)]
+    winner: Option<String>,
+    /// Extension (Night & Severe Weather): the visibility in hexes after
+    /// the turn (0: normal, no limit).
+    #[serde(default)]
+    visibility: Option<u32>,
+    /// Extension (Battle Star Markers): every marker on the board after the
+    /// turn.
+    #[serde(default)]
+    stars: Option<Vec<ExpectStar>>,
+    /// Extension: the night track's box after the turn (0: no track).
+    #[serde(default)]
+    night_box: Option<u32>,
+    /// Extension: the cards in each side's hand at the end.
+    #[serde(default)]
+    hands: BTreeMap<String, usize>,
+    /// Extension (Kriegspiel): per side, the enemy units its view must and
+    /// must not hold after the turn; `referee`: the units (of either side)
+    /// the referee's view must and must not hold.
+    #[serde(default)]
+    view: BTreeMap<String, ExpectView>,
+    /// Extension (Minefields): the minefields on the board after the turn.
+    #[serde(default)]
+    minefields: Vec<ExpectMine>,
+    /// Extension (Minefields): hexes with no minefield after the turn.
+    #[serde(default)]
+    no_minefields: Vec<Spanned<String>>,
+    /// Extension: hexes whose tile and obstacles after the turn are these
+    /// (`[]` = open countryside).
+    #[serde(default)]
+    terrain: BTreeMap<String, Vec<String>>,
+    /// Extension (Bridge Demolition): the bridges rigged after the turn
+    /// (exactly these).
+    #[serde(default)]
+    rigged: Option<Vec<String>>,
+    /// Extension (Bridge Demolition): tank hits scored on bridges.
+    #[serde(default)]
+    bridge_damage: BTreeMap<String, u32>,
+    /// Extension (Bridge Demolition): rigged bridges a battle took place on.
+    #[serde(default)]
+    battled_bridges: Option<Vec<String>>,
+    /// Extension (Political Commissar): the card under the marker after
+    /// the turn ("" for none).
+    #[serde(default)]
+    commissar: Option<String>,
+    /// Extension (Appendix 2, Trains): trains after the turn (trains.rs).
+    #[serde(default)]
+    trains: Vec<super::trains::ExpectTrain>,
+    /// Extension (Supply Lines & Sieges): per hex after the turn, the turns
+    /// its unit has begun out of supply (0: in supply).
+    #[serde(default)]
+    supply: BTreeMap<String, u32>,
+    /// Extension: whether the game is over after the turn.
+    #[serde(default)]
+    over: Option<bool>,
+    /// Extension ("Achtung! Zombie!"): the victory markers not yet removed
+    /// after the turn (exactly these).
+    #[serde(default)]
+    zombie_markers: Option<Vec<String>>,
+    /// Extension ("Achtung! Zombie!"): Living figures saved off the board.
+    #[serde(default)]
+    saved: Option<u32>,
+    /// Extension (Sabotage of a Supply Depot): per side, the hexes of
+    /// movement its armour has lost after the turn.
+    #[serde(default)]
+    armour_move_lost: BTreeMap<String, u32>,
+    /// Extension ("EX-TER-MIN-ATE!"): the towns the Daleks have
+    /// exterminated after the turn (exactly these).
+    #[serde(default)]
+    exterminated: Option<Vec<String>>,
+    /// Extension ("War Of The Worlds"): the Martians' sickness level.
+    #[serde(default)]
+    sickness: Option<u32>,
+    /// Extension ("War Of The Worlds"): the towns seized (exactly these).
+    #[serde(default)]
+    seized: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectMine {
+    at: Spanned<String>,
+    #[serde(default)]
+    strength: Option<u32>,
+    #[serde(default)]
+    revealed: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectView {
+    /// Hexes of enemy units the side sees (its view holds them).
+    #[serde(default)]
+    sees: Vec<Spanned<String>>,
+    /// Hexes of enemy units the side does not see: its view holds no unit
+    /// there and no event of the enemy names the hex.
+    #[serde(default)]
+    hidden: Vec<Spanned<String>>,
+    /// Words that must appear in the side's combat report lines.
+    #[serde(default)]
+    told: Vec<String>,
+    /// Words that must not appear in them, nor in its view's summary of
+    /// the sides (the enemy's card, say).
+    #[serde(default)]
+    not_told: Vec<String>,
+    /// Words (any case) that must appear nowhere in the side's view.json,
+    /// nor in its report lines (a card's id or name).
+    #[serde(default)]
+    not_in_view: Vec<String>,
+    /// Words that must appear in exactly one of the side's report lines.
+    #[serde(default)]
+    told_once: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectStar {
+    kind: String,
+    at: String,
+    /// With a unit (a leader's unit, carried equipment).
+    #[serde(default)]
+    carried: Option<bool>,
+    /// Sabotaging A Dam: the Battle Stars on the dam.
+    #[serde(default)]
+    count: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectUnit {
+    at: Spanned<String>,
+    #[serde(default)]
+    side: Option<String>,
+    #[serde(default)]
+    r#type: Option<String>,
+    #[serde(default)]
+    figures: Option<u32>,
+}
+
+fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
+    CaseResult {
+        name: name.to_string(),
+        passed: false,
+        detail: detail.into(),
+    }
+}
+
+/// Run a case file from disk.
+#[must_use]
+pub fn run_case_path(path: &std::path::Path) -> CaseResult {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => run_case_text(&text, &file),
+        Err(e) => fail(&file, format!("{file}: cannot read: {e}")),
+    }
+}
+
+struct Built {
+    name: String,
+    st: State,
+    side: usize,
+    orders: String,
+    faces: Vec<u32>,
+    expect: ExpectPart,
+    /// Pre-battle: forced faces and each side's orders.
+    pre_battle: Option<(Vec<u32>, Vec<adjutant_rules::Orders>)>,
+    /// The airdrop's forced d6 numbers.
+    airdrop_dice: Vec<u32>,
+}
+
+fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
+    let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    let _ = (&cf.cites, &cf.notes);
+    if let Some(rs) = &cf.ruleset {
+        if rs.get_ref() != "memoir44" {
+            return Err(at(
+                text,
+                file,
+                rs.span(),
+                format!("ruleset '{}' is not memoir44", rs.get_ref()),
+            ));
+        }
+    }
+    let scen = cf.scenario.as_ref().or(cf.board.scenario.as_ref());
+    let mut st = match scen {
+        Some(sc) => {
+            let Some(t) = scenario::text(sc.get_ref()) else {
+                return Err(at(
+                    text,
+                    file,
+                    sc.span(),
+                    format!(
+                        "unknown scenario '{}' (known: {})",
+                        sc.get_ref(),
+                        scenario::ids().join(", ")
+                    ),
+                ));
+            };
+            let (_, mut s) =
+                scenario::load(r, t, &format!("scenarios/memoir44/{}.toml", sc.get_ref()))?;
+            s.hands = vec![vec![], vec![]];
+            s
+        }
+        None => {
+            let mut ids: Vec<String> = r.sides.iter().map(|s| s.id.clone()).collect();
+            let mut names: Vec<String> = r.sides.iter().map(|s| s.name.clone()).collect();
+            if let Some(b) = &cf.board.bottom {
+                let want = b.get_ref().trim().to_ascii_lowercase();
+                match ids.iter().position(|x| *x == want) {
+                    Some(0) => {}
+                    Some(_) => {
+                        ids.reverse();
+                        names.reverse();
+                    }
+                    None => {
+                        return Err(at(
+                            text,
+                            file,
+                            b.span(),
+                            format!("unknown side '{}'", b.get_ref()),
+                        ))
+                    }
+                }
+            }
+            scenario::blank(r, "case", &cf.name, ids, names)
+        }
+    };
+    let layout = Layout {
+        text,
+        file,
+        sides: st.sides.clone(),
+        terrain: &cf.board.terrain,
+        units: &cf.units,
+        objectives: &cf.board.objectives,
+        airdrops: &cf.airdrops,
+        minefields: &cf.minefields,
+        rigged: &cf.rigged_bridges,
+    };
+    scenario::place(r, &mut st, &layout)?;
+    if cf.board.flooded {
+        super::landmarks::flood(r, &mut st);
+    }
+    if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
+        return Err(at(
+            text,
+            file,
+            m.at.span(),
+            "a case gives each minefield its strength (strength = 0 to 6)",
+        ));
+    }
+    if let Some(v) = cf.board.victory {
+        st.victory = v;
+    }
+    for (k, v) in &cf.board.medals {
+        if let Some(i) = st.side_index(k) {
+            st.medal_units[i] = *v;
+        }
+    }
+    for (k, v) in &cf.board.armour_move_lost {
+        if let Some(i) = st.side_index(k) {
+            st.armour_move_lost.resize(2, 0);
+            st.armour_move_lost[i] = *v;
+        }
+    }
+    if let Some(k) = &cf.board.kriegspiel {
+        st.fog =
+            Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+    }
+    if let Some(w) = &cf.board.weather {
+        scenario::place_weather(r, &mut st, &layout, w)?;
+    }
+    if let Some(sp) = &cf.board.supply {
+        super::supply::place(r, &mut st, &layout, sp.get_ref(), sp.span())?;
+    }
+    for s in &cf.board.pontoon_bridges {
+        let i = scenario::file_side(&layout, s)?;
+        st.pontoon_sides.push(i);
+    }
+    scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
+    super::disorder::place(r, &mut st, &layout, &cf.demoralisation)?;
+    if let Some(c) = &cf.board.commissar {
+        super::commissar::place(r, &mut st, &layout, c)?;
+    }
+    super::landmarks::place_reinforcements(r, &mut st, &layout, &cf.board.airfield_reinforcements)?;
+    if let Some(b) = &cf.board.blitzkrieg {
+        let side = st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?;
+        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
+    }
+    st.young_generals = cf.board.young_generals;
+    // Appendix 3's Suggested Variants, as the game options name them
+    // ("Nineteen Eighty-Four" converts later, with the bunkers side).
+    let suggested = [
+        (super::variants::zombies::OPTION, &cf.board.zombies),
+        (super::variants::exterminate::OPTION, &cf.board.exterminate),
+        (super::variants::cybermen::OPTION, &cf.board.cybermen),
+        (super::variants::worlds::OPTION, &cf.board.worlds),
+    ];
+    for (option, side) in suggested {
+        if let Some(z) = side {
+            super::variants::apply_option(r, &mut st, option, z.get_ref())
+                .map_err(|m| at(text, file, z.span(), m))?;
+        }
+    }
+    if let (Some(n), Some(_)) = (cf.board.sickness, &st.worlds) {
+        super::variants::worlds::set_sickness(r, &mut st, n);
+    }
+    for v in &cf.board.variants {
+        if !r.variants.contains_key(v.get_ref()) {
+            let known: Vec<&str> = r.variants.keys().map(String::as_str).collect();
+            return Err(at(
+                text,
+                file,
+                v.span(),
+                format!(
+                    "unknown variant '{}' (known: {})",
+                    v.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+        }
+        st.variants.push(v.get_ref().clone());
+    }
+    st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
+    if let Some(b) = &cf.board.bunkers {
+        st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                b.span(),
+                format!("unknown side '{}'", b.get_ref()),
+            )
+        })?);
+    }
+    // "Nineteen Eighty-Four" converts the position the [board] sets up (a
+    // scenario's bunkers side and Commissar included).
+    if let Some(v) = cf
+        .board
+        .nineteen_eighty_four
+        .as_ref()
+        .filter(|v| *v.get_ref())
+    {
+        super::variants::nineteen84::convert(r, &mut st)
+            .map_err(|m| at(text, file, v.span(), m))?;
+    }
+    super::variants::exterminate::human_factor(r, &mut st);
+    let side = st.side_index(cf.turn.side.get_ref()).ok_or_else(|| {
+        at(
+            text,
+            file,
+            cf.turn.side.span(),
+            format!("unknown side '{}'", cf.turn.side.get_ref()),
+        )
+    })?;
+    st.to_move = side;
+    let other = State::other(side);
+    for c in &cf.turn.used {
+        match r.card_id(c.get_ref()) {
+            Some(id) if r.card(&id).is_some_and(|s| s.kind == "manoeuvre") => {
+                st.manoeuvres_used[side].push(id);
+            }
+            _ => {
+                return Err(at(
+                    text,
+                    file,
+                    c.span(),
+                    format!("'{}' is not a manoeuvre card", c.get_ref()),
+                ))
+            }
+        }
+    }
+    let card = |c: &Spanned<String>| -> Result<String, DataError> {
+        r.card_id(c.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                c.span(),
+                format!("unknown card '{}'", c.get_ref()),
+            )
+        })
+    };
+    // The hand: as given, or the cards the orders play.
+    let mut hand = Vec::new();
+    match &cf.turn.hand {
+        Some(h) => {
+            for c in h {
+                hand.push(card(c)?);
+            }
+        }
+        None => {
+            for l in cf.turn.orders.lines() {
+                let t = l.split('#').next().unwrap_or("");
+                let mut w = t.split_whitespace();
+                let verb = w.next().unwrap_or("").to_ascii_uppercase();
+                if matches!(verb.as_str(), "PLAY" | "DISCARD" | "EXCHANGE") {
+                    for c in w {
+                        if let Some(id) = r.card_id(c) {
+                            // A manoeuvre is held outside the hand.
+                            if r.card(&id).is_none_or(|s| s.kind != "manoeuvre") {
+                                hand.push(id);
+                            }
+                        }
+                        if verb == "PLAY" {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut ohand = Vec::new();
+    for c in cf.turn.opponent_hand.iter().flatten() {
+        ohand.push(card(c)?);
+    }
+    let board = State::board(r);
+    if let Some(oo) = &cf.turn.opponent_orders {
+        let lines = orders::parse_standing_text(&board, r, oo.get_ref())
+            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
+        let sd = standing_from(&st, other, &lines, Default::default())
+            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
+        // Standing orders about Ambush mean the opponent holds the card.
+        let ambush = lines.iter().any(|l| {
+            matches!(
+                l.cmd,
+                orders::Cmd::Standing(
+                    orders::StandingCmd::AmbushFirst | orders::StandingCmd::AmbushAt(_)
+                )
+            )
+        });
+        if ambush && !ohand.iter().any(|c| c == "ambush") {
+            ohand.push("ambush".into());
+        }
+        st.standing[other] = sd;
+    }
+    if let Some(own) = &cf.turn.standing {
+        let lines = orders::parse_standing_text(&board, r, own.get_ref())
+            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
+        st.standing[side] = standing_from(&st, side, &lines, Default::default())
+            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
+    }
+    if let Some(p) = &cf.turn.opponent_played {
+        st.last_played[other] = Some(Played {
+            card: card(p)?,
+            section: None,
+        });
+    }
+    st.turn = 1;
+    for f in &cf.turn.firefights {
+        let hs: Vec<_> = f
+            .get_ref()
+            .split_whitespace()
+            .filter_map(|w| board.parse(w))
+            .collect();
+        let ids: Vec<u32> = hs
+            .iter()
+            .filter_map(|h| st.unit_at(*h).map(|u| u.id))
+            .collect();
+        match ids.as_slice() {
+            [a, b] => st.engagements.push(Engagement {
+                a: *a,
+                b: *b,
+                since: 1,
+            }),
+            _ => {
+                return Err(at(
+                    text,
+                    file,
+                    f.span(),
+                    "a firefight names two hexes with units, like \"D4 E5\"",
+                ))
+            }
+        }
+    }
+    let mut deck = r.deck();
+    for c in hand.iter().chain(ohand.iter()) {
+        if let Some(p) = deck.iter().position(|x| x == c) {
+            deck.remove(p);
+        }
+    }
+    if let Some(c) = &cf.turn.commissar {
+        let id = card(c)?;
+        if let Some(p) = deck.iter().position(|x| *x == id) {
+            deck.remove(p);
+        }
+        match st.commissar.as_mut() {
+            Some(m) => m.card = Some(id),
+            None => {
+                return Err(at(
+                    text,
+                    file,
+                    c.span(),
+                    "a card under the Commissar marker needs [board] commissar = \"<side>\"",
+                ))
+            }
+        }
+    }
+    st.hands[side] = hand;
+    st.hands[other] = ohand;
+    st.hand_size = vec![
+        st.hands[0].len().max(1) as u32,
+        st.hands[1].len().max(1) as u32,
+    ];
+    st.deck = deck;
+    st.discard = vec![];
+    let mut faces = Vec::new();
+    for d in &cf.turn.dice {
+        match r.face_value(d.get_ref()) {
+            Some(v) => faces.push(v),
+            None => {
+                return Err(at(
+                    text,
+                    file,
+                    d.span(),
+                    format!(
+                        "'{}' is not a die face (infantry armour grenade star flag)",
+                        d.get_ref()
+                    ),
+                ))
+            }
+        }
+    }
+    for e in &cf.expect.empty {
+        if board.parse(e.get_ref()).is_none() {
+            return Err(at(
+                text,
+                file,
+                e.span(),
+                format!("'{}' is not a hex on the board", e.get_ref()),
+            ));
+        }
+    }
+    for u in &cf.expect.units {
+        if board.parse(u.at.get_ref()).is_none() {
+            return Err(at(
+                text,
+                file,
+                u.at.span(),
+                format!("'{}' is not a hex on the board", u.at.get_ref()),
+            ));
+        }
+    }
+    let pre_battle = match &cf.pre_battle {
+        None => None,
+        Some(pb) => {
+            let mut dice = vec![0; st.sides.len()];
+            for (k, n) in &pb.dice {
+                let i =
+                    st.side_index(&k.to_ascii_lowercase())
+                        .ok_or_else(|| DataError::Invalid {
+                            file: file.to_string(),
+                            message: format!("pre_battle.dice: unknown side '{k}'"),
+                        })?;
+                dice[i] = *n;
+            }
+            for (k, n) in &pb.hand_size {
+                if let Some(i) = st.side_index(&k.to_ascii_lowercase()) {
+                    st.hand_size[i] = *n;
+                }
+            }
+            st.short_hand = vec![false; st.sides.len()];
+            st.pre_battle = Some(super::campaign::PreBattle {
+                dice,
+                rolled: false,
+                choices: Vec::new(),
+            });
+            let mut pf = Vec::new();
+            for d in &pb.faces {
+                pf.push(r.face_value(d.get_ref()).ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        d.span(),
+                        format!("'{}' is not a die face", d.get_ref()),
+                    )
+                })?);
+            }
+            let orders = pb
+                .orders
+                .iter()
+                .map(|(k, v)| adjutant_rules::Orders {
+                    side: k.to_ascii_lowercase(),
+                    text: v.clone(),
+                })
+                .collect();
+            Some((pf, orders))
+        }
+    };
+    let mut airdrop_dice = Vec::new();
+    for d in &cf.airdrop_dice {
+        if !(1..=6).contains(d.get_ref()) {
+            return Err(at(
+                text,
+                file,
+                d.span(),
+                format!("{} is not a number of a d6 (1 to 6)", d.get_ref()),
+            ));
+        }
+        airdrop_dice.push(*d.get_ref());
+    }
+    Ok(Built {
+        airdrop_dice,
+        name: cf.name,
+        st,
+        side,
+        orders: cf.turn.orders,
+        faces,
+        expect: cf.expect,
+        pre_battle,
+    })
+}
+
+/// Run a case from its text. A malformed file is a failing case.
+#[must_use]
+pub fn run_case_text(text: &str, file: &str) -> CaseResult {
+    let r = match Ruleset::builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(file, format!("ruleset: {e}")),
+    };
+    let b = match build(&r, text, file) {
+        Ok(b) => b,
+        Err(e) => {
+            let name = toml::from_str::<toml::Table>(text)
+                .ok()
+                .and_then(|t| t.get("name").and_then(|n| n.as_str().map(str::to_string)))
+                .unwrap_or_else(|| file.to_string());
+            return fail(&name, e.to_string());
+        }
+    };
+    let ctx = Ctx::new(&r);
+    let mut dice = ForcedDice::new(b.faces.clone());
+    let mut deck = ChaChaDice::from_seed([0u8; 32]);
+    let side = b.st.sides[b.side].clone();
+    // A campaign battle's pre-battle phases first, through the family's
+    // own phases (the rolls, then every side's choices).
+    let mut pre_events: Vec<serde_json::Value> = Vec::new();
+    let mut start = b.st.clone();
+    let mut pre_problems = Vec::new();
+    if let Some((faces, orders)) = &b.pre_battle {
+        use adjutant_rules::Family;
+        let mut pd = ForcedDice::new(faces.clone());
+        let res = {
+            let mut chance = Chance {
+                dice: &mut pd,
+                deck: &mut deck,
+            };
+            Family::adjudicate(&r, &start, &[], &mut chance)
+        };
+        match res {
+            Ok((st, ev)) => {
+                start = st;
+                pre_events.extend(ev);
+            }
+            Err(e) => return fail(&b.name, format!("the pre-battle roll failed: {e}")),
+        }
+        if pd.exhausted() || pd.unused() > 0 {
+            pre_problems.push(format!(
+                "pre-battle: the case forces {} dice, the engine rolled {}",
+                faces.len(),
+                pd.rolled()
+            ));
+        }
+        if start.pre_battle.is_some() {
+            let given: Vec<adjutant_rules::Orders> = orders.clone();
+            let mut none = ForcedDice::new(Vec::new());
+            let res = {
+                let mut chance = Chance {
+                    dice: &mut none,
+                    deck: &mut deck,
+                };
+                Family::adjudicate(&r, &start, &given, &mut chance)
+            };
+            match (res, &b.expect.rejected) {
+                (Ok((st, ev)), _) => {
+                    start = st;
+                    pre_events.extend(ev);
+                }
+                (Err(e), Some(want))
+                    if e.to_string().to_lowercase().contains(&want.to_lowercase()) =>
+                {
+                    return CaseResult {
+                        name: b.name,
+                        passed: true,
+                        detail: format!("rejected: {e}"),
+                    };
+                }
+                (Err(e), _) => {
+                    return fail(&b.name, format!("the pre-battle orders were rejected: {e}"))
+                }
+            }
+        }
+    }
+    // Paratroops & Glider Landings: the judge's airdrop phase.
+    let mut airdrop_events: Vec<Event> = Vec::new();
+    let dropping = !start.airdrops.is_empty();
+    if dropping {
+        use adjutant_rules::Family;
+        let mut ad = ForcedDice::new(b.airdrop_dice.clone());
+        let res = {
+            let mut chance = Chance {
+                dice: &mut ad,
+                deck: &mut deck,
+            };
+            Family::adjudicate(&r, &start, &[], &mut chance)
+        };
+        match res {
+            Ok((st, ev)) => {
+                start = st;
+                airdrop_events = ev
+                    .iter()
+                    .filter_map(|e| serde_json::from_value(e.clone()).ok())
+                    .collect();
+                pre_events.extend(ev);
+            }
+            Err(e) => return fail(&b.name, format!("the airdrop failed: {e}")),
+        }
+        if ad.exhausted() || ad.unused() > 0 {
+            pre_problems.push(format!(
+                "airdrop: the case forces {} dice, the engine rolled {}",
+                b.airdrop_dice.len(),
+                ad.rolled()
+            ));
+        }
+    }
+    let play_turn = (b.pre_battle.is_none() && !dropping) || !b.orders.trim().is_empty();
+    let res = if play_turn {
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        adjudicate(&r, &start, &side, &b.orders, &mut chance)
+    } else {
+        Ok((start.clone(), airdrop_events))
+    };
+    let _ = &ctx;
+    let mut problems = pre_problems;
+    let (st, events) = match (res, &b.expect.rejected) {
+        (Err(e), Some(want)) => {
+            let msg = e.to_string();
+            if msg.to_lowercase().contains(&want.to_lowercase()) {
+                return CaseResult {
+                    name: b.name,
+                    passed: true,
+                    detail: format!("rejected: {msg}"),
+                };
+            }
+            return fail(
+                &b.name,
+                format!(
+                    "rejected as expected, but the message \"{msg}\" does not contain \"{want}\""
+                ),
+            );
+        }
+        (Err(e), None) => return fail(&b.name, format!("the orders were rejected: {e}")),
+        (Ok(_), Some(want)) => {
+            return fail(
+                &b.name,
+                format!(
+                    "the orders were accepted, but a rejection containing \"{want}\" was expected"
+                ),
+            )
+        }
+        (Ok(x), None) => x,
+    };
+    if dice.exhausted() {
+        problems.push(format!(
+            "the engine rolled {} dice but the case forces only {}",
+            dice.rolled(),
+            b.faces.len()
+        ));
+    } else if dice.unused() > 0 {
+        problems.push(format!(
+            "the case forces {} dice but the engine rolled only {}",
+            b.faces.len(),
+            dice.rolled()
+        ));
+    }
+    if let Some(n) = b.expect.dice_rolled {
+        if dice.rolled() != n {
+            problems.push(format!("dice rolled: expected {n}, got {}", dice.rolled()));
+        }
+    }
+    let board = State::board(&r);
+    // Whatever the case: never two units on one hex.
+    let mut held = std::collections::BTreeSet::new();
+    for u in &st.units {
+        if !held.insert(u.at) {
+            problems.push(format!("two units stand on {}", u.at));
+        }
+    }
+    for eu in &b.expect.units {
+        let Some(h) = board.parse(eu.at.get_ref()) else {
+            continue;
+        };
+        let Some(u) = st.unit_at(h) else {
+            problems.push(format!("expected a unit at {h}, found none"));
+            continue;
+        };
+        if let Some(sd) = &eu.side {
+            if st.sides.get(u.side).map(String::as_str) != Some(sd.to_ascii_lowercase().as_str()) {
+                problems.push(format!(
+                    "unit at {h}: expected side {sd}, got {}",
+                    st.sides[u.side]
+                ));
+            }
+        }
+        if let Some(t) = &eu.r#type {
+            let want = r.unit_id(t).unwrap_or_else(|| t.clone());
+            if u.kind != want {
+                problems.push(format!("unit at {h}: expected {want}, got {}", u.kind));
+            }
+        }
+        if let Some(f) = eu.figures {
+            if u.figures != f {
+                problems.push(format!(
+                    "unit at {h}: expected {f} figure(s), got {}",
+                    u.figures
+                ));
+            }
+        }
+    }
+    for e in &b.expect.empty {
+        if let Some(h) = board.parse(e.get_ref()) {
+            if let Some(u) = st.unit_at(h) {
+                problems.push(format!(
+                    "expected {h} empty, found {} {} ({} figures)",
+                    st.sides[u.side], u.kind, u.figures
+                ));
+            }
+        }
+    }
+    for (sd, n) in &b.expect.armour_move_lost {
+        match st.side_index(sd) {
+            Some(i) => {
+                let got = st.armour_move_lost.get(i).copied().unwrap_or(0);
+                if got != *n {
+                    problems.push(format!(
+                        "armour movement lost by {sd}: expected {n}, got {got}"
+                    ));
+                }
+            }
+            None => problems.push(format!("armour_move_lost: unknown side '{sd}'")),
+        }
+    }
+    for (sd, n) in &b.expect.medals {
+        match st.side_index(sd) {
+            Some(i) if st.medals(i) != *n => problems.push(format!(
+                "medals of {sd}: expected {n}, got {}",
+                st.medals(i)
+            )),
+            Some(_) => {}
+            None => problems.push(format!("medals: unknown side '{sd}'")),
+        }
+    }
+    if let Some(want) = &b.expect.commissar {
+        let got = st
+            .commissar
+            .as_ref()
+            .and_then(|c| c.card.clone())
+            .unwrap_or_default();
+        if got != *want {
+            problems.push(format!(
+                "card under the Commissar marker: expected '{want}', got '{got}'"
+            ));
+        }
+    }
+    for (sd, n) in &b.expect.hands {
+        match st.side_index(sd) {
+            Some(i) if st.hands[i].len() != *n => problems.push(format!(
+                "cards in the hand of {sd}: expected {n}, got {}",
+                st.hands[i].len()
+            )),
+            Some(_) => {}
+            None => problems.push(format!("hands: unknown side '{sd}'")),
+        }
+    }
+    for (hx, want) in &b.expect.terrain {
+        let Some(h) = board.parse(hx) else {
+            problems.push(format!("terrain: bad hex '{hx}'"));
+            continue;
+        };
+        let norm = |v: &[String]| -> Vec<String> {
+            let mut v: Vec<String> = v.iter().filter(|f| *f != "open").cloned().collect();
+            v.sort();
+            v
+        };
+        let want_ids: Vec<String> = want
+            .iter()
+            .map(|w| r.terrain_id(w).unwrap_or_else(|| w.clone()))
+            .collect();
+        if norm(st.features(h)) != norm(&want_ids) {
+            problems.push(format!(
+                "terrain at {h}: expected {want_ids:?}, got {:?}",
+                st.features(h)
+            ));
+        }
+    }
+    if let Some(v) = b.expect.visibility {
+        let got = super::weather::visibility(&r, &st).unwrap_or(0);
+        if got != v {
+            problems.push(format!(
+                "visibility: expected {v} hex(es), got {got} (0: normal)"
+            ));
+        }
+    }
+    if let Some(want) = &b.expect.stars {
+        let mut got: Vec<String> = st
+            .stars
+            .iter()
+            .map(|s| format!("{} {} {} {}", s.kind, s.at, s.unit.is_some(), s.count))
+            .collect();
+        let mut w: Vec<String> = want
+            .iter()
+            .map(|s| {
+                let carried = s.carried.unwrap_or_else(|| {
+                    st.stars.iter().any(|x| {
+                        x.kind == s.kind
+                            && x.at.to_string().eq_ignore_ascii_case(&s.at)
+                            && x.unit.is_some()
+                    })
+                });
+                let count = s.count.unwrap_or_else(|| {
+                    st.stars
+                        .iter()
+                        .find(|x| x.kind == s.kind && x.at.to_string().eq_ignore_ascii_case(&s.at))
+                        .map_or(0, |x| x.count)
+                });
+                format!("{} {} {carried} {count}", s.kind, s.at.to_ascii_uppercase())
+            })
+            .collect();
+        got.sort();
+        w.sort();
+        if got != w {
+            problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
+        }
+    }
+    if let Some(o) = b.expect.over {
+        if st.over != o {
+            problems.push(format!("over: expected {o}, got {}", st.over));
+        }
+    }
+    problems.extend(super::variants::worlds::case_check(
+        &st,
+        b.expect.sickness,
+        b.expect.seized.as_deref(),
+    ));
+    problems.extend(super::variants::zombies::case_check(
+        &st,
+        b.expect.zombie_markers.as_deref(),
+        b.expect.saved,
+    ));
+    problems.extend(super::variants::exterminate::case_check(
+        &st,
+        b.expect.exterminated.as_deref(),
+    ));
+    if let Some(n) = b.expect.night_box {
+        let got = st.weather.as_ref().map_or(0, |w| w.track_box);
+        if got != n {
+            problems.push(format!("night track box: expected {n}, got {got}"));
+        }
+    }
+    for k in &b.expect.events {
+        let found = events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .chain(pre_events.iter().cloned())
+            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
+        if !found {
+            problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    for k in &b.expect.no_events {
+        if events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()))
+        {
+            problems.push(format!("expected no event '{k}'"));
+        }
+    }
+    for (sd, ev) in &b.expect.view {
+        let referee = sd.eq_ignore_ascii_case("referee");
+        let viewer = if referee {
+            adjutant_rules::Viewer::Referee
+        } else {
+            adjutant_rules::Viewer::Side(sd.to_ascii_lowercase())
+        };
+        let enemy = if referee {
+            None
+        } else if let Some(me) = st.side_index(sd) {
+            Some(st.sides[State::other(me)].clone())
+        } else {
+            problems.push(format!("view: unknown side '{sd}'"));
+            continue;
+        };
+        let v = super::view::view_with_events(&r, &st, &viewer, &events);
+        // The referee's view: a unit of either side.
+        let theirs = |side: &String| enemy.as_ref().is_none_or(|e| side == e);
+        for h in &ev.sees {
+            let Some(h) = board.parse(h.get_ref()) else {
+                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
+                continue;
+            };
+            if !v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
+                problems.push(format!("view.{sd}: should see the enemy unit at {h}"));
+            }
+        }
+        for h in &ev.hidden {
+            let Some(h) = board.parse(h.get_ref()) else {
+                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
+                continue;
+            };
+            if v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
+                problems.push(format!("view.{sd}: sees the enemy unit at {h}"));
+            }
+            let quoted = format!("\"{h}\"");
+            for e in &v.last_turn {
+                let j = serde_json::to_value(e).unwrap_or_default();
+                if j.get("side")
+                    .and_then(|x| x.as_str())
+                    .is_some_and(|x| theirs(&x.to_string()))
+                    && j.to_string().contains(&quoted)
+                {
+                    problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
+                }
+            }
+        }
+        let lines: Vec<String> = v
+            .last_turn
+            .iter()
+            .filter_map(|e| super::render::describe_event(e, &viewer))
+            .collect();
+        for w in &ev.told {
+            if !lines.iter().any(|l| l.contains(w.as_str())) {
+                problems.push(format!("view.{sd}: not told \"{w}\": {lines:?}"));
+            }
+        }
+        let sides = serde_json::to_string(&v.sides).unwrap_or_default();
+        for w in &ev.not_told {
+            if lines.iter().any(|l| l.contains(w.as_str())) || sides.contains(w.as_str()) {
+                problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
+            }
+        }
+        // The side's own hand may hold any card: not a leak.
+        let mut handless = v.clone();
+        for x in &mut handless.sides {
+            x.hand = None;
+        }
+        let all = format!(
+            "{}\n{}",
+            serde_json::to_string(&handless).unwrap_or_default(),
+            lines.join("\n")
+        )
+        .to_lowercase();
+        for w in &ev.told_once {
+            let n = lines.iter().filter(|l| l.contains(w.as_str())).count();
+            if n != 1 {
+                problems.push(format!("view.{sd}: told \"{w}\" {n} times: {lines:?}"));
+            }
+        }
+        for w in &ev.not_in_view {
+            if all.contains(&w.to_lowercase()) {
+                problems.push(format!("view.{sd}: its view holds \"{w}\": {lines:?}"));
+            }
+        }
+    }
+    for em in &b.expect.minefields {
+        let Some(h) = board.parse(em.at.get_ref()) else {
+            continue;
+        };
+        match super::mines::at(&st, h) {
+            None => problems.push(format!("expected a minefield at {h}, found none")),
+            Some(m) => {
+                if em.strength.is_some_and(|x| x != m.strength) {
+                    problems.push(format!(
+                        "minefield at {h}: expected strength {:?}, got {}",
+                        em.strength, m.strength
+                    ));
+                }
+                if em.revealed.is_some_and(|x| x != m.revealed) {
+                    problems.push(format!(
+                        "minefield at {h}: expected revealed {:?}, got {}",
+                        em.revealed, m.revealed
+                    ));
+                }
+            }
+        }
+    }
+    for e in &b.expect.no_minefields {
+        if let Some(h) = board.parse(e.get_ref()) {
+            if super::mines::at(&st, h).is_some() {
+                problems.push(format!("expected no minefield at {h}, found one"));
+            }
+        }
+    }
+    if let Some(want) = &b.expect.rigged {
+        let got: Vec<String> = st.charges.iter().map(|c| c.at.to_string()).collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        let mut got_sorted = got.clone();
+        want.sort();
+        got_sorted.sort();
+        if want != got_sorted {
+            problems.push(format!("rigged bridges: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &b.expect.battled_bridges {
+        let mut got: Vec<String> = st
+            .charges
+            .iter()
+            .filter(|c| c.battled)
+            .map(|c| c.at.to_string())
+            .collect();
+        let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
+        want.sort();
+        got.sort();
+        if want != got {
+            problems.push(format!(
+                "rigged bridges battled on: expected {want:?}, got {got:?}"
+            ));
+        }
+    }
+    for (k, n) in &b.expect.bridge_damage {
+        let got = st
+            .bridge_damage
+            .iter()
+            .find(|d| d.at.to_string() == k.to_ascii_uppercase())
+            .map_or(0, |d| d.hits);
+        if got != *n {
+            problems.push(format!(
+                "hits on the bridge at {k}: expected {n}, got {got}"
+            ));
+        }
+    }
+    problems.extend(super::trains::check_expect(&r, &st, &b.expect.trains));
+    for (k, n) in &b.expect.supply {
+        let got = super::board::Hex::parse(k)
+            .and_then(|h| st.unit_at(h))
+            .map(|u| super::supply::turns_out(&st, u.id));
+        match got {
+            Some(g) if g == *n => {}
+            Some(g) => problems.push(format!(
+                "the unit at {k}: expected {n} turn(s) out of supply, got {g}"
+            )),
+            None => problems.push(format!("supply: there is no unit at {k} after the turn")),
+        }
+    }
+    // Whatever the case: a minefield's hidden strength is in no side's view
+    // nor in any event that side is told (only the referee's).
+    for who in st.sides.clone() {
+        let viewer = adjutant_rules::Viewer::Side(who.clone());
+        let v = super::view::view_with_events(&r, &st, &viewer, &events);
+        problems.extend(super::mines::leaks(&st, &v, &who));
+    }
+    if let Some(w) = &b.expect.winner {
+        match super::result(&st) {
+            Some(got) if got == *w => {}
+            got => problems.push(format!("winner: expected {w:?}, got {got:?}")),
+        }
+    }
+    if problems.is_empty() {
+        CaseResult {
+            name: b.name,
+            passed: true,
+            detail: String::new(),
+        }
+    } else {
+        let log: Vec<String> = events
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .filter_map(|v| super::describe_event(&v, &super::Viewer::Referee))
+            .collect();
+        let _ = Event::DeckReshuffled { cards: 0 };
+        fail(
+            &b.name,
+            format!(
+                "{}\n  events:\n    {}",
+                problems.join("; "),
+                log.join("\n    ")
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "woods"
+[board]
+terrain = { E5 = "woods" }
+[[units]]
+at = "E4"
+side = "allies"
+type = "infantry"
+[[units]]
+at = "E5"
+side = "axis"
+type = "infantry"
+[turn]
+side = "allies"
+orders = """
+PLAY probe-centre
+ORDER E4
+BATTLE E4 E5
+"""
+dice = ["infantry", "grenade"]
+[expect]
+dice_rolled = 2
+units = [{ at = "E5", side = "axis", type = "infantry", figures = 2 }]
+"#;
+
+    #[test]
+    fn a_good_case_passes() {
+        let r = run_case_text(GOOD, "good.toml");
+        assert!(r.passed, "{}", r.detail);
+    }
+
+    #[test]
+    fn too_few_dice_fail() {
+        let r = run_case_text(
+            &GOOD.replace(
+                "dice = [\"infantry\", \"grenade\"]",
+                "dice = [\"infantry\"]",
+            ),
+            "x.toml",
+        );
+        assert!(!r.passed);
+        assert!(r.detail.contains("forces only 1"), "{}", r.detail);
+    }
+
+    #[test]
+    fn wrong_expectations_fail() {
+        let r = run_case_text(&GOOD.replace("figures = 2 }", "figures = 3 }"), "x.toml");
+        assert!(!r.passed);
+        assert!(r.detail.contains("expected 3 figure"), "{}", r.detail);
+        let r = run_case_text(
+            &GOOD.replace("[expect]", "[expect]\nrejected = \"nope\""),
+            "x.toml",
+        );
+        assert!(!r.passed);
+    }
+
+    #[test]
+    fn malformed_cases_fail_with_positions() {
+        let r = run_case_text(
+            &GOOD.replace(
+                "type = \"infantry\"\n[[units]]",
+                "type = \"panzer\"\n[[units]]",
+            ),
+            "x.toml",
+        );
+        assert!(!r.passed);
+        assert!(r.detail.starts_with("x.toml:8:"), "{}", r.detail);
+        let r = run_case_text("name = \"x\"\n[turn\n", "y.toml");
+        assert!(!r.passed);
+        assert!(r.detail.starts_with("y.toml:2:"), "{}", r.detail);
+        let r = run_case_text(&GOOD.replace("\"grenade\"]", "\"tank-shell\"]"), "z.toml");
+        assert!(r.detail.contains("not a die face"), "{}", r.detail);
+    }
+}

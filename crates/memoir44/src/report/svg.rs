@@ -1,0 +1,619 @@
+//! The board as SVG: hexes coloured by terrain, coordinates, obstacles,
+//! objectives, units, section lines, and last turn's moves, retreats and
+//! battles drawn over them. Drawn from the recipient's seat, like the text
+//! map. Every hex is a `<use data-hex="E5">` of one hex shape inside
+//! `<g class="hexes">` (grouped by tile, `<g data-tile="woods">`), every unit
+//! a `<g class="unit" data-hex="E5" data-side="allies">` whose `<title>`
+//! says its kind and figures. The names of a row of hexes are one `<text>`
+//! and the drawing is packed on few lines: a turn report mail stays under
+//! 30 KB.
+
+use super::textmap::{obstacle_mark, unit_letter};
+use crate::view::View;
+use crate::{Event, Hex};
+use std::fmt::Write;
+
+/// Hex circumradius and half width in SVG units: whole numbers, so that
+/// every coordinate is an integer (a hex 26 wide for 30 high differs from a
+/// regular one by less than a tenth of a pixel).
+const R: i32 = 30;
+const HW: i32 = 26;
+const MARGIN: i32 = 28;
+
+/// Fill colour and short label of a tile.
+#[must_use]
+pub fn tile_style(tile: &str) -> (&'static str, &'static str) {
+    match tile {
+        "woods" => ("#5d8a4a", "woods"),
+        "town" => ("#c9a27a", "town"),
+        "hill" => ("#b59b5b", "hill"),
+        "river" => ("#6fa8dc", "river"),
+        "ocean" => ("#3d78b5", "ocean"),
+        "bridge" => ("#9c8a6e", "bridge"),
+        "hedgerow" => ("#7f9f5a", "hedge"),
+        "beach" => ("#e8d9a0", "beach"),
+        "road" => ("#d4caa8", "road"),
+        "open" => ("#dfe8c8", ""),
+        // Appendix 2, tiles from expansion sets.
+        "city-ruins" => ("#8f8a84", "ruins"),
+        "factory" => ("#a48a78", "factory"),
+        "hill-village" => ("#c2a266", "hill vil."),
+        "russian-town" => ("#b88e6a", "rus. town"),
+        "wooden-village" => ("#a97c50", "wood vil."),
+        "railway-bridge" => ("#7d6e5a", "rail br."),
+        "station" => ("#b39b86", "station"),
+        "road-rail-crossing" => ("#cbbf98", "rd x rail"),
+        "road-over-hill" => ("#c4aa6e", "road hill"),
+        "hill-woods" => ("#7a8a45", "hill wds"),
+        "ravine" => ("#9b8465", "ravine"),
+        "fordable-river" => ("#9cc3e6", "ford"),
+        "headwaters" => ("#5b97cf", "headwtr"),
+        "frozen-river" => ("#d8ecf5", "frozen"),
+        "lake" => ("#2f6eaa", "lake"),
+        "winter-woods" => ("#9fb8a5", "w. woods"),
+        "flooded-field" => ("#a9cfd6", "flooded"),
+        "high-ground" => ("#d6cf9a", "high gr."),
+        "marsh" => ("#8fae94", "marsh"),
+        "airfield" => ("#c8c8bd", "airfield"),
+        "cemetery" => ("#b7c2a8", "cemetery"),
+        "dam" => ("#8c9aa8", "dam"),
+        "power-plant" => ("#a6a08f", "power"),
+        "prison-camp" => ("#a89a8a", "prison"),
+        "supply-depot" => ("#b8a882", "depot"),
+        "barracks" => ("#b49470", "barracks"),
+        "church" => ("#d1b08c", "church"),
+        "lighthouse" => ("#d8c7a8", "lighthse"),
+        "radar-station" => ("#a3a9b0", "radar"),
+        "desert-town" => ("#dcc28f", "town"),
+        "oasis" => ("#6fb88a", "oasis"),
+        "palm-trees" => ("#9fbf5f", "palms"),
+        "wadi" => ("#c9a36b", "wadi"),
+        "mountain" => ("#8a7560", "mountain"),
+        _ => ("#cccccc", "?"),
+    }
+}
+
+fn side_colour(v: &View, side: &str) -> &'static str {
+    if v.sides.first().is_some_and(|s| s.id == side) {
+        "#2b5fa8"
+    } else {
+        "#a83232"
+    }
+}
+
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;"),
+    )
+}
+
+/// Appends a whole number. The board is hundreds of coordinates, and
+/// `write!` costs several times as much for each (issue 10's profile).
+fn num(o: &mut String, n: i32) {
+    let mut buf = [0u8; 11];
+    let mut i = buf.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    o.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// Appends a hex's name (`E5`), as its `Display` writes it.
+fn hex_name(o: &mut String, h: Hex) {
+    let l = h.letter();
+    o.push(if (0..26).contains(&l) {
+        (b'A' + l as u8) as char
+    } else {
+        '?'
+    });
+    num(o, h.row + 1);
+}
+
+struct Geo {
+    max_col: i32,
+    rows: i32,
+    flipped: bool,
+}
+
+impl Geo {
+    fn centre(&self, h: Hex) -> (i32, i32) {
+        let (c, r) = if self.flipped {
+            (self.max_col - h.col, h.row)
+        } else {
+            (h.col, self.rows - 1 - h.row)
+        };
+        (MARGIN + HW * (c + 1), MARGIN + R + 3 * R / 2 * r)
+    }
+    fn size(&self) -> (i32, i32) {
+        (
+            2 * MARGIN + HW * (self.max_col + 2),
+            2 * MARGIN + 2 * R + 3 * R / 2 * (self.rows - 1),
+        )
+    }
+}
+
+/// The board as a standalone SVG document. Shapes are defined once and
+/// reused, and every style an element shares with its neighbours sits on
+/// the group that holds them, so the picture costs few bytes per hex.
+#[must_use]
+pub fn board(v: &View) -> String {
+    let g = Geo {
+        max_col: 2 * (v.board.columns - 1),
+        rows: v.board.rows,
+        flipped: v.flipped(),
+    };
+    let (w, board_h) = g.size();
+    let legend = legend_items(v);
+    let per_row = ((w - 2 * MARGIN) / LEGEND_ITEM).max(1) as usize;
+    let legend_rows = legend.len().div_ceil(per_row) as i32;
+    let h = board_h + LEGEND_LINE * legend_rows + if legend_rows > 0 { 8 } else { 0 };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" role="img" aria-label="{}">"##,
+        esc(&v.title)
+    );
+    let _ = writeln!(
+        o,
+        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker></defs>"##,
+        r2 = R / 2
+    );
+    let _ = writeln!(o, r##"<rect width="{w}" height="{h}" fill="#f6f3ea"/>"##);
+    // Night & Severe Weather: the conditions, in the top margin.
+    if let Some(wx) = &v.weather {
+        let _ = writeln!(
+            o,
+            r##"<text class="weather" x="6" y="11" font-size="10" fill="#223">{}</text>"##,
+            esc(wx
+                .split(" (")
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('.'))
+        );
+    }
+    // Hexes, one group per kind of tile: <use data-hex="E5"> each.
+    let hexes: Vec<(Hex, &str)> = v
+        .all_hexes()
+        .into_iter()
+        .map(|hx| (hx, v.hex(hx).map_or("open", |t| t.tile.as_str())))
+        .collect();
+    let mut tiles: Vec<&str> = hexes.iter().map(|(_, t)| *t).collect();
+    tiles.sort_unstable();
+    tiles.dedup();
+    o.push_str("<g class=\"hexes\" stroke=\"#6b6b5a\">\n");
+    for tile in &tiles {
+        let (fill, _) = tile_style(tile);
+        let _ = writeln!(o, r##"<g data-tile="{tile}" fill="{fill}">"##);
+        for (hx, _) in hexes.iter().filter(|(_, t)| t == tile) {
+            let (x, y) = g.centre(*hx);
+            o.push_str(r##"<use href="#h" x=""##);
+            num(&mut o, x);
+            o.push_str("\" y=\"");
+            num(&mut o, y);
+            o.push_str("\" data-hex=\"");
+            hex_name(&mut o, *hx);
+            o.push_str("\"/>\n");
+        }
+        o.push_str("</g>\n");
+    }
+    o.push_str("</g>\n");
+    // Each hex's name at its top, and the tile's name at its foot. The
+    // names of a row are one <text>: each character placed on its own
+    // (SVG's list of x), centred where the centred name put it.
+    o.push_str("<g class=\"names\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">\n");
+    let mut rows: Vec<(i32, Vec<(i32, Hex)>)> = Vec::new();
+    for (hx, _) in &hexes {
+        let (x, y) = g.centre(*hx);
+        let y = y - R + 10;
+        match rows.iter_mut().find(|(ry, _)| *ry == y) {
+            Some((_, names)) => names.push((x, *hx)),
+            None => rows.push((y, vec![(x, *hx)])),
+        }
+    }
+    for (y, names) in &rows {
+        o.push_str("<text y=\"");
+        num(&mut o, *y);
+        o.push_str("\" x=\"");
+        let text = name_row(&mut o, names);
+        o.push_str("\">");
+        o.push_str(&esc(&text));
+        o.push_str("</text>\n");
+    }
+    o.push_str("</g>\n<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
+    for (hx, tile) in &hexes {
+        let (_, label) = tile_style(tile);
+        if !label.is_empty() {
+            let (x, y) = g.centre(*hx);
+            o.push_str("<text x=\"");
+            num(&mut o, x);
+            o.push_str("\" y=\"");
+            num(&mut o, y + R - 5);
+            o.push_str("\">");
+            o.push_str(label);
+            o.push_str("</text>\n");
+        }
+    }
+    o.push_str(
+        "</g>\n<g class=\"obstacles\" font-size=\"9\" font-weight=\"bold\" fill=\"#5a2d0c\">\n",
+    );
+    for (hx, _) in &hexes {
+        let Some(t) = v.hex(*hx) else { continue };
+        let (x, y) = g.centre(*hx);
+        for (i, ob) in (0i32..).zip(t.obstacles.iter()) {
+            let _ = writeln!(
+                o,
+                r##"<text class="obstacle" x="{}" y="{}">{}<title>{ob}</title></text>"##,
+                x - HW + 3,
+                y + 3 + 9 * i,
+                obstacle_mark(ob)
+            );
+        }
+    }
+    o.push_str("</g>\n");
+    // Appendix 1, Minefields: a mine mark, with the strength once revealed
+    // (the referee's board shows every strength).
+    if !v.minefields.is_empty() {
+        o.push_str(
+            "<g class=\"minefields\" font-size=\"9\" font-weight=\"bold\" fill=\"#8b0000\">\n",
+        );
+        for m in &v.minefields {
+            let (x, y) = g.centre(m.at);
+            let label = match m.strength {
+                Some(n) => format!("M{n}"),
+                None => "M?".into(),
+            };
+            let _ = writeln!(
+                o,
+                r##"<text class="minefield" data-hex="{}" x="{}" y="{}">{label}<title>minefield of {}{}</title></text>"##,
+                m.at,
+                x + HW - 16,
+                y + 10,
+                esc(&m.side),
+                if m.revealed { ", revealed" } else { "" }
+            );
+        }
+        o.push_str("</g>\n");
+    }
+    // Battle Star markers, charges on rigged bridges, hits on a bridge: a
+    // star at the hex's lower left, its meaning in the title (and the
+    // legend).
+    if !v.markers.is_empty() {
+        o.push_str(
+            "<g class=\"markers\" font-size=\"15\" fill=\"#d4a017\" stroke=\"#5a2d0c\" stroke-width=\"0.6\">\n",
+        );
+        for m in &v.markers {
+            let (x, y) = g.centre(m.at);
+            let _ = writeln!(
+                o,
+                r##"<text class="marker" data-hex="{}" data-marker="{}" x="{}" y="{}">{MARKER_STAR}<title>{}</title></text>"##,
+                m.at,
+                esc(&m.kind),
+                x - HW + 4,
+                y + 16,
+                esc(&m.describe())
+            );
+        }
+        o.push_str("</g>\n");
+    }
+    // Section lines.
+    for l in v.board.section_lines {
+        let (x, _) = g.centre(Hex::new(l, 1));
+        let _ = writeln!(
+            o,
+            r##"<line class="section" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
+            MARGIN - 6,
+            board_h - MARGIN + 6
+        );
+    }
+    // Coordinates on the edges: row numbers left and right.
+    o.push_str("<g class=\"coords\" font-size=\"11\" text-anchor=\"middle\" fill=\"#333\">\n");
+    for r in 0..v.board.rows {
+        let (x0, y) = g.centre(Hex::new(if g.flipped { g.max_col } else { 0 }, r));
+        let (x1, _) = g.centre(Hex::new(if g.flipped { 0 } else { g.max_col }, r));
+        let (xa, xb) = (x0.min(x1), x0.max(x1));
+        for x in [xa - HW - 10, xb + HW + 10] {
+            let _ = writeln!(o, r##"<text x="{x}" y="{}">{}</text>"##, y + 4, r + 1);
+        }
+    }
+    o.push_str("</g>\n");
+    // Objectives.
+    for ob in &v.objectives {
+        let (x, y) = g.centre(ob.at);
+        let fill = if ob.held {
+            side_colour(v, &ob.side)
+        } else {
+            "#ffffff"
+        };
+        let _ = writeln!(
+            o,
+            r##"<circle class="objective" data-hex="{}" cx="{}" cy="{}" r="6" fill="{fill}" stroke="#d4a017" stroke-width="2.5"><title>objective of {}{}</title></circle>"##,
+            ob.at,
+            x + HW - 9,
+            y - 6,
+            esc(&ob.side),
+            if ob.held { ", held" } else { "" }
+        );
+    }
+    // Last turn: moves, retreats, battles.
+    o.push_str(
+        "<g class=\"last-turn\" stroke-width=\"3\" stroke-opacity=\"0.75\" fill=\"none\">\n",
+    );
+    for e in &v.last_turn {
+        match e {
+            Event::Move { path, .. } | Event::Retreat { path, .. } if path.len() > 1 => {
+                let retreat = matches!(e, Event::Retreat { .. });
+                let pts: Vec<String> = path
+                    .iter()
+                    .map(|hx| {
+                        let (x, y) = g.centre(*hx);
+                        format!("{x},{y}")
+                    })
+                    .collect();
+                let _ = writeln!(
+                    o,
+                    r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#arrow)"{}/>"##,
+                    if retreat { "retreat" } else { "move" },
+                    pts.join(" "),
+                    if retreat { "#e08a00" } else { "#222" },
+                    if retreat {
+                        r#" stroke-dasharray="5 3""#
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Event::TakeGround { from, to, .. } | Event::Overrun { from, to, .. } => {
+                let (x1, y1) = g.centre(*from);
+                let (x2, y2) = g.centre(*to);
+                let _ = writeln!(
+                    o,
+                    r##"<line class="move" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#222" marker-end="url(#arrow)"/>"##
+                );
+            }
+            Event::Battle {
+                from: Some(f),
+                at,
+                hits,
+                ..
+            } => {
+                let (x1, y1) = g.centre(*f);
+                let (x2, y2) = g.centre(*at);
+                let _ = writeln!(
+                    o,
+                    r##"<line class="battle" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
+                );
+                let _ = writeln!(
+                    o,
+                    r##"<text class="hits" x="{}" y="{}" font-size="11" font-weight="bold" fill="#c00" stroke="none" text-anchor="middle">{hits}</text>"##,
+                    (x1 + x2) / 2 + 6,
+                    (y1 + y2) / 2 - 4
+                );
+            }
+            _ => {}
+        }
+    }
+    o.push_str("</g>\n");
+    // Units: the box in the side's colour, the letter and figures in white.
+    o.push_str("<g class=\"units\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">\n");
+    for u in &v.units {
+        let (x, y) = g.centre(u.at);
+        let colour = side_colour(v, &u.side);
+        let (side, kind) = (esc(&u.side), esc(&u.kind));
+        o.push_str("<g class=\"unit\" data-hex=\"");
+        hex_name(&mut o, u.at);
+        o.push_str("\" data-side=\"");
+        o.push_str(&side);
+        o.push_str("\"><title>");
+        o.push_str(&side);
+        o.push(' ');
+        o.push_str(&kind);
+        o.push_str(" (");
+        let _ = write!(o, "{}", u.figures);
+        o.push_str(" figures) at ");
+        hex_name(&mut o, u.at);
+        o.push_str("</title><use href=\"#u\" x=\"");
+        num(&mut o, x);
+        o.push_str("\" y=\"");
+        num(&mut o, y);
+        o.push_str("\" fill=\"");
+        o.push_str(colour);
+        o.push_str("\"/><text x=\"");
+        num(&mut o, x);
+        o.push_str("\" y=\"");
+        num(&mut o, y + 4);
+        o.push_str("\">");
+        o.push(unit_letter(u));
+        let _ = write!(o, "{}", u.figures);
+        o.push_str("</text></g>\n");
+    }
+    // Appendix 2, Trains: a wagon is its train's box, paler, marked `=`.
+    for u in &v.units {
+        let Some(t) = &u.train else { continue };
+        let Some(w) = t.wagon else { continue };
+        let (x, y) = g.centre(w);
+        let mut what = String::new();
+        if t.gun {
+            what.push_str(", with its artillery model");
+        }
+        if !t.carries.is_empty() {
+            what.push_str(&format!(", carrying {}", t.carries.join(", ")));
+        }
+        let _ = writeln!(
+            o,
+            r##"<g class="wagon" data-hex="{w}" data-side="{side}"><title>wagon of the {side} {kind} at {at}{}</title><use href="#u" x="{x}" y="{y}" fill="{}" fill-opacity="0.6"/><text x="{x}" y="{}">{}=</text></g>"##,
+            esc(&what),
+            side_colour(v, &u.side),
+            y + 4,
+            unit_letter(u),
+            at = u.at,
+            side = esc(&u.side),
+            kind = esc(&u.kind),
+        );
+    }
+    o.push_str("</g>\n");
+    // The legend: every tile and obstacle on this board, under it.
+    if !legend.is_empty() {
+        o.push_str("<g class=\"legend\" font-size=\"10\" fill=\"#222\" stroke=\"#6b6b5a\">\n");
+        for (i, item) in legend.iter().enumerate() {
+            let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
+            let y = board_h + LEGEND_LINE * (i / per_row) as i32;
+            let name = esc(&item.name);
+            match item.mark {
+                None => {
+                    let _ = writeln!(
+                        o,
+                        r##"<g data-legend="{id}"><rect x="{x}" y="{}" width="14" height="10" fill="{fill}"/><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                        y - 9,
+                        x + 18,
+                        id = item.id,
+                        fill = item.fill,
+                    );
+                }
+                Some(m) => {
+                    let _ = writeln!(
+                        o,
+                        r##"<g data-legend="{id}"><text x="{}" y="{y}" stroke="none" font-weight="bold" fill="#5a2d0c">{m}</text><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                        x + 3,
+                        x + 18,
+                        id = item.id,
+                    );
+                }
+            }
+        }
+        o.push_str("</g>\n");
+    }
+    o.push_str("</svg>\n");
+    pack(&o)
+}
+
+/// The mark of a Battle Star marker on the board.
+const MARKER_STAR: char = '\u{2605}';
+
+/// Width of one legend entry and height of a legend line, in SVG units.
+const LEGEND_ITEM: i32 = 150;
+const LEGEND_LINE: i32 = 16;
+
+/// One entry of the board's legend: a tile (its colour) or an obstacle
+/// (its mark).
+struct LegendItem {
+    id: String,
+    name: String,
+    fill: &'static str,
+    mark: Option<char>,
+}
+
+/// The tiles, then the obstacles, found on the board, each once, in the
+/// order of their ids.
+fn legend_items(v: &View) -> Vec<LegendItem> {
+    let mut tiles: Vec<String> = Vec::new();
+    let mut obstacles: Vec<String> = Vec::new();
+    for hx in v.all_hexes() {
+        let Some(t) = v.hex(hx) else { continue };
+        if t.tile != "open" && !tiles.contains(&t.tile) {
+            tiles.push(t.tile.clone());
+        }
+        for ob in &t.obstacles {
+            if !obstacles.contains(ob) {
+                obstacles.push(ob.clone());
+            }
+        }
+    }
+    tiles.sort();
+    obstacles.sort();
+    let mut out: Vec<LegendItem> = tiles
+        .into_iter()
+        .map(|id| LegendItem {
+            name: id.replace('-', " "),
+            fill: tile_style(&id).0,
+            mark: None,
+            id,
+        })
+        .collect();
+    out.extend(obstacles.into_iter().map(|id| LegendItem {
+        name: id.replace('-', " "),
+        fill: "",
+        mark: Some(obstacle_mark(&id)),
+        id,
+    }));
+    if !v.markers.is_empty() {
+        out.push(LegendItem {
+            id: "battle-star".into(),
+            name: "battle star marker".into(),
+            fill: "",
+            mark: Some(MARKER_STAR),
+        });
+    }
+    // Appendix 2, Trains: the wagon's mark.
+    if v.units.iter().any(|u| u.train.is_some()) {
+        out.push(LegendItem {
+            id: "train-wagon".into(),
+            name: "railway wagon".into(),
+            fill: "",
+            mark: Some('='),
+        });
+    }
+    out
+}
+
+/// The advance of a character at the names' size (8): capitals and digits
+/// are about 5 units wide, so a name's characters sit 5 apart.
+const NAME_STEP: i32 = 5;
+
+/// One row of names, each (centre, hex): appends the x list to `o` and
+/// returns the text. The characters of a name are centred `NAME_STEP`
+/// apart around its centre, within half a unit of where the centred name
+/// drew them.
+fn name_row(o: &mut String, names: &[(i32, Hex)]) -> String {
+    let mut text = String::new();
+    let mut name = String::new();
+    for (x, hx) in names {
+        name.clear();
+        hex_name(&mut name, *hx);
+        let n = name.chars().count() as i32;
+        // The first character's centre: half the name's width to the left.
+        let first = x - NAME_STEP * (n - 1) / 2;
+        for (i, c) in (0i32..).zip(name.chars()) {
+            if !text.is_empty() {
+                o.push(' ');
+            }
+            num(o, first + NAME_STEP * i);
+            text.push(c);
+        }
+    }
+    text
+}
+
+/// The drawing on few lines (each element stays whole, lines stay far
+/// under the 998 octets a mail allows): a line break costs two bytes in a
+/// mail, and the board has hundreds of elements.
+fn pack(svg: &str) -> String {
+    const WIDTH: usize = 900;
+    let mut out = String::with_capacity(svg.len());
+    let mut line = 0;
+    for l in svg.lines() {
+        if line > 0 && line + l.len() > WIDTH {
+            out.push('\n');
+            line = 0;
+        }
+        out.push_str(l);
+        line += l.len();
+    }
+    out.push('\n');
+    out
+}

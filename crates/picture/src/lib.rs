@@ -1,0 +1,348 @@
+//! The board as a PNG every mail client shows (issue 37).
+//!
+//! Gmail, Outlook and Yahoo strip an inline `<svg>` from a mail's HTML, so
+//! a report carries the board as a palette PNG attached inline
+//! (`multipart/related`, `Content-ID`, `<img src="cid:...">`), rasterised
+//! here from the very SVG the family drew for the recipient: fog of war
+//! applies to the picture exactly as to the SVG. A player chooses with
+//! `PICTURE PNG|SVG|BOTH|NONE` (docs/reports.md, "The picture").
+//!
+//! The renderer is resvg (pure Rust, with tiny-skia). It is given no
+//! system font: the labels are drawn with DejaVu Sans, embedded in the
+//! binary (data/fonts/, Bitstream Vera licence), so every host draws the
+//! same pixels. Rendering is a pure function of the SVG: a report rendered
+//! late is the same bytes as one rendered at once.
+
+use resvg::tiny_skia;
+use resvg::usvg;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+use std::sync::{Arc, OnceLock};
+
+/// What a seat's mails show of the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Picture {
+    /// A PNG inline in the HTML part (every client shows it).
+    #[default]
+    Png,
+    /// The SVG inline in the HTML part (the smallest mail; Apple Mail,
+    /// Thunderbird and Samsung Mail show it, Gmail and Outlook do not).
+    Svg,
+    /// The PNG inline, and the SVG as an attachment (`board.svg`) to zoom.
+    Both,
+    /// No picture and no HTML part: the text and view.json only.
+    None,
+}
+
+impl Picture {
+    /// `png`, `svg`, `both` or `none`, in any case.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Picture> {
+        match s.to_ascii_lowercase().as_str() {
+            "png" => Some(Picture::Png),
+            "svg" => Some(Picture::Svg),
+            "both" => Some(Picture::Both),
+            "none" => Some(Picture::None),
+            _ => None,
+        }
+    }
+
+    /// The word stored and shown (`PNG`, `SVG`, `BOTH`, `NONE`).
+    #[must_use]
+    pub fn word(self) -> &'static str {
+        match self {
+            Picture::Png => "PNG",
+            Picture::Svg => "SVG",
+            Picture::Both => "BOTH",
+            Picture::None => "NONE",
+        }
+    }
+}
+
+/// Pixels per SVG unit. The boards are drawn 560 to 900 units wide; at 1.5
+/// a Memoir '44 board is about 1000 pixels, shown at the SVG's own width
+/// (`max-width:100%`): sharp on a phone's 2x and 3x screens where it is
+/// scaled down to 360-420 CSS pixels, and the 7-unit italic terrain names
+/// are still 10 pixels high. docs/reports.md says how this was chosen.
+pub const SCALE: f32 = 1.5;
+
+/// The most colours a picture keeps. The boards use about 20 flat colours;
+/// the rest are the anti-aliased edges between them, snapped to the
+/// nearest kept colour.
+const MAX_COLOURS: usize = 64;
+
+/// The embedded fonts, loaded once. No system font is ever loaded.
+fn fontdb() -> Arc<usvg::fontdb::Database> {
+    static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(include_bytes!("../../../data/fonts/DejaVuSans.ttf").to_vec());
+        db.load_font_data(include_bytes!("../../../data/fonts/DejaVuSans-Bold.ttf").to_vec());
+        for family in ["sans-serif", "serif", "monospace", "cursive", "fantasy"] {
+            let name = "DejaVu Sans".to_string();
+            match family {
+                "sans-serif" => db.set_sans_serif_family(name),
+                "serif" => db.set_serif_family(name),
+                "monospace" => db.set_monospace_family(name),
+                "cursive" => db.set_cursive_family(name),
+                _ => db.set_fantasy_family(name),
+            }
+        }
+        Arc::new(db)
+    })
+    .clone()
+}
+
+/// The PNG of `svg` with its size in CSS pixels (the SVG's own), or None if
+/// the SVG does not parse (the mail then shows the SVG instead).
+#[must_use]
+pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
+    let opt = usvg::Options {
+        fontdb: fontdb(),
+        font_family: "DejaVu Sans".into(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opt).ok()?;
+    let size = tree.size();
+    let (cw, ch) = (size.width().ceil(), size.height().ceil());
+    let w = (cw * SCALE).round() as u32;
+    let h = (ch * SCALE).round() as u32;
+    let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(SCALE, SCALE),
+        &mut pixmap.as_mut(),
+    );
+    let bytes = encode(w, h, pixmap.data())?;
+    Some((bytes, cw as u32, ch as u32))
+}
+
+/// 15-bit key of an RGB colour (5 bits a channel).
+fn key(p: &[u8]) -> usize {
+    (usize::from(p[0] >> 3) << 10) | (usize::from(p[1] >> 3) << 5) | usize::from(p[2] >> 3)
+}
+
+/// The palette: the `MAX_COLOURS` most frequent 15-bit colours, each the
+/// first exact colour seen in its bucket (the SVG's flat colours come out
+/// exact), ties broken by key so the choice is deterministic.
+fn palette(rgba: &[u8]) -> Vec<[u8; 3]> {
+    let mut count = vec![0u32; 1 << 15];
+    let mut first = vec![[0u8; 3]; 1 << 15];
+    for p in rgba.chunks_exact(4) {
+        let k = key(p);
+        if count[k] == 0 {
+            first[k] = [p[0], p[1], p[2]];
+        }
+        count[k] += 1;
+    }
+    let mut used: Vec<usize> = (0..count.len()).filter(|&k| count[k] > 0).collect();
+    used.sort_by(|a, b| count[*b].cmp(&count[*a]).then(a.cmp(b)));
+    used.truncate(MAX_COLOURS);
+    used.into_iter().map(|k| first[k]).collect()
+}
+
+fn nearest(pal: &[[u8; 3]], p: &[u8]) -> u8 {
+    let d = |c: &[u8; 3]| -> i32 {
+        (0..3)
+            .map(|i| {
+                let e = i32::from(c[i]) - i32::from(p[i]);
+                e * e
+            })
+            .sum()
+    };
+    let mut best = 0usize;
+    for (i, c) in pal.iter().enumerate() {
+        if d(c) < d(&pal[best]) {
+            best = i;
+        }
+    }
+    u8::try_from(best).unwrap_or(0)
+}
+
+/// An indexed PNG of opaque RGBA pixels: at most [`MAX_COLOURS`] colours,
+/// each pixel the palette colour nearest the first pixel of its 15-bit
+/// bucket (a bucket's colours differ by less than 8 a channel).
+fn encode(w: u32, h: u32, rgba: &[u8]) -> Option<Vec<u8>> {
+    let pal = palette(rgba);
+    let mut lut = vec![u16::MAX; 1 << 15];
+    let bits = if pal.len() <= 16 { 4 } else { 8 };
+    let row_bytes = if bits == 4 {
+        (w as usize).div_ceil(2)
+    } else {
+        w as usize
+    };
+    let mut data = vec![0u8; row_bytes * h as usize];
+    for (i, p) in rgba.chunks_exact(4).enumerate() {
+        let k = key(p);
+        if lut[k] == u16::MAX {
+            lut[k] = u16::from(nearest(&pal, p));
+        }
+        let ix = u8::try_from(lut[k]).unwrap_or(0);
+        let (x, y) = (i % w as usize, i / w as usize);
+        if bits == 4 {
+            data[y * row_bytes + x / 2] |= if x % 2 == 0 { ix << 4 } else { ix };
+        } else {
+            data[y * row_bytes + x] = ix;
+        }
+    }
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_depth(if bits == 4 {
+            png::BitDepth::Four
+        } else {
+            png::BitDepth::Eight
+        });
+        enc.set_palette(pal.iter().flatten().copied().collect::<Vec<u8>>());
+        enc.set_compression(png::Compression::High);
+        enc.set_filter(png::Filter::NoFilter);
+        let mut wr = enc.write_header().ok()?;
+        wr.write_image_data(&data).ok()?;
+        wr.finish().ok()?;
+    }
+    Some(out)
+}
+
+/// A part of a mail: (name or Content-ID, MIME type, bytes).
+pub type Part = (String, String, Vec<u8>);
+
+/// The HTML of a mail and the parts that go with it, for one [`Picture`].
+#[derive(Debug, Clone, Default)]
+pub struct MailHtml {
+    /// None: no HTML part ([`Picture::None`]).
+    pub html: Option<String>,
+    /// Inline parts the HTML names by `cid:` (Content-ID, MIME type, bytes).
+    pub inline: Vec<Part>,
+    /// Attachments besides view.json (the SVG with [`Picture::Both`]).
+    pub files: Vec<Part>,
+}
+
+/// The value of `name="..."` in the opening tag `tag`, if any.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[at..].split('"').next()
+}
+
+/// The alt text of a board: the SVG's own `aria-label` if it has one,
+/// after what the picture is.
+fn alt(svg: &str, heading: &str) -> String {
+    let open = svg.split('>').next().unwrap_or_default();
+    let what = attr(open, "aria-label").unwrap_or(heading);
+    format!("Picture of the board ({what}), as you may see it; the text below has the same map.")
+}
+
+/// The board fragment `board` (from the family's parts, one or more
+/// `<svg>` elements in it) in a mail's HTML document, as `picture` says.
+#[must_use]
+pub fn mail_html(board: &str, heading: &str, text: &str, picture: Picture) -> MailHtml {
+    if picture == Picture::None {
+        return MailHtml::default();
+    }
+    if picture == Picture::Svg {
+        return MailHtml {
+            html: Some(adjutant_rules::report::html::document(board, heading, text)),
+            ..MailHtml::default()
+        };
+    }
+    let mut out = MailHtml::default();
+    let mut frag = String::with_capacity(board.len() / 4);
+    let mut rest = board;
+    while let Some(start) = rest.find("<svg") {
+        let Some(len) = rest[start..].find("</svg>") else {
+            break;
+        };
+        let svg = &rest[start..start + len + "</svg>".len()];
+        frag.push_str(&rest[..start]);
+        rest = &rest[start + svg.len()..];
+        let n = out.inline.len() + 1;
+        match png(svg) {
+            Some((bytes, w, h)) => {
+                let cid = format!("board{n}@adjutant");
+                let _ = write!(
+                    frag,
+                    "<img src=\"cid:{cid}\" width=\"{w}\" height=\"{h}\" alt=\"{}\" style=\"max-width:100%;height:auto;display:block\">",
+                    adjutant_rules::report::html::esc(&alt(svg, heading)).replace('"', "&quot;")
+                );
+                out.inline.push((cid, "image/png".into(), bytes));
+            }
+            None => frag.push_str(svg),
+        }
+        if picture == Picture::Both {
+            let name = if n == 1 {
+                "board.svg".to_string()
+            } else {
+                format!("board-{n}.svg")
+            };
+            out.files
+                .push((name, "image/svg+xml".into(), svg.as_bytes().to_vec()));
+        }
+    }
+    frag.push_str(rest);
+    out.html = Some(adjutant_rules::report::html::document(&frag, heading, text));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" viewBox="0 0 40 20" aria-label="Test board"><rect width="20" height="20" fill="#2b5fa8"/><rect x="20" width="20" height="20" fill="#a83232"/><text x="2" y="15" font-family="sans-serif" font-size="12" fill="#fff">A1</text></svg>"##;
+
+    fn decode(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d.read_info().expect("png");
+        let mut buf = vec![0; r.output_buffer_size().expect("size")];
+        let info = r.next_frame(&mut buf).expect("frame");
+        (info.width, info.height, buf)
+    }
+
+    #[test]
+    fn a_board_is_an_indexed_png_of_its_colours() {
+        let (bytes, w, h) = png(SVG).expect("renders");
+        assert_eq!((w, h), (40, 20));
+        let info = png::Decoder::new(std::io::Cursor::new(&bytes[..]))
+            .read_info()
+            .expect("png")
+            .info()
+            .clone();
+        assert_eq!(info.color_type, png::ColorType::Indexed);
+        let (pw, ph, rgb) = decode(&bytes);
+        assert_eq!((pw, ph), (60, 30));
+        let px = |x: usize, y: usize| &rgb[(y * pw as usize + x) * 3..][..3];
+        assert_eq!(px(55, 25), [0xa8, 0x32, 0x32]);
+        assert_eq!(px(1, 28), [0x2b, 0x5f, 0xa8]);
+        // The label is drawn with the embedded font: some white pixels.
+        let white = (0..pw as usize * ph as usize)
+            .filter(|i| rgb[i * 3..][..3] == [255, 255, 255])
+            .count();
+        assert!(white > 10, "{white}");
+        assert_eq!(png(SVG).expect("renders").0, bytes, "deterministic");
+    }
+
+    #[test]
+    fn each_picture_choice_makes_its_parts() {
+        let board = format!("<p>key</p>{SVG}<p>after</p>");
+        let png_mail = mail_html(&board, "Game 1", "text", Picture::Png);
+        let html = png_mail.html.expect("html");
+        assert!(html.contains("<img src=\"cid:board1@adjutant\""), "{html}");
+        assert!(
+            html.contains("alt=\"Picture of the board (Test board)"),
+            "{html}"
+        );
+        assert!(!html.contains("<svg"), "{html}");
+        assert!(html.contains("<p>key</p>") && html.contains("<p>after</p>"));
+        assert_eq!(png_mail.inline.len(), 1);
+        assert!(png_mail.files.is_empty());
+        let both = mail_html(&board, "Game 1", "text", Picture::Both);
+        assert_eq!(both.files[0].0, "board.svg");
+        assert_eq!(both.files[0].2, SVG.as_bytes());
+        let svg = mail_html(&board, "Game 1", "text", Picture::Svg);
+        assert!(svg.html.expect("html").contains("<svg") && svg.inline.is_empty());
+        let none = mail_html(&board, "Game 1", "text", Picture::None);
+        assert!(none.html.is_none() && none.inline.is_empty() && none.files.is_empty());
+    }
+}
