@@ -1,0 +1,382 @@
+//! The games of the golden corpus: seeded random games of every shipped
+//! ruleset, played through the `Rules` contract the service uses, with
+//! the service's own set-up and dice (`service::setup_state`,
+//! `service::adjudicate_turn`) and its store form (`to_json`, `restore`,
+//! `numbered`, `state_hash`). An item is the whole game as text: the
+//! set-up state, then every phase's orders, the check's answer, the events,
+//! the state's hash and every viewer's description of the events; the
+//! reports (`render_text` and every part of `report_parts`) of every
+//! viewer (each side, the referee, an observer) at the set-up, every
+//! [`REPORT_EVERY`] phases and at the end; the result, the score and the
+//! final state.
+
+use adjutant::engine::dice::{derive, ChaChaDice, Seed};
+use adjutant::rules::{measured, memoir44, memoir_grid};
+use adjutant::rules::{Orders, Rules, Scenario, State, Viewer};
+use adjutant::service::{adjudicate_turn, setup_state, state_hash};
+use std::fmt::Write as _;
+
+/// The reports of every viewer are kept every this many phases.
+const REPORT_EVERY: u32 = 10;
+
+/// One kind of game of the corpus: a ruleset's scenario, with options.
+pub struct Spec {
+    pub ruleset: &'static str,
+    pub scenario: &'static str,
+    /// Game options (`new-game --option KEY=VALUE`).
+    pub options: &'static [(&'static str, &'static str)],
+    /// A grid scenario set up on the other grid kind (from its text).
+    pub other_grid: bool,
+    /// Seeds 0..seeds at the deep depth.
+    pub seeds: u64,
+    /// The most phases a game plays.
+    pub max_phases: u32,
+    /// Seed 0 is played at the quick depth too.
+    pub quick: bool,
+}
+
+impl Spec {
+    /// The item's name for seed `n`: `game RULESET SCENARIO[+OPTIONS] seed=NN`.
+    pub fn name(&self, n: u64) -> String {
+        let mut what = self.scenario.to_string();
+        if self.other_grid {
+            what.push_str("+other-grid");
+        }
+        for (k, v) in self.options {
+            let _ = write!(what, "+{k}={v}");
+        }
+        format!("game {} {what} seed={n:03}", self.ruleset)
+    }
+
+    fn source(&self) -> Scenario {
+        let mut sc = if self.other_grid {
+            let file = format!("{}.toml", self.scenario);
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(self.ruleset)
+                .join(&file);
+            let text = std::fs::read_to_string(&path).expect("the scenario's file");
+            let swapped = if text.contains("grid = \"hex\"") {
+                text.replace("grid = \"hex\"", "grid = \"square\"")
+            } else {
+                assert!(text.contains("grid = \"square\""), "{file}: a grid kind");
+                text.replace("grid = \"square\"", "grid = \"hex\"")
+            };
+            Scenario::from_text(&swapped, &file).expect("scenario").0
+        } else {
+            Scenario::shipped(self.scenario)
+        };
+        for (k, v) in self.options {
+            sc.options.insert((*k).into(), (*v).into());
+        }
+        sc
+    }
+}
+
+/// Every side, the referee and an observer.
+fn viewers(rules: &Rules, state: &State) -> Vec<Viewer> {
+    let mut v: Vec<Viewer> = rules.sides(state).into_iter().map(Viewer::Side).collect();
+    v.push(Viewer::Referee);
+    v.push(Viewer::Observer);
+    v
+}
+
+/// Random legal orders of every side the phase needs, from the family's
+/// own generator.
+fn random_orders(
+    rules: &Rules,
+    state: &State,
+    sides: &[String],
+    rng: &mut ChaChaDice,
+) -> Vec<Orders> {
+    match rules.family() {
+        "memoir44" => {
+            let r = memoir44::Ruleset::builtin().expect("ruleset");
+            let st = state.get::<memoir44::State>().expect("a Memoir '44 state");
+            sides
+                .iter()
+                .map(|s| Orders {
+                    side: s.clone(),
+                    text: memoir44::random_orders(&r, st, s, rng),
+                })
+                .collect()
+        }
+        "memoir_grid" => {
+            let r = memoir_grid::Ruleset::builtin(rules.id()).expect("ruleset");
+            let st = state.get::<memoir_grid::State>().expect("a grid state");
+            memoir_grid::random::random_phase(&r, st, rng)
+        }
+        "measured" => {
+            let r = measured::Ruleset::builtin(rules.id()).expect("ruleset");
+            let st = state.get::<measured::State>().expect("a measured state");
+            measured::random::random_move(&r, st, rng)
+        }
+        other => panic!("the golden corpus has no order generator for the family {other}"),
+    }
+}
+
+/// Every viewer's text view and report parts.
+fn reports(
+    out: &mut String,
+    rules: &Rules,
+    state: &State,
+    events: &[serde_json::Value],
+    mover: Option<&str>,
+) {
+    for v in viewers(rules, state) {
+        let p = rules.report_parts(state, events, &v, mover);
+        let _ = writeln!(out, "== report for {v:?}");
+        let _ = writeln!(out, "-- render_text\n{}", rules.render_text(state, &v));
+        let _ = writeln!(out, "-- map\n{}\n-- compact\n{}", p.map, p.compact);
+        let _ = writeln!(out, "-- combat\n{}\n-- orders\n{:?}", p.combat, p.orders);
+        let _ = writeln!(out, "-- board_html\n{}\n-- svg\n{}", p.board_html, p.svg);
+        let _ = writeln!(out, "-- json\n{}", p.json);
+    }
+}
+
+/// Each side's orders, checked as the service checks a mail's: refused
+/// orders are written down and replaced by the side's pass orders.
+fn checked(out: &mut String, rules: &Rules, state: &State, orders: Vec<Orders>) -> Vec<Orders> {
+    orders
+        .into_iter()
+        .map(|o| {
+            let _ = writeln!(out, "orders {}:\n{}", o.side, o.text.trim_end());
+            match rules.check(state, &o.side, &o.text) {
+                Ok(lines) => {
+                    let _ = writeln!(out, "checked: {lines:?}");
+                    o
+                }
+                Err(e) => {
+                    let pass = rules
+                        .pass_orders(state, &o.side)
+                        .unwrap_or_else(|| "PASS".into());
+                    let _ = writeln!(out, "refused: {e}\npassing instead:\n{pass}");
+                    Orders {
+                        side: o.side,
+                        text: pass,
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// Seed `n` of `spec`: its master seed.
+fn master(spec: &Spec, n: u64) -> Seed {
+    derive("adjutant/golden", &[spec.name(n).as_bytes()])
+}
+
+/// Play seed `n` of `spec`: the item's bytes.
+pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
+    let rules = Rules::load(spec.ruleset).expect("ruleset");
+    let master = master(spec, n);
+    let mut rng = ChaChaDice::from_seed(derive("adjutant/golden-orders", &[&master]));
+    let mut out = String::new();
+    let _ = writeln!(out, "{}\nmaster seed {}", spec.name(n), hex::encode(master));
+    let mut state = setup_state(&rules, &spec.source(), &master).expect("set-up");
+    let json = rules.to_json(&state);
+    let _ = writeln!(out, "setup {}\nstate {json}", state_hash(&json));
+    reports(&mut out, &rules, &state, &[], None);
+    let mut turn = 0;
+    while turn < spec.max_phases && rules.result(&state).is_none() {
+        let phase = rules.phase(&state);
+        let _ = writeln!(out, "\n=== phase {} {phase:?}", turn + 1);
+        let orders = random_orders(&rules, &state, &phase.sides, &mut rng);
+        let orders = checked(&mut out, &rules, &state, orders);
+        turn += 1;
+        let adj = match adjudicate_turn(&rules, &state, &master, turn, &orders) {
+            Ok(adj) => adj,
+            Err(e) => {
+                let _ = writeln!(out, "adjudication refused: {e}");
+                break;
+            }
+        };
+        for e in &adj.events {
+            let _ = writeln!(out, "event {e}");
+        }
+        let json = rules.to_json(&adj.state);
+        let _ = writeln!(out, "state {}", state_hash(&json));
+        for v in viewers(&rules, &adj.state) {
+            let lines = rules.describe_events(&adj.state, &adj.events, &v);
+            let _ = writeln!(out, "described for {v:?}: {lines:#?}");
+        }
+        if turn % REPORT_EVERY == 0 {
+            let mover = orders.first().map(|o| o.side.as_str());
+            reports(&mut out, &rules, &adj.state, &adj.events, mover);
+        }
+        // As the service does: a phase of the judge's own follows at once
+        // on the state in hand; otherwise the next phase starts from the
+        // stored state.
+        state = if rules.phase(&adj.state).sides.is_empty() && rules.result(&adj.state).is_none() {
+            adj.state
+        } else {
+            rules.numbered(rules.restore(&json).expect("restore"), turn)
+        };
+    }
+    let _ = writeln!(
+        out,
+        "\n=== end after {turn} phases: result {:?}, score {:?}, fog {}",
+        rules.result(&state),
+        rules.score(&state),
+        rules.fog_of_war(&state)
+    );
+    let _ = writeln!(out, "state {}", rules.to_json(&state));
+    reports(&mut out, &rules, &state, &[], None);
+    out.into_bytes()
+}
+
+const NONE: &[(&str, &str)] = &[];
+
+/// Every game kind of the corpus, family by family.
+pub fn specs(family: &str) -> Vec<Spec> {
+    let spec = |ruleset, scenario, options, other_grid, seeds, max_phases, quick| Spec {
+        ruleset,
+        scenario,
+        options,
+        other_grid,
+        seeds,
+        max_phases,
+        quick,
+    };
+    match family {
+        "memoir44" => {
+            let mut v: Vec<Spec> = [
+                "pegasus-bridge",
+                "sainte-mere-eglise",
+                "arnhem-bridge",
+                "bir-hakeim",
+                "fall-of-london",
+                "maleme",
+                "merville-battery",
+                "miteiriya-ridge",
+            ]
+            .into_iter()
+            .map(|s| spec("memoir44", s, NONE, false, 12, 200, s == "pegasus-bridge"))
+            .collect();
+            v.push(spec(
+                "memoir44",
+                "pegasus-bridge",
+                &[("kriegspiel", "true")],
+                false,
+                8,
+                200,
+                true,
+            ));
+            v.push(spec(
+                "memoir44",
+                "sainte-mere-eglise",
+                &[("kriegspiel", "true")],
+                false,
+                6,
+                200,
+                false,
+            ));
+            v.push(spec(
+                "memoir44",
+                "pegasus-bridge",
+                &[("weather", "night")],
+                false,
+                6,
+                200,
+                false,
+            ));
+            v.push(spec(
+                "memoir44",
+                "sainte-mere-eglise",
+                &[("blitzkrieg", "axis")],
+                false,
+                6,
+                200,
+                false,
+            ));
+            v.push(spec(
+                "memoir44",
+                "pegasus-bridge",
+                &[("young-generals", "true")],
+                false,
+                6,
+                200,
+                false,
+            ));
+            v.push(spec(
+                "memoir44",
+                "pegasus-bridge",
+                &[("zombies", "axis")],
+                false,
+                6,
+                200,
+                false,
+            ));
+            v
+        }
+        "memoir_grid" => ["memoir-of-battle", "memoir-of-modern-battle"]
+            .into_iter()
+            .flat_map(|rs| {
+                let sc = if rs == "memoir-of-battle" {
+                    "le-cateau-1914"
+                } else {
+                    "villers-bocage-1944"
+                };
+                [
+                    spec(rs, sc, NONE, false, 25, 200, true),
+                    spec(rs, sc, NONE, true, 20, 200, false),
+                ]
+            })
+            .collect(),
+        "measured" => vec![
+            spec("charge", "el-bodon-1811", NONE, false, 30, 40, true),
+            spec(
+                "charge",
+                "fuentes-de-onoro-1811",
+                NONE,
+                false,
+                30,
+                40,
+                false,
+            ),
+            spec("seven-years-war", "minden-1759", NONE, false, 30, 40, true),
+        ],
+        other => panic!("no golden games for the family {other}"),
+    }
+}
+
+/// Play the family's games (every seed at the deep depth, seed 0 of the
+/// quick kinds at the quick one) and settle them against the manifest.
+pub fn run(family: &str) {
+    let full = super::manifest::full();
+    let specs = specs(family);
+    // Every shipped ruleset of the family has games here.
+    let entry = adjutant::rules::families()
+        .iter()
+        .find(|f| f.name == family)
+        .expect("a family");
+    for rs in entry.rulesets {
+        assert!(
+            specs.iter().any(|s| s.ruleset == *rs),
+            "no golden games of {rs}"
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let mut items = super::manifest::Items::default();
+    for spec in &specs {
+        let seeds = if full {
+            spec.seeds
+        } else {
+            u64::from(spec.quick)
+        };
+        for n in 0..seeds {
+            items.add(&spec.name(n), &play(spec, n));
+        }
+    }
+    println!(
+        "golden {family}: {} games in {:.1?}",
+        items.0.len(),
+        t0.elapsed()
+    );
+    let prefix: Vec<String> = entry
+        .rulesets
+        .iter()
+        .map(|r| format!("game {r} "))
+        .collect();
+    super::manifest::settle(&prefix, &items, full);
+}
