@@ -7,6 +7,7 @@
 //! rewrites the manifest; `ADJUTANT_GOLDEN_DUMP=DIR` dumps every item's
 //! bytes to diff two commits.
 
+mod exports;
 mod games;
 mod mails;
 mod manifest;

@@ -16,6 +16,9 @@ use adjutant::rules::{Orders, Rules, Scenario, State, Viewer};
 use adjutant::service::{adjudicate_turn, setup_state, state_hash};
 use std::fmt::Write as _;
 
+/// Seeds of every spec played through the service too, at the deep depth.
+const EXPORTED_SEEDS: u64 = 3;
+
 /// The reports of every viewer are kept every this many phases.
 const REPORT_EVERY: u32 = 10;
 
@@ -48,21 +51,28 @@ impl Spec {
         format!("game {} {what} seed={n:03}", self.ruleset)
     }
 
-    fn source(&self) -> Scenario {
+    /// The scenario's text set on the other grid kind (`other_grid`).
+    fn other_grid_text(&self) -> (String, String) {
+        let file = format!("{}.toml", self.scenario);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(self.ruleset)
+            .join(&file);
+        let text = std::fs::read_to_string(&path).expect("the scenario's file");
+        let swapped = if text.contains("grid = \"hex\"") {
+            text.replace("grid = \"hex\"", "grid = \"square\"")
+        } else {
+            assert!(text.contains("grid = \"square\""), "{file}: a grid kind");
+            text.replace("grid = \"square\"", "grid = \"hex\"")
+        };
+        (file, swapped)
+    }
+
+    /// The scenario with the spec's options.
+    pub fn source(&self) -> Scenario {
         let mut sc = if self.other_grid {
-            let file = format!("{}.toml", self.scenario);
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scenarios")
-                .join(self.ruleset)
-                .join(&file);
-            let text = std::fs::read_to_string(&path).expect("the scenario's file");
-            let swapped = if text.contains("grid = \"hex\"") {
-                text.replace("grid = \"hex\"", "grid = \"square\"")
-            } else {
-                assert!(text.contains("grid = \"square\""), "{file}: a grid kind");
-                text.replace("grid = \"square\"", "grid = \"hex\"")
-            };
-            Scenario::from_text(&swapped, &file).expect("scenario").0
+            let (file, text) = self.other_grid_text();
+            Scenario::from_text(&text, &file).expect("scenario").0
         } else {
             Scenario::shipped(self.scenario)
         };
@@ -70,6 +80,18 @@ impl Spec {
             sc.options.insert((*k).into(), (*v).into());
         }
         sc
+    }
+
+    /// What `new-game --scenario` takes for it: the shipped id, or a file
+    /// written in `site` (`other_grid`).
+    pub fn source_for_service(&self, site: &crate::common::Site) -> String {
+        if !self.other_grid {
+            return self.scenario.to_string();
+        }
+        let (file, text) = self.other_grid_text();
+        let path = site.path().join(file);
+        std::fs::write(&path, text).expect("write the scenario");
+        path.display().to_string()
     }
 }
 
@@ -83,7 +105,7 @@ fn viewers(rules: &Rules, state: &State) -> Vec<Viewer> {
 
 /// Random legal orders of every side the phase needs, from the family's
 /// own generator.
-fn random_orders(
+pub fn random_orders(
     rules: &Rules,
     state: &State,
     sides: &[String],
@@ -162,7 +184,7 @@ fn checked(out: &mut String, rules: &Rules, state: &State, orders: Vec<Orders>) 
 }
 
 /// Seed `n` of `spec`: its master seed.
-fn master(spec: &Spec, n: u64) -> Seed {
+pub fn master(spec: &Spec, n: u64) -> Seed {
     derive("adjutant/golden", &[spec.name(n).as_bytes()])
 }
 
@@ -227,7 +249,41 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
 
 const NONE: &[(&str, &str)] = &[];
 
-/// Every game kind of the corpus, family by family.
+/// Deep seeds of a shipped Memoir '44 scenario, of a Memoir '44 game with
+/// options, of a grid scenario (and on the other grid kind), of a measured
+/// scenario.
+const M44_SEEDS: u64 = 30;
+const M44_OPTION_SEEDS: u64 = 15;
+const GRID_SEEDS: u64 = 60;
+const OTHER_GRID_SEEDS: u64 = 50;
+const MEASURED_SEEDS: u64 = 50;
+
+/// The shipped Memoir '44 scenarios when the corpus was recorded (a
+/// scenario shipped later joins the list with a rewrite of the manifest).
+const M44_SCENARIOS: &[&str] = &[
+    "pegasus-bridge",
+    "sainte-mere-eglise",
+    "arnhem-bridge",
+    "bir-hakeim",
+    "fall-of-london",
+    "maleme",
+    "merville-battery",
+    "miteiriya-ridge",
+];
+
+/// The Memoir '44 games with options: (scenario, options).
+const M44_OPTIONS: &[(&str, &[(&str, &str)])] = &[
+    ("pegasus-bridge", &[("kriegspiel", "true")]),
+    ("sainte-mere-eglise", &[("kriegspiel", "true")]),
+    ("pegasus-bridge", &[("weather", "night")]),
+    ("sainte-mere-eglise", &[("blitzkrieg", "axis")]),
+    ("pegasus-bridge", &[("young-generals", "true")]),
+    ("pegasus-bridge", &[("zombies", "axis")]),
+];
+
+/// Every game kind of the corpus, family by family. At the quick depth
+/// seed 0 of each is played through the `Rules` contract, and seed 0 of
+/// those marked `quick` through the service too.
 pub fn specs(family: &str) -> Vec<Spec> {
     let spec = |ruleset, scenario, options, other_grid, seeds, max_phases, quick| Spec {
         ruleset,
@@ -240,73 +296,31 @@ pub fn specs(family: &str) -> Vec<Spec> {
     };
     match family {
         "memoir44" => {
-            let mut v: Vec<Spec> = [
-                "pegasus-bridge",
-                "sainte-mere-eglise",
-                "arnhem-bridge",
-                "bir-hakeim",
-                "fall-of-london",
-                "maleme",
-                "merville-battery",
-                "miteiriya-ridge",
-            ]
-            .into_iter()
-            .map(|s| spec("memoir44", s, NONE, false, 12, 200, s == "pegasus-bridge"))
-            .collect();
-            v.push(spec(
-                "memoir44",
-                "pegasus-bridge",
-                &[("kriegspiel", "true")],
-                false,
-                8,
-                200,
-                true,
-            ));
-            v.push(spec(
-                "memoir44",
-                "sainte-mere-eglise",
-                &[("kriegspiel", "true")],
-                false,
-                6,
-                200,
-                false,
-            ));
-            v.push(spec(
-                "memoir44",
-                "pegasus-bridge",
-                &[("weather", "night")],
-                false,
-                6,
-                200,
-                false,
-            ));
-            v.push(spec(
-                "memoir44",
-                "sainte-mere-eglise",
-                &[("blitzkrieg", "axis")],
-                false,
-                6,
-                200,
-                false,
-            ));
-            v.push(spec(
-                "memoir44",
-                "pegasus-bridge",
-                &[("young-generals", "true")],
-                false,
-                6,
-                200,
-                false,
-            ));
-            v.push(spec(
-                "memoir44",
-                "pegasus-bridge",
-                &[("zombies", "axis")],
-                false,
-                6,
-                200,
-                false,
-            ));
+            let mut v: Vec<Spec> = M44_SCENARIOS
+                .iter()
+                .map(|s| {
+                    spec(
+                        "memoir44",
+                        s,
+                        NONE,
+                        false,
+                        M44_SEEDS,
+                        200,
+                        *s == "pegasus-bridge",
+                    )
+                })
+                .collect();
+            for (i, (sc, options)) in M44_OPTIONS.iter().enumerate() {
+                v.push(spec(
+                    "memoir44",
+                    sc,
+                    options,
+                    false,
+                    M44_OPTION_SEEDS,
+                    200,
+                    i == 0,
+                ));
+            }
             v
         }
         "memoir_grid" => ["memoir-of-battle", "memoir-of-modern-battle"]
@@ -318,30 +332,47 @@ pub fn specs(family: &str) -> Vec<Spec> {
                     "villers-bocage-1944"
                 };
                 [
-                    spec(rs, sc, NONE, false, 25, 200, true),
-                    spec(rs, sc, NONE, true, 20, 200, false),
+                    spec(rs, sc, NONE, false, GRID_SEEDS, 200, true),
+                    spec(rs, sc, NONE, true, OTHER_GRID_SEEDS, 200, false),
                 ]
             })
             .collect(),
         "measured" => vec![
-            spec("charge", "el-bodon-1811", NONE, false, 30, 40, true),
+            spec(
+                "charge",
+                "el-bodon-1811",
+                NONE,
+                false,
+                MEASURED_SEEDS,
+                40,
+                true,
+            ),
             spec(
                 "charge",
                 "fuentes-de-onoro-1811",
                 NONE,
                 false,
-                30,
+                MEASURED_SEEDS,
                 40,
                 false,
             ),
-            spec("seven-years-war", "minden-1759", NONE, false, 30, 40, true),
+            spec(
+                "seven-years-war",
+                "minden-1759",
+                NONE,
+                false,
+                MEASURED_SEEDS,
+                40,
+                true,
+            ),
         ],
         other => panic!("no golden games for the family {other}"),
     }
 }
 
-/// Play the family's games (every seed at the deep depth, seed 0 of the
-/// quick kinds at the quick one) and settle them against the manifest.
+/// Play the family's games (every seed at the deep depth, seed 0 at the
+/// quick one; and some through the service) and settle them against the
+/// manifest.
 pub fn run(family: &str) {
     let full = super::manifest::full();
     let specs = specs(family);
@@ -359,11 +390,7 @@ pub fn run(family: &str) {
     let t0 = std::time::Instant::now();
     let mut items = super::manifest::Items::default();
     for spec in &specs {
-        let seeds = if full {
-            spec.seeds
-        } else {
-            u64::from(spec.quick)
-        };
+        let seeds = if full { spec.seeds } else { 1 };
         for n in 0..seeds {
             items.add(&spec.name(n), &play(spec, n));
         }
@@ -373,10 +400,18 @@ pub fn run(family: &str) {
         items.0.len(),
         t0.elapsed()
     );
+    let t0 = std::time::Instant::now();
+    let games = items.0.len();
+    super::exports::run(&specs, EXPORTED_SEEDS, &mut items);
+    println!(
+        "golden {family}: {} games through the service in {:.1?}",
+        items.0.len() - games,
+        t0.elapsed()
+    );
     let prefix: Vec<String> = entry
         .rulesets
         .iter()
-        .map(|r| format!("game {r} "))
+        .flat_map(|r| [format!("game {r} "), format!("export {r} ")])
         .collect();
     super::manifest::settle(&prefix, &items, full);
 }
