@@ -18,13 +18,11 @@
 use super::manifest::Items;
 use crate::common::{mail, unqp, Site};
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
-use adjutant::rules::{measured, memoir44, memoir_grid, Rules, Scenario, State};
-use adjutant::service::{setup_state, state_hash};
+use adjutant::rules::{Rules, State};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The judge's clock for the whole corpus.
-const NOW: &str = "2026-11-22T10:00:00Z";
+use super::exports::NOW;
 
 /// The games: (scenario, seats, extra `new-game` options).
 const GAMES: &[(&str, [&str; 2], &[&str])] = &[
@@ -97,58 +95,10 @@ impl Corpus {
             }
             args.extend(*extra);
             c.site.at(NOW, &args);
-            c.reseed(id);
+            super::exports::reseed(&c.site.db(), id, &seed_of(id));
         }
         c.learn_credentials();
         c
-    }
-
-    /// Game `id`'s seed made the fixed one: its set-up made again from it.
-    fn reseed(&self, id: i64) {
-        let db = self.site.db();
-        let (ruleset, scenario, options, text, variant, turn): (
-            String,
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            u32,
-        ) = db
-            .query_row(
-                "SELECT ruleset, scenario, options, scenario_text, ruleset_text, turn FROM games WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-            )
-            .unwrap();
-        assert_eq!(
-            turn, 0,
-            "game {id} opened with a phase of the judge's own: it cannot be re-seeded"
-        );
-        let rules = Rules::of_game(&ruleset, variant.as_deref()).unwrap();
-        let mut sc = match text {
-            Some(t) => {
-                Scenario::from_text(&t, &format!("{scenario}.toml"))
-                    .unwrap()
-                    .0
-            }
-            None => Scenario::shipped(&scenario),
-        };
-        sc.options = serde_json::from_str(&options).unwrap();
-        let master = seed_of(id);
-        let state = setup_state(&rules, &sc, &master).unwrap();
-        let json = rules.to_json(&state);
-        db.execute(
-            "UPDATE games SET seed = ?2 WHERE id = ?1",
-            rusqlite::params![id, hex::encode(master)],
-        )
-        .unwrap();
-        let n = db
-            .execute(
-                "UPDATE snapshots SET state = ?2, state_hash = ?3 WHERE game_id = ?1 AND turn = 0",
-                rusqlite::params![id, json, state_hash(&json)],
-            )
-            .unwrap();
-        assert_eq!(n, 1, "game {id}: one set-up snapshot");
     }
 
     /// The outbox's mail files not kept yet, in name (outbox) order.
@@ -262,37 +212,10 @@ impl Corpus {
         let (rules, st) = self.state(id);
         let sides = rules.phase(&st).sides;
         assert!(!sides.is_empty(), "game {id} waits for no one");
-        match rules.family() {
-            "memoir44" => {
-                let r = memoir44::Ruleset::builtin().unwrap();
-                let s = st.get::<memoir44::State>().unwrap();
-                sides
-                    .iter()
-                    .map(|side| {
-                        (
-                            side.clone(),
-                            memoir44::random_orders(&r, s, side, &mut self.rng),
-                        )
-                    })
-                    .collect()
-            }
-            "memoir_grid" => {
-                let r = memoir_grid::Ruleset::builtin(rules.id()).unwrap();
-                let s = st.get::<memoir_grid::State>().unwrap();
-                memoir_grid::random::random_phase(&r, s, &mut self.rng)
-                    .into_iter()
-                    .map(|o| (o.side, o.text))
-                    .collect()
-            }
-            _ => {
-                let r = measured::Ruleset::builtin(rules.id()).unwrap();
-                let s = st.get::<measured::State>().unwrap();
-                measured::random::random_move(&r, s, &mut self.rng)
-                    .into_iter()
-                    .map(|o| (o.side, o.text))
-                    .collect()
-            }
-        }
+        super::games::random_orders(&rules, &st, &sides, &mut self.rng)
+            .into_iter()
+            .map(|o| (o.side, o.text))
+            .collect()
     }
 
     /// Every side game `id` waits for sends random orders by mail.
