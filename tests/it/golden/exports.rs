@@ -134,12 +134,15 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
     }
     let backup = judge.export_with(id, true, false).unwrap();
     out.push_str(&(serde_json::to_string_pretty(&backup).unwrap() + "\n"));
+    let v = adjutant::service::export::verify(&backup);
     let _ = writeln!(
         out,
-        "== verify\n{:?}",
-        adjutant::service::export::verify(&backup)
+        "== verify: {} turns checked\ndifferences:\n{}\nnotes:\n{}",
+        v.checked_turns,
+        v.differences.join("\n"),
+        v.notes.join("\n")
     );
-    let _ = writeln!(out, "== refused\n{refused:#?}");
+    let _ = writeln!(out, "== refused\n{}", refused.join("\n"));
     match judge.export(id, false) {
         Ok(players) => out.push_str(&(serde_json::to_string_pretty(&players).unwrap() + "\n")),
         Err(e) => {

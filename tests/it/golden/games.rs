@@ -103,6 +103,15 @@ fn viewers(rules: &Rules, state: &State) -> Vec<Viewer> {
     v
 }
 
+/// A viewer in words (not its `Debug` form, which a refactoring may change).
+fn viewer_name(v: &Viewer) -> String {
+    match v {
+        Viewer::Side(s) => format!("side {s}"),
+        Viewer::Referee => "the referee".into(),
+        Viewer::Observer => "an observer".into(),
+    }
+}
+
 /// Random legal orders of every side the phase needs, from the family's
 /// own generator.
 pub fn random_orders(
@@ -147,10 +156,11 @@ fn reports(
 ) {
     for v in viewers(rules, state) {
         let p = rules.report_parts(state, events, &v, mover);
-        let _ = writeln!(out, "== report for {v:?}");
+        let _ = writeln!(out, "== report for {}", viewer_name(&v));
         let _ = writeln!(out, "-- render_text\n{}", rules.render_text(state, &v));
         let _ = writeln!(out, "-- map\n{}\n-- compact\n{}", p.map, p.compact);
-        let _ = writeln!(out, "-- combat\n{}\n-- orders\n{:?}", p.combat, p.orders);
+        let orders = p.orders.as_deref().unwrap_or("(none)");
+        let _ = writeln!(out, "-- combat\n{}\n-- orders\n{orders}", p.combat);
         let _ = writeln!(out, "-- board_html\n{}\n-- svg\n{}", p.board_html, p.svg);
         let _ = writeln!(out, "-- json\n{}", p.json);
     }
@@ -165,7 +175,7 @@ fn checked(out: &mut String, rules: &Rules, state: &State, orders: Vec<Orders>) 
             let _ = writeln!(out, "orders {}:\n{}", o.side, o.text.trim_end());
             match rules.check(state, &o.side, &o.text) {
                 Ok(lines) => {
-                    let _ = writeln!(out, "checked: {lines:?}");
+                    let _ = writeln!(out, "checked:\n  {}", lines.join("\n  "));
                     o
                 }
                 Err(e) => {
@@ -202,7 +212,14 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
     let mut turn = 0;
     while turn < spec.max_phases && rules.result(&state).is_none() {
         let phase = rules.phase(&state);
-        let _ = writeln!(out, "\n=== phase {} {phase:?}", turn + 1);
+        let _ = writeln!(
+            out,
+            "\n=== phase {}: {}; needs [{}]; {}",
+            turn + 1,
+            phase.name,
+            phase.sides.join(", "),
+            phase.what
+        );
         let orders = random_orders(&rules, &state, &phase.sides, &mut rng);
         let orders = checked(&mut out, &rules, &state, orders);
         turn += 1;
@@ -220,7 +237,12 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
         let _ = writeln!(out, "state {}", state_hash(&json));
         for v in viewers(&rules, &adj.state) {
             let lines = rules.describe_events(&adj.state, &adj.events, &v);
-            let _ = writeln!(out, "described for {v:?}: {lines:#?}");
+            let _ = writeln!(
+                out,
+                "described for {}:\n  {}",
+                viewer_name(&v),
+                lines.join("\n  ")
+            );
         }
         if turn % REPORT_EVERY == 0 {
             let mover = orders.first().map(|o| o.side.as_str());
@@ -235,11 +257,20 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
             rules.numbered(rules.restore(&json).expect("restore"), turn)
         };
     }
+    let result = match rules.result(&state) {
+        None => "none".to_string(),
+        Some(w) if w.is_empty() => "a draw".to_string(),
+        Some(w) => format!("{w} wins"),
+    };
+    let score: Vec<String> = rules
+        .score(&state)
+        .iter()
+        .map(|(s, p)| format!("{s} {p}"))
+        .collect();
     let _ = writeln!(
         out,
-        "\n=== end after {turn} phases: result {:?}, score {:?}, fog {}",
-        rules.result(&state),
-        rules.score(&state),
+        "\n=== end after {turn} phases: result {result}; score {}; fog of war {}",
+        score.join(", "),
         rules.fog_of_war(&state)
     );
     let _ = writeln!(out, "state {}", rules.to_json(&state));
