@@ -172,3 +172,25 @@ If the change is meant to change these bytes, rewrite the manifest and
 commit it with the change (say why in the commit message):
   ADJUTANT_GOLDEN=write cargo test --test it golden::
 (docs/testing.md, \"The golden corpus\").";
+
+/// The check names every differing, new and stale item, not only the first.
+#[test]
+fn a_mismatch_names_every_item() {
+    let lines: Vec<(String, String)> = read_manifest(
+        "# a comment\ngame a x seed=000 aa\ngame a x seed=001 bb\ngame a y seed=000 cc\nmail m 00 dd\n",
+    );
+    assert_eq!(lines.len(), 4);
+    let mut items = Items::default();
+    items.0.push(("game a x seed=000".into(), "aa".into()));
+    items.0.push(("game a x seed=001".into(), "b2".into()));
+    items.0.push(("game a z seed=000".into(), "ee".into()));
+    let ours = |n: &str| n.starts_with("game a ");
+    let quick = differences(&ours, &lines, &items, false);
+    assert_eq!(quick.len(), 2, "{quick:?}");
+    assert!(quick[0].contains("differs: game a x seed=001"));
+    assert!(quick[1].contains("not in the manifest: game a z seed=000"));
+    let deep = differences(&ours, &lines, &items, true);
+    assert_eq!(deep.len(), 3, "{deep:?}");
+    assert!(deep[2].contains("in the manifest, not made: game a y seed=000"));
+    assert_eq!(file_name("mail 15-mangled 03"), "mail_15-mangled_03");
+}
