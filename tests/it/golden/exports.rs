@@ -86,9 +86,12 @@ fn judge(site: &Site) -> Judge {
 /// A new game of `spec` with a seat for each side (and a referee under
 /// fog of war), seeded with `seed`: its id.
 fn new_game(site: &Site, judge: &mut Judge, spec: &Spec, seed: &Seed) -> i64 {
-    let rules = Rules::load(spec.ruleset).unwrap();
+    let rules = spec.rules();
     let scenario = spec.source_for_service(site);
     let mut opts = GameOptions::default();
+    if spec.variant {
+        opts.ruleset_file = Some(super::games::club_variant());
+    }
     for (k, v) in spec.options {
         opts.rule_options.insert((*k).into(), (*v).into());
     }
@@ -160,7 +163,7 @@ pub fn run(specs: &[Spec], deep: u64, items: &mut Items) {
     for spec in specs {
         // A game whose first phase is the judge's own plays it in
         // `new-game`, with the OS's seed: it cannot be re-seeded.
-        let rules = Rules::load(spec.ruleset).unwrap();
+        let rules = spec.rules();
         let opening = setup_state(&rules, &spec.source(), &[0; 32]).unwrap();
         if rules.phase(&opening).sides.is_empty() {
             println!(

@@ -30,6 +30,8 @@ pub struct Spec {
     pub options: &'static [(&'static str, &'static str)],
     /// A grid scenario set up on the other grid kind (from its text).
     pub other_grid: bool,
+    /// Played under the house-rule variant [`club_variant`].
+    pub variant: bool,
     /// Seeds 0..seeds at the deep depth.
     pub seeds: u64,
     /// The most phases a game plays.
@@ -45,10 +47,23 @@ impl Spec {
         if self.other_grid {
             what.push_str("+other-grid");
         }
+        if self.variant {
+            what.push_str("+club-variant");
+        }
         for (k, v) in self.options {
             let _ = write!(what, "+{k}={v}");
         }
         format!("game {} {what} seed={n:03}", self.ruleset)
+    }
+
+    /// The spec's rules: the shipped ruleset, or the club's variant.
+    pub fn rules(&self) -> Rules {
+        if self.variant {
+            let (file, text) = club_variant();
+            Rules::from_text(&text, &file).expect("the variant")
+        } else {
+            Rules::load(self.ruleset).expect("ruleset")
+        }
     }
 
     /// The scenario's text set on the other grid kind (`other_grid`).
@@ -101,6 +116,19 @@ fn viewers(rules: &Rules, state: &State) -> Vec<Viewer> {
     v.push(Viewer::Referee);
     v.push(Viewer::Observer);
     v
+}
+
+/// The house-rule variant of the corpus (a club's ruleset file, kept with
+/// the game): Memoir '44 with Regular Infantry battling with 3, 3 and 2
+/// dice at ranges 1, 2 and 3: (file name, text).
+pub fn club_variant() -> (String, String) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets/memoir44.toml");
+    let text = std::fs::read_to_string(path).expect("the shipped ruleset");
+    assert!(text.contains("id = \"memoir44\"") && text.contains("dice = [3, 2, 1]"));
+    let text = text
+        .replacen("id = \"memoir44\"", "id = \"memoir44-club\"", 1)
+        .replacen("dice = [3, 2, 1]", "dice = [3, 3, 2]", 1);
+    ("memoir44-club.toml".into(), text)
 }
 
 /// A viewer in words (not its `Debug` form, which a refactoring may change).
@@ -200,7 +228,7 @@ pub fn master(spec: &Spec, n: u64) -> Seed {
 
 /// Play seed `n` of `spec`: the item's bytes.
 pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
-    let rules = Rules::load(spec.ruleset).expect("ruleset");
+    let rules = spec.rules();
     let master = master(spec, n);
     let mut rng = ChaChaDice::from_seed(derive("adjutant/golden-orders", &[&master]));
     let mut out = String::new();
@@ -321,6 +349,7 @@ pub fn specs(family: &str) -> Vec<Spec> {
         scenario,
         options,
         other_grid,
+        variant: false,
         seeds,
         max_phases,
         quick,
@@ -352,6 +381,19 @@ pub fn specs(family: &str) -> Vec<Spec> {
                     i == 0,
                 ));
             }
+            let plain = spec(
+                "memoir44",
+                "pegasus-bridge",
+                NONE,
+                false,
+                M44_OPTION_SEEDS,
+                200,
+                false,
+            );
+            v.push(Spec {
+                variant: true,
+                ..plain
+            });
             v
         }
         "memoir_grid" => ["memoir-of-battle", "memoir-of-modern-battle"]
