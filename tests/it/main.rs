@@ -27,6 +27,7 @@ mod e2e_minefields;
 mod e2e_night;
 mod e2e_syw;
 mod e2e_worlds;
+mod golden;
 mod hardening;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
