@@ -10,6 +10,7 @@ use super::games::{master, random_orders, Spec};
 use super::manifest::Items;
 use crate::common::Site;
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
+use adjutant::rules::Load;
 use adjutant::rules::{Rules, Scenario};
 use adjutant::service::clock::FixedClock;
 use adjutant::service::{setup_state, state_hash, GameOptions, Judge, ServiceError};

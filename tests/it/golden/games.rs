@@ -11,6 +11,7 @@
 //! final state.
 
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
+use adjutant::rules::Load;
 use adjutant::rules::{measured, memoir44, memoir_grid};
 use adjutant::rules::{Orders, Rules, Scenario, State, Viewer};
 use adjutant::service::{adjudicate_turn, setup_state, state_hash};

@@ -18,6 +18,7 @@
 use super::manifest::Items;
 use crate::common::{mail, unqp, Site};
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
+use adjutant::rules::Load;
 use adjutant::rules::{Rules, State};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
