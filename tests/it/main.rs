@@ -14,6 +14,7 @@ mod browser;
 mod campaign;
 mod cases;
 mod cli_game;
+mod conformance;
 mod crash;
 mod deadlines;
 mod desert;

@@ -31,6 +31,7 @@ pub const ENTRY: FamilyEntry = FamilyEntry {
     load: load_ruleset,
     scenarios: shipped_scenarios,
     run_case: case::run_case_text,
+    options: &[],
 };
 
 fn owns_ruleset(id: &str) -> bool {
@@ -275,6 +276,11 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
 
     /// A side that sends nothing holds every unit where it stands (standing
     /// orders still apply).
+    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+        let i = s.sides.iter().position(|x| x == side)?;
+        Some(random::random_orders(self, s, i, dice))
+    }
+
     fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {
         Some("PASS\n".into())
     }

@@ -28,6 +28,7 @@ pub const ENTRY: FamilyEntry = FamilyEntry {
     load: load_ruleset,
     scenarios: shipped_scenarios,
     run_case: case::run_case_text,
+    options: &[],
 };
 
 fn owns_ruleset(id: &str) -> bool {
@@ -177,6 +178,11 @@ impl Family for Ruleset {
     }
 
     /// A pass keeps the standing initiative choice and orders nothing.
+    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+        let i = s.sides.iter().position(|x| x == side)?;
+        Some(random::random_orders(self, s, i, dice))
+    }
+
     fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {
         Some("PASS\n".into())
     }

@@ -212,6 +212,12 @@ pub const ENTRY: FamilyEntry = FamilyEntry {
     load: load_ruleset,
     scenarios: shipped_scenarios,
     run_case: case::run_case_text,
+    options: &[
+        &[("kriegspiel", "true")],
+        &[("weather", "night")],
+        &[("young-generals", "true")],
+        &[("zombies", "axis")],
+    ],
 };
 
 fn owns_ruleset(id: &str) -> bool {
@@ -554,6 +560,10 @@ impl Family for Ruleset {
 
     /// A pass: the first card of the hand that can be played ordering no
     /// unit (docs/rules/memoir44.md, "No move received").
+    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+        Some(random_orders(self, s, side, dice))
+    }
+
     fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
         if s.pre_battle.is_some() {
             // Before a campaign battle: the documented defaults.
@@ -564,17 +574,22 @@ impl Family for Ruleset {
             // The Dead Player plays no card: the moves its rules require.
             return Some(variants::zombies::pass_orders(&battle::Ctx::new(self), s));
         }
+        // The first card that can be played ordering no unit; a card that
+        // names a section is tried on each, left to right (docs/orders.md).
+        let tries = ["", " LEFT", " CENTRE", " RIGHT"];
         s.hands.get(idx)?.iter().find_map(|card| {
-            let orders = format!("PLAY {card}\n");
-            let mut dice = ForcedDice::new(Vec::new());
-            let mut deck = ChaChaDice::from_seed([0; 32]);
-            let mut chance = Chance {
-                dice: &mut dice,
-                deck: &mut deck,
-            };
-            adjudicate(self, s, side, &orders, &mut chance)
-                .ok()
-                .map(|_| orders)
+            tries.iter().find_map(|section| {
+                let orders = format!("PLAY {card}{section}\n");
+                let mut dice = ForcedDice::new(Vec::new());
+                let mut deck = ChaChaDice::from_seed([0; 32]);
+                let mut chance = Chance {
+                    dice: &mut dice,
+                    deck: &mut deck,
+                };
+                adjudicate(self, s, side, &orders, &mut chance)
+                    .ok()
+                    .map(|_| orders)
+            })
         })
     }
 
@@ -894,6 +909,27 @@ mod young_generals_tests {
         assert!(st.deck.iter().all(section));
         let total = st.deck.len() + st.discard.len() + st.hands.iter().map(Vec::len).sum::<usize>();
         assert_eq!(total, 40, "the 40 section cards stay in the game");
+    }
+
+    /// docs/orders.md, "Deadlines": the pass is the first card of the hand
+    /// that can be played ordering no unit, a card that names a section on
+    /// the first section where it can be; with none, there is no pass.
+    #[test]
+    fn the_pass_plays_a_card_that_names_a_section() {
+        let r = Ruleset::builtin().unwrap();
+        let mut st = setup(&r, "pegasus-bridge", &mut ChaChaDice::from_seed([7; 32])).unwrap();
+        let allies = st.side_index("allies").unwrap();
+        st.to_move = allies;
+        let hand = |names: &[&str]| names.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        st.hands[allies] = hand(&["air-power", "infantry-assault", "recon-left"]);
+        assert_eq!(
+            Family::pass_orders(&r, &st, "allies").as_deref(),
+            Some("PLAY infantry-assault LEFT\n")
+        );
+        // Nothing to aim these at without ORDER or TARGET lines, and no
+        // unit has lost a figure at the set-up.
+        st.hands[allies] = hand(&["air-power", "barrage", "medics-and-mechanics"]);
+        assert_eq!(Family::pass_orders(&r, &st, "allies"), None);
     }
 
     #[test]

@@ -201,6 +201,12 @@ pub trait Family: Send + Sync + 'static {
     }
     /// The orders a side that missed its deadline is taken to have given.
     fn pass_orders(&self, s: &Self::State, side: &str) -> Option<String>;
+    /// Random legal-looking orders of `side` for the current phase, drawn
+    /// from `dice`: the generator of the random-game property tests and the
+    /// conformance test (tests/it/conformance.rs). `None`: the family has none.
+    fn random_orders(&self, _s: &Self::State, _side: &str, _dice: &mut dyn Dice) -> Option<String> {
+        None
+    }
     /// Every part of a report for `viewer`, drawn from the view the family
     /// computes for them (never from the state): `events` are the last
     /// phase's (stored JSON), `mover` whose phase it was.
@@ -327,6 +333,7 @@ trait Erased: Send + Sync {
     fn result(&self, s: &State) -> Option<String>;
     fn numbered(&self, s: State, phases: u32) -> State;
     fn pass_orders(&self, s: &State, side: &str) -> Option<String>;
+    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String>;
     fn report(
         &self,
         s: &State,
@@ -439,6 +446,10 @@ impl<F: Family> Erased for F {
         s.get::<F::State>()
             .and_then(|t| Family::pass_orders(self, t, side))
     }
+    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+        s.get::<F::State>()
+            .and_then(|t| Family::random_orders(self, t, side, dice))
+    }
     fn report(
         &self,
         s: &State,
@@ -540,6 +551,9 @@ pub struct FamilyEntry {
     pub scenarios: fn() -> Vec<(String, String)>,
     /// Run one rules test vector from its text.
     pub run_case: fn(text: &str, file: &str) -> CaseResult,
+    /// Sets of game options (`new-game --option KEY=VALUE`) worth playing
+    /// with every shipped scenario in the conformance test, beside none.
+    pub options: &'static [&'static [(&'static str, &'static str)]],
 }
 
 impl Rules {
@@ -658,6 +672,12 @@ impl Rules {
     #[must_use]
     pub fn pass_orders(&self, state: &State, side: &str) -> Option<String> {
         self.0.pass_orders(state, side)
+    }
+
+    /// [`Family::random_orders`]: random orders of `side` for the current
+    /// phase (tests only; the judge never makes up a player's orders).
+    pub fn random_orders(&self, state: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+        self.0.random_orders(state, side, dice)
     }
 
     /// The events `viewer` may read, one line of text each.
