@@ -116,7 +116,7 @@ fn the_state_line_does_not_test_guesses_about_an_initiative_choice() {
     for phase in 0..12 {
         let (rules, st) = latest(&site);
         let g = st.get::<memoir_grid::State>().expect("a grid state");
-        let need = rules.waiting(&st).sides;
+        let need = rules.phase(&st).sides;
         if need.is_empty() {
             break;
         }
@@ -209,7 +209,7 @@ fn the_state_line_does_not_test_guesses_about_standing_orders() {
     for _ in 0..8 {
         let (rules, st) = latest(&site);
         let m = st.get::<measured::State>().expect("a measured state");
-        let need = rules.waiting(&st).sides;
+        let need = rules.phase(&st).sides;
         if need.is_empty() {
             break;
         }

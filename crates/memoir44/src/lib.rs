@@ -43,7 +43,6 @@ use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::report::Parts;
 use adjutant_rules::{
     Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
-    Waiting,
 };
 
 pub use board::{Hex, Section};
@@ -86,9 +85,9 @@ pub fn sides(s: &State) -> Vec<String> {
 }
 
 #[must_use]
-pub fn waiting(s: &State) -> Waiting {
+pub fn waiting(s: &State) -> Phase {
     if s.over {
-        return Waiting {
+        return Phase {
             name: "turn".into(),
             sides: vec![],
             what: "game over".into(),
@@ -105,7 +104,7 @@ pub fn waiting(s: &State) -> Waiting {
     } else {
         "to play a card and order units"
     };
-    Waiting {
+    Phase {
         name: "turn".into(),
         what: format!("{side} {what}{last}"),
         sides: vec![side],

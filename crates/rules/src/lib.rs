@@ -122,9 +122,6 @@ pub struct Phase {
     pub what: String,
 }
 
-/// The old name of [`Phase`].
-pub type Waiting = Phase;
-
 /// Team play: what one order line of a side's orders concerns, so that the
 /// service can tell which team member may give it without knowing the
 /// family's types (docs/teams.md).
@@ -612,12 +609,6 @@ impl Rules {
     #[must_use]
     pub fn numbered(&self, state: State, phases: u32) -> State {
         self.0.numbered(state, phases)
-    }
-
-    /// The old name of [`Rules::phase`].
-    #[must_use]
-    pub fn waiting(&self, state: &State) -> Phase {
-        self.phase(state)
     }
 
     /// Check `side`'s orders for the current phase without dice: the orders
