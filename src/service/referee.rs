@@ -16,7 +16,6 @@ use crate::protocol::{self, Command, Request};
 use crate::rules::{Adjudication, Rejection, Rules, State, Viewer, REFEREE_SIDE};
 use crate::store::{self, Referee, Submission};
 use rusqlite::Transaction;
-use serde_json::json;
 
 /// Apply a correction stored as a turn's orders: a first line
 /// `REASON <why>`, then the family's correction lines. Pure, so `verify`
@@ -32,8 +31,7 @@ pub fn amend_turn(rules: &Rules, state: &State, text: &str) -> Result<Adjudicati
     // Keep the line numbers of the text as the referee wrote it.
     let rest = format!("\n{}", lines.collect::<Vec<_>>().join("\n"));
     let mut adj = rules.amend(state, &rest)?;
-    adj.events
-        .insert(0, json!({"kind": "referee-note", "reason": reason}));
+    adj.events.insert(0, crate::rules::referee_note(reason));
     Ok(adj)
 }
 

@@ -95,4 +95,12 @@ fn the_umpire_amends_a_seven_years_war_game_and_verify_replays_it() {
             .any(|m| m.contains("The referee corrects the position: UNIT HANHORSE ENTER")),
         "no report of the correction"
     );
+    // And the players are told why (issue 29: the referee's note is the
+    // judge's event, described for every family, not only Memoir '44).
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("The referee's reason: the umpire rules the horse has arrived")),
+        "the players' reports never give the referee's reason"
+    );
 }

@@ -596,10 +596,6 @@ pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
     if kind.starts_with("pre-battle") {
         return super::campaign::describe(event);
     }
-    if kind == "referee-note" {
-        let reason = event.get("reason").and_then(|s| s.as_str()).unwrap_or("");
-        return Some(format!("The referee's reason: {reason}"));
-    }
     match serde_json::from_value::<Event>(event.clone()) {
         Ok(e) => describe_event(&e, viewer),
         Err(_) => {

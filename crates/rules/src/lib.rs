@@ -468,9 +468,22 @@ impl<F: Family> Erased for F {
         events: &[serde_json::Value],
         viewer: &Viewer,
     ) -> Vec<String> {
-        s.get::<F::State>()
-            .map(|t| Family::describe_events(self, t, events, viewer))
-            .unwrap_or_default()
+        let Some(t) = s.get::<F::State>() else {
+            return Vec::new();
+        };
+        // The judge's own events (a referee's note) are described here, for
+        // every family; the family describes the runs of its events between.
+        let mut out = Vec::new();
+        let mut from = 0;
+        for (i, e) in events.iter().enumerate() {
+            if let Some(line) = describe_judge_event(e) {
+                out.extend(Family::describe_events(self, t, &events[from..i], viewer));
+                out.push(line);
+                from = i + 1;
+            }
+        }
+        out.extend(Family::describe_events(self, t, &events[from..], viewer));
+        out
     }
     fn render_text(&self, s: &State, viewer: &Viewer) -> String {
         s.get::<F::State>()
@@ -727,6 +740,27 @@ impl Rules {
     ) -> Option<String> {
         self.0.member_template(state, side, sections, leader)
     }
+}
+
+/// The kind of the event the judge puts first in a referee's correction:
+/// `{"kind": "referee-note", "reason": ...}`. Every family's reports give
+/// it (`Rules::describe_events` describes it; a family never sees it).
+pub const REFEREE_NOTE: &str = "referee-note";
+
+/// The referee's note of a correction, as an event.
+#[must_use]
+pub fn referee_note(reason: &str) -> serde_json::Value {
+    serde_json::json!({"kind": REFEREE_NOTE, "reason": reason})
+}
+
+/// The line of an event the judge itself writes, for every viewer; `None`
+/// for a family's event.
+fn describe_judge_event(event: &serde_json::Value) -> Option<String> {
+    if event.get("kind").and_then(serde_json::Value::as_str) != Some(REFEREE_NOTE) {
+        return None;
+    }
+    let reason = event.get("reason").and_then(|s| s.as_str()).unwrap_or("");
+    Some(format!("The referee's reason: {reason}"))
 }
 
 /// The side name under which a referee's corrections are stored as a turn's
