@@ -100,8 +100,10 @@ fn fontdb() -> Arc<usvg::fontdb::Database> {
 /// game whose drawing does not depend on the viewer), so a few suffice.
 const CACHED: usize = 16;
 
-/// A picture drawn, with the SVG it was drawn from.
-type Drawn = (Box<str>, Option<(Vec<u8>, u32, u32)>);
+/// A picture, with the SVG it is drawn from: empty while one thread draws
+/// it (another thread asking for the same SVG waits for that drawing
+/// instead of making its own).
+type Drawn = (Box<str>, OnceLock<Option<(Vec<u8>, u32, u32)>>);
 
 /// The pictures drawn last, newest last. The key is the SVG's full text:
 /// two recipients share a picture only when their drawings are the same
@@ -122,8 +124,9 @@ pub fn forget_drawn() {
 
 /// The PNG of `svg` with its size in CSS pixels (the SVG's own), or None if
 /// the SVG does not parse (the mail then shows the SVG instead). The same
-/// SVG drawn a moment ago is not drawn again: its PNG is the same bytes
-/// (rendering is a pure function of the SVG), so only the time changes.
+/// SVG drawn a moment ago, or being drawn on the other thread, is not
+/// drawn again: its PNG is the same bytes (rendering is a pure function of
+/// the SVG), so only the time changes.
 #[must_use]
 pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     let lock = || {
@@ -131,17 +134,22 @@ pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     };
-    let hit = lock().iter().rev().find(|d| *d.0 == *svg).cloned();
-    if let Some(d) = hit {
-        return d.1.clone();
-    }
-    let out = draw(svg);
-    let mut c = lock();
-    if c.len() == CACHED {
-        c.pop_front();
-    }
-    c.push_back(Arc::new((svg.into(), out.clone())));
-    out
+    let entry = {
+        let mut c = lock();
+        match c.iter().rev().find(|d| *d.0 == *svg) {
+            Some(d) => Arc::clone(d),
+            None => {
+                if c.len() >= CACHED {
+                    c.pop_front();
+                }
+                let d = Arc::new((svg.into(), OnceLock::new()));
+                c.push_back(Arc::clone(&d));
+                d
+            }
+        }
+    };
+    // Drawn outside the lock: other drawings go on meanwhile.
+    entry.1.get_or_init(|| draw(svg)).clone()
 }
 
 /// [`png`] without the cache: parse, render, quantise and deflate.
