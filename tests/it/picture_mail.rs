@@ -692,3 +692,50 @@ fn picture_by_mail_changes_that_seat_only() {
         "the Axis' report is unchanged"
     );
 }
+
+/// One rasterisation per distinct drawing (docs/performance.md, "The board
+/// as an inline PNG"): the picture of an SVG drawn a moment ago is the same
+/// bytes as drawing it afresh, on any thread; an SVG that differs from it
+/// (here one colour, the same length, so that only a cache keyed by the
+/// drawing's full text tells them apart) gets its own picture. The key is
+/// what keeps fog of war exact: two viewers share a picture only when their
+/// SVGs are the same bytes.
+#[test]
+fn a_picture_is_reused_only_for_the_very_same_drawing() {
+    use adjutant::report::picture;
+    use adjutant::rules::memoir44::report::sample;
+    use adjutant::rules::{Load, Rules, State, Viewer};
+    let s = sample::standard();
+    let rules = Rules::load("memoir44").expect("rules");
+    let state = State::of(s.state.clone());
+    let p = rules.report_parts(&state, &[], &Viewer::Side("allies".into()), Some(&s.mover));
+    let svg = p.svg.clone();
+    let fresh = picture::draw(&svg).expect("draws");
+    assert_eq!(picture::png(&svg).expect("draws"), fresh);
+    assert_eq!(picture::png(&svg).expect("drawn before"), fresh);
+    let elsewhere = {
+        let svg = svg.clone();
+        std::thread::spawn(move || picture::draw(&svg))
+            .join()
+            .expect("thread")
+    };
+    assert_eq!(
+        elsewhere.expect("draws"),
+        fresh,
+        "the same bytes on any thread"
+    );
+    // The board's cloth, repainted blue: the same length, another drawing.
+    let cloth = "fill=\"#f6f3ea\"";
+    assert!(svg.contains(cloth), "the board's background colour");
+    let other = svg.replacen(cloth, "fill=\"#0000ff\"", 1);
+    assert_eq!(other.len(), svg.len());
+    let theirs = picture::png(&other).expect("draws");
+    assert_ne!(theirs.0, fresh.0);
+    let corner = |bytes: &[u8]| {
+        let img = Image::decode(bytes);
+        img.rgb[(2 * img.w + 2) * 3..][..3].to_vec()
+    };
+    assert_eq!(corner(&theirs.0), [0, 0, 255]);
+    assert_eq!(corner(&fresh.0), [0xf6, 0xf3, 0xea]);
+    assert_eq!(picture::png(&svg).expect("drawn before"), fresh);
+}

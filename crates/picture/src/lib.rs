@@ -16,8 +16,9 @@
 use resvg::tiny_skia;
 use resvg::usvg;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::fmt::Write;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a seat's mails show of the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -94,16 +95,94 @@ fn fontdb() -> Arc<usvg::fontdb::Database> {
     .clone()
 }
 
+/// How many pictures [`png`] keeps: the recipients of one turn come one
+/// after another in a delivery pass (observers, a referee, both sides of a
+/// game whose drawing does not depend on the viewer), so a few suffice.
+const CACHED: usize = 16;
+
+/// A picture, with the SVG it is drawn from: empty while one thread draws
+/// it (another thread asking for the same SVG waits for that drawing
+/// instead of making its own).
+type Drawn = (Box<str>, OnceLock<Option<(Vec<u8>, u32, u32)>>);
+
+/// The pictures drawn last, newest last. The key is the SVG's full text:
+/// two recipients share a picture only when their drawings are the same
+/// bytes, so fog of war applies to the PNG exactly as to the SVG.
+fn cache() -> &'static Mutex<VecDeque<Arc<Drawn>>> {
+    static CACHE: OnceLock<Mutex<VecDeque<Arc<Drawn>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(VecDeque::with_capacity(CACHED)))
+}
+
+/// Forgets every picture drawn (for the benchmarks: the next [`png`] draws).
+#[doc(hidden)]
+pub fn forget_drawn() {
+    cache()
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clear();
+}
+
 /// The PNG of `svg` with its size in CSS pixels (the SVG's own), or None if
-/// the SVG does not parse (the mail then shows the SVG instead).
+/// the SVG does not parse (the mail then shows the SVG instead). The same
+/// SVG drawn a moment ago, or being drawn on the other thread, is not
+/// drawn again: its PNG is the same bytes (rendering is a pure function of
+/// the SVG), so only the time changes.
 #[must_use]
 pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
+    let lock = || {
+        cache()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let entry = {
+        let mut c = lock();
+        match c.iter().rev().find(|d| *d.0 == *svg) {
+            Some(d) => Arc::clone(d),
+            None => {
+                if c.len() >= CACHED {
+                    c.pop_front();
+                }
+                let d = Arc::new((svg.into(), OnceLock::new()));
+                c.push_back(Arc::clone(&d));
+                d
+            }
+        }
+    };
+    // Drawn outside the lock: other drawings go on meanwhile.
+    entry.1.get_or_init(|| draw(svg)).clone()
+}
+
+/// [`png`] without the cache: parse, render, quantise and deflate.
+#[must_use]
+pub fn draw(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
+    let tree = parse(svg)?;
+    let (w, h, pixmap) = render(&tree)?;
+    let size = tree.size();
+    let bytes = deflate(&quantise(w, h, pixmap.data()))?;
+    Some((
+        bytes,
+        size.width().ceil() as u32,
+        size.height().ceil() as u32,
+    ))
+}
+
+/// Stage 1: the SVG parsed into a usvg tree, its text laid out in the
+/// embedded fonts and turned into paths.
+#[doc(hidden)]
+#[must_use]
+pub fn parse(svg: &str) -> Option<usvg::Tree> {
     let opt = usvg::Options {
         fontdb: fontdb(),
         font_family: "DejaVu Sans".into(),
         ..usvg::Options::default()
     };
-    let tree = usvg::Tree::from_str(svg, &opt).ok()?;
+    usvg::Tree::from_str(svg, &opt).ok()
+}
+
+/// Stage 2: the tree drawn at [`SCALE`] on white: (width, height, pixels).
+#[doc(hidden)]
+#[must_use]
+pub fn render(tree: &usvg::Tree) -> Option<(u32, u32, tiny_skia::Pixmap)> {
     let size = tree.size();
     let (cw, ch) = (size.width().ceil(), size.height().ceil());
     let w = (cw * SCALE).round() as u32;
@@ -111,31 +190,50 @@ pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
-        &tree,
+        tree,
         tiny_skia::Transform::from_scale(SCALE, SCALE),
         &mut pixmap.as_mut(),
     );
-    let bytes = encode(w, h, pixmap.data())?;
-    Some((bytes, cw as u32, ch as u32))
+    Some((w, h, pixmap))
 }
 
 /// 15-bit key of an RGB colour (5 bits a channel).
-fn key(p: &[u8]) -> usize {
+fn key(p: [u8; 4]) -> usize {
     (usize::from(p[0] >> 3) << 10) | (usize::from(p[1] >> 3) << 5) | usize::from(p[2] >> 3)
+}
+
+/// The pixels of `rgba`, four bytes each.
+fn pixels(rgba: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
+    rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]])
 }
 
 /// The palette: the `MAX_COLOURS` most frequent 15-bit colours, each the
 /// first exact colour seen in its bucket (the SVG's flat colours come out
-/// exact), ties broken by key so the choice is deterministic.
+/// exact), ties broken by key so the choice is deterministic. The boards
+/// are mostly runs of one flat colour: a pixel like the one before it is
+/// counted without looking it up.
 fn palette(rgba: &[u8]) -> Vec<[u8; 3]> {
     let mut count = vec![0u32; 1 << 15];
     let mut first = vec![[0u8; 3]; 1 << 15];
-    for p in rgba.chunks_exact(4) {
+    let mut add = |p: [u8; 4], n: u32| {
         let k = key(p);
         if count[k] == 0 {
             first[k] = [p[0], p[1], p[2]];
         }
-        count[k] += 1;
+        count[k] += n;
+    };
+    let mut px = pixels(rgba);
+    if let Some(mut run) = px.next() {
+        let mut n = 1u32;
+        for p in px {
+            if p == run {
+                n += 1;
+            } else {
+                add(run, n);
+                (run, n) = (p, 1);
+            }
+        }
+        add(run, n);
     }
     let mut used: Vec<usize> = (0..count.len()).filter(|&k| count[k] > 0).collect();
     used.sort_by(|a, b| count[*b].cmp(&count[*a]).then(a.cmp(b)));
@@ -143,7 +241,7 @@ fn palette(rgba: &[u8]) -> Vec<[u8; 3]> {
     used.into_iter().map(|k| first[k]).collect()
 }
 
-fn nearest(pal: &[[u8; 3]], p: &[u8]) -> u8 {
+fn nearest(pal: &[[u8; 3]], p: [u8; 4]) -> u8 {
     let d = |c: &[u8; 3]| -> i32 {
         (0..3)
             .map(|i| {
@@ -161,46 +259,99 @@ fn nearest(pal: &[[u8; 3]], p: &[u8]) -> u8 {
     u8::try_from(best).unwrap_or(0)
 }
 
-/// An indexed PNG of opaque RGBA pixels: at most [`MAX_COLOURS`] colours,
-/// each pixel the palette colour nearest the first pixel of its 15-bit
-/// bucket (a bucket's colours differ by less than 8 a channel).
-fn encode(w: u32, h: u32, rgba: &[u8]) -> Option<Vec<u8>> {
-    let pal = palette(rgba);
-    let mut lut = vec![u16::MAX; 1 << 15];
-    let bits = if pal.len() <= 16 { 4 } else { 8 };
-    let row_bytes = if bits == 4 {
-        (w as usize).div_ceil(2)
-    } else {
-        w as usize
-    };
-    let mut data = vec![0u8; row_bytes * h as usize];
-    for (i, p) in rgba.chunks_exact(4).enumerate() {
-        let k = key(p);
-        if lut[k] == u16::MAX {
-            lut[k] = u16::from(nearest(&pal, p));
+/// A picture as palette indices, ready to deflate.
+#[doc(hidden)]
+pub struct Indexed {
+    w: u32,
+    h: u32,
+    palette: Vec<[u8; 3]>,
+    /// 4 (at most 16 colours) or 8 bits a pixel.
+    bits: u8,
+    /// The rows, packed, without the PNG's filter byte.
+    data: Vec<u8>,
+}
+
+/// Stage 3: opaque RGBA pixels as indices into at most [`MAX_COLOURS`]
+/// colours, each pixel the palette colour nearest the first pixel of its
+/// 15-bit bucket (a bucket's colours differ by less than 8 a channel).
+#[doc(hidden)]
+#[must_use]
+pub fn quantise(w: u32, h: u32, rgba: &[u8]) -> Indexed {
+    let palette = palette(rgba);
+    let mut lut = vec![u8::MAX; 1 << 15];
+    let bits = if palette.len() <= 16 { 4 } else { 8 };
+    let (wu, hu) = (w as usize, h as usize);
+    let row_bytes = if bits == 4 { wu.div_ceil(2) } else { wu };
+    let mut data = vec![0u8; row_bytes * hu];
+    let mut row = vec![0u8; wu];
+    // The index of the pixel before, for a run of one colour.
+    let mut last: Option<([u8; 4], u8)> = None;
+    for (y, line) in rgba.chunks_exact(wu * 4).take(hu).enumerate() {
+        for (ix, p) in row.iter_mut().zip(pixels(line)) {
+            *ix = match last {
+                Some((q, i)) if q == p => i,
+                _ => {
+                    let k = key(p);
+                    if lut[k] == u8::MAX {
+                        lut[k] = nearest(&palette, p);
+                    }
+                    last = Some((p, lut[k]));
+                    lut[k]
+                }
+            };
         }
-        let ix = u8::try_from(lut[k]).unwrap_or(0);
-        let (x, y) = (i % w as usize, i / w as usize);
+        let out = &mut data[y * row_bytes..][..row_bytes];
         if bits == 4 {
-            data[y * row_bytes + x / 2] |= if x % 2 == 0 { ix << 4 } else { ix };
+            for (o, pair) in out.iter_mut().zip(row.chunks(2)) {
+                *o = (pair[0] << 4) | pair.get(1).copied().unwrap_or(0);
+            }
         } else {
-            data[y * row_bytes + x] = ix;
+            out.copy_from_slice(&row);
         }
     }
+    Indexed {
+        w,
+        h,
+        palette,
+        bits,
+        data,
+    }
+}
+
+/// Stage 4: the indexed picture as a PNG file: zlib level 3 (greedy
+/// matching), no filter. Level 9 made the Pegasus Bridge board's PNG 10%
+/// smaller for six times the time, and was 40% of the picture's;
+/// a palette image's rows gain nothing from the PNG filters (the adaptive
+/// filter made it 14% larger). docs/performance.md has the figures.
+#[doc(hidden)]
+#[must_use]
+pub fn deflate(ix: &Indexed) -> Option<Vec<u8>> {
+    deflate_with(ix, png::DeflateCompression::Level(3), png::Filter::NoFilter)
+}
+
+/// [`deflate`] with another deflate level and filter (the benchmarks
+/// compare them).
+#[doc(hidden)]
+#[must_use]
+pub fn deflate_with(
+    ix: &Indexed,
+    level: png::DeflateCompression,
+    filter: png::Filter,
+) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     {
-        let mut enc = png::Encoder::new(&mut out, w, h);
+        let mut enc = png::Encoder::new(&mut out, ix.w, ix.h);
         enc.set_color(png::ColorType::Indexed);
-        enc.set_depth(if bits == 4 {
+        enc.set_depth(if ix.bits == 4 {
             png::BitDepth::Four
         } else {
             png::BitDepth::Eight
         });
-        enc.set_palette(pal.iter().flatten().copied().collect::<Vec<u8>>());
-        enc.set_compression(png::Compression::High);
-        enc.set_filter(png::Filter::NoFilter);
+        enc.set_palette(ix.palette.iter().flatten().copied().collect::<Vec<u8>>());
+        enc.set_deflate_compression(level);
+        enc.set_filter(filter);
         let mut wr = enc.write_header().ok()?;
-        wr.write_image_data(&data).ok()?;
+        wr.write_image_data(&ix.data).ok()?;
         wr.finish().ok()?;
     }
     Some(out)
