@@ -302,6 +302,89 @@ pub fn state_hash(json: &str) -> String {
     dice::sha256_hex(json.as_bytes())[..16].to_string()
 }
 
+/// The options of a new game that are wrong before its scenario is read:
+/// a time zone, review mode without a referee, the NMR policy.
+fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
+    for (who, tz) in &opts.zones {
+        if tz.parse::<chrono_tz::Tz>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
+            )));
+        }
+    }
+    if opts.review_secs.is_some() && opts.referee.is_none() {
+        return Err(ServiceError::Invalid(
+            "review mode needs a referee: give --referee EMAIL".into(),
+        ));
+    }
+    if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+        return Err(ServiceError::Invalid(
+            "the NMR policy is wait or pass".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Every seat of a new game names a side of it and an address (or `open`),
+/// and every side has a seat.
+fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), ServiceError> {
+    for (side, email) in seats {
+        if !sides.contains(side) {
+            return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
+        }
+        if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
+        {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
+            )));
+        }
+    }
+    for side in sides {
+        if !seats.iter().any(|(s, _)| s == side) {
+            return Err(ServiceError::Invalid(format!(
+                "side '{side}' has no seat: give --seat {side}=EMAIL"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The first seat of each side of a new game (a side seated again is a
+/// team: service/team.rs seats the others).
+fn insert_first_seats(
+    tx: &Transaction<'_>,
+    id: i64,
+    seats: &[(String, String)],
+    opts: &GameOptions,
+) -> Result<Vec<Seat>, ServiceError> {
+    let mut seat_rows = Vec::new();
+    // A side seated again is a team (service/team.rs): its first seat
+    // is the Commander-in-Chief, the others its Field Marshals.
+    let firsts: Vec<&(String, String)> = seats
+        .iter()
+        .enumerate()
+        .filter(|(i, (side, _))| !seats[..*i].iter().any(|(s, _)| s == side))
+        .map(|(_, s)| s)
+        .collect();
+    for (side, email) in firsts {
+        let seat = Seat {
+            game_id: id,
+            side: side.clone(),
+            email: email.to_ascii_lowercase(),
+            secret: String::new(),
+            token: String::new(),
+            tz: opts.zone_of(side),
+            misses: 0,
+            absent_from: None,
+            absent_until: None,
+            picture: None,
+        };
+        let seat = store::insert_seat(tx, &seat)?;
+        seat_rows.push(seat);
+    }
+    Ok(seat_rows)
+}
+
 /// The `State` line of a mail: the state's fingerprint sealed with a key
 /// drawn from the game's secret seed. Every seat gets the same line for the
 /// same position, so the sides can compare it, but nobody can test a guess
@@ -533,23 +616,7 @@ impl Judge {
         queue: &mut Queue,
     ) -> Result<i64, ServiceError> {
         let deadline_secs = opts.deadline_secs;
-        for (who, tz) in &opts.zones {
-            if tz.parse::<chrono_tz::Tz>().is_err() {
-                return Err(ServiceError::Invalid(format!(
-                    "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
-                )));
-            }
-        }
-        if opts.review_secs.is_some() && opts.referee.is_none() {
-            return Err(ServiceError::Invalid(
-                "review mode needs a referee: give --referee EMAIL".into(),
-            ));
-        }
-        if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
-            return Err(ServiceError::Invalid(
-                "the NMR policy is wait or pass".into(),
-            ));
-        }
+        check_options(opts)?;
         let (rules, source) = load_scenario(scenario)?;
         let (rules, variant) = match &opts.ruleset_file {
             Some((file, text)) => (Rules::from_text(text, file)?, Some(text.clone())),
@@ -566,25 +633,7 @@ impl Judge {
             ));
         }
         let sides = rules.sides(&state);
-        for (side, email) in seats {
-            if !sides.contains(side) {
-                return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
-            }
-            if email != OPEN_SEAT
-                && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
-            {
-                return Err(ServiceError::Invalid(format!(
-                    "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
-                )));
-            }
-        }
-        for side in &sides {
-            if !seats.iter().any(|(s, _)| s == side) {
-                return Err(ServiceError::Invalid(format!(
-                    "side '{side}' has no seat: give --seat {side}=EMAIL"
-                )));
-            }
-        }
+        check_seats(seats, &sides)?;
         let now = self.now();
         let id = store::insert_game(
             tx,
@@ -644,31 +693,7 @@ impl Judge {
                 },
             )?;
         }
-        let mut seat_rows = Vec::new();
-        // A side seated again is a team (service/team.rs): its first seat
-        // is the Commander-in-Chief, the others its Field Marshals.
-        let firsts: Vec<&(String, String)> = seats
-            .iter()
-            .enumerate()
-            .filter(|(i, (side, _))| !seats[..*i].iter().any(|(s, _)| s == side))
-            .map(|(_, s)| s)
-            .collect();
-        for (side, email) in firsts {
-            let seat = Seat {
-                game_id: id,
-                side: side.clone(),
-                email: email.to_ascii_lowercase(),
-                secret: String::new(),
-                token: String::new(),
-                tz: opts.zone_of(side),
-                misses: 0,
-                absent_from: None,
-                absent_until: None,
-                picture: None,
-            };
-            let seat = store::insert_seat(tx, &seat)?;
-            seat_rows.push(seat);
-        }
+        let mut seat_rows = insert_first_seats(tx, id, seats, opts)?;
         let zone_of = |side: &str| opts.zone_of(side);
         seat_rows.extend(self.seat_team(tx, id, &rules, &state, seats, &zone_of)?);
         for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
