@@ -943,45 +943,37 @@ impl Judge {
         }
     }
 
-    /// At the deadline: play what a team side has held (the
-    /// Commander-in-Chief's card, or the team's first proposal of this
-    /// turn, with the parts of the members it concerns that came; a
-    /// missing member's units do nothing). Returns false when the team has
-    /// nothing to play (the game's NMR policy applies as for one player).
-    pub(super) fn team_at_deadline(&mut self, game: &Game) -> Result<bool, ServiceError> {
-        let tx = self.begin()?;
-        let pos = Self::position_in(&tx, game, None)?;
-        let phase = pos.rules.phase(&pos.state);
-        let [side] = phase.sides.as_slice() else {
-            return Ok(false);
-        };
-        let team = self.team(&tx, &pos.rules, &pos.state, game.id, side)?;
-        if team.is_empty() {
-            return Ok(false);
-        }
-        let mut parts = tstore::parts(&tx, game.id, side)?;
+    /// The card a team plays at the deadline and how it came: the
+    /// Commander-in-Chief's, or the team's first proposal of this turn
+    /// (then put as the card line of seat 0's part). None: nothing to play.
+    fn deadline_card(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        rules: &Rules,
+        state: &State,
+        side: &str,
+        parts: &mut Vec<Part>,
+    ) -> Result<Option<(ScopedLine, String)>, ServiceError> {
         let leader_card = parts
             .iter()
             .find(|p| p.seat_no == 0)
-            .and_then(|p| pos.rules.order_scope(&pos.state, side, &p.orders).ok())
+            .and_then(|p| rules.order_scope(state, side, &p.orders).ok())
             .and_then(|s| card_line(&s).cloned());
-        let (card, how) = if let Some(c) = leader_card {
-            (c, "the Commander-in-Chief's card".to_string())
-        } else {
-            let first = tstore::messages(&tx, game.id)?.into_iter().find(|m| {
+        let Some(c) = leader_card else {
+            let first = tstore::messages(tx, game.id)?.into_iter().find(|m| {
                 m.kind == "proposal" && m.side == *side && m.turn == i64::from(game.turn)
             });
             let Some(first) = first else {
-                return Ok(false);
+                return Ok(None);
             };
             let play = format!("PLAY {}", first.text);
-            let Some(c) = pos
-                .rules
-                .order_scope(&pos.state, side, &play)
+            let Some(c) = rules
+                .order_scope(state, side, &play)
                 .ok()
                 .and_then(|s| card_line(&s).cloned())
             else {
-                return Ok(false);
+                return Ok(None);
             };
             // The proposal becomes the card line of seat 0's part.
             let lead = parts.iter().position(|p| p.seat_no == 0);
@@ -999,10 +991,35 @@ impl Judge {
                 Some(i) => parts[i] = part,
                 None => parts.insert(0, part),
             }
-            (
+            return Ok(Some((
                 c,
                 format!("the team's first proposal (from {})", first.email),
-            )
+            )));
+        };
+        Ok(Some((c, "the Commander-in-Chief's card".to_string())))
+    }
+
+    /// At the deadline: play what a team side has held (the
+    /// Commander-in-Chief's card, or the team's first proposal of this
+    /// turn, with the parts of the members it concerns that came; a
+    /// missing member's units do nothing). Returns false when the team has
+    /// nothing to play (the game's NMR policy applies as for one player).
+    pub(super) fn team_at_deadline(&mut self, game: &Game) -> Result<bool, ServiceError> {
+        let tx = self.begin()?;
+        let pos = Self::position_in(&tx, game, None)?;
+        let phase = pos.rules.phase(&pos.state);
+        let [side] = phase.sides.as_slice() else {
+            return Ok(false);
+        };
+        let team = self.team(&tx, &pos.rules, &pos.state, game.id, side)?;
+        if team.is_empty() {
+            return Ok(false);
+        }
+        let mut parts = tstore::parts(&tx, game.id, side)?;
+        let Some((card, how)) =
+            self.deadline_card(&tx, game, &pos.rules, &pos.state, side, &mut parts)?
+        else {
+            return Ok(false);
         };
         let want = concerned(&team, &card);
         let mut q = Queue::new();
