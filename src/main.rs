@@ -69,6 +69,49 @@ enum CampaignCmd {
     },
 }
 
+#[derive(clap::Args)]
+struct NewGameArgs {
+    #[arg(long)]
+    scenario: String,
+    /// SIDE=EMAIL, once per side.
+    #[arg(long = "seat", required = true)]
+    seats: Vec<String>,
+    /// The time each turn may take, e.g. 72h or 3d.
+    #[arg(long)]
+    deadline: Option<String>,
+    /// On a missed deadline: wait (the default) or pass.
+    #[arg(long, default_value = "wait")]
+    nmr: String,
+    /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
+    #[arg(long)]
+    grace: Option<String>,
+    /// The referee's address, told when a player keeps missing deadlines.
+    #[arg(long)]
+    referee: Option<String>,
+    /// Missed deadlines in a row before the referee is told.
+    #[arg(long, default_value_t = 2)]
+    referee_after: i64,
+    /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown in.
+    #[arg(long = "tz")]
+    zones: Vec<String>,
+    /// A house-rule variant of the ruleset (a copy of rulesets/*.toml, edited).
+    #[arg(long)]
+    ruleset: Option<PathBuf>,
+    /// An observer's address (repeatable): every turn, as the public sees it.
+    #[arg(long = "observer")]
+    observers: Vec<String>,
+    /// A rule option of the game's family, KEY=VALUE or KEY (= true); repeatable.
+    #[arg(long = "option")]
+    rule_options: Vec<String>,
+    /// A Kriegspiel (fog of war) game: the option `kriegspiel`; needs --referee.
+    #[arg(long)]
+    kriegspiel: bool,
+    /// Review mode: each phase's results go to the referee first and reach
+    /// the players on APPROVE or after this long (e.g. 24h); needs --referee.
+    #[arg(long)]
+    review: Option<String>,
+}
+
 #[derive(Subcommand)]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 enum Cmd {
@@ -83,47 +126,7 @@ enum Cmd {
     /// Handle one message read from standard input (for an MTA pipe).
     Receive,
     /// Create a game and mail every seat a welcome.
-    NewGame {
-        #[arg(long)]
-        scenario: String,
-        /// SIDE=EMAIL, once per side.
-        #[arg(long = "seat", required = true)]
-        seats: Vec<String>,
-        /// The time each turn may take, e.g. 72h or 3d.
-        #[arg(long)]
-        deadline: Option<String>,
-        /// On a missed deadline: wait (the default) or pass.
-        #[arg(long, default_value = "wait")]
-        nmr: String,
-        /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
-        #[arg(long)]
-        grace: Option<String>,
-        /// The referee's address, told when a player keeps missing deadlines.
-        #[arg(long)]
-        referee: Option<String>,
-        /// Missed deadlines in a row before the referee is told.
-        #[arg(long, default_value_t = 2)]
-        referee_after: i64,
-        /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown in.
-        #[arg(long = "tz")]
-        zones: Vec<String>,
-        /// A house-rule variant of the ruleset (a copy of rulesets/*.toml, edited).
-        #[arg(long)]
-        ruleset: Option<PathBuf>,
-        /// An observer's address (repeatable): every turn, as the public sees it.
-        #[arg(long = "observer")]
-        observers: Vec<String>,
-        /// A rule option of the game's family, KEY=VALUE or KEY (= true); repeatable.
-        #[arg(long = "option")]
-        rule_options: Vec<String>,
-        /// A Kriegspiel (fog of war) game: the option `kriegspiel`; needs --referee.
-        #[arg(long)]
-        kriegspiel: bool,
-        /// Review mode: each phase's results go to the referee first and reach
-        /// the players on APPROVE or after this long (e.g. 24h); needs --referee.
-        #[arg(long)]
-        review: Option<String>,
-    },
+    NewGame(NewGameArgs),
     /// Referee: release the results held for review.
     Approve { game: i64 },
     /// Referee: correct the position (docs/referee.md), e.g.
@@ -339,551 +342,75 @@ fn open(cli: &Option<PathBuf>) -> Result<Judge> {
     Ok(Judge::open(cfg, clock::from_env())?)
 }
 
+/// One handler per command (grouped below as the help lists them): each
+/// opens the judge it needs and returns the exit code.
 fn run(cli: Cli) -> Result<i32> {
+    let config = &cli.config;
     match cli.command {
-        Cmd::Init { dir } => {
-            let path = init(&dir)?;
-            let cfg = Config::load(&path)?;
-            println!("Initialised {}", path.display());
-            println!("  database: {}", cfg.database_path().display());
-            println!(
-                "  inbox:    {}/new (drop mail files here)",
-                cfg.maildir().display()
-            );
-            println!(
-                "  outbox:   {} (one .eml per sent mail)",
-                cfg.outbox_dir().display()
-            );
-            Ok(0)
-        }
-        Cmd::Serve { once } => {
-            let path = config_path(&cli.config);
-            if !path.exists() && cli.config.is_none() {
-                init(Path::new("."))?;
-                eprintln!("No adjutant.toml here: initialised the embedded default in the current directory.");
-            }
-            let mut judge = open(&Some(path))?;
-            let (from, to) = judge.cfg.describe_mail();
-            eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
-            let stop = Arc::new(AtomicBool::new(false));
-            signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
-            signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
-            let p = daemon::run(&mut judge, once, stop);
-            eprintln!(
-                "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
-                p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
-            );
-            Ok(0)
-        }
-        Cmd::Receive => {
-            let mut judge = open(&cli.config)?;
-            let mut raw = Vec::new();
-            std::io::stdin().read_to_end(&mut raw)?;
-            match daemon::handle_one(&mut judge, &raw, "stdin") {
-                Ok(o) => println!("{o:?}"),
-                Err(e) => {
-                    eprintln!("adjutant: {e}");
-                    // Exit 75 (EX_TEMPFAIL) so the MTA keeps the mail and retries.
-                    return Ok(75);
-                }
-            }
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            Ok(0)
-        }
-        Cmd::NewGame {
-            scenario,
-            seats,
-            deadline,
-            nmr,
-            grace,
-            referee,
-            referee_after,
-            zones,
-            ruleset,
-            observers,
-            rule_options,
-            kriegspiel,
-            review,
-        } => {
-            if (kriegspiel || review.is_some()) && referee.is_none() {
-                bail!("--kriegspiel and --review need a referee: give --referee EMAIL");
-            }
-            let mut rule_options = rule_options;
-            if kriegspiel {
-                rule_options.push("kriegspiel=true".into());
-            }
-            let review_secs = review
-                .map(|r| {
-                    parse_duration(&r)
-                        .ok_or_else(|| anyhow!("--review takes e.g. 24h or 3d, not '{r}'"))
-                })
-                .transpose()?;
-            let mut judge = open(&cli.config)?;
-            let seats: Vec<(String, String)> = seats
-                .iter()
-                .map(|s| {
-                    s.split_once('=')
-                        .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
-                        .ok_or_else(|| anyhow!("--seat takes SIDE=EMAIL, not '{s}'"))
-                })
-                .collect::<Result<_>>()?;
-            let deadline = deadline
-                .map(|d| {
-                    parse_duration(&d)
-                        .ok_or_else(|| anyhow!("--deadline takes e.g. 72h, 3d or 90m, not '{d}'"))
-                })
-                .transpose()?;
-            let dur = |flag: &str, d: String| {
-                parse_duration(&d)
-                    .ok_or_else(|| anyhow!("--{flag} takes e.g. 72h, 3d or 90m, not '{d}'"))
-            };
-            let opts = adjutant::service::GameOptions {
-                deadline_secs: deadline,
-                nmr_policy: nmr,
-                grace_secs: grace.map(|g| dur("grace", g)).transpose()?.unwrap_or(0),
-                referee,
-                referee_after,
-                zones: zones
-                    .iter()
-                    .map(|z| {
-                        z.split_once('=')
-                            .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
-                            .ok_or_else(|| anyhow!("--tz takes SIDE=ZONE, not '{z}'"))
-                    })
-                    .collect::<Result<_>>()?,
-                ruleset_file: ruleset
-                    .map(|p| {
-                        std::fs::read_to_string(&p)
-                            .map(|t| (p.display().to_string(), t))
-                            .with_context(|| format!("reading {}", p.display()))
-                    })
-                    .transpose()?,
-                observers,
-                rule_options: rule_options
-                    .iter()
-                    .map(|o| match o.split_once('=') {
-                        Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
-                        None => (o.trim().to_ascii_lowercase(), "true".to_string()),
-                    })
-                    .collect(),
-                review_secs,
-            };
-            let id = judge.new_game(&scenario, &seats, &opts)?;
-            println!("{id}");
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            Ok(0)
-        }
-        Cmd::Games => {
-            let judge = open(&cli.config)?;
-            println!(
-                "{:>5}  {:<10} {:<24} {:>5}  {:<7} seats",
-                "game", "ruleset", "scenario", "turn", "status"
-            );
-            for g in adjutant::store::games(&judge.conn)? {
-                // Every member: each side's Commander-in-Chief, then his
-                // Field Marshals.
-                let members = adjutant::store::team::members(&judge.conn, g.id)?;
-                let mut seats: Vec<String> = Vec::new();
-                for s in adjutant::store::seats(&judge.conn, g.id)? {
-                    seats.push(format!("{}={}", s.side, s.email));
-                    seats.extend(
-                        members
-                            .iter()
-                            .filter(|m| m.side == s.side)
-                            .map(|m| format!("{}={}", m.side, m.email)),
-                    );
-                }
-                println!(
-                    "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
-                    g.id,
-                    g.ruleset,
-                    g.scenario,
-                    g.turn,
-                    g.status,
-                    seats.join(" ")
-                );
-            }
-            Ok(0)
-        }
+        Cmd::Init { dir } => init_cmd(&dir),
+        Cmd::Serve { once } => serve_cmd(config, once),
+        Cmd::Receive => receive_cmd(config),
+        Cmd::NewGame(args) => new_game_cmd(config, args),
+        Cmd::Games => games_cmd(config),
         Cmd::Show {
             game,
             turn,
             viewer,
             format,
-        } => {
-            let judge = open(&cli.config)?;
-            let g = judge.game(game)?;
-            let viewer = match viewer.as_deref() {
-                None | Some("referee") => Viewer::Referee,
-                Some("observer") => Viewer::Observer,
-                Some(side) => Viewer::Side(side.to_ascii_lowercase()),
-            };
-            if !["text", "compact", "svg", "png", "html", "json"].contains(&format.as_str()) {
-                bail!("--format is text, compact, svg, png, html or json, not '{format}'");
-            }
-            // What that viewer may see now (service/sight.rs): in review
-            // mode a side or an observer stops before the held turns.
-            let seen = adjutant::service::sight::visible_turn(&g, &viewer);
-            if turn.is_some_and(|t| t > seen && t <= g.turn) {
-                bail!(
-                    "turn {} of game {game} is held for the referee's review: {} may see up to turn {seen} (--as referee shows it)",
-                    turn.unwrap_or_default(),
-                    viewer_name(&viewer)
-                );
-            }
-            let at = turn.or((seen < g.turn).then_some(seen));
-            let adjutant::service::Position {
-                rules,
-                turn: t,
-                state,
-                hash,
-            } = judge.position(&g, at)?;
-            if let Viewer::Side(s) = &viewer {
-                if !rules.sides(&state).contains(s) {
-                    bail!(
-                        "game {game} has no side '{s}' (sides: {})",
-                        rules.sides(&state).join(", ")
-                    );
-                }
-            }
-            let (text, parts) = match turn {
-                Some(t) if t > 0 => judge.turn_report(&g, t, &viewer)?,
-                _ => {
-                    let parts = rules.report_parts(&state, &[], &viewer, None);
-                    let text = format!(
-                        "Game {game}, {} after turn {t}: {}\n{}State {hash}\n",
-                        g.scenario, g.status, parts.map,
-                    );
-                    (text, parts)
-                }
-            };
-            match format.as_str() {
-                "svg" => print!("{}", parts.svg),
-                "png" => {
-                    let (png, ..) = adjutant::report::picture::png(&parts.svg)
-                        .ok_or_else(|| anyhow!("the board's SVG does not render"))?;
-                    std::io::Write::write_all(&mut std::io::stdout(), &png)?;
-                }
-                "html" => print!("{}", parts.html(&format!("Game {game}, turn {t}"), &text)),
-                "json" => println!("{}", parts.json),
-                "compact" => print!("{}", parts.compact),
-                _ => print!("{text}"),
-            }
-            Ok(0)
-        }
-        Cmd::Submit { game, side, orders } => {
-            let mut judge = open(&cli.config)?;
-            let text = if orders.as_os_str() == "-" {
-                let mut s = String::new();
-                std::io::stdin().read_to_string(&mut s)?;
-                s
-            } else {
-                std::fs::read_to_string(&orders)
-                    .with_context(|| format!("reading {}", orders.display()))?
-            };
-            match judge.submit(game, &side.to_ascii_lowercase(), &text) {
-                Ok(submitted) => {
-                    let g = judge.game(game)?;
-                    match submitted {
-                        adjutant::service::Submitted::Resolved { turn } => {
-                            println!("game {game}: turn {turn} adjudicated; status {}", g.status);
-                        }
-                        adjutant::service::Submitted::Held { waiting_for, .. } => println!(
-                            "game {game}: orders of {side} held until {} have sent theirs",
-                            waiting_for.join(" and ")
-                        ),
-                    }
-                    let mut p = daemon::Pass::default();
-                    daemon::deliver(&mut judge, &mut p)?;
-                    Ok(0)
-                }
-                Err(adjutant::service::ServiceError::Rejected(r)) => {
-                    eprintln!("orders rejected: {r}");
-                    Ok(1)
-                }
-                Err(e) => Err(e.into()),
-            }
-        }
+        } => show_cmd(config, game, turn, viewer.as_deref(), &format),
+        Cmd::Submit { game, side, orders } => submit_cmd(config, game, &side, &orders),
         Cmd::Export {
             game,
             include_seed,
             referee,
             output,
         } => {
-            let judge = open(&cli.config)?;
+            let judge = open(config)?;
             let ex = judge.export_with(game, include_seed, referee)?;
-            let text = serde_json::to_string_pretty(&ex)? + "\n";
-            match output {
-                Some(p) => {
-                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
-                }
-                None => print!("{text}"),
-            }
-            Ok(0)
+            write_json(&ex, output)
         }
-        Cmd::Verify { export: path } => {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            #[derive(serde::Deserialize)]
-            struct Tag {
-                #[serde(default)]
-                format: String,
-            }
-            let tag = serde_json::from_str::<Tag>(&text)
-                .map(|t| t.format)
-                .unwrap_or_default();
-            if tag.starts_with("adjutant-campaign/") {
-                let c: adjutant::service::campaign::CampaignExport = serde_json::from_str(&text)
-                    .map_err(|e| {
-                        anyhow!(
-                            "{}:{}:{}: not a campaign export: {e}",
-                            path.display(),
-                            e.line(),
-                            e.column()
-                        )
-                    })?;
-                let v = adjutant::service::campaign::verify_campaign(&c);
-                for n in &v.notes {
-                    println!("note: {n}");
-                }
-                for d in &v.differences {
-                    println!("DIFFERENCE {d}");
-                }
-                if v.differences.is_empty() {
-                    println!(
-                        "OK: campaign {} verified: {} battles, {} turns replayed identically, every pre-battle roll as the results before it give",
-                        c.name,
-                        c.battles.len(),
-                        v.checked_turns
-                    );
-                    return Ok(0);
-                }
-                println!("FAILED: {} differences", v.differences.len());
-                return Ok(1);
-            }
-            let ex = export::parse(&text)
-                .map_err(|e| anyhow!("{}:{e}: not an Adjutant export", path.display()))?;
-            let v = export::verify(&ex);
-            for n in &v.notes {
-                println!("note: {n}");
-            }
-            for d in &v.differences {
-                println!("DIFFERENCE {d}");
-            }
-            if v.differences.is_empty() {
-                if ex.seed.is_some() {
-                    println!(
-                        "OK: game {} verified, {} turns replayed identically",
-                        ex.game, v.checked_turns
-                    );
-                } else {
-                    println!(
-                        "OK: game {}: the dice of {} turns match their revealed seeds (no replay without the game seed)",
-                        ex.game,
-                        ex.turns.len()
-                    );
-                }
-                Ok(0)
-            } else {
-                println!("FAILED: {} differences", v.differences.len());
-                Ok(1)
-            }
-        }
-        Cmd::Campaign(cc) => campaign_cmd(&cli.config, cc),
-        Cmd::Log => {
-            let judge = open(&cli.config)?;
-            // Everything here came from a mail: control characters are
-            // shown escaped, so no log line can be forged (a subject with
-            // CR LF "Bcc: ..." stays on its line).
-            for r in adjutant::store::inbox_log(&judge.conn)? {
-                let subject: String = escape(&r.subject.unwrap_or_default())
-                    .chars()
-                    .take(60)
-                    .collect();
-                println!(
-                    "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
-                    r.id,
-                    escape(&r.sender.unwrap_or_else(|| "-".into())),
-                    escape(&r.outcome),
-                    escape(&r.detail),
-                    escape(&r.message_id.unwrap_or_default())
-                );
-            }
-            Ok(0)
-        }
-        Cmd::Doctor => {
-            let path = config_path(&cli.config);
-            let cfg = Config::load(&path)?;
-            let warnings = adjutant::config::doctor(&cfg, &path);
-            for w in &warnings {
-                println!("warning: {w}");
-            }
-            if warnings.is_empty() {
-                println!(
-                    "ok: no file of the judge is readable by others; no password in the config"
-                );
-                Ok(0)
-            } else {
-                Ok(1)
-            }
-        }
-        Cmd::Outbox => {
-            let judge = open(&cli.config)?;
-            for m in adjutant::store::outbox_list(&judge.conn)? {
-                let body = if m.to_render {
-                    "to render".to_string()
-                } else if m.body_bytes > 0 {
-                    format!("{:.1} KB", m.body_bytes as f64 / 1024.0)
-                } else {
-                    "dropped".to_string()
-                };
-                println!(
-                    "{:>6}  {:<8} {:<10} attempts {}  {:<10} {}",
-                    m.id, m.status, m.kind, m.attempts, body, m.recipient
-                );
-            }
-            Ok(0)
-        }
-        Cmd::Approve { game } => {
-            let mut judge = open(&cli.config)?;
-            match judge.referee_approve(game)? {
-                Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
-                None => println!("game {game}: nothing is held for review"),
-            }
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            Ok(0)
-        }
-        Cmd::Amend { game, reason, fix } => {
-            let mut judge = open(&cli.config)?;
-            match judge.referee_amend(game, &fix.join("\n"), &reason) {
-                Ok(turn) => {
-                    println!("game {game}: corrected as turn {turn}");
-                    let mut p = daemon::Pass::default();
-                    daemon::deliver(&mut judge, &mut p)?;
-                    Ok(0)
-                }
-                Err(adjutant::service::ServiceError::Rejected(r)) => {
-                    eprintln!("correction refused: {r}");
-                    Ok(1)
-                }
-                Err(e) => Err(e.into()),
-            }
-        }
+        Cmd::Verify { export: path } => verify_cmd(&path),
+        Cmd::Campaign(cc) => campaign_cmd(config, cc),
+        Cmd::Log => log_cmd(config),
+        Cmd::Doctor => doctor_cmd(config),
+        Cmd::Outbox => outbox_cmd(config),
+        Cmd::Approve { game } => approve_cmd(config, game),
+        Cmd::Amend { game, reason, fix } => amend_cmd(config, game, &reason, &fix),
         Cmd::Broadcast { game, text } => {
-            let mut judge = open(&cli.config)?;
+            let mut judge = open(config)?;
             judge.referee_broadcast(game, &text)?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
+            deliver(&mut judge)?;
             println!("game {game}: message sent");
             Ok(0)
         }
         Cmd::Reveal { game } => {
-            let mut judge = open(&cli.config)?;
+            let mut judge = open(config)?;
             judge.referee_reveal(game)?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
+            deliver(&mut judge)?;
             println!("game {game}: both boards sent to every player");
             Ok(0)
         }
         Cmd::Pause { game } => {
-            let mut judge = open(&cli.config)?;
+            let mut judge = open(config)?;
             judge.set_paused(game, true, ClockBy::Host)?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
+            deliver(&mut judge)?;
             println!("game {game} paused");
             Ok(0)
         }
-        Cmd::Resume { game } => {
-            let mut judge = open(&cli.config)?;
-            let at = judge.set_paused(game, false, ClockBy::Host)?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            match at {
-                Some(at) => println!("game {game} resumed; the deadline is now {at}"),
-                None => println!("game {game} resumed"),
-            }
-            Ok(0)
-        }
-        Cmd::Extend { game, by } => {
-            let mut judge = open(&cli.config)?;
-            let secs =
-                parse_duration(&by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
-            let at = judge.extend(game, secs, ClockBy::Host)?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            println!("game {game}: the deadline is now {at}");
-            Ok(0)
-        }
+        Cmd::Resume { game } => resume_cmd(config, game),
+        Cmd::Extend { game, by } => extend_cmd(config, game, &by),
         Cmd::RotateSecret { game, side, member } => {
-            let mut judge = open(&cli.config)?;
-            let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member.as_deref())?;
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            println!(
-                "game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}"
-            );
-            Ok(0)
+            rotate_secret_cmd(config, game, &side, member.as_deref())
         }
         Cmd::ReplaceSeat {
             game,
             side,
             email,
             old,
-        } => {
-            let mut judge = open(&cli.config)?;
-            match old {
-                Some(old) => {
-                    judge.replace_player(game, &side.to_ascii_lowercase(), &old, &email)?;
-                }
-                None => judge.replace_seat(game, &side.to_ascii_lowercase(), Some(&email))?,
-            }
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
-            println!("game {game}: {side} is now played by {email}");
-            Ok(0)
-        }
-        Cmd::CheckScenario { file } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let name = file.display().to_string();
-            let (source, ruleset) = adjutant::rules::Scenario::from_text(&text, &name)?;
-            let rules = Rules::load(&ruleset)?;
-            let mut deck = adjutant::engine::dice::ChaChaDice::from_seed([0; 32]);
-            let state = rules.setup(&source, &mut deck)?;
-            println!("{name}: scenario '{}' of {ruleset} is valid.", source.id);
-            print!("{}", rules.render_text(&state, &Viewer::Referee));
-            Ok(0)
-        }
-        Cmd::CheckRuleset { file } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let rules = Rules::from_text(&text, &file.display().to_string())?;
-            println!(
-                "{}: a valid {} ruleset ('{}')",
-                file.display(),
-                rules.family(),
-                rules.id()
-            );
-            Ok(0)
-        }
-        Cmd::CheckCase { files } => {
-            let (mut passed, mut failed) = (0, 0);
-            for f in &files {
-                let r = adjutant::rules::run_case_path(f);
-                if r.passed {
-                    passed += 1;
-                    println!("PASS {}", r.name);
-                } else {
-                    failed += 1;
-                    println!("FAIL {}: {}", r.name, r.detail);
-                }
-            }
-            println!("{passed} passed, {failed} failed");
-            Ok(i32::from(failed > 0))
-        }
+        } => replace_seat_cmd(config, game, &side, &email, old.as_deref()),
+        Cmd::CheckScenario { file } => check_scenario_cmd(&file),
+        Cmd::CheckRuleset { file } => check_ruleset_cmd(&file),
+        Cmd::CheckCase { files } => check_case_cmd(&files),
         Cmd::Scenarios => {
             for s in adjutant::rules::all_scenarios() {
                 println!("{s}");
@@ -891,6 +418,537 @@ fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// Deliver what the command queued (the outbox), as `serve --once` would.
+fn deliver(judge: &mut Judge) -> Result<()> {
+    let mut p = daemon::Pass::default();
+    daemon::deliver(judge, &mut p)?;
+    Ok(())
+}
+
+/// An export (of a game or a campaign) as pretty JSON, to a file or stdout.
+fn write_json<T: serde::Serialize>(ex: &T, output: Option<PathBuf>) -> Result<i32> {
+    let text = serde_json::to_string_pretty(ex)? + "\n";
+    match output {
+        Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+/// SIDE=VALUE pairs of a repeated flag (`--seat`, `--tz`, `--player`): the
+/// side lower-cased, both trimmed.
+fn pairs(items: &[String], flag: &str, what: &str) -> Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
+                .ok_or_else(|| anyhow!("--{flag} takes {what}, not '{s}'"))
+        })
+        .collect()
+}
+
+/// A `--deadline`-like flag's duration in seconds.
+fn duration_flag(flag: &str, d: Option<String>) -> Result<Option<i64>> {
+    d.map(|d| {
+        parse_duration(&d).ok_or_else(|| anyhow!("--{flag} takes e.g. 72h, 3d or 90m, not '{d}'"))
+    })
+    .transpose()
+}
+
+// ---- the host's set-up: init, serve, receive, doctor ----
+
+fn init_cmd(dir: &Path) -> Result<i32> {
+    let path = init(dir)?;
+    let cfg = Config::load(&path)?;
+    println!("Initialised {}", path.display());
+    println!("  database: {}", cfg.database_path().display());
+    println!(
+        "  inbox:    {}/new (drop mail files here)",
+        cfg.maildir().display()
+    );
+    println!(
+        "  outbox:   {} (one .eml per sent mail)",
+        cfg.outbox_dir().display()
+    );
+    Ok(0)
+}
+
+fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
+    let path = config_path(config);
+    if !path.exists() && config.is_none() {
+        init(Path::new("."))?;
+        eprintln!(
+            "No adjutant.toml here: initialised the embedded default in the current directory."
+        );
+    }
+    let mut judge = open(&Some(path))?;
+    let (from, to) = judge.cfg.describe_mail();
+    eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
+    let p = daemon::run(&mut judge, once, stop);
+    eprintln!(
+        "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
+        p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
+    );
+    Ok(0)
+}
+
+fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let mut judge = open(config)?;
+    let mut raw = Vec::new();
+    std::io::stdin().read_to_end(&mut raw)?;
+    match daemon::handle_one(&mut judge, &raw, "stdin") {
+        Ok(o) => println!("{o:?}"),
+        Err(e) => {
+            eprintln!("adjutant: {e}");
+            // Exit 75 (EX_TEMPFAIL) so the MTA keeps the mail and retries.
+            return Ok(75);
+        }
+    }
+    deliver(&mut judge)?;
+    Ok(0)
+}
+
+fn doctor_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let path = config_path(config);
+    let cfg = Config::load(&path)?;
+    let warnings = adjutant::config::doctor(&cfg, &path);
+    for w in &warnings {
+        println!("warning: {w}");
+    }
+    if warnings.is_empty() {
+        println!("ok: no file of the judge is readable by others; no password in the config");
+        Ok(0)
+    } else {
+        Ok(1)
+    }
+}
+
+// ---- games: new-game, games, show, submit, verify ----
+
+fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
+    if (a.kriegspiel || a.review.is_some()) && a.referee.is_none() {
+        bail!("--kriegspiel and --review need a referee: give --referee EMAIL");
+    }
+    let mut rule_options = a.rule_options;
+    if a.kriegspiel {
+        rule_options.push("kriegspiel=true".into());
+    }
+    let review_secs = a
+        .review
+        .map(|r| {
+            parse_duration(&r).ok_or_else(|| anyhow!("--review takes e.g. 24h or 3d, not '{r}'"))
+        })
+        .transpose()?;
+    let mut judge = open(config)?;
+    let seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
+    let deadline = duration_flag("deadline", a.deadline)?;
+    let opts = adjutant::service::GameOptions {
+        deadline_secs: deadline,
+        nmr_policy: a.nmr,
+        grace_secs: duration_flag("grace", a.grace)?.unwrap_or(0),
+        referee: a.referee,
+        referee_after: a.referee_after,
+        zones: pairs(&a.zones, "tz", "SIDE=ZONE")?,
+        ruleset_file: a
+            .ruleset
+            .map(|p| {
+                std::fs::read_to_string(&p)
+                    .map(|t| (p.display().to_string(), t))
+                    .with_context(|| format!("reading {}", p.display()))
+            })
+            .transpose()?,
+        observers: a.observers,
+        rule_options: rule_options
+            .iter()
+            .map(|o| match o.split_once('=') {
+                Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
+                None => (o.trim().to_ascii_lowercase(), "true".to_string()),
+            })
+            .collect(),
+        review_secs,
+    };
+    let id = judge.new_game(&a.scenario, &seats, &opts)?;
+    println!("{id}");
+    deliver(&mut judge)?;
+    Ok(0)
+}
+
+fn games_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let judge = open(config)?;
+    println!(
+        "{:>5}  {:<10} {:<24} {:>5}  {:<7} seats",
+        "game", "ruleset", "scenario", "turn", "status"
+    );
+    for g in adjutant::store::games(&judge.conn)? {
+        // Every member: each side's Commander-in-Chief, then his
+        // Field Marshals.
+        let members = adjutant::store::team::members(&judge.conn, g.id)?;
+        let mut seats: Vec<String> = Vec::new();
+        for s in adjutant::store::seats(&judge.conn, g.id)? {
+            seats.push(format!("{}={}", s.side, s.email));
+            seats.extend(
+                members
+                    .iter()
+                    .filter(|m| m.side == s.side)
+                    .map(|m| format!("{}={}", m.side, m.email)),
+            );
+        }
+        println!(
+            "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
+            g.id,
+            g.ruleset,
+            g.scenario,
+            g.turn,
+            g.status,
+            seats.join(" ")
+        );
+    }
+    Ok(0)
+}
+
+fn show_cmd(
+    config: &Option<PathBuf>,
+    game: i64,
+    turn: Option<u32>,
+    viewer: Option<&str>,
+    format: &str,
+) -> Result<i32> {
+    let judge = open(config)?;
+    let g = judge.game(game)?;
+    let viewer = match viewer {
+        None | Some("referee") => Viewer::Referee,
+        Some("observer") => Viewer::Observer,
+        Some(side) => Viewer::Side(side.to_ascii_lowercase()),
+    };
+    if !["text", "compact", "svg", "png", "html", "json"].contains(&format) {
+        bail!("--format is text, compact, svg, png, html or json, not '{format}'");
+    }
+    // What that viewer may see now (service/sight.rs): in review
+    // mode a side or an observer stops before the held turns.
+    let seen = adjutant::service::sight::visible_turn(&g, &viewer);
+    if turn.is_some_and(|t| t > seen && t <= g.turn) {
+        bail!(
+            "turn {} of game {game} is held for the referee's review: {} may see up to turn {seen} (--as referee shows it)",
+            turn.unwrap_or_default(),
+            viewer_name(&viewer)
+        );
+    }
+    let at = turn.or((seen < g.turn).then_some(seen));
+    let adjutant::service::Position {
+        rules,
+        turn: t,
+        state,
+        hash,
+    } = judge.position(&g, at)?;
+    if let Viewer::Side(s) = &viewer {
+        if !rules.sides(&state).contains(s) {
+            bail!(
+                "game {game} has no side '{s}' (sides: {})",
+                rules.sides(&state).join(", ")
+            );
+        }
+    }
+    let (text, parts) = match turn {
+        Some(t) if t > 0 => judge.turn_report(&g, t, &viewer)?,
+        _ => {
+            let parts = rules.report_parts(&state, &[], &viewer, None);
+            let text = format!(
+                "Game {game}, {} after turn {t}: {}\n{}State {hash}\n",
+                g.scenario, g.status, parts.map,
+            );
+            (text, parts)
+        }
+    };
+    match format {
+        "svg" => print!("{}", parts.svg),
+        "png" => {
+            let (png, ..) = adjutant::report::picture::png(&parts.svg)
+                .ok_or_else(|| anyhow!("the board's SVG does not render"))?;
+            std::io::Write::write_all(&mut std::io::stdout(), &png)?;
+        }
+        "html" => print!("{}", parts.html(&format!("Game {game}, turn {t}"), &text)),
+        "json" => println!("{}", parts.json),
+        "compact" => print!("{}", parts.compact),
+        _ => print!("{text}"),
+    }
+    Ok(0)
+}
+
+fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -> Result<i32> {
+    let mut judge = open(config)?;
+    let text = if orders.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(orders).with_context(|| format!("reading {}", orders.display()))?
+    };
+    match judge.submit(game, &side.to_ascii_lowercase(), &text) {
+        Ok(submitted) => {
+            let g = judge.game(game)?;
+            match submitted {
+                adjutant::service::Submitted::Resolved { turn } => {
+                    println!("game {game}: turn {turn} adjudicated; status {}", g.status);
+                }
+                adjutant::service::Submitted::Held { waiting_for, .. } => println!(
+                    "game {game}: orders of {side} held until {} have sent theirs",
+                    waiting_for.join(" and ")
+                ),
+            }
+            deliver(&mut judge)?;
+            Ok(0)
+        }
+        Err(adjutant::service::ServiceError::Rejected(r)) => {
+            eprintln!("orders rejected: {r}");
+            Ok(1)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn verify_cmd(path: &Path) -> Result<i32> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        #[serde(default)]
+        format: String,
+    }
+    let tag = serde_json::from_str::<Tag>(&text)
+        .map(|t| t.format)
+        .unwrap_or_default();
+    if tag.starts_with("adjutant-campaign/") {
+        return verify_campaign_cmd(path, &text);
+    }
+    let ex = export::parse(&text)
+        .map_err(|e| anyhow!("{}:{e}: not an Adjutant export", path.display()))?;
+    let v = export::verify(&ex);
+    for n in &v.notes {
+        println!("note: {n}");
+    }
+    for d in &v.differences {
+        println!("DIFFERENCE {d}");
+    }
+    if v.differences.is_empty() {
+        if ex.seed.is_some() {
+            println!(
+                "OK: game {} verified, {} turns replayed identically",
+                ex.game, v.checked_turns
+            );
+        } else {
+            println!(
+                "OK: game {}: the dice of {} turns match their revealed seeds (no replay without the game seed)",
+                ex.game,
+                ex.turns.len()
+            );
+        }
+        Ok(0)
+    } else {
+        println!("FAILED: {} differences", v.differences.len());
+        Ok(1)
+    }
+}
+
+fn verify_campaign_cmd(path: &Path, text: &str) -> Result<i32> {
+    let c: adjutant::service::campaign::CampaignExport =
+        serde_json::from_str(text).map_err(|e| {
+            anyhow!(
+                "{}:{}:{}: not a campaign export: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
+    let v = adjutant::service::campaign::verify_campaign(&c);
+    for n in &v.notes {
+        println!("note: {n}");
+    }
+    for d in &v.differences {
+        println!("DIFFERENCE {d}");
+    }
+    if v.differences.is_empty() {
+        println!(
+            "OK: campaign {} verified: {} battles, {} turns replayed identically, every pre-battle roll as the results before it give",
+            c.name,
+            c.battles.len(),
+            v.checked_turns
+        );
+        return Ok(0);
+    }
+    println!("FAILED: {} differences", v.differences.len());
+    Ok(1)
+}
+
+// ---- the host's views: log, outbox ----
+
+fn log_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let judge = open(config)?;
+    // Everything here came from a mail: control characters are
+    // shown escaped, so no log line can be forged (a subject with
+    // CR LF "Bcc: ..." stays on its line).
+    for r in adjutant::store::inbox_log(&judge.conn)? {
+        let subject: String = escape(&r.subject.unwrap_or_default())
+            .chars()
+            .take(60)
+            .collect();
+        println!(
+            "{:>6}  {:<30} {subject:<40} {} {}  [{}]",
+            r.id,
+            escape(&r.sender.unwrap_or_else(|| "-".into())),
+            escape(&r.outcome),
+            escape(&r.detail),
+            escape(&r.message_id.unwrap_or_default())
+        );
+    }
+    Ok(0)
+}
+
+fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let judge = open(config)?;
+    for m in adjutant::store::outbox_list(&judge.conn)? {
+        let body = if m.to_render {
+            "to render".to_string()
+        } else if m.body_bytes > 0 {
+            format!("{:.1} KB", m.body_bytes as f64 / 1024.0)
+        } else {
+            "dropped".to_string()
+        };
+        println!(
+            "{:>6}  {:<8} {:<10} attempts {}  {:<10} {}",
+            m.id, m.status, m.kind, m.attempts, body, m.recipient
+        );
+    }
+    Ok(0)
+}
+
+// ---- the referee and the host on a game: approve, amend, resume, extend, seats ----
+
+fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
+    let mut judge = open(config)?;
+    match judge.referee_approve(game)? {
+        Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
+        None => println!("game {game}: nothing is held for review"),
+    }
+    deliver(&mut judge)?;
+    Ok(0)
+}
+
+fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) -> Result<i32> {
+    let mut judge = open(config)?;
+    match judge.referee_amend(game, &fix.join("\n"), reason) {
+        Ok(turn) => {
+            println!("game {game}: corrected as turn {turn}");
+            deliver(&mut judge)?;
+            Ok(0)
+        }
+        Err(adjutant::service::ServiceError::Rejected(r)) => {
+            eprintln!("correction refused: {r}");
+            Ok(1)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
+    let mut judge = open(config)?;
+    let at = judge.set_paused(game, false, ClockBy::Host)?;
+    deliver(&mut judge)?;
+    match at {
+        Some(at) => println!("game {game} resumed; the deadline is now {at}"),
+        None => println!("game {game} resumed"),
+    }
+    Ok(0)
+}
+
+fn extend_cmd(config: &Option<PathBuf>, game: i64, by: &str) -> Result<i32> {
+    let mut judge = open(config)?;
+    let secs = parse_duration(by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
+    let at = judge.extend(game, secs, ClockBy::Host)?;
+    deliver(&mut judge)?;
+    println!("game {game}: the deadline is now {at}");
+    Ok(0)
+}
+
+fn rotate_secret_cmd(
+    config: &Option<PathBuf>,
+    game: i64,
+    side: &str,
+    member: Option<&str>,
+) -> Result<i32> {
+    let mut judge = open(config)?;
+    let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member)?;
+    deliver(&mut judge)?;
+    println!("game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}");
+    Ok(0)
+}
+
+fn replace_seat_cmd(
+    config: &Option<PathBuf>,
+    game: i64,
+    side: &str,
+    email: &str,
+    old: Option<&str>,
+) -> Result<i32> {
+    let mut judge = open(config)?;
+    match old {
+        Some(old) => {
+            judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
+        }
+        None => judge.replace_seat(game, &side.to_ascii_lowercase(), Some(email))?,
+    }
+    deliver(&mut judge)?;
+    println!("game {game}: {side} is now played by {email}");
+    Ok(0)
+}
+
+// ---- the rules author's checks: check-scenario, check-ruleset, check-case ----
+
+fn check_scenario_cmd(file: &Path) -> Result<i32> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let name = file.display().to_string();
+    let (source, ruleset) = adjutant::rules::Scenario::from_text(&text, &name)?;
+    let rules = Rules::load(&ruleset)?;
+    let mut deck = adjutant::engine::dice::ChaChaDice::from_seed([0; 32]);
+    let state = rules.setup(&source, &mut deck)?;
+    println!("{name}: scenario '{}' of {ruleset} is valid.", source.id);
+    print!("{}", rules.render_text(&state, &Viewer::Referee));
+    Ok(0)
+}
+
+fn check_ruleset_cmd(file: &Path) -> Result<i32> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let rules = Rules::from_text(&text, &file.display().to_string())?;
+    println!(
+        "{}: a valid {} ruleset ('{}')",
+        file.display(),
+        rules.family(),
+        rules.id()
+    );
+    Ok(0)
+}
+
+fn check_case_cmd(files: &[PathBuf]) -> Result<i32> {
+    let (mut passed, mut failed) = (0, 0);
+    for f in files {
+        let r = adjutant::rules::run_case_path(f);
+        if r.passed {
+            passed += 1;
+            println!("PASS {}", r.name);
+        } else {
+            failed += 1;
+            println!("FAIL {}: {}", r.name, r.detail);
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(i32::from(failed > 0))
 }
 
 fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
@@ -905,20 +963,8 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             all_at_once,
         } => {
             let mut judge = open(config)?;
-            let players = players
-                .iter()
-                .map(|s| {
-                    s.split_once('=')
-                        .map(|(a, b)| (a.trim().to_ascii_lowercase(), b.trim().to_string()))
-                        .ok_or_else(|| anyhow!("--player takes SIDE=EMAIL, not '{s}'"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let deadline_secs = deadline
-                .map(|d| {
-                    parse_duration(&d)
-                        .ok_or_else(|| anyhow!("--deadline takes e.g. 72h, 3d or 90m, not '{d}'"))
-                })
-                .transpose()?;
+            let players = pairs(&players, "player", "SIDE=EMAIL")?;
+            let deadline_secs = duration_flag("deadline", deadline)?;
             let spec = adjutant::service::campaign::CampaignSpec {
                 name: name.clone(),
                 scenarios,
@@ -934,8 +980,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             let (_, games) = judge.campaign_new(&spec)?;
             let ids: Vec<String> = games.iter().map(i64::to_string).collect();
             println!("campaign {name}: battle game(s) {}", ids.join(", "));
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
+            deliver(&mut judge)?;
             Ok(0)
         }
         CampaignCmd::List => {
@@ -954,8 +999,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             let mut judge = open(config)?;
             let game = judge.campaign_resume(&name)?;
             println!("campaign {name} resumed: its next battle is game {game}");
-            let mut p = daemon::Pass::default();
-            daemon::deliver(&mut judge, &mut p)?;
+            deliver(&mut judge)?;
             Ok(0)
         }
         CampaignCmd::Show { name } => {
@@ -970,14 +1014,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         } => {
             let judge = open(config)?;
             let ex = judge.campaign_export(&name, include_seed)?;
-            let text = serde_json::to_string_pretty(&ex)? + "\n";
-            match output {
-                Some(p) => {
-                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
-                }
-                None => print!("{text}"),
-            }
-            Ok(0)
+            write_json(&ex, output)
         }
     }
 }

@@ -306,6 +306,226 @@ fn rest_of(line: &str) -> &str {
         .map_or("", |(_, r)| r.trim())
 }
 
+/// A command word alone on its line (HELP, STATUS, MAP, ...).
+fn bare_command(first: &str, arg: Option<&str>) -> Option<Command> {
+    if arg.is_some() {
+        return None;
+    }
+    Some(match first {
+        "HELP" => Command::Help,
+        "STATUS" => Command::Status,
+        "MAP" => Command::Map,
+        "RESIGN" => Command::Resign,
+        "DRAW" => Command::Draw,
+        "WITHDRAW" => Command::Withdraw,
+        "CAMPAIGN" => Command::Campaign,
+        "ROTATE" => Command::Rotate,
+        "APPROVE" => Command::Approve,
+        "REVEAL" => Command::Reveal,
+        "PAUSE" => Command::Pause,
+        "RESUME" => Command::Resume,
+        _ => return None,
+    })
+}
+
+/// A line that starts with a command word (or ORDERS, TURN, GAME,
+/// PASSWORD): false when it is not one (then it is an order line).
+fn command_line(
+    req: &mut Request,
+    line_no: usize,
+    line: &str,
+    first: &str,
+    arg: Option<&str>,
+    extra: bool,
+) -> bool {
+    if let Some(c) = bare_command(first, arg) {
+        req.commands.push(c);
+        return true;
+    }
+    if first == "ORDERS" && arg.is_none() {
+        return true;
+    }
+    argued_command(req, line_no, line, first, arg, extra)
+        || message_command(req, line_no, line, first)
+        || header_line(req, line_no, line, first, arg, extra)
+}
+
+/// A command with arguments: JOIN, HISTORY, TIMEZONE, PICTURE, EXTEND, ABSENCE.
+fn argued_command(
+    req: &mut Request,
+    line_no: usize,
+    line: &str,
+    first: &str,
+    arg: Option<&str>,
+    extra: bool,
+) -> bool {
+    match first {
+        "JOIN" => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
+            (Some(Ok(id)), false) => req.commands.push(Command::Join(id)),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "JOIN takes one game number, e.g. JOIN 12".into(),
+            )),
+        },
+        "HISTORY" if !extra => match arg.map(str::parse::<u32>) {
+            None => req.commands.push(Command::History(None)),
+            Some(Ok(n)) => req.commands.push(Command::History(Some(n))),
+            Some(Err(_)) => {
+                req.errors
+                    .push((line_no, line.into(), "HISTORY takes a turn number".into()))
+            }
+        },
+        "TIMEZONE" => match (arg, extra) {
+            (Some(z), false) => req.commands.push(Command::TimeZone(z.to_string())),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
+            )),
+        },
+        "PICTURE" => match (arg.and_then(crate::report::picture::Picture::parse), extra) {
+            (Some(p), false) => req.commands.push(Command::Picture(p)),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "PICTURE takes one of PNG, SVG, BOTH or NONE, e.g. PICTURE PNG".into(),
+            )),
+        },
+        "EXTEND" => match (arg, extra) {
+            (Some(d), false) => req.commands.push(Command::Extend(d.to_string())),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "EXTEND takes one duration, e.g. EXTEND 48h".into(),
+            )),
+        },
+        "ABSENCE" if arg.is_some_and(|a| a.eq_ignore_ascii_case("END")) && !extra => {
+            req.commands.push(Command::AbsenceEnd)
+        }
+        "ABSENCE" => {
+            let mut w = line.split_whitespace().skip(1);
+            match (w.next(), w.next(), w.next()) {
+                (Some(a), Some(b), None) => req.commands.push(Command::Absence(a.into(), b.into())),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "ABSENCE takes two dates, e.g. ABSENCE 2026-12-20 2027-01-03".into(),
+                )),
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// A command with a message or a correction: PROPOSE, TEAM, PRESS,
+/// BROADCAST, AMEND.
+fn message_command(req: &mut Request, line_no: usize, line: &str, first: &str) -> bool {
+    match first {
+        w @ ("PROPOSE" | "TEAM" | "PRESS") => {
+            let text = rest_of(line);
+            if text.is_empty() {
+                let what = if w == "PROPOSE" {
+                    "PROPOSE takes a card, e.g. PROPOSE attack-left-flank # why"
+                } else {
+                    "takes the message on the same line"
+                };
+                let why = if w == "PROPOSE" {
+                    what.to_string()
+                } else {
+                    format!("{w} {what}")
+                };
+                req.errors.push((line_no, line.into(), why));
+            } else {
+                let text: String = text.chars().take(MESSAGE_CHARS).collect();
+                req.commands.push(match w {
+                    "PROPOSE" => Command::Propose(text),
+                    "TEAM" => Command::Team(text),
+                    _ => Command::Press(text),
+                });
+            }
+        }
+        "BROADCAST" => {
+            let text = rest_of(line);
+            if text.is_empty() {
+                req.errors.push((
+                    line_no,
+                    line.into(),
+                    "BROADCAST takes the message on the same line".into(),
+                ));
+            } else {
+                req.commands.push(Command::Broadcast(text.to_string()));
+            }
+        }
+        "AMEND" => {
+            let rest = rest_of(line);
+            let upper = rest.to_ascii_uppercase();
+            match upper.find(" BECAUSE ") {
+                    Some(i) if !rest[..i].trim().is_empty() && !rest[i + 9..].trim().is_empty() => {
+                        req.commands.push(Command::Amend(
+                            rest[..i].trim().to_string(),
+                            rest[i + 9..].trim().to_string(),
+                        ));
+                    }
+                    _ => req.errors.push((
+                        line_no,
+                        line.into(),
+                        "AMEND takes a correction and its reason, e.g.\n  AMEND UNIT F5 FIGURES 2 BECAUSE the battle was rolled twice".into(),
+                    )),
+                }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// A line that says which turn, game or secret the mail is for: TURN,
+/// GAME, PASSWORD.
+fn header_line(
+    req: &mut Request,
+    line_no: usize,
+    line: &str,
+    first: &str,
+    arg: Option<&str>,
+    extra: bool,
+) -> bool {
+    match first {
+        "TURN" => {
+            // Anything after a `#` is a comment (the template explains
+            // the line there).
+            let bare = line.split('#').next().unwrap_or("");
+            let mut w = bare.split_whitespace().skip(1);
+            match (w.next().map(str::parse::<u32>), w.next()) {
+                (Some(Ok(n)), None) => req.turn = Some(n),
+                _ => req.errors.push((
+                    line_no,
+                    line.into(),
+                    "TURN takes the turn number your orders answer, e.g. TURN 7".into(),
+                )),
+            }
+        }
+        "GAME" => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
+            (Some(Ok(id)), false) => req.game = Some(id),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "GAME takes one game number, e.g. GAME 12".into(),
+            )),
+        },
+        "PASSWORD" => match (arg, extra) {
+            (Some(p), false) => req.password = Some(p.to_string()),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "PASSWORD takes your seat's secret, one word".into(),
+            )),
+        },
+        _ => return false,
+    }
+    true
+}
+
 /// Read the commands and orders out of the subject and the text of a mail.
 #[must_use]
 pub fn parse(subject: &str, text: &str) -> Request {
@@ -322,162 +542,8 @@ pub fn parse(subject: &str, text: &str) -> Request {
         let extra = words.next().is_some();
         let mut blank = true;
         let errors_before = req.errors.len();
-        match first.as_deref() {
-            None => {}
-            Some("HELP") if arg.is_none() => req.commands.push(Command::Help),
-            Some("STATUS") if arg.is_none() => req.commands.push(Command::Status),
-            Some("MAP") if arg.is_none() => req.commands.push(Command::Map),
-            Some("RESIGN") if arg.is_none() => req.commands.push(Command::Resign),
-            Some("DRAW") if arg.is_none() => req.commands.push(Command::Draw),
-            Some("WITHDRAW") if arg.is_none() => req.commands.push(Command::Withdraw),
-            Some("JOIN") => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
-                (Some(Ok(id)), false) => req.commands.push(Command::Join(id)),
-                _ => req.errors.push((
-                    line_no,
-                    line.into(),
-                    "JOIN takes one game number, e.g. JOIN 12".into(),
-                )),
-            },
-            Some("ORDERS") if arg.is_none() => {}
-            Some("HISTORY") if !extra => match arg.map(str::parse::<u32>) {
-                None => req.commands.push(Command::History(None)),
-                Some(Ok(n)) => req.commands.push(Command::History(Some(n))),
-                Some(Err(_)) => {
-                    req.errors
-                        .push((line_no, line.into(), "HISTORY takes a turn number".into()))
-                }
-            },
-            Some("TIMEZONE") => match (arg, extra) {
-                (Some(z), false) => req.commands.push(Command::TimeZone(z.to_string())),
-                _ => req.errors.push((
-                    line_no,
-                    line.into(),
-                    "TIMEZONE takes one zone name, e.g. TIMEZONE Europe/Paris".into(),
-                )),
-            },
-            Some("PICTURE") => {
-                match (arg.and_then(crate::report::picture::Picture::parse), extra) {
-                    (Some(p), false) => req.commands.push(Command::Picture(p)),
-                    _ => req.errors.push((
-                        line_no,
-                        line.into(),
-                        "PICTURE takes one of PNG, SVG, BOTH or NONE, e.g. PICTURE PNG".into(),
-                    )),
-                }
-            }
-            Some("CAMPAIGN") if arg.is_none() => req.commands.push(Command::Campaign),
-            Some("ROTATE") if arg.is_none() => req.commands.push(Command::Rotate),
-            Some("APPROVE") if arg.is_none() => req.commands.push(Command::Approve),
-            Some("REVEAL") if arg.is_none() => req.commands.push(Command::Reveal),
-            Some("PAUSE") if arg.is_none() => req.commands.push(Command::Pause),
-            Some("RESUME") if arg.is_none() => req.commands.push(Command::Resume),
-            Some("EXTEND") => match (arg, extra) {
-                (Some(d), false) => req.commands.push(Command::Extend(d.to_string())),
-                _ => req.errors.push((
-                    line_no,
-                    line.into(),
-                    "EXTEND takes one duration, e.g. EXTEND 48h".into(),
-                )),
-            },
-            Some(w @ ("PROPOSE" | "TEAM" | "PRESS")) => {
-                let text = rest_of(line);
-                if text.is_empty() {
-                    let what = if w == "PROPOSE" {
-                        "PROPOSE takes a card, e.g. PROPOSE attack-left-flank # why"
-                    } else {
-                        "takes the message on the same line"
-                    };
-                    let why = if w == "PROPOSE" {
-                        what.to_string()
-                    } else {
-                        format!("{w} {what}")
-                    };
-                    req.errors.push((line_no, line.into(), why));
-                } else {
-                    let text: String = text.chars().take(MESSAGE_CHARS).collect();
-                    req.commands.push(match w {
-                        "PROPOSE" => Command::Propose(text),
-                        "TEAM" => Command::Team(text),
-                        _ => Command::Press(text),
-                    });
-                }
-            }
-            Some("BROADCAST") => {
-                let text = rest_of(line);
-                if text.is_empty() {
-                    req.errors.push((
-                        line_no,
-                        line.into(),
-                        "BROADCAST takes the message on the same line".into(),
-                    ));
-                } else {
-                    req.commands.push(Command::Broadcast(text.to_string()));
-                }
-            }
-            Some("AMEND") => {
-                let rest = rest_of(line);
-                let upper = rest.to_ascii_uppercase();
-                match upper.find(" BECAUSE ") {
-                    Some(i) if !rest[..i].trim().is_empty() && !rest[i + 9..].trim().is_empty() => {
-                        req.commands.push(Command::Amend(
-                            rest[..i].trim().to_string(),
-                            rest[i + 9..].trim().to_string(),
-                        ));
-                    }
-                    _ => req.errors.push((
-                        line_no,
-                        line.into(),
-                        "AMEND takes a correction and its reason, e.g.\n  AMEND UNIT F5 FIGURES 2 BECAUSE the battle was rolled twice".into(),
-                    )),
-                }
-            }
-            Some("ABSENCE") if arg.is_some_and(|a| a.eq_ignore_ascii_case("END")) && !extra => {
-                req.commands.push(Command::AbsenceEnd)
-            }
-            Some("ABSENCE") => {
-                let mut w = line.split_whitespace().skip(1);
-                match (w.next(), w.next(), w.next()) {
-                    (Some(a), Some(b), None) => {
-                        req.commands.push(Command::Absence(a.into(), b.into()))
-                    }
-                    _ => req.errors.push((
-                        line_no,
-                        line.into(),
-                        "ABSENCE takes two dates, e.g. ABSENCE 2026-12-20 2027-01-03".into(),
-                    )),
-                }
-            }
-            Some("TURN") => {
-                // Anything after a `#` is a comment (the template explains
-                // the line there).
-                let bare = line.split('#').next().unwrap_or("");
-                let mut w = bare.split_whitespace().skip(1);
-                match (w.next().map(str::parse::<u32>), w.next()) {
-                    (Some(Ok(n)), None) => req.turn = Some(n),
-                    _ => req.errors.push((
-                        line_no,
-                        line.into(),
-                        "TURN takes the turn number your orders answer, e.g. TURN 7".into(),
-                    )),
-                }
-            }
-            Some("GAME") => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
-                (Some(Ok(id)), false) => req.game = Some(id),
-                _ => req.errors.push((
-                    line_no,
-                    line.into(),
-                    "GAME takes one game number, e.g. GAME 12".into(),
-                )),
-            },
-            Some("PASSWORD") => match (arg, extra) {
-                (Some(p), false) => req.password = Some(p.to_string()),
-                _ => req.errors.push((
-                    line_no,
-                    line.into(),
-                    "PASSWORD takes your seat's secret, one word".into(),
-                )),
-            },
-            Some(_) => {
+        if let Some(first) = first.as_deref() {
+            if !command_line(&mut req, line_no, line, first, arg, extra) {
                 blank = false;
                 req.has_orders = true;
             }

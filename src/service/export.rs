@@ -382,17 +382,10 @@ pub struct Verification {
     pub notes: Vec<String>,
 }
 
-/// Replay an export and list every difference.
-pub fn verify(export: &Export) -> Verification {
-    let mut v = Verification::default();
-    if !FORMATS.contains(&export.format.as_str()) {
-        v.differences.push(format!(
-            "unknown export format '{}' (this judge reads {})",
-            export.format,
-            FORMATS.join(", ")
-        ));
-        return v;
-    }
+/// What an export shows without its game seed: every revealed dice seed
+/// against its commitment and its turn's faces, and how many private
+/// events it hides.
+fn check_revealed(export: &Export, v: &mut Verification) {
     // Every revealed dice seed must match the commitment mailed before its
     // turn, and every face in the turn's events must come from its stream.
     let faces = Rules::of_game(&export.ruleset, export.ruleset_text.as_deref())
@@ -430,6 +423,20 @@ pub fn verify(export: &Export) -> Verification {
             "{hidden} events private to one side are hidden in this export (the game is running)"
         ));
     }
+}
+
+/// Replay an export and list every difference.
+pub fn verify(export: &Export) -> Verification {
+    let mut v = Verification::default();
+    if !FORMATS.contains(&export.format.as_str()) {
+        v.differences.push(format!(
+            "unknown export format '{}' (this judge reads {})",
+            export.format,
+            FORMATS.join(", ")
+        ));
+        return v;
+    }
+    check_revealed(export, &mut v);
     let Some(seed_hex) = &export.seed else {
         v.notes.push(format!(
             "the game seed is not in this export (it is revealed when the game ends): the dice of {} turns were checked against their revealed seeds, but the turns were not replayed",

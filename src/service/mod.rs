@@ -3,6 +3,7 @@
 
 pub mod campaign;
 pub mod clock;
+mod commands;
 mod credentials;
 pub mod deadlines;
 mod deferred;
@@ -10,6 +11,8 @@ pub mod export;
 mod late;
 pub mod recipients;
 pub mod referee;
+mod reports;
+mod seats;
 pub mod sight;
 pub mod team;
 pub use deferred::Renderer;
@@ -301,6 +304,89 @@ pub fn state_hash(json: &str) -> String {
     dice::sha256_hex(json.as_bytes())[..16].to_string()
 }
 
+/// The options of a new game that are wrong before its scenario is read:
+/// a time zone, review mode without a referee, the NMR policy.
+fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
+    for (who, tz) in &opts.zones {
+        if tz.parse::<chrono_tz::Tz>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
+            )));
+        }
+    }
+    if opts.review_secs.is_some() && opts.referee.is_none() {
+        return Err(ServiceError::Invalid(
+            "review mode needs a referee: give --referee EMAIL".into(),
+        ));
+    }
+    if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+        return Err(ServiceError::Invalid(
+            "the NMR policy is wait or pass".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Every seat of a new game names a side of it and an address (or `open`),
+/// and every side has a seat.
+fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), ServiceError> {
+    for (side, email) in seats {
+        if !sides.contains(side) {
+            return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
+        }
+        if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
+        {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
+            )));
+        }
+    }
+    for side in sides {
+        if !seats.iter().any(|(s, _)| s == side) {
+            return Err(ServiceError::Invalid(format!(
+                "side '{side}' has no seat: give --seat {side}=EMAIL"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The first seat of each side of a new game (a side seated again is a
+/// team: service/team.rs seats the others).
+fn insert_first_seats(
+    tx: &Transaction<'_>,
+    id: i64,
+    seats: &[(String, String)],
+    opts: &GameOptions,
+) -> Result<Vec<Seat>, ServiceError> {
+    let mut seat_rows = Vec::new();
+    // A side seated again is a team (service/team.rs): its first seat
+    // is the Commander-in-Chief, the others its Field Marshals.
+    let firsts: Vec<&(String, String)> = seats
+        .iter()
+        .enumerate()
+        .filter(|(i, (side, _))| !seats[..*i].iter().any(|(s, _)| s == side))
+        .map(|(_, s)| s)
+        .collect();
+    for (side, email) in firsts {
+        let seat = Seat {
+            game_id: id,
+            side: side.clone(),
+            email: email.to_ascii_lowercase(),
+            secret: String::new(),
+            token: String::new(),
+            tz: opts.zone_of(side),
+            misses: 0,
+            absent_from: None,
+            absent_until: None,
+            picture: None,
+        };
+        let seat = store::insert_seat(tx, &seat)?;
+        seat_rows.push(seat);
+    }
+    Ok(seat_rows)
+}
+
 /// The `State` line of a mail: the state's fingerprint sealed with a key
 /// drawn from the game's secret seed. Every seat gets the same line for the
 /// same position, so the sides can compare it, but nobody can test a guess
@@ -532,23 +618,7 @@ impl Judge {
         queue: &mut Queue,
     ) -> Result<i64, ServiceError> {
         let deadline_secs = opts.deadline_secs;
-        for (who, tz) in &opts.zones {
-            if tz.parse::<chrono_tz::Tz>().is_err() {
-                return Err(ServiceError::Invalid(format!(
-                    "'{tz}' (for {who}) is not a time zone; use an IANA name such as Europe/Paris"
-                )));
-            }
-        }
-        if opts.review_secs.is_some() && opts.referee.is_none() {
-            return Err(ServiceError::Invalid(
-                "review mode needs a referee: give --referee EMAIL".into(),
-            ));
-        }
-        if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
-            return Err(ServiceError::Invalid(
-                "the NMR policy is wait or pass".into(),
-            ));
-        }
+        check_options(opts)?;
         let (rules, source) = load_scenario(scenario)?;
         let (rules, variant) = match &opts.ruleset_file {
             Some((file, text)) => (Rules::from_text(text, file)?, Some(text.clone())),
@@ -565,25 +635,7 @@ impl Judge {
             ));
         }
         let sides = rules.sides(&state);
-        for (side, email) in seats {
-            if !sides.contains(side) {
-                return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
-            }
-            if email != OPEN_SEAT
-                && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
-            {
-                return Err(ServiceError::Invalid(format!(
-                    "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
-                )));
-            }
-        }
-        for side in &sides {
-            if !seats.iter().any(|(s, _)| s == side) {
-                return Err(ServiceError::Invalid(format!(
-                    "side '{side}' has no seat: give --seat {side}=EMAIL"
-                )));
-            }
-        }
+        check_seats(seats, &sides)?;
         let now = self.now();
         let id = store::insert_game(
             tx,
@@ -643,31 +695,7 @@ impl Judge {
                 },
             )?;
         }
-        let mut seat_rows = Vec::new();
-        // A side seated again is a team (service/team.rs): its first seat
-        // is the Commander-in-Chief, the others its Field Marshals.
-        let firsts: Vec<&(String, String)> = seats
-            .iter()
-            .enumerate()
-            .filter(|(i, (side, _))| !seats[..*i].iter().any(|(s, _)| s == side))
-            .map(|(_, s)| s)
-            .collect();
-        for (side, email) in firsts {
-            let seat = Seat {
-                game_id: id,
-                side: side.clone(),
-                email: email.to_ascii_lowercase(),
-                secret: String::new(),
-                token: String::new(),
-                tz: opts.zone_of(side),
-                misses: 0,
-                absent_from: None,
-                absent_until: None,
-                picture: None,
-            };
-            let seat = store::insert_seat(tx, &seat)?;
-            seat_rows.push(seat);
-        }
+        let mut seat_rows = insert_first_seats(tx, id, seats, opts)?;
         let zone_of = |side: &str| opts.zone_of(side);
         seat_rows.extend(self.seat_team(tx, id, &rules, &state, seats, &zone_of)?);
         for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
@@ -926,489 +954,6 @@ impl Judge {
             "error.txt",
             json!({ "intro": intro, "problems": problems, "outro": outro }),
         )
-    }
-
-    /// Decide what a message is and what it causes.
-    fn decide(
-        &self,
-        tx: &Transaction<'_>,
-        inbox_id: i64,
-        env: &Envelope,
-        queue: &mut Queue,
-        answer: &mut Answer,
-    ) -> Result<(String, String), ServiceError> {
-        if let Some(kind) = &env.auto {
-            return Ok(("ignored: automatic mail".into(), format!("{kind:?}")));
-        }
-        let Some(from) = env.from.clone() else {
-            return Ok(("ignored: no sender address".into(), String::new()));
-        };
-        if from.eq_ignore_ascii_case(&self.cfg.judge.address)
-            || protocol::token_of(&from, self.cfg.local_part(), self.cfg.domain()).is_some()
-        {
-            return Ok(("ignored: mail from the judge itself".into(), String::new()));
-        }
-        if env.size > self.cfg.judge.max_message_bytes {
-            let text = self.error_text(
-                &format!(
-                    "Your mail was {} bytes; this judge reads mails of at most {} bytes,\nso it was not read.",
-                    env.size, self.cfg.judge.max_message_bytes
-                ),
-                &[],
-                "Send your orders as plain text, without attachments.",
-            );
-            answer.err(text);
-            return Ok(("refused: too large".into(), format!("{} bytes", env.size)));
-        }
-        if let Some(why) = &env.over_limit {
-            let text = self.error_text(
-                &format!("Your mail was not read: {why}."),
-                &[],
-                "Send your orders as plain text in the body of the mail.",
-            );
-            answer.err(text);
-            return Ok(("refused: over a limit".into(), why.clone()));
-        }
-        let req = protocol::parse(&env.subject, &env.text);
-        let nothing_to_do = req.commands.is_empty() && !req.has_orders;
-        if nothing_to_do && req.errors.is_empty() {
-            let mut problems: Vec<String> = env.problems.clone();
-            if problems.is_empty() {
-                problems.push("the mail has no commands and no orders in it".into());
-            }
-            if !req.ignored.is_empty() {
-                problems.push(format!(
-                    "no line starts with a command (HELP, STATUS, ...) or an order word\n  (PLAY, ORDER, MOVE, BATTLE, ...); it begins: \"{}\"",
-                    req.ignored[0].1.chars().take(50).collect::<String>()
-                ));
-            }
-            let text = self.error_text(
-                "I could not find anything to do in your mail:",
-                &problems,
-                "",
-            );
-            answer.err(text);
-            return Ok(("answered: nothing to do".into(), problems.join("; ")));
-        }
-        if !req.errors.is_empty() {
-            let mut problems: Vec<String> = req
-                .errors
-                .iter()
-                .map(|(l, t, why)| format!("line {l}: \"{t}\": {why}"))
-                .collect();
-            if req.errors_total > req.errors.len() {
-                problems.push(format!(
-                    "and {} more such lines",
-                    req.errors_total - req.errors.len()
-                ));
-            }
-            let text = self.error_text("Some lines of your mail could not be read:", &problems, "");
-            answer.err(text);
-            return Ok(("answered: malformed commands".into(), problems.join("; ")));
-        }
-        if let Some(referee) = self.referee_of(env, &req)? {
-            return self.referee_mail(tx, &req, &referee, queue, answer);
-        }
-        let seat = self.authenticate(env, &req)?;
-        let mut done = Vec::new();
-        // A seat given new credentials by ROTATE in this mail: the answer
-        // goes to its registered address only, with its new reply address.
-        let mut rotated: Option<Seat> = None;
-        let commands = self.commands_to_do(&req.commands, answer);
-        for cmd in &commands {
-            // Team play: PROPOSE, TEAM, PRESS, and what a Field Marshal may
-            // not do (service/team.rs).
-            if let Command::Propose(_) | Command::Team(_) | Command::Press(_) = cmd {
-                if seat.is_err() {
-                    answer.err(self.not_authenticated());
-                    return Ok(("answered: not authenticated".into(), String::new()));
-                }
-            }
-            if let Ok(s) = seat.as_ref() {
-                if let Some(r) = self.team_command(tx, s, cmd, queue)? {
-                    answer.for_seat(self.seat_address(s), s);
-                    match r {
-                        Ok(text) => {
-                            answer.ok(text);
-                            done.push("team");
-                        }
-                        Err(why) => answer.err(self.error_text(&why, &[], "")),
-                    }
-                    continue;
-                }
-            }
-            match cmd {
-                Command::Propose(_) | Command::Team(_) | Command::Press(_) => {}
-                Command::Approve
-                | Command::Amend(..)
-                | Command::Broadcast(_)
-                | Command::Reveal
-                | Command::Pause
-                | Command::Resume
-                | Command::Extend(_) => {
-                    let text = self.error_text(
-                        "Only a game's referee may APPROVE, AMEND, BROADCAST, REVEAL, PAUSE,\nRESUME or EXTEND, from the referee's own seat.",
-                        &[],
-                        "",
-                    );
-                    answer.err(text);
-                    return Ok((
-                        "answered: referee command from a non-referee".into(),
-                        String::new(),
-                    ));
-                }
-                Command::Help => {
-                    let text = if self.known_address(&from)? {
-                        protocol::help_text(&self.cfg.judge.address)
-                    } else {
-                        STRANGER_HELP.to_string()
-                    };
-                    answer.titled("Adjutant: help", text);
-                    done.push("help");
-                }
-                Command::Status => {
-                    let text = self.status_text(&from)?;
-                    answer.titled("Adjutant: your games", text);
-                    done.push("status");
-                }
-                Command::Join(game_id) => match self.join(tx, *game_id, &from, queue)? {
-                    Ok(side) => {
-                        done.push("join");
-                        answer.ok(format!(
-                            "You joined game {game_id} as {side}; your welcome mail follows.\n"
-                        ));
-                    }
-                    Err(why) => answer.err(self.error_text(
-                        &format!("You could not join game {game_id}: {why}."),
-                        &[],
-                        "",
-                    )),
-                },
-                Command::Rotate => {
-                    let Some(old) = seat.as_ref().ok() else {
-                        answer.err(self.not_authenticated());
-                        return Ok(("answered: not authenticated".into(), String::new()));
-                    };
-                    let new = self.rotate_seat_in(tx, old, queue)?;
-                    answer.ok(format!(
-                        "Your seat in game {} ({}) has a new secret and reply address, in a\nmail of their own to {}. The old ones no longer work.\n",
-                        new.game_id, new.side, new.email
-                    ));
-                    rotated = Some(new);
-                    done.push("rotate");
-                }
-                Command::Withdraw => {
-                    let Some(seat) = seat.as_ref().ok() else {
-                        answer.err(self.not_authenticated());
-                        return Ok(("answered: not authenticated".into(), String::new()));
-                    };
-                    let text = if store::clear_pending(tx, seat.game_id, Some(&seat.side))? {
-                        format!(
-                            "Your orders held for the current phase of game {} were withdrawn.\nSend new orders before the phase resolves.\n",
-                            seat.game_id
-                        )
-                    } else {
-                        format!(
-                            "You have no orders held in game {}: orders are adjudicated as\nsoon as every side the phase needs has sent them, and then they\ncannot be withdrawn.\n",
-                            seat.game_id
-                        )
-                    };
-                    answer.for_seat(self.seat_address(seat), seat);
-                    answer.ok(text);
-                    done.push("withdraw");
-                }
-                Command::Map
-                | Command::Campaign
-                | Command::History(_)
-                | Command::Draw
-                | Command::Resign
-                | Command::TimeZone(_)
-                | Command::Picture(_)
-                | Command::Absence(..)
-                | Command::AbsenceEnd => {
-                    let Some(seat) = seat.as_ref().ok() else {
-                        answer.err(self.not_authenticated());
-                        return Ok(("answered: not authenticated".into(), String::new()));
-                    };
-                    match cmd {
-                        Command::Campaign => {
-                            let text = match self.campaign_of_game_text(seat.game_id)? {
-                                Some(t) => t,
-                                None => {
-                                    format!("Game {} is not part of a campaign.\n", seat.game_id)
-                                }
-                            };
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.ok(text);
-                            done.push("campaign");
-                        }
-                        Command::Map => {
-                            let game = self.game(seat.game_id)?;
-                            let viewer = Viewer::Side(seat.side.clone());
-                            // In review mode, the position before the held turns.
-                            let seen = sight::visible_turn(&game, &viewer);
-                            let Position {
-                                rules, state, hash, ..
-                            } = self.position(&game, Some(seen))?;
-                            let parts = rules.report_parts(&state, &[], &viewer, None);
-                            let heading = format!(
-                                "Game {}, turn {seen}: the position as {} sees it.",
-                                game.id, seat.side
-                            );
-                            let held = if sight::holds_back(&game, &viewer) {
-                                format!("{}\n", sight::held_line(&game))
-                            } else {
-                                String::new()
-                            };
-                            let text = format!(
-                                "{heading}\n\n{}\n{}\n{held}State {}\n",
-                                parts.map,
-                                parts.compact,
-                                sealed_state(&Self::master(&game)?, &hash)
-                            );
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.ok(text);
-                            answer.board.get_or_insert((heading, parts));
-                            done.push("map");
-                        }
-                        Command::History(turn) => {
-                            let game = self.game(seat.game_id)?;
-                            let viewer = Viewer::Side(seat.side.clone());
-                            let seen = sight::visible_turn(&game, &viewer);
-                            let t = turn.unwrap_or(seen);
-                            answer.for_seat(self.seat_address(seat), seat);
-                            let report = if t > seen && t <= game.turn {
-                                Err(ServiceError::Invalid(sight::held_line(&game)))
-                            } else {
-                                self.turn_report(&game, t, &viewer)
-                            };
-                            match report {
-                                Ok((text, parts)) => {
-                                    let heading = format!("Game {}: turn {t}", game.id);
-                                    answer.ok(text);
-                                    answer.board.get_or_insert((heading, parts));
-                                }
-                                Err(e) => answer.err(self.error_text(
-                                    &format!("No report for that turn: {e}"),
-                                    &[],
-                                    "",
-                                )),
-                            }
-                            done.push("history");
-                        }
-                        Command::TimeZone(z) => {
-                            let text = match z.parse::<chrono_tz::Tz>() {
-                                Ok(_) => {
-                                    tx.prepare_cached("UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2")?.execute(rusqlite::params![seat.game_id, seat.side, z])?;
-                                    format!("Deadlines of game {} are now shown in {z}.\n", seat.game_id)
-                                }
-                                Err(_) => self.error_text(
-                                    &format!("'{z}' is not a time zone name."),
-                                    &[],
-                                    "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
-                                ),
-                            };
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.ok(text);
-                            done.push("timezone");
-                        }
-                        Command::Picture(p) => {
-                            tx.prepare_cached(
-                                "UPDATE seats SET picture = ?3 WHERE game_id = ?1 AND side = ?2",
-                            )?
-                            .execute(rusqlite::params![
-                                seat.game_id,
-                                seat.side,
-                                p.word()
-                            ])?;
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.picture = Some(*p);
-                            answer.ok(picture_text(seat.game_id, *p));
-                            done.push("picture");
-                        }
-                        Command::Absence(a, b) => {
-                            let game = self.game(seat.game_id)?;
-                            // The zone as it is now: a TIMEZONE line above may have changed it.
-                            let tz: String = tx
-                                .prepare_cached(
-                                    "SELECT tz FROM seats WHERE game_id = ?1 AND side = ?2",
-                                )?
-                                .query_row(rusqlite::params![seat.game_id, seat.side], |r| {
-                                    r.get(0)
-                                })?;
-                            let text = match deadlines::absence_span(a, b, &tz) {
-                                Ok(span) => match self.set_absence(seat, &span, game.max_absence_days) {
-                                    Ok(()) => format!(
-                                        "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end\n(for your side only). ABSENCE END ends it early.\n",
-                                        deadlines::show(&stamp(span.from), &tz),
-                                        deadlines::show(&stamp(span.until), &tz),
-                                        seat.game_id
-                                    ),
-                                    Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
-                                },
-                                Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
-                            };
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.ok(text);
-                            done.push("absence");
-                        }
-                        Command::AbsenceEnd => {
-                            let text = if self.end_absence(seat)? {
-                                format!("Noted: you are back. The deadlines of game {} apply to your side\nagain from now.\n", seat.game_id)
-                            } else {
-                                format!(
-                                    "You had no absence recorded in game {}; nothing changed.\n",
-                                    seat.game_id
-                                )
-                            };
-                            answer.for_seat(self.seat_address(seat), seat);
-                            answer.ok(text);
-                            done.push("absence end");
-                        }
-                        Command::Draw => {
-                            self.draw(tx, seat, queue)?;
-                            done.push("draw");
-                        }
-                        _ => {
-                            self.resign(tx, seat, queue)?;
-                            done.push("resign");
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(new) = &rotated {
-            answer.for_seat(self.seat_address(new), new);
-            answer.only_registered = true;
-            if req.has_orders {
-                answer.err(self.error_text(
-                    "Orders in a mail that asks ROTATE are not used: send them again,\nreplying to the mail with your new credentials.",
-                    &[],
-                    "",
-                ));
-                return Ok((format!("answered: {}", done.join(", ")), String::new()));
-            }
-        }
-        // Orders that name the turn they answer (TURN n) are refused when
-        // that turn was already resolved (service/late.rs).
-        if let (true, Some(n), Ok(s)) = (req.has_orders, req.turn, seat.as_ref()) {
-            if let Some(why) = self.answered_turn_problem(tx, s, n)? {
-                let text = self.error_text(
-                    &format!(
-                        "Your orders for game {} ({}) were not accepted:",
-                        s.game_id, s.side
-                    ),
-                    std::slice::from_ref(&why),
-                    "None of these orders were kept (orders you sent before for this\nphase, if any, still stand).",
-                );
-                answer.for_seat(self.seat_address(s), s);
-                answer.err(text);
-                return Ok((
-                    "answered: orders for another turn".into(),
-                    clip_text(&why, 5, 100),
-                ));
-            }
-        }
-        // Team play: a member's part of his side's orders (service/team.rs);
-        // None when the family cannot read the orders as a team's (then
-        // the Commander-in-Chief's mail takes the ordinary path).
-        let team_answer = match &seat {
-            Ok(s) if req.has_orders && self.in_team(tx, s)? => {
-                let source = format!("mail:{inbox_id}");
-                self.team_orders(tx, s, &req.orders, &source, queue)?
-            }
-            _ => None,
-        };
-        if let (Some(r), Ok(seat)) = (team_answer, seat.as_ref()) {
-            answer.for_seat(self.seat_address(seat), seat);
-            match r {
-                Ok(text) => {
-                    answer.ok(text);
-                    done.push("orders accepted");
-                }
-                Err(why) => {
-                    let text = self.error_text(
-                        &format!(
-                            "Your orders for game {} ({}) were not accepted:",
-                            seat.game_id, seat.side
-                        ),
-                        &[clip_text(&why, 20, 100)],
-                        "Send the corrected orders in full; none of these were kept\n(orders you sent before for this turn, if any, still stand).",
-                    );
-                    answer.err(text);
-                    return Ok(("answered: orders rejected".into(), clip_text(&why, 5, 100)));
-                }
-            }
-        } else if req.has_orders {
-            match seat {
-                Ok(seat) => {
-                    let source = format!("mail:{inbox_id}");
-                    match self.submit_orders(tx, &seat, &req.orders, &source, queue) {
-                        Ok((submitted, orders)) => {
-                            let game = store::game(tx, seat.game_id)?
-                                .ok_or(ServiceError::NoGame(seat.game_id))?;
-                            // The position the player may see (service/sight.rs):
-                            // in review mode, not the held one.
-                            let seen = sight::visible_turn(&game, &Viewer::Side(seat.side.clone()));
-                            let hash = store::snapshot(tx, seat.game_id, Some(seen))?
-                                .map(|(_, _, h)| h)
-                                .unwrap_or_default();
-                            let (turn, held, waiting_for, replaced) = match submitted {
-                                Submitted::Resolved { turn } => (turn, false, Vec::new(), false),
-                                Submitted::Held {
-                                    waiting_for,
-                                    replaced,
-                                } => (game.turn + 1, true, waiting_for, replaced),
-                            };
-                            let (orders, orders_more) = crate::protocol::echo_lines(&orders);
-                            let text = self.templates.render(
-                                "receipt.txt",
-                                json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
-                                       "held": held, "waiting_for": waiting_for.join(" and "),
-                                       "replaced": replaced,
-                                       "orders": orders, "orders_more": orders_more,
-                                       "state_hash": sealed_state(&Self::master(&game)?, &hash),
-                                       "ignored": req.ignored.iter()
-                                           .map(|(l, t)| format!("line {l}: {t}"))
-                                           .collect::<Vec<_>>(),
-                                       "ignored_more": req.ignored_total - req.ignored.len()}),
-                            );
-                            answer.for_seat(self.seat_address(&seat), &seat);
-                            answer.ok(text);
-                            done.push("orders accepted");
-                        }
-                        Err(ServiceError::Rejected(rej)) => {
-                            let text = self.error_text(
-                                &format!(
-                                    "Your orders for game {} ({}) were not accepted:",
-                                    seat.game_id, seat.side
-                                ),
-                                &[clip_text(&rej.to_string(), 20, 100)],
-                                "Send the corrected orders in full; none of these were kept\n(orders you sent before for this phase, if any, still stand).",
-                            );
-                            answer.for_seat(self.seat_address(&seat), &seat);
-                            answer.err(text);
-                            return Ok((
-                                "answered: orders rejected".into(),
-                                clip_text(&rej.to_string(), 5, 100),
-                            ));
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                Err(why) => {
-                    if let Some(notice) = why {
-                        queue.push(notice, "notice");
-                    }
-                    answer.err(self.not_authenticated());
-                    return Ok((
-                        "answered: orders without a valid seat".into(),
-                        String::new(),
-                    ));
-                }
-            }
-        }
-        Ok((format!("answered: {}", done.join(", ")), String::new()))
     }
 
     /// The commands of a mail that will be done: each once (a repeated
@@ -1913,600 +1458,6 @@ impl Judge {
             self.campaign_after(tx, &game, queue)?;
         }
         Ok(turn)
-    }
-
-    /// Queue the reports of `made`: to everyone, or, in review mode, to the
-    /// referee alone until it approves (the players' reports of every turn
-    /// since the review began are sent then, as one).
-    fn report_made(
-        &self,
-        tx: &Transaction<'_>,
-        game: &Game,
-        rules: &Rules,
-        made: &[MadeTurn],
-        state: &State,
-        queue: &mut Queue,
-    ) -> Result<(), ServiceError> {
-        let review = game.review_secs.is_some() && store::referee(tx, game.id)?.is_some();
-        if review {
-            if game.held_from.is_none() {
-                if let Some(first) = made.first() {
-                    tx.prepare_cached(
-                        "UPDATE games SET held_from = ?2, held_since = ?3 WHERE id = ?1",
-                    )?
-                    .execute(rusqlite::params![
-                        game.id,
-                        first.turn,
-                        self.now()
-                    ])?;
-                }
-            }
-            let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
-            self.queue_reports(tx, &game, rules, made, state, Audience::Referee, queue)
-        } else {
-            self.queue_reports(tx, game, rules, made, state, Audience::All, queue)
-        }
-    }
-
-    /// Queue one report of `made` per recipient of `audience`, as a job
-    /// rendered at delivery ([`deferred`]): `state` is the position after
-    /// `made`'s last turn, as stored, and `game` the row as it is now.
-    #[allow(clippy::too_many_arguments)]
-    fn queue_reports(
-        &self,
-        tx: &Transaction<'_>,
-        game: &Game,
-        rules: &Rules,
-        made: &[MadeTurn],
-        state: &State,
-        audience: Audience,
-        queue: &mut Queue,
-    ) -> Result<(), ServiceError> {
-        // Who gets this turn's report, and as whom: every seat from its own
-        // side, observers as the public, the referee from above.
-        let host = self.cfg.judge.picture;
-        let mut recipients: Vec<Recipient> = Vec::new();
-        if audience != Audience::Referee {
-            let seats = store::seats(tx, game.id)?
-                .into_iter()
-                .filter(|s| s.email != OPEN_SEAT);
-            for s in seats.chain(self.extra_members(tx, game.id)?) {
-                let (reply_to, picture) = (Some(self.seat_address(&s)), self.picture_of(&s));
-                recipients.push((
-                    s.email,
-                    Viewer::Side(s.side),
-                    s.tz,
-                    reply_to,
-                    "report",
-                    picture,
-                ));
-            }
-            for o in store::observers(tx, game.id)? {
-                recipients.push((o, Viewer::Observer, "UTC".into(), None, "observer", host));
-            }
-        }
-        if audience != Audience::Players {
-            if let Some(referee) = game.referee.clone() {
-                let reply_to = store::referee(tx, game.id)?.map(|r| self.address_of(&r.token));
-                recipients.push((
-                    referee,
-                    Viewer::Referee,
-                    game.referee_tz.clone(),
-                    reply_to,
-                    "referee",
-                    host,
-                ));
-            }
-        }
-        // Team play: each member's own order template in place of the side's.
-        let members = self.team_recipients(tx, rules, state, game.id)?;
-        for (to, viewer, tz, reply_to, kind, picture) in recipients {
-            let member = match &viewer {
-                Viewer::Side(side) => members
-                    .iter()
-                    .find(|(s, ..)| {
-                        &s.side == side
-                            && reply_to.as_deref() == Some(self.seat_address(s).as_str())
-                    })
-                    .map(|(_, no, sections)| (sections.clone(), *no == 0)),
-                _ => None,
-            };
-            let (Some(first), Some(last)) = (made.first(), made.last()) else {
-                return Err(ServiceError::Invalid("no turn to report".into()));
-            };
-            // Rendered at delivery from what the database keeps (see
-            // [`deferred`]); the game's row as it is now goes with it.
-            queue.mails.push((
-                Queued::Report(Box::new(deferred::ReportJob {
-                    game: game.id,
-                    first: first.turn,
-                    last: last.turn,
-                    status: game.status.clone(),
-                    turn: game.turn,
-                    result: game.result.clone(),
-                    deadline_at: game.deadline_at.clone(),
-                    held_from: game.held_from,
-                    to,
-                    viewer,
-                    tz,
-                    reply_to,
-                    member,
-                    picture: Some(picture),
-                })),
-                kind,
-            ));
-        }
-        Ok(())
-    }
-
-    /// The report of `made` (one phase, or one and the judge's own phases
-    /// after it) for `viewer`: its text and every part.
-    fn report_text(
-        templates: &Templates,
-        game: &Game,
-        rules: &Rules,
-        made: &[MadeTurn],
-        state: &State,
-        viewer: &Viewer,
-        tz: &str,
-    ) -> Result<(String, crate::report::Parts), ServiceError> {
-        let master = Self::master(game)?;
-        let Some(last) = made.last() else {
-            return Err(ServiceError::Invalid("no turn to report".into()));
-        };
-        let turn = last.turn;
-        let events: Vec<serde_json::Value> =
-            made.iter().flat_map(|m| m.events.iter().cloned()).collect();
-        let movers = made
-            .iter()
-            .find(|m| !m.movers.is_empty())
-            .map(|m| m.movers.clone())
-            .unwrap_or_default();
-        let mover = match movers.as_slice() {
-            [one] if one != crate::rules::REFEREE_SIDE => Some(one.as_str()),
-            _ => None,
-        };
-        // The referee's corrections are said first, whatever the family's
-        // combat report makes of the turn.
-        let by_referee = |m: &&MadeTurn| m.movers.iter().any(|s| s == crate::rules::REFEREE_SIDE);
-        let of = |referee: bool| -> Vec<serde_json::Value> {
-            made.iter()
-                .filter(|m| by_referee(m) == referee)
-                .flat_map(|m| m.events.iter().cloned())
-                .collect()
-        };
-        let lines = rules.describe_events(state, &of(false), viewer);
-        let referee_lines = rules.describe_events(state, &of(true), viewer);
-        let over = game.status == "over" && game.turn == turn;
-        let parts = rules.report_parts(state, &events, viewer, mover);
-        let earlier: Vec<serde_json::Value> = made[..made.len() - 1]
-            .iter()
-            .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
-            .collect();
-        // Fog of war: the seeds would replay the dice of what a side cannot
-        // see; they are the referee's until the game ends (the game seed
-        // then opens them all). The commitments still go out at once.
-        let seeds_sealed = !over && rules.fog_of_war(state) && !matches!(viewer, Viewer::Referee);
-        let text = templates.render(
-            "turn_report.txt",
-            json!({
-                "game_id": game.id, "scenario": game.scenario,
-                "turn": turn, "turns": made_turns(made),
-                "mover": mover_label(&movers),
-                "events": lines, "combat": parts.combat, "map": parts.map,
-                "referee_lines": referee_lines,
-                "orders_template": parts.orders,
-                "over": over, "result": result_line(game.result.as_deref()),
-                "seed": if over { game.seed.clone() } else { String::new() },
-                "waiting": waiting_line(&rules.phase(state)),
-                "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
-                "earlier_seeds": if seeds_sealed { Vec::new() } else { earlier },
-                "seeds_sealed": seeds_sealed,
-                "turn_seed": if seeds_sealed { String::new() } else { hex::encode(dice::turn_seed(&master, turn)) },
-                "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
-                "state_hash": sealed_state(&master, &last.hash),
-            }),
-        );
-        Ok((text, parts))
-    }
-
-    /// The report of a past turn, for `viewer`, as text.
-    pub fn turn_report_text(
-        &self,
-        game: &Game,
-        turn: u32,
-        viewer: &Viewer,
-    ) -> Result<String, ServiceError> {
-        self.turn_report(game, turn, viewer).map(|(t, _)| t)
-    }
-
-    /// The report of a past turn, for `viewer`: its text and every part
-    /// (HTML board, SVG, JSON view).
-    pub fn turn_report(
-        &self,
-        game: &Game,
-        turn: u32,
-        viewer: &Viewer,
-    ) -> Result<(String, crate::report::Parts), ServiceError> {
-        let Position {
-            rules, state, hash, ..
-        } = self.position(game, Some(turn))?;
-        if turn == 0 {
-            let parts = rules.report_parts(&state, &[], viewer, None);
-            let text = format!("Game {}: the opening position.\n\n{}", game.id, parts.map);
-            return Ok((text, parts));
-        }
-        let events: Vec<serde_json::Value> = store::events(&self.conn, game.id, Some(turn))?
-            .into_iter()
-            .map(|(_, e)| e)
-            .collect();
-        let movers = store::submissions(&self.conn, game.id)?
-            .into_iter()
-            .filter(|s| s.turn == turn)
-            .map(|s| s.side)
-            .collect();
-        let tz = match viewer {
-            Viewer::Side(side) => store::seats(&self.conn, game.id)?
-                .into_iter()
-                .find(|s| &s.side == side)
-                .map_or_else(|| "UTC".to_string(), |s| s.tz),
-            _ => game.referee_tz.clone(),
-        };
-        let made = [MadeTurn {
-            turn,
-            movers,
-            events,
-            hash,
-        }];
-        Self::report_text(&self.templates, game, &rules, &made, &state, viewer, &tz)
-    }
-
-    /// Take an open seat of a game for `email`: Ok(side) or Err(why).
-    fn join(
-        &self,
-        tx: &Transaction<'_>,
-        game_id: i64,
-        email: &str,
-        queue: &mut Queue,
-    ) -> Result<Result<String, String>, ServiceError> {
-        let Some(game) = store::game(tx, game_id)? else {
-            return Ok(Err("there is no such game".into()));
-        };
-        if game.status != "active" {
-            return Ok(Err("the game is over".into()));
-        }
-        let seats = store::seats(tx, game_id)?;
-        if seats.iter().any(|s| s.email.eq_ignore_ascii_case(email)) {
-            return Ok(Err("you already have a seat in it".into()));
-        }
-        let Some(seat) = seats.into_iter().find(|s| s.email == OPEN_SEAT) else {
-            return Ok(Err("it has no open seat".into()));
-        };
-        tx.prepare_cached("UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2")?
-            .execute(rusqlite::params![game_id, seat.side, email])?;
-        let seat = Seat {
-            email: email.to_string(),
-            ..seat
-        };
-        queue.push(self.welcome(tx, game_id, &seat)?, "welcome");
-        Ok(Ok(seat.side))
-    }
-
-    /// Offer a draw, or accept the other side's offer.
-    fn draw(
-        &self,
-        tx: &Transaction<'_>,
-        seat: &Seat,
-        queue: &mut Queue,
-    ) -> Result<(), ServiceError> {
-        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
-        if game.status == "over" {
-            return Ok(());
-        }
-        let key = format!("draw-offer:{}", game.id);
-        match store::kv_get(tx, &key)? {
-            Some(by) if by != seat.side => {
-                let result = format!(
-                    "{} accepted the draw {by} offered: it is a draw.",
-                    seat.side
-                );
-                let ending = export::Ending {
-                    kind: export::DRAW_AGREED.into(),
-                    side: seat.side.clone(),
-                    offered_by: Some(by.clone()),
-                    turn: game.turn,
-                };
-                self.end_game(tx, &game, &ending, "", &result, queue)?;
-            }
-            _ => {
-                store::kv_set(tx, &key, &seat.side)?;
-                // Every member of the other sides is told.
-                for r in self
-                    .everyone_of_game(tx, game.id)?
-                    .into_iter()
-                    .filter(|r| r.is_player() && !r.of_side(&seat.side))
-                {
-                    queue.push(
-                        Outgoing {
-                            to: r.email.clone(),
-                            subject: format!("Game {}: {} offers a draw", game.id, seat.side),
-                            text: format!(
-                                "{} offers a draw in game {}. Reply DRAW to accept; the offer\nstands until the game ends.\n",
-                                seat.side, game.id
-                            ),
-                            reply_to: r.reply_to.clone(),
-                            game_id: Some(game.id),
-                            ..Outgoing::default()
-                        },
-                        "draw",
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn resign(
-        &self,
-        tx: &Transaction<'_>,
-        seat: &Seat,
-        queue: &mut Queue,
-    ) -> Result<(), ServiceError> {
-        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
-        if game.status == "over" {
-            return Ok(());
-        }
-        let seats = store::seats(tx, game.id)?;
-        let winner = seats
-            .iter()
-            .find(|s| s.side != seat.side)
-            .map(|s| s.side.clone());
-        let result = format!(
-            "{} resigned; {} wins.",
-            seat.side,
-            winner.clone().unwrap_or_default()
-        );
-        let ending = export::Ending {
-            kind: export::RESIGNED.into(),
-            side: seat.side.clone(),
-            offered_by: None,
-            turn: game.turn,
-        };
-        self.end_game(
-            tx,
-            &game,
-            &ending,
-            winner.as_deref().unwrap_or(""),
-            &result,
-            queue,
-        )
-    }
-
-    /// End a game outside the rules (resignation, agreed draw): record the
-    /// result (`winner` "" for a draw) and how it came (`ending`, which the
-    /// export carries for `verify`), and mail every seat the seed.
-    #[allow(clippy::too_many_arguments)]
-    fn end_game(
-        &self,
-        tx: &Transaction<'_>,
-        game: &Game,
-        ending: &export::Ending,
-        winner: &str,
-        result: &str,
-        queue: &mut Queue,
-    ) -> Result<(), ServiceError> {
-        tx.prepare_cached(
-            "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![game.id, winner])?;
-        store::set_ending(
-            tx,
-            game.id,
-            &serde_json::to_string(ending).unwrap_or_default(),
-        )?;
-        tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
-            .execute([format!("draw-offer:{}", game.id)])?;
-        // Everyone of the game: every member of both sides, the referee and
-        // the observers.
-        let text = self.templates.render(
-            "game_over.txt",
-            json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
-        );
-        for r in self.everyone_of_game(tx, game.id)? {
-            queue.push(
-                Outgoing {
-                    to: r.email,
-                    subject: format!("Game {}: over", game.id),
-                    text: text.clone(),
-                    reply_to: r.reply_to,
-                    game_id: Some(game.id),
-                    ..Outgoing::default()
-                },
-                "game-over",
-            );
-        }
-        // A campaign's next battle comes after the game-over mails, so the
-        // newest mail a player has is the one to reply to.
-        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
-        self.campaign_after(tx, &over, queue)?;
-        Ok(())
-    }
-
-    /// A game's seat by side (case-blind).
-    fn seat_of(&self, game_id: i64, side: &str) -> Result<Seat, ServiceError> {
-        let seats = store::seats(&self.conn, game_id)?;
-        if seats.is_empty() {
-            return Err(ServiceError::NoGame(game_id));
-        }
-        seats
-            .iter()
-            .find(|s| s.side.eq_ignore_ascii_case(side))
-            .cloned()
-            .ok_or_else(|| {
-                let sides: Vec<&str> = seats.iter().map(|s| s.side.as_str()).collect();
-                ServiceError::NoSide(game_id, side.into(), sides.join(", "))
-            })
-    }
-
-    /// Give a seat a new secret and token, and optionally a new player. The
-    /// player is mailed the new secret; an old player is told they left.
-    pub fn replace_seat(
-        &mut self,
-        game_id: i64,
-        side: &str,
-        email: Option<&str>,
-    ) -> Result<(), ServiceError> {
-        let old = self.seat_of(game_id, side)?;
-        if let Some(e) = email {
-            if e.parse::<lettre::Address>().is_err() {
-                return Err(ServiceError::Invalid(format!(
-                    "'{e}' is not an email address"
-                )));
-            }
-        }
-        let email = email.map_or_else(|| old.email.clone(), str::to_ascii_lowercase);
-        let tx = self.begin()?;
-        tx.prepare_cached(
-            "UPDATE seats SET email = ?3, misses = 0 WHERE game_id = ?1 AND side = ?2",
-        )?
-        .execute(rusqlite::params![game_id, side, email])?;
-        let seat = store::rekey_seat(&tx, game_id, side, true)?;
-        if old.email != seat.email {
-            self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
-        }
-        let mut q = Queue::new();
-        if old.email != seat.email {
-            // A new player (a new Commander-in-Chief in a team): the
-            // welcome of the seat, with the position and his secret.
-            q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
-        } else {
-            self.queue_new_secret(&mut q, game_id, side, &seat);
-        }
-        if old.email != seat.email {
-            q.push(
-                Outgoing {
-                    to: old.email.clone(),
-                    subject: format!("Game {game_id}: you no longer play {side}"),
-                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
-                    game_id: Some(game_id),
-                    ..Outgoing::default()
-                },
-                "seat",
-            );
-        }
-        // The outbox key names this rekeying without carrying the token.
-        let tag = {
-            use sha2::Digest as _;
-            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
-        };
-        self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
-        tx.commit()?;
-        Ok(())
-    }
-
-    /// The mail of a seat given a new secret, to the player who keeps it.
-    fn queue_new_secret(&self, q: &mut Queue, game_id: i64, side: &str, seat: &Seat) {
-        q.push(
-            Outgoing {
-                to: seat.email.clone(),
-                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
-                text: format!(
-                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
-                    seat.secret
-                ),
-                reply_to: Some(self.seat_address(seat)),
-                game_id: Some(game_id),
-                ..Outgoing::default()
-            },
-            "seat",
-        );
-    }
-
-    /// Hand the seat of the player of `side` at `old` to `email`: the
-    /// Commander-in-Chief's seat as [`Judge::replace_seat`] does, or a Field
-    /// Marshal's (a team member's) with a fresh secret and reply address.
-    /// The new member is mailed his secret, the old one is told he left,
-    /// and a campaign closes the old player's record and opens the
-    /// newcomer's.
-    pub fn replace_player(
-        &mut self,
-        game_id: i64,
-        side: &str,
-        old: &str,
-        email: &str,
-    ) -> Result<(), ServiceError> {
-        let cinc = self.seat_of(game_id, side)?;
-        if cinc.email.eq_ignore_ascii_case(old) {
-            return self.replace_seat(game_id, side, Some(email));
-        }
-        if email.parse::<lettre::Address>().is_err() {
-            return Err(ServiceError::Invalid(format!(
-                "'{email}' is not an email address"
-            )));
-        }
-        let email = email.to_ascii_lowercase();
-        let members = store::team::members(&self.conn, game_id)?;
-        let Some(m) = members
-            .iter()
-            .find(|m| m.side == cinc.side && m.email.eq_ignore_ascii_case(old))
-        else {
-            let mut held: Vec<String> = vec![cinc.email.clone()];
-            held.extend(
-                members
-                    .iter()
-                    .filter(|m| m.side == cinc.side)
-                    .map(|m| m.email.clone()),
-            );
-            return Err(ServiceError::Invalid(format!(
-                "nobody at {old} plays {side} in game {game_id} (its players: {})",
-                held.join(", ")
-            )));
-        };
-        let tx = self.begin()?;
-        let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
-        if !m.email.eq_ignore_ascii_case(&email) {
-            self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
-        }
-        let seat = new.seat();
-        let mut q = Queue::new();
-        q.push(
-            Outgoing {
-                to: email.clone(),
-                subject: format!("Game {game_id}: you now play {side} (seat {})", m.seat_no + 1),
-                text: format!(
-                    "You play {side} in game {game_id}, as a Field Marshal of the team (seat {} of the side; docs/teams.md).\nYour secret: {}\nReply to this mail to send orders. Send MAP for the position.\n",
-                    m.seat_no + 1,
-                    seat.secret
-                ),
-                reply_to: Some(self.seat_address(&seat)),
-                game_id: Some(game_id),
-                ..Outgoing::default()
-            },
-            "seat",
-        );
-        if !m.email.eq_ignore_ascii_case(&email) {
-            q.push(
-                Outgoing {
-                    to: m.email.clone(),
-                    subject: format!("Game {game_id}: you no longer play {side}"),
-                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
-                    game_id: Some(game_id),
-                    ..Outgoing::default()
-                },
-                "seat",
-            );
-        }
-        let tag = {
-            use sha2::Digest as _;
-            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
-        };
-        self.flush(
-            &tx,
-            &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
-            q,
-        )?;
-        tx.commit()?;
-        Ok(())
     }
 
     /// Orders entered by the host (`adjutant submit`): the same path as a mail.

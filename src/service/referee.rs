@@ -109,35 +109,8 @@ impl Judge {
                     .into(),
             );
         }
-        let amend: Vec<(&String, &String)> = req
-            .commands
-            .iter()
-            .filter_map(|c| match c {
-                Command::Amend(fix, why) => Some((fix, why)),
-                _ => None,
-            })
-            .collect();
-        if !amend.is_empty() {
-            let fix: Vec<&str> = amend.iter().map(|(f, _)| f.as_str()).collect();
-            let mut why: Vec<&str> = amend.iter().map(|(_, w)| w.as_str()).collect();
-            why.dedup();
-            let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
-            match self.amend_in(tx, &game, &fix.join("\n"), &why.join("; "), queue) {
-                Ok(turn) => {
-                    answer.push(format!(
-                        "Corrected as turn {turn}:\n{}",
-                        fix.iter()
-                            .map(|l| format!("  # {l}"))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    ));
-                    done.push("amend");
-                }
-                Err(ServiceError::Rejected(rej)) => {
-                    answer.push(format!("The correction was not made: {rej}"));
-                }
-                Err(e) => return Err(e),
-            }
+        if self.referee_amends(tx, req, r, queue, &mut answer)? {
+            done.push("amend");
         }
         let commands = self.commands_to_do(&req.commands, reply);
         // The reply address of the answer: the new one after a ROTATE.
@@ -172,21 +145,10 @@ impl Judge {
                 }
                 Command::Pause | Command::Resume => {
                     let pause = *cmd == Command::Pause;
-                    match self.set_paused_in(tx, &game, pause, ClockBy::Referee, queue) {
-                        Ok(at) => {
-                            answer.push(format!(
-                                "The clock of game {} is {}.{}",
-                                game.id,
-                                if pause { "paused" } else { "running again" },
-                                at.filter(|_| !pause).map_or_else(String::new, |at| format!(
-                                    " The next deadline is {}.",
-                                    deadlines::show(&at, &game.referee_tz)
-                                ))
-                            ));
-                            done.push("clock");
-                        }
-                        Err(ServiceError::Invalid(why)) => answer.push(format!("Not done: {why}.")),
-                        Err(e) => return Err(e),
+                    let (text, clocked) = self.referee_clock(tx, &game, pause, queue)?;
+                    answer.push(text);
+                    if clocked {
+                        done.push("clock");
                     }
                 }
                 Command::Extend(d) => match parse_duration(d) {
@@ -204,25 +166,7 @@ impl Judge {
                     None => answer.push(format!("'{d}' is not a duration like 48h or 3d.")),
                 },
                 Command::Map | Command::Status => {
-                    let Position {
-                        rules, state, hash, ..
-                    } = Self::position_in(tx, &game, None)?;
-                    let mut text = rules
-                        .report_parts(&state, &[], &Viewer::Referee, None)
-                        .map;
-                    for side in rules.sides(&state) {
-                        let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
-                        text.push_str(&format!("\nWHAT {} SEES\n{}", side.to_uppercase(), p.map));
-                    }
-                    if let Some(t) = game.held_from {
-                        text.push_str(&format!("\nHeld for your review from turn {t}.\n"));
-                    }
-                    answer.push(format!(
-                        "Game {}, turn {}:\n{text}State {}",
-                        game.id,
-                        game.turn,
-                        super::sealed_state(&Self::master(&game)?, &hash)
-                    ));
+                    answer.push(Self::referee_map(tx, &game)?);
                     done.push("map");
                 }
                 Command::Help => {
@@ -253,6 +197,97 @@ impl Judge {
         reply.registered = Some(r.email.clone());
         reply.only_registered = true;
         Ok((format!("referee: {}", done.join(", ")), String::new()))
+    }
+
+    /// The AMEND lines of a referee's mail, made as one correction: true
+    /// when it was made (the answer says what came of it).
+    fn referee_amends(
+        &self,
+        tx: &Transaction<'_>,
+        req: &Request,
+        r: &Referee,
+        queue: &mut Queue,
+        answer: &mut Vec<String>,
+    ) -> Result<bool, ServiceError> {
+        let amend: Vec<(&String, &String)> = req
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                Command::Amend(fix, why) => Some((fix, why)),
+                _ => None,
+            })
+            .collect();
+        if !amend.is_empty() {
+            let fix: Vec<&str> = amend.iter().map(|(f, _)| f.as_str()).collect();
+            let mut why: Vec<&str> = amend.iter().map(|(_, w)| w.as_str()).collect();
+            why.dedup();
+            let game = store::game(tx, r.game_id)?.ok_or(ServiceError::NoGame(r.game_id))?;
+            match self.amend_in(tx, &game, &fix.join("\n"), &why.join("; "), queue) {
+                Ok(turn) => {
+                    answer.push(format!(
+                        "Corrected as turn {turn}:\n{}",
+                        fix.iter()
+                            .map(|l| format!("  # {l}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ));
+                    return Ok(true);
+                }
+                Err(ServiceError::Rejected(rej)) => {
+                    answer.push(format!("The correction was not made: {rej}"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(false)
+    }
+
+    /// A referee's MAP: the whole position, then what each side sees.
+    fn referee_map(tx: &Transaction<'_>, game: &Game) -> Result<String, ServiceError> {
+        let Position {
+            rules, state, hash, ..
+        } = Self::position_in(tx, game, None)?;
+        let mut text = rules.report_parts(&state, &[], &Viewer::Referee, None).map;
+        for side in rules.sides(&state) {
+            let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
+            text.push_str(&format!("\nWHAT {} SEES\n{}", side.to_uppercase(), p.map));
+        }
+        if let Some(t) = game.held_from {
+            text.push_str(&format!("\nHeld for your review from turn {t}.\n"));
+        }
+        Ok(format!(
+            "Game {}, turn {}:\n{text}State {}",
+            game.id,
+            game.turn,
+            super::sealed_state(&Self::master(game)?, &hash)
+        ))
+    }
+
+    /// A referee's PAUSE or RESUME: the answer's text, and whether the
+    /// clock changed.
+    fn referee_clock(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        pause: bool,
+        queue: &mut Queue,
+    ) -> Result<(String, bool), ServiceError> {
+        match self.set_paused_in(tx, game, pause, ClockBy::Referee, queue) {
+            Ok(at) => Ok((
+                format!(
+                    "The clock of game {} is {}.{}",
+                    game.id,
+                    if pause { "paused" } else { "running again" },
+                    at.filter(|_| !pause).map_or_else(String::new, |at| format!(
+                        " The next deadline is {}.",
+                        deadlines::show(&at, &game.referee_tz)
+                    ))
+                ),
+                true,
+            )),
+            Err(ServiceError::Invalid(why)) => Ok((format!("Not done: {why}."), false)),
+            Err(e) => Err(e),
+        }
     }
 
     /// A correction as a turn of its own (stored as orders of the side

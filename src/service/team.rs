@@ -113,6 +113,167 @@ fn concerned(members: &[TeamMember], card: &ScopedLine) -> Vec<i64> {
     out
 }
 
+/// Why no part is taken now: the game is over, its results are held for
+/// The card in force: this mail's (the Commander-in-Chief's) or the one
+/// his held part plays.
+fn card_in_force(
+    rules: &Rules,
+    state: &State,
+    side: &str,
+    scope: &[ScopedLine],
+    held: &[Part],
+    leader: bool,
+) -> Option<ScopedLine> {
+    let held_scope = |seat_no: i64| -> Option<Vec<ScopedLine>> {
+        held.iter()
+            .find(|p| p.seat_no == seat_no)
+            .and_then(|p| rules.order_scope(state, side, &p.orders).ok())
+    };
+    if leader {
+        card_line(scope)
+            .cloned()
+            .or_else(|| held_scope(0).and_then(|s| card_line(&s).cloned()))
+    } else {
+        held_scope(0).and_then(|s| card_line(&s).cloned())
+    }
+}
+
+/// The note to the team that a part came and who the card still waits for.
+fn missing_note(
+    game: &Game,
+    me: &TeamMember,
+    side: &str,
+    card: &ScopedLine,
+    missing: &[String],
+) -> String {
+    format!(
+        "Game {}: {} sent a part of {}'s orders. The card: {}.\nStill waiting for: {}.\n",
+        game.id,
+        me.title(),
+        side,
+        card.text,
+        missing.join("; ")
+    )
+}
+
+/// review, or it is not the side's turn.
+fn part_refused(game: &Game, rules: &Rules, state: &State, seat: &Seat) -> Option<String> {
+    if game.status == "over" {
+        return Some(format!("game {} is over", game.id));
+    }
+    if let Some(t) = game.held_from {
+        return Some(format!(
+                "the results of turn {t} are with the referee for review; orders for\nthe next phase are taken once the referee has released them"
+            ));
+    }
+    let phase = rules.phase(state);
+    if !phase.sides.contains(&seat.side) {
+        return Some(format!(
+            "it is not {}'s turn: {}",
+            seat.side,
+            super::waiting_line(&phase)
+        ));
+    }
+    None
+}
+
+/// Why a member's part is refused by what it orders: a card or a line
+/// that is not his to write, a unit of another's section, or a card that
+/// leaves his sections out. None when it stands.
+fn part_problem(
+    team: &[TeamMember],
+    me: &TeamMember,
+    leader: bool,
+    card: Option<&ScopedLine>,
+    scope: &[ScopedLine],
+) -> Option<String> {
+    let owner_of = |sections: &[String]| -> String {
+        team.iter()
+            .filter(|m| meets(&m.sections, sections))
+            .map(TeamMember::title)
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    let cinc = team.first().map(TeamMember::title).unwrap_or_default();
+    // The Commander-in-Chief orders every unit under a card of no
+    // particular section; otherwise each member his own sections.
+    let anywhere = leader && card.as_ref().is_some_and(|c| c.sections.is_empty());
+    for l in scope {
+        let at = format!("line {}: \"{}\"", l.line, l.text);
+        if l.card {
+            if !leader {
+                return Some(format!(
+                    "{at}: {cinc} plays the card; write PROPOSE {} to suggest it to your team",
+                    l.text
+                        .split_whitespace()
+                        .skip(1)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+            }
+            continue;
+        }
+        if l.units.is_empty() {
+            if !leader {
+                return Some(format!(
+                    "{at}: this line orders no one unit of your sections; it is for {cinc}"
+                ));
+            }
+            continue;
+        }
+        if anywhere {
+            continue;
+        }
+        for (unit, secs) in &l.units {
+            if !meets(secs, &me.sections) {
+                return Some(format!(
+                        "{at}: {unit} is in the {} section, which is not yours: you command {}; its units are for {}",
+                        secs.join("/"),
+                        me.sections.join(" and "),
+                        owner_of(secs)
+                    ));
+            }
+        }
+    }
+    if let Some(c) = card {
+        if !leader && !concerned(team, c).contains(&me.seat_no) && !scope.is_empty() {
+            return Some(format!(
+                    "the card played this turn ({}) does not concern your sections ({}): your units\nhave no orders this turn",
+                    c.text,
+                    me.sections.join(", ")
+                ));
+        }
+    }
+    None
+}
+
+/// The orders as read, indented, for the answer.
+fn echo_block(scope: &[ScopedLine]) -> String {
+    let texts: Vec<String> = scope.iter().map(|l| l.text.clone()).collect();
+    let (shown, more) = crate::protocol::echo_lines(&texts);
+    let mut echo: String = shown.iter().map(|l| format!("  {l}\n")).collect();
+    if more > 0 {
+        echo.push_str(&format!("  ... and {more} more lines\n"));
+    }
+    echo
+}
+
+/// Why the merge of the held parts does not stand, and whose line it is.
+fn merge_refusal(team: &[TeamMember], me: &TeamMember, who: i64, rej: &Rejection) -> String {
+    let whose = if who == me.seat_no {
+        String::new()
+    } else {
+        format!(
+            " (a line of the part held from {})",
+            team.iter()
+                .find(|m| m.seat_no == who)
+                .map(TeamMember::title)
+                .unwrap_or_default()
+        )
+    };
+    format!("together with your team's held orders they do not stand{whose}: {rej}")
+}
+
 /// The merge of several members' parts into the side's orders: lines in
 /// stage order (the family's), each part keeping its own order within a
 /// stage. Returns the text and, per line of it, (seat, line in his part).
@@ -608,21 +769,8 @@ impl Judge {
         let Some((me, team, game, rules, state)) = self.member_of(tx, seat)? else {
             return Ok(Err("your seat is not in a team".into()));
         };
-        if game.status == "over" {
-            return Ok(Err(format!("game {} is over", game.id)));
-        }
-        if let Some(t) = game.held_from {
-            return Ok(Err(format!(
-                "the results of turn {t} are with the referee for review; orders for\nthe next phase are taken once the referee has released them"
-            )));
-        }
-        let phase = rules.phase(&state);
-        if !phase.sides.contains(&seat.side) {
-            return Ok(Err(format!(
-                "it is not {}'s turn: {}",
-                seat.side,
-                super::waiting_line(&phase)
-            )));
+        if let Some(why) = part_refused(&game, &rules, &state, seat) {
+            return Ok(Err(why));
         }
         let scope = match rules.order_scope(&state, &seat.side, orders) {
             Ok(s) => s,
@@ -630,77 +778,11 @@ impl Judge {
         };
         let leader = me.seat_no == 0;
         let held = tstore::parts(tx, game.id, &seat.side)?;
-        // The card in force: this mail's (the Commander-in-Chief's) or the
-        // one his held part plays.
-        let held_scope = |seat_no: i64| -> Option<Vec<ScopedLine>> {
-            held.iter()
-                .find(|p| p.seat_no == seat_no)
-                .and_then(|p| rules.order_scope(&state, &seat.side, &p.orders).ok())
-        };
-        let card: Option<ScopedLine> = if leader {
-            card_line(&scope)
-                .cloned()
-                .or_else(|| held_scope(0).and_then(|s| card_line(&s).cloned()))
-        } else {
-            held_scope(0).and_then(|s| card_line(&s).cloned())
-        };
-        let owner_of = |sections: &[String]| -> String {
-            team.iter()
-                .filter(|m| meets(&m.sections, sections))
-                .map(TeamMember::title)
-                .collect::<Vec<_>>()
-                .join(" and ")
-        };
+        let card = card_in_force(&rules, &state, &seat.side, &scope, &held, leader);
+        if let Some(why) = part_problem(&team, &me, leader, card.as_ref(), &scope) {
+            return Ok(Err(why));
+        }
         let cinc = team.first().map(TeamMember::title).unwrap_or_default();
-        // The Commander-in-Chief orders every unit under a card of no
-        // particular section; otherwise each member his own sections.
-        let anywhere = leader && card.as_ref().is_some_and(|c| c.sections.is_empty());
-        for l in &scope {
-            let at = format!("line {}: \"{}\"", l.line, l.text);
-            if l.card {
-                if !leader {
-                    return Ok(Err(format!(
-                        "{at}: {cinc} plays the card; write PROPOSE {} to suggest it to your team",
-                        l.text
-                            .split_whitespace()
-                            .skip(1)
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    )));
-                }
-                continue;
-            }
-            if l.units.is_empty() {
-                if !leader {
-                    return Ok(Err(format!(
-                        "{at}: this line orders no one unit of your sections; it is for {cinc}"
-                    )));
-                }
-                continue;
-            }
-            if anywhere {
-                continue;
-            }
-            for (unit, secs) in &l.units {
-                if !meets(secs, &me.sections) {
-                    return Ok(Err(format!(
-                        "{at}: {unit} is in the {} section, which is not yours: you command {}; its units are for {}",
-                        secs.join("/"),
-                        me.sections.join(" and "),
-                        owner_of(secs)
-                    )));
-                }
-            }
-        }
-        if let Some(c) = &card {
-            if !leader && !concerned(&team, c).contains(&me.seat_no) && !scope.is_empty() {
-                return Ok(Err(format!(
-                    "the card played this turn ({}) does not concern your sections ({}): your units\nhave no orders this turn",
-                    c.text,
-                    me.sections.join(", ")
-                )));
-            }
-        }
         // A Commander-in-Chief's later part keeps the card he played
         // (written last: the merge puts card lines first).
         let stored = match (&card, leader && card_line(&scope).is_none()) {
@@ -718,12 +800,7 @@ impl Judge {
                 received_at: self.now(),
             },
         )?;
-        let texts: Vec<String> = scope.iter().map(|l| l.text.clone()).collect();
-        let (shown, more) = crate::protocol::echo_lines(&texts);
-        let mut echo: String = shown.iter().map(|l| format!("  {l}\n")).collect();
-        if more > 0 {
-            echo.push_str(&format!("  ... and {more} more lines\n"));
-        }
+        let echo = echo_block(&scope);
         let again = if replaced {
             " (they replace the part you sent before)"
         } else {
@@ -746,32 +823,10 @@ impl Judge {
         // Check the merge of what is held now.
         let merged = match self.merge_parts(&rules, &state, &seat.side, &parts, &want) {
             Ok(m) => m,
-            Err((who, rej)) => {
-                let whose = if who == me.seat_no {
-                    String::new()
-                } else {
-                    format!(
-                        " (a line of the part held from {})",
-                        team.iter()
-                            .find(|m| m.seat_no == who)
-                            .map(TeamMember::title)
-                            .unwrap_or_default()
-                    )
-                };
-                return Ok(Err(format!(
-                    "together with your team's held orders they do not stand{whose}: {rej}"
-                )));
-            }
+            Err((who, rej)) => return Ok(Err(merge_refusal(&team, &me, who, &rej))),
         };
         if !missing.is_empty() {
-            let note = format!(
-                "Game {}: {} sent a part of {}'s orders. The card: {}.\nStill waiting for: {}.\n",
-                game.id,
-                me.title(),
-                seat.side,
-                card.text,
-                missing.join("; ")
-            );
+            let note = missing_note(&game, &me, &seat.side, &card, &missing);
             self.to_team(
                 &team,
                 me.seat_no,
@@ -888,45 +943,37 @@ impl Judge {
         }
     }
 
-    /// At the deadline: play what a team side has held (the
-    /// Commander-in-Chief's card, or the team's first proposal of this
-    /// turn, with the parts of the members it concerns that came; a
-    /// missing member's units do nothing). Returns false when the team has
-    /// nothing to play (the game's NMR policy applies as for one player).
-    pub(super) fn team_at_deadline(&mut self, game: &Game) -> Result<bool, ServiceError> {
-        let tx = self.begin()?;
-        let pos = Self::position_in(&tx, game, None)?;
-        let phase = pos.rules.phase(&pos.state);
-        let [side] = phase.sides.as_slice() else {
-            return Ok(false);
-        };
-        let team = self.team(&tx, &pos.rules, &pos.state, game.id, side)?;
-        if team.is_empty() {
-            return Ok(false);
-        }
-        let mut parts = tstore::parts(&tx, game.id, side)?;
+    /// The card a team plays at the deadline and how it came: the
+    /// Commander-in-Chief's, or the team's first proposal of this turn
+    /// (then put as the card line of seat 0's part). None: nothing to play.
+    fn deadline_card(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        rules: &Rules,
+        state: &State,
+        side: &str,
+        parts: &mut Vec<Part>,
+    ) -> Result<Option<(ScopedLine, String)>, ServiceError> {
         let leader_card = parts
             .iter()
             .find(|p| p.seat_no == 0)
-            .and_then(|p| pos.rules.order_scope(&pos.state, side, &p.orders).ok())
+            .and_then(|p| rules.order_scope(state, side, &p.orders).ok())
             .and_then(|s| card_line(&s).cloned());
-        let (card, how) = if let Some(c) = leader_card {
-            (c, "the Commander-in-Chief's card".to_string())
-        } else {
-            let first = tstore::messages(&tx, game.id)?.into_iter().find(|m| {
+        let Some(c) = leader_card else {
+            let first = tstore::messages(tx, game.id)?.into_iter().find(|m| {
                 m.kind == "proposal" && m.side == *side && m.turn == i64::from(game.turn)
             });
             let Some(first) = first else {
-                return Ok(false);
+                return Ok(None);
             };
             let play = format!("PLAY {}", first.text);
-            let Some(c) = pos
-                .rules
-                .order_scope(&pos.state, side, &play)
+            let Some(c) = rules
+                .order_scope(state, side, &play)
                 .ok()
                 .and_then(|s| card_line(&s).cloned())
             else {
-                return Ok(false);
+                return Ok(None);
             };
             // The proposal becomes the card line of seat 0's part.
             let lead = parts.iter().position(|p| p.seat_no == 0);
@@ -944,10 +991,35 @@ impl Judge {
                 Some(i) => parts[i] = part,
                 None => parts.insert(0, part),
             }
-            (
+            return Ok(Some((
                 c,
                 format!("the team's first proposal (from {})", first.email),
-            )
+            )));
+        };
+        Ok(Some((c, "the Commander-in-Chief's card".to_string())))
+    }
+
+    /// At the deadline: play what a team side has held (the
+    /// Commander-in-Chief's card, or the team's first proposal of this
+    /// turn, with the parts of the members it concerns that came; a
+    /// missing member's units do nothing). Returns false when the team has
+    /// nothing to play (the game's NMR policy applies as for one player).
+    pub(super) fn team_at_deadline(&mut self, game: &Game) -> Result<bool, ServiceError> {
+        let tx = self.begin()?;
+        let pos = Self::position_in(&tx, game, None)?;
+        let phase = pos.rules.phase(&pos.state);
+        let [side] = phase.sides.as_slice() else {
+            return Ok(false);
+        };
+        let team = self.team(&tx, &pos.rules, &pos.state, game.id, side)?;
+        if team.is_empty() {
+            return Ok(false);
+        }
+        let mut parts = tstore::parts(&tx, game.id, side)?;
+        let Some((card, how)) =
+            self.deadline_card(&tx, game, &pos.rules, &pos.state, side, &mut parts)?
+        else {
+            return Ok(false);
         };
         let want = concerned(&team, &card);
         let mut q = Queue::new();

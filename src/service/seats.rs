@@ -1,0 +1,355 @@
+//! Seats and their end: JOIN, DRAW, RESIGN, the end of a game, and the
+//! host's replacing of a seat or a team member.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl Judge {
+    /// Take an open seat of a game for `email`: Ok(side) or Err(why).
+    pub(super) fn join(
+        &self,
+        tx: &Transaction<'_>,
+        game_id: i64,
+        email: &str,
+        queue: &mut Queue,
+    ) -> Result<Result<String, String>, ServiceError> {
+        let Some(game) = store::game(tx, game_id)? else {
+            return Ok(Err("there is no such game".into()));
+        };
+        if game.status != "active" {
+            return Ok(Err("the game is over".into()));
+        }
+        let seats = store::seats(tx, game_id)?;
+        if seats.iter().any(|s| s.email.eq_ignore_ascii_case(email)) {
+            return Ok(Err("you already have a seat in it".into()));
+        }
+        let Some(seat) = seats.into_iter().find(|s| s.email == OPEN_SEAT) else {
+            return Ok(Err("it has no open seat".into()));
+        };
+        tx.prepare_cached("UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2")?
+            .execute(rusqlite::params![game_id, seat.side, email])?;
+        let seat = Seat {
+            email: email.to_string(),
+            ..seat
+        };
+        queue.push(self.welcome(tx, game_id, &seat)?, "welcome");
+        Ok(Ok(seat.side))
+    }
+
+    /// Offer a draw, or accept the other side's offer.
+    pub(super) fn draw(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status == "over" {
+            return Ok(());
+        }
+        let key = format!("draw-offer:{}", game.id);
+        match store::kv_get(tx, &key)? {
+            Some(by) if by != seat.side => {
+                let result = format!(
+                    "{} accepted the draw {by} offered: it is a draw.",
+                    seat.side
+                );
+                let ending = export::Ending {
+                    kind: export::DRAW_AGREED.into(),
+                    side: seat.side.clone(),
+                    offered_by: Some(by.clone()),
+                    turn: game.turn,
+                };
+                self.end_game(tx, &game, &ending, "", &result, queue)?;
+            }
+            _ => {
+                store::kv_set(tx, &key, &seat.side)?;
+                // Every member of the other sides is told.
+                for r in self
+                    .everyone_of_game(tx, game.id)?
+                    .into_iter()
+                    .filter(|r| r.is_player() && !r.of_side(&seat.side))
+                {
+                    queue.push(
+                        Outgoing {
+                            to: r.email.clone(),
+                            subject: format!("Game {}: {} offers a draw", game.id, seat.side),
+                            text: format!(
+                                "{} offers a draw in game {}. Reply DRAW to accept; the offer\nstands until the game ends.\n",
+                                seat.side, game.id
+                            ),
+                            reply_to: r.reply_to.clone(),
+                            game_id: Some(game.id),
+                            ..Outgoing::default()
+                        },
+                        "draw",
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn resign(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status == "over" {
+            return Ok(());
+        }
+        let seats = store::seats(tx, game.id)?;
+        let winner = seats
+            .iter()
+            .find(|s| s.side != seat.side)
+            .map(|s| s.side.clone());
+        let result = format!(
+            "{} resigned; {} wins.",
+            seat.side,
+            winner.clone().unwrap_or_default()
+        );
+        let ending = export::Ending {
+            kind: export::RESIGNED.into(),
+            side: seat.side.clone(),
+            offered_by: None,
+            turn: game.turn,
+        };
+        self.end_game(
+            tx,
+            &game,
+            &ending,
+            winner.as_deref().unwrap_or(""),
+            &result,
+            queue,
+        )
+    }
+
+    /// End a game outside the rules (resignation, agreed draw): record the
+    /// result (`winner` "" for a draw) and how it came (`ending`, which the
+    /// export carries for `verify`), and mail every seat the seed.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn end_game(
+        &self,
+        tx: &Transaction<'_>,
+        game: &Game,
+        ending: &export::Ending,
+        winner: &str,
+        result: &str,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        tx.prepare_cached(
+            "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
+        )?
+        .execute(rusqlite::params![game.id, winner])?;
+        store::set_ending(
+            tx,
+            game.id,
+            &serde_json::to_string(ending).unwrap_or_default(),
+        )?;
+        tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
+            .execute([format!("draw-offer:{}", game.id)])?;
+        // Everyone of the game: every member of both sides, the referee and
+        // the observers.
+        let text = self.templates.render(
+            "game_over.txt",
+            json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
+        );
+        for r in self.everyone_of_game(tx, game.id)? {
+            queue.push(
+                Outgoing {
+                    to: r.email,
+                    subject: format!("Game {}: over", game.id),
+                    text: text.clone(),
+                    reply_to: r.reply_to,
+                    game_id: Some(game.id),
+                    ..Outgoing::default()
+                },
+                "game-over",
+            );
+        }
+        // A campaign's next battle comes after the game-over mails, so the
+        // newest mail a player has is the one to reply to.
+        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        self.campaign_after(tx, &over, queue)?;
+        Ok(())
+    }
+
+    /// A game's seat by side (case-blind).
+    pub(super) fn seat_of(&self, game_id: i64, side: &str) -> Result<Seat, ServiceError> {
+        let seats = store::seats(&self.conn, game_id)?;
+        if seats.is_empty() {
+            return Err(ServiceError::NoGame(game_id));
+        }
+        seats
+            .iter()
+            .find(|s| s.side.eq_ignore_ascii_case(side))
+            .cloned()
+            .ok_or_else(|| {
+                let sides: Vec<&str> = seats.iter().map(|s| s.side.as_str()).collect();
+                ServiceError::NoSide(game_id, side.into(), sides.join(", "))
+            })
+    }
+
+    /// Give a seat a new secret and token, and optionally a new player. The
+    /// player is mailed the new secret; an old player is told they left.
+    pub fn replace_seat(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        email: Option<&str>,
+    ) -> Result<(), ServiceError> {
+        let old = self.seat_of(game_id, side)?;
+        if let Some(e) = email {
+            if e.parse::<lettre::Address>().is_err() {
+                return Err(ServiceError::Invalid(format!(
+                    "'{e}' is not an email address"
+                )));
+            }
+        }
+        let email = email.map_or_else(|| old.email.clone(), str::to_ascii_lowercase);
+        let tx = self.begin()?;
+        tx.prepare_cached(
+            "UPDATE seats SET email = ?3, misses = 0 WHERE game_id = ?1 AND side = ?2",
+        )?
+        .execute(rusqlite::params![game_id, side, email])?;
+        let seat = store::rekey_seat(&tx, game_id, side, true)?;
+        if old.email != seat.email {
+            self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
+        }
+        let mut q = Queue::new();
+        if old.email != seat.email {
+            // A new player (a new Commander-in-Chief in a team): the
+            // welcome of the seat, with the position and his secret.
+            q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
+        } else {
+            self.queue_new_secret(&mut q, game_id, side, &seat);
+        }
+        if old.email != seat.email {
+            q.push(
+                Outgoing {
+                    to: old.email.clone(),
+                    subject: format!("Game {game_id}: you no longer play {side}"),
+                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        // The outbox key names this rekeying without carrying the token.
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
+        };
+        self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The mail of a seat given a new secret, to the player who keeps it.
+    pub(super) fn queue_new_secret(&self, q: &mut Queue, game_id: i64, side: &str, seat: &Seat) {
+        q.push(
+            Outgoing {
+                to: seat.email.clone(),
+                subject: format!("Game {game_id}: your seat ({side}) has a new secret"),
+                text: format!(
+                    "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+    }
+
+    /// Hand the seat of the player of `side` at `old` to `email`: the
+    /// Commander-in-Chief's seat as [`Judge::replace_seat`] does, or a Field
+    /// Marshal's (a team member's) with a fresh secret and reply address.
+    /// The new member is mailed his secret, the old one is told he left,
+    /// and a campaign closes the old player's record and opens the
+    /// newcomer's.
+    pub fn replace_player(
+        &mut self,
+        game_id: i64,
+        side: &str,
+        old: &str,
+        email: &str,
+    ) -> Result<(), ServiceError> {
+        let cinc = self.seat_of(game_id, side)?;
+        if cinc.email.eq_ignore_ascii_case(old) {
+            return self.replace_seat(game_id, side, Some(email));
+        }
+        if email.parse::<lettre::Address>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address"
+            )));
+        }
+        let email = email.to_ascii_lowercase();
+        let members = store::team::members(&self.conn, game_id)?;
+        let Some(m) = members
+            .iter()
+            .find(|m| m.side == cinc.side && m.email.eq_ignore_ascii_case(old))
+        else {
+            let mut held: Vec<String> = vec![cinc.email.clone()];
+            held.extend(
+                members
+                    .iter()
+                    .filter(|m| m.side == cinc.side)
+                    .map(|m| m.email.clone()),
+            );
+            return Err(ServiceError::Invalid(format!(
+                "nobody at {old} plays {side} in game {game_id} (its players: {})",
+                held.join(", ")
+            )));
+        };
+        let tx = self.begin()?;
+        let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
+        if !m.email.eq_ignore_ascii_case(&email) {
+            self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+        }
+        let seat = new.seat();
+        let mut q = Queue::new();
+        q.push(
+            Outgoing {
+                to: email.clone(),
+                subject: format!("Game {game_id}: you now play {side} (seat {})", m.seat_no + 1),
+                text: format!(
+                    "You play {side} in game {game_id}, as a Field Marshal of the team (seat {} of the side; docs/teams.md).\nYour secret: {}\nReply to this mail to send orders. Send MAP for the position.\n",
+                    m.seat_no + 1,
+                    seat.secret
+                ),
+                reply_to: Some(self.seat_address(&seat)),
+                game_id: Some(game_id),
+                ..Outgoing::default()
+            },
+            "seat",
+        );
+        if !m.email.eq_ignore_ascii_case(&email) {
+            q.push(
+                Outgoing {
+                    to: m.email.clone(),
+                    subject: format!("Game {game_id}: you no longer play {side}"),
+                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
+        };
+        self.flush(
+            &tx,
+            &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
+            q,
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
