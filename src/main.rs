@@ -484,12 +484,15 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
             "No adjutant.toml here: initialised the embedded default in the current directory."
         );
     }
-    let mut judge = open(&Some(path))?;
-    let (from, to) = judge.cfg.describe_mail();
-    eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
+    // The handlers first: a stop asked for while the judge opens (its
+    // database, a migration) is kept and honoured before the first mail,
+    // rather than killing the process mid-start.
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
+    let mut judge = open(&Some(path))?;
+    let (from, to) = judge.cfg.describe_mail();
+    eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
     let p = daemon::run(&mut judge, once, stop);
     eprintln!(
         "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",

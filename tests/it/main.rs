@@ -33,6 +33,7 @@ mod hardening;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
 mod landmarks;
+mod layering;
 mod mail_corpus;
 mod mailserver;
 mod measured_referee;

@@ -1,0 +1,93 @@
+//! The crates' arrows (docs/architecture.md, "The crates"): the pure crates
+//! name no store, mail, network or clock crate, and the store and mail crates
+//! name no rules family. The compiler refuses a `use` across a missing
+//! arrow; this test refuses the `Cargo.toml` line that would add one.
+
+use std::path::Path;
+
+/// What a pure crate (the dice, the rules interface, a family, the
+/// picture) may never depend on.
+const IMPURE: &[&str] = &[
+    "rusqlite",
+    "lettre",
+    "mail-parser",
+    "imap",
+    "rustls",
+    "webpki-roots",
+    "chrono",
+    "chrono-tz",
+    "getrandom",
+    "signal-hook",
+    "adjutant-store",
+    "adjutant-mail",
+    "adjutant",
+];
+
+const PURE: &[&str] = &[
+    "dice",
+    "rules",
+    "memoir44",
+    "memoir-grid",
+    "measured",
+    "picture",
+];
+
+const FAMILIES: &[&str] = &[
+    "adjutant-memoir44",
+    "adjutant-memoir-grid",
+    "adjutant-measured",
+];
+
+/// The names of a crate's normal dependencies.
+fn dependencies(krate: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates")
+        .join(krate)
+        .join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let table: toml::Table = text.parse().expect("Cargo.toml parses");
+    table
+        .get("dependencies")
+        .and_then(|d| d.as_table())
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_pure_crates_name_no_store_mail_or_clock() {
+    for krate in PURE {
+        let deps = dependencies(krate);
+        assert!(
+            !deps.is_empty(),
+            "{krate} has no dependencies listed: wrong folder?"
+        );
+        for d in &deps {
+            assert!(
+                !IMPURE.contains(&d.as_str()),
+                "crates/{krate} depends on {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_store_and_mail_crates_name_no_rules_family() {
+    for krate in ["store", "mail"] {
+        for d in dependencies(krate) {
+            assert!(
+                !FAMILIES.contains(&d.as_str()) && d != "adjutant-rules" && d != "adjutant",
+                "crates/{krate} depends on {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_family_depends_on_no_other_family() {
+    for f in FAMILIES {
+        let folder = f.trim_start_matches("adjutant-");
+        for d in dependencies(folder) {
+            assert!(!FAMILIES.contains(&d.as_str()), "{f} depends on {d}");
+        }
+    }
+}
