@@ -226,13 +226,7 @@ fn play(game: &Game, n: u64, phases: u32) -> Result<Option<u32>, String> {
             views_keep_the_seed(&rules, &adj.state, &adj.events, &seed_hex, &at)?;
         }
         played.push(orders);
-        // As the service does: a phase of the judge's own follows at once
-        // on the state in hand; otherwise from the stored state.
-        state = if rules.phase(&adj.state).sides.is_empty() && rules.result(&adj.state).is_none() {
-            adj.state
-        } else {
-            rules.numbered(rules.restore(&json).map_err(|e| e.to_string())?, turn)
-        };
+        state = next_state(&rules, adj.state, &json, turn)?;
     }
     views_keep_the_seed(&rules, &state, &[], &seed_hex, "the end")?;
     let replayed = replay(&rules, game, &master, &played)?;
@@ -242,6 +236,16 @@ fn play(game: &Game, n: u64, phases: u32) -> Result<Option<u32>, String> {
         ));
     }
     Ok(Some(turn))
+}
+
+/// The state the next phase starts from, as the service does: a phase of
+/// the judge's own follows at once on the state in hand; otherwise the
+/// stored state (`json`), told how many phases were played.
+fn next_state(rules: &Rules, state: State, json: &str, turn: u32) -> Result<State, String> {
+    if rules.phase(&state).sides.is_empty() && rules.result(&state).is_none() {
+        return Ok(state);
+    }
+    Ok(rules.numbered(rules.restore(json).map_err(|e| e.to_string())?, turn))
 }
 
 /// The game again from its set-up and its orders, as `verify` replays.
@@ -257,11 +261,7 @@ fn replay(
         let adj = adjudicate_turn(rules, &state, master, turn, orders)
             .map_err(|e| format!("replay, phase {turn}: {e}"))?;
         let json = rules.to_json(&adj.state);
-        state = if rules.phase(&adj.state).sides.is_empty() && rules.result(&adj.state).is_none() {
-            adj.state
-        } else {
-            rules.numbered(rules.restore(&json).map_err(|e| e.to_string())?, turn)
-        };
+        state = next_state(rules, adj.state, &json, turn)?;
     }
     Ok(rules.to_json(&state))
 }
