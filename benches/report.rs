@@ -16,11 +16,8 @@ fn full_report(c: &mut Criterion) {
     let s = sample::standard();
     let rules = Rules::load("memoir44").expect("rules");
     let state = State::of(s.state.clone());
-    let events: Vec<serde_json::Value> = s
-        .events
-        .iter()
-        .map(|e| serde_json::to_value(e).expect("json"))
-        .collect();
+    let events: Vec<adjutant::rules::Event> =
+        s.events.iter().map(adjutant::rules::Event::of).collect();
     let viewer = Viewer::Side("allies".into());
     let t = Templates::shipped();
     c.bench_function("full_report", |b| {

@@ -538,17 +538,12 @@ impl Judge {
                     None => store::game(conn, g)?.is_some_and(|x| within(&x.created_at)),
                 };
                 for (_, e) in store::events(conn, g, None)? {
-                    if e.get("kind").and_then(|k| k.as_str()) == Some("pre-battle-roll")
-                        && e.get("side").and_then(|k| k.as_str()) == Some(p.side.as_str())
-                        && b.seq > 1
-                    {
-                        let n = e
-                            .get("faces")
-                            .and_then(|f| f.as_array())
-                            .map_or(0, Vec::len);
-                        if held {
+                    let e = crate::rules::Event::from_store(e);
+                    match e.pre_battle_dice() {
+                        Some((side, n)) if side == p.side && b.seq > 1 && held => {
                             r.pre_battle_dice += n as u32;
                         }
+                        _ => {}
                     }
                 }
             }

@@ -98,7 +98,7 @@ impl Loaded {
                 movers: store::movers(conn, game.id, turn)?,
                 events: store::events(conn, game.id, Some(turn))?
                     .into_iter()
-                    .map(|(_, e)| e)
+                    .map(|(_, e)| crate::rules::Event::from_store(e))
                     .collect(),
                 hash,
             });

@@ -499,8 +499,8 @@ pub fn verify(export: &Export) -> Verification {
         match replay {
             Ok(adj) => {
                 for (i, (a, b)) in t.events.iter().zip(&adj.events).enumerate() {
-                    let kind = b.get("kind").and_then(Value::as_str).unwrap_or("event");
-                    if let Some(d) = first_difference("", a, b) {
+                    let kind = b.kind();
+                    if let Some(d) = first_difference("", a, &b.to_store()) {
                         v.differences
                             .push(format!("turn {}, event {} ({kind}){d}", t.turn, i + 1));
                     }

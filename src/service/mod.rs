@@ -1414,7 +1414,7 @@ impl Judge {
             for p in &orders {
                 store::insert_submission(tx, game.id, &Submission { turn, ..p.clone() })?;
             }
-            store::insert_events(tx, game.id, turn, &adj.events)?;
+            store::insert_events(tx, game.id, turn, &stored(&adj.events))?;
             let json = rules.to_json(&adj.state);
             let hash = state_hash(&json);
             store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
@@ -1517,8 +1517,13 @@ struct MadeTurn {
     turn: u32,
     /// The sides whose orders it took (none for a phase of the judge's own).
     movers: Vec<String>,
-    events: Vec<serde_json::Value>,
+    events: Vec<crate::rules::Event>,
     hash: String,
+}
+
+/// The store boundary of events: the JSON objects the store keeps.
+fn stored(events: &[crate::rules::Event]) -> Vec<serde_json::Value> {
+    events.iter().map(crate::rules::Event::to_store).collect()
 }
 
 /// `f` over `items`, split between two threads when the machine has two

@@ -31,7 +31,7 @@ pub fn amend_turn(rules: &Rules, state: &State, text: &str) -> Result<Adjudicati
     // Keep the line numbers of the text as the referee wrote it.
     let rest = format!("\n{}", lines.collect::<Vec<_>>().join("\n"));
     let mut adj = rules.amend(state, &rest)?;
-    adj.events.insert(0, crate::rules::referee_note(reason));
+    adj.events.insert(0, crate::rules::Event::referee(reason));
     Ok(adj)
 }
 
@@ -322,7 +322,7 @@ impl Judge {
                 received_at: self.now(),
             },
         )?;
-        store::insert_events(tx, game.id, turn, &adj.events)?;
+        store::insert_events(tx, game.id, turn, &super::stored(&adj.events))?;
         let json = rules.to_json(&adj.state);
         let hash = state_hash(&json);
         store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
@@ -369,7 +369,7 @@ impl Judge {
                 events: events
                     .iter()
                     .filter(|(t, _)| *t == turn)
-                    .map(|(_, e)| e.clone())
+                    .map(|(_, e)| crate::rules::Event::from_store(e.clone()))
                     .collect(),
                 hash,
             });

@@ -145,7 +145,7 @@ impl Judge {
             return Err(ServiceError::Invalid("no turn to report".into()));
         };
         let turn = last.turn;
-        let events: Vec<serde_json::Value> =
+        let events: Vec<crate::rules::Event> =
             made.iter().flat_map(|m| m.events.iter().cloned()).collect();
         let movers = made
             .iter()
@@ -159,7 +159,7 @@ impl Judge {
         // The referee's corrections are said first, whatever the family's
         // combat report makes of the turn.
         let by_referee = |m: &&MadeTurn| m.movers.iter().any(|s| s == crate::rules::REFEREE_SIDE);
-        let of = |referee: bool| -> Vec<serde_json::Value> {
+        let of = |referee: bool| -> Vec<crate::rules::Event> {
             made.iter()
                 .filter(|m| by_referee(m) == referee)
                 .flat_map(|m| m.events.iter().cloned())
@@ -226,9 +226,9 @@ impl Judge {
             let text = format!("Game {}: the opening position.\n\n{}", game.id, parts.map);
             return Ok((text, parts));
         }
-        let events: Vec<serde_json::Value> = store::events(&self.conn, game.id, Some(turn))?
+        let events: Vec<crate::rules::Event> = store::events(&self.conn, game.id, Some(turn))?
             .into_iter()
-            .map(|(_, e)| e)
+            .map(|(_, e)| crate::rules::Event::from_store(e))
             .collect();
         let movers = store::submissions(&self.conn, game.id)?
             .into_iter()

@@ -13,7 +13,7 @@
 //!   and `check` accepts them;
 //! - orders `check` accepted adjudicate (check-then-adjudicate never
 //!   refuses what it let through);
-//! - every event is a JSON object with a `kind`, and every viewer's
+//! - every event has a `kind` and survives the store form, and every viewer's
 //!   description of a phase's events is made without a panic; the referee's
 //!   is not empty when the phase had events;
 //! - no viewer's text map, report parts or view holds the game's master
@@ -23,7 +23,7 @@
 
 use crate::common::depth;
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
-use adjutant::rules::{families, Load, Orders, Rules, Scenario, State, Viewer};
+use adjutant::rules::{families, Event, Load, Orders, Rules, Scenario, State, Viewer};
 use adjutant::service::{adjudicate_turn, setup_state};
 
 /// One kind of game: a shipped scenario of a ruleset, with options.
@@ -98,7 +98,7 @@ fn round_trip(rules: &Rules, state: &State, at: &str) -> Result<String, String> 
 fn views_keep_the_seed(
     rules: &Rules,
     state: &State,
-    events: &[serde_json::Value],
+    events: &[Event],
     seed_hex: &str,
     at: &str,
 ) -> Result<(), String> {
@@ -164,15 +164,13 @@ fn orders_of(
 }
 
 /// The events' envelope, and every viewer's description of them.
-fn described(
-    rules: &Rules,
-    state: &State,
-    events: &[serde_json::Value],
-    at: &str,
-) -> Result<(), String> {
+fn described(rules: &Rules, state: &State, events: &[Event], at: &str) -> Result<(), String> {
     for e in events {
-        if e.get("kind").and_then(|k| k.as_str()).is_none() {
-            return Err(format!("{at}: an event without a kind: {e}"));
+        if e.kind().is_empty() || e.kind() == adjutant::rules::event::UNRECORDED {
+            return Err(format!("{at}: an event without a kind: {e:?}"));
+        }
+        if Event::from_store(e.to_store()) != *e {
+            return Err(format!("{at}: an event changed through the store: {e:?}"));
         }
     }
     for v in viewers(rules, state) {

@@ -65,10 +65,11 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             )
             .unwrap_or_else(|e| panic!("{scenario} game {n} turn {t}: {e}\n{orders}"));
         let after: M44 = adj.state.get::<M44>().expect("memoir44").clone();
+        let stored: Vec<Value> = adj.events.iter().map(|e| e.to_store()).collect();
         for (i, name) in after.sides.iter().enumerate() {
             let viewer = Viewer::Side(name.clone());
             own_cards(&before, i, &[], &mut mine[i]);
-            own_cards(&after, i, &adj.events, &mut mine[i]);
+            own_cards(&after, i, &stored, &mut mine[i]);
             let parts = rules.report_parts(&adj.state, &adj.events, &viewer, Some(&side));
             let lines = rules
                 .describe_events(&adj.state, &adj.events, &viewer)
@@ -93,7 +94,7 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             );
             let v: Value = serde_json::from_str(&parts.json).expect("view json");
             let own = if *name == side { orders.as_str() } else { "" };
-            let k = known(r, &before, &after, i, &adj.events, own);
+            let k = known(r, &before, &after, i, &stored, own);
             let problems = leaks(r, &after, i, &k, &v, &parts.svg, &parts.combat);
             assert!(
                 problems.is_empty(),

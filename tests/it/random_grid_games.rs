@@ -208,7 +208,7 @@ fn play(ruleset: &str, kind: GridKind, n: u64) -> Game {
         let adj = rules
             .adjudicate(&st, &orders, &mut chance)
             .unwrap_or_else(|e| panic!("{ruleset} {kind:?} game {n} phase {t}: {e:?}\n{orders:?}"));
-        let events: Vec<serde_json::Value> = adj.events.clone();
+        let events: Vec<serde_json::Value> = adj.events.iter().map(|e| e.to_store()).collect();
         if let Some(d) = adjutant::service::export::check_dice(
             &rules.die_faces(),
             &turn_seed(&seed, t),

@@ -300,7 +300,16 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
         .env("ADJUTANT_LOG", "warn")
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    // Stop it while it is handling mail: once the first message is in
+    // cur/ (a fixed sleep raced the process's start on a loaded machine).
+    let waiting = std::time::Instant::now();
+    while std::fs::read_dir(site.inbox_cur()).map_or(0, Iterator::count) == 0 {
+        assert!(
+            waiting.elapsed() < std::time::Duration::from_secs(60),
+            "serve handled no mail in a minute"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
         .args(["-TERM", &pid])
@@ -310,7 +319,7 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
     let start = std::time::Instant::now();
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
     // Every message in cur/ was recorded, and none recorded is still waiting.
     let db = site.db();
     let handled: i64 = db
@@ -318,6 +327,11 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
         .unwrap();
     let moved = std::fs::read_dir(site.inbox_cur()).unwrap().count() as i64;
     assert_eq!(handled, moved);
+    // It stopped with mail left: the message in hand, not the whole inbox.
+    let left = std::fs::read_dir(site.path().join("mail/inbox/new"))
+        .unwrap()
+        .count();
+    assert!(left > 0, "serve drained all 300 mails before stopping");
     let ok: String = db
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();

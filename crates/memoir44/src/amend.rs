@@ -12,17 +12,13 @@
 //! ```
 
 use super::battle::Ctx;
+use super::events::Event;
 use super::state::State;
 use super::Ruleset;
 use adjutant_rules::Rejection;
-use serde_json::json;
 
 /// Apply a referee's corrections; every line is checked before any applies.
-pub fn amend(
-    r: &Ruleset,
-    s: &State,
-    text: &str,
-) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), Rejection> {
     let ctx = Ctx::new(r);
     let mut st = s.clone();
     let mut done = Vec::new();
@@ -126,5 +122,5 @@ pub fn amend(
     }
     // A correction does not end the game by itself: victory is checked at
     // the end of the next turn, as always (docs/referee.md).
-    Ok((st, vec![json!({"kind": "amended", "lines": done})]))
+    Ok((st, vec![Event::Amended { lines: done }]))
 }

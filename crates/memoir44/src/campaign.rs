@@ -22,11 +22,11 @@
 //! takes the defaults.
 
 use super::battle::{retreat_path, Ctx};
+use super::events::Event;
 use super::state::{State, Unit};
 use super::Ruleset;
 use adjutant_rules::{Chance, Orders, Phase, Rejection};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// The game option that turns the pre-battle rolls on.
 pub const OPTION: &str = "campaign-dice";
@@ -229,7 +229,7 @@ fn eligible<'a>(r: &Ruleset, s: &'a State, c: &Choice) -> Vec<&'a Unit> {
 }
 
 /// Roll the pre-battle dice (the judge's own phase).
-pub fn roll(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<Value>) {
+pub fn roll(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<Event>) {
     let mut st = s.clone();
     let mut ev = Vec::new();
     let Some(pb) = st.pre_battle.clone() else {
@@ -239,7 +239,10 @@ pub fn roll(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<Valu
     let mut choices = Vec::new();
     for (side, n) in pb.dice.iter().enumerate() {
         let rolled: Vec<String> = (0..*n).map(|_| r.face(chance.dice.roll(faces))).collect();
-        ev.push(json!({"kind": "pre-battle-roll", "side": st.sides[side], "faces": rolled}));
+        ev.push(Event::PreBattleRoll {
+            side: st.sides[side].clone(),
+            faces: rolled.clone(),
+        });
         let opp = State::other(side);
         for f in &rolled {
             match f.as_str() {
@@ -274,8 +277,10 @@ pub fn roll(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<Valu
                         if let Some(f) = st.short_hand.get_mut(opp) {
                             *f = true;
                         }
-                        ev.push(json!({"kind": "pre-battle-hand", "side": st.sides[opp],
-                                       "cards": st.hands[opp].len()}));
+                        ev.push(Event::PreBattleHand {
+                            side: st.sides[opp].clone(),
+                            cards: st.hands[opp].len(),
+                        });
                     }
                 }
                 _ => {}
@@ -286,10 +291,10 @@ pub fn roll(r: &Ruleset, s: &State, chance: &mut Chance<'_>) -> (State, Vec<Valu
     let mut owed = Vec::new();
     for c in choices {
         if eligible(r, &st, &c).is_empty() {
-            ev.push(
-                json!({"kind": "pre-battle-void", "side": st.sides[c.roller],
-                           "effect": c.effect}),
-            );
+            ev.push(Event::PreBattleVoid {
+                side: st.sides[c.roller].clone(),
+                effect: c.effect,
+            });
         } else {
             owed.push(c);
         }
@@ -451,7 +456,7 @@ pub fn check(r: &Ruleset, s: &State, side: usize, text: &str) -> Result<Vec<Stri
 
 /// Apply every side's choices (orders, or defaults for sides that sent
 /// none), then the battle begins.
-pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<Value>), Rejection> {
+pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<Event>), Rejection> {
     let Some(pb) = s.pre_battle.clone() else {
         return Err(Rejection::whole("the battle has begun"));
     };
@@ -476,16 +481,22 @@ pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<V
                 if let Some(m) = st.unit_mut(id) {
                     m.at = t;
                 }
-                ev.push(
-                    json!({"kind": "pre-battle-retreat", "side": st.sides[u.side],
-                               "from": u.at.to_string(), "to": t.to_string()}),
-                );
+                ev.push(Event::PreBattleRetreat {
+                    side: st.sides[u.side].clone(),
+                    from: u.at.to_string(),
+                    to: t.to_string(),
+                });
             }
             None => {
                 let left = u.figures.saturating_sub(1);
-                ev.push(json!({"kind": "pre-battle-loss", "side": st.sides[u.side],
-                               "at": u.at.to_string(), "unit": u.kind, "figures": left,
-                               "effect": c.effect, "by": st.sides[c.roller]}));
+                ev.push(Event::PreBattleLoss {
+                    side: st.sides[u.side].clone(),
+                    at: u.at.to_string(),
+                    unit: u.kind.clone(),
+                    figures: left,
+                    effect: c.effect,
+                    by: st.sides[c.roller].clone(),
+                });
                 if left == 0 {
                     // "You gain a Victory Point if all of the figures/models of
                     // an opponent's Unit are removed before the Battle begins."
@@ -493,10 +504,10 @@ pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<V
                     if let Some(m) = st.medal_units.get_mut(c.roller) {
                         *m += 1;
                     }
-                    ev.push(
-                        json!({"kind": "pre-battle-medal", "side": st.sides[c.roller],
-                                   "at": u.at.to_string()}),
-                    );
+                    ev.push(Event::PreBattleMedal {
+                        side: st.sides[c.roller].clone(),
+                        at: u.at.to_string(),
+                    });
                 } else if let Some(m) = st.unit_mut(id) {
                     m.figures = left;
                 }
@@ -509,41 +520,45 @@ pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<V
 
 /// One line for a pre-battle event, or None for another kind.
 #[must_use]
-pub fn describe(e: &Value) -> Option<String> {
-    let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let side = super::render::side_name(&g("side"));
-    Some(match g("kind").as_str() {
-        "pre-battle-roll" => {
-            let faces: Vec<&str> = e
-                .get("faces")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+pub fn describe(e: &Event) -> Option<String> {
+    use super::render::{side_name, unit_name};
+    Some(match e {
+        Event::PreBattleRoll { side, faces } => {
+            let side = side_name(side);
             if faces.is_empty() {
                 format!("{side} roll no pre-battle dice.")
             } else {
                 format!("{side} roll their pre-battle dice: {}.", faces.join(", "))
             }
         }
-        "pre-battle-hand" => format!(
-            "{side} start with one card fewer ({} in hand) and draw two a turn until whole.",
-            e.get("cards").and_then(Value::as_u64).unwrap_or(0)
+        Event::PreBattleHand { side, cards } => format!(
+            "{} start with one card fewer ({cards} in hand) and draw two a turn until whole.",
+            side_name(side)
         ),
-        "pre-battle-void" => format!("A pre-battle result of {side} strikes nothing."),
-        "pre-battle-retreat" => format!(
-            "Before the battle a unit of {side} falls back from {} to {}.",
-            g("from"),
-            g("to")
+        Event::PreBattleVoid { side, .. } => {
+            format!(
+                "A pre-battle result of {} strikes nothing.",
+                side_name(side)
+            )
+        }
+        Event::PreBattleRetreat { side, from, to } => format!(
+            "Before the battle a unit of {} falls back from {from} to {to}.",
+            side_name(side)
         ),
-        "pre-battle-loss" => format!(
-            "Before the battle the {} of {side} at {} loses a figure ({} left).",
-            super::render::unit_name(&g("unit")),
-            g("at"),
-            e.get("figures").and_then(Value::as_u64).unwrap_or(0)
+        Event::PreBattleLoss {
+            side,
+            at,
+            unit,
+            figures,
+            ..
+        } => format!(
+            "Before the battle the {} of {} at {at} loses a figure ({figures} left).",
+            unit_name(unit),
+            side_name(side)
         ),
-        "pre-battle-medal" => format!(
-            "{side} eliminate the unit at {} before the battle: a medal.",
-            g("at")
+        Event::PreBattleMedal { side, at } => format!(
+            "{} eliminate the unit at {at} before the battle: a medal.",
+            side_name(side)
         ),
         _ => return None,
     })

@@ -857,7 +857,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
     let side = b.st.sides[b.side].clone();
     // A campaign battle's pre-battle phases first, through the family's
     // own phases (the rolls, then every side's choices).
-    let mut pre_events: Vec<serde_json::Value> = Vec::new();
+    let mut pre_events: Vec<Event> = Vec::new();
     let mut start = b.st.clone();
     let mut pre_problems = Vec::new();
     if let Some((faces, orders)) = &b.pre_battle {
@@ -930,10 +930,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
         match res {
             Ok((st, ev)) => {
                 start = st;
-                airdrop_events = ev
-                    .iter()
-                    .filter_map(|e| serde_json::from_value(e.clone()).ok())
-                    .collect();
+                airdrop_events.clone_from(&ev);
                 pre_events.extend(ev);
             }
             Err(e) => return fail(&b.name, format!("the airdrop failed: {e}")),
@@ -1186,8 +1183,8 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
     for k in &b.expect.events {
         let found = events
             .iter()
+            .chain(pre_events.iter())
             .filter_map(|e| serde_json::to_value(e).ok())
-            .chain(pre_events.iter().cloned())
             .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
         if !found {
             problems.push(format!("expected an event '{k}'"));
@@ -1390,8 +1387,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
     } else {
         let log: Vec<String> = events
             .iter()
-            .filter_map(|e| serde_json::to_value(e).ok())
-            .filter_map(|v| super::describe_event(&v, &super::Viewer::Referee))
+            .filter_map(|e| super::describe_event(e, &super::Viewer::Referee))
             .collect();
         let _ = Event::DeckReshuffled { cards: 0 };
         fail(

@@ -439,4 +439,61 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         faces: Vec<String>,
     },
+    /// A referee's correction (`AMEND`): the lines applied. A side is told
+    /// only that the position was corrected (they may name hidden units).
+    Amended {
+        lines: Vec<String>,
+    },
+    /// A campaign battle's pre-battle dice (docs/campaigns.md): `side`
+    /// rolled `faces` (the interface's `PRE_BATTLE_ROLL`).
+    PreBattleRoll {
+        side: String,
+        faces: Vec<String>,
+    },
+    /// A star: `side` starts with one card fewer.
+    PreBattleHand {
+        side: String,
+        cards: usize,
+    },
+    /// A pre-battle result of `side` that can strike nothing.
+    PreBattleVoid {
+        side: String,
+        effect: super::campaign::Effect,
+    },
+    /// A unit of `side` falls back before the battle.
+    PreBattleRetreat {
+        side: String,
+        from: String,
+        to: String,
+    },
+    /// A unit of `side` loses a figure before the battle (`figures` left).
+    PreBattleLoss {
+        side: String,
+        at: String,
+        unit: String,
+        figures: u32,
+        effect: super::campaign::Effect,
+        by: String,
+    },
+    /// `side` eliminated the unit at `at` before the battle: a medal.
+    PreBattleMedal {
+        side: String,
+        at: String,
+    },
+}
+
+impl Event {
+    /// One of a campaign battle's pre-battle events.
+    #[must_use]
+    pub fn is_pre_battle(&self) -> bool {
+        matches!(
+            self,
+            Event::PreBattleRoll { .. }
+                | Event::PreBattleHand { .. }
+                | Event::PreBattleVoid { .. }
+                | Event::PreBattleRetreat { .. }
+                | Event::PreBattleLoss { .. }
+                | Event::PreBattleMedal { .. }
+        )
+    }
 }

@@ -235,6 +235,13 @@ pub fn redact(r: &Ruleset, s: &State, viewer: &Viewer, events: Vec<Event>) -> Ve
             // A Battle Star marker's fate: told where the side sees.
             Event::BattleStar { at, .. } if !known.contains(at) => None,
             Event::TurnBegun { .. }
+            | Event::Amended { .. }
+            | Event::PreBattleRoll { .. }
+            | Event::PreBattleHand { .. }
+            | Event::PreBattleVoid { .. }
+            | Event::PreBattleRetreat { .. }
+            | Event::PreBattleLoss { .. }
+            | Event::PreBattleMedal { .. }
             | Event::BattleStar { .. }
             | Event::CardPlayed { .. }
             | Event::CardDrawn { .. }

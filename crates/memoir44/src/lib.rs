@@ -142,7 +142,7 @@ fn adjudicate_phase(
     s: &State,
     orders: &[Orders],
     chance: &mut Chance<'_>,
-) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+) -> Result<(State, Vec<Event>), Rejection> {
     match &s.pre_battle {
         Some(pb) if !pb.rolled => return Ok(campaign::roll(r, s, chance)),
         Some(_) => return campaign::choose(r, s, orders),
@@ -152,10 +152,6 @@ fn adjudicate_phase(
         let (mut next, events) = airdrop::drop_all(r, s, chance);
         // Drop-Zone: the Paratroops that landed draw their supply from it.
         supply::landed(r, s, &mut next);
-        let events = events
-            .iter()
-            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
-            .collect();
         return Ok((next, events));
     }
     let [one] = orders else {
@@ -164,12 +160,7 @@ fn adjudicate_phase(
             orders.len()
         )));
     };
-    let (next, events) = adjudicate(r, s, &one.side, &one.text, chance)?;
-    let events = events
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
-        .collect();
-    Ok((next, events))
+    adjudicate(r, s, &one.side, &one.text, chance)
 }
 
 /// The winner's side id once the game is over ("" for a draw).
@@ -188,7 +179,7 @@ pub fn render_text(r: &Ruleset, s: &State, viewer: &Viewer) -> String {
 }
 
 #[must_use]
-pub fn describe_event(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
+pub fn describe_event(event: &Event, viewer: &Viewer) -> Option<String> {
     render::describe(event, viewer)
 }
 
@@ -312,6 +303,7 @@ pub const ORDER_WORDS: &[&str] = &[
 
 impl Family for Ruleset {
     type State = State;
+    type Event = Event;
 
     fn id(&self) -> &str {
         &self.id
@@ -539,7 +531,7 @@ impl Family for Ruleset {
         s: &State,
         orders: &[Orders],
         chance: &mut Chance<'_>,
-    ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    ) -> Result<(State, Vec<Event>), Rejection> {
         let (mut next, events) = adjudicate_phase(self, s, orders, chance)?;
         next.phases = s.phases.map(|p| p + 1);
         // Kriegspiel: where each side saw enemy units as this phase began,
@@ -592,14 +584,8 @@ impl Family for Ruleset {
         })
     }
 
-    fn report(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts {
-        let ev = view::visible_json_events(events, viewer);
+    fn report(&self, s: &State, events: &[Event], viewer: &Viewer, mover: Option<&str>) -> Parts {
+        let ev = view::visible_events(events, viewer);
         let mut parts = report::parts(&view::view_with_events(self, s, viewer, &ev), mover);
         if s.pre_battle.is_some() {
             // Before the battle: the choices a side owes, not its cards.
@@ -613,28 +599,22 @@ impl Family for Ruleset {
         parts
     }
 
-    fn describe_events(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String> {
+    fn describe_events(&self, s: &State, events: &[Event], viewer: &Viewer) -> Vec<String> {
         let shifted = shift_turns(s, events);
         let events = shifted.as_slice();
         if s.fog.is_some() {
-            let ev = view::visible_json_events(events, viewer);
+            // A correction and the pre-battle events say for themselves
+            // what a side may read; they are told after the turn's others.
+            let (own, told): (Vec<&Event>, Vec<&Event>) = events
+                .iter()
+                .partition(|e| !matches!(e, Event::Amended { .. }) && !e.is_pre_battle());
+            let own: Vec<Event> = own.into_iter().cloned().collect();
+            let ev = view::visible_events(&own, viewer);
             let mut lines: Vec<String> = fog::redact(self, s, viewer, ev)
                 .iter()
                 .filter_map(|e| render::describe_event(e, viewer))
                 .collect();
-            // The judge's own kinds (a referee's correction) say for
-            // themselves what a side may read.
-            lines.extend(
-                events
-                    .iter()
-                    .filter(|e| serde_json::from_value::<events::Event>((*e).clone()).is_err())
-                    .filter_map(|e| render::describe(e, viewer)),
-            );
+            lines.extend(told.iter().filter_map(|e| render::describe(e, viewer)));
             return lines.iter().map(|l| fit(l)).collect();
         }
         events
@@ -661,7 +641,7 @@ impl Family for Ruleset {
         s.fog.is_some()
     }
 
-    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<Event>), Rejection> {
         let (mut next, events) = amend::amend(self, s, text)?;
         next.phases = s.phases.map(|p| p + 1);
         Ok((next, events))
@@ -707,18 +687,16 @@ impl Family for Ruleset {
 /// The events with each `turn-begun` numbered as the board is
 /// ([`State::shown_turn`]): the judge's phases before the first turn (a
 /// campaign's pre-battle, an airdrop) count, as in every mail.
-fn shift_turns(s: &State, events: &[serde_json::Value]) -> Vec<serde_json::Value> {
+fn shift_turns(s: &State, events: &[Event]) -> Vec<Event> {
     let ahead = s.shown_turn().saturating_sub(s.turn);
     events
         .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            if ahead > 0 && e.get("kind").and_then(|k| k.as_str()) == Some("turn-begun") {
-                if let Some(t) = e.get("turn").and_then(serde_json::Value::as_u64) {
-                    e["turn"] = serde_json::Value::from(t + u64::from(ahead));
-                }
-            }
-            e
+        .map(|e| match e {
+            Event::TurnBegun { turn, side } if ahead > 0 => Event::TurnBegun {
+                turn: turn + ahead,
+                side: side.clone(),
+            },
+            e => e.clone(),
         })
         .collect()
 }

@@ -5,7 +5,7 @@ use super::board::Hex;
 use super::events::Event;
 use super::ruleset::Ruleset;
 use super::state::State;
-use super::view::{self, sees_private, HIDDEN};
+use super::view::{self, HIDDEN};
 use super::Viewer;
 
 /// "allies" -> "Allies".
@@ -66,6 +66,13 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
     let binding = view::visible_events(std::slice::from_ref(e), viewer);
     let e = binding.first()?;
     Some(match e {
+        Event::Amended { .. }
+        | Event::PreBattleRoll { .. }
+        | Event::PreBattleHand { .. }
+        | Event::PreBattleVoid { .. }
+        | Event::PreBattleRetreat { .. }
+        | Event::PreBattleLoss { .. }
+        | Event::PreBattleMedal { .. } => return describe(e, viewer),
         Event::TurnBegun { turn, side } => format!("Turn {turn}: {}.", side_name(side)),
         Event::CardPlayed {
             side,
@@ -576,42 +583,20 @@ pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {
     })
 }
 
-/// One stored (JSON) event as a sentence for `viewer`.
+/// One event as a sentence for `viewer`.
 #[must_use]
-pub fn describe(event: &serde_json::Value, viewer: &Viewer) -> Option<String> {
-    let kind = event.get("kind").and_then(|s| s.as_str()).unwrap_or("");
-    if kind == "amended" {
+pub fn describe(event: &Event, viewer: &Viewer) -> Option<String> {
+    match event {
         // The referee's correction: the lines may name units a side cannot
         // see, so sides are told only that the position was corrected.
-        if *viewer == Viewer::Referee {
-            let lines: Vec<&str> = event
-                .get("lines")
-                .and_then(serde_json::Value::as_array)
-                .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
-                .unwrap_or_default();
-            return Some(format!("The referee corrected: {}.", lines.join("; ")));
+        Event::Amended { lines } if *viewer == Viewer::Referee => {
+            Some(format!("The referee corrected: {}.", lines.join("; ")))
         }
-        return Some("The referee corrected the position (the map shows it as it now is).".into());
-    }
-    if kind.starts_with("pre-battle") {
-        return super::campaign::describe(event);
-    }
-    match serde_json::from_value::<Event>(event.clone()) {
-        Ok(e) => describe_event(&e, viewer),
-        Err(_) => {
-            // An event this build does not know: say only its kind, and
-            // nothing at all if it was private to someone else.
-            let private = event
-                .get("private")
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false);
-            let side = event.get("side").and_then(|s| s.as_str()).unwrap_or("");
-            if private && !sees_private(viewer, side) {
-                return None;
-            }
-            let kind = event.get("kind").and_then(|s| s.as_str()).unwrap_or("?");
-            Some(format!("({kind})"))
+        Event::Amended { .. } => {
+            Some("The referee corrected the position (the map shows it as it now is).".into())
         }
+        e if e.is_pre_battle() => super::campaign::describe(e),
+        e => describe_event(e, viewer),
     }
 }
 

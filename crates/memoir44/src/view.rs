@@ -211,16 +211,6 @@ pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<Event> {
         .collect()
 }
 
-/// The same, from events stored as JSON (unknown kinds are dropped).
-#[must_use]
-pub fn visible_json_events(events: &[serde_json::Value], viewer: &Viewer) -> Vec<Event> {
-    let ev: Vec<Event> = events
-        .iter()
-        .filter_map(|e| serde_json::from_value(e.clone()).ok())
-        .collect();
-    visible_events(&ev, viewer)
-}
-
 /// The view of `s` for `viewer`, without last turn's events.
 #[must_use]
 pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {

@@ -1,15 +1,19 @@
 //! Rules families behind one interface.
 //!
-//! A family implements [`Family`] with its own typed state; the service, the
-//! protocol and the generic report code see it only through [`Rules`] (an
-//! object-safe wrapper written once for every family) and an opaque
-//! [`State`]. JSON appears only at the store boundary. Every family is pure:
+//! A family implements [`Family`] with its own typed state and events; the
+//! service, the protocol and the generic report code see it only through
+//! [`Rules`] (which dereferences to [`ErasedFamily`], the one object-safe
+//! wrapper, written once for every family), an opaque [`State`] and the
+//! [`Event`] envelope. JSON appears only at the store boundary. Every family is pure:
 //! it gets dice through [`Chance`] and never touches I/O or the clock. A
 //! family joins the judge with one [`FamilyEntry`] in the judge's list
 //! (`adjutant::rules::families`). This crate is pure: no store, no mail, no
 //! clock, no file I/O.
 
+pub mod event;
 pub mod report;
+
+pub use event::{Event, PRE_BATTLE_ROLL, REFEREE_NOTE};
 
 use crate::report::Parts;
 use adjutant_dice::Dice;
@@ -149,11 +153,16 @@ pub struct ScopedLine {
 
 /// A rules family, fully typed. Service, protocol, store, mail and the
 /// generic report code never see these types: they hold a family through
-/// [`Rules`] and its state through [`State`], and JSON exists only at the
-/// store boundary ([`Rules::restore`], [`Rules::to_json`]).
+/// [`Rules`], its state through [`State`] and its events through [`Event`];
+/// JSON exists only at the store boundary ([`Rules::restore`],
+/// [`Rules::to_json`], [`Event::from_store`], [`Event::to_store`]).
 pub trait Family: Send + Sync + 'static {
     /// The family's state of one game.
     type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
+    /// The family's events: what happened in a phase, one value each. Its
+    /// JSON form is an object with a string `kind`, and the fields of the
+    /// envelope ([`event`]'s table) where they apply.
+    type Event: Serialize + DeserializeOwned + Send + Sync + 'static;
 
     /// The ruleset id (`memoir44`, or a club's variant id).
     fn id(&self) -> &str;
@@ -178,13 +187,13 @@ pub trait Family: Send + Sync + 'static {
     fn check(&self, s: &Self::State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
     /// Adjudicate the current phase with every needed side's orders (none
     /// for a phase of the judge's own). A rejection leaves the state as it
-    /// was. Events are JSON objects with at least a "kind".
+    /// was.
     fn adjudicate(
         &self,
         s: &Self::State,
         orders: &[Orders],
         chance: &mut Chance<'_>,
-    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection>;
+    ) -> Result<(Self::State, Vec<Self::Event>), Rejection>;
     /// The winner's side id once the game is over, or `Some("")` for a draw.
     fn result(&self, s: &Self::State) -> Option<String>;
     /// Tell a state how many phases the judge has played to reach it (the
@@ -206,11 +215,11 @@ pub trait Family: Send + Sync + 'static {
     }
     /// Every part of a report for `viewer`, drawn from the view the family
     /// computes for them (never from the state): `events` are the last
-    /// phase's (stored JSON), `mover` whose phase it was.
+    /// phase's, `mover` whose phase it was.
     fn report(
         &self,
         s: &Self::State,
-        events: &[serde_json::Value],
+        events: &[Self::Event],
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
@@ -220,7 +229,7 @@ pub trait Family: Send + Sync + 'static {
     fn describe_events(
         &self,
         s: &Self::State,
-        events: &[serde_json::Value],
+        events: &[Self::Event],
         viewer: &Viewer,
     ) -> Vec<String>;
     /// The position as text for `viewer` (a map and its legend).
@@ -244,7 +253,7 @@ pub trait Family: Send + Sync + 'static {
         &self,
         _s: &Self::State,
         _text: &str,
-    ) -> Result<(Self::State, Vec<serde_json::Value>), Rejection> {
+    ) -> Result<(Self::State, Vec<Self::Event>), Rejection> {
         Err(Rejection::whole("this ruleset has no referee corrections"))
     }
     /// Team play: the board's command sections from a side's own seat, left
@@ -304,55 +313,81 @@ impl State {
 #[derive(Debug)]
 pub struct Adjudication {
     pub state: State,
-    /// What happened, in order; each a JSON object with at least a "kind".
-    pub events: Vec<serde_json::Value>,
+    /// What happened, in order.
+    pub events: Vec<Event>,
 }
 
-/// The object-safe face of a [`Family`]: the same calls over an opaque
-/// [`State`]. Written once, for every family, by the blanket impl below.
-trait Erased: Send + Sync {
+/// The one wrapping layer: a [`Family`]'s calls over an opaque [`State`]
+/// and [`Event`]s, written once for every family by the blanket impl below.
+/// The service calls these through [`Rules`] (which dereferences to it).
+pub trait ErasedFamily: Send + Sync {
+    /// The ruleset id (`memoir44`, or a club's variant id).
     fn id(&self) -> &str;
+    /// The words this ruleset's order lines start with.
     fn order_words(&self) -> &'static [&'static str];
+    /// This ruleset's orders in brief, for HELP.
     fn order_help(&self) -> String;
+    /// The names of a die's faces, in the order `roll(n)` numbers them.
     fn die_faces(&self) -> Vec<String>;
+    /// Set up a new game of a scenario. `deck` shuffles hidden things.
     fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError>;
+    /// A stored state (the store's JSON) as this family's state.
     fn restore(&self, json: &str) -> Result<State, serde_json::Error>;
+    /// A state as the JSON the store keeps.
     fn to_json(&self, s: &State) -> String;
+    /// The sides of a game, in the scenario's order.
     fn sides(&self, s: &State) -> Vec<String>;
+    /// The phase the game is in: who must submit next.
     fn phase(&self, s: &State) -> Phase;
+    /// Check `side`'s orders for the current phase without dice: the orders
+    /// in canonical spelling, or why they cannot be used.
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection>;
+    /// Adjudicate the current phase with the needed sides' orders.
     fn adjudicate(
         &self,
         s: &State,
         orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<Adjudication, Rejection>;
+    /// The winner's side id once the game is over, or `Some("")` for a draw.
     fn result(&self, s: &State) -> Option<String>;
+    /// [`Family::numbered`]: the state, told that the judge has played
+    /// `phases` phases to reach it.
     fn numbered(&self, s: State, phases: u32) -> State;
+    /// The orders a side that missed its deadline is taken to have given.
     fn pass_orders(&self, s: &State, side: &str) -> Option<String>;
+    /// [`Family::random_orders`]: random orders of `side` for the current
+    /// phase (tests only; the judge never makes up a player's orders).
     fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String>;
-    fn report(
+    /// Every part of a report (maps, combat report, order template, SVG,
+    /// JSON) for `viewer`; `events` are the last phase's, `mover` who made
+    /// it.
+    fn report_parts(
         &self,
         s: &State,
-        events: &[serde_json::Value],
+        events: &[Event],
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
-    fn describe_events(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String>;
+    /// The events `viewer` may read, one line of text each: the judge's own
+    /// (a referee's note) described here for every family, the family's by
+    /// the family, one it cannot read by its kind alone.
+    fn describe_events(&self, s: &State, events: &[Event], viewer: &Viewer) -> Vec<String>;
+    /// The position as text, as `viewer` may see it.
     fn render_text(&self, s: &State, viewer: &Viewer) -> String;
+    /// A referee's correction: the corrected state and its audit event.
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection>;
+    /// Team play: the command sections from a side's seat, left to right
+    /// (none: no team play in this family).
     fn sections(&self, s: &State) -> Vec<String>;
+    /// Team play: what each line of a side's orders concerns.
     fn order_scope(
         &self,
         s: &State,
         side: &str,
         orders: &str,
     ) -> Result<Vec<ScopedLine>, Rejection>;
+    /// Team play: one member's order template (None: the side's).
     fn member_template(
         &self,
         s: &State,
@@ -360,13 +395,21 @@ trait Erased: Send + Sync {
         sections: &[String],
         leader: bool,
     ) -> Option<String>;
+    /// Victory points per side so far.
     fn score(&self, s: &State) -> Vec<(String, u32)>;
+    /// Whether the game hides units from the sides (it needs a referee).
     fn fog_of_war(&self, s: &State) -> bool;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
 
-impl<F: Family> Erased for F {
+/// The family's own events among `events` (the judge's and unreadable ones
+/// left out).
+fn own<F: Family>(events: &[Event]) -> Vec<F::Event> {
+    events.iter().filter_map(Event::read).collect()
+}
+
+impl<F: Family> ErasedFamily for F {
     fn id(&self) -> &str {
         Family::id(self)
     }
@@ -427,7 +470,7 @@ impl<F: Family> Erased for F {
         let (next, events) = Family::adjudicate(self, t, orders, chance)?;
         Ok(Adjudication {
             state: State::of(next),
-            events,
+            events: events.iter().map(Event::of).collect(),
         })
     }
     fn result(&self, s: &State) -> Option<String> {
@@ -447,42 +490,46 @@ impl<F: Family> Erased for F {
         s.get::<F::State>()
             .and_then(|t| Family::random_orders(self, t, side, dice))
     }
-    fn report(
+    fn report_parts(
         &self,
         s: &State,
-        events: &[serde_json::Value],
+        events: &[Event],
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts {
         match s.get::<F::State>() {
-            Some(t) => Family::report(self, t, events, viewer, mover),
+            Some(t) => Family::report(self, t, &own::<F>(events), viewer, mover),
             None => Parts {
                 map: format!("({FOREIGN})\n"),
                 ..Parts::default()
             },
         }
     }
-    fn describe_events(
-        &self,
-        s: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String> {
+    fn describe_events(&self, s: &State, events: &[Event], viewer: &Viewer) -> Vec<String> {
         let Some(t) = s.get::<F::State>() else {
             return Vec::new();
         };
-        // The judge's own events (a referee's note) are described here, for
-        // every family; the family describes the runs of its events between.
+        // The family describes each run of its own events; the judge's own
+        // (a referee's note) and one the family cannot read are told here,
+        // in their places.
         let mut out = Vec::new();
-        let mut from = 0;
-        for (i, e) in events.iter().enumerate() {
-            if let Some(line) = describe_judge_event(e) {
-                out.extend(Family::describe_events(self, t, &events[from..i], viewer));
-                out.push(line);
-                from = i + 1;
-            }
+        let mut run: Vec<F::Event> = Vec::new();
+        for e in events {
+            let line = match e.describe_judges() {
+                Some(line) => Some(line),
+                None => match e.read::<F::Event>() {
+                    Some(mine) => {
+                        run.push(mine);
+                        continue;
+                    }
+                    None => e.describe_unknown(viewer),
+                },
+            };
+            out.extend(Family::describe_events(self, t, &run, viewer));
+            run.clear();
+            out.extend(line);
         }
-        out.extend(Family::describe_events(self, t, &events[from..], viewer));
+        out.extend(Family::describe_events(self, t, &run, viewer));
         out
     }
     fn render_text(&self, s: &State, viewer: &Viewer) -> String {
@@ -506,7 +553,7 @@ impl<F: Family> Erased for F {
         let (next, events) = Family::amend(self, t, text)?;
         Ok(Adjudication {
             state: State::of(next),
-            events,
+            events: events.iter().map(Event::of).collect(),
         })
     }
     fn sections(&self, s: &State) -> Vec<String> {
@@ -538,9 +585,24 @@ impl<F: Family> Erased for F {
 }
 
 /// A loaded ruleset of some family: the one door the service, the reports
-/// and the CLI use. Cheap to clone; each ruleset is parsed once per process.
+/// and the CLI use, calling [`ErasedFamily`]'s methods through it. Cheap to
+/// clone; each ruleset is parsed once per process.
 #[derive(Clone)]
-pub struct Rules(Arc<dyn Erased>);
+pub struct Rules(Arc<dyn ErasedFamily>);
+
+impl Rules {
+    /// Wrap a family's ruleset (for families' `load` functions).
+    pub fn new<F: Family>(family: F) -> Rules {
+        Rules(Arc::new(family))
+    }
+}
+
+impl std::ops::Deref for Rules {
+    type Target = dyn ErasedFamily;
+    fn deref(&self) -> &Self::Target {
+        &*self.0
+    }
+}
 
 /// A family's loader: a shipped ruleset by id, or a variant from its
 /// (text, file name).
@@ -564,203 +626,6 @@ pub struct FamilyEntry {
     /// Sets of game options (`new-game --option KEY=VALUE`) worth playing
     /// with every shipped scenario in the conformance test, beside none.
     pub options: &'static [&'static [(&'static str, &'static str)]],
-}
-
-impl Rules {
-    /// Wrap a family's ruleset (for families' `load` functions).
-    pub fn new<F: Family>(family: F) -> Rules {
-        Rules(Arc::new(family))
-    }
-
-    #[must_use]
-    pub fn id(&self) -> &str {
-        self.0.id()
-    }
-
-    /// The words this ruleset's order lines start with.
-    #[must_use]
-    pub fn order_words(&self) -> &'static [&'static str] {
-        self.0.order_words()
-    }
-
-    /// This ruleset's orders in brief, for HELP.
-    #[must_use]
-    pub fn order_help(&self) -> String {
-        self.0.order_help()
-    }
-
-    /// Set up a new game of a scenario. `deck` shuffles hidden things.
-    pub fn setup(&self, scenario: &Scenario, deck: &mut dyn Dice) -> Result<State, DataError> {
-        self.0.setup(scenario, deck)
-    }
-
-    /// A stored state (the store's JSON) as this family's state.
-    pub fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
-        self.0.restore(json)
-    }
-
-    /// A state as the JSON the store keeps.
-    #[must_use]
-    pub fn to_json(&self, state: &State) -> String {
-        self.0.to_json(state)
-    }
-
-    /// The sides of a game, in the scenario's order.
-    #[must_use]
-    pub fn sides(&self, state: &State) -> Vec<String> {
-        self.0.sides(state)
-    }
-
-    /// The phase the game is in: who must submit next.
-    #[must_use]
-    pub fn phase(&self, state: &State) -> Phase {
-        self.0.phase(state)
-    }
-
-    /// [`Family::numbered`]: the state, told that the judge has played
-    /// `phases` phases to reach it.
-    #[must_use]
-    pub fn numbered(&self, state: State, phases: u32) -> State {
-        self.0.numbered(state, phases)
-    }
-
-    /// Check `side`'s orders for the current phase without dice: the orders
-    /// in canonical spelling, or why they cannot be used.
-    pub fn check(&self, state: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
-        self.0.check(state, side, orders)
-    }
-
-    /// Adjudicate the current phase with the needed sides' orders.
-    pub fn adjudicate(
-        &self,
-        state: &State,
-        orders: &[Orders],
-        chance: &mut Chance<'_>,
-    ) -> Result<Adjudication, Rejection> {
-        self.0.adjudicate(state, orders, chance)
-    }
-
-    /// The names of a die's faces, in the order `roll(n)` numbers them.
-    #[must_use]
-    pub fn die_faces(&self) -> Vec<String> {
-        self.0.die_faces()
-    }
-
-    /// The winner's side id once the game is over, or `Some("")` for a draw.
-    #[must_use]
-    pub fn result(&self, state: &State) -> Option<String> {
-        self.0.result(state)
-    }
-
-    /// The position as text, as `viewer` may see it.
-    #[must_use]
-    pub fn render_text(&self, state: &State, viewer: &Viewer) -> String {
-        self.0.render_text(state, viewer)
-    }
-
-    /// Every part of a report (maps, combat report, order template, SVG,
-    /// JSON) for `viewer`; `events` are the last phase's (stored JSON),
-    /// `mover` who made it.
-    #[must_use]
-    pub fn report_parts(
-        &self,
-        state: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-        mover: Option<&str>,
-    ) -> Parts {
-        self.0.report(state, events, viewer, mover)
-    }
-
-    /// The orders a side that missed its deadline is taken to have given.
-    #[must_use]
-    pub fn pass_orders(&self, state: &State, side: &str) -> Option<String> {
-        self.0.pass_orders(state, side)
-    }
-
-    /// [`Family::random_orders`]: random orders of `side` for the current
-    /// phase (tests only; the judge never makes up a player's orders).
-    pub fn random_orders(&self, state: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
-        self.0.random_orders(state, side, dice)
-    }
-
-    /// The events `viewer` may read, one line of text each.
-    #[must_use]
-    pub fn describe_events(
-        &self,
-        state: &State,
-        events: &[serde_json::Value],
-        viewer: &Viewer,
-    ) -> Vec<String> {
-        self.0.describe_events(state, events, viewer)
-    }
-
-    /// Victory points per side so far.
-    #[must_use]
-    pub fn score(&self, state: &State) -> Vec<(String, u32)> {
-        self.0.score(state)
-    }
-
-    /// Whether the game hides units from the sides (it needs a referee).
-    #[must_use]
-    pub fn fog_of_war(&self, state: &State) -> bool {
-        self.0.fog_of_war(state)
-    }
-
-    /// A referee's correction: the corrected state and its audit event.
-    pub fn amend(&self, state: &State, text: &str) -> Result<Adjudication, Rejection> {
-        self.0.amend(state, text)
-    }
-
-    /// Team play: the command sections from a side's seat, left to right
-    /// (none: no team play in this family).
-    #[must_use]
-    pub fn sections(&self, state: &State) -> Vec<String> {
-        self.0.sections(state)
-    }
-
-    /// Team play: what each line of a side's orders concerns.
-    pub fn order_scope(
-        &self,
-        state: &State,
-        side: &str,
-        orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection> {
-        self.0.order_scope(state, side, orders)
-    }
-
-    /// Team play: one member's order template (None: the side's).
-    #[must_use]
-    pub fn member_template(
-        &self,
-        state: &State,
-        side: &str,
-        sections: &[String],
-        leader: bool,
-    ) -> Option<String> {
-        self.0.member_template(state, side, sections, leader)
-    }
-}
-
-/// The kind of the event the judge puts first in a referee's correction:
-/// `{"kind": "referee-note", "reason": ...}`. Every family's reports give
-/// it (`Rules::describe_events` describes it; a family never sees it).
-pub const REFEREE_NOTE: &str = "referee-note";
-
-/// The referee's note of a correction, as an event.
-#[must_use]
-pub fn referee_note(reason: &str) -> serde_json::Value {
-    serde_json::json!({"kind": REFEREE_NOTE, "reason": reason})
-}
-
-/// The line of an event the judge itself writes, for every viewer; `None`
-/// for a family's event.
-fn describe_judge_event(event: &serde_json::Value) -> Option<String> {
-    if event.get("kind").and_then(serde_json::Value::as_str) != Some(REFEREE_NOTE) {
-        return None;
-    }
-    let reason = event.get("reason").and_then(|s| s.as_str()).unwrap_or("");
-    Some(format!("The referee's reason: {reason}"))
 }
 
 /// The side name under which a referee's corrections are stored as a turn's

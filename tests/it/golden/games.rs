@@ -180,7 +180,7 @@ fn reports(
     out: &mut String,
     rules: &Rules,
     state: &State,
-    events: &[serde_json::Value],
+    events: &[adjutant::rules::Event],
     mover: Option<&str>,
 ) {
     for v in viewers(rules, state) {
@@ -260,7 +260,7 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
             }
         };
         for e in &adj.events {
-            let _ = writeln!(out, "event {e}");
+            let _ = writeln!(out, "event {}", e.to_store());
         }
         let json = rules.to_json(&adj.state);
         let _ = writeln!(out, "state {}", state_hash(&json));
