@@ -501,19 +501,34 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     Ok(0)
 }
 
+/// EX_TEMPFAIL (sysexits.h): the MTA keeps the mail and retries.
+const EX_TEMPFAIL: i32 = 75;
+
+/// One mail from an MTA pipe. The exit code is the MTA's answer: 0 once the
+/// mail is recorded (what follows, delivering the answers, is the outbox's
+/// business and retried by the next pass), 75 whenever it could not be
+/// recorded (no database, a lock held past the timeout, a config the host
+/// must mend): never a bounce for the judge's own fault (docs/host.md).
 fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
-    let mut judge = open(config)?;
+    let tempfail = |what: &str, e: &dyn std::fmt::Display| {
+        eprintln!("adjutant: {what}: {e:#}; exit 75, the mail server keeps the mail and retries");
+        Ok(EX_TEMPFAIL)
+    };
+    let mut judge = match open(config) {
+        Ok(j) => j,
+        Err(e) => return tempfail("cannot open the judge", &e),
+    };
     let mut raw = Vec::new();
-    std::io::stdin().read_to_end(&mut raw)?;
+    if let Err(e) = std::io::stdin().read_to_end(&mut raw) {
+        return tempfail("cannot read the mail", &e);
+    }
     match daemon::handle_one(&mut judge, &raw, "stdin") {
         Ok(o) => println!("{o:?}"),
-        Err(e) => {
-            eprintln!("adjutant: {e}");
-            // Exit 75 (EX_TEMPFAIL) so the MTA keeps the mail and retries.
-            return Ok(75);
-        }
+        Err(e) => return tempfail("the mail was not recorded", &e),
     }
-    deliver(&mut judge)?;
+    if let Err(e) = deliver(&mut judge) {
+        eprintln!("adjutant: the mail is recorded; its answers wait in the outbox: {e:#}");
+    }
     Ok(0)
 }
 

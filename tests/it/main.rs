@@ -45,6 +45,7 @@ mod protocol;
 mod random_games;
 mod random_grid_games;
 mod random_measured_games;
+mod receive;
 mod referee;
 mod spine;
 mod state_line;
