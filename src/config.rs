@@ -70,6 +70,12 @@ dir = "mail/outbox"
 # them at delivery: they carry the seat's reply token and sometimes a fresh
 # secret, which the database otherwise never holds (docs/host.md).
 keep_sent_hours = 0
+# Days a mail is retried while the mail server is unreachable or refuses the
+# judge's login (every hour at most, after a back-off from two minutes); only
+# then, or when the recipient's server refuses the mail, is it given up as
+# dead. `adjutant outbox` lists the queue; `adjutant outbox retry` puts dead
+# mail back.
+retry_days = 7
 # For kind = "sendmail":
 # command = "/usr/sbin/sendmail"
 # For kind = "smtp", uncomment:
@@ -179,6 +185,10 @@ pub struct OutboundConfig {
     pub smtp: Option<crate::mail::smtp::SmtpConfig>,
     /// Hours a delivered mail's bytes are kept (0: dropped at delivery).
     pub keep_sent_hours: u32,
+    /// Days a mail whose delivery fails for a reason that may pass (the
+    /// server unreachable, a wrong password, TLS) is retried before it is
+    /// given up as dead (`adjutant outbox retry` puts it back).
+    pub retry_days: u32,
 }
 
 impl Default for OutboundConfig {
@@ -189,6 +199,7 @@ impl Default for OutboundConfig {
             command: "/usr/sbin/sendmail".into(),
             smtp: None,
             keep_sent_hours: 0,
+            retry_days: 7,
         }
     }
 }

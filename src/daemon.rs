@@ -13,8 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// After this many failed attempts a mail is marked dead.
-pub const MAX_ATTEMPTS: i64 = 12;
+/// The longest wait between two attempts at a mail whose delivery failed
+/// for a reason that may pass (the back-off doubles from two minutes up to
+/// this).
+pub const MAX_BACKOFF_SECS: i64 = 3600;
 
 /// What one pass did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -187,8 +189,8 @@ fn mark(judge: &Judge, sent: Vec<Sent>, pass: &mut Pass) {
     if sent.is_empty() {
         return;
     }
-    let keep = judge.cfg.outbound.keep_sent_hours > 0;
-    if let Err(e) = record_all(&judge.conn, sent, judge.clock.now(), keep, pass) {
+    let policy = Policy::of(&judge.cfg);
+    if let Err(e) = record_all(&judge.conn, sent, judge.clock.now(), policy, pass) {
         // Unmarked, they are delivered again by the pass's delivery.
         tracing::error!("outbox: {e}");
     }
@@ -328,7 +330,7 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
             if group.is_empty() {
                 break;
             }
-            record_all(conn, group, now, keep_hours > 0, pass)?;
+            record_all(conn, group, now, Policy::of(cfg), pass)?;
         }
     }
     if keep_hours > 0 {
@@ -346,23 +348,43 @@ fn record_all(
     conn: &rusqlite::Connection,
     sent: impl IntoIterator<Item = Sent>,
     now: DateTime<Utc>,
-    keep: bool,
+    policy: Policy,
     pass: &mut Pass,
 ) -> Result<(), store::StoreError> {
     store::relaxed(conn, |conn| {
         let tx = conn.unchecked_transaction()?;
         for s in sent {
-            record(conn, s, now, keep, pass)?;
+            record(conn, s, now, policy, pass)?;
         }
         tx.commit()?;
         Ok(())
     })
 }
 
+/// What the host's config says about recording deliveries.
+#[derive(Debug, Clone, Copy)]
+struct Policy {
+    /// Keep a delivered mail's bytes (`outbound.keep_sent_hours` > 0).
+    keep: bool,
+    /// How long a mail whose delivery fails for a reason that may pass is
+    /// retried, from when it was queued (`outbound.retry_days`).
+    horizon: chrono::Duration,
+}
+
+impl Policy {
+    fn of(cfg: &Config) -> Policy {
+        Policy {
+            keep: cfg.outbound.keep_sent_hours > 0,
+            horizon: chrono::Duration::days(i64::from(cfg.outbound.retry_days)),
+        }
+    }
+}
+
 /// One delivery's outcome, to be recorded.
 struct Sent {
     id: i64,
     attempts: i64,
+    created_at: String,
     recipient: String,
     result: Result<(), outbound::DeliveryError>,
 }
@@ -372,6 +394,7 @@ impl Sent {
         Sent {
             id: m.id,
             attempts: m.attempts,
+            created_at: m.created_at.clone(),
             recipient: m.recipient.clone(),
             result,
         }
@@ -501,26 +524,32 @@ fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::Deliver
     }
 }
 
-/// Records a delivery's outcome: sent (its bytes dropped unless `keep`),
-/// or failed and retried later, or given up.
+/// Records a delivery's outcome: sent (its bytes dropped unless the
+/// policy keeps them), or failed and retried later, or given up: only a
+/// permanent fault (the recipient's server refused it) or one that lasted
+/// past the host's horizon gives a mail up (`adjutant outbox retry` puts it
+/// back).
 fn record(
     conn: &rusqlite::Connection,
     m: Sent,
     now: chrono::DateTime<chrono::Utc>,
-    keep: bool,
+    policy: Policy,
     pass: &mut Pass,
 ) -> Result<(), store::StoreError> {
     match m.result {
         Ok(()) => {
-            store::outbox_sent(conn, m.id, &stamp(now), keep)?;
+            store::outbox_sent(conn, m.id, &stamp(now), policy.keep)?;
             pass.delivered += 1;
         }
         Err(e) => {
             pass.delivery_failures += 1;
             let attempts = m.attempts + 1;
-            let next = (e.transient && attempts < MAX_ATTEMPTS).then(|| {
-                let wait = 60i64 << attempts.min(8); // 2 min .. ~4 h
-                stamp(now + chrono::Duration::seconds(wait.min(6 * 3600)))
+            let queued =
+                DateTime::parse_from_rfc3339(&m.created_at).map_or(now, |t| t.with_timezone(&Utc));
+            let within = now < queued + policy.horizon;
+            let next = (e.transient && within).then(|| {
+                let wait = 60i64 << attempts.clamp(1, 20); // 2 min, doubling
+                stamp(now + chrono::Duration::seconds(wait.min(MAX_BACKOFF_SECS)))
             });
             tracing::warn!(
                 "delivery of mail {} to {} failed ({}): {e}",

@@ -212,8 +212,12 @@ enum Cmd {
     Campaign(CampaignCmd),
     /// The inbox log: every message received and what was done with it.
     Log,
-    /// The outbox: every mail queued, its state and attempts.
-    Outbox,
+    /// The outbox: every mail queued, its state, attempts and last error;
+    /// `outbox retry ID` or `outbox retry --dead` puts dead mail back.
+    Outbox {
+        #[command(subcommand)]
+        action: Option<OutboxCmd>,
+    },
     /// Check the judge's files and config for what a host should fix:
     /// files others can read (the database holds seat secrets), passwords
     /// written in the config instead of `password_env`. Exit 1 if any.
@@ -373,7 +377,10 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Campaign(cc) => campaign_cmd(config, cc),
         Cmd::Log => log_cmd(config),
         Cmd::Doctor => doctor_cmd(config),
-        Cmd::Outbox => outbox_cmd(config),
+        Cmd::Outbox { action: None } => outbox_cmd(config),
+        Cmd::Outbox {
+            action: Some(OutboxCmd::Retry { id, dead }),
+        } => outbox_retry_cmd(config, id, dead),
         Cmd::Approve { game } => approve_cmd(config, game),
         Cmd::Amend { game, reason, fix } => amend_cmd(config, game, &reason, &fix),
         Cmd::Broadcast { game, text } => {
@@ -827,6 +834,36 @@ fn log_cmd(config: &Option<PathBuf>) -> Result<i32> {
     Ok(0)
 }
 
+/// What `outbox` can do beside listing.
+#[derive(Subcommand)]
+enum OutboxCmd {
+    /// Put dead mail back in the queue (due now, attempts counted afresh)
+    /// and deliver it: one mail by its id, or every dead one with --dead.
+    Retry {
+        /// The mail's id (the first column of `adjutant outbox`).
+        id: Option<i64>,
+        /// Every dead mail.
+        #[arg(long, conflicts_with = "id")]
+        dead: bool,
+    },
+}
+
+fn outbox_retry_cmd(config: &Option<PathBuf>, id: Option<i64>, dead: bool) -> Result<i32> {
+    if id.is_none() && !dead {
+        bail!("say which mail: `outbox retry ID`, or `outbox retry --dead` for every dead one");
+    }
+    let mut judge = open(config)?;
+    let now = adjutant::service::clock::stamp(judge.clock.now());
+    let n = adjutant::store::outbox_retry(&judge.conn, id, &now)?;
+    match (n, id) {
+        (0, Some(id)) => bail!("mail {id} is not dead (see `adjutant outbox`)"),
+        (0, None) => println!("no dead mail"),
+        (n, _) => println!("{n} mails put back in the queue"),
+    }
+    deliver(&mut judge)?;
+    Ok(0)
+}
+
 fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let judge = open(config)?;
     for m in adjutant::store::outbox_list(&judge.conn)? {
@@ -841,6 +878,9 @@ fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
             "{:>6}  {:<8} {:<10} attempts {}  {:<10} {}",
             m.id, m.status, m.kind, m.attempts, body, m.recipient
         );
+        if let (Some(e), false) = (&m.last_error, m.status == "sent") {
+            println!("        last error: {e}");
+        }
     }
     Ok(0)
 }

@@ -17,6 +17,7 @@ mod cli_game;
 mod conformance;
 mod crash;
 mod deadlines;
+mod delivery;
 mod desert;
 mod e2e_airdrop;
 mod e2e_campaign;

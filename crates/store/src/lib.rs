@@ -978,6 +978,9 @@ pub struct OutMail {
     pub raw: Vec<u8>,
     pub status: String,
     pub attempts: i64,
+    /// When it was queued (RFC 3339): a transient fault is retried until
+    /// the host's horizon from here (`outbound.retry_days`).
+    pub created_at: String,
 }
 
 pub fn insert_outbox(
@@ -1061,10 +1064,12 @@ fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
         })?,
         status: r.get(6)?,
         attempts: r.get(7)?,
+        created_at: r.get(8)?,
     })
 }
 
-const OUT_COLS: &str = "id, game_id, recipient, message_id, kind, raw, status, attempts";
+const OUT_COLS: &str =
+    "id, game_id, recipient, message_id, kind, raw, status, attempts, created_at";
 
 /// At most this many pending mails (bodies included) are read at a time
 /// by [`outbox_due_page`]: delivery's memory does not grow with the backlog.
@@ -1102,6 +1107,8 @@ pub struct OutboxEntry {
     pub body_bytes: i64,
     /// The body is a turn report's [`JOB`], rendered at delivery.
     pub to_render: bool,
+    /// Why the last attempt failed (none once sent).
+    pub last_error: Option<String>,
 }
 
 /// Every outbox row without its body (SQLite's `length` of a blob reads
@@ -1109,7 +1116,7 @@ pub struct OutboxEntry {
 pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
     let mut st = conn.prepare_cached(
         "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw),
-                coalesce(substr(raw, 1, ?1) = ?2, 0)
+                coalesce(substr(raw, 1, ?1) = ?2, 0), last_error
          FROM outbox ORDER BY id",
     )?;
     let rows = st.query_map(params![JOB.len() as i64, JOB], |r| {
@@ -1124,6 +1131,7 @@ pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
             sent_at: r.get(7)?,
             body_bytes: r.get(8)?,
             to_render: r.get(9)?,
+            last_error: r.get(10)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -1178,6 +1186,19 @@ pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, Sto
          WHERE status = 'sent' AND raw <> X'' AND sent_at < ?1",
         )?
         .execute([sent_before])?)
+}
+
+/// Puts dead mail back in the queue, due at `now` with its attempts
+/// counted afresh: one row by id, or every dead row (`adjutant outbox
+/// retry`). Returns how many rows were put back; a row that is pending or
+/// sent is left alone.
+pub fn outbox_retry(conn: &Connection, id: Option<i64>, now: &str) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2
+             WHERE status = 'dead' AND (?1 IS NULL OR id = ?1)",
+        )?
+        .execute(params![id, now])?)
 }
 
 pub fn outbox_failed(

@@ -1,0 +1,124 @@
+//! The outbox through an outage (issue 35, docs/host.md "When delivery
+//! fails"): a mail server that cannot be reached for a week of the judge's
+//! clock gives no mail up; everything queued is delivered once it is back;
+//! only the host's horizon (`outbound.retry_days`) gives a mail up, and
+//! `adjutant outbox retry` puts it back.
+
+use crate::common::{mail, Site};
+
+/// A loopback port nothing listens on.
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// The site's outbound transport: SMTP to `port` on loopback, or the
+/// default files.
+fn transport(site: &Site, smtp_port: Option<u16>) {
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    let cfg = match cfg.split_once("\n[outbound.smtp]") {
+        Some((head, _)) => head.to_string() + "\n",
+        None => cfg,
+    };
+    let cfg = match smtp_port {
+        Some(port) => {
+            cfg.replacen("kind = \"file\"", "kind = \"smtp\"", 1)
+                + &format!(
+                    "\n[outbound.smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\ntimeout_secs = 2\n"
+                )
+        }
+        None => cfg.replacen("kind = \"smtp\"", "kind = \"file\"", 1),
+    };
+    std::fs::write(site.config(), cfg).unwrap();
+}
+
+/// The outbox's rows by status: (pending, sent, dead).
+fn statuses(site: &Site) -> (i64, i64, i64) {
+    let db = site.db();
+    let n = |s: &str| -> i64 {
+        db.query_row("SELECT count(*) FROM outbox WHERE status = ?1", [s], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    (n("pending"), n("sent"), n("dead"))
+}
+
+/// `serve --once` at `day` days and `hour` hours after the start.
+fn pass_at(site: &Site, day: u32, hour: u32) {
+    let now = format!("2026-11-{:02}T{hour:02}:00:00Z", 1 + day);
+    site.at(&now, &["serve", "--once"]);
+}
+
+fn ask_help(site: &Site, n: usize) {
+    for i in 0..n {
+        site.drop_mail(
+            &format!("help{i}.eml"),
+            &mail(
+                &format!("p{i}@example.org"),
+                "judge@localhost",
+                "help",
+                &format!("<outage-{i}@example.org>"),
+                "HELP\n",
+            ),
+        );
+    }
+}
+
+#[test]
+fn a_week_without_the_mail_server_gives_no_mail_up_and_all_goes_out_when_it_is_back() {
+    let site = Site::new();
+    transport(&site, Some(closed_port()));
+    ask_help(&site, 3);
+    pass_at(&site, 0, 0);
+    assert_eq!(statuses(&site), (3, 0, 0), "queued, the server unreachable");
+    // Six days and 23 hours of passes every five hours: every attempt fails.
+    for h in (5..7 * 24).step_by(5) {
+        pass_at(&site, h / 24, h % 24);
+        let (pending, _, dead) = statuses(&site);
+        assert_eq!((pending, dead), (3, 0), "hour {h}: no mail given up");
+    }
+    let attempts: i64 = site
+        .db()
+        .query_row("SELECT min(attempts) FROM outbox", [], |r| r.get(0))
+        .unwrap();
+    assert!(attempts >= 20, "retried all week ({attempts} attempts)");
+    // The server is back: everything goes out, once.
+    transport(&site, None);
+    pass_at(&site, 6, 23);
+    assert_eq!(statuses(&site), (0, 3, 0));
+    assert_eq!(site.outbox().len(), 3);
+    pass_at(&site, 7, 0);
+    assert_eq!(site.outbox().len(), 3, "nothing delivered twice");
+}
+
+#[test]
+fn past_the_hosts_horizon_mail_goes_dead_and_outbox_retry_puts_it_back() {
+    let site = Site::new();
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    std::fs::write(
+        site.config(),
+        cfg.replace("retry_days = 7", "retry_days = 1"),
+    )
+    .unwrap();
+    transport(&site, Some(closed_port()));
+    ask_help(&site, 2);
+    pass_at(&site, 0, 0);
+    pass_at(&site, 0, 23);
+    assert_eq!(statuses(&site), (2, 0, 0), "within the day: still queued");
+    pass_at(&site, 1, 1);
+    assert_eq!(statuses(&site), (0, 0, 2), "past the day: given up");
+    let listed = site.ok(&["outbox"]);
+    assert!(listed.contains("dead"), "{listed}");
+    assert!(listed.contains("last error:"), "{listed}");
+    // The host mends the transport and puts the dead mail back.
+    transport(&site, None);
+    let out = site.run(&["outbox", "retry"]);
+    assert!(!out.status.success(), "retry needs an id or --dead");
+    let said = site.ok(&["outbox", "retry", "--dead"]);
+    assert!(said.contains("2 mails put back"), "{said}");
+    assert_eq!(statuses(&site), (0, 2, 0));
+    assert_eq!(site.outbox().len(), 2);
+    let out = site.run(&["outbox", "retry", "1"]);
+    assert!(!out.status.success(), "a sent mail is not dead");
+}
