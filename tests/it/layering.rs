@@ -91,3 +91,44 @@ fn a_family_depends_on_no_other_family() {
         }
     }
 }
+
+/// Every `.rs` file under `dir`, recursively, as (path, text).
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(sources(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+/// The service and the binary share the `adjutant` crate
+/// (docs/architecture.md says why); the one arrow the compiler cannot keep
+/// there is kept here: the use-cases (service, protocol, report, the list
+/// of families, config) never call the daemon or the CLI, which call them.
+#[test]
+fn the_service_never_calls_the_daemon_or_the_cli() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for d in ["service", "protocol", "report", "rules", "engine"] {
+        files.extend(sources(&root.join(d)));
+    }
+    files.push((
+        "src/config.rs".into(),
+        std::fs::read_to_string(root.join("config.rs")).unwrap(),
+    ));
+    assert!(files.len() > 15, "the service's files were found");
+    let bad: Vec<&String> = files
+        .iter()
+        .filter(|(_, text)| text.contains("crate::daemon") || text.contains("crate::main"))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(bad.is_empty(), "these name the daemon or the CLI: {bad:?}");
+}
