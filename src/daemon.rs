@@ -484,6 +484,14 @@ fn send(
     m: &store::OutMail,
     rendered: Result<(), ServiceError>,
 ) -> Result<(), outbound::DeliveryError> {
+    if let Some(why) = &m.damaged {
+        // A body that does not read back fails alone, named; the rest of
+        // its page goes out.
+        return Err(outbound::DeliveryError {
+            message: format!("the stored mail is damaged: {why}"),
+            transient: false,
+        });
+    }
     rendered.map_err(|e| outbound::DeliveryError {
         message: format!("the report cannot be rendered: {e}"),
         transient: false,

@@ -27,7 +27,9 @@ fn transport(site: &Site, smtp_port: Option<u16>) {
                     "\n[outbound.smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\ntimeout_secs = 2\n"
                 )
         }
-        None => cfg.replacen("kind = \"smtp\"", "kind = \"file\"", 1),
+        None => cfg
+            .replacen("kind = \"smtp\"", "kind = \"file\"", 1)
+            .replacen("kind = \"sendmail\"", "kind = \"file\"", 1),
     };
     std::fs::write(site.config(), cfg).unwrap();
 }
@@ -121,4 +123,44 @@ fn past_the_hosts_horizon_mail_goes_dead_and_outbox_retry_puts_it_back() {
     assert_eq!(site.outbox().len(), 2);
     let out = site.run(&["outbox", "retry", "1"]);
     assert!(!out.status.success(), "a sent mail is not dead");
+}
+
+#[test]
+fn a_damaged_body_fails_alone_named_and_the_rest_of_the_page_goes_out() {
+    let site = Site::new();
+    // Three answers queued while every delivery fails.
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    std::fs::write(
+        site.config(),
+        cfg.replace("[outbound]\n", "[outbound]\ncommand = \"/bin/false\"\n")
+            .replacen("kind = \"file\"", "kind = \"sendmail\"", 1),
+    )
+    .unwrap();
+    ask_help(&site, 3);
+    pass_at(&site, 0, 0);
+    assert_eq!(statuses(&site), (3, 0, 0));
+    // The middle one's stored body is damaged: compressed bytes cut short.
+    let ids: Vec<i64> = {
+        let db = site.db();
+        let mut st = db.prepare("SELECT id FROM outbox ORDER BY id").unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    site.db()
+        .execute(
+            "UPDATE outbox SET raw = CAST(?1 AS BLOB) WHERE id = ?2",
+            rusqlite::params![&b"\0adjutant-lz4\0\xff\xff"[..], ids[1]],
+        )
+        .unwrap();
+    transport(&site, None);
+    pass_at(&site, 0, 6);
+    assert_eq!(statuses(&site), (0, 2, 1), "the other two went out");
+    assert_eq!(site.outbox().len(), 2);
+    let listed = site.ok(&["outbox"]);
+    assert!(
+        listed.contains("the stored mail is damaged"),
+        "the damaged mail is named: {listed}"
+    );
 }

@@ -981,6 +981,9 @@ pub struct OutMail {
     /// When it was queued (RFC 3339): a transient fault is retried until
     /// the host's horizon from here (`outbound.retry_days`).
     pub created_at: String,
+    /// Why the stored body cannot be read back (then `raw` is empty): the
+    /// row fails alone, the rest of its page is delivered.
+    pub damaged: Option<String>,
 }
 
 pub fn insert_outbox(
@@ -1053,18 +1056,21 @@ pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
 }
 
 fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
+    let (raw, damaged) = match unpack(r.get(5)?) {
+        Ok(raw) => (raw, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
     Ok(OutMail {
         id: r.get(0)?,
         game_id: r.get(1)?,
         recipient: r.get(2)?,
         message_id: r.get(3)?,
         kind: r.get(4)?,
-        raw: unpack(r.get(5)?).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(5, rusqlite::types::Type::Blob, Box::new(e))
-        })?,
+        raw,
         status: r.get(6)?,
         attempts: r.get(7)?,
         created_at: r.get(8)?,
+        damaged,
     })
 }
 
@@ -1417,7 +1423,11 @@ mod tests {
         c.execute("UPDATE outbox SET raw = ?1 WHERE id = ?2", params![bad, id])
             .unwrap();
         assert!(matches!(outbox_body(&c, id), Err(StoreError::Corrupt(_))));
-        assert!(outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).is_err());
+        // In a page it is named on its own row, which fails alone.
+        let page = outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).unwrap();
+        let row = page.iter().find(|m| m.id == id).unwrap();
+        assert!(row.raw.is_empty());
+        assert!(row.damaged.as_deref().is_some_and(|d| d.contains("does not unpack")));
     }
 
     #[test]
