@@ -7,6 +7,7 @@
 pub mod board;
 pub mod case;
 pub mod engine;
+pub mod events;
 pub mod random;
 pub mod report;
 pub mod ruleset;
@@ -170,7 +171,7 @@ impl Family for Ruleset {
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         let out = engine::run(self, s, orders, Some(chance))?;
-        Ok((out.st, out.ev))
+        Ok((out.st, events_to_json(out.ev)))
     }
 
     fn result(&self, s: &State) -> Option<String> {
@@ -194,7 +195,7 @@ impl Family for Ruleset {
         viewer: &Viewer,
         _mover: Option<&str>,
     ) -> Parts {
-        report::parts(self, s, events, viewer)
+        report::parts(self, s, &events_from_json(events), viewer)
     }
 
     fn describe_events(
@@ -203,7 +204,10 @@ impl Family for Ruleset {
         events: &[serde_json::Value],
         _viewer: &Viewer,
     ) -> Vec<String> {
-        events.iter().filter_map(report::describe).collect()
+        events_from_json(events)
+            .iter()
+            .filter_map(report::describe)
+            .collect()
     }
 
     /// Units destroyed: the victory points of these rulebooks.
@@ -214,4 +218,19 @@ impl Family for Ruleset {
             .zip(s.destroyed.iter().copied())
             .collect()
     }
+}
+
+/// The events as the `Family` interface carries them today (JSON objects).
+fn events_to_json(ev: Vec<events::Event>) -> Vec<serde_json::Value> {
+    ev.iter()
+        .filter_map(|e| serde_json::to_value(e).ok())
+        .collect()
+}
+
+/// The events back from their JSON form. An event that does not parse (not
+/// one this engine wrote) is dropped: it has nothing a grid report could say.
+fn events_from_json(ev: &[serde_json::Value]) -> Vec<events::Event> {
+    ev.iter()
+        .filter_map(|e| serde_json::from_value(e.clone()).ok())
+        .collect()
 }
