@@ -350,9 +350,13 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             deck: &mut deck,
         };
         match &cf.r#move.amend {
-            Some(fix) => {
-                super::syw::amend::amend(&r, &st, fix).map(|(st, ev)| engine::Outcome { st, ev })
-            }
+            Some(fix) => super::syw::amend::amend(&r, &st, fix).map(|(st, ev)| engine::Outcome {
+                st,
+                ev: ev
+                    .iter()
+                    .filter_map(|e| serde_json::to_value(e).ok())
+                    .collect(),
+            }),
             None => engine::run(&r, &st, &orders, Some(&mut chance)),
         }
     };

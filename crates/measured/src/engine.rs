@@ -1269,7 +1269,12 @@ pub fn run(
 ) -> Result<Outcome, Rejection> {
     if r.syw.is_some() {
         let o = super::syw::engine::run(r, st, orders, chance)?;
-        return Ok(Outcome { st: o.st, ev: o.ev });
+        // (The Charge! events become typed next.)
+        let ev = o.ev.iter().filter_map(|e| serde_json::to_value(e).ok());
+        return Ok(Outcome {
+            st: o.st,
+            ev: ev.collect(),
+        });
     }
     if st.over {
         return Err(Rejection::whole("the game is over"));

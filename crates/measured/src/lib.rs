@@ -5,6 +5,7 @@
 
 pub mod case;
 pub mod engine;
+pub mod events;
 pub mod geometry;
 pub mod orders;
 pub mod pinning;
@@ -264,7 +265,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
     ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
         if self.syw.is_some() {
             let out = syw::engine::run(self, s, orders, Some(chance))?;
-            return Ok((out.st, out.ev));
+            return Ok((out.st, events_to_json(out.ev)));
         }
         let out = engine::run(self, s, orders, Some(chance))?;
         Ok((out.st, out.ev))
@@ -306,7 +307,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
 
     /// A referee's correction (docs/referee.md, "Measured tables").
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
-        syw::amend::amend(self, s, text)
+        syw::amend::amend(self, s, text).map(|(st, ev)| (st, events_to_json(ev)))
     }
 
     /// Rank and file each side has removed from the enemy.
@@ -317,4 +318,11 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
             .zip(s.removed.iter().copied())
             .collect()
     }
+}
+
+/// The events as the `Family` interface carries them today (JSON objects).
+fn events_to_json(ev: Vec<events::Event>) -> Vec<serde_json::Value> {
+    ev.iter()
+        .filter_map(|e| serde_json::to_value(e).ok())
+        .collect()
 }
