@@ -268,7 +268,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
             return Ok((out.st, events_to_json(out.ev)));
         }
         let out = engine::run(self, s, orders, Some(chance))?;
-        Ok((out.st, out.ev))
+        Ok((out.st, events_to_json(out.ev)))
     }
 
     fn result(&self, s: &State) -> Option<String> {
@@ -293,7 +293,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         viewer: &Viewer,
         _mover: Option<&str>,
     ) -> Parts {
-        report::parts(self, s, events, viewer)
+        report::parts(self, s, &events_from_json(events), viewer)
     }
 
     fn describe_events(
@@ -302,7 +302,10 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         events: &[serde_json::Value],
         _viewer: &Viewer,
     ) -> Vec<String> {
-        events.iter().filter_map(report::describe).collect()
+        events_from_json(events)
+            .iter()
+            .filter_map(report::describe)
+            .collect()
     }
 
     /// A referee's correction (docs/referee.md, "Measured tables").
@@ -324,5 +327,14 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
 fn events_to_json(ev: Vec<events::Event>) -> Vec<serde_json::Value> {
     ev.iter()
         .filter_map(|e| serde_json::to_value(e).ok())
+        .collect()
+}
+
+/// The events back from their JSON form. An event that does not parse (not
+/// one this engine wrote) is dropped: it has nothing a measured report
+/// could say.
+fn events_from_json(ev: &[serde_json::Value]) -> Vec<events::Event> {
+    ev.iter()
+        .filter_map(|e| serde_json::from_value(e.clone()).ok())
         .collect()
 }
