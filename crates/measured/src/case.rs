@@ -3,13 +3,13 @@
 //! for each side, the dice forced, and what the rulebook says must follow.
 
 use super::engine;
+use super::events::Event;
 use super::geometry::Pt;
 use super::ruleset::{at, toml_error, Inches, Ruleset};
 use super::state::{self, FeatureFile, Forced, Placement, TablePart};
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::{CaseResult, Chance, DataError, Orders};
 use serde::Deserialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
@@ -119,7 +119,7 @@ struct ExpectView {
 fn check_views(
     r: &Ruleset,
     st: &state::State,
-    ev: &[Value],
+    ev: &[Event],
     views: &BTreeMap<String, ExpectView>,
     problems: &mut Vec<String>,
 ) {
@@ -577,20 +577,12 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         }
     }
     for k in &e.events {
-        if !out
-            .ev
-            .iter()
-            .any(|v| v.get("kind").and_then(Value::as_str) == Some(k.as_str()))
-        {
+        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
             problems.push(format!("expected an event '{k}'"));
         }
     }
     for k in &e.no_events {
-        if out
-            .ev
-            .iter()
-            .any(|v| v.get("kind").and_then(Value::as_str) == Some(k.as_str()))
-        {
+        if out.ev.iter().any(|v| v.kind() == k.as_str()) {
             problems.push(format!("expected no event '{k}'"));
         }
     }

@@ -13,12 +13,12 @@
 //! 6. morale: the 50% rule, then a test for every unit that lost figures
 //!    or whose morale is bad.
 
+use super::events::{Charge, Combat, CounterBattery, Event, FireAtChargers, VolleyDie};
 use super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
 use super::orders::{parse, Line, Step};
 use super::ruleset::{band_of, Band, Ruleset, Troop};
 use super::state::{self, figures, footprint, gun_points, shape, Forced, Melee, State, Unit};
 use adjutant_rules::{Chance, Orders, Rejection};
-use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 // Procedures added to the move: the General's rally, houses under fire,
@@ -33,7 +33,7 @@ mod water;
 /// What one move did.
 pub struct Outcome {
     pub st: State,
-    pub ev: Vec<Value>,
+    pub ev: Vec<Event>,
 }
 
 /// What a unit fires or charges this move.
@@ -1226,7 +1226,7 @@ fn gun_sight(
 struct Turn<'a, 'c, 'd> {
     r: &'a Ruleset,
     st: State,
-    ev: Vec<Value>,
+    ev: Vec<Event>,
     chance: Option<&'c mut Chance<'d>>,
     /// Rank and file lost this move, by unit (for morale and melee).
     lost: BTreeMap<String, u32>,
@@ -1319,7 +1319,7 @@ pub fn run(
         melee_credit: BTreeMap::new(),
         not_rested: BTreeSet::new(),
     };
-    t.ev.push(json!({"kind": "move", "turn": st.turn}));
+    t.ev.push(Charge::Move { turn: st.turn }.into());
     for (id, o) in standing {
         if let Some(u) = t.st.unit_mut(&id) {
             if o.iter().any(|x| x == "NONE") {
@@ -1389,16 +1389,38 @@ fn move_rear(t: &mut Turn<'_, '_, '_>, id: &str, d: i64, why: &str, flee: bool) 
     }
     match best {
         Some((_, _, true)) => {
-            t.ev.push(json!({"kind": "fled", "unit": id, "why": why}));
+            t.ev.push(
+                Charge::Fled {
+                    unit: id.to_string(),
+                    why: why.to_string(),
+                }
+                .into(),
+            );
             t.st.units.retain(|x| x.id != id);
         }
         Some((end, k, false)) => {
             if let Some(m) = t.st.unit_mut(id) {
                 m.front = end;
             }
-            t.ev.push(json!({"kind": "retire", "unit": id, "dist": k, "text": fmt_len(k), "why": why}));
+            t.ev.push(
+                Charge::Retire {
+                    unit: id.to_string(),
+                    dist: k,
+                    text: fmt_len(k),
+                    why: why.to_string(),
+                }
+                .into(),
+            );
         }
-        None => t.ev.push(json!({"kind": "retire", "unit": id, "dist": 0, "text": "0\"", "why": format!("{why}; blocked")})),
+        None => t.ev.push(
+            Charge::Retire {
+                unit: id.to_string(),
+                dist: 0,
+                text: "0\"".into(),
+                why: format!("{why}; blocked"),
+            }
+            .into(),
+        ),
     }
 }
 
@@ -1471,7 +1493,13 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             continue;
         };
         if ch.melee.is_some() {
-            t.ev.push(json!({"kind": "lapse", "unit": ch.id, "why": format!("already in melee; its charge at {target} lapses")}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: ch.id.to_string(),
+                    why: format!("already in melee; its charge at {target} lapses"),
+                }
+                .into(),
+            );
             continue;
         }
         // Another charge or a forced move may have put a unit in the way
@@ -1484,12 +1512,18 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
         if let Some(o) = t.st.units.iter().find(|o| {
             o.id != ch.id && o.id != tg.id && ground.iter().any(|s| g::overlap(s, &footprint(r, o)))
         }) {
-            t.ev.push(json!({"kind": "lapse", "unit": ch.id, "why": format!("{} is in the way: its charge at {target} is not made", o.id)}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: ch.id.to_string(),
+                    why: format!("{} is in the way: its charge at {target} is not made", o.id),
+                }
+                .into(),
+            );
             continue;
         }
         // Firing at chargers, in the move contact is made.
         let tt = troop(r, &tg);
-        let mut fired = json!(null);
+        let mut fired = None;
         if tg.standing.iter().any(|s| s == "FIRE AT CHARGERS")
             && tt.musket == "line"
             && tg.melee.is_none()
@@ -1510,9 +1544,19 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                     m.volleyed = true;
                 }
                 *t.melee_credit.entry(ch.id.clone()).or_default() += killed;
-                fired = json!({"attacker": a, "defender": d, "fired": true, "killed": killed});
+                fired = Some(FireAtChargers {
+                    attacker: a,
+                    defender: d,
+                    fired: true,
+                    killed: Some(killed),
+                });
             } else {
-                fired = json!({"attacker": a, "defender": d, "fired": false});
+                fired = Some(FireAtChargers {
+                    attacker: a,
+                    defender: d,
+                    fired: false,
+                    killed: None,
+                });
             }
         }
         if let Some(m) = t.st.unit_mut(&ch.id) {
@@ -1542,11 +1586,29 @@ fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
         }
         let face_name = ["front", "right flank", "rear", "left flank"][*face];
-        t.ev.push(json!({"kind": "charge", "unit": ch.id, "target": tg.id, "dist": dist, "text": fmt_len(*dist),
-            "face": face_name, "impetus": impetus, "fire_at_chargers": fired,
-            "side": t.st.sides[ch.side]}));
+        t.ev.push(
+            Charge::Charge {
+                unit: ch.id.to_string(),
+                target: tg.id.to_string(),
+                dist: *dist,
+                text: fmt_len(*dist),
+                face: face_name.to_string(),
+                impetus: *impetus,
+                fire_at_chargers: fired,
+                side: t.st.sides[ch.side].to_string(),
+            }
+            .into(),
+        );
         if !*impetus {
-            t.ev.push(json!({"kind": "note", "text": format!("{} moves to contact at its normal rate: no charge impetus", ch.id)}));
+            t.ev.push(
+                Charge::Note {
+                    text: format!(
+                        "{} moves to contact at its normal rate: no charge impetus",
+                        ch.id
+                    ),
+                }
+                .into(),
+            );
         }
         t.melee_impetus(&ch.id, *impetus);
         if *impetus {
@@ -1566,7 +1628,7 @@ fn ride_down(t: &mut Turn<'_, '_, '_>, ch: &str, target: &str, face: usize, dist
     let Some(o) = super::ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
         return;
     };
-    t.ev.push(o.event);
+    t.ev.push(o.event.into());
     let k = t.kill(target, o.killed, cu.side);
     match o.through {
         None => {
@@ -1637,7 +1699,13 @@ fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String> {
             continue;
         }
         if t.st.unit(&p.unit).is_some_and(|u| u.melee.is_some()) {
-            t.ev.push(json!({"kind": "lapse", "unit": p.unit, "why": "charged: its orders lapse"}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: p.unit.to_string(),
+                    why: "charged: its orders lapse".into(),
+                }
+                .into(),
+            );
             continue;
         }
         going.push(p);
@@ -1669,7 +1737,13 @@ fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String> {
                 .iter()
                 .find(|(id, fp)| **id != p.unit && p.sweep.iter().any(|s| g::overlap(s, fp)));
             if let Some((other, _)) = hit {
-                t.ev.push(json!({"kind": "blocked", "unit": p.unit, "by": other}));
+                t.ev.push(
+                    Charge::Blocked {
+                        unit: p.unit.to_string(),
+                        by: other.to_string(),
+                    }
+                    .into(),
+                );
                 halted.insert(p.unit.clone());
                 changed = true;
             }
@@ -1697,11 +1771,26 @@ fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String> {
             }
             if p.moved {
                 moved.insert(p.unit.clone());
-                t.ev.push(json!({"kind": "moved", "unit": p.unit, "orders": steps, "measured": p.measured,
-                    "from": [from.x, from.y], "to": [p.end.front.x, p.end.front.y], "facing": p.end.facing,
-                    "formation": p.end.formation}));
+                t.ev.push(
+                    Charge::Moved {
+                        unit: p.unit.to_string(),
+                        orders: steps,
+                        measured: p.measured.clone(),
+                        from: [from.x, from.y],
+                        to: [p.end.front.x, p.end.front.y],
+                        facing: p.end.facing,
+                        formation: p.end.formation.to_string(),
+                    }
+                    .into(),
+                );
             } else if p.limber.is_some() {
-                t.ev.push(json!({"kind": "limber", "unit": p.unit, "formation": p.end.formation}));
+                t.ev.push(
+                    Charge::Limber {
+                        unit: p.unit.to_string(),
+                        formation: p.end.formation.to_string(),
+                    }
+                    .into(),
+                );
             }
         }
     }
@@ -1796,14 +1885,26 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             continue;
         };
         let Some(tg) = before.get(&target).cloned() else {
-            t.ev.push(json!({"kind": "lapse", "unit": p.unit, "why": format!("{target} is gone")}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: p.unit.to_string(),
+                    why: format!("{target} is gone"),
+                }
+                .into(),
+            );
             continue;
         };
         let tr = troop(r, &gu);
         match gun_sight(r, &t.st, &gu, &tg, canister, &before) {
             Ok(_) => {}
             Err(why) => {
-                t.ev.push(json!({"kind": "lapse", "unit": p.unit, "why": why}));
+                t.ev.push(
+                    Charge::Lapse {
+                        unit: p.unit.to_string(),
+                        why: why.to_string(),
+                    }
+                    .into(),
+                );
                 continue;
             }
         }
@@ -1814,7 +1915,14 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 continue;
             }
             if gs.damage >= r.cb_alternate && gs.fired_last {
-                t.ev.push(json!({"kind": "gun_rests", "unit": gu.id, "gun": gi + 1, "why": "damaged: fires alternate moves"}));
+                t.ev.push(
+                    Charge::GunRests {
+                        unit: gu.id.to_string(),
+                        gun: gi + 1,
+                        why: "damaged: fires alternate moves".into(),
+                    }
+                    .into(),
+                );
                 // It rested this move, so it fires the next.
                 if let Some(m) = t.st.unit_mut(&gu.id) {
                     if let Some(x) = m.guns.get_mut(gi) {
@@ -1853,8 +1961,20 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                         *per.entry(u.clone()).or_default() += 1;
                     }
                 }
-                t.ev.push(json!({"kind": "canister", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
-                    "text": fmt_len(dd.floor()), "figures": hits.len(), "dice": dice, "kill": r.canister_kill, "killed": per}));
+                t.ev.push(
+                    Charge::Canister {
+                        unit: gu.id.to_string(),
+                        gun: gi + 1,
+                        target: tg.id.to_string(),
+                        range: dd.floor(),
+                        text: fmt_len(dd.floor()),
+                        figures: hits.len(),
+                        dice: dice.clone(),
+                        kill: r.canister_kill.clone(),
+                        killed: per.clone(),
+                    }
+                    .into(),
+                );
                 for (u, k) in per {
                     kills.push((u, k, side));
                 }
@@ -1864,8 +1984,26 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             if tr.howitzer {
                 let face = t.roll();
                 if face == 1 {
-                    t.ev.push(json!({"kind": "shell", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
-                        "text": fmt_len(dd.floor()), "sector": 1, "misfire": true}));
+                    t.ev.push(
+                        Charge::Shell {
+                            unit: gu.id.to_string(),
+                            gun: gi + 1,
+                            target: tg.id.to_string(),
+                            range: dd.floor(),
+                            text: fmt_len(dd.floor()),
+                            sector: 1,
+                            misfire: Some(true),
+                            figures: None,
+                            dice: None,
+                            kill: None,
+                            killed: None,
+                            counter_battery: None,
+                            houses: None,
+                            aim: None,
+                            from: None,
+                        }
+                        .into(),
+                    );
                     continue;
                 }
                 let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, &before);
@@ -1878,9 +2016,26 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                     }
                 }
                 let cb = counter_battery(t, &guns, dd, &mut damage);
-                t.ev.push(json!({"kind": "shell", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
-                    "text": fmt_len(dd.floor()), "sector": face, "figures": figs.len(), "dice": dice, "kill": r.how_kill,
-                    "killed": per, "counter_battery": cb, "houses": house_ev, "aim": [aim.x, aim.y], "from": [gp.x, gp.y]}));
+                t.ev.push(
+                    Charge::Shell {
+                        unit: gu.id.to_string(),
+                        gun: gi + 1,
+                        target: tg.id.to_string(),
+                        range: dd.floor(),
+                        text: fmt_len(dd.floor()),
+                        sector: face,
+                        figures: Some(figs.len()),
+                        dice: Some(dice.clone()),
+                        kill: Some(r.how_kill.clone()),
+                        killed: Some(per.clone()),
+                        counter_battery: Some(cb),
+                        houses: Some(house_ev),
+                        aim: Some([aim.x, aim.y]),
+                        from: Some([gp.x, gp.y]),
+                        misfire: None,
+                    }
+                    .into(),
+                );
                 for (u, k) in per {
                     kills.push((u, k, side));
                 }
@@ -1903,10 +2058,28 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 }
             }
             let cb = counter_battery(t, &guns, dd, &mut damage);
-            t.ev.push(json!({"kind": "roundshot", "unit": gu.id, "gun": gi + 1, "target": tg.id, "range": dd.floor(),
-                "text": fmt_len(dd.floor()), "kill": band.kill, "plus": plus, "minus": minus, "sleeve": off,
-                "sleeve_text": fmt_len(off), "figures": figs.len(), "dice": dice, "killed": per, "counter_battery": cb, "houses": house_ev,
-                "aim": [aim.x, aim.y], "from": [gp.x, gp.y]}));
+            t.ev.push(
+                Charge::Roundshot {
+                    unit: gu.id.to_string(),
+                    gun: gi + 1,
+                    target: tg.id.to_string(),
+                    range: dd.floor(),
+                    text: fmt_len(dd.floor()),
+                    kill: band.kill.clone(),
+                    plus,
+                    minus,
+                    sleeve: off,
+                    sleeve_text: fmt_len(off),
+                    figures: figs.len(),
+                    dice: dice.clone(),
+                    killed: per.clone(),
+                    counter_battery: cb,
+                    houses: house_ev,
+                    aim: [aim.x, aim.y],
+                    from: [gp.x, gp.y],
+                }
+                .into(),
+            );
             for (u, k) in per {
                 kills.push((u, k, side));
             }
@@ -1924,7 +2097,14 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 x.damage += pts;
                 if x.damage >= r.cb_destroyed && !x.destroyed {
                     x.destroyed = true;
-                    t.ev.push(json!({"kind": "gun_destroyed", "unit": u, "gun": gi + 1, "damage": x.damage}));
+                    t.ev.push(
+                        Charge::GunDestroyed {
+                            unit: u.to_string(),
+                            gun: gi + 1,
+                            damage: x.damage,
+                        }
+                        .into(),
+                    );
                 }
             }
         }
@@ -1936,7 +2116,7 @@ fn counter_battery(
     guns: &[(String, usize)],
     d: Dist2,
     out: &mut Vec<(String, usize, u32)>,
-) -> Vec<Value> {
+) -> Vec<CounterBattery> {
     let r = t.r;
     let reduce = r
         .cb_reduce
@@ -1950,7 +2130,13 @@ fn counter_battery(
         let die = t.roll();
         let pts = die.saturating_sub(reduce);
         out.push((u.clone(), *gi, pts));
-        ev.push(json!({"unit": u, "gun": gi + 1, "die": die, "less": reduce, "damage": pts}));
+        ev.push(CounterBattery {
+            unit: u.clone(),
+            gun: gi + 1,
+            die,
+            less: reduce,
+            damage: pts,
+        });
     }
     ev
 }
@@ -2030,7 +2216,7 @@ fn line_volley(
         return 0;
     };
     let (killed, ev) = volley_dice(t, &sh, &tg, band, cover, None);
-    t.ev.push(ev);
+    t.ev.push(ev.into());
     t.kill(target, killed, sh.side)
 }
 
@@ -2051,7 +2237,7 @@ fn volley_dice(
     band: &Band,
     cover: bool,
     d: Option<Dist2>,
-) -> (u32, Value) {
+) -> (u32, Charge) {
     let r = t.r;
     let tr = troop(r, sh);
     let n = firers(r, sh) / tr.fire_per;
@@ -2070,14 +2256,29 @@ fn volley_dice(
                 struck.insert((grp, *f));
             }
         }
-        dice.push(
-            json!({"die": die, "hits": hits, "group": grp + 1, "size": size, "figures": faces}),
-        );
+        dice.push(VolleyDie {
+            die,
+            hits,
+            group: grp + 1,
+            size,
+            figures: faces,
+        });
     }
     let killed = struck.len() as u32;
-    let ev = json!({"kind": "volley", "unit": sh.id, "target": tg.id, "firers": firers(r, sh), "per": tr.fire_per,
-        "range": d.map(Dist2::floor), "text": d.map(|d| fmt_len(d.floor())), "band_to": band.to, "first": !sh.volleyed,
-        "cover": cover, "deduct": ded, "dice": dice, "killed": killed});
+    let ev = Charge::Volley {
+        unit: sh.id.to_string(),
+        target: tg.id.to_string(),
+        firers: firers(r, sh),
+        per: tr.fire_per,
+        range: d.map(Dist2::floor),
+        text: d.map(|d| fmt_len(d.floor())),
+        band_to: band.to,
+        first: !sh.volleyed,
+        cover,
+        deduct: ded,
+        dice,
+        killed,
+    };
     (killed, ev)
 }
 
@@ -2114,7 +2315,13 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 std::cmp::Ordering::Equal => None,
             };
             t.ev.push(
-                json!({"kind": "fires_first", "a": a, "b": b, "dice": [da, db], "first": first}),
+                Charge::FiresFirst {
+                    a: a.to_string(),
+                    b: b.to_string(),
+                    dice: [da, db],
+                    first: first.clone(),
+                }
+                .into(),
             );
             match first {
                 Some(f) if f == *a => {
@@ -2137,17 +2344,35 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
             let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned())
             else {
-                t.ev.push(json!({"kind": "lapse", "unit": sid, "why": format!("{tid} is gone")}));
+                t.ev.push(
+                    Charge::Lapse {
+                        unit: sid.to_string(),
+                        why: format!("{tid} is gone"),
+                    }
+                    .into(),
+                );
                 continue;
             };
             if sh.rf == 0 || sh.melee.is_some() {
-                t.ev.push(json!({"kind": "lapse", "unit": sid, "why": "in melee or without men: no musketry"}));
+                t.ev.push(
+                    Charge::Lapse {
+                        unit: sid.to_string(),
+                        why: "in melee or without men: no musketry".into(),
+                    }
+                    .into(),
+                );
                 continue;
             }
             let sight = match musket_sight(r, &t.st, &sh, &tg, &snapshot) {
                 Ok(s) => s,
                 Err(why) => {
-                    t.ev.push(json!({"kind": "lapse", "unit": sid, "why": why}));
+                    t.ev.push(
+                        Charge::Lapse {
+                            unit: sid.to_string(),
+                            why: why.to_string(),
+                        }
+                        .into(),
+                    );
                     continue;
                 }
             };
@@ -2163,7 +2388,7 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 };
                 let band = band.clone();
                 let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
-                t.ev.push(ev);
+                t.ev.push(ev.into());
                 kills.push((tid.clone(), k, sh.side));
                 if let Some(m) = t.st.unit_mut(sid) {
                     m.volleyed = true;
@@ -2178,7 +2403,13 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 let band = band.clone();
                 let line_cover = sight.cover && !troop(r, &tg).light;
                 if line_cover {
-                    t.ev.push(json!({"kind": "lapse", "unit": sid, "why": "no picking off at line infantry in cover"}));
+                    t.ev.push(
+                        Charge::Lapse {
+                            unit: sid.to_string(),
+                            why: "no picking off at line infantry in cover".into(),
+                        }
+                        .into(),
+                    );
                     continue;
                 }
                 let dice = t.rolls(sh.rf as usize);
@@ -2202,8 +2433,18 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                         officer_hits.push((tid.clone(), i, true));
                     }
                 }
-                t.ev.push(json!({"kind": "pick_off", "unit": sid, "target": tid, "range": sight.dist.floor(),
-                    "text": fmt_len(sight.dist.floor()), "kill": band.kill, "dice": dice, "officers_hit": shot}));
+                t.ev.push(
+                    Charge::PickOff {
+                        unit: sid.to_string(),
+                        target: tid.to_string(),
+                        range: sight.dist.floor(),
+                        text: fmt_len(sight.dist.floor()),
+                        kill: band.kill.clone(),
+                        dice: dice.clone(),
+                        officers_hit: shot,
+                    }
+                    .into(),
+                );
             } else {
                 let target_light = troop(r, &tg).light;
                 let bands = match (target_light, sight.cover) {
@@ -2213,14 +2454,34 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                     (false, false) => &r.brown,
                 };
                 let Some((_, band)) = band_of(bands, sight.dist) else {
-                    t.ev.push(json!({"kind": "lapse", "unit": sid, "why": format!("no effect at {} against that target", fmt_len(sight.dist.floor()))}));
+                    t.ev.push(
+                        Charge::Lapse {
+                            unit: sid.to_string(),
+                            why: format!(
+                                "no effect at {} against that target",
+                                fmt_len(sight.dist.floor())
+                            ),
+                        }
+                        .into(),
+                    );
                     continue;
                 };
                 let band = band.clone();
                 let dice = t.rolls(sh.rf as usize);
                 let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
-                t.ev.push(json!({"kind": "skirmish", "unit": sid, "target": tid, "range": sight.dist.floor(),
-                    "text": fmt_len(sight.dist.floor()), "cover": sight.cover, "kill": band.kill, "dice": dice, "killed": k}));
+                t.ev.push(
+                    Charge::Skirmish {
+                        unit: sid.to_string(),
+                        target: tid.to_string(),
+                        range: sight.dist.floor(),
+                        text: fmt_len(sight.dist.floor()),
+                        cover: sight.cover,
+                        kill: band.kill.clone(),
+                        dice: dice.clone(),
+                        killed: k,
+                    }
+                    .into(),
+                );
                 kills.push((tid.clone(), k, sh.side));
             }
         }
@@ -2250,7 +2511,15 @@ fn officer_hit(t: &mut Turn<'_, '_, '_>, unit: &str, i: usize) {
         *t.lost.entry(unit.to_string()).or_default() += 0;
         t.melee_credit.entry(format!("officer:{unit}")).or_default();
     }
-    t.ev.push(json!({"kind": "officer", "unit": unit, "rank": rank, "save": die, "saved": saved}));
+    t.ev.push(
+        Charge::Officer {
+            unit: unit.to_string(),
+            rank: rank.to_string(),
+            save: die,
+            saved,
+        }
+        .into(),
+    );
 }
 
 // ------------------------------------------------------------ melee
@@ -2388,9 +2657,11 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
         let na = engaged(r, &a, true, first, 0);
         let nd = engaged(r, &d, false, first, aw);
         let (combats, second) = if first {
-            (pairings(r, &ta.class, na, &td.class, nd), Value::Null)
+            (pairings(r, &ta.class, na, &td.class, nd), None)
         } else {
-            super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll())
+            let (c, s) =
+                super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
+            (c, Some(s))
         };
         // Modifiers.
         let mut ma = 0;
@@ -2448,11 +2719,11 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
         let mut fights = Vec::new();
         for (ka, kd) in &combats {
             let mut dm = md;
-            let mut broke_in = Value::Null;
+            let mut broke_in = None;
             if house {
                 let b = t.roll();
                 let ok = r.melee.break_in.contains(&b);
-                broke_in = json!(b);
+                broke_in = Some(b);
                 if !ok {
                     dm += r.melee.house;
                 }
@@ -2473,10 +2744,16 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
                 }
                 std::cmp::Ordering::Equal => "tie",
             };
-            fights.push(
-                json!({"a": ka, "d": kd, "a_die": da, "d_die": dd, "a_score": f64::from(sa) / 2.0,
-                "d_score": f64::from(sd) / 2.0, "winner": res, "break_in": broke_in}),
-            );
+            fights.push(Combat {
+                a: *ka,
+                d: *kd,
+                a_die: da,
+                d_die: dd,
+                a_score: f64::from(sa) / 2.0,
+                d_score: f64::from(sd) / 2.0,
+                winner: res.into(),
+                break_in: broke_in,
+            });
         }
         let la = t.kill(&aid, la, d.side);
         let ld = t.kill(&did, ld, a.side)
@@ -2502,9 +2779,22 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
         } else if round + 1 >= limit {
             outcome = "draw";
         }
-        t.ev.push(json!({"kind": "melee", "attacker": aid, "defender": did, "move": round + 1, "engaged": [na, nd],
-            "mods": [ma, md], "why": [why_a, why_d], "second": second, "combats": fights, "losses": [la, ld], "fire_credit": credit,
-            "outcome": outcome}));
+        t.ev.push(
+            Charge::Melee {
+                attacker: aid.to_string(),
+                defender: did.to_string(),
+                round: round + 1,
+                engaged: [na, nd],
+                mods: [ma, md],
+                why: [why_a, why_d].map(|w| w.into_iter().map(str::to_string).collect()),
+                second,
+                combats: fights,
+                losses: [la, ld],
+                fire_credit: credit,
+                outcome: outcome.to_string(),
+            }
+            .into(),
+        );
         let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
             if let Some(u) = t.st.unit_mut(id) {
                 u.melee = None;
@@ -2604,10 +2894,24 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
             let first_melee = u.melee.as_ref().is_some_and(|m| m.moves == 1);
             let in_house = super::state::in_house(r, &t.st, &u);
             if first_melee {
-                t.ev.push(json!({"kind": "half", "unit": id, "rf": u.rf, "start": u.start_rf, "note": "completes the second move of melee first"}));
+                t.ev.push(
+                    Charge::Half {
+                        unit: id.to_string(),
+                        rf: u.rf,
+                        start: u.start_rf,
+                        note: Some("completes the second move of melee first".into()),
+                        in_house: None,
+                    }
+                    .into(),
+                );
             } else {
                 if u.rf == 0 {
-                    t.ev.push(json!({"kind": "destroyed", "unit": id}));
+                    t.ev.push(
+                        Charge::Destroyed {
+                            unit: id.to_string(),
+                        }
+                        .into(),
+                    );
                     t.st.units.retain(|x| x.id != id);
                     continue;
                 }
@@ -2622,7 +2926,16 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
                         o.melee = None;
                     }
                 }
-                t.ev.push(json!({"kind": "half", "unit": id, "rf": u.rf, "start": u.start_rf, "in_house": in_house}));
+                t.ev.push(
+                    Charge::Half {
+                        unit: id.to_string(),
+                        rf: u.rf,
+                        start: u.start_rf,
+                        in_house: Some(in_house),
+                        note: None,
+                    }
+                    .into(),
+                );
                 continue;
             }
         }
@@ -2697,8 +3010,18 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
                 }
             }
         }
-        t.ev.push(json!({"kind": "morale", "unit": id, "points": pts, "losses": lp, "die": die, "score": score,
-            "need": need, "result": result}));
+        t.ev.push(
+            Charge::Morale {
+                unit: id.to_string(),
+                points: pts,
+                losses: lp,
+                die,
+                score,
+                need,
+                result: result.to_string(),
+            }
+            .into(),
+        );
         if dispersed {
             t.st.units.retain(|x| x.id != id);
             for o in t.st.units.iter_mut() {
@@ -2819,7 +3142,13 @@ fn end_of_move(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>)
     };
     if let Some(w) = winner {
         t.st.over = true;
-        t.ev.push(json!({"kind": "game_over", "winner": w, "removed": t.st.removed}));
+        t.ev.push(
+            Charge::GameOver {
+                winner: w.to_string(),
+                removed: t.st.removed.clone(),
+            }
+            .into(),
+        );
         t.st.winner = Some(w);
     }
 }

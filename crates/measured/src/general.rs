@@ -16,11 +16,11 @@
 //! Readings in docs/rules/charge.md, "The General's rally".
 
 use super::{footprint, troop, Plan, Turn};
+use crate::events::Charge;
 use crate::geometry::{fmt_len, Dist2};
 use crate::orders::Step;
 use crate::ruleset::{Ruleset, Troop};
 use crate::state::{Forced, Officer, State, Unit};
-use serde_json::json;
 use std::collections::BTreeSet;
 
 /// A troop that neither tests morale nor counts as a fighting unit.
@@ -161,18 +161,40 @@ pub(super) fn rallies(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String
             continue;
         };
         let (Some(gen), Some(tg)) = (t.st.unit(&p.unit).cloned(), t.st.unit(x).cloned()) else {
-            t.ev.push(json!({"kind": "lapse", "unit": p.unit, "why": format!("{x} is gone")}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: p.unit.to_string(),
+                    why: format!("{x} is gone"),
+                }
+                .into(),
+            );
             continue;
         };
         if tg.broken || tg.rf * r.morale.half[1] <= tg.start_rf * r.morale.half[0] {
-            t.ev.push(json!({"kind": "lapse", "unit": gen.id, "why": format!("{} is at 50% or less: it cannot be rallied", tg.id)}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: gen.id.to_string(),
+                    why: format!("{} is at 50% or less: it cannot be rallied", tg.id),
+                }
+                .into(),
+            );
             continue;
         }
         let reach = troop(r, &gen).moves.get("line").copied().unwrap_or(0);
         let d: Dist2 = footprint(r, &tg).dist2_from(gen.front);
         if !d.within(reach) {
-            t.ev.push(json!({"kind": "lapse", "unit": gen.id, "why": format!(
-                "{} retired to {} away, beyond the General's move of {}: he stays", tg.id, fmt_len(d.floor()), fmt_len(reach))}));
+            t.ev.push(
+                Charge::Lapse {
+                    unit: gen.id.to_string(),
+                    why: format!(
+                        "{} retired to {} away, beyond the General's move of {}: he stays",
+                        tg.id,
+                        fmt_len(d.floor()),
+                        fmt_len(reach)
+                    ),
+                }
+                .into(),
+            );
             continue;
         }
         let die = t.roll();
@@ -193,8 +215,14 @@ pub(super) fn rallies(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String
         }
         now.insert(tg.id.clone());
         t.ev.push(
-            json!({"kind": "general_rally", "unit": gen.id, "target": tg.id, "dist": d.floor(),
-            "text": fmt_len(d.floor()), "die": die}),
+            Charge::GeneralRally {
+                unit: gen.id.to_string(),
+                target: tg.id.to_string(),
+                dist: d.floor(),
+                text: fmt_len(d.floor()),
+                die,
+            }
+            .into(),
         );
     }
     now
@@ -212,7 +240,12 @@ pub(super) fn fallen(t: &mut Turn<'_, '_, '_>) {
             .collect();
     for id in dead {
         t.st.units.retain(|u| u.id != id);
-        t.ev.push(json!({"kind": "general_falls", "unit": id}));
+        t.ev.push(
+            Charge::GeneralFalls {
+                unit: id.to_string(),
+            }
+            .into(),
+        );
     }
 }
 
@@ -239,6 +272,11 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, now: &BTreeSet<String>) {
         }
     }
     for id in fit {
-        t.ev.push(json!({"kind": "general_fit", "unit": id}));
+        t.ev.push(
+            Charge::GeneralFit {
+                unit: id.to_string(),
+            }
+            .into(),
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! docs/rules/charge.md, "Houses under fire".
 
 use super::{figures, footprint, Turn};
+use crate::events::{Charge, HouseHit};
 use crate::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
 use crate::state::{Feature, State};
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// A building section still standing (not ruined).
@@ -83,7 +83,7 @@ pub(super) fn roundshot(
     figs: Vec<(String, usize)>,
     side: usize,
     kills: &mut Vec<(String, u32, usize)>,
-) -> (Vec<(String, usize)>, Vec<Value>) {
+) -> (Vec<(String, usize)>, Vec<HouseHit>) {
     let r = t.r;
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
@@ -131,11 +131,16 @@ pub(super) fn roundshot(
             kills.push((v.clone(), killed, side));
         }
         let name = section_name(&t.st, k);
-        out.push(
-            json!({"section": name, "die": die, "less": reduce, "damage": pts,
-            "killed": if victim.is_some() { killed } else { 0 }, "occupant": victim,
-            "penetrates": killed > 0, "goes_on": goes_on}),
-        );
+        out.push(HouseHit {
+            section: name.clone(),
+            die,
+            less: Some(reduce),
+            damage: pts,
+            killed: if victim.is_some() { killed } else { 0 },
+            occupant: victim.clone(),
+            penetrates: Some(killed > 0),
+            goes_on: Some(goes_on),
+        });
         add_damage(t, k, pts, 0);
         if !goes_on {
             // The shot stops in the house: figures beyond its near face
@@ -172,7 +177,7 @@ pub(super) fn shell(
     figs: Vec<(String, usize)>,
     side: usize,
     kills: &mut Vec<(String, u32, usize)>,
-) -> (Vec<(String, usize)>, Vec<Value>) {
+) -> (Vec<(String, usize)>, Vec<HouseHit>) {
     let r = t.r;
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
@@ -213,8 +218,16 @@ pub(super) fn shell(
         kills.push((v.clone(), killed, side));
     }
     let name = section_name(&t.st, k);
-    let ev = json!({"section": name, "die": die, "damage": die,
-        "killed": if victim.is_some() { killed } else { 0 }, "occupant": victim});
+    let ev = HouseHit {
+        section: name.clone(),
+        die,
+        less: None,
+        damage: die,
+        killed: if victim.is_some() { killed } else { 0 },
+        occupant: victim.clone(),
+        penetrates: None,
+        goes_on: None,
+    };
     add_damage(t, k, die, die);
     (figs, vec![ev])
 }
@@ -245,14 +258,25 @@ fn add_damage(t: &mut Turn<'_, '_, '_>, k: usize, pts: u32, shell: u32) {
         f.burning = None;
         f.capacity = 0;
         t.ev.push(
-            json!({"kind": "house_ruins", "section": name, "damage": damage, "why": "destroyed"}),
+            Charge::HouseRuins {
+                section: name.to_string(),
+                damage: Some(damage),
+                why: "destroyed".into(),
+                moves: None,
+            }
+            .into(),
         );
         return;
     }
     if shell_pts >= h.fire && f.burning.is_none() {
         f.burning = Some(0);
         t.ev.push(
-            json!({"kind": "house_fire", "section": name, "shell": shell_pts, "why": "shell fire"}),
+            Charge::HouseFire {
+                section: name.to_string(),
+                shell: shell_pts,
+                why: "shell fire".into(),
+            }
+            .into(),
         );
     }
 }
@@ -345,14 +369,28 @@ pub(super) fn leave_fires(t: &mut Turn<'_, '_, '_>) {
                         m.front = front;
                     }
                     t.ev.push(
-                        json!({"kind": "house_leave", "unit": id, "section": name, "dist": dist,
-                        "text": fmt_len(dist), "clear": fmt_len(h.leave)}),
+                        Charge::HouseLeave {
+                            unit: id.to_string(),
+                            section: name.to_string(),
+                            dist,
+                            text: fmt_len(dist),
+                            clear: fmt_len(h.leave),
+                            trapped: None,
+                        }
+                        .into(),
                     );
                 }
                 None => {
                     t.ev.push(
-                        json!({"kind": "house_leave", "unit": id, "section": name, "dist": 0,
-                        "text": "0\"", "clear": fmt_len(h.leave), "trapped": true}),
+                        Charge::HouseLeave {
+                            unit: id.to_string(),
+                            section: name.to_string(),
+                            dist: 0,
+                            text: "0\"".into(),
+                            clear: fmt_len(h.leave),
+                            trapped: Some(true),
+                        }
+                        .into(),
                     );
                 }
             }
@@ -393,8 +431,13 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, was: &[usize]) {
                 caught = true;
             }
             t.ev.push(
-                json!({"kind": "house_spread", "from": section_name(&t.st, k),
-                "section": section_name(&t.st, j), "die": die, "spreads": spreads}),
+                Charge::HouseSpread {
+                    from: section_name(&t.st, k).to_string(),
+                    section: section_name(&t.st, j).to_string(),
+                    die,
+                    spreads,
+                }
+                .into(),
             );
         }
     }
@@ -408,7 +451,13 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, was: &[usize]) {
             f.kind = "ruins".into();
             f.capacity = 0;
             t.ev.push(
-                json!({"kind": "house_ruins", "section": name, "moves": n, "why": "burnt out"}),
+                Charge::HouseRuins {
+                    section: name.to_string(),
+                    moves: Some(n),
+                    why: "burnt out".into(),
+                    damage: None,
+                }
+                .into(),
             );
         } else {
             f.burning = Some(n);

@@ -5,6 +5,7 @@
 
 pub mod case;
 pub mod engine;
+pub mod events;
 pub mod geometry;
 pub mod orders;
 pub mod pinning;
@@ -59,8 +60,7 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 
 impl Family for Ruleset {
     type State = State;
-    // Until the family has its own event type (issue 29): its JSON objects.
-    type Event = serde_json::Value;
+    type Event = events::Event;
 
     fn id(&self) -> &str {
         &self.id
@@ -263,7 +263,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         s: &State,
         orders: &[Orders],
         chance: &mut Chance<'_>,
-    ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    ) -> Result<(State, Vec<events::Event>), Rejection> {
         if self.syw.is_some() {
             let out = syw::engine::run(self, s, orders, Some(chance))?;
             return Ok((out.st, out.ev));
@@ -290,7 +290,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
     fn report(
         &self,
         s: &State,
-        events: &[serde_json::Value],
+        events: &[events::Event],
         viewer: &Viewer,
         _mover: Option<&str>,
     ) -> Parts {
@@ -300,14 +300,14 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
     fn describe_events(
         &self,
         _s: &State,
-        events: &[serde_json::Value],
+        events: &[events::Event],
         _viewer: &Viewer,
     ) -> Vec<String> {
         events.iter().filter_map(report::describe).collect()
     }
 
     /// A referee's correction (docs/referee.md, "Measured tables").
-    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<events::Event>), Rejection> {
         syw::amend::amend(self, s, text)
     }
 

@@ -10,8 +10,8 @@
 //! under the COMBAT MODIFIERS table ("Same troop types cannot exceed 2 to
 //! 1", one horseman against up to three foot).
 
+use super::events::SecondMove;
 use super::ruleset::Ruleset;
-use serde_json::{json, Value};
 
 /// May a side of `x_class` add one figure to a combat of `xn` of its own
 /// against `yn` of `y_class`? Only against a single figure, and only to a
@@ -40,7 +40,7 @@ pub fn second_move(
     d_class: &str,
     nd: u32,
     roll: &mut dyn FnMut() -> u32,
-) -> (Vec<(u32, u32)>, Value) {
+) -> (Vec<(u32, u32)>, SecondMove) {
     // Who moves first: a tie is thrown again (the book does not say; a
     // judgement), at most ten times, then the attacker.
     let mut throws = Vec::new();
@@ -94,14 +94,16 @@ pub fn second_move(
         }
         stalled[x] = placed == 0;
         if placed > 0 {
-            batches.push(json!([
-                if x == 0 { "attacker" } else { "defender" },
-                placed
-            ]));
+            let who = if x == 0 { "attacker" } else { "defender" };
+            batches.push((who.to_string(), placed));
         }
         x = y;
     }
-    let info = json!({"throws": throws, "first": if first == 0 { "attacker" } else { "defender" },
-        "batches": batches, "idle": [free[0], free[1]]});
+    let info = SecondMove {
+        throws,
+        first: if first == 0 { "attacker" } else { "defender" }.into(),
+        batches,
+        idle: [free[0], free[1]],
+    };
     (combats.into_iter().map(|c| (c[0], c[1])).collect(), info)
 }

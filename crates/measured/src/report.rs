@@ -7,6 +7,7 @@
 //! they are carried out ([`sealed`]); the order template differs per side.
 
 use super::engine;
+use super::events::{Charge, CounterBattery, Event, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
@@ -14,7 +15,6 @@ use adjutant_rules::report::html::esc;
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
 use serde::Serialize;
-use serde_json::Value;
 use std::fmt::Write;
 
 /// What one recipient sees (docs/report-json.md, measured family).
@@ -36,13 +36,15 @@ pub struct View {
     pub units: Vec<Unit>,
     pub removed: Vec<u32>,
     pub waiting: Vec<String>,
-    pub last: Vec<Value>,
+    /// Written with sorted keys, as the store holds them.
+    #[serde(serialize_with = "super::events::serialize_sorted")]
+    pub last: Vec<Event>,
     pub over: bool,
     pub winner: Option<String>,
 }
 
 #[must_use]
-pub fn view(st: &State, viewer: &Viewer, events: &[Value]) -> View {
+pub fn view(st: &State, viewer: &Viewer, events: &[Event]) -> View {
     View {
         schema: 1,
         family: "measured",
@@ -318,240 +320,230 @@ pub fn text_map(r: &Ruleset, st: &State, width: i64) -> String {
     o
 }
 
-fn js(v: &Value, k: &str) -> String {
-    match v.get(k) {
-        Some(Value::String(s)) => s.clone(),
-        Some(x) if !x.is_null() => x.to_string(),
-        _ => String::new(),
-    }
+/// A value as JSON text, as the reports have always printed lists and
+/// scores (`[1,2]`, `3.0`).
+fn j<T: Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// An optional value as text, or nothing.
+fn opt<T: Serialize>(v: Option<&T>) -> String {
+    v.map_or(String::new(), j)
 }
 
 /// One event as a line of text, with its distances and dice.
 #[must_use]
-pub fn describe(e: &Value) -> Option<String> {
-    let k = e.get("kind")?.as_str()?;
-    if e.get("syw").is_some() {
-        return Some(js(e, "text"));
+pub fn describe(e: &Event) -> Option<String> {
+    match e {
+        Event::Syw(n) => Some(n.text.clone()),
+        Event::Charge(c) => Some(describe_charge(c)),
     }
-    Some(match k {
-        "move" => format!("Move {}:", js(e, "turn")),
-        "moved" => {
-            let m: Vec<String> = e.get("measured")?.as_array()?.iter().filter_map(|x| x.as_str().map(str::to_string)).collect();
-            format!("{} {}: now in {} facing {}°", js(e, "unit"), m.join(", "), js(e, "formation"), js(e, "facing"))
+}
+
+fn describe_charge(e: &Charge) -> String {
+    match e {
+        Charge::Move { turn } => format!("Move {turn}:"),
+        Charge::Moved { unit, measured, facing, formation, .. } => {
+            format!("{unit} {}: now in {formation} facing {facing}°", measured.join(", "))
         }
-        "limber" => format!("{} is now {}", js(e, "unit"), js(e, "formation")),
-        "blocked" => format!("{} stays where it was: its move would meet {}", js(e, "unit"), js(e, "by")),
-        "lapse" => format!("{}: {}", js(e, "unit"), js(e, "why")),
-        "retire" => format!("{} {} ({})", js(e, "unit"), js(e, "why"), js(e, "text")),
-        "fled" => format!("{} leaves the table ({})", js(e, "unit"), js(e, "why")),
-        "note" => js(e, "text"),
-        "charge" => {
-            let f = e.get("fire_at_chargers").filter(|v| !v.is_null());
-            let fire = f.map_or(String::new(), |f| {
+        Charge::Limber { unit, formation } => format!("{unit} is now {formation}"),
+        Charge::Blocked { unit, by } => format!("{unit} stays where it was: its move would meet {by}"),
+        Charge::Lapse { unit, why } => format!("{unit}: {why}"),
+        Charge::Retire { unit, why, text, .. } => format!("{unit} {why} ({text})"),
+        Charge::Fled { unit, why } => format!("{unit} leaves the table ({why})"),
+        Charge::Note { text } => text.clone(),
+        Charge::Charge { unit, target, text, face, fire_at_chargers, .. } => {
+            let fire = fire_at_chargers.as_ref().map_or(String::new(), |f| {
                 format!(
                     "; firing at chargers: attacker {} defender {}{}",
-                    js(f, "attacker"),
-                    js(f, "defender"),
-                    if f.get("fired").and_then(Value::as_bool) == Some(true) {
-                        format!(", the defender fires first and kills {}", js(f, "killed"))
+                    f.attacker,
+                    f.defender,
+                    if f.fired {
+                        format!(", the defender fires first and kills {}", opt(f.killed.as_ref()))
                     } else {
                         ", contact without a volley".into()
                     }
                 )
             });
-            format!("{} charges {} ({}, strikes its {}){}", js(e, "unit"), js(e, "target"), js(e, "text"), js(e, "face"), fire)
+            format!("{unit} charges {target} ({text}, strikes its {face}){fire}")
         }
-        "volley" => {
-            let dice: Vec<String> = e
-                .get("dice")?
-                .as_array()?
+        Charge::Volley { unit, target, firers, per, text, first, cover, deduct, dice, killed, .. } => {
+            let dice: Vec<String> = dice
                 .iter()
-                .map(|d| format!("{}-{}={} hits on group {} of {} {:?}", js(d, "die"), js(e, "deduct"), js(d, "hits"), js(d, "group"), js(d, "size"), d.get("figures").map(ToString::to_string).unwrap_or_default()))
+                .map(|d| format!("{}-{deduct}={} hits on group {} of {} {:?}", d.die, d.hits, d.group, d.size, j(&d.figures)))
                 .collect();
             format!(
-                "{} fires at {} ({}{}, {}{}): {} firers, a die per {}: {}; {} killed",
-                js(e, "unit"),
-                js(e, "target"),
-                js(e, "text"),
-                if e.get("text").is_some_and(Value::is_null) { "close range" } else { "" },
-                if e.get("first").and_then(Value::as_bool) == Some(true) { "first volley" } else { "normal" },
-                if e.get("cover").and_then(Value::as_bool) == Some(true) { ", in cover" } else { ", in the open" },
-                js(e, "firers"),
-                js(e, "per"),
+                "{unit} fires at {target} ({}{}, {}{}): {firers} firers, a die per {per}: {}; {killed} killed",
+                text.as_deref().unwrap_or(""),
+                if text.is_none() { "close range" } else { "" },
+                if *first { "first volley" } else { "normal" },
+                if *cover { ", in cover" } else { ", in the open" },
                 if dice.is_empty() { "no dice".into() } else { dice.join("; ") },
-                js(e, "killed")
             )
         }
-        "fires_first" => format!(
-            "{} and {} fire at each other: dice {}; {}",
-            js(e, "a"),
-            js(e, "b"),
-            js(e, "dice"),
-            match e.get("first").and_then(Value::as_str) {
+        Charge::FiresFirst { a, b, dice, first } => format!(
+            "{a} and {b} fire at each other: dice {}; {}",
+            j(dice),
+            match first {
                 Some(f) => format!("{f} fires first"),
                 None => "a draw: simultaneous".into(),
             }
         ),
-        "skirmish" => format!("{} fires into {} at {}: dice {} (kill on {}); {} killed", js(e, "unit"), js(e, "target"), js(e, "text"), js(e, "dice"), js(e, "kill"), js(e, "killed")),
-        "pick_off" => format!("{} picks off officers of {} at {}: dice {} (hit on {}); hit: {}", js(e, "unit"), js(e, "target"), js(e, "text"), js(e, "dice"), js(e, "kill"), js(e, "officers_hit")),
-        "officer" => format!(
-            "{}'s {} is hit: saving throw {} - {}",
-            js(e, "unit"),
-            js(e, "rank"),
-            js(e, "save"),
-            if e.get("saved").and_then(Value::as_bool) == Some(true) { "saved" } else { "killed" }
+        Charge::Skirmish { unit, target, text, kill, dice, killed, .. } => format!("{unit} fires into {target} at {text}: dice {} (kill on {}); {killed} killed", j(dice), j(kill)),
+        Charge::PickOff { unit, target, text, kill, dice, officers_hit, .. } => format!("{unit} picks off officers of {target} at {text}: dice {} (hit on {}); hit: {}", j(dice), j(kill), j(officers_hit)),
+        Charge::Officer { unit, rank, save, saved } => format!(
+            "{unit}'s {rank} is hit: saving throw {save} - {}",
+            if *saved { "saved" } else { "killed" }
         ),
-        "roundshot" => format!(
-            "{} gun {} roundshot at {} ({}; kill on {}): + die {} - die {}, sleeve moved {} ; {} figures under the sleeve, dice {}; killed {}{}{}",
-            js(e, "unit"),
-            js(e, "gun"),
-            js(e, "target"),
-            js(e, "text"),
-            js(e, "kill"),
-            js(e, "plus"),
-            js(e, "minus"),
-            js(e, "sleeve_text"),
-            js(e, "figures"),
-            js(e, "dice"),
-            js(e, "killed"),
-            cb(e),
-            house_text(e)
+        Charge::Roundshot { unit, gun, target, text, kill, plus, minus, sleeve_text, figures, dice, killed, counter_battery, houses, .. } => format!(
+            "{unit} gun {gun} roundshot at {target} ({text}; kill on {}): + die {plus} - die {minus}, sleeve moved {sleeve_text} ; {figures} figures under the sleeve, dice {}; killed {}{}{}",
+            j(kill),
+            j(dice),
+            j(killed),
+            cb(counter_battery),
+            house_text(houses)
         ),
-        "shell" if e.get("misfire").and_then(Value::as_bool) == Some(true) => {
-            format!("{} gun {} fires a shell at {} ({}): the SBI die is 1, a misfire", js(e, "unit"), js(e, "gun"), js(e, "target"), js(e, "text"))
+        Charge::Shell { unit, gun, target, text, misfire: Some(true), .. } => {
+            format!("{unit} gun {gun} fires a shell at {target} ({text}): the SBI die is 1, a misfire")
         }
-        "shell" => format!(
-            "{} gun {} shell at {} ({}): bursts in section {}; {} figures there, dice {} (kill on {}); killed {}{}{}",
-            js(e, "unit"),
-            js(e, "gun"),
-            js(e, "target"),
-            js(e, "text"),
-            js(e, "sector"),
-            js(e, "figures"),
-            js(e, "dice"),
-            js(e, "kill"),
-            js(e, "killed"),
-            cb(e),
-            house_text(e)
+        Charge::Shell { unit, gun, target, text, sector, figures, dice, kill, killed, counter_battery, houses, .. } => format!(
+            "{unit} gun {gun} shell at {target} ({text}): bursts in section {sector}; {} figures there, dice {} (kill on {}); killed {}{}{}",
+            opt(figures.as_ref()),
+            opt(dice.as_ref()),
+            opt(kill.as_ref()),
+            opt(killed.as_ref()),
+            counter_battery.as_deref().map_or(String::new(), cb),
+            houses.as_deref().map_or(String::new(), house_text)
         ),
-        "canister" => format!(
-            "{} gun {} canister at {} ({}): {} figures in the sector, dice {} (kill on {}); killed {}",
-            js(e, "unit"),
-            js(e, "gun"),
-            js(e, "target"),
-            js(e, "text"),
-            js(e, "figures"),
-            js(e, "dice"),
-            js(e, "kill"),
-            js(e, "killed")
+        Charge::Canister { unit, gun, target, text, figures, dice, kill, killed, .. } => format!(
+            "{unit} gun {gun} canister at {target} ({text}): {figures} figures in the sector, dice {} (kill on {}); killed {}",
+            j(dice),
+            j(kill),
+            j(killed)
         ),
-        "gun_rests" => format!("{} gun {} does not fire ({})", js(e, "unit"), js(e, "gun"), js(e, "why")),
-        "gun_destroyed" => format!("{} gun {} is destroyed ({} damage points)", js(e, "unit"), js(e, "gun"), js(e, "damage")),
-        "melee" => {
-            let c: Vec<String> = e
-                .get("combats")?
-                .as_array()?
-                .iter()
-                .map(|c| format!("{}v{}: {} ({}) v {} ({}) {}", js(c, "a"), js(c, "d"), js(c, "a_die"), js(c, "a_score"), js(c, "d_die"), js(c, "d_score"), js(c, "winner")))
-                .collect();
-            let second = match e.get("second") {
-                Some(v) if !v.is_null() => {
-                    let b: Vec<String> = v
-                        .get("batches")
-                        .and_then(Value::as_array)
-                        .map(|a| a.iter().map(|x| format!("{} {}", x.get(0).and_then(Value::as_str).unwrap_or(""), x.get(1).map(ToString::to_string).unwrap_or_default())).collect())
-                        .unwrap_or_default();
-                    format!(
-                        " (second move: dice {} for who moves first, the {} moves first; figures brought into contact and pinned in turn: {}; idle {})",
-                        v.get("throws").map(ToString::to_string).unwrap_or_default(),
-                        v.get("first").and_then(Value::as_str).unwrap_or(""),
-                        b.join(", "),
-                        v.get("idle").map(ToString::to_string).unwrap_or_default()
-                    )
-                }
-                _ => String::new(),
-            };
-            format!(
-                "Melee, move {}{}: {} against {}, {} figures v {}, modifiers {} ({}); combats: {}; losses {}{}; {}",
-                js(e, "move"),
-                second,
-                js(e, "attacker"),
-                js(e, "defender"),
-                e.get("engaged").and_then(|v| v.get(0)).map(ToString::to_string).unwrap_or_default(),
-                e.get("engaged").and_then(|v| v.get(1)).map(ToString::to_string).unwrap_or_default(),
-                js(e, "mods"),
-                js(e, "why"),
-                c.join("; "),
-                js(e, "losses"),
-                if js(e, "fire_credit") != "0" { format!(" (+{} from fire at the chargers)", js(e, "fire_credit")) } else { String::new() },
-                js(e, "outcome")
-            )
-        }
-        "ride_down" => {
-            let mut t = format!(
-                "{} rides down {} ({} ranks deep: {} to break through): dice {}, {} broke through, {} killed",
-                js(e, "unit"),
-                js(e, "target"),
-                js(e, "ranks"),
-                js(e, "need"),
-                js(e, "throws"),
-                js(e, "broke"),
-                js(e, "killed")
-            );
-            if e.get("through").and_then(Value::as_bool) == Some(true) {
-                t.push_str("; the horsemen burst through");
-                match e.get("next") {
-                    Some(n) if !n.is_null() => t.push_str(&format!(
-                        " and veer {}° to strike {} {} further on",
-                        js(n, "veer"),
-                        js(n, "target"),
-                        js(n, "text")
-                    )),
-                    _ => t.push_str(" and halt clear of the infantry"),
-                }
-            } else {
-                let why = js(e, "why");
-                t.push_str("; they stay in the melee");
-                if !why.is_empty() {
-                    t.push_str(&format!(" ({why})"));
-                }
-            }
-            t
-        }
-        "morale" => format!(
-            "{} tests morale: {} points - {} for losses + die {} = {} against {}: {}",
-            js(e, "unit"),
-            js(e, "points"),
-            js(e, "losses"),
-            js(e, "die"),
-            js(e, "score"),
-            js(e, "need"),
-            js(e, "result")
+        Charge::GunRests { unit, gun, why } => format!("{unit} gun {gun} does not fire ({why})"),
+        Charge::GunDestroyed { unit, gun, damage } => format!("{unit} gun {gun} is destroyed ({damage} damage points)"),
+        Charge::Melee { .. } => describe_melee(e),
+        Charge::RideDown { .. } => describe_ride_down(e),
+        Charge::Morale { unit, points, losses, die, score, need, result } => format!(
+            "{unit} tests morale: {points} points - {losses} for losses + die {die} = {score} against {need}: {result}"
         ),
-        "half" => format!("{} is down to {} of {} rank and file: the 50% rule{}", js(e, "unit"), js(e, "rf"), js(e, "start"), e.get("note").map_or(String::new(), |n| format!(" ({})", n.as_str().unwrap_or("")))),
-        "destroyed" => format!("{} is destroyed", js(e, "unit")),
-        "house_fire" => format!("{} is on fire ({} points from shell fire)", js(e, "section"), js(e, "shell")),
-        "house_ruins" if js(e, "why") == "destroyed" => format!("{} is destroyed ({} damage points): the outer shell is removed, ruins", js(e, "section"), js(e, "damage")),
-        "house_ruins" => format!("{} has burnt for {} moves: ruins", js(e, "section"), js(e, "moves")),
-        "house_spread" => format!("fire in {} spreads to {}? die {}: {}", js(e, "from"), js(e, "section"), js(e, "die"),
-            if e.get("spreads").and_then(Value::as_bool) == Some(true) { "it catches fire" } else { "no effect" }),
-        "house_leave" if e.get("trapped").is_some() => format!("{} cannot get {} clear of the burning {}", js(e, "unit"), js(e, "clear"), js(e, "section")),
-        "house_leave" => format!("{} leaves the burning {}: moves {} to stand {} away", js(e, "unit"), js(e, "section"), js(e, "text"), js(e, "clear")),
-        "general_rally" => format!("{} rides {} to {} and attaches himself to it: die {}, fit for action after {} move{}", js(e, "unit"), js(e, "text"), js(e, "target"), js(e, "die"), js(e, "die"), if js(e, "die") == "1" { "" } else { "s" }),
-        "general_fit" => format!("{} is rallied: fit for action", js(e, "unit")),
-        "general_falls" => format!("General {} is dead and removed", js(e, "unit")),
-        "game_over" => match e.get("winner").and_then(Value::as_str) {
-            Some("") | None => "The game ends in a draw.".into(),
-            Some(w) => format!("The game is over: {w} win."),
+        Charge::Half { unit, rf, start, note, .. } => format!("{unit} is down to {rf} of {start} rank and file: the 50% rule{}", note.as_ref().map_or(String::new(), |n| format!(" ({n})"))),
+        Charge::Destroyed { unit } => format!("{unit} is destroyed"),
+        Charge::HouseFire { section, shell, .. } => format!("{section} is on fire ({shell} points from shell fire)"),
+        Charge::HouseRuins { section, damage, why, .. } if why == "destroyed" => format!("{section} is destroyed ({} damage points): the outer shell is removed, ruins", opt(damage.as_ref())),
+        Charge::HouseRuins { section, moves, .. } => format!("{section} has burnt for {} moves: ruins", opt(moves.as_ref())),
+        Charge::HouseSpread { from, section, die, spreads } => format!("fire in {from} spreads to {section}? die {die}: {}",
+            if *spreads { "it catches fire" } else { "no effect" }),
+        Charge::HouseLeave { unit, section, clear, trapped: Some(_), .. } => format!("{unit} cannot get {clear} clear of the burning {section}"),
+        Charge::HouseLeave { unit, section, text, clear, .. } => format!("{unit} leaves the burning {section}: moves {text} to stand {clear} away"),
+        Charge::GeneralRally { unit, target, text, die, .. } => format!("{unit} rides {text} to {target} and attaches himself to it: die {die}, fit for action after {die} move{}", if *die == 1 { "" } else { "s" }),
+        Charge::GeneralFit { unit } => format!("{unit} is rallied: fit for action"),
+        Charge::GeneralFalls { unit } => format!("General {unit} is dead and removed"),
+        Charge::GameOver { winner, .. } => match winner.as_str() {
+            "" => "The game ends in a draw.".into(),
+            w => format!("The game is over: {w} win."),
         },
-        _ => return None,
-    })
+    }
 }
 
-fn cb(e: &Value) -> String {
-    let Some(a) = e.get("counter_battery").and_then(Value::as_array) else {
+fn describe_melee(e: &Charge) -> String {
+    let Charge::Melee {
+        attacker,
+        defender,
+        round,
+        engaged,
+        mods,
+        why,
+        second,
+        combats,
+        losses,
+        fire_credit,
+        outcome,
+    } = e
+    else {
         return String::new();
     };
+    let c: Vec<String> = combats
+        .iter()
+        .map(|c| {
+            format!(
+                "{}v{}: {} ({}) v {} ({}) {}",
+                c.a,
+                c.d,
+                c.a_die,
+                j(&c.a_score),
+                c.d_die,
+                j(&c.d_score),
+                c.winner
+            )
+        })
+        .collect();
+    let second = match second {
+        Some(v) => {
+            let b: Vec<String> = v.batches.iter().map(|(s, n)| format!("{s} {n}")).collect();
+            format!(
+                " (second move: dice {} for who moves first, the {} moves first; figures brought into contact and pinned in turn: {}; idle {})",
+                j(&v.throws),
+                v.first,
+                b.join(", "),
+                j(&v.idle)
+            )
+        }
+        None => String::new(),
+    };
+    format!(
+        "Melee, move {round}{second}: {attacker} against {defender}, {} figures v {}, modifiers {} ({}); combats: {}; losses {}{}; {outcome}",
+        engaged[0],
+        engaged[1],
+        j(mods),
+        j(why),
+        c.join("; "),
+        j(losses),
+        if *fire_credit != 0 { format!(" (+{fire_credit} from fire at the chargers)") } else { String::new() },
+    )
+}
+
+fn describe_ride_down(e: &Charge) -> String {
+    let Charge::RideDown {
+        unit,
+        target,
+        ranks,
+        need,
+        throws,
+        broke,
+        killed,
+        through,
+        why,
+        next,
+    } = e
+    else {
+        return String::new();
+    };
+    let mut t = format!(
+        "{unit} rides down {target} ({ranks} ranks deep: {} to break through): dice {}, {broke} broke through, {killed} killed",
+        j(need),
+        j(throws),
+    );
+    if *through {
+        t.push_str("; the horsemen burst through");
+        match next {
+            Some(n) => t.push_str(&format!(
+                " and veer {}° to strike {} {} further on",
+                n.veer, n.target, n.text
+            )),
+            None => t.push_str(" and halt clear of the infantry"),
+        }
+    } else {
+        t.push_str("; they stay in the melee");
+        if !why.is_empty() {
+            t.push_str(&format!(" ({why})"));
+        }
+    }
+    t
+}
+
+fn cb(a: &[CounterBattery]) -> String {
     if a.is_empty() {
         return String::new();
     }
@@ -560,11 +552,7 @@ fn cb(e: &Value) -> String {
         .map(|c| {
             format!(
                 "{} gun {}: die {} - {} = {} damage",
-                js(c, "unit"),
-                js(c, "gun"),
-                js(c, "die"),
-                js(c, "less"),
-                js(c, "damage")
+                c.unit, c.gun, c.die, c.less, c.damage
             )
         })
         .collect();
@@ -673,7 +661,7 @@ fn px(v: i64) -> String {
 /// at the bottom): terrain, units drawn as their formations with a heavy
 /// front edge, this move's paths, lines of fire, sleeves and charges.
 #[must_use]
-pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
+pub fn svg(r: &Ruleset, st: &State, events: &[Event]) -> String {
     let (w, d) = (st.width, st.depth);
     let x = |v: i64| px(v);
     let y = |v: i64| px(d - v);
@@ -762,10 +750,27 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
     }
     // This move: paths, fire and sleeves, charges.
     for e in events {
-        let k = e.get("kind").and_then(Value::as_str).unwrap_or("");
+        let Event::Charge(c) = e else {
+            continue;
+        };
+        let (k, from, to, sleeve) = match c {
+            Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
+            Charge::Roundshot {
+                from, aim, sleeve, ..
+            } => ("roundshot", *from, *aim, Some(*sleeve)),
+            Charge::Shell {
+                from: Some(from),
+                aim: Some(aim),
+                ..
+            } => ("shell", *from, *aim, None),
+            _ => continue,
+        };
+        // The move's start (or the gun) and its end (or the aim point).
         let pt = |key: &str| -> Option<(i64, i64)> {
-            let a = e.get(key)?.as_array()?;
-            Some((a.first()?.as_i64()?, a.get(1)?.as_i64()?))
+            match key {
+                "from" => Some((from[0], from[1])),
+                _ => Some((to[0], to[1])),
+            }
         };
         match k {
             "moved" => {
@@ -778,7 +783,7 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Value]) -> String {
                     let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
                     if k == "shell" {
                         let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
-                    } else if let Some(off) = e.get("sleeve").and_then(Value::as_i64) {
+                    } else if let Some(off) = sleeve {
                         // The sleeve: its centre `off` beyond the aim point.
                         let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
                         let l = (dx * dx + dy * dy).sqrt().max(1.0);
@@ -859,7 +864,7 @@ pub fn sealed<'a>(st: &'a State, viewer: &Viewer) -> std::borrow::Cow<'a, State>
 
 /// Every part of a report for `viewer`.
 #[must_use]
-pub fn parts(r: &Ruleset, st: &State, events: &[Value], viewer: &Viewer) -> Parts {
+pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
     let st = &*sealed(st, viewer);
     let v = view(st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(describe).collect();
@@ -913,28 +918,24 @@ fn section_state(f: &Feature) -> String {
 }
 
 /// The houses a roundshot or shell struck.
-fn house_text(e: &Value) -> String {
-    let Some(a) = e.get("houses").and_then(Value::as_array) else {
-        return String::new();
-    };
+fn house_text(a: &[HouseHit]) -> String {
     a.iter()
         .map(|h| {
-            let less = js(h, "less");
+            let less = opt(h.less.as_ref());
             format!(
                 "; {} hit: die {}{} = {} damage points, {} killed{}",
-                js(h, "section"),
-                js(h, "die"),
+                h.section,
+                h.die,
                 if less.is_empty() || less == "0" {
                     String::new()
                 } else {
                     format!(" - {less}")
                 },
-                js(h, "damage"),
-                js(h, "killed"),
-                match h.get("goes_on").and_then(Value::as_bool) {
+                h.damage,
+                h.killed,
+                match h.goes_on {
                     Some(true) => ", the shot goes on",
-                    Some(false) if h.get("penetrates").and_then(Value::as_bool) == Some(true) =>
-                        ", the shot stops",
+                    Some(false) if h.penetrates == Some(true) => ", the shot stops",
                     Some(false) => ", no penetration",
                     None => "",
                 }

@@ -10,10 +10,10 @@
 //! applies the result (casualties, the new ground, the new melee).
 
 use super::engine::{charge_plan, Action};
+use super::events::{Charge, RideDownNext};
 use super::geometry::{self as g, Footprint};
 use super::ruleset::Ruleset;
 use super::state::{footprint, shape, State, Unit};
-use serde_json::{json, Value};
 
 /// What the horsemen did.
 pub struct Outcome {
@@ -22,7 +22,7 @@ pub struct Outcome {
     /// The regiment burst through: where it ends (and whom it strikes next,
     /// as a charge action), or None if it stays in the melee.
     pub through: Option<(Unit, Option<(Action, i64)>)>,
-    pub event: Value,
+    pub event: Charge,
 }
 
 /// The veer allowed to reach another enemy.
@@ -111,16 +111,27 @@ pub fn attempt(
     let next = through
         .as_ref()
         .and_then(|(_, n)| n.as_ref())
-        .map(|(a, veer)| match a {
-            Action::Charge { target, dist, .. } => {
-                json!({"target": target, "dist": dist, "text": g::fmt_len(*dist), "veer": veer})
-            }
-            _ => Value::Null,
-        })
-        .unwrap_or(Value::Null);
-    let event = json!({"kind": "ride_down", "unit": ch.id, "target": tg.id, "ranks": deep,
-        "need": throw.throw, "throws": throws, "broke": broke, "killed": killed,
-        "through": through.is_some(), "why": why, "next": next});
+        .and_then(|(a, veer)| match a {
+            Action::Charge { target, dist, .. } => Some(RideDownNext {
+                target: target.clone(),
+                dist: *dist,
+                text: g::fmt_len(*dist),
+                veer: *veer,
+            }),
+            _ => None,
+        });
+    let event = Charge::RideDown {
+        unit: ch.id.to_string(),
+        target: tg.id.to_string(),
+        ranks: deep,
+        need: throw.throw.clone(),
+        throws: throws.clone(),
+        broke,
+        killed,
+        through: through.is_some(),
+        why: why.to_string(),
+        next,
+    };
     Some(Outcome {
         killed,
         through,

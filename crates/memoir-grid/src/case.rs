@@ -4,12 +4,12 @@
 
 use super::board::Area;
 use super::engine;
+use super::events::Event;
 use super::ruleset::{at, toml_error, Ruleset};
 use super::state::{self, BoardPart, Placement, Step};
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::{CaseResult, Chance, DataError, Orders};
 use serde::Deserialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
@@ -226,7 +226,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     let last = phases.len() - 1;
     let mut problems = Vec::new();
     let mut rolled = 0;
-    let mut events: Vec<Value> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
     let mut now = st.clone();
     for (i, (faces, orders)) in phases.iter().enumerate() {
         let label = if last == 0 {
@@ -400,11 +400,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         }
     }
     for k in &e.events {
-        if !out
-            .ev
-            .iter()
-            .any(|v| v.get("kind").and_then(Value::as_str) == Some(k.as_str()))
-        {
+        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
             problems.push(format!("expected an event '{k}'"));
         }
     }

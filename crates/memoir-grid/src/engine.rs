@@ -5,10 +5,10 @@
 //! lapses and the report says so.
 
 use super::board::Area;
+use super::events::Event;
 use super::ruleset::{Ruleset, UnitSpec};
 use super::state::{State, Step, Unit};
 use adjutant_rules::{Chance, Orders, Rejection};
-use serde_json::{json, Value};
 
 /// One order line, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,13 +182,13 @@ fn is_artillery(r: &Ruleset, u: &Unit) -> bool {
 /// What one phase did.
 pub struct Outcome {
     pub st: State,
-    pub ev: Vec<Value>,
+    pub ev: Vec<Event>,
 }
 
 struct Turn<'a, 'c, 'd> {
     r: &'a Ruleset,
     st: State,
-    ev: Vec<Value>,
+    ev: Vec<Event>,
     chance: Option<&'c mut Chance<'d>>,
 }
 
@@ -332,11 +332,16 @@ fn artillery(t: &mut Turn<'_, '_, '_>, parsed: &[(usize, Lines)]) -> Result<(), 
             })
             .collect();
         let (losses, flags) = resolve_faces(t, &tg, &faces);
-        t.ev.push(
-            json!({"kind": "fire", "phase": "artillery", "side": t.side_name(*side),
-            "from": g.at.to_string(), "at": tg.at.to_string(), "unit": g.kind, "target": tg.kind,
-            "dice": dice, "faces": faces}),
-        );
+        t.ev.push(Event::Fire {
+            phase: "artillery".into(),
+            side: t.side_name(*side),
+            from: g.at.to_string(),
+            at: tg.at.to_string(),
+            unit: g.kind.clone(),
+            target: tg.kind.clone(),
+            dice,
+            faces: faces.clone(),
+        });
         if !dead.contains(&tg.id) && apply_losses(t, tg.id, losses, *side, false) {
             dead.push(tg.id);
         }
@@ -383,10 +388,12 @@ fn artillery(t: &mut Turn<'_, '_, '_>, parsed: &[(usize, Lines)]) -> Result<(), 
     } else {
         winner
     };
-    t.ev.push(
-        json!({"kind": "initiative", "rolls": rolls, "winner": t.side_name(winner),
-        "first": t.side_name(first), "chose": if first == winner { "first" } else { "second" }}),
-    );
+    t.ev.push(Event::Initiative {
+        rolls,
+        winner: t.side_name(winner),
+        first: t.side_name(first),
+        chose: if first == winner { "first" } else { "second" }.into(),
+    });
     t.st.step = Step::Move {
         side: first,
         second: false,
@@ -609,10 +616,14 @@ fn apply_losses(t: &mut Turn<'_, '_, '_>, id: u32, n: u32, by: usize, remove_now
     if let Some(m) = t.st.unit_mut(id) {
         m.strength = left;
     }
-    t.ev.push(
-        json!({"kind": "loss", "side": t.side_name(u.side), "at": u.at.to_string(),
-        "unit": u.kind, "lost": n.min(u.strength.max(1)), "strength": left, "fieldworks": dug_in}),
-    );
+    t.ev.push(Event::Loss {
+        side: t.side_name(u.side),
+        at: u.at.to_string(),
+        unit: u.kind.clone(),
+        lost: n.min(u.strength.max(1)),
+        strength: left,
+        fieldworks: dug_in,
+    });
     if left == 0 || fragile {
         if let Some(m) = t.st.unit_mut(id) {
             m.strength = 0;
@@ -634,10 +645,12 @@ fn destroy(t: &mut Turn<'_, '_, '_>, id: u32) {
     };
     t.st.units.retain(|x| x.id != id);
     let carried = u.carrying.as_ref().map(|c| c.kind.clone());
-    t.ev.push(
-        json!({"kind": "destroyed", "side": t.side_name(u.side), "at": u.at.to_string(),
-        "unit": u.kind, "carried": carried}),
-    );
+    t.ev.push(Event::Destroyed {
+        side: t.side_name(u.side),
+        at: u.at.to_string(),
+        unit: u.kind.clone(),
+        carried,
+    });
 }
 
 /// Retreat a unit one area away from `from` (the unit that caused it), or
@@ -681,16 +694,19 @@ fn retreat(t: &mut Turn<'_, '_, '_>, id: u32, from: Area) {
                     c.at = to;
                 }
             }
-            t.ev.push(
-                json!({"kind": "retreat", "side": t.side_name(u.side), "unit": u.kind,
-                "from": u.at.to_string(), "to": to.to_string()}),
-            );
+            t.ev.push(Event::Retreat {
+                side: t.side_name(u.side),
+                unit: u.kind.clone(),
+                from: u.at.to_string(),
+                to: to.to_string(),
+            });
         }
         None => {
-            t.ev.push(
-                json!({"kind": "retreat-blocked", "side": t.side_name(u.side),
-                "unit": u.kind, "at": u.at.to_string()}),
-            );
+            t.ev.push(Event::RetreatBlocked {
+                side: t.side_name(u.side),
+                unit: u.kind.clone(),
+                at: u.at.to_string(),
+            });
             let by = 1 - u.side.min(1);
             if t.chance.is_some() {
                 apply_losses(t, id, 1, by, true);
@@ -745,8 +761,12 @@ fn moves(
                 t.st = st;
                 t.ev.truncate(ev);
                 done = before;
-                t.ev.push(json!({"kind": "lapsed", "side": t.side_name(side),
-                    "order": line.trim(), "why": e.message}));
+                t.ev.push(Event::Lapsed {
+                    side: t.side_name(side),
+                    order: Some(line.trim().to_string()),
+                    at: None,
+                    why: e.message,
+                });
             }
             Err(e) => return Err(e),
         }
@@ -848,10 +868,12 @@ fn order(
             let Some(tg) = t.st.unit_at(*target).filter(|x| x.side != side).cloned() else {
                 if t.chance.is_some() && was_removed(t, *target) {
                     done[i].2 = true;
-                    t.ev.push(
-                        json!({"kind": "lapsed", "side": t.side_name(side), "at": from.to_string(),
-                        "why": format!("no enemy unit at {target} any more")}),
-                    );
+                    t.ev.push(Event::Lapsed {
+                        side: t.side_name(side),
+                        order: None,
+                        at: Some(from.to_string()),
+                        why: format!("no enemy unit at {target} any more"),
+                    });
                     return Ok(Flow::Next);
                 }
                 return Err(here(format!("no enemy unit at {target}")));
@@ -868,9 +890,16 @@ fn order(
                 })
                 .collect();
             let (losses, flag) = resolve_faces(t, &tg, &faces);
-            t.ev.push(json!({"kind": "fire", "phase": "move", "side": t.side_name(side),
-                "from": u.at.to_string(), "at": tg.at.to_string(), "unit": u.kind, "target": tg.kind,
-                "dice": dice, "faces": faces}));
+            t.ev.push(Event::Fire {
+                phase: "move".into(),
+                side: t.side_name(side),
+                from: u.at.to_string(),
+                at: tg.at.to_string(),
+                unit: u.kind.clone(),
+                target: tg.kind.clone(),
+                dice,
+                faces: faces.clone(),
+            });
             apply_losses(t, tg.id, losses, side, true);
             if flag && t.st.unit(tg.id).is_some() {
                 retreat(t, tg.id, u.at);
@@ -916,13 +945,18 @@ fn order(
                     c.at = to;
                 }
             }
-            t.ev.push(
-                json!({"kind": "move", "side": t.side_name(side), "unit": u.kind,
-                "path": path.iter().map(Area::to_string).collect::<Vec<_>>()}),
-            );
+            t.ev.push(Event::Move {
+                side: t.side_name(side),
+                unit: u.kind.clone(),
+                path: path.iter().map(Area::to_string).collect(),
+            });
             let stop = stop_reason(r, &t.st, to);
             if let Some(why) = stop {
-                t.ev.push(json!({"kind": "stop", "side": t.side_name(side), "at": to.to_string(), "why": why}));
+                t.ev.push(Event::Stop {
+                    side: t.side_name(side),
+                    at: to.to_string(),
+                    why,
+                });
             }
             let mines =
                 t.st.features(to)
@@ -945,10 +979,12 @@ fn order(
                 } else {
                     0
                 };
-                t.ev.push(
-                    json!({"kind": "minefield", "side": t.side_name(side), "at": to.to_string(),
-                    "unit": moved.kind, "faces": faces}),
-                );
+                t.ev.push(Event::Minefield {
+                    side: t.side_name(side),
+                    at: to.to_string(),
+                    unit: moved.kind.clone(),
+                    faces,
+                });
                 apply_losses(t, moved.id, losses, 1 - side.min(1), true);
                 check_victory(t);
                 if t.st.over {
@@ -981,9 +1017,10 @@ fn order(
             for m in t.st.units.iter_mut().filter(|m| m.at == *a) {
                 m.wire_stuck = false;
             }
-            t.ev.push(
-                json!({"kind": "wire-removed", "side": t.side_name(side), "at": a.to_string()}),
-            );
+            t.ev.push(Event::WireRemoved {
+                side: t.side_name(side),
+                at: a.to_string(),
+            });
         }
         Cmd::Load(ta, ua) | Cmd::Limber(ta, ua) => {
             let limber = matches!(c, Cmd::Limber(..));
@@ -1031,10 +1068,14 @@ fn order(
             if let Some(m) = t.st.unit_mut(tr.id) {
                 m.carrying = Some(Box::new(carried));
             }
-            t.ev.push(
-                json!({"kind": if limber { "limber" } else { "load" }, "side": t.side_name(side),
-                "at": ta.to_string(), "unit": cu.kind}),
-            );
+            t.ev.push({
+                let (side, at, unit) = (t.side_name(side), ta.to_string(), cu.kind.clone());
+                if limber {
+                    Event::Limber { side, at, unit }
+                } else {
+                    Event::Load { side, at, unit }
+                }
+            });
         }
         Cmd::Unload(ta, to) | Cmd::Unlimber(ta, to) => {
             let limber = matches!(c, Cmd::Unlimber(..));
@@ -1088,8 +1129,12 @@ fn order(
             }
             done.push((placed.id, 0, false, true));
             t.st.units.push(placed);
-            t.ev.push(json!({"kind": if limber { "unlimber" } else { "unload" }, "side": t.side_name(side),
-                "at": to.to_string(), "unit": cu.kind}));
+            let (side, at, unit) = (t.side_name(side), to.to_string(), cu.kind.clone());
+            t.ev.push(if limber {
+                Event::Unlimber { side, at, unit }
+            } else {
+                Event::Unload { side, at, unit }
+            });
         }
     }
     Ok(Flow::Next)
@@ -1098,12 +1143,9 @@ fn order(
 /// Did an earlier order's dice empty this area (so a later order lapses)?
 fn was_removed(t: &Turn<'_, '_, '_>, a: Area) -> bool {
     let at = a.to_string();
-    t.ev.iter().any(|e| {
-        matches!(
-            e.get("kind").and_then(Value::as_str),
-            Some("destroyed" | "retreat")
-        ) && (e.get("at").and_then(Value::as_str) == Some(at.as_str())
-            || e.get("from").and_then(Value::as_str) == Some(at.as_str()))
+    t.ev.iter().any(|e| match e {
+        Event::Destroyed { at: a, .. } | Event::Retreat { from: a, .. } => *a == at,
+        _ => false,
     })
 }
 
@@ -1310,8 +1352,11 @@ fn end_of_move(t: &mut Turn<'_, '_, '_>, side: usize, second: bool) {
                     std::cmp::Ordering::Less => t.side_name(1),
                     std::cmp::Ordering::Equal => String::new(),
                 });
-                t.ev.push(json!({"kind": "game-over", "winner": t.st.winner, "reason": "the last turn is over",
-                    "destroyed": t.st.destroyed}));
+                t.ev.push(Event::GameOver {
+                    winner: t.st.winner.clone(),
+                    reason: "the last turn is over".into(),
+                    destroyed: t.st.destroyed.clone(),
+                });
                 return;
             }
         }
@@ -1333,8 +1378,11 @@ fn check_victory(t: &mut Turn<'_, '_, '_>) {
         if t.st.destroyed[s] >= t.st.victory || none_left {
             t.st.over = true;
             t.st.winner = Some(t.side_name(s));
-            t.ev.push(json!({"kind": "game-over", "winner": t.side_name(s),
-                "reason": "enemy units destroyed", "destroyed": t.st.destroyed}));
+            t.ev.push(Event::GameOver {
+                winner: Some(t.side_name(s)),
+                reason: "enemy units destroyed".into(),
+                destroyed: t.st.destroyed.clone(),
+            });
             return;
         }
     }

@@ -7,6 +7,7 @@
 pub mod board;
 pub mod case;
 pub mod engine;
+pub mod events;
 pub mod random;
 pub mod report;
 pub mod ruleset;
@@ -56,8 +57,7 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 
 impl Family for Ruleset {
     type State = State;
-    // Until the family has its own event type (issue 29): its JSON objects.
-    type Event = serde_json::Value;
+    type Event = events::Event;
 
     fn id(&self) -> &str {
         &self.id
@@ -170,7 +170,7 @@ impl Family for Ruleset {
         s: &State,
         orders: &[Orders],
         chance: &mut Chance<'_>,
-    ) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+    ) -> Result<(State, Vec<events::Event>), Rejection> {
         let out = engine::run(self, s, orders, Some(chance))?;
         Ok((out.st, out.ev))
     }
@@ -192,7 +192,7 @@ impl Family for Ruleset {
     fn report(
         &self,
         s: &State,
-        events: &[serde_json::Value],
+        events: &[events::Event],
         viewer: &Viewer,
         _mover: Option<&str>,
     ) -> Parts {
@@ -202,7 +202,7 @@ impl Family for Ruleset {
     fn describe_events(
         &self,
         _s: &State,
-        events: &[serde_json::Value],
+        events: &[events::Event],
         _viewer: &Viewer,
     ) -> Vec<String> {
         events.iter().filter_map(report::describe).collect()

@@ -8,13 +8,13 @@
 
 use super::board::{Area, GridKind};
 use super::engine;
+use super::events::Event;
 use super::ruleset::Ruleset;
 use super::state::{State, Step};
 use adjutant_rules::report::html::esc;
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
 use serde::Serialize;
-use serde_json::Value;
 use std::fmt::Write;
 
 #[derive(Debug, Clone, Serialize)]
@@ -53,13 +53,15 @@ pub struct View {
     pub victory: u32,
     pub phase: String,
     pub waiting: Vec<String>,
-    pub last: Vec<Value>,
+    /// Written with sorted keys, as the store holds them.
+    #[serde(serialize_with = "super::events::serialize_sorted")]
+    pub last: Vec<Event>,
     pub over: bool,
     pub winner: Option<String>,
 }
 
 #[must_use]
-pub fn view(r: &Ruleset, st: &State, viewer: &Viewer, events: &[Value]) -> View {
+pub fn view(r: &Ruleset, st: &State, viewer: &Viewer, events: &[Event]) -> View {
     View {
         schema: 1,
         family: "memoir_grid",
@@ -279,144 +281,148 @@ pub fn compact_map(r: &Ruleset, v: &View) -> String {
 
 /// One event in words, or None if the viewer may not read it.
 #[must_use]
-pub fn describe(e: &Value) -> Option<String> {
-    let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let faces = e
-        .get("faces")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
-    Some(match g("kind").as_str() {
-        "fire" => format!(
-            "{}: the {} at {} fires at the {} at {}: {} dice: {}.",
-            cap(&g("side")),
-            g("unit").replace('-', " "),
-            g("from"),
-            g("target").replace('-', " "),
-            g("at"),
-            e.get("dice").and_then(Value::as_u64).unwrap_or(0),
+pub fn describe(e: &Event) -> Option<String> {
+    let unit = |u: &str| u.replace('-', " ");
+    Some(match e {
+        Event::Fire {
+            side,
+            unit: u,
+            from,
+            target,
+            at,
+            dice,
+            faces,
+            ..
+        } => format!(
+            "{}: the {} at {from} fires at the {} at {at}: {dice} dice: {}.",
+            cap(side),
+            unit(u),
+            unit(target),
             if faces.is_empty() {
                 "none".into()
             } else {
-                faces
+                faces.join(", ")
             }
         ),
-        "loss" => format!(
-            "The {} of {} at {} loses {} (strength {} left){}.",
-            g("unit").replace('-', " "),
-            cap(&g("side")),
-            g("at"),
-            e.get("lost").and_then(Value::as_u64).unwrap_or(0),
-            e.get("strength").and_then(Value::as_u64).unwrap_or(0),
-            if e.get("fieldworks").and_then(Value::as_bool) == Some(true) {
+        Event::Loss {
+            side,
+            at,
+            unit: u,
+            lost,
+            strength,
+            fieldworks,
+        } => format!(
+            "The {} of {} at {at} loses {lost} (strength {strength} left){}.",
+            unit(u),
+            cap(side),
+            if *fieldworks {
                 " (in fieldworks: the first loss was ignored)"
             } else {
                 ""
             }
         ),
-        "destroyed" => format!(
-            "The {} of {} at {} is destroyed{}.",
-            g("unit").replace('-', " "),
-            cap(&g("side")),
-            g("at"),
-            e.get("carried")
-                .and_then(Value::as_str)
-                .map_or_else(String::new, |c| format!(
-                    ", with the {} it carried",
-                    c.replace('-', " ")
-                ))
+        Event::Destroyed {
+            side,
+            at,
+            unit: u,
+            carried,
+        } => format!(
+            "The {} of {} at {at} is destroyed{}.",
+            unit(u),
+            cap(side),
+            carried.as_deref().map_or_else(String::new, |c| format!(
+                ", with the {} it carried",
+                unit(c)
+            ))
         ),
-        "retreat" => format!(
-            "The {} of {} retreats from {} to {}.",
-            g("unit").replace('-', " "),
-            cap(&g("side")),
-            g("from"),
-            g("to")
+        Event::Retreat {
+            side,
+            unit: u,
+            from,
+            to,
+        } => format!(
+            "The {} of {} retreats from {from} to {to}.",
+            unit(u),
+            cap(side)
         ),
-        "retreat-blocked" => format!(
-            "The {} of {} at {} cannot retreat and loses 1 instead.",
-            g("unit").replace('-', " "),
-            cap(&g("side")),
-            g("at")
+        Event::RetreatBlocked { side, unit: u, at } => format!(
+            "The {} of {} at {at} cannot retreat and loses 1 instead.",
+            unit(u),
+            cap(side)
         ),
-        "initiative" => {
-            let rolls: Vec<String> = e
-                .get("rolls")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().map(|x| x.to_string()).collect())
-                .unwrap_or_default();
+        Event::Initiative {
+            rolls,
+            winner,
+            first,
+            chose,
+        } => {
+            let rolls: Vec<String> = rolls.iter().map(u32::to_string).collect();
             format!(
-                "Initiative: the dice show {}; {} wins and goes {}: {} moves first.",
+                "Initiative: the dice show {}; {} wins and goes {chose}: {} moves first.",
                 rolls.join(", "),
-                cap(&g("winner")),
-                g("chose"),
-                cap(&g("first"))
+                cap(winner),
+                cap(first)
             )
         }
-        "move" => {
-            let p: Vec<&str> = e
-                .get("path")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            format!(
-                "{}: the {} moves {}.",
-                cap(&g("side")),
-                g("unit").replace('-', " "),
-                p.join(" -> ")
-            )
+        Event::Move {
+            side,
+            unit: u,
+            path,
+        } => format!(
+            "{}: the {} moves {}.",
+            cap(side),
+            unit(u),
+            path.join(" -> ")
+        ),
+        Event::Stop { at, why, .. } => format!("It stops at {at}: {why}."),
+        Event::Minefield {
+            side,
+            at,
+            unit: u,
+            faces,
+        } => format!(
+            "The {} of {} enters the minefield at {at}: 4 dice: {}.",
+            unit(u),
+            cap(side),
+            faces.join(", ")
+        ),
+        Event::WireRemoved { side, at } => {
+            format!("{} removes the barbed wire at {at}.", cap(side))
         }
-        "stop" => format!("It stops at {}: {}.", g("at"), g("why")),
-        "minefield" => format!(
-            "The {} of {} enters the minefield at {}: 4 dice: {}.",
-            g("unit").replace('-', " "),
-            cap(&g("side")),
-            g("at"),
-            faces
-        ),
-        "wire-removed" => format!(
-            "{} removes the barbed wire at {}.",
-            cap(&g("side")),
-            g("at")
-        ),
-        "load" | "limber" | "unload" | "unlimber" => format!(
-            "{}: {} the {} at {}.",
-            cap(&g("side")),
-            match g("kind").as_str() {
-                "load" => "loads",
-                "limber" => "limbers",
-                "unload" => "unloads",
+        Event::Load { side, at, unit: u }
+        | Event::Limber { side, at, unit: u }
+        | Event::Unload { side, at, unit: u }
+        | Event::Unlimber { side, at, unit: u } => format!(
+            "{}: {} the {} at {at}.",
+            cap(side),
+            match e {
+                Event::Load { .. } => "loads",
+                Event::Limber { .. } => "limbers",
+                Event::Unload { .. } => "unloads",
                 _ => "unlimbers",
             },
-            g("unit").replace('-', " "),
-            g("at")
+            unit(u)
         ),
-        "lapsed" if e.get("order").is_some() => format!(
-            "{}: the order \"{}\" lapses: {}.",
-            cap(&g("side")),
-            g("order"),
-            g("why")
+        Event::Lapsed {
+            side,
+            order: Some(order),
+            why,
+            ..
+        } => format!("{}: the order \"{order}\" lapses: {why}.", cap(side)),
+        Event::Lapsed {
+            side,
+            order: None,
+            at,
+            why,
+        } => format!(
+            "{}: the order at {} lapses: {why}.",
+            cap(side),
+            at.as_deref().unwrap_or("")
         ),
-        "lapsed" => format!(
-            "{}: the order at {} lapses: {}.",
-            cap(&g("side")),
-            g("at"),
-            g("why")
-        ),
-        "game-over" => {
-            let w = g("winner");
-            if w.is_empty() {
-                format!("The game is over ({}): a draw.", g("reason"))
-            } else {
-                format!("The game is over ({}): {} wins.", g("reason"), cap(&w))
-            }
-        }
-        _ => return None,
+        Event::GameOver { winner, reason, .. } => match winner.as_deref().unwrap_or("") {
+            "" => format!("The game is over ({reason}): a draw."),
+            w => format!("The game is over ({reason}): {} wins.", cap(w)),
+        },
     })
 }
 
@@ -590,9 +596,10 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
         );
     }
     for e in &v.last {
-        let a = e.get("from").and_then(Value::as_str).and_then(Area::parse);
-        let b = e.get("at").and_then(Value::as_str).and_then(Area::parse);
-        if let (Some("fire"), Some(a), Some(b)) = (e.get("kind").and_then(Value::as_str), a, b) {
+        let Event::Fire { from, at, .. } = e else {
+            continue;
+        };
+        if let (Some(a), Some(b)) = (Area::parse(from), Area::parse(at)) {
             let (x1, y1) = pos(a);
             let (x2, y2) = pos(b);
             let _ = write!(o, "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/>");
@@ -604,7 +611,7 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
 
 /// Every part of a report for `viewer`.
 #[must_use]
-pub fn parts(r: &Ruleset, st: &State, events: &[Value], viewer: &Viewer) -> Parts {
+pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
     let v = view(r, st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(describe).collect();
     let combat = if lines.is_empty() {

@@ -1427,7 +1427,10 @@ mod tests {
         let page = outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).unwrap();
         let row = page.iter().find(|m| m.id == id).unwrap();
         assert!(row.raw.is_empty());
-        assert!(row.damaged.as_deref().is_some_and(|d| d.contains("does not unpack")));
+        assert!(row
+            .damaged
+            .as_deref()
+            .is_some_and(|d| d.contains("does not unpack")));
     }
 
     #[test]

@@ -19,17 +19,13 @@ use super::super::geometry::{fmt_len, parse_len, Pt};
 use super::super::ruleset::Ruleset;
 use super::super::state::State;
 use super::entry::{ground_taken, reserves, Reserve};
+use crate::events::{Event, Syw, SywNote};
 use adjutant_rules::Rejection;
-use serde_json::json;
 
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";
 
 /// Apply a referee's corrections to a measured game.
-pub fn amend(
-    r: &Ruleset,
-    s: &State,
-    text: &str,
-) -> Result<(State, Vec<serde_json::Value>), Rejection> {
+pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), Rejection> {
     let mut st = s.clone();
     let mut done = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -201,7 +197,7 @@ pub fn amend(
     let text = format!("The referee corrects the position: {}", done.join("; "));
     Ok((
         st,
-        vec![json!({"kind": "amended", "syw": true, "text": text, "lines": done})],
+        vec![Event::Syw(SywNote::new(text, Syw::Amended { lines: done }))],
     ))
 }
 

@@ -10,14 +10,14 @@ use super::super::ruleset::Ruleset;
 use super::super::state::{figures, footprint, Forced, State, Unit};
 use super::orders::{parse, Line, Step};
 use super::{line, player_turn, standing, Effect, Sequence, Tables};
+use crate::events::{Event, Syw, SywNote};
 use adjutant_rules::{Chance, Orders, Rejection};
-use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one player-turn did.
 pub struct Outcome {
     pub st: State,
-    pub ev: Vec<Value>,
+    pub ev: Vec<Event>,
 }
 
 /// A unit's checked orders.
@@ -747,7 +747,7 @@ struct Turn<'a, 'c, 'd> {
     r: &'a Ruleset,
     t: &'a Tables,
     st: State,
-    ev: Vec<Value>,
+    ev: Vec<Event>,
     chance: Option<&'c mut Chance<'d>>,
     side: usize,
     pt: u32,
@@ -788,14 +788,8 @@ impl Turn<'_, '_, '_> {
     fn rolls(&mut self, n: u32) -> Vec<u32> {
         (0..n).map(|_| self.roll()).collect()
     }
-    fn note(&mut self, kind: &str, text: String, extra: Value) {
-        let mut v = json!({"kind": kind, "syw": true, "text": text});
-        if let (Some(m), Value::Object(x)) = (v.as_object_mut(), extra) {
-            for (k, val) in x {
-                m.insert(k, val);
-            }
-        }
-        self.ev.push(v);
+    fn note(&mut self, text: String, what: Syw) {
+        self.ev.push(Event::Syw(SywNote::new(text, what)));
     }
     fn effect(&self, id: &str) -> Option<&Effect> {
         self.st
@@ -846,9 +840,10 @@ impl Turn<'_, '_, '_> {
         self.happened
             .push((u.id.clone(), u.side, brigade, c, "destroyed"));
         self.note(
-            "destroyed",
             format!("{} is removed from play ({why})", u.id),
-            json!({"unit": u.id}),
+            Syw::Destroyed {
+                unit: u.id.to_string(),
+            },
         );
         for o in self.st.units.iter_mut() {
             if o.melee.as_ref().is_some_and(|m| m.with == u.id) {
@@ -1009,9 +1004,11 @@ pub fn run(
         tn.st.syw = Some(Box::new(Sequence::default()));
     }
     tn.note(
-        "player_turn",
         format!("Turn {}, {}'s player-turn:", st.turn, st.sides[side]),
-        json!({"turn": st.turn, "side": st.sides[side]}),
+        Syw::PlayerTurn {
+            turn: st.turn,
+            side: st.sides[side].to_string(),
+        },
     );
     let mut splits: Vec<String> = Vec::new();
     let mut retreats: Vec<String> = Vec::new();
@@ -1050,8 +1047,8 @@ pub fn run(
     off_table_entry(&mut tn);
     fog_advance(&mut tn);
     for b in &splits {
-        for (kind, text, extra) in super::split::split(tn.r, &mut tn.st, b) {
-            tn.note(kind, text, extra);
+        for (text, what) in super::split::split(tn.r, &mut tn.st, b) {
+            tn.note(text, what);
         }
     }
     for u in &retreats {
@@ -1079,13 +1076,11 @@ fn off_table_entry(tn: &mut Turn<'_, '_, '_>) {
         super::entry::throw_for_entry(r, t, &mut state, side, &mut roll)
     };
     tn.st = state;
-    for (kind, text, extra) in evs {
-        if kind == "enters" {
-            if let Some(id) = extra.get("unit").and_then(Value::as_str) {
-                tn.moved.insert(id.to_string());
-            }
+    for (text, what) in evs {
+        if let Syw::Enters { unit, .. } = &what {
+            tn.moved.insert(unit.clone());
         }
-        tn.note(kind, text, extra);
+        tn.note(text, what);
     }
 }
 
@@ -1131,28 +1126,30 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
                     e.checks += 1;
                     e.until = pt + 2;
                     tn.note(
-                        "rain",
                         format!("Rain check: {d}: the rain goes on another turn"),
-                        json!({"die": d}),
+                        Syw::Rain { die: Some(d) },
                     );
                     keep.push(e);
                     continue;
                 }
                 tn.note(
-                    "rain",
                     format!("Rain check: {d}: the rain ceases"),
-                    json!({"die": d}),
+                    Syw::Rain { die: Some(d) },
                 );
             } else {
-                tn.note("rain", "The rain ceases (checked twice)".into(), json!({}));
+                tn.note(
+                    "The rain ceases (checked twice)".into(),
+                    Syw::Rain { die: None },
+                );
             }
             continue;
         }
         if e.until <= pt && e.id != "rain" {
             tn.note(
-                "effect_ends",
                 format!("{} ({}) ends", e.name, tn.st.sides[e.side]),
-                json!({"event": e.id}),
+                Syw::EffectEnds {
+                    event: e.id.to_string(),
+                },
             );
             continue;
         }
@@ -1164,9 +1161,12 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
     let d = tn.roll();
     if !tn.t.fog_trigger.contains(&d) {
         tn.note(
-            "fog_roll",
             format!("Fog of war: {d}, nothing happens"),
-            json!({"die": d}),
+            Syw::FogRoll {
+                die: d,
+                dice: None,
+                event: None,
+            },
         );
         return;
     }
@@ -1178,9 +1178,12 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
         return;
     };
     tn.note(
-        "fog_roll",
         format!("Fog of war: {d}, then {a}+{b} = {total}: {}", entry.name),
-        json!({"die": d, "dice": [a, b], "event": entry.id}),
+        Syw::FogRoll {
+            die: d,
+            dice: Some([a, b]),
+            event: Some(entry.id.to_string()),
+        },
     );
     let until = match entry.duration.as_str() {
         "active" => pt + 1,
@@ -1358,9 +1361,12 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
         }
     }
     tn.note(
-        "fog_event",
         format!("{} ({}): {text}", entry.name, tn.st.sides[side]),
-        json!({"event": entry.id, "side": tn.st.sides[side], "units": units}),
+        Syw::FogEvent {
+            event: entry.id.to_string(),
+            side: tn.st.sides[side].to_string(),
+            units: units.clone(),
+        },
     );
     if entry.duration != "instant" {
         if let Some(s) = tn.st.syw.as_mut() {
@@ -1418,14 +1424,16 @@ fn fog_advance(tn: &mut Turn<'_, '_, '_>) {
                 }
                 let d = walk(tn, &id, inches * PER_INCH, false, "fog");
                 tn.note(
-                    "fog_move",
                     format!(
                         "{id} {}moves {} directly toward the enemy ({})",
                         if form { "forms attack column and " } else { "" },
                         fmt_len(d),
                         e.name
                     ),
-                    json!({"unit": id, "moved": d}),
+                    Syw::FogMove {
+                        unit: id.to_string(),
+                        moved: d,
+                    },
                 );
             }
         }
@@ -1491,12 +1499,15 @@ fn compulsory(tn: &mut Turn<'_, '_, '_>) {
         match moved {
             Flee::Gone => {
                 tn.note(
-                    "compulsory",
                     format!(
                         "{id} {what} {why} ({thrown:?} = {}) and leaves the table",
                         fmt_len(d)
                     ),
-                    json!({"unit": id, "dice": thrown}),
+                    Syw::Compulsory {
+                        unit: id.to_string(),
+                        dice: thrown.clone(),
+                        moved: None,
+                    },
                 );
                 let k = tn.st.units.iter().position(|x| x.id == id);
                 if let Some(k) = k {
@@ -1516,9 +1527,12 @@ fn compulsory(tn: &mut Turn<'_, '_, '_>) {
             }
             Flee::Moved(m) => {
                 tn.note(
-                    "compulsory",
                     format!("{id} {what} {} {why} (dice {thrown:?})", fmt_len(m)),
-                    json!({"unit": id, "dice": thrown, "moved": m}),
+                    Syw::Compulsory {
+                        unit: id.to_string(),
+                        dice: thrown.clone(),
+                        moved: Some(m),
+                    },
                 );
                 let c = tn
                     .st
@@ -1645,9 +1659,11 @@ fn flee(tn: &mut Turn<'_, '_, '_>, id: &str, target: Pt, d: i64) -> Flee {
         if !Turn::disordered(&ou) {
             tn.disorder(&o);
             tn.note(
-                "interpenetrated",
                 format!("{id} passes through {o}: {o} is disordered (J.6)"),
-                json!({"unit": o, "by": id}),
+                Syw::Interpenetrated {
+                    unit: o.to_string(),
+                    by: id.to_string(),
+                },
             );
         }
     }
@@ -1671,9 +1687,12 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
         // the formation does.
         if let Some(why) = line::incorrect(&u) {
             tn.note(
-                "clear",
                 format!("{id} is in an incorrect formation ({why}): it stays disordered"),
-                json!({"unit": id, "cleared": false}),
+                Syw::Clear {
+                    unit: id.to_string(),
+                    cleared: false,
+                    dice: None,
+                },
             );
             continue;
         }
@@ -1699,19 +1718,25 @@ fn clear_disorder(tn: &mut Turn<'_, '_, '_>) {
                 x.marker = None;
             }
             tn.note(
-                "clear",
                 format!("{id} ({}) {what}: {thrown:?}", u.experience),
-                json!({"unit": id, "dice": thrown, "cleared": true}),
+                Syw::Clear {
+                    unit: id.to_string(),
+                    dice: Some(thrown.clone()),
+                    cleared: true,
+                },
             );
         } else {
             tn.note(
-                "clear",
                 format!(
                     "{id} ({}) fails to clear its {} marker: {thrown:?}",
                     u.experience,
                     u.marker.clone().unwrap_or_default()
                 ),
-                json!({"unit": id, "dice": thrown, "cleared": false}),
+                Syw::Clear {
+                    unit: id.to_string(),
+                    dice: Some(thrown.clone()),
+                    cleared: false,
+                },
             );
         }
     }
@@ -1858,9 +1883,10 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
             if close {
                 tn.halted.insert(id.to_string());
                 tn.note(
-                    "stop",
                     format!("{id} stops 3\" from the enemy"),
-                    json!({"unit": id}),
+                    Syw::Stop {
+                        unit: id.to_string(),
+                    },
                 );
                 break;
             }
@@ -1885,7 +1911,6 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
                 tn.disorder(id);
             }
             tn.note(
-                "terrain",
                 format!(
                     "{id} crosses {} terrain and must stop{}",
                     if entered.is_empty() { "out of" } else { "into" },
@@ -1895,7 +1920,9 @@ fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why: &str) -> i
                         ""
                     }
                 ),
-                json!({"unit": id}),
+                Syw::Terrain {
+                    unit: id.to_string(),
+                },
             );
             tn.halted.insert(id.to_string());
             break;
@@ -1990,12 +2017,16 @@ fn shoot_response(
         tn.lost_art.insert(at.to_string());
     }
     tn.note(
-        "response_fire",
         format!(
             "{by} response fires at {at} ({reason}): {} = {n} dice {dice:?}, {k} killed",
             why.join(", ")
         ),
-        json!({"unit": by, "target": at, "dice": dice, "killed": k}),
+        Syw::ResponseFire {
+            unit: by.to_string(),
+            target: at.to_string(),
+            dice: dice.clone(),
+            killed: k,
+        },
     );
     if tn.st.unit(at).is_some_and(|u| u.rf == 0) {
         tn.destroy(at, "no figures left");
@@ -2147,9 +2178,10 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
         }
         if u.marker.as_deref() == Some("red") && p.steps.iter().any(Step::moves) {
             tn.note(
-                "lapse",
                 format!("{}: reforming (red marker), it does not move", u.id),
-                json!({"unit": u.id}),
+                Syw::Lapse {
+                    unit: u.id.to_string(),
+                },
             );
             continue;
         }
@@ -2161,12 +2193,13 @@ fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
                 .any(|s| matches!(s, Step::Forward(_) | Step::Charge(_) | Step::Wheel(_)))
         {
             tn.note(
-                "lapse",
                 format!(
                     "{}: Spirit of Sackville, line cavalry may not advance towards the enemy",
                     u.id
                 ),
-                json!({"unit": u.id}),
+                Syw::Lapse {
+                    unit: u.id.to_string(),
+                },
             );
             continue;
         }
@@ -2334,13 +2367,12 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                         .collect();
                     if !others.is_empty() {
                         tn.note(
-                            "regiment_support",
                             format!(
                                 "{}: squadron{} of regiment {g} supporting {id}'s charge (charge bonus)",
                                 others.join(", "),
                                 if others.len() == 1 { "" } else { "s" }
                             ),
-                            json!({"regiment": g, "charger": id, "units": others}),
+                            Syw::RegimentSupport { regiment: g.to_string(), charger: id.to_string(), units: others.clone() },
                         );
                     }
                     tn.supporting.extend(others);
@@ -2384,7 +2416,6 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
             }
         }
         tn.note(
-            "moved",
             format!(
                 "{} {}{}: now at ({}, {}) facing {}°, {}",
                 u.id,
@@ -2399,7 +2430,12 @@ fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
                 u.facing,
                 u.formation
             ),
-            json!({"unit": u.id, "moved": total, "at": [u.front.x, u.front.y], "facing": u.facing}),
+            Syw::Moved {
+                unit: u.id.to_string(),
+                moved: total,
+                at: [u.front.x, u.front.y],
+                facing: u.facing,
+            },
         );
     }
 }
@@ -2411,13 +2447,17 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
     };
     let geo = charge_geometry(tn.r, &tn.st, &ch, &tg);
     tn.note(
-        "charge",
         format!(
             "{id} charges {target} [{throw}]: {} to contact with its {} edge",
             fmt_len(geo.path),
             ["front", "right flank", "rear", "left flank"][geo.face]
         ),
-        json!({"unit": id, "target": target, "path": geo.path, "allowance": allow}),
+        Syw::Charge {
+            unit: id.to_string(),
+            target: target.to_string(),
+            path: geo.path,
+            allowance: allow,
+        },
     );
     let tclass = tn.troop_class(&tg);
     let response = standing_response(tn, &tg);
@@ -2447,12 +2487,15 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
         match res {
             Flee::Gone => {
                 tn.note(
-                    "evade",
                     format!(
                         "{target} evades ({thrown:?} = {}) and leaves the table",
                         fmt_len(d)
                     ),
-                    json!({"unit": target, "dice": thrown}),
+                    Syw::Evade {
+                        unit: target.to_string(),
+                        dice: Some(thrown.clone()),
+                        moved: None,
+                    },
                 );
                 if let Some(k) = tn.st.units.iter().position(|x| x.id == target) {
                     tn.st.units.remove(k);
@@ -2462,32 +2505,40 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             }
             Flee::Blocked => {
                 tn.note(
-                    "evade",
                     format!("{target} cannot evade: it stands"),
-                    json!({"unit": target}),
+                    Syw::Evade {
+                        unit: target.to_string(),
+                        dice: None,
+                        moved: None,
+                    },
                 );
             }
             Flee::Moved(m) => {
                 tn.disorder(target);
                 tn.note(
-                    "evade",
                     format!(
                         "{target} evades {} directly away from {id} (dice {thrown:?}); disordered",
                         fmt_len(m)
                     ),
-                    json!({"unit": target, "dice": thrown, "moved": m}),
+                    Syw::Evade {
+                        unit: target.to_string(),
+                        dice: Some(thrown.clone()),
+                        moved: Some(m),
+                    },
                 );
                 let tg2 = tn.st.unit(target).cloned().unwrap_or(tg.clone());
                 let geo2 = charge_geometry(tn.r, &tn.st, &ch, &tg2);
                 if geo2.path <= allow {
                     tn.note(
-                        "pursuit",
                         format!(
                             "{id} pursues: {} is within its {} and catches {target}",
                             fmt_len(geo2.path),
                             fmt_len(allow)
                         ),
-                        json!({"unit": id, "target": target}),
+                        Syw::Pursuit {
+                            unit: id.to_string(),
+                            target: target.to_string(),
+                        },
                     );
                     contact(tn, id, target, &geo2, false);
                 } else if let Some(next) = secondary_target(tn, id, target, allow) {
@@ -2496,12 +2547,11 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
                     // original target."
                     tn.secondary.insert(id.to_string());
                     tn.note(
-                        "secondary_charge",
                         format!(
                             "{target} evaded out of reach ({} needed) through {next}: {id} charges {next} instead (secondary charge)",
                             fmt_len(geo2.path)
                         ),
-                        json!({"unit": id, "evader": target, "target": next}),
+                        Syw::SecondaryCharge { unit: id.to_string(), evader: target.to_string(), target: next.to_string() },
                     );
                     charge(tn, id, &next, allow, throw);
                 } else {
@@ -2546,13 +2596,14 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
         response_fire(tn, id);
         tn.disorder(id);
         tn.note(
-            "charge_short",
             format!(
                 "{id} falls short ({} of {}) and is disordered",
                 fmt_len(allow),
                 fmt_len(geo.path)
             ),
-            json!({"unit": id}),
+            Syw::ChargeShort {
+                unit: id.to_string(),
+            },
         );
         return;
     }
@@ -2567,14 +2618,13 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             tn.counter.insert(target.to_string());
         }
         tn.note(
-            "counter_charge",
             format!(
                 "{target} counter-charges: {thrown:?} = {} against {} to the start of {id}'s charge distance: {}",
                 fmt_len(d),
                 fmt_len(need),
                 if reached { "it counts the charge bonus" } else { "no charge bonus" }
             ),
-            json!({"unit": target, "dice": thrown, "reached": reached}),
+            Syw::CounterCharge { unit: target.to_string(), dice: thrown.clone(), reached },
         );
     } else if response != "EVADE" || tg.melee.is_some() {
         // Stand, and response fire when contacted.
@@ -2585,7 +2635,6 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             && tn.t.weapon(&tg.troop).reach() > 0
             && (tclass != "cavalry" || front_contact);
         tn.note(
-            "stand",
             format!(
                 "{target} stands{}",
                 if fires {
@@ -2594,7 +2643,9 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
                     ""
                 }
             ),
-            json!({"unit": target}),
+            Syw::Stand {
+                unit: target.to_string(),
+            },
         );
         if fires {
             let _ = place_charger(tn, id, geo.contact, geo.facing);
@@ -2703,9 +2754,10 @@ fn stop_charge(tn: &mut Turn<'_, '_, '_>, id: &str, geo: &ChargeGeo, allow: i64,
     }
     tn.disorder(id);
     tn.note(
-        "charge_short",
         format!("{id} fails to contact ({why}) and is disordered"),
-        json!({"unit": id}),
+        Syw::ChargeShort {
+            unit: id.to_string(),
+        },
     );
 }
 
@@ -2758,9 +2810,10 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
     if !place_charger(tn, id, geo.contact, geo.facing) {
         tn.disorder(id);
         tn.note(
-            "charge_short",
             format!("{id} fails to contact {target}: another unit is in the way; disordered"),
-            json!({"unit": id}),
+            Syw::ChargeShort {
+                unit: id.to_string(),
+            },
         );
         return;
     }
@@ -2769,9 +2822,12 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
     };
     if tn.troop_class(&tg) == "command" {
         tn.note(
-            "contact",
             format!("{id} contacts the command unit {target}"),
-            json!({"unit": id, "target": target}),
+            Syw::Contact {
+                unit: id.to_string(),
+                target: target.to_string(),
+                face: None,
+            },
         );
         tn.destroy(target, "contacted: command units are removed");
         return;
@@ -2783,9 +2839,10 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
         // obstacle."
         tn.disorder(id);
         tn.note(
-            "over_obstacle",
             format!("{id} attacks over an obstacle ({name}) and is disordered"),
-            json!({"unit": id}),
+            Syw::OverObstacle {
+                unit: id.to_string(),
+            },
         );
     }
     let ch = tn.st.unit(id).cloned();
@@ -2798,9 +2855,10 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
     if let Some(name) = &soft {
         if bonus {
             tn.note(
-                "soft_ground",
                 format!("{id} charges over soft ground ({name}): no charge bonus"),
-                json!({"unit": id}),
+                Syw::SoftGround {
+                    unit: id.to_string(),
+                },
             );
         }
     }
@@ -2811,13 +2869,16 @@ fn contact(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, geo: &ChargeGeo, _
         tn.disorder(target);
     }
     tn.note(
-        "contact",
         format!(
             "{id} contacts {target} on its {}{}",
             ["front", "right flank", "rear", "left flank"][geo.face],
             if bonus { " (charge bonus)" } else { "" }
         ),
-        json!({"unit": id, "target": target, "face": geo.face}),
+        Syw::Contact {
+            unit: id.to_string(),
+            target: target.to_string(),
+            face: Some(geo.face),
+        },
     );
     tn.contacts
         .push((id.to_string(), target.to_string(), geo.face, bonus));
@@ -2974,24 +3035,31 @@ fn fire_shot(
         };
         if tn.moved.contains(&sh.id) && (!relocate.contains(&sh.id) || Turn::disordered(&sh)) {
             tn.note(
-                "lapse",
                 format!("{label}: it moved, so it cannot fire"),
-                json!({"unit": sh.id}),
+                Syw::Lapse {
+                    unit: sh.id.to_string(),
+                },
             );
             break;
         }
         if sh.melee.is_some() || tn.contacts.iter().any(|c| c.0 == sh.id || c.1 == sh.id) {
             tn.note(
-                "lapse",
                 format!("{label}: in contact, it does not fire"),
-                json!({"unit": sh.id}),
+                Syw::Lapse {
+                    unit: sh.id.to_string(),
+                },
             );
             break;
         }
         let geo = match fire_check(tn.r, tn.t, &tn.st, &sh, &tg) {
             Ok(g) => g,
             Err(why) => {
-                tn.note("lapse", format!("{label}: {why}"), json!({"unit": sh.id}));
+                tn.note(
+                    format!("{label}: {why}"),
+                    Syw::Lapse {
+                        unit: sh.id.to_string(),
+                    },
+                );
                 break;
             }
         };
@@ -3011,7 +3079,6 @@ fn fire_shot(
             tn.disorder(&sh.id);
         }
         tn.note(
-            "fire",
             format!(
                 "{label} fires at {target}{} at {}: {} = {n} dice {dice:?}, {killed} killed",
                 if k == 1 {
@@ -3022,7 +3089,12 @@ fn fire_shot(
                 fmt_len(geo.dist),
                 why.join(", ")
             ),
-            json!({"unit": sh.id, "target": target, "dice": dice, "killed": killed}),
+            Syw::Fire {
+                unit: sh.id.to_string(),
+                target: target.to_string(),
+                dice: dice.clone(),
+                killed,
+            },
         );
         if tn.st.unit(target).is_some_and(|u| u.rf == 0) {
             tn.destroy(target, "no figures left");
@@ -3227,13 +3299,17 @@ fn morale_test(tn: &mut Turn<'_, '_, '_>, id: &str, why: &str) {
     };
     apply_result(tn, id, res.as_deref());
     tn.note(
-        "test",
         format!(
             "{id} morale TEST ({why}): {} = {score}: {}",
             mods_text(&mods, face, die),
             res.clone().unwrap_or_else(|| "steady".into())
         ),
-        json!({"unit": id, "score": score, "die": face, "result": res}),
+        Syw::Test {
+            unit: id.to_string(),
+            score,
+            die: face,
+            result: res,
+        },
     );
 }
 
@@ -3376,13 +3452,15 @@ fn end_of_player_turn(tn: &mut Turn<'_, '_, '_>) {
     if let Some(w) = winner {
         tn.st.over = true;
         tn.note(
-            "game_over",
             if w.is_empty() {
                 "The game is over: a draw".to_string()
             } else {
                 format!("The game is over: {w} wins")
             },
-            json!({"winner": w, "removed": tn.st.removed}),
+            Syw::GameOver {
+                winner: w.to_string(),
+                removed: tn.st.removed.clone(),
+            },
         );
         tn.st.winner = Some(w);
     }

@@ -13,8 +13,8 @@ use super::super::geometry::{self as g, fmt_len, Footprint};
 use super::super::ruleset::Ruleset;
 use super::super::state::{footprint, State, Unit};
 use super::Tables;
+use crate::events::Syw;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// A unit off the table, with the player-turns it has been delayed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,14 +64,14 @@ pub fn ground_taken(r: &Ruleset, st: &State, u: &Unit) -> Option<String> {
 }
 
 /// The entry throws of the active side's off-table units, in the order the
-/// scenario lists them. Returns the events (kind, text, extra).
+/// scenario lists them. Returns the events (text, what).
 pub fn throw_for_entry(
     r: &Ruleset,
     t: &Tables,
     st: &mut State,
     side: usize,
     roll: &mut dyn FnMut() -> u32,
-) -> Vec<(&'static str, String, Value)> {
+) -> Vec<(String, Syw)> {
     let mut out = Vec::new();
     let waiting: Vec<Reserve> = reserves(st)
         .iter()
@@ -116,9 +116,12 @@ pub fn throw_for_entry(
                 fmt_len(res.unit.front.y)
             );
             out.push((
-                "enters",
                 text,
-                json!({"unit": res.unit.id, "dice": faces, "delayed": res.delayed}),
+                Syw::Enters {
+                    unit: res.unit.id.to_string(),
+                    dice: faces.clone(),
+                    delayed: res.delayed,
+                },
             ));
             st.units.push(res.unit);
         } else {
@@ -128,13 +131,12 @@ pub fn throw_for_entry(
                 |b| format!("a {} but {b}", t.off_table_needs),
             );
             out.push((
-                "entry_delayed",
                 format!(
                     "{} is delayed off the table ({how}: {shown}, {why}); it throws {} dice next time",
                     u.id,
                     n + 1
                 ),
-                json!({"unit": u.id, "dice": faces, "delayed": res.delayed + 1}),
+                Syw::EntryDelayed { unit: u.id.to_string(), dice: faces.clone(), delayed: res.delayed + 1 },
             ));
         }
     }

@@ -11,7 +11,7 @@
 use super::super::geometry as g;
 use super::super::ruleset::Ruleset;
 use super::super::state::{State, Unit};
-use serde_json::{json, Value};
+use crate::events::Syw;
 
 /// Whether `u` may be split by `side` now.
 pub fn check(r: &Ruleset, u: &Unit, side: usize) -> Result<(), String> {
@@ -38,7 +38,7 @@ pub fn check(r: &Ruleset, u: &Unit, side: usize) -> Result<(), String> {
 }
 
 /// Split the battery `id` (already checked); the events to report.
-pub fn split(r: &Ruleset, st: &mut State, id: &str) -> Vec<(&'static str, String, Value)> {
+pub fn split(r: &Ruleset, st: &mut State, id: &str) -> Vec<(String, Syw)> {
     let Some(u) = st.unit(id).cloned() else {
         return Vec::new();
     };
@@ -91,9 +91,12 @@ pub fn split(r: &Ruleset, st: &mut State, id: &str) -> Vec<(&'static str, String
         old.rf
     );
     let ev = (
-        "split",
         text,
-        json!({"unit": u.id, "new": new_id, "crew": [old.rf, new.rf]}),
+        Syw::Split {
+            unit: u.id.clone(),
+            new: new_id.clone(),
+            crew: [old.rf, new.rf],
+        },
     );
     if let Some(x) = st.unit_mut(id) {
         *x = old;

@@ -11,7 +11,7 @@
 use super::super::super::geometry::{fmt_len, Pt};
 use super::super::super::state::{footprint, Melee, Unit};
 use super::{apply_result, flee, mods_text, take_test, test, test_mods, Flee, Turn};
-use serde_json::json;
+use crate::events::Syw;
 
 /// The attackers of one defender: (attacker, face struck, charge bonus).
 type Group = (String, Vec<(String, usize, bool)>);
@@ -148,7 +148,6 @@ fn fight(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
     let (sd, fd, md) = test(tn, ud, Some(face), d_bonus);
     let dd = tn.t.exp(ud).test_die(fd);
     tn.note(
-        "melee",
         format!(
             "Melee {a} against {d}: {a}{} {} = {sa}; {d} {} = {sd}",
             if ua.len() > 1 {
@@ -159,8 +158,13 @@ fn fight(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
             mods_text(&ma, fa, da),
             mods_text(&md, fd, dd)
         ),
-        json!({"attacker": names[0], "attackers": names, "defender": d,
-               "scores": [sa, sd], "dice": [fa, fd]}),
+        Syw::Melee {
+            attacker: names[0].to_string(),
+            attackers: names.clone(),
+            defender: d.to_string(),
+            scores: [sa, sd],
+            dice: [fa, fd],
+        },
     );
     // At melee end, all parties are disordered.
     for x in names.iter().chain(std::iter::once(&d)) {
@@ -190,13 +194,16 @@ fn fight(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
         killed.push(format!("{l} loses {k} figures"));
     }
     tn.note(
-        "melee_result",
         format!(
             "{} wins by {diff}: {} (3 per point)",
             winners.join(" and "),
             killed.join(", ")
         ),
-        json!({"winner": winners[0], "loser": losers[0], "losers": losers}),
+        Syw::MeleeResult {
+            winner: winners[0].to_string(),
+            loser: losers[0].to_string(),
+            losers: losers.clone(),
+        },
     );
     tn.sweep_destroyed();
     for l in losers {
@@ -216,7 +223,6 @@ pub(super) fn loser_test(tn: &mut Turn<'_, '_, '_>, loser: &str) {
     };
     apply_result(tn, loser, Some(out));
     tn.note(
-        "test",
         format!(
             "{loser} TESTs after losing the melee: {} = {score}: {}",
             mods_text(&mods, face2, die),
@@ -226,7 +232,12 @@ pub(super) fn loser_test(tn: &mut Turn<'_, '_, '_>, loser: &str) {
                 "retreats (moves next turn)"
             }
         ),
-        json!({"unit": loser, "score": score, "die": face2, "result": out}),
+        Syw::Test {
+            unit: loser.to_string(),
+            score,
+            die: face2,
+            result: Some(out.to_string()),
+        },
     );
 }
 
@@ -257,9 +268,12 @@ fn draw(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]) {
         return;
     }
     tn.note(
-        "melee_draw",
         "Drawn: the melee continues into the next player-turn".to_string(),
-        json!({"attacker": ua[0].0.id, "defender": d}),
+        Syw::MeleeDraw {
+            attacker: ua[0].0.id.to_string(),
+            defender: d.to_string(),
+            retreat: None,
+        },
     );
 }
 
@@ -270,14 +284,17 @@ fn draw_retreat(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]
     let dist = tn.t.draw_retreat;
     let names: Vec<String> = ua.iter().map(|x| x.0.id.clone()).collect();
     tn.note(
-        "melee_draw",
         format!(
             "Drawn, and neither {} nor {} wishes to go on (BREAK OFF): all retreat {}",
             names.join(" and "),
             ud.id,
             fmt_len(dist)
         ),
-        json!({"attacker": names[0], "defender": ud.id, "retreat": dist}),
+        Syw::MeleeDraw {
+            attacker: names[0].to_string(),
+            defender: ud.id.to_string(),
+            retreat: Some(dist),
+        },
     );
     let centre = |u: &Unit| footprint(tn.r, u).centre();
     let dc = centre(ud);
@@ -297,9 +314,11 @@ fn draw_retreat(tn: &mut Turn<'_, '_, '_>, ud: &Unit, ua: &[(Unit, usize, bool)]
         match flee(tn, &u.id, away, dist) {
             Flee::Moved(m) => {
                 tn.note(
-                    "retreat",
                     format!("{} retreats {} from the drawn melee", u.id, fmt_len(m)),
-                    json!({"unit": u.id, "distance": m}),
+                    Syw::Retreat {
+                        unit: u.id.to_string(),
+                        distance: m,
+                    },
                 );
                 tn.happened
                     .push((u.id.clone(), u.side, u.brigade.clone(), c, "retreat"));

@@ -10,7 +10,7 @@
 use super::super::super::ruleset::Ruleset;
 use super::super::super::state::{Forced, State};
 use super::{melee::loser_test, Turn};
-use serde_json::json;
+use crate::events::Syw;
 
 /// Whether `side` may order unit `id` to manufacture a retreat.
 pub(super) fn check(r: &Ruleset, st: &State, side: usize, id: &str) -> Result<(), String> {
@@ -45,11 +45,13 @@ pub(super) fn manufacture(tn: &mut Turn<'_, '_, '_>, id: &str) {
     let n = tn.t.test.melee_casualties;
     let k = tn.kill(id, n, 1 - u.side.min(1));
     tn.note(
-        "manufactured_retreat",
         format!(
             "{id} manufactures a retreat: the results of a melee lost by one, {k} figures removed"
         ),
-        json!({"unit": id, "killed": k}),
+        Syw::ManufacturedRetreat {
+            unit: id.to_string(),
+            killed: k,
+        },
     );
     tn.sweep_destroyed();
     loser_test(tn, id);
