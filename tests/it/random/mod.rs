@@ -154,7 +154,7 @@ pub trait Hook: Sync {
         sides
             .iter()
             .map(|side| {
-                let text = kind.rules.random_orders(state, side, rng)?;
+                let text = default_orders(&kind.rules, state, side, rng)?;
                 Some(Orders {
                     side: side.clone(),
                     text,
@@ -177,6 +177,24 @@ pub trait Hook: Sync {
     fn at_end(&self, _kinds: &[Kind]) {}
 }
 
+/// A side's random orders that `check` accepts (a few tries), else its pass
+/// orders; `None` (the game stops, as the judge would wait) if it has
+/// neither.
+fn default_orders(
+    rules: &Rules,
+    state: &State,
+    side: &str,
+    rng: &mut ChaChaDice,
+) -> Option<String> {
+    for _ in 0..20 {
+        let text = rules.random_orders(state, side, rng)?;
+        if rules.check(state, side, &text).is_ok() {
+            return Some(text);
+        }
+    }
+    rules.pass_orders(state, side)
+}
+
 /// A family without invariants of its own.
 pub struct NoHook;
 impl Hook for NoHook {}
@@ -196,8 +214,8 @@ fn hook(family: &str) -> Box<dyn Hook> {
     }
 }
 
-/// Every shipped scenario of `entry`, alone and with each option set, with
-/// the service's dice and set-up.
+/// Every shipped scenario of `entry`, alone and with each option set it
+/// accepts, with the service's dice and set-up.
 pub fn default_kinds(entry: &FamilyEntry) -> Vec<Kind> {
     let mut out = Vec::new();
     for (scenario, ruleset) in (entry.scenarios)() {
@@ -208,12 +226,18 @@ pub fn default_kinds(entry: &FamilyEntry) -> Vec<Kind> {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
+            let rules = Rules::load(&ruleset).expect("a shipped ruleset loads");
+            // A family may refuse an option set for a scenario (the
+            // conformance test says which); a plain scenario must set up.
+            if !set.is_empty() && adjutant::service::setup_state(&rules, &sc, &[0; 32]).is_err() {
+                continue;
+            }
             let opts: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let name = format!("{ruleset} {scenario} [{}]", opts.join(" "));
             let label = name.clone();
             out.push(Kind {
                 family: entry.name,
-                rules: Rules::load(&ruleset).expect("a shipped ruleset loads"),
+                rules,
                 ruleset: ruleset.clone(),
                 scenario: sc,
                 first: 0,
@@ -445,4 +469,22 @@ fn every_family_keeps_its_invariants_in_random_games() {
     for (h, kinds) in &hooks {
         h.at_end(kinds);
     }
+}
+
+/// The default hook, a family without one: every family's shipped
+/// scenarios and option sets through the generic checks only (one short
+/// game each, so that the path a new family takes stays tried).
+#[test]
+fn a_family_without_a_hook_gets_the_generic_checks() {
+    let mut kinds: Vec<Kind> = families().iter().flat_map(default_kinds).collect();
+    assert!(kinds.len() > families().len());
+    for k in &mut kinds {
+        k.games = 1;
+        k.max_phases = 20;
+    }
+    std::thread::scope(|scope| {
+        for kind in &kinds {
+            scope.spawn(move || run_kind(&NoHook, kind));
+        }
+    });
 }
