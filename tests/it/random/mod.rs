@@ -12,8 +12,10 @@
 //! - every die rolled is in the events and replays from the phase's dice
 //!   stream (`service::export::check_dice`, the check a player runs with the
 //!   revealed turn seed), where the phase's dice are the "battle" stream;
-//! - the game replayed from its submissions reaches the same state and the
-//!   same events, byte for byte;
+//! - the game replayed from its submissions reaches the same state (and,
+//!   where the kind asks, the same events at every phase);
+//! - where the kind asks, each phase starts from the state's store form,
+//!   which gives the same JSON again;
 //!
 //! and then the family's own invariants: its [`Hook`] (a table keyed by
 //! `FamilyEntry::name`, [`hook`]), which sees the phase's state before and
