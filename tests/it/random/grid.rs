@@ -1,9 +1,10 @@
-//! Property test for the grid family (Memoir of Battle, Memoir of Modern
-//! Battle): random games of legal orders on both rulesets and both grid
-//! kinds. Every phase goes through the rules interface the service uses
-//! (`Rules::phase`, `Rules::adjudicate`, JSON at the boundary). After every
+//! The grid family (Memoir of Battle, Memoir of Modern Battle) in the
+//! random-game driver (`super`): random games of legal orders on both
+//! rulesets and both grid kinds. Every phase goes through the rules
+//! interface the service uses (`Rules::phase`, `Rules::check`,
+//! `Rules::adjudicate`, each phase from the state's JSON). After every
 //! phase: nothing panicked; every die in the events replays from the phase's
-//! dice seed; units stand on the board, at most one unit and one general an
+//! dice seed (the driver's checks); units stand on the board, at most one unit and one general an
 //! area; strength within 1..=start (0 only for a soft-skin); units only ever
 //! lose strength; each side's count of destroyed units equals the enemy
 //! units whose strength reached 0; and replaying the stored submissions from
@@ -12,16 +13,14 @@
 //! Depth (`common::depth`): 12 games per ruleset and grid kind by default,
 //! 60 (the count before the two depths) with `ADJUTANT_DEEP=1`; `GRID_GAMES` sets the number exactly.
 
-use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use super::{Hook, Kind, Phase, Streams, Summary, Watch};
+use adjutant::engine::dice::{ChaChaDice, Seed};
 use adjutant::rules::memoir_grid::{self, board::GridKind, State as GridState};
-use adjutant::rules::Load;
-use adjutant::rules::{Chance, Orders, Rules, Scenario, State};
+use adjutant::rules::{FamilyEntry, Load, Orders, Rules, Scenario, State};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 const MAX_PHASES: u32 = 600;
-
-/// Transport actions carried out in all games (so the test shows they ran).
-static TRANSPORT: std::sync::Mutex<u32> = std::sync::Mutex::new(0);
 
 fn seed_of(n: u64, salt: u8) -> Seed {
     let mut s = [0u8; 32];
@@ -37,11 +36,11 @@ fn scenario(ruleset: &str, kind: GridKind) -> Scenario {
     let (id, text) = match ruleset {
         "memoir-of-battle" => (
             "le-cateau-1914",
-            include_str!("../../scenarios/memoir-of-battle/le-cateau-1914.toml"),
+            include_str!("../../../scenarios/memoir-of-battle/le-cateau-1914.toml"),
         ),
         _ => (
             "villers-bocage-1944",
-            include_str!("../../scenarios/memoir-of-modern-battle/villers-bocage-1944.toml"),
+            include_str!("../../../scenarios/memoir-of-modern-battle/villers-bocage-1944.toml"),
         ),
     };
     let want = match kind {
@@ -64,15 +63,6 @@ fn scenario(ruleset: &str, kind: GridKind) -> Scenario {
     let (mut sc, _) = Scenario::from_text(&text, &format!("{id}.toml")).expect("scenario");
     sc.id = format!("{id}-{kind:?}");
     sc
-}
-
-struct Game {
-    rules: Rules,
-    scenario: Scenario,
-    seed: Seed,
-    final_json: String,
-    submissions: Vec<Vec<Orders>>,
-    phases: u32,
 }
 
 fn grid(st: &State) -> &GridState {
@@ -166,168 +156,133 @@ fn invariants(rules: &Rules, before: &GridState, after: &GridState, ctx: &str) {
     }
 }
 
-fn play(ruleset: &str, kind: GridKind, n: u64) -> Game {
-    let rules = Rules::load(ruleset).expect("ruleset");
-    let scenario = scenario(ruleset, kind);
-    let seed = seed_of(n, kind as u8);
-    let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
-    let mut rng = ChaChaDice::from_seed(derive("test/grid-orders", &[&seed]));
-    let mut st = rules.setup(&scenario, &mut deck).expect("setup");
-    let start = grid(&st).clone();
-    let mut zeroed = vec![0u32; start.sides.len()];
-    let mut submissions = Vec::new();
-    let mut phases = 0;
-    for t in 1..=MAX_PHASES {
-        if rules.result(&st).is_some() {
-            break;
-        }
-        let g = grid(&st).clone();
-        let phase = rules.phase(&st);
-        let r = memoir_grid::Ruleset::builtin(ruleset).expect("ruleset");
-        let orders = memoir_grid::random::random_phase(&r, &g, &mut rng);
+/// The grid hook of the random-game driver.
+#[derive(Default)]
+pub struct Grid {
+    /// Transport actions carried out in all games (so the test shows they
+    /// ran).
+    transport: std::sync::atomic::AtomicU64,
+}
+
+/// The rulesets and grid kinds played, in the order of the tests before
+/// the driver.
+const PLAYED: [(&str, GridKind); 4] = [
+    ("memoir-of-battle", GridKind::Square),
+    ("memoir-of-battle", GridKind::Hex),
+    ("memoir-of-modern-battle", GridKind::Hex),
+    ("memoir-of-modern-battle", GridKind::Square),
+];
+
+impl Hook for Grid {
+    /// Each ruleset's shipped scenario on both grid kinds: 12 games at the
+    /// quick depth, 60 at the deep one (`GRID_GAMES` sets the count).
+    fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
+        let games = crate::common::depth::games("GRID_GAMES", 12, 60);
+        PLAYED
+            .iter()
+            .map(|&(ruleset, kind)| Kind {
+                family: entry.name,
+                name: format!("{ruleset} {kind:?}"),
+                ruleset: ruleset.into(),
+                rules: Rules::load(ruleset).expect("ruleset"),
+                scenario: scenario(ruleset, kind),
+                first: 0,
+                games,
+                seed: Box::new(move |n| seed_of(n, kind as u8)),
+                orders_label: "test/grid-orders",
+                max_phases: MAX_PHASES,
+                streams: Streams::Own {
+                    dice: "battle",
+                    fresh_deck: false,
+                },
+                check_orders: true,
+                through_store: true,
+                replay_events: false,
+            })
+            .collect()
+    }
+
+    /// The engine's own random phase (`memoir_grid::random::random_phase`):
+    /// it must name the sides `Rules::phase` names.
+    fn orders(
+        &self,
+        kind: &Kind,
+        state: &State,
+        sides: &[String],
+        rng: &mut ChaChaDice,
+    ) -> Option<Vec<Orders>> {
+        let r = memoir_grid::Ruleset::builtin(&kind.ruleset).expect("ruleset");
+        let orders = memoir_grid::random::random_phase(&r, grid(state), rng);
         let needed: Vec<&str> = orders.iter().map(|o| o.side.as_str()).collect();
         assert_eq!(
             needed,
-            phase.sides.iter().map(String::as_str).collect::<Vec<_>>(),
+            sides.iter().map(String::as_str).collect::<Vec<_>>(),
             "phase() and the engine agree on who must send"
         );
-        // Each side's orders pass the check the service runs on receipt.
-        for o in &orders {
-            rules.check(&st, &o.side, &o.text).unwrap_or_else(|e| {
-                panic!(
-                    "{ruleset} {kind:?} game {n} phase {t}: refused {e:?}\n{}",
-                    o.text
-                )
-            });
+        Some(orders)
+    }
+
+    fn watch(&self, _kind: &Kind, _seed: &Seed, start: &State) -> Box<dyn Watch + '_> {
+        Box::new(Game {
+            transport: &self.transport,
+            zeroed: vec![0; grid(start).sides.len()],
+        })
+    }
+
+    /// The random games reach the end (the turn limit or victory), so the
+    /// late game is exercised, not only the opening.
+    fn kind_done(&self, kind: &Kind, s: &Summary) {
+        assert!(
+            s.finished * 10 >= s.games * 9,
+            "{}: only {} of {} games ended",
+            kind.name,
+            s.finished,
+            s.games
+        );
+    }
+
+    fn at_end(&self, kinds: &[Kind]) {
+        let n = self.transport.load(std::sync::atomic::Ordering::Relaxed);
+        eprintln!("transport actions: {n}");
+        if kinds.iter().any(|k| k.ruleset == "memoir-of-modern-battle") {
+            assert!(n > 0, "no transport ever loaded or unloaded");
         }
-        let mut dice = ChaChaDice::stream(&turn_seed(&seed, t), "battle");
-        let mut chance = Chance {
-            dice: &mut dice,
-            deck: &mut deck,
-        };
-        let adj = rules
-            .adjudicate(&st, &orders, &mut chance)
-            .unwrap_or_else(|e| panic!("{ruleset} {kind:?} game {n} phase {t}: {e:?}\n{orders:?}"));
-        let events: Vec<serde_json::Value> = adj.events.iter().map(|e| e.to_store()).collect();
-        if let Some(d) = adjutant::service::export::check_dice(
-            &rules.die_faces(),
-            &turn_seed(&seed, t),
-            t,
-            &events,
-        ) {
-            panic!("{ruleset} {kind:?} game {n} phase {t}: {d}");
-        }
-        for e in &events {
+    }
+}
+
+/// One game's invariants.
+struct Game<'a> {
+    transport: &'a std::sync::atomic::AtomicU64,
+    /// Per side, the enemy units its fire brought to strength 0.
+    zeroed: Vec<u32>,
+}
+
+impl Watch for Game<'_> {
+    fn after_phase(&mut self, phase: &Phase, before: &State, after: &State, events: &[Value]) {
+        let g = grid(before);
+        for e in events {
             if matches!(
                 e["kind"].as_str(),
                 Some("load" | "unload" | "limber" | "unlimber")
             ) {
-                *TRANSPORT.lock().unwrap() += 1;
+                self.transport
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             if e["kind"] == "loss" && e["strength"] == 0 {
                 let victim = e["side"].as_str().unwrap_or_default();
                 for (i, s) in g.sides.iter().enumerate() {
                     if s != victim {
-                        zeroed[i] += 1;
+                        self.zeroed[i] += 1;
                     }
                 }
             }
         }
-        let next = adj.state;
-        let ctx = format!("{ruleset} {kind:?} game {n} phase {t}");
-        invariants(&rules, &g, grid(&next), &ctx);
+        let ctx = phase.at();
+        invariants(&phase.kind.rules, g, grid(after), &ctx);
         assert_eq!(
-            grid(&next).destroyed,
-            zeroed,
+            grid(after).destroyed,
+            self.zeroed,
             "{ctx}: destroyed counts and units brought to 0"
         );
-        // JSON at the store boundary: the state survives the round trip.
-        let json = rules.to_json(&next);
-        let back = rules.restore(&json).expect("restore");
-        assert_eq!(rules.to_json(&back), json, "{ctx}: JSON round trip");
-        submissions.push(orders);
-        st = back;
-        phases = t;
     }
-    Game {
-        final_json: rules.to_json(&st),
-        rules,
-        scenario,
-        seed,
-        submissions,
-        phases,
-    }
-}
-
-fn replay(g: &Game) -> String {
-    let mut deck = ChaChaDice::from_seed(deck_seed(&g.seed));
-    let mut st = g.rules.setup(&g.scenario, &mut deck).expect("setup");
-    for (i, orders) in g.submissions.iter().enumerate() {
-        let t = i as u32 + 1;
-        let mut dice = ChaChaDice::stream(&turn_seed(&g.seed, t), "battle");
-        let mut chance = Chance {
-            dice: &mut dice,
-            deck: &mut deck,
-        };
-        st = g
-            .rules
-            .adjudicate(&st, orders, &mut chance)
-            .expect("replay")
-            .state;
-    }
-    g.rules.to_json(&st)
-}
-
-fn games() -> u64 {
-    crate::common::depth::games("GRID_GAMES", 12, 60)
-}
-
-fn run(ruleset: &str, kind: GridKind) {
-    let mut over = 0;
-    let mut total_phases = 0;
-    for n in 0..games() {
-        let g = play(ruleset, kind, n);
-        assert_eq!(
-            replay(&g),
-            g.final_json,
-            "{ruleset} {kind:?} game {n}: replay differs"
-        );
-        if g.rules
-            .result(&g.rules.restore(&g.final_json).unwrap())
-            .is_some()
-        {
-            over += 1;
-        }
-        total_phases += g.phases;
-    }
-    // The random games reach the end (the turn limit or victory), so the
-    // late game is exercised, not only the opening.
-    assert!(
-        over * 10 >= games() * 9,
-        "{ruleset} {kind:?}: only {over} of {} games ended",
-        games()
-    );
-    eprintln!(
-        "{ruleset} {kind:?}: {} games, {total_phases} phases, {over} ended",
-        games()
-    );
-}
-
-#[test]
-fn memoir_of_battle_on_squares() {
-    run("memoir-of-battle", GridKind::Square);
-}
-
-#[test]
-fn memoir_of_battle_on_hexes() {
-    run("memoir-of-battle", GridKind::Hex);
-}
-
-#[test]
-fn memoir_of_modern_battle_on_both_grids() {
-    run("memoir-of-modern-battle", GridKind::Hex);
-    run("memoir-of-modern-battle", GridKind::Square);
-    let n = *TRANSPORT.lock().unwrap();
-    eprintln!("transport actions: {n}");
-    assert!(n > 0, "no transport ever loaded or unloaded");
 }

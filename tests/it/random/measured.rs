@@ -1,6 +1,6 @@
-//! Property test for the measured family: random games of legal orders from
-//! every shipped Charge! scenario, and every Seven Years' War scenario with
-//! the fog-of-war events forced on. After every move: no two units' ground
+//! The measured family in the random-game driver (`super`): random games
+//! of legal orders from every shipped Charge! scenario, and every Seven
+//! Years' War scenario with the fog-of-war events forced on. After every move: no two units' ground
 //! overlaps, rank and file and officers are only ever removed (never added,
 //! never a unit from nowhere: an off-table unit comes on with the men it
 //! had), every unit stays on the table unless it left
@@ -10,12 +10,14 @@
 //! scenario at both depths (their rare-event counters need that many); `MEASURED_GAMES`
 //! sets the number exactly.
 
-use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
+use super::{Hook, Kind, Phase, Streams, Watch};
+use adjutant::engine::dice::{ChaChaDice, Seed};
 use adjutant::rules::measured::syw::entry;
 use adjutant::rules::measured::{geometry, random, state, Ruleset, State};
-use adjutant::rules::{Chance, Family, Orders, Scenario, Viewer};
+use adjutant::rules::{Family, FamilyEntry, Orders, Rules, Scenario, Viewer};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 const MAX_MOVES: u32 = 40;
 
@@ -26,9 +28,8 @@ fn seed_of(n: u64) -> Seed {
     s
 }
 
-fn setup(r: &Ruleset, scenario: &str, seed: &Seed) -> State {
-    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
-    let mut st = Family::setup(r, &Scenario::shipped(scenario), &mut deck).expect("setup");
+fn setup(r: &Ruleset, scenario: &str, seed: &Seed, deck: &mut ChaChaDice) -> State {
+    let mut st = Family::setup(r, &Scenario::shipped(scenario), deck).expect("setup");
     if r.syw.is_some() && seed[0].is_multiple_of(2) {
         designated_hill(&mut st);
     }
@@ -227,17 +228,6 @@ fn add_retreat(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaD
     }
 }
 
-fn step(r: &Ruleset, st: &State, seed: &Seed, t: u32, orders: &[Orders]) -> (State, Vec<Value>) {
-    let mut dice = ChaChaDice::stream(&turn_seed(seed, t), "move");
-    let mut deck = ChaChaDice::from_seed(deck_seed(seed));
-    let mut chance = Chance {
-        dice: &mut dice,
-        deck: &mut deck,
-    };
-    Family::adjudicate(r, st, orders, &mut chance)
-        .unwrap_or_else(|e| panic!("move {t}: random orders refused: {e}\n{orders:?}"))
-}
-
 /// Whether two footprints overlap by more than the table's precision.
 /// Positions are whole sixteenths of an inch, and a turned unit's corners
 /// are rounded to them, so two units the engine set exactly in contact
@@ -345,170 +335,257 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
     Ok(())
 }
 
-#[test]
-fn random_measured_games_keep_the_invariants() {
-    let r = Ruleset::builtin("charge").expect("ruleset");
-    let stats = play(
-        &r,
-        "charge",
-        crate::common::depth::games("MEASURED_GAMES", 60, 60),
-    );
-    assert!(
-        stats.get("removed").copied().unwrap_or(0) > 0,
-        "no figure was ever removed: the random orders never fight"
-    );
-    // Fuentes de Oñoro 1811 brings the General's rally, houses under fire
-    // and wagons into the random games.
-    for k in ["general_rally", "house_fire", "house_leave", "house_spread"] {
-        assert!(
-            stats.get(k).copied().unwrap_or(0) > 0,
-            "no '{k}' event in any game: {stats:?}"
-        );
-    }
+/// Counters by ruleset, by name.
+type Stats = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// The measured hook of the random-game driver.
+pub struct Measured {
+    charge: Ruleset,
+    /// The Seven Years' War with fog-of-war events forced on: every
+    /// player-turn's first die is read as a 1, so every player-turn rolls
+    /// on its army's table (the trigger is data: every face triggers).
+    syw: Ruleset,
+    stats: Mutex<Stats>,
 }
 
-/// The Seven Years' War with fog-of-war events forced on: every
-/// player-turn's first die is read as a 1, so every player-turn rolls on
-/// its army's table (the trigger is data: every face triggers).
-#[test]
-fn random_seven_years_war_games_with_fog_forced_keep_the_invariants() {
-    let mut r = Ruleset::builtin("seven-years-war").expect("ruleset");
-    if let Some(t) = r.syw.as_mut() {
-        t.fog_trigger = (1..=6).collect();
-    }
-    let stats = play(
-        &r,
-        "seven-years-war",
-        crate::common::depth::games("MEASURED_GAMES", 30, 30),
-    );
-    assert!(
-        stats.get("removed").copied().unwrap_or(0) > 0,
-        "no figure was ever removed: the random orders never fight"
-    );
-    for k in [
-        "fog_event",
-        "response_fire",
-        "test",
-        "moved",
-        "enters",
-        "manufactured_retreat",
-        "hill_going",
-        "regimental_move",
-        "regiment_support",
-        "refused_wing",
-        "incorrect_formation",
-    ] {
-        assert!(
-            stats.get(k).copied().unwrap_or(0) > 0,
-            "no '{k}' event in any game: {stats:?}"
-        );
-    }
-}
-
-fn play(r: &Ruleset, ruleset: &str, games: u64) -> BTreeMap<String, u64> {
-    let t0 = std::time::Instant::now();
-    let r = r.clone();
-    let mut stats: BTreeMap<String, u64> = BTreeMap::new();
-    for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
-        for n in 0..games {
-            let seed = seed_of(n);
-            let mut st = setup(&r, sc, &seed);
-            let mut rng = ChaChaDice::from_seed(derive("test/orders", &[&seed]));
-            let mut subs: Vec<Vec<Orders>> = Vec::new();
-            let mut evs: Vec<Vec<Value>> = Vec::new();
-            for t in 1..=MAX_MOVES {
-                if st.over {
-                    break;
-                }
-                let mut orders = random::random_move(&r, &st, &mut rng);
-                if add_regiment(&r, &st, &mut orders, &mut rng) {
-                    *stats.entry("regimental_move".into()).or_default() += 1;
-                }
-                add_refusal(&r, &st, &mut orders, &mut rng);
-                add_retreat(&r, &st, &mut orders, &mut rng);
-                for o in &orders {
-                    // What a player's mail would get: accepted as checked.
-                    Family::check(&r, &st, &o.side, &o.text)
-                        .unwrap_or_else(|e| panic!("{sc} seed {n} move {t}: {e}\n{}", o.text));
-                }
-                let (next, ev) = step(&r, &st, &seed, t, &orders);
-                if let Err(e) = invariants(&r, &st, &next) {
-                    let texts: Vec<String> = orders
-                        .iter()
-                        .map(|o| format!("[{}]\n{}", o.side, o.text))
-                        .collect();
-                    let evs: Vec<String> = ev.iter().map(Value::to_string).collect();
-                    panic!(
-                        "{sc} seed {n} move {t}: {e}\norders:\n{}\nevents:\n{}",
-                        texts.join(""),
-                        evs.join("\n")
-                    );
-                }
-                // The report renders for everyone without panicking.
-                for v in [
-                    Viewer::Referee,
-                    Viewer::Side(st.sides[0].clone()),
-                    Viewer::Side(st.sides[1].clone()),
-                ] {
-                    let p = Family::report(&r, &next, &ev, &v, None);
-                    assert!(p.svg.contains("<svg"), "{sc} seed {n} move {t}: no SVG");
-                }
-                *stats.entry("moves".into()).or_default() += 1;
-                *stats.entry("events".into()).or_default() += ev.len() as u64;
-                for e in &ev {
-                    if let Some(k) = e.get("kind").and_then(Value::as_str) {
-                        *stats.entry(k.to_string()).or_default() += 1;
-                    }
-                    // Several attackers on one defender, hills' going.
-                    if e.get("attackers")
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| a.len() > 1)
-                    {
-                        *stats.entry("several_attackers".into()).or_default() += 1;
-                    }
-                    let text = e.get("text").and_then(Value::as_str).unwrap_or("");
-                    if text.contains("Test hill impedes") || text.contains("Test hill enhances") {
-                        *stats.entry("hill_going".into()).or_default() += 1;
-                    }
-                    // Refused wings, incorrect formations, fire by section.
-                    for (k, needle) in [
-                        ("refused_wing", "refuses its"),
-                        ("incorrect_formation", "incorrect formation"),
-                        ("section_fire", " section) fires at"),
-                    ] {
-                        if text.contains(needle) {
-                            *stats.entry(k.into()).or_default() += 1;
-                        }
-                    }
-                }
-                subs.push(orders);
-                evs.push(ev);
-                st = next;
-            }
-            *stats.entry("games".into()).or_default() += 1;
-            if st.over {
-                *stats.entry("finished".into()).or_default() += 1;
-            }
-            // Replay from the submissions alone.
-            let mut again = setup(&r, sc, &seed);
-            for (i, orders) in subs.iter().enumerate() {
-                let (next, ev) = step(&r, &again, &seed, i as u32 + 1, orders);
-                assert_eq!(
-                    ev,
-                    evs[i],
-                    "{sc} seed {n} move {}: replayed events differ",
-                    i + 1
-                );
-                again = next;
-            }
-            assert_eq!(again, st, "{sc} seed {n}: replay differs");
-            *stats.entry("removed".into()).or_default() +=
-                u64::from(st.removed.iter().sum::<u32>());
+impl Default for Measured {
+    fn default() -> Self {
+        let mut syw = Ruleset::builtin("seven-years-war").expect("ruleset");
+        if let Some(t) = syw.syw.as_mut() {
+            t.fog_trigger = (1..=6).collect();
+        }
+        Measured {
+            charge: Ruleset::builtin("charge").expect("ruleset"),
+            syw,
+            stats: Mutex::new(BTreeMap::new()),
         }
     }
-    eprintln!(
-        "{ruleset}: {games} games per scenario in {:.1} s: {stats:?}",
-        t0.elapsed().as_secs_f64()
-    );
-    stats
+}
+
+impl Measured {
+    fn ruleset(&self, id: &str) -> &Ruleset {
+        if id == "charge" {
+            &self.charge
+        } else {
+            &self.syw
+        }
+    }
+
+    fn count(&self, ruleset: &str, local: &BTreeMap<String, u64>) {
+        let mut all = self.stats.lock().expect("stats");
+        let mine = all.entry(ruleset.to_string()).or_default();
+        for (k, n) in local {
+            *mine.entry(k.clone()).or_default() += n;
+        }
+    }
+}
+
+fn measured(st: &adjutant::rules::State) -> &State {
+    st.get::<State>().expect("a measured state")
+}
+
+impl Hook for Measured {
+    /// Every shipped scenario: 60 Charge! and 30 Seven Years' War games at
+    /// both depths (`MEASURED_GAMES` sets the count).
+    fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
+        let mut out = Vec::new();
+        for (ruleset, quick) in [("charge", 60), ("seven-years-war", 30)] {
+            let games = crate::common::depth::games("MEASURED_GAMES", quick, quick);
+            for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
+                out.push(Kind {
+                    family: entry.name,
+                    name: format!("{ruleset} {sc}"),
+                    ruleset: ruleset.into(),
+                    rules: Rules::new(self.ruleset(ruleset).clone()),
+                    scenario: Scenario::shipped(sc),
+                    first: 0,
+                    games,
+                    seed: Box::new(seed_of),
+                    orders_label: "test/orders",
+                    max_phases: MAX_MOVES,
+                    streams: Streams::Own {
+                        dice: "move",
+                        fresh_deck: true,
+                    },
+                    check_orders: true,
+                    through_store: false,
+                    replay_events: true,
+                });
+            }
+        }
+        out
+    }
+
+    fn setup(&self, kind: &Kind, seed: &Seed, deck: &mut ChaChaDice) -> adjutant::rules::State {
+        let r = self.ruleset(&kind.ruleset);
+        adjutant::rules::State::of(setup(r, &kind.scenario.id, seed, deck))
+    }
+
+    /// The engine's random move, with now and then a regimental move, a
+    /// refused wing or a manufactured retreat (Seven Years' War).
+    fn orders(
+        &self,
+        kind: &Kind,
+        state: &adjutant::rules::State,
+        _sides: &[String],
+        rng: &mut ChaChaDice,
+    ) -> Option<Vec<Orders>> {
+        let (r, st) = (self.ruleset(&kind.ruleset), measured(state));
+        let mut orders = random::random_move(r, st, rng);
+        if add_regiment(r, st, &mut orders, rng) {
+            self.count(
+                &kind.ruleset,
+                &BTreeMap::from([("regimental_move".to_string(), 1)]),
+            );
+        }
+        add_refusal(r, st, &mut orders, rng);
+        add_retreat(r, st, &mut orders, rng);
+        Some(orders)
+    }
+
+    fn watch(
+        &self,
+        kind: &Kind,
+        _seed: &Seed,
+        _start: &adjutant::rules::State,
+    ) -> Box<dyn Watch + '_> {
+        Box::new(Game {
+            hook: self,
+            r: self.ruleset(&kind.ruleset),
+            stats: BTreeMap::new(),
+        })
+    }
+
+    fn same(&self, _kind: &Kind, a: &adjutant::rules::State, b: &adjutant::rules::State) -> bool {
+        measured(a) == measured(b)
+    }
+
+    fn at_end(&self, _kinds: &[Kind]) {
+        let all = self.stats.lock().expect("stats");
+        for (ruleset, stats) in all.iter() {
+            eprintln!("{ruleset}: {stats:?}");
+        }
+        for (ruleset, stats) in all.iter() {
+            assert!(
+                stats.get("removed").copied().unwrap_or(0) > 0,
+                "{ruleset}: no figure was ever removed: the random orders never fight"
+            );
+            // Fuentes de Oñoro 1811 brings the General's rally, houses
+            // under fire and wagons into the random games.
+            let needed: &[&str] = if ruleset == "charge" {
+                &["general_rally", "house_fire", "house_leave", "house_spread"]
+            } else {
+                &[
+                    "fog_event",
+                    "response_fire",
+                    "test",
+                    "moved",
+                    "enters",
+                    "manufactured_retreat",
+                    "hill_going",
+                    "regimental_move",
+                    "regiment_support",
+                    "refused_wing",
+                    "incorrect_formation",
+                ]
+            };
+            for k in needed {
+                assert!(
+                    stats.get(*k).copied().unwrap_or(0) > 0,
+                    "{ruleset}: no '{k}' event in any game: {stats:?}"
+                );
+            }
+        }
+    }
+}
+
+/// One game's invariants and counters.
+struct Game<'a> {
+    hook: &'a Measured,
+    r: &'a Ruleset,
+    stats: BTreeMap<String, u64>,
+}
+
+impl Watch for Game<'_> {
+    fn after_phase(
+        &mut self,
+        phase: &Phase,
+        before: &adjutant::rules::State,
+        after: &adjutant::rules::State,
+        ev: &[Value],
+    ) {
+        let (st, next) = (measured(before), measured(after));
+        let at = phase.at();
+        if let Err(e) = invariants(self.r, st, next) {
+            let texts: Vec<String> = phase
+                .orders
+                .iter()
+                .map(|o| format!("[{}]\n{}", o.side, o.text))
+                .collect();
+            let evs: Vec<String> = ev.iter().map(Value::to_string).collect();
+            panic!(
+                "{at}: {e}\norders:\n{}\nevents:\n{}",
+                texts.join(""),
+                evs.join("\n")
+            );
+        }
+        // The report renders for everyone without panicking.
+        for v in [
+            Viewer::Referee,
+            Viewer::Side(st.sides[0].clone()),
+            Viewer::Side(st.sides[1].clone()),
+        ] {
+            let typed: Vec<adjutant::rules::Event> = ev
+                .iter()
+                .cloned()
+                .map(adjutant::rules::Event::from_store)
+                .collect();
+            let p = phase.kind.rules.report_parts(after, &typed, &v, None);
+            assert!(p.svg.contains("<svg"), "{at}: no SVG");
+        }
+        count_events(&mut self.stats, ev);
+    }
+
+    fn after_game(&mut self, kind: &Kind, last: &adjutant::rules::State) {
+        let st = measured(last);
+        let stats = &mut self.stats;
+        *stats.entry("games".into()).or_default() += 1;
+        if st.over {
+            *stats.entry("finished".into()).or_default() += 1;
+        }
+        *stats.entry("removed".into()).or_default() += u64::from(st.removed.iter().sum::<u32>());
+        self.hook.count(&kind.ruleset, stats);
+    }
+}
+
+/// A move's events in the counters.
+fn count_events(stats: &mut BTreeMap<String, u64>, ev: &[Value]) {
+    *stats.entry("moves".into()).or_default() += 1;
+    *stats.entry("events".into()).or_default() += ev.len() as u64;
+    for e in ev {
+        if let Some(k) = e.get("kind").and_then(Value::as_str) {
+            *stats.entry(k.to_string()).or_default() += 1;
+        }
+        // Several attackers on one defender, hills' going.
+        if e.get("attackers")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.len() > 1)
+        {
+            *stats.entry("several_attackers".into()).or_default() += 1;
+        }
+        let text = e.get("text").and_then(Value::as_str).unwrap_or("");
+        if text.contains("Test hill impedes") || text.contains("Test hill enhances") {
+            *stats.entry("hill_going".into()).or_default() += 1;
+        }
+        // Refused wings, incorrect formations, fire by section.
+        for (k, needle) in [
+            ("refused_wing", "refuses its"),
+            ("incorrect_formation", "incorrect formation"),
+            ("section_fire", " section) fires at"),
+        ] {
+            if text.contains(needle) {
+                *stats.entry(k.into()).or_default() += 1;
+            }
+        }
+    }
 }
