@@ -115,7 +115,7 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
         let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
-        let courier = s.spawn(|| courier(&cfg, &dir, jobs, report));
+        let courier = s.spawn(|| courier(&cfg, &dir, jobs, report, stop));
         let cfg_ = &cfg;
         let reader = s.spawn(move || {
             let cfg = cfg_;
@@ -307,6 +307,16 @@ pub const DELIVER_EVERY: usize = 64;
 /// after delivery; then its bytes are dropped, or kept for
 /// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
+    deliver_until(judge, pass, &AtomicBool::new(false))
+}
+
+/// [`deliver`], stopping between two groups of mails once `stop` is set
+/// (SIGTERM): the mails not yet tried stay pending for the next start.
+pub fn deliver_until(
+    judge: &mut Judge,
+    pass: &mut Pass,
+    stop: &AtomicBool,
+) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
     let (conn, cfg) = (&judge.conn, &judge.cfg);
     let due = stamp(now);
@@ -326,6 +336,9 @@ pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreErr
             .zip(rendered)
             .map(|(m, r)| Sent::of(m, send(cfg, m, r)));
         loop {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
             let group: Vec<Sent> = outcomes.by_ref().take(MARKS_PER_COMMIT).collect();
             if group.is_empty() {
                 break;
@@ -426,6 +439,7 @@ fn courier(
     dir: &std::path::Path,
     jobs: std::sync::mpsc::Receiver<Job>,
     report: std::sync::mpsc::Sender<Sent>,
+    stop: &AtomicBool,
 ) -> std::io::Result<()> {
     yield_to_handling();
     let conn = store::open(&cfg.database_path())
@@ -463,7 +477,13 @@ fn courier(
             after = last.id;
             let rendered = renderer.render_page(conn, &mut page);
             for (m, r) in page.iter().zip(rendered) {
+                if stop.load(Ordering::SeqCst) {
+                    break; // SIGTERM: the rest stays pending
+                }
                 let _ = report.send(Sent::of(m, send(cfg, m, r)));
+            }
+            if stop.load(Ordering::SeqCst) {
+                break;
             }
         }
     }
@@ -667,7 +687,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
         Ok(_) => {}
         Err(e) => tracing::error!("reviews: {e}"),
     }
-    if let Err(e) = deliver(judge, &mut p) {
+    if let Err(e) = deliver_until(judge, &mut p, stop) {
         tracing::error!("outbox: {e}");
     }
     p

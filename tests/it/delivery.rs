@@ -164,3 +164,65 @@ fn a_damaged_body_fails_alone_named_and_the_rest_of_the_page_goes_out() {
         "the damaged mail is named: {listed}"
     );
 }
+
+#[test]
+fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new();
+    // A slow transport: a fifth of a second a mail, each one logged.
+    let log = site.path().join("sent.log");
+    let script = site.path().join("slow-sendmail");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nsleep 0.2\ncat > /dev/null\necho sent >> {}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Forty answers queued while delivery fails...
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    let failing = cfg
+        .replace("[outbound]\n", "[outbound]\ncommand = \"/bin/false\"\n")
+        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1);
+    std::fs::write(site.config(), &failing).unwrap();
+    ask_help(&site, 40);
+    pass_at(&site, 0, 0);
+    assert_eq!(statuses(&site), (40, 0, 0));
+    // ... then the slow transport, and a stop once the first has gone out.
+    std::fs::write(
+        site.config(),
+        failing.replace("/bin/false", &script.display().to_string()),
+    )
+    .unwrap();
+    let mut child = site
+        .command(&["serve"])
+        .env("ADJUTANT_NOW", "2026-11-01T06:00:00Z")
+        .spawn()
+        .unwrap();
+    let waiting = std::time::Instant::now();
+    while !log.exists() {
+        assert!(
+            waiting.elapsed().as_secs() < 60,
+            "nothing delivered in a minute"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let sent = std::fs::read_to_string(&log).unwrap().lines().count() as i64;
+    let (pending, marked, dead) = statuses(&site);
+    assert!(
+        sent < 40,
+        "the stop did not wait for the whole backlog ({sent} sent)"
+    );
+    assert_eq!(marked, sent, "every mail sent is marked sent, none other");
+    assert_eq!((pending + marked, dead), (40, 0), "the rest stays pending");
+}
