@@ -199,6 +199,8 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
     let mut child = site
         .command(&["serve"])
         .env("ADJUTANT_NOW", "2026-11-01T06:00:00Z")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let waiting = std::time::Instant::now();
