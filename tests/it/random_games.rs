@@ -455,6 +455,8 @@ fn check_mines(
         let leaks = memoir44::mines::leaks(next, &v, &side);
         assert!(leaks.is_empty(), "{scenario} turn {t}: {leaks:?}");
         let svg = memoir44::report::svg::board(&v);
+        // The view's JSON once a side (it was once a hidden minefield).
+        let json = serde_json::to_string(&v).unwrap();
         for m in next.minefields.iter().filter(|m| !m.revealed) {
             let mark = format!("class=\"minefield\" data-hex=\"{}\"", m.at);
             let i = svg.find(&mark).unwrap_or_else(|| {
@@ -470,7 +472,6 @@ fn check_mines(
                 "{scenario} turn {t}: the SVG of {side} shows the hidden minefield at {}: {label}",
                 m.at
             );
-            let json = serde_json::to_string(&v).unwrap();
             assert!(
                 !json.contains(&format!(
                     "\"at\":\"{}\",\"side\":\"{}\",\"strength\"",
