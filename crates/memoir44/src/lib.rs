@@ -652,6 +652,13 @@ impl Family for Ruleset {
         s
     }
 
+    /// Team play: the left, centre and right sections (docs/teams.md).
+    fn teams(&self) -> Option<&dyn adjutant_rules::TeamPlay<State>> {
+        Some(self)
+    }
+}
+
+impl adjutant_rules::TeamPlay<State> for Ruleset {
     fn sections(&self, _s: &State) -> Vec<String> {
         team::sections()
     }

@@ -256,34 +256,33 @@ pub trait Family: Send + Sync + 'static {
     ) -> Result<(Self::State, Vec<Self::Event>), Rejection> {
         Err(Rejection::whole("this ruleset has no referee corrections"))
     }
-    /// Team play: the board's command sections from a side's own seat, left
-    /// to right (Memoir '44: left, centre, right). None: the family has no
-    /// sections and no team play.
-    fn sections(&self, _s: &Self::State) -> Vec<String> {
-        Vec::new()
-    }
-    /// Team play: what each line of a side's orders concerns (its card's
-    /// sections, its units' sections), without checking the orders. A text
-    /// the family cannot read is refused with the line and why.
-    fn order_scope(
-        &self,
-        _s: &Self::State,
-        _side: &str,
-        _orders: &str,
-    ) -> Result<Vec<ScopedLine>, Rejection> {
-        Err(Rejection::whole("this ruleset has no team play"))
-    }
-    /// Team play: the order template of one team member, who commands
-    /// `sections` (and plays the card if `leader`); None: the side's.
-    fn member_template(
-        &self,
-        _s: &Self::State,
-        _side: &str,
-        _sections: &[String],
-        _leader: bool,
-    ) -> Option<String> {
+    /// Team play (docs/teams.md), an optional part: `None` (the default),
+    /// the family has no command sections and a side is one player.
+    fn teams(&self) -> Option<&dyn TeamPlay<Self::State>> {
         None
     }
+}
+
+/// Team play, the optional part of a family with command sections
+/// ([`Family::teams`]): what the service needs to seat a team on one side
+/// and merge its members' orders, in generic terms.
+pub trait TeamPlay<S>: Send + Sync {
+    /// The board's command sections from a side's own seat, left to right
+    /// (Memoir '44: left, centre, right).
+    fn sections(&self, s: &S) -> Vec<String>;
+    /// What each line of a side's orders concerns (its card's sections, its
+    /// units' sections), without checking the orders. A text the family
+    /// cannot read is refused with the line and why.
+    fn order_scope(&self, s: &S, side: &str, orders: &str) -> Result<Vec<ScopedLine>, Rejection>;
+    /// The order template of one team member, who commands `sections` (and
+    /// plays the card if `leader`); None: the side's.
+    fn member_template(
+        &self,
+        s: &S,
+        side: &str,
+        sections: &[String],
+        leader: bool,
+    ) -> Option<String>;
 }
 
 /// A game's state, typed by its family and opaque to everyone else.
@@ -557,9 +556,10 @@ impl<F: Family> ErasedFamily for F {
         })
     }
     fn sections(&self, s: &State) -> Vec<String> {
-        s.get::<F::State>()
-            .map(|t| Family::sections(self, t))
-            .unwrap_or_default()
+        match (self.teams(), s.get::<F::State>()) {
+            (Some(teams), Some(t)) => teams.sections(t),
+            _ => Vec::new(),
+        }
     }
     fn order_scope(
         &self,
@@ -570,7 +570,10 @@ impl<F: Family> ErasedFamily for F {
         let t = s
             .get::<F::State>()
             .ok_or_else(|| Rejection::whole(FOREIGN))?;
-        Family::order_scope(self, t, side, orders)
+        match self.teams() {
+            Some(teams) => teams.order_scope(t, side, orders),
+            None => Err(Rejection::whole("this ruleset has no team play")),
+        }
     }
     fn member_template(
         &self,
@@ -579,8 +582,8 @@ impl<F: Family> ErasedFamily for F {
         sections: &[String],
         leader: bool,
     ) -> Option<String> {
-        s.get::<F::State>()
-            .and_then(|t| Family::member_template(self, t, side, sections, leader))
+        let t = s.get::<F::State>()?;
+        self.teams()?.member_template(t, side, sections, leader)
     }
 }
 
