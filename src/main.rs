@@ -539,10 +539,43 @@ fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     Ok(0)
 }
 
+/// What the outbox holds that a host should know of: dead mail, and mail
+/// waiting after failed deliveries (the database read only, never created
+/// or changed).
+fn outbox_warnings(db: &Path) -> Vec<String> {
+    use rusqlite::OpenFlags;
+    let Ok(conn) = rusqlite::Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+    else {
+        return Vec::new();
+    };
+    let count = |sql: &str| -> Option<(i64, Option<String>)> {
+        conn.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?))).ok()
+    };
+    let mut out = Vec::new();
+    if let Some((n, Some(why))) = count(
+        "SELECT count(*), (SELECT last_error FROM outbox WHERE status = 'dead' ORDER BY id DESC LIMIT 1)
+         FROM outbox WHERE status = 'dead'",
+    ) {
+        out.push(format!(
+            "{n} mails are dead (the last: {why}); `adjutant outbox` lists them, `adjutant outbox retry --dead` sends them again"
+        ));
+    }
+    if let Some((n, Some(why))) = count(
+        "SELECT count(*), (SELECT last_error FROM outbox WHERE status = 'pending' AND attempts > 0 ORDER BY id DESC LIMIT 1)
+         FROM outbox WHERE status = 'pending' AND attempts > 0",
+    ) {
+        out.push(format!(
+            "{n} mails wait after failed deliveries (the last error: {why}); they are retried for outbound.retry_days"
+        ));
+    }
+    out
+}
+
 fn doctor_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let path = config_path(config);
     let cfg = Config::load(&path)?;
-    let warnings = adjutant::config::doctor(&cfg, &path);
+    let mut warnings = adjutant::config::doctor(&cfg, &path);
+    warnings.extend(outbox_warnings(&cfg.database_path()));
     for w in &warnings {
         println!("warning: {w}");
     }

@@ -85,6 +85,14 @@ fn a_week_without_the_mail_server_gives_no_mail_up_and_all_goes_out_when_it_is_b
         .query_row("SELECT min(attempts) FROM outbox", [], |r| r.get(0))
         .unwrap();
     assert!(attempts >= 20, "retried all week ({attempts} attempts)");
+    // The host is told by doctor (exit 1), which changes nothing.
+    let doctor = site.run(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("3 mails wait after failed deliveries"),
+        "{said}"
+    );
     // The server is back: everything goes out, once.
     transport(&site, None);
     pass_at(&site, 6, 23);
@@ -112,6 +120,9 @@ fn past_the_hosts_horizon_mail_goes_dead_and_outbox_retry_puts_it_back() {
     assert_eq!(statuses(&site), (0, 0, 2), "past the day: given up");
     let listed = site.ok(&["outbox"]);
     assert!(listed.contains("dead"), "{listed}");
+    let doctor = site.run(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(said.contains("2 mails are dead"), "{said}");
     assert!(listed.contains("last error:"), "{listed}");
     // The host mends the transport and puts the dead mail back.
     transport(&site, None);
