@@ -544,9 +544,32 @@ pub fn mark_seen(cfg: &ImapConfig, uid_validity: u32, uids: &[u32]) -> Result<()
     })
 }
 
+/// How [`move_to`] moves messages on a server with the given capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Moving {
+    /// `UID MOVE` (RFC 6851).
+    Move,
+    /// `UID COPY`, `\Deleted` on those UIDs, `UID EXPUNGE` of those UIDs
+    /// (UIDPLUS, RFC 4315).
+    CopyAndExpungeThese,
+    /// `UID COPY` and `\Deleted` only: a plain `EXPUNGE` would remove every
+    /// message anyone flagged `\Deleted` in the mailbox, so the originals
+    /// stay, seen and flagged, for the mailbox's owner to expunge.
+    CopyAndFlag,
+}
+
+fn moving(has_move: bool, has_uidplus: bool) -> Moving {
+    match (has_move, has_uidplus) {
+        (true, _) => Moving::Move,
+        (false, true) => Moving::CopyAndExpungeThese,
+        (false, false) => Moving::CopyAndFlag,
+    }
+}
+
 /// Moves `uids` to the mailbox `target` (which must exist), marking them seen,
 /// provided the UIDVALIDITY is unchanged. Uses `MOVE` (RFC 6851) when the
-/// server has it, else COPY, `\Deleted` and `UID EXPUNGE` (or `EXPUNGE`).
+/// server has it, else COPY, `\Deleted` and `UID EXPUNGE` of those UIDs
+/// (UIDPLUS); never a plain `EXPUNGE` ([`Moving::CopyAndFlag`]).
 pub fn move_to(
     cfg: &ImapConfig,
     uid_validity: u32,
@@ -568,15 +591,14 @@ pub fn move_to(
             },
             other => MailboxError::from(other),
         };
-        if caps.has_str("MOVE") {
-            session.uid_mv(&set, target).map_err(no_target)?;
-        } else {
-            session.uid_copy(&set, target).map_err(no_target)?;
-            session.uid_store(&set, "+FLAGS.SILENT (\\Deleted)")?;
-            if caps.has_str("UIDPLUS") {
-                session.uid_expunge(&set)?;
-            } else {
-                session.expunge()?;
+        match moving(caps.has_str("MOVE"), caps.has_str("UIDPLUS")) {
+            Moving::Move => session.uid_mv(&set, target).map_err(no_target)?,
+            how => {
+                session.uid_copy(&set, target).map_err(no_target)?;
+                session.uid_store(&set, "+FLAGS.SILENT (\\Deleted)")?;
+                if how == Moving::CopyAndExpungeThese {
+                    session.uid_expunge(&set)?;
+                }
             }
         }
         Ok(())
@@ -615,6 +637,16 @@ fn range((start, end): (u32, u32)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server without MOVE or UIDPLUS gets no plain EXPUNGE, which would
+    /// remove every message anyone flagged deleted (issue 35).
+    #[test]
+    fn moving_never_expunges_the_whole_mailbox() {
+        assert_eq!(moving(true, true), Moving::Move);
+        assert_eq!(moving(true, false), Moving::Move);
+        assert_eq!(moving(false, true), Moving::CopyAndExpungeThese);
+        assert_eq!(moving(false, false), Moving::CopyAndFlag);
+    }
 
     #[test]
     fn uid_sets_are_compact_and_sorted() {
