@@ -222,13 +222,7 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let status = child.wait().unwrap();
+    let status = crate::common::terminate(&mut child);
     assert!(status.success(), "{status:?}");
     let sent = std::fs::read_to_string(&log).unwrap().lines().count() as i64;
     let (pending, marked, dead) = statuses(&site);

@@ -310,14 +310,8 @@ fn sigterm_finishes_the_message_in_hand_and_exits_cleanly() {
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
     let start = std::time::Instant::now();
-    let status = child.wait().unwrap();
+    let status = common::terminate(&mut child);
     assert!(status.success(), "{status:?}");
     assert!(start.elapsed() < std::time::Duration::from_secs(30));
     // Every message in cur/ was recorded, and none recorded is still waiting.

@@ -137,20 +137,6 @@ impl Event {
     }
 }
 
-/// Events as JSON with sorted keys, the form the store and view.json have
-/// always written (a `serde_json::Value` object sorts its keys).
-///
-/// # Errors
-/// Never in practice: an `Event` always serializes.
-pub fn serialize_sorted<S: serde::Serializer>(ev: &[Event], s: S) -> Result<S::Ok, S::Error> {
-    let v: Vec<serde_json::Value> = ev
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()
-        .map_err(serde::ser::Error::custom)?;
-    v.serialize(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::Event;

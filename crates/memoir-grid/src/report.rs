@@ -54,7 +54,7 @@ pub struct View {
     pub phase: String,
     pub waiting: Vec<String>,
     /// Written with sorted keys, as the store holds them.
-    #[serde(serialize_with = "super::events::serialize_sorted")]
+    #[serde(serialize_with = "adjutant_rules::event::serialize_sorted")]
     pub last: Vec<Event>,
     pub over: bool,
     pub winner: Option<String>,

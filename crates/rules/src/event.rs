@@ -188,6 +188,24 @@ impl Event {
     }
 }
 
+/// A family's events as JSON objects with sorted keys, the form the store
+/// keeps (a `serde_json::Value` object sorts its keys): for a view's JSON
+/// that lists events (`#[serde(serialize_with = ...)]`).
+///
+/// # Errors
+/// Never in practice: a family's event always serializes.
+pub fn serialize_sorted<T: Serialize, S: serde::Serializer>(
+    ev: &[T],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let v: Vec<Value> = ev
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()
+        .map_err(serde::ser::Error::custom)?;
+    v.serialize(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,17 @@ pub mod memoir_mail;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Sends SIGTERM to a running judge and waits for it to exit.
+pub fn terminate(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    child.wait().unwrap()
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_adjutant")
 }
