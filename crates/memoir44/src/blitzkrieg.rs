@@ -130,3 +130,20 @@ pub fn set(r: &super::Ruleset, st: &mut State, side: Option<usize>) -> Result<()
     st.blitzkrieg = side;
     Ok(())
 }
+
+/// Blitzkrieg on the turn's hooks (turn/hooks.rs): the enemy's armour moves
+/// at most 2.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &State,
+        u: &Unit,
+        m: Mode,
+        _: Option<&[crate::board::Hex]>,
+    ) -> Mode {
+        mode(ctx, st, u, m)
+    }
+}

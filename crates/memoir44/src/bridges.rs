@@ -254,3 +254,13 @@ pub fn battled(st: &mut State, a: Hex, b: Hex) {
         }
     }
 }
+
+/// Bridge Demolition on the turn's hooks (turn/hooks.rs): charges on a
+/// bridge the enemy now occupies go.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, _: usize) {
+        after_step(p.st, p.ev);
+    }
+}

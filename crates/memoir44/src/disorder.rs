@@ -262,6 +262,22 @@ pub fn set_option(r: &Ruleset, st: &mut State, value: &str) -> Result<(), String
     Ok(())
 }
 
+/// Demoralisation & Disorganisation on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(
+        &self,
+        _: &crate::battle::Ctx<'_>,
+        st: &State,
+        u: &Unit,
+        m: Mode,
+        _: Option<&[crate::board::Hex]>,
+    ) -> Mode {
+        mode(st, u, m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{scenario, Ruleset};

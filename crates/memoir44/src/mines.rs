@@ -288,3 +288,16 @@ pub fn leaks(st: &State, v: &super::view::View, who: &str) -> Vec<String> {
     }
     out
 }
+
+/// Minefields on the turn's hooks (turn/hooks.rs): a unit that enters one.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn entered(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        e: &crate::turn::hooks::Entered<'_>,
+    ) {
+        entered(p.ctx, p.st, p.ev, p.dice, e.unit, e.dest, e.clearing);
+    }
+}

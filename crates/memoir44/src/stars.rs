@@ -548,6 +548,27 @@ pub fn spotting(st: &State, side: usize) -> bool {
     })
 }
 
+/// The Battle Star Markers on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &State,
+        u: &super::state::Unit,
+        m: Mode,
+        _: Option<&[Hex]>,
+    ) -> Mode {
+        // Sabotage of a Supply Depot: the armour's lost hex.
+        mode(ctx, st, u, m)
+    }
+
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, since: usize) {
+        after_step(p.ctx, p.st, p.ev, since, p.dice);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{scenario, Ruleset};

@@ -765,6 +765,20 @@ pub fn describe_event(e: &Event, side_name: &dyn Fn(&str) -> String) -> Option<S
     })
 }
 
+/// Supply Lines & Sieges on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(&self, ctx: &Ctx<'_>, st: &State, u: &Unit, m: Mode, _: Option<&[Hex]>) -> Mode {
+        // A unit out of supply a second turn.
+        mode(ctx, st, u, m)
+    }
+
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, _: usize) {
+        after_step(p.st, p.ev);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{scenario, Ruleset};

@@ -130,6 +130,22 @@ pub fn check_position(r: &Ruleset, st: &State) -> Result<(), (usize, String)> {
     Ok(())
 }
 
+/// Support weapons on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(
+        &self,
+        ctx: &crate::battle::Ctx<'_>,
+        st: &State,
+        u: &Unit,
+        m: Mode,
+        _: Option<&[crate::board::Hex]>,
+    ) -> Mode {
+        mode(ctx.r, st, u, m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{scenario, Ruleset};

@@ -363,3 +363,17 @@ pub fn entered(
         }
     }
 }
+
+/// The terrain tiles on the turn's hooks (turn/hooks.rs): a frozen river
+/// tests the ice.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn entered(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        e: &crate::turn::hooks::Entered<'_>,
+    ) {
+        entered(p.ctx, p.st, p.ev, p.dice, e.unit, e.path);
+    }
+}

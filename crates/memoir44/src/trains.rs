@@ -959,3 +959,13 @@ pub fn check_expect(r: &Ruleset, st: &State, want: &[ExpectTrain]) -> Vec<String
     }
     problems
 }
+
+/// Trains on the turn's hooks (turn/hooks.rs): their missions after each
+/// step.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, _: usize) {
+        missions(p.st, p.ev);
+    }
+}

@@ -421,3 +421,12 @@ pub fn describe_event(e: &Event, side_name: &dyn Fn(&str) -> String) -> Option<S
         )
     })
 }
+
+/// Night & Severe Weather on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn mode(&self, ctx: &Ctx<'_>, st: &State, u: &Unit, m: Mode, path: Option<&[Hex]>) -> Mode {
+        mode(ctx, st, u, &m, path)
+    }
+}

@@ -414,3 +414,17 @@ pub fn case_check(st: &State, ruins: Option<&[String]>) -> Vec<String> {
     }
     out
 }
+
+/// "EX-TER-MIN-ATE!" on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, _: usize) {
+        after_step(p.ctx, p.st, p.ev);
+    }
+
+    /// The towns exterminated this turn.
+    fn end_turn(&self, p: &mut crate::turn::hooks::Play<'_, '_>) {
+        end_turn(p.ctx, p.st, p.ev);
+    }
+}

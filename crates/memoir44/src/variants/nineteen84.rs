@@ -458,3 +458,18 @@ pub fn describe(
         ),
     }
 }
+
+/// "Nineteen Eighty-Four" on the turn's hooks (turn/hooks.rs): the units
+/// lost are replaced at the end of the turn.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn placements(&self, p: &mut crate::turn::hooks::Play<'_, '_>) {
+        collect(p.st, p.ev);
+        place(p.ctx, p.st, p.ev);
+    }
+
+    fn next_turn_begun(&self, st: &mut State, ev: &[Event]) {
+        collect(st, ev);
+    }
+}

@@ -615,3 +615,42 @@ pub fn invariant(r: &Ruleset, before: &State, after: &State) -> Option<String> {
     }
     None
 }
+
+/// "War Of The Worlds" on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    /// The machines and the Common Cold.
+    fn mode(
+        &self,
+        ctx: &Ctx<'_>,
+        st: &State,
+        u: &Unit,
+        m: Mode,
+        _: Option<&[crate::board::Hex]>,
+    ) -> Mode {
+        mode(ctx, st, u, m)
+    }
+
+    /// A Martian attack ruins a town.
+    fn after_battle(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        b: &crate::turn::hooks::Fought,
+    ) {
+        after_battle(p.ctx, p.st, p.ev, b.side, b.target);
+    }
+
+    fn victory(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        before: &State,
+        side: usize,
+    ) -> bool {
+        if p.st.worlds.is_none() {
+            return false;
+        }
+        end_turn(p.ctx, before, p.st, p.ev, p.dice, side);
+        true
+    }
+}

@@ -896,3 +896,34 @@ pub fn case_check(st: &State, markers: Option<&[String]>, saved: Option<u32>) ->
     }
     out
 }
+
+/// "Achtung! Zombie!" on the turn's hooks (turn/hooks.rs).
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn after_step(&self, p: &mut crate::turn::hooks::Play<'_, '_>, _: usize) {
+        after_step(p.ctx, p.st, p.ev);
+    }
+
+    /// The Living it killed rise with it.
+    fn after_battle(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        b: &crate::turn::hooks::Fought,
+    ) {
+        after_battle(p.ctx, p.st, p.ev, b.unit, b.removed);
+    }
+
+    fn victory(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        before: &State,
+        side: usize,
+    ) -> bool {
+        if p.st.zombies.is_none() {
+            return false;
+        }
+        end_turn(before, p.st, p.ev, side);
+        true
+    }
+}

@@ -2,6 +2,8 @@
 
 #![allow(clippy::too_many_arguments)]
 
+mod fight;
+
 use super::board::{line_of_sight, Board, Hex};
 use super::events::{Event, Modifier};
 use super::ruleset::{Ruleset, UnitSpec};
