@@ -94,6 +94,7 @@ pub static HOOKS: &[&dyn Hook] = &[
     &crate::tiles::Hooks,
     &crate::mines::Hooks,
     &crate::variants::zombies::Hooks,
+    &crate::variants::cybermen::Hooks,
     &crate::stars::Hooks,
     &crate::variants::exterminate::Hooks,
     &crate::supply::Hooks,

@@ -153,3 +153,17 @@ pub fn describe(side: &str, at: super::super::board::Hex, figures: u32, left: u3
         "{side}: the casualties of the close assault join the Cybermen at {at} as reinforcements: +{figures} figure{s}, {left} now."
     )
 }
+
+/// The Cybermen on the turn's hooks (turn/hooks.rs): a close assault's
+/// casualties reinforce them.
+pub struct Hooks;
+
+impl crate::turn::Hook for Hooks {
+    fn after_battle(
+        &self,
+        p: &mut crate::turn::hooks::Play<'_, '_>,
+        b: &crate::turn::hooks::Fought,
+    ) {
+        after_battle(p.ctx, p.st, p.ev, b.unit, b.range, b.removed);
+    }
+}

@@ -327,14 +327,5 @@ impl Turn<'_, '_, '_> {
             removed,
         };
         hooks::after_battle(&mut self.play_at(), &fought);
-        // The Cybermen: a close assault's casualties reinforce them.
-        crate::variants::cybermen::after_battle(
-            self.ctx,
-            &mut self.st,
-            &mut self.ev,
-            *unit,
-            range,
-            removed,
-        );
     }
 }
