@@ -136,7 +136,66 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             format!("unknown ruleset '{}'", cf.ruleset.get_ref()),
         )
     })?;
-    let mut st = state::place(&r, text, file, &cf.board, &cf.units)?;
+    let st = setup(&r, &cf, text, file)?;
+    let phases = phases(&r, &cf, text, file)?;
+    let (out, rolled, mut problems) = match play(&r, &cf, &st, &phases) {
+        Ok(played) => played,
+        Err(verdict) => return Ok(verdict),
+    };
+    let e = &cf.expect;
+    if let Some(n) = e.dice_rolled {
+        if rolled != n {
+            problems.push(format!("dice rolled: expected {n}, got {rolled}"));
+        }
+    }
+    check_units(e, &st, &out, &mut problems);
+    for x in &e.empty {
+        if let Some(a) = st.grid.parse(x) {
+            if let Some(u) = out.st.unit_at(a) {
+                problems.push(format!(
+                    "expected {a} empty, found {} {}",
+                    out.st.sides[u.side], u.kind
+                ));
+            }
+        }
+    }
+    for k in &e.events {
+        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
+            problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    if let Some(f) = &e.first {
+        match out.st.step {
+            Step::Move { side, .. } if out.st.sides[side] == f.to_ascii_lowercase() => {}
+            other => problems.push(format!("expected {f} to move first, got {other:?}")),
+        }
+    }
+    if let Some(w) = &e.winner {
+        if out.st.winner.as_deref() != Some(w.as_str()) {
+            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(CaseResult {
+            name: cf.name,
+            passed: true,
+            detail: String::new(),
+        });
+    }
+    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
+    Ok(fail(
+        &cf.name,
+        format!(
+            "{}\n  events:\n    {}",
+            problems.join("; "),
+            log.join("\n    ")
+        ),
+    ))
+}
+
+/// The case's position: the board and units, the phase, the standing orders.
+fn setup(r: &Ruleset, cf: &CaseFile, text: &str, file: &str) -> Result<state::State, DataError> {
+    let mut st = state::place(r, text, file, &cf.board, &cf.units)?;
     st.scenario = "case".into();
     st.title = cf.name.clone();
     st.victory = cf.victory.unwrap_or(99).max(1);
@@ -190,6 +249,14 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             }
         }
     }
+    Ok(st)
+}
+
+/// The phases in order, each with its forced dice and orders: the first,
+/// then each [[next]].
+type Phase = (Vec<u32>, Vec<Orders>);
+
+fn phases(r: &Ruleset, cf: &CaseFile, text: &str, file: &str) -> Result<Vec<Phase>, DataError> {
     let parse_dice = |list: &[Spanned<String>]| -> Result<Vec<u32>, DataError> {
         let mut faces = Vec::new();
         for d in list {
@@ -217,11 +284,21 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             })
             .collect()
     };
-    // The phases in order: the first, then each [[next]].
     let mut phases = vec![(parse_dice(&cf.phase.dice)?, orders_of(&cf.phase.orders))];
     for nx in &cf.next {
         phases.push((parse_dice(&nx.dice)?, orders_of(&nx.orders)));
     }
+    Ok(phases)
+}
+
+/// Play the phases: the outcome, the dice rolled and the problems found on
+/// the way; or the case's verdict, when a phase decides it (a rejection).
+fn play(
+    r: &Ruleset,
+    cf: &CaseFile,
+    st: &state::State,
+    phases: &[Phase],
+) -> Result<(engine::Outcome, usize, Vec<String>), CaseResult> {
     let e = &cf.expect;
     let last = phases.len() - 1;
     let mut problems = Vec::new();
@@ -235,39 +312,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             format!("phase {}: ", i + 1)
         };
         if i > 0 {
-            let nx = &cf.next[i - 1];
-            if now.over {
-                return Ok(fail(
-                    &cf.name,
-                    format!("{label}the game ended before this phase"),
-                ));
-            }
-            let (kind, side) = match now.step {
-                Step::Artillery => ("artillery", None),
-                Step::Move { side, .. } => ("move", Some(now.sides[side].clone())),
-            };
-            if let Some(n) = &nx.name {
-                if n.get_ref() != kind {
-                    return Ok(fail(
-                        &cf.name,
-                        format!(
-                            "{label}expected a {} phase, the game is at a {kind} phase",
-                            n.get_ref()
-                        ),
-                    ));
-                }
-            }
-            if let Some(s) = &nx.side {
-                if side.as_deref() != Some(s.get_ref().to_ascii_lowercase().as_str()) {
-                    return Ok(fail(
-                        &cf.name,
-                        format!(
-                            "{label}expected {} to move, the game is at {kind}{}",
-                            s.get_ref(),
-                            side.map(|x| format!(" for {x}")).unwrap_or_default()
-                        ),
-                    ));
-                }
+            if let Some(why) = phase_mismatch(&cf.next[i - 1], &now) {
+                return Err(fail(&cf.name, format!("{label}{why}")));
             }
         }
         let mut dice = ForcedDice::new(faces.clone());
@@ -277,14 +323,14 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                 dice: &mut dice,
                 deck: &mut deck,
             };
-            engine::run(&r, &now, orders, Some(&mut chance))
+            engine::run(r, &now, orders, Some(&mut chance))
         };
         let out = match (res, &e.rejected) {
             (Err(rej), Some(want)) if i == last => {
                 let msg = rej.to_string();
-                return Ok(if msg.to_lowercase().contains(&want.to_lowercase()) {
+                return Err(if msg.to_lowercase().contains(&want.to_lowercase()) {
                     CaseResult {
-                        name: cf.name,
+                        name: cf.name.clone(),
                         passed: true,
                         detail: format!("rejected: {msg}"),
                     }
@@ -296,13 +342,13 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                 });
             }
             (Err(rej), _) => {
-                return Ok(fail(
+                return Err(fail(
                     &cf.name,
                     format!("{label}the orders were rejected: {rej}"),
                 ))
             }
             (Ok(_), Some(want)) if i == last => {
-                return Ok(fail(
+                return Err(fail(
                     &cf.name,
                     format!(
                         "{label}the orders were accepted, but a rejection containing \"{want}\" was expected"
@@ -332,11 +378,45 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         st: now,
         ev: events,
     };
-    if let Some(n) = e.dice_rolled {
-        if rolled != n {
-            problems.push(format!("dice rolled: expected {n}, got {rolled}"));
+    Ok((out, rolled, problems))
+}
+
+/// Why a [[next]] phase is not the one the game is at, if it is not.
+fn phase_mismatch(nx: &NextPart, now: &state::State) -> Option<String> {
+    if now.over {
+        return Some("the game ended before this phase".to_string());
+    }
+    let (kind, side) = match now.step {
+        Step::Artillery => ("artillery", None),
+        Step::Move { side, .. } => ("move", Some(now.sides[side].clone())),
+    };
+    if let Some(n) = &nx.name {
+        if n.get_ref() != kind {
+            return Some(format!(
+                "expected a {} phase, the game is at a {kind} phase",
+                n.get_ref()
+            ));
         }
     }
+    if let Some(s) = &nx.side {
+        if side.as_deref() != Some(s.get_ref().to_ascii_lowercase().as_str()) {
+            return Some(format!(
+                "expected {} to move, the game is at {kind}{}",
+                s.get_ref(),
+                side.map(|x| format!(" for {x}")).unwrap_or_default()
+            ));
+        }
+    }
+    None
+}
+
+/// The units the case expects, each where it says.
+fn check_units(
+    e: &ExpectPart,
+    st: &state::State,
+    out: &engine::Outcome,
+    problems: &mut Vec<String>,
+) {
     for eu in &e.units {
         let Some(a) = st.grid.parse(&eu.at) else {
             problems.push(format!("expected unit at '{}': not an area", eu.at));
@@ -389,46 +469,4 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             }
         }
     }
-    for x in &e.empty {
-        if let Some(a) = st.grid.parse(x) {
-            if let Some(u) = out.st.unit_at(a) {
-                problems.push(format!(
-                    "expected {a} empty, found {} {}",
-                    out.st.sides[u.side], u.kind
-                ));
-            }
-        }
-    }
-    for k in &e.events {
-        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
-            problems.push(format!("expected an event '{k}'"));
-        }
-    }
-    if let Some(f) = &e.first {
-        match out.st.step {
-            Step::Move { side, .. } if out.st.sides[side] == f.to_ascii_lowercase() => {}
-            other => problems.push(format!("expected {f} to move first, got {other:?}")),
-        }
-    }
-    if let Some(w) = &e.winner {
-        if out.st.winner.as_deref() != Some(w.as_str()) {
-            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
-        }
-    }
-    if problems.is_empty() {
-        return Ok(CaseResult {
-            name: cf.name,
-            passed: true,
-            detail: String::new(),
-        });
-    }
-    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
-    Ok(fail(
-        &cf.name,
-        format!(
-            "{}\n  events:\n    {}",
-            problems.join("; "),
-            log.join("\n    ")
-        ),
-    ))
 }
