@@ -201,108 +201,9 @@ pub fn place(
     board: &BoardPart,
     units: &[Placement],
 ) -> Result<State, DataError> {
-    let kind = match board
-        .grid
-        .as_ref()
-        .map(|g| (g.get_ref().as_str(), g.span()))
-    {
-        None | Some(("square", _)) => GridKind::Square,
-        Some(("hex", _)) => GridKind::Hex,
-        Some((other, sp)) => {
-            return Err(at(
-                text,
-                file,
-                sp.start,
-                format!("grid is square or hex, not '{other}'"),
-            ))
-        }
-    };
-    let dim = |v: &Option<Spanned<i64>>, name: &str, max: i64| -> Result<i32, DataError> {
-        match v {
-            None => Ok(8),
-            Some(s) if (2..=max).contains(s.get_ref()) => Ok(*s.get_ref() as i32),
-            Some(s) => Err(at(
-                text,
-                file,
-                s.span().start,
-                format!("{name} must be 2 to {max}"),
-            )),
-        }
-    };
-    let grid = Grid {
-        kind,
-        columns: dim(&board.columns, "columns", 26)?,
-        rows: dim(&board.rows, "rows", 99)?,
-    };
-    let sides: Vec<String> = board
-        .sides
-        .clone()
-        .unwrap_or_else(|| vec!["blue".into(), "red".into()])
-        .into_iter()
-        .map(|s| s.trim().to_ascii_lowercase())
-        .collect();
-    if sides.len() != 2
-        || sides[0] == sides[1]
-        || sides.iter().any(|s| s == adjutant_rules::REFEREE_SIDE)
-    {
-        return Err(at(
-            text,
-            file,
-            text.find("sides").unwrap_or(0),
-            "a game has two sides with different names (not 'referee')",
-        ));
-    }
-    let bottom = match &board.bottom {
-        None => 0,
-        Some(b) => sides
-            .iter()
-            .position(|s| *s == b.get_ref().trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    b.span().start,
-                    format!("unknown side '{}'", b.get_ref()),
-                )
-            })?,
-    };
-    let mut terrain: BTreeMap<Area, Vec<String>> = BTreeMap::new();
-    for (k, v) in &board.terrain {
-        let a = grid.parse(k.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                k.span().start,
-                format!("'{}' is not an area of the board", k.get_ref()),
-            )
-        })?;
-        let list = match v.get_ref() {
-            OneOrMany::One(s) => vec![s.clone()],
-            OneOrMany::Many(l) => l.clone(),
-        };
-        let mut feats = Vec::new();
-        for f in list {
-            let f = f.trim().to_ascii_lowercase();
-            if f == "open" {
-                continue;
-            }
-            if r.feature(&f).is_none() {
-                return Err(at(
-                    text,
-                    file,
-                    v.span().start,
-                    format!(
-                        "unknown terrain '{f}' (known: {})",
-                        r.terrain.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                ));
-            }
-            feats.push(f);
-        }
-        if !feats.is_empty() {
-            terrain.insert(a, feats);
-        }
-    }
+    let grid = grid_of(text, file, board)?;
+    let (sides, bottom) = sides_of(text, file, board)?;
+    let terrain = terrain_of(r, text, file, board, &grid)?;
     let mut st = State {
         ruleset: r.id.clone(),
         scenario: String::new(),
@@ -452,6 +353,128 @@ pub fn place(
         st.next_unit += 1;
     }
     Ok(st)
+}
+
+/// The board's grid: square or hex, and its size.
+fn grid_of(text: &str, file: &str, board: &BoardPart) -> Result<Grid, DataError> {
+    let kind = match board
+        .grid
+        .as_ref()
+        .map(|g| (g.get_ref().as_str(), g.span()))
+    {
+        None | Some(("square", _)) => GridKind::Square,
+        Some(("hex", _)) => GridKind::Hex,
+        Some((other, sp)) => {
+            return Err(at(
+                text,
+                file,
+                sp.start,
+                format!("grid is square or hex, not '{other}'"),
+            ))
+        }
+    };
+    let dim = |v: &Option<Spanned<i64>>, name: &str, max: i64| -> Result<i32, DataError> {
+        match v {
+            None => Ok(8),
+            Some(s) if (2..=max).contains(s.get_ref()) => Ok(*s.get_ref() as i32),
+            Some(s) => Err(at(
+                text,
+                file,
+                s.span().start,
+                format!("{name} must be 2 to {max}"),
+            )),
+        }
+    };
+    Ok(Grid {
+        kind,
+        columns: dim(&board.columns, "columns", 26)?,
+        rows: dim(&board.rows, "rows", 99)?,
+    })
+}
+
+/// The two sides, and which of them has the bottom edge.
+fn sides_of(text: &str, file: &str, board: &BoardPart) -> Result<(Vec<String>, usize), DataError> {
+    let sides: Vec<String> = board
+        .sides
+        .clone()
+        .unwrap_or_else(|| vec!["blue".into(), "red".into()])
+        .into_iter()
+        .map(|s| s.trim().to_ascii_lowercase())
+        .collect();
+    if sides.len() != 2
+        || sides[0] == sides[1]
+        || sides.iter().any(|s| s == adjutant_rules::REFEREE_SIDE)
+    {
+        return Err(at(
+            text,
+            file,
+            text.find("sides").unwrap_or(0),
+            "a game has two sides with different names (not 'referee')",
+        ));
+    }
+    let bottom = match &board.bottom {
+        None => 0,
+        Some(b) => sides
+            .iter()
+            .position(|s| *s == b.get_ref().trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                at(
+                    text,
+                    file,
+                    b.span().start,
+                    format!("unknown side '{}'", b.get_ref()),
+                )
+            })?,
+    };
+    Ok((sides, bottom))
+}
+
+/// The terrain of each area the board names.
+fn terrain_of(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    board: &BoardPart,
+    grid: &Grid,
+) -> Result<BTreeMap<Area, Vec<String>>, DataError> {
+    let mut terrain: BTreeMap<Area, Vec<String>> = BTreeMap::new();
+    for (k, v) in &board.terrain {
+        let a = grid.parse(k.get_ref()).ok_or_else(|| {
+            at(
+                text,
+                file,
+                k.span().start,
+                format!("'{}' is not an area of the board", k.get_ref()),
+            )
+        })?;
+        let list = match v.get_ref() {
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(l) => l.clone(),
+        };
+        let mut feats = Vec::new();
+        for f in list {
+            let f = f.trim().to_ascii_lowercase();
+            if f == "open" {
+                continue;
+            }
+            if r.feature(&f).is_none() {
+                return Err(at(
+                    text,
+                    file,
+                    v.span().start,
+                    format!(
+                        "unknown terrain '{f}' (known: {})",
+                        r.terrain.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            feats.push(f);
+        }
+        if !feats.is_empty() {
+            terrain.insert(a, feats);
+        }
+    }
+    Ok(terrain)
 }
 
 /// Read a scenario file (shipped or a club's).
