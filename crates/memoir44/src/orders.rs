@@ -410,47 +410,6 @@ pub fn parse_standing_text(board: &Board, r: &Ruleset, text: &str) -> Result<Vec
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_and_never_panics() {
-        let r = Ruleset::builtin().expect("ruleset");
-        let b = super::super::state::State::board(&r);
-        let text = "play Probe-Centre # c\n\norder e4 f4\nmove e4 e5-f6\nBATTLE F6 G7 take-ground overrun g8\nstanding ambush never";
-        let v = parse(&b, &r, text).expect("parse");
-        assert_eq!(v.len(), 5);
-        assert_eq!(
-            v[2].cmd,
-            Cmd::Move {
-                path: vec![
-                    Hex::parse("E4").unwrap_or(Hex::new(0, 0)),
-                    Hex::parse("E5").unwrap_or(Hex::new(0, 0)),
-                    Hex::parse("F6").unwrap_or(Hex::new(0, 0))
-                ]
-            }
-        );
-        for junk in [
-            "BATTLE",
-            "MOVE E4",
-            "PLAY",
-            "ORDER Z9",
-            "BATTLE E4 E5 OVERRUN",
-            "STANDING",
-            "STANDING RETREAT",
-            "\u{0}\u{ffff}",
-            "MOVE 5E",
-            "PLAY x y z w",
-            "ORDER M2",
-        ] {
-            assert!(parse(&b, &r, junk).is_err(), "{junk}");
-        }
-        let e = parse(&b, &r, "\n\nfoo bar").err().map(|e| e.line);
-        assert_eq!(e, Some(Some(3)));
-    }
-}
-
 fn hex_list(h: &[Hex]) -> String {
     h.iter()
         .map(ToString::to_string)
@@ -521,34 +480,5 @@ impl Cmd {
                 StandingCmd::Clear => "STANDING CLEAR".into(),
             },
         }
-    }
-}
-
-#[cfg(test)]
-mod canonical_tests {
-    use super::*;
-
-    #[test]
-    fn canonical_orders_parse_back_to_themselves() {
-        let r = Ruleset::builtin().unwrap();
-        let board = super::super::battle::Ctx::new(&r).board;
-        let text = "play probe-centre\norder d4 e4\nmove d4-d5-e6\nbattle e6 f7 take-ground\nstanding retreat e6 e5 d5\n";
-        let lines = parse(&board, &r, text).unwrap();
-        let canon: Vec<String> = lines.iter().map(|l| l.cmd.canonical()).collect();
-        assert_eq!(
-            canon,
-            [
-                "PLAY probe-centre",
-                "ORDER D4 E4",
-                "MOVE D4 D5 E6",
-                "BATTLE E6 F7 TAKE-GROUND",
-                "STANDING RETREAT E6 E5 D5"
-            ]
-        );
-        let again = parse(&board, &r, &canon.join("\n")).unwrap();
-        assert_eq!(
-            again.iter().map(|l| &l.cmd).collect::<Vec<_>>(),
-            lines.iter().map(|l| &l.cmd).collect::<Vec<_>>()
-        );
     }
 }

@@ -1166,11 +1166,3 @@ pub fn setup_text(
     Ok(st)
 }
 
-/// Tests: the error a scenario text (file name `f.toml`) is refused with.
-#[cfg(test)]
-pub(crate) fn refusal(r: &Ruleset, text: &str) -> String {
-    load(r, text, "f.toml")
-        .map(|_| ())
-        .expect_err("refused")
-        .to_string()
-}
