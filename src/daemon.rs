@@ -28,6 +28,14 @@ pub struct Pass {
     pub delivery_failures: usize,
 }
 
+impl Pass {
+    /// Counts another deliverer's deliveries (the courier's) in this pass.
+    fn add_deliveries(&mut self, other: Pass) {
+        self.delivered += other.delivered;
+        self.delivery_failures += other.delivery_failures;
+    }
+}
+
 /// Handle one raw message; a panic is caught, logged and recorded so that a
 /// poison message can neither stop the daemon nor be retried for ever.
 pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOutcome, String> {
@@ -96,7 +104,8 @@ impl Waiting {
 /// reader reads and parses the mails ahead (no database needed), this
 /// thread handles each in its transaction, and a [`courier`] moves each
 /// handled mail to `cur/` after its commit and delivers what is due while
-/// the rest is handled (this thread marks it sent).
+/// the rest is handled (claiming, sending and marking it sent from its own
+/// connection, eight at a time: [`deliver_page`]).
 pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> std::io::Result<()> {
     let dir = judge.cfg.maildir();
     maildir::create(&dir)?;
@@ -134,7 +143,6 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             }
         });
         let mut since = 0;
-        let mut sent = Vec::new();
         let handled = handle_files(
             judge,
             waiting.iter(),
@@ -147,9 +155,8 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
                     since = 0;
                     let _ = job.send(Job::Deliver(judge.clock.now()));
                 }
-                sent.extend(reports.try_iter());
-                if sent.len() >= MARKS_PER_COMMIT {
-                    mark(judge, std::mem::take(&mut sent), pass);
+                for p in reports.try_iter() {
+                    pass.add_deliveries(p);
                 }
                 Ok(())
             },
@@ -163,8 +170,9 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             Ok(moved) => moved,
             Err(_) => Err(std::io::Error::other("the delivery thread panicked")),
         };
-        sent.extend(reports.try_iter());
-        mark(judge, sent, pass);
+        for p in reports.try_iter() {
+            pass.add_deliveries(p);
+        }
         handled.and(moved)
     })
 }
@@ -183,18 +191,6 @@ fn yield_to_handling() {
 
 /// Mails read ahead of the one being handled.
 const READ_AHEAD: usize = 32;
-
-/// Records the outcomes of deliveries in one commit.
-fn mark(judge: &Judge, sent: Vec<Sent>, pass: &mut Pass) {
-    if sent.is_empty() {
-        return;
-    }
-    let policy = Policy::of(&judge.cfg);
-    if let Err(e) = record_all(&judge.conn, sent, judge.clock.now(), policy, pass) {
-        // Unmarked, they are delivered again by the pass's delivery.
-        tracing::error!("outbox: {e}");
-    }
-}
 
 /// Handle `mails` in order; `done` is told of each file to move to `cur/`
 /// (after its commit; a failed mail that may succeed later stays).
@@ -319,32 +315,13 @@ pub fn deliver_until(
 ) -> Result<(), store::StoreError> {
     let now = judge.clock.now();
     let (conn, cfg) = (&judge.conn, &judge.cfg);
-    let due = stamp(now);
     let keep_hours = cfg.outbound.keep_sent_hours;
     let renderer = Renderer::new(&judge.templates);
+    let owner = claimer("deliver");
+    reclaim_from_the_dead(conn, now);
     let mut after = 0;
-    loop {
-        let mut page = store::outbox_due_page(conn, &due, after, store::OUTBOX_PAGE)?;
-        let Some(last) = page.last() else { break };
-        after = last.id;
-        let rendered = renderer.render_page(conn, &mut page);
-        // Each group is sent first, then its marks are written in one
-        // commit (the WAL's pages once for the group, not once a mail),
-        // outside any transaction while the mail server is slow.
-        let mut outcomes = page
-            .iter()
-            .zip(rendered)
-            .map(|(m, r)| Sent::of(m, send(cfg, m, r)));
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                return Ok(());
-            }
-            let group: Vec<Sent> = outcomes.by_ref().take(MARKS_PER_COMMIT).collect();
-            if group.is_empty() {
-                break;
-            }
-            record_all(conn, group, now, Policy::of(cfg), pass)?;
-        }
+    while let Some(last) = deliver_page(conn, cfg, &renderer, now, after, &owner, stop, pass)? {
+        after = last;
     }
     if keep_hours > 0 {
         let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
@@ -354,6 +331,98 @@ pub fn deliver_until(
         }
     }
     Ok(())
+}
+
+/// How long a deliverer's claim on the rows it is sending lasts, in
+/// seconds of the judge's clock: enough to send a page through a slow mail
+/// server; a killed deliverer's rows go out again once it lapses.
+pub const CLAIM_SECS: i64 = 600;
+
+/// Who claims rows: this process and which of its deliverers (for the
+/// host reading `adjutant outbox`; a claim is only ever checked by time).
+fn claimer(what: &str) -> String {
+    format!("{}:{what}", std::process::id())
+}
+
+/// Gives back the claims of deliverers that are gone: a claim names its
+/// process (`pid:what`), and every process using the database runs on this
+/// machine (SQLite's locks need one), so a process that no longer exists
+/// (killed) will never send what it claimed. Its rows are due again at once
+/// rather than when the claim lapses.
+fn reclaim_from_the_dead(conn: &rusqlite::Connection, now: DateTime<Utc>) {
+    let owners = match store::outbox_claimers(conn, &stamp(now)) {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::warn!("outbox: cannot read the claims: {e}");
+            return;
+        }
+    };
+    for owner in owners {
+        let pid = owner.split(':').next().and_then(|p| p.parse::<i32>().ok());
+        let Some(pid) = pid.filter(|p| *p > 0 && !process_exists(*p)) else {
+            continue;
+        };
+        match store::relaxed(conn, |c| store::outbox_release_owner(c, &owner)) {
+            Ok(n) => tracing::info!(
+                "outbox: {n} mails claimed by process {pid}, which is gone, are due again"
+            ),
+            Err(e) => tracing::warn!("outbox: cannot give back process {pid}'s claims: {e}"),
+        }
+    }
+}
+
+/// Whether a process with this id exists (signal 0 checks without sending;
+/// EPERM means it exists but is another user's).
+fn process_exists(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 sends nothing; it only checks the pid.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Claims a page of due rows above `after`, renders and sends them, and
+/// marks each group of [`MARKS_PER_COMMIT`] in one commit as soon as it is
+/// sent; so a kill at any moment leaves at most one group sent and not
+/// marked (sent again after the claim lapses), and no other process sends
+/// a claimed row. On SIGTERM the rows not yet sent are given back. Returns
+/// the last id claimed, or None when nothing was due.
+#[allow(clippy::too_many_arguments)]
+fn deliver_page(
+    conn: &rusqlite::Connection,
+    cfg: &Config,
+    renderer: &Renderer<'_>,
+    now: DateTime<Utc>,
+    after: i64,
+    owner: &str,
+    stop: &AtomicBool,
+    pass: &mut Pass,
+) -> Result<Option<i64>, store::StoreError> {
+    let until = stamp(now + chrono::Duration::seconds(CLAIM_SECS));
+    let mut page = store::relaxed(conn, |c| {
+        store::outbox_claim(c, &stamp(now), after, store::OUTBOX_PAGE, owner, &until)
+    })?;
+    let Some(last) = page.last().map(|m| m.id) else {
+        return Ok(None);
+    };
+    let rendered = renderer.render_page(conn, &mut page);
+    let mut rows = page.iter().zip(rendered);
+    let mut tried = 0;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            let unsent: Vec<i64> = page[tried..].iter().map(|m| m.id).collect();
+            store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
+            return Ok(None);
+        }
+        let group: Vec<Sent> = rows
+            .by_ref()
+            .take(MARKS_PER_COMMIT)
+            .map(|(m, r)| Sent::of(m, send(cfg, m, r)))
+            .collect();
+        if group.is_empty() {
+            return Ok(Some(last));
+        }
+        tried += group.len();
+        record_all(conn, group, now, Policy::of(cfg), pass)?;
+    }
 }
 
 /// Records deliveries' outcomes in one relaxed commit.
@@ -427,18 +496,16 @@ enum Job {
 }
 
 /// The third thread of a big inbox pass. It moves each handled mail to
-/// `cur/`, and at each `Deliver` reads what is due from its own connection,
-/// a page at a time, sends it and reports each outcome on `report`. It only
-/// reads the database, so the connection handling mail keeps its page
-/// cache (a write from another connection would empty it). Its cursor only
-/// moves on: a mail sent but not yet marked is not sent again. It stops
-/// when the jobs' sender is dropped; an error moving a mail is returned
-/// (the mail stays in `new/` and is seen as a duplicate next time).
+/// `cur/`, and at each `Deliver` claims what is due from its own connection,
+/// a page at a time, sends it and marks it sent ([`deliver_page`]), and
+/// reports how many it delivered on `report`. Its cursor only moves on. It
+/// stops when the jobs' sender is dropped; an error moving a mail is
+/// returned (the mail stays in `new/` and is seen as a duplicate next time).
 fn courier(
     cfg: &Config,
     dir: &std::path::Path,
     jobs: std::sync::mpsc::Receiver<Job>,
-    report: std::sync::mpsc::Sender<Sent>,
+    report: std::sync::mpsc::Sender<Pass>,
     stop: &AtomicBool,
 ) -> std::io::Result<()> {
     yield_to_handling();
@@ -450,6 +517,7 @@ fn courier(
         .ok();
     let templates = crate::report::load_templates(Some(&cfg.path("templates")));
     let renderer = Renderer::new(&templates);
+    let owner = claimer("courier");
     let mut moved = Ok(());
     let mut after = 0;
     while let Ok(job) = jobs.recv() {
@@ -464,28 +532,19 @@ fn courier(
             Job::Deliver(now) => now,
         };
         let Some(conn) = &conn else { continue };
+        reclaim_from_the_dead(conn, now);
+        let mut done = Pass::default();
         loop {
-            let mut page =
-                match store::outbox_due_page(conn, &stamp(now), after, store::OUTBOX_PAGE) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        tracing::error!("outbox: {e}");
-                        break;
-                    }
-                };
-            let Some(last) = page.last() else { break };
-            after = last.id;
-            let rendered = renderer.render_page(conn, &mut page);
-            for (m, r) in page.iter().zip(rendered) {
-                if stop.load(Ordering::SeqCst) {
-                    break; // SIGTERM: the rest stays pending
+            match deliver_page(conn, cfg, &renderer, now, after, &owner, stop, &mut done) {
+                Ok(Some(last)) => after = last,
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::error!("outbox: {e}");
+                    break;
                 }
-                let _ = report.send(Sent::of(m, send(cfg, m, r)));
-            }
-            if stop.load(Ordering::SeqCst) {
-                break;
             }
         }
+        let _ = report.send(done);
     }
     moved
 }

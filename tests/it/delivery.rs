@@ -233,3 +233,58 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
     assert_eq!(marked, sent, "every mail sent is marked sent, none other");
     assert_eq!((pending + marked, dead), (40, 0), "the rest stays pending");
 }
+
+/// A sendmail transport that records the Message-ID of every mail it is
+/// given, one line each, in `log` (appends of one short line do not mix).
+fn recording_transport(site: &Site, log: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = site.path().join("recording-sendmail");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ngrep -i -m1 '^message-id:' | tr -d '\\r' >> {}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
+
+#[test]
+fn several_processes_delivering_at_once_send_each_mail_once() {
+    let site = Site::new();
+    let log = site.path().join("sent.log");
+    let recorder = recording_transport(&site, &log);
+    // 200 answers queued while delivery fails...
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    let failing = cfg
+        .replace("[outbound]\n", "[outbound]\ncommand = \"/bin/false\"\n")
+        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1);
+    std::fs::write(site.config(), &failing).unwrap();
+    ask_help(&site, 200);
+    pass_at(&site, 0, 0);
+    assert_eq!(statuses(&site), (200, 0, 0));
+    // ... then four judges deliver the backlog at the same moment, as
+    // `serve` and the `receive` an MTA runs for each mail would.
+    std::fs::write(site.config(), failing.replace("/bin/false", &recorder)).unwrap();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            site.command(&["serve", "--once"])
+                .env("ADJUTANT_NOW", "2026-11-01T06:00:00Z")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let ids: Vec<&str> = sent.lines().collect();
+    let once: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(once.len(), 200, "every mail delivered");
+    assert_eq!(ids.len(), 200, "and none twice: {} sends", ids.len());
+    assert_eq!(statuses(&site), (0, 200, 0));
+}

@@ -1165,4 +1165,3 @@ pub fn setup_text(
     super::variants::exterminate::human_factor(r, &mut st);
     Ok(st)
 }
-

@@ -303,6 +303,14 @@ ALTER TABLE campaigns ADD COLUMN stopped TEXT;
 ALTER TABLE campaign_battles ADD COLUMN starters TEXT;
 ALTER TABLE games ADD COLUMN ending TEXT;
 "#,
+    r#"
+-- Delivery exactly once (issue 35): a deliverer claims due rows until
+-- `claim_until` (the judge's clock, RFC 3339) before it sends them; any
+-- other process skips a claimed row until the claim lapses, so two
+-- processes never send the same row, and a killed one's claims come back.
+ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+ALTER TABLE outbox ADD COLUMN claim_until TEXT;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -1078,24 +1086,70 @@ const OUT_COLS: &str =
     "id, game_id, recipient, message_id, kind, raw, status, attempts, created_at";
 
 /// At most this many pending mails (bodies included) are read at a time
-/// by [`outbox_due_page`]: delivery's memory does not grow with the backlog.
+/// by [`outbox_claim`]: delivery's memory does not grow with the backlog.
 pub const OUTBOX_PAGE: usize = 64;
 
-/// Pending mail due at `now` (RFC 3339 strings compare in time order)
-/// with an id above `after`, in id order, at most `limit` rows: delivery
-/// reads the backlog a page at a time, never all bodies at once.
-pub fn outbox_due_page(
+/// Claims for `owner`, until `until`, at most `limit` pending mails due at
+/// `now` with an id above `after` and no live claim (none, or one lapsed
+/// by `now`), and returns them in id order, bodies included. One UPDATE
+/// takes SQLite's write lock before it reads, so two deliverers (threads
+/// or processes) never claim the same row; a row is then sent by its
+/// claimer only, and [`outbox_sent`] / [`outbox_failed`] end the claim.
+pub fn outbox_claim(
     conn: &Connection,
     now: &str,
     after: i64,
     limit: usize,
+    owner: &str,
+    until: &str,
 ) -> Result<Vec<OutMail>, StoreError> {
     let mut st = conn.prepare_cached(&format!(
-        "SELECT {OUT_COLS} FROM outbox INDEXED BY outbox_waiting
-         WHERE status = 'pending' AND id > ?2 AND next_attempt_at <= ?1 ORDER BY id LIMIT ?3"
+        "UPDATE outbox SET claimed_by = ?4, claim_until = ?5
+         WHERE id IN (SELECT id FROM outbox INDEXED BY outbox_waiting
+                      WHERE status = 'pending' AND id > ?2 AND next_attempt_at <= ?1
+                        AND (claim_until IS NULL OR claim_until <= ?1)
+                      ORDER BY id LIMIT ?3)
+         RETURNING {OUT_COLS}"
     ))?;
-    let rows = st.query_map(params![now, after, limit as i64], out_row)?;
+    let rows = st.query_map(params![now, after, limit as i64, owner, until], out_row)?;
+    let mut rows: Vec<OutMail> = rows.collect::<Result<_, _>>()?;
+    rows.sort_by_key(|m| m.id);
+    Ok(rows)
+}
+
+/// Gives back claims not used (a deliverer stopping before it sent them):
+/// the rows are due again at once for any deliverer.
+pub fn outbox_release(conn: &Connection, ids: &[i64], owner: &str) -> Result<(), StoreError> {
+    let mut st = conn.prepare_cached(
+        "UPDATE outbox SET claimed_by = NULL, claim_until = NULL
+         WHERE id = ?1 AND claimed_by = ?2 AND status = 'pending'",
+    )?;
+    for id in ids {
+        st.execute(params![id, owner])?;
+    }
+    Ok(())
+}
+
+/// The deliverers holding a live claim at `now` (a claim not yet lapsed).
+pub fn outbox_claimers(conn: &Connection, now: &str) -> Result<Vec<String>, StoreError> {
+    let mut st = conn.prepare_cached(
+        "SELECT DISTINCT claimed_by FROM outbox INDEXED BY outbox_waiting
+         WHERE status = 'pending' AND claimed_by IS NOT NULL AND claim_until > ?1
+         ORDER BY claimed_by",
+    )?;
+    let rows = st.query_map([now], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Ends every claim of `owner` (a deliverer known to be gone): its rows
+/// are due again at once. Returns how many rows it held.
+pub fn outbox_release_owner(conn: &Connection, owner: &str) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET claimed_by = NULL, claim_until = NULL
+             WHERE claimed_by = ?1 AND status = 'pending'",
+        )?
+        .execute([owner])?)
 }
 
 /// One outbox row as `adjutant outbox` lists it: everything but the body,
@@ -1159,7 +1213,7 @@ pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<(String, Vec<u8>
 pub fn outbox_sent(conn: &Connection, id: i64, now: &str, keep: bool) -> Result<(), StoreError> {
     let mut st = conn.prepare_cached(
         "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL,
-                raw = CASE WHEN ?3 THEN raw ELSE X'' END
+                raw = CASE WHEN ?3 THEN raw ELSE X'' END, claimed_by = NULL, claim_until = NULL
          WHERE id = ?1 AND status = 'pending'",
     )?;
     st.execute(params![id, now, keep])?;
@@ -1201,7 +1255,8 @@ pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, Sto
 pub fn outbox_retry(conn: &Connection, id: Option<i64>, now: &str) -> Result<usize, StoreError> {
     Ok(conn
         .prepare_cached(
-            "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2
+            "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2,
+                    claimed_by = NULL, claim_until = NULL
              WHERE status = 'dead' AND (?1 IS NULL OR id = ?1)",
         )?
         .execute(params![id, now])?)
@@ -1214,8 +1269,8 @@ pub fn outbox_failed(
     next_attempt_at: Option<&str>,
 ) -> Result<(), StoreError> {
     match next_attempt_at {
-        Some(next) => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error, next])?,
-        None => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead' WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error])?,
+        Some(next) => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3, claimed_by = NULL, claim_until = NULL WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error, next])?,
+        None => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead', claimed_by = NULL, claim_until = NULL WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error])?,
     };
     Ok(())
 }
@@ -1405,7 +1460,15 @@ mod tests {
             mail.len()
         );
         assert_eq!(outbox_body(&c, id).unwrap().unwrap().1, mail);
-        let due = outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).unwrap();
+        let due = outbox_claim(
+            &c,
+            "2026-01-02T00:00:00Z",
+            0,
+            10,
+            "t",
+            "2026-01-02T00:00:00Z",
+        )
+        .unwrap();
         assert_eq!(due[0].raw, mail);
         // A body stored whole (before compression) reads as it is.
         c.execute(
@@ -1424,13 +1487,74 @@ mod tests {
             .unwrap();
         assert!(matches!(outbox_body(&c, id), Err(StoreError::Corrupt(_))));
         // In a page it is named on its own row, which fails alone.
-        let page = outbox_due_page(&c, "2026-01-02T00:00:00Z", 0, 10).unwrap();
+        let page = outbox_claim(
+            &c,
+            "2026-01-02T00:00:00Z",
+            0,
+            10,
+            "t",
+            "2026-01-02T00:00:00Z",
+        )
+        .unwrap();
         let row = page.iter().find(|m| m.id == id).unwrap();
         assert!(row.raw.is_empty());
         assert!(row
             .damaged
             .as_deref()
             .is_some_and(|d| d.contains("does not unpack")));
+    }
+
+    #[test]
+    fn a_claimed_row_is_sent_by_its_claimer_only_until_the_claim_lapses() {
+        let c = open_in_memory().unwrap();
+        let tx = c.unchecked_transaction().unwrap();
+        for i in 0..5 {
+            insert_outbox(
+                &tx,
+                None,
+                "a@example.org",
+                &format!("<m{i}@x>"),
+                "reply",
+                b"From: j\r\n\r\nhi",
+                "2026-01-01T00:00:00Z",
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+        let (t0, t1, t2) = (
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:05:00Z",
+            "2026-01-01T00:10:00Z",
+        );
+        let ids = |v: &[OutMail]| v.iter().map(|m| m.id).collect::<Vec<_>>();
+        // The first deliverer claims three rows until 00:10; the second, at
+        // the same moment, gets only the two left.
+        let a = outbox_claim(&c, t0, 0, 3, "a", t2).unwrap();
+        assert_eq!(ids(&a), vec![1, 2, 3]);
+        let b = outbox_claim(&c, t0, 0, 10, "b", t2).unwrap();
+        assert_eq!(ids(&b), vec![4, 5]);
+        assert!(outbox_claim(&c, t1, 0, 10, "c", t2).unwrap().is_empty());
+        // A row marked sent or failed is no longer claimed by anyone; one
+        // given back is claimable at once.
+        outbox_sent(&c, 1, t1, false).unwrap();
+        outbox_failed(&c, 2, "later", Some(t1)).unwrap();
+        outbox_release(&c, &[3], "a").unwrap();
+        outbox_release(&c, &[4], "a").unwrap(); // not a's: stays b's
+        assert_eq!(
+            ids(&outbox_claim(&c, t1, 0, 10, "c", t2).unwrap()),
+            vec![2, 3]
+        );
+        // b is gone (killed): its rows come back when its claim lapses, or
+        // at once when a deliverer ends its claims.
+        assert_eq!(outbox_claimers(&c, t1).unwrap(), vec!["b", "c"]);
+        assert!(outbox_claim(&c, t1, 0, 10, "d", t2).unwrap().is_empty());
+        assert_eq!(outbox_release_owner(&c, "b").unwrap(), 2);
+        assert_eq!(ids(&outbox_claim(&c, t1, 0, 10, "d", t2).unwrap()), vec![4, 5]);
+        outbox_release(&c, &[4, 5], "d").unwrap();
+        assert_eq!(
+            ids(&outbox_claim(&c, t2, 0, 10, "d", t2).unwrap()),
+            vec![2, 3, 4, 5]
+        );
     }
 
     #[test]
@@ -1500,7 +1624,8 @@ mod tests {
              ALTER TABLE seats DROP COLUMN picture;
              DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;
              ALTER TABLE campaigns DROP COLUMN stopped; ALTER TABLE games DROP COLUMN ending;
-             ALTER TABLE campaign_battles DROP COLUMN starters;",
+             ALTER TABLE campaign_battles DROP COLUMN starters;
+             ALTER TABLE outbox DROP COLUMN claimed_by; ALTER TABLE outbox DROP COLUMN claim_until;",
         )
         .unwrap();
         let tally_migration = MIGRATIONS
