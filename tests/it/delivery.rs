@@ -288,3 +288,70 @@ fn several_processes_delivering_at_once_send_each_mail_once() {
     assert_eq!(ids.len(), 200, "and none twice: {} sends", ids.len());
     assert_eq!(statuses(&site), (0, 200, 0));
 }
+
+#[test]
+fn four_receives_and_a_serve_at_once_answer_every_mail_once() {
+    use std::io::Write;
+    let site = Site::new();
+    let log = site.path().join("sent.log");
+    let recorder = recording_transport(&site, &log);
+    // The recorder logs each answer's In-Reply-To: the mail it answers.
+    let script = std::fs::read_to_string(&recorder).unwrap();
+    std::fs::write(
+        &recorder,
+        script.replace("'^message-id:'", "'^in-reply-to:'"),
+    )
+    .unwrap();
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    std::fs::write(
+        site.config(),
+        cfg.replace(
+            "[outbound]\n",
+            &format!("[outbound]\ncommand = \"{recorder}\"\n"),
+        )
+        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1)
+        .replace("poll_seconds = 30", "poll_seconds = 1"),
+    )
+    .unwrap();
+    let n = crate::common::depth::games("RECEIVE_MAILS", 120, 1000) as usize;
+    let mut serve = site
+        .command(&["serve"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Four MTA pipes at once, as a burst of mail runs them.
+    std::thread::scope(|s| {
+        for k in 0..4 {
+            let site = &site;
+            s.spawn(move || {
+                for i in (k..n).step_by(4) {
+                    let raw = mail(
+                        &format!("p{i}@example.org"),
+                        "judge@localhost",
+                        "help",
+                        &format!("burst-{i}@example.org"),
+                        "HELP\n",
+                    );
+                    let mut child = site
+                        .command(&["receive"])
+                        .stdin(std::process::Stdio::piped())
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
+                        .unwrap();
+                    child.stdin.take().unwrap().write_all(&raw).unwrap();
+                    assert_eq!(child.wait().unwrap().code(), Some(0), "mail {i}");
+                }
+            });
+        }
+    });
+    assert!(crate::common::terminate(&mut serve).success());
+    site.ok(&["serve", "--once"]);
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let answered: Vec<&str> = sent.lines().collect();
+    let once: std::collections::BTreeSet<&str> = answered.iter().copied().collect();
+    assert_eq!(once.len(), n, "every mail answered");
+    assert_eq!(answered.len(), n, "none twice: {} answers", answered.len());
+    assert_eq!(statuses(&site), (0, n as i64, 0));
+}

@@ -1549,7 +1549,10 @@ mod tests {
         assert_eq!(outbox_claimers(&c, t1).unwrap(), vec!["b", "c"]);
         assert!(outbox_claim(&c, t1, 0, 10, "d", t2).unwrap().is_empty());
         assert_eq!(outbox_release_owner(&c, "b").unwrap(), 2);
-        assert_eq!(ids(&outbox_claim(&c, t1, 0, 10, "d", t2).unwrap()), vec![4, 5]);
+        assert_eq!(
+            ids(&outbox_claim(&c, t1, 0, 10, "d", t2).unwrap()),
+            vec![4, 5]
+        );
         outbox_release(&c, &[4, 5], "d").unwrap();
         assert_eq!(
             ids(&outbox_claim(&c, t2, 0, 10, "d", t2).unwrap()),
