@@ -173,3 +173,136 @@ fn sigkill_at_random_moments_loses_and_repeats_nothing() {
     );
     assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), 203);
 }
+
+/// Issue 35, acceptance 1: a recording transport (a sendmail script that
+/// logs each mail's Message-ID), a backlog with turn reports, and big inbox
+/// passes (the three threads: reader, handling, courier) SIGKILLed at
+/// random moments. No mail is lost, and the mails sent more than once are
+/// at most one group of eight a kill (docs/host.md, "What is never lost").
+#[test]
+fn sigkill_in_big_passes_resends_at_most_eight_mails_a_kill() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new();
+    let log = site.path().join("sent.log");
+    let recorder = site.path().join("recording-sendmail");
+    std::fs::write(
+        &recorder,
+        format!(
+            "#!/bin/sh\ngrep -i -m1 '^message-id:' | tr -d '\\r' >> {}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&recorder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cfg = std::fs::read_to_string(site.config())
+        .unwrap()
+        .replace("poll_seconds = 30", "poll_seconds = 1")
+        .replace(
+            "answers_per_address_hour = 60",
+            "answers_per_address_hour = 100000",
+        )
+        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1);
+    let failing = cfg.replace("[outbound]\n", "[outbound]\ncommand = \"/bin/false\"\n");
+    std::fs::write(site.config(), &failing).unwrap();
+    // A game with turn reports waiting (their jobs render at delivery).
+    site.pegasus_bridge(&[]);
+    let turns = common::submit_random_turns(&site, 6, 7);
+    assert!(turns >= 2, "{turns} turns");
+    // The inbox: enough mail for big passes.
+    let n = common::depth::games("CRASH_MAILS", 400, 2000) as usize;
+    for i in 0..n {
+        let raw = mail(
+            &format!("u{i}@example.org"),
+            "judge@localhost",
+            "help",
+            &format!("big{i}@example.org"),
+            "HELP\n",
+        );
+        site.drop_mail(&format!("{i:05}.eml"), &raw);
+    }
+    std::fs::write(
+        site.config(),
+        failing.replace("/bin/false", &recorder.display().to_string()),
+    )
+    .unwrap();
+    // The mails the failing transport refused are due again now.
+    site.db()
+        .execute(
+            "UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'",
+            [],
+        )
+        .unwrap();
+    let mut rng = Lcg(0xb16);
+    let (mut kills, mut midway) = (0, 0);
+    let pending = |site: &Site| -> i64 {
+        site.db()
+            .query_row(
+                "SELECT count(*) FROM outbox WHERE status = 'pending'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    // At least 20 kills, each 0.1 to 2 s into a run; then one run to the end.
+    while kills < 20 {
+        let mut child = Command::new(bin())
+            .arg("--config")
+            .arg(site.config())
+            .arg("serve")
+            .env("ADJUTANT_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(100 + rng.next(1900)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+        let done = std::fs::read_dir(site.inbox_cur()).unwrap().count();
+        if done > 0 && done < n {
+            midway += 1;
+        }
+    }
+    assert!(midway >= 2, "no kill in the middle of a pass ({midway})");
+    let mut rounds = 0;
+    while std::fs::read_dir(site.inbox_new()).unwrap().count() > 0 || pending(&site) > 0 {
+        rounds += 1;
+        assert!(rounds < 20, "did not drain");
+        site.ok(&["serve", "--once"]);
+    }
+    let db = site.db();
+    let inbox: i64 = db
+        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(inbox as usize, n, "every mail recorded once");
+    let mut rows: Vec<String> = {
+        let mut st = db.prepare("SELECT message_id FROM outbox").unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    rows.sort();
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let mut times: BTreeMap<String, usize> = BTreeMap::new();
+    for line in sent.lines() {
+        let id = line.split_once(':').map_or(line, |(_, v)| v).trim();
+        let id = id.trim_start_matches('<').trim_end_matches('>');
+        *times.entry(id.to_string()).or_default() += 1;
+    }
+    for id in &rows {
+        let id = id.trim_start_matches('<').trim_end_matches('>');
+        assert!(times.contains_key(id), "{id} never delivered");
+    }
+    let extra: usize = times.values().map(|t| t - 1).sum();
+    eprintln!(
+        "{} mails ({} turns' reports among them), {kills} kills ({midway} in the middle of the inbox): {extra} sent twice",
+        rows.len(),
+        turns
+    );
+    assert_eq!(times.len(), rows.len(), "only the outbox's mails were sent");
+    assert!(
+        extra <= 8 * kills,
+        "{extra} repeated sends after {kills} kills (at most 8 a kill)"
+    );
+}
