@@ -556,8 +556,9 @@ fn courier(
 pub const MARKS_PER_COMMIT: usize = 8;
 
 /// Hands a row to the transport once [`Renderer::render_page`] has
-/// rendered it; a report that could not be rendered (a damaged database)
-/// is a permanent failure: it stays in the outbox as dead, for the host.
+/// rendered it; a report that could not be rendered (a damaged database, a
+/// bug) is a permanent failure: it stays in the outbox as dead, for the
+/// host; one that met a busy database is retried.
 fn send(
     cfg: &Config,
     m: &store::OutMail,
@@ -573,7 +574,9 @@ fn send(
     }
     rendered.map_err(|e| outbound::DeliveryError {
         message: format!("the report cannot be rendered: {e}"),
-        transient: false,
+        // The database busy with another process: try again later. A bug
+        // or a damaged game fails the same way every time.
+        transient: e.is_transient(),
     })?;
     send_one(cfg, m)
 }

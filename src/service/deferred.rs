@@ -188,7 +188,17 @@ impl<'t> Renderer<'t> {
                 let at = match loaded.iter().position(|l| l.key == key) {
                     Some(at) => at,
                     None => {
-                        loaded.push(Loaded::load(conn, &s.report)?);
+                        // A bug in loading a game's history is this row's
+                        // failure, not the delivery's (nor the daemon's).
+                        let l = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            Loaded::load(conn, &s.report)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(ServiceError::Invalid(
+                                "internal error (a bug) loading the game for its report".into(),
+                            ))
+                        })?;
+                        loaded.push(l);
                         loaded.len() - 1
                     }
                 };

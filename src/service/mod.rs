@@ -51,6 +51,23 @@ pub enum ServiceError {
     Corrupt(i64, String),
 }
 
+impl ServiceError {
+    /// Whether the same work may succeed if tried again later: the
+    /// database was busy or locked by another process (not a damaged row,
+    /// a bug or bad data, which fail the same way every time).
+    #[must_use]
+    pub fn is_transient(&self) -> bool {
+        let sql = match self {
+            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e,
+            _ => return false,
+        };
+        matches!(
+            sql.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    }
+}
+
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
 pub const OPEN_SEAT: &str = "open";
 
@@ -1678,5 +1695,28 @@ mod tests {
         assert_eq!(parse_duration("h"), None);
         assert_eq!(parse_duration("0h"), None);
         assert_eq!(parse_duration("5y"), None);
+    }
+}
+
+#[cfg(test)]
+mod transient_tests {
+    use super::*;
+
+    fn sqlite(code: i32) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    /// A report that met a busy or locked database is tried again later; a
+    /// damaged game, a bug or bad data fail the same way every time.
+    #[test]
+    fn only_a_busy_or_locked_database_is_worth_another_try() {
+        assert!(ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_BUSY)).is_transient());
+        assert!(
+            ServiceError::Store(StoreError::Sql(sqlite(rusqlite::ffi::SQLITE_LOCKED)))
+                .is_transient()
+        );
+        assert!(!ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_CORRUPT)).is_transient());
+        assert!(!ServiceError::NoGame(9).is_transient());
+        assert!(!ServiceError::Invalid("internal error (a bug)".into()).is_transient());
     }
 }
