@@ -43,6 +43,8 @@ pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOut
 }
 
 /// Runs `f` on `raw`'s behalf, a panic recorded as [`handle_one`] says.
+/// A failure that is not the database being busy is counted; the mail that
+/// fails [`SET_ASIDE_AFTER`] times is set aside like one that panicked.
 fn guarded(
     judge: &mut Judge,
     raw: &[u8],
@@ -51,24 +53,70 @@ fn guarded(
 ) -> Result<MailOutcome, String> {
     match catch_unwind(AssertUnwindSafe(|| f(judge))) {
         Ok(Ok(o)) => Ok(o),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Err(e)) if e.is_transient() => Err(e.to_string()),
+        Ok(Err(e)) => Err(failed(judge, raw, source, &e.to_string())),
         Err(_) => Err(panicked(judge, raw, source)),
+    }
+}
+
+/// A mail whose handling failed this many times, not for a busy database,
+/// is set aside: recorded as failed, never tried again, later mail goes on.
+pub const SET_ASIDE_AFTER: i64 = 5;
+
+/// Counts a failure to handle `raw`; returns what to log, which starts with
+/// "internal error" once the mail is set aside.
+fn failed(judge: &mut Judge, raw: &[u8], source: &str, error: &str) -> String {
+    let hash = crate::engine::dice::sha256_hex(raw);
+    let now = stamp(judge.clock.now());
+    match store::handle_failed(&judge.conn, &hash, error, &now) {
+        Ok(n) if n >= SET_ASIDE_AFTER => {
+            let detail = format!("set aside after {n} failures; the last: {error}");
+            record_failed(judge, raw, source, "failed: set aside", &detail);
+            format!("internal error ({detail})")
+        }
+        Ok(n) => format!("{error} (failure {n} of {SET_ASIDE_AFTER} before it is set aside)"),
+        Err(e) => {
+            tracing::error!("cannot count the failure: {e}");
+            error.to_string()
+        }
     }
 }
 
 /// Records that handling `raw` panicked; returns what to log.
 fn panicked(judge: &mut Judge, raw: &[u8], source: &str) -> String {
+    record_failed(
+        judge,
+        raw,
+        source,
+        "failed: internal error",
+        "the judge panicked on this message",
+    );
+    "internal error (recorded; the message will not be retried)".into()
+}
+
+/// Records a mail that will not be tried again in the inbox log, so that
+/// it is a duplicate if it comes back.
+fn record_failed(judge: &mut Judge, raw: &[u8], source: &str, outcome: &str, detail: &str) {
     let hash = crate::engine::dice::sha256_hex(raw);
     let now = stamp(judge.clock.now());
     let rec = judge.conn.transaction().and_then(|tx| {
-        tx.prepare_cached("INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
-             VALUES (?1, ?2, ?3, ?4, 'failed: internal error', 'the judge panicked on this message')")?.execute(rusqlite::params![hash, source, raw.len() as i64, now])?;
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(rusqlite::params![
+            hash,
+            source,
+            raw.len() as i64,
+            now,
+            outcome,
+            detail
+        ])?;
         tx.commit()
     });
     if let Err(e) = rec {
         tracing::error!("cannot record the failed message: {e}");
     }
-    "internal error (recorded; the message will not be retried)".into()
 }
 
 /// A waiting mail file, as far as it has been read.
@@ -232,6 +280,12 @@ fn handle_files(
                 if !e.starts_with("internal error") {
                     continue; // leave it in new/ to try again next pass
                 }
+                // Never tried again: out of new/, for the host to look at.
+                match maildir::set_aside(&judge.cfg.maildir(), &file) {
+                    Ok(to) => tracing::error!("set aside as {}", to.display()),
+                    Err(e) => tracing::error!("cannot set {} aside: {e}", file.display()),
+                }
+                continue;
             }
         }
         done(judge, pass, file)?;

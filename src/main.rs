@@ -568,6 +568,14 @@ fn outbox_warnings(db: &Path) -> Vec<String> {
             "{n} mails wait after failed deliveries (the last error: {why}); they are retried for outbound.retry_days"
         ));
     }
+    if let Some((n, Some(why))) = count(
+        "SELECT count(*), (SELECT detail FROM inbox WHERE outcome IN ('failed: set aside', 'failed: internal error') ORDER BY id DESC LIMIT 1)
+         FROM inbox WHERE outcome IN ('failed: set aside', 'failed: internal error')",
+    ) {
+        out.push(format!(
+            "{n} inbound mails were set aside, never to be tried again (the last: {why}); Maildir keeps them in its quarantine/ folder"
+        ));
+    }
     out
 }
 

@@ -355,3 +355,65 @@ fn four_receives_and_a_serve_at_once_answer_every_mail_once() {
     assert_eq!(answered.len(), n, "none twice: {} answers", answered.len());
     assert_eq!(statuses(&site), (0, n as i64, 0));
 }
+
+/// A mail the judge fails to handle the same way every time (here a
+/// database trigger refuses its Message-ID) is tried five times, then set
+/// aside: moved to quarantine/, recorded, named by `doctor`; the mails
+/// around it are handled at once and are not held up.
+#[test]
+fn a_mail_that_always_fails_is_set_aside_after_five_tries_and_holds_nothing_up() {
+    let site = Site::new();
+    site.ok(&["games"]); // the database exists
+    site.db()
+        .execute_batch(
+            "CREATE TRIGGER poison BEFORE INSERT ON inbox
+             WHEN NEW.message_id = 'poison@example.org'
+             BEGIN SELECT RAISE(ABORT, 'this mail poisons the judge'); END;",
+        )
+        .unwrap();
+    for (name, id) in [("a", "before"), ("b", "poison"), ("c", "after")] {
+        site.drop_mail(
+            &format!("{name}.eml"),
+            &mail(
+                &format!("{id}@example.org"),
+                "judge@localhost",
+                "help",
+                &format!("{id}@example.org"),
+                "HELP\n",
+            ),
+        );
+    }
+    let answered = |site: &Site| site.outbox().len();
+    pass_at(&site, 0, 0);
+    assert_eq!(
+        answered(&site),
+        2,
+        "the mails around it are answered at once"
+    );
+    let waiting = || std::fs::read_dir(site.inbox_new()).unwrap().count();
+    assert_eq!(waiting(), 1, "the failed mail waits for another try");
+    for h in 1..4 {
+        pass_at(&site, 0, h);
+        assert_eq!(waiting(), 1, "try {}", h + 1);
+    }
+    pass_at(&site, 0, 4);
+    assert_eq!(waiting(), 0, "set aside after five tries");
+    let quarantine = site.inbox_new().parent().unwrap().join("quarantine");
+    assert_eq!(std::fs::read_dir(&quarantine).unwrap().count(), 1);
+    let outcome: String = site
+        .db()
+        .query_row(
+            "SELECT outcome || ': ' || detail FROM inbox WHERE outcome LIKE 'failed%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(outcome.contains("set aside after 5 failures"), "{outcome}");
+    assert!(outcome.contains("poisons the judge"), "{outcome}");
+    let doctor = site.run(&["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(said.contains("1 inbound mails were set aside"), "{said}");
+    // It is not tried again.
+    pass_at(&site, 0, 5);
+    assert_eq!(answered(&site), 2);
+}

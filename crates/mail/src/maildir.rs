@@ -27,6 +27,20 @@ pub fn waiting(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Moves a mail the judge will not try again (it panicked on it, or it
+/// failed the same way too often) out of `new/` into `quarantine/` beside
+/// it, under its own name, for the host to look at.
+pub fn set_aside(dir: &Path, file: &Path) -> std::io::Result<PathBuf> {
+    let name = file
+        .file_name()
+        .unwrap_or_else(|| std::ffi::OsStr::new("message"));
+    let q = dir.join("quarantine");
+    std::fs::create_dir_all(&q)?;
+    let to = q.join(name);
+    std::fs::rename(file, &to)?;
+    Ok(to)
+}
+
 /// Move a handled message from `new/` to `cur/`, marking it seen.
 pub fn mark_done(dir: &Path, file: &Path) -> std::io::Result<()> {
     let name = file

@@ -311,6 +311,18 @@ ALTER TABLE games ADD COLUMN ending TEXT;
 ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
 ALTER TABLE outbox ADD COLUMN claim_until TEXT;
 "#,
+    r#"
+-- Mails whose handling failed (issue 35): how often, by the bytes' SHA-256.
+-- A mail that fails the same way SET_ASIDE_AFTER times is set aside (the
+-- inbox log records it, Maildir moves the file to quarantine/) so that it
+-- neither runs for ever nor holds up the mail after it.
+CREATE TABLE handle_failures (
+    content_hash TEXT PRIMARY KEY,
+    failures     INTEGER NOT NULL,
+    last_error   TEXT NOT NULL,
+    last_at      TEXT NOT NULL
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The migration that moved credentials to keyed hashes (its index).
@@ -1152,6 +1164,26 @@ pub fn outbox_release_owner(conn: &Connection, owner: &str) -> Result<usize, Sto
         .execute([owner])?)
 }
 
+/// Counts one more failure to handle the mail with this SHA-256 (in its
+/// own commit: the handling's transaction was rolled back). Returns how
+/// many times it has failed.
+pub fn handle_failed(
+    conn: &Connection,
+    content_hash: &str,
+    error: &str,
+    now: &str,
+) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO handle_failures (content_hash, failures, last_error, last_at)
+             VALUES (?1, 1, ?2, ?3)
+             ON CONFLICT (content_hash) DO UPDATE
+             SET failures = failures + 1, last_error = ?2, last_at = ?3
+             RETURNING failures",
+        )?
+        .query_row(params![content_hash, error, now], |r| r.get(0))?)
+}
+
 /// One outbox row as `adjutant outbox` lists it: everything but the body,
 /// and the body's size as stored, compressed (0 once it is dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1628,7 +1660,8 @@ mod tests {
              DROP TABLE deadline_marks; ALTER TABLE games DROP COLUMN paused_deadline;
              ALTER TABLE campaigns DROP COLUMN stopped; ALTER TABLE games DROP COLUMN ending;
              ALTER TABLE campaign_battles DROP COLUMN starters;
-             ALTER TABLE outbox DROP COLUMN claimed_by; ALTER TABLE outbox DROP COLUMN claim_until;",
+             ALTER TABLE outbox DROP COLUMN claimed_by; ALTER TABLE outbox DROP COLUMN claim_until;
+             DROP TABLE handle_failures;",
         )
         .unwrap();
         let tally_migration = MIGRATIONS
