@@ -387,63 +387,107 @@ struct Built {
     airdrop_dice: Vec<u32>,
 }
 
+/// The case file's text and name, for errors that point into it.
+#[derive(Clone, Copy)]
+struct Src<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Src<'_> {
+    fn at(&self, span: std::ops::Range<usize>, message: impl Into<String>) -> DataError {
+        at(self.text, self.file, span, message)
+    }
+
+    /// "unknown side '...'" at `s`.
+    fn unknown_side(&self, s: &Spanned<String>) -> DataError {
+        self.at(s.span(), format!("unknown side '{}'", s.get_ref()))
+    }
+
+    /// The id of the card `c` names.
+    fn card(&self, r: &Ruleset, c: &Spanned<String>) -> Result<String, DataError> {
+        r.card_id(c.get_ref())
+            .ok_or_else(|| self.at(c.span(), format!("unknown card '{}'", c.get_ref())))
+    }
+}
+
 fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
+    let src = Src { text, file };
     let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let _ = (&cf.cites, &cf.notes);
+    let mut st = starting_state(r, &cf, src)?;
+    set_up_board(r, &mut st, &cf, src)?;
+    set_up_variants(r, &mut st, &cf, src)?;
+    let side = turn_side(r, &mut st, &cf, src)?;
+    let (hand, mut ohand) = hands(r, &cf, src)?;
+    set_standing(r, &mut st, &cf, side, &mut ohand, src)?;
+    st.turn = 1;
+    set_firefights(r, &mut st, &cf, src)?;
+    deal(r, &mut st, &cf, side, hand, ohand, src)?;
+    let faces = forced_faces(r, &cf, src)?;
+    check_expected_hexes(r, &cf, src)?;
+    let pre_battle = pre_battle(r, &mut st, &cf, src)?;
+    let airdrop_dice = airdrop_dice(&cf, src)?;
+    Ok(Built {
+        airdrop_dice,
+        name: cf.name,
+        st,
+        side,
+        orders: cf.turn.orders,
+        faces,
+        expect: cf.expect,
+        pre_battle,
+    })
+}
+
+/// The position before the board is set up: the scenario's, or a blank
+/// board with the sides in the order `[board] bottom` asks.
+fn starting_state(r: &Ruleset, cf: &CaseFile, src: Src) -> Result<State, DataError> {
     if let Some(rs) = &cf.ruleset {
         if rs.get_ref() != "memoir44" {
-            return Err(at(
-                text,
-                file,
+            return Err(src.at(
                 rs.span(),
                 format!("ruleset '{}' is not memoir44", rs.get_ref()),
             ));
         }
     }
     let scen = cf.scenario.as_ref().or(cf.board.scenario.as_ref());
-    let mut st = match scen {
-        Some(sc) => {
-            let Some(t) = scenario::text(sc.get_ref()) else {
-                return Err(at(
-                    text,
-                    file,
-                    sc.span(),
-                    format!(
-                        "unknown scenario '{}' (known: {})",
-                        sc.get_ref(),
-                        scenario::ids().join(", ")
-                    ),
-                ));
-            };
-            let (_, mut s) =
-                scenario::load(r, t, &format!("scenarios/memoir44/{}.toml", sc.get_ref()))?;
-            s.hands = vec![vec![], vec![]];
-            s
-        }
-        None => {
-            let mut ids: Vec<String> = r.sides.iter().map(|s| s.id.clone()).collect();
-            let mut names: Vec<String> = r.sides.iter().map(|s| s.name.clone()).collect();
-            if let Some(b) = &cf.board.bottom {
-                let want = b.get_ref().trim().to_ascii_lowercase();
-                match ids.iter().position(|x| *x == want) {
-                    Some(0) => {}
-                    Some(_) => {
-                        ids.reverse();
-                        names.reverse();
-                    }
-                    None => {
-                        return Err(at(
-                            text,
-                            file,
-                            b.span(),
-                            format!("unknown side '{}'", b.get_ref()),
-                        ))
-                    }
-                }
+    if let Some(sc) = scen {
+        let Some(t) = scenario::text(sc.get_ref()) else {
+            return Err(src.at(
+                sc.span(),
+                format!(
+                    "unknown scenario '{}' (known: {})",
+                    sc.get_ref(),
+                    scenario::ids().join(", ")
+                ),
+            ));
+        };
+        let (_, mut s) =
+            scenario::load(r, t, &format!("scenarios/memoir44/{}.toml", sc.get_ref()))?;
+        s.hands = vec![vec![], vec![]];
+        return Ok(s);
+    }
+    let mut ids: Vec<String> = r.sides.iter().map(|s| s.id.clone()).collect();
+    let mut names: Vec<String> = r.sides.iter().map(|s| s.name.clone()).collect();
+    if let Some(b) = &cf.board.bottom {
+        let want = b.get_ref().trim().to_ascii_lowercase();
+        match ids.iter().position(|x| *x == want) {
+            Some(0) => {}
+            Some(_) => {
+                ids.reverse();
+                names.reverse();
             }
-            scenario::blank(r, "case", &cf.name, ids, names)
+            None => return Err(src.unknown_side(b)),
         }
-    };
+    }
+    Ok(scenario::blank(r, "case", &cf.name, ids, names))
+}
+
+/// The `[board]` table and the placements beside it: terrain, units,
+/// markers and the optional rules' set-up.
+fn set_up_board(r: &Ruleset, st: &mut State, cf: &CaseFile, src: Src) -> Result<(), DataError> {
+    let Src { text, file } = src;
     let layout = Layout {
         text,
         file,
@@ -455,14 +499,12 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         minefields: &cf.minefields,
         rigged: &cf.rigged_bridges,
     };
-    scenario::place(r, &mut st, &layout)?;
+    scenario::place(r, st, &layout)?;
     if cf.board.flooded {
-        super::landmarks::flood(r, &mut st);
+        super::landmarks::flood(r, st);
     }
     if let Some(m) = cf.minefields.iter().find(|m| m.strength.is_none()) {
-        return Err(at(
-            text,
-            file,
+        return Err(src.at(
             m.at.span(),
             "a case gives each minefield its strength (strength = 0 to 6)",
         ));
@@ -482,37 +524,37 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         }
     }
     if let Some(k) = &cf.board.kriegspiel {
-        st.fog =
-            Some(super::fog::parse_option(k.get_ref()).map_err(|m| at(text, file, k.span(), m))?);
+        st.fog = Some(super::fog::parse_option(k.get_ref()).map_err(|m| src.at(k.span(), m))?);
     }
     if let Some(w) = &cf.board.weather {
-        scenario::place_weather(r, &mut st, &layout, w)?;
+        scenario::place_weather(r, st, &layout, w)?;
     }
     if let Some(sp) = &cf.board.supply {
-        super::supply::place(r, &mut st, &layout, sp.get_ref(), sp.span())?;
+        super::supply::place(r, st, &layout, sp.get_ref(), sp.span())?;
     }
     for s in &cf.board.pontoon_bridges {
         let i = scenario::file_side(&layout, s)?;
         st.pontoon_sides.push(i);
     }
-    scenario::place_stars(r, &mut st, &layout, &cf.battle_stars)?;
-    super::disorder::place(r, &mut st, &layout, &cf.demoralisation)?;
+    scenario::place_stars(r, st, &layout, &cf.battle_stars)?;
+    super::disorder::place(r, st, &layout, &cf.demoralisation)?;
     if let Some(c) = &cf.board.commissar {
-        super::commissar::place(r, &mut st, &layout, c)?;
+        super::commissar::place(r, st, &layout, c)?;
     }
-    super::landmarks::place_reinforcements(r, &mut st, &layout, &cf.board.airfield_reinforcements)?;
+    super::landmarks::place_reinforcements(r, st, &layout, &cf.board.airfield_reinforcements)?;
     if let Some(b) = &cf.board.blitzkrieg {
-        let side = st.side_index(b.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                b.span(),
-                format!("unknown side '{}'", b.get_ref()),
-            )
-        })?;
-        super::blitzkrieg::set(r, &mut st, Some(side)).map_err(|m| at(text, file, b.span(), m))?;
+        let side = st
+            .side_index(b.get_ref())
+            .ok_or_else(|| src.unknown_side(b))?;
+        super::blitzkrieg::set(r, st, Some(side)).map_err(|m| src.at(b.span(), m))?;
     }
     st.young_generals = cf.board.young_generals;
+    Ok(())
+}
+
+/// The variants `[board]` names: Appendix 3's Suggested Variants, the Army
+/// Manoeuvres variants, the bunkers side and "Nineteen Eighty-Four".
+fn set_up_variants(r: &Ruleset, st: &mut State, cf: &CaseFile, src: Src) -> Result<(), DataError> {
     // Appendix 3's Suggested Variants, as the game options name them
     // ("Nineteen Eighty-Four" converts later, with the bunkers side).
     let suggested = [
@@ -523,19 +565,17 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     ];
     for (option, side) in suggested {
         if let Some(z) = side {
-            super::variants::apply_option(r, &mut st, option, z.get_ref())
-                .map_err(|m| at(text, file, z.span(), m))?;
+            super::variants::apply_option(r, st, option, z.get_ref())
+                .map_err(|m| src.at(z.span(), m))?;
         }
     }
     if let (Some(n), Some(_)) = (cf.board.sickness, &st.worlds) {
-        super::variants::worlds::set_sickness(r, &mut st, n);
+        super::variants::worlds::set_sickness(r, st, n);
     }
     for v in &cf.board.variants {
         if !r.variants.contains_key(v.get_ref()) {
             let known: Vec<&str> = r.variants.keys().map(String::as_str).collect();
-            return Err(at(
-                text,
-                file,
+            return Err(src.at(
                 v.span(),
                 format!(
                     "unknown variant '{}' (known: {})",
@@ -548,14 +588,10 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     }
     st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
     if let Some(b) = &cf.board.bunkers {
-        st.bunker_side = Some(st.side_index(b.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                b.span(),
-                format!("unknown side '{}'", b.get_ref()),
-            )
-        })?);
+        st.bunker_side = Some(
+            st.side_index(b.get_ref())
+                .ok_or_else(|| src.unknown_side(b))?,
+        );
     }
     // "Nineteen Eighty-Four" converts the position the [board] sets up (a
     // scenario's bunkers side and Commissar included).
@@ -565,84 +601,94 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         .as_ref()
         .filter(|v| *v.get_ref())
     {
-        super::variants::nineteen84::convert(r, &mut st)
-            .map_err(|m| at(text, file, v.span(), m))?;
+        super::variants::nineteen84::convert(r, st).map_err(|m| src.at(v.span(), m))?;
     }
-    super::variants::exterminate::human_factor(r, &mut st);
-    let side = st.side_index(cf.turn.side.get_ref()).ok_or_else(|| {
-        at(
-            text,
-            file,
-            cf.turn.side.span(),
-            format!("unknown side '{}'", cf.turn.side.get_ref()),
-        )
-    })?;
+    super::variants::exterminate::human_factor(r, st);
+    Ok(())
+}
+
+/// The side to move, and the once-per-game manoeuvres it has used.
+fn turn_side(r: &Ruleset, st: &mut State, cf: &CaseFile, src: Src) -> Result<usize, DataError> {
+    let side = st
+        .side_index(cf.turn.side.get_ref())
+        .ok_or_else(|| src.unknown_side(&cf.turn.side))?;
     st.to_move = side;
-    let other = State::other(side);
     for c in &cf.turn.used {
         match r.card_id(c.get_ref()) {
             Some(id) if r.card(&id).is_some_and(|s| s.kind == "manoeuvre") => {
                 st.manoeuvres_used[side].push(id);
             }
             _ => {
-                return Err(at(
-                    text,
-                    file,
+                return Err(src.at(
                     c.span(),
                     format!("'{}' is not a manoeuvre card", c.get_ref()),
                 ))
             }
         }
     }
-    let card = |c: &Spanned<String>| -> Result<String, DataError> {
-        r.card_id(c.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                c.span(),
-                format!("unknown card '{}'", c.get_ref()),
-            )
-        })
-    };
-    // The hand: as given, or the cards the orders play.
+    Ok(side)
+}
+
+/// The hand (as given, or the cards the orders play) and the opponent's.
+fn hands(r: &Ruleset, cf: &CaseFile, src: Src) -> Result<(Vec<String>, Vec<String>), DataError> {
     let mut hand = Vec::new();
     match &cf.turn.hand {
         Some(h) => {
             for c in h {
-                hand.push(card(c)?);
+                hand.push(src.card(r, c)?);
             }
         }
-        None => {
-            for l in cf.turn.orders.lines() {
-                let t = l.split('#').next().unwrap_or("");
-                let mut w = t.split_whitespace();
-                let verb = w.next().unwrap_or("").to_ascii_uppercase();
-                if matches!(verb.as_str(), "PLAY" | "DISCARD" | "EXCHANGE") {
-                    for c in w {
-                        if let Some(id) = r.card_id(c) {
-                            // A manoeuvre is held outside the hand.
-                            if r.card(&id).is_none_or(|s| s.kind != "manoeuvre") {
-                                hand.push(id);
-                            }
-                        }
-                        if verb == "PLAY" {
-                            break;
-                        }
+        None => hand = played_cards(r, &cf.turn.orders),
+    }
+    let mut ohand = Vec::new();
+    for c in cf.turn.opponent_hand.iter().flatten() {
+        ohand.push(src.card(r, c)?);
+    }
+    Ok((hand, ohand))
+}
+
+/// The cards the orders play, discard or exchange (a manoeuvre is held
+/// outside the hand).
+fn played_cards(r: &Ruleset, orders: &str) -> Vec<String> {
+    let mut hand = Vec::new();
+    for l in orders.lines() {
+        let t = l.split('#').next().unwrap_or("");
+        let mut w = t.split_whitespace();
+        let verb = w.next().unwrap_or("").to_ascii_uppercase();
+        if matches!(verb.as_str(), "PLAY" | "DISCARD" | "EXCHANGE") {
+            for c in w {
+                if let Some(id) = r.card_id(c) {
+                    // A manoeuvre is held outside the hand.
+                    if r.card(&id).is_none_or(|s| s.kind != "manoeuvre") {
+                        hand.push(id);
                     }
+                }
+                if verb == "PLAY" {
+                    break;
                 }
             }
         }
     }
-    let mut ohand = Vec::new();
-    for c in cf.turn.opponent_hand.iter().flatten() {
-        ohand.push(card(c)?);
-    }
+    hand
+}
+
+/// Standing orders on file (the opponent's and the side's own) and the
+/// card the opponent played last.
+fn set_standing(
+    r: &Ruleset,
+    st: &mut State,
+    cf: &CaseFile,
+    side: usize,
+    ohand: &mut Vec<String>,
+    src: Src,
+) -> Result<(), DataError> {
+    let other = State::other(side);
     let board = State::board(r);
     if let Some(oo) = &cf.turn.opponent_orders {
         let lines = orders::parse_standing_text(&board, r, oo.get_ref())
-            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
-        let sd = standing_from(&st, other, &lines, Default::default())
-            .map_err(|e| at(text, file, oo.span(), format!("opponent_orders: {e}")))?;
+            .map_err(|e| src.at(oo.span(), format!("opponent_orders: {e}")))?;
+        let sd = standing_from(st, other, &lines, Default::default())
+            .map_err(|e| src.at(oo.span(), format!("opponent_orders: {e}")))?;
         // Standing orders about Ambush mean the opponent holds the card.
         let ambush = lines.iter().any(|l| {
             matches!(
@@ -659,17 +705,22 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     }
     if let Some(own) = &cf.turn.standing {
         let lines = orders::parse_standing_text(&board, r, own.get_ref())
-            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
-        st.standing[side] = standing_from(&st, side, &lines, Default::default())
-            .map_err(|e| at(text, file, own.span(), format!("standing: {e}")))?;
+            .map_err(|e| src.at(own.span(), format!("standing: {e}")))?;
+        st.standing[side] = standing_from(st, side, &lines, Default::default())
+            .map_err(|e| src.at(own.span(), format!("standing: {e}")))?;
     }
     if let Some(p) = &cf.turn.opponent_played {
         st.last_played[other] = Some(Played {
-            card: card(p)?,
+            card: src.card(r, p)?,
             section: None,
         });
     }
-    st.turn = 1;
+    Ok(())
+}
+
+/// Pairs of units already in close assault.
+fn set_firefights(r: &Ruleset, st: &mut State, cf: &CaseFile, src: Src) -> Result<(), DataError> {
+    let board = State::board(r);
     for f in &cf.turn.firefights {
         let hs: Vec<_> = f
             .get_ref()
@@ -687,15 +738,27 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
                 since: 1,
             }),
             _ => {
-                return Err(at(
-                    text,
-                    file,
+                return Err(src.at(
                     f.span(),
                     "a firefight names two hexes with units, like \"D4 E5\"",
                 ))
             }
         }
     }
+    Ok(())
+}
+
+/// The hands, the deck without them, and the card under the Commissar.
+fn deal(
+    r: &Ruleset,
+    st: &mut State,
+    cf: &CaseFile,
+    side: usize,
+    hand: Vec<String>,
+    ohand: Vec<String>,
+    src: Src,
+) -> Result<(), DataError> {
+    let other = State::other(side);
     let mut deck = r.deck();
     for c in hand.iter().chain(ohand.iter()) {
         if let Some(p) = deck.iter().position(|x| x == c) {
@@ -703,16 +766,14 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
         }
     }
     if let Some(c) = &cf.turn.commissar {
-        let id = card(c)?;
+        let id = src.card(r, c)?;
         if let Some(p) = deck.iter().position(|x| *x == id) {
             deck.remove(p);
         }
         match st.commissar.as_mut() {
             Some(m) => m.card = Some(id),
             None => {
-                return Err(at(
-                    text,
-                    file,
+                return Err(src.at(
                     c.span(),
                     "a card under the Commissar marker needs [board] commissar = \"<side>\"",
                 ))
@@ -727,14 +788,17 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     ];
     st.deck = deck;
     st.discard = vec![];
+    Ok(())
+}
+
+/// The die faces the case forces, in order.
+fn forced_faces(r: &Ruleset, cf: &CaseFile, src: Src) -> Result<Vec<u32>, DataError> {
     let mut faces = Vec::new();
     for d in &cf.turn.dice {
         match r.face_value(d.get_ref()) {
             Some(v) => faces.push(v),
             None => {
-                return Err(at(
-                    text,
-                    file,
+                return Err(src.at(
                     d.span(),
                     format!(
                         "'{}' is not a die face (infantry armour grenade star flag)",
@@ -744,11 +808,15 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
             }
         }
     }
+    Ok(faces)
+}
+
+/// Every hex `[expect]` names for units or emptiness is on the board.
+fn check_expected_hexes(r: &Ruleset, cf: &CaseFile, src: Src) -> Result<(), DataError> {
+    let board = State::board(r);
     for e in &cf.expect.empty {
         if board.parse(e.get_ref()).is_none() {
-            return Err(at(
-                text,
-                file,
+            return Err(src.at(
                 e.span(),
                 format!("'{}' is not a hex on the board", e.get_ref()),
             ));
@@ -756,82 +824,79 @@ fn build(r: &Ruleset, text: &str, file: &str) -> Result<Built, DataError> {
     }
     for u in &cf.expect.units {
         if board.parse(u.at.get_ref()).is_none() {
-            return Err(at(
-                text,
-                file,
+            return Err(src.at(
                 u.at.span(),
                 format!("'{}' is not a hex on the board", u.at.get_ref()),
             ));
         }
     }
-    let pre_battle = match &cf.pre_battle {
-        None => None,
-        Some(pb) => {
-            let mut dice = vec![0; st.sides.len()];
-            for (k, n) in &pb.dice {
-                let i =
-                    st.side_index(&k.to_ascii_lowercase())
-                        .ok_or_else(|| DataError::Invalid {
-                            file: file.to_string(),
-                            message: format!("pre_battle.dice: unknown side '{k}'"),
-                        })?;
-                dice[i] = *n;
-            }
-            for (k, n) in &pb.hand_size {
-                if let Some(i) = st.side_index(&k.to_ascii_lowercase()) {
-                    st.hand_size[i] = *n;
-                }
-            }
-            st.short_hand = vec![false; st.sides.len()];
-            st.pre_battle = Some(super::campaign::PreBattle {
-                dice,
-                rolled: false,
-                choices: Vec::new(),
-            });
-            let mut pf = Vec::new();
-            for d in &pb.faces {
-                pf.push(r.face_value(d.get_ref()).ok_or_else(|| {
-                    at(
-                        text,
-                        file,
-                        d.span(),
-                        format!("'{}' is not a die face", d.get_ref()),
-                    )
-                })?);
-            }
-            let orders = pb
-                .orders
-                .iter()
-                .map(|(k, v)| adjutant_rules::Orders {
-                    side: k.to_ascii_lowercase(),
-                    text: v.clone(),
-                })
-                .collect();
-            Some((pf, orders))
-        }
+    Ok(())
+}
+
+/// A campaign battle's pre-battle phase: the dice and hand sizes set on
+/// the state, the forced faces and each side's orders returned.
+#[allow(clippy::type_complexity)]
+fn pre_battle(
+    r: &Ruleset,
+    st: &mut State,
+    cf: &CaseFile,
+    src: Src,
+) -> Result<Option<(Vec<u32>, Vec<adjutant_rules::Orders>)>, DataError> {
+    let Some(pb) = &cf.pre_battle else {
+        return Ok(None);
     };
+    let mut dice = vec![0; st.sides.len()];
+    for (k, n) in &pb.dice {
+        let i = st
+            .side_index(&k.to_ascii_lowercase())
+            .ok_or_else(|| DataError::Invalid {
+                file: src.file.to_string(),
+                message: format!("pre_battle.dice: unknown side '{k}'"),
+            })?;
+        dice[i] = *n;
+    }
+    for (k, n) in &pb.hand_size {
+        if let Some(i) = st.side_index(&k.to_ascii_lowercase()) {
+            st.hand_size[i] = *n;
+        }
+    }
+    st.short_hand = vec![false; st.sides.len()];
+    st.pre_battle = Some(super::campaign::PreBattle {
+        dice,
+        rolled: false,
+        choices: Vec::new(),
+    });
+    let mut pf = Vec::new();
+    for d in &pb.faces {
+        pf.push(
+            r.face_value(d.get_ref())
+                .ok_or_else(|| src.at(d.span(), format!("'{}' is not a die face", d.get_ref())))?,
+        );
+    }
+    let orders = pb
+        .orders
+        .iter()
+        .map(|(k, v)| adjutant_rules::Orders {
+            side: k.to_ascii_lowercase(),
+            text: v.clone(),
+        })
+        .collect();
+    Ok(Some((pf, orders)))
+}
+
+/// The d6 numbers the airdrop rolls.
+fn airdrop_dice(cf: &CaseFile, src: Src) -> Result<Vec<u32>, DataError> {
     let mut airdrop_dice = Vec::new();
     for d in &cf.airdrop_dice {
         if !(1..=6).contains(d.get_ref()) {
-            return Err(at(
-                text,
-                file,
+            return Err(src.at(
                 d.span(),
                 format!("{} is not a number of a d6 (1 to 6)", d.get_ref()),
             ));
         }
         airdrop_dice.push(*d.get_ref());
     }
-    Ok(Built {
-        airdrop_dice,
-        name: cf.name,
-        st,
-        side,
-        orders: cf.turn.orders,
-        faces,
-        expect: cf.expect,
-        pre_battle,
-    })
+    Ok(airdrop_dice)
 }
 
 /// Run a case from its text. A malformed file is a failing case.
