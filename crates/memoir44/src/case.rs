@@ -2,7 +2,6 @@
 //! dice, expectations) run through the real engine. The format is the
 //! contract of issue 3; see docs/testing.md.
 
-use super::battle::Ctx;
 use super::events::Event;
 use super::orders;
 use super::ruleset::{at, toml_error, Ruleset};
@@ -916,138 +915,223 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             return fail(&name, e.to_string());
         }
     };
-    let ctx = Ctx::new(&r);
+    match run_built(&r, b) {
+        Ok(res) | Err(res) => res,
+    }
+}
+
+/// What the judge's phases before the turn left: the position the turn
+/// starts from, their events and the problems with their forced dice.
+struct BeforeTurn {
+    start: State,
+    pre_events: Vec<Event>,
+    airdrop_events: Vec<Event>,
+    dropping: bool,
+    problems: Vec<String>,
+}
+
+/// A passing case: rejected as it expected.
+fn rejected(name: &str, msg: impl std::fmt::Display) -> CaseResult {
+    CaseResult {
+        name: name.to_string(),
+        passed: true,
+        detail: format!("rejected: {msg}"),
+    }
+}
+
+/// Play the built case and check what it expects. `Err` is a result
+/// decided before the checks (a rejection, a failed phase).
+fn run_built(r: &Ruleset, b: Built) -> Result<CaseResult, CaseResult> {
     let mut dice = ForcedDice::new(b.faces.clone());
     let mut deck = ChaChaDice::from_seed([0u8; 32]);
-    let side = b.st.sides[b.side].clone();
+    let mut before = BeforeTurn {
+        start: b.st.clone(),
+        pre_events: Vec::new(),
+        airdrop_events: Vec::new(),
+        dropping: false,
+        problems: Vec::new(),
+    };
     // A campaign battle's pre-battle phases first, through the family's
     // own phases (the rolls, then every side's choices).
-    let mut pre_events: Vec<Event> = Vec::new();
-    let mut start = b.st.clone();
-    let mut pre_problems = Vec::new();
     if let Some((faces, orders)) = &b.pre_battle {
-        use adjutant_rules::Family;
-        let mut pd = ForcedDice::new(faces.clone());
-        let res = {
-            let mut chance = Chance {
-                dice: &mut pd,
-                deck: &mut deck,
-            };
-            Family::adjudicate(&r, &start, &[], &mut chance)
-        };
-        match res {
-            Ok((st, ev)) => {
-                start = st;
-                pre_events.extend(ev);
-            }
-            Err(e) => return fail(&b.name, format!("the pre-battle roll failed: {e}")),
-        }
-        if pd.exhausted() || pd.unused() > 0 {
-            pre_problems.push(format!(
-                "pre-battle: the case forces {} dice, the engine rolled {}",
-                faces.len(),
-                pd.rolled()
-            ));
-        }
-        if start.pre_battle.is_some() {
-            let given: Vec<adjutant_rules::Orders> = orders.clone();
-            let mut none = ForcedDice::new(Vec::new());
-            let res = {
-                let mut chance = Chance {
-                    dice: &mut none,
-                    deck: &mut deck,
-                };
-                Family::adjudicate(&r, &start, &given, &mut chance)
-            };
-            match (res, &b.expect.rejected) {
-                (Ok((st, ev)), _) => {
-                    start = st;
-                    pre_events.extend(ev);
-                }
-                (Err(e), Some(want))
-                    if e.to_string().to_lowercase().contains(&want.to_lowercase()) =>
-                {
-                    return CaseResult {
-                        name: b.name,
-                        passed: true,
-                        detail: format!("rejected: {e}"),
-                    };
-                }
-                (Err(e), _) => {
-                    return fail(&b.name, format!("the pre-battle orders were rejected: {e}"))
-                }
-            }
+        if let Some(done) = pre_battle_phase(r, &b, faces, orders, &mut deck, &mut before)? {
+            return Ok(done);
         }
     }
-    // Paratroops & Glider Landings: the judge's airdrop phase.
-    let mut airdrop_events: Vec<Event> = Vec::new();
-    let dropping = !start.airdrops.is_empty();
-    if dropping {
-        use adjutant_rules::Family;
-        let mut ad = ForcedDice::new(b.airdrop_dice.clone());
-        let res = {
-            let mut chance = Chance {
-                dice: &mut ad,
-                deck: &mut deck,
-            };
-            Family::adjudicate(&r, &start, &[], &mut chance)
-        };
-        match res {
-            Ok((st, ev)) => {
-                start = st;
-                airdrop_events.clone_from(&ev);
-                pre_events.extend(ev);
-            }
-            Err(e) => return fail(&b.name, format!("the airdrop failed: {e}")),
-        }
-        if ad.exhausted() || ad.unused() > 0 {
-            pre_problems.push(format!(
-                "airdrop: the case forces {} dice, the engine rolled {}",
-                b.airdrop_dice.len(),
-                ad.rolled()
-            ));
+    airdrop_phase(r, &b, &mut deck, &mut before)?;
+    let (st, events) = play_turn(r, &b, &before, &mut dice, &mut deck)?;
+    let mut problems = std::mem::take(&mut before.problems);
+    dice_problems(&b, &dice, &mut problems);
+    let x = &b.expect;
+    check_units(r, &st, x, &mut problems);
+    check_sides(&st, x, &mut problems);
+    check_table(r, &st, x, &mut problems);
+    check_variants(&st, x, &mut problems);
+    check_events(&events, &before.pre_events, x, &mut problems);
+    for (sd, ev) in &x.view {
+        check_view(r, &st, &events, sd, ev, &mut problems);
+    }
+    check_minefields(r, &st, x, &mut problems);
+    check_bridges(&st, x, &mut problems);
+    problems.extend(super::trains::check_expect(r, &st, &x.trains));
+    check_supply(&st, x, &mut problems);
+    // Whatever the case: a minefield's hidden strength is in no side's view
+    // nor in any event that side is told (only the referee's).
+    for who in st.sides.clone() {
+        let viewer = adjutant_rules::Viewer::Side(who.clone());
+        let v = super::view::view_with_events(r, &st, &viewer, &events);
+        problems.extend(super::mines::leaks(&st, &v, &who));
+    }
+    if let Some(w) = &x.winner {
+        match super::result(&st) {
+            Some(got) if got == *w => {}
+            got => problems.push(format!("winner: expected {w:?}, got {got:?}")),
         }
     }
-    let play_turn = (b.pre_battle.is_none() && !dropping) || !b.orders.trim().is_empty();
-    let res = if play_turn {
+    Ok(verdict(b.name, &problems, &events))
+}
+
+/// A campaign battle's pre-battle roll, then every side's choices.
+/// `Some`: the case is decided (its expected rejection came).
+fn pre_battle_phase(
+    r: &Ruleset,
+    b: &Built,
+    faces: &[u32],
+    orders: &[adjutant_rules::Orders],
+    deck: &mut ChaChaDice,
+    before: &mut BeforeTurn,
+) -> Result<Option<CaseResult>, CaseResult> {
+    use adjutant_rules::Family;
+    let mut pd = ForcedDice::new(faces.to_vec());
+    let res = {
         let mut chance = Chance {
-            dice: &mut dice,
-            deck: &mut deck,
+            dice: &mut pd,
+            deck,
         };
-        adjudicate(&r, &start, &side, &b.orders, &mut chance)
-    } else {
-        Ok((start.clone(), airdrop_events))
+        Family::adjudicate(r, &before.start, &[], &mut chance)
     };
-    let _ = &ctx;
-    let mut problems = pre_problems;
-    let (st, events) = match (res, &b.expect.rejected) {
+    match res {
+        Ok((st, ev)) => {
+            before.start = st;
+            before.pre_events.extend(ev);
+        }
+        Err(e) => return Err(fail(&b.name, format!("the pre-battle roll failed: {e}"))),
+    }
+    if pd.exhausted() || pd.unused() > 0 {
+        before.problems.push(format!(
+            "pre-battle: the case forces {} dice, the engine rolled {}",
+            faces.len(),
+            pd.rolled()
+        ));
+    }
+    if before.start.pre_battle.is_none() {
+        return Ok(None);
+    }
+    let given: Vec<adjutant_rules::Orders> = orders.to_vec();
+    let mut none = ForcedDice::new(Vec::new());
+    let res = {
+        let mut chance = Chance {
+            dice: &mut none,
+            deck,
+        };
+        Family::adjudicate(r, &before.start, &given, &mut chance)
+    };
+    match (res, &b.expect.rejected) {
+        (Ok((st, ev)), _) => {
+            before.start = st;
+            before.pre_events.extend(ev);
+            Ok(None)
+        }
+        (Err(e), Some(want)) if e.to_string().to_lowercase().contains(&want.to_lowercase()) => {
+            Ok(Some(rejected(&b.name, e)))
+        }
+        (Err(e), _) => Err(fail(
+            &b.name,
+            format!("the pre-battle orders were rejected: {e}"),
+        )),
+    }
+}
+
+/// Paratroops & Glider Landings: the judge's airdrop phase.
+fn airdrop_phase(
+    r: &Ruleset,
+    b: &Built,
+    deck: &mut ChaChaDice,
+    before: &mut BeforeTurn,
+) -> Result<(), CaseResult> {
+    use adjutant_rules::Family;
+    before.dropping = !before.start.airdrops.is_empty();
+    if !before.dropping {
+        return Ok(());
+    }
+    let mut ad = ForcedDice::new(b.airdrop_dice.clone());
+    let res = {
+        let mut chance = Chance {
+            dice: &mut ad,
+            deck,
+        };
+        Family::adjudicate(r, &before.start, &[], &mut chance)
+    };
+    match res {
+        Ok((st, ev)) => {
+            before.start = st;
+            before.airdrop_events.clone_from(&ev);
+            before.pre_events.extend(ev);
+        }
+        Err(e) => return Err(fail(&b.name, format!("the airdrop failed: {e}"))),
+    }
+    if ad.exhausted() || ad.unused() > 0 {
+        before.problems.push(format!(
+            "airdrop: the case forces {} dice, the engine rolled {}",
+            b.airdrop_dice.len(),
+            ad.rolled()
+        ));
+    }
+    Ok(())
+}
+
+/// The turn the case's orders play (none after a pre-battle phase or an
+/// airdrop when the orders are empty), against the rejection it expects.
+fn play_turn(
+    r: &Ruleset,
+    b: &Built,
+    before: &BeforeTurn,
+    dice: &mut ForcedDice,
+    deck: &mut ChaChaDice,
+) -> Result<(State, Vec<Event>), CaseResult> {
+    let start = &before.start;
+    let side = b.st.sides[b.side].clone();
+    let plays = (b.pre_battle.is_none() && !before.dropping) || !b.orders.trim().is_empty();
+    let res = if plays {
+        let mut chance = Chance { dice, deck };
+        adjudicate(r, start, &side, &b.orders, &mut chance)
+    } else {
+        Ok((start.clone(), before.airdrop_events.clone()))
+    };
+    match (res, &b.expect.rejected) {
         (Err(e), Some(want)) => {
             let msg = e.to_string();
             if msg.to_lowercase().contains(&want.to_lowercase()) {
-                return CaseResult {
-                    name: b.name,
-                    passed: true,
-                    detail: format!("rejected: {msg}"),
-                };
+                return Err(rejected(&b.name, msg));
             }
-            return fail(
+            Err(fail(
                 &b.name,
                 format!(
                     "rejected as expected, but the message \"{msg}\" does not contain \"{want}\""
                 ),
-            );
+            ))
         }
-        (Err(e), None) => return fail(&b.name, format!("the orders were rejected: {e}")),
-        (Ok(_), Some(want)) => {
-            return fail(
-                &b.name,
-                format!(
-                    "the orders were accepted, but a rejection containing \"{want}\" was expected"
-                ),
-            )
-        }
-        (Ok(x), None) => x,
-    };
+        (Err(e), None) => Err(fail(&b.name, format!("the orders were rejected: {e}"))),
+        (Ok(_), Some(want)) => Err(fail(
+            &b.name,
+            format!("the orders were accepted, but a rejection containing \"{want}\" was expected"),
+        )),
+        (Ok(x), None) => Ok(x),
+    }
+}
+
+/// The dice the engine rolled against the faces the case forces.
+fn dice_problems(b: &Built, dice: &ForcedDice, problems: &mut Vec<String>) {
     if dice.exhausted() {
         problems.push(format!(
             "the engine rolled {} dice but the case forces only {}",
@@ -1066,7 +1150,11 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!("dice rolled: expected {n}, got {}", dice.rolled()));
         }
     }
-    let board = State::board(&r);
+}
+
+/// Never two units on one hex; the units and empty hexes `[expect]` names.
+fn check_units(r: &Ruleset, st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    let board = State::board(r);
     // Whatever the case: never two units on one hex.
     let mut held = std::collections::BTreeSet::new();
     for u in &st.units {
@@ -1074,7 +1162,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!("two units stand on {}", u.at));
         }
     }
-    for eu in &b.expect.units {
+    for eu in &x.units {
         let Some(h) = board.parse(eu.at.get_ref()) else {
             continue;
         };
@@ -1105,7 +1193,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             }
         }
     }
-    for e in &b.expect.empty {
+    for e in &x.empty {
         if let Some(h) = board.parse(e.get_ref()) {
             if let Some(u) = st.unit_at(h) {
                 problems.push(format!(
@@ -1115,7 +1203,11 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             }
         }
     }
-    for (sd, n) in &b.expect.armour_move_lost {
+}
+
+/// Per side: armour movement lost, medals, hands; the Commissar's card.
+fn check_sides(st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    for (sd, n) in &x.armour_move_lost {
         match st.side_index(sd) {
             Some(i) => {
                 let got = st.armour_move_lost.get(i).copied().unwrap_or(0);
@@ -1128,7 +1220,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("armour_move_lost: unknown side '{sd}'")),
         }
     }
-    for (sd, n) in &b.expect.medals {
+    for (sd, n) in &x.medals {
         match st.side_index(sd) {
             Some(i) if st.medals(i) != *n => problems.push(format!(
                 "medals of {sd}: expected {n}, got {}",
@@ -1138,7 +1230,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("medals: unknown side '{sd}'")),
         }
     }
-    if let Some(want) = &b.expect.commissar {
+    if let Some(want) = &x.commissar {
         let got = st
             .commissar
             .as_ref()
@@ -1150,7 +1242,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
-    for (sd, n) in &b.expect.hands {
+    for (sd, n) in &x.hands {
         match st.side_index(sd) {
             Some(i) if st.hands[i].len() != *n => problems.push(format!(
                 "cards in the hand of {sd}: expected {n}, got {}",
@@ -1160,7 +1252,13 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("hands: unknown side '{sd}'")),
         }
     }
-    for (hx, want) in &b.expect.terrain {
+}
+
+/// The table after the turn: terrain, visibility, Battle Star markers and
+/// whether the game is over.
+fn check_table(r: &Ruleset, st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    let board = State::board(r);
+    for (hx, want) in &x.terrain {
         let Some(h) = board.parse(hx) else {
             problems.push(format!("terrain: bad hex '{hx}'"));
             continue;
@@ -1181,180 +1279,225 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
-    if let Some(v) = b.expect.visibility {
-        let got = super::weather::visibility(&r, &st).unwrap_or(0);
+    if let Some(v) = x.visibility {
+        let got = super::weather::visibility(r, st).unwrap_or(0);
         if got != v {
             problems.push(format!(
                 "visibility: expected {v} hex(es), got {got} (0: normal)"
             ));
         }
     }
-    if let Some(want) = &b.expect.stars {
-        let mut got: Vec<String> = st
-            .stars
-            .iter()
-            .map(|s| format!("{} {} {} {}", s.kind, s.at, s.unit.is_some(), s.count))
-            .collect();
-        let mut w: Vec<String> = want
-            .iter()
-            .map(|s| {
-                let carried = s.carried.unwrap_or_else(|| {
-                    st.stars.iter().any(|x| {
-                        x.kind == s.kind
-                            && x.at.to_string().eq_ignore_ascii_case(&s.at)
-                            && x.unit.is_some()
-                    })
-                });
-                let count = s.count.unwrap_or_else(|| {
-                    st.stars
-                        .iter()
-                        .find(|x| x.kind == s.kind && x.at.to_string().eq_ignore_ascii_case(&s.at))
-                        .map_or(0, |x| x.count)
-                });
-                format!("{} {} {carried} {count}", s.kind, s.at.to_ascii_uppercase())
-            })
-            .collect();
-        got.sort();
-        w.sort();
-        if got != w {
-            problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
-        }
+    if let Some(want) = &x.stars {
+        check_stars(st, want, problems);
     }
-    if let Some(o) = b.expect.over {
+    if let Some(o) = x.over {
         if st.over != o {
             problems.push(format!("over: expected {o}, got {}", st.over));
         }
     }
+}
+
+/// Battle Star Markers: every marker on the board after the turn.
+fn check_stars(st: &State, want: &[ExpectStar], problems: &mut Vec<String>) {
+    let mut got: Vec<String> = st
+        .stars
+        .iter()
+        .map(|s| format!("{} {} {} {}", s.kind, s.at, s.unit.is_some(), s.count))
+        .collect();
+    let mut w: Vec<String> = want
+        .iter()
+        .map(|s| {
+            let carried = s.carried.unwrap_or_else(|| {
+                st.stars.iter().any(|x| {
+                    x.kind == s.kind
+                        && x.at.to_string().eq_ignore_ascii_case(&s.at)
+                        && x.unit.is_some()
+                })
+            });
+            let count = s.count.unwrap_or_else(|| {
+                st.stars
+                    .iter()
+                    .find(|x| x.kind == s.kind && x.at.to_string().eq_ignore_ascii_case(&s.at))
+                    .map_or(0, |x| x.count)
+            });
+            format!("{} {} {carried} {count}", s.kind, s.at.to_ascii_uppercase())
+        })
+        .collect();
+    got.sort();
+    w.sort();
+    if got != w {
+        problems.push(format!("battle stars: expected {w:?}, got {got:?}"));
+    }
+}
+
+/// Appendix 3's variants and the night track.
+fn check_variants(st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
     problems.extend(super::variants::worlds::case_check(
-        &st,
-        b.expect.sickness,
-        b.expect.seized.as_deref(),
+        st,
+        x.sickness,
+        x.seized.as_deref(),
     ));
     problems.extend(super::variants::zombies::case_check(
-        &st,
-        b.expect.zombie_markers.as_deref(),
-        b.expect.saved,
+        st,
+        x.zombie_markers.as_deref(),
+        x.saved,
     ));
     problems.extend(super::variants::exterminate::case_check(
-        &st,
-        b.expect.exterminated.as_deref(),
+        st,
+        x.exterminated.as_deref(),
     ));
-    if let Some(n) = b.expect.night_box {
+    if let Some(n) = x.night_box {
         let got = st.weather.as_ref().map_or(0, |w| w.track_box);
         if got != n {
             problems.push(format!("night track box: expected {n}, got {got}"));
         }
     }
-    for k in &b.expect.events {
-        let found = events
-            .iter()
-            .chain(pre_events.iter())
-            .filter_map(|e| serde_json::to_value(e).ok())
-            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()));
-        if !found {
+}
+
+/// Is there an event of kind `k` among `events`?
+fn has_event<'a>(events: impl Iterator<Item = &'a Event>, k: &str) -> bool {
+    events
+        .filter_map(|e| serde_json::to_value(e).ok())
+        .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k))
+}
+
+/// The event kinds that must appear (in the turn or the phases before
+/// it) and those that must not (in the turn).
+fn check_events(
+    events: &[Event],
+    pre_events: &[Event],
+    x: &ExpectPart,
+    problems: &mut Vec<String>,
+) {
+    for k in &x.events {
+        if !has_event(events.iter().chain(pre_events.iter()), k) {
             problems.push(format!("expected an event '{k}'"));
         }
     }
-    for k in &b.expect.no_events {
-        if events
-            .iter()
-            .filter_map(|e| serde_json::to_value(e).ok())
-            .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k.as_str()))
-        {
+    for k in &x.no_events {
+        if has_event(events.iter(), k) {
             problems.push(format!("expected no event '{k}'"));
         }
     }
-    for (sd, ev) in &b.expect.view {
-        let referee = sd.eq_ignore_ascii_case("referee");
-        let viewer = if referee {
-            adjutant_rules::Viewer::Referee
-        } else {
-            adjutant_rules::Viewer::Side(sd.to_ascii_lowercase())
-        };
-        let enemy = if referee {
-            None
-        } else if let Some(me) = st.side_index(sd) {
-            Some(st.sides[State::other(me)].clone())
-        } else {
-            problems.push(format!("view: unknown side '{sd}'"));
+}
+
+/// Kriegspiel: what the view of side `sd` (or the referee's) holds.
+fn check_view(
+    r: &Ruleset,
+    st: &State,
+    events: &[Event],
+    sd: &str,
+    ev: &ExpectView,
+    problems: &mut Vec<String>,
+) {
+    let referee = sd.eq_ignore_ascii_case("referee");
+    let viewer = if referee {
+        adjutant_rules::Viewer::Referee
+    } else {
+        adjutant_rules::Viewer::Side(sd.to_ascii_lowercase())
+    };
+    let enemy = if referee {
+        None
+    } else if let Some(me) = st.side_index(sd) {
+        Some(st.sides[State::other(me)].clone())
+    } else {
+        problems.push(format!("view: unknown side '{sd}'"));
+        return;
+    };
+    let v = super::view::view_with_events(r, st, &viewer, events);
+    // The referee's view: a unit of either side.
+    let theirs = |side: &String| enemy.as_ref().is_none_or(|e| side == e);
+    check_view_units(r, &v, sd, ev, &theirs, problems);
+    let lines: Vec<String> = v
+        .last_turn
+        .iter()
+        .filter_map(|e| super::render::describe_event(e, &viewer))
+        .collect();
+    for w in &ev.told {
+        if !lines.iter().any(|l| l.contains(w.as_str())) {
+            problems.push(format!("view.{sd}: not told \"{w}\": {lines:?}"));
+        }
+    }
+    let sides = serde_json::to_string(&v.sides).unwrap_or_default();
+    for w in &ev.not_told {
+        if lines.iter().any(|l| l.contains(w.as_str())) || sides.contains(w.as_str()) {
+            problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
+        }
+    }
+    // The side's own hand may hold any card: not a leak.
+    let mut handless = v.clone();
+    for x in &mut handless.sides {
+        x.hand = None;
+    }
+    let all = format!(
+        "{}\n{}",
+        serde_json::to_string(&handless).unwrap_or_default(),
+        lines.join("\n")
+    )
+    .to_lowercase();
+    for w in &ev.told_once {
+        let n = lines.iter().filter(|l| l.contains(w.as_str())).count();
+        if n != 1 {
+            problems.push(format!("view.{sd}: told \"{w}\" {n} times: {lines:?}"));
+        }
+    }
+    for w in &ev.not_in_view {
+        if all.contains(&w.to_lowercase()) {
+            problems.push(format!("view.{sd}: its view holds \"{w}\": {lines:?}"));
+        }
+    }
+}
+
+/// Kriegspiel: the enemy units the view must and must not hold, and no
+/// event of the enemy naming a hidden one's hex.
+fn check_view_units(
+    r: &Ruleset,
+    v: &super::view::View,
+    sd: &str,
+    ev: &ExpectView,
+    theirs: &dyn Fn(&String) -> bool,
+    problems: &mut Vec<String>,
+) {
+    let board = State::board(r);
+    for h in &ev.sees {
+        let Some(h) = board.parse(h.get_ref()) else {
+            problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
             continue;
         };
-        let v = super::view::view_with_events(&r, &st, &viewer, &events);
-        // The referee's view: a unit of either side.
-        let theirs = |side: &String| enemy.as_ref().is_none_or(|e| side == e);
-        for h in &ev.sees {
-            let Some(h) = board.parse(h.get_ref()) else {
-                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
-                continue;
-            };
-            if !v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
-                problems.push(format!("view.{sd}: should see the enemy unit at {h}"));
-            }
+        if !v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
+            problems.push(format!("view.{sd}: should see the enemy unit at {h}"));
         }
-        for h in &ev.hidden {
-            let Some(h) = board.parse(h.get_ref()) else {
-                problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
-                continue;
-            };
-            if v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
-                problems.push(format!("view.{sd}: sees the enemy unit at {h}"));
-            }
-            let quoted = format!("\"{h}\"");
-            for e in &v.last_turn {
-                let j = serde_json::to_value(e).unwrap_or_default();
-                if j.get("side")
-                    .and_then(|x| x.as_str())
-                    .is_some_and(|x| theirs(&x.to_string()))
-                    && j.to_string().contains(&quoted)
-                {
-                    problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
-                }
-            }
+    }
+    for h in &ev.hidden {
+        let Some(h) = board.parse(h.get_ref()) else {
+            problems.push(format!("view.{sd}: '{}' is not a hex", h.get_ref()));
+            continue;
+        };
+        if v.units.iter().any(|u| u.at == h && theirs(&u.side)) {
+            problems.push(format!("view.{sd}: sees the enemy unit at {h}"));
         }
-        let lines: Vec<String> = v
-            .last_turn
-            .iter()
-            .filter_map(|e| super::render::describe_event(e, &viewer))
-            .collect();
-        for w in &ev.told {
-            if !lines.iter().any(|l| l.contains(w.as_str())) {
-                problems.push(format!("view.{sd}: not told \"{w}\": {lines:?}"));
-            }
-        }
-        let sides = serde_json::to_string(&v.sides).unwrap_or_default();
-        for w in &ev.not_told {
-            if lines.iter().any(|l| l.contains(w.as_str())) || sides.contains(w.as_str()) {
-                problems.push(format!("view.{sd}: told \"{w}\": {lines:?} {sides}"));
-            }
-        }
-        // The side's own hand may hold any card: not a leak.
-        let mut handless = v.clone();
-        for x in &mut handless.sides {
-            x.hand = None;
-        }
-        let all = format!(
-            "{}\n{}",
-            serde_json::to_string(&handless).unwrap_or_default(),
-            lines.join("\n")
-        )
-        .to_lowercase();
-        for w in &ev.told_once {
-            let n = lines.iter().filter(|l| l.contains(w.as_str())).count();
-            if n != 1 {
-                problems.push(format!("view.{sd}: told \"{w}\" {n} times: {lines:?}"));
-            }
-        }
-        for w in &ev.not_in_view {
-            if all.contains(&w.to_lowercase()) {
-                problems.push(format!("view.{sd}: its view holds \"{w}\": {lines:?}"));
+        let quoted = format!("\"{h}\"");
+        for e in &v.last_turn {
+            let j = serde_json::to_value(e).unwrap_or_default();
+            if j.get("side")
+                .and_then(|x| x.as_str())
+                .is_some_and(|x| theirs(&x.to_string()))
+                && j.to_string().contains(&quoted)
+            {
+                problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
             }
         }
     }
-    for em in &b.expect.minefields {
+}
+
+/// Minefields: those on the board after the turn, and hexes without one.
+fn check_minefields(r: &Ruleset, st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    let board = State::board(r);
+    for em in &x.minefields {
         let Some(h) = board.parse(em.at.get_ref()) else {
             continue;
         };
-        match super::mines::at(&st, h) {
+        match super::mines::at(st, h) {
             None => problems.push(format!("expected a minefield at {h}, found none")),
             Some(m) => {
                 if em.strength.is_some_and(|x| x != m.strength) {
@@ -1372,14 +1515,18 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             }
         }
     }
-    for e in &b.expect.no_minefields {
+    for e in &x.no_minefields {
         if let Some(h) = board.parse(e.get_ref()) {
-            if super::mines::at(&st, h).is_some() {
+            if super::mines::at(st, h).is_some() {
                 problems.push(format!("expected no minefield at {h}, found one"));
             }
         }
     }
-    if let Some(want) = &b.expect.rigged {
+}
+
+/// Bridge Demolition: the bridges rigged, those battled on, tank hits.
+fn check_bridges(st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    if let Some(want) = &x.rigged {
         let got: Vec<String> = st.charges.iter().map(|c| c.at.to_string()).collect();
         let mut want: Vec<String> = want.iter().map(|w| w.to_ascii_uppercase()).collect();
         let mut got_sorted = got.clone();
@@ -1389,7 +1536,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             problems.push(format!("rigged bridges: expected {want:?}, got {got:?}"));
         }
     }
-    if let Some(want) = &b.expect.battled_bridges {
+    if let Some(want) = &x.battled_bridges {
         let mut got: Vec<String> = st
             .charges
             .iter()
@@ -1405,7 +1552,7 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
-    for (k, n) in &b.expect.bridge_damage {
+    for (k, n) in &x.bridge_damage {
         let got = st
             .bridge_damage
             .iter()
@@ -1417,11 +1564,14 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             ));
         }
     }
-    problems.extend(super::trains::check_expect(&r, &st, &b.expect.trains));
-    for (k, n) in &b.expect.supply {
+}
+
+/// Supply Lines & Sieges: the turns each unit has begun out of supply.
+fn check_supply(st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
+    for (k, n) in &x.supply {
         let got = super::board::Hex::parse(k)
             .and_then(|h| st.unit_at(h))
-            .map(|u| super::supply::turns_out(&st, u.id));
+            .map(|u| super::supply::turns_out(st, u.id));
         match got {
             Some(g) if g == *n => {}
             Some(g) => problems.push(format!(
@@ -1430,40 +1580,29 @@ pub fn run_case_text(text: &str, file: &str) -> CaseResult {
             None => problems.push(format!("supply: there is no unit at {k} after the turn")),
         }
     }
-    // Whatever the case: a minefield's hidden strength is in no side's view
-    // nor in any event that side is told (only the referee's).
-    for who in st.sides.clone() {
-        let viewer = adjutant_rules::Viewer::Side(who.clone());
-        let v = super::view::view_with_events(&r, &st, &viewer, &events);
-        problems.extend(super::mines::leaks(&st, &v, &who));
-    }
-    if let Some(w) = &b.expect.winner {
-        match super::result(&st) {
-            Some(got) if got == *w => {}
-            got => problems.push(format!("winner: expected {w:?}, got {got:?}")),
-        }
-    }
+}
+
+/// Passed, or failed with the problems and the turn's events.
+fn verdict(name: String, problems: &[String], events: &[Event]) -> CaseResult {
     if problems.is_empty() {
-        CaseResult {
-            name: b.name,
+        return CaseResult {
+            name,
             passed: true,
             detail: String::new(),
-        }
-    } else {
-        let log: Vec<String> = events
-            .iter()
-            .filter_map(|e| super::describe_event(e, &super::Viewer::Referee))
-            .collect();
-        let _ = Event::DeckReshuffled { cards: 0 };
-        fail(
-            &b.name,
-            format!(
-                "{}\n  events:\n    {}",
-                problems.join("; "),
-                log.join("\n    ")
-            ),
-        )
+        };
     }
+    let log: Vec<String> = events
+        .iter()
+        .filter_map(|e| super::describe_event(e, &super::Viewer::Referee))
+        .collect();
+    fail(
+        &name,
+        format!(
+            "{}\n  events:\n    {}",
+            problems.join("; "),
+            log.join("\n    ")
+        ),
+    )
 }
 
 #[cfg(test)]
