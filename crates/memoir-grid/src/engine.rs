@@ -811,332 +811,391 @@ fn order(
     line: &str,
     c: &Cmd,
 ) -> Result<Flow, Rejection> {
-    let r = t.r;
     let here = |m: String| Rejection::at(n, line, m);
     match c {
-        Cmd::Pass | Cmd::Initiative(_) => {}
-        Cmd::Fire(from, target) => {
-            let Some(u) = own(&t.st, side, *from) else {
-                if t.chance.is_some() && was_removed(t, *from) {
-                    return Ok(Flow::Next);
-                }
-                return Err(here(format!("you have no unit at {from}")));
-            };
-            let s = spec(r, &u);
-            if s.combat.is_empty() {
-                return Err(here(format!(
-                    "a {} conducts no combat in this phase",
-                    s.name
-                )));
-            }
-            let i = entry(done, u.id);
-            if done[i].2 {
-                return Err(here(format!(
-                    "the unit at {from} may conduct a Combat only once each turn"
-                )));
-            }
-            if done[i].3 {
-                return Err(here(format!(
-                    "the unit at {from} has already acted this turn"
-                )));
-            }
-            let allowance = if u.irregular {
-                s.irregular_move_fire.or(s.move_fire)
-            } else {
-                s.move_fire
-            };
-            match allowance {
-                None => {
-                    return Err(here(format!(
-                        "a {} may move or conduct a Combat, not both",
-                        s.name
-                    )))
-                }
-                Some(m) if done[i].1 > m => {
-                    return Err(here(format!(
-                        "a {} may move {m} area(s) and conduct a Combat; it moved {}",
-                        s.name, done[i].1
-                    )))
-                }
-                _ => {}
-            }
-            if in_river_or_water(r, &t.st, &u) {
-                return Err(here(format!(
-                    "the unit at {from} is in a river or on water and may not take part in Combat"
-                )));
-            }
-            let Some(tg) = t.st.unit_at(*target).filter(|x| x.side != side).cloned() else {
-                if t.chance.is_some() && was_removed(t, *target) {
-                    done[i].2 = true;
-                    t.ev.push(Event::Lapsed {
-                        side: t.side_name(side),
-                        order: None,
-                        at: Some(from.to_string()),
-                        why: format!("no enemy unit at {target} any more"),
-                    });
-                    return Ok(Flow::Next);
-                }
-                return Err(here(format!("no enemy unit at {target}")));
-            };
-            if in_river_or_water(r, &t.st, &tg) {
-                return Err(here(format!("the unit at {target} is in a river or on water and may not take part in Combat")));
-            }
-            let dice = combat_dice(r, &t.st, &u, &tg).map_err(here)?;
-            done[i].2 = true;
-            let faces: Vec<String> = (0..dice)
-                .map(|_| {
-                    let v = t.roll();
-                    r.face(v)
-                })
-                .collect();
-            let (losses, flag) = resolve_faces(t, &tg, &faces);
-            t.ev.push(Event::Fire {
-                phase: "move".into(),
-                side: t.side_name(side),
-                from: u.at.to_string(),
-                at: tg.at.to_string(),
-                unit: u.kind.clone(),
-                target: tg.kind.clone(),
-                dice,
-                faces: faces.clone(),
-            });
-            apply_losses(t, tg.id, losses, side, true);
-            if flag && t.st.unit(tg.id).is_some() {
-                retreat(t, tg.id, u.at);
-            }
-            check_victory(t);
-            if t.st.over {
-                return Ok(Flow::Stop);
-            }
-        }
-        Cmd::Move(path) => {
-            let from = path[0];
-            let Some(u) = own(&t.st, side, from) else {
-                if t.chance.is_some() && was_removed(t, from) {
-                    return Ok(Flow::Next);
-                }
-                return Err(here(format!("you have no unit at {from}")));
-            };
-            let i = entry(done, u.id);
-            if done[i].1 > 0 || done[i].2 || done[i].3 {
-                return Err(here(format!(
-                    "the unit at {from} has already moved or acted this turn"
-                )));
-            }
-            let steps = &path[1..];
-            check_move(r, &t.st, &u, steps).map_err(here)?;
-            let to = *steps.last().unwrap_or(&from);
-            done[i].1 = steps.len() as u32;
-            // In the river: a river area crossed at a ford, not on a bridge
-            // ("When using a ford in a river a Unit moves into the river on
-            // turn A and stops, then moves 1 grid area out of the river on
-            // turn B"). A bridge is not in the river.
-            let river_now = in_river_area(r, &t.st, to);
-            let wire_now =
-                t.st.features(to)
-                    .iter()
-                    .filter_map(|f| r.feature(f))
-                    .any(|x| x.wire);
-            if let Some(m) = t.st.unit_mut(u.id) {
-                m.at = to;
-                m.in_river = river_now;
-                m.wire_stuck = wire_now && !spec(r, &u).ignores_wire;
-                if let Some(c) = m.carrying.as_mut() {
-                    c.at = to;
-                }
-            }
-            t.ev.push(Event::Move {
-                side: t.side_name(side),
-                unit: u.kind.clone(),
-                path: path.iter().map(Area::to_string).collect(),
-            });
-            let stop = stop_reason(r, &t.st, to);
-            if let Some(why) = stop {
-                t.ev.push(Event::Stop {
-                    side: t.side_name(side),
-                    at: to.to_string(),
-                    why,
-                });
-            }
-            let mines =
-                t.st.features(to)
-                    .iter()
-                    .filter_map(|f| r.feature(f))
-                    .map(|x| x.mines)
-                    .max()
-                    .unwrap_or(0);
-            if mines > 0 {
-                let moved = t.st.unit(u.id).cloned().unwrap_or(u.clone());
-                let faces: Vec<String> = (0..mines)
-                    .map(|_| {
-                        let v = t.roll();
-                        r.face(v)
-                    })
-                    .collect();
-                let class = spec(r, &moved).class.clone();
-                let losses = if t.chance.is_some() {
-                    faces.iter().filter(|f| r.face_hits(f, &class)).count() as u32
-                } else {
-                    0
-                };
-                t.ev.push(Event::Minefield {
-                    side: t.side_name(side),
-                    at: to.to_string(),
-                    unit: moved.kind.clone(),
-                    faces,
-                });
-                apply_losses(t, moved.id, losses, 1 - side.min(1), true);
-                check_victory(t);
-                if t.st.over {
-                    return Ok(Flow::Stop);
-                }
-            }
-        }
-        Cmd::RemoveWire(a) => {
-            let Some(u) = own(&t.st, side, *a) else {
-                return Err(here(format!("you have no unit at {a}")));
-            };
-            if !t.st.has(*a, "wire") {
-                return Err(here(format!("there is no barbed wire at {a}")));
-            }
-            let i = entry(done, u.id);
-            if done[i].1 > 0 || done[i].2 || done[i].3 {
-                return Err(here(format!(
-                    "the unit at {a} has already moved or acted this turn"
-                )));
-            }
-            done[i].3 = true;
-            if let Some(v) = t.st.terrain.get_mut(a) {
-                v.retain(|f| f != "wire");
-            }
-            if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
-                t.st.terrain.remove(a);
-            }
-            // The wire is gone for everyone: a general that entered it with
-            // the unit is free too.
-            for m in t.st.units.iter_mut().filter(|m| m.at == *a) {
-                m.wire_stuck = false;
-            }
-            t.ev.push(Event::WireRemoved {
-                side: t.side_name(side),
-                at: a.to_string(),
-            });
-        }
+        Cmd::Pass | Cmd::Initiative(_) => Ok(Flow::Next),
+        Cmd::Fire(from, target) => fire(t, side, done, &here, from, target),
+        Cmd::Move(path) => move_unit(t, side, done, &here, path),
+        Cmd::RemoveWire(a) => remove_wire(t, side, done, &here, a),
         Cmd::Load(ta, ua) | Cmd::Limber(ta, ua) => {
-            let limber = matches!(c, Cmd::Limber(..));
-            let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
-                return Err(here(format!("you have no transport at {ta}")));
-            };
-            let Some(cu) = own(&t.st, side, *ua).filter(|x| x.id != tr.id) else {
-                return Err(here(format!("you have no unit at {ua}")));
-            };
-            let cs = spec(r, &cu);
-            if limber && !cs.towed || !limber && !cs.carried {
-                return Err(here(format!(
-                    "a {} cannot be {} (loaded: infantry, machine guns, mortars; limbered: artillery)",
-                    cs.name,
-                    if limber { "limbered" } else { "loaded" }
-                )));
-            }
-            if tr.carrying.is_some() {
-                return Err(here(format!(
-                    "the transport at {ta} already carries a unit"
-                )));
-            }
-            if cu.wire_stuck && !cs.ignores_wire {
-                // "Units must remove the barbed wire next turn before they
-                // can move again": being loaded moves the unit.
-                return Err(here(format!(
-                    "the unit at {ua} must remove the barbed wire (REMOVE-WIRE {ua}) before it can move again"
-                )));
-            }
-            if t.st.grid.distance(*ta, *ua) > 1 {
-                return Err(here(format!("{ua} is not next to the transport at {ta}")));
-            }
-            let i = entry(done, tr.id);
-            let j = entry(done, cu.id);
-            if done[i] != (tr.id, 0, false, false) || done[j] != (cu.id, 0, false, false) {
-                return Err(here(
-                    "the transport and the unit must not have moved or acted this turn".into(),
-                ));
-            }
-            done[i].3 = true;
-            done[j].3 = true;
-            t.st.units.retain(|x| x.id != cu.id);
-            let mut carried = cu.clone();
-            carried.at = *ta;
-            if let Some(m) = t.st.unit_mut(tr.id) {
-                m.carrying = Some(Box::new(carried));
-            }
-            t.ev.push({
-                let (side, at, unit) = (t.side_name(side), ta.to_string(), cu.kind.clone());
-                if limber {
-                    Event::Limber { side, at, unit }
-                } else {
-                    Event::Load { side, at, unit }
-                }
-            });
+            load(t, side, done, &here, ta, ua, matches!(c, Cmd::Limber(..)))
         }
         Cmd::Unload(ta, to) | Cmd::Unlimber(ta, to) => {
-            let limber = matches!(c, Cmd::Unlimber(..));
-            let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
-                return Err(here(format!("you have no transport at {ta}")));
-            };
-            let Some(cu) = tr.carrying.as_deref().cloned() else {
-                return Err(here(format!("the transport at {ta} carries nothing")));
-            };
-            if limber != spec(r, &cu).towed {
-                return Err(here(format!(
-                    "use {} for a {}",
-                    if spec(r, &cu).towed {
-                        "UNLIMBER"
-                    } else {
-                        "UNLOAD"
-                    },
-                    spec(r, &cu).name
-                )));
-            }
-            if *to == *ta {
-                // "only one Unit may occupy a grid area at a time": the
-                // transport's exception covers loading and unloading, not
-                // staying; the unit goes to an area next to it.
-                return Err(here(format!(
-                    "{to} is the transport's own area: a unit is {} into a free area next to the transport (one unit per area)",
-                    if limber { "unlimbered" } else { "unloaded" }
-                )));
-            }
-            if t.st.grid.distance(*ta, *to) > 1
-                || t.st.units.iter().any(|x| x.at == *to && x.id != tr.id)
-            {
-                return Err(here(format!(
-                    "{to} is not a free area next to the transport"
-                )));
-            }
-            may_enter(r, &t.st, &cu, *to).map_err(here)?;
-            let i = entry(done, tr.id);
-            if done[i].1 > 0 || done[i].2 || done[i].3 {
-                return Err(here(format!(
-                    "the transport at {ta} has already moved or acted this turn"
-                )));
-            }
-            done[i].3 = true;
-            let mut placed = cu.clone();
-            placed.at = *to;
-            placed.in_river = in_river_area(r, &t.st, *to);
-            placed.wire_stuck = false;
-            if let Some(m) = t.st.unit_mut(tr.id) {
-                m.carrying = None;
-            }
-            done.push((placed.id, 0, false, true));
-            t.st.units.push(placed);
-            let (side, at, unit) = (t.side_name(side), to.to_string(), cu.kind.clone());
-            t.ev.push(if limber {
-                Event::Unlimber { side, at, unit }
-            } else {
-                Event::Unload { side, at, unit }
-            });
+            unload(t, side, done, &here, ta, to, matches!(c, Cmd::Unlimber(..)))
         }
     }
+}
+
+/// Fire at an enemy unit: its dice, losses and flag.
+fn fire(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    here: &dyn Fn(String) -> Rejection,
+    from: &Area,
+    target: &Area,
+) -> Result<Flow, Rejection> {
+    let r = t.r;
+    let Some(u) = own(&t.st, side, *from) else {
+        if t.chance.is_some() && was_removed(t, *from) {
+            return Ok(Flow::Next);
+        }
+        return Err(here(format!("you have no unit at {from}")));
+    };
+    let s = spec(r, &u);
+    if s.combat.is_empty() {
+        return Err(here(format!(
+            "a {} conducts no combat in this phase",
+            s.name
+        )));
+    }
+    let i = entry(done, u.id);
+    if done[i].2 {
+        return Err(here(format!(
+            "the unit at {from} may conduct a Combat only once each turn"
+        )));
+    }
+    if done[i].3 {
+        return Err(here(format!(
+            "the unit at {from} has already acted this turn"
+        )));
+    }
+    let allowance = if u.irregular {
+        s.irregular_move_fire.or(s.move_fire)
+    } else {
+        s.move_fire
+    };
+    match allowance {
+        None => {
+            return Err(here(format!(
+                "a {} may move or conduct a Combat, not both",
+                s.name
+            )))
+        }
+        Some(m) if done[i].1 > m => {
+            return Err(here(format!(
+                "a {} may move {m} area(s) and conduct a Combat; it moved {}",
+                s.name, done[i].1
+            )))
+        }
+        _ => {}
+    }
+    if in_river_or_water(r, &t.st, &u) {
+        return Err(here(format!(
+            "the unit at {from} is in a river or on water and may not take part in Combat"
+        )));
+    }
+    let Some(tg) = t.st.unit_at(*target).filter(|x| x.side != side).cloned() else {
+        if t.chance.is_some() && was_removed(t, *target) {
+            done[i].2 = true;
+            t.ev.push(Event::Lapsed {
+                side: t.side_name(side),
+                order: None,
+                at: Some(from.to_string()),
+                why: format!("no enemy unit at {target} any more"),
+            });
+            return Ok(Flow::Next);
+        }
+        return Err(here(format!("no enemy unit at {target}")));
+    };
+    if in_river_or_water(r, &t.st, &tg) {
+        return Err(here(format!(
+            "the unit at {target} is in a river or on water and may not take part in Combat"
+        )));
+    }
+    let dice = combat_dice(r, &t.st, &u, &tg).map_err(here)?;
+    done[i].2 = true;
+    let faces: Vec<String> = (0..dice)
+        .map(|_| {
+            let v = t.roll();
+            r.face(v)
+        })
+        .collect();
+    let (losses, flag) = resolve_faces(t, &tg, &faces);
+    t.ev.push(Event::Fire {
+        phase: "move".into(),
+        side: t.side_name(side),
+        from: u.at.to_string(),
+        at: tg.at.to_string(),
+        unit: u.kind.clone(),
+        target: tg.kind.clone(),
+        dice,
+        faces: faces.clone(),
+    });
+    apply_losses(t, tg.id, losses, side, true);
+    if flag && t.st.unit(tg.id).is_some() {
+        retreat(t, tg.id, u.at);
+    }
+    check_victory(t);
+    if t.st.over {
+        return Ok(Flow::Stop);
+    }
+    Ok(Flow::Next)
+}
+
+/// Move a unit along its path; a minefield where it stops.
+fn move_unit(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    here: &dyn Fn(String) -> Rejection,
+    path: &[Area],
+) -> Result<Flow, Rejection> {
+    let r = t.r;
+    let from = path[0];
+    let Some(u) = own(&t.st, side, from) else {
+        if t.chance.is_some() && was_removed(t, from) {
+            return Ok(Flow::Next);
+        }
+        return Err(here(format!("you have no unit at {from}")));
+    };
+    let i = entry(done, u.id);
+    if done[i].1 > 0 || done[i].2 || done[i].3 {
+        return Err(here(format!(
+            "the unit at {from} has already moved or acted this turn"
+        )));
+    }
+    let steps = &path[1..];
+    check_move(r, &t.st, &u, steps).map_err(here)?;
+    let to = *steps.last().unwrap_or(&from);
+    done[i].1 = steps.len() as u32;
+    // In the river: a river area crossed at a ford, not on a bridge
+    // ("When using a ford in a river a Unit moves into the river on
+    // turn A and stops, then moves 1 grid area out of the river on
+    // turn B"). A bridge is not in the river.
+    let river_now = in_river_area(r, &t.st, to);
+    let wire_now =
+        t.st.features(to)
+            .iter()
+            .filter_map(|f| r.feature(f))
+            .any(|x| x.wire);
+    if let Some(m) = t.st.unit_mut(u.id) {
+        m.at = to;
+        m.in_river = river_now;
+        m.wire_stuck = wire_now && !spec(r, &u).ignores_wire;
+        if let Some(c) = m.carrying.as_mut() {
+            c.at = to;
+        }
+    }
+    t.ev.push(Event::Move {
+        side: t.side_name(side),
+        unit: u.kind.clone(),
+        path: path.iter().map(Area::to_string).collect(),
+    });
+    let stop = stop_reason(r, &t.st, to);
+    if let Some(why) = stop {
+        t.ev.push(Event::Stop {
+            side: t.side_name(side),
+            at: to.to_string(),
+            why,
+        });
+    }
+    let mines =
+        t.st.features(to)
+            .iter()
+            .filter_map(|f| r.feature(f))
+            .map(|x| x.mines)
+            .max()
+            .unwrap_or(0);
+    if mines > 0 {
+        let moved = t.st.unit(u.id).cloned().unwrap_or(u.clone());
+        let faces: Vec<String> = (0..mines)
+            .map(|_| {
+                let v = t.roll();
+                r.face(v)
+            })
+            .collect();
+        let class = spec(r, &moved).class.clone();
+        let losses = if t.chance.is_some() {
+            faces.iter().filter(|f| r.face_hits(f, &class)).count() as u32
+        } else {
+            0
+        };
+        t.ev.push(Event::Minefield {
+            side: t.side_name(side),
+            at: to.to_string(),
+            unit: moved.kind.clone(),
+            faces,
+        });
+        apply_losses(t, moved.id, losses, 1 - side.min(1), true);
+        check_victory(t);
+        if t.st.over {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// Remove the barbed wire in the unit's area.
+fn remove_wire(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    here: &dyn Fn(String) -> Rejection,
+    a: &Area,
+) -> Result<Flow, Rejection> {
+    let Some(u) = own(&t.st, side, *a) else {
+        return Err(here(format!("you have no unit at {a}")));
+    };
+    if !t.st.has(*a, "wire") {
+        return Err(here(format!("there is no barbed wire at {a}")));
+    }
+    let i = entry(done, u.id);
+    if done[i].1 > 0 || done[i].2 || done[i].3 {
+        return Err(here(format!(
+            "the unit at {a} has already moved or acted this turn"
+        )));
+    }
+    done[i].3 = true;
+    if let Some(v) = t.st.terrain.get_mut(a) {
+        v.retain(|f| f != "wire");
+    }
+    if t.st.terrain.get(a).is_some_and(Vec::is_empty) {
+        t.st.terrain.remove(a);
+    }
+    // The wire is gone for everyone: a general that entered it with
+    // the unit is free too.
+    for m in t.st.units.iter_mut().filter(|m| m.at == *a) {
+        m.wire_stuck = false;
+    }
+    t.ev.push(Event::WireRemoved {
+        side: t.side_name(side),
+        at: a.to_string(),
+    });
+    Ok(Flow::Next)
+}
+
+/// Load a unit into a transport or limber a gun.
+fn load(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    here: &dyn Fn(String) -> Rejection,
+    ta: &Area,
+    ua: &Area,
+    limber: bool,
+) -> Result<Flow, Rejection> {
+    let r = t.r;
+    let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
+        return Err(here(format!("you have no transport at {ta}")));
+    };
+    let Some(cu) = own(&t.st, side, *ua).filter(|x| x.id != tr.id) else {
+        return Err(here(format!("you have no unit at {ua}")));
+    };
+    let cs = spec(r, &cu);
+    if limber && !cs.towed || !limber && !cs.carried {
+        return Err(here(format!(
+            "a {} cannot be {} (loaded: infantry, machine guns, mortars; limbered: artillery)",
+            cs.name,
+            if limber { "limbered" } else { "loaded" }
+        )));
+    }
+    if tr.carrying.is_some() {
+        return Err(here(format!(
+            "the transport at {ta} already carries a unit"
+        )));
+    }
+    if cu.wire_stuck && !cs.ignores_wire {
+        // "Units must remove the barbed wire next turn before they
+        // can move again": being loaded moves the unit.
+        return Err(here(format!(
+            "the unit at {ua} must remove the barbed wire (REMOVE-WIRE {ua}) before it can move again"
+        )));
+    }
+    if t.st.grid.distance(*ta, *ua) > 1 {
+        return Err(here(format!("{ua} is not next to the transport at {ta}")));
+    }
+    let i = entry(done, tr.id);
+    let j = entry(done, cu.id);
+    if done[i] != (tr.id, 0, false, false) || done[j] != (cu.id, 0, false, false) {
+        return Err(here(
+            "the transport and the unit must not have moved or acted this turn".into(),
+        ));
+    }
+    done[i].3 = true;
+    done[j].3 = true;
+    t.st.units.retain(|x| x.id != cu.id);
+    let mut carried = cu.clone();
+    carried.at = *ta;
+    if let Some(m) = t.st.unit_mut(tr.id) {
+        m.carrying = Some(Box::new(carried));
+    }
+    t.ev.push({
+        let (side, at, unit) = (t.side_name(side), ta.to_string(), cu.kind.clone());
+        if limber {
+            Event::Limber { side, at, unit }
+        } else {
+            Event::Load { side, at, unit }
+        }
+    });
+    Ok(Flow::Next)
+}
+
+/// Unload a transport's unit, or unlimber its gun.
+fn unload(
+    t: &mut Turn<'_, '_, '_>,
+    side: usize,
+    done: &mut Vec<Done>,
+    here: &dyn Fn(String) -> Rejection,
+    ta: &Area,
+    to: &Area,
+    limber: bool,
+) -> Result<Flow, Rejection> {
+    let r = t.r;
+    let Some(tr) = own(&t.st, side, *ta).filter(|x| spec(r, x).transport) else {
+        return Err(here(format!("you have no transport at {ta}")));
+    };
+    let Some(cu) = tr.carrying.as_deref().cloned() else {
+        return Err(here(format!("the transport at {ta} carries nothing")));
+    };
+    if limber != spec(r, &cu).towed {
+        return Err(here(format!(
+            "use {} for a {}",
+            if spec(r, &cu).towed {
+                "UNLIMBER"
+            } else {
+                "UNLOAD"
+            },
+            spec(r, &cu).name
+        )));
+    }
+    if *to == *ta {
+        // "only one Unit may occupy a grid area at a time": the
+        // transport's exception covers loading and unloading, not
+        // staying; the unit goes to an area next to it.
+        return Err(here(format!(
+            "{to} is the transport's own area: a unit is {} into a free area next to the transport (one unit per area)",
+            if limber { "unlimbered" } else { "unloaded" }
+        )));
+    }
+    if t.st.grid.distance(*ta, *to) > 1 || t.st.units.iter().any(|x| x.at == *to && x.id != tr.id) {
+        return Err(here(format!(
+            "{to} is not a free area next to the transport"
+        )));
+    }
+    may_enter(r, &t.st, &cu, *to).map_err(here)?;
+    let i = entry(done, tr.id);
+    if done[i].1 > 0 || done[i].2 || done[i].3 {
+        return Err(here(format!(
+            "the transport at {ta} has already moved or acted this turn"
+        )));
+    }
+    done[i].3 = true;
+    let mut placed = cu.clone();
+    placed.at = *to;
+    placed.in_river = in_river_area(r, &t.st, *to);
+    placed.wire_stuck = false;
+    if let Some(m) = t.st.unit_mut(tr.id) {
+        m.carrying = None;
+    }
+    done.push((placed.id, 0, false, true));
+    t.st.units.push(placed);
+    let (side, at, unit) = (t.side_name(side), to.to_string(), cu.kind.clone());
+    t.ev.push(if limber {
+        Event::Unlimber { side, at, unit }
+    } else {
+        Event::Unload { side, at, unit }
+    });
     Ok(Flow::Next)
 }
 
