@@ -136,7 +136,69 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             format!("unknown ruleset '{}'", cf.ruleset.get_ref()),
         )
     })?;
-    let mut st = state::place(&r, text, file, &cf.board, &cf.units)?;
+    let st = starting_state(&r, &cf, text, file)?;
+    // The phases in order: the first, then each [[next]].
+    let mut phases = vec![(
+        parse_dice(&r, &cf.phase.dice, text, file)?,
+        orders_of(&cf.phase.orders),
+    )];
+    for nx in &cf.next {
+        phases.push((parse_dice(&r, &nx.dice, text, file)?, orders_of(&nx.orders)));
+    }
+    let (out, rolled, mut problems) = match play_phases(&r, &cf, &st, &phases) {
+        Ok(x) => x,
+        Err(decided) => return Ok(decided),
+    };
+    let e = &cf.expect;
+    if let Some(n) = e.dice_rolled {
+        if rolled != n {
+            problems.push(format!("dice rolled: expected {n}, got {rolled}"));
+        }
+    }
+    check_units(&st, &out, e, &mut problems);
+    for k in &e.events {
+        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
+            problems.push(format!("expected an event '{k}'"));
+        }
+    }
+    if let Some(f) = &e.first {
+        match out.st.step {
+            Step::Move { side, .. } if out.st.sides[side] == f.to_ascii_lowercase() => {}
+            other => problems.push(format!("expected {f} to move first, got {other:?}")),
+        }
+    }
+    if let Some(w) = &e.winner {
+        if out.st.winner.as_deref() != Some(w.as_str()) {
+            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(CaseResult {
+            name: cf.name,
+            passed: true,
+            detail: String::new(),
+        });
+    }
+    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
+    Ok(fail(
+        &cf.name,
+        format!(
+            "{}\n  events:\n    {}",
+            problems.join("; "),
+            log.join("\n    ")
+        ),
+    ))
+}
+
+/// The case's position: the board and units placed, the phase it starts
+/// at and the standing orders on file.
+fn starting_state(
+    r: &Ruleset,
+    cf: &CaseFile,
+    text: &str,
+    file: &str,
+) -> Result<state::State, DataError> {
+    let mut st = state::place(r, text, file, &cf.board, &cf.units)?;
     st.scenario = "case".into();
     st.title = cf.name.clone();
     st.victory = cf.victory.unwrap_or(99).max(1);
@@ -190,38 +252,55 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             }
         }
     }
-    let parse_dice = |list: &[Spanned<String>]| -> Result<Vec<u32>, DataError> {
-        let mut faces = Vec::new();
-        for d in list {
-            let w = d.get_ref().trim();
-            let v = match w.parse::<u32>() {
-                Ok(n) if (1..=6).contains(&n) => Some(n),
-                _ => r.face_value(w),
-            };
-            faces.push(v.ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    d.span().start,
-                    format!("'{w}' is not a die face ({}) nor 1-6", r.faces.join(", ")),
-                )
-            })?);
-        }
-        Ok(faces)
-    };
-    let orders_of = |m: &BTreeMap<String, String>| -> Vec<Orders> {
-        m.iter()
-            .map(|(s, t)| Orders {
-                side: s.to_ascii_lowercase(),
-                text: t.clone(),
-            })
-            .collect()
-    };
-    // The phases in order: the first, then each [[next]].
-    let mut phases = vec![(parse_dice(&cf.phase.dice)?, orders_of(&cf.phase.orders))];
-    for nx in &cf.next {
-        phases.push((parse_dice(&nx.dice)?, orders_of(&nx.orders)));
+    Ok(st)
+}
+
+/// The die faces a phase forces (a face's name, or 1-6).
+fn parse_dice(
+    r: &Ruleset,
+    list: &[Spanned<String>],
+    text: &str,
+    file: &str,
+) -> Result<Vec<u32>, DataError> {
+    let mut faces = Vec::new();
+    for d in list {
+        let w = d.get_ref().trim();
+        let v = match w.parse::<u32>() {
+            Ok(n) if (1..=6).contains(&n) => Some(n),
+            _ => r.face_value(w),
+        };
+        faces.push(v.ok_or_else(|| {
+            at(
+                text,
+                file,
+                d.span().start,
+                format!("'{w}' is not a die face ({}) nor 1-6", r.faces.join(", ")),
+            )
+        })?);
     }
+    Ok(faces)
+}
+
+/// Each side's orders for a phase.
+fn orders_of(m: &BTreeMap<String, String>) -> Vec<Orders> {
+    m.iter()
+        .map(|(s, t)| Orders {
+            side: s.to_ascii_lowercase(),
+            text: t.clone(),
+        })
+        .collect()
+}
+
+/// Play the phases one after the other: the outcome of them all, the dice
+/// rolled and the problems with the forced dice. `Err`: the case is
+/// decided (a rejection, a phase not as expected).
+#[allow(clippy::type_complexity)]
+fn play_phases(
+    r: &Ruleset,
+    cf: &CaseFile,
+    st: &state::State,
+    phases: &[(Vec<u32>, Vec<Orders>)],
+) -> Result<(engine::Outcome, usize, Vec<String>), CaseResult> {
     let e = &cf.expect;
     let last = phases.len() - 1;
     let mut problems = Vec::new();
@@ -235,40 +314,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             format!("phase {}: ", i + 1)
         };
         if i > 0 {
-            let nx = &cf.next[i - 1];
-            if now.over {
-                return Ok(fail(
-                    &cf.name,
-                    format!("{label}the game ended before this phase"),
-                ));
-            }
-            let (kind, side) = match now.step {
-                Step::Artillery => ("artillery", None),
-                Step::Move { side, .. } => ("move", Some(now.sides[side].clone())),
-            };
-            if let Some(n) = &nx.name {
-                if n.get_ref() != kind {
-                    return Ok(fail(
-                        &cf.name,
-                        format!(
-                            "{label}expected a {} phase, the game is at a {kind} phase",
-                            n.get_ref()
-                        ),
-                    ));
-                }
-            }
-            if let Some(s) = &nx.side {
-                if side.as_deref() != Some(s.get_ref().to_ascii_lowercase().as_str()) {
-                    return Ok(fail(
-                        &cf.name,
-                        format!(
-                            "{label}expected {} to move, the game is at {kind}{}",
-                            s.get_ref(),
-                            side.map(|x| format!(" for {x}")).unwrap_or_default()
-                        ),
-                    ));
-                }
-            }
+            check_next_phase(cf, &cf.next[i - 1], &now, &label)?;
         }
         let mut dice = ForcedDice::new(faces.clone());
         let mut deck = ChaChaDice::from_seed([0; 32]);
@@ -277,14 +323,14 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                 dice: &mut dice,
                 deck: &mut deck,
             };
-            engine::run(&r, &now, orders, Some(&mut chance))
+            engine::run(r, &now, orders, Some(&mut chance))
         };
         let out = match (res, &e.rejected) {
             (Err(rej), Some(want)) if i == last => {
                 let msg = rej.to_string();
-                return Ok(if msg.to_lowercase().contains(&want.to_lowercase()) {
+                return Err(if msg.to_lowercase().contains(&want.to_lowercase()) {
                     CaseResult {
-                        name: cf.name,
+                        name: cf.name.clone(),
                         passed: true,
                         detail: format!("rejected: {msg}"),
                     }
@@ -296,13 +342,13 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
                 });
             }
             (Err(rej), _) => {
-                return Ok(fail(
+                return Err(fail(
                     &cf.name,
                     format!("{label}the orders were rejected: {rej}"),
                 ))
             }
             (Ok(_), Some(want)) if i == last => {
-                return Ok(fail(
+                return Err(fail(
                     &cf.name,
                     format!(
                         "{label}the orders were accepted, but a rejection containing \"{want}\" was expected"
@@ -332,11 +378,61 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         st: now,
         ev: events,
     };
-    if let Some(n) = e.dice_rolled {
-        if rolled != n {
-            problems.push(format!("dice rolled: expected {n}, got {rolled}"));
+    Ok((out, rolled, problems))
+}
+
+/// A `[[next]]` phase: the game is not over and is at the phase (and the
+/// side) the case names.
+fn check_next_phase(
+    cf: &CaseFile,
+    nx: &NextPart,
+    now: &state::State,
+    label: &str,
+) -> Result<(), CaseResult> {
+    if now.over {
+        return Err(fail(
+            &cf.name,
+            format!("{label}the game ended before this phase"),
+        ));
+    }
+    let (kind, side) = match now.step {
+        Step::Artillery => ("artillery", None),
+        Step::Move { side, .. } => ("move", Some(now.sides[side].clone())),
+    };
+    if let Some(n) = &nx.name {
+        if n.get_ref() != kind {
+            return Err(fail(
+                &cf.name,
+                format!(
+                    "{label}expected a {} phase, the game is at a {kind} phase",
+                    n.get_ref()
+                ),
+            ));
         }
     }
+    if let Some(s) = &nx.side {
+        if side.as_deref() != Some(s.get_ref().to_ascii_lowercase().as_str()) {
+            return Err(fail(
+                &cf.name,
+                format!(
+                    "{label}expected {} to move, the game is at {kind}{}",
+                    s.get_ref(),
+                    side.map(|x| format!(" for {x}")).unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The units `[expect]` lists (and no other, when it lists any) and the
+/// areas it expects empty.
+fn check_units(
+    st: &state::State,
+    out: &engine::Outcome,
+    e: &ExpectPart,
+    problems: &mut Vec<String>,
+) {
     for eu in &e.units {
         let Some(a) = st.grid.parse(&eu.at) else {
             problems.push(format!("expected unit at '{}': not an area", eu.at));
@@ -399,36 +495,4 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             }
         }
     }
-    for k in &e.events {
-        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
-            problems.push(format!("expected an event '{k}'"));
-        }
-    }
-    if let Some(f) = &e.first {
-        match out.st.step {
-            Step::Move { side, .. } if out.st.sides[side] == f.to_ascii_lowercase() => {}
-            other => problems.push(format!("expected {f} to move first, got {other:?}")),
-        }
-    }
-    if let Some(w) = &e.winner {
-        if out.st.winner.as_deref() != Some(w.as_str()) {
-            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
-        }
-    }
-    if problems.is_empty() {
-        return Ok(CaseResult {
-            name: cf.name,
-            passed: true,
-            detail: String::new(),
-        });
-    }
-    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
-    Ok(fail(
-        &cf.name,
-        format!(
-            "{}\n  events:\n    {}",
-            problems.join("; "),
-            log.join("\n    ")
-        ),
-    ))
 }
