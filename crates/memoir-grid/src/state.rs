@@ -201,6 +201,36 @@ pub fn place(
     board: &BoardPart,
     units: &[Placement],
 ) -> Result<State, DataError> {
+    let grid = grid_of(board, text, file)?;
+    let (sides, bottom) = sides_of(board, text, file)?;
+    let terrain = terrain_of(r, grid, board, text, file)?;
+    let mut st = State {
+        ruleset: r.id.clone(),
+        scenario: String::new(),
+        title: String::new(),
+        sides: sides.clone(),
+        bottom,
+        grid,
+        terrain,
+        units: Vec::new(),
+        next_unit: 1,
+        turn: 1,
+        step: Step::Artillery,
+        second: vec![false; 2],
+        destroyed: vec![0; 2],
+        victory: 4,
+        turns: None,
+        over: false,
+        winner: None,
+    };
+    for p in units {
+        place_unit(r, &mut st, p, text, file)?;
+    }
+    Ok(st)
+}
+
+/// The board's grid: square or hex, and its size.
+fn grid_of(board: &BoardPart, text: &str, file: &str) -> Result<Grid, DataError> {
     let kind = match board
         .grid
         .as_ref()
@@ -229,11 +259,15 @@ pub fn place(
             )),
         }
     };
-    let grid = Grid {
+    Ok(Grid {
         kind,
         columns: dim(&board.columns, "columns", 26)?,
         rows: dim(&board.rows, "rows", 99)?,
-    };
+    })
+}
+
+/// The two sides, and which of them sits at the bottom of the board.
+fn sides_of(board: &BoardPart, text: &str, file: &str) -> Result<(Vec<String>, usize), DataError> {
     let sides: Vec<String> = board
         .sides
         .clone()
@@ -266,6 +300,17 @@ pub fn place(
                 )
             })?,
     };
+    Ok((sides, bottom))
+}
+
+/// The terrain of each area the board names.
+fn terrain_of(
+    r: &Ruleset,
+    grid: Grid,
+    board: &BoardPart,
+    text: &str,
+    file: &str,
+) -> Result<BTreeMap<Area, Vec<String>>, DataError> {
     let mut terrain: BTreeMap<Area, Vec<String>> = BTreeMap::new();
     for (k, v) in &board.terrain {
         let a = grid.parse(k.get_ref()).ok_or_else(|| {
@@ -303,155 +348,145 @@ pub fn place(
             terrain.insert(a, feats);
         }
     }
-    let mut st = State {
-        ruleset: r.id.clone(),
-        scenario: String::new(),
-        title: String::new(),
-        sides: sides.clone(),
-        bottom,
-        grid,
-        terrain,
-        units: Vec::new(),
-        next_unit: 1,
-        turn: 1,
-        step: Step::Artillery,
-        second: vec![false; 2],
-        destroyed: vec![0; 2],
-        victory: 4,
-        turns: None,
-        over: false,
-        winner: None,
+    Ok(terrain)
+}
+
+/// One placement: its area, side, kind, quality and strength, and the
+/// unit a transport carries.
+fn place_unit(
+    r: &Ruleset,
+    st: &mut State,
+    p: &Placement,
+    text: &str,
+    file: &str,
+) -> Result<(), DataError> {
+    let a = st.grid.parse(p.at.get_ref()).ok_or_else(|| {
+        at(
+            text,
+            file,
+            p.at.span().start,
+            format!("'{}' is not an area of the board", p.at.get_ref()),
+        )
+    })?;
+    let side = st
+        .sides
+        .iter()
+        .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
+        .ok_or_else(|| {
+            at(
+                text,
+                file,
+                p.side.span().start,
+                format!("unknown side '{}'", p.side.get_ref()),
+            )
+        })?;
+    let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
+    let spec = r.unit(&kind).ok_or_else(|| {
+        at(
+            text,
+            file,
+            p.r#type.span().start,
+            format!(
+                "unknown unit type '{kind}' (known: {})",
+                r.units.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })?;
+    let q = match p
+        .quality
+        .as_ref()
+        .map(|q| (q.get_ref().to_ascii_lowercase(), q.span()))
+    {
+        None => 0i64,
+        Some((q, _)) if q == "regular" => 0,
+        Some((q, _)) if q == "elite" => 1,
+        Some((q, _)) if q == "poor" => -1,
+        Some((q, sp)) => {
+            return Err(at(
+                text,
+                file,
+                sp.start,
+                format!("quality is elite, regular or poor, not '{q}'"),
+            ))
+        }
     };
-    for p in units {
-        let a = grid.parse(p.at.get_ref()).ok_or_else(|| {
-            at(
-                text,
-                file,
-                p.at.span().start,
-                format!("'{}' is not an area of the board", p.at.get_ref()),
-            )
-        })?;
-        let side = sides
-            .iter()
-            .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    p.side.span().start,
-                    format!("unknown side '{}'", p.side.get_ref()),
-                )
-            })?;
-        let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
-        let spec = r.unit(&kind).ok_or_else(|| {
-            at(
-                text,
-                file,
-                p.r#type.span().start,
-                format!(
-                    "unknown unit type '{kind}' (known: {})",
-                    r.units.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            )
-        })?;
-        let q = match p
-            .quality
-            .as_ref()
-            .map(|q| (q.get_ref().to_ascii_lowercase(), q.span()))
-        {
-            None => 0i64,
-            Some((q, _)) if q == "regular" => 0,
-            Some((q, _)) if q == "elite" => 1,
-            Some((q, _)) if q == "poor" => -1,
-            Some((q, sp)) => {
-                return Err(at(
-                    text,
-                    file,
-                    sp.start,
-                    format!("quality is elite, regular or poor, not '{q}'"),
-                ))
-            }
-        };
-        let max = (i64::from(spec.strength) + q).max(0) as u32;
-        let strength = p.strength.unwrap_or(max);
-        if strength > max.max(1) || (strength == 0 && spec.strength > 0) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!("a {kind} of this quality has strength 1 to {max}"),
-            ));
-        }
-        let general = spec.general;
-        if st.units.iter().any(|u| u.at == a && u.side != side) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!(
-                    "{a} holds an enemy unit (a general shares an area only with its own side)"
-                ),
-            ));
-        }
-        if st.units.iter().any(|u| {
-            u.at == a
-                && (!general && r.unit(&u.kind).is_some_and(|s| !s.general)
-                    || general && r.unit(&u.kind).is_some_and(|s| s.general))
-        }) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!("two units in {a}"),
-            ));
-        }
-        let carrying = match &p.carrying {
-            None => None,
-            Some(c) => {
-                let ck = c.get_ref().trim().to_ascii_lowercase();
-                let cs = r
-                    .unit(&ck)
-                    .filter(|cs| spec.transport && (cs.carried || cs.towed))
-                    .ok_or_else(|| {
-                        at(
-                            text,
-                            file,
-                            c.span().start,
-                            format!("a {kind} cannot carry '{ck}'"),
-                        )
-                    })?;
-                st.next_unit += 1;
-                Some(Box::new(Unit {
-                    id: st.next_unit - 1,
-                    side,
-                    kind: ck,
-                    at: a,
-                    strength: cs.strength,
-                    max: cs.strength,
-                    irregular: false,
-                    wire_stuck: false,
-                    in_river: false,
-                    fired: false,
-                    carrying: None,
-                }))
-            }
-        };
-        st.units.push(Unit {
-            id: st.next_unit,
-            side,
-            kind,
-            at: a,
-            strength,
-            max,
-            irregular: p.irregular,
-            wire_stuck: false,
-            in_river: false,
-            fired: p.fired,
-            carrying,
-        });
-        st.next_unit += 1;
+    let max = (i64::from(spec.strength) + q).max(0) as u32;
+    let strength = p.strength.unwrap_or(max);
+    if strength > max.max(1) || (strength == 0 && spec.strength > 0) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("a {kind} of this quality has strength 1 to {max}"),
+        ));
     }
-    Ok(st)
+    let general = spec.general;
+    if st.units.iter().any(|u| u.at == a && u.side != side) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("{a} holds an enemy unit (a general shares an area only with its own side)"),
+        ));
+    }
+    if st.units.iter().any(|u| {
+        u.at == a
+            && (!general && r.unit(&u.kind).is_some_and(|s| !s.general)
+                || general && r.unit(&u.kind).is_some_and(|s| s.general))
+    }) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("two units in {a}"),
+        ));
+    }
+    let carrying = match &p.carrying {
+        None => None,
+        Some(c) => {
+            let ck = c.get_ref().trim().to_ascii_lowercase();
+            let cs = r
+                .unit(&ck)
+                .filter(|cs| spec.transport && (cs.carried || cs.towed))
+                .ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        c.span().start,
+                        format!("a {kind} cannot carry '{ck}'"),
+                    )
+                })?;
+            st.next_unit += 1;
+            Some(Box::new(Unit {
+                id: st.next_unit - 1,
+                side,
+                kind: ck,
+                at: a,
+                strength: cs.strength,
+                max: cs.strength,
+                irregular: false,
+                wire_stuck: false,
+                in_river: false,
+                fired: false,
+                carrying: None,
+            }))
+        }
+    };
+    st.units.push(Unit {
+        id: st.next_unit,
+        side,
+        kind,
+        at: a,
+        strength,
+        max,
+        irregular: p.irregular,
+        wire_stuck: false,
+        in_river: false,
+        fired: p.fired,
+        carrying,
+    });
+    st.next_unit += 1;
+    Ok(())
 }
 
 /// Read a scenario file (shipped or a club's).
