@@ -101,24 +101,7 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         }
     }
     if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
-        // Bridge Demolition, Option 3: now and then a bridge not rigged
-        // with no unit on it (no die is drawn on a board without one).
-        let bridges: Vec<Hex> = s
-            .terrain
-            .keys()
-            .copied()
-            .filter(|h| super::bridges::card_target(s, *h))
-            .collect();
-        let t = if !bridges.is_empty() && rng.roll(3) == 1 {
-            pick(rng, &bridges)?
-        } else {
-            pick(rng, &enemies)?
-        };
-        let text = format!(
-            "PLAY {card}\n{}TARGET {t}\n",
-            super::commissar::random_line(ctx, s, si, card, rng)
-        );
-        return check(ctx, s, si, &text).map(|_| text);
+        return target_card(ctx, s, si, card, &enemies, rng);
     }
     let mut head = format!("PLAY {card}");
     if espec.effect.as_deref() == Some("infantry-assault")
@@ -129,17 +112,118 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
     }
     head.push('\n');
     head.push_str(&super::commissar::random_line(ctx, s, si, card, rng));
-    // Bridge Demolition, Option 2: a bridge the side rigged is sometimes
-    // detonated ("the same as ordering a Unit"; no die without a charge).
+    detonations(ctx, s, si, &mut head, rng);
+    let (ordered, plan0) = order_units(ctx, s, si, &head, rng)?;
+    let text = if ordered.is_empty() {
+        head.clone()
+    } else {
+        format!("{head}ORDER {}\n", join(&ordered))
+    };
+    if ordered.is_empty() {
+        return check(ctx, s, si, &text).map(|_| text);
+    }
+    // Moves on a scratch position, mostly toward the enemy.
+    let mut d = Draft {
+        sc: s.clone(),
+        text,
+        moved: Vec::new(),
+    };
+    for h in &ordered {
+        move_unit(ctx, s, si, &plan0, *h, &mut d, rng);
+    }
+    land_reinforcements(ctx, s, si, espec.effect.as_deref(), &mut d, rng);
+    unload_trains(ctx, s, si, &mut d, rng);
+    // Battles: the nearest enemy each ordered unit may battle.
+    for (h, _) in d.moved.clone() {
+        battle_line(ctx, s, si, h, &mut d, rng);
+    }
+    // "Achtung! Zombie!": now and then a Living unit on its own edge that
+    // neither moved nor battled leaves the board.
+    if s.zombies.is_some() {
+        for (h, _) in &d.moved {
+            if rng.roll(3) == 1 {
+                let candidate = format!("{}EXIT {h}\n", d.text);
+                if check(ctx, s, si, &candidate).is_some() {
+                    d.text = candidate;
+                }
+            }
+        }
+    }
+    check(ctx, s, si, &d.text).map(|_| d.text)
+}
+
+/// The orders being drawn up for a card: the scratch position the moves
+/// are made on, the text so far, and where each ordered unit ended (with
+/// the hexes it moved).
+struct Draft {
+    sc: State,
+    text: String,
+    moved: Vec<(Hex, u32)>,
+}
+
+impl Draft {
+    /// Add `line` (ending in a newline) if the orders stay legal.
+    fn try_add(&mut self, ctx: &Ctx<'_>, s: &State, si: usize, line: &str) -> bool {
+        let candidate = format!("{}{line}", self.text);
+        if check(ctx, s, si, &candidate).is_some() {
+            self.text = candidate;
+            return true;
+        }
+        false
+    }
+}
+
+/// Air Power or Barrage at an enemy unit; Bridge Demolition, Option 3: now
+/// and then at a bridge not rigged with no unit on it (no die is drawn on
+/// a board without one).
+fn target_card(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    card: &str,
+    enemies: &[Hex],
+    rng: &mut dyn Dice,
+) -> Option<String> {
+    let bridges: Vec<Hex> = s
+        .terrain
+        .keys()
+        .copied()
+        .filter(|h| super::bridges::card_target(s, *h))
+        .collect();
+    let t = if !bridges.is_empty() && rng.roll(3) == 1 {
+        pick(rng, &bridges)?
+    } else {
+        pick(rng, enemies)?
+    };
+    let text = format!(
+        "PLAY {card}\n{}TARGET {t}\n",
+        super::commissar::random_line(ctx, s, si, card, rng)
+    );
+    check(ctx, s, si, &text).map(|_| text)
+}
+
+/// Bridge Demolition, Option 2: a bridge the side rigged is sometimes
+/// detonated ("the same as ordering a Unit"; no die without a charge).
+fn detonations(ctx: &Ctx<'_>, s: &State, si: usize, head: &mut String, rng: &mut dyn Dice) {
     for c in s.charges.iter().filter(|c| c.side == si) {
         if rng.roll(2) == 1 {
             let candidate = format!("{head}DETONATE {}\n", c.at);
             if check(ctx, s, si, &candidate).is_some() {
-                head = candidate;
+                *head = candidate;
             }
         }
     }
-    // Order units one by one while the card allows it.
+}
+
+/// Order units one by one while the card allows it: the units ordered
+/// and the plan of the orders.
+fn order_units(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    head: &str,
+    rng: &mut dyn Dice,
+) -> Option<(Vec<Hex>, Plan)> {
     let mut own: Vec<Hex> = s
         .units
         .iter()
@@ -148,7 +232,7 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
         .collect();
     adjutant_dice::shuffle(&mut own, rng);
     let mut ordered: Vec<Hex> = Vec::new();
-    let mut plan0 = check(ctx, s, si, &head)?;
+    let mut plan0 = check(ctx, s, si, head)?;
     for h in own {
         if ordered.len() >= 6 {
             break;
@@ -161,130 +245,142 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             plan0 = p;
         }
     }
-    let mut text = if ordered.is_empty() {
-        head.clone()
-    } else {
-        format!("{head}ORDER {}\n", join(&ordered))
+    Some((ordered, plan0))
+}
+
+/// What the ordered unit at `h` does before battles: recover, exterminate,
+/// its engineers' action, or a move (mostly toward the enemy).
+fn move_unit(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    plan0: &Plan,
+    h: Hex,
+    d: &mut Draft,
+    rng: &mut dyn Dice,
+) {
+    let Some(u) = d.sc.unit_at(h).cloned() else {
+        return;
     };
-    if ordered.is_empty() {
-        return check(ctx, s, si, &text).map(|_| text);
+    let Some(m) = plan0.modes.get(&u.id) else {
+        return;
+    };
+    // Appendix 2, Oasis: a unit there that has lost figures sometimes
+    // rolls to recover them first (no die is drawn where it cannot).
+    if super::landmarks::recover_refusal(ctx, &d.sc, &u).is_none() && rng.roll(2) == 1 {
+        d.try_add(ctx, s, si, &format!("RECOVER {}\n", u.at));
     }
-    // Moves on a scratch position, mostly toward the enemy.
-    let mut sc = s.clone();
-    let mut moved: Vec<(Hex, u32)> = Vec::new();
-    for h in &ordered {
-        let Some(u) = sc.unit_at(*h).cloned() else {
-            continue;
-        };
-        let Some(m) = plan0.modes.get(&u.id) else {
-            continue;
-        };
-        // Appendix 2, Oasis: a unit there that has lost figures sometimes
-        // rolls to recover them first (no die is drawn where it cannot).
-        if super::landmarks::recover_refusal(ctx, &sc, &u).is_none() && rng.roll(2) == 1 {
-            let candidate = format!("{text}RECOVER {}\n", u.at);
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-            }
-        }
-        // "EX-TER-MIN-ATE!": a Dalek unit on a town mostly exterminates it.
-        if super::variants::exterminate::check(ctx, &sc, &u).is_ok() && rng.roll(3) > 1 {
-            let candidate = format!("{text}EXTERMINATE {}\n", u.at);
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-                moved.push((u.at, 0));
-                continue;
-            }
-        }
-        if let Some(line) = engineers_line(ctx, &sc, si, &u, rng) {
-            let candidate = format!("{text}{line}\n");
-            if check(ctx, s, si, &candidate).is_some() {
-                // Their whole action: they neither move nor battle.
-                text = candidate;
-                continue;
-            }
-        }
-        if m.max_move == 0 || m.nothing || rng.roll(3) == 1 {
-            moved.push((u.at, 0));
-            continue;
-        }
-        let steps = rng.roll(m.max_move.min(3));
-        // Appendix 2, Trains: backwards the path starts at the wagon.
-        let start = match super::trains::wagon(&u) {
-            Some(w) if rng.roll(2) == 1 => w,
-            _ => u.at,
-        };
-        let mut path = vec![start];
-        for _ in 0..steps {
-            let last = *path.last().unwrap_or(&u.at);
-            let mut cands: Vec<Hex> = last
-                .neighbours()
-                .into_iter()
-                .filter(|n| {
-                    let mut p = path.clone();
-                    p.push(*n);
-                    check_path(
-                        ctx,
-                        &sc,
-                        &u,
-                        &p,
-                        MoveRule {
-                            max: m.max_move,
-                            ignore_terrain: m.ignore_terrain,
-                        },
-                    )
-                    .is_ok()
-                })
-                .collect();
-            if cands.is_empty() {
-                break;
-            }
-            if rng.roll(4) > 1 {
-                cands.sort_by_key(|c| nearest_enemy(&sc, si, *c));
-                cands.truncate(1);
-            }
-            if let Some(c) = pick(rng, &cands) {
-                path.push(*c);
-            }
-        }
-        if path.len() > 1 {
-            let dest = *path.last().unwrap_or(&u.at);
-            let candidate = format!("{text}MOVE {}\n", join(&path));
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-                if let Some(x) = sc.unit_mut(u.id) {
-                    x.at = dest;
-                }
-                super::trains::moved(ctx, &mut sc, &u, &path);
-                moved.push((dest, path.len() as u32 - 1));
-                continue;
-            }
-        }
-        moved.push((u.at, 0));
+    // "EX-TER-MIN-ATE!": a Dalek unit on a town mostly exterminates it.
+    if super::variants::exterminate::check(ctx, &d.sc, &u).is_ok()
+        && rng.roll(3) > 1
+        && d.try_add(ctx, s, si, &format!("EXTERMINATE {}\n", u.at))
+    {
+        d.moved.push((u.at, 0));
+        return;
     }
-    // Appendix 2, Airfield: Direct From HQ lands reinforcements.
-    // (No die is drawn without an airfield: the games of boards without one
-    // stay as they were.)
+    if let Some(line) = engineers_line(ctx, &d.sc, si, &u, rng) {
+        // Their whole action: they neither move nor battle.
+        if d.try_add(ctx, s, si, &format!("{line}\n")) {
+            return;
+        }
+    }
+    if m.max_move == 0 || m.nothing || rng.roll(3) == 1 {
+        d.moved.push((u.at, 0));
+        return;
+    }
+    let rule = MoveRule {
+        max: m.max_move,
+        ignore_terrain: m.ignore_terrain,
+    };
+    let path = random_path(ctx, &d.sc, si, &u, rule, rng);
+    if path.len() > 1 {
+        let dest = *path.last().unwrap_or(&u.at);
+        if d.try_add(ctx, s, si, &format!("MOVE {}\n", join(&path))) {
+            if let Some(x) = d.sc.unit_mut(u.id) {
+                x.at = dest;
+            }
+            super::trains::moved(ctx, &mut d.sc, &u, &path);
+            d.moved.push((dest, path.len() as u32 - 1));
+            return;
+        }
+    }
+    d.moved.push((u.at, 0));
+}
+
+/// A random legal path of up to three hexes for `u`, mostly toward the
+/// nearest enemy.
+fn random_path(
+    ctx: &Ctx<'_>,
+    sc: &State,
+    si: usize,
+    u: &super::state::Unit,
+    rule: MoveRule,
+    rng: &mut dyn Dice,
+) -> Vec<Hex> {
+    let steps = rng.roll(rule.max.min(3));
+    // Appendix 2, Trains: backwards the path starts at the wagon.
+    let start = match super::trains::wagon(u) {
+        Some(w) if rng.roll(2) == 1 => w,
+        _ => u.at,
+    };
+    let mut path = vec![start];
+    for _ in 0..steps {
+        let last = *path.last().unwrap_or(&u.at);
+        let mut cands: Vec<Hex> = last
+            .neighbours()
+            .into_iter()
+            .filter(|n| {
+                let mut p = path.clone();
+                p.push(*n);
+                check_path(ctx, sc, u, &p, rule).is_ok()
+            })
+            .collect();
+        if cands.is_empty() {
+            break;
+        }
+        if rng.roll(4) > 1 {
+            cands.sort_by_key(|c| nearest_enemy(sc, si, *c));
+            cands.truncate(1);
+        }
+        if let Some(c) = pick(rng, &cands) {
+            path.push(*c);
+        }
+    }
+    path
+}
+
+/// Appendix 2, Airfield: Direct From HQ lands reinforcements. (No die is
+/// drawn without an airfield: the games of boards without one stay as
+/// they were.)
+fn land_reinforcements(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    effect: Option<&str>,
+    d: &mut Draft,
+    rng: &mut dyn Dice,
+) {
     let airfield = s
         .terrain
         .values()
         .any(|fs| fs.iter().any(|f| f == "airfield"));
-    if espec.effect.as_deref() == Some("direct-from-hq") && airfield && rng.roll(2) == 1 {
+    if effect == Some("direct-from-hq") && airfield && rng.roll(2) == 1 {
         for (h, fs) in &s.terrain {
             if !fs.iter().any(|f| f == "airfield") {
                 continue;
             }
-            let candidate = format!("{text}LAND {h}\n");
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-                let _ = super::landmarks::land(ctx, &mut sc, si, *h, "direct-from-hq");
+            if d.try_add(ctx, s, si, &format!("LAND {h}\n")) {
+                let _ = super::landmarks::land(ctx, &mut d.sc, si, *h, "direct-from-hq");
                 break;
             }
         }
     }
-    // Appendix 2, Trains: a supply train at a station lets a unit off.
-    for (h, _) in &moved {
-        let Some(u) = sc.unit_at(*h).cloned() else {
+}
+
+/// Appendix 2, Trains: a supply train at a station lets a unit off.
+fn unload_trains(ctx: &Ctx<'_>, s: &State, si: usize, d: &mut Draft, rng: &mut dyn Dice) {
+    for (h, _) in d.moved.clone() {
+        let Some(u) = d.sc.unit_at(h).cloned() else {
             continue;
         };
         let Some(w) = super::trains::wagon(&u) else {
@@ -294,121 +390,104 @@ fn try_card(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, rng: &mut dyn Dice)
             continue;
         }
         for n in w.neighbours() {
-            let candidate = format!("{text}UNLOAD {} {n}\n", u.at);
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-                let _ = super::trains::unload(ctx, &mut sc, si, u.at, n, None, true);
+            if d.try_add(ctx, s, si, &format!("UNLOAD {} {n}\n", u.at)) {
+                let _ = super::trains::unload(ctx, &mut d.sc, si, u.at, n, None, true);
                 break;
             }
         }
     }
-    // Battles: the nearest enemy each ordered unit may battle.
-    for (h, _) in &moved {
-        let Some(u) = sc.unit_at(*h).cloned() else {
-            continue;
-        };
-        // Battle Star Markers, Sabotage: a unit on its side's objective
-        // sometimes rolls for it instead of battling.
-        if super::stars::sabotage_at(&sc, si, u.at) && rng.roll(2) == 1 {
-            let candidate = format!("{text}SABOTAGE {}\n", u.at);
-            if check(ctx, s, si, &candidate).is_some() {
-                text = candidate;
-                continue;
-            }
-        }
-        // Bridge Demolition, Option 3: Heavy Artillery or a Big-Gun now and
-        // then fires at a bridge not rigged for detonation.
-        if ctx.r.bridge_demolition.bombard_units.contains(&u.kind) && rng.roll(3) == 1 {
-            let mut bridges: Vec<Hex> = sc
-                .terrain
-                .keys()
-                .copied()
-                .filter(|h| {
-                    super::bridges::is_bridge(&sc, *h)
-                        && super::bridges::charge(&sc, *h).is_none()
-                        && sc.unit_at(*h).is_none()
-                })
-                .collect();
-            bridges.sort_by_key(|h| (h.distance(u.at), *h));
-            if let Some(candidate) = bridges
-                .iter()
-                .map(|b| format!("{text}BATTLE {} {b}\n", u.at))
-                .find(|c| check(ctx, s, si, c).is_some())
-            {
-                text = candidate;
-                continue;
-            }
-        }
-        let mut targets: Vec<Hex> = sc
-            .units
+}
+
+/// The battle of the ordered unit now at `h`: sabotage, a bridge, the
+/// nearest enemy it may battle (taking ground, overrunning), or a
+/// minefield.
+fn battle_line(ctx: &Ctx<'_>, s: &State, si: usize, h: Hex, d: &mut Draft, rng: &mut dyn Dice) {
+    let Some(u) = d.sc.unit_at(h).cloned() else {
+        return;
+    };
+    // Battle Star Markers, Sabotage: a unit on its side's objective
+    // sometimes rolls for it instead of battling.
+    if super::stars::sabotage_at(&d.sc, si, u.at)
+        && rng.roll(2) == 1
+        && d.try_add(ctx, s, si, &format!("SABOTAGE {}\n", u.at))
+    {
+        return;
+    }
+    // Bridge Demolition, Option 3: Heavy Artillery or a Big-Gun now and
+    // then fires at a bridge not rigged for detonation.
+    if ctx.r.bridge_demolition.bombard_units.contains(&u.kind) && rng.roll(3) == 1 {
+        let sc = &d.sc;
+        let mut bridges: Vec<Hex> = sc
+            .terrain
+            .keys()
+            .copied()
+            .filter(|h| {
+                super::bridges::is_bridge(sc, *h)
+                    && super::bridges::charge(sc, *h).is_none()
+                    && sc.unit_at(*h).is_none()
+            })
+            .collect();
+        bridges.sort_by_key(|h| (h.distance(u.at), *h));
+        if let Some(candidate) = bridges
             .iter()
-            .filter(|e| e.side != si && target_check(ctx, &sc, &u, e.at).is_ok())
+            .map(|b| format!("{}BATTLE {} {b}\n", d.text, u.at))
+            .find(|c| check(ctx, s, si, c).is_some())
+        {
+            d.text = candidate;
+            return;
+        }
+    }
+    let mut targets: Vec<Hex> =
+        d.sc.units
+            .iter()
+            .filter(|e| e.side != si && target_check(ctx, &d.sc, &u, e.at).is_ok())
             .map(|e| e.at)
             .collect();
-        targets.sort_by_key(|t| (t.distance(u.at), *t));
-        let Some(t) = targets.first().copied() else {
-            // Artillery with no enemy to battle fires at a minefield in
-            // range (Appendix 1, Minefield Clearance), when the plan takes it.
-            if ctx.spec(&u.kind).class == "artillery" {
-                let mut fields: Vec<Hex> = sc
-                    .minefields
+    targets.sort_by_key(|t| (t.distance(u.at), *t));
+    let Some(t) = targets.first().copied() else {
+        // Artillery with no enemy to battle fires at a minefield in
+        // range (Appendix 1, Minefield Clearance), when the plan takes it.
+        if ctx.spec(&u.kind).class == "artillery" {
+            let mut fields: Vec<Hex> =
+                d.sc.minefields
                     .iter()
                     .map(|m| m.at)
-                    .filter(|h| sc.unit_at(*h).is_none())
+                    .filter(|h| d.sc.unit_at(*h).is_none())
                     .collect();
-                fields.sort_by_key(|h| (h.distance(u.at), *h));
-                for f in fields {
-                    let candidate = format!("{text}BATTLE {} {f}\n", u.at);
-                    if check(ctx, s, si, &candidate).is_some() {
-                        text = candidate;
-                        break;
-                    }
+            fields.sort_by_key(|h| (h.distance(u.at), *h));
+            for f in fields {
+                if d.try_add(ctx, s, si, &format!("BATTLE {} {f}\n", u.at)) {
+                    break;
                 }
             }
-            continue;
-        };
-        let spec = ctx.spec(&u.kind);
-        let mut line = format!("BATTLE {} {t}", u.at);
-        if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && rng.roll(2) == 1 {
-            line.push_str(" TAKE-GROUND");
         }
-        // Armour Overrun at another enemy near the target; under the North
-        // African Desert Rules, sometimes by one additional hex.
-        if t.distance(u.at) == 1 && spec.overrun && rng.roll(2) == 1 {
-            let next: Vec<Hex> = sc
-                .units
+        return;
+    };
+    let spec = ctx.spec(&u.kind);
+    let mut line = format!("BATTLE {} {t}", u.at);
+    if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && rng.roll(2) == 1 {
+        line.push_str(" TAKE-GROUND");
+    }
+    // Armour Overrun at another enemy near the target; under the North
+    // African Desert Rules, sometimes by one additional hex.
+    if t.distance(u.at) == 1 && spec.overrun && rng.roll(2) == 1 {
+        let next: Vec<Hex> =
+            d.sc.units
                 .iter()
                 .filter(|e| e.side != si && e.at != t && e.at.distance(t) <= 2)
                 .map(|e| e.at)
                 .collect();
-            if let Some(o) = pick(rng, &next) {
-                line.push_str(&format!(" OVERRUN {o}"));
-                if super::tiles::desert_rules(s) && rng.roll(2) == 1 {
-                    let via = t.neighbours();
-                    if let Some(v) = pick(rng, &via) {
-                        line.push_str(&format!(" VIA {v}"));
-                    }
-                }
-            }
-        }
-        let candidate = format!("{text}{line}\n");
-        if check(ctx, s, si, &candidate).is_some() {
-            text = candidate;
-        }
-    }
-    // "Achtung! Zombie!": now and then a Living unit on its own edge that
-    // neither moved nor battled leaves the board.
-    if s.zombies.is_some() {
-        for (h, _) in &moved {
-            if rng.roll(3) == 1 {
-                let candidate = format!("{text}EXIT {h}\n");
-                if check(ctx, s, si, &candidate).is_some() {
-                    text = candidate;
+        if let Some(o) = pick(rng, &next) {
+            line.push_str(&format!(" OVERRUN {o}"));
+            if super::tiles::desert_rules(s) && rng.roll(2) == 1 {
+                let via = t.neighbours();
+                if let Some(v) = pick(rng, &via) {
+                    line.push_str(&format!(" VIA {v}"));
                 }
             }
         }
     }
-    check(ctx, s, si, &text).map(|_| text)
+    d.try_add(ctx, s, si, &format!("{line}\n"));
 }
 
 /// Bridge Demolition and Pontoon Bridges: Combat Engineers next to a bridge

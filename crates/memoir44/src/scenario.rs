@@ -567,120 +567,10 @@ pub fn file_side(l: &Layout<'_>, s: &Spanned<String>) -> Result<usize, DataError
 /// Place terrain, units and objectives into `st`.
 pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataError> {
     for (k, v) in l.terrain {
-        let h = file_hex(r, l, k)?;
-        let mut list = Vec::new();
-        let mut tiles = 0;
-        for w in v.get_ref().list() {
-            let Some(id) = r.terrain_id(&w) else {
-                return Err(at(
-                    l.text,
-                    l.file,
-                    span(v),
-                    format!("unknown terrain '{w}'"),
-                ));
-            };
-            if r.feature(&id).is_some_and(|t| t.kind == "tile") {
-                tiles += 1;
-            }
-            if !list.contains(&id) {
-                list.push(id);
-            }
-        }
-        if let Some(why) = super::landmarks::hedgerow_road(r, &list, Some(h)) {
-            return Err(at(l.text, l.file, span(v), why));
-        }
-        if tiles > 1 && !(tiles == 2 && list.iter().any(|x| x == "bridge")) {
-            return Err(at(
-                l.text,
-                l.file,
-                span(v),
-                "a hex holds one tile (a river may also hold a bridge)",
-            ));
-        }
-        // The tile first, then obstacles.
-        list.sort_by_key(|id| r.feature(id).map_or(1, |t| usize::from(t.kind != "tile")));
-        list.retain(|x| x != "open");
-        if !list.is_empty() {
-            st.terrain.insert(h, list);
-        }
+        place_terrain(r, st, l, k, v)?;
     }
     for p in l.units {
-        let h = file_hex(r, l, &p.at)?;
-        let side = file_side(l, &p.side)?;
-        let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
-            return Err(at(
-                l.text,
-                l.file,
-                span(&p.r#type),
-                format!("unknown unit type '{}'", p.r#type.get_ref()),
-            ));
-        };
-        let spec = r
-            .unit(&kind)
-            .ok_or_else(|| at(l.text, l.file, span(&p.r#type), "unknown unit type"))?;
-        if st.unit_at(h).is_some() {
-            return Err(at(l.text, l.file, span(&p.at), format!("two units on {h}")));
-        }
-        // "Achtung! Zombie!": a zombie unit grows to one figure short of
-        // dividing ("even if it means that there are now more than 3").
-        let most = if spec.variant.zombie {
-            spec.figures.max(r.zombies.divide_at.saturating_sub(1))
-        } else {
-            spec.figures
-        };
-        let figures = match &p.figures {
-            Some(f) if *f.get_ref() == 0 || *f.get_ref() > most => {
-                return Err(at(
-                    l.text,
-                    l.file,
-                    span(f),
-                    format!("a {} unit has 1 to {most} figures", spec.name),
-                ))
-            }
-            Some(f) => *f.get_ref(),
-            None => spec.figures,
-        };
-        let fixed = spec.class == "artillery" && super::tiles::fixes_artillery(r, st.features(h));
-        let concealed = match &p.camouflage {
-            Some(c) if *c.get_ref() && st.features(h).is_empty() => {
-                return Err(at(
-                    l.text,
-                    l.file,
-                    span(c),
-                    format!("camouflage only on a tile: {h} is open countryside"),
-                ))
-            }
-            Some(c) => *c.get_ref(),
-            None => false,
-        };
-        let train = super::trains::placement(r, st, l, p, &kind, h, figures)?;
-        let id = st.next_unit;
-        st.next_unit += 1;
-        st.units.push(Unit {
-            id,
-            side,
-            kind,
-            at: h,
-            figures,
-            start: spec.figures,
-            fixed,
-            concealed,
-            train,
-        });
-        if let Some(m) = p.motorised.as_ref().filter(|m| *m.get_ref()) {
-            if !spec.support.weapon {
-                return Err(at(
-                    l.text,
-                    l.file,
-                    span(m),
-                    format!(
-                        "only an Infantry Support Weapon is made a motorised Special Unit, not a {}",
-                        spec.name
-                    ),
-                ));
-            }
-            st.motorised.push(id);
-        }
+        place_unit(r, st, l, p)?;
     }
     for o in l.objectives {
         let h = file_hex(r, l, &o.at)?;
@@ -692,70 +582,244 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
         });
     }
     for d in l.airdrops {
-        let side = file_side(l, &d.side)?;
-        let Some(kind) = r.unit_id(d.r#type.get_ref()) else {
+        place_airdrop(r, st, l, d)?;
+    }
+    place_minefields(r, st, l)?;
+    for b in l.rigged {
+        let h = file_hex(r, l, &b.at)?;
+        let side = file_side(l, &b.side)?;
+        if !st.has_feature(h, "bridge") {
             return Err(at(
                 l.text,
                 l.file,
-                span(&d.r#type),
-                format!("unknown unit type '{}'", d.r#type.get_ref()),
-            ));
-        };
-        if r.unit(&kind).is_none_or(|u| u.class != "infantry") {
-            return Err(at(
-                l.text,
-                l.file,
-                span(&d.r#type),
-                "paratroops and gliders are dropped as infantry figures: the type must be of the infantry class",
+                span(&b.at),
+                format!("{h} is not a bridge"),
             ));
         }
-        let (aim, flight) = match (&d.aim, &d.flight) {
-            (Some(a), None) => (Some(file_hex(r, l, a)?), None),
-            (None, Some(f)) => {
-                let [a, b] = f.get_ref().as_slice() else {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(f),
-                        "flight names two hexes: where the plane enters the board and a hex further along its line",
-                    ));
-                };
-                let (ha, hb) = (file_hex(r, l, a)?, file_hex(r, l, b)?);
-                if super::airdrop::straight(ha, hb).is_none() {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(f),
-                        format!("the flight {ha} -> {hb} is not a straight line of hexes (along a row or a diagonal)"),
-                    ));
-                }
-                (None, Some((ha, hb)))
-            }
-            _ => {
+        st.charges.push(super::bridges::Charge {
+            at: h,
+            side,
+            battled: b.battled,
+        });
+    }
+    one_per_side(r, l)?;
+    if let Err((i, m)) = super::support::check_position(r, st) {
+        // The unit's own placement line, when it came from this file.
+        let first = st.units.len().saturating_sub(l.units.len());
+        let where_ = i
+            .checked_sub(first)
+            .and_then(|k| l.units.get(k))
+            .map_or(0..0, |p| span(&p.r#type));
+        return Err(at(l.text, l.file, where_, m));
+    }
+    super::victory::update_objectives(st);
+    Ok(())
+}
+
+/// One hex's terrain: the tile first, then obstacles.
+fn place_terrain(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    k: &Spanned<String>,
+    v: &Spanned<OneOrMany>,
+) -> Result<(), DataError> {
+    let h = file_hex(r, l, k)?;
+    let mut list = Vec::new();
+    let mut tiles = 0;
+    for w in v.get_ref().list() {
+        let Some(id) = r.terrain_id(&w) else {
+            return Err(at(
+                l.text,
+                l.file,
+                span(v),
+                format!("unknown terrain '{w}'"),
+            ));
+        };
+        if r.feature(&id).is_some_and(|t| t.kind == "tile") {
+            tiles += 1;
+        }
+        if !list.contains(&id) {
+            list.push(id);
+        }
+    }
+    if let Some(why) = super::landmarks::hedgerow_road(r, &list, Some(h)) {
+        return Err(at(l.text, l.file, span(v), why));
+    }
+    if tiles > 1 && !(tiles == 2 && list.iter().any(|x| x == "bridge")) {
+        return Err(at(
+            l.text,
+            l.file,
+            span(v),
+            "a hex holds one tile (a river may also hold a bridge)",
+        ));
+    }
+    // The tile first, then obstacles.
+    list.sort_by_key(|id| r.feature(id).map_or(1, |t| usize::from(t.kind != "tile")));
+    list.retain(|x| x != "open");
+    if !list.is_empty() {
+        st.terrain.insert(h, list);
+    }
+    Ok(())
+}
+
+/// One unit: its kind, figures, camouflage, train and motorisation.
+fn place_unit(r: &Ruleset, st: &mut State, l: &Layout<'_>, p: &Placement) -> Result<(), DataError> {
+    let h = file_hex(r, l, &p.at)?;
+    let side = file_side(l, &p.side)?;
+    let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
+        return Err(at(
+            l.text,
+            l.file,
+            span(&p.r#type),
+            format!("unknown unit type '{}'", p.r#type.get_ref()),
+        ));
+    };
+    let spec = r
+        .unit(&kind)
+        .ok_or_else(|| at(l.text, l.file, span(&p.r#type), "unknown unit type"))?;
+    if st.unit_at(h).is_some() {
+        return Err(at(l.text, l.file, span(&p.at), format!("two units on {h}")));
+    }
+    // "Achtung! Zombie!": a zombie unit grows to one figure short of
+    // dividing ("even if it means that there are now more than 3").
+    let most = if spec.variant.zombie {
+        spec.figures.max(r.zombies.divide_at.saturating_sub(1))
+    } else {
+        spec.figures
+    };
+    let figures = match &p.figures {
+        Some(f) if *f.get_ref() == 0 || *f.get_ref() > most => {
+            return Err(at(
+                l.text,
+                l.file,
+                span(f),
+                format!("a {} unit has 1 to {most} figures", spec.name),
+            ))
+        }
+        Some(f) => *f.get_ref(),
+        None => spec.figures,
+    };
+    let fixed = spec.class == "artillery" && super::tiles::fixes_artillery(r, st.features(h));
+    let concealed = match &p.camouflage {
+        Some(c) if *c.get_ref() && st.features(h).is_empty() => {
+            return Err(at(
+                l.text,
+                l.file,
+                span(c),
+                format!("camouflage only on a tile: {h} is open countryside"),
+            ))
+        }
+        Some(c) => *c.get_ref(),
+        None => false,
+    };
+    let train = super::trains::placement(r, st, l, p, &kind, h, figures)?;
+    let id = st.next_unit;
+    st.next_unit += 1;
+    st.units.push(Unit {
+        id,
+        side,
+        kind,
+        at: h,
+        figures,
+        start: spec.figures,
+        fixed,
+        concealed,
+        train,
+    });
+    if let Some(m) = p.motorised.as_ref().filter(|m| *m.get_ref()) {
+        if !spec.support.weapon {
+            return Err(at(
+                l.text,
+                l.file,
+                span(m),
+                format!(
+                    "only an Infantry Support Weapon is made a motorised Special Unit, not a {}",
+                    spec.name
+                ),
+            ));
+        }
+        st.motorised.push(id);
+    }
+    Ok(())
+}
+
+/// Paratroops & Glider Landings: one airdrop's sticks, dropped before the
+/// first turn.
+fn place_airdrop(
+    r: &Ruleset,
+    st: &mut State,
+    l: &Layout<'_>,
+    d: &DropSpec,
+) -> Result<(), DataError> {
+    let side = file_side(l, &d.side)?;
+    let Some(kind) = r.unit_id(d.r#type.get_ref()) else {
+        return Err(at(
+            l.text,
+            l.file,
+            span(&d.r#type),
+            format!("unknown unit type '{}'", d.r#type.get_ref()),
+        ));
+    };
+    if r.unit(&kind).is_none_or(|u| u.class != "infantry") {
+        return Err(at(
+            l.text,
+            l.file,
+            span(&d.r#type),
+            "paratroops and gliders are dropped as infantry figures: the type must be of the infantry class",
+        ));
+    }
+    let (aim, flight) = match (&d.aim, &d.flight) {
+        (Some(a), None) => (Some(file_hex(r, l, a)?), None),
+        (None, Some(f)) => {
+            let [a, b] = f.get_ref().as_slice() else {
                 return Err(at(
                     l.text,
                     l.file,
-                    span(&d.side),
-                    "an airdrop names either aim = \"<hex>\" (Airdrop Method) or flight = [\"<hex>\", \"<hex>\"] (Alternate Airdrop Method)",
-                ))
+                    span(f),
+                    "flight names two hexes: where the plane enters the board and a hex further along its line",
+                ));
+            };
+            let (ha, hb) = (file_hex(r, l, a)?, file_hex(r, l, b)?);
+            if super::airdrop::straight(ha, hb).is_none() {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(f),
+                    format!("the flight {ha} -> {hb} is not a straight line of hexes (along a row or a diagonal)"),
+                ));
             }
-        };
-        let n = match &d.sticks {
-            Some(n) if *n.get_ref() == 0 || *n.get_ref() > 12 => {
-                return Err(at(l.text, l.file, span(n), "sticks is 1 to 12"))
-            }
-            Some(n) => *n.get_ref(),
-            None => 1,
-        };
-        for _ in 0..n {
-            st.airdrops.push(super::airdrop::Drop {
-                side,
-                kind: kind.clone(),
-                aim,
-                flight,
-            });
+            (None, Some((ha, hb)))
         }
+        _ => {
+            return Err(at(
+                l.text,
+                l.file,
+                span(&d.side),
+                "an airdrop names either aim = \"<hex>\" (Airdrop Method) or flight = [\"<hex>\", \"<hex>\"] (Alternate Airdrop Method)",
+            ))
+        }
+    };
+    let n = match &d.sticks {
+        Some(n) if *n.get_ref() == 0 || *n.get_ref() > 12 => {
+            return Err(at(l.text, l.file, span(n), "sticks is 1 to 12"))
+        }
+        Some(n) => *n.get_ref(),
+        None => 1,
+    };
+    for _ in 0..n {
+        st.airdrops.push(super::airdrop::Drop {
+            side,
+            kind: kind.clone(),
+            aim,
+            flight,
+        });
     }
+    Ok(())
+}
+
+/// Appendix 1's minefields, each with its strength (or one drawn later).
+fn place_minefields(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataError> {
     for m in l.minefields {
         let h = file_hex(r, l, &m.at)?;
         let side = file_side(l, &m.side)?;
@@ -785,25 +849,12 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             undrawn: m.strength.is_none(),
         });
     }
-    for b in l.rigged {
-        let h = file_hex(r, l, &b.at)?;
-        let side = file_side(l, &b.side)?;
-        if !st.has_feature(h, "bridge") {
-            return Err(at(
-                l.text,
-                l.file,
-                span(&b.at),
-                format!("{h} is not a bridge"),
-            ));
-        }
-        st.charges.push(super::bridges::Charge {
-            at: h,
-            side,
-            battled: b.battled,
-        });
-    }
-    // Combat Engineers: "A Player may only have one of these Units on the
-    // Board."
+    Ok(())
+}
+
+/// Combat Engineers: "A Player may only have one of these Units on the
+/// Board."
+fn one_per_side(r: &Ruleset, l: &Layout<'_>) -> Result<(), DataError> {
     for p in l.units {
         let Some(kind) = r.unit_id(p.r#type.get_ref()) else {
             continue;
@@ -826,16 +877,6 @@ pub fn place(r: &Ruleset, st: &mut State, l: &Layout<'_>) -> Result<(), DataErro
             ));
         }
     }
-    if let Err((i, m)) = super::support::check_position(r, st) {
-        // The unit's own placement line, when it came from this file.
-        let first = st.units.len().saturating_sub(l.units.len());
-        let where_ = i
-            .checked_sub(first)
-            .and_then(|k| l.units.get(k))
-            .map_or(0..0, |p| span(&p.r#type));
-        return Err(at(l.text, l.file, where_, m));
-    }
-    super::victory::update_objectives(st);
     Ok(())
 }
 

@@ -164,6 +164,40 @@ pub fn board(v: &View) -> String {
     let legend_rows = legend.len().div_ceil(per_row) as i32;
     let h = board_h + LEGEND_LINE * legend_rows + if legend_rows > 0 { 8 } else { 0 };
     let mut o = String::new();
+    head(&mut o, v, w, h);
+    // Hexes, one group per kind of tile: <use data-hex="E5"> each.
+    let hexes: Vec<(Hex, &str)> = v
+        .all_hexes()
+        .into_iter()
+        .map(|hx| (hx, v.hex(hx).map_or("open", |t| t.tile.as_str())))
+        .collect();
+    hex_tiles(&mut o, &g, &hexes);
+    hex_names(&mut o, &g, &hexes);
+    tile_labels(&mut o, &g, &hexes);
+    obstacles(&mut o, v, &g, &hexes);
+    minefields(&mut o, v, &g);
+    markers(&mut o, v, &g);
+    // Section lines.
+    for l in v.board.section_lines {
+        let (x, _) = g.centre(Hex::new(l, 1));
+        let _ = writeln!(
+            o,
+            r##"<line class="section" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
+            MARGIN - 6,
+            board_h - MARGIN + 6
+        );
+    }
+    coordinates(&mut o, v, &g);
+    objectives(&mut o, v, &g);
+    last_turn(&mut o, v, &g);
+    units(&mut o, v, &g);
+    legend_group(&mut o, &legend, per_row, board_h);
+    o.push_str("</svg>\n");
+    pack(&o)
+}
+
+/// The `<svg>` element, the shapes, the background and the weather line.
+fn head(o: &mut String, v: &View, w: i32, h: i32) {
     let _ = writeln!(
         o,
         r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" role="img" aria-label="{}">"##,
@@ -187,12 +221,10 @@ pub fn board(v: &View) -> String {
                 .trim_end_matches('.'))
         );
     }
-    // Hexes, one group per kind of tile: <use data-hex="E5"> each.
-    let hexes: Vec<(Hex, &str)> = v
-        .all_hexes()
-        .into_iter()
-        .map(|hx| (hx, v.hex(hx).map_or("open", |t| t.tile.as_str())))
-        .collect();
+}
+
+/// The hexes, one group per kind of tile: `<use data-hex="E5">` each.
+fn hex_tiles(o: &mut String, g: &Geo, hexes: &[(Hex, &str)]) {
     let mut tiles: Vec<&str> = hexes.iter().map(|(_, t)| *t).collect();
     tiles.sort_unstable();
     tiles.dedup();
@@ -203,22 +235,25 @@ pub fn board(v: &View) -> String {
         for (hx, _) in hexes.iter().filter(|(_, t)| t == tile) {
             let (x, y) = g.centre(*hx);
             o.push_str(r##"<use href="#h" x=""##);
-            num(&mut o, x);
+            num(o, x);
             o.push_str("\" y=\"");
-            num(&mut o, y);
+            num(o, y);
             o.push_str("\" data-hex=\"");
-            hex_name(&mut o, *hx);
+            hex_name(o, *hx);
             o.push_str("\"/>\n");
         }
         o.push_str("</g>\n");
     }
     o.push_str("</g>\n");
-    // Each hex's name at its top, and the tile's name at its foot. The
-    // names of a row are one <text>: each character placed on its own
-    // (SVG's list of x), centred where the centred name put it.
+}
+
+/// Each hex's name at its top. The names of a row are one `<text>`: each
+/// character placed on its own (SVG's list of x), centred where the
+/// centred name put it.
+fn hex_names(o: &mut String, g: &Geo, hexes: &[(Hex, &str)]) {
     o.push_str("<g class=\"names\" font-size=\"8\" text-anchor=\"middle\" fill=\"#333\">\n");
     let mut rows: Vec<(i32, Vec<(i32, Hex)>)> = Vec::new();
-    for (hx, _) in &hexes {
+    for (hx, _) in hexes {
         let (x, y) = g.centre(*hx);
         let y = y - R + 10;
         match rows.iter_mut().find(|(ry, _)| *ry == y) {
@@ -228,31 +263,39 @@ pub fn board(v: &View) -> String {
     }
     for (y, names) in &rows {
         o.push_str("<text y=\"");
-        num(&mut o, *y);
+        num(o, *y);
         o.push_str("\" x=\"");
-        let text = name_row(&mut o, names);
+        let text = name_row(o, names);
         o.push_str("\">");
         o.push_str(&esc(&text));
         o.push_str("</text>\n");
     }
-    o.push_str("</g>\n<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
-    for (hx, tile) in &hexes {
+    o.push_str("</g>\n");
+}
+
+/// The tile's name at the foot of each hex.
+fn tile_labels(o: &mut String, g: &Geo, hexes: &[(Hex, &str)]) {
+    o.push_str("<g class=\"tiles\" font-size=\"7\" text-anchor=\"middle\" fill=\"#222\" font-style=\"italic\">\n");
+    for (hx, tile) in hexes {
         let (_, label) = tile_style(tile);
         if !label.is_empty() {
             let (x, y) = g.centre(*hx);
             o.push_str("<text x=\"");
-            num(&mut o, x);
+            num(o, x);
             o.push_str("\" y=\"");
-            num(&mut o, y + R - 5);
+            num(o, y + R - 5);
             o.push_str("\">");
             o.push_str(label);
             o.push_str("</text>\n");
         }
     }
-    o.push_str(
-        "</g>\n<g class=\"obstacles\" font-size=\"9\" font-weight=\"bold\" fill=\"#5a2d0c\">\n",
-    );
-    for (hx, _) in &hexes {
+    o.push_str("</g>\n");
+}
+
+/// The obstacles of each hex, one mark a line at its left.
+fn obstacles(o: &mut String, v: &View, g: &Geo, hexes: &[(Hex, &str)]) {
+    o.push_str("<g class=\"obstacles\" font-size=\"9\" font-weight=\"bold\" fill=\"#5a2d0c\">\n");
+    for (hx, _) in hexes {
         let Some(t) = v.hex(*hx) else { continue };
         let (x, y) = g.centre(*hx);
         for (i, ob) in (0i32..).zip(t.obstacles.iter()) {
@@ -266,62 +309,60 @@ pub fn board(v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
-    // Appendix 1, Minefields: a mine mark, with the strength once revealed
-    // (the referee's board shows every strength).
-    if !v.minefields.is_empty() {
-        o.push_str(
-            "<g class=\"minefields\" font-size=\"9\" font-weight=\"bold\" fill=\"#8b0000\">\n",
-        );
-        for m in &v.minefields {
-            let (x, y) = g.centre(m.at);
-            let label = match m.strength {
-                Some(n) => format!("M{n}"),
-                None => "M?".into(),
-            };
-            let _ = writeln!(
-                o,
-                r##"<text class="minefield" data-hex="{}" x="{}" y="{}">{label}<title>minefield of {}{}</title></text>"##,
-                m.at,
-                x + HW - 16,
-                y + 10,
-                esc(&m.side),
-                if m.revealed { ", revealed" } else { "" }
-            );
-        }
-        o.push_str("</g>\n");
+}
+
+/// Appendix 1, Minefields: a mine mark, with the strength once revealed
+/// (the referee's board shows every strength).
+fn minefields(o: &mut String, v: &View, g: &Geo) {
+    if v.minefields.is_empty() {
+        return;
     }
-    // Battle Star markers, charges on rigged bridges, hits on a bridge: a
-    // star at the hex's lower left, its meaning in the title (and the
-    // legend).
-    if !v.markers.is_empty() {
-        o.push_str(
-            "<g class=\"markers\" font-size=\"15\" fill=\"#d4a017\" stroke=\"#5a2d0c\" stroke-width=\"0.6\">\n",
-        );
-        for m in &v.markers {
-            let (x, y) = g.centre(m.at);
-            let _ = writeln!(
-                o,
-                r##"<text class="marker" data-hex="{}" data-marker="{}" x="{}" y="{}">{MARKER_STAR}<title>{}</title></text>"##,
-                m.at,
-                esc(&m.kind),
-                x - HW + 4,
-                y + 16,
-                esc(&m.describe())
-            );
-        }
-        o.push_str("</g>\n");
-    }
-    // Section lines.
-    for l in v.board.section_lines {
-        let (x, _) = g.centre(Hex::new(l, 1));
+    o.push_str("<g class=\"minefields\" font-size=\"9\" font-weight=\"bold\" fill=\"#8b0000\">\n");
+    for m in &v.minefields {
+        let (x, y) = g.centre(m.at);
+        let label = match m.strength {
+            Some(n) => format!("M{n}"),
+            None => "M?".into(),
+        };
         let _ = writeln!(
             o,
-            r##"<line class="section" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#444" stroke-width="1.5" stroke-dasharray="6 4"/>"##,
-            MARGIN - 6,
-            board_h - MARGIN + 6
+            r##"<text class="minefield" data-hex="{}" x="{}" y="{}">{label}<title>minefield of {}{}</title></text>"##,
+            m.at,
+            x + HW - 16,
+            y + 10,
+            esc(&m.side),
+            if m.revealed { ", revealed" } else { "" }
         );
     }
-    // Coordinates on the edges: row numbers left and right.
+    o.push_str("</g>\n");
+}
+
+/// Battle Star markers, charges on rigged bridges, hits on a bridge: a
+/// star at the hex's lower left, its meaning in the title (and the legend).
+fn markers(o: &mut String, v: &View, g: &Geo) {
+    if v.markers.is_empty() {
+        return;
+    }
+    o.push_str(
+        "<g class=\"markers\" font-size=\"15\" fill=\"#d4a017\" stroke=\"#5a2d0c\" stroke-width=\"0.6\">\n",
+    );
+    for m in &v.markers {
+        let (x, y) = g.centre(m.at);
+        let _ = writeln!(
+            o,
+            r##"<text class="marker" data-hex="{}" data-marker="{}" x="{}" y="{}">{MARKER_STAR}<title>{}</title></text>"##,
+            m.at,
+            esc(&m.kind),
+            x - HW + 4,
+            y + 16,
+            esc(&m.describe())
+        );
+    }
+    o.push_str("</g>\n");
+}
+
+/// Coordinates on the edges: row numbers left and right.
+fn coordinates(o: &mut String, v: &View, g: &Geo) {
     o.push_str("<g class=\"coords\" font-size=\"11\" text-anchor=\"middle\" fill=\"#333\">\n");
     for r in 0..v.board.rows {
         let (x0, y) = g.centre(Hex::new(if g.flipped { g.max_col } else { 0 }, r));
@@ -332,7 +373,10 @@ pub fn board(v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
-    // Objectives.
+}
+
+/// Objectives: a ring at the hex's upper right, filled by its holder.
+fn objectives(o: &mut String, v: &View, g: &Geo) {
     for ob in &v.objectives {
         let (x, y) = g.centre(ob.at);
         let fill = if ob.held {
@@ -350,7 +394,10 @@ pub fn board(v: &View) -> String {
             if ob.held { ", held" } else { "" }
         );
     }
-    // Last turn: moves, retreats, battles.
+}
+
+/// Last turn: moves, retreats, battles.
+fn last_turn(o: &mut String, v: &View, g: &Geo) {
     o.push_str(
         "<g class=\"last-turn\" stroke-width=\"3\" stroke-opacity=\"0.75\" fill=\"none\">\n",
     );
@@ -409,14 +456,18 @@ pub fn board(v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
-    // Units: the box in the side's colour, the letter and figures in white.
+}
+
+/// Units: the box in the side's colour, the letter and figures in white;
+/// then the trains' wagons.
+fn units(o: &mut String, v: &View, g: &Geo) {
     o.push_str("<g class=\"units\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">\n");
     for u in &v.units {
         let (x, y) = g.centre(u.at);
         let colour = side_colour(v, &u.side);
         let (side, kind) = (esc(&u.side), esc(&u.kind));
         o.push_str("<g class=\"unit\" data-hex=\"");
-        hex_name(&mut o, u.at);
+        hex_name(o, u.at);
         o.push_str("\" data-side=\"");
         o.push_str(&side);
         o.push_str("\"><title>");
@@ -426,23 +477,28 @@ pub fn board(v: &View) -> String {
         o.push_str(" (");
         let _ = write!(o, "{}", u.figures);
         o.push_str(" figures) at ");
-        hex_name(&mut o, u.at);
+        hex_name(o, u.at);
         o.push_str("</title><use href=\"#u\" x=\"");
-        num(&mut o, x);
+        num(o, x);
         o.push_str("\" y=\"");
-        num(&mut o, y);
+        num(o, y);
         o.push_str("\" fill=\"");
         o.push_str(colour);
         o.push_str("\"/><text x=\"");
-        num(&mut o, x);
+        num(o, x);
         o.push_str("\" y=\"");
-        num(&mut o, y + 4);
+        num(o, y + 4);
         o.push_str("\">");
         o.push(unit_letter(u));
         let _ = write!(o, "{}", u.figures);
         o.push_str("</text></g>\n");
     }
-    // Appendix 2, Trains: a wagon is its train's box, paler, marked `=`.
+    wagons(o, v, g);
+    o.push_str("</g>\n");
+}
+
+/// Appendix 2, Trains: a wagon is its train's box, paler, marked `=`.
+fn wagons(o: &mut String, v: &View, g: &Geo) {
     for u in &v.units {
         let Some(t) = &u.train else { continue };
         let Some(w) = t.wagon else { continue };
@@ -466,40 +522,41 @@ pub fn board(v: &View) -> String {
             kind = esc(&u.kind),
         );
     }
-    o.push_str("</g>\n");
-    // The legend: every tile and obstacle on this board, under it.
-    if !legend.is_empty() {
-        o.push_str("<g class=\"legend\" font-size=\"10\" fill=\"#222\" stroke=\"#6b6b5a\">\n");
-        for (i, item) in legend.iter().enumerate() {
-            let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
-            let y = board_h + LEGEND_LINE * (i / per_row) as i32;
-            let name = esc(&item.name);
-            match item.mark {
-                None => {
-                    let _ = writeln!(
-                        o,
-                        r##"<g data-legend="{id}"><rect x="{x}" y="{}" width="14" height="10" fill="{fill}"/><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
-                        y - 9,
-                        x + 18,
-                        id = item.id,
-                        fill = item.fill,
-                    );
-                }
-                Some(m) => {
-                    let _ = writeln!(
-                        o,
-                        r##"<g data-legend="{id}"><text x="{}" y="{y}" stroke="none" font-weight="bold" fill="#5a2d0c">{m}</text><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
-                        x + 3,
-                        x + 18,
-                        id = item.id,
-                    );
-                }
+}
+
+/// The legend: every tile and obstacle on this board, under it.
+fn legend_group(o: &mut String, legend: &[LegendItem], per_row: usize, board_h: i32) {
+    if legend.is_empty() {
+        return;
+    }
+    o.push_str("<g class=\"legend\" font-size=\"10\" fill=\"#222\" stroke=\"#6b6b5a\">\n");
+    for (i, item) in legend.iter().enumerate() {
+        let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
+        let y = board_h + LEGEND_LINE * (i / per_row) as i32;
+        let name = esc(&item.name);
+        match item.mark {
+            None => {
+                let _ = writeln!(
+                    o,
+                    r##"<g data-legend="{id}"><rect x="{x}" y="{}" width="14" height="10" fill="{fill}"/><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                    y - 9,
+                    x + 18,
+                    id = item.id,
+                    fill = item.fill,
+                );
+            }
+            Some(m) => {
+                let _ = writeln!(
+                    o,
+                    r##"<g data-legend="{id}"><text x="{}" y="{y}" stroke="none" font-weight="bold" fill="#5a2d0c">{m}</text><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                    x + 3,
+                    x + 18,
+                    id = item.id,
+                );
             }
         }
-        o.push_str("</g>\n");
     }
-    o.push_str("</svg>\n");
-    pack(&o)
+    o.push_str("</g>\n");
 }
 
 /// The mark of a Battle Star marker on the board.
