@@ -397,6 +397,30 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
     Ok(plans)
 }
 
+/// What a unit's steps have done so far, as `plan` walks them.
+struct Draft {
+    cur: Unit,
+    used: Frac,
+    sweep: Vec<Footprint>,
+    measured: Vec<String>,
+    action: Option<Action>,
+    advanced: bool,
+    moved: bool,
+    enters_ford: Option<u32>,
+    limber: Option<String>,
+}
+
+/// What every step of a unit's orders shares: the position, the unit, its
+/// troop type and all its steps.
+struct Ctx<'a> {
+    r: &'a Ruleset,
+    st: &'a State,
+    u: &'a Unit,
+    t: &'a Troop,
+    steps: &'a [Step],
+    firing: bool,
+}
+
 fn plan(
     r: &Ruleset,
     st: &State,
@@ -405,364 +429,404 @@ fn plan(
     earlier: &[Plan],
 ) -> Result<Plan, String> {
     let t = troop(r, u);
-    let mut cur = u.clone();
-    let mut used = Frac::zero();
-    let mut sweep = Vec::new();
-    let mut measured = Vec::new();
-    let mut action = None;
-    let mut advanced = false;
-    let mut moved = false;
-    let mut enters_ford = None;
-    let mut limber = None;
     let firing = steps
         .iter()
         .any(|s| matches!(s, Step::FireAt(_) | Step::PickOff(_)));
-    let bad = u.bad_morale.is_some() || u.forced == Some(Forced::Halt);
-    let exhausted_rest = matches!(u.forced, Some(Forced::Exhausted { .. }));
+    let c = Ctx {
+        r,
+        st,
+        u,
+        t,
+        steps,
+        firing,
+    };
+    let mut d = Draft {
+        cur: u.clone(),
+        used: Frac::zero(),
+        sweep: Vec::new(),
+        measured: Vec::new(),
+        action: None,
+        advanced: false,
+        moved: false,
+        enters_ford: None,
+        limber: None,
+    };
     for (k, s) in steps.iter().enumerate() {
-        if s.is_action() && k + 1 != steps.len() {
-            return Err(format!("{} must be the last step", s.canonical()));
-        }
-        if enters_ford.is_some() {
-            return Err("the move ends in the ford (a ford takes moves to cross)".into());
-        }
-        if u.forced == Some(Forced::Halt) && !matches!(s, Step::Hold) {
-            return Err(format!(
-                "{} must halt this move, with no firing (bad morale)",
-                u.id
-            ));
-        }
-        if bad
-            && matches!(
-                s,
-                Step::Forward(_)
-                    | Step::FireAt(_)
-                    | Step::Canister(_)
-                    | Step::PickOff(_)
-                    | Step::Charge(_)
-            )
-        {
-            return Err(format!(
-                "{} has bad morale: it may not advance, fire or charge until it rallies",
-                u.id
-            ));
-        }
-        if exhausted_rest && matches!(s, Step::Charge(_)) {
-            return Err(format!(
-                "{} is resting after a drawn melee and may take no offensive action",
-                u.id
-            ));
-        }
-        let is_gun = t.is("artillery");
-        if let Some(why) = general::step_refusal(r, st, u, s, steps) {
-            return Err(why);
-        }
-        match s {
-            Step::Rally(x) => {
-                measured.push(general::rally_check(r, st, u, x)?);
-                moved = true;
-            }
-            Step::Hold => {
-                if steps.len() != 1 {
-                    return Err("HOLD is the whole order for the move".into());
-                }
-            }
-            Step::Forward(d) | Step::Back(d) => {
-                if is_gun
-                    && cur.formation == "deployed"
-                    && *d > t.moves.get("deployed").copied().unwrap_or(0)
-                {
-                    return Err(format!(
-                        "deployed guns are manhandled {} a move at most",
-                        fmt_len(t.moves.get("deployed").copied().unwrap_or(0))
-                    ));
-                }
-                let fwd = matches!(s, Step::Forward(_));
-                let shp = shape(t, &cur);
-                let end = g::offset(
-                    cur.front,
-                    i64::from(cur.facing),
-                    if fwd { *d } else { -*d },
-                    0,
-                );
-                let sw = Footprint {
-                    front: if fwd { end } else { cur.front },
-                    facing: cur.facing,
-                    width: shp.width,
-                    depth: shp.depth + d,
-                };
-                if let Some(why) = ground_refusal(r, st, t, &sw, cur.front, end) {
-                    return Err(why);
-                }
-                let (pct, why) = ground_percent(r, st, t, &sw, cur.front, end);
-                let a = allowance(t, &cur.formation, firing);
-                if pct == 0 || a == 0 {
-                    return Err(format!("a {} cannot move there", t.name.to_lowercase()));
-                }
-                used = used.add(i128::from(*d) * 100, i128::from(a) * i128::from(pct));
-                measured.push(format!(
-                    "{} {}{}",
-                    if fwd { "forward" } else { "back" },
-                    fmt_len(*d),
-                    if pct < 100 {
-                        format!(" ({why}: {pct}% of the move)")
-                    } else {
-                        String::new()
-                    }
-                ));
-                // A barge goes along the river: a ford does not stop it.
-                if !t.is("barge")
-                    && st
-                        .terrain
-                        .iter()
-                        .any(|f| f.kind == "ford" && g::crosses(cur.front, end, &f.polygon()))
-                    && st.terrain.iter().any(|f| {
-                        f.kind == "river"
-                            && geo::Intersects::intersects(&sw.polygon(), &f.polygon())
-                    })
-                {
-                    let n = r
-                        .terrain
-                        .get("ford")
-                        .and_then(|f| f.crossing_moves(t))
-                        .unwrap_or(1);
-                    enters_ford = Some(n);
-                }
-                sweep.push(sw);
-                cur.front = end;
-                advanced |= fwd;
-                moved = true;
-            }
-            Step::Wheel(a) => {
-                let shp = shape(t, &cur);
-                let f = i64::from(cur.facing);
-                // Pivot on the inner flank's front corner.
-                let (pivot, newf, back) = if *a < 0 {
-                    let p = g::offset(cur.front, f, 0, -shp.width / 2);
-                    (p, f + a, shp.width / 2)
-                } else {
-                    let p = g::offset(cur.front, f, 0, shp.width - shp.width / 2);
-                    (p, f + a, -(shp.width - shp.width / 2))
-                };
-                let newfront = g::offset(pivot, newf, 0, back);
-                let dist = g::arc(shp.width, *a);
-                // The ground swept: the footprint every 5 degrees of the turn.
-                let stepdeg = if *a < 0 { -5 } else { 5 };
-                let mut d: i64 = stepdeg;
-                while d.abs() < a.abs() {
-                    let nf = f + d;
-                    sweep.push(Footprint {
-                        front: g::offset(pivot, nf, 0, back),
-                        facing: g::norm_deg(nf),
-                        width: shp.width,
-                        depth: shp.depth,
-                    });
-                    d += stepdeg;
-                }
-                let endfp = Footprint {
-                    front: newfront,
-                    facing: g::norm_deg(newf),
-                    width: shp.width,
-                    depth: shp.depth,
-                };
-                for sw in sweep.iter().rev().take(40).chain(std::iter::once(&endfp)) {
-                    if let Some(why) = ground_refusal(r, st, t, sw, cur.front, newfront) {
-                        return Err(why);
-                    }
-                }
-                let (pct, why) = ground_percent(r, st, t, &endfp, cur.front, newfront);
-                let al = allowance(t, &cur.formation, firing);
-                if pct == 0 || al == 0 {
-                    return Err(format!("a {} cannot wheel there", t.name.to_lowercase()));
-                }
-                used = used.add(i128::from(dist) * 100, i128::from(al) * i128::from(pct));
-                measured.push(format!(
-                    "wheel {} {}° (outer flank {}){}",
-                    if *a < 0 { "left" } else { "right" },
-                    a.abs(),
-                    fmt_len(dist),
-                    if pct < 100 {
-                        format!(" ({why}: {pct}%)")
-                    } else {
-                        String::new()
-                    }
-                ));
-                sweep.push(endfp);
-                cur.front = newfront;
-                cur.facing = g::norm_deg(newf);
-                moved = true;
-            }
-            Step::About => {
-                let shp = shape(t, &cur);
-                cur.front = g::offset(cur.front, i64::from(cur.facing), -shp.depth, 0);
-                cur.facing = g::norm_deg(i64::from(cur.facing) + 180);
-                used = used.add(1, 2);
-                measured.push("about face (half a move)".into());
-                sweep.push(footprint(r, &cur));
-                moved = true;
-            }
-            Step::Form(f) => {
-                if !t.formations.contains(f) {
-                    return Err(format!(
-                        "a {} forms {}, not {f}",
-                        t.name.to_lowercase(),
-                        t.formations.join(" or ")
-                    ));
-                }
-                if cur.formation == *f {
-                    return Err(format!("{} is already in {f}", u.id));
-                }
-                cur.formation = f.clone();
-                used = used.add(1, 2);
-                measured.push(format!("form {f} (half a move)"));
-                let fp = footprint(r, &cur);
-                if let Some(why) = ground_refusal(r, st, t, &fp, cur.front, cur.front) {
-                    return Err(why);
-                }
-                sweep.push(fp);
-                moved = true;
-            }
-            Step::Limber | Step::Unlimber => {
-                if !is_gun {
-                    return Err(format!("{} has no guns to limber", u.id));
-                }
-                if steps.len() != 1 {
-                    return Err("limbering or unlimbering takes the whole move".into());
-                }
-                let want = if matches!(s, Step::Limber) {
-                    "limbered"
-                } else {
-                    "deployed"
-                };
-                if cur.formation == want {
-                    return Err(format!("{} is already {want}", u.id));
-                }
-                cur.formation = want.into();
-                let fp = footprint(r, &cur);
-                if let Some(why) = ground_refusal(r, st, t, &fp, cur.front, cur.front) {
-                    return Err(why);
-                }
-                sweep.push(fp);
-                limber = Some(want.to_string());
-                measured.push(format!(
-                    "{} (the whole move)",
-                    if want == "limbered" {
-                        "limber"
-                    } else {
-                        "unlimber"
-                    }
-                ));
-            }
-            Step::FireAt(x) | Step::Canister(x) | Step::PickOff(x) => {
-                let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
-                if tg.side == u.side {
-                    return Err(format!("{} is on your side", tg.id));
-                }
-                match s {
-                    Step::FireAt(_) if is_gun => {
-                        gun_fire_check(r, st, &cur, tg, false)?;
-                    }
-                    Step::FireAt(_) => {
-                        musket_check(r, st, &cur, tg)?;
-                    }
-                    Step::Canister(_) => {
-                        if !is_gun || t.howitzer {
-                            return Err("only cannon fire canister".into());
-                        }
-                        gun_fire_check(r, st, &cur, tg, true)?;
-                    }
-                    _ => {
-                        if t.musket != "light" {
-                            return Err("only light infantry pick off officers".into());
-                        }
-                        musket_check(r, st, &cur, tg)?;
-                    }
-                }
-                if is_gun && moved {
-                    return Err("guns that moved may not fire this move".into());
-                }
-                action = Some(match s {
-                    Step::FireAt(_) => Action::Fire(tg.id.clone()),
-                    Step::Canister(_) => Action::Canister(tg.id.clone()),
-                    _ => Action::PickOff(tg.id.clone()),
-                });
-            }
-            Step::Charge(x) => {
-                let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
-                if tg.side == u.side {
-                    return Err(format!("{} is on your side", tg.id));
-                }
-                let (ch, _) = charge_plan(r, u, &cur, tg, steps)?;
-                // The ground the charge crosses and the ground it ends on
-                // (the target itself excepted, in `finish`).
-                sweep.extend(charge_ground(r, &cur, &ch));
-                action = Some(ch);
-                advanced = true;
-                moved = true;
-            }
-        }
+        step_refusal(&c, &d, k, s)?;
+        plan_step(&c, &mut d, s)?;
     }
-    if !used.at_most(1, 1) {
-        // Heavy cavalry's 'battle' move: one for each move of rest.
-        let battle = t.moves.get("battle").copied();
-        let normal = allowance(t, &u.formation, firing);
-        let ok = match battle {
-            Some(b) if u.rest > 0 && normal > 0 => used.at_most(i128::from(b), i128::from(normal)),
-            _ => false,
-        };
-        if !ok {
-            return Err(format!(
-                "too far: the steps use {} of a {} move of {} for a {} in {}{}",
-                pct_text(used),
-                if firing { "firing" } else { "normal" },
-                fmt_len(allowance(t, &u.formation, firing)),
-                t.name.to_lowercase(),
-                u.formation,
-                if battle.is_some() {
-                    if u.rest > 0 {
-                        " (or its 'battle' move)"
-                    } else {
-                        " (no move of rest banked for a 'battle' move)"
-                    }
-                } else {
-                    ""
-                },
-            ) + &format!("; measured: {}", measured.join(", ")));
-        }
-        measured.push("the 'battle' move (one move of rest spent)".into());
-        return finish(
-            r,
-            st,
-            u,
-            cur,
-            steps,
-            sweep,
-            measured,
-            action,
-            advanced,
-            moved,
-            true,
-            enters_ford,
-            limber,
-            earlier,
-        );
+    let battle_move = !d.used.at_most(1, 1);
+    if battle_move {
+        battle_move_check(&c, &mut d)?;
     }
     finish(
         r,
         st,
         u,
-        cur,
+        d.cur,
         steps,
-        sweep,
-        measured,
-        action,
-        advanced,
-        moved,
-        false,
-        enters_ford,
-        limber,
+        d.sweep,
+        d.measured,
+        d.action,
+        d.advanced,
+        d.moved,
+        battle_move,
+        d.enters_ford,
+        d.limber,
         earlier,
     )
+}
+
+/// A step the unit may not take at all, whatever the ground.
+fn step_refusal(c: &Ctx<'_>, d: &Draft, k: usize, s: &Step) -> Result<(), String> {
+    let u = c.u;
+    let bad = u.bad_morale.is_some() || u.forced == Some(Forced::Halt);
+    let exhausted_rest = matches!(u.forced, Some(Forced::Exhausted { .. }));
+    if s.is_action() && k + 1 != c.steps.len() {
+        return Err(format!("{} must be the last step", s.canonical()));
+    }
+    if d.enters_ford.is_some() {
+        return Err("the move ends in the ford (a ford takes moves to cross)".into());
+    }
+    if u.forced == Some(Forced::Halt) && !matches!(s, Step::Hold) {
+        return Err(format!(
+            "{} must halt this move, with no firing (bad morale)",
+            u.id
+        ));
+    }
+    if bad
+        && matches!(
+            s,
+            Step::Forward(_)
+                | Step::FireAt(_)
+                | Step::Canister(_)
+                | Step::PickOff(_)
+                | Step::Charge(_)
+        )
+    {
+        return Err(format!(
+            "{} has bad morale: it may not advance, fire or charge until it rallies",
+            u.id
+        ));
+    }
+    if exhausted_rest && matches!(s, Step::Charge(_)) {
+        return Err(format!(
+            "{} is resting after a drawn melee and may take no offensive action",
+            u.id
+        ));
+    }
+    if let Some(why) = general::step_refusal(c.r, c.st, u, s, c.steps) {
+        return Err(why);
+    }
+    Ok(())
+}
+
+/// One step of a unit's orders, measured and checked against the ground.
+fn plan_step(c: &Ctx<'_>, d: &mut Draft, s: &Step) -> Result<(), String> {
+    match s {
+        Step::Rally(x) => {
+            d.measured.push(general::rally_check(c.r, c.st, c.u, x)?);
+            d.moved = true;
+        }
+        Step::Hold => {
+            if c.steps.len() != 1 {
+                return Err("HOLD is the whole order for the move".into());
+            }
+        }
+        Step::Forward(n) | Step::Back(n) => step_straight(c, d, *n, matches!(s, Step::Forward(_)))?,
+        Step::Wheel(a) => step_wheel(c, d, *a)?,
+        Step::About => {
+            let shp = shape(c.t, &d.cur);
+            d.cur.front = g::offset(d.cur.front, i64::from(d.cur.facing), -shp.depth, 0);
+            d.cur.facing = g::norm_deg(i64::from(d.cur.facing) + 180);
+            d.used = d.used.add(1, 2);
+            d.measured.push("about face (half a move)".into());
+            d.sweep.push(footprint(c.r, &d.cur));
+            d.moved = true;
+        }
+        Step::Form(f) => step_form(c, d, f)?,
+        Step::Limber | Step::Unlimber => step_limber(c, d, matches!(s, Step::Limber))?,
+        Step::FireAt(x) | Step::Canister(x) | Step::PickOff(x) => step_fire(c, d, s, x)?,
+        Step::Charge(x) => {
+            let tg =
+                c.st.unit(x)
+                    .ok_or_else(|| format!("there is no unit {x}"))?;
+            if tg.side == c.u.side {
+                return Err(format!("{} is on your side", tg.id));
+            }
+            let (ch, _) = charge_plan(c.r, c.u, &d.cur, tg, c.steps)?;
+            // The ground the charge crosses and the ground it ends on
+            // (the target itself excepted, in `finish`).
+            d.sweep.extend(charge_ground(c.r, &d.cur, &ch));
+            d.action = Some(ch);
+            d.advanced = true;
+            d.moved = true;
+        }
+    }
+    Ok(())
+}
+
+/// FORWARD or BACK: the ground swept, its going, and a ford entered.
+fn step_straight(c: &Ctx<'_>, d: &mut Draft, n: i64, fwd: bool) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let is_gun = t.is("artillery");
+    if is_gun && d.cur.formation == "deployed" && n > t.moves.get("deployed").copied().unwrap_or(0)
+    {
+        return Err(format!(
+            "deployed guns are manhandled {} a move at most",
+            fmt_len(t.moves.get("deployed").copied().unwrap_or(0))
+        ));
+    }
+    let shp = shape(t, &d.cur);
+    let end = g::offset(
+        d.cur.front,
+        i64::from(d.cur.facing),
+        if fwd { n } else { -n },
+        0,
+    );
+    let sw = Footprint {
+        front: if fwd { end } else { d.cur.front },
+        facing: d.cur.facing,
+        width: shp.width,
+        depth: shp.depth + n,
+    };
+    if let Some(why) = ground_refusal(r, st, t, &sw, d.cur.front, end) {
+        return Err(why);
+    }
+    let (pct, why) = ground_percent(r, st, t, &sw, d.cur.front, end);
+    let a = allowance(t, &d.cur.formation, c.firing);
+    if pct == 0 || a == 0 {
+        return Err(format!("a {} cannot move there", t.name.to_lowercase()));
+    }
+    d.used = d
+        .used
+        .add(i128::from(n) * 100, i128::from(a) * i128::from(pct));
+    d.measured.push(format!(
+        "{} {}{}",
+        if fwd { "forward" } else { "back" },
+        fmt_len(n),
+        if pct < 100 {
+            format!(" ({why}: {pct}% of the move)")
+        } else {
+            String::new()
+        }
+    ));
+    // A barge goes along the river: a ford does not stop it.
+    if !t.is("barge")
+        && st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "ford" && g::crosses(d.cur.front, end, &f.polygon()))
+        && st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "river" && geo::Intersects::intersects(&sw.polygon(), &f.polygon()))
+    {
+        let n = r
+            .terrain
+            .get("ford")
+            .and_then(|f| f.crossing_moves(t))
+            .unwrap_or(1);
+        d.enters_ford = Some(n);
+    }
+    d.sweep.push(sw);
+    d.cur.front = end;
+    d.advanced |= fwd;
+    d.moved = true;
+    Ok(())
+}
+
+/// WHEEL: the pivot on the inner flank, the ground swept every 5 degrees.
+fn step_wheel(c: &Ctx<'_>, d: &mut Draft, a: i64) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let shp = shape(t, &d.cur);
+    let f = i64::from(d.cur.facing);
+    // Pivot on the inner flank's front corner.
+    let (pivot, newf, back) = if a < 0 {
+        let p = g::offset(d.cur.front, f, 0, -shp.width / 2);
+        (p, f + a, shp.width / 2)
+    } else {
+        let p = g::offset(d.cur.front, f, 0, shp.width - shp.width / 2);
+        (p, f + a, -(shp.width - shp.width / 2))
+    };
+    let newfront = g::offset(pivot, newf, 0, back);
+    let dist = g::arc(shp.width, a);
+    // The ground swept: the footprint every 5 degrees of the turn.
+    let stepdeg = if a < 0 { -5 } else { 5 };
+    let mut k: i64 = stepdeg;
+    while k.abs() < a.abs() {
+        let nf = f + k;
+        d.sweep.push(Footprint {
+            front: g::offset(pivot, nf, 0, back),
+            facing: g::norm_deg(nf),
+            width: shp.width,
+            depth: shp.depth,
+        });
+        k += stepdeg;
+    }
+    let endfp = Footprint {
+        front: newfront,
+        facing: g::norm_deg(newf),
+        width: shp.width,
+        depth: shp.depth,
+    };
+    for sw in d.sweep.iter().rev().take(40).chain(std::iter::once(&endfp)) {
+        if let Some(why) = ground_refusal(r, st, t, sw, d.cur.front, newfront) {
+            return Err(why);
+        }
+    }
+    let (pct, why) = ground_percent(r, st, t, &endfp, d.cur.front, newfront);
+    let al = allowance(t, &d.cur.formation, c.firing);
+    if pct == 0 || al == 0 {
+        return Err(format!("a {} cannot wheel there", t.name.to_lowercase()));
+    }
+    d.used = d
+        .used
+        .add(i128::from(dist) * 100, i128::from(al) * i128::from(pct));
+    d.measured.push(format!(
+        "wheel {} {}° (outer flank {}){}",
+        if a < 0 { "left" } else { "right" },
+        a.abs(),
+        fmt_len(dist),
+        if pct < 100 {
+            format!(" ({why}: {pct}%)")
+        } else {
+            String::new()
+        }
+    ));
+    d.sweep.push(endfp);
+    d.cur.front = newfront;
+    d.cur.facing = g::norm_deg(newf);
+    d.moved = true;
+    Ok(())
+}
+
+/// FORM: half a move, on ground the new formation may stand on.
+fn step_form(c: &Ctx<'_>, d: &mut Draft, f: &String) -> Result<(), String> {
+    let t = c.t;
+    if !t.formations.contains(f) {
+        return Err(format!(
+            "a {} forms {}, not {f}",
+            t.name.to_lowercase(),
+            t.formations.join(" or ")
+        ));
+    }
+    if d.cur.formation == *f {
+        return Err(format!("{} is already in {f}", c.u.id));
+    }
+    d.cur.formation = f.clone();
+    d.used = d.used.add(1, 2);
+    d.measured.push(format!("form {f} (half a move)"));
+    let fp = footprint(c.r, &d.cur);
+    if let Some(why) = ground_refusal(c.r, c.st, t, &fp, d.cur.front, d.cur.front) {
+        return Err(why);
+    }
+    d.sweep.push(fp);
+    d.moved = true;
+    Ok(())
+}
+
+/// LIMBER or UNLIMBER: guns only, the whole move.
+fn step_limber(c: &Ctx<'_>, d: &mut Draft, limber: bool) -> Result<(), String> {
+    if !c.t.is("artillery") {
+        return Err(format!("{} has no guns to limber", c.u.id));
+    }
+    if c.steps.len() != 1 {
+        return Err("limbering or unlimbering takes the whole move".into());
+    }
+    let want = if limber { "limbered" } else { "deployed" };
+    if d.cur.formation == want {
+        return Err(format!("{} is already {want}", c.u.id));
+    }
+    d.cur.formation = want.into();
+    let fp = footprint(c.r, &d.cur);
+    if let Some(why) = ground_refusal(c.r, c.st, c.t, &fp, d.cur.front, d.cur.front) {
+        return Err(why);
+    }
+    d.sweep.push(fp);
+    d.limber = Some(want.to_string());
+    d.measured.push(format!(
+        "{} (the whole move)",
+        if want == "limbered" {
+            "limber"
+        } else {
+            "unlimber"
+        }
+    ));
+    Ok(())
+}
+
+/// FIRE AT, FIRE CANISTER AT, PICK OFF: a target in sight and range.
+fn step_fire(c: &Ctx<'_>, d: &mut Draft, s: &Step, x: &str) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let is_gun = t.is("artillery");
+    let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
+    if tg.side == c.u.side {
+        return Err(format!("{} is on your side", tg.id));
+    }
+    match s {
+        Step::FireAt(_) if is_gun => {
+            gun_fire_check(r, st, &d.cur, tg, false)?;
+        }
+        Step::FireAt(_) => {
+            musket_check(r, st, &d.cur, tg)?;
+        }
+        Step::Canister(_) => {
+            if !is_gun || t.howitzer {
+                return Err("only cannon fire canister".into());
+            }
+            gun_fire_check(r, st, &d.cur, tg, true)?;
+        }
+        _ => {
+            if t.musket != "light" {
+                return Err("only light infantry pick off officers".into());
+            }
+            musket_check(r, st, &d.cur, tg)?;
+        }
+    }
+    if is_gun && d.moved {
+        return Err("guns that moved may not fire this move".into());
+    }
+    d.action = Some(match s {
+        Step::FireAt(_) => Action::Fire(tg.id.clone()),
+        Step::Canister(_) => Action::Canister(tg.id.clone()),
+        _ => Action::PickOff(tg.id.clone()),
+    });
+    Ok(())
+}
+
+/// Steps over a whole move: heavy cavalry's 'battle' move, one for each
+/// move of rest, or too far.
+fn battle_move_check(c: &Ctx<'_>, d: &mut Draft) -> Result<(), String> {
+    let (t, u, firing, used) = (c.t, c.u, c.firing, d.used);
+    let battle = t.moves.get("battle").copied();
+    let normal = allowance(t, &u.formation, firing);
+    let ok = match battle {
+        Some(b) if u.rest > 0 && normal > 0 => used.at_most(i128::from(b), i128::from(normal)),
+        _ => false,
+    };
+    if !ok {
+        return Err(format!(
+            "too far: the steps use {} of a {} move of {} for a {} in {}{}",
+            pct_text(used),
+            if firing { "firing" } else { "normal" },
+            fmt_len(allowance(t, &u.formation, firing)),
+            t.name.to_lowercase(),
+            u.formation,
+            if battle.is_some() {
+                if u.rest > 0 {
+                    " (or its 'battle' move)"
+                } else {
+                    " (no move of rest banked for a 'battle' move)"
+                }
+            } else {
+                ""
+            },
+        ) + &format!("; measured: {}", d.measured.join(", ")));
+    }
+    d.measured
+        .push("the 'battle' move (one move of rest spent)".into());
+    Ok(())
 }
 
 fn pct_text(f: Frac) -> String {
