@@ -1934,11 +1934,27 @@ fn in_strip(p: Pt, gun: Pt, vx: i128, vy: i128, v2: i128, lo: i128, hi: i128, hw
     ge_lo && le_hi && c * c <= hw * hw * v2
 }
 
+/// One gun's shot this move: the battery and its target as they stood.
+struct Shot<'a> {
+    gu: &'a Unit,
+    tg: &'a Unit,
+    gi: usize,
+    gp: Pt,
+    before: &'a BTreeMap<String, Unit>,
+}
+
+/// Figures killed (unit, figures, by side) and gun damage (unit, gun,
+/// points), applied once every battery has fired.
+#[derive(Default)]
+struct Losses {
+    kills: Vec<(String, u32, usize)>,
+    damage: Vec<(String, usize, u32)>,
+}
+
 fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
     let r = t.r;
     let before = positions(t);
-    let mut kills: Vec<(String, u32, usize)> = Vec::new();
-    let mut damage: Vec<(String, usize, u32)> = Vec::new();
+    let mut losses = Losses::default();
     for p in all {
         let (target, canister) = match &p.action {
             Some(Action::Fire(x)) if troop(r, &p.end).is("artillery") => (x.clone(), false),
@@ -1958,7 +1974,6 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             );
             continue;
         };
-        let tr = troop(r, &gu);
         match gun_sight(r, &t.st, &gu, &tg, canister, &before) {
             Ok(_) => {}
             Err(why) => {
@@ -1972,189 +1987,231 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 continue;
             }
         }
-        let side = gu.side;
         for (gi, gp) in gun_points(r, &gu).into_iter().enumerate() {
             let Some(gs) = gu.guns.get(gi) else { continue };
-            if gs.destroyed {
+            if gs.destroyed || gun_rests(t, &gu, gi) {
                 continue;
             }
-            if gs.damage >= r.cb_alternate && gs.fired_last {
-                t.ev.push(
-                    Charge::GunRests {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        why: "damaged: fires alternate moves".into(),
-                    }
-                    .into(),
-                );
-                // It rested this move, so it fires the next.
-                if let Some(m) = t.st.unit_mut(&gu.id) {
-                    if let Some(x) = m.guns.get_mut(gi) {
-                        x.fired_last = false;
-                    }
-                }
-                continue;
-            }
-            if let Some(m) = t.st.unit_mut(&gu.id) {
-                if let Some(x) = m.guns.get_mut(gi) {
-                    x.fired_last = true;
-                }
-            }
-            let tfp = footprint(r, &tg);
-            let aim = tfp.centre();
-            if canister {
-                let dd = Dist2::of(gp.dist2(aim));
-                let dir = g::bearing(gp, aim);
-                let mut hits = Vec::new();
-                for u in before.values() {
-                    if u.id == gu.id {
-                        continue;
-                    }
-                    for (i, fp) in figures(r, u).into_iter().enumerate() {
-                        if Dist2::of(gp.dist2(fp)).within(r.canister_range)
-                            && g::in_arc(gp, i64::from(dir), r.canister_half_angle, fp)
-                        {
-                            hits.push((u.id.clone(), i));
-                        }
-                    }
-                }
-                let dice = t.rolls(hits.len());
-                let mut per: BTreeMap<String, u32> = BTreeMap::new();
-                for ((u, _), d) in hits.iter().zip(&dice) {
-                    if r.canister_kill.contains(d) {
-                        *per.entry(u.clone()).or_default() += 1;
-                    }
-                }
-                t.ev.push(
-                    Charge::Canister {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        target: tg.id.to_string(),
-                        range: dd.floor(),
-                        text: fmt_len(dd.floor()),
-                        figures: hits.len(),
-                        dice: dice.clone(),
-                        kill: r.canister_kill.clone(),
-                        killed: per.clone(),
-                    }
-                    .into(),
-                );
-                for (u, k) in per {
-                    kills.push((u, k, side));
-                }
-                continue;
-            }
-            let dd = Dist2::of(gp.dist2(aim));
-            if tr.howitzer {
-                let face = t.roll();
-                if face == 1 {
-                    t.ev.push(
-                        Charge::Shell {
-                            unit: gu.id.to_string(),
-                            gun: gi + 1,
-                            target: tg.id.to_string(),
-                            range: dd.floor(),
-                            text: fmt_len(dd.floor()),
-                            sector: 1,
-                            misfire: Some(true),
-                            figures: None,
-                            dice: None,
-                            kill: None,
-                            killed: None,
-                            counter_battery: None,
-                            houses: None,
-                            aim: None,
-                            from: None,
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-                let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, &before);
-                let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut kills);
-                let dice = t.rolls(figs.len());
-                let mut per: BTreeMap<String, u32> = BTreeMap::new();
-                for ((u, _), d) in figs.iter().zip(&dice) {
-                    if r.how_kill.contains(d) {
-                        *per.entry(u.clone()).or_default() += 1;
-                    }
-                }
-                let cb = counter_battery(t, &guns, dd, &mut damage);
-                t.ev.push(
-                    Charge::Shell {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        target: tg.id.to_string(),
-                        range: dd.floor(),
-                        text: fmt_len(dd.floor()),
-                        sector: face,
-                        figures: Some(figs.len()),
-                        dice: Some(dice.clone()),
-                        kill: Some(r.how_kill.clone()),
-                        killed: Some(per.clone()),
-                        counter_battery: Some(cb),
-                        houses: Some(house_ev),
-                        aim: Some([aim.x, aim.y]),
-                        from: Some([gp.x, gp.y]),
-                        misfire: None,
-                    }
-                    .into(),
-                );
-                for (u, k) in per {
-                    kills.push((u, k, side));
-                }
-                continue;
-            }
-            let Some((_, band)) = band_of(&r.roundshot, dd) else {
-                continue;
+            let shot = Shot {
+                gu: &gu,
+                tg: &tg,
+                gi,
+                gp,
+                before: &before,
             };
-            let band = band.clone();
-            let plus = t.roll();
-            let minus = t.roll();
-            let off = (i64::from(plus) - i64::from(minus)) * PER_INCH;
-            let (figs, guns) = under_sleeve(t, &gu.id, gp, aim, off);
-            let (figs, house_ev) = houses::roundshot(t, gp, aim, off, dd, figs, side, &mut kills);
-            let dice = t.rolls(figs.len());
-            let mut per: BTreeMap<String, u32> = BTreeMap::new();
-            for ((u, _), d) in figs.iter().zip(&dice) {
-                if band.kill.contains(d) {
-                    *per.entry(u.clone()).or_default() += 1;
-                }
+            if canister {
+                canister_shot(t, &shot, &mut losses);
+            } else if troop(r, &gu).howitzer {
+                shell_shot(t, &shot, &mut losses);
+            } else {
+                roundshot_shot(t, &shot, &mut losses);
             }
-            let cb = counter_battery(t, &guns, dd, &mut damage);
-            t.ev.push(
-                Charge::Roundshot {
-                    unit: gu.id.to_string(),
-                    gun: gi + 1,
-                    target: tg.id.to_string(),
-                    range: dd.floor(),
-                    text: fmt_len(dd.floor()),
-                    kill: band.kill.clone(),
-                    plus,
-                    minus,
-                    sleeve: off,
-                    sleeve_text: fmt_len(off),
-                    figures: figs.len(),
-                    dice: dice.clone(),
-                    killed: per.clone(),
-                    counter_battery: cb,
-                    houses: house_ev,
-                    aim: [aim.x, aim.y],
-                    from: [gp.x, gp.y],
-                }
-                .into(),
-            );
-            for (u, k) in per {
-                kills.push((u, k, side));
-            }
-        }
-        for (i, x) in gu.guns.iter().enumerate() {
-            let _ = (i, x);
         }
     }
-    for (u, k, side) in kills {
+    for (u, k, side) in losses.kills {
         t.kill(&u, k, side);
     }
+    damage_guns(t, losses.damage);
+}
+
+/// A damaged gun fires alternate moves: whether it rests this one (and
+/// which it fires next).
+fn gun_rests(t: &mut Turn<'_, '_, '_>, gu: &Unit, gi: usize) -> bool {
+    let Some(gs) = gu.guns.get(gi) else {
+        return true;
+    };
+    if gs.damage >= t.r.cb_alternate && gs.fired_last {
+        t.ev.push(
+            Charge::GunRests {
+                unit: gu.id.to_string(),
+                gun: gi + 1,
+                why: "damaged: fires alternate moves".into(),
+            }
+            .into(),
+        );
+        // It rested this move, so it fires the next.
+        if let Some(m) = t.st.unit_mut(&gu.id) {
+            if let Some(x) = m.guns.get_mut(gi) {
+                x.fired_last = false;
+            }
+        }
+        return true;
+    }
+    if let Some(m) = t.st.unit_mut(&gu.id) {
+        if let Some(x) = m.guns.get_mut(gi) {
+            x.fired_last = true;
+        }
+    }
+    false
+}
+
+/// Canister: every figure within range in the cone toward the target.
+fn canister_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp) = (s.gu, s.tg, s.gp);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let dir = g::bearing(gp, aim);
+    let mut hits = Vec::new();
+    for u in s.before.values() {
+        if u.id == gu.id {
+            continue;
+        }
+        for (i, fp) in figures(r, u).into_iter().enumerate() {
+            if Dist2::of(gp.dist2(fp)).within(r.canister_range)
+                && g::in_arc(gp, i64::from(dir), r.canister_half_angle, fp)
+            {
+                hits.push((u.id.clone(), i));
+            }
+        }
+    }
+    let dice = t.rolls(hits.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in hits.iter().zip(&dice) {
+        if r.canister_kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    t.ev.push(
+        Charge::Canister {
+            unit: gu.id.to_string(),
+            gun: s.gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            figures: hits.len(),
+            dice: dice.clone(),
+            kill: r.canister_kill.clone(),
+            killed: per.clone(),
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, gu.side));
+    }
+}
+
+/// A howitzer's shell: the die gives the sector (1 a misfire), then the
+/// burst's figures, houses and guns.
+fn shell_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp, gi, side) = (s.gu, s.tg, s.gp, s.gi, s.gu.side);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let face = t.roll();
+    if face == 1 {
+        t.ev.push(
+            Charge::Shell {
+                unit: gu.id.to_string(),
+                gun: gi + 1,
+                target: tg.id.to_string(),
+                range: dd.floor(),
+                text: fmt_len(dd.floor()),
+                sector: 1,
+                misfire: Some(true),
+                figures: None,
+                dice: None,
+                kill: None,
+                killed: None,
+                counter_battery: None,
+                houses: None,
+                aim: None,
+                from: None,
+            }
+            .into(),
+        );
+        return;
+    }
+    let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, s.before);
+    let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut losses.kills);
+    let dice = t.rolls(figs.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in figs.iter().zip(&dice) {
+        if r.how_kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    let cb = counter_battery(t, &guns, dd, &mut losses.damage);
+    t.ev.push(
+        Charge::Shell {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            sector: face,
+            figures: Some(figs.len()),
+            dice: Some(dice.clone()),
+            kill: Some(r.how_kill.clone()),
+            killed: Some(per.clone()),
+            counter_battery: Some(cb),
+            houses: Some(house_ev),
+            aim: Some([aim.x, aim.y]),
+            from: Some([gp.x, gp.y]),
+            misfire: None,
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, side));
+    }
+}
+
+/// Roundshot: the sleeve thrown off by the two dice, its figures, houses
+/// and guns.
+fn roundshot_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp, gi, side) = (s.gu, s.tg, s.gp, s.gi, s.gu.side);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let Some((_, band)) = band_of(&r.roundshot, dd) else {
+        return;
+    };
+    let band = band.clone();
+    let plus = t.roll();
+    let minus = t.roll();
+    let off = (i64::from(plus) - i64::from(minus)) * PER_INCH;
+    let (figs, guns) = under_sleeve(t, &gu.id, gp, aim, off);
+    let (figs, house_ev) = houses::roundshot(t, gp, aim, off, dd, figs, side, &mut losses.kills);
+    let dice = t.rolls(figs.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in figs.iter().zip(&dice) {
+        if band.kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    let cb = counter_battery(t, &guns, dd, &mut losses.damage);
+    t.ev.push(
+        Charge::Roundshot {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            kill: band.kill.clone(),
+            plus,
+            minus,
+            sleeve: off,
+            sleeve_text: fmt_len(off),
+            figures: figs.len(),
+            dice: dice.clone(),
+            killed: per.clone(),
+            counter_battery: cb,
+            houses: house_ev,
+            aim: [aim.x, aim.y],
+            from: [gp.x, gp.y],
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, side));
+    }
+}
+
+/// Counter-battery damage, once every battery has fired: a gun with
+/// enough is destroyed.
+fn damage_guns(t: &mut Turn<'_, '_, '_>, damage: Vec<(String, usize, u32)>) {
+    let r = t.r;
     for (u, gi, pts) in damage {
         if let Some(m) = t.st.unit_mut(&u) {
             if let Some(x) = m.guns.get_mut(gi) {
@@ -2358,10 +2415,31 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             _ => None,
         })
         .collect();
-    // Who fires first between two units firing at each other.
+    let second = fires_first(t, &shooters);
+    for wave in 0..2 {
+        let snapshot = positions(t);
+        let mut hits = Volleys::default();
+        for (sid, tid, pick) in &shooters {
+            if (wave == 1) != second.contains(sid) {
+                continue;
+            }
+            musket_shot(t, sid, tid, *pick, &snapshot, &mut hits);
+        }
+        for (u, k, side) in hits.kills {
+            t.kill(&u, k, side);
+        }
+        for (u, i, _) in hits.officers {
+            officer_hit(t, &u, i);
+        }
+    }
+}
+
+/// Who fires first between two units firing at each other: the units that
+/// fire second.
+fn fires_first(t: &mut Turn<'_, '_, '_>, shooters: &[(String, String, bool)]) -> BTreeSet<String> {
     let mut second: BTreeSet<String> = BTreeSet::new();
     let mut done_pairs: BTreeSet<(String, String)> = BTreeSet::new();
-    for (a, b, _) in &shooters {
+    for (a, b, _) in shooters {
         if shooters.iter().any(|(x, y, _)| x == b && y == a) {
             let key = if a < b {
                 (a.clone(), b.clone())
@@ -2398,164 +2476,185 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
         }
     }
-    for wave in 0..2 {
-        let snapshot = positions(t);
-        let mut kills: Vec<(String, u32, usize)> = Vec::new();
-        let mut officer_hits: Vec<(String, usize, bool)> = Vec::new();
-        for (sid, tid, pick) in &shooters {
-            if (wave == 1) != second.contains(sid) {
-                continue;
+    second
+}
+
+/// A wave's figures killed (unit, figures, by side) and officers hit
+/// (unit, officer, picked off), applied once the wave has fired.
+#[derive(Default)]
+struct Volleys {
+    kills: Vec<(String, u32, usize)>,
+    officers: Vec<(String, usize, bool)>,
+}
+
+/// One unit's musketry: the line's volley, light infantry's picking off
+/// or skirmishing fire.
+fn musket_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sid: &str,
+    tid: &str,
+    pick: bool,
+    snapshot: &BTreeMap<String, Unit>,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let lapse = |t: &mut Turn<'_, '_, '_>, why: String| {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why,
             }
-            let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned())
-            else {
-                t.ev.push(
-                    Charge::Lapse {
-                        unit: sid.to_string(),
-                        why: format!("{tid} is gone"),
-                    }
-                    .into(),
-                );
-                continue;
-            };
-            if sh.rf == 0 || sh.melee.is_some() {
-                t.ev.push(
-                    Charge::Lapse {
-                        unit: sid.to_string(),
-                        why: "in melee or without men: no musketry".into(),
-                    }
-                    .into(),
-                );
-                continue;
-            }
-            let sight = match musket_sight(r, &t.st, &sh, &tg, &snapshot) {
-                Ok(s) => s,
-                Err(why) => {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: why.to_string(),
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-            };
-            let tr = troop(r, &sh);
-            if tr.musket == "line" {
-                let table = if sh.volleyed {
-                    &r.normal
-                } else {
-                    &r.first_volley
-                };
-                let Some((_, band)) = band_of(table, sight.dist) else {
-                    continue;
-                };
-                let band = band.clone();
-                let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
-                t.ev.push(ev.into());
-                kills.push((tid.clone(), k, sh.side));
-                if let Some(m) = t.st.unit_mut(sid) {
-                    m.volleyed = true;
-                }
-            } else if *pick {
-                let bands = &r.pick_off;
-                let target_light = troop(r, &tg).light;
-                let _ = target_light;
-                let Some((_, band)) = band_of(bands, sight.dist) else {
-                    continue;
-                };
-                let band = band.clone();
-                let line_cover = sight.cover && !troop(r, &tg).light;
-                if line_cover {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: "no picking off at line infantry in cover".into(),
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-                let dice = t.rolls(sh.rf as usize);
-                let hits = dice.iter().filter(|d| band.kill.contains(d)).count();
-                let mut taken: BTreeSet<usize> = BTreeSet::new();
-                let mut shot = Vec::new();
-                for _ in 0..hits {
-                    // The highest-ranking officer still standing (mounted
-                    // only beyond the near band).
-                    let cand = tg
-                        .officers
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, o)| {
-                            o.alive && !taken.contains(i) && (!band.mounted_only || o.mounted)
-                        })
-                        .max_by_key(|(i, o)| (o.points, std::cmp::Reverse(*i)));
-                    if let Some((i, o)) = cand {
-                        taken.insert(i);
-                        shot.push(o.rank.clone());
-                        officer_hits.push((tid.clone(), i, true));
-                    }
-                }
-                t.ev.push(
-                    Charge::PickOff {
-                        unit: sid.to_string(),
-                        target: tid.to_string(),
-                        range: sight.dist.floor(),
-                        text: fmt_len(sight.dist.floor()),
-                        kill: band.kill.clone(),
-                        dice: dice.clone(),
-                        officers_hit: shot,
-                    }
-                    .into(),
-                );
-            } else {
-                let target_light = troop(r, &tg).light;
-                let bands = match (target_light, sight.cover) {
-                    (true, false) => &r.at_light_open,
-                    (true, true) => &r.at_light_cover,
-                    (false, true) => &r.at_line_cover,
-                    (false, false) => &r.brown,
-                };
-                let Some((_, band)) = band_of(bands, sight.dist) else {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: format!(
-                                "no effect at {} against that target",
-                                fmt_len(sight.dist.floor())
-                            ),
-                        }
-                        .into(),
-                    );
-                    continue;
-                };
-                let band = band.clone();
-                let dice = t.rolls(sh.rf as usize);
-                let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
-                t.ev.push(
-                    Charge::Skirmish {
-                        unit: sid.to_string(),
-                        target: tid.to_string(),
-                        range: sight.dist.floor(),
-                        text: fmt_len(sight.dist.floor()),
-                        cover: sight.cover,
-                        kill: band.kill.clone(),
-                        dice: dice.clone(),
-                        killed: k,
-                    }
-                    .into(),
-                );
-                kills.push((tid.clone(), k, sh.side));
-            }
+            .into(),
+        );
+    };
+    let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned()) else {
+        lapse(t, format!("{tid} is gone"));
+        return;
+    };
+    if sh.rf == 0 || sh.melee.is_some() {
+        lapse(t, "in melee or without men: no musketry".into());
+        return;
+    }
+    let sight = match musket_sight(r, &t.st, &sh, &tg, snapshot) {
+        Ok(s) => s,
+        Err(why) => {
+            lapse(t, why.to_string());
+            return;
         }
-        for (u, k, side) in kills {
-            t.kill(&u, k, side);
+    };
+    let tr = troop(r, &sh);
+    if tr.musket == "line" {
+        let table = if sh.volleyed {
+            &r.normal
+        } else {
+            &r.first_volley
+        };
+        let Some((_, band)) = band_of(table, sight.dist) else {
+            return;
+        };
+        let band = band.clone();
+        let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
+        t.ev.push(ev.into());
+        hits.kills.push((tid.to_string(), k, sh.side));
+        if let Some(m) = t.st.unit_mut(sid) {
+            m.volleyed = true;
         }
-        for (u, i, _) in officer_hits {
-            officer_hit(t, &u, i);
+    } else if pick {
+        pick_off_shot(t, &sh, &tg, &sight, hits);
+    } else {
+        skirmish_shot(t, &sh, &tg, &sight, hits);
+    }
+}
+
+/// Light infantry picking off officers.
+fn pick_off_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sh: &Unit,
+    tg: &Unit,
+    sight: &Sight,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let (sid, tid) = (&sh.id, &tg.id);
+    let bands = &r.pick_off;
+    let target_light = troop(r, tg).light;
+    let _ = target_light;
+    let Some((_, band)) = band_of(bands, sight.dist) else {
+        return;
+    };
+    let band = band.clone();
+    let line_cover = sight.cover && !troop(r, tg).light;
+    if line_cover {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why: "no picking off at line infantry in cover".into(),
+            }
+            .into(),
+        );
+        return;
+    }
+    let dice = t.rolls(sh.rf as usize);
+    let n = dice.iter().filter(|d| band.kill.contains(d)).count();
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
+    let mut shot = Vec::new();
+    for _ in 0..n {
+        // The highest-ranking officer still standing (mounted
+        // only beyond the near band).
+        let cand = tg
+            .officers
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| o.alive && !taken.contains(i) && (!band.mounted_only || o.mounted))
+            .max_by_key(|(i, o)| (o.points, std::cmp::Reverse(*i)));
+        if let Some((i, o)) = cand {
+            taken.insert(i);
+            shot.push(o.rank.clone());
+            hits.officers.push((tid.clone(), i, true));
         }
     }
+    t.ev.push(
+        Charge::PickOff {
+            unit: sid.to_string(),
+            target: tid.to_string(),
+            range: sight.dist.floor(),
+            text: fmt_len(sight.dist.floor()),
+            kill: band.kill.clone(),
+            dice: dice.clone(),
+            officers_hit: shot,
+        }
+        .into(),
+    );
+}
+
+/// Light infantry's skirmishing fire: the table by the target's kind and
+/// cover.
+fn skirmish_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sh: &Unit,
+    tg: &Unit,
+    sight: &Sight,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let (sid, tid) = (&sh.id, &tg.id);
+    let target_light = troop(r, tg).light;
+    let bands = match (target_light, sight.cover) {
+        (true, false) => &r.at_light_open,
+        (true, true) => &r.at_light_cover,
+        (false, true) => &r.at_line_cover,
+        (false, false) => &r.brown,
+    };
+    let Some((_, band)) = band_of(bands, sight.dist) else {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why: format!(
+                    "no effect at {} against that target",
+                    fmt_len(sight.dist.floor())
+                ),
+            }
+            .into(),
+        );
+        return;
+    };
+    let band = band.clone();
+    let dice = t.rolls(sh.rf as usize);
+    let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
+    t.ev.push(
+        Charge::Skirmish {
+            unit: sid.to_string(),
+            target: tid.to_string(),
+            range: sight.dist.floor(),
+            text: fmt_len(sight.dist.floor()),
+            cover: sight.cover,
+            kill: band.kill.clone(),
+            dice: dice.clone(),
+            killed: k,
+        }
+        .into(),
+    );
+    hits.kills.push((tid.clone(), k, sh.side));
 }
 
 /// An officer hit: the saving throw (5 or 6 saves him).
@@ -2690,7 +2789,6 @@ fn engaged(r: &Ruleset, u: &Unit, attacker: bool, first: bool, other_width: i64)
 }
 
 fn melee(t: &mut Turn<'_, '_, '_>) {
-    let r = t.r;
     let pairs: Vec<(String, String)> =
         t.st.units
             .iter()
@@ -2710,189 +2808,249 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             }
             continue;
         };
-        let round = a.melee.as_ref().map_or(0, |m| m.moves);
-        let first = round == 0;
-        let (ta, td) = (troop(r, &a), troop(r, &d));
-        let aw = {
-            let sh = shape(ta, &a);
-            let n = engaged(r, &a, true, true, 0);
-            sh.pitch * i64::from(n.min(sh.files + 8))
-        };
-        let na = engaged(r, &a, true, first, 0);
-        let nd = engaged(r, &d, false, first, aw);
-        let (combats, second) = if first {
-            (pairings(r, &ta.class, na, &td.class, nd), None)
+        melee_move(t, (&aid, &did), &a, &d);
+    }
+}
+
+/// The melee modifiers of both sides, in half points, and why.
+struct Mods {
+    ma: i32,
+    md: i32,
+    why_a: Vec<&'static str>,
+    why_d: Vec<&'static str>,
+}
+
+/// One move of melee between an attacker and a defender.
+fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &Unit) {
+    let r = t.r;
+    let round = a.melee.as_ref().map_or(0, |m| m.moves);
+    let first = round == 0;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let aw = {
+        let sh = shape(ta, a);
+        let n = engaged(r, a, true, true, 0);
+        sh.pitch * i64::from(n.min(sh.files + 8))
+    };
+    let na = engaged(r, a, true, first, 0);
+    let nd = engaged(r, d, false, first, aw);
+    let (combats, second) = if first {
+        (pairings(r, &ta.class, na, &td.class, nd), None)
+    } else {
+        let (c, s) = super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
+        (c, Some(s))
+    };
+    let m = melee_mods(t, aid, a, d, first, round);
+    let dfp = footprint(r, d);
+    let terrain = t.st.terrain.clone();
+    let in_house = |p: Pt| {
+        terrain
+            .iter()
+            .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+    };
+    let house = in_house(dfp.centre()) && !in_house(footprint(r, a).centre());
+    let (fights, la, ld) = melee_fights(t, a, d, &combats, &m, house);
+    let la = t.kill(aid, la, d.side);
+    let ld = t.kill(did, ld, a.side)
+        + if first {
+            t.melee_credit
+                .get(&format!("ridden:{aid}"))
+                .copied()
+                .unwrap_or(0)
         } else {
-            let (c, s) =
-                super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
-            (c, Some(s))
+            0
         };
-        // Modifiers.
-        let mut ma = 0;
-        let mut md = 0;
-        let mut why_a = Vec::new();
-        let mut why_d = Vec::new();
-        if ta.grenadiers {
-            ma += r.melee.grenadiers;
-            why_a.push("grenadiers");
+    let credit = t.melee_credit.get(aid).copied().unwrap_or(0);
+    let ta_loss = la + if first { credit } else { 0 };
+    let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
+    let mut outcome = "continues";
+    let (mut a_wd, mut d_wd) = (false, false);
+    if ta_loss > 0 && ta_loss >= 2 * ld {
+        a_wd = true;
+        outcome = "attacker withdraws";
+    } else if ld > 0 && ld >= 2 * ta_loss {
+        d_wd = true;
+        outcome = "defender withdraws";
+    } else if round + 1 >= limit {
+        outcome = "draw";
+    }
+    t.ev.push(
+        Charge::Melee {
+            attacker: aid.to_string(),
+            defender: did.to_string(),
+            round: round + 1,
+            engaged: [na, nd],
+            mods: [m.ma, m.md],
+            why: [m.why_a, m.why_d].map(|w| w.into_iter().map(str::to_string).collect()),
+            second,
+            combats: fights,
+            losses: [la, ld],
+            fire_credit: credit,
+            outcome: outcome.to_string(),
         }
-        if td.grenadiers {
-            md += r.melee.grenadiers;
-            why_d.push("grenadiers");
+        .into(),
+    );
+    melee_after(t, (aid, did), d, a_wd, d_wd, outcome);
+}
+
+/// Grenadiers, charging, downhill, heavy against light cavalry, a wall,
+/// exhausted troops.
+fn melee_mods(
+    t: &Turn<'_, '_, '_>,
+    aid: &str,
+    a: &Unit,
+    d: &Unit,
+    first: bool,
+    round: u32,
+) -> Mods {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut m = Mods {
+        ma: 0,
+        md: 0,
+        why_a: Vec::new(),
+        why_d: Vec::new(),
+    };
+    if ta.grenadiers {
+        m.ma += r.melee.grenadiers;
+        m.why_a.push("grenadiers");
+    }
+    if td.grenadiers {
+        m.md += r.melee.grenadiers;
+        m.why_d.push("grenadiers");
+    }
+    let impetus = t.melee_credit.contains_key(&format!("impetus:{aid}"));
+    if first && impetus {
+        m.ma += r.melee.charging;
+        m.why_a.push("charging");
+    }
+    let dfp = footprint(r, d);
+    if first && impetus && t.st.level(a.front) > t.st.level(dfp.centre()) {
+        m.ma += r.melee.downhill;
+        m.why_a.push("downhill");
+    }
+    if ta.heavy && td.is("cavalry") && !td.heavy {
+        m.ma += r.melee.heavy_vs_light;
+        m.why_a.push("heavy v light");
+    }
+    if td.heavy && ta.is("cavalry") && !ta.heavy {
+        m.md += r.melee.heavy_vs_light;
+        m.why_d.push("heavy v light");
+    }
+    let behind_wall = td.is("infantry")
+        && t.st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "wall" && g::crosses_line(a.front, dfp.centre(), &f.polyline()));
+    if behind_wall {
+        m.md += r.melee.wall;
+        m.why_d.push("behind a wall");
+    }
+    if let Some(v) = exhaustion_bonus(r, a, d, round) {
+        m.ma += v;
+        m.why_a.push("against exhausted troops");
+    }
+    m
+}
+
+/// The combats of one move: a die each (and the break-in throw into
+/// houses); figures lost by the attacker and the defender.
+fn melee_fights(
+    t: &mut Turn<'_, '_, '_>,
+    a: &Unit,
+    d: &Unit,
+    combats: &[(u32, u32)],
+    m: &Mods,
+    house: bool,
+) -> (Vec<Combat>, u32, u32) {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut la = 0u32;
+    let mut ld = 0u32;
+    let mut fights = Vec::new();
+    for (ka, kd) in combats {
+        let mut dm = m.md;
+        let mut broke_in = None;
+        if house {
+            let b = t.roll();
+            let ok = r.melee.break_in.contains(&b);
+            broke_in = Some(b);
+            if !ok {
+                dm += r.melee.house;
+            }
         }
-        let impetus = t.melee_credit.contains_key(&format!("impetus:{aid}"));
-        if first && impetus {
-            ma += r.melee.charging;
-            why_a.push("charging");
-        }
-        let dfp = footprint(r, &d);
-        if first && impetus && t.st.level(a.front) > t.st.level(dfp.centre()) {
-            ma += r.melee.downhill;
-            why_a.push("downhill");
-        }
-        if ta.heavy && td.is("cavalry") && !td.heavy {
-            ma += r.melee.heavy_vs_light;
-            why_a.push("heavy v light");
-        }
-        if td.heavy && ta.is("cavalry") && !ta.heavy {
-            md += r.melee.heavy_vs_light;
-            why_d.push("heavy v light");
-        }
-        let behind_wall = td.is("infantry")
-            && t.st
-                .terrain
-                .iter()
-                .any(|f| f.kind == "wall" && g::crosses_line(a.front, dfp.centre(), &f.polyline()));
-        if behind_wall {
-            md += r.melee.wall;
-            why_d.push("behind a wall");
-        }
-        if let Some(v) = exhaustion_bonus(r, &a, &d, round) {
-            ma += v;
-            why_a.push("against exhausted troops");
-        }
-        let terrain = t.st.terrain.clone();
-        let in_house = |p: Pt| {
-            terrain
-                .iter()
-                .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+        let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
+        let da = t.roll();
+        let dd = t.roll();
+        let sa = da as i32 * ha + 2 * m.ma;
+        let sd = dd as i32 * hd + 2 * dm;
+        let res = match sa.cmp(&sd) {
+            std::cmp::Ordering::Greater => {
+                ld += 1;
+                "attacker"
+            }
+            std::cmp::Ordering::Less => {
+                la += 1;
+                "defender"
+            }
+            std::cmp::Ordering::Equal => "tie",
         };
-        let house = in_house(dfp.centre()) && !in_house(footprint(r, &a).centre());
-        let mut la = 0u32;
-        let mut ld = 0u32;
-        let mut fights = Vec::new();
-        for (ka, kd) in &combats {
-            let mut dm = md;
-            let mut broke_in = None;
-            if house {
-                let b = t.roll();
-                let ok = r.melee.break_in.contains(&b);
-                broke_in = Some(b);
-                if !ok {
-                    dm += r.melee.house;
-                }
+        fights.push(Combat {
+            a: *ka,
+            d: *kd,
+            a_die: da,
+            d_die: dd,
+            a_score: f64::from(sa) / 2.0,
+            d_score: f64::from(sd) / 2.0,
+            winner: res.into(),
+            break_in: broke_in,
+        });
+    }
+    (fights, la, ld)
+}
+
+/// After a move of melee: a withdrawal, a draw (both exhausted), or
+/// another move.
+fn melee_after(
+    t: &mut Turn<'_, '_, '_>,
+    (aid, did): (&str, &str),
+    d: &Unit,
+    a_wd: bool,
+    d_wd: bool,
+    outcome: &str,
+) {
+    let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
+        if let Some(u) = t.st.unit_mut(id) {
+            u.melee = None;
+            if f.is_some() {
+                u.forced = f;
             }
-            let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
-            let da = t.roll();
-            let dd = t.roll();
-            let sa = da as i32 * ha + 2 * ma;
-            let sd = dd as i32 * hd + 2 * dm;
-            let res = match sa.cmp(&sd) {
-                std::cmp::Ordering::Greater => {
-                    ld += 1;
-                    "attacker"
-                }
-                std::cmp::Ordering::Less => {
-                    la += 1;
-                    "defender"
-                }
-                std::cmp::Ordering::Equal => "tie",
-            };
-            fights.push(Combat {
-                a: *ka,
-                d: *kd,
-                a_die: da,
-                d_die: dd,
-                a_score: f64::from(sa) / 2.0,
-                d_score: f64::from(sd) / 2.0,
-                winner: res.into(),
-                break_in: broke_in,
-            });
         }
-        let la = t.kill(&aid, la, d.side);
-        let ld = t.kill(&did, ld, a.side)
-            + if first {
-                t.melee_credit
-                    .get(&format!("ridden:{aid}"))
-                    .copied()
-                    .unwrap_or(0)
-            } else {
-                0
-            };
-        let credit = t.melee_credit.get(&aid).copied().unwrap_or(0);
-        let ta_loss = la + if first { credit } else { 0 };
-        let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
-        let mut outcome = "continues";
-        let (mut a_wd, mut d_wd) = (false, false);
-        if ta_loss > 0 && ta_loss >= 2 * ld {
-            a_wd = true;
-            outcome = "attacker withdraws";
-        } else if ld > 0 && ld >= 2 * ta_loss {
-            d_wd = true;
-            outcome = "defender withdraws";
-        } else if round + 1 >= limit {
-            outcome = "draw";
-        }
-        t.ev.push(
-            Charge::Melee {
-                attacker: aid.to_string(),
-                defender: did.to_string(),
-                round: round + 1,
-                engaged: [na, nd],
-                mods: [ma, md],
-                why: [why_a, why_d].map(|w| w.into_iter().map(str::to_string).collect()),
-                second,
-                combats: fights,
-                losses: [la, ld],
-                fire_credit: credit,
-                outcome: outcome.to_string(),
-            }
-            .into(),
+    };
+    if a_wd || d_wd {
+        end(t, aid, a_wd.then_some(Forced::Retire));
+        end(t, did, d_wd.then_some(Forced::Retire));
+    } else if outcome == "draw" {
+        let hold = d.standing.iter().any(|s| s == "HOLD GROUND");
+        end(t, aid, Some(Forced::Exhausted { retire: 2, rest: 2 }));
+        end(
+            t,
+            did,
+            Some(Forced::Exhausted {
+                retire: if hold { 0 } else { 2 },
+                rest: 2,
+            }),
         );
-        let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
+        for id in [aid, did] {
             if let Some(u) = t.st.unit_mut(id) {
-                u.melee = None;
-                if f.is_some() {
-                    u.forced = f;
-                }
+                u.exhausted_since = Some(0);
             }
-        };
-        if a_wd || d_wd {
-            end(t, &aid, a_wd.then_some(Forced::Retire));
-            end(t, &did, d_wd.then_some(Forced::Retire));
-        } else if outcome == "draw" {
-            let hold = d.standing.iter().any(|s| s == "HOLD GROUND");
-            end(t, &aid, Some(Forced::Exhausted { retire: 2, rest: 2 }));
-            end(
-                t,
-                &did,
-                Some(Forced::Exhausted {
-                    retire: if hold { 0 } else { 2 },
-                    rest: 2,
-                }),
-            );
-            for id in [&aid, &did] {
-                if let Some(u) = t.st.unit_mut(id) {
-                    u.exhausted_since = Some(0);
-                }
-                t.not_rested.insert(id.clone());
-            }
-        } else {
-            for id in [&aid, &did] {
-                if let Some(u) = t.st.unit_mut(id) {
-                    if let Some(m) = u.melee.as_mut() {
-                        m.moves += 1;
-                    }
+            t.not_rested.insert(id.to_string());
+        }
+    } else {
+        for id in [aid, did] {
+            if let Some(u) = t.st.unit_mut(id) {
+                if let Some(m) = u.melee.as_mut() {
+                    m.moves += 1;
                 }
             }
         }

@@ -9,7 +9,7 @@ use super::super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH}
 use super::super::ruleset::Ruleset;
 use super::super::state::{figures, footprint, Forced, State, Unit};
 use super::orders::{parse, Line, Step};
-use super::{line, player_turn, standing, Effect, Sequence, Tables};
+use super::{line, player_turn, standing, Effect, FogEntry, Sequence, Tables};
 use crate::events::{Event, Syw, SywNote};
 use adjutant_rules::{Chance, Orders, Rejection};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1110,7 +1110,66 @@ fn pick(tn: &mut Turn<'_, '_, '_>, n: usize) -> usize {
 fn fog(tn: &mut Turn<'_, '_, '_>) {
     let side = tn.side;
     let pt = tn.pt;
-    // Effects that end before this player-turn; rain is checked.
+    expire_effects(tn);
+    let d = tn.roll();
+    if !tn.t.fog_trigger.contains(&d) {
+        tn.note(
+            format!("Fog of war: {d}, nothing happens"),
+            Syw::FogRoll {
+                die: d,
+                dice: None,
+                event: None,
+            },
+        );
+        return;
+    }
+    let a = tn.roll();
+    let b = tn.roll();
+    let total = a + b;
+    let table = tn.t.fog_table(&tn.st.sides, side).to_vec();
+    let Some(entry) = table.iter().find(|e| e.roll == total).cloned() else {
+        return;
+    };
+    tn.note(
+        format!("Fog of war: {d}, then {a}+{b} = {total}: {}", entry.name),
+        Syw::FogRoll {
+            die: d,
+            dice: Some([a, b]),
+            event: Some(entry.id.to_string()),
+        },
+    );
+    let until = match entry.duration.as_str() {
+        "active" => pt + 1,
+        _ => pt + 2,
+    };
+    let (units, text) = fog_event(tn, &entry);
+    tn.note(
+        format!("{} ({}): {text}", entry.name, tn.st.sides[side]),
+        Syw::FogEvent {
+            event: entry.id.to_string(),
+            side: tn.st.sides[side].to_string(),
+            units: units.clone(),
+        },
+    );
+    if entry.duration != "instant" {
+        if let Some(s) = tn.st.syw.as_mut() {
+            s.effects.retain(|e| e.id != entry.id || e.side != side);
+            s.effects.push(Effect {
+                id: entry.id.clone(),
+                name: entry.name.clone(),
+                side,
+                until,
+                checks: 0,
+                units,
+            });
+        }
+    }
+}
+
+/// Effects that end before this player-turn; rain is checked.
+fn expire_effects(tn: &mut Turn<'_, '_, '_>) {
+    let side = tn.side;
+    let pt = tn.pt;
     let effects = tn
         .st
         .syw
@@ -1158,130 +1217,17 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
     if let Some(s) = tn.st.syw.as_mut() {
         s.effects = keep;
     }
-    let d = tn.roll();
-    if !tn.t.fog_trigger.contains(&d) {
-        tn.note(
-            format!("Fog of war: {d}, nothing happens"),
-            Syw::FogRoll {
-                die: d,
-                dice: None,
-                event: None,
-            },
-        );
-        return;
-    }
-    let a = tn.roll();
-    let b = tn.roll();
-    let total = a + b;
-    let table = tn.t.fog_table(&tn.st.sides, side).to_vec();
-    let Some(entry) = table.iter().find(|e| e.roll == total).cloned() else {
-        return;
-    };
-    tn.note(
-        format!("Fog of war: {d}, then {a}+{b} = {total}: {}", entry.name),
-        Syw::FogRoll {
-            die: d,
-            dice: Some([a, b]),
-            event: Some(entry.id.to_string()),
-        },
-    );
-    let until = match entry.duration.as_str() {
-        "active" => pt + 1,
-        _ => pt + 2,
-    };
+}
+
+/// What a fog-of-war event does at once: the units (or brigades) it
+/// concerns and the sentence for the report.
+fn fog_event(tn: &mut Turn<'_, '_, '_>, entry: &FogEntry) -> (Vec<String>, String) {
+    let side = tn.side;
     let mut units = Vec::new();
     let mut text = String::new();
     match entry.id.as_str() {
-        "commander-killed" | "commander-unhorsed" => {
-            let cs = tn.commanders(side);
-            if cs.is_empty() {
-                text = "no commander on the table: no effect".into();
-            } else {
-                // The army commander with half the chance of any other.
-                let army = tn.army_commander(side);
-                let mut w: Vec<String> = Vec::new();
-                for c in &cs {
-                    if Some(c) == army.as_ref() {
-                        w.push(c.clone());
-                    } else {
-                        w.push(c.clone());
-                        w.push(c.clone());
-                    }
-                }
-                let k = pick(tn, w.len());
-                let c = w[k].clone();
-                if entry.id == "commander-killed" {
-                    text = format!("{c} is killed");
-                    tn.destroy(&c, "commander killed by a stray shell");
-                } else {
-                    let depth = tn.st.depth;
-                    if let Some(u) = tn.st.unit(&c).cloned() {
-                        let y = if side == 0 { 0 } else { depth };
-                        let facing = if side == 0 { 0 } else { 180 };
-                        let mut v = u.clone();
-                        v.facing = facing;
-                        let d = footprint(tn.r, &v).depth;
-                        let inward = if side == 0 { d } else { -d };
-                        // The nearest clear place on its edge: straight
-                        // back, else 2" to either side, and so on.
-                        for k in 0..60i64 {
-                            let off =
-                                if k % 2 == 1 { (k + 1) / 2 } else { -(k / 2) } * 2 * PER_INCH;
-                            v.front = Pt::new(u.front.x + off, y + inward);
-                            if clear_of_all(tn, &v) {
-                                break;
-                            }
-                        }
-                        if clear_of_all(tn, &v) {
-                            if let Some(x) = tn.st.unit_mut(&c) {
-                                x.front = v.front;
-                                x.facing = v.facing;
-                            }
-                        }
-                        text = format!(
-                            "{c} is unhorsed and returns to its own table edge at x = {}",
-                            fmt_len(v.front.x)
-                        );
-                    }
-                }
-                units.push(c);
-            }
-        }
-        "crisis-meeting" => {
-            if let Some(a) = tn.army_commander(side) {
-                let at = tn.st.unit(&a).map(|u| (u.front, u.facing));
-                let mut k = 0i64;
-                for c in tn.commanders(side).into_iter().filter(|c| *c != a) {
-                    // Beside the army commander, 2" apart, right then left,
-                    // at the first clear place.
-                    if let (Some((p, f)), Some(u)) = (at, tn.st.unit(&c).cloned()) {
-                        let mut v = u.clone();
-                        v.facing = f;
-                        let mut placed = false;
-                        while k < 60 && !placed {
-                            k += 1;
-                            let off = if k % 2 == 1 {
-                                k.div_euclid(2) + 1
-                            } else {
-                                -(k / 2)
-                            };
-                            v.front = g::offset(p, i64::from(f), 0, off * 2 * PER_INCH);
-                            placed = clear_of_all(tn, &v);
-                        }
-                        if placed {
-                            if let Some(x) = tn.st.unit_mut(&c) {
-                                x.front = v.front;
-                                x.facing = v.facing;
-                            }
-                        }
-                    }
-                    units.push(c);
-                }
-                text = format!("every commander rides to {a}");
-            } else {
-                text = "no army commander: no effect".into();
-            }
-        }
+        "commander-killed" | "commander-unhorsed" => return commander_lost(tn, entry),
+        "crisis-meeting" => return crisis_meeting(tn),
         "lost-orders" => {
             if let Some(a) = tn.army_commander(side) {
                 let ap = tn.st.unit(&a).map(|u| u.front).unwrap_or(Pt::new(0, 0));
@@ -1360,27 +1306,103 @@ fn fog(tn: &mut Turn<'_, '_, '_>) {
             };
         }
     }
-    tn.note(
-        format!("{} ({}): {text}", entry.name, tn.st.sides[side]),
-        Syw::FogEvent {
-            event: entry.id.to_string(),
-            side: tn.st.sides[side].to_string(),
-            units: units.clone(),
-        },
-    );
-    if entry.duration != "instant" {
-        if let Some(s) = tn.st.syw.as_mut() {
-            s.effects.retain(|e| e.id != entry.id || e.side != side);
-            s.effects.push(Effect {
-                id: entry.id.clone(),
-                name: entry.name.clone(),
-                side,
-                until,
-                checks: 0,
-                units,
-            });
+    (units, text)
+}
+
+/// A commander killed or unhorsed: the army commander with half the
+/// chance of any other.
+fn commander_lost(tn: &mut Turn<'_, '_, '_>, entry: &FogEntry) -> (Vec<String>, String) {
+    let side = tn.side;
+    let cs = tn.commanders(side);
+    if cs.is_empty() {
+        return (Vec::new(), "no commander on the table: no effect".into());
+    }
+    let army = tn.army_commander(side);
+    let mut w: Vec<String> = Vec::new();
+    for c in &cs {
+        if Some(c) == army.as_ref() {
+            w.push(c.clone());
+        } else {
+            w.push(c.clone());
+            w.push(c.clone());
         }
     }
+    let k = pick(tn, w.len());
+    let c = w[k].clone();
+    let mut text = String::new();
+    if entry.id == "commander-killed" {
+        text = format!("{c} is killed");
+        tn.destroy(&c, "commander killed by a stray shell");
+    } else {
+        let depth = tn.st.depth;
+        if let Some(u) = tn.st.unit(&c).cloned() {
+            let y = if side == 0 { 0 } else { depth };
+            let facing = if side == 0 { 0 } else { 180 };
+            let mut v = u.clone();
+            v.facing = facing;
+            let d = footprint(tn.r, &v).depth;
+            let inward = if side == 0 { d } else { -d };
+            // The nearest clear place on its edge: straight
+            // back, else 2" to either side, and so on.
+            for k in 0..60i64 {
+                let off = if k % 2 == 1 { (k + 1) / 2 } else { -(k / 2) } * 2 * PER_INCH;
+                v.front = Pt::new(u.front.x + off, y + inward);
+                if clear_of_all(tn, &v) {
+                    break;
+                }
+            }
+            if clear_of_all(tn, &v) {
+                if let Some(x) = tn.st.unit_mut(&c) {
+                    x.front = v.front;
+                    x.facing = v.facing;
+                }
+            }
+            text = format!(
+                "{c} is unhorsed and returns to its own table edge at x = {}",
+                fmt_len(v.front.x)
+            );
+        }
+    }
+    (vec![c], text)
+}
+
+/// A crisis meeting: every commander rides to the army commander.
+fn crisis_meeting(tn: &mut Turn<'_, '_, '_>) -> (Vec<String>, String) {
+    let side = tn.side;
+    let mut units = Vec::new();
+    let Some(a) = tn.army_commander(side) else {
+        return (units, "no army commander: no effect".into());
+    };
+    let at = tn.st.unit(&a).map(|u| (u.front, u.facing));
+    let mut k = 0i64;
+    for c in tn.commanders(side).into_iter().filter(|c| *c != a) {
+        // Beside the army commander, 2" apart, right then left,
+        // at the first clear place.
+        if let (Some((p, f)), Some(u)) = (at, tn.st.unit(&c).cloned()) {
+            let mut v = u.clone();
+            v.facing = f;
+            let mut placed = false;
+            while k < 60 && !placed {
+                k += 1;
+                let off = if k % 2 == 1 {
+                    k.div_euclid(2) + 1
+                } else {
+                    -(k / 2)
+                };
+                v.front = g::offset(p, i64::from(f), 0, off * 2 * PER_INCH);
+                placed = clear_of_all(tn, &v);
+            }
+            if placed {
+                if let Some(x) = tn.st.unit_mut(&c) {
+                    x.front = v.front;
+                    x.facing = v.facing;
+                }
+            }
+        }
+        units.push(c);
+    }
+    let text = format!("every commander rides to {a}");
+    (units, text)
 }
 
 /// Fog events that move a brigade before the normal moves.
@@ -2459,157 +2481,220 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             allowance: allow,
         },
     );
-    let tclass = tn.troop_class(&tg);
     let response = standing_response(tn, &tg);
     // Responses before contact.
     if response == "EVADE" && tg.melee.is_none() {
-        let dice = tn.t.troop(&tg.troop).map_or(1, |t| t.move_dice);
-        let thrown = tn.rolls(dice);
-        let d: i64 = thrown.iter().map(|x| i64::from(*x)).sum::<i64>() * PER_INCH;
-        let c = footprint(tn.r, &tg).centre();
-        let from = footprint(tn.r, &ch).centre();
-        // A point far out on the line from the attacker through the
-        // evader (not just as far again: an evade may go further).
-        let away = Pt::new(c.x + (c.x - from.x) * 64, c.y + (c.y - from.y) * 64);
-        let res = flee(tn, target, away, d);
-        let c2 = tn
-            .st
-            .unit(target)
-            .map(|u| footprint(tn.r, u).centre())
-            .unwrap_or(c);
-        tn.happened.push((
-            target.to_string(),
-            tg.side,
-            tg.brigade.clone(),
-            c2,
-            "retreat",
-        ));
-        match res {
-            Flee::Gone => {
-                tn.note(
-                    format!(
-                        "{target} evades ({thrown:?} = {}) and leaves the table",
-                        fmt_len(d)
-                    ),
-                    Syw::Evade {
-                        unit: target.to_string(),
-                        dice: Some(thrown.clone()),
-                        moved: None,
-                    },
-                );
-                if let Some(k) = tn.st.units.iter().position(|x| x.id == target) {
-                    tn.st.units.remove(k);
-                }
-                stop_charge(tn, id, &geo, allow, "its target left the table");
-                return;
-            }
-            Flee::Blocked => {
-                tn.note(
-                    format!("{target} cannot evade: it stands"),
-                    Syw::Evade {
-                        unit: target.to_string(),
-                        dice: None,
-                        moved: None,
-                    },
-                );
-            }
-            Flee::Moved(m) => {
-                tn.disorder(target);
-                tn.note(
-                    format!(
-                        "{target} evades {} directly away from {id} (dice {thrown:?}); disordered",
-                        fmt_len(m)
-                    ),
-                    Syw::Evade {
-                        unit: target.to_string(),
-                        dice: Some(thrown.clone()),
-                        moved: Some(m),
-                    },
-                );
-                let tg2 = tn.st.unit(target).cloned().unwrap_or(tg.clone());
-                let geo2 = charge_geometry(tn.r, &tn.st, &ch, &tg2);
-                if geo2.path <= allow {
-                    tn.note(
-                        format!(
-                            "{id} pursues: {} is within its {} and catches {target}",
-                            fmt_len(geo2.path),
-                            fmt_len(allow)
-                        ),
-                        Syw::Pursuit {
-                            unit: id.to_string(),
-                            target: target.to_string(),
-                        },
-                    );
-                    contact(tn, id, target, &geo2, false);
-                } else if let Some(next) = secondary_target(tn, id, target, allow) {
-                    // "Secondary charge. If target evades through friendly
-                    // unit then this unit can be charges as if it were the
-                    // original target."
-                    tn.secondary.insert(id.to_string());
-                    tn.note(
-                        format!(
-                            "{target} evaded out of reach ({} needed) through {next}: {id} charges {next} instead (secondary charge)",
-                            fmt_len(geo2.path)
-                        ),
-                        Syw::SecondaryCharge { unit: id.to_string(), evader: target.to_string(), target: next.to_string() },
-                    );
-                    charge(tn, id, &next, allow, throw);
-                } else {
-                    stop_charge(
-                        tn,
-                        id,
-                        &geo,
-                        allow,
-                        &format!(
-                            "{target} evaded out of reach ({} needed)",
-                            fmt_len(geo2.path)
-                        ),
-                    );
-                }
-                return;
-            }
+        let c = Charging {
+            id,
+            target,
+            ch: &ch,
+            tg: &tg,
+            geo: &geo,
+            allow,
+            throw,
+        };
+        if evade(tn, &c) {
+            return;
         }
     }
     if geo.path > allow {
-        // Falls short: moves its throw along the path.
-        let d = allow;
-        let start = ch.front;
-        let direct = isqrt_up(start.dist2(geo.contact)) <= tn.t.charge_distance;
-        let first = if direct { geo.contact } else { geo.approach };
-        let leg = isqrt_up(start.dist2(first));
-        let end = if d <= leg {
-            toward(start, first, d)
-        } else {
-            toward(geo.approach, geo.contact, d - leg)
-        };
-        let _ = place_charger(
-            tn,
-            id,
-            end,
-            if d <= leg && !direct {
-                ch.facing
-            } else {
-                geo.facing
-            },
-        );
-        // It came into the target's arc without contact: response fire.
-        response_fire(tn, id);
-        tn.disorder(id);
-        tn.note(
-            format!(
-                "{id} falls short ({} of {}) and is disordered",
-                fmt_len(allow),
-                fmt_len(geo.path)
-            ),
-            Syw::ChargeShort {
-                unit: id.to_string(),
-            },
-        );
+        fall_short(tn, id, &ch, &geo, allow);
         return;
     }
+    if !await_contact(tn, (id, target), &tg, &geo, &response) {
+        return;
+    }
+    contact(tn, id, target, &geo, true);
+}
+
+/// A charge under way: the charger and its target as they stood, the
+/// geometry, the charge allowance and the throw that gave it.
+struct Charging<'a> {
+    id: &'a str,
+    target: &'a str,
+    ch: &'a Unit,
+    tg: &'a Unit,
+    geo: &'a ChargeGeo,
+    allow: i64,
+    throw: &'a str,
+}
+
+/// The target evades by its standing orders: whether the charge is over
+/// (it left the table, was pursued, or a secondary charge took over).
+fn evade(tn: &mut Turn<'_, '_, '_>, c: &Charging<'_>) -> bool {
+    let (ch, tg, geo, allow) = (c.ch, c.tg, c.geo, c.allow);
+    let (id, target) = (c.id, c.target);
+    let dice = tn.t.troop(&tg.troop).map_or(1, |t| t.move_dice);
+    let thrown = tn.rolls(dice);
+    let d: i64 = thrown.iter().map(|x| i64::from(*x)).sum::<i64>() * PER_INCH;
+    let centre = footprint(tn.r, tg).centre();
+    let from = footprint(tn.r, ch).centre();
+    // A point far out on the line from the attacker through the
+    // evader (not just as far again: an evade may go further).
+    let away = Pt::new(
+        centre.x + (centre.x - from.x) * 64,
+        centre.y + (centre.y - from.y) * 64,
+    );
+    let res = flee(tn, target, away, d);
+    let c2 = tn
+        .st
+        .unit(target)
+        .map(|u| footprint(tn.r, u).centre())
+        .unwrap_or(centre);
+    tn.happened.push((
+        target.to_string(),
+        tg.side,
+        tg.brigade.clone(),
+        c2,
+        "retreat",
+    ));
+    match res {
+        Flee::Gone => {
+            tn.note(
+                format!(
+                    "{target} evades ({thrown:?} = {}) and leaves the table",
+                    fmt_len(d)
+                ),
+                Syw::Evade {
+                    unit: target.to_string(),
+                    dice: Some(thrown.clone()),
+                    moved: None,
+                },
+            );
+            if let Some(k) = tn.st.units.iter().position(|x| x.id == target) {
+                tn.st.units.remove(k);
+            }
+            stop_charge(tn, id, geo, allow, "its target left the table");
+            true
+        }
+        Flee::Blocked => {
+            tn.note(
+                format!("{target} cannot evade: it stands"),
+                Syw::Evade {
+                    unit: target.to_string(),
+                    dice: None,
+                    moved: None,
+                },
+            );
+            false
+        }
+        Flee::Moved(m) => {
+            tn.disorder(target);
+            tn.note(
+                format!(
+                    "{target} evades {} directly away from {id} (dice {thrown:?}); disordered",
+                    fmt_len(m)
+                ),
+                Syw::Evade {
+                    unit: target.to_string(),
+                    dice: Some(thrown.clone()),
+                    moved: Some(m),
+                },
+            );
+            pursue(tn, c);
+            true
+        }
+    }
+}
+
+/// After the target evaded: the charger catches it, charges a unit it
+/// evaded through, or stops.
+fn pursue(tn: &mut Turn<'_, '_, '_>, c: &Charging<'_>) {
+    let (ch, tg, geo, allow, throw) = (c.ch, c.tg, c.geo, c.allow, c.throw);
+    let (id, target) = (c.id, c.target);
+    let tg2 = tn.st.unit(target).cloned().unwrap_or(tg.clone());
+    let geo2 = charge_geometry(tn.r, &tn.st, ch, &tg2);
+    if geo2.path <= allow {
+        tn.note(
+            format!(
+                "{id} pursues: {} is within its {} and catches {target}",
+                fmt_len(geo2.path),
+                fmt_len(allow)
+            ),
+            Syw::Pursuit {
+                unit: id.to_string(),
+                target: target.to_string(),
+            },
+        );
+        contact(tn, id, target, &geo2, false);
+    } else if let Some(next) = secondary_target(tn, id, target, allow) {
+        // "Secondary charge. If target evades through friendly
+        // unit then this unit can be charges as if it were the
+        // original target."
+        tn.secondary.insert(id.to_string());
+        tn.note(
+            format!(
+                "{target} evaded out of reach ({} needed) through {next}: {id} charges {next} instead (secondary charge)",
+                fmt_len(geo2.path)
+            ),
+            Syw::SecondaryCharge { unit: id.to_string(), evader: target.to_string(), target: next.to_string() },
+        );
+        charge(tn, id, &next, allow, throw);
+    } else {
+        stop_charge(
+            tn,
+            id,
+            geo,
+            allow,
+            &format!(
+                "{target} evaded out of reach ({} needed)",
+                fmt_len(geo2.path)
+            ),
+        );
+    }
+}
+
+/// The charge falls short: the charger moves its throw along the path,
+/// takes response fire and is disordered.
+fn fall_short(tn: &mut Turn<'_, '_, '_>, id: &str, ch: &Unit, geo: &ChargeGeo, allow: i64) {
+    let d = allow;
+    let start = ch.front;
+    let direct = isqrt_up(start.dist2(geo.contact)) <= tn.t.charge_distance;
+    let first = if direct { geo.contact } else { geo.approach };
+    let leg = isqrt_up(start.dist2(first));
+    let end = if d <= leg {
+        toward(start, first, d)
+    } else {
+        toward(geo.approach, geo.contact, d - leg)
+    };
+    let _ = place_charger(
+        tn,
+        id,
+        end,
+        if d <= leg && !direct {
+            ch.facing
+        } else {
+            geo.facing
+        },
+    );
+    // It came into the target's arc without contact: response fire.
+    response_fire(tn, id);
+    tn.disorder(id);
+    tn.note(
+        format!(
+            "{id} falls short ({} of {}) and is disordered",
+            fmt_len(allow),
+            fmt_len(geo.path)
+        ),
+        Syw::ChargeShort {
+            unit: id.to_string(),
+        },
+    );
+}
+
+/// The target counter-charges or stands (with response fire): whether
+/// the charger is still there to make contact.
+fn await_contact(
+    tn: &mut Turn<'_, '_, '_>,
+    (id, target): (&str, &str),
+    tg: &Unit,
+    geo: &ChargeGeo,
+    response: &str,
+) -> bool {
+    let tclass = tn.troop_class(tg);
     let front_contact = geo.face == 0;
-    if response == "COUNTER-CHARGE" && tclass == "cavalry" && !Turn::disordered(&tg) {
-        let n = tn.t.counter_charge_dice + tn.t.exp(&tg).bonus_dice;
+    if response == "COUNTER-CHARGE" && tclass == "cavalry" && !Turn::disordered(tg) {
+        let n = tn.t.counter_charge_dice + tn.t.exp(tg).bonus_dice;
         let thrown = tn.rolls(n);
         let d: i64 = thrown.iter().map(|x| i64::from(*x)).sum::<i64>() * PER_INCH;
         let need = isqrt_up(tg.front.dist2(geo.approach));
@@ -2654,11 +2739,11 @@ fn charge(tn: &mut Turn<'_, '_, '_>, id: &str, target: &str, allow: i64, throw: 
             // support_fire.)
             shoot_response(tn, target, id, front_contact, "charged");
             if tn.st.unit(id).is_none() {
-                return;
+                return false;
             }
         }
     }
-    contact(tn, id, target, &geo, true);
+    true
 }
 
 fn standing_response(tn: &Turn<'_, '_, '_>, u: &Unit) -> String {
