@@ -2,11 +2,11 @@
 //! tables"): a table, terrain and units placed in inches, one move's orders
 //! for each side, the dice forced, and what the rulebook says must follow.
 
-use super::engine;
 use super::events::Event;
 use super::geometry::Pt;
 use super::ruleset::{at, toml_error, Inches, Ruleset};
 use super::state::{self, FeatureFile, Forced, Placement, TablePart};
+use super::Outcome;
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::{CaseResult, Chance, DataError, Orders};
 use serde::Deserialize;
@@ -288,10 +288,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             deck: &mut deck,
         };
         match &cf.r#move.amend {
-            Some(fix) => {
-                super::syw::amend::amend(&r, &st, fix).map(|(st, ev)| engine::Outcome { st, ev })
-            }
-            None => engine::run(&r, &st, &orders, Some(&mut chance)),
+            Some(fix) => super::amend::amend(&r, &st, fix).map(|(st, ev)| Outcome { st, ev }),
+            None => r.book().run(&r, &st, &orders, Some(&mut chance)),
         }
     };
     let e = &cf.expect;
@@ -655,7 +653,7 @@ fn check_sections(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>)
 
 /// Units gone, events told and not told, the report's sentences and the
 /// effects in force.
-fn check_events(e: &ExpectPart, out: &engine::Outcome, log: &[String], problems: &mut Vec<String>) {
+fn check_events(e: &ExpectPart, out: &Outcome, log: &[String], problems: &mut Vec<String>) {
     for id in &e.gone {
         if out.st.unit(id).is_some() {
             problems.push(format!("expected {id} gone from the table"));

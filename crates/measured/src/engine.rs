@@ -30,11 +30,7 @@ mod houses;
 #[path = "water.rs"]
 mod water;
 
-/// What one move did.
-pub struct Outcome {
-    pub st: State,
-    pub ev: Vec<Event>,
-}
+pub use crate::Outcome;
 
 /// What a unit fires or charges this move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +75,6 @@ pub struct Plan {
 /// Who must send orders: each side with a unit free to take them.
 #[must_use]
 pub fn needs(st: &State) -> Vec<usize> {
-    if st.syw.is_some() {
-        return super::syw::engine::needs(st);
-    }
     if st.over {
         return Vec::new();
     }
@@ -96,9 +89,6 @@ pub fn needs(st: &State) -> Vec<usize> {
 
 /// Can the unit be given orders this move, or why not.
 pub fn orderable(u: &Unit) -> Result<(), String> {
-    if !u.experience.is_empty() {
-        return super::syw::engine::orderable(u);
-    }
     if u.broken {
         return Err(format!(
             "{} is broken (the 50% rule) and plays no further part",
@@ -321,10 +311,6 @@ fn ground_refusal(
 /// Check one side's orders against the position: the plans, or the first
 /// refusal.
 pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Plan>, Rejection> {
-    if r.syw.is_some() {
-        super::syw::engine::check(r, st, side, text)?;
-        return Ok(Vec::new());
-    }
     let parsed = parse(text)?;
     let mut plans: Vec<Plan> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -1331,10 +1317,6 @@ pub fn run(
     orders: &[Orders],
     chance: Option<&mut Chance<'_>>,
 ) -> Result<Outcome, Rejection> {
-    if r.syw.is_some() {
-        let o = super::syw::engine::run(r, st, orders, chance)?;
-        return Ok(Outcome { st: o.st, ev: o.ev });
-    }
     if st.over {
         return Err(Rejection::whole("the game is over"));
     }

@@ -421,6 +421,33 @@ pub struct Ruleset {
     /// Charge!'s roundshot and shells against houses (None: not in this
     /// ruleset file).
     pub houses: Option<Houses>,
+    /// The book's procedures, chosen when the file is read.
+    pub procedures: Book,
+}
+
+/// A ruleset's procedures: Charge!'s ([`crate::charge::Charge`], the
+/// default) or the Seven Years' War's ([`crate::syw::SevenYearsWar`]).
+#[derive(Clone, Copy)]
+pub struct Book(pub &'static dyn crate::Procedures);
+
+impl Default for Book {
+    fn default() -> Book {
+        Book(&crate::charge::Charge)
+    }
+}
+
+impl std::fmt::Debug for Book {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+impl Ruleset {
+    /// The procedures of this ruleset's book.
+    #[must_use]
+    pub fn book(&self) -> &'static dyn crate::Procedures {
+        self.procedures.0
+    }
 }
 
 /// The band a distance (exact squared) falls in: the first whose far edge
@@ -515,6 +542,7 @@ impl Ruleset {
             lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
             ride_down: f.charge.ride_down.clone(),
             syw: None,
+            procedures: Book::default(),
             houses: match &f.houses {
                 None => None,
                 Some(h) => Some(rd.houses(h)?),

@@ -14,11 +14,7 @@ use crate::events::{Event, Syw, SywNote};
 use adjutant_rules::{Chance, Orders, Rejection};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What one player-turn did.
-pub struct Outcome {
-    pub st: State,
-    pub ev: Vec<Event>,
-}
+pub use crate::Outcome;
 
 /// A unit's checked orders.
 #[derive(Debug, Clone)]

@@ -4,7 +4,6 @@
 //! other side's interrupts decided by its standing orders. Readings of the
 //! garbled passages: docs/rules/seven-years-war.md.
 
-pub mod amend;
 pub mod engine;
 pub mod entry;
 pub mod line;
@@ -12,6 +11,9 @@ pub mod orders;
 pub mod split;
 pub mod standing;
 pub mod template;
+
+mod procedures;
+pub use procedures::SevenYearsWar;
 
 use super::geometry::PER_INCH;
 use super::ruleset::{toml_error, Inches, Reader, Ruleset, Terrain, Troop};
@@ -477,6 +479,7 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
         troops,
         terrain: ground.terrain,
         syw: Some(Box::new(tables)),
+        procedures: super::ruleset::Book(&SevenYearsWar),
         ..Ruleset::default()
     })
 }

@@ -15,11 +15,11 @@
 //! REMOVED <side> <n>                 the figures a side has removed from the enemy
 //! ```
 
-use super::super::geometry::{fmt_len, parse_len, Pt};
-use super::super::ruleset::Ruleset;
-use super::super::state::State;
-use super::entry::{ground_taken, reserves, Reserve};
 use crate::events::{Event, Syw, SywNote};
+use crate::geometry::{fmt_len, parse_len, Pt};
+use crate::ruleset::Ruleset;
+use crate::state::State;
+use crate::syw::entry::{ground_taken, reserves, Reserve};
 use adjutant_rules::Rejection;
 
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";

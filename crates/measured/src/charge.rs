@@ -1,0 +1,130 @@
+//! Charge!'s procedures (seeds/002, docs/rules/charge.md) on the measured
+//! core: simultaneous moves, both sides' written orders held until both
+//! have sent, carried out by [`crate::engine`] in the order of its
+//! sequence; the order language is [`crate::orders`].
+
+use crate::engine;
+use crate::orders;
+use crate::report;
+use crate::ruleset::Ruleset;
+use crate::state::{State, Unit};
+use crate::{Outcome, Procedures};
+use adjutant_rules::{Chance, Orders, Phase, Rejection};
+
+/// Charge!'s procedures.
+pub struct Charge;
+
+impl Procedures for Charge {
+    fn name(&self) -> &'static str {
+        "Charge!"
+    }
+
+    fn order_words(&self) -> &'static [&'static str] {
+        orders::ORDER_WORDS
+    }
+
+    fn order_help(&self) -> String {
+        "Measured-table orders (Charge!), one line per unit, steps in order:\n\
+  UNIT <name>: FORWARD 6, WHEEL LEFT 30, FIRE AT <unit>\n\
+  steps: FORWARD n | BACK n (inches, 7.5 or 7 1/2) | WHEEL LEFT|RIGHT deg | ABOUT\n\
+         FORM LINE|COLUMN|OPEN | LIMBER | UNLIMBER | HOLD\n\
+         FIRE AT u | FIRE CANISTER AT u | PICK OFF u | CHARGE u   (last step)\n\
+  STANDING <name>: HOLD GROUND, FIRE AT CHARGERS   (or NONE)\n\
+  PASS                                   no orders: every unit holds\n"
+            .to_string()
+    }
+
+    fn needs(&self, st: &State) -> Vec<usize> {
+        engine::needs(st)
+    }
+
+    fn orderable(&self, u: &Unit) -> Result<(), String> {
+        engine::orderable(u)
+    }
+
+    fn phase(&self, s: &State) -> Phase {
+        let sides: Vec<String> = engine::needs(s)
+            .iter()
+            .map(|i| s.sides[*i].clone())
+            .collect();
+        if s.over {
+            return Phase {
+                name: "over".into(),
+                sides,
+                what: "game over".into(),
+            };
+        }
+        let what = if sides.is_empty() {
+            format!(
+                "move {}: no unit can take orders; the judge carries out the move",
+                s.turn
+            )
+        } else {
+            format!(
+                "move {}: both sides write orders; they are held and carried out together",
+                s.turn
+            )
+        };
+        Phase {
+            name: "move".into(),
+            sides,
+            what,
+        }
+    }
+
+    fn check(
+        &self,
+        r: &Ruleset,
+        s: &State,
+        side: &str,
+        text: &str,
+    ) -> Result<Vec<String>, Rejection> {
+        let o = [Orders {
+            side: side.to_string(),
+            text: text.to_string(),
+        }];
+        engine::run(r, s, &o, None)?;
+        Ok(orders::parse(text)?
+            .into_iter()
+            .map(|(_, _, l)| match l {
+                orders::Line::Pass => "PASS".to_string(),
+                orders::Line::Standing { id, orders } => {
+                    format!("STANDING {id}: {}", orders.join(", "))
+                }
+                orders::Line::Unit { id, steps } => format!(
+                    "UNIT {}: {}",
+                    s.unit(&id).map_or(id.clone(), |u| u.id.clone()),
+                    steps
+                        .iter()
+                        .map(orders::Step::canonical)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+            .collect())
+    }
+
+    fn check_side(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: usize,
+        text: &str,
+    ) -> Result<(), Rejection> {
+        engine::check(r, st, side, text).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        orders: &[Orders],
+        chance: Option<&mut Chance<'_>>,
+    ) -> Result<Outcome, Rejection> {
+        engine::run(r, st, orders, chance)
+    }
+
+    fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String> {
+        report::charge_template(r, st, side, name)
+    }
+}

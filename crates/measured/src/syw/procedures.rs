@@ -1,0 +1,204 @@
+//! The Seven Years' War's procedures on the measured core: player-turns,
+//! the active side's orders, the other side answering by its standing
+//! orders ([`super::engine`], [`super::orders`]).
+
+use super::{engine, orders, template};
+use crate::ruleset::Ruleset;
+use crate::state::{State, Unit};
+use crate::{Outcome, Procedures};
+use adjutant_dice::Dice;
+use adjutant_rules::{Chance, Orders, Phase, Rejection};
+
+/// The Seven Years' War's procedures.
+pub struct SevenYearsWar;
+
+impl Procedures for SevenYearsWar {
+    fn name(&self) -> &'static str {
+        "the Seven Years' War"
+    }
+
+    fn order_words(&self) -> &'static [&'static str] {
+        orders::ORDER_WORDS
+    }
+
+    fn order_help(&self) -> String {
+        "Seven Years' War orders, one line per unit or brigade, steps in order;
+the judge throws the movement dice, so FORWARD n goes up to n inches:
+  UNIT <name>: FORWARD 8, WHEEL LEFT 20
+  UNIT <name>: FORWARD ALL                 as far as the dice allow
+  BRIGADE <brigade>: FORWARD ALL            one throw for the brigade, +1 die
+  REGIMENT <regt>: FORWARD ALL              its squadrons: one throw, one body
+  REGIMENT <regt>: CHARGE u WITH <squadron> it charges, the others support
+  steps: FORWARD n|ALL | BACK n | WHEEL LEFT|RIGHT deg | ABOUT | HOLD
+         FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
+         FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
+         REFUSE LEFT|RIGHT <files> BACK|FORWARD deg   turn a line's wing
+         FIRE AT u WITH LEFT|CENTRE|RIGHT [BONUS]     one section of it fires
+  STANDING <name>: EVADE | STAND | COUNTER-CHARGE,
+                   RESPONSE FIRE | HOLD FIRE, FIGHT ON | BREAK OFF   (or NONE)
+  FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls
+  SPLIT <battery>                        one gun and its crew become <battery>-2
+  RETREAT <name>                         manufactured retreat (melee lost by 1)
+  PASS                                   no orders this player-turn
+"
+        .to_string()
+    }
+
+    fn needs(&self, st: &State) -> Vec<usize> {
+        engine::needs(st)
+    }
+
+    fn orderable(&self, u: &Unit) -> Result<(), String> {
+        engine::orderable(u)
+    }
+
+    fn phase(&self, s: &State) -> Phase {
+        let sides: Vec<String> = engine::needs(s)
+            .iter()
+            .map(|i| s.sides[*i].clone())
+            .collect();
+        let what = if s.over {
+            "game over".to_string()
+        } else {
+            format!(
+                "turn {}: {}'s player-turn (the other side answers by its standing orders)",
+                s.turn,
+                sides.join(", ")
+            )
+        };
+        Phase {
+            name: if s.over { "over" } else { "player-turn" }.into(),
+            sides,
+            what,
+        }
+    }
+
+    fn check(
+        &self,
+        r: &Ruleset,
+        s: &State,
+        side: &str,
+        text: &str,
+    ) -> Result<Vec<String>, Rejection> {
+        let o = [Orders {
+            side: side.to_string(),
+            text: text.to_string(),
+        }];
+        engine::run(r, s, &o, None)?;
+        let steps = |steps: &[orders::Step]| {
+            steps
+                .iter()
+                .map(orders::Step::canonical)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Ok(orders::parse(text)?
+            .into_iter()
+            .map(|(_, text, l)| match l {
+                orders::Line::Pass => "PASS".to_string(),
+                orders::Line::Unit { id, steps: st } => format!(
+                    "UNIT {}: {}",
+                    s.unit(&id).map_or(id.clone(), |u| u.id.clone()),
+                    steps(&st)
+                ),
+                orders::Line::Brigade { id, steps: st } => format!("BRIGADE {id}: {}", steps(&st)),
+                _ => text.to_ascii_uppercase(),
+            })
+            .collect())
+    }
+
+    fn check_side(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: usize,
+        text: &str,
+    ) -> Result<(), Rejection> {
+        engine::check(r, st, side, text).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        orders: &[Orders],
+        chance: Option<&mut Chance<'_>>,
+    ) -> Result<Outcome, Rejection> {
+        engine::run(r, st, orders, chance)
+    }
+
+    fn template(&self, r: &Ruleset, st: &State, side: usize, _name: &str) -> Option<String> {
+        template::template(r, st, side)
+    }
+
+    /// The Seven Years' War's own lines: standing orders and the fog
+    /// table's choices, now and then.
+    fn random_lines(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: usize,
+        rng: &mut dyn Dice,
+    ) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mine: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| u.id.clone())
+            .collect();
+        // FOG BRIGADE names one of the side's infantry brigades.
+        let brigades = template::fog_brigades(r, st, side);
+        if let Some(u) = crate::random::pick(rng, &mine) {
+            let cavalry = st
+                .unit(u)
+                .and_then(|u| r.troop(&u.troop))
+                .is_some_and(|t| t.class == "cavalry");
+            let s = match rng.roll(7) {
+                1 => "EVADE",
+                2 => "STAND",
+                3 if cavalry => "COUNTER-CHARGE",
+                3 => "STAND",
+                4 => "HOLD FIRE",
+                5 => "BREAK OFF",
+                6 => "FIGHT ON",
+                _ => "RESPONSE FIRE",
+            };
+            lines.push(format!("STANDING {u}: {s}"));
+        }
+        if let Some(b) = crate::random::pick(rng, &brigades) {
+            lines.push(format!("FOG BRIGADE {b}"));
+        }
+        let guns: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| u.side == side && r.troop(&u.troop).is_some_and(|t| t.class == "artillery"))
+            .map(|u| u.id.clone())
+            .collect();
+        if !guns.is_empty() {
+            lines.push(format!(
+                "FOG GUNS {}",
+                guns.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        lines
+    }
+
+    fn random_step(&self, k: u32, rng: &mut dyn Dice) -> Option<String> {
+        match k {
+            1 => Some("FORWARD ALL".into()),
+            5 => Some(
+                match rng.roll(6) {
+                    1 => "FORM LINE",
+                    2 => "FORM MARCH",
+                    3 => "FORM ATTACK",
+                    4 => "FORM SQUARE",
+                    5 => "LIMBER",
+                    _ => "UNLIMBER",
+                }
+                .into(),
+            ),
+            _ => None,
+        }
+    }
+}
