@@ -6,8 +6,8 @@
 use crate::engine;
 use crate::orders;
 use crate::report;
-use crate::ruleset::Ruleset;
-use crate::state::{State, Unit};
+use crate::ruleset::{Ruleset, Troop};
+use crate::state::{self, Forced, Placement, State, Unit};
 use crate::{Outcome, Procedures};
 use adjutant_rules::{Chance, Orders, Phase, Rejection};
 
@@ -122,6 +122,39 @@ impl Procedures for Charge {
         chance: Option<&mut Chance<'_>>,
     ) -> Result<Outcome, Rejection> {
         engine::run(r, st, orders, chance)
+    }
+
+    /// Its standing orders, from the placement.
+    fn place_unit(
+        &self,
+        _r: &Ruleset,
+        _t: &Troop,
+        p: &Placement,
+        mut u: Unit,
+        _st: &mut State,
+    ) -> Result<Option<Unit>, String> {
+        for s in &p.standing {
+            let s = s.trim().to_ascii_uppercase();
+            if !state::STANDING.contains(&s.as_str()) {
+                return Err(format!(
+                    "'{s}' is not a standing order ({})",
+                    state::STANDING.join(", ")
+                ));
+            }
+            u.standing.push(s);
+        }
+        Ok(Some(u))
+    }
+
+    /// Placed at half strength or less: already broken (the 50% rule),
+    /// read as in play: "If occupying houses, the unit may remain in the
+    /// houses" (it does not go to the rear). A General has no rank and
+    /// file.
+    fn placed(&self, r: &Ruleset, st: &State, t: &Troop, u: &mut Unit) {
+        if !t.is("general") && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0] {
+            u.broken = true;
+            u.forced = (!state::in_house(r, st, u)).then_some(Forced::Rout);
+        }
     }
 
     fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String> {

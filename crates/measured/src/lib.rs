@@ -113,6 +113,20 @@ pub trait Procedures: Send + Sync {
     ) -> Result<Outcome, Rejection>;
     /// The order template for a side, if it must send orders.
     fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String>;
+    /// A fresh position's part of the book's own (set-up and cases).
+    fn start(&self, _st: &mut State) {}
+    /// A placed unit's attributes of the book's own, checked; `Ok(None)`
+    /// when the book holds it off the table.
+    fn place_unit(
+        &self,
+        r: &Ruleset,
+        t: &ruleset::Troop,
+        p: &state::Placement,
+        u: Unit,
+        st: &mut State,
+    ) -> Result<Option<Unit>, String>;
+    /// What the book decides of a unit as soon as it stands on the table.
+    fn placed(&self, _r: &Ruleset, _st: &State, _t: &ruleset::Troop, _u: &mut Unit) {}
     /// Random orders' lines of the book's own (standing orders, fog
     /// choices) before the units' lines.
     fn random_lines(

@@ -527,8 +527,9 @@ pub fn place(
         removed: vec![0; 2],
         over: false,
         winner: None,
-        syw: r.syw.as_ref().map(|_| Box::default()),
+        syw: None,
     };
+    r.book().start(&mut st);
     for p in units {
         place_unit(r, text, file, &mut st, p)?;
     }
@@ -738,15 +739,15 @@ fn place_unit(
         )
     })?;
     let off = p.at.span().start;
-    let mut u = new_unit(r, text, file, p, t, id.clone(), side, kind)?;
-    if let Some(sy) = &r.syw {
-        super::syw::place_unit(sy, t, p, &mut u).map_err(|m| at(text, file, off, m))?;
-    }
+    let u = new_unit(text, file, p, t, id.clone(), side, kind)?;
+    let Some(mut u) = r
+        .book()
+        .place_unit(r, t, p, u, st)
+        .map_err(|m| at(text, file, off, m))?
+    else {
+        return Ok(());
+    };
     let fp = footprint(r, &u);
-    if p.off_table && r.syw.is_some() {
-        return super::syw::entry::hold_off_table(st, u, p.delayed.min(20), &fp)
-            .map_err(|m| at(text, file, off, m));
-    }
     if !st.on_table(&fp) {
         return Err(at(
             text,
@@ -758,17 +759,7 @@ fn place_unit(
     if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
         return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
     }
-    // Placed at half strength or less: already broken (the 50% rule),
-    // read as in play: "If occupying houses, the unit may remain in
-    // the houses" (it does not go to the rear). A General has no rank
-    // and file.
-    if r.syw.is_none()
-        && !t.is("general")
-        && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0]
-    {
-        u.broken = true;
-        u.forced = (!in_house(r, st, &u)).then_some(Forced::Rout);
-    }
+    r.book().placed(r, st, t, &mut u);
     st.units.push(u);
     Ok(())
 }
@@ -900,16 +891,9 @@ fn unit_strength(
 /// A unit's officers, guns and standing orders.
 type Kit = (Vec<Officer>, Vec<Gun>, Vec<String>);
 
-/// A placement's officers (those lost already dead), guns and standing
-/// orders.
-fn unit_kit(
-    r: &Ruleset,
-    text: &str,
-    file: &str,
-    p: &Placement,
-    t: &Troop,
-    id: &str,
-) -> Result<Kit, DataError> {
+/// A placement's officers (those lost already dead) and guns; standing
+/// orders are the book's ([`crate::Procedures::place_unit`]).
+fn unit_kit(text: &str, file: &str, p: &Placement, t: &Troop, id: &str) -> Result<Kit, DataError> {
     let off = p.at.span().start;
     let mut officers: Vec<Officer> = t
         .officers
@@ -939,26 +923,12 @@ fn unit_kit(
             fired_last: false,
         })
         .collect();
-    let mut standing = Vec::new();
-    for s in p.standing.iter().filter(|_| r.syw.is_none()) {
-        let s = s.trim().to_ascii_uppercase();
-        if !STANDING.contains(&s.as_str()) {
-            return Err(at(
-                text,
-                file,
-                off,
-                format!("'{s}' is not a standing order ({})", STANDING.join(", ")),
-            ));
-        }
-        standing.push(s);
-    }
+    let standing = Vec::new();
     Ok((officers, guns, standing))
 }
 
 /// The unit a placement describes.
-#[allow(clippy::too_many_arguments)]
 fn new_unit(
-    r: &Ruleset,
     text: &str,
     file: &str,
     p: &Placement,
@@ -969,7 +939,7 @@ fn new_unit(
 ) -> Result<Unit, DataError> {
     let (formation, front, facing) = unit_stance(text, file, p, t, side)?;
     let (rf, start_rf, ranks) = unit_strength(text, file, p, t)?;
-    let (officers, guns, standing) = unit_kit(r, text, file, p, t, &id)?;
+    let (officers, guns, standing) = unit_kit(text, file, p, t, &id)?;
     Ok(Unit {
         name: p.name.clone().unwrap_or_else(|| format!("{} {id}", t.name)),
         id,

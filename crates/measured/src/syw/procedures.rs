@@ -3,8 +3,8 @@
 //! orders ([`super::engine`], [`super::orders`]).
 
 use super::{engine, orders, template};
-use crate::ruleset::Ruleset;
-use crate::state::{State, Unit};
+use crate::ruleset::{Ruleset, Troop};
+use crate::state::{footprint, Placement, State, Unit};
 use crate::{Outcome, Procedures};
 use adjutant_dice::Dice;
 use adjutant_rules::{Chance, Orders, Phase, Rejection};
@@ -125,6 +125,33 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         chance: Option<&mut Chance<'_>>,
     ) -> Result<Outcome, Rejection> {
         engine::run(r, st, orders, chance)
+    }
+
+    /// A fresh position's sequence of play (the active side, effects in
+    /// force, units off the table).
+    fn start(&self, st: &mut State) {
+        st.syw = Some(Box::default());
+    }
+
+    /// Its experience, brigade and marker; held off the table when it
+    /// starts there ("Off table movement via umpire").
+    fn place_unit(
+        &self,
+        r: &Ruleset,
+        t: &Troop,
+        p: &Placement,
+        mut u: Unit,
+        st: &mut State,
+    ) -> Result<Option<Unit>, String> {
+        if let Some(sy) = &r.syw {
+            super::place_unit(sy, t, p, &mut u)?;
+        }
+        if p.off_table {
+            let fp = footprint(r, &u);
+            super::entry::hold_off_table(st, u, p.delayed.min(20), &fp)?;
+            return Ok(None);
+        }
+        Ok(Some(u))
     }
 
     fn template(&self, r: &Ruleset, st: &State, side: usize, _name: &str) -> Option<String> {
