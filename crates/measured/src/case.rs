@@ -37,23 +37,33 @@ struct CaseFile {
     active: Option<String>,
     /// Seven Years' War: fog-of-war effects already in force.
     #[serde(default)]
-    effects: Vec<EffectFile>,
+    effects: Vec<CaseEffect>,
     r#move: MovePart,
     #[serde(default)]
     expect: ExpectPart,
 }
 
+/// An effect in force in a case (a Seven Years' War key).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EffectFile {
-    id: String,
-    side: String,
+pub struct CaseEffect {
+    pub id: String,
+    pub side: String,
     /// The player-turn before which it ends (turn 1's first player is 0).
-    until: u32,
+    pub until: u32,
     #[serde(default)]
-    checks: u32,
+    pub checks: u32,
     #[serde(default)]
-    units: Vec<String>,
+    pub units: Vec<String>,
+}
+
+/// A case's keys for a book's own part of the position: the active side
+/// and the effects in force (the Seven Years' War's).
+pub struct CaseSequence<'a> {
+    /// The case file's sides, as written.
+    pub sides: Option<&'a [String]>,
+    pub active: Option<&'a str>,
+    pub effects: &'a [CaseEffect],
 }
 
 #[derive(Debug, Deserialize)]
@@ -332,7 +342,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     check_rest(e, &out.st, &mut problems);
     check_sections(e, &out.st, &mut problems);
     let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
-    check_events(e, &out, &log, &mut problems);
+    check_events(r.book(), e, &out, &log, &mut problems);
     check_views(&r, &out.st, &out.ev, &e.view, &mut problems);
     if let Some(w) = &e.winner {
         if out.st.winner.as_deref() != Some(w.as_str()) {
@@ -377,74 +387,15 @@ fn case_state(
     if let Some(t) = cf.turn {
         st.turn = t;
     }
-    if st.syw.is_some() {
-        syw_sequence(r, text, file, cf, &mut st)?;
-    } else if cf.active.is_some() || !cf.effects.is_empty() {
-        return Err(at(
-            text,
-            file,
-            0,
-            "active and effects are Seven Years' War keys",
-        ));
-    }
-    Ok(st)
-}
-
-/// A Seven Years' War case's active side and effects in force.
-fn syw_sequence(
-    r: &Ruleset,
-    text: &str,
-    file: &str,
-    cf: &CaseFile,
-    st: &mut state::State,
-) -> Result<(), DataError> {
-    let sides = st.sides.clone();
-    let Some(seq) = st.syw.as_mut() else {
-        return Ok(());
+    let seq = CaseSequence {
+        sides: cf.sides.as_deref(),
+        active: cf.active.as_deref(),
+        effects: &cf.effects,
     };
-    if let Some(a) = &cf.active {
-        seq.active = cf
-            .sides
-            .clone()
-            .unwrap_or_else(|| vec!["british".into(), "french".into()])
-            .iter()
-            .position(|s| s.eq_ignore_ascii_case(a.trim()))
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    text.find("active").unwrap_or(0),
-                    format!("unknown side '{a}'"),
-                )
-            })?;
-    }
-    for e in &cf.effects {
-        let side = sides
-            .iter()
-            .position(|s| s.eq_ignore_ascii_case(e.side.trim()))
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    text.find("effects").unwrap_or(0),
-                    format!("unknown side '{}'", e.side),
-                )
-            })?;
-        let name = r
-            .syw
-            .as_ref()
-            .and_then(|t| t.fog.values().flatten().find(|f| f.id == e.id))
-            .map_or_else(|| e.id.clone(), |f| f.name.clone());
-        seq.effects.push(super::syw::Effect {
-            id: e.id.clone(),
-            name,
-            side,
-            until: e.until,
-            checks: e.checks,
-            units: e.units.iter().map(|u| u.to_ascii_uppercase()).collect(),
-        });
-    }
-    Ok(())
+    r.book()
+        .case_position(r, &mut st, &seq)
+        .map_err(|(key, m)| at(text, file, text.find(key).unwrap_or(0), m))?;
+    Ok(st)
 }
 
 /// The dice the engine rolled against those the case forces.
@@ -653,7 +604,13 @@ fn check_sections(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>)
 
 /// Units gone, events told and not told, the report's sentences and the
 /// effects in force.
-fn check_events(e: &ExpectPart, out: &Outcome, log: &[String], problems: &mut Vec<String>) {
+fn check_events(
+    book: &dyn crate::Procedures,
+    e: &ExpectPart,
+    out: &Outcome,
+    log: &[String],
+    problems: &mut Vec<String>,
+) {
     for id in &e.gone {
         if out.st.unit(id).is_some() {
             problems.push(format!("expected {id} gone from the table"));
@@ -676,12 +633,7 @@ fn check_events(e: &ExpectPart, out: &Outcome, log: &[String], problems: &mut Ve
         }
     }
     if let Some(want) = &e.effects {
-        let got: Vec<String> = out
-            .st
-            .syw
-            .as_ref()
-            .map(|s| s.effects.iter().map(|x| x.id.clone()).collect())
-            .unwrap_or_default();
+        let got = book.effects_in_force(&out.st);
         if got != *want {
             problems.push(format!("effects in force: expected {want:?}, got {got:?}"));
         }

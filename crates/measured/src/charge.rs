@@ -3,6 +3,7 @@
 //! have sent, carried out by [`crate::engine`] in the order of its
 //! sequence; the order language is [`crate::orders`].
 
+use crate::case::CaseSequence;
 use crate::engine;
 use crate::orders;
 use crate::report;
@@ -155,6 +156,19 @@ impl Procedures for Charge {
             u.broken = true;
             u.forced = (!state::in_house(r, st, u)).then_some(Forced::Rout);
         }
+    }
+
+    /// Charge! has no active side nor effects in force.
+    fn case_position(
+        &self,
+        _r: &Ruleset,
+        _st: &mut State,
+        case: &CaseSequence<'_>,
+    ) -> Result<(), (&'static str, String)> {
+        if case.active.is_some() || !case.effects.is_empty() {
+            return Err(("", "active and effects are Seven Years' War keys".into()));
+        }
+        Ok(())
     }
 
     fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String> {

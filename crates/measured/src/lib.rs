@@ -127,6 +127,18 @@ pub trait Procedures: Send + Sync {
     ) -> Result<Option<Unit>, String>;
     /// What the book decides of a unit as soon as it stands on the table.
     fn placed(&self, _r: &Ruleset, _st: &State, _t: &ruleset::Troop, _u: &mut Unit) {}
+    /// A case's part of the position of the book's own (the active side,
+    /// the effects in force). Err: the case key to point at, and why.
+    fn case_position(
+        &self,
+        r: &Ruleset,
+        st: &mut State,
+        case: &case::CaseSequence<'_>,
+    ) -> Result<(), (&'static str, String)>;
+    /// The ids of the effects in force, for a case's expectations.
+    fn effects_in_force(&self, _st: &State) -> Vec<String> {
+        Vec::new()
+    }
     /// Random orders' lines of the book's own (standing orders, fog
     /// choices) before the units' lines.
     fn random_lines(

@@ -3,6 +3,7 @@
 //! orders ([`super::engine`], [`super::orders`]).
 
 use super::{engine, orders, template};
+use crate::case::CaseSequence;
 use crate::ruleset::{Ruleset, Troop};
 use crate::state::{footprint, Placement, State, Unit};
 use crate::{Outcome, Procedures};
@@ -152,6 +153,57 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
             return Ok(None);
         }
         Ok(Some(u))
+    }
+
+    /// A case's active side and effects in force.
+    fn case_position(
+        &self,
+        r: &Ruleset,
+        st: &mut State,
+        case: &CaseSequence<'_>,
+    ) -> Result<(), (&'static str, String)> {
+        let sides = st.sides.clone();
+        let Some(seq) = st.syw.as_mut() else {
+            return Ok(());
+        };
+        if let Some(a) = case.active {
+            seq.active = case
+                .sides
+                .map_or_else(
+                    || vec!["british".into(), "french".into()],
+                    <[String]>::to_vec,
+                )
+                .iter()
+                .position(|s| s.eq_ignore_ascii_case(a.trim()))
+                .ok_or_else(|| ("active", format!("unknown side '{a}'")))?;
+        }
+        for e in case.effects {
+            let side = sides
+                .iter()
+                .position(|s| s.eq_ignore_ascii_case(e.side.trim()))
+                .ok_or_else(|| ("effects", format!("unknown side '{}'", e.side)))?;
+            let name = r
+                .syw
+                .as_ref()
+                .and_then(|t| t.fog.values().flatten().find(|f| f.id == e.id))
+                .map_or_else(|| e.id.clone(), |f| f.name.clone());
+            seq.effects.push(super::Effect {
+                id: e.id.clone(),
+                name,
+                side,
+                until: e.until,
+                checks: e.checks,
+                units: e.units.iter().map(|u| u.to_ascii_uppercase()).collect(),
+            });
+        }
+        Ok(())
+    }
+
+    fn effects_in_force(&self, st: &State) -> Vec<String> {
+        st.syw
+            .as_ref()
+            .map(|s| s.effects.iter().map(|x| x.id.clone()).collect())
+            .unwrap_or_default()
     }
 
     fn template(&self, r: &Ruleset, st: &State, side: usize, _name: &str) -> Option<String> {
