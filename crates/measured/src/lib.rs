@@ -139,6 +139,11 @@ pub trait Procedures: Send + Sync {
     fn effects_in_force(&self, _st: &State) -> Vec<String> {
         Vec::new()
     }
+    /// A referee's correction of a unit on the table (`rest` the words
+    /// after `UNIT <id>`) of the book's own, or None: not one of its lines.
+    fn amend_unit(&self, _st: &mut State, _k: usize, _rest: &[&str]) -> Option<Result<(), String>> {
+        None
+    }
     /// Random orders' lines of the book's own (standing orders, fog
     /// choices) before the units' lines.
     fn random_lines(

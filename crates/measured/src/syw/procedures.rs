@@ -199,6 +199,33 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         Ok(())
     }
 
+    /// The umpire's MARKER and OFF (off-table movement).
+    fn amend_unit(&self, st: &mut State, k: usize, rest: &[&str]) -> Option<Result<(), String>> {
+        match rest {
+            ["MARKER", m] => {
+                st.units[k].marker = match *m {
+                    "RED" => Some("red".into()),
+                    "ORANGE" => Some("orange".into()),
+                    "NONE" => None,
+                    _ => return Some(Err("MARKER RED, MARKER ORANGE or MARKER NONE".into())),
+                };
+            }
+            ["OFF"] => {
+                let mut u = st.units.remove(k);
+                u.melee = None;
+                crate::amend::out_of_melee(st, &u.id);
+                let seq = st.syw.get_or_insert_with(Box::default);
+                u.forced = None;
+                seq.off_table.push(super::entry::Reserve {
+                    unit: u,
+                    delayed: 0,
+                });
+            }
+            _ => return None,
+        }
+        Some(Ok(()))
+    }
+
     fn effects_in_force(&self, st: &State) -> Vec<String> {
         st.syw
             .as_ref()
