@@ -308,3 +308,52 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The Seven Years' War's procedures, as compiled.
+    const SYW: &[(&str, &str)] = &[
+        ("engine/charge.rs", include_str!("engine/charge.rs")),
+        ("engine/check.rs", include_str!("engine/check.rs")),
+        ("engine/compulsory.rs", include_str!("engine/compulsory.rs")),
+        ("engine/fire.rs", include_str!("engine/fire.rs")),
+        ("engine/fog.rs", include_str!("engine/fog.rs")),
+        ("engine/hills.rs", include_str!("engine/hills.rs")),
+        ("engine/melee.rs", include_str!("engine/melee.rs")),
+        ("engine/mod.rs", include_str!("engine/mod.rs")),
+        ("engine/morale.rs", include_str!("engine/morale.rs")),
+        ("engine/moves.rs", include_str!("engine/moves.rs")),
+        ("engine/retreat.rs", include_str!("engine/retreat.rs")),
+        ("engine/sight.rs", include_str!("engine/sight.rs")),
+        ("engine/tests.rs", include_str!("engine/tests.rs")),
+        ("entry.rs", include_str!("entry.rs")),
+        ("line.rs", include_str!("line.rs")),
+        ("mod.rs", include_str!("mod.rs")),
+        ("orders.rs", include_str!("orders.rs")),
+        ("procedures.rs", include_str!("procedures.rs")),
+        ("split.rs", include_str!("split.rs")),
+        ("standing.rs", include_str!("standing.rs")),
+        ("template.rs", include_str!("template.rs")),
+    ];
+
+    /// Issue 30, acceptance 3: the Seven Years' War's procedures never ask
+    /// whether the game is Charge! (no test of the ruleset's or a unit's
+    /// SYW part being absent) and never call Charge!'s procedures.
+    #[test]
+    fn syw_procedures_never_ask_for_charge() {
+        for (file, text) in SYW {
+            let body = text.split("#[cfg(test)]").next().unwrap_or(text);
+            for word in [
+                "r.syw.is_none",
+                "r.syw.is_some",
+                "experience.is_empty",
+                "crate::engine",
+                "crate::charge",
+                "super::super::engine",
+                "super::super::super::engine",
+            ] {
+                assert!(!body.contains(word), "{file} has '{word}'");
+            }
+        }
+    }
+}
