@@ -2,11 +2,11 @@
 //! tables"): a table, terrain and units placed in inches, one move's orders
 //! for each side, the dice forced, and what the rulebook says must follow.
 
-use super::engine;
 use super::events::Event;
 use super::geometry::Pt;
 use super::ruleset::{at, toml_error, Inches, Ruleset};
 use super::state::{self, FeatureFile, Forced, Placement, TablePart};
+use super::Outcome;
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::{CaseResult, Chance, DataError, Orders};
 use serde::Deserialize;
@@ -37,23 +37,33 @@ struct CaseFile {
     active: Option<String>,
     /// Seven Years' War: fog-of-war effects already in force.
     #[serde(default)]
-    effects: Vec<EffectFile>,
+    effects: Vec<CaseEffect>,
     r#move: MovePart,
     #[serde(default)]
     expect: ExpectPart,
 }
 
+/// An effect in force in a case (a Seven Years' War key).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EffectFile {
-    id: String,
-    side: String,
+pub struct CaseEffect {
+    pub id: String,
+    pub side: String,
     /// The player-turn before which it ends (turn 1's first player is 0).
-    until: u32,
+    pub until: u32,
     #[serde(default)]
-    checks: u32,
+    pub checks: u32,
     #[serde(default)]
-    units: Vec<String>,
+    pub units: Vec<String>,
+}
+
+/// A case's keys for a book's own part of the position: the active side
+/// and the effects in force (the Seven Years' War's).
+pub struct CaseSequence<'a> {
+    /// The case file's sides, as written.
+    pub sides: Option<&'a [String]>,
+    pub active: Option<&'a str>,
+    pub effects: &'a [CaseEffect],
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,7 +262,7 @@ fn forced_name(f: &Option<Forced>) -> String {
 }
 
 fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
-    let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    let mut cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let _ = (&cf.cites, &cf.notes);
     let r = Ruleset::builtin(cf.ruleset.get_ref()).map_err(|_| {
         at(
@@ -262,70 +272,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             format!("unknown ruleset '{}'", cf.ruleset.get_ref()),
         )
     })?;
-    let tp = TablePart {
-        table: cf.table.clone(),
-        sides: cf.sides.clone(),
-        terrain: cf.terrain,
-    };
-    let mut st = state::place(&r, text, file, &tp, &cf.units)?;
-    st.scenario = "case".into();
-    st.title = cf.name.clone();
-    st.moves = 99;
-    if let Some(t) = cf.turn {
-        st.turn = t;
-    }
-    if let Some(seq) = st.syw.as_mut() {
-        if let Some(a) = &cf.active {
-            seq.active = cf
-                .sides
-                .clone()
-                .unwrap_or_else(|| vec!["british".into(), "french".into()])
-                .iter()
-                .position(|s| s.eq_ignore_ascii_case(a.trim()))
-                .ok_or_else(|| {
-                    at(
-                        text,
-                        file,
-                        text.find("active").unwrap_or(0),
-                        format!("unknown side '{a}'"),
-                    )
-                })?;
-        }
-        for e in &cf.effects {
-            let side = st
-                .sides
-                .iter()
-                .position(|s| s.eq_ignore_ascii_case(e.side.trim()))
-                .ok_or_else(|| {
-                    at(
-                        text,
-                        file,
-                        text.find("effects").unwrap_or(0),
-                        format!("unknown side '{}'", e.side),
-                    )
-                })?;
-            let name = r
-                .syw
-                .as_ref()
-                .and_then(|t| t.fog.values().flatten().find(|f| f.id == e.id))
-                .map_or_else(|| e.id.clone(), |f| f.name.clone());
-            seq.effects.push(super::syw::Effect {
-                id: e.id.clone(),
-                name,
-                side,
-                until: e.until,
-                checks: e.checks,
-                units: e.units.iter().map(|u| u.to_ascii_uppercase()).collect(),
-            });
-        }
-    } else if cf.active.is_some() || !cf.effects.is_empty() {
-        return Err(at(
-            text,
-            file,
-            0,
-            "active and effects are Seven Years' War keys",
-        ));
-    }
+    let terrain = std::mem::take(&mut cf.terrain);
+    let st = case_state(&r, text, file, &cf, terrain)?;
     let mut faces = Vec::new();
     for d in &cf.r#move.dice {
         if !(1..=6).contains(d.get_ref()) {
@@ -350,10 +298,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             deck: &mut deck,
         };
         match &cf.r#move.amend {
-            Some(fix) => {
-                super::syw::amend::amend(&r, &st, fix).map(|(st, ev)| engine::Outcome { st, ev })
-            }
-            None => engine::run(&r, &st, &orders, Some(&mut chance)),
+            Some(fix) => super::amend::amend(&r, &st, fix).map(|(st, ev)| Outcome { st, ev }),
+            None => r.book().run(&r, &st, &orders, Some(&mut chance)),
         }
     };
     let e = &cf.expect;
@@ -386,16 +332,84 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     };
     let _ = e.accepted;
     let mut problems = Vec::new();
+    check_dice(e, &dice, faces.len(), &mut problems);
+    for eu in &e.units {
+        match out.st.unit(&eu.id) {
+            Some(u) => check_unit(eu, u, &mut problems),
+            None => problems.push(format!("expected unit {} on the table, it is gone", eu.id)),
+        }
+    }
+    check_rest(e, &out.st, &mut problems);
+    check_sections(e, &out.st, &mut problems);
+    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
+    check_events(r.book(), e, &out, &log, &mut problems);
+    check_views(&r, &out.st, &out.ev, &e.view, &mut problems);
+    if let Some(w) = &e.winner {
+        if out.st.winner.as_deref() != Some(w.as_str()) {
+            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(CaseResult {
+            name: cf.name,
+            passed: true,
+            detail: String::new(),
+        });
+    }
+    Ok(fail(
+        &cf.name,
+        format!(
+            "{}\n  events:\n    {}",
+            problems.join("; "),
+            log.join("\n    ")
+        ),
+    ))
+}
+
+/// The case's position: its table and units, turn, and the Seven Years'
+/// War's active side and effects in force.
+fn case_state(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    cf: &CaseFile,
+    terrain: Vec<FeatureFile>,
+) -> Result<state::State, DataError> {
+    let tp = TablePart {
+        table: cf.table.clone(),
+        sides: cf.sides.clone(),
+        terrain,
+    };
+    let mut st = state::place(r, text, file, &tp, &cf.units)?;
+    st.scenario = "case".into();
+    st.title = cf.name.clone();
+    st.moves = 99;
+    if let Some(t) = cf.turn {
+        st.turn = t;
+    }
+    let seq = CaseSequence {
+        sides: cf.sides.as_deref(),
+        active: cf.active.as_deref(),
+        effects: &cf.effects,
+    };
+    r.book()
+        .case_position(r, &mut st, &seq)
+        .map_err(|(key, m)| at(text, file, text.find(key).unwrap_or(0), m))?;
+    Ok(st)
+}
+
+/// The dice the engine rolled against those the case forces.
+fn check_dice(e: &ExpectPart, dice: &ForcedDice, forced: usize, problems: &mut Vec<String>) {
     if dice.exhausted() {
         problems.push(format!(
             "the engine rolled {} dice but the case forces only {}",
             dice.rolled(),
-            faces.len()
+            forced
         ));
     } else if dice.unused() > 0 {
         problems.push(format!(
             "the case forces {} dice but the engine rolled only {}",
-            faces.len(),
+            forced,
             dice.rolled()
         ));
     }
@@ -404,113 +418,125 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             problems.push(format!("dice rolled: expected {n}, got {}", dice.rolled()));
         }
     }
-    for eu in &e.units {
-        let Some(u) = out.st.unit(&eu.id) else {
-            problems.push(format!("expected unit {} on the table, it is gone", eu.id));
-            continue;
-        };
-        if let Some(n) = eu.rf {
-            if u.rf != n {
-                problems.push(format!(
-                    "{}: rank and file expected {n}, got {}",
-                    u.id, u.rf
-                ));
-            }
-        }
-        if let Some([x, y]) = eu.at {
-            let want = Pt::new(x.sixteenths().unwrap_or(-1), y.sixteenths().unwrap_or(-1));
-            if u.front != want {
-                problems.push(format!(
-                    "{}: front expected ({}, {}) sixteenths, got ({}, {})",
-                    u.id, want.x, want.y, u.front.x, u.front.y
-                ));
-            }
-        }
-        if let Some(f) = eu.facing {
-            if u.facing != f {
-                problems.push(format!("{}: facing expected {f}, got {}", u.id, u.facing));
-            }
-        }
-        if let Some(f) = &eu.formation {
-            if u.formation != *f {
-                problems.push(format!(
-                    "{}: formation expected {f}, got {}",
-                    u.id, u.formation
-                ));
-            }
-        }
-        if let Some(n) = eu.officers {
-            let a = u.alive_officers().count();
-            if a != n {
-                problems.push(format!("{}: officers expected {n}, got {a}", u.id));
-            }
-        }
-        if let Some(b) = eu.broken {
-            if u.broken != b {
-                problems.push(format!("{}: broken expected {b}, got {}", u.id, u.broken));
-            }
-        }
-        if let Some(b) = eu.bad_morale {
-            if u.bad_morale != Some(b) {
-                problems.push(format!(
-                    "{}: bad morale (rally on {b}) expected, got {:?}",
-                    u.id, u.bad_morale
-                ));
-            }
-        }
-        if eu.good_morale == Some(true) && u.bad_morale.is_some() {
+}
+
+/// One expected unit's position, strength and state.
+fn check_unit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+    if let Some(n) = eu.rf {
+        if u.rf != n {
             problems.push(format!(
-                "{}: good morale expected, got bad (rally on {:?})",
+                "{}: rank and file expected {n}, got {}",
+                u.id, u.rf
+            ));
+        }
+    }
+    if let Some([x, y]) = eu.at {
+        let want = Pt::new(x.sixteenths().unwrap_or(-1), y.sixteenths().unwrap_or(-1));
+        if u.front != want {
+            problems.push(format!(
+                "{}: front expected ({}, {}) sixteenths, got ({}, {})",
+                u.id, want.x, want.y, u.front.x, u.front.y
+            ));
+        }
+    }
+    if let Some(f) = eu.facing {
+        if u.facing != f {
+            problems.push(format!("{}: facing expected {f}, got {}", u.id, u.facing));
+        }
+    }
+    if let Some(f) = &eu.formation {
+        if u.formation != *f {
+            problems.push(format!(
+                "{}: formation expected {f}, got {}",
+                u.id, u.formation
+            ));
+        }
+    }
+    if let Some(n) = eu.officers {
+        let a = u.alive_officers().count();
+        if a != n {
+            problems.push(format!("{}: officers expected {n}, got {a}", u.id));
+        }
+    }
+    if let Some(b) = eu.broken {
+        if u.broken != b {
+            problems.push(format!("{}: broken expected {b}, got {}", u.id, u.broken));
+        }
+    }
+    check_unit_morale(eu, u, problems);
+    check_unit_kit(eu, u, problems);
+}
+
+/// One expected unit's morale, forced move and melee.
+fn check_unit_morale(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+    if let Some(b) = eu.bad_morale {
+        if u.bad_morale != Some(b) {
+            problems.push(format!(
+                "{}: bad morale (rally on {b}) expected, got {:?}",
                 u.id, u.bad_morale
             ));
         }
-        if let Some(f) = &eu.forced {
-            if forced_name(&u.forced) != *f {
-                problems.push(format!(
-                    "{}: forced expected {f}, got {}",
-                    u.id,
-                    forced_name(&u.forced)
-                ));
-            }
-        }
-        if let Some(m) = &eu.melee {
-            let got = u
-                .melee
-                .as_ref()
-                .map_or("none".to_string(), |x| x.with.clone());
-            if got != *m {
-                problems.push(format!("{}: melee with {m} expected, got {got}", u.id));
-            }
-        }
-        if let Some(d) = &eu.gun_damage {
-            let got: Vec<u32> = u.guns.iter().map(|g| g.damage).collect();
-            if got != *d {
-                problems.push(format!("{}: gun damage expected {d:?}, got {got:?}", u.id));
-            }
-        }
-        if let Some(n) = eu.guns_destroyed {
-            let got = u.guns.iter().filter(|g| g.destroyed).count();
-            if got != n {
-                problems.push(format!("{}: guns destroyed expected {n}, got {got}", u.id));
-            }
-        }
-        if let Some(m) = &eu.marker {
-            let got = u.marker.clone().unwrap_or_else(|| "none".into());
-            if got != *m {
-                problems.push(format!("{}: marker expected {m}, got {got}", u.id));
-            }
-        }
-        if let Some(n) = eu.crossing {
-            if u.crossing != n {
-                problems.push(format!(
-                    "{}: ford moves expected {n}, got {}",
-                    u.id, u.crossing
-                ));
-            }
+    }
+    if eu.good_morale == Some(true) && u.bad_morale.is_some() {
+        problems.push(format!(
+            "{}: good morale expected, got bad (rally on {:?})",
+            u.id, u.bad_morale
+        ));
+    }
+    if let Some(f) = &eu.forced {
+        if forced_name(&u.forced) != *f {
+            problems.push(format!(
+                "{}: forced expected {f}, got {}",
+                u.id,
+                forced_name(&u.forced)
+            ));
         }
     }
+    if let Some(m) = &eu.melee {
+        let got = u
+            .melee
+            .as_ref()
+            .map_or("none".to_string(), |x| x.with.clone());
+        if got != *m {
+            problems.push(format!("{}: melee with {m} expected, got {got}", u.id));
+        }
+    }
+}
+
+/// One expected unit's guns, marker and ford crossing.
+fn check_unit_kit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+    if let Some(d) = &eu.gun_damage {
+        let got: Vec<u32> = u.guns.iter().map(|g| g.damage).collect();
+        if got != *d {
+            problems.push(format!("{}: gun damage expected {d:?}, got {got:?}", u.id));
+        }
+    }
+    if let Some(n) = eu.guns_destroyed {
+        let got = u.guns.iter().filter(|g| g.destroyed).count();
+        if got != n {
+            problems.push(format!("{}: guns destroyed expected {n}, got {got}", u.id));
+        }
+    }
+    if let Some(m) = &eu.marker {
+        let got = u.marker.clone().unwrap_or_else(|| "none".into());
+        if got != *m {
+            problems.push(format!("{}: marker expected {m}, got {got}", u.id));
+        }
+    }
+    if let Some(n) = eu.crossing {
+        if u.crossing != n {
+            problems.push(format!(
+                "{}: ford moves expected {n}, got {}",
+                u.id, u.crossing
+            ));
+        }
+    }
+}
+
+/// The expected units' exhaustion, then their rallying.
+fn check_rest(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>) {
     for eu in &e.units {
-        let (Some(want), Some(u)) = (eu.exhausted, out.st.unit(&eu.id)) else {
+        let (Some(want), Some(u)) = (eu.exhausted, st.unit(&eu.id)) else {
             continue;
         };
         let got = match u.forced {
@@ -525,7 +551,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         }
     }
     for eu in &e.units {
-        let (Some(want), Some(u)) = (eu.rallying, out.st.unit(&eu.id)) else {
+        let (Some(want), Some(u)) = (eu.rallying, st.unit(&eu.id)) else {
             continue;
         };
         if u.rallying.unwrap_or(0) != want {
@@ -535,9 +561,12 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             ));
         }
     }
+}
+
+/// The expected terrain sections' kind, damage and fire.
+fn check_sections(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>) {
     for es in &e.sections {
-        let Some(f) = out
-            .st
+        let Some(f) = st
             .terrain
             .iter()
             .find(|f| f.name.eq_ignore_ascii_case(&es.name))
@@ -571,6 +600,17 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             ));
         }
     }
+}
+
+/// Units gone, events told and not told, the report's sentences and the
+/// effects in force.
+fn check_events(
+    book: &dyn crate::Procedures,
+    e: &ExpectPart,
+    out: &Outcome,
+    log: &[String],
+    problems: &mut Vec<String>,
+) {
     for id in &e.gone {
         if out.st.unit(id).is_some() {
             problems.push(format!("expected {id} gone from the table"));
@@ -586,7 +626,6 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             problems.push(format!("expected no event '{k}'"));
         }
     }
-    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
     let joined = log.join("\n");
     for want in &e.report {
         if !joined.contains(want.as_str()) {
@@ -594,35 +633,9 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         }
     }
     if let Some(want) = &e.effects {
-        let got: Vec<String> = out
-            .st
-            .syw
-            .as_ref()
-            .map(|s| s.effects.iter().map(|x| x.id.clone()).collect())
-            .unwrap_or_default();
+        let got = book.effects_in_force(&out.st);
         if got != *want {
             problems.push(format!("effects in force: expected {want:?}, got {got:?}"));
         }
     }
-    check_views(&r, &out.st, &out.ev, &e.view, &mut problems);
-    if let Some(w) = &e.winner {
-        if out.st.winner.as_deref() != Some(w.as_str()) {
-            problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
-        }
-    }
-    if problems.is_empty() {
-        return Ok(CaseResult {
-            name: cf.name,
-            passed: true,
-            detail: String::new(),
-        });
-    }
-    Ok(fail(
-        &cf.name,
-        format!(
-            "{}\n  events:\n    {}",
-            problems.join("; "),
-            log.join("\n    ")
-        ),
-    ))
 }

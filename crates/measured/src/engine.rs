@@ -30,11 +30,7 @@ mod houses;
 #[path = "water.rs"]
 mod water;
 
-/// What one move did.
-pub struct Outcome {
-    pub st: State,
-    pub ev: Vec<Event>,
-}
+pub use crate::Outcome;
 
 /// What a unit fires or charges this move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +75,6 @@ pub struct Plan {
 /// Who must send orders: each side with a unit free to take them.
 #[must_use]
 pub fn needs(st: &State) -> Vec<usize> {
-    if st.syw.is_some() {
-        return super::syw::engine::needs(st);
-    }
     if st.over {
         return Vec::new();
     }
@@ -96,9 +89,6 @@ pub fn needs(st: &State) -> Vec<usize> {
 
 /// Can the unit be given orders this move, or why not.
 pub fn orderable(u: &Unit) -> Result<(), String> {
-    if !u.experience.is_empty() {
-        return super::syw::engine::orderable(u);
-    }
     if u.broken {
         return Err(format!(
             "{} is broken (the 50% rule) and plays no further part",
@@ -321,10 +311,6 @@ fn ground_refusal(
 /// Check one side's orders against the position: the plans, or the first
 /// refusal.
 pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Plan>, Rejection> {
-    if r.syw.is_some() {
-        super::syw::engine::check(r, st, side, text)?;
-        return Ok(Vec::new());
-    }
     let parsed = parse(text)?;
     let mut plans: Vec<Plan> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -397,6 +383,30 @@ pub fn check(r: &Ruleset, st: &State, side: usize, text: &str) -> Result<Vec<Pla
     Ok(plans)
 }
 
+/// What a unit's steps have done so far, as `plan` walks them.
+struct Draft {
+    cur: Unit,
+    used: Frac,
+    sweep: Vec<Footprint>,
+    measured: Vec<String>,
+    action: Option<Action>,
+    advanced: bool,
+    moved: bool,
+    enters_ford: Option<u32>,
+    limber: Option<String>,
+}
+
+/// What every step of a unit's orders shares: the position, the unit, its
+/// troop type and all its steps.
+struct Ctx<'a> {
+    r: &'a Ruleset,
+    st: &'a State,
+    u: &'a Unit,
+    t: &'a Troop,
+    steps: &'a [Step],
+    firing: bool,
+}
+
 fn plan(
     r: &Ruleset,
     st: &State,
@@ -405,364 +415,404 @@ fn plan(
     earlier: &[Plan],
 ) -> Result<Plan, String> {
     let t = troop(r, u);
-    let mut cur = u.clone();
-    let mut used = Frac::zero();
-    let mut sweep = Vec::new();
-    let mut measured = Vec::new();
-    let mut action = None;
-    let mut advanced = false;
-    let mut moved = false;
-    let mut enters_ford = None;
-    let mut limber = None;
     let firing = steps
         .iter()
         .any(|s| matches!(s, Step::FireAt(_) | Step::PickOff(_)));
-    let bad = u.bad_morale.is_some() || u.forced == Some(Forced::Halt);
-    let exhausted_rest = matches!(u.forced, Some(Forced::Exhausted { .. }));
+    let c = Ctx {
+        r,
+        st,
+        u,
+        t,
+        steps,
+        firing,
+    };
+    let mut d = Draft {
+        cur: u.clone(),
+        used: Frac::zero(),
+        sweep: Vec::new(),
+        measured: Vec::new(),
+        action: None,
+        advanced: false,
+        moved: false,
+        enters_ford: None,
+        limber: None,
+    };
     for (k, s) in steps.iter().enumerate() {
-        if s.is_action() && k + 1 != steps.len() {
-            return Err(format!("{} must be the last step", s.canonical()));
-        }
-        if enters_ford.is_some() {
-            return Err("the move ends in the ford (a ford takes moves to cross)".into());
-        }
-        if u.forced == Some(Forced::Halt) && !matches!(s, Step::Hold) {
-            return Err(format!(
-                "{} must halt this move, with no firing (bad morale)",
-                u.id
-            ));
-        }
-        if bad
-            && matches!(
-                s,
-                Step::Forward(_)
-                    | Step::FireAt(_)
-                    | Step::Canister(_)
-                    | Step::PickOff(_)
-                    | Step::Charge(_)
-            )
-        {
-            return Err(format!(
-                "{} has bad morale: it may not advance, fire or charge until it rallies",
-                u.id
-            ));
-        }
-        if exhausted_rest && matches!(s, Step::Charge(_)) {
-            return Err(format!(
-                "{} is resting after a drawn melee and may take no offensive action",
-                u.id
-            ));
-        }
-        let is_gun = t.is("artillery");
-        if let Some(why) = general::step_refusal(r, st, u, s, steps) {
-            return Err(why);
-        }
-        match s {
-            Step::Rally(x) => {
-                measured.push(general::rally_check(r, st, u, x)?);
-                moved = true;
-            }
-            Step::Hold => {
-                if steps.len() != 1 {
-                    return Err("HOLD is the whole order for the move".into());
-                }
-            }
-            Step::Forward(d) | Step::Back(d) => {
-                if is_gun
-                    && cur.formation == "deployed"
-                    && *d > t.moves.get("deployed").copied().unwrap_or(0)
-                {
-                    return Err(format!(
-                        "deployed guns are manhandled {} a move at most",
-                        fmt_len(t.moves.get("deployed").copied().unwrap_or(0))
-                    ));
-                }
-                let fwd = matches!(s, Step::Forward(_));
-                let shp = shape(t, &cur);
-                let end = g::offset(
-                    cur.front,
-                    i64::from(cur.facing),
-                    if fwd { *d } else { -*d },
-                    0,
-                );
-                let sw = Footprint {
-                    front: if fwd { end } else { cur.front },
-                    facing: cur.facing,
-                    width: shp.width,
-                    depth: shp.depth + d,
-                };
-                if let Some(why) = ground_refusal(r, st, t, &sw, cur.front, end) {
-                    return Err(why);
-                }
-                let (pct, why) = ground_percent(r, st, t, &sw, cur.front, end);
-                let a = allowance(t, &cur.formation, firing);
-                if pct == 0 || a == 0 {
-                    return Err(format!("a {} cannot move there", t.name.to_lowercase()));
-                }
-                used = used.add(i128::from(*d) * 100, i128::from(a) * i128::from(pct));
-                measured.push(format!(
-                    "{} {}{}",
-                    if fwd { "forward" } else { "back" },
-                    fmt_len(*d),
-                    if pct < 100 {
-                        format!(" ({why}: {pct}% of the move)")
-                    } else {
-                        String::new()
-                    }
-                ));
-                // A barge goes along the river: a ford does not stop it.
-                if !t.is("barge")
-                    && st
-                        .terrain
-                        .iter()
-                        .any(|f| f.kind == "ford" && g::crosses(cur.front, end, &f.polygon()))
-                    && st.terrain.iter().any(|f| {
-                        f.kind == "river"
-                            && geo::Intersects::intersects(&sw.polygon(), &f.polygon())
-                    })
-                {
-                    let n = r
-                        .terrain
-                        .get("ford")
-                        .and_then(|f| f.crossing_moves(t))
-                        .unwrap_or(1);
-                    enters_ford = Some(n);
-                }
-                sweep.push(sw);
-                cur.front = end;
-                advanced |= fwd;
-                moved = true;
-            }
-            Step::Wheel(a) => {
-                let shp = shape(t, &cur);
-                let f = i64::from(cur.facing);
-                // Pivot on the inner flank's front corner.
-                let (pivot, newf, back) = if *a < 0 {
-                    let p = g::offset(cur.front, f, 0, -shp.width / 2);
-                    (p, f + a, shp.width / 2)
-                } else {
-                    let p = g::offset(cur.front, f, 0, shp.width - shp.width / 2);
-                    (p, f + a, -(shp.width - shp.width / 2))
-                };
-                let newfront = g::offset(pivot, newf, 0, back);
-                let dist = g::arc(shp.width, *a);
-                // The ground swept: the footprint every 5 degrees of the turn.
-                let stepdeg = if *a < 0 { -5 } else { 5 };
-                let mut d: i64 = stepdeg;
-                while d.abs() < a.abs() {
-                    let nf = f + d;
-                    sweep.push(Footprint {
-                        front: g::offset(pivot, nf, 0, back),
-                        facing: g::norm_deg(nf),
-                        width: shp.width,
-                        depth: shp.depth,
-                    });
-                    d += stepdeg;
-                }
-                let endfp = Footprint {
-                    front: newfront,
-                    facing: g::norm_deg(newf),
-                    width: shp.width,
-                    depth: shp.depth,
-                };
-                for sw in sweep.iter().rev().take(40).chain(std::iter::once(&endfp)) {
-                    if let Some(why) = ground_refusal(r, st, t, sw, cur.front, newfront) {
-                        return Err(why);
-                    }
-                }
-                let (pct, why) = ground_percent(r, st, t, &endfp, cur.front, newfront);
-                let al = allowance(t, &cur.formation, firing);
-                if pct == 0 || al == 0 {
-                    return Err(format!("a {} cannot wheel there", t.name.to_lowercase()));
-                }
-                used = used.add(i128::from(dist) * 100, i128::from(al) * i128::from(pct));
-                measured.push(format!(
-                    "wheel {} {}° (outer flank {}){}",
-                    if *a < 0 { "left" } else { "right" },
-                    a.abs(),
-                    fmt_len(dist),
-                    if pct < 100 {
-                        format!(" ({why}: {pct}%)")
-                    } else {
-                        String::new()
-                    }
-                ));
-                sweep.push(endfp);
-                cur.front = newfront;
-                cur.facing = g::norm_deg(newf);
-                moved = true;
-            }
-            Step::About => {
-                let shp = shape(t, &cur);
-                cur.front = g::offset(cur.front, i64::from(cur.facing), -shp.depth, 0);
-                cur.facing = g::norm_deg(i64::from(cur.facing) + 180);
-                used = used.add(1, 2);
-                measured.push("about face (half a move)".into());
-                sweep.push(footprint(r, &cur));
-                moved = true;
-            }
-            Step::Form(f) => {
-                if !t.formations.contains(f) {
-                    return Err(format!(
-                        "a {} forms {}, not {f}",
-                        t.name.to_lowercase(),
-                        t.formations.join(" or ")
-                    ));
-                }
-                if cur.formation == *f {
-                    return Err(format!("{} is already in {f}", u.id));
-                }
-                cur.formation = f.clone();
-                used = used.add(1, 2);
-                measured.push(format!("form {f} (half a move)"));
-                let fp = footprint(r, &cur);
-                if let Some(why) = ground_refusal(r, st, t, &fp, cur.front, cur.front) {
-                    return Err(why);
-                }
-                sweep.push(fp);
-                moved = true;
-            }
-            Step::Limber | Step::Unlimber => {
-                if !is_gun {
-                    return Err(format!("{} has no guns to limber", u.id));
-                }
-                if steps.len() != 1 {
-                    return Err("limbering or unlimbering takes the whole move".into());
-                }
-                let want = if matches!(s, Step::Limber) {
-                    "limbered"
-                } else {
-                    "deployed"
-                };
-                if cur.formation == want {
-                    return Err(format!("{} is already {want}", u.id));
-                }
-                cur.formation = want.into();
-                let fp = footprint(r, &cur);
-                if let Some(why) = ground_refusal(r, st, t, &fp, cur.front, cur.front) {
-                    return Err(why);
-                }
-                sweep.push(fp);
-                limber = Some(want.to_string());
-                measured.push(format!(
-                    "{} (the whole move)",
-                    if want == "limbered" {
-                        "limber"
-                    } else {
-                        "unlimber"
-                    }
-                ));
-            }
-            Step::FireAt(x) | Step::Canister(x) | Step::PickOff(x) => {
-                let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
-                if tg.side == u.side {
-                    return Err(format!("{} is on your side", tg.id));
-                }
-                match s {
-                    Step::FireAt(_) if is_gun => {
-                        gun_fire_check(r, st, &cur, tg, false)?;
-                    }
-                    Step::FireAt(_) => {
-                        musket_check(r, st, &cur, tg)?;
-                    }
-                    Step::Canister(_) => {
-                        if !is_gun || t.howitzer {
-                            return Err("only cannon fire canister".into());
-                        }
-                        gun_fire_check(r, st, &cur, tg, true)?;
-                    }
-                    _ => {
-                        if t.musket != "light" {
-                            return Err("only light infantry pick off officers".into());
-                        }
-                        musket_check(r, st, &cur, tg)?;
-                    }
-                }
-                if is_gun && moved {
-                    return Err("guns that moved may not fire this move".into());
-                }
-                action = Some(match s {
-                    Step::FireAt(_) => Action::Fire(tg.id.clone()),
-                    Step::Canister(_) => Action::Canister(tg.id.clone()),
-                    _ => Action::PickOff(tg.id.clone()),
-                });
-            }
-            Step::Charge(x) => {
-                let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
-                if tg.side == u.side {
-                    return Err(format!("{} is on your side", tg.id));
-                }
-                let (ch, _) = charge_plan(r, u, &cur, tg, steps)?;
-                // The ground the charge crosses and the ground it ends on
-                // (the target itself excepted, in `finish`).
-                sweep.extend(charge_ground(r, &cur, &ch));
-                action = Some(ch);
-                advanced = true;
-                moved = true;
-            }
-        }
+        step_refusal(&c, &d, k, s)?;
+        plan_step(&c, &mut d, s)?;
     }
-    if !used.at_most(1, 1) {
-        // Heavy cavalry's 'battle' move: one for each move of rest.
-        let battle = t.moves.get("battle").copied();
-        let normal = allowance(t, &u.formation, firing);
-        let ok = match battle {
-            Some(b) if u.rest > 0 && normal > 0 => used.at_most(i128::from(b), i128::from(normal)),
-            _ => false,
-        };
-        if !ok {
-            return Err(format!(
-                "too far: the steps use {} of a {} move of {} for a {} in {}{}",
-                pct_text(used),
-                if firing { "firing" } else { "normal" },
-                fmt_len(allowance(t, &u.formation, firing)),
-                t.name.to_lowercase(),
-                u.formation,
-                if battle.is_some() {
-                    if u.rest > 0 {
-                        " (or its 'battle' move)"
-                    } else {
-                        " (no move of rest banked for a 'battle' move)"
-                    }
-                } else {
-                    ""
-                },
-            ) + &format!("; measured: {}", measured.join(", ")));
-        }
-        measured.push("the 'battle' move (one move of rest spent)".into());
-        return finish(
-            r,
-            st,
-            u,
-            cur,
-            steps,
-            sweep,
-            measured,
-            action,
-            advanced,
-            moved,
-            true,
-            enters_ford,
-            limber,
-            earlier,
-        );
+    let battle_move = !d.used.at_most(1, 1);
+    if battle_move {
+        battle_move_check(&c, &mut d)?;
     }
     finish(
         r,
         st,
         u,
-        cur,
+        d.cur,
         steps,
-        sweep,
-        measured,
-        action,
-        advanced,
-        moved,
-        false,
-        enters_ford,
-        limber,
+        d.sweep,
+        d.measured,
+        d.action,
+        d.advanced,
+        d.moved,
+        battle_move,
+        d.enters_ford,
+        d.limber,
         earlier,
     )
+}
+
+/// A step the unit may not take at all, whatever the ground.
+fn step_refusal(c: &Ctx<'_>, d: &Draft, k: usize, s: &Step) -> Result<(), String> {
+    let u = c.u;
+    let bad = u.bad_morale.is_some() || u.forced == Some(Forced::Halt);
+    let exhausted_rest = matches!(u.forced, Some(Forced::Exhausted { .. }));
+    if s.is_action() && k + 1 != c.steps.len() {
+        return Err(format!("{} must be the last step", s.canonical()));
+    }
+    if d.enters_ford.is_some() {
+        return Err("the move ends in the ford (a ford takes moves to cross)".into());
+    }
+    if u.forced == Some(Forced::Halt) && !matches!(s, Step::Hold) {
+        return Err(format!(
+            "{} must halt this move, with no firing (bad morale)",
+            u.id
+        ));
+    }
+    if bad
+        && matches!(
+            s,
+            Step::Forward(_)
+                | Step::FireAt(_)
+                | Step::Canister(_)
+                | Step::PickOff(_)
+                | Step::Charge(_)
+        )
+    {
+        return Err(format!(
+            "{} has bad morale: it may not advance, fire or charge until it rallies",
+            u.id
+        ));
+    }
+    if exhausted_rest && matches!(s, Step::Charge(_)) {
+        return Err(format!(
+            "{} is resting after a drawn melee and may take no offensive action",
+            u.id
+        ));
+    }
+    if let Some(why) = general::step_refusal(c.r, c.st, u, s, c.steps) {
+        return Err(why);
+    }
+    Ok(())
+}
+
+/// One step of a unit's orders, measured and checked against the ground.
+fn plan_step(c: &Ctx<'_>, d: &mut Draft, s: &Step) -> Result<(), String> {
+    match s {
+        Step::Rally(x) => {
+            d.measured.push(general::rally_check(c.r, c.st, c.u, x)?);
+            d.moved = true;
+        }
+        Step::Hold => {
+            if c.steps.len() != 1 {
+                return Err("HOLD is the whole order for the move".into());
+            }
+        }
+        Step::Forward(n) | Step::Back(n) => step_straight(c, d, *n, matches!(s, Step::Forward(_)))?,
+        Step::Wheel(a) => step_wheel(c, d, *a)?,
+        Step::About => {
+            let shp = shape(c.t, &d.cur);
+            d.cur.front = g::offset(d.cur.front, i64::from(d.cur.facing), -shp.depth, 0);
+            d.cur.facing = g::norm_deg(i64::from(d.cur.facing) + 180);
+            d.used = d.used.add(1, 2);
+            d.measured.push("about face (half a move)".into());
+            d.sweep.push(footprint(c.r, &d.cur));
+            d.moved = true;
+        }
+        Step::Form(f) => step_form(c, d, f)?,
+        Step::Limber | Step::Unlimber => step_limber(c, d, matches!(s, Step::Limber))?,
+        Step::FireAt(x) | Step::Canister(x) | Step::PickOff(x) => step_fire(c, d, s, x)?,
+        Step::Charge(x) => {
+            let tg =
+                c.st.unit(x)
+                    .ok_or_else(|| format!("there is no unit {x}"))?;
+            if tg.side == c.u.side {
+                return Err(format!("{} is on your side", tg.id));
+            }
+            let (ch, _) = charge_plan(c.r, c.u, &d.cur, tg, c.steps)?;
+            // The ground the charge crosses and the ground it ends on
+            // (the target itself excepted, in `finish`).
+            d.sweep.extend(charge_ground(c.r, &d.cur, &ch));
+            d.action = Some(ch);
+            d.advanced = true;
+            d.moved = true;
+        }
+    }
+    Ok(())
+}
+
+/// FORWARD or BACK: the ground swept, its going, and a ford entered.
+fn step_straight(c: &Ctx<'_>, d: &mut Draft, n: i64, fwd: bool) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let is_gun = t.is("artillery");
+    if is_gun && d.cur.formation == "deployed" && n > t.moves.get("deployed").copied().unwrap_or(0)
+    {
+        return Err(format!(
+            "deployed guns are manhandled {} a move at most",
+            fmt_len(t.moves.get("deployed").copied().unwrap_or(0))
+        ));
+    }
+    let shp = shape(t, &d.cur);
+    let end = g::offset(
+        d.cur.front,
+        i64::from(d.cur.facing),
+        if fwd { n } else { -n },
+        0,
+    );
+    let sw = Footprint {
+        front: if fwd { end } else { d.cur.front },
+        facing: d.cur.facing,
+        width: shp.width,
+        depth: shp.depth + n,
+    };
+    if let Some(why) = ground_refusal(r, st, t, &sw, d.cur.front, end) {
+        return Err(why);
+    }
+    let (pct, why) = ground_percent(r, st, t, &sw, d.cur.front, end);
+    let a = allowance(t, &d.cur.formation, c.firing);
+    if pct == 0 || a == 0 {
+        return Err(format!("a {} cannot move there", t.name.to_lowercase()));
+    }
+    d.used = d
+        .used
+        .add(i128::from(n) * 100, i128::from(a) * i128::from(pct));
+    d.measured.push(format!(
+        "{} {}{}",
+        if fwd { "forward" } else { "back" },
+        fmt_len(n),
+        if pct < 100 {
+            format!(" ({why}: {pct}% of the move)")
+        } else {
+            String::new()
+        }
+    ));
+    // A barge goes along the river: a ford does not stop it.
+    if !t.is("barge")
+        && st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "ford" && g::crosses(d.cur.front, end, &f.polygon()))
+        && st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "river" && geo::Intersects::intersects(&sw.polygon(), &f.polygon()))
+    {
+        let n = r
+            .terrain
+            .get("ford")
+            .and_then(|f| f.crossing_moves(t))
+            .unwrap_or(1);
+        d.enters_ford = Some(n);
+    }
+    d.sweep.push(sw);
+    d.cur.front = end;
+    d.advanced |= fwd;
+    d.moved = true;
+    Ok(())
+}
+
+/// WHEEL: the pivot on the inner flank, the ground swept every 5 degrees.
+fn step_wheel(c: &Ctx<'_>, d: &mut Draft, a: i64) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let shp = shape(t, &d.cur);
+    let f = i64::from(d.cur.facing);
+    // Pivot on the inner flank's front corner.
+    let (pivot, newf, back) = if a < 0 {
+        let p = g::offset(d.cur.front, f, 0, -shp.width / 2);
+        (p, f + a, shp.width / 2)
+    } else {
+        let p = g::offset(d.cur.front, f, 0, shp.width - shp.width / 2);
+        (p, f + a, -(shp.width - shp.width / 2))
+    };
+    let newfront = g::offset(pivot, newf, 0, back);
+    let dist = g::arc(shp.width, a);
+    // The ground swept: the footprint every 5 degrees of the turn.
+    let stepdeg = if a < 0 { -5 } else { 5 };
+    let mut k: i64 = stepdeg;
+    while k.abs() < a.abs() {
+        let nf = f + k;
+        d.sweep.push(Footprint {
+            front: g::offset(pivot, nf, 0, back),
+            facing: g::norm_deg(nf),
+            width: shp.width,
+            depth: shp.depth,
+        });
+        k += stepdeg;
+    }
+    let endfp = Footprint {
+        front: newfront,
+        facing: g::norm_deg(newf),
+        width: shp.width,
+        depth: shp.depth,
+    };
+    for sw in d.sweep.iter().rev().take(40).chain(std::iter::once(&endfp)) {
+        if let Some(why) = ground_refusal(r, st, t, sw, d.cur.front, newfront) {
+            return Err(why);
+        }
+    }
+    let (pct, why) = ground_percent(r, st, t, &endfp, d.cur.front, newfront);
+    let al = allowance(t, &d.cur.formation, c.firing);
+    if pct == 0 || al == 0 {
+        return Err(format!("a {} cannot wheel there", t.name.to_lowercase()));
+    }
+    d.used = d
+        .used
+        .add(i128::from(dist) * 100, i128::from(al) * i128::from(pct));
+    d.measured.push(format!(
+        "wheel {} {}° (outer flank {}){}",
+        if a < 0 { "left" } else { "right" },
+        a.abs(),
+        fmt_len(dist),
+        if pct < 100 {
+            format!(" ({why}: {pct}%)")
+        } else {
+            String::new()
+        }
+    ));
+    d.sweep.push(endfp);
+    d.cur.front = newfront;
+    d.cur.facing = g::norm_deg(newf);
+    d.moved = true;
+    Ok(())
+}
+
+/// FORM: half a move, on ground the new formation may stand on.
+fn step_form(c: &Ctx<'_>, d: &mut Draft, f: &String) -> Result<(), String> {
+    let t = c.t;
+    if !t.formations.contains(f) {
+        return Err(format!(
+            "a {} forms {}, not {f}",
+            t.name.to_lowercase(),
+            t.formations.join(" or ")
+        ));
+    }
+    if d.cur.formation == *f {
+        return Err(format!("{} is already in {f}", c.u.id));
+    }
+    d.cur.formation = f.clone();
+    d.used = d.used.add(1, 2);
+    d.measured.push(format!("form {f} (half a move)"));
+    let fp = footprint(c.r, &d.cur);
+    if let Some(why) = ground_refusal(c.r, c.st, t, &fp, d.cur.front, d.cur.front) {
+        return Err(why);
+    }
+    d.sweep.push(fp);
+    d.moved = true;
+    Ok(())
+}
+
+/// LIMBER or UNLIMBER: guns only, the whole move.
+fn step_limber(c: &Ctx<'_>, d: &mut Draft, limber: bool) -> Result<(), String> {
+    if !c.t.is("artillery") {
+        return Err(format!("{} has no guns to limber", c.u.id));
+    }
+    if c.steps.len() != 1 {
+        return Err("limbering or unlimbering takes the whole move".into());
+    }
+    let want = if limber { "limbered" } else { "deployed" };
+    if d.cur.formation == want {
+        return Err(format!("{} is already {want}", c.u.id));
+    }
+    d.cur.formation = want.into();
+    let fp = footprint(c.r, &d.cur);
+    if let Some(why) = ground_refusal(c.r, c.st, c.t, &fp, d.cur.front, d.cur.front) {
+        return Err(why);
+    }
+    d.sweep.push(fp);
+    d.limber = Some(want.to_string());
+    d.measured.push(format!(
+        "{} (the whole move)",
+        if want == "limbered" {
+            "limber"
+        } else {
+            "unlimber"
+        }
+    ));
+    Ok(())
+}
+
+/// FIRE AT, FIRE CANISTER AT, PICK OFF: a target in sight and range.
+fn step_fire(c: &Ctx<'_>, d: &mut Draft, s: &Step, x: &str) -> Result<(), String> {
+    let (r, st, t) = (c.r, c.st, c.t);
+    let is_gun = t.is("artillery");
+    let tg = st.unit(x).ok_or_else(|| format!("there is no unit {x}"))?;
+    if tg.side == c.u.side {
+        return Err(format!("{} is on your side", tg.id));
+    }
+    match s {
+        Step::FireAt(_) if is_gun => {
+            gun_fire_check(r, st, &d.cur, tg, false)?;
+        }
+        Step::FireAt(_) => {
+            musket_check(r, st, &d.cur, tg)?;
+        }
+        Step::Canister(_) => {
+            if !is_gun || t.howitzer {
+                return Err("only cannon fire canister".into());
+            }
+            gun_fire_check(r, st, &d.cur, tg, true)?;
+        }
+        _ => {
+            if t.musket != "light" {
+                return Err("only light infantry pick off officers".into());
+            }
+            musket_check(r, st, &d.cur, tg)?;
+        }
+    }
+    if is_gun && d.moved {
+        return Err("guns that moved may not fire this move".into());
+    }
+    d.action = Some(match s {
+        Step::FireAt(_) => Action::Fire(tg.id.clone()),
+        Step::Canister(_) => Action::Canister(tg.id.clone()),
+        _ => Action::PickOff(tg.id.clone()),
+    });
+    Ok(())
+}
+
+/// Steps over a whole move: heavy cavalry's 'battle' move, one for each
+/// move of rest, or too far.
+fn battle_move_check(c: &Ctx<'_>, d: &mut Draft) -> Result<(), String> {
+    let (t, u, firing, used) = (c.t, c.u, c.firing, d.used);
+    let battle = t.moves.get("battle").copied();
+    let normal = allowance(t, &u.formation, firing);
+    let ok = match battle {
+        Some(b) if u.rest > 0 && normal > 0 => used.at_most(i128::from(b), i128::from(normal)),
+        _ => false,
+    };
+    if !ok {
+        return Err(format!(
+            "too far: the steps use {} of a {} move of {} for a {} in {}{}",
+            pct_text(used),
+            if firing { "firing" } else { "normal" },
+            fmt_len(allowance(t, &u.formation, firing)),
+            t.name.to_lowercase(),
+            u.formation,
+            if battle.is_some() {
+                if u.rest > 0 {
+                    " (or its 'battle' move)"
+                } else {
+                    " (no move of rest banked for a 'battle' move)"
+                }
+            } else {
+                ""
+            },
+        ) + &format!("; measured: {}", d.measured.join(", ")));
+    }
+    d.measured
+        .push("the 'battle' move (one move of rest spent)".into());
+    Ok(())
 }
 
 fn pct_text(f: Frac) -> String {
@@ -1267,10 +1317,6 @@ pub fn run(
     orders: &[Orders],
     chance: Option<&mut Chance<'_>>,
 ) -> Result<Outcome, Rejection> {
-    if r.syw.is_some() {
-        let o = super::syw::engine::run(r, st, orders, chance)?;
-        return Ok(Outcome { st: o.st, ev: o.ev });
-    }
     if st.over {
         return Err(Rejection::whole("the game is over"));
     }
@@ -1870,11 +1916,27 @@ fn in_strip(p: Pt, gun: Pt, vx: i128, vy: i128, v2: i128, lo: i128, hi: i128, hw
     ge_lo && le_hi && c * c <= hw * hw * v2
 }
 
+/// One gun's shot this move: the battery and its target as they stood.
+struct Shot<'a> {
+    gu: &'a Unit,
+    tg: &'a Unit,
+    gi: usize,
+    gp: Pt,
+    before: &'a BTreeMap<String, Unit>,
+}
+
+/// Figures killed (unit, figures, by side) and gun damage (unit, gun,
+/// points), applied once every battery has fired.
+#[derive(Default)]
+struct Losses {
+    kills: Vec<(String, u32, usize)>,
+    damage: Vec<(String, usize, u32)>,
+}
+
 fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
     let r = t.r;
     let before = positions(t);
-    let mut kills: Vec<(String, u32, usize)> = Vec::new();
-    let mut damage: Vec<(String, usize, u32)> = Vec::new();
+    let mut losses = Losses::default();
     for p in all {
         let (target, canister) = match &p.action {
             Some(Action::Fire(x)) if troop(r, &p.end).is("artillery") => (x.clone(), false),
@@ -1894,7 +1956,6 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             );
             continue;
         };
-        let tr = troop(r, &gu);
         match gun_sight(r, &t.st, &gu, &tg, canister, &before) {
             Ok(_) => {}
             Err(why) => {
@@ -1908,189 +1969,231 @@ fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
                 continue;
             }
         }
-        let side = gu.side;
         for (gi, gp) in gun_points(r, &gu).into_iter().enumerate() {
             let Some(gs) = gu.guns.get(gi) else { continue };
-            if gs.destroyed {
+            if gs.destroyed || gun_rests(t, &gu, gi) {
                 continue;
             }
-            if gs.damage >= r.cb_alternate && gs.fired_last {
-                t.ev.push(
-                    Charge::GunRests {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        why: "damaged: fires alternate moves".into(),
-                    }
-                    .into(),
-                );
-                // It rested this move, so it fires the next.
-                if let Some(m) = t.st.unit_mut(&gu.id) {
-                    if let Some(x) = m.guns.get_mut(gi) {
-                        x.fired_last = false;
-                    }
-                }
-                continue;
-            }
-            if let Some(m) = t.st.unit_mut(&gu.id) {
-                if let Some(x) = m.guns.get_mut(gi) {
-                    x.fired_last = true;
-                }
-            }
-            let tfp = footprint(r, &tg);
-            let aim = tfp.centre();
-            if canister {
-                let dd = Dist2::of(gp.dist2(aim));
-                let dir = g::bearing(gp, aim);
-                let mut hits = Vec::new();
-                for u in before.values() {
-                    if u.id == gu.id {
-                        continue;
-                    }
-                    for (i, fp) in figures(r, u).into_iter().enumerate() {
-                        if Dist2::of(gp.dist2(fp)).within(r.canister_range)
-                            && g::in_arc(gp, i64::from(dir), r.canister_half_angle, fp)
-                        {
-                            hits.push((u.id.clone(), i));
-                        }
-                    }
-                }
-                let dice = t.rolls(hits.len());
-                let mut per: BTreeMap<String, u32> = BTreeMap::new();
-                for ((u, _), d) in hits.iter().zip(&dice) {
-                    if r.canister_kill.contains(d) {
-                        *per.entry(u.clone()).or_default() += 1;
-                    }
-                }
-                t.ev.push(
-                    Charge::Canister {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        target: tg.id.to_string(),
-                        range: dd.floor(),
-                        text: fmt_len(dd.floor()),
-                        figures: hits.len(),
-                        dice: dice.clone(),
-                        kill: r.canister_kill.clone(),
-                        killed: per.clone(),
-                    }
-                    .into(),
-                );
-                for (u, k) in per {
-                    kills.push((u, k, side));
-                }
-                continue;
-            }
-            let dd = Dist2::of(gp.dist2(aim));
-            if tr.howitzer {
-                let face = t.roll();
-                if face == 1 {
-                    t.ev.push(
-                        Charge::Shell {
-                            unit: gu.id.to_string(),
-                            gun: gi + 1,
-                            target: tg.id.to_string(),
-                            range: dd.floor(),
-                            text: fmt_len(dd.floor()),
-                            sector: 1,
-                            misfire: Some(true),
-                            figures: None,
-                            dice: None,
-                            kill: None,
-                            killed: None,
-                            counter_battery: None,
-                            houses: None,
-                            aim: None,
-                            from: None,
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-                let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, &before);
-                let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut kills);
-                let dice = t.rolls(figs.len());
-                let mut per: BTreeMap<String, u32> = BTreeMap::new();
-                for ((u, _), d) in figs.iter().zip(&dice) {
-                    if r.how_kill.contains(d) {
-                        *per.entry(u.clone()).or_default() += 1;
-                    }
-                }
-                let cb = counter_battery(t, &guns, dd, &mut damage);
-                t.ev.push(
-                    Charge::Shell {
-                        unit: gu.id.to_string(),
-                        gun: gi + 1,
-                        target: tg.id.to_string(),
-                        range: dd.floor(),
-                        text: fmt_len(dd.floor()),
-                        sector: face,
-                        figures: Some(figs.len()),
-                        dice: Some(dice.clone()),
-                        kill: Some(r.how_kill.clone()),
-                        killed: Some(per.clone()),
-                        counter_battery: Some(cb),
-                        houses: Some(house_ev),
-                        aim: Some([aim.x, aim.y]),
-                        from: Some([gp.x, gp.y]),
-                        misfire: None,
-                    }
-                    .into(),
-                );
-                for (u, k) in per {
-                    kills.push((u, k, side));
-                }
-                continue;
-            }
-            let Some((_, band)) = band_of(&r.roundshot, dd) else {
-                continue;
+            let shot = Shot {
+                gu: &gu,
+                tg: &tg,
+                gi,
+                gp,
+                before: &before,
             };
-            let band = band.clone();
-            let plus = t.roll();
-            let minus = t.roll();
-            let off = (i64::from(plus) - i64::from(minus)) * PER_INCH;
-            let (figs, guns) = under_sleeve(t, &gu.id, gp, aim, off);
-            let (figs, house_ev) = houses::roundshot(t, gp, aim, off, dd, figs, side, &mut kills);
-            let dice = t.rolls(figs.len());
-            let mut per: BTreeMap<String, u32> = BTreeMap::new();
-            for ((u, _), d) in figs.iter().zip(&dice) {
-                if band.kill.contains(d) {
-                    *per.entry(u.clone()).or_default() += 1;
-                }
+            if canister {
+                canister_shot(t, &shot, &mut losses);
+            } else if troop(r, &gu).howitzer {
+                shell_shot(t, &shot, &mut losses);
+            } else {
+                roundshot_shot(t, &shot, &mut losses);
             }
-            let cb = counter_battery(t, &guns, dd, &mut damage);
-            t.ev.push(
-                Charge::Roundshot {
-                    unit: gu.id.to_string(),
-                    gun: gi + 1,
-                    target: tg.id.to_string(),
-                    range: dd.floor(),
-                    text: fmt_len(dd.floor()),
-                    kill: band.kill.clone(),
-                    plus,
-                    minus,
-                    sleeve: off,
-                    sleeve_text: fmt_len(off),
-                    figures: figs.len(),
-                    dice: dice.clone(),
-                    killed: per.clone(),
-                    counter_battery: cb,
-                    houses: house_ev,
-                    aim: [aim.x, aim.y],
-                    from: [gp.x, gp.y],
-                }
-                .into(),
-            );
-            for (u, k) in per {
-                kills.push((u, k, side));
-            }
-        }
-        for (i, x) in gu.guns.iter().enumerate() {
-            let _ = (i, x);
         }
     }
-    for (u, k, side) in kills {
+    for (u, k, side) in losses.kills {
         t.kill(&u, k, side);
     }
+    damage_guns(t, losses.damage);
+}
+
+/// A damaged gun fires alternate moves: whether it rests this one (and
+/// which it fires next).
+fn gun_rests(t: &mut Turn<'_, '_, '_>, gu: &Unit, gi: usize) -> bool {
+    let Some(gs) = gu.guns.get(gi) else {
+        return true;
+    };
+    if gs.damage >= t.r.cb_alternate && gs.fired_last {
+        t.ev.push(
+            Charge::GunRests {
+                unit: gu.id.to_string(),
+                gun: gi + 1,
+                why: "damaged: fires alternate moves".into(),
+            }
+            .into(),
+        );
+        // It rested this move, so it fires the next.
+        if let Some(m) = t.st.unit_mut(&gu.id) {
+            if let Some(x) = m.guns.get_mut(gi) {
+                x.fired_last = false;
+            }
+        }
+        return true;
+    }
+    if let Some(m) = t.st.unit_mut(&gu.id) {
+        if let Some(x) = m.guns.get_mut(gi) {
+            x.fired_last = true;
+        }
+    }
+    false
+}
+
+/// Canister: every figure within range in the cone toward the target.
+fn canister_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp) = (s.gu, s.tg, s.gp);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let dir = g::bearing(gp, aim);
+    let mut hits = Vec::new();
+    for u in s.before.values() {
+        if u.id == gu.id {
+            continue;
+        }
+        for (i, fp) in figures(r, u).into_iter().enumerate() {
+            if Dist2::of(gp.dist2(fp)).within(r.canister_range)
+                && g::in_arc(gp, i64::from(dir), r.canister_half_angle, fp)
+            {
+                hits.push((u.id.clone(), i));
+            }
+        }
+    }
+    let dice = t.rolls(hits.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in hits.iter().zip(&dice) {
+        if r.canister_kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    t.ev.push(
+        Charge::Canister {
+            unit: gu.id.to_string(),
+            gun: s.gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            figures: hits.len(),
+            dice: dice.clone(),
+            kill: r.canister_kill.clone(),
+            killed: per.clone(),
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, gu.side));
+    }
+}
+
+/// A howitzer's shell: the die gives the sector (1 a misfire), then the
+/// burst's figures, houses and guns.
+fn shell_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp, gi, side) = (s.gu, s.tg, s.gp, s.gi, s.gu.side);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let face = t.roll();
+    if face == 1 {
+        t.ev.push(
+            Charge::Shell {
+                unit: gu.id.to_string(),
+                gun: gi + 1,
+                target: tg.id.to_string(),
+                range: dd.floor(),
+                text: fmt_len(dd.floor()),
+                sector: 1,
+                misfire: Some(true),
+                figures: None,
+                dice: None,
+                kill: None,
+                killed: None,
+                counter_battery: None,
+                houses: None,
+                aim: None,
+                from: None,
+            }
+            .into(),
+        );
+        return;
+    }
+    let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, s.before);
+    let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut losses.kills);
+    let dice = t.rolls(figs.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in figs.iter().zip(&dice) {
+        if r.how_kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    let cb = counter_battery(t, &guns, dd, &mut losses.damage);
+    t.ev.push(
+        Charge::Shell {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            sector: face,
+            figures: Some(figs.len()),
+            dice: Some(dice.clone()),
+            kill: Some(r.how_kill.clone()),
+            killed: Some(per.clone()),
+            counter_battery: Some(cb),
+            houses: Some(house_ev),
+            aim: Some([aim.x, aim.y]),
+            from: Some([gp.x, gp.y]),
+            misfire: None,
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, side));
+    }
+}
+
+/// Roundshot: the sleeve thrown off by the two dice, its figures, houses
+/// and guns.
+fn roundshot_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
+    let r = t.r;
+    let (gu, tg, gp, gi, side) = (s.gu, s.tg, s.gp, s.gi, s.gu.side);
+    let aim = footprint(r, tg).centre();
+    let dd = Dist2::of(gp.dist2(aim));
+    let Some((_, band)) = band_of(&r.roundshot, dd) else {
+        return;
+    };
+    let band = band.clone();
+    let plus = t.roll();
+    let minus = t.roll();
+    let off = (i64::from(plus) - i64::from(minus)) * PER_INCH;
+    let (figs, guns) = under_sleeve(t, &gu.id, gp, aim, off);
+    let (figs, house_ev) = houses::roundshot(t, gp, aim, off, dd, figs, side, &mut losses.kills);
+    let dice = t.rolls(figs.len());
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for ((u, _), d) in figs.iter().zip(&dice) {
+        if band.kill.contains(d) {
+            *per.entry(u.clone()).or_default() += 1;
+        }
+    }
+    let cb = counter_battery(t, &guns, dd, &mut losses.damage);
+    t.ev.push(
+        Charge::Roundshot {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            kill: band.kill.clone(),
+            plus,
+            minus,
+            sleeve: off,
+            sleeve_text: fmt_len(off),
+            figures: figs.len(),
+            dice: dice.clone(),
+            killed: per.clone(),
+            counter_battery: cb,
+            houses: house_ev,
+            aim: [aim.x, aim.y],
+            from: [gp.x, gp.y],
+        }
+        .into(),
+    );
+    for (u, k) in per {
+        losses.kills.push((u, k, side));
+    }
+}
+
+/// Counter-battery damage, once every battery has fired: a gun with
+/// enough is destroyed.
+fn damage_guns(t: &mut Turn<'_, '_, '_>, damage: Vec<(String, usize, u32)>) {
+    let r = t.r;
     for (u, gi, pts) in damage {
         if let Some(m) = t.st.unit_mut(&u) {
             if let Some(x) = m.guns.get_mut(gi) {
@@ -2294,10 +2397,31 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             _ => None,
         })
         .collect();
-    // Who fires first between two units firing at each other.
+    let second = fires_first(t, &shooters);
+    for wave in 0..2 {
+        let snapshot = positions(t);
+        let mut hits = Volleys::default();
+        for (sid, tid, pick) in &shooters {
+            if (wave == 1) != second.contains(sid) {
+                continue;
+            }
+            musket_shot(t, sid, tid, *pick, &snapshot, &mut hits);
+        }
+        for (u, k, side) in hits.kills {
+            t.kill(&u, k, side);
+        }
+        for (u, i, _) in hits.officers {
+            officer_hit(t, &u, i);
+        }
+    }
+}
+
+/// Who fires first between two units firing at each other: the units that
+/// fire second.
+fn fires_first(t: &mut Turn<'_, '_, '_>, shooters: &[(String, String, bool)]) -> BTreeSet<String> {
     let mut second: BTreeSet<String> = BTreeSet::new();
     let mut done_pairs: BTreeSet<(String, String)> = BTreeSet::new();
-    for (a, b, _) in &shooters {
+    for (a, b, _) in shooters {
         if shooters.iter().any(|(x, y, _)| x == b && y == a) {
             let key = if a < b {
                 (a.clone(), b.clone())
@@ -2334,164 +2458,185 @@ fn musketry(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
         }
     }
-    for wave in 0..2 {
-        let snapshot = positions(t);
-        let mut kills: Vec<(String, u32, usize)> = Vec::new();
-        let mut officer_hits: Vec<(String, usize, bool)> = Vec::new();
-        for (sid, tid, pick) in &shooters {
-            if (wave == 1) != second.contains(sid) {
-                continue;
+    second
+}
+
+/// A wave's figures killed (unit, figures, by side) and officers hit
+/// (unit, officer, picked off), applied once the wave has fired.
+#[derive(Default)]
+struct Volleys {
+    kills: Vec<(String, u32, usize)>,
+    officers: Vec<(String, usize, bool)>,
+}
+
+/// One unit's musketry: the line's volley, light infantry's picking off
+/// or skirmishing fire.
+fn musket_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sid: &str,
+    tid: &str,
+    pick: bool,
+    snapshot: &BTreeMap<String, Unit>,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let lapse = |t: &mut Turn<'_, '_, '_>, why: String| {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why,
             }
-            let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned())
-            else {
-                t.ev.push(
-                    Charge::Lapse {
-                        unit: sid.to_string(),
-                        why: format!("{tid} is gone"),
-                    }
-                    .into(),
-                );
-                continue;
-            };
-            if sh.rf == 0 || sh.melee.is_some() {
-                t.ev.push(
-                    Charge::Lapse {
-                        unit: sid.to_string(),
-                        why: "in melee or without men: no musketry".into(),
-                    }
-                    .into(),
-                );
-                continue;
-            }
-            let sight = match musket_sight(r, &t.st, &sh, &tg, &snapshot) {
-                Ok(s) => s,
-                Err(why) => {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: why.to_string(),
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-            };
-            let tr = troop(r, &sh);
-            if tr.musket == "line" {
-                let table = if sh.volleyed {
-                    &r.normal
-                } else {
-                    &r.first_volley
-                };
-                let Some((_, band)) = band_of(table, sight.dist) else {
-                    continue;
-                };
-                let band = band.clone();
-                let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
-                t.ev.push(ev.into());
-                kills.push((tid.clone(), k, sh.side));
-                if let Some(m) = t.st.unit_mut(sid) {
-                    m.volleyed = true;
-                }
-            } else if *pick {
-                let bands = &r.pick_off;
-                let target_light = troop(r, &tg).light;
-                let _ = target_light;
-                let Some((_, band)) = band_of(bands, sight.dist) else {
-                    continue;
-                };
-                let band = band.clone();
-                let line_cover = sight.cover && !troop(r, &tg).light;
-                if line_cover {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: "no picking off at line infantry in cover".into(),
-                        }
-                        .into(),
-                    );
-                    continue;
-                }
-                let dice = t.rolls(sh.rf as usize);
-                let hits = dice.iter().filter(|d| band.kill.contains(d)).count();
-                let mut taken: BTreeSet<usize> = BTreeSet::new();
-                let mut shot = Vec::new();
-                for _ in 0..hits {
-                    // The highest-ranking officer still standing (mounted
-                    // only beyond the near band).
-                    let cand = tg
-                        .officers
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, o)| {
-                            o.alive && !taken.contains(i) && (!band.mounted_only || o.mounted)
-                        })
-                        .max_by_key(|(i, o)| (o.points, std::cmp::Reverse(*i)));
-                    if let Some((i, o)) = cand {
-                        taken.insert(i);
-                        shot.push(o.rank.clone());
-                        officer_hits.push((tid.clone(), i, true));
-                    }
-                }
-                t.ev.push(
-                    Charge::PickOff {
-                        unit: sid.to_string(),
-                        target: tid.to_string(),
-                        range: sight.dist.floor(),
-                        text: fmt_len(sight.dist.floor()),
-                        kill: band.kill.clone(),
-                        dice: dice.clone(),
-                        officers_hit: shot,
-                    }
-                    .into(),
-                );
-            } else {
-                let target_light = troop(r, &tg).light;
-                let bands = match (target_light, sight.cover) {
-                    (true, false) => &r.at_light_open,
-                    (true, true) => &r.at_light_cover,
-                    (false, true) => &r.at_line_cover,
-                    (false, false) => &r.brown,
-                };
-                let Some((_, band)) = band_of(bands, sight.dist) else {
-                    t.ev.push(
-                        Charge::Lapse {
-                            unit: sid.to_string(),
-                            why: format!(
-                                "no effect at {} against that target",
-                                fmt_len(sight.dist.floor())
-                            ),
-                        }
-                        .into(),
-                    );
-                    continue;
-                };
-                let band = band.clone();
-                let dice = t.rolls(sh.rf as usize);
-                let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
-                t.ev.push(
-                    Charge::Skirmish {
-                        unit: sid.to_string(),
-                        target: tid.to_string(),
-                        range: sight.dist.floor(),
-                        text: fmt_len(sight.dist.floor()),
-                        cover: sight.cover,
-                        kill: band.kill.clone(),
-                        dice: dice.clone(),
-                        killed: k,
-                    }
-                    .into(),
-                );
-                kills.push((tid.clone(), k, sh.side));
-            }
+            .into(),
+        );
+    };
+    let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned()) else {
+        lapse(t, format!("{tid} is gone"));
+        return;
+    };
+    if sh.rf == 0 || sh.melee.is_some() {
+        lapse(t, "in melee or without men: no musketry".into());
+        return;
+    }
+    let sight = match musket_sight(r, &t.st, &sh, &tg, snapshot) {
+        Ok(s) => s,
+        Err(why) => {
+            lapse(t, why.to_string());
+            return;
         }
-        for (u, k, side) in kills {
-            t.kill(&u, k, side);
+    };
+    let tr = troop(r, &sh);
+    if tr.musket == "line" {
+        let table = if sh.volleyed {
+            &r.normal
+        } else {
+            &r.first_volley
+        };
+        let Some((_, band)) = band_of(table, sight.dist) else {
+            return;
+        };
+        let band = band.clone();
+        let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
+        t.ev.push(ev.into());
+        hits.kills.push((tid.to_string(), k, sh.side));
+        if let Some(m) = t.st.unit_mut(sid) {
+            m.volleyed = true;
         }
-        for (u, i, _) in officer_hits {
-            officer_hit(t, &u, i);
+    } else if pick {
+        pick_off_shot(t, &sh, &tg, &sight, hits);
+    } else {
+        skirmish_shot(t, &sh, &tg, &sight, hits);
+    }
+}
+
+/// Light infantry picking off officers.
+fn pick_off_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sh: &Unit,
+    tg: &Unit,
+    sight: &Sight,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let (sid, tid) = (&sh.id, &tg.id);
+    let bands = &r.pick_off;
+    let target_light = troop(r, tg).light;
+    let _ = target_light;
+    let Some((_, band)) = band_of(bands, sight.dist) else {
+        return;
+    };
+    let band = band.clone();
+    let line_cover = sight.cover && !troop(r, tg).light;
+    if line_cover {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why: "no picking off at line infantry in cover".into(),
+            }
+            .into(),
+        );
+        return;
+    }
+    let dice = t.rolls(sh.rf as usize);
+    let n = dice.iter().filter(|d| band.kill.contains(d)).count();
+    let mut taken: BTreeSet<usize> = BTreeSet::new();
+    let mut shot = Vec::new();
+    for _ in 0..n {
+        // The highest-ranking officer still standing (mounted
+        // only beyond the near band).
+        let cand = tg
+            .officers
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| o.alive && !taken.contains(i) && (!band.mounted_only || o.mounted))
+            .max_by_key(|(i, o)| (o.points, std::cmp::Reverse(*i)));
+        if let Some((i, o)) = cand {
+            taken.insert(i);
+            shot.push(o.rank.clone());
+            hits.officers.push((tid.clone(), i, true));
         }
     }
+    t.ev.push(
+        Charge::PickOff {
+            unit: sid.to_string(),
+            target: tid.to_string(),
+            range: sight.dist.floor(),
+            text: fmt_len(sight.dist.floor()),
+            kill: band.kill.clone(),
+            dice: dice.clone(),
+            officers_hit: shot,
+        }
+        .into(),
+    );
+}
+
+/// Light infantry's skirmishing fire: the table by the target's kind and
+/// cover.
+fn skirmish_shot(
+    t: &mut Turn<'_, '_, '_>,
+    sh: &Unit,
+    tg: &Unit,
+    sight: &Sight,
+    hits: &mut Volleys,
+) {
+    let r = t.r;
+    let (sid, tid) = (&sh.id, &tg.id);
+    let target_light = troop(r, tg).light;
+    let bands = match (target_light, sight.cover) {
+        (true, false) => &r.at_light_open,
+        (true, true) => &r.at_light_cover,
+        (false, true) => &r.at_line_cover,
+        (false, false) => &r.brown,
+    };
+    let Some((_, band)) = band_of(bands, sight.dist) else {
+        t.ev.push(
+            Charge::Lapse {
+                unit: sid.to_string(),
+                why: format!(
+                    "no effect at {} against that target",
+                    fmt_len(sight.dist.floor())
+                ),
+            }
+            .into(),
+        );
+        return;
+    };
+    let band = band.clone();
+    let dice = t.rolls(sh.rf as usize);
+    let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
+    t.ev.push(
+        Charge::Skirmish {
+            unit: sid.to_string(),
+            target: tid.to_string(),
+            range: sight.dist.floor(),
+            text: fmt_len(sight.dist.floor()),
+            cover: sight.cover,
+            kill: band.kill.clone(),
+            dice: dice.clone(),
+            killed: k,
+        }
+        .into(),
+    );
+    hits.kills.push((tid.clone(), k, sh.side));
 }
 
 /// An officer hit: the saving throw (5 or 6 saves him).
@@ -2626,7 +2771,6 @@ fn engaged(r: &Ruleset, u: &Unit, attacker: bool, first: bool, other_width: i64)
 }
 
 fn melee(t: &mut Turn<'_, '_, '_>) {
-    let r = t.r;
     let pairs: Vec<(String, String)> =
         t.st.units
             .iter()
@@ -2646,189 +2790,249 @@ fn melee(t: &mut Turn<'_, '_, '_>) {
             }
             continue;
         };
-        let round = a.melee.as_ref().map_or(0, |m| m.moves);
-        let first = round == 0;
-        let (ta, td) = (troop(r, &a), troop(r, &d));
-        let aw = {
-            let sh = shape(ta, &a);
-            let n = engaged(r, &a, true, true, 0);
-            sh.pitch * i64::from(n.min(sh.files + 8))
-        };
-        let na = engaged(r, &a, true, first, 0);
-        let nd = engaged(r, &d, false, first, aw);
-        let (combats, second) = if first {
-            (pairings(r, &ta.class, na, &td.class, nd), None)
+        melee_move(t, (&aid, &did), &a, &d);
+    }
+}
+
+/// The melee modifiers of both sides, in half points, and why.
+struct Mods {
+    ma: i32,
+    md: i32,
+    why_a: Vec<&'static str>,
+    why_d: Vec<&'static str>,
+}
+
+/// One move of melee between an attacker and a defender.
+fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &Unit) {
+    let r = t.r;
+    let round = a.melee.as_ref().map_or(0, |m| m.moves);
+    let first = round == 0;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let aw = {
+        let sh = shape(ta, a);
+        let n = engaged(r, a, true, true, 0);
+        sh.pitch * i64::from(n.min(sh.files + 8))
+    };
+    let na = engaged(r, a, true, first, 0);
+    let nd = engaged(r, d, false, first, aw);
+    let (combats, second) = if first {
+        (pairings(r, &ta.class, na, &td.class, nd), None)
+    } else {
+        let (c, s) = super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
+        (c, Some(s))
+    };
+    let m = melee_mods(t, aid, a, d, first, round);
+    let dfp = footprint(r, d);
+    let terrain = t.st.terrain.clone();
+    let in_house = |p: Pt| {
+        terrain
+            .iter()
+            .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+    };
+    let house = in_house(dfp.centre()) && !in_house(footprint(r, a).centre());
+    let (fights, la, ld) = melee_fights(t, a, d, &combats, &m, house);
+    let la = t.kill(aid, la, d.side);
+    let ld = t.kill(did, ld, a.side)
+        + if first {
+            t.melee_credit
+                .get(&format!("ridden:{aid}"))
+                .copied()
+                .unwrap_or(0)
         } else {
-            let (c, s) =
-                super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
-            (c, Some(s))
+            0
         };
-        // Modifiers.
-        let mut ma = 0;
-        let mut md = 0;
-        let mut why_a = Vec::new();
-        let mut why_d = Vec::new();
-        if ta.grenadiers {
-            ma += r.melee.grenadiers;
-            why_a.push("grenadiers");
+    let credit = t.melee_credit.get(aid).copied().unwrap_or(0);
+    let ta_loss = la + if first { credit } else { 0 };
+    let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
+    let mut outcome = "continues";
+    let (mut a_wd, mut d_wd) = (false, false);
+    if ta_loss > 0 && ta_loss >= 2 * ld {
+        a_wd = true;
+        outcome = "attacker withdraws";
+    } else if ld > 0 && ld >= 2 * ta_loss {
+        d_wd = true;
+        outcome = "defender withdraws";
+    } else if round + 1 >= limit {
+        outcome = "draw";
+    }
+    t.ev.push(
+        Charge::Melee {
+            attacker: aid.to_string(),
+            defender: did.to_string(),
+            round: round + 1,
+            engaged: [na, nd],
+            mods: [m.ma, m.md],
+            why: [m.why_a, m.why_d].map(|w| w.into_iter().map(str::to_string).collect()),
+            second,
+            combats: fights,
+            losses: [la, ld],
+            fire_credit: credit,
+            outcome: outcome.to_string(),
         }
-        if td.grenadiers {
-            md += r.melee.grenadiers;
-            why_d.push("grenadiers");
+        .into(),
+    );
+    melee_after(t, (aid, did), d, a_wd, d_wd, outcome);
+}
+
+/// Grenadiers, charging, downhill, heavy against light cavalry, a wall,
+/// exhausted troops.
+fn melee_mods(
+    t: &Turn<'_, '_, '_>,
+    aid: &str,
+    a: &Unit,
+    d: &Unit,
+    first: bool,
+    round: u32,
+) -> Mods {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut m = Mods {
+        ma: 0,
+        md: 0,
+        why_a: Vec::new(),
+        why_d: Vec::new(),
+    };
+    if ta.grenadiers {
+        m.ma += r.melee.grenadiers;
+        m.why_a.push("grenadiers");
+    }
+    if td.grenadiers {
+        m.md += r.melee.grenadiers;
+        m.why_d.push("grenadiers");
+    }
+    let impetus = t.melee_credit.contains_key(&format!("impetus:{aid}"));
+    if first && impetus {
+        m.ma += r.melee.charging;
+        m.why_a.push("charging");
+    }
+    let dfp = footprint(r, d);
+    if first && impetus && t.st.level(a.front) > t.st.level(dfp.centre()) {
+        m.ma += r.melee.downhill;
+        m.why_a.push("downhill");
+    }
+    if ta.heavy && td.is("cavalry") && !td.heavy {
+        m.ma += r.melee.heavy_vs_light;
+        m.why_a.push("heavy v light");
+    }
+    if td.heavy && ta.is("cavalry") && !ta.heavy {
+        m.md += r.melee.heavy_vs_light;
+        m.why_d.push("heavy v light");
+    }
+    let behind_wall = td.is("infantry")
+        && t.st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "wall" && g::crosses_line(a.front, dfp.centre(), &f.polyline()));
+    if behind_wall {
+        m.md += r.melee.wall;
+        m.why_d.push("behind a wall");
+    }
+    if let Some(v) = exhaustion_bonus(r, a, d, round) {
+        m.ma += v;
+        m.why_a.push("against exhausted troops");
+    }
+    m
+}
+
+/// The combats of one move: a die each (and the break-in throw into
+/// houses); figures lost by the attacker and the defender.
+fn melee_fights(
+    t: &mut Turn<'_, '_, '_>,
+    a: &Unit,
+    d: &Unit,
+    combats: &[(u32, u32)],
+    m: &Mods,
+    house: bool,
+) -> (Vec<Combat>, u32, u32) {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut la = 0u32;
+    let mut ld = 0u32;
+    let mut fights = Vec::new();
+    for (ka, kd) in combats {
+        let mut dm = m.md;
+        let mut broke_in = None;
+        if house {
+            let b = t.roll();
+            let ok = r.melee.break_in.contains(&b);
+            broke_in = Some(b);
+            if !ok {
+                dm += r.melee.house;
+            }
         }
-        let impetus = t.melee_credit.contains_key(&format!("impetus:{aid}"));
-        if first && impetus {
-            ma += r.melee.charging;
-            why_a.push("charging");
-        }
-        let dfp = footprint(r, &d);
-        if first && impetus && t.st.level(a.front) > t.st.level(dfp.centre()) {
-            ma += r.melee.downhill;
-            why_a.push("downhill");
-        }
-        if ta.heavy && td.is("cavalry") && !td.heavy {
-            ma += r.melee.heavy_vs_light;
-            why_a.push("heavy v light");
-        }
-        if td.heavy && ta.is("cavalry") && !ta.heavy {
-            md += r.melee.heavy_vs_light;
-            why_d.push("heavy v light");
-        }
-        let behind_wall = td.is("infantry")
-            && t.st
-                .terrain
-                .iter()
-                .any(|f| f.kind == "wall" && g::crosses_line(a.front, dfp.centre(), &f.polyline()));
-        if behind_wall {
-            md += r.melee.wall;
-            why_d.push("behind a wall");
-        }
-        if let Some(v) = exhaustion_bonus(r, &a, &d, round) {
-            ma += v;
-            why_a.push("against exhausted troops");
-        }
-        let terrain = t.st.terrain.clone();
-        let in_house = |p: Pt| {
-            terrain
-                .iter()
-                .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+        let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
+        let da = t.roll();
+        let dd = t.roll();
+        let sa = da as i32 * ha + 2 * m.ma;
+        let sd = dd as i32 * hd + 2 * dm;
+        let res = match sa.cmp(&sd) {
+            std::cmp::Ordering::Greater => {
+                ld += 1;
+                "attacker"
+            }
+            std::cmp::Ordering::Less => {
+                la += 1;
+                "defender"
+            }
+            std::cmp::Ordering::Equal => "tie",
         };
-        let house = in_house(dfp.centre()) && !in_house(footprint(r, &a).centre());
-        let mut la = 0u32;
-        let mut ld = 0u32;
-        let mut fights = Vec::new();
-        for (ka, kd) in &combats {
-            let mut dm = md;
-            let mut broke_in = None;
-            if house {
-                let b = t.roll();
-                let ok = r.melee.break_in.contains(&b);
-                broke_in = Some(b);
-                if !ok {
-                    dm += r.melee.house;
-                }
+        fights.push(Combat {
+            a: *ka,
+            d: *kd,
+            a_die: da,
+            d_die: dd,
+            a_score: f64::from(sa) / 2.0,
+            d_score: f64::from(sd) / 2.0,
+            winner: res.into(),
+            break_in: broke_in,
+        });
+    }
+    (fights, la, ld)
+}
+
+/// After a move of melee: a withdrawal, a draw (both exhausted), or
+/// another move.
+fn melee_after(
+    t: &mut Turn<'_, '_, '_>,
+    (aid, did): (&str, &str),
+    d: &Unit,
+    a_wd: bool,
+    d_wd: bool,
+    outcome: &str,
+) {
+    let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
+        if let Some(u) = t.st.unit_mut(id) {
+            u.melee = None;
+            if f.is_some() {
+                u.forced = f;
             }
-            let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
-            let da = t.roll();
-            let dd = t.roll();
-            let sa = da as i32 * ha + 2 * ma;
-            let sd = dd as i32 * hd + 2 * dm;
-            let res = match sa.cmp(&sd) {
-                std::cmp::Ordering::Greater => {
-                    ld += 1;
-                    "attacker"
-                }
-                std::cmp::Ordering::Less => {
-                    la += 1;
-                    "defender"
-                }
-                std::cmp::Ordering::Equal => "tie",
-            };
-            fights.push(Combat {
-                a: *ka,
-                d: *kd,
-                a_die: da,
-                d_die: dd,
-                a_score: f64::from(sa) / 2.0,
-                d_score: f64::from(sd) / 2.0,
-                winner: res.into(),
-                break_in: broke_in,
-            });
         }
-        let la = t.kill(&aid, la, d.side);
-        let ld = t.kill(&did, ld, a.side)
-            + if first {
-                t.melee_credit
-                    .get(&format!("ridden:{aid}"))
-                    .copied()
-                    .unwrap_or(0)
-            } else {
-                0
-            };
-        let credit = t.melee_credit.get(&aid).copied().unwrap_or(0);
-        let ta_loss = la + if first { credit } else { 0 };
-        let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
-        let mut outcome = "continues";
-        let (mut a_wd, mut d_wd) = (false, false);
-        if ta_loss > 0 && ta_loss >= 2 * ld {
-            a_wd = true;
-            outcome = "attacker withdraws";
-        } else if ld > 0 && ld >= 2 * ta_loss {
-            d_wd = true;
-            outcome = "defender withdraws";
-        } else if round + 1 >= limit {
-            outcome = "draw";
-        }
-        t.ev.push(
-            Charge::Melee {
-                attacker: aid.to_string(),
-                defender: did.to_string(),
-                round: round + 1,
-                engaged: [na, nd],
-                mods: [ma, md],
-                why: [why_a, why_d].map(|w| w.into_iter().map(str::to_string).collect()),
-                second,
-                combats: fights,
-                losses: [la, ld],
-                fire_credit: credit,
-                outcome: outcome.to_string(),
-            }
-            .into(),
+    };
+    if a_wd || d_wd {
+        end(t, aid, a_wd.then_some(Forced::Retire));
+        end(t, did, d_wd.then_some(Forced::Retire));
+    } else if outcome == "draw" {
+        let hold = d.standing.iter().any(|s| s == "HOLD GROUND");
+        end(t, aid, Some(Forced::Exhausted { retire: 2, rest: 2 }));
+        end(
+            t,
+            did,
+            Some(Forced::Exhausted {
+                retire: if hold { 0 } else { 2 },
+                rest: 2,
+            }),
         );
-        let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
+        for id in [aid, did] {
             if let Some(u) = t.st.unit_mut(id) {
-                u.melee = None;
-                if f.is_some() {
-                    u.forced = f;
-                }
+                u.exhausted_since = Some(0);
             }
-        };
-        if a_wd || d_wd {
-            end(t, &aid, a_wd.then_some(Forced::Retire));
-            end(t, &did, d_wd.then_some(Forced::Retire));
-        } else if outcome == "draw" {
-            let hold = d.standing.iter().any(|s| s == "HOLD GROUND");
-            end(t, &aid, Some(Forced::Exhausted { retire: 2, rest: 2 }));
-            end(
-                t,
-                &did,
-                Some(Forced::Exhausted {
-                    retire: if hold { 0 } else { 2 },
-                    rest: 2,
-                }),
-            );
-            for id in [&aid, &did] {
-                if let Some(u) = t.st.unit_mut(id) {
-                    u.exhausted_since = Some(0);
-                }
-                t.not_rested.insert(id.clone());
-            }
-        } else {
-            for id in [&aid, &did] {
-                if let Some(u) = t.st.unit_mut(id) {
-                    if let Some(m) = u.melee.as_mut() {
-                        m.moves += 1;
-                    }
+            t.not_rested.insert(id.to_string());
+        }
+    } else {
+        for id in [aid, did] {
+            if let Some(u) = t.st.unit_mut(id) {
+                if let Some(m) = u.melee.as_mut() {
+                    m.moves += 1;
                 }
             }
         }

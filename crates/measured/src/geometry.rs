@@ -558,6 +558,39 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
+/// The distance between two footprints (0 if they touch or overlap).
+pub fn fp_dist2(a: &Footprint, b: &Footprint) -> Dist2 {
+    if overlap(a, b) {
+        return Dist2::of(0);
+    }
+    let ab = a.corners().iter().map(|c| b.dist2_from(*c)).min();
+    let ba = b.corners().iter().map(|c| a.dist2_from(*c)).min();
+    ab.into_iter().chain(ba).min().unwrap_or(Dist2::of(0))
+}
+
+/// Square root rounded up, of sixteenths squared.
+#[must_use]
+pub fn isqrt_up(v: i128) -> i64 {
+    if v <= 0 {
+        return 0;
+    }
+    let r = (v as u128).isqrt() as i128;
+    (if r * r < v { r + 1 } else { r }) as i64
+}
+
+/// A point `d` along the way from `a` to `b`.
+#[must_use]
+pub fn toward(a: Pt, b: Pt, d: i64) -> Pt {
+    let len = isqrt_up(a.dist2(b));
+    if len == 0 || d >= len {
+        return b;
+    }
+    Pt::new(
+        a.x + div_round(i128::from(b.x - a.x) * i128::from(d), i128::from(len)),
+        a.y + div_round(i128::from(b.y - a.y) * i128::from(d), i128::from(len)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

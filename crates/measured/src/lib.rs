@@ -1,9 +1,18 @@
 //! Measured tables: miniatures rules measured in inches on an open table.
-//! The geometry core ([`geometry`]) is shared by every measured set; the
-//! Charge!-style horse-and-musket rules (seeds/002) are the first ruleset
-//! (`rulesets/charge.toml`, readings in docs/rules/charge.md).
+//!
+//! The measured core (this crate's root, [`geometry`], [`state`],
+//! [`ruleset`], [`report`], [`events`], the amend procedure in [`amend`],
+//! the case runner) is shared by two books, each with its own procedures
+//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], `engine`,
+//! `orders`; readings in docs/rules/charge.md) and the Seven Years' War
+//! (seeds/003, [`syw`]; docs/rules/seven-years-war.md). Which book a
+//! ruleset follows is decided once, when its file is read
+//! (`procedures = "seven-years-war"`, [`Ruleset::from_toml`]); nothing
+//! after that asks.
 
+pub mod amend;
 pub mod case;
+pub mod charge;
 pub mod engine;
 pub mod events;
 pub mod geometry;
@@ -22,7 +31,7 @@ use adjutant_rules::{
     Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
 };
 pub use ruleset::Ruleset;
-pub use state::State;
+pub use state::{State, Unit};
 
 /// How the measured family joins the judge.
 pub const ENTRY: FamilyEntry = FamilyEntry {
@@ -58,6 +67,104 @@ fn shipped_scenarios() -> Vec<(String, String)> {
         .collect()
 }
 
+/// What one adjudication (a move of Charge!, a player-turn of the Seven
+/// Years' War, a referee's correction) did.
+pub struct Outcome {
+    pub st: State,
+    pub ev: Vec<events::Event>,
+}
+
+/// What each measured book does its own way: its order language, who
+/// must send orders, the check and the adjudication, the order template
+/// and random orders. The ruleset carries its book's procedures
+/// ([`Ruleset::book`]), chosen when the ruleset file is read; the core
+/// calls them and never asks which book it is.
+pub trait Procedures: Send + Sync {
+    /// The book's name, for messages.
+    fn name(&self) -> &'static str;
+    /// The words an order line may start with.
+    fn order_words(&self) -> &'static [&'static str];
+    /// The orders in brief, for HELP.
+    fn order_help(&self) -> String;
+    /// The sides that must send orders now.
+    fn needs(&self, st: &State) -> Vec<usize>;
+    /// Whether a unit can be given orders now, or why not.
+    fn orderable(&self, u: &Unit) -> Result<(), String>;
+    /// The phase the position is in (who must send orders, in words).
+    fn phase(&self, st: &State) -> Phase;
+    /// Check one side's orders: their canonical lines, or the refusal.
+    fn check(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<Vec<String>, Rejection>;
+    /// Check a side's orders by its index (random orders try lines with it).
+    fn check_side(&self, r: &Ruleset, st: &State, side: usize, text: &str)
+        -> Result<(), Rejection>;
+    /// Carry out the orders (`chance` None: check only).
+    fn run(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        orders: &[Orders],
+        chance: Option<&mut Chance<'_>>,
+    ) -> Result<Outcome, Rejection>;
+    /// The order template for a side, if it must send orders.
+    fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String>;
+    /// A fresh position's part of the book's own (set-up and cases).
+    fn start(&self, _st: &mut State) {}
+    /// A placed unit's attributes of the book's own, checked; `Ok(None)`
+    /// when the book holds it off the table.
+    fn place_unit(
+        &self,
+        r: &Ruleset,
+        t: &ruleset::Troop,
+        p: &state::Placement,
+        u: Unit,
+        st: &mut State,
+    ) -> Result<Option<Unit>, String>;
+    /// What the book decides of a unit as soon as it stands on the table.
+    fn placed(&self, _r: &Ruleset, _st: &State, _t: &ruleset::Troop, _u: &mut Unit) {}
+    /// A case's part of the position of the book's own (the active side,
+    /// the effects in force). Err: the case key to point at, and why.
+    fn case_position(
+        &self,
+        r: &Ruleset,
+        st: &mut State,
+        case: &case::CaseSequence<'_>,
+    ) -> Result<(), (&'static str, String)>;
+    /// The ids of the effects in force, for a case's expectations.
+    fn effects_in_force(&self, _st: &State) -> Vec<String> {
+        Vec::new()
+    }
+    /// A referee's correction of a unit on the table (`rest` the words
+    /// after `UNIT <id>`) of the book's own, or None: not one of its lines.
+    fn amend_unit(&self, _st: &mut State, _k: usize, _rest: &[&str]) -> Option<Result<(), String>> {
+        None
+    }
+    /// Random orders' lines of the book's own (standing orders, fog
+    /// choices) before the units' lines.
+    fn random_lines(
+        &self,
+        _r: &Ruleset,
+        _st: &State,
+        _side: usize,
+        _rng: &mut dyn Dice,
+    ) -> Vec<String> {
+        Vec::new()
+    }
+    /// A random step of the book's own for the kind of step `k` drawn
+    /// (1..=9), or None for the common one.
+    fn random_step(&self, _k: u32, _rng: &mut dyn Dice) -> Option<String> {
+        None
+    }
+}
+
+/// The measured core's one `Family`: what both books share (set-up,
+/// sides, result, pass orders, report, events, score, the referee's
+/// correction) here, the rest through the ruleset's [`Procedures`].
 impl Family for Ruleset {
     type State = State;
     type Event = events::Event;
@@ -67,44 +174,11 @@ impl Family for Ruleset {
     }
 
     fn order_words(&self) -> &'static [&'static str] {
-        if self.syw.is_some() {
-            syw::orders::ORDER_WORDS
-        } else {
-            orders::ORDER_WORDS
-        }
+        self.book().order_words()
     }
 
     fn order_help(&self) -> String {
-        if self.syw.is_some() {
-            return "Seven Years' War orders, one line per unit or brigade, steps in order;
-the judge throws the movement dice, so FORWARD n goes up to n inches:
-  UNIT <name>: FORWARD 8, WHEEL LEFT 20
-  UNIT <name>: FORWARD ALL                 as far as the dice allow
-  BRIGADE <brigade>: FORWARD ALL            one throw for the brigade, +1 die
-  REGIMENT <regt>: FORWARD ALL              its squadrons: one throw, one body
-  REGIMENT <regt>: CHARGE u WITH <squadron> it charges, the others support
-  steps: FORWARD n|ALL | BACK n | WHEEL LEFT|RIGHT deg | ABOUT | HOLD
-         FORM LINE|MARCH|ATTACK|SQUARE|OPEN | LIMBER | UNLIMBER
-         FIRE AT u (units that move cannot fire) | CHARGE u   (last step)
-         REFUSE LEFT|RIGHT <files> BACK|FORWARD deg   turn a line's wing
-         FIRE AT u WITH LEFT|CENTRE|RIGHT [BONUS]     one section of it fires
-  STANDING <name>: EVADE | STAND | COUNTER-CHARGE,
-                   RESPONSE FIRE | HOLD FIRE, FIGHT ON | BREAK OFF   (or NONE)
-  FOG BRIGADE <brigade> | FOG GUNS <u> [<u> <u>]  if the fog-of-war table calls
-  SPLIT <battery>                        one gun and its crew become <battery>-2
-  RETREAT <name>                         manufactured retreat (melee lost by 1)
-  PASS                                   no orders this player-turn
-"
-            .to_string();
-        }
-        "Measured-table orders (Charge!), one line per unit, steps in order:\n\
-  UNIT <name>: FORWARD 6, WHEEL LEFT 30, FIRE AT <unit>\n\
-  steps: FORWARD n | BACK n (inches, 7.5 or 7 1/2) | WHEEL LEFT|RIGHT deg | ABOUT\n\
-         FORM LINE|COLUMN|OPEN | LIMBER | UNLIMBER | HOLD\n\
-         FIRE AT u | FIRE CANISTER AT u | PICK OFF u | CHARGE u   (last step)\n\
-  STANDING <name>: HOLD GROUND, FIRE AT CHARGERS   (or NONE)\n\
-  PASS                                   no orders: every unit holds\n"
-            .to_string()
+        self.book().order_help()
     }
 
     fn die_faces(&self) -> Vec<String> {
@@ -152,110 +226,11 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
     }
 
     fn phase(&self, s: &State) -> Phase {
-        if self.syw.is_some() {
-            let sides: Vec<String> = syw::engine::needs(s)
-                .iter()
-                .map(|i| s.sides[*i].clone())
-                .collect();
-            let what = if s.over {
-                "game over".to_string()
-            } else {
-                format!(
-                    "turn {}: {}'s player-turn (the other side answers by its standing orders)",
-                    s.turn,
-                    sides.join(", ")
-                )
-            };
-            return Phase {
-                name: if s.over { "over" } else { "player-turn" }.into(),
-                sides,
-                what,
-            };
-        }
-        let sides: Vec<String> = engine::needs(s)
-            .iter()
-            .map(|i| s.sides[*i].clone())
-            .collect();
-        if s.over {
-            return Phase {
-                name: "over".into(),
-                sides,
-                what: "game over".into(),
-            };
-        }
-        let what = if sides.is_empty() {
-            format!(
-                "move {}: no unit can take orders; the judge carries out the move",
-                s.turn
-            )
-        } else {
-            format!(
-                "move {}: both sides write orders; they are held and carried out together",
-                s.turn
-            )
-        };
-        Phase {
-            name: "move".into(),
-            sides,
-            what,
-        }
+        self.book().phase(s)
     }
 
     fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
-        if self.syw.is_some() {
-            let o = [Orders {
-                side: side.to_string(),
-                text: orders.to_string(),
-            }];
-            syw::engine::run(self, s, &o, None)?;
-            return Ok(syw::orders::parse(orders)?
-                .into_iter()
-                .map(|(_, text, l)| match l {
-                    syw::orders::Line::Pass => "PASS".to_string(),
-                    syw::orders::Line::Unit { id, steps } => format!(
-                        "UNIT {}: {}",
-                        s.unit(&id).map_or(id.clone(), |u| u.id.clone()),
-                        steps
-                            .iter()
-                            .map(syw::orders::Step::canonical)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    syw::orders::Line::Brigade { id, steps } => format!(
-                        "BRIGADE {id}: {}",
-                        steps
-                            .iter()
-                            .map(syw::orders::Step::canonical)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    _ => text.to_ascii_uppercase(),
-                })
-                .collect());
-        }
-        let o = [Orders {
-            side: side.to_string(),
-            text: orders.to_string(),
-        }];
-        engine::run(self, s, &o, None)?;
-        Ok(orders::parse(orders)?
-            .into_iter()
-            .map(|(_, _, l)| match l {
-                orders::Line::Pass => "PASS".to_string(),
-                orders::Line::Standing { id, orders } => {
-                    format!("STANDING {id}: {}", orders.join(", "))
-                }
-                orders::Line::Unit { id, steps } => format!(
-                    "UNIT {}: {}",
-                    s.unit(&id).map_or(id.clone(), |u| u.id.clone()),
-                    steps
-                        .iter()
-                        .map(orders::Step::canonical)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })
-            .collect())
+        self.book().check(self, s, side, orders)
     }
 
     fn adjudicate(
@@ -264,11 +239,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         orders: &[Orders],
         chance: &mut Chance<'_>,
     ) -> Result<(State, Vec<events::Event>), Rejection> {
-        if self.syw.is_some() {
-            let out = syw::engine::run(self, s, orders, Some(chance))?;
-            return Ok((out.st, out.ev));
-        }
-        let out = engine::run(self, s, orders, Some(chance))?;
+        let out = self.book().run(self, s, orders, Some(chance))?;
         Ok((out.st, out.ev))
     }
 
@@ -308,7 +279,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
 
     /// A referee's correction (docs/referee.md, "Measured tables").
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<events::Event>), Rejection> {
-        syw::amend::amend(self, s, text)
+        amend::amend(self, s, text)
     }
 
     /// Rank and file each side has removed from the enemy.

@@ -44,7 +44,7 @@ pub struct View {
 }
 
 #[must_use]
-pub fn view(st: &State, viewer: &Viewer, events: &[Event]) -> View {
+pub fn view(r: &Ruleset, st: &State, viewer: &Viewer, events: &[Event]) -> View {
     View {
         schema: 1,
         family: "measured",
@@ -60,7 +60,9 @@ pub fn view(st: &State, viewer: &Viewer, events: &[Event]) -> View {
         terrain: st.terrain.clone(),
         units: st.units.clone(),
         removed: st.removed.clone(),
-        waiting: engine::needs(st)
+        waiting: r
+            .book()
+            .needs(st)
             .iter()
             .map(|i| st.sides[*i].clone())
             .collect(),
@@ -567,9 +569,13 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
         return None;
     };
     let s = st.side_index(side)?;
-    if r.syw.is_some() {
-        return super::syw::template::template(r, st, s);
-    }
+    r.book().template(r, st, s, side)
+}
+
+/// Charge!'s order template for a side (by index, and as the viewer
+/// names it).
+#[must_use]
+pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<String> {
     if st.over || !engine::needs(st).contains(&s) {
         return None;
     }
@@ -866,7 +872,7 @@ pub fn sealed<'a>(st: &'a State, viewer: &Viewer) -> std::borrow::Cow<'a, State>
 #[must_use]
 pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
     let st = &*sealed(st, viewer);
-    let v = view(st, viewer, events);
+    let v = view(r, st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(describe).collect();
     let combat = if lines.is_empty() {
         String::new()

@@ -421,6 +421,33 @@ pub struct Ruleset {
     /// Charge!'s roundshot and shells against houses (None: not in this
     /// ruleset file).
     pub houses: Option<Houses>,
+    /// The book's procedures, chosen when the file is read.
+    pub procedures: Book,
+}
+
+/// A ruleset's procedures: Charge!'s ([`crate::charge::Charge`], the
+/// default) or the Seven Years' War's ([`crate::syw::SevenYearsWar`]).
+#[derive(Clone, Copy)]
+pub struct Book(pub &'static dyn crate::Procedures);
+
+impl Default for Book {
+    fn default() -> Book {
+        Book(&crate::charge::Charge)
+    }
+}
+
+impl std::fmt::Debug for Book {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+impl Ruleset {
+    /// The procedures of this ruleset's book.
+    #[must_use]
+    pub fn book(&self) -> &'static dyn crate::Procedures {
+        self.procedures.0
+    }
 }
 
 /// The band a distance (exact squared) falls in: the first whose far edge
@@ -461,257 +488,286 @@ impl Ruleset {
             }
         }
         let f: RuleFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-        let bad = |key: &str, msg: String| -> DataError {
-            at(text, file, text.find(key).unwrap_or(0), msg)
-        };
-        let len = |key: &str, v: Inches| -> Result<i64, DataError> {
-            v.sixteenths().ok_or_else(|| {
-                bad(
-                    key,
-                    format!(
-                        "{key}: {} is not a whole number of sixteenths of an inch",
-                        v.0
-                    ),
-                )
-            })
-        };
-        let bands = |key: &str, v: &[BandFile]| -> Result<Vec<Band>, DataError> {
-            let mut out: Vec<Band> = Vec::new();
-            for b in v {
-                let to = len(key, b.to)?;
-                if out.last().is_some_and(|l| l.to >= to) {
-                    return Err(bad(key, format!("{key}: bands must grow in range")));
-                }
-                if b.kill.iter().any(|k| !(1..=6).contains(k)) {
-                    return Err(bad(key, format!("{key}: a throw to kill is 1 to 6")));
-                }
-                out.push(Band {
-                    to,
-                    kill: b.kill.clone(),
-                    open: b.open.unwrap_or(0),
-                    cover: b.cover.unwrap_or(0),
-                    mounted_only: b.mounted_only,
-                });
-            }
-            Ok(out)
-        };
+        let rd = Reader { text, file };
         let mut troops = BTreeMap::new();
         for (id, t) in &f.troops {
-            if ![
-                "infantry",
-                "cavalry",
-                "artillery",
-                "wagon",
-                "barge",
-                "general",
-            ]
-            .contains(&t.class.as_str())
-            {
-                return Err(bad(
-                    &format!("[troops.{id}]"),
-                    format!(
-                        "troops.{id}: class is infantry, cavalry, artillery, wagon, barge or general, not '{}'",
-                        t.class
-                    ),
-                ));
-            }
-            let letter = t
-                .letter
-                .chars()
-                .next()
-                .filter(|_| t.letter.chars().count() == 1)
-                .ok_or_else(|| {
-                    bad(
-                        &format!("[troops.{id}]"),
-                        format!("troops.{id}: the letter is one character"),
-                    )
-                })?;
-            let mut moves = BTreeMap::new();
-            for (k, v) in &t.moves {
-                moves.insert(k.clone(), len(&format!("[troops.{id}]"), *v)?);
-            }
-            for fm in &t.formations {
-                if !["line", "column", "open", "deployed", "limbered"].contains(&fm.as_str()) {
-                    return Err(bad(
-                        &format!("[troops.{id}]"),
-                        format!("troops.{id}: unknown formation '{fm}'"),
-                    ));
-                }
-                if !moves.contains_key(fm) {
-                    return Err(bad(
-                        &format!("[troops.{id}]"),
-                        format!("troops.{id}: no move for formation '{fm}'"),
-                    ));
-                }
-            }
-            let officers = t
-                .officers
-                .iter()
-                .map(|o| match o {
-                    OfficerDef::Full(r, p, m) => OfficerSpec {
-                        rank: r.clone(),
-                        points: *p,
-                        mounted: *m,
-                    },
-                    OfficerDef::Short(r, p) => OfficerSpec {
-                        rank: r.clone(),
-                        points: *p,
-                        mounted: false,
-                    },
-                })
-                .collect();
-            troops.insert(
-                id.clone(),
-                Troop {
-                    id: id.clone(),
-                    name: t.name.clone(),
-                    class: t.class.clone(),
-                    letter,
-                    // A General is an officer figure with no rank and file.
-                    rank_and_file: if t.class == "general" {
-                        0
-                    } else {
-                        t.rank_and_file.max(1)
-                    },
-                    formations: t.formations.clone(),
-                    ranks: t.ranks.unwrap_or(1).max(1),
-                    column_files: t.column_files.unwrap_or(4).max(1),
-                    open_spacing: t.open_spacing.map_or(Ok(0), |v| len("open_spacing", v))?,
-                    fig_w: len("figure", t.figure[0])?.max(1),
-                    fig_d: len("figure", t.figure[1])?.max(1),
-                    moves,
-                    musket: t.musket.clone(),
-                    fire_per: t.fire_per.unwrap_or(6).max(1),
-                    grenadiers: t.grenadiers,
-                    light: t.light,
-                    heavy: t.heavy,
-                    guns: t.guns.unwrap_or(0),
-                    howitzer: t.gun.as_deref() == Some("howitzer"),
-                    gun_frontage: t
-                        .gun_frontage
-                        .map_or(Ok(PER_INCH * 3), |v| len("gun_frontage", v))?,
-                    officers,
-                    losses: t.losses.clone(),
-                },
-            );
+            troops.insert(id.clone(), rd.troop(id, t)?);
         }
         let mut terrain = BTreeMap::new();
         for (id, t) in &f.terrain {
-            terrain.insert(
-                id.clone(),
-                Terrain {
-                    id: id.clone(),
-                    name: t.name.clone(),
-                    cover: t.cover,
-                    blocks_sight: t.blocks_sight,
-                    capacity: t.capacity,
-                    crossing: t.crossing.clone(),
-                    uphill: t.uphill,
-                    line: t.line,
-                    moves: t.r#move.clone(),
-                },
-            );
+            terrain.insert(id.clone(), terrain_of(id, t));
         }
         let mut combats = Vec::new();
         for c in &f.melee.combats {
-            let side = |s: &str| -> Option<(u32, String)> {
-                let (n, k) = s.trim().split_once(' ')?;
-                Some((n.parse().ok()?, k.trim().to_string()))
-            };
-            let halves = |s: &str| -> Option<i32> {
-                match s.trim() {
-                    "x1" => Some(2),
-                    "x1.5" => Some(3),
-                    "x2" => Some(4),
-                    _ => None,
-                }
-            };
-            let (Some((a_n, a_class)), Some((b_n, b_class)), Some(ah), Some(bh)) =
-                (side(&c[0]), side(&c[1]), halves(&c[2]), halves(&c[3]))
-            else {
-                return Err(bad("combats", format!("melee.combats: cannot read {c:?} (\"N class\", \"N class\", \"x1|x1.5|x2\", ...)")));
-            };
-            combats.push(Combat {
-                a_n,
-                a_class,
-                b_n,
-                b_class,
-                a_halves: ah,
-                b_halves: bh,
-            });
+            combats.push(rd.combat(c)?);
         }
         Ok(Ruleset {
             id: f.id.clone(),
             name: f.name.clone(),
             troops,
-            roundshot: bands("[roundshot]", &f.roundshot.bands)?,
-            sleeve_length: len("sleeve_length", f.roundshot.sleeve_length)?,
-            sleeve_width: len("sleeve_width", f.roundshot.sleeve_width)?,
+            roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
+            sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
+            sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
             cb_alternate: f.counter_battery.alternate,
             cb_destroyed: f.counter_battery.destroyed,
             cb_reduce: f
                 .counter_battery
                 .reduce
                 .iter()
-                .map(|r| Ok((len("reduce", r.from)?, r.by)))
+                .map(|r| Ok((rd.len("reduce", r.from)?, r.by)))
                 .collect::<Result<_, DataError>>()?,
-            how_min: len("[howitzer]", f.howitzer.min)?,
-            how_max: len("[howitzer]", f.howitzer.max)?,
+            how_min: rd.len("[howitzer]", f.howitzer.min)?,
+            how_max: rd.len("[howitzer]", f.howitzer.max)?,
             how_kill: f.howitzer.kill.clone(),
-            sbi_radius: len("[howitzer]", f.howitzer.radius)?,
-            sbi_centre: len("[howitzer]", f.howitzer.centre)?,
-            canister_range: len("[canister]", f.canister.range)?,
+            sbi_radius: rd.len("[howitzer]", f.howitzer.radius)?,
+            sbi_centre: rd.len("[howitzer]", f.howitzer.centre)?,
+            canister_range: rd.len("[canister]", f.canister.range)?,
             canister_half_angle: i64::from(f.canister.half_angle.min(89)),
             canister_kill: f.canister.kill.clone(),
-            gun_gap: len("[limber]", f.limber.gap)?,
+            gun_gap: rd.len("[limber]", f.limber.gap)?,
             group: f.musketry.group.max(1),
-            first_volley: bands("first_volley", &f.musketry.first_volley)?,
-            normal: bands("normal", &f.musketry.normal)?,
+            first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
+            normal: rd.bands("normal", &f.musketry.normal)?,
             arc: i64::from(f.musketry.arc.min(180)),
-            brown: bands("brown", &f.light_musketry.brown)?,
-            at_light_open: bands("at_light_open", &f.light_musketry.at_light_open)?,
-            at_light_cover: bands("at_light_cover", &f.light_musketry.at_light_cover)?,
-            at_line_cover: bands("at_line_cover", &f.light_musketry.at_line_cover)?,
-            pick_off: bands("pick_off", &f.light_musketry.pick_off)?,
+            brown: rd.bands("brown", &f.light_musketry.brown)?,
+            at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
+            at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
+            at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
+            pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
             terrain,
             combats,
             melee: f.melee.clone(),
             morale: f.morale.clone(),
             lc_wheel: i64::from(f.charge.light_cavalry_wheel),
-            lc_wheel_within: len("[charge]", f.charge.light_cavalry_wheel_within)?,
+            lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
             ride_down: f.charge.ride_down.clone(),
             syw: None,
+            procedures: Book::default(),
             houses: match &f.houses {
                 None => None,
-                Some(h) => {
-                    let mut penetration: Vec<HouseBand> = Vec::new();
-                    for b in &h.penetration {
-                        let to = len("[houses]", b.to)?;
-                        if penetration.last().is_some_and(|l| l.to >= to) {
-                            return Err(bad("[houses]", "houses: bands must grow in range".into()));
-                        }
-                        penetration.push(HouseBand {
-                            to,
-                            kills: b.kills,
-                            goes_on: b.goes_on.clone(),
-                        });
-                    }
-                    let mut reduce = Vec::new();
-                    for x in &h.reduce {
-                        reduce.push((len("[houses]", x.from)?, x.by));
-                    }
-                    Some(Houses {
-                        penetration,
-                        destroyed: h.destroyed.max(1),
-                        reduce,
-                        shell_kills: h.shell_kills,
-                        fire: h.fire.max(1),
-                        leave: len("[houses]", h.leave)?,
-                        burn: h.burn.max(1),
-                        spread: h.spread.clone(),
-                    })
-                }
+                Some(h) => Some(rd.houses(h)?),
             },
+        })
+    }
+}
+
+/// A terrain type of a Charge! ruleset file.
+fn terrain_of(id: &str, t: &TerrainFile) -> Terrain {
+    Terrain {
+        id: id.to_string(),
+        name: t.name.clone(),
+        cover: t.cover,
+        blocks_sight: t.blocks_sight,
+        capacity: t.capacity,
+        crossing: t.crossing.clone(),
+        uphill: t.uphill,
+        line: t.line,
+        moves: t.r#move.clone(),
+    }
+}
+
+/// Reading a measured ruleset file (either set's): errors placed at a key's first
+/// occurrence.
+pub(crate) struct Reader<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) file: &'a str,
+}
+
+impl Reader<'_> {
+    pub(crate) fn bad(&self, key: &str, msg: String) -> DataError {
+        at(self.text, self.file, self.text.find(key).unwrap_or(0), msg)
+    }
+
+    pub(crate) fn len(&self, key: &str, v: Inches) -> Result<i64, DataError> {
+        v.sixteenths().ok_or_else(|| {
+            self.bad(
+                key,
+                format!(
+                    "{key}: {} is not a whole number of sixteenths of an inch",
+                    v.0
+                ),
+            )
+        })
+    }
+
+    fn bands(&self, key: &str, v: &[BandFile]) -> Result<Vec<Band>, DataError> {
+        let mut out: Vec<Band> = Vec::new();
+        for b in v {
+            let to = self.len(key, b.to)?;
+            if out.last().is_some_and(|l| l.to >= to) {
+                return Err(self.bad(key, format!("{key}: bands must grow in range")));
+            }
+            if b.kill.iter().any(|k| !(1..=6).contains(k)) {
+                return Err(self.bad(key, format!("{key}: a throw to kill is 1 to 6")));
+            }
+            out.push(Band {
+                to,
+                kill: b.kill.clone(),
+                open: b.open.unwrap_or(0),
+                cover: b.cover.unwrap_or(0),
+                mounted_only: b.mounted_only,
+            });
+        }
+        Ok(out)
+    }
+
+    /// One troop type: its class, letter, moves by formation, officers.
+    fn troop(&self, id: &str, t: &TroopFile) -> Result<Troop, DataError> {
+        let bad = |key: &str, msg: String| self.bad(key, msg);
+        if ![
+            "infantry",
+            "cavalry",
+            "artillery",
+            "wagon",
+            "barge",
+            "general",
+        ]
+        .contains(&t.class.as_str())
+        {
+            return Err(bad(
+                &format!("[troops.{id}]"),
+                format!(
+                    "troops.{id}: class is infantry, cavalry, artillery, wagon, barge or general, not '{}'",
+                    t.class
+                ),
+            ));
+        }
+        let letter = t
+            .letter
+            .chars()
+            .next()
+            .filter(|_| t.letter.chars().count() == 1)
+            .ok_or_else(|| {
+                bad(
+                    &format!("[troops.{id}]"),
+                    format!("troops.{id}: the letter is one character"),
+                )
+            })?;
+        let mut moves = BTreeMap::new();
+        for (k, v) in &t.moves {
+            moves.insert(k.clone(), self.len(&format!("[troops.{id}]"), *v)?);
+        }
+        for fm in &t.formations {
+            if !["line", "column", "open", "deployed", "limbered"].contains(&fm.as_str()) {
+                return Err(bad(
+                    &format!("[troops.{id}]"),
+                    format!("troops.{id}: unknown formation '{fm}'"),
+                ));
+            }
+            if !moves.contains_key(fm) {
+                return Err(bad(
+                    &format!("[troops.{id}]"),
+                    format!("troops.{id}: no move for formation '{fm}'"),
+                ));
+            }
+        }
+        let officers = t
+            .officers
+            .iter()
+            .map(|o| match o {
+                OfficerDef::Full(r, p, m) => OfficerSpec {
+                    rank: r.clone(),
+                    points: *p,
+                    mounted: *m,
+                },
+                OfficerDef::Short(r, p) => OfficerSpec {
+                    rank: r.clone(),
+                    points: *p,
+                    mounted: false,
+                },
+            })
+            .collect();
+        Ok(Troop {
+            id: id.to_string(),
+            name: t.name.clone(),
+            class: t.class.clone(),
+            letter,
+            // A General is an officer figure with no rank and file.
+            rank_and_file: if t.class == "general" {
+                0
+            } else {
+                t.rank_and_file.max(1)
+            },
+            formations: t.formations.clone(),
+            ranks: t.ranks.unwrap_or(1).max(1),
+            column_files: t.column_files.unwrap_or(4).max(1),
+            open_spacing: t
+                .open_spacing
+                .map_or(Ok(0), |v| self.len("open_spacing", v))?,
+            fig_w: self.len("figure", t.figure[0])?.max(1),
+            fig_d: self.len("figure", t.figure[1])?.max(1),
+            moves,
+            musket: t.musket.clone(),
+            fire_per: t.fire_per.unwrap_or(6).max(1),
+            grenadiers: t.grenadiers,
+            light: t.light,
+            heavy: t.heavy,
+            guns: t.guns.unwrap_or(0),
+            howitzer: t.gun.as_deref() == Some("howitzer"),
+            gun_frontage: t
+                .gun_frontage
+                .map_or(Ok(PER_INCH * 3), |v| self.len("gun_frontage", v))?,
+            officers,
+            losses: t.losses.clone(),
+        })
+    }
+
+    /// One line of the melee combats table.
+    fn combat(&self, c: &[String; 4]) -> Result<Combat, DataError> {
+        let side = |s: &str| -> Option<(u32, String)> {
+            let (n, k) = s.trim().split_once(' ')?;
+            Some((n.parse().ok()?, k.trim().to_string()))
+        };
+        let halves = |s: &str| -> Option<i32> {
+            match s.trim() {
+                "x1" => Some(2),
+                "x1.5" => Some(3),
+                "x2" => Some(4),
+                _ => None,
+            }
+        };
+        let (Some((a_n, a_class)), Some((b_n, b_class)), Some(ah), Some(bh)) =
+            (side(&c[0]), side(&c[1]), halves(&c[2]), halves(&c[3]))
+        else {
+            return Err(self.bad("combats", format!("melee.combats: cannot read {c:?} (\"N class\", \"N class\", \"x1|x1.5|x2\", ...)")));
+        };
+        Ok(Combat {
+            a_n,
+            a_class,
+            b_n,
+            b_class,
+            a_halves: ah,
+            b_halves: bh,
+        })
+    }
+
+    /// The houses table: penetration bands, damage, fire.
+    fn houses(&self, h: &HousesFile) -> Result<Houses, DataError> {
+        let mut penetration: Vec<HouseBand> = Vec::new();
+        for b in &h.penetration {
+            let to = self.len("[houses]", b.to)?;
+            if penetration.last().is_some_and(|l| l.to >= to) {
+                return Err(self.bad("[houses]", "houses: bands must grow in range".into()));
+            }
+            penetration.push(HouseBand {
+                to,
+                kills: b.kills,
+                goes_on: b.goes_on.clone(),
+            });
+        }
+        let mut reduce = Vec::new();
+        for x in &h.reduce {
+            reduce.push((self.len("[houses]", x.from)?, x.by));
+        }
+        Ok(Houses {
+            penetration,
+            destroyed: h.destroyed.max(1),
+            reduce,
+            shell_kills: h.shell_kills,
+            fire: h.fire.max(1),
+            leave: self.len("[houses]", h.leave)?,
+            burn: h.burn.max(1),
+            spread: h.spread.clone(),
         })
     }
 }

@@ -507,7 +507,38 @@ pub fn place(
     table: &TablePart,
     units: &[Placement],
 ) -> Result<State, DataError> {
-    let (width, depth) = match &table.table {
+    let (width, depth) = table_size(text, file, table)?;
+    let sides = table_sides(text, file, table)?;
+    let mut terrain = Vec::new();
+    for f in &table.terrain {
+        terrain.push(terrain_feature(r, text, file, f, width, depth)?);
+    }
+    let mut st = State {
+        ruleset: r.id.clone(),
+        scenario: String::new(),
+        title: String::new(),
+        sides: sides.clone(),
+        width,
+        depth,
+        terrain,
+        units: Vec::new(),
+        turn: 1,
+        moves: 15,
+        removed: vec![0; 2],
+        over: false,
+        winner: None,
+        syw: None,
+    };
+    r.book().start(&mut st);
+    for p in units {
+        place_unit(r, text, file, &mut st, p)?;
+    }
+    Ok(st)
+}
+
+/// The table's width and depth, in sixteenths.
+fn table_size(text: &str, file: &str, table: &TablePart) -> Result<(i64, i64), DataError> {
+    Ok(match &table.table {
         None => (72 * PER_INCH, 48 * PER_INCH),
         Some(t) => {
             let off = t.span().start;
@@ -524,7 +555,11 @@ pub fn place(
             }
             (w, d)
         }
-    };
+    })
+}
+
+/// The two sides' names.
+fn table_sides(text: &str, file: &str, table: &TablePart) -> Result<Vec<String>, DataError> {
     let sides: Vec<String> = table
         .sides
         .clone()
@@ -545,351 +580,413 @@ pub fn place(
             "a game has two sides with different names (not 'referee')",
         ));
     }
-    let mut terrain = Vec::new();
-    for f in &table.terrain {
-        let kind = f.kind.get_ref().trim().to_ascii_lowercase();
-        let Some(spec) = r.terrain.get(&kind) else {
-            return Err(at(
-                text,
-                file,
-                f.kind.span().start,
-                format!(
-                    "unknown terrain '{kind}' (known: {})",
-                    r.terrain.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            ));
-        };
-        let off = f.points.span().start;
-        let mut pts = Vec::new();
-        for p in f.points.get_ref() {
-            let q = Pt::new(
-                len_at(text, file, off, p[0])?,
-                len_at(text, file, off, p[1])?,
-            );
-            if q.x > width || q.y > depth {
-                return Err(at(
-                    text,
-                    file,
-                    off,
-                    format!(
-                        "the point ({}, {}) is off the table",
-                        g::fmt_len(q.x),
-                        g::fmt_len(q.y)
-                    ),
-                ));
-            }
-            pts.push(q);
-        }
-        if spec.line {
-            if pts.len() < 2 {
-                return Err(at(
-                    text,
-                    file,
-                    off,
-                    format!("a {kind} is a line of at least 2 points"),
-                ));
-            }
-        } else if kind == "road" {
-            if pts.len() < 2 {
-                return Err(at(text, file, off, "a road is a line of at least 2 points"));
-            }
-        } else {
-            if pts.len() < 3 {
-                return Err(at(
-                    text,
-                    file,
-                    off,
-                    format!("a {kind} is a shape of at least 3 points"),
-                ));
-            }
-            if pts.first() != pts.last() {
-                let first = pts[0];
-                pts.push(first);
-            }
-        }
-        if kind == "hill" && f.level.unwrap_or(0) == 0 {
-            return Err(at(
-                text,
-                file,
-                f.kind.span().start,
-                "a hill needs its contour level = 1, 2, ...",
-            ));
-        }
-        let going = [f.move_dice, f.charge_dice];
-        if going.iter().any(Option::is_some) && kind != "hill" {
-            return Err(at(
-                text,
-                file,
-                f.kind.span().start,
-                format!("move_dice and charge_dice designate hills, not a {kind}"),
-            ));
-        }
-        if going.iter().flatten().any(|v| !(-6..=6).contains(v)) {
-            return Err(at(
-                text,
-                file,
-                f.kind.span().start,
-                "a hill's move_dice and charge_dice are -6 to 6",
-            ));
-        }
-        terrain.push(Feature {
-            kind: kind.clone(),
-            name: f.name.clone().unwrap_or_default(),
-            points: pts,
-            level: f.level.unwrap_or(0),
-            capacity: f.capacity.or(spec.capacity).unwrap_or(0),
-            damage: f.damage.unwrap_or(0),
-            shell: f.shell.unwrap_or(0),
-            burning: f.burning,
-            flow: f.flow.map(g::norm_deg),
-            move_dice: f.move_dice.unwrap_or(0),
-            charge_dice: f.charge_dice.unwrap_or(0),
-        });
-    }
-    let mut st = State {
-        ruleset: r.id.clone(),
-        scenario: String::new(),
-        title: String::new(),
-        sides: sides.clone(),
-        width,
-        depth,
-        terrain,
-        units: Vec::new(),
-        turn: 1,
-        moves: 15,
-        removed: vec![0; 2],
-        over: false,
-        winner: None,
-        syw: r.syw.as_ref().map(|_| Box::default()),
+    Ok(sides)
+}
+
+/// One terrain feature of a table part, checked.
+fn terrain_feature(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    f: &FeatureFile,
+    width: i64,
+    depth: i64,
+) -> Result<Feature, DataError> {
+    let kind = f.kind.get_ref().trim().to_ascii_lowercase();
+    let Some(spec) = r.terrain.get(&kind) else {
+        return Err(at(
+            text,
+            file,
+            f.kind.span().start,
+            format!(
+                "unknown terrain '{kind}' (known: {})",
+                r.terrain.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        ));
     };
-    for p in units {
-        let id = p.id.get_ref().trim().to_ascii_uppercase();
-        if id.is_empty()
-            || id.len() > 12
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
-        {
-            return Err(at(
-                text,
-                file,
-                p.id.span().start,
-                "a unit id is 1 to 12 letters, digits, '-' or '/'",
-            ));
-        }
-        if st.unit(&id).is_some()
-            || super::syw::entry::reserves(&st)
-                .iter()
-                .any(|x| x.unit.id == id)
-        {
-            return Err(at(
-                text,
-                file,
-                p.id.span().start,
-                format!("two units named {id}"),
-            ));
-        }
-        let side = sides
-            .iter()
-            .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    p.side.span().start,
-                    format!("unknown side '{}'", p.side.get_ref()),
-                )
-            })?;
-        let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
-        let t = r.troop(&kind).ok_or_else(|| {
-            at(
-                text,
-                file,
-                p.r#type.span().start,
-                format!(
-                    "unknown troop type '{kind}' (known: {})",
-                    r.troops.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            )
-        })?;
-        let formation = match &p.formation {
-            None => t.formations[0].clone(),
-            Some(f) => {
-                let fm = f.get_ref().trim().to_ascii_lowercase();
-                if !t.formations.contains(&fm) {
-                    return Err(at(
-                        text,
-                        file,
-                        f.span().start,
-                        format!(
-                            "a {} forms {}, not '{fm}'",
-                            t.name,
-                            t.formations.join(" or ")
-                        ),
-                    ));
-                }
-                fm
-            }
-        };
-        let off = p.at.span().start;
-        let front = Pt::new(
-            len_at(text, file, off, p.at.get_ref()[0])?,
-            len_at(text, file, off, p.at.get_ref()[1])?,
+    let off = f.points.span().start;
+    let mut pts = Vec::new();
+    for p in f.points.get_ref() {
+        let q = Pt::new(
+            len_at(text, file, off, p[0])?,
+            len_at(text, file, off, p[1])?,
         );
-        let facing = match &p.facing {
-            None => {
-                if side == 0 {
-                    0
-                } else {
-                    180
-                }
-            }
-            Some(f) if (0..360).contains(f.get_ref()) => *f.get_ref() as i32,
-            Some(f) => {
-                return Err(at(text, file, f.span().start, "facing is 0 to 359 degrees"));
-            }
-        };
-        let rf = match &p.rank_and_file {
-            None => t.rank_and_file,
-            Some(n) if (1..=t.rank_and_file * 2).contains(n.get_ref()) => *n.get_ref(),
-            Some(n) => {
-                return Err(at(
-                    text,
-                    file,
-                    n.span().start,
-                    format!("rank and file is 1 to {}", t.rank_and_file * 2),
-                ))
-            }
-        };
-        let start_rf = p.start.unwrap_or(rf).max(rf);
-        let ranks = match &p.ranks {
-            None => t.ranks,
-            Some(n) if (1..=6).contains(n.get_ref()) => *n.get_ref(),
-            Some(n) => return Err(at(text, file, n.span().start, "ranks is 1 to 6")),
-        };
-        let mut officers: Vec<Officer> = t
-            .officers
-            .iter()
-            .map(|o| Officer {
-                rank: o.rank.clone(),
-                points: o.points,
-                mounted: o.mounted,
-                alive: true,
-            })
-            .collect();
-        for lost in &p.officers_lost {
-            match officers
-                .iter_mut()
-                .find(|o| o.alive && o.rank.eq_ignore_ascii_case(lost.trim()))
-            {
-                Some(o) => o.alive = false,
-                None => {
-                    return Err(at(text, file, off, format!("{id} has no officer '{lost}'")));
-                }
-            }
-        }
-        let guns = (0..p.guns.unwrap_or(t.guns).min(t.guns.max(1) * 2))
-            .map(|k| Gun {
-                damage: p.gun_damage.get(k as usize).copied().unwrap_or(0),
-                destroyed: false,
-                fired_last: false,
-            })
-            .collect();
-        let mut standing = Vec::new();
-        for s in p.standing.iter().filter(|_| r.syw.is_none()) {
-            let s = s.trim().to_ascii_uppercase();
-            if !STANDING.contains(&s.as_str()) {
-                return Err(at(
-                    text,
-                    file,
-                    off,
-                    format!("'{s}' is not a standing order ({})", STANDING.join(", ")),
-                ));
-            }
-            standing.push(s);
-        }
-        let u = Unit {
-            id: id.clone(),
-            name: p.name.clone().unwrap_or_else(|| format!("{} {id}", t.name)),
-            side,
-            troop: kind,
-            formation,
-            front,
-            facing,
-            rf,
-            start_rf,
-            ranks,
-            officers,
-            guns,
-            volleyed: p.volleyed,
-            bad_morale: p.bad_morale,
-            forced: p
-                .exhausted
-                .map(|[retire, rest, _]| Forced::Exhausted { retire, rest }),
-            broken: false,
-            melee: p.melee.as_ref().map(|w| Melee {
-                with: w.trim().to_ascii_uppercase(),
-                moves: p.melee_moves,
-                attacker: p.attacker,
-            }),
-            crossing: 0,
-            rest: p.rest.unwrap_or(0),
-            standing,
-            exhausted_since: p.exhausted.map(|e| e[2]),
-            experience: String::new(),
-            brigade: p
-                .brigade
-                .clone()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_uppercase(),
-            regiment: p
-                .regiment
-                .clone()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_uppercase(),
-            refused: Vec::new(),
-            marker: None,
-            tested: 0,
-            routed_before: false,
-            rallying: p.rallying.filter(|n| *n > 0),
-        };
-        let mut u = u;
-        if let Some(sy) = &r.syw {
-            super::syw::place_unit(sy, t, p, &mut u).map_err(|m| at(text, file, off, m))?;
-        }
-        let fp = footprint(r, &u);
-        if p.off_table && r.syw.is_some() {
-            super::syw::entry::hold_off_table(&mut st, u, p.delayed.min(20), &fp)
-                .map_err(|m| at(text, file, off, m))?;
-            continue;
-        }
-        if !st.on_table(&fp) {
+        if q.x > width || q.y > depth {
             return Err(at(
                 text,
                 file,
                 off,
-                format!("{id} does not fit on the table there"),
+                format!(
+                    "the point ({}, {}) is off the table",
+                    g::fmt_len(q.x),
+                    g::fmt_len(q.y)
+                ),
             ));
         }
-        if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
-            return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
-        }
-        // Placed at half strength or less: already broken (the 50% rule),
-        // read as in play: "If occupying houses, the unit may remain in
-        // the houses" (it does not go to the rear). A General has no rank
-        // and file.
-        if r.syw.is_none()
-            && !t.is("general")
-            && u.rf * r.morale.half[1] <= u.start_rf * r.morale.half[0]
-        {
-            u.broken = true;
-            u.forced = (!in_house(r, &st, &u)).then_some(Forced::Rout);
-        }
-        st.units.push(u);
+        pts.push(q);
     }
-    Ok(st)
+    feature_shape(text, file, off, &kind, spec.line, &mut pts)?;
+    feature_designation(text, file, f, &kind)?;
+    Ok(Feature {
+        kind: kind.clone(),
+        name: f.name.clone().unwrap_or_default(),
+        points: pts,
+        level: f.level.unwrap_or(0),
+        capacity: f.capacity.or(spec.capacity).unwrap_or(0),
+        damage: f.damage.unwrap_or(0),
+        shell: f.shell.unwrap_or(0),
+        burning: f.burning,
+        flow: f.flow.map(g::norm_deg),
+        move_dice: f.move_dice.unwrap_or(0),
+        charge_dice: f.charge_dice.unwrap_or(0),
+    })
+}
+
+/// A line has two points or more, a shape three or more (closed here).
+fn feature_shape(
+    text: &str,
+    file: &str,
+    off: usize,
+    kind: &str,
+    line: bool,
+    pts: &mut Vec<Pt>,
+) -> Result<(), DataError> {
+    if line {
+        if pts.len() < 2 {
+            return Err(at(
+                text,
+                file,
+                off,
+                format!("a {kind} is a line of at least 2 points"),
+            ));
+        }
+    } else if kind == "road" {
+        if pts.len() < 2 {
+            return Err(at(text, file, off, "a road is a line of at least 2 points"));
+        }
+    } else {
+        if pts.len() < 3 {
+            return Err(at(
+                text,
+                file,
+                off,
+                format!("a {kind} is a shape of at least 3 points"),
+            ));
+        }
+        if pts.first() != pts.last() {
+            let first = pts[0];
+            pts.push(first);
+        }
+    }
+    Ok(())
+}
+
+/// A hill's contour level and its move and charge dice.
+fn feature_designation(
+    text: &str,
+    file: &str,
+    f: &FeatureFile,
+    kind: &str,
+) -> Result<(), DataError> {
+    if kind == "hill" && f.level.unwrap_or(0) == 0 {
+        return Err(at(
+            text,
+            file,
+            f.kind.span().start,
+            "a hill needs its contour level = 1, 2, ...",
+        ));
+    }
+    let going = [f.move_dice, f.charge_dice];
+    if going.iter().any(Option::is_some) && kind != "hill" {
+        return Err(at(
+            text,
+            file,
+            f.kind.span().start,
+            format!("move_dice and charge_dice designate hills, not a {kind}"),
+        ));
+    }
+    if going.iter().flatten().any(|v| !(-6..=6).contains(v)) {
+        return Err(at(
+            text,
+            file,
+            f.kind.span().start,
+            "a hill's move_dice and charge_dice are -6 to 6",
+        ));
+    }
+    Ok(())
+}
+
+/// One placement: the unit built, checked and put on the table (or held
+/// off it).
+fn place_unit(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    st: &mut State,
+    p: &Placement,
+) -> Result<(), DataError> {
+    let (id, side) = unit_id_side(text, file, st, p)?;
+    let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
+    let t = r.troop(&kind).ok_or_else(|| {
+        at(
+            text,
+            file,
+            p.r#type.span().start,
+            format!(
+                "unknown troop type '{kind}' (known: {})",
+                r.troops.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })?;
+    let off = p.at.span().start;
+    let u = new_unit(text, file, p, t, id.clone(), side, kind)?;
+    let Some(mut u) = r
+        .book()
+        .place_unit(r, t, p, u, st)
+        .map_err(|m| at(text, file, off, m))?
+    else {
+        return Ok(());
+    };
+    let fp = footprint(r, &u);
+    if !st.on_table(&fp) {
+        return Err(at(
+            text,
+            file,
+            off,
+            format!("{id} does not fit on the table there"),
+        ));
+    }
+    if let Some(o) = st.units.iter().find(|o| g::overlap(&footprint(r, o), &fp)) {
+        return Err(at(text, file, off, format!("{id} overlaps {}", o.id)));
+    }
+    r.book().placed(r, st, t, &mut u);
+    st.units.push(u);
+    Ok(())
+}
+
+/// A placement's unit id (new on the table) and side.
+fn unit_id_side(
+    text: &str,
+    file: &str,
+    st: &State,
+    p: &Placement,
+) -> Result<(String, usize), DataError> {
+    let id = p.id.get_ref().trim().to_ascii_uppercase();
+    if id.is_empty()
+        || id.len() > 12
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '/')
+    {
+        return Err(at(
+            text,
+            file,
+            p.id.span().start,
+            "a unit id is 1 to 12 letters, digits, '-' or '/'",
+        ));
+    }
+    if st.unit(&id).is_some()
+        || super::syw::entry::reserves(st)
+            .iter()
+            .any(|x| x.unit.id == id)
+    {
+        return Err(at(
+            text,
+            file,
+            p.id.span().start,
+            format!("two units named {id}"),
+        ));
+    }
+    let side = st
+        .sides
+        .iter()
+        .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
+        .ok_or_else(|| {
+            at(
+                text,
+                file,
+                p.side.span().start,
+                format!("unknown side '{}'", p.side.get_ref()),
+            )
+        })?;
+    Ok((id, side))
+}
+
+/// A placement's formation, front and facing.
+fn unit_stance(
+    text: &str,
+    file: &str,
+    p: &Placement,
+    t: &Troop,
+    side: usize,
+) -> Result<(String, Pt, i32), DataError> {
+    let formation = match &p.formation {
+        None => t.formations[0].clone(),
+        Some(f) => {
+            let fm = f.get_ref().trim().to_ascii_lowercase();
+            if !t.formations.contains(&fm) {
+                return Err(at(
+                    text,
+                    file,
+                    f.span().start,
+                    format!(
+                        "a {} forms {}, not '{fm}'",
+                        t.name,
+                        t.formations.join(" or ")
+                    ),
+                ));
+            }
+            fm
+        }
+    };
+    let off = p.at.span().start;
+    let front = Pt::new(
+        len_at(text, file, off, p.at.get_ref()[0])?,
+        len_at(text, file, off, p.at.get_ref()[1])?,
+    );
+    let facing = match &p.facing {
+        None => {
+            if side == 0 {
+                0
+            } else {
+                180
+            }
+        }
+        Some(f) if (0..360).contains(f.get_ref()) => *f.get_ref() as i32,
+        Some(f) => {
+            return Err(at(text, file, f.span().start, "facing is 0 to 359 degrees"));
+        }
+    };
+    Ok((formation, front, facing))
+}
+
+/// A placement's rank and file, at the start, and ranks.
+fn unit_strength(
+    text: &str,
+    file: &str,
+    p: &Placement,
+    t: &Troop,
+) -> Result<(u32, u32, u32), DataError> {
+    let rf = match &p.rank_and_file {
+        None => t.rank_and_file,
+        Some(n) if (1..=t.rank_and_file * 2).contains(n.get_ref()) => *n.get_ref(),
+        Some(n) => {
+            return Err(at(
+                text,
+                file,
+                n.span().start,
+                format!("rank and file is 1 to {}", t.rank_and_file * 2),
+            ))
+        }
+    };
+    let start_rf = p.start.unwrap_or(rf).max(rf);
+    let ranks = match &p.ranks {
+        None => t.ranks,
+        Some(n) if (1..=6).contains(n.get_ref()) => *n.get_ref(),
+        Some(n) => return Err(at(text, file, n.span().start, "ranks is 1 to 6")),
+    };
+    Ok((rf, start_rf, ranks))
+}
+
+/// A unit's officers, guns and standing orders.
+type Kit = (Vec<Officer>, Vec<Gun>, Vec<String>);
+
+/// A placement's officers (those lost already dead) and guns; standing
+/// orders are the book's ([`crate::Procedures::place_unit`]).
+fn unit_kit(text: &str, file: &str, p: &Placement, t: &Troop, id: &str) -> Result<Kit, DataError> {
+    let off = p.at.span().start;
+    let mut officers: Vec<Officer> = t
+        .officers
+        .iter()
+        .map(|o| Officer {
+            rank: o.rank.clone(),
+            points: o.points,
+            mounted: o.mounted,
+            alive: true,
+        })
+        .collect();
+    for lost in &p.officers_lost {
+        match officers
+            .iter_mut()
+            .find(|o| o.alive && o.rank.eq_ignore_ascii_case(lost.trim()))
+        {
+            Some(o) => o.alive = false,
+            None => {
+                return Err(at(text, file, off, format!("{id} has no officer '{lost}'")));
+            }
+        }
+    }
+    let guns = (0..p.guns.unwrap_or(t.guns).min(t.guns.max(1) * 2))
+        .map(|k| Gun {
+            damage: p.gun_damage.get(k as usize).copied().unwrap_or(0),
+            destroyed: false,
+            fired_last: false,
+        })
+        .collect();
+    let standing = Vec::new();
+    Ok((officers, guns, standing))
+}
+
+/// The unit a placement describes.
+fn new_unit(
+    text: &str,
+    file: &str,
+    p: &Placement,
+    t: &Troop,
+    id: String,
+    side: usize,
+    kind: String,
+) -> Result<Unit, DataError> {
+    let (formation, front, facing) = unit_stance(text, file, p, t, side)?;
+    let (rf, start_rf, ranks) = unit_strength(text, file, p, t)?;
+    let (officers, guns, standing) = unit_kit(text, file, p, t, &id)?;
+    Ok(Unit {
+        name: p.name.clone().unwrap_or_else(|| format!("{} {id}", t.name)),
+        id,
+        side,
+        troop: kind,
+        formation,
+        front,
+        facing,
+        rf,
+        start_rf,
+        ranks,
+        officers,
+        guns,
+        volleyed: p.volleyed,
+        bad_morale: p.bad_morale,
+        forced: p
+            .exhausted
+            .map(|[retire, rest, _]| Forced::Exhausted { retire, rest }),
+        broken: false,
+        melee: p.melee.as_ref().map(|w| Melee {
+            with: w.trim().to_ascii_uppercase(),
+            moves: p.melee_moves,
+            attacker: p.attacker,
+        }),
+        crossing: 0,
+        rest: p.rest.unwrap_or(0),
+        standing,
+        exhausted_since: p.exhausted.map(|e| e[2]),
+        experience: String::new(),
+        brigade: p
+            .brigade
+            .clone()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_uppercase(),
+        regiment: p
+            .regiment
+            .clone()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_uppercase(),
+        refused: Vec::new(),
+        marker: None,
+        tested: 0,
+        routed_before: false,
+        rallying: p.rallying.filter(|n| *n > 0),
+    })
 }
 
 /// Whether a unit occupies houses (its centre is inside a building), as

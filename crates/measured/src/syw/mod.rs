@@ -4,7 +4,6 @@
 //! other side's interrupts decided by its standing orders. Readings of the
 //! garbled passages: docs/rules/seven-years-war.md.
 
-pub mod amend;
 pub mod engine;
 pub mod entry;
 pub mod line;
@@ -13,8 +12,11 @@ pub mod split;
 pub mod standing;
 pub mod template;
 
+mod procedures;
+pub use procedures::SevenYearsWar;
+
 use super::geometry::PER_INCH;
-use super::ruleset::{at, toml_error, Inches, Ruleset, Terrain, Troop};
+use super::ruleset::{toml_error, Inches, Reader, Ruleset, Terrain, Troop};
 use super::state::{Placement, Unit};
 use adjutant_rules::DataError;
 use serde::{Deserialize, Serialize};
@@ -405,152 +407,211 @@ const FORMATIONS: &[&str] = &[
 /// Read a Seven Years' War ruleset file into the family's [`Ruleset`].
 pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
     let f: File = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-    let bad =
-        |key: &str, msg: String| -> DataError { at(text, file, text.find(key).unwrap_or(0), msg) };
-    let len = |key: &str, v: Inches| -> Result<i64, DataError> {
-        v.sixteenths().ok_or_else(|| {
-            bad(
-                key,
-                format!(
-                    "{key}: {} is not a whole number of sixteenths of an inch",
-                    v.0
-                ),
-            )
-        })
-    };
+    let rd = Reader { text, file };
     let _ = &f.procedures;
     let mut troops = BTreeMap::new();
     let mut syw_troops = BTreeMap::new();
     for (id, t) in &f.troops {
-        let key = format!("[troops.{id}]");
-        if !["infantry", "cavalry", "artillery", "command"].contains(&t.class.as_str()) {
-            return Err(bad(
-                &key,
-                format!(
-                    "troops.{id}: class is infantry, cavalry, artillery or command, not '{}'",
-                    t.class
-                ),
-            ));
-        }
-        let letter = t
-            .letter
-            .chars()
-            .next()
-            .filter(|_| t.letter.chars().count() == 1)
-            .ok_or_else(|| bad(&key, format!("troops.{id}: the letter is one character")))?;
-        if t.formations.is_empty() {
-            return Err(bad(&key, format!("troops.{id}: at least one formation")));
-        }
-        for fm in &t.formations {
-            if !FORMATIONS.contains(&fm.as_str()) {
-                return Err(bad(
-                    &key,
-                    format!(
-                        "troops.{id}: unknown formation '{fm}' (known: {})",
-                        FORMATIONS.join(", ")
-                    ),
-                ));
-            }
-        }
-        if !f.weapons.contains_key(&t.weapon) {
-            return Err(bad(
-                &key,
-                format!("troops.{id}: unknown weapon '{}'", t.weapon),
-            ));
-        }
-        let experience = t.experience.clone().unwrap_or_else(|| "trained".into());
-        if !f.experience.contains_key(&experience) {
-            return Err(bad(
-                &key,
-                format!("troops.{id}: unknown experience '{experience}'"),
-            ));
-        }
-        if !(1..=6).contains(&t.move_dice) {
-            return Err(bad(&key, format!("troops.{id}: move_dice is 1 to 6")));
-        }
-        let moves = t.formations.iter().map(|fm| (fm.clone(), 0)).collect();
-        troops.insert(
-            id.clone(),
-            Troop {
-                id: id.clone(),
-                name: t.name.clone(),
-                class: t.class.clone(),
-                letter,
-                rank_and_file: t.figures.max(1),
-                formations: t.formations.clone(),
-                ranks: if t.light { 1 } else { 2 },
-                column_files: 2,
-                open_spacing: t.open_spacing.map_or(Ok(0), |v| len(&key, v))?,
-                fig_w: len(&key, t.figure[0])?.max(1),
-                fig_d: len(&key, t.figure[1])?.max(1),
-                moves,
-                musket: t.weapon.clone(),
-                fire_per: 1,
-                grenadiers: false,
-                light: t.light,
-                heavy: false,
-                guns: t.guns.unwrap_or(0),
-                howitzer: false,
-                gun_frontage: t.gun_frontage.map_or(Ok(PER_INCH * 2), |v| len(&key, v))?,
-                officers: Vec::new(),
-                losses: Vec::new(),
-            },
-        );
-        syw_troops.insert(
-            id.clone(),
-            SywTroop {
-                move_dice: t.move_dice,
-                column_bonus: t.column_bonus.map_or(Ok(0), |v| len(&key, v))?,
-                weapon: t.weapon.clone(),
-                fire_ranks: t.fire_ranks.unwrap_or(0),
-                response_only: t.response_only,
-                experience,
-            },
-        );
+        let (troop, syw) = troop_of(&rd, &f, id, t)?;
+        troops.insert(id.clone(), troop);
+        syw_troops.insert(id.clone(), syw);
     }
-    for (k, e) in &f.experience {
-        if e.clear.is_empty() || e.clear.iter().any(|n| !(1..=6).contains(n)) {
-            return Err(bad(
-                &format!("[experience.{k}]"),
-                format!("experience.{k}: clear is a list of throws of 1 to 6 dice"),
-            ));
-        }
-        for face in e.test.keys() {
-            if !matches!(face.parse::<u32>(), Ok(1..=6)) {
-                return Err(bad(
-                    &format!("[experience.{k}]"),
-                    format!("experience.{k}: test faces are 1 to 6, not '{face}'"),
-                ));
-            }
-        }
-    }
+    check_experience(&rd, &f)?;
     let mut weapons = BTreeMap::new();
     for (k, w) in &f.weapons {
         let key = format!("[weapons.{k}]");
         weapons.insert(
             k.clone(),
             Weapon {
-                canister: w.canister.map_or(Ok(0), |v| len(&key, v))?,
-                short: len(&key, w.short)?,
-                long: len(&key, w.long)?,
+                canister: w.canister.map_or(Ok(0), |v| rd.len(&key, v))?,
+                short: rd.len(&key, w.short)?,
+                long: rd.len(&key, w.long)?,
                 cone: w.cone,
             },
         );
     }
+    let fog = fog_tables(&rd, &f)?;
+    let ground = Ground::of(&f);
+    let results_sorted = f
+        .test
+        .results
+        .windows(2)
+        .all(|w| w[0].at_most < w[1].at_most);
+    if !results_sorted {
+        return Err(rd.bad(
+            "results",
+            "test.results: worst first, at_most growing".into(),
+        ));
+    }
+    let cone = rd.len("gun_cone", f.fire.gun_cone)?;
+    let tables = Tables {
+        troops: syw_troops,
+        experience: f.experience.clone(),
+        stop_short: rd.len("stop_short", f.movement.stop_short)?,
+        command_radius: rd.len("command_radius", f.movement.command_radius)?,
+        brigade_dice: f.movement.brigade_dice,
+        command_dice: f.movement.command_dice,
+        charge_distance: rd.len("charge_distance", f.movement.charge_distance)?,
+        draw_retreat: rd.len("draw_retreat", f.movement.draw_retreat)?,
+        counter_charge_dice: f.movement.counter_charge_dice,
+        weapons,
+        kill: f.fire.kill.clone(),
+        gun_cone_16: cone,
+        dense_dice: f.fire.dense_dice,
+        canister_dice: f.fire.canister_dice,
+        dense: f.fire.dense.clone(),
+        test_at: f.fire.test_at,
+        response_dice: f.fire.response_dice,
+        over_gap: rd.len("over_gap", f.fire.over_gap)?,
+        test: f.test.clone(),
+        percentages: f.percentages.rows.clone(),
+        off_table_needs: f.off_table.needs,
+        fog_trigger: f.fog.trigger.clone(),
+        fog,
+        disorders: ground.disorders,
+        hard: ground.hard,
+        soft: ground.soft,
+        obstacles: ground.obstacles,
+    };
+    Ok(Ruleset {
+        id: f.id.clone(),
+        name: f.name.clone(),
+        troops,
+        terrain: ground.terrain,
+        syw: Some(Box::new(tables)),
+        procedures: super::ruleset::Book(&SevenYearsWar),
+        ..Ruleset::default()
+    })
+}
+
+/// One troop type: the core's [`Troop`] and the set's own [`SywTroop`].
+fn troop_of(
+    rd: &Reader<'_>,
+    f: &File,
+    id: &str,
+    t: &TroopFile,
+) -> Result<(Troop, SywTroop), DataError> {
+    let bad = |key: &str, msg: String| rd.bad(key, msg);
+    let len = |key: &str, v: Inches| rd.len(key, v);
+    let key = format!("[troops.{id}]");
+    if !["infantry", "cavalry", "artillery", "command"].contains(&t.class.as_str()) {
+        return Err(bad(
+            &key,
+            format!(
+                "troops.{id}: class is infantry, cavalry, artillery or command, not '{}'",
+                t.class
+            ),
+        ));
+    }
+    let letter = t
+        .letter
+        .chars()
+        .next()
+        .filter(|_| t.letter.chars().count() == 1)
+        .ok_or_else(|| bad(&key, format!("troops.{id}: the letter is one character")))?;
+    if t.formations.is_empty() {
+        return Err(bad(&key, format!("troops.{id}: at least one formation")));
+    }
+    for fm in &t.formations {
+        if !FORMATIONS.contains(&fm.as_str()) {
+            return Err(bad(
+                &key,
+                format!(
+                    "troops.{id}: unknown formation '{fm}' (known: {})",
+                    FORMATIONS.join(", ")
+                ),
+            ));
+        }
+    }
+    if !f.weapons.contains_key(&t.weapon) {
+        return Err(bad(
+            &key,
+            format!("troops.{id}: unknown weapon '{}'", t.weapon),
+        ));
+    }
+    let experience = t.experience.clone().unwrap_or_else(|| "trained".into());
+    if !f.experience.contains_key(&experience) {
+        return Err(bad(
+            &key,
+            format!("troops.{id}: unknown experience '{experience}'"),
+        ));
+    }
+    if !(1..=6).contains(&t.move_dice) {
+        return Err(bad(&key, format!("troops.{id}: move_dice is 1 to 6")));
+    }
+    let moves = t.formations.iter().map(|fm| (fm.clone(), 0)).collect();
+    let troop = Troop {
+        id: id.to_string(),
+        name: t.name.clone(),
+        class: t.class.clone(),
+        letter,
+        rank_and_file: t.figures.max(1),
+        formations: t.formations.clone(),
+        ranks: if t.light { 1 } else { 2 },
+        column_files: 2,
+        open_spacing: t.open_spacing.map_or(Ok(0), |v| len(&key, v))?,
+        fig_w: len(&key, t.figure[0])?.max(1),
+        fig_d: len(&key, t.figure[1])?.max(1),
+        moves,
+        musket: t.weapon.clone(),
+        fire_per: 1,
+        grenadiers: false,
+        light: t.light,
+        heavy: false,
+        guns: t.guns.unwrap_or(0),
+        howitzer: false,
+        gun_frontage: t.gun_frontage.map_or(Ok(PER_INCH * 2), |v| len(&key, v))?,
+        officers: Vec::new(),
+        losses: Vec::new(),
+    };
+    let syw = SywTroop {
+        move_dice: t.move_dice,
+        column_bonus: t.column_bonus.map_or(Ok(0), |v| len(&key, v))?,
+        weapon: t.weapon.clone(),
+        fire_ranks: t.fire_ranks.unwrap_or(0),
+        response_only: t.response_only,
+        experience,
+    };
+    Ok((troop, syw))
+}
+
+/// Every experience's clearing throws and test faces.
+fn check_experience(rd: &Reader<'_>, f: &File) -> Result<(), DataError> {
+    for (k, e) in &f.experience {
+        if e.clear.is_empty() || e.clear.iter().any(|n| !(1..=6).contains(n)) {
+            return Err(rd.bad(
+                &format!("[experience.{k}]"),
+                format!("experience.{k}: clear is a list of throws of 1 to 6 dice"),
+            ));
+        }
+        for face in e.test.keys() {
+            if !matches!(face.parse::<u32>(), Ok(1..=6)) {
+                return Err(rd.bad(
+                    &format!("[experience.{k}]"),
+                    format!("experience.{k}: test faces are 1 to 6, not '{face}'"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each army's fog-of-war table: one entry per roll of 2d6, known effects.
+fn fog_tables(rd: &Reader<'_>, f: &File) -> Result<BTreeMap<String, Vec<FogEntry>>, DataError> {
     let mut fog = BTreeMap::new();
     for (army, entries) in &f.fog.tables {
         let key = format!("[[fog.{army}]]");
         let mut rolls: Vec<u32> = entries.iter().map(|e| e.roll).collect();
         rolls.sort_unstable();
         if rolls != (2..=12).collect::<Vec<_>>() {
-            return Err(bad(
+            return Err(rd.bad(
                 &key,
                 format!("fog.{army}: one entry for each roll of 2d6, 2 to 12"),
             ));
         }
         for e in entries {
             if !FOG_EFFECTS.contains(&e.id.as_str()) {
-                return Err(bad(
+                return Err(rd.bad(
                     &format!("id = \"{}\"", e.id),
                     format!(
                         "fog.{army}: unknown event '{}' (known: {})",
@@ -560,7 +621,7 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
                 ));
             }
             if !["instant", "active", "turn", "rain"].contains(&e.duration.as_str()) {
-                return Err(bad(
+                return Err(rd.bad(
                     &key,
                     format!(
                         "fog.{army}: duration is instant, active, turn or rain, not '{}'",
@@ -571,88 +632,58 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
         }
         fog.insert(army.clone(), entries.clone());
     }
-    let mut terrain = BTreeMap::new();
-    let mut disorders = Vec::new();
-    let mut hard = Vec::new();
-    let mut soft = Vec::new();
-    let mut obstacles = Vec::new();
-    for (id, t) in &f.terrain {
-        if t.soft {
-            soft.push(id.clone());
+    Ok(fog)
+}
+
+/// The terrain types, and which of them disorder, give hard cover, are
+/// soft going or obstacles.
+struct Ground {
+    terrain: BTreeMap<String, Terrain>,
+    disorders: Vec<String>,
+    hard: Vec<String>,
+    soft: Vec<String>,
+    obstacles: Vec<String>,
+}
+
+impl Ground {
+    fn of(f: &File) -> Ground {
+        let mut g = Ground {
+            terrain: BTreeMap::new(),
+            disorders: Vec::new(),
+            hard: Vec::new(),
+            soft: Vec::new(),
+            obstacles: Vec::new(),
+        };
+        for (id, t) in &f.terrain {
+            if t.soft {
+                g.soft.push(id.clone());
+            }
+            if t.obstacle {
+                g.obstacles.push(id.clone());
+            }
+            if t.disorders {
+                g.disorders.push(id.clone());
+            }
+            if t.hard {
+                g.hard.push(id.clone());
+            }
+            g.terrain.insert(
+                id.clone(),
+                Terrain {
+                    id: id.clone(),
+                    name: t.name.clone(),
+                    cover: t.cover,
+                    blocks_sight: t.blocks_sight,
+                    capacity: None,
+                    crossing: BTreeMap::new(),
+                    uphill: None,
+                    line: t.line,
+                    moves: BTreeMap::new(),
+                },
+            );
         }
-        if t.obstacle {
-            obstacles.push(id.clone());
-        }
-        if t.disorders {
-            disorders.push(id.clone());
-        }
-        if t.hard {
-            hard.push(id.clone());
-        }
-        terrain.insert(
-            id.clone(),
-            Terrain {
-                id: id.clone(),
-                name: t.name.clone(),
-                cover: t.cover,
-                blocks_sight: t.blocks_sight,
-                capacity: None,
-                crossing: BTreeMap::new(),
-                uphill: None,
-                line: t.line,
-                moves: BTreeMap::new(),
-            },
-        );
+        g
     }
-    let results_sorted = f
-        .test
-        .results
-        .windows(2)
-        .all(|w| w[0].at_most < w[1].at_most);
-    if !results_sorted {
-        return Err(bad(
-            "results",
-            "test.results: worst first, at_most growing".into(),
-        ));
-    }
-    let cone = len("gun_cone", f.fire.gun_cone)?;
-    let tables = Tables {
-        troops: syw_troops,
-        experience: f.experience.clone(),
-        stop_short: len("stop_short", f.movement.stop_short)?,
-        command_radius: len("command_radius", f.movement.command_radius)?,
-        brigade_dice: f.movement.brigade_dice,
-        command_dice: f.movement.command_dice,
-        charge_distance: len("charge_distance", f.movement.charge_distance)?,
-        draw_retreat: len("draw_retreat", f.movement.draw_retreat)?,
-        counter_charge_dice: f.movement.counter_charge_dice,
-        weapons,
-        kill: f.fire.kill.clone(),
-        gun_cone_16: cone,
-        dense_dice: f.fire.dense_dice,
-        canister_dice: f.fire.canister_dice,
-        dense: f.fire.dense.clone(),
-        test_at: f.fire.test_at,
-        response_dice: f.fire.response_dice,
-        over_gap: len("over_gap", f.fire.over_gap)?,
-        test: f.test.clone(),
-        percentages: f.percentages.rows.clone(),
-        off_table_needs: f.off_table.needs,
-        fog_trigger: f.fog.trigger.clone(),
-        fog,
-        disorders,
-        hard,
-        soft,
-        obstacles,
-    };
-    Ok(Ruleset {
-        id: f.id.clone(),
-        name: f.name.clone(),
-        troops,
-        terrain,
-        syw: Some(Box::new(tables)),
-        ..Ruleset::default()
-    })
 }
 
 /// The standing orders a Seven Years' War unit may hold.

@@ -15,11 +15,11 @@
 //! REMOVED <side> <n>                 the figures a side has removed from the enemy
 //! ```
 
-use super::super::geometry::{fmt_len, parse_len, Pt};
-use super::super::ruleset::Ruleset;
-use super::super::state::State;
-use super::entry::{ground_taken, reserves, Reserve};
 use crate::events::{Event, Syw, SywNote};
+use crate::geometry::{fmt_len, parse_len, Pt};
+use crate::ruleset::Ruleset;
+use crate::state::State;
+use crate::syw::entry::{ground_taken, reserves};
 use adjutant_rules::Rejection;
 
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";
@@ -149,30 +149,10 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
                             }
                             st.units[k] = u;
                         }
-                        ["MARKER", m] if r.syw.is_some() => {
-                            st.units[k].marker = match *m {
-                                "RED" => Some("red".into()),
-                                "ORANGE" => Some("orange".into()),
-                                "NONE" => None,
-                                _ => {
-                                    return Err(bad(
-                                        "MARKER RED, MARKER ORANGE or MARKER NONE".into()
-                                    ))
-                                }
-                            };
-                        }
-                        ["OFF"] if r.syw.is_some() => {
-                            let mut u = st.units.remove(k);
-                            u.melee = None;
-                            out_of_melee(&mut st, &u.id);
-                            let seq = st.syw.get_or_insert_with(Box::default);
-                            u.forced = None;
-                            seq.off_table.push(Reserve {
-                                unit: u,
-                                delayed: 0,
-                            });
-                        }
-                        _ => return Err(bad(HELP.into())),
+                        rest => match r.book().amend_unit(&mut st, k, rest) {
+                            Some(done) => done.map_err(bad)?,
+                            None => return Err(bad(HELP.into())),
+                        },
                     },
                 }
             }
@@ -202,7 +182,7 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
 }
 
 /// No unit stays in melee with one that left the table.
-fn out_of_melee(st: &mut State, id: &str) {
+pub(crate) fn out_of_melee(st: &mut State, id: &str) {
     for o in &mut st.units {
         if o.melee.as_ref().is_some_and(|m| m.with == id) {
             o.melee = None;
