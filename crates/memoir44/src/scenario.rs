@@ -486,16 +486,6 @@ pub fn place_weather(
     super::weather::set(r, st, conds, dawn, b).map_err(|m| at(l.text, l.file, where_, m))
 }
 
-/// Tests: the message a scenario text is refused with.
-#[cfg(test)]
-#[must_use]
-pub fn refused(r: &Ruleset, text: &str, file: &str) -> String {
-    load(r, text, file)
-        .map(|_| ())
-        .expect_err("refused")
-        .to_string()
-}
-
 /// Shipped scenario ids.
 #[must_use]
 pub fn ids() -> Vec<String> {

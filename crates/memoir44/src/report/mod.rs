@@ -11,9 +11,6 @@ pub mod sample;
 pub mod svg;
 pub mod textmap;
 
-#[cfg(test)]
-mod snapshots;
-
 use super::view::View;
 use adjutant_rules::report::Parts;
 

@@ -5,11 +5,13 @@
 
 mod airdrop;
 mod board;
+mod case;
 mod commissar;
 mod disorder;
 mod family;
 mod orders;
 mod orders_canonical;
+mod report_snapshots;
 mod ruleset;
 mod stars;
 mod supply;

@@ -1,10 +1,11 @@
+//! Unit tests of `src/report/` (moved out of the crate: docs/testing.md).
 //! Golden reports (insta): the maps, a combat report with every kind of
 //! event, the order template and every mail template; and the column limits.
 
-use super::{combat, orders, parts, sample, textmap};
-use crate::events::Modifier;
-use crate::view::{view, view_with_events, View};
-use crate::{Event, Hex};
+use adjutant_memoir44::report::{combat, orders, parts, sample, textmap};
+use adjutant_memoir44::events::Modifier;
+use adjutant_memoir44::view::{view, view_with_events, View};
+use adjutant_memoir44::{Event, Hex};
 use adjutant_rules::report::Templates;
 use adjutant_rules::Viewer;
 use serde_json::json;
@@ -231,7 +232,7 @@ fn compact_map() {
 fn every_event_view(v: &Viewer) -> View {
     let s = sample::standard();
     let mut vw = view(&s.r, &s.state, v);
-    vw.last_turn = crate::view::visible_events(&every_event(), v);
+    vw.last_turn = adjutant_memoir44::view::visible_events(&every_event(), v);
     vw
 }
 
