@@ -2,8 +2,8 @@
 //! Golden reports (insta): the maps, a combat report with every kind of
 //! event, the order template and every mail template; and the column limits.
 
-use adjutant_memoir44::report::{combat, orders, parts, sample, textmap};
 use adjutant_memoir44::events::Modifier;
+use adjutant_memoir44::report::{combat, orders, parts, sample, textmap};
 use adjutant_memoir44::view::{view, view_with_events, View};
 use adjutant_memoir44::{Event, Hex};
 use adjutant_rules::report::Templates;

@@ -1,0 +1,37 @@
+//! Unit tests of `src/charge.rs` (moved out of the crate so that the
+//! library compiles once: docs/testing.md).
+
+/// Charge!'s procedures, as compiled.
+const CHARGE: &[(&str, &str)] = &[
+    ("charge.rs", include_str!("../../src/charge.rs")),
+    ("engine.rs", include_str!("../../src/engine.rs")),
+    ("orders.rs", include_str!("../../src/orders.rs")),
+    ("general.rs", include_str!("../../src/general.rs")),
+    ("houses.rs", include_str!("../../src/houses.rs")),
+    ("water.rs", include_str!("../../src/water.rs")),
+    ("ride_down.rs", include_str!("../../src/ride_down.rs")),
+    ("pinning.rs", include_str!("../../src/pinning.rs")),
+];
+
+/// Issue 30, acceptance 3: Charge!'s procedures never ask whether the
+/// game is the Seven Years' War (its tables, its state part, a unit's
+/// experience), and never call into the set's code.
+#[test]
+fn charge_procedures_never_ask_for_the_seven_years_war() {
+    for (file, text) in CHARGE {
+        // The code before any test module (this one names the words).
+        let body = text.split("#[cfg(test)]").next().unwrap_or(text);
+        let code: String = body
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .filter(|l| !l.contains("Seven Years' War keys"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for word in ["syw", "experience", "seven"] {
+            assert!(
+                !code.to_lowercase().contains(word),
+                "{file} mentions '{word}' outside its comments"
+            );
+        }
+    }
+}
