@@ -1000,16 +1000,22 @@ fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
 /// migrates it again, with no ending recorded for the games it has.
 fn back_before_the_ending_column(site: &Site) {
     let db = site.db();
-    let version: i64 = db
-        .pragma_query_value(None, "user_version", |r| r.get(0))
+    // The database as the migration before the one that added the ending
+    // left it (and without the later ones' tables and columns).
+    let ending = adjutant::store::MIGRATIONS
+        .iter()
+        .position(|m| m.contains("ADD COLUMN ending"))
         .unwrap();
     db.execute_batch(
         "ALTER TABLE games DROP COLUMN ending;
          ALTER TABLE campaigns DROP COLUMN stopped;
-         ALTER TABLE campaign_battles DROP COLUMN starters;",
+         ALTER TABLE campaign_battles DROP COLUMN starters;
+         ALTER TABLE outbox DROP COLUMN claimed_by;
+         ALTER TABLE outbox DROP COLUMN claim_until;
+         DROP TABLE handle_failures;",
     )
     .unwrap();
-    db.pragma_update(None, "user_version", version - 1).unwrap();
+    db.pragma_update(None, "user_version", ending as i64).unwrap();
 }
 
 /// A game that ended by resignation or by a draw agreed by mail under a
