@@ -1015,7 +1015,8 @@ fn back_before_the_ending_column(site: &Site) {
          DROP TABLE handle_failures;",
     )
     .unwrap();
-    db.pragma_update(None, "user_version", ending as i64).unwrap();
+    db.pragma_update(None, "user_version", ending as i64)
+        .unwrap();
 }
 
 /// A game that ended by resignation or by a draw agreed by mail under a
