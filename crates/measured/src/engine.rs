@@ -1423,10 +1423,11 @@ fn move_rear(t: &mut Turn<'_, '_, '_>, id: &str, d: i64, why: &str, flee: bool) 
             depth: fp.depth + k,
             ..fp
         };
-        let blocked =
-            t.st.units
-                .iter()
-                .any(|o| o.id != u.id && g::overlap(&sw, &footprint(r, o)));
+        let blocked = t.st.units.iter().any(|o| {
+            let ofp = footprint(r, o);
+            // The end's corners are rounded apart from the sweep's.
+            o.id != u.id && (g::overlap(&sw, &ofp) || g::overlap_deeply(&fp, &ofp))
+        });
         if !blocked && (t.st.on_table(&fp) || flee) {
             best = Some((end, k, !t.st.on_table(&fp)));
             break;

@@ -377,7 +377,26 @@ pub fn convex_overlap(a: &[Pt], b: &[Pt]) -> bool {
     !separated_by_edge_of(a, b) && !separated_by_edge_of(b, a)
 }
 
+/// True if two footprints share ground a whole sixteenth deep or more: the
+/// corners are rounded to the sixteenth, so two units set in contact by
+/// different roundings (a retreat's end against the sweep that cleared it,
+/// a veer's end against the ground ridden through) may cross by a fraction
+/// of one. Every corner may lie up to (not including) a sixteenth past the
+/// other's edge. A final position must not [`overlap_deeply`] another.
+#[must_use]
+pub fn overlap_deeply(a: &Footprint, b: &Footprint) -> bool {
+    let (a, b) = (a.corners(), b.corners());
+    !separated_within(&a, &b, true) && !separated_within(&b, &a, true)
+}
+
 fn separated_by_edge_of(a: &[Pt], b: &[Pt]) -> bool {
+    separated_within(a, b, false)
+}
+
+/// Some edge of `a` has the whole of `b` on or beyond it; with `rounding`,
+/// a corner of `b` less than one sixteenth inside counts as beyond (the
+/// distance inside is cross / |pq|, compared squared).
+fn separated_within(a: &[Pt], b: &[Pt], rounding: bool) -> bool {
     let n = a.len();
     if n < 3 {
         return true;
@@ -389,7 +408,11 @@ fn separated_by_edge_of(a: &[Pt], b: &[Pt]) -> bool {
     let inside = if area >= 0 { 1 } else { -1 };
     (0..n).any(|i| {
         let (p, q) = (a[i], a[(i + 1) % n]);
-        b.iter().all(|r| cross(p, q, *r) * inside <= 0)
+        let len2 = i128::from(q.x - p.x).pow(2) + i128::from(q.y - p.y).pow(2);
+        b.iter().all(|r| {
+            let c = cross(p, q, *r) * inside;
+            c <= 0 || (rounding && c * c < len2)
+        })
     })
 }
 

@@ -194,13 +194,18 @@ fn next_target(
                 fin.front = *front;
                 fin.facing = *facing;
                 let ffp = footprint(r, &fin);
-                // (The infantry just ridden through is behind them.)
+                // (The infantry just ridden through is behind them: the
+                // path starts in contact with it, but a veer must not end
+                // back on its ground.)
                 if st.units.iter().any(|x| {
+                    let xfp = footprint(r, x);
                     x.id != end.id
                         && x.id != o.id
-                        && x.id != ridden.id
-                        && (g::overlap(&path, &footprint(r, x))
-                            || g::overlap(&ffp, &footprint(r, x)))
+                        && if x.id == ridden.id {
+                            g::overlap_deeply(&ffp, &xfp)
+                        } else {
+                            g::overlap(&path, &xfp) || g::overlap(&ffp, &xfp)
+                        }
                 }) {
                     continue;
                 }

@@ -168,7 +168,7 @@ fn typed(events: &[serde_json::Value]) -> Vec<Event> {
 
 impl Hook for Memoir44 {
     /// Every shipped scenario: 100 games at the quick depth, 2,000 at the
-    /// deep one (`M44_GAMES` sets the count, `M44_FROM` the first game).
+    /// deep one: games `M44_FROM` (0) up to, not including, `M44_GAMES`.
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         let games = crate::common::depth::games("M44_GAMES", 100, 2000);
         let first: u64 = std::env::var("M44_FROM")

@@ -95,6 +95,58 @@ fn footprints_and_overlap() {
 }
 
 #[test]
+fn a_fraction_of_a_sixteenth_is_rounding_a_whole_one_is_overlap() {
+    // Light cavalry wheeled 20 degrees (Fuentes de Onoro, the random game
+    // that found the retreat ending a sixteenth inside the 71st): its rear
+    // edge runs from (314,207) to (303,212), 12.08 sixteenths long.
+    let a = Footprint {
+        front: Pt::new(311, 217),
+        facing: 20,
+        width: 12,
+        depth: 8,
+    };
+    assert_eq!(
+        a.corners(),
+        [
+            Pt::new(305, 219),
+            Pt::new(317, 215),
+            Pt::new(314, 207),
+            Pt::new(303, 212)
+        ]
+    );
+    // A line below it whose front-right corner (309,210) is 8/12.08 of a
+    // sixteenth inside that rear edge: ground shared, but less than the
+    // rounding of a corner.
+    let b = Footprint {
+        front: Pt::new(299, 210),
+        facing: 0,
+        width: 20,
+        depth: 20,
+    };
+    assert_eq!(b.corners()[1], Pt::new(309, 210));
+    assert!(overlap(&a, &b));
+    assert!(!overlap_deeply(&a, &b));
+    assert!(!overlap_deeply(&b, &a));
+    // The 71st as it stood: a's rear corner (314,207) a whole sixteenth
+    // inside its front edge (y 208) is an overlap, rounding or not.
+    let line = Footprint {
+        front: Pt::new(384, 208),
+        facing: 0,
+        width: 168,
+        depth: 24,
+    };
+    assert!(overlap_deeply(&a, &line));
+    assert!(overlap_deeply(&line, &a));
+    // Fronts in contact: neither.
+    let c = Footprint {
+        front: Pt::new(384, 207),
+        ..line
+    };
+    assert!(!overlap(&a, &c));
+    assert!(!overlap_deeply(&a, &c));
+}
+
+#[test]
 fn distances_are_exact_at_the_edge() {
     let a = Footprint {
         front: Pt::inches(10, 10),
