@@ -851,10 +851,12 @@ fn finish(
             Some(p) => footprint(r, &p.end),
             None => footprint(r, o),
         };
-        for sw in &sweep {
-            if g::overlap(sw, &ofp) {
-                return Err(format!("the move would pass through or onto {}", o.id));
-            }
+        // The end's corners are rounded apart from the swept ground's: a
+        // whole sixteenth inside another unit is onto it.
+        if sweep.iter().any(|sw| g::overlap(sw, &ofp))
+            || (!sweep.is_empty() && g::overlap_deeply(&footprint(r, &cur), &ofp))
+        {
+            return Err(format!("the move would pass through or onto {}", o.id));
         }
     }
     // The end ground itself on the table: its corners are rounded from
@@ -1780,9 +1782,11 @@ fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String> {
             if halted.contains(&p.unit) || p.sweep.is_empty() {
                 continue;
             }
-            let hit = finals
-                .iter()
-                .find(|(id, fp)| **id != p.unit && p.sweep.iter().any(|s| g::overlap(s, fp)));
+            let end = footprint(r, &p.end);
+            let hit = finals.iter().find(|(id, fp)| {
+                **id != p.unit
+                    && (p.sweep.iter().any(|s| g::overlap(s, fp)) || g::overlap_deeply(&end, fp))
+            });
             if let Some((other, _)) = hit {
                 t.ev.push(
                     Charge::Blocked {
