@@ -254,7 +254,22 @@ fn sigkill_in_big_passes_resends_at_most_eight_mails_a_kill() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(100 + rng.next(1900)));
+        if kills % 2 == 0 {
+            // Half the kills wait for the pass to have begun (a mail moved
+            // to cur/), so that some land in its middle however fast or
+            // loaded the machine is; the rest at a random moment.
+            let before = std::fs::read_dir(site.inbox_cur()).unwrap().count();
+            let start = std::time::Instant::now();
+            while std::fs::read_dir(site.inbox_cur()).unwrap().count() == before
+                && before < n
+                && start.elapsed() < Duration::from_secs(5)
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            std::thread::sleep(Duration::from_millis(rng.next(100)));
+        } else {
+            std::thread::sleep(Duration::from_millis(100 + rng.next(1900)));
+        }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         kills += 1;

@@ -2,7 +2,7 @@
 
 use super::board::Hex;
 use super::ruleset::{at, toml_error, Ruleset};
-use super::state::{Objective, Standing, State, Unit};
+use super::state::{Objective, Standing, State, Terrain, Unit};
 use super::DataError;
 use adjutant_dice::{shuffle, Dice};
 use serde::Deserialize;
@@ -895,7 +895,7 @@ pub fn blank(
         air_power_dice: air,
         side_names: names,
         sides,
-        terrain: BTreeMap::new(),
+        terrain: Terrain::default(),
         units: vec![],
         next_unit: 1,
         hands: vec![vec![], vec![]],

@@ -4,6 +4,7 @@ use super::board::{Board, Hex};
 use super::ruleset::{Ruleset, TerrainSpec, UnitSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One unit on the board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +86,61 @@ pub struct Standing {
     pub swaps: Vec<(String, String)>,
 }
 
+/// The tile and obstacles of every hex that is not open countryside, read
+/// and changed as the map it derefs to. Clones of a position share it until
+/// one of them changes it (`Arc::make_mut`): every plan and every random
+/// order tried works on a clone of the whole State, and the terrain, the
+/// biggest part of it, seldom changes. Serialised as the map itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Terrain(Arc<BTreeMap<Hex, Vec<String>>>);
+
+impl std::ops::Deref for Terrain {
+    type Target = BTreeMap<Hex, Vec<String>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Terrain {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<BTreeMap<Hex, Vec<String>>> for Terrain {
+    fn from(m: BTreeMap<Hex, Vec<String>>) -> Terrain {
+        Terrain(Arc::new(m))
+    }
+}
+
+impl<'a> IntoIterator for &'a Terrain {
+    type Item = (&'a Hex, &'a Vec<String>);
+    type IntoIter = std::collections::btree_map::Iter<'a, Hex, Vec<String>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Terrain {
+    type Item = (&'a Hex, &'a mut Vec<String>);
+    type IntoIter = std::collections::btree_map::IterMut<'a, Hex, Vec<String>>;
+    fn into_iter(self) -> Self::IntoIter {
+        Arc::make_mut(&mut self.0).iter_mut()
+    }
+}
+
+impl Serialize for Terrain {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.as_ref().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Terrain {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Terrain, D::Error> {
+        BTreeMap::deserialize(d).map(Terrain::from)
+    }
+}
+
 /// The state of one game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
@@ -96,7 +152,7 @@ pub struct State {
     pub side_names: Vec<String>,
     pub air_power_dice: Vec<u32>,
     /// Tile and obstacles of every hex that is not open countryside.
-    pub terrain: BTreeMap<Hex, Vec<String>>,
+    pub terrain: Terrain,
     /// Units by id order.
     pub units: Vec<Unit>,
     pub next_unit: u32,
