@@ -100,11 +100,9 @@ block=$(printf '%s\n' "$block" | sed \
     -e "s/^port = 587\$/port = $SMTP_PORT/" \
     -e "s|^# ca_file = \"/etc/adjutant/provider-ca.pem\"|ca_file = \"$WORK/etc/adjutant/provider-ca.pem\"|")
 [ "$(printf '%s\n' "$block" | grep -c '^ca_file = ')" -eq 2 ] || fail "the ca_file lines are not in the docs' block"
-{
-    sed -e "s/^address = .*/address = \"$JUDGE\"/" -e '/^\[inbound\]$/,$d' "$CFG"
-    printf '%s\n' "$block"
-} >"$CFG.new"
-mv "$CFG.new" "$CFG"
+# Edited in place, as an editor does: the file keeps its mode (0600).
+top=$(sed -e "s/^address = .*/address = \"$JUDGE\"/" -e '/^\[inbound\]$/,$d' "$CFG")
+printf '%s\n%s\n' "$top" "$block" >"$CFG"
 
 step "3. the password variables"
 export ADJUTANT_IMAP_PASSWORD=secret ADJUTANT_SMTP_PASSWORD=secret
