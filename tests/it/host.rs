@@ -469,3 +469,54 @@ fn the_documented_path_works_against_a_real_server() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `adjutant backup DIR`: database, key and config, private, in a new
+/// folder; a copy restored elsewhere is the same judge; a folder that is
+/// not empty is refused; `new-key` makes a key only where none is.
+#[test]
+fn backup_restores_the_same_judge_and_new_key_never_replaces_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let dir = site.path().join("backups/today");
+    let out = site.ok(&["backup", dir.to_str().unwrap()]);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    for f in ["adjutant.db", "adjutant.db.key", "adjutant.toml"] {
+        assert_eq!(mode(&dir.join(f)), 0o600, "{f}");
+    }
+    let again = site.run(&["backup", dir.to_str().unwrap()]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+    // Restored into a new folder: the same games, the same reply tokens.
+    let restored = tempfile::tempdir().unwrap();
+    for f in ["adjutant.db", "adjutant.db.key", "adjutant.toml"] {
+        std::fs::copy(dir.join(f), restored.path().join(f)).unwrap();
+    }
+    let cfg = restored.path().join("adjutant.toml");
+    let run = |args: &[&str]| {
+        Command::new(common::bin())
+            .arg("--config")
+            .arg(&cfg)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let games = |o: Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(games(run(&["games"])), site.ok(&["games"]));
+    let key = |dir: &Path| std::fs::read(dir.join("adjutant.db.key")).unwrap();
+    assert_eq!(key(restored.path()), key(site.path()));
+    // new-key: refused while a key is there; without one, a new key.
+    let refused = run(&["new-key"]);
+    assert!(!refused.status.success());
+    assert_eq!(key(restored.path()), key(site.path()));
+    std::fs::remove_file(restored.path().join("adjutant.db.key")).unwrap();
+    assert!(
+        !run(&["games"]).status.success(),
+        "a games list without the key"
+    );
+    assert!(run(&["new-key"]).status.success());
+    assert_ne!(key(restored.path()), key(site.path()));
+    assert!(run(&["games"]).status.success());
+}

@@ -1525,6 +1525,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_database_with_games_and_no_key_is_refused_and_gets_no_key() {
+        let dir = std::env::temp_dir().join(format!("adj-store-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("adjutant.db");
+        let conn = open(&db).unwrap();
+        drop(conn);
+        let key = credentials::key_path(&db);
+        // No games: a missing key is simply made (a fresh judge).
+        std::fs::remove_file(&key).unwrap();
+        drop(open(&db).unwrap());
+        assert!(key.exists());
+        let conn = Connection::open(&db).unwrap();
+        let cols: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('games') WHERE \"notnull\" = 1 AND dflt_value IS NULL AND pk = 0")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let values = vec!["'x'"; cols.len()].join(", ");
+        conn.execute(
+            &format!("INSERT INTO games ({}) VALUES ({values})", cols.join(", ")),
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        std::fs::remove_file(&key).unwrap();
+        let e = open(&db).unwrap_err();
+        assert!(matches!(e, StoreError::KeyMissing { games: 1, .. }), "{e}");
+        assert!(!key.exists(), "a key was made");
+        credentials::create_key(&db).unwrap();
+        assert!(open(&db).is_ok());
+        assert!(credentials::create_key(&db).is_err(), "a key was replaced");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn outbox_bodies_are_stored_compressed_and_read_back_whole() {
         let c = open_in_memory().unwrap();
         let mut mail = b"From: judge@example.org\r\nSubject: turn 1\r\n\r\n".to_vec();
