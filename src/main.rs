@@ -230,7 +230,8 @@ enum Cmd {
     /// files others can read (the database holds the games' seeds),
     /// passwords written in the config instead of `password_env`, password
     /// variables not set, a missing `ca_file`, plaintext off loopback, a
-    /// key missing while the database holds games. Exit 1 if any.
+    /// key missing while the database holds games, and a login to the
+    /// IMAP and SMTP servers. Exit 1 if any.
     Doctor,
     /// List the shipped scenarios.
     Scenarios,
@@ -621,7 +622,15 @@ fn doctor_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let cfg = Config::load(&path)?;
     let mut warnings = adjutant::config::doctor(&cfg, &path);
     warnings.extend(outbox_warnings(&cfg.database_path()));
-    warnings.extend(adjutant::preflight::offline(&cfg));
+    let offline = adjutant::preflight::offline(&cfg);
+    // The servers only once the settings to reach them are right.
+    let online = if offline.is_empty() {
+        adjutant::preflight::online(&cfg)
+    } else {
+        Vec::new()
+    };
+    warnings.extend(offline);
+    warnings.extend(online);
     for w in &warnings {
         println!("warning: {w}");
     }

@@ -47,6 +47,44 @@ pub fn check(cfg: &Config, once: bool) -> Result<DaemonLock, String> {
     Ok(lock)
 }
 
+/// The logins to the IMAP and SMTP servers in use (`adjutant doctor`'s):
+/// every fault found, one line each; a server that cannot be reached now
+/// is one too here.
+#[must_use]
+pub fn online(cfg: &Config) -> Vec<String> {
+    let (imap, smtp) = servers(cfg);
+    let mut out = Vec::new();
+    if let Some(i) = imap {
+        match imap::check_login(i) {
+            Ok(()) => {}
+            Err(e) if e.is_transient() => out.push(one_line(&format!(
+                "IMAP server {}:{} cannot be reached now: {e}",
+                i.host,
+                i.effective_port()
+            ))),
+            Err(_) => out.extend(imap_login(i).err()),
+        }
+    }
+    if let Some(s) = smtp {
+        let reached = SmtpSender::new(s).and_then(|c| c.test_connection());
+        match reached {
+            Ok(true) => {}
+            Ok(false) => out.push(format!(
+                "SMTP server {}:{} did not answer",
+                s.host,
+                s.effective_port()
+            )),
+            Err(e) if !e.is_config() && e.is_transient() => out.push(one_line(&format!(
+                "SMTP server {}:{} cannot be reached now: {e}",
+                s.host,
+                s.effective_port()
+            ))),
+            Err(_) => out.extend(smtp_login(s).err()),
+        }
+    }
+    out
+}
+
 /// The checks that need no server and no lock (also `adjutant doctor`'s):
 /// every fault found, one line each.
 #[must_use]

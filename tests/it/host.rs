@@ -327,6 +327,15 @@ fn an_untrusted_certificate_refuses_the_start() {
             "set ca_file in [inbound.imap]",
         ],
     );
+    // doctor says the same (and exits 1).
+    let doctor = site
+        .command(&["doctor"])
+        .env("ADJ_HOST_TEST_PW", "secret")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(1), "{text}");
+    assert!(text.contains("set ca_file in [inbound.imap]"), "{text}");
     let site = site_with_mail();
     smtp_outbound(
         &site,
