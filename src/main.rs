@@ -528,12 +528,16 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
     // What no retry can mend refuses the start, before any mail or the
     // database is touched (src/preflight.rs); the lock is held until exit.
-    let _lock = match adjutant::preflight::check(&Config::load(&path)?, once) {
-        Ok(lock) => lock,
-        Err(line) => {
-            eprintln!("adjutant: {line}");
-            return Ok(adjutant::preflight::EX_CONFIG);
-        }
+    // (No config there: `open` below says so.)
+    let _lock = match path.exists().then(|| Config::load(&path)).transpose()? {
+        Some(cfg) => match adjutant::preflight::check(&cfg, once) {
+            Ok(lock) => Some(lock),
+            Err(line) => {
+                eprintln!("adjutant: {line}");
+                return Ok(adjutant::preflight::EX_CONFIG);
+            }
+        },
+        None => None,
     };
     let mut judge = open(&Some(path))?;
     let (from, to) = judge.cfg.describe_mail();
