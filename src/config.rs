@@ -58,8 +58,12 @@ maildir = "mail/inbox"
 # port = 993                  # default: 993 for implicit TLS, 143 otherwise
 # tls = "implicit"            # implicit | starttls | none (none only on loopback)
 # user = "judge@example.org"
-# password_env = "ADJUTANT_IMAP_PASSWORD"   # or password = "..."
+# password_env = "ADJUTANT_IMAP_PASSWORD"   # the variable holding the password
+# password = "..."            # the password itself (doctor warns: prefer password_env)
 # mailbox = "INBOX"
+# ca_file = "tls/ca.pem"      # a private CA's PEM (relative: from this folder)
+# timeout_secs = 60           # connect, read and write timeout
+# allow_plaintext_remote = false   # tls = "none" to a host off loopback
 
 [outbound]
 # file (the default: one .eml per sent message in `dir`), smtp, or sendmail
@@ -83,8 +87,13 @@ retry_days = 7
 # host = "smtp.example.org"
 # port = 587
 # security = "starttls"       # starttls | tls | none (none only on loopback)
-# user = "judge@example.org"
+# user = "judge@example.org"   # log in with AUTH (no user: no login)
 # password_env = "ADJUTANT_SMTP_PASSWORD"
+# password = "..."            # the password itself (doctor warns: prefer password_env)
+# hello_name = "judge.example.org"   # the EHLO name (default: this machine's)
+# ca_file = "tls/ca.pem"      # a private CA's PEM (relative: from this folder)
+# timeout_secs = 60
+# allow_plaintext_remote = false   # security = "none" to a host off loopback
 "#;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -232,6 +241,19 @@ impl Config {
             .map(Path::to_path_buf)
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
+        // A relative ca_file is from the config's folder, as every path.
+        let base = cfg.base.clone();
+        let resolve = |p: &mut Option<PathBuf>| {
+            if let Some(rel) = p.as_mut().filter(|p| p.is_relative()) {
+                *rel = base.join(&*rel);
+            }
+        };
+        if let Some(i) = cfg.inbound.imap.as_mut() {
+            resolve(&mut i.ca_file);
+        }
+        if let Some(s) = cfg.outbound.smtp.as_mut() {
+            resolve(&mut s.ca_file);
+        }
         Ok(cfg)
     }
 
@@ -324,6 +346,68 @@ impl Config {
     }
 }
 
+/// Every key of `adjutant.toml`, dotted (`judge.address`,
+/// `inbound.imap.ca_file`), read from the structs' own serde field lists,
+/// so it cannot drift from what the parser accepts (every other key is
+/// refused with its line and column). docs/host.md lists each one (a test
+/// checks it).
+#[must_use]
+pub fn keys() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut section = |prefix: &str, fields: &[&str], nested: &[&str]| {
+        for f in fields {
+            if !nested.contains(f) {
+                out.push(format!("{prefix}.{f}"));
+            }
+        }
+    };
+    section("judge", &fields_of::<JudgeConfig>(), &[]);
+    section("limits", &fields_of::<LimitsConfig>(), &[]);
+    section("inbound", &fields_of::<InboundConfig>(), &["imap"]);
+    section(
+        "inbound.imap",
+        &fields_of::<crate::mail::imap::ImapConfig>(),
+        &[],
+    );
+    section("outbound", &fields_of::<OutboundConfig>(), &["smtp"]);
+    section(
+        "outbound.smtp",
+        &fields_of::<crate::mail::smtp::SmtpConfig>(),
+        &[],
+    );
+    out
+}
+
+/// The field names serde's derive gives a struct (after renames, without
+/// skipped fields): a deserializer that asks for nothing but them.
+fn fields_of<'de, T: Deserialize<'de>>() -> Vec<&'static str> {
+    use serde::de::{self, Visitor};
+    struct Capture(Vec<&'static str>);
+    impl<'de> de::Deserializer<'de> for &mut Capture {
+        type Error = de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.extend_from_slice(fields);
+            Err(de::Error::custom("fields captured"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut c = Capture(Vec::new());
+    let _ = T::deserialize(&mut c);
+    c.0
+}
+
 /// What `adjutant doctor` warns about: the judge's files that others on the
 /// host can read (the database holds every seat's credentials, the config
 /// may hold passwords, the outbox holds players' mail), and passwords
@@ -413,6 +497,54 @@ mod tests {
         assert_eq!(c.inbound.kind, "maildir");
         assert_eq!(c.outbound.kind, "file");
         assert_eq!(c.domain(), "localhost");
+    }
+
+    #[test]
+    fn keys_come_from_the_structs() {
+        let keys = keys();
+        for k in [
+            "judge.address",
+            "limits.max_mime_depth",
+            "inbound.kind",
+            "inbound.imap.ca_file",
+            "outbound.smtp.hello_name",
+            "outbound.retry_days",
+        ] {
+            assert!(keys.iter().any(|x| x == k), "{k} not in {keys:?}");
+        }
+        assert!(!keys
+            .iter()
+            .any(|x| x == "inbound.imap" || x.ends_with(".base")));
+    }
+
+    #[test]
+    fn a_relative_ca_file_is_from_the_configs_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("adjutant.toml");
+        std::fs::write(
+            &path,
+            "[inbound]\nkind = \"imap\"\n[inbound.imap]\nhost = \"h\"\nuser = \"u\"\nca_file = \"tls/ca.pem\"\n",
+        )
+        .unwrap();
+        let cfg = Config::load(&path).unwrap();
+        assert_eq!(
+            cfg.inbound.imap.unwrap().ca_file.unwrap(),
+            dir.path().join("tls/ca.pem")
+        );
+    }
+
+    #[test]
+    fn a_typo_in_a_nested_table_is_named_with_line_and_column() {
+        let e = Config::parse(
+            "[inbound]\nkind = \"imap\"\n[inbound.imap]\nhost = \"h\"\nuser = \"u\"\n  pasword_env = \"X\"\n",
+            "x.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("x.toml:6:3: unknown field `pasword_env`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //!
 //! The engine and the rules (`engine`, `rules`) are pure. Everything with I/O
 //! (`store`, `mail`, `daemon`) calls into them, never the other way round.
+pub mod backup;
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod preflight;
 pub use adjutant_mail as mail;
 pub mod protocol;
 pub mod report;

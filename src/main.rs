@@ -125,6 +125,14 @@ enum Cmd {
     },
     /// Handle one message read from standard input (for an MTA pipe).
     Receive,
+    /// Make a new credentials key for a database whose key is lost for
+    /// good: every seat's secret and reply token change (players get new
+    /// ones by mailing STATUS; or `rotate-secret`). Never replaces a key.
+    NewKey,
+    /// Back up the judge while it runs: the database (an online copy), its
+    /// key and the config, into the new folder DIR, readable by the owner
+    /// only (docs/host.md, "Backups" says how to restore).
+    Backup { dir: PathBuf },
     /// Create a game and mail every seat a welcome.
     NewGame(NewGameArgs),
     /// Referee: release the results held for review.
@@ -219,8 +227,11 @@ enum Cmd {
         action: Option<OutboxCmd>,
     },
     /// Check the judge's files and config for what a host should fix:
-    /// files others can read (the database holds seat secrets), passwords
-    /// written in the config instead of `password_env`. Exit 1 if any.
+    /// files others can read (the database holds the games' seeds),
+    /// passwords written in the config instead of `password_env`, password
+    /// variables not set, a missing `ca_file`, plaintext off loopback, a
+    /// key missing while the database holds games, and a login to the
+    /// IMAP and SMTP servers. Exit 1 if any.
     Doctor,
     /// List the shipped scenarios.
     Scenarios,
@@ -354,6 +365,24 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Init { dir } => init_cmd(&dir),
         Cmd::Serve { once } => serve_cmd(config, once),
         Cmd::Receive => receive_cmd(config),
+        Cmd::Backup { dir } => {
+            let path = config_path(config);
+            let cfg = Config::load(&path)?;
+            let w = adjutant::backup::backup(&cfg, &path, &dir)?;
+            for f in [&w.database, &w.key, &w.config] {
+                println!("{}", f.display());
+            }
+            Ok(0)
+        }
+        Cmd::NewKey => {
+            let cfg = Config::load(&config_path(config))?;
+            let key = adjutant::store::credentials::create_key(&cfg.database_path())?;
+            println!(
+                "new key {}: every seat's credentials have changed",
+                key.display()
+            );
+            Ok(0)
+        }
         Cmd::NewGame(args) => new_game_cmd(config, args),
         Cmd::Games => games_cmd(config),
         Cmd::Show {
@@ -497,6 +526,19 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))?;
+    // What no retry can mend refuses the start, before any mail or the
+    // database is touched (src/preflight.rs); the lock is held until exit.
+    // (No config there: `open` below says so.)
+    let _lock = match path.exists().then(|| Config::load(&path)).transpose()? {
+        Some(cfg) => match adjutant::preflight::check(&cfg, once) {
+            Ok(lock) => Some(lock),
+            Err(line) => {
+                eprintln!("adjutant: {line}");
+                return Ok(adjutant::preflight::EX_CONFIG);
+            }
+        },
+        None => None,
+    };
     let mut judge = open(&Some(path))?;
     let (from, to) = judge.cfg.describe_mail();
     eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
@@ -584,6 +626,15 @@ fn doctor_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let cfg = Config::load(&path)?;
     let mut warnings = adjutant::config::doctor(&cfg, &path);
     warnings.extend(outbox_warnings(&cfg.database_path()));
+    let offline = adjutant::preflight::offline(&cfg);
+    // The servers only once the settings to reach them are right.
+    let online = if offline.is_empty() {
+        adjutant::preflight::online(&cfg)
+    } else {
+        Vec::new()
+    };
+    warnings.extend(offline);
+    warnings.extend(online);
     for w in &warnings {
         println!("warning: {w}");
     }

@@ -905,7 +905,7 @@ fn the_start_up_line_names_the_real_mail_paths() {
         .replace("kind = \"maildir\"", "kind = \"imap\"")
         .replace(
             "# [inbound.imap]",
-            "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 9\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"NO_SUCH_PASSWORD_VAR\"\nmailbox = \"Games\"\n",
+            "[inbound.imap]\nhost = \"127.0.0.1\"\nport = 9\ntls = \"none\"\nuser = \"judge@adjutant.test\"\npassword_env = \"HARDENING_IMAP_PASSWORD\"\nmailbox = \"Games\"\n",
         )
         .replace("kind = \"file\"", "kind = \"smtp\"")
         .replace(
@@ -913,7 +913,13 @@ fn the_start_up_line_names_the_real_mail_paths() {
             "[outbound.smtp]\nhost = \"127.0.0.1\"\nport = 9\nsecurity = \"none\"\n",
         );
     std::fs::write(site.config(), cfg).unwrap();
-    let out = site.run(&["serve", "--once"]);
+    // (The password variable set: without it `serve` refuses to start,
+    // tests/it/host.rs.)
+    let out = site
+        .command(&["serve", "--once"])
+        .env("HARDENING_IMAP_PASSWORD", "x")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("mail in from IMAP judge@adjutant.test at 127.0.0.1:9 mailbox Games"),

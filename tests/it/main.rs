@@ -31,6 +31,7 @@ mod e2e_syw;
 mod e2e_worlds;
 mod golden;
 mod hardening;
+mod host;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
 mod landmarks;

@@ -64,6 +64,10 @@ pub struct ImapConfig {
     /// Connect, read and write timeout.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// `tls = "none"` to a host that is not on loopback: refused unless
+    /// this is set (the password would cross the network in clear).
+    #[serde(default)]
+    pub allow_plaintext_remote: bool,
 }
 
 fn default_mailbox() -> String {
@@ -87,6 +91,7 @@ impl ImapConfig {
             tls,
             ca_file: None,
             timeout_secs: default_timeout(),
+            allow_plaintext_remote: false,
         }
     }
 
@@ -127,6 +132,7 @@ impl fmt::Debug for ImapConfig {
             .field("tls", &self.tls)
             .field("ca_file", &self.ca_file)
             .field("timeout_secs", &self.timeout_secs)
+            .field("allow_plaintext_remote", &self.allow_plaintext_remote)
             .finish()
     }
 }
@@ -447,6 +453,17 @@ fn with_session<T>(
     let result = f(&mut session);
     let _ = session.logout();
     result
+}
+
+/// Connects, secures, logs in and examines the mailbox, changing nothing:
+/// the check `serve` makes before it starts.
+pub fn check_login(cfg: &ImapConfig) -> Result<(), MailboxError> {
+    with_session(cfg, |session| {
+        session
+            .examine(&cfg.mailbox)
+            .map(|_| ())
+            .map_err(|e| mailbox_error(cfg, e))
+    })
 }
 
 /// One fetched message: its UID and its raw RFC 5322 bytes.

@@ -60,6 +60,10 @@ pub struct SmtpConfig {
     pub ca_file: Option<PathBuf>,
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// `security = "none"` to a host that is not on loopback: refused
+    /// unless this is set (the password would cross the network in clear).
+    #[serde(default)]
+    pub allow_plaintext_remote: bool,
 }
 
 fn default_timeout() -> u64 {
@@ -79,6 +83,7 @@ impl SmtpConfig {
             hello_name: None,
             ca_file: None,
             timeout_secs: default_timeout(),
+            allow_plaintext_remote: false,
         }
     }
 
@@ -104,6 +109,7 @@ impl fmt::Debug for SmtpConfig {
             .field("hello_name", &self.hello_name)
             .field("ca_file", &self.ca_file)
             .field("timeout_secs", &self.timeout_secs)
+            .field("allow_plaintext_remote", &self.allow_plaintext_remote)
             .finish()
     }
 }

@@ -338,11 +338,18 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the credentials key {0}: {1}")]
     Key(std::path::PathBuf, std::io::Error),
+    #[error("the credentials key {} is missing while the database holds {games} games: restore it from your backup beside {} (a new key would change every seat's credentials; if it is lost for good, run `adjutant new-key`)", .key.display(), .database.display())]
+    KeyMissing {
+        key: std::path::PathBuf,
+        database: std::path::PathBuf,
+        games: i64,
+    },
 }
 
 /// Open (creating if needed) and migrate the database. The judge's key for
 /// credentials is `<database>.key` beside it (created, 0600, if missing).
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    credentials::refuse_missing_key(path)?;
     create_private(path)?;
     let key = credentials::load_or_create_key(&credentials::key_path(path))?;
     let mut conn = Connection::open(path)?;
@@ -1345,6 +1352,61 @@ pub mod credentials {
         Ok(hex::encode(random::<16>()?))
     }
 
+    /// Games in the database at `db` (0 when it does not exist or has no
+    /// games table yet), read without creating or changing anything.
+    pub fn games_in(db: &Path) -> Result<i64, StoreError> {
+        if db.as_os_str() == ":memory:" || !db.exists() {
+            return Ok(0);
+        }
+        let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let has_table: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
+            [],
+            |r| r.get(0),
+        )?;
+        if !has_table {
+            return Ok(0);
+        }
+        Ok(conn.query_row("SELECT count(*) FROM games", [], |r| r.get(0))?)
+    }
+
+    /// Refuses a database that holds games while its key file is missing (a
+    /// restore without the key, say): a new key would silently change every
+    /// seat's credentials, so no key is made for it (`create_key` does that
+    /// when the host asks).
+    pub fn refuse_missing_key(db: &Path) -> Result<(), StoreError> {
+        let key = key_path(db);
+        if db.as_os_str() == ":memory:" || key.exists() {
+            return Ok(());
+        }
+        match games_in(db)? {
+            0 => Ok(()),
+            games => Err(StoreError::KeyMissing {
+                key,
+                database: db.to_path_buf(),
+                games,
+            }),
+        }
+    }
+
+    /// Creates a new key file (0600) for the database at `db`; an existing
+    /// key is never replaced. Every seat's credentials change with it.
+    pub fn create_key(db: &Path) -> Result<PathBuf, StoreError> {
+        let path = key_path(db);
+        if path.exists() {
+            return Err(StoreError::Key(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "already exists: it is not replaced",
+                ),
+            ));
+        }
+        load_or_create_key(&path)?;
+        Ok(path)
+    }
+
     /// Reads the key (64 hex digits), or creates it (0600) if missing.
     pub fn load_or_create_key(path: &Path) -> Result<[u8; 32], StoreError> {
         let err = |e| StoreError::Key(path.to_path_buf(), e);
@@ -1461,6 +1523,43 @@ pub mod credentials {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_database_with_games_and_no_key_is_refused_and_gets_no_key() {
+        let dir = std::env::temp_dir().join(format!("adj-store-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("adjutant.db");
+        let conn = open(&db).unwrap();
+        drop(conn);
+        let key = credentials::key_path(&db);
+        // No games: a missing key is simply made (a fresh judge).
+        std::fs::remove_file(&key).unwrap();
+        drop(open(&db).unwrap());
+        assert!(key.exists());
+        let conn = Connection::open(&db).unwrap();
+        let cols: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('games') WHERE \"notnull\" = 1 AND dflt_value IS NULL AND pk = 0")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let values = vec!["'x'"; cols.len()].join(", ");
+        conn.execute(
+            &format!("INSERT INTO games ({}) VALUES ({values})", cols.join(", ")),
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        std::fs::remove_file(&key).unwrap();
+        let e = open(&db).unwrap_err();
+        assert!(matches!(e, StoreError::KeyMissing { games: 1, .. }), "{e}");
+        assert!(!key.exists(), "a key was made");
+        credentials::create_key(&db).unwrap();
+        assert!(open(&db).is_ok());
+        assert!(credentials::create_key(&db).is_err(), "a key was replaced");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn outbox_bodies_are_stored_compressed_and_read_back_whole() {
