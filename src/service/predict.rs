@@ -72,7 +72,7 @@ impl Judge {
                         "Your orders for game {} ({}) could not be reckoned:",
                         seat.game_id, seat.side
                     ),
-                    &[why.clone()],
+                    std::slice::from_ref(&why),
                     "They would be refused as a submission too. Nothing was submitted.",
                 ));
                 Ok(("answered: predict refused".into(), why))

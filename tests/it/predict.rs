@@ -261,3 +261,60 @@ fn odds_in_the_open_with_three_dice() {
     assert!(text.contains("Target eliminated 50.0%"), "{text}");
     assert!(text.contains("Expected medals: 0.50"), "{text}");
 }
+
+/// A family without odds answers so, through the default of the rules
+/// interface (no per-family code in the service).
+#[test]
+fn a_family_without_odds_says_predict_is_not_available() {
+    let site = Site::new();
+    site.new_game(
+        "le-cateau-1914",
+        &["british=alice@example.org", "german=bob@example.org"],
+        &[],
+    );
+    let file = site.path().join("predict.txt");
+    std::fs::write(&file, "PASS\n").unwrap();
+    for side in ["british", "german"] {
+        let out = site.run(&["predict", "1", side, file.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            text.contains("PREDICT is not available for this ruleset yet"),
+            "{side}: {text}{err}"
+        );
+    }
+}
+
+/// At most `PREDICT_ANSWERS_PER_SEAT_DAY` PREDICT answers a seat a day; the
+/// next is refused with a short answer, and nothing is played.
+#[test]
+fn predict_answers_are_capped_per_seat_and_day() {
+    let cap = adjutant::service::PREDICT_ANSWERS_PER_SEAT_DAY as usize;
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let sent = site.outbox().len();
+    for i in 0..=cap {
+        site.drop_mail(
+            &format!("c{i:03}.eml"),
+            &mail(
+                "alice@example.org",
+                &to,
+                "Re: game 1",
+                &format!("c{i}@example.org"),
+                ACCEPTANCE,
+            ),
+        );
+    }
+    site.ok(&["serve", "--once"]);
+    let mails = site.mails();
+    let answers = &mails[sent..];
+    let odds = answers.iter().filter(|m| m.contains("Hits:")).count();
+    let capped = answers
+        .iter()
+        .filter(|m| m.contains("PREDICT mails a day for one seat"))
+        .count();
+    assert_eq!((odds, capped), (cap, 1));
+    assert_eq!(game_mark(&site), before);
+}
