@@ -78,6 +78,7 @@ fn pegasus_bridge_first_turn_odds_by_mail_change_nothing() {
         assert!(answer.contains(want), "no {want:?} in:\n{answer}");
     }
     assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    crate::common::assert_80_columns(&site);
     // The CLI prints the same odds.
     let file = site.path().join("predict.txt");
     std::fs::write(&file, ACCEPTANCE).unwrap();
@@ -317,4 +318,16 @@ fn predict_answers_are_capped_per_seat_and_day() {
         .count();
     assert_eq!((odds, capped), (cap, 1));
     assert_eq!(game_mark(&site), before);
+}
+
+/// The enemy's cards are unknown: an Ambush in the Axis hand changes
+/// nothing in the Allies' odds (RULES-NOTES.md, Ambush: the defender's
+/// reaction to a close assault), and the answer says it assumes none.
+#[test]
+fn odds_never_use_the_enemys_cards() {
+    let plain = odds(|_| {});
+    let ambush = odds(|st| st.hands[1].push("ambush".into()));
+    assert_eq!(plain, ambush);
+    assert!(!ambush.contains("Battle 2"), "{ambush}");
+    assert!(ambush.contains("assumed") || ambush.contains("Assumed"));
 }
