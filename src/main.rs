@@ -197,6 +197,13 @@ enum Cmd {
         side: String,
         orders: PathBuf,
     },
+    /// PREDICT: print the odds of a side's orders from a file (`-` for
+    /// standard input), as the PREDICT mail answers them; nothing is played.
+    Predict {
+        game: i64,
+        side: String,
+        orders: PathBuf,
+    },
     /// Write a game as JSON, for players to `verify`. While the game runs,
     /// the seed is left out and events private to one side (cards drawn,
     /// hands) are hidden; --include-seed (the host's backup) or --referee
@@ -392,6 +399,7 @@ fn run(cli: Cli) -> Result<i32> {
             format,
         } => show_cmd(config, game, turn, viewer.as_deref(), &format),
         Cmd::Submit { game, side, orders } => submit_cmd(config, game, &side, &orders),
+        Cmd::Predict { game, side, orders } => predict_cmd(config, game, &side, &orders),
         Cmd::Export {
             game,
             include_seed,
@@ -795,6 +803,30 @@ fn show_cmd(
         _ => print!("{text}"),
     }
     Ok(0)
+}
+
+/// `predict GAME SIDE FILE|-`: the PREDICT answer (docs/orders.md), read
+/// as a mail's lines are (a `PREDICT` line and other commands left out).
+fn predict_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -> Result<i32> {
+    let judge = open(config)?;
+    let text = if orders.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(orders).with_context(|| format!("reading {}", orders.display()))?
+    };
+    let orders = adjutant::protocol::parse("", &text).orders;
+    match judge.predict_text(game, &side.to_ascii_lowercase(), &orders)? {
+        Ok(answer) => {
+            print!("{answer}");
+            Ok(0)
+        }
+        Err(why) => {
+            eprintln!("orders refused: {why}");
+            Ok(1)
+        }
+    }
 }
 
 fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -> Result<i32> {

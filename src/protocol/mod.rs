@@ -84,6 +84,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "take back orders not yet adjudicated",
     },
     CommandSpec {
+        word: "PREDICT",
+        args: "",
+        help: "the odds of the orders after it, not played",
+    },
+    CommandSpec {
         word: "TIMEZONE",
         args: "ZONE",
         help: "show deadlines in your zone, e.g. Europe/Paris",
@@ -171,6 +176,8 @@ pub enum Command {
     Draw,
     Join(i64),
     Withdraw,
+    /// PREDICT: the odds of the mail's orders, which are not submitted.
+    Predict,
     TimeZone(String),
     /// What the seat's mails show of the board (issue 37).
     Picture(crate::report::picture::Picture),
@@ -318,6 +325,7 @@ fn bare_command(first: &str, arg: Option<&str>) -> Option<Command> {
         "RESIGN" => Command::Resign,
         "DRAW" => Command::Draw,
         "WITHDRAW" => Command::Withdraw,
+        "PREDICT" => Command::Predict,
         "CAMPAIGN" => Command::Campaign,
         "ROTATE" => Command::Rotate,
         "APPROVE" => Command::Approve,

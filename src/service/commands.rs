@@ -45,6 +45,20 @@ impl Judge {
             return self.referee_mail(tx, &req, &referee, queue, answer);
         }
         let seat = self.authenticate(env, &req)?;
+        // PREDICT (service/predict.rs): the orders are reckoned, never
+        // submitted; a mail without a seat gets the usual answer only.
+        if req.commands.contains(&Command::Predict) {
+            let seat = match seat {
+                Ok(seat) => seat,
+                Err(notice) => {
+                    if let Some(notice) = notice {
+                        queue.push(notice, "notice");
+                    }
+                    return Ok(self.unauthenticated(answer));
+                }
+            };
+            return self.predict_mail(tx, &seat, &req, answer);
+        }
         let mut done = Vec::new();
         // A seat given new credentials by ROTATE in this mail: the answer
         // goes to its registered address only, with its new reply address.

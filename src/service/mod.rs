@@ -9,6 +9,7 @@ pub mod deadlines;
 mod deferred;
 pub mod export;
 mod late;
+mod predict;
 pub mod recipients;
 pub mod referee;
 mod reports;
@@ -16,6 +17,7 @@ mod seats;
 pub mod sight;
 pub mod team;
 pub use deferred::Renderer;
+pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};

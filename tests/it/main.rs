@@ -43,6 +43,7 @@ mod minefields;
 mod no_leak;
 mod outbox_storage;
 mod picture_mail;
+mod predict;
 mod protocol;
 mod random;
 mod receive;

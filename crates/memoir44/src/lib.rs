@@ -21,6 +21,7 @@ pub mod fog;
 pub mod landmarks;
 pub mod mines;
 pub mod orders;
+pub mod predict;
 pub mod random;
 pub mod render;
 pub mod report;
@@ -650,6 +651,11 @@ impl Family for Ruleset {
     fn numbered(&self, mut s: State, phases: u32) -> State {
         s.phases = Some(phases);
         s
+    }
+
+    /// PREDICT: the exact odds of the side's battles (predict.rs).
+    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+        predict::predict(self, s, side, orders)
     }
 
     /// Team play: the left, centre and right sections (docs/teams.md).

@@ -261,7 +261,19 @@ pub trait Family: Send + Sync + 'static {
     fn teams(&self) -> Option<&dyn TeamPlay<Self::State>> {
         None
     }
+    /// PREDICT (docs/orders.md), an optional part: the odds of `side`'s
+    /// orders for the current phase, as the answer's text, in the family's
+    /// own words, computed from what `side` may know only. The orders are
+    /// checked as [`Family::check`] checks them (the same rejection); no
+    /// die of the game is drawn and nothing changes. The default answers
+    /// [`PREDICT_UNAVAILABLE`], so the service needs no per-family code.
+    fn predict(&self, _s: &Self::State, _side: &str, _orders: &str) -> Result<String, Rejection> {
+        Ok(format!("{PREDICT_UNAVAILABLE}\n"))
+    }
 }
+
+/// The PREDICT answer of a family that does not compute odds.
+pub const PREDICT_UNAVAILABLE: &str = "PREDICT is not available for this ruleset yet.";
 
 /// Team play, the optional part of a family with command sections
 /// ([`Family::teams`]): what the service needs to seat a team on one side
@@ -398,6 +410,9 @@ pub trait ErasedFamily: Send + Sync {
     fn score(&self, s: &State) -> Vec<(String, u32)>;
     /// Whether the game hides units from the sides (it needs a referee).
     fn fog_of_war(&self, s: &State) -> bool;
+    /// [`Family::predict`]: the odds of `side`'s orders as text, or the
+    /// rejection a submission of them would get.
+    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection>;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -544,6 +559,12 @@ impl<F: Family> ErasedFamily for F {
     fn fog_of_war(&self, s: &State) -> bool {
         s.get::<F::State>()
             .is_some_and(|t| Family::fog_of_war(self, t))
+    }
+    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+        let t = s
+            .get::<F::State>()
+            .ok_or_else(|| Rejection::whole(FOREIGN))?;
+        Family::predict(self, t, side, orders)
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s

@@ -1,0 +1,333 @@
+//! PREDICT (issue 32, docs/orders.md): the exact odds of a planned turn,
+//! by mail and by the CLI, changing nothing. The odds cases are worked by
+//! hand from the rulebook (seeds/004, "Resolving Battle": each die has
+//! 2 Infantry, 1 Tank, 1 Grenade, 1 Star, 1 Flag; "the attacker scores 1 Hit
+//! for each dice symbol rolled that matches the Unit type targeted. Each Red
+//! Grenade rolled is also 1 Hit"; Sandbag Emplacements "reduce the number of
+//! Battle Dice rolled by 1 when attacked by Infantry or Armour ... may ignore
+//! the first Purple Flag").
+
+use crate::common::fog::known;
+use crate::common::{mail, reply_address, Site};
+use adjutant::engine::dice::ChaChaDice;
+use adjutant::rules::memoir44::{fog, predict, setup, Hex, Ruleset, State as M44};
+
+const ACCEPTANCE: &str = "PREDICT\nPLAY recon-centre\nORDER F4\nBATTLE F4 F5\n";
+
+/// (snapshots, the latest state hash, submissions) of game 1.
+fn game_mark(site: &Site) -> (i64, String, i64) {
+    let db = site.db();
+    let n: i64 = db
+        .query_row(
+            "SELECT count(*) FROM snapshots WHERE game_id = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let hash: String = db
+        .query_row(
+            "SELECT state_hash FROM snapshots WHERE game_id = 1 ORDER BY turn DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let subs: i64 = db
+        .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
+        .unwrap();
+    (n, hash, subs)
+}
+
+fn send(site: &Site, name: &str, from: &str, to: &str, body: &str) -> String {
+    let before = site.outbox().len();
+    site.drop_mail(
+        &format!("{name}.eml"),
+        &mail(from, to, "Re: game 1", &format!("{name}@example.org"), body),
+    );
+    site.ok(&["serve", "--once"]);
+    let mails = site.mails();
+    mails[before..].join("\n----\n")
+}
+
+/// Acceptance 1: Pegasus Bridge, the Allies (who move first: `first =
+/// "allies"`) with the Elite Infantry at F4 against the Axis infantry behind
+/// the Sandbag Emplacement at F5. Close assault: 3 dice (Infantry 3, 2, 1
+/// by range), -1 for the sandbag = 2 dice. A die hits infantry on 2
+/// Infantry + 1 Grenade = 3 faces of 6 = 1/2: 0 hits 1/4 = 25.0%, 1 hit
+/// 2/4 = 50.0%, 2 hits 1/4 = 25.0%. Flags 1/6 a die: none 25/36 = 69.4%,
+/// one 10/36 = 27.8%, two 1/36 = 2.8%; the sandbag ignores the first flag,
+/// so the unit retreats only on two flags (2.8%, and then no hit is
+/// rolled); 4 figures: never eliminated by 2 dice.
+#[test]
+fn pegasus_bridge_first_turn_odds_by_mail_change_nothing() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let answer = send(&site, "p1", "alice@example.org", &to, ACCEPTANCE);
+    for want in [
+        "PREDICT for allies",
+        "Battle 1: Elite Infantry at F4 against Regular Infantry at F5",
+        "Close assault, range 1: 3 dice, -1 target in Sandbag Emplacement = 2",
+        "Hits:  0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%",
+        "Flags: 0 flags 69.4%, 1 flag 27.8%, 2 flags 2.8%",
+        "Target eliminated 0.0%, retreats 2.8%, holds its ground 97.2%",
+        "Expected medals: 0.00",
+        "no reaction card (such as Ambush)",
+        "Nothing was submitted",
+    ] {
+        assert!(answer.contains(want), "no {want:?} in:\n{answer}");
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    crate::common::assert_80_columns(&site);
+    // The CLI prints the same odds.
+    let file = site.path().join("predict.txt");
+    std::fs::write(&file, ACCEPTANCE).unwrap();
+    let cli = site.ok(&["predict", "1", "allies", file.to_str().unwrap()]);
+    assert!(cli.contains("Hits:  0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%"));
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    assert_eq!(game_mark(&site), before);
+    // A refused order: the same words as a submission's refusal.
+    let bad = send(
+        &site,
+        "p2",
+        "alice@example.org",
+        &to,
+        "PREDICT\nPLAY recon-centre\nORDER F4\nBATTLE F4 A1\n",
+    );
+    let sub = send(
+        &site,
+        "p3",
+        "alice@example.org",
+        &to,
+        "PLAY recon-centre\nORDER F4\nBATTLE F4 A1\n",
+    );
+    let why = "\"BATTLE F4 A1\"";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Hits:"));
+    assert_eq!(game_mark(&site), before);
+    // The same orders without PREDICT are played as usual.
+    send(&site, "p4", "alice@example.org", &to, &ACCEPTANCE[8..]);
+    assert_eq!(
+        game_mark(&site).0,
+        before.0 + 1,
+        "the orders were not played"
+    );
+}
+
+/// A PREDICT from a stranger, or with a wrong secret, gets only the usual
+/// authentication answer: no odds, nothing changed.
+#[test]
+fn forged_or_stranger_predict_changes_nothing_and_draws_no_odds() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let before = game_mark(&site);
+    let judge = "judge@localhost";
+    let bodies = [
+        ACCEPTANCE.to_string(),
+        format!("GAME 1\nPASSWORD wrongsecret\n{ACCEPTANCE}"),
+    ];
+    for (i, body) in bodies.iter().enumerate() {
+        for (j, from) in ["eve@example.net", "alice@example.org"].iter().enumerate() {
+            let answer = send(&site, &format!("f{i}{j}"), from, judge, body);
+            assert!(!answer.contains("Hits:"), "odds given:\n{answer}");
+            assert!(!answer.contains("PREDICT for"), "odds given:\n{answer}");
+            assert!(
+                answer.contains("could not tell which game") || answer.is_empty(),
+                "{answer}"
+            );
+        }
+    }
+    assert_eq!(game_mark(&site), before);
+}
+
+/// Under Kriegspiel a PREDICT answer names no enemy unit the side does not
+/// see (the leak scan's notion of what a side knows, common/fog.rs).
+#[test]
+fn kriegspiel_predict_never_names_an_unseen_unit() {
+    let site = Site::new();
+    site.pegasus_bridge(&["--referee", "ref@example.org", "--kriegspiel"]);
+    let to = reply_address(&site, "alice@example.org");
+    let st = crate::common::latest_state(&site);
+    let r = Ruleset::builtin().unwrap();
+    let mut orders = vec![(ACCEPTANCE.to_string(), true)];
+    // Orders at every enemy unit, seen or not.
+    for u in st.units.iter().filter(|u| u.side == 1) {
+        orders.push((
+            format!("PREDICT\nPLAY recon-centre\nORDER F4\nBATTLE F4 {}\n", u.at),
+            fog::sees(&r, &st, 0, u),
+        ));
+    }
+    assert!(
+        orders.iter().any(|(_, seen)| !seen),
+        "no unseen enemy unit: the test would prove nothing"
+    );
+    let before = game_mark(&site);
+    for (i, (o, seen)) in orders.iter().enumerate() {
+        let answer = send(&site, &format!("k{i}"), "alice@example.org", &to, o);
+        // No odds, nor any word of the unit, for a target it does not see.
+        assert!(
+            *seen || !answer.contains("Hits:"),
+            "odds of an unseen unit:\n{answer}"
+        );
+        let k = known(&r, &st, &st, 0, &[], o);
+        for u in st.units.iter().filter(|u| u.side == 1) {
+            let h = u.at.to_string();
+            if !k.contains(&h) && !fog::sees(&r, &st, 0, u) {
+                let named = answer
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| w == h);
+                assert!(!named, "unseen unit at {h} named:\n{answer}");
+            }
+        }
+        if answer.contains("PREDICT for") {
+            assert!(answer.contains("Kriegspiel: only the enemy units"));
+        }
+    }
+    assert_eq!(game_mark(&site), before);
+}
+
+/// Pegasus Bridge set up, with the unit at `at` changed by `edit`.
+fn pegasus(edit: impl Fn(&mut M44)) -> (Ruleset, M44) {
+    let r = Ruleset::builtin().unwrap();
+    let mut st = setup(&r, "pegasus-bridge", &mut ChaChaDice::from_seed([7; 32])).unwrap();
+    edit(&mut st);
+    (r, st)
+}
+
+fn odds(edit: impl Fn(&mut M44)) -> String {
+    let (r, st) = pegasus(edit);
+    predict::predict(&r, &st, "allies", &ACCEPTANCE[8..]).unwrap()
+}
+
+fn f5(st: &mut M44) -> &mut adjutant::rules::memoir44::state::Unit {
+    let id = st.unit_at(Hex::parse("F5").unwrap()).unwrap().id;
+    st.unit_mut(id).unwrap()
+}
+
+/// Hand case 1: the Axis unit at F5 is Medium Armour (3 models). "Infantry
+/// v Tank" allows close assault; the sandbag protects armour too (-1): 2
+/// dice. A die hits armour on 1 Tank + 1 Grenade = 2/6 = 1/3: 0 hits
+/// (2/3)^2 = 4/9 = 44.4%, 1 hit 2*(1/3)(2/3) = 4/9 = 44.4%, 2 hits 1/9 =
+/// 11.1%. Flags as for infantry (69.4%, 27.8%, 2.8%).
+#[test]
+fn odds_against_armour_behind_sandbags() {
+    let text = odds(|st| f5(st).kind = "medium-armour".into());
+    assert!(text.contains("= 2\n"), "{text}");
+    assert!(
+        text.contains("Hits:  0 hits 44.4%, 1 hit 44.4%, 2 hits 11.1%"),
+        "{text}"
+    );
+    assert!(text.contains("Flags: 0 flags 69.4%, 1 flag 27.8%, 2 flags 2.8%"));
+}
+
+/// Hand case 2: the infantry at F5 down to 1 figure. Any hit eliminates
+/// it: 1 - (1/2)^2 = 75.0%, one medal each time ("place it on one of the
+/// empty Medal Stands"): expected medals 0.75. Retreat: no hit and two
+/// flags (the first ignored) = 1/36 = 2.8%; holds 100 - 75 - 2.8 = 22.2%.
+#[test]
+fn odds_of_eliminating_a_last_figure() {
+    let text = odds(|st| f5(st).figures = 1);
+    assert!(text.contains("Hits:  0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%"));
+    assert!(
+        text.contains("Target eliminated 75.0%, retreats 2.8%, holds its ground 22.2%"),
+        "{text}"
+    );
+    assert!(text.contains("Expected medals: 0.75"), "{text}");
+}
+
+/// Hand case 3: no sandbag at F5 (open ground) and 2 figures. 3 dice
+/// (Infantry at range 1), hit 1/2 a die: 0 hits 1/8 = 12.5%, 1 hit 3/8 =
+/// 37.5%, 2 hits 3/8 = 37.5%, 3 hits 1/8 = 12.5%. Eliminated on 2 or more
+/// hits: 1/2 = 50.0%, so 0.50 medals expected. Flags: (5/6)^3 = 125/216 =
+/// 57.9% none, 3*25/216 = 75/216 = 34.7% one, 15/216 = 6.9% two, 1/216 =
+/// 0.5% three.
+#[test]
+fn odds_in_the_open_with_three_dice() {
+    let text = odds(|st| {
+        st.terrain.remove(&Hex::parse("F5").unwrap());
+        f5(st).figures = 2;
+    });
+    assert!(text.contains("range 1: 3 dice\n"), "{text}");
+    assert!(
+        text.contains("Hits:  0 hits 12.5%, 1 hit 37.5%, 2 hits 37.5%, 3 hits 12.5%"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Flags: 0 flags 57.9%, 1 flag 34.7%, 2 flags 6.9%, 3 flags 0.5%"),
+        "{text}"
+    );
+    assert!(text.contains("Target eliminated 50.0%"), "{text}");
+    assert!(text.contains("Expected medals: 0.50"), "{text}");
+}
+
+/// A family without odds answers so, through the default of the rules
+/// interface (no per-family code in the service).
+#[test]
+fn a_family_without_odds_says_predict_is_not_available() {
+    let site = Site::new();
+    site.new_game(
+        "le-cateau-1914",
+        &["british=alice@example.org", "german=bob@example.org"],
+        &[],
+    );
+    let file = site.path().join("predict.txt");
+    std::fs::write(&file, "PASS\n").unwrap();
+    for side in ["british", "german"] {
+        let out = site.run(&["predict", "1", side, file.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            text.contains("PREDICT is not available for this ruleset yet"),
+            "{side}: {text}{err}"
+        );
+    }
+}
+
+/// At most `PREDICT_ANSWERS_PER_SEAT_DAY` PREDICT answers a seat a day; the
+/// next is refused with a short answer, and nothing is played.
+#[test]
+fn predict_answers_are_capped_per_seat_and_day() {
+    let cap = adjutant::service::PREDICT_ANSWERS_PER_SEAT_DAY as usize;
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let sent = site.outbox().len();
+    for i in 0..=cap {
+        site.drop_mail(
+            &format!("c{i:03}.eml"),
+            &mail(
+                "alice@example.org",
+                &to,
+                "Re: game 1",
+                &format!("c{i}@example.org"),
+                ACCEPTANCE,
+            ),
+        );
+    }
+    site.ok(&["serve", "--once"]);
+    let mails = site.mails();
+    let answers = &mails[sent..];
+    let odds = answers.iter().filter(|m| m.contains("Hits:")).count();
+    let capped = answers
+        .iter()
+        .filter(|m| m.contains("PREDICT mails a day for one seat"))
+        .count();
+    assert_eq!((odds, capped), (cap, 1));
+    assert_eq!(game_mark(&site), before);
+}
+
+/// The enemy's cards are unknown: an Ambush in the Axis hand changes
+/// nothing in the Allies' odds (RULES-NOTES.md, Ambush: the defender's
+/// reaction to a close assault), and the answer says it assumes none.
+#[test]
+fn odds_never_use_the_enemys_cards() {
+    let plain = odds(|_| {});
+    let ambush = odds(|st| st.hands[1].push("ambush".into()));
+    assert_eq!(plain, ambush);
+    assert!(!ambush.contains("Battle 2"), "{ambush}");
+    assert!(ambush.contains("assumed") || ambush.contains("Assumed"));
+}
