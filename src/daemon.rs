@@ -6,6 +6,7 @@ use crate::mail::{imap, maildir, outbound, smtp};
 use crate::service::clock::stamp;
 use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
+use crate::wake::{Wakes, Why, Woke};
 use chrono::{DateTime, Utc};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -809,12 +810,20 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
     p
 }
 
-/// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one pass.
+/// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one
+/// pass, polling every `judge.poll_seconds` (no watcher: [`run_with`]).
 pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
+    run_with(judge, once, &stop, &Wakes::none())
+}
+
+/// [`run`], woken between passes by `wakes` (new mail announced), by the
+/// next due outbox row or deadline, or at the poll interval, whichever
+/// comes first (src/wake).
+pub fn run_with(judge: &mut Judge, once: bool, stop: &AtomicBool, wakes: &Wakes) -> Pass {
     let mut total = Pass::default();
     let mut outage = Outage::default();
     loop {
-        let p = pass_with(judge, &stop, &mut outage);
+        let p = pass_with(judge, stop, &mut outage);
         total.handled += p.handled;
         total.duplicates += p.duplicates;
         total.failed += p.failed;
@@ -823,15 +832,25 @@ pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
         if once || stop.load(Ordering::SeqCst) {
             return total;
         }
-        let mut waited = Duration::ZERO;
-        while waited < Duration::from_secs(judge.cfg.judge.poll_seconds.max(1)) {
-            if stop.load(Ordering::SeqCst) {
-                return total;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-            waited += Duration::from_millis(200);
+        match wakes.wait(next_wake(judge), stop) {
+            Woke::Stop => return total,
+            // The server is back: poll now, whatever the back-off said.
+            Woke::By(Why::Back) => outage.retry_at = None,
+            Woke::By(Why::Mail) | Woke::Time => {}
         }
     }
+}
+
+/// When the loop next wakes with no mail: at the poll interval, or sooner
+/// when an outbox row or a deadline falls due before it.
+fn next_wake(judge: &Judge) -> std::time::Instant {
+    let poll = Duration::from_secs(judge.cfg.judge.poll_seconds.max(1));
+    let now = judge.clock.now();
+    let due = crate::wake::due::next(&judge.conn, now)
+        .and_then(|t| (t - now).to_std().ok())
+        // Stamps are whole seconds: a little after, so the row is due.
+        .map(|d| d + Duration::from_millis(50));
+    std::time::Instant::now() + due.map_or(poll, |d| d.min(poll))
 }
 
 #[cfg(test)]

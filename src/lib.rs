@@ -10,4 +10,5 @@ pub mod protocol;
 pub mod report;
 pub mod rules;
 pub mod service;
+pub mod wake;
 pub use adjutant_store as store;

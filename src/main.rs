@@ -500,7 +500,15 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let mut judge = open(&Some(path))?;
     let (from, to) = judge.cfg.describe_mail();
     eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
-    let p = daemon::run(&mut judge, once, stop);
+    let wakes = if once {
+        adjutant::wake::Wakes::none()
+    } else {
+        adjutant::wake::Wakes::start(&judge.cfg)
+    };
+    if !once {
+        eprintln!("{}", adjutant::wake::describe(&judge.cfg, &wakes));
+    }
+    let p = daemon::run_with(&mut judge, once, &stop, &wakes);
     eprintln!(
         "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
         p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
