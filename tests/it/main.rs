@@ -43,6 +43,7 @@ mod no_leak;
 mod outbox_storage;
 mod picture_mail;
 mod protocol;
+mod push;
 mod random;
 mod receive;
 mod referee;
