@@ -261,6 +261,7 @@ fn handle_files(
                 continue;
             }
         };
+        let _mail = crate::logging::mail_span(&raw).entered();
         let source = format!(
             "maildir:{}",
             file.file_name().and_then(|n| n.to_str()).unwrap_or("?")
@@ -327,6 +328,7 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        let _mail = crate::logging::mail_span(&raw).entered();
         match handle_one(judge, &raw, &format!("imap:{validity}:{uid}")) {
             Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
             Ok(MailOutcome::Handled { .. }) => pass.handled += 1,

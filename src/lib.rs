@@ -5,6 +5,7 @@
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod logging;
 pub use adjutant_mail as mail;
 pub mod protocol;
 pub mod report;

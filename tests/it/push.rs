@@ -406,3 +406,72 @@ fn a_server_without_idle_is_polled() {
         .unwrap();
     assert!(!s.contains("panicked"), "{s}");
 }
+
+/// `serve --once` on `site` with its standard error on a pipe, at info
+/// level, with `args` before the command; (stdout, stderr).
+fn serve_once_piped(site: &Site, args: &[&str]) -> (String, String) {
+    let out = Command::new(bin())
+        .args(args)
+        .arg("--config")
+        .arg(site.config())
+        .args(["serve", "--once"])
+        .env("ADJUTANT_LOG", "info")
+        .env_remove("ADJUTANT_LOG_FORMAT")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Acceptance 4: written to a pipe, the log has no terminal escape
+/// sequences, and the line about a mail names its Message-ID.
+#[test]
+fn the_log_on_a_pipe_has_no_escape_sequences_and_names_the_mail() {
+    let site = Site::new();
+    site.drop_mail(
+        "a.eml",
+        &help("a@example.org", "judge@localhost", "piped-1@x"),
+    );
+    let (out, err) = serve_once_piped(&site, &[]);
+    assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{err:?}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("answered"))
+        .unwrap_or_else(|| panic!("no line about the mail: {err}"));
+    assert!(line.contains("message_id=piped-1@x"), "{line}");
+}
+
+/// Acceptance 4: with `--log-format json` every line on standard error is
+/// a JSON object, and the one about a mail carries its Message-ID.
+#[test]
+fn json_log_lines_parse_and_carry_the_message_id() {
+    let site = Site::new();
+    site.drop_mail(
+        "a.eml",
+        &help("a@example.org", "judge@localhost", "json-1@x"),
+    );
+    // A mail that cannot be read as one still gets a line, without an id.
+    site.drop_mail("b.eml", b"not a mail at all\r\n");
+    let (_, err) = serve_once_piped(&site, &["--log-format", "json"]);
+    let lines: Vec<serde_json::Value> = err
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}")))
+        .collect();
+    assert!(lines.len() >= 3, "{err}");
+    let about = lines
+        .iter()
+        .find(|v| v["span"]["message_id"] == "json-1@x")
+        .unwrap_or_else(|| panic!("no line with the Message-ID: {err}"));
+    assert_eq!(about["level"], "INFO", "{about}");
+    assert!(about["fields"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("answered"));
+    assert!(lines.iter().any(|v| v["fields"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("handled 2 messages")));
+}
