@@ -6,6 +6,7 @@ pub mod config;
 pub mod daemon;
 pub mod engine;
 pub mod logging;
+pub mod notify;
 pub use adjutant_mail as mail;
 pub mod protocol;
 pub mod report;

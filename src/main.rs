@@ -515,7 +515,9 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     if !once {
         say(&adjutant::wake::describe(&judge.cfg, &wakes));
     }
+    adjutant::notify::notify("READY=1");
     let p = daemon::run_with(&mut judge, once, &stop, &wakes);
+    adjutant::notify::notify("STOPPING=1");
     say(&format!(
         "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
         p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
