@@ -27,18 +27,47 @@ fn set_poll(site: &Site, secs: u64) {
     .unwrap();
 }
 
+/// A running `serve`, killed if the test fails before it stops it (a
+/// judge left running would keep the mail server's lock file open).
+struct Serving(Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Closes every descriptor above standard error in a child before it runs:
+/// the test binary runs under `flock /tmp/adj-mailserver.lock`, whose
+/// descriptor a daemon must not keep (scripts/mailserver.sh does the same).
+fn without_our_fds(c: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: close_range is async-signal-safe; it only closes descriptors
+    // in the child between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::close_range(3, u32::MAX, 0);
+            Ok(())
+        })
+    }
+}
+
 /// `serve` on `site`, its standard error (info level) in `serve.log`.
-fn serve(site: &Site) -> Child {
+fn serve(site: &Site) -> Serving {
     let log = std::fs::File::create(site.path().join("serve.log")).unwrap();
-    Command::new(bin())
-        .arg("--config")
-        .arg(site.config())
-        .arg("serve")
-        .env("ADJUTANT_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
+    let child = without_our_fds(
+        Command::new(bin())
+            .arg("--config")
+            .arg(site.config())
+            .arg("serve")
+            .env("ADJUTANT_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(log),
+    )
+    .spawn()
+    .unwrap();
+    Serving(child)
 }
 
 fn serve_log(site: &Site) -> String {
@@ -58,8 +87,8 @@ fn within(limit: Duration, mut done: impl FnMut() -> bool) -> Option<Duration> {
 }
 
 /// Stops `serve` with SIGTERM; asserts it exits with 0.
-fn stop(site: &Site, child: &mut Child) {
-    let status = common::terminate(child);
+fn stop(site: &Site, child: &mut Serving) {
+    let status = common::terminate(&mut child.0);
     assert!(
         status.success(),
         "serve exited {status:?}:\n{}",
@@ -216,11 +245,13 @@ impl Dovecot {
     }
 
     fn up(&self) {
-        let st = Command::new("/usr/sbin/dovecot")
-            .arg("-c")
-            .arg(self.dir.join("dovecot.conf"))
-            .status()
-            .unwrap();
+        let st = without_our_fds(
+            Command::new("/usr/sbin/dovecot")
+                .arg("-c")
+                .arg(self.dir.join("dovecot.conf")),
+        )
+        .status()
+        .unwrap();
         assert!(st.success(), "dovecot did not start: {}", self.log());
         let ready = within(Duration::from_secs(10), || {
             std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
