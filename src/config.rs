@@ -60,6 +60,7 @@ maildir = "mail/inbox"
 # user = "judge@example.org"
 # password_env = "ADJUTANT_IMAP_PASSWORD"   # or password = "..."
 # mailbox = "INBOX"
+# idle = true                 # wait in IMAP IDLE where offered; false: poll only
 
 [outbound]
 # file (the default: one .eml per sent message in `dir`), smtp, or sendmail

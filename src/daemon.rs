@@ -2,7 +2,7 @@
 //! move it out of `new/` only after the commit, deliver the outbox.
 
 use crate::config::Config;
-use crate::mail::{imap, maildir, outbound, smtp};
+use crate::mail::{imap, maildir, outbound};
 use crate::service::clock::stamp;
 use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
@@ -324,6 +324,26 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
             })
         });
     let (messages, validity) = imap::fetch_new(&cfg, cursor, 100).map_err(|e| e.to_string())?;
+    let mut done = Vec::new();
+    let result = handle_fetched(judge, messages, validity, stop, pass, &mut done);
+    // \Seen is for the mailbox's reader: the cursor, committed per mail,
+    // is what the judge goes by. One session marks the whole pass.
+    if let Err(e) = imap::mark_seen(&cfg, validity, &done) {
+        tracing::warn!("could not mark {} messages seen: {e}", done.len());
+    }
+    result
+}
+
+/// Handles fetched messages in UID order, moving the cursor past each
+/// after its commit; `done` gets their UIDs.
+fn handle_fetched(
+    judge: &mut Judge,
+    messages: Vec<imap::Fetched>,
+    validity: u32,
+    stop: &AtomicBool,
+    pass: &mut Pass,
+    done: &mut Vec<u32>,
+) -> Result<(), String> {
     for (uid, raw) in messages {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -341,9 +361,7 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
         }
         store::kv_set(&judge.conn, IMAP_CURSOR, &format!("{validity}:{uid}"))
             .map_err(|e| e.to_string())?;
-        if let Err(e) = imap::mark_seen(&cfg, validity, &[uid]) {
-            tracing::warn!("could not mark uid {uid} seen: {e}");
-        }
+        done.push(uid);
         deliver_now_and_then(judge, pass);
     }
     Ok(())
@@ -646,7 +664,7 @@ fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::Deliver
             outbound::deliver_sendmail(&cfg.command, &config.judge.address, &m.recipient, &m.raw)
         }
         "smtp" => match &cfg.smtp {
-            Some(s) => smtp::send(
+            Some(s) => crate::kept_smtp::send(
                 s,
                 &config.judge.address,
                 std::slice::from_ref(&m.recipient),

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod kept_smtp;
 pub mod logging;
 pub mod notify;
 pub use adjutant_mail as mail;
