@@ -3,6 +3,7 @@
 
   latency.py imap    BIN RATE SECONDS [--no-idle]
   latency.py maildir BIN RATE SECONDS
+  latency.py floor   BIN RATE SECONDS
 
 imap: a judge (`BIN serve`, poll_seconds left at 30) reads judge@adjutant.test
 by IMAP on the loopback server of scripts/mailserver.sh and answers by SMTP.
@@ -15,6 +16,10 @@ in alice's INBOX, which is looked at every 20 ms over one IMAP connection.
 maildir: the judge reads a Maildir; each mail is written to tmp/ and renamed
 into new/, and timed to its answer's .eml file in the outbox (looked at
 every 5 ms).
+
+floor: no judge; the mails are sent to alice herself and timed to their
+arrival in her INBOX: one pass through Postfix and Dovecot, the mail
+server's own share (the judge's answer makes two).
 
 Prints one line: mode, rate, count, p50, p99, max (seconds), unanswered.
 """
@@ -109,8 +114,9 @@ def pace(rate, seconds, send):
     return sent
 
 
-def imap_watch(seen, stop, run):
-    """Records when each answer (by the id it answers) reaches alice's INBOX."""
+def imap_watch(seen, stop, run, field="IN-REPLY-TO"):
+    """Records when each answer (by the id it answers) reaches alice's INBOX
+    (with field MESSAGE-ID: each mail itself)."""
     m = imaplib.IMAP4(HOST, IMAP_PORT)
     m.login(PLAYER, PASSWORD)
     m.select("INBOX", readonly=True)
@@ -122,13 +128,13 @@ def imap_watch(seen, stop, run):
         now = time.monotonic()
         uids = sorted(int(u) for u in data[0].split() if int(u) > last)
         if uids:
-            typ, parts = m.uid("FETCH", f"{uids[0]}:{uids[-1]}", "(BODY.PEEK[HEADER.FIELDS (IN-REPLY-TO)])")
+            typ, parts = m.uid("FETCH", f"{uids[0]}:{uids[-1]}", f"(BODY.PEEK[HEADER.FIELDS ({field})])")
             for p in parts:
                 if isinstance(p, tuple):
                     h = p[1].decode(errors="replace")
                     for line in h.splitlines():
                         v = line.split(":", 1)[-1].strip()
-                        if line.lower().startswith("in-reply-to:") and v.startswith(prefix):
+                        if line.lower().startswith(field.lower() + ":") and v.startswith(prefix):
                             seen.setdefault(int(v[len(prefix):].split("@")[0]), now)
             last = uids[-1]
         time.sleep(0.02)
@@ -160,14 +166,19 @@ def main():
     mode, BIN, rate, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
     no_idle = "--no-idle" in sys.argv
     run = str(int(time.time()))
-    if mode == "imap":
+    if mode in ("imap", "floor"):
         clear(JUDGE)
         clear(PLAYER)
     d = site(mode, no_idle)
-    judge = serve(d)
+    judge = serve(d) if mode != "floor" else None
     time.sleep(2)  # its first pass, its watcher
     seen, stop = {}, threading.Event()
-    if mode == "imap":
+    if mode == "floor":
+        watcher = threading.Thread(target=imap_watch, args=(seen, stop, run, "MESSAGE-ID"))
+        smtp = smtplib.SMTP(HOST, SMTP_PORT, timeout=30)
+        smtp.login(PLAYER, PASSWORD)
+        send = lambda i: smtp.sendmail(PLAYER, [PLAYER], message(i, run, PLAYER))
+    elif mode == "imap":
         watcher = threading.Thread(target=imap_watch, args=(seen, stop, run))
         smtp = smtplib.SMTP(HOST, SMTP_PORT, timeout=30)
         smtp.login(PLAYER, PASSWORD)
@@ -190,10 +201,11 @@ def main():
         time.sleep(0.1)
     stop.set()
     watcher.join()
-    if mode == "imap":
+    if mode in ("imap", "floor"):
         smtp.quit()
-    judge.terminate()
-    judge.wait(timeout=60)
+    if judge:
+        judge.terminate()
+        judge.wait(timeout=60)
     lat = [seen[i] - sent[i] for i in sent if i in seen]
     missing = len(sent) - len(lat)
     label = mode + (" (polling: idle = false)" if no_idle else "")

@@ -12,6 +12,8 @@
 #                                               else target/debug/adjutant
 #   LATENCY_BEFORE=1                            also time the IMAP judge polling
 #                                               (idle = false: as before issue 31)
+#   LATENCY_FLOOR=1                             also time the mail server alone
+#                                               (one pass through Postfix and Dovecot)
 #
 # Needs root (the mail server). Takes /tmp/adj-mailserver.lock, which every
 # test using the shared mail server holds, for the whole run.
@@ -46,6 +48,9 @@ for rate in "${RATES[@]}"; do
         python3 scripts/latency.py imap "$BIN" "$rate" "$SECONDS_EACH" --no-idle || rc=1
     fi
     python3 scripts/latency.py maildir "$BIN" "$rate" "$SECONDS_EACH" || rc=1
+    if [ -n "${LATENCY_FLOOR:-}" ]; then
+        python3 scripts/latency.py floor "$BIN" "$rate" "$SECONDS_EACH" || rc=1
+    fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $rc
