@@ -602,3 +602,26 @@ fn the_systemd_unit_verifies() {
     assert!(out.status.success(), "systemd-analyze verify: {err}");
     assert!(err.trim().is_empty(), "systemd-analyze verify warns: {err}");
 }
+
+/// A deadline does not wait for mail or for the poll: with `poll_seconds`
+/// at 300 and no mail coming, `serve` wakes when a game's deadline falls
+/// due and applies it (src/wake/due.rs).
+#[test]
+fn a_deadline_wakes_serve_without_mail() {
+    let site = Site::new();
+    set_poll(&site, 300);
+    site.pegasus_bridge(&["--deadline", "8s", "--nmr", "wait"]);
+    let mut child = serve(&site);
+    // The welcomes, and the reminders (the deadline is less than a day away).
+    std::thread::sleep(Duration::from_secs(3));
+    let before = site.outbox().len();
+    let missed = within(Duration::from_secs(30), || site.outbox().len() > before);
+    assert!(
+        missed.is_some(),
+        "nothing happened at the deadline:\n{}",
+        serve_log(&site)
+    );
+    stop(&site, &mut child);
+    let last = site.mails().pop().unwrap();
+    assert!(last.contains("Subject: Game 1"), "{last}");
+}
