@@ -39,6 +39,8 @@ pub enum Waited {
 pub struct Idler {
     session: Session,
     tcp: Arc<TcpStream>,
+    /// The connection's read timeout outside IDLE (`timeout_secs`).
+    timeout: Duration,
 }
 
 /// Ends an [`Idler`]'s wait from another thread (the judge stopping).
@@ -74,6 +76,7 @@ impl Idler {
         Ok(Some(Idler {
             session,
             tcp: Arc::new(tcp),
+            timeout: Duration::from_secs(cfg.timeout_secs.max(1)),
         }))
     }
 
@@ -88,12 +91,17 @@ impl Idler {
         let outcome = {
             let mut handle = self.session.idle();
             handle.timeout(timeout).keepalive(false);
-            handle.wait_while(|r| {
+            let outcome = handle.wait_while(|r| {
                 !matches!(
                     r,
                     UnsolicitedResponse::Exists(_) | UnsolicitedResponse::Recent(_)
                 )
-            })?
+            });
+            // The wait leaves the socket without a read timeout; the DONE
+            // that ends the IDLE (when `handle` drops) must not wait for
+            // ever on a server that went silent.
+            self.tcp.set_read_timeout(Some(self.timeout))?;
+            outcome?
         };
         // Announcements read outside the wait (while IDLE was ended).
         let buffered = self.session.take_all_unsolicited().any(|r| {
