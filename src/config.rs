@@ -64,6 +64,7 @@ maildir = "mail/inbox"
 # ca_file = "tls/ca.pem"      # a private CA's PEM (relative: from this folder)
 # timeout_secs = 60           # connect, read and write timeout
 # allow_plaintext_remote = false   # tls = "none" to a host off loopback
+# idle = true                 # wait in IMAP IDLE where offered; false: poll only
 
 [outbound]
 # file (the default: one .eml per sent message in `dir`), smtp, or sendmail

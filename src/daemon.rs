@@ -2,10 +2,11 @@
 //! move it out of `new/` only after the commit, deliver the outbox.
 
 use crate::config::Config;
-use crate::mail::{imap, maildir, outbound, smtp};
+use crate::mail::{imap, maildir, outbound};
 use crate::service::clock::stamp;
 use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
+use crate::wake::{Wakes, Why, Woke};
 use chrono::{DateTime, Utc};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -260,6 +261,7 @@ fn handle_files(
                 continue;
             }
         };
+        let _mail = crate::logging::mail_span(&raw).entered();
         let source = format!(
             "maildir:{}",
             file.file_name().and_then(|n| n.to_str()).unwrap_or("?")
@@ -322,10 +324,31 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
             })
         });
     let (messages, validity) = imap::fetch_new(&cfg, cursor, 100).map_err(|e| e.to_string())?;
+    let mut done = Vec::new();
+    let result = handle_fetched(judge, messages, validity, stop, pass, &mut done);
+    // \Seen is for the mailbox's reader: the cursor, committed per mail,
+    // is what the judge goes by. One session marks the whole pass.
+    if let Err(e) = imap::mark_seen(&cfg, validity, &done) {
+        tracing::warn!("could not mark {} messages seen: {e}", done.len());
+    }
+    result
+}
+
+/// Handles fetched messages in UID order, moving the cursor past each
+/// after its commit; `done` gets their UIDs.
+fn handle_fetched(
+    judge: &mut Judge,
+    messages: Vec<imap::Fetched>,
+    validity: u32,
+    stop: &AtomicBool,
+    pass: &mut Pass,
+    done: &mut Vec<u32>,
+) -> Result<(), String> {
     for (uid, raw) in messages {
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        let _mail = crate::logging::mail_span(&raw).entered();
         match handle_one(judge, &raw, &format!("imap:{validity}:{uid}")) {
             Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
             Ok(MailOutcome::Handled { .. }) => pass.handled += 1,
@@ -338,9 +361,7 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
         }
         store::kv_set(&judge.conn, IMAP_CURSOR, &format!("{validity}:{uid}"))
             .map_err(|e| e.to_string())?;
-        if let Err(e) = imap::mark_seen(&cfg, validity, &[uid]) {
-            tracing::warn!("could not mark uid {uid} seen: {e}");
-        }
+        done.push(uid);
         deliver_now_and_then(judge, pass);
     }
     Ok(())
@@ -643,7 +664,7 @@ fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::Deliver
             outbound::deliver_sendmail(&cfg.command, &config.judge.address, &m.recipient, &m.raw)
         }
         "smtp" => match &cfg.smtp {
-            Some(s) => smtp::send(
+            Some(s) => crate::kept_smtp::send(
                 s,
                 &config.judge.address,
                 std::slice::from_ref(&m.recipient),
@@ -809,12 +830,20 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
     p
 }
 
-/// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one pass.
+/// Run until `stop` is set (SIGINT/SIGTERM) or, with `once`, after one
+/// pass, polling every `judge.poll_seconds` (no watcher: [`run_with`]).
 pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
+    run_with(judge, once, &stop, &Wakes::none())
+}
+
+/// [`run`], woken between passes by `wakes` (new mail announced), by the
+/// next due outbox row or deadline, or at the poll interval, whichever
+/// comes first (src/wake).
+pub fn run_with(judge: &mut Judge, once: bool, stop: &AtomicBool, wakes: &Wakes) -> Pass {
     let mut total = Pass::default();
     let mut outage = Outage::default();
     loop {
-        let p = pass_with(judge, &stop, &mut outage);
+        let p = pass_with(judge, stop, &mut outage);
         total.handled += p.handled;
         total.duplicates += p.duplicates;
         total.failed += p.failed;
@@ -823,15 +852,25 @@ pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
         if once || stop.load(Ordering::SeqCst) {
             return total;
         }
-        let mut waited = Duration::ZERO;
-        while waited < Duration::from_secs(judge.cfg.judge.poll_seconds.max(1)) {
-            if stop.load(Ordering::SeqCst) {
-                return total;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-            waited += Duration::from_millis(200);
+        match wakes.wait(next_wake(judge), stop) {
+            Woke::Stop => return total,
+            // The server is back: poll now, whatever the back-off said.
+            Woke::By(Why::Back) => outage.retry_at = None,
+            Woke::By(Why::Mail) | Woke::Time => {}
         }
     }
+}
+
+/// When the loop next wakes with no mail: at the poll interval, or sooner
+/// when an outbox row or a deadline falls due before it.
+fn next_wake(judge: &Judge) -> std::time::Instant {
+    let poll = Duration::from_secs(judge.cfg.judge.poll_seconds.max(1));
+    let now = judge.clock.now();
+    let due = crate::wake::due::next(&judge.conn, now)
+        .and_then(|t| (t - now).to_std().ok())
+        // Stamps are whole seconds: a little after, so the row is due.
+        .map(|d| d + Duration::from_millis(50));
+    std::time::Instant::now() + due.map_or(poll, |d| d.min(poll))
 }
 
 #[cfg(test)]

@@ -26,6 +26,16 @@ struct Cli {
     /// The configuration file (default: ./adjutant.toml).
     #[arg(long, global = true, env = "ADJUTANT_CONFIG")]
     config: Option<PathBuf>,
+    /// The log's format on standard error: text, or json (one object a
+    /// line, for log collectors; docs/host.md).
+    #[arg(
+        long,
+        global = true,
+        env = "ADJUTANT_LOG_FORMAT",
+        value_enum,
+        default_value_t
+    )]
+    log_format: adjutant::logging::LogFormat,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -294,14 +304,8 @@ fn keep_c_heap() {
 fn main() {
     private_umask();
     keep_c_heap();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ADJUTANT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    adjutant::logging::init(cli.log_format);
     match run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
@@ -524,8 +528,8 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let path = config_path(config);
     if !path.exists() && config.is_none() {
         init(Path::new("."))?;
-        eprintln!(
-            "No adjutant.toml here: initialised the embedded default in the current directory."
+        adjutant::logging::say(
+            "No adjutant.toml here: initialised the embedded default in the current directory.",
         );
     }
     // The handlers first: a stop asked for while the judge opens (its
@@ -549,12 +553,25 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     };
     let mut judge = open(&Some(path))?;
     let (from, to) = judge.cfg.describe_mail();
-    eprintln!("Adjutant serving: mail in from {from}; mail out by {to}.");
-    let p = daemon::run(&mut judge, once, stop);
-    eprintln!(
+    let say = adjutant::logging::say;
+    say(&format!(
+        "Adjutant serving: mail in from {from}; mail out by {to}."
+    ));
+    let wakes = if once {
+        adjutant::wake::Wakes::none()
+    } else {
+        adjutant::wake::Wakes::start(&judge.cfg)
+    };
+    if !once {
+        say(&adjutant::wake::describe(&judge.cfg, &wakes));
+    }
+    adjutant::notify::notify("READY=1");
+    let p = daemon::run_with(&mut judge, once, &stop, &wakes);
+    adjutant::notify::notify("STOPPING=1");
+    say(&format!(
         "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
         p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures
-    );
+    ));
     Ok(0)
 }
 
@@ -579,6 +596,7 @@ fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     if let Err(e) = std::io::stdin().read_to_end(&mut raw) {
         return tempfail("cannot read the mail", &e);
     }
+    let _mail = adjutant::logging::mail_span(&raw).entered();
     match daemon::handle_one(&mut judge, &raw, "stdin") {
         Ok(o) => println!("{o:?}"),
         Err(e) => return tempfail("the mail was not recorded", &e),

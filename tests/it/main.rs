@@ -45,6 +45,7 @@ mod outbox_storage;
 mod picture_mail;
 mod predict;
 mod protocol;
+mod push;
 mod random;
 mod receive;
 mod referee;

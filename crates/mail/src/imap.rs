@@ -68,6 +68,15 @@ pub struct ImapConfig {
     /// this is set (the password would cross the network in clear).
     #[serde(default)]
     pub allow_plaintext_remote: bool,
+    /// Wait for new mail with IDLE (RFC 2177) where the server offers it
+    /// (crate::idle); false polls every `judge.poll_seconds` as with a
+    /// server without IDLE.
+    #[serde(default = "default_idle")]
+    pub idle: bool,
+}
+
+fn default_idle() -> bool {
+    true
 }
 
 fn default_mailbox() -> String {
@@ -92,6 +101,7 @@ impl ImapConfig {
             ca_file: None,
             timeout_secs: default_timeout(),
             allow_plaintext_remote: false,
+            idle: default_idle(),
         }
     }
 
@@ -133,6 +143,7 @@ impl fmt::Debug for ImapConfig {
             .field("ca_file", &self.ca_file)
             .field("timeout_secs", &self.timeout_secs)
             .field("allow_plaintext_remote", &self.allow_plaintext_remote)
+            .field("idle", &self.idle)
             .finish()
     }
 }
@@ -230,7 +241,7 @@ impl From<imap::Error> for MailboxError {
 }
 
 /// The transport under the IMAP session.
-enum Stream {
+pub(crate) enum Stream {
     Plain(TcpStream),
     Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
 }
@@ -260,7 +271,18 @@ impl Write for Stream {
     }
 }
 
-type Session = imap::Session<Stream>;
+pub(crate) type Session = imap::Session<Stream>;
+
+/// The IDLE wait sets its own read timeout on the socket (crate::idle).
+impl imap::extensions::idle::SetReadTimeout for Stream {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> imap::Result<()> {
+        let tcp = match self {
+            Stream::Plain(s) => &*s,
+            Stream::Tls(s) => &s.sock,
+        };
+        tcp.set_read_timeout(timeout).map_err(imap::Error::Io)
+    }
+}
 
 fn tls_config(cfg: &ImapConfig) -> Result<Arc<rustls::ClientConfig>, MailboxError> {
     let server = cfg.server();
@@ -394,8 +416,16 @@ fn starttls(cfg: &ImapConfig, mut tcp: TcpStream) -> Result<TcpStream, MailboxEr
 
 /// Connects, secures and logs in.
 fn open(cfg: &ImapConfig) -> Result<Session, MailboxError> {
+    open_keeping(cfg).map(|(session, _)| session)
+}
+
+/// [`open`], also returning a handle on the session's TCP socket: shutting
+/// it down from another thread ends a read blocked on the session (an IDLE
+/// wait, crate::idle).
+pub(crate) fn open_keeping(cfg: &ImapConfig) -> Result<(Session, TcpStream), MailboxError> {
     let password = cfg.resolve_password()?;
     let tcp = connect_tcp(cfg)?;
+    let handle = tcp.try_clone()?;
     let client = match cfg.tls {
         ImapTls::None => {
             let mut client = imap::Client::new(Stream::Plain(tcp));
@@ -415,7 +445,7 @@ fn open(cfg: &ImapConfig) -> Result<Session, MailboxError> {
             client
         }
     };
-    client.login(&cfg.user, &password).map_err(|(e, _client)| {
+    let session = client.login(&cfg.user, &password).map_err(|(e, _client)| {
         let detail = match &e {
             imap::Error::No(no) => no.information.clone(),
             imap::Error::Bad(bad) => bad.information.clone(),
@@ -431,10 +461,11 @@ fn open(cfg: &ImapConfig) -> Result<Session, MailboxError> {
             },
             other => MailboxError::from(other),
         }
-    })
+    })?;
+    Ok((session, handle))
 }
 
-fn mailbox_error(cfg: &ImapConfig, e: imap::Error) -> MailboxError {
+pub(crate) fn mailbox_error(cfg: &ImapConfig, e: imap::Error) -> MailboxError {
     match e {
         imap::Error::No(no) => MailboxError::Mailbox {
             mailbox: cfg.mailbox.clone(),

@@ -1,5 +1,6 @@
 //! Mail in and out. Nothing here knows the rules of any game.
 pub mod html;
+pub mod idle;
 pub mod imap;
 pub mod maildir;
 pub mod outbound;
