@@ -10,6 +10,9 @@
 //! - the SVG draws no unit group and the combat report names no hex of an
 //!   enemy unit the side did not know.
 //!
+//! Before each turn the mover's PREDICT of the same orders (issue 32) names
+//! no enemy unit it does not see and no card it has not held.
+//!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
 //! one unit. Depth (`common::depth`): 100 games by default, 1,000 with
 //! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
@@ -49,6 +52,30 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             break;
         };
         let orders = memoir44::random_orders(r, &before, &side, &mut rng);
+        // PREDICT (issue 32) of the same orders, before they are played.
+        let mi = before.side_index(&side).expect("the mover's side");
+        own_cards(&before, mi, &[], &mut mine[mi]);
+        // The card under its own Political Commissar marker is the side's.
+        mine[mi].extend(memoir44::commissar::card(&before, mi));
+        // The card the enemy played last is public (it was announced, and a
+        // Counter-Attack played now is that card).
+        let mut known_cards = mine[mi].clone();
+        known_cards.extend(
+            before
+                .last_played
+                .get(1 - mi)
+                .and_then(Option::as_ref)
+                .map(|p| p.card.clone()),
+        );
+        if let Ok(answer) = memoir44::predict::predict(r, &before, &side, &orders) {
+            let problems = predict_leaks(r, &before, mi, &known_cards, &answer);
+            assert!(
+                problems.is_empty(),
+                "{scenario} game {n} turn {t}, {side}'s PREDICT:\n{}\n{orders}\n{answer}\nhand {:?}",
+                problems.join("\n"),
+                before.hands.get(mi)
+            );
+        }
         let mut dice = ChaChaDice::stream(&turn_seed(&seed, t), "battle");
         let mut chance = Chance {
             dice: &mut dice,
@@ -110,6 +137,41 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
     turns
 }
 
+/// What a PREDICT answer to side `mi` must not hold: the hex of an enemy
+/// unit the side does not see now (a whole word: "F5", not "F50"), or the
+/// name of a card the side has not held.
+fn predict_leaks(
+    r: &Ruleset,
+    before: &M44,
+    mi: usize,
+    mine: &BTreeSet<String>,
+    answer: &str,
+) -> Vec<String> {
+    let seen: BTreeSet<String> = fog::seen_units(r, before, mi)
+        .iter()
+        .map(|u| u.at.to_string())
+        .collect();
+    // The answer's fixed caveat names a card as an example, not as a card
+    // the enemy holds.
+    let text = answer.replace("reaction card (such as Ambush)", "reaction card");
+    let mut out = card_leaks(r, mine, &[&text]);
+    for u in before.units.iter().filter(|u| u.side != mi) {
+        let h = u.at.to_string();
+        if seen.contains(&h) {
+            continue;
+        }
+        let named = answer.match_indices(&h).any(|(i, _)| {
+            let before = answer[..i].chars().next_back();
+            let after = answer[i + h.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        });
+        if named {
+            out.push(format!("names {h}, an enemy unit the side does not see"));
+        }
+    }
+    out
+}
+
 fn games() -> u64 {
     crate::common::depth::games("KS_GAMES", 100, 1000)
 }
@@ -166,4 +228,20 @@ fn checker_catches_a_leaked_unit() {
     let p = leaks(&r, m, side, &k, &lv, &svg, "");
     assert!(p.iter().any(|x| x.contains("unseen unit")), "{p:?}");
     assert!(p.iter().any(|x| x.contains("SVG draws")), "{p:?}");
+    // The PREDICT check: an answer naming the unseen unit's hex, or a card
+    // the side never held, fails it; the answer's fixed caveat does not.
+    let held: BTreeSet<String> = m.hands[side].iter().cloned().collect();
+    let caveat = "Assumed: the enemy plays no reaction card (such as Ambush).";
+    assert!(predict_leaks(&r, m, side, &held, caveat).is_empty());
+    let h = unseen.at.to_string();
+    let p = predict_leaks(&r, m, side, &held, &format!("Battle 1: against {h}\n"));
+    assert!(p.iter().any(|x| x.contains(&h)), "{p:?}");
+    assert!(predict_leaks(&r, m, side, &held, &format!("against {h}0\n")).is_empty());
+    let other = r
+        .cards
+        .iter()
+        .find(|c| !held.contains(&c.id) && c.id != "ambush")
+        .unwrap();
+    let p = predict_leaks(&r, m, side, &held, &format!("+1 {}", other.id));
+    assert!(p.iter().any(|x| x.contains("names the card")), "{p:?}");
 }
