@@ -17,7 +17,7 @@
 //! no die of the game's stream is drawn.
 
 use crate::battle::{self, Ctx, HitRule};
-use crate::events::{Event, Modifier};
+use crate::events::Event;
 use crate::ruleset::Ruleset;
 use crate::state::State;
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
@@ -177,7 +177,7 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
     }
     let dice_line = format!(
         "  {shown}, range {range}: {}",
-        dice_why(*base_dice, modifiers, *dice)
+        crate::render::dice_why(*base_dice, modifiers, *dice)
     );
     let _ = writeln!(out, "{}", crate::fit(&dice_line));
     if *dice > MAX_DICE {
@@ -234,23 +234,6 @@ fn attacker_class(a: Option<&crate::ruleset::UnitSpec>) -> &'static str {
         Some("artillery") => "artillery",
         _ => "unit",
     }
-}
-
-/// "3 dice, -1 target in Sandbag Emplacement = 2", as the combat report
-/// writes a battle's dice (render/sentences.rs).
-fn dice_why(base: u32, mods: &[Modifier], dice: u32) -> String {
-    let mut s = if base == 1 {
-        "1 die".to_string()
-    } else {
-        format!("{base} dice")
-    };
-    for m in mods {
-        let _ = write!(s, ", {:+} {}", m.dice, m.reason);
-    }
-    if !mods.is_empty() {
-        let _ = write!(s, " = {dice}");
-    }
-    s
 }
 
 /// The exact joint distribution of (hits, flags) of `n` dice, as counts out

@@ -46,6 +46,19 @@ fn plural(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A battle's dice and why so many, as the combat report and PREDICT give
+/// them: "3 dice, -1 target in Sandbag Emplacement = 2".
+pub(crate) fn dice_why(base: u32, mods: &[super::events::Modifier], dice: u32) -> String {
+    let mut s = plural(base, "die", "dice");
+    for m in mods {
+        s.push_str(&format!(", {:+} {}", m.dice, m.reason));
+    }
+    if !mods.is_empty() {
+        s.push_str(&format!(" = {dice}"));
+    }
+    s
+}
+
 /// One event as a sentence for `viewer`, or None if it is not for them.
 #[must_use]
 pub fn describe_event(e: &Event, viewer: &Viewer) -> Option<String> {

@@ -198,13 +198,7 @@ pub(super) fn battle(e: &Event) -> Option<String> {
             ignored_flags,
         } => {
             let from = from.map_or(String::new(), |f| format!(" at {f}"));
-            let mut dice_why = plural(*base_dice, "die", "dice");
-            for m in modifiers {
-                dice_why.push_str(&format!(", {:+} {}", m.dice, m.reason));
-            }
-            if !modifiers.is_empty() {
-                dice_why.push_str(&format!(" = {dice}"));
-            }
+            let dice_why = super::dice_why(*base_dice, modifiers, *dice);
             let rolled = if faces.is_empty() {
                 "nothing rolled".to_string()
             } else {
