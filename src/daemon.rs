@@ -487,16 +487,61 @@ fn deliver_page(
             store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
             return Ok(None);
         }
-        let group: Vec<Sent> = rows
-            .by_ref()
-            .take(MARKS_PER_COMMIT)
-            .map(|(m, r)| Sent::of(m, send(cfg, m, r)))
-            .collect();
+        let mut group: Vec<Sent> = Vec::with_capacity(MARKS_PER_COMMIT);
+        let mut server_down = None;
+        for (m, r) in rows.by_ref().take(MARKS_PER_COMMIT) {
+            let result = send(cfg, m, r);
+            if let Err(f) = &result {
+                server_down = f.server_wide.then(|| f.error.message.clone());
+            }
+            group.push(Sent::of(m, result.map_err(|f| f.error)));
+            if server_down.is_some() {
+                break;
+            }
+        }
         if group.is_empty() {
             return Ok(Some(last));
         }
         tried += group.len();
         record_all(conn, group, now, Policy::of(cfg), pass)?;
+        if let Some(why) = server_down {
+            // The server or the settings are at fault: every other mail
+            // would meet it too. They wait for the next pass, untried; those
+            // past the host's horizon are given up with the same reason.
+            let policy = Policy::of(cfg);
+            let (expired, waiting): (Vec<_>, Vec<_>) = page[tried..]
+                .iter()
+                .partition(|m| !policy.within(&m.created_at, now));
+            let failed = |m: &store::OutMail| {
+                let error = outbound::DeliveryError {
+                    message: why.clone(),
+                    transient: true,
+                };
+                Sent::of(m, Err(error))
+            };
+            record_all(conn, expired.into_iter().map(failed), now, policy, pass)?;
+            let unsent: Vec<i64> = waiting.iter().map(|m| m.id).collect();
+            store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
+            tracing::info!("outbox: delivery stops for this pass, the mail server's fault: {why}");
+            return Ok(None);
+        }
+    }
+}
+
+/// A delivery that failed: why, and whether the fault is the mail
+/// server's or the settings' rather than this mail's (every other mail
+/// would meet it now).
+struct Failed {
+    error: outbound::DeliveryError,
+    server_wide: bool,
+}
+
+impl From<outbound::DeliveryError> for Failed {
+    fn from(error: outbound::DeliveryError) -> Failed {
+        Failed {
+            error,
+            server_wide: false,
+        }
     }
 }
 
@@ -534,6 +579,13 @@ impl Policy {
             keep: cfg.outbound.keep_sent_hours > 0,
             horizon: chrono::Duration::days(i64::from(cfg.outbound.retry_days)),
         }
+    }
+
+    /// Whether a mail queued at `created_at` is still within the horizon.
+    fn within(&self, created_at: &str, now: DateTime<Utc>) -> bool {
+        let queued =
+            DateTime::parse_from_rfc3339(created_at).map_or(now, |t| t.with_timezone(&Utc));
+        now < queued + self.horizon
     }
 }
 
@@ -638,14 +690,15 @@ fn send(
     cfg: &Config,
     m: &store::OutMail,
     rendered: Result<(), ServiceError>,
-) -> Result<(), outbound::DeliveryError> {
+) -> Result<(), Failed> {
     if let Some(why) = &m.damaged {
         // A body that does not read back fails alone, named; the rest of
         // its page goes out.
         return Err(outbound::DeliveryError {
             message: format!("the stored mail is damaged: {why}"),
             transient: false,
-        });
+        }
+        .into());
     }
     rendered.map_err(|e| outbound::DeliveryError {
         message: format!("the report cannot be rendered: {e}"),
@@ -657,11 +710,12 @@ fn send(
 }
 
 /// Hands one mail to the configured transport.
-fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::DeliveryError> {
+fn send_one(config: &Config, m: &store::OutMail) -> Result<(), Failed> {
     let cfg = &config.outbound;
     match cfg.kind.as_str() {
         "sendmail" => {
             outbound::deliver_sendmail(&cfg.command, &config.judge.address, &m.recipient, &m.raw)
+                .map_err(Failed::from)
         }
         "smtp" => match &cfg.smtp {
             Some(s) => crate::kept_smtp::send(
@@ -670,22 +724,29 @@ fn send_one(config: &Config, m: &store::OutMail) -> Result<(), outbound::Deliver
                 std::slice::from_ref(&m.recipient),
                 &m.raw,
             )
-            .map_err(|e| outbound::DeliveryError {
-                message: e.to_string(),
-                // A configuration fault (bad password, TLS) is the host's
-                // to fix: keep the mail queued.
-                transient: e.is_transient() || e.is_config(),
+            .map_err(|e| Failed {
+                error: outbound::DeliveryError {
+                    message: e.to_string(),
+                    // A configuration fault (bad password, TLS) is the
+                    // host's to fix: keep the mail queued.
+                    transient: e.is_transient() || e.is_config(),
+                },
+                server_wide: e.is_server_wide(),
             }),
-            None => Err(outbound::DeliveryError {
-                message: "no [outbound.smtp] settings".into(),
-                transient: true,
+            None => Err(Failed {
+                error: outbound::DeliveryError {
+                    message: "no [outbound.smtp] settings".into(),
+                    transient: true,
+                },
+                server_wide: true,
             }),
         },
         _ => outbound::deliver_file(
             &config.outbox_dir(),
             &format!("{:06}-{}", m.id, m.kind),
             &m.raw,
-        ),
+        )
+        .map_err(Failed::from),
     }
 }
 
@@ -709,9 +770,7 @@ fn record(
         Err(e) => {
             pass.delivery_failures += 1;
             let attempts = m.attempts + 1;
-            let queued =
-                DateTime::parse_from_rfc3339(&m.created_at).map_or(now, |t| t.with_timezone(&Utc));
-            let within = now < queued + policy.horizon;
+            let within = policy.within(&m.created_at, now);
             let next = (e.transient && within).then(|| {
                 let wait = 60i64 << attempts.clamp(1, 20); // 2 min, doubling
                 stamp(now + chrono::Duration::seconds(wait.min(MAX_BACKOFF_SECS)))

@@ -6,6 +6,7 @@ pub mod backup;
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod fault;
 pub mod kept_smtp;
 pub mod logging;
 pub mod notify;

@@ -630,7 +630,7 @@ fn outbox_warnings(db: &Path) -> Vec<String> {
     }
     if let Some((n, Some(why))) = count(
         "SELECT count(*), (SELECT last_error FROM outbox WHERE status = 'pending' AND attempts > 0 ORDER BY id DESC LIMIT 1)
-         FROM outbox WHERE status = 'pending' AND attempts > 0",
+         FROM outbox WHERE status = 'pending'",
     ) {
         out.push(format!(
             "{n} mails wait after failed deliveries (the last error: {why}); they are retried for outbound.retry_days"

@@ -80,6 +80,7 @@ struct Loaded {
 
 impl Loaded {
     fn load(conn: &Connection, job: &ReportJob) -> Result<Loaded, ServiceError> {
+        crate::fault::point("report-load", job.game);
         let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
         let Position {
             rules, state, hash, ..

@@ -150,6 +150,20 @@ impl SendError {
         }
     }
 
+    /// True when the fault is the server's or the settings', not this
+    /// message's: a refused login, TLS, a server that cannot be reached or
+    /// does not answer. Every other message to the same server would meet
+    /// it now, so a deliverer stops trying until its next pass (as
+    /// Postfix's queue manager defers a dead destination) rather than
+    /// knock on the server once for each mail in the queue.
+    pub fn is_server_wide(&self) -> bool {
+        match self {
+            SendError::Config(_) => true,
+            SendError::Smtp(e) => self.is_config() || e.status().is_none(),
+            SendError::Address { .. } | SendError::Envelope(_) | SendError::Sendmail(_) => false,
+        }
+    }
+
     /// True when the host must fix the settings (wrong credentials, TLS
     /// verification, no usable AUTH mechanism, missing password): the message
     /// itself is fine and should stay queued rather than be marked failed.
@@ -343,6 +357,7 @@ mod tests {
         let err = envelope("judge@example.org", &["not an address".to_string()]).unwrap_err();
         assert!(matches!(err, SendError::Address { .. }));
         assert!(!err.is_transient());
+        assert!(!err.is_server_wide(), "this mail's own fault");
     }
 
     #[test]
@@ -361,6 +376,7 @@ mod tests {
         cfg.password_env = Some("ADJUTANT_TEST_UNSET_VARIABLE_SMTP".into());
         let err = SmtpSender::new(&cfg).err().unwrap();
         assert!(err.is_config() && !err.is_transient(), "{err}");
+        assert!(err.is_server_wide(), "every mail would meet it: {err}");
     }
 
     #[test]
@@ -375,5 +391,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.is_transient() && !err.is_config(), "{err}");
+        assert!(err.is_server_wide(), "every mail would meet it: {err}");
     }
 }

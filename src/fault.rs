@@ -1,0 +1,25 @@
+//! Fault points: places where a test can make the judge fail on purpose,
+//! to prove that the failure stays where it happens (issue 35: "a job
+//! whose loading panics fails alone").
+//!
+//! `ADJUTANT_FAULT=NAME:KEY` makes [`point`]`(NAME, KEY)` panic. Only
+//! development builds (debug assertions on, as `cargo test` builds the
+//! judge) read the variable; in a release build [`point`] does nothing.
+//! The points:
+//! - `report-load:GAME`: loading game GAME's history to render a turn
+//!   report at delivery (src/service/deferred.rs).
+
+/// Panics when `ADJUTANT_FAULT` names this point and key (development
+/// builds only).
+#[cfg(debug_assertions)]
+pub fn point(name: &str, key: i64) {
+    if let Ok(fault) = std::env::var("ADJUTANT_FAULT") {
+        if fault == format!("{name}:{key}") {
+            panic!("fault point {fault} (ADJUTANT_FAULT)");
+        }
+    }
+}
+
+/// Does nothing: a release build has no fault points.
+#[cfg(not(debug_assertions))]
+pub fn point(_name: &str, _key: i64) {}
