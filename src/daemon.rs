@@ -169,11 +169,14 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
         );
     }
     let cfg = judge.cfg.clone();
+    // The judge's templates, as read when it opened: every copy of a mail
+    // (a resend after a kill too) is rendered from the same ones.
+    let templates = judge.templates.clone();
     std::thread::scope(|s| {
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
         let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
-        let courier = s.spawn(|| courier(&cfg, &dir, jobs, report, stop));
+        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop));
         let cfg_ = &cfg;
         let reader = s.spawn(move || {
             let cfg = cfg_;
@@ -630,6 +633,7 @@ enum Job {
 /// returned (the mail stays in `new/` and is seen as a duplicate next time).
 fn courier(
     cfg: &Config,
+    templates: &crate::report::Templates,
     dir: &std::path::Path,
     jobs: std::sync::mpsc::Receiver<Job>,
     report: std::sync::mpsc::Sender<Pass>,
@@ -642,8 +646,7 @@ fn courier(
             tracing::error!("outbox: the delivery thread cannot open the database: {e}");
         })
         .ok();
-    let templates = crate::report::load_templates(Some(&cfg.path("templates")));
-    let renderer = Renderer::new(&templates);
+    let renderer = Renderer::new(templates);
     let owner = claimer("courier");
     let mut moved = Ok(());
     let mut after = 0;

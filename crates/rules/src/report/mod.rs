@@ -75,6 +75,7 @@ impl Parts {
 
 /// The mail templates: the shipped ones, each replaced by a host's text if
 /// it gives one (the judge reads the host's files; this crate reads none).
+#[derive(Clone)]
 pub struct Templates {
     env: Environment<'static>,
 }
