@@ -224,19 +224,15 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         if f.is_empty() {
             continue;
         }
-        let kind = |x: &String| r.feature(x).map(|t| t.kind.clone()).unwrap_or_default();
+        let is = |x: &String, kind: &str| r.feature(x).is_some_and(|t| t.kind == kind);
         // A hex may hold tiles laid on one another (a bridge on a river):
         // the map shows the top one, the last listed.
         let tile = f
             .iter()
-            .rfind(|x| kind(x) == "tile")
+            .rfind(|x| is(x, "tile"))
             .cloned()
             .unwrap_or_else(|| "open".into());
-        let obstacles: Vec<String> = f
-            .iter()
-            .filter(|x| kind(x) == "obstacle")
-            .cloned()
-            .collect();
+        let obstacles: Vec<String> = f.iter().filter(|x| is(x, "obstacle")).cloned().collect();
         if tile == "open" && obstacles.is_empty() {
             continue;
         }

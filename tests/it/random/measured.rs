@@ -391,6 +391,15 @@ impl Hook for Measured {
         let mut out = Vec::new();
         for (ruleset, quick) in [("charge", 60), ("seven-years-war", 30)] {
             let games = crate::common::depth::games("MEASURED_GAMES", quick, quick);
+            // The README's run plays them at full depth already: the deep
+            // run (after it in `.ci/run`) does not play the same games
+            // again, unless `MEASURED_GAMES` asks.
+            let again = std::env::var("MEASURED_GAMES").is_ok();
+            let first = if crate::common::depth::deep() && !again {
+                games
+            } else {
+                0
+            };
             for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
                 out.push(Kind {
                     family: entry.name,
@@ -398,7 +407,7 @@ impl Hook for Measured {
                     ruleset: ruleset.into(),
                     rules: Rules::new(self.ruleset(ruleset).clone()),
                     scenario: Scenario::shipped(sc),
-                    first: 0,
+                    first,
                     games,
                     seed: Box::new(seed_of),
                     orders_label: "test/orders",
@@ -460,7 +469,11 @@ impl Hook for Measured {
         measured(a) == measured(b)
     }
 
-    fn at_end(&self, _kinds: &[Kind]) {
+    fn at_end(&self, kinds: &[Kind]) {
+        if kinds.iter().all(|k| k.first >= k.games) {
+            eprintln!("measured: no game at this depth (the quick run played them all)");
+            return;
+        }
         let all = self.stats.lock().expect("stats");
         for (ruleset, stats) in all.iter() {
             eprintln!("{ruleset}: {stats:?}");
