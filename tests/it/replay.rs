@@ -16,6 +16,7 @@ use adjutant::rules::Load;
 use adjutant::rules::{Orders, Rules, Scenario, Viewer};
 use adjutant::service::clock::FixedClock;
 use adjutant::service::{adjudicate_turn, setup_state, GameOptions, Judge, ServiceError};
+use mail_parser::MimeHeaders as _;
 
 /// A judge on `site`, its clock fixed.
 fn judge(site: &Site) -> Judge {
@@ -24,10 +25,10 @@ fn judge(site: &Site) -> Judge {
     Judge::open(cfg, Box::new(FixedClock(now))).unwrap()
 }
 
-/// A game of `spec` played to its end through the service: random legal
-/// orders for at most `phases` phases, then, if the rules have not ended
-/// it, the first side resigns by mail. The game's id.
-pub fn finished_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
+/// A game of `spec` played through the service with seeded random legal
+/// orders for at most `phases` phases (or to its end). A Kriegspiel game
+/// has a referee. The judge and the game's id.
+pub fn play_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
     let mut judge = judge(site);
     let master: Seed = derive("adjutant/replay-test", &[spec.name(0).as_bytes()]);
     let rules = spec.rules();
@@ -39,6 +40,9 @@ pub fn finished_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
     let mut opts = GameOptions::default();
     for (k, v) in spec.options {
         opts.rule_options.insert((*k).into(), (*v).into());
+        if *k == "kriegspiel" {
+            opts.referee = Some("referee@example.org".into());
+        }
     }
     let id = judge
         .new_game(&spec.source_for_service(site), &seats, &opts)
@@ -63,14 +67,34 @@ pub fn finished_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
             }
         }
     }
+    (judge, id)
+}
+
+/// A mail from `side`'s player to game `id`, its seat named by its secret.
+pub fn seat_mail(site: &Site, judge: &mut Judge, id: i64, side: &str, lines: &str) {
+    let body = format!("GAME {id}\nPASSWORD {}\n{lines}", secret(site, judge, side));
+    let from = format!("{side}@example.org");
+    let raw = common::mail(
+        &from,
+        "judge@example.org",
+        "replay test",
+        &format!(
+            "{side}-{}@x",
+            lines.split_whitespace().collect::<Vec<_>>().join("-")
+        ),
+        &body,
+    );
+    judge.handle_mail(&raw, "test").unwrap();
+}
+
+/// A game of `spec` played to its end through the service: [`play_game`],
+/// then, if the rules have not ended it, the first side resigns by mail.
+pub fn finished_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
+    let (mut judge, id) = play_game(site, spec, phases);
     if judge.game(id).unwrap().status != "over" {
-        let body = format!(
-            "GAME {id}\nPASSWORD {}\nRESIGN\n",
-            secret(site, &judge, &sides[0])
-        );
-        let from = format!("{}@example.org", sides[0]);
-        let raw = common::mail(&from, "judge@example.org", "resign", "resign@x", &body);
-        judge.handle_mail(&raw, "test").unwrap();
+        let pos = judge.position(&judge.game(id).unwrap(), Some(0)).unwrap();
+        let first = pos.rules.sides(&pos.state)[0].clone();
+        seat_mail(site, &mut judge, id, &first, "RESIGN\n");
     }
     assert_eq!(judge.game(id).unwrap().status, "over", "{}", spec.name(0));
     (judge, id)
@@ -394,4 +418,88 @@ window.addEventListener('load', function () {
             .any(|u| u.starts_with("http://127.0.0.1:9/")),
         "{urls:?}"
     );
+}
+
+/// The attachments of the newest mail of `kind` to `to`: (name, MIME
+/// type, bytes).
+#[allow(clippy::type_complexity)]
+fn attachments_of(
+    site: &Site,
+    judge: &Judge,
+    to: &str,
+    kind: &str,
+) -> Vec<(String, String, Vec<u8>)> {
+    let row: i64 = site
+        .db()
+        .query_row(
+            "SELECT max(id) FROM outbox WHERE kind = ?1 AND recipient = ?2",
+            [kind, to],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("no {kind} mail to {to}: {e}"));
+    let raw = judge.outbox_mail(row).unwrap().expect("the mail's bytes");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    msg.attachments()
+        .map(|a| {
+            (
+                a.attachment_name().unwrap_or_default().to_string(),
+                a.content_type()
+                    .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
+                    .unwrap_or_default(),
+                a.contents().to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// The spec of a Kriegspiel game of Pegasus Bridge.
+fn kriegspiel() -> Spec {
+    Spec {
+        options: &[("kriegspiel", "true")],
+        ..spec_of("memoir44", "pegasus-bridge")
+    }
+}
+
+/// REPLAY by mail: a seated player of a running Kriegspiel game gets the
+/// page of its own views attached as text/html, which is not the
+/// referee's; `adjutant replay --as SIDE` writes the same bytes.
+#[test]
+fn replay_by_mail_attaches_the_seats_own_view() {
+    let site = Site::new();
+    let (mut judge, id) = play_game(&site, &kriegspiel(), 8);
+    let game = judge.game(id).unwrap();
+    assert_eq!(game.status, "active");
+    seat_mail(&site, &mut judge, id, "axis", "REPLAY\n");
+    let files = attachments_of(&site, &judge, "axis@example.org", "reply");
+    let (_, _, page) = files
+        .iter()
+        .find(|(name, mime, _)| name == &format!("game-{id}-replay.html") && mime == "text/html")
+        .unwrap_or_else(|| {
+            panic!(
+                "no replay attached: {:?}",
+                files.iter().map(|f| (&f.0, &f.1)).collect::<Vec<_>>()
+            )
+        });
+    // A text part travels with CRLF line ends.
+    let page = String::from_utf8(page.clone())
+        .unwrap()
+        .replace("\r\n", "\n");
+    let mine = adjutant::replay::html(&judge, id, &Viewer::Side("axis".into())).unwrap();
+    let all = adjutant::replay::html(&judge, id, &Viewer::Referee).unwrap();
+    assert!(page == mine, "the attached page is the side's replay");
+    assert!(page != all, "a side's replay is not the referee's");
+    assert_eq!(
+        page.matches("<section class=\"step\"").count() as u32,
+        game.turn + 1
+    );
+    let cli = site.ok(&["replay", &id.to_string(), "--as", "axis"]);
+    assert!(cli == mine, "the CLI writes the same page");
+    // After the end, everyone's replay is the whole game.
+    seat_mail(&site, &mut judge, id, "axis", "RESIGN\n");
+    let over = |v: Viewer| adjutant::replay::html(&judge, id, &v).unwrap();
+    let referee = over(Viewer::Referee);
+    assert!(over(Viewer::Side("axis".into())) == referee);
+    assert!(over(Viewer::Side("allies".into())) == referee);
 }
