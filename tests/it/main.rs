@@ -49,7 +49,7 @@ mod push;
 mod random;
 mod receive;
 mod referee;
-mod replay;
+pub mod replay;
 mod spine;
 mod state_line;
 mod teams;
