@@ -502,4 +502,51 @@ fn replay_by_mail_attaches_the_seats_own_view() {
     let referee = over(Viewer::Referee);
     assert!(over(Viewer::Side("axis".into())) == referee);
     assert!(over(Viewer::Side("allies".into())) == referee);
+    // The game-over mail carries it to every player and the referee.
+    for to in ["axis", "allies", "referee"] {
+        let files = attachments_of(&site, &judge, &format!("{to}@example.org"), "game-over");
+        let name = format!("game-{id}-replay.html");
+        let page = files
+            .iter()
+            .find(|(n, mime, _)| n == &name && mime == "text/html")
+            .unwrap_or_else(|| panic!("no replay in {to}'s game-over mail"));
+        let page = String::from_utf8(page.2.clone())
+            .unwrap()
+            .replace("\r\n", "\n");
+        assert!(page == referee, "{to}'s game-over mail: the whole game");
+    }
+    // And REPLAY still answers after the end: the whole game.
+    seat_mail(&site, &mut judge, id, "allies", "REPLAY\n");
+    let files = attachments_of(&site, &judge, "allies@example.org", "reply");
+    let page = String::from_utf8(files[files.len() - 1].2.clone()).unwrap();
+    assert!(
+        page.replace("\r\n", "\n") == referee,
+        "REPLAY after the end"
+    );
+}
+
+/// The size of a 40-turn replay (docs/replay.md, "Size"): Pegasus Bridge
+/// played 40 turns with seeded random orders, the whole game.
+#[test]
+fn a_forty_turn_replay_stays_small() {
+    let site = Site::new();
+    let spec = Spec {
+        max_phases: 40,
+        ..spec_of("memoir44", "sainte-mere-eglise")
+    };
+    let (judge, id) = play_game(&site, &spec, 40);
+    let game = judge.game(id).unwrap();
+    let html = adjutant::replay::html(&judge, id, &Viewer::Referee).unwrap();
+    let steps = adjutant::replay::steps(&judge, &game, &Viewer::Referee, game.turn).unwrap();
+    let boards: usize = steps.iter().map(|s| s.board.len()).sum();
+    let reports: usize = steps.iter().map(|s| s.report.len()).sum();
+    eprintln!(
+        "{} turns: replay {} bytes; the boards as drawn {boards}, the reports {reports}",
+        game.turn,
+        html.len()
+    );
+    if let Some(path) = std::env::var_os("ADJUTANT_REPLAY_DUMP") {
+        std::fs::write(path, &html).unwrap();
+    }
+    assert_eq!(game.turn, 40, "40 turns played");
 }
