@@ -27,12 +27,16 @@ nav button{font-size:15px}h2{font-size:17px;margin:6px 0}.score{font-weight:bold
 pre{font-size:12px;line-height:1.25}svg.defs{position:absolute;width:0;height:0}";
 
 /// Steps through the sections: buttons, Left/Right/Home/End, and the
-/// address (`#turn-12`) both ways.
+/// address (`#turn-12`) both ways. A step's board is put together from
+/// its lines when it is first shown.
 const SCRIPT: &str = r"(function(){
 var steps=document.querySelectorAll('section.step'),n=steps.length,cur=-1,i;
+var L=JSON.parse(document.getElementById('board-lines').textContent);
 for(i=0;i<n;i++)steps[i].hidden=true;
+function board(s){var b=s.querySelector('div.board[data-lines]');
+if(b&&!b.firstChild){b.innerHTML=b.getAttribute('data-lines').split(' ').map(function(x){return L[+x];}).join('\n');}}
 function show(k){k=Math.max(0,Math.min(n-1,k));if(k===cur)return;
-if(cur>=0)steps[cur].hidden=true;steps[k].hidden=false;cur=k;
+board(steps[k]);if(cur>=0)steps[cur].hidden=true;steps[k].hidden=false;cur=k;
 var t=steps[k].getAttribute('data-turn');
 document.getElementById('at').textContent='Turn '+t+' ('+(k+1)+' of '+n+')';
 if(location.hash!=='#turn-'+t){try{history.replaceState(null,'','#turn-'+t);}catch(e){}}}
@@ -73,11 +77,52 @@ pub fn document(title: &str, steps: &[Step]) -> String {
             "<svg class=\"defs\" xmlns=\"http://www.w3.org/2000/svg\" aria-hidden=\"true\">{d}</svg>"
         );
     }
+    let (lines, boards) = board_lines(&boards);
+    let _ = writeln!(
+        o,
+        "<script type=\"application/json\" id=\"board-lines\">{}</script>",
+        script_json(&lines)
+    );
     for (s, board) in steps.iter().zip(&boards) {
         step(&mut o, s, board);
     }
     let _ = write!(o, "<script>{SCRIPT}</script>\n</body></html>\n");
     o
+}
+
+/// Every distinct line of the boards once, and each board as the numbers
+/// of its lines: a turn's board differs from the last one in a few lines
+/// (the units that moved), and the terrain is the same every turn.
+fn board_lines<'a>(boards: &'a [std::borrow::Cow<'a, str>]) -> (Vec<&'a str>, Vec<String>) {
+    let mut index: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut lines: Vec<&str> = Vec::new();
+    let numbered = boards
+        .iter()
+        .map(|b| {
+            let numbers: Vec<String> = b
+                .split('\n')
+                .map(|l| {
+                    let n = *index.entry(l).or_insert_with(|| {
+                        lines.push(l);
+                        lines.len() - 1
+                    });
+                    n.to_string()
+                })
+                .collect();
+            numbers.join(" ")
+        })
+        .collect();
+    (lines, numbered)
+}
+
+/// `lines` as a JSON array that may stand inside a `<script>` element:
+/// no `</`, `<!--` or `<script` in its text.
+fn script_json(lines: &[&str]) -> String {
+    serde_json::to_string(lines)
+        .unwrap_or_else(|_| "[]".into())
+        .replace("</", "<\\/")
+        .replace("<!", "\\u003c!")
+        .replace("<script", "\\u003cscript")
 }
 
 /// One step's section.
@@ -104,10 +149,9 @@ fn step(o: &mut String, s: &Step, board: &str) {
             esc(&score.join(", "))
         );
     }
-    o.push_str(board);
     let _ = write!(
         o,
-        "\n<pre class=\"report\">{}</pre>\n</section>\n",
+        "<div class=\"board\" data-lines=\"{board}\"></div>\n<pre class=\"report\">{}</pre>\n</section>\n",
         esc(&s.report)
     );
 }
@@ -155,12 +199,39 @@ mod tests {
         }
     }
 
+    /// The lines of the page's dictionary and each step's board put
+    /// back together, as the script does.
+    fn boards(page: &str) -> Vec<String> {
+        let start = page.find("id=\"board-lines\">").unwrap() + "id=\"board-lines\">".len();
+        let json = &page[start..start + page[start..].find("</script>").unwrap()];
+        let lines: Vec<String> = serde_json::from_str(json).unwrap();
+        page.split("data-lines=\"")
+            .skip(1)
+            .map(|t| {
+                t[..t.find('"').unwrap()]
+                    .split(' ')
+                    .map(|n| lines[n.parse::<usize>().unwrap()].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect()
+    }
+
     #[test]
-    fn equal_defs_are_written_once_and_text_is_escaped() {
-        let b = "<svg><defs><symbol id=\"u\"/></defs><use href=\"#u\"/></svg>";
-        let page = document("Game 1 <x>", &[step(0, b), step(1, b), step(2, b)]);
+    fn equal_defs_and_lines_are_written_once_and_text_is_escaped() {
+        let b = "<svg><defs><symbol id=\"u\"/></defs>\n<use href=\"#u\"/></svg>";
+        let c = "<svg><defs><symbol id=\"u\"/></defs>\n<use href=\"#v\"/></svg>";
+        let page = document("Game 1 <x>", &[step(0, b), step(1, b), step(2, c)]);
         assert_eq!(page.matches("<symbol id=\"u\"/>").count(), 1, "{page}");
-        assert_eq!(page.matches("<use href=\"#u\"/>").count(), 3);
+        assert_eq!(page.matches("<use href=\\\"#u\\\"/>").count(), 1, "{page}");
+        assert_eq!(
+            boards(&page),
+            [
+                "<svg>\n<use href=\"#u\"/></svg>",
+                "<svg>\n<use href=\"#u\"/></svg>",
+                "<svg>\n<use href=\"#v\"/></svg>"
+            ]
+        );
         assert!(page.contains("Turn 1 &lt;report&gt; &amp; more"));
         assert!(page.contains("Game 1 &lt;x&gt;"));
         assert!(page.contains("Medals: axis 2, allies 1"));
@@ -173,6 +244,16 @@ mod tests {
         let b = "<svg><defs><symbol id=\"v\"/></defs></svg>";
         let page = document("g", &[step(0, a), step(1, b)]);
         assert!(!page.contains("class=\"defs\""));
-        assert!(page.contains(a) && page.contains(b));
+        assert_eq!(boards(&page), [a, b]);
+    }
+
+    #[test]
+    fn no_line_can_end_the_script_that_holds_it() {
+        let a = "<svg><text>x</text><!-- y --></svg>\n</script><script>alert(1)</script>";
+        let page = document("g", &[step(0, a)]);
+        let data = &page[page.find("id=\"board-lines\">").unwrap()..];
+        let data = &data[..data.find("</script>").unwrap()];
+        assert!(!data.contains("<!") && !data.contains("<script"), "{data}");
+        assert_eq!(boards(&page), [a]);
     }
 }

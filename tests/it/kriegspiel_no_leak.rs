@@ -252,13 +252,6 @@ fn checker_catches_a_leaked_unit() {
     assert!(p.iter().any(|x| x.contains("names the card")), "{p:?}");
 }
 
-/// `text` of an HTML page's `<pre>` as the reader sees it.
-fn unescape(text: &str) -> String {
-    text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-}
-
 /// The replay channel (issue 33): Kriegspiel games of every shipped
 /// scenario played through the service; while each runs, each side's
 /// replay (the page REPLAY attaches, `adjutant replay --as SIDE`) is
@@ -310,15 +303,9 @@ fn scan_replays(r: &Ruleset, judge: &adjutant::service::Judge, game_id: i64) -> 
     let mut scanned = 0;
     for (i, name) in ex.sides.iter().enumerate() {
         let html = adjutant::replay::html(judge, game_id, &Viewer::Side(name.clone())).unwrap();
-        let steps: Vec<&str> = html
-            .split("<section class=\"step\" data-turn=\"")
-            .skip(1)
-            .collect();
+        let steps = crate::replay::page_steps(&html);
         assert_eq!(steps.len() as u32, game.turn + 1, "a step a turn");
-        for step in steps {
-            let t: u32 = step[..step.find('"').unwrap()].parse().unwrap();
-            let (board, report) = step.split_once("<pre class=\"report\">").unwrap();
-            let report = unescape(report);
+        for (t, board, report) in steps {
             let after = state(t);
             let before = state(t.saturating_sub(1));
             let (events, own) = match t {
@@ -336,7 +323,7 @@ fn scan_replays(r: &Ruleset, judge: &adjutant::service::Judge, game_id: i64) -> 
                 }
             };
             let k = known(r, &before, &after, i, &events, &own);
-            let problems = leaks(r, &after, i, &k, &Value::Null, board, &report);
+            let problems = leaks(r, &after, i, &k, &Value::Null, &board, &report);
             assert!(
                 problems.is_empty(),
                 "game {game_id} ({}) turn {t}, {name}'s replay:\n{}",
