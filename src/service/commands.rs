@@ -456,11 +456,11 @@ impl Judge {
         let whose = if crate::replay::seen_as(&game, &viewer) == viewer {
             format!("as {} saw it", seat.side)
         } else {
-            "the whole game: it is over".to_string()
+            "the whole game".to_string()
         };
         answer.for_seat(self.seat_address(seat), seat);
         answer.ok(format!(
-            "The replay of game {} (turns 0 to {seen}, {whose}) is attached as\n{}. Open it in a web browser: the buttons or the arrow keys\nstep through the turns (docs/replay.md).\n",
+            "The replay of game {}, turns 0 to {seen} ({whose}), is attached as\n{}: open it in a web browser and step through the turns\nwith the buttons or the arrow keys (docs/replay.md).\n",
             game.id, file.0
         ));
         answer.files.push(file);

@@ -485,6 +485,23 @@ fn attachments_of(
         .collect()
 }
 
+/// The text of the newest reply to `to`.
+fn reply_text(site: &Site, judge: &Judge, to: &str) -> String {
+    let row: i64 = site
+        .db()
+        .query_row(
+            "SELECT max(id) FROM outbox WHERE kind = 'reply' AND recipient = ?1",
+            [to],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let raw = judge.outbox_mail(row).unwrap().expect("the mail's bytes");
+    let msg = mail_parser::MessageParser::default()
+        .parse(&raw)
+        .expect("a mail");
+    msg.body_text(0).expect("a text part").into_owned()
+}
+
 /// The spec of a Kriegspiel game of Pegasus Bridge.
 fn kriegspiel() -> Spec {
     Spec {
@@ -525,6 +542,15 @@ fn replay_by_mail_attaches_the_seats_own_view() {
         page.matches("<section class=\"step\"").count() as u32,
         game.turn + 1
     );
+    let text = reply_text(&site, &judge, "axis@example.org");
+    assert!(
+        text.contains(&format!(
+            "The replay of game {id}, turns 0 to {}",
+            game.turn
+        )),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     let cli = site.ok(&["replay", &id.to_string(), "--as", "axis"]);
     assert!(cli == mine, "the CLI writes the same page");
     // After the end, everyone's replay is the whole game.
