@@ -231,7 +231,8 @@ fn units_from_export(export_json: &str) -> Vec<Vec<String>> {
 /// Steps through the page with the keyboard (Home, then Right to the end,
 /// then End and Left) and prints, URI-encoded JSON between `CHECK ` and
 /// ` END`: the address and the shown step (turn, units laid out, their
-/// marks, its report) after each key.
+/// marks, its report) after each key, and how many elements have a `src`
+/// or an `href` that is not `#...` (after every board was built).
 const STEP_SCRIPT: &str = r"<script>
 window.addEventListener('load', function () {
   function key(k) { document.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true})); }
@@ -256,8 +257,12 @@ window.addEventListener('load', function () {
   for (var i = 1; i < n; i++) { key('ArrowRight'); seen.push(shown()); }
   key('ArrowRight'); var past = shown();
   key('End'); key('ArrowLeft'); var back = shown();
+  var outside = 0;
+  document.querySelectorAll('[href]').forEach(function (e) {
+    if (e.getAttribute('href').charAt(0) !== '#') outside++;
+  });
   var out = {first: first, seen: seen, past: past.turn, back: back.turn,
-    srcs: document.querySelectorAll('[src]').length};
+    srcs: document.querySelectorAll('[src]').length, hrefs: outside};
   var p = document.createElement('pre');
   p.textContent = 'CH' + 'ECK ' + encodeURIComponent(JSON.stringify(out)) + ' END';
   document.body.appendChild(p);
@@ -372,6 +377,7 @@ fn check_family(spec: &Spec, phases: u32) {
     assert_eq!(v["past"], last.as_str(), "Right at the end stays there");
     assert_eq!(v["back"], (want.len() - 2).to_string().as_str());
     assert_eq!(v["srcs"], 0, "no src attribute");
+    assert_eq!(v["hrefs"], 0, "every href names a part of the page");
     assert!(!urls.is_empty(), "the network log records the page itself");
     assert_eq!(foreign(&chromium, &urls, &page.url()), Vec::<String>::new());
     eprintln!(
