@@ -13,6 +13,7 @@ pub mod notify;
 pub mod preflight;
 pub use adjutant_mail as mail;
 pub mod protocol;
+pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod service;

@@ -201,6 +201,17 @@ enum Cmd {
         #[arg(long, default_value = "text")]
         format: String,
     },
+    /// A game's replay as one self-contained HTML file (docs/replay.md):
+    /// every turn as the viewer saw it, to step through in a browser.
+    Replay {
+        game: i64,
+        /// Whose view: a side id, `observer` or `referee` (the default).
+        #[arg(long = "as")]
+        viewer: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
     /// Enter a side's orders from a file (`-` for standard input), as if mailed.
     Submit {
         game: i64,
@@ -402,6 +413,11 @@ fn run(cli: Cli) -> Result<i32> {
             viewer,
             format,
         } => show_cmd(config, game, turn, viewer.as_deref(), &format),
+        Cmd::Replay {
+            game,
+            viewer,
+            output,
+        } => replay_cmd(config, game, viewer.as_deref(), output),
         Cmd::Submit { game, side, orders } => submit_cmd(config, game, &side, &orders),
         Cmd::Predict { game, side, orders } => predict_cmd(config, game, &side, &orders),
         Cmd::Export {
@@ -819,6 +835,37 @@ fn show_cmd(
         "json" => println!("{}", parts.json),
         "compact" => print!("{}", parts.compact),
         _ => print!("{text}"),
+    }
+    Ok(0)
+}
+
+/// `replay GAME [--as SIDE|observer|referee]`: the replay file (docs/replay.md).
+fn replay_cmd(
+    config: &Option<PathBuf>,
+    game: i64,
+    viewer: Option<&str>,
+    output: Option<PathBuf>,
+) -> Result<i32> {
+    let judge = open(config)?;
+    let g = judge.game(game)?;
+    let viewer = match viewer {
+        None | Some("referee") => Viewer::Referee,
+        Some("observer") => Viewer::Observer,
+        Some(side) => Viewer::Side(side.to_ascii_lowercase()),
+    };
+    if let Viewer::Side(s) = &viewer {
+        let pos = judge.position(&g, Some(0))?;
+        if !pos.rules.sides(&pos.state).contains(s) {
+            bail!(
+                "game {game} has no side '{s}' (sides: {})",
+                pos.rules.sides(&pos.state).join(", ")
+            );
+        }
+    }
+    let html = adjutant::replay::html(&judge, game, &viewer)?;
+    match output {
+        Some(path) => std::fs::write(&path, html)?,
+        None => print!("{html}"),
     }
     Ok(0)
 }

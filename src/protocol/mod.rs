@@ -39,6 +39,11 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the report of a past turn (default: the last)",
     },
     CommandSpec {
+        word: "REPLAY",
+        args: "",
+        help: "the game turn by turn as you saw it, a page for a browser",
+    },
+    CommandSpec {
         word: "GAME",
         args: "ID",
         help: "the game this mail is for (not needed in a reply)",
@@ -172,6 +177,8 @@ pub enum Command {
     Status,
     Map,
     History(Option<u32>),
+    /// The game's replay as the seat saw it, attached (docs/replay.md).
+    Replay,
     Resign,
     Draw,
     Join(i64),
@@ -322,6 +329,7 @@ fn bare_command(first: &str, arg: Option<&str>) -> Option<Command> {
         "HELP" => Command::Help,
         "STATUS" => Command::Status,
         "MAP" => Command::Map,
+        "REPLAY" => Command::Replay,
         "RESIGN" => Command::Resign,
         "DRAW" => Command::Draw,
         "WITHDRAW" => Command::Withdraw,

@@ -323,6 +323,10 @@ impl Judge {
                 self.history_command(seat, *turn, answer)?;
                 "history"
             }
+            Command::Replay => {
+                self.replay_command(seat, answer)?;
+                "replay"
+            }
             Command::TimeZone(z) => {
                 self.timezone_command(tx, seat, z, answer)?;
                 "timezone"
@@ -438,6 +442,28 @@ impl Judge {
                 answer.err(self.error_text(&format!("No report for that turn: {e}"), &[], ""))
             }
         }
+        Ok(())
+    }
+
+    /// REPLAY: the game as the seat saw it, every turn it may see, as a
+    /// page attached (`crate::replay`, docs/replay.md).
+    fn replay_command(&self, seat: &Seat, answer: &mut Answer) -> Result<(), ServiceError> {
+        let game = self.game(seat.game_id)?;
+        let viewer = Viewer::Side(seat.side.clone());
+        let seen = sight::visible_turn(&game, &viewer);
+        let html = crate::replay::html(self, game.id, &viewer)?;
+        let file = crate::replay::attachment(game.id, html);
+        let whose = if crate::replay::seen_as(&game, &viewer) == viewer {
+            format!("as {} saw it", seat.side)
+        } else {
+            "the whole game".to_string()
+        };
+        answer.for_seat(self.seat_address(seat), seat);
+        answer.ok(format!(
+            "The replay of game {}, turns 0 to {seen} ({whose}), is attached as\n{}: open it in a web browser and step through the turns\nwith the buttons or the arrow keys (docs/replay.md).\n",
+            game.id, file.0
+        ));
+        answer.files.push(file);
         Ok(())
     }
 

@@ -174,6 +174,8 @@ pub(crate) struct Answer {
     board: Option<(String, crate::report::Parts)>,
     /// How the seat it speaks for sees the board (None: the host's default).
     picture: Option<Picture>,
+    /// Files attached to the answer (REPLAY's page): (name, MIME type, bytes).
+    files: Vec<(String, String, Vec<u8>)>,
 }
 
 impl Answer {
@@ -1156,6 +1158,7 @@ impl Judge {
         if let Some((heading, parts)) = &answer.board {
             show_board(&mut m, parts, heading, picture);
         }
+        m.attachments.extend(answer.files.iter().cloned());
         let mut out = vec![(m.clone(), kind)];
         if let Some(r) = copy {
             let mut c = m;
@@ -1167,6 +1170,7 @@ impl Judge {
             );
             if let Some((heading, parts)) = &answer.board {
                 show_board(&mut c, parts, heading, picture);
+                c.attachments.extend(answer.files.iter().cloned());
             }
             out.push((c, kind));
         }

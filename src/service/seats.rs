@@ -4,6 +4,9 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+/// An attached file: (name, MIME type, bytes).
+type File = (String, String, Vec<u8>);
+
 impl Judge {
     /// Take an open seat of a game for `email`: Ok(side) or Err(why).
     pub(super) fn join(
@@ -156,7 +159,14 @@ impl Judge {
             "game_over.txt",
             json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
         );
+        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        let mut pages = Vec::new();
         for r in self.everyone_of_game(tx, game.id)? {
+            let viewer = match &r.role {
+                super::recipients::Role::Member { side, .. } => Viewer::Side(side.clone()),
+                super::recipients::Role::Referee => Viewer::Referee,
+                super::recipients::Role::Observer => Viewer::Observer,
+            };
             queue.push(
                 Outgoing {
                     to: r.email,
@@ -164,6 +174,7 @@ impl Judge {
                     text: text.clone(),
                     reply_to: r.reply_to,
                     game_id: Some(game.id),
+                    attachments: self.replay_page(&over, &viewer, &mut pages),
                     ..Outgoing::default()
                 },
                 "game-over",
@@ -171,9 +182,38 @@ impl Judge {
         }
         // A campaign's next battle comes after the game-over mails, so the
         // newest mail a player has is the one to reply to.
-        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.campaign_after(tx, &over, queue)?;
         Ok(())
+    }
+
+    /// The replay page `viewer` gets of `game` (docs/replay.md), as an
+    /// attachment: after the end that is the whole game, the same page for
+    /// every viewer, so `pages` keeps each page made once by what it shows.
+    /// A page that cannot be made is left out rather than the mail.
+    fn replay_page(
+        &self,
+        game: &Game,
+        viewer: &Viewer,
+        pages: &mut Vec<((Viewer, u32), File)>,
+    ) -> Vec<File> {
+        let key = (
+            crate::replay::seen_as(game, viewer),
+            sight::visible_turn(game, viewer),
+        );
+        if let Some((_, file)) = pages.iter().find(|(k, _)| *k == key) {
+            return vec![file.clone()];
+        }
+        match crate::replay::html(self, game.id, viewer) {
+            Ok(html) => {
+                let file = crate::replay::attachment(game.id, html);
+                pages.push((key, file.clone()));
+                vec![file]
+            }
+            Err(e) => {
+                tracing::warn!(game = game.id, "no replay page for the game-over mail: {e}");
+                Vec::new()
+            }
+        }
     }
 
     /// A game's seat by side (case-blind).

@@ -7,8 +7,8 @@
 //! rewrites the manifest; `ADJUTANT_GOLDEN_DUMP=DIR` dumps every item's
 //! bytes to diff two commits.
 
-mod exports;
-mod games;
+pub mod exports;
+pub mod games;
 mod mails;
 mod manifest;
 

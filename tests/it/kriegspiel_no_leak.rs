@@ -13,6 +13,12 @@
 //! Before each turn the mover's PREDICT of the same orders (issue 32) names
 //! no enemy unit it does not see and no card it has not held.
 //!
+//! Each side's replay (issue 33, docs/replay.md: the page REPLAY attaches)
+//! of running Kriegspiel games played through the service is scanned turn
+//! by turn the same way (`no_replay_shows_an_unseen_enemy_unit`: 4 games by
+//! default, one per shipped scenario with `ADJUTANT_DEEP=1`; giving the
+//! sides the referee's view makes it fail at turn 0).
+//!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
 //! one unit. Depth (`common::depth`): 100 games by default, 1,000 with
 //! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
@@ -244,4 +250,88 @@ fn checker_catches_a_leaked_unit() {
         .unwrap();
     let p = predict_leaks(&r, m, side, &held, &format!("+1 {}", other.id));
     assert!(p.iter().any(|x| x.contains("names the card")), "{p:?}");
+}
+
+/// The replay channel (issue 33): Kriegspiel games of every shipped
+/// scenario played through the service; while each runs, each side's
+/// replay (the page REPLAY attaches, `adjutant replay --as SIDE`) is
+/// scanned turn by turn, as the mails are: no turn's board draws, and no
+/// turn's report names, an enemy unit the side did not know at that turn.
+/// A game the random orders end is not scanned: its replay is then the
+/// referee's for everyone (docs/replay.md).
+#[test]
+fn no_replay_shows_an_unseen_enemy_unit() {
+    use crate::golden::games::{specs, Spec};
+    let r = Ruleset::builtin().unwrap();
+    let games = crate::common::depth::games("KS_REPLAY_GAMES", 4, 40);
+    let base = specs("memoir44")
+        .into_iter()
+        .find(|s| s.scenario == "pegasus-bridge" && s.options.is_empty() && !s.variant)
+        .unwrap();
+    let (mut scanned, mut turns) = (0, 0);
+    for (n, id) in memoir44::scenario::ids().iter().enumerate() {
+        if n as u64 >= games {
+            break;
+        }
+        let spec = Spec {
+            scenario: Box::leak(id.clone().into_boxed_str()),
+            options: &[("kriegspiel", "true")],
+            ..base
+        };
+        let site = common::Site::new();
+        let (judge, game_id) = crate::replay::play_game(&site, &spec, 24);
+        let game = judge.game(game_id).unwrap();
+        if game.status == "over" {
+            continue;
+        }
+        turns += scan_replays(&r, &judge, game_id);
+        scanned += 1;
+    }
+    eprintln!("{scanned} running Kriegspiel games' replays, {turns} turns, no leak");
+    assert!(scanned > 0 && turns > scanned, "replays were scanned");
+}
+
+/// Every side's replay of `game_id`, every turn: what the mails' scan
+/// checks. The number of turns scanned.
+fn scan_replays(r: &Ruleset, judge: &adjutant::service::Judge, game_id: i64) -> u32 {
+    let game = judge.game(game_id).unwrap();
+    let ex = judge.export_with(game_id, true, true).unwrap();
+    let state = |t: u32| -> M44 {
+        let pos = judge.position(&game, Some(t)).unwrap();
+        pos.state.get::<M44>().unwrap().clone()
+    };
+    let mut scanned = 0;
+    for (i, name) in ex.sides.iter().enumerate() {
+        let html = adjutant::replay::html(judge, game_id, &Viewer::Side(name.clone())).unwrap();
+        let steps = crate::replay::page_steps(&html);
+        assert_eq!(steps.len() as u32, game.turn + 1, "a step a turn");
+        for (t, board, report) in steps {
+            let after = state(t);
+            let before = state(t.saturating_sub(1));
+            let (events, own) = match t {
+                0 => (Vec::new(), String::new()),
+                _ => {
+                    let turn = &ex.turns[t as usize - 1];
+                    assert_eq!(turn.turn, t);
+                    let own: Vec<&str> = turn
+                        .orders
+                        .iter()
+                        .filter(|o| &o.side == name)
+                        .map(|o| o.orders.as_str())
+                        .collect();
+                    (turn.events.clone(), own.join("\n"))
+                }
+            };
+            let k = known(r, &before, &after, i, &events, &own);
+            let problems = leaks(r, &after, i, &k, &Value::Null, &board, &report);
+            assert!(
+                problems.is_empty(),
+                "game {game_id} ({}) turn {t}, {name}'s replay:\n{}",
+                game.scenario,
+                problems.join("\n")
+            );
+            scanned += 1;
+        }
+    }
+    scanned
 }

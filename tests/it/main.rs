@@ -49,6 +49,7 @@ mod push;
 mod random;
 mod receive;
 mod referee;
+pub mod replay;
 mod spine;
 mod state_line;
 mod teams;

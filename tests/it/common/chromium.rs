@@ -106,4 +106,39 @@ impl Chromium {
             })
             .to_string()
     }
+
+    /// [`Chromium::measure`] of the page at `url` (the page's own, or
+    /// with a fragment), with Chromium's network log kept: what the
+    /// script printed, and every URL the browser's network stack was
+    /// asked for (from `--log-net-log`).
+    pub fn measure_logged(&self, url: &str) -> (String, Vec<String>) {
+        let log = tempfile::NamedTempFile::new().expect("netlog");
+        let out = self.run(&[
+            &format!("--log-net-log={}", log.path().display()),
+            "--net-log-capture-mode=Everything",
+            "--dump-dom",
+            "--virtual-time-budget=5000",
+            url,
+        ]);
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let line = dom
+            .split("CHECK ")
+            .nth(1)
+            .and_then(|t| t.split(" END").next())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no measures in the page: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
+            .to_string();
+        let net = std::fs::read_to_string(log.path()).unwrap_or_default();
+        let urls = net
+            .split("\"url\":\"")
+            .skip(1)
+            .filter_map(|t| t.split('"').next())
+            .map(str::to_string)
+            .collect();
+        (line, urls)
+    }
 }
