@@ -1478,6 +1478,8 @@ impl Judge {
         // or in review mode when the referee releases it (referee.rs).
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         if game.status == "over" && game.held_from.is_none() {
+            let result = result_line(game.result.as_deref());
+            self.game_over_mails(tx, &game, &result, queue)?;
             self.campaign_after(tx, &game, queue)?;
         }
         Ok(turn)
@@ -1657,7 +1659,7 @@ fn waiting_line(w: &Phase) -> String {
     }
 }
 
-fn result_line(result: Option<&str>) -> String {
+pub(super) fn result_line(result: Option<&str>) -> String {
     match result {
         Some("") => "It is a draw.".into(),
         Some(w) => format!("{w} wins."),

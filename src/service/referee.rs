@@ -385,6 +385,8 @@ impl Judge {
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
         if game.status == "over" {
+            let result = super::result_line(game.result.as_deref());
+            self.game_over_mails(tx, &game, &result, queue)?;
             self.campaign_after(tx, &game, queue)?;
         }
         Ok(Some((from, game.turn)))

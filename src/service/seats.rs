@@ -153,13 +153,32 @@ impl Judge {
         )?;
         tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
             .execute([format!("draw-offer:{}", game.id)])?;
+        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
+        self.game_over_mails(tx, &over, result, queue)?;
+        // A campaign's next battle comes after the game-over mails, so the
+        // newest mail a player has is the one to reply to.
+        self.campaign_after(tx, &over, queue)?;
+        Ok(())
+    }
+
+    /// The game-over mail to everyone of `over` (a game just ended, by
+    /// resignation, agreement or its rules): the result in `result`'s
+    /// words, the seed to verify every roll with, and the whole game's
+    /// replay page attached (docs/replay.md).
+    pub(super) fn game_over_mails(
+        &self,
+        tx: &Transaction<'_>,
+        over: &Game,
+        result: &str,
+        queue: &mut Queue,
+    ) -> Result<(), ServiceError> {
+        let game = over;
         // Everyone of the game: every member of both sides, the referee and
         // the observers.
         let text = self.templates.render(
             "game_over.txt",
             json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
         );
-        let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         let mut pages = Vec::new();
         for r in self.everyone_of_game(tx, game.id)? {
             let viewer = match &r.role {
@@ -174,15 +193,12 @@ impl Judge {
                     text: text.clone(),
                     reply_to: r.reply_to,
                     game_id: Some(game.id),
-                    attachments: self.replay_page(&over, &viewer, &mut pages),
+                    attachments: self.replay_page(over, &viewer, &mut pages),
                     ..Outgoing::default()
                 },
                 "game-over",
             );
         }
-        // A campaign's next battle comes after the game-over mails, so the
-        // newest mail a player has is the one to reply to.
-        self.campaign_after(tx, &over, queue)?;
         Ok(())
     }
 

@@ -620,3 +620,49 @@ fn a_forty_turn_replay_stays_small() {
         "smaller than the parts as drawn"
     );
 }
+
+/// A game that ends by its own rules (medals won, not a resignation): the
+/// result is mailed to everyone of the game as the game-over mail, with
+/// the seed and the whole game's replay attached, as a resignation's is.
+#[test]
+fn a_game_ended_by_its_rules_mails_everyone_the_replay() {
+    let site = Site::new();
+    let spec = spec_of("memoir44", "pegasus-bridge");
+    let (judge, id) = play_game(&site, &spec, 300);
+    let game = judge.game(id).unwrap();
+    assert_eq!(game.status, "over", "the rules ended the game");
+    let ending: Option<String> = site
+        .db()
+        .query_row("SELECT ending FROM games WHERE id = ?1", [id], |r| r.get(0))
+        .unwrap();
+    assert!(ending.is_none(), "not ended outside the rules: {ending:?}");
+    let want = adjutant::replay::html(&judge, id, &Viewer::Referee).unwrap();
+    for side in ["allies", "axis"] {
+        let to = format!("{side}@example.org");
+        let files = attachments_of(&site, &judge, &to, "game-over");
+        let page = files
+            .iter()
+            .find(|(name, _, _)| *name == format!("game-{id}-replay.html"))
+            .unwrap_or_else(|| panic!("{to}: no replay attached: {files:?}"));
+        assert_eq!(page.1, "text/html");
+        // A text part's lines end in CRLF in the mail.
+        let html = String::from_utf8(page.2.clone())
+            .unwrap()
+            .replace("\r\n", "\n");
+        assert!(
+            html == want,
+            "{to}: the attached page is not the whole game as the referee saw it"
+        );
+        let turns: Vec<u32> = page_steps(&html).iter().map(|s| s.0).collect();
+        assert_eq!(turns, (0..=game.turn).collect::<Vec<_>>());
+    }
+    let n: i64 = site
+        .db()
+        .query_row(
+            "SELECT count(*) FROM outbox WHERE kind = 'game-over'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 2, "one game-over mail a seat");
+}
