@@ -47,6 +47,12 @@ commands_per_mail = 10
 max_attachment_bytes = 500000
 max_mime_depth = 10
 
+[standings]
+# Addresses left out of the club's standings (`adjutant standings` and the
+# STANDINGS mail command; a player may ask with PRIVATE). Their games still
+# count for their opponents.
+leave_out = []
+
 [inbound]
 # maildir (the default: a local Maildir, e.g. fed by your MTA), imap, or none
 # (none: mail comes only through `adjutant receive`).
@@ -108,9 +114,19 @@ pub struct Config {
     pub inbound: InboundConfig,
     #[serde(default)]
     pub outbound: OutboundConfig,
+    #[serde(default)]
+    pub standings: StandingsConfig,
     /// The folder the config file is in; relative paths resolve against it.
     #[serde(skip)]
     pub base: PathBuf,
+}
+
+/// The club's standings (`[standings]`, docs/standings.md).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StandingsConfig {
+    /// Addresses not listed (their games still count for their opponents).
+    pub leave_out: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -364,6 +380,7 @@ pub fn keys() -> Vec<String> {
     };
     section("judge", &fields_of::<JudgeConfig>(), &[]);
     section("limits", &fields_of::<LimitsConfig>(), &[]);
+    section("standings", &fields_of::<StandingsConfig>(), &[]);
     section("inbound", &fields_of::<InboundConfig>(), &["imap"]);
     section(
         "inbound.imap",

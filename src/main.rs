@@ -243,6 +243,12 @@ enum Cmd {
     /// Replay an export (a game's or a campaign's) and report any
     /// difference (exit 1 if one).
     Verify { export: PathBuf },
+    /// The club's standings over every finished game (docs/standings.md).
+    Standings {
+        /// As JSON (every number), not as text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Campaigns: series of battles with the same players (docs/campaigns.md).
     #[command(subcommand)]
     Campaign(CampaignCmd),
@@ -431,6 +437,7 @@ fn run(cli: Cli) -> Result<i32> {
             write_json(&ex, output)
         }
         Cmd::Verify { export: path } => verify_cmd(&path),
+        Cmd::Standings { json } => standings_cmd(config, json),
         Cmd::Campaign(cc) => campaign_cmd(config, cc),
         Cmd::Log => log_cmd(config),
         Cmd::Doctor => doctor_cmd(config),
@@ -735,6 +742,17 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
     let id = judge.new_game(&a.scenario, &seats, &opts)?;
     println!("{id}");
     deliver(&mut judge)?;
+    Ok(0)
+}
+
+/// `adjutant standings [--json]`.
+fn standings_cmd(config: &Option<PathBuf>, json: bool) -> Result<i32> {
+    let judge = open(config)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&judge.standings()?)?);
+    } else {
+        print!("{}", judge.standings_text()?);
+    }
     Ok(0)
 }
 

@@ -119,6 +119,16 @@ pub const COMMANDS: &[CommandSpec] = &[
         help: "the standings of your game's campaign",
     },
     CommandSpec {
+        word: "STANDINGS",
+        args: "",
+        help: "the club's standings over every finished game",
+    },
+    CommandSpec {
+        word: "PRIVATE",
+        args: "[OFF]",
+        help: "leave your address out of the standings (OFF: list it)",
+    },
+    CommandSpec {
         word: "PROPOSE",
         args: "CARD [# WHY]",
         help: "team play: suggest the card to your team (docs/teams.md)",
@@ -194,6 +204,10 @@ pub enum Command {
     AbsenceEnd,
     /// The standings of the campaign of the seat's game.
     Campaign,
+    /// The club's standings over every finished game (docs/standings.md).
+    Standings,
+    /// Leave the sender out of the standings (true), or list it again.
+    Private(bool),
     /// New credentials for the seat (or the referee's desk) the mail is
     /// for, mailed to its registered address; the old ones stop working.
     Rotate,
@@ -335,6 +349,8 @@ fn bare_command(first: &str, arg: Option<&str>) -> Option<Command> {
         "WITHDRAW" => Command::Withdraw,
         "PREDICT" => Command::Predict,
         "CAMPAIGN" => Command::Campaign,
+        "STANDINGS" => Command::Standings,
+        "PRIVATE" => Command::Private(true),
         "ROTATE" => Command::Rotate,
         "APPROVE" => Command::Approve,
         "REVEAL" => Command::Reveal,
@@ -376,6 +392,15 @@ fn argued_command(
     extra: bool,
 ) -> bool {
     match first {
+        "PRIVATE" => match (arg.map(str::to_ascii_uppercase).as_deref(), extra) {
+            (Some("OFF"), false) => req.commands.push(Command::Private(false)),
+            (Some("ON"), false) => req.commands.push(Command::Private(true)),
+            _ => req.errors.push((
+                line_no,
+                line.into(),
+                "PRIVATE takes nothing, or OFF to be listed again".into(),
+            )),
+        },
         "JOIN" => match (arg.map(|a| a.trim_start_matches('#').parse::<i64>()), extra) {
             (Some(Ok(id)), false) => req.commands.push(Command::Join(id)),
             _ => req.errors.push((

@@ -315,6 +315,30 @@ impl Judge {
                 answer.ok(text);
                 "campaign"
             }
+            Command::Standings => {
+                answer.for_seat(self.seat_address(seat), seat);
+                answer.ok(self.standings_text()?);
+                "standings"
+            }
+            Command::Private(on) => {
+                self.set_private(tx, &seat.email, *on)?;
+                answer.for_seat(self.seat_address(seat), seat);
+                answer.ok(if *on {
+                    format!(
+                        "{} is left out of the standings from now on; your games still
+count for your opponents. PRIVATE OFF lists you again.
+",
+                        seat.email
+                    )
+                } else {
+                    format!(
+                        "{} is listed in the standings again.
+",
+                        seat.email
+                    )
+                });
+                "private"
+            }
             Command::Map => {
                 self.map_command(seat, answer)?;
                 "map"
@@ -356,9 +380,16 @@ impl Judge {
                 self.draw(tx, seat, queue)?;
                 "draw"
             }
-            _ => {
+            Command::Resign => {
                 self.resign(tx, seat, queue)?;
                 "resign"
+            }
+            // Handled before a seat is needed (a command added to the
+            // protocol but not here must never fall through to another).
+            other => {
+                return Err(ServiceError::Invalid(format!(
+                    "internal error: {other:?} is not a seat's command"
+                )))
             }
         };
         Ok(done)

@@ -15,6 +15,7 @@ pub mod referee;
 mod reports;
 mod seats;
 pub mod sight;
+pub mod standings;
 pub mod team;
 pub use deferred::Renderer;
 pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;

@@ -51,6 +51,7 @@ mod receive;
 mod referee;
 pub mod replay;
 mod spine;
+mod standings;
 mod state_line;
 mod teams;
 mod trains;
