@@ -209,8 +209,11 @@ fn from_standings(json: &Value) -> BTreeMap<String, Counted> {
     out
 }
 
-#[test]
-fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() {
+/// A judge with 50 games of five rulesets ended by a resignation or an
+/// agreed draw, a team game, a game played to its end by the rules and a
+/// running game with a deadline: the site, the judge (its clock at
+/// `t0`), the seating of the finished games and the running game's id.
+fn club() -> (Site, Judge, Seating, i64) {
     let site = Site::new();
     let mut judge = judge_at(&site, t0());
     let mut seating = Seating::new();
@@ -284,6 +287,12 @@ fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() 
             &opts,
         )
         .unwrap();
+    (site, judge, seating, running)
+}
+
+#[test]
+fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() {
+    let (site, mut judge, seating, running) = club();
     let before = site.ok(&["standings", "--json"]);
     let before_text = site.ok(&["standings"]);
     let json: Value = serde_json::from_str(&before).unwrap();
@@ -339,42 +348,7 @@ fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() 
     for line in said.lines() {
         assert!(line.chars().count() <= 80, "over 80 columns: {line}");
     }
-    // PRIVATE: fay is left out; her opponents keep their games with her.
-    let fays_game = *seating
-        .iter()
-        .find(|(_, sides)| {
-            sides
-                .iter()
-                .any(|(_, p)| p.contains(&"fay@example.org".to_string()))
-        })
-        .unwrap()
-        .0;
-    send(&site, &mut judge, fays_game, "fay@example.org", "PRIVATE\n");
-    let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
-    let listed: Vec<&str> = json["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["player"].as_str().unwrap())
-        .collect();
-    assert!(!listed.contains(&"fay@example.org"), "{listed:?}");
-    assert_eq!(json["left_out"], 1);
-    let mut want = want;
-    want.remove("fay@example.org");
-    assert_eq!(
-        from_standings(&json),
-        want,
-        "the others' records stay whole"
-    );
-    assert!(!site.ok(&["standings"]).contains("fay@"));
-    send(
-        &site,
-        &mut judge,
-        fays_game,
-        "fay@example.org",
-        "PRIVATE OFF\n",
-    );
-    assert_eq!(site.ok(&["standings", "--json"]), before, "listed again");
+    private_leaves_fay_out(&site, &mut judge, &seating, want, &before);
     // The running game ends: now it counts, its missed deadline and the
     // late orders after it too.
     let other = if who == "dora@example.org" {
@@ -410,6 +384,46 @@ fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() 
     );
     let (a, b) = (record(&old, other), record(&new, other));
     assert_eq!(n(&b, "resigned"), n(&a, "resigned") + 1, "{b}");
+}
+
+/// PRIVATE: fay is left out; her opponents keep their games with her;
+/// PRIVATE OFF lists her again (the standings as `before`).
+fn private_leaves_fay_out(
+    site: &Site,
+    judge: &mut Judge,
+    seating: &Seating,
+    want: BTreeMap<String, Counted>,
+    before: &str,
+) {
+    let fays_game = *seating
+        .iter()
+        .find(|(_, sides)| {
+            sides
+                .iter()
+                .any(|(_, p)| p.contains(&"fay@example.org".to_string()))
+        })
+        .unwrap()
+        .0;
+    send(site, judge, fays_game, "fay@example.org", "PRIVATE\n");
+    let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
+    let listed: Vec<&str> = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["player"].as_str().unwrap())
+        .collect();
+    assert!(!listed.contains(&"fay@example.org"), "{listed:?}");
+    assert_eq!(json["left_out"], 1);
+    let mut want = want;
+    want.remove("fay@example.org");
+    assert_eq!(
+        from_standings(&json),
+        want,
+        "the others' records stay whole"
+    );
+    assert!(!site.ok(&["standings"]).contains("fay@"));
+    send(site, judge, fays_game, "fay@example.org", "PRIVATE OFF\n");
+    assert_eq!(site.ok(&["standings", "--json"]), before, "listed again");
 }
 
 /// A stranger (no seat, or a forged address without the seat's secret)
