@@ -416,10 +416,42 @@ pub fn deliver_until(
 /// server; a killed deliverer's rows go out again once it lapses.
 pub const CLAIM_SECS: i64 = 600;
 
-/// Who claims rows: this process and which of its deliverers (for the
-/// host reading `adjutant outbox`; a claim is only ever checked by time).
+/// Who claims rows: this process (its id and, where the system tells it,
+/// when it started: a process id is reused once the system has counted
+/// through them, 32768 by default on Linux) and which of its deliverers.
 fn claimer(what: &str) -> String {
-    format!("{}:{what}", std::process::id())
+    let pid = std::process::id();
+    match started(pid) {
+        Some(t) => format!("{pid}:{t}:{what}"),
+        None => format!("{pid}:{what}"),
+    }
+}
+
+/// When process `pid` started, in clock ticks since boot (the 22nd field
+/// of `/proc/PID/stat`); None where there is no such file.
+fn started(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces:
+    // count the fields after its closing one.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the process that made a claim (`pid[:start]:what`) is still
+/// running: its id exists and, when the claim says when it started, the
+/// process with that id started then (not a later one given the same id).
+fn claimant_alive(owner: &str) -> bool {
+    let mut parts = owner.split(':');
+    let Some(pid) = parts.next().and_then(|p| p.parse::<i32>().ok()) else {
+        return true;
+    };
+    if pid <= 0 || !process_exists(pid) {
+        return false;
+    }
+    match parts.next().and_then(|t| t.parse::<u64>().ok()) {
+        Some(start) => started(pid as u32).is_none_or(|now| now == start),
+        None => true,
+    }
 }
 
 /// Gives back the claims of deliverers that are gone: a claim names its
@@ -436,10 +468,10 @@ fn reclaim_from_the_dead(conn: &rusqlite::Connection, now: DateTime<Utc>) {
         }
     };
     for owner in owners {
-        let pid = owner.split(':').next().and_then(|p| p.parse::<i32>().ok());
-        let Some(pid) = pid.filter(|p| *p > 0 && !process_exists(*p)) else {
+        if claimant_alive(&owner) {
             continue;
-        };
+        }
+        let pid = owner.split(':').next().unwrap_or("?");
         match store::relaxed(conn, |c| store::outbox_release_owner(c, &owner)) {
             Ok(n) => tracing::info!(
                 "outbox: {n} mails claimed by process {pid}, which is gone, are due again"
@@ -937,8 +969,25 @@ fn next_wake(judge: &Judge) -> std::time::Instant {
 
 #[cfg(test)]
 mod tests {
-    use super::Outage;
+    use super::{claimant_alive, claimer, started, Outage};
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_claim_by_a_process_id_now_reused_is_a_dead_process_claim() {
+        let me = claimer("deliver");
+        assert!(claimant_alive(&me), "{me}");
+        let pid = std::process::id();
+        if let Some(start) = started(pid) {
+            // The same id, started at another time: another process.
+            assert!(!claimant_alive(&format!("{pid}:{}:deliver", start + 1)));
+            assert_eq!(me, format!("{pid}:{start}:deliver"));
+        }
+        // A claim of the old form (no start time) by a running process.
+        assert!(claimant_alive(&format!("{pid}:deliver")));
+        // No such process.
+        assert!(!claimant_alive("0:deliver"));
+        assert!(!claimant_alive(&format!("{}:1:courier", i32::MAX)));
+    }
 
     #[test]
     fn an_outage_is_reported_once_retried_with_back_off_and_its_end_reported() {
