@@ -1088,9 +1088,20 @@ fn every_shipped_campaign_file_passes_check_campaign() {
     ] {
         assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
     }
+    // docs/campaigns.md shows each shipped file as it is.
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/campaigns.md"),
+    )
+    .unwrap();
     for f in &files {
         let out = site.ok(&["check-campaign", f.to_str().unwrap()]);
         assert!(out.contains("is valid"), "{out}");
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(
+            docs.contains(&format!("```toml\n{text}```")),
+            "docs/campaigns.md does not show {} as it is",
+            f.display()
+        );
     }
     let branch = site.ok(&[
         "check-campaign",
