@@ -1208,6 +1208,9 @@ fn check_campaign_cmd(file: &Path) -> Result<i32> {
         plan.battles.len(),
         plan.roles.join(", ")
     );
+    if !plan.description.is_empty() {
+        println!("  {}", plan.description);
+    }
     for b in &plan.battles {
         let sides: Vec<String> = b
             .sides

@@ -55,6 +55,8 @@ struct FileBattle {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
     pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
     pub roles: Vec<String>,
     /// None: pre-battle dice where the rulebook has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,24 +91,23 @@ impl Plan {
         self.battles.iter().position(|b| b.id == id)
     }
 
-    /// The battle after battle `i`, given its winner (None: the winner is
-    /// not known yet); Err(()) when it depends on a winner not known yet.
-    #[allow(clippy::result_unit_err)]
-    pub fn after(&self, i: usize, winner: Option<&str>) -> Result<Option<usize>, ()> {
+    /// The battle after battle `i` (None: the campaign ends), given its
+    /// winner ("" for a draw, None while it is not known); None when the
+    /// next battle depends on a winner not known yet.
+    fn after(&self, i: usize, winner: Option<&str>) -> Option<Option<usize>> {
         let b = &self.battles[i];
         if b.last {
-            return Ok(None);
+            return Some(None);
         }
         if !b.next_if_won_by.is_empty() {
-            let Some(w) = winner else { return Err(()) };
-            if let Some(to) = b.next_if_won_by.get(w) {
-                return Ok(self.index(to));
+            if let Some(to) = b.next_if_won_by.get(winner?) {
+                return Some(self.index(to));
             }
         }
-        match &b.next {
-            Some(to) => Ok(self.index(to)),
-            None => Ok((i + 1 < self.battles.len()).then_some(i + 1)),
-        }
+        Some(match &b.next {
+            Some(to) => self.index(to),
+            None => (i + 1 < self.battles.len()).then_some(i + 1),
+        })
     }
 
     /// The battles of the campaign as far as they are known, given the
@@ -122,7 +123,7 @@ impl Plan {
             }
             out.push(i);
             let w = winners.get(out.len() - 1).cloned().flatten();
-            at = self.after(i, w.as_deref()).unwrap_or(None);
+            at = self.after(i, w.as_deref()).flatten();
         }
         out
     }
@@ -173,7 +174,6 @@ fn check_file(f: &File, dir: &Path, default_name: String) -> Result<Plan, At> {
         }
         None => default_name,
     };
-    let _ = &f.description;
     let mut roles: Vec<String> = Vec::new();
     for r in f.roles.get_ref() {
         let v = r.get_ref().to_ascii_lowercase();
@@ -200,6 +200,7 @@ fn check_file(f: &File, dir: &Path, default_name: String) -> Result<Plan, At> {
     let common = options(&f.options)?;
     let mut plan = Plan {
         name,
+        description: f.description.clone().unwrap_or_default(),
         roles: roles.clone(),
         pre_battle_dice: f.pre_battle_dice.as_ref().map(|p| *p.get_ref()),
         battles: Vec::new(),
@@ -270,8 +271,14 @@ fn check_battle(
         ));
     }
     let mut scenario = b.scenario.get_ref().clone();
+    // A scenario file is found from the campaign file's folder, and kept
+    // by its full path: the judge creates later battles from elsewhere.
     if scenario.ends_with(".toml") && Path::new(&scenario).is_relative() {
-        scenario = dir.join(&scenario).display().to_string();
+        let path = dir.join(&scenario);
+        scenario = std::fs::canonicalize(&path)
+            .unwrap_or(path)
+            .display()
+            .to_string();
     }
     let (rules, source) =
         super::load_scenario(&scenario).map_err(|e| At(b.scenario.span(), e.to_string()))?;
@@ -399,9 +406,8 @@ fn check_pre_battle(f: &File, plan: &Plan) -> Result<(), At> {
 /// Every branch goes to a battle of the file, and no battle comes round
 /// again.
 fn check_links(f: &File, plan: &Plan) -> Result<(), At> {
-    for (i, b) in f.battles.get_ref().iter().enumerate() {
-        let targets = b.next.iter().chain(b.next_if_won_by.values());
-        for t in targets {
+    for b in f.battles.get_ref() {
+        for t in b.next.iter().chain(b.next_if_won_by.values()) {
             if plan.index(t.get_ref()).is_none() {
                 return Err(At(
                     t.span(),
@@ -409,7 +415,6 @@ fn check_links(f: &File, plan: &Plan) -> Result<(), At> {
                 ));
             }
         }
-        let _ = i;
     }
     // Depth-first from every battle: a link back to a battle on the way is
     // a loop.
@@ -469,4 +474,50 @@ fn check_links(f: &File, plan: &Plan) -> Result<(), At> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str) -> Plan {
+        check(text, "t.toml").unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    const BRANCH: &str = r#"
+roles = ["a", "b"]
+[[battle]]
+id = "one"
+scenario = "pegasus-bridge"
+sides = { allies = "a", axis = "b" }
+next_if_won_by = { axis = "three" }
+[[battle]]
+id = "two"
+scenario = "pegasus-bridge"
+sides = { allies = "b", axis = "a" }
+last = true
+[[battle]]
+id = "three"
+scenario = "sainte-mere-eglise"
+sides = { allies = "a", axis = "b" }
+"#;
+
+    #[test]
+    fn the_path_waits_for_the_winner_then_follows_it() {
+        let p = plan(BRANCH);
+        assert_eq!(p.name, "t");
+        assert_eq!(p.path(&[]), [0]);
+        assert_eq!(p.path(&[None]), [0]);
+        assert_eq!(p.path(&[Some("axis".into())]), [0, 2]);
+        // Allies or a draw: not in next_if_won_by, so the next in the file.
+        assert_eq!(p.path(&[Some("allies".into())]), [0, 1]);
+        assert_eq!(p.path(&[Some(String::new())]), [0, 1]);
+    }
+
+    #[test]
+    fn a_stored_plan_reads_back_the_same() {
+        let p = plan(BRANCH);
+        let text = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<Plan>(&text).unwrap(), p);
+    }
 }

@@ -1415,3 +1415,49 @@ fn games_count(site: &Site) -> i64 {
         .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
         .unwrap()
 }
+
+/// `pre_battle_dice = false`: a Memoir '44 series without the Simplified
+/// Campaign Rules. No battle rolls, and the export verifies (it says the
+/// campaign rolls none).
+#[test]
+fn a_campaign_file_may_roll_no_pre_battle_dice() {
+    let site = Site::new();
+    let file = site.path().join("friendly.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "roles = [\"p1\", \"p2\"]\npre_battle_dice = false\n\n{PEGASUS}\n[[battle]]\nid = \"b\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p2\", axis = \"p1\" }}\n"
+        ),
+    )
+    .unwrap();
+    site.ok(&[
+        "campaign",
+        "new",
+        "friendly",
+        "--file",
+        file.to_str().unwrap(),
+        "--player",
+        "p1=alice@example.org",
+        "--player",
+        "p2=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active");
+    assert!(game_options(&site, 2).get("campaign-dice").is_none());
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over");
+    let export = site.path().join("friendly.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "friendly",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&export)
+        .unwrap()
+        .contains("\"pre_battle_dice\": false"));
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign friendly verified: 2 battles"), "{ok}");
+}
