@@ -1461,3 +1461,96 @@ fn a_campaign_file_may_roll_no_pre_battle_dice() {
     let ok = site.ok(&["verify", export.to_str().unwrap()]);
     assert!(ok.contains("campaign friendly verified: 2 battles"), "{ok}");
 }
+
+/// A player replaced in a campaign file's battle hands over his ROLE: the
+/// next battle, whose sides are swapped, seats the newcomer on the side
+/// that role plays there, and the old player's record stays closed.
+#[test]
+fn a_replaced_player_hands_over_his_role() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "round",
+        "--file",
+        &shipped("both-sides"),
+        "--player",
+        "player-1=alice@example.org",
+        "--player",
+        "player-2=bob@example.org",
+    ]);
+    // Battle 1: player-2 (bob) plays the Axis; carol takes his seat.
+    site.ok(&["replace-seat", "1", "axis", "carol@example.org"]);
+    let mut n = 0;
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over");
+    // Battle 2 swaps the sides: player-2 (now carol) plays the Allies.
+    assert_eq!(
+        seats_of(&site, 2),
+        ["allies carol@example.org", "axis alice@example.org"]
+    );
+    let show = site.ok(&["campaign", "show", "round"]);
+    assert!(
+        show.lines()
+            .any(|l| l.contains("bob@example.org") && l.contains("(replaced)")),
+        "{show}"
+    );
+    assert!(
+        show.lines()
+            .any(|l| l.contains("player-2") && l.contains("carol@example.org")),
+        "{show}"
+    );
+    // Carol has battle 1 (won with the Axis) on her record.
+    assert_eq!(record_of(&show, "carol@")[..2], [1, 1], "{show}");
+    assert_eq!(record_of(&show, "alice@")[..2], [1, 0], "{show}");
+}
+
+/// A campaign file may name a club's own scenario file, found from the
+/// campaign file's folder; the campaign keeps its full path, so the judge
+/// creates the next battle from wherever it runs.
+#[test]
+fn a_campaign_file_names_a_scenario_file_beside_it() {
+    let site = Site::new();
+    let club = site.path().join("club");
+    std::fs::create_dir_all(&club).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("scenarios/memoir44/pegasus-bridge.toml"),
+        club.join("our-bridge.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        club.join("ours.toml"),
+        "roles = [\"p1\", \"p2\"]\n\n[[battle]]\nid = \"a\"\nscenario = \"pegasus-bridge\"\nsides = { allies = \"p1\", axis = \"p2\" }\n\n[[battle]]\nid = \"b\"\nscenario = \"our-bridge.toml\"\nsides = { allies = \"p2\", axis = \"p1\" }\n",
+    )
+    .unwrap();
+    // Started from the club's folder with a relative path...
+    let out = site
+        .command(&[
+            "campaign",
+            "new",
+            "ours",
+            "--file",
+            "ours.toml",
+            "--player",
+            "p1=alice@example.org",
+            "--player",
+            "p2=bob@example.org",
+        ])
+        .current_dir(&club)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // ...and battle 2 created by a judge run from elsewhere.
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active", "{}", site.ok(&["log"]));
+    assert_eq!(
+        seats_of(&site, 2),
+        ["allies bob@example.org", "axis alice@example.org"]
+    );
+}
