@@ -47,9 +47,13 @@ enum CampaignCmd {
     New {
         name: String,
         /// A scenario id or file, once per battle in order.
-        #[arg(long = "scenario", required = true)]
+        #[arg(long = "scenario", required_unless_present = "file")]
         scenarios: Vec<String>,
-        /// SIDE=EMAIL, once per side.
+        /// A campaign file (docs/campaigns.md) in place of --scenario:
+        /// --player then binds its roles, ROLE=EMAIL.
+        #[arg(long, conflicts_with = "scenarios")]
+        file: Option<PathBuf>,
+        /// SIDE=EMAIL, once per side (ROLE=EMAIL with --file).
         #[arg(long = "player", required = true)]
         players: Vec<String>,
         #[arg(long)]
@@ -274,6 +278,9 @@ enum Cmd {
     CheckScenario { file: PathBuf },
     /// Check a ruleset file (a club's house-rule variant): mistakes with line and column.
     CheckRuleset { file: PathBuf },
+    /// Check a campaign file (docs/campaigns.md): its battles, or its
+    /// mistakes with line and column.
+    CheckCampaign { file: PathBuf },
     /// Run rules test vectors (case files) and report PASS/FAIL for each.
     CheckCase {
         #[arg(required = true)]
@@ -481,6 +488,7 @@ fn run(cli: Cli) -> Result<i32> {
         } => replace_seat_cmd(config, game, &side, &email, old.as_deref()),
         Cmd::CheckScenario { file } => check_scenario_cmd(&file),
         Cmd::CheckRuleset { file } => check_ruleset_cmd(&file),
+        Cmd::CheckCampaign { file } => check_campaign_cmd(&file),
         Cmd::CheckCase { files } => check_case_cmd(&files),
         Cmd::Scenarios => {
             for s in adjutant::rules::all_scenarios() {
@@ -1200,6 +1208,58 @@ fn check_ruleset_cmd(file: &Path) -> Result<i32> {
     Ok(0)
 }
 
+fn read_campaign_file(file: &Path) -> Result<adjutant::service::campaign_file::Plan> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    Ok(adjutant::service::campaign_file::check(
+        &text,
+        &file.display().to_string(),
+    )?)
+}
+
+fn check_campaign_cmd(file: &Path) -> Result<i32> {
+    let plan = read_campaign_file(file)?;
+    println!(
+        "{}: campaign '{}' is valid: {} battle(s), roles {}.",
+        file.display(),
+        plan.name,
+        plan.battles.len(),
+        plan.roles.join(", ")
+    );
+    if !plan.description.is_empty() {
+        println!("  {}", plan.description);
+    }
+    for b in &plan.battles {
+        let sides: Vec<String> = b
+            .sides
+            .iter()
+            .map(|(s, r)| format!("{r} plays {s}"))
+            .collect();
+        let mut then: Vec<String> = b
+            .next_if_won_by
+            .iter()
+            .map(|(s, to)| format!("won by {s}: {to}"))
+            .collect();
+        if b.last {
+            then.push("the last battle".into());
+        } else if let Some(n) = &b.next {
+            then.push(format!("then {n}"));
+        }
+        println!(
+            "  {} ({}): {}{}",
+            b.id,
+            b.scenario,
+            sides.join(", "),
+            if then.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", then.join("; "))
+            }
+        );
+    }
+    Ok(0)
+}
+
 fn check_case_cmd(files: &[PathBuf]) -> Result<i32> {
     let (mut passed, mut failed) = (0, 0);
     for f in files {
@@ -1221,14 +1281,24 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         CampaignCmd::New {
             name,
             scenarios,
+            file,
             players,
             deadline,
             nmr,
             referee,
             all_at_once,
         } => {
+            let plan = file.as_deref().map(read_campaign_file).transpose()?;
             let mut judge = open(config)?;
-            let players = pairs(&players, "player", "SIDE=EMAIL")?;
+            let players = pairs(
+                &players,
+                "player",
+                if plan.is_some() {
+                    "ROLE=EMAIL"
+                } else {
+                    "SIDE=EMAIL"
+                },
+            )?;
             let deadline_secs = duration_flag("deadline", deadline)?;
             let spec = adjutant::service::campaign::CampaignSpec {
                 name: name.clone(),
@@ -1241,6 +1311,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
                     ..Default::default()
                 },
                 all_at_once,
+                plan,
             };
             let (_, games) = judge.campaign_new(&spec)?;
             let ids: Vec<String> = games.iter().map(i64::to_string).collect();

@@ -5,6 +5,7 @@
 //! standings per player, and an export
 //! that `verify` checks battle by battle and link by link.
 
+use super::campaign_file::Plan;
 use super::{Game, GameOptions, Judge, Queue, ServiceError, OPEN_SEAT};
 use crate::mail::outbound::Outgoing;
 use crate::store::{self, campaign as cstore};
@@ -23,6 +24,9 @@ pub struct CampaignSpec {
     pub opts: GameOptions,
     /// Create every battle at once (no pre-battle dice then).
     pub all_at_once: bool,
+    /// A campaign file's battles, roles and branches (`campaign new
+    /// --file`): `players` are then (role, email) and `scenarios` unused.
+    pub plan: Option<Plan>,
 }
 
 /// The options every battle is created with, as the campaign keeps them.
@@ -37,6 +41,9 @@ struct Stored {
     rule_options: BTreeMap<String, String>,
     zones: Vec<(String, String)>,
     all_at_once: bool,
+    /// The campaign file's plan: the players' records are then by role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    plan: Option<Plan>,
 }
 
 /// A battle's outcome as the campaign records it.
@@ -92,7 +99,20 @@ impl Judge {
                 "a campaign name is one word of at most 64 characters".into(),
             ));
         }
-        if spec.scenarios.is_empty() {
+        let scenarios: Vec<String> = match &spec.plan {
+            Some(plan) => plan
+                .path(&[])
+                .into_iter()
+                .map(|i| plan.battles[i].scenario.clone())
+                .collect(),
+            None => spec.scenarios.clone(),
+        };
+        if spec.plan.as_ref().is_some_and(|_| spec.all_at_once) {
+            return Err(ServiceError::Invalid(
+                "a campaign file's battles are played one by one (no --all-at-once)".into(),
+            ));
+        }
+        if scenarios.is_empty() {
             return Err(ServiceError::Invalid(
                 "a campaign needs at least one --scenario".into(),
             ));
@@ -103,7 +123,10 @@ impl Judge {
             )));
         }
         check_players(spec)?;
-        check_battles(spec)?;
+        match &spec.plan {
+            Some(plan) => check_roles(spec, plan)?,
+            None => check_battles(spec)?,
+        }
         let stored = Stored {
             deadline_secs: spec.opts.deadline_secs,
             nmr_policy: spec.opts.nmr_policy.clone(),
@@ -114,6 +137,7 @@ impl Judge {
             rule_options: spec.opts.rule_options.clone(),
             zones: spec.opts.zones.clone(),
             all_at_once: spec.all_at_once,
+            plan: spec.plan.clone(),
         };
         let now = self.now();
         let tx = self.begin()?;
@@ -124,7 +148,7 @@ impl Judge {
             &serde_json::to_string(&stored).unwrap_or_else(|_| "{}".into()),
             &now,
         )?;
-        for (i, sc) in spec.scenarios.iter().enumerate() {
+        for (i, sc) in scenarios.iter().enumerate() {
             cstore::insert_battle(&tx, id, i as u32 + 1, sc)?;
         }
         for (side, email) in &spec.players {
@@ -138,11 +162,7 @@ impl Judge {
         }
         let c = cstore::by_name(&tx, name)?.ok_or_else(|| ServiceError::Invalid("lost".into()))?;
         let mut games = Vec::new();
-        let upto = if spec.all_at_once {
-            spec.scenarios.len()
-        } else {
-            1
-        };
+        let upto = if spec.all_at_once { scenarios.len() } else { 1 };
         for seq in 1..=upto {
             // In the campaign's words: the battle by number and scenario.
             let game = self
@@ -151,7 +171,7 @@ impl Judge {
                     ServiceError::Invalid(_) | ServiceError::NoSide(..) => {
                         ServiceError::Invalid(format!(
                             "battle {seq} ({}): {}",
-                            spec.scenarios[seq - 1],
+                            scenarios[seq - 1],
                             campaign_words(&e)
                         ))
                     }
@@ -180,7 +200,7 @@ impl Judge {
             .ok_or_else(|| {
                 ServiceError::Invalid(format!("campaign {} has no battle {seq}", c.name))
             })?;
-        let seats = self.battle_seats(tx, c, seq, stored.all_at_once)?;
+        let seats = self.battle_seats(tx, c, seq, &stored)?;
         let mut opts = GameOptions {
             deadline_secs: stored.deadline_secs,
             nmr_policy: if stored.nmr_policy.is_empty() {
@@ -196,7 +216,16 @@ impl Judge {
             review_secs: stored.review_secs,
             ..GameOptions::default()
         };
-        if !stored.all_at_once && seq > 1 && has_pre_battle_rules(&battle.scenario, &opts) {
+        let pre_battle = stored.plan.as_ref().and_then(|p| p.pre_battle_dice);
+        if let Some(i) = self.plan_index(tx, c, &stored, seq)? {
+            let plan = stored.plan.as_ref().expect("a plan index has a plan");
+            opts.rule_options.extend(plan.battles[i].options.clone());
+        }
+        if !stored.all_at_once
+            && seq > 1
+            && pre_battle != Some(false)
+            && has_pre_battle_rules(&battle.scenario, &opts)
+        {
             let dice = self.campaign_dice(tx, c, seq)?;
             if dice.values().any(|n| *n > 0) {
                 let v: Vec<String> = dice
@@ -223,33 +252,125 @@ impl Judge {
     /// Commander-in-Chief: those of the battle before it as they stand now
     /// (a replaced player's seat keeps its place in the team), or for the
     /// first battle the campaign's players in the order the host gave them.
+    /// In a campaign file's battles each role takes its side of the battle.
     fn battle_seats(
         &self,
         tx: &Transaction<'_>,
         c: &cstore::Campaign,
         seq: u32,
-        all_at_once: bool,
+        stored: &Stored,
     ) -> Result<Vec<(String, String)>, ServiceError> {
+        let here = self.side_roles(tx, c, seq)?;
+        let side_of = |role: &str| side_of_role(&here, role);
         let before = cstore::battles(tx, c.id)?
             .into_iter()
             .find(|b| b.seq + 1 == seq)
             .and_then(|b| b.game_id);
-        let Some(g) = before.filter(|_| !all_at_once) else {
-            return Ok(cstore::players(tx, c.id)?
+        let Some(g) = before.filter(|_| !stored.all_at_once) else {
+            let mut seats: Vec<(String, String)> = cstore::players(tx, c.id)?
                 .into_iter()
                 .filter(|p| p.until.is_none())
-                .map(|p| (p.side, p.email))
-                .collect());
+                .map(|p| (side_of(&p.side), p.email))
+                .collect();
+            // The sides in the battle's order: a role's players keep theirs.
+            if !here.is_empty() {
+                seats.sort_by_key(|(s, _)| here.keys().position(|k| k == s));
+            }
+            return Ok(seats);
         };
+        let there = self.side_roles(tx, c, seq - 1)?;
+        let now = |side: &str| side_of(&role_of_side(&there, side));
         let members = store::team::members(tx, g)?;
         let mut seats = Vec::new();
         for s in store::seats(tx, g)? {
-            seats.push((s.side.clone(), s.email.clone()));
+            seats.push((now(&s.side), s.email.clone()));
             for m in members.iter().filter(|m| m.side == s.side) {
-                seats.push((m.side.clone(), m.email.clone()));
+                seats.push((now(&m.side), m.email.clone()));
             }
         }
+        if !here.is_empty() {
+            seats.sort_by_key(|(s, _)| here.keys().position(|k| k == s));
+        }
         Ok(seats)
+    }
+
+    /// The plan index of battle `seq` of a campaign file's campaign: the
+    /// path its battles' winners give.
+    fn plan_index(
+        &self,
+        conn: &Connection,
+        c: &cstore::Campaign,
+        stored: &Stored,
+        seq: u32,
+    ) -> Result<Option<usize>, ServiceError> {
+        let Some(plan) = &stored.plan else {
+            return Ok(None);
+        };
+        let winners: Vec<Option<String>> = cstore::battles(conn, c.id)?
+            .iter()
+            .map(|b| {
+                b.outcome
+                    .as_deref()
+                    .and_then(|t| serde_json::from_str::<Outcome>(t).ok())
+                    .map(|o| o.winner)
+            })
+            .collect();
+        Ok(plan.path(&winners).get(seq as usize - 1).copied())
+    }
+
+    /// side -> role in battle `seq` (empty for a campaign of the command
+    /// line, whose records are by side).
+    fn side_roles(
+        &self,
+        conn: &Connection,
+        c: &cstore::Campaign,
+        seq: u32,
+    ) -> Result<BTreeMap<String, String>, ServiceError> {
+        let stored: Stored = serde_json::from_str(&c.options).unwrap_or_default();
+        Ok(match self.plan_index(conn, c, &stored, seq)? {
+            Some(i) => stored
+                .plan
+                .as_ref()
+                .map(|p| p.sides(i).clone())
+                .unwrap_or_default(),
+            None => BTreeMap::new(),
+        })
+    }
+
+    /// The battles after `seq` that its winner gives, as far as they are
+    /// known, added to the campaign's list (a campaign file's branch).
+    fn extend_path(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        seq: u32,
+    ) -> Result<(), ServiceError> {
+        let stored: Stored = serde_json::from_str(&c.options).unwrap_or_default();
+        let Some(plan) = &stored.plan else {
+            return Ok(());
+        };
+        let battles = cstore::battles(tx, c.id)?;
+        if battles.iter().any(|b| b.seq > seq) {
+            return Ok(());
+        }
+        let winners: Vec<Option<String>> = battles
+            .iter()
+            .map(|b| {
+                b.outcome
+                    .as_deref()
+                    .and_then(|t| serde_json::from_str::<Outcome>(t).ok())
+                    .map(|o| o.winner)
+            })
+            .collect();
+        for (k, i) in plan
+            .path(&winners)
+            .into_iter()
+            .enumerate()
+            .skip(seq as usize)
+        {
+            cstore::insert_battle(tx, c.id, k as u32 + 1, &plan.battles[i].scenario)?;
+        }
+        Ok(())
     }
 
     /// The pre-battle dice of battle `seq`: the victory points each side won
@@ -261,6 +382,7 @@ impl Judge {
         c: &cstore::Campaign,
         seq: u32,
     ) -> Result<BTreeMap<String, u32>, ServiceError> {
+        // By role: a player's wins follow him from side to side.
         let mut dice = BTreeMap::new();
         for b in cstore::battles(conn, c.id)?.iter().filter(|b| b.seq < seq) {
             let Some(o) = b
@@ -270,16 +392,21 @@ impl Judge {
             else {
                 continue;
             };
+            let roles = self.side_roles(conn, c, b.seq)?;
             if !o.winner.is_empty() {
-                *dice.entry(o.winner.clone()).or_insert(0) += 1;
+                *dice.entry(role_of_side(&roles, &o.winner)).or_insert(0) += 1;
             }
             if b.seq + 1 == seq {
                 for (side, p) in &o.points {
-                    *dice.entry(side.clone()).or_insert(0) += p;
+                    *dice.entry(role_of_side(&roles, side)).or_insert(0) += p;
                 }
             }
         }
-        Ok(dice)
+        let here = self.side_roles(conn, c, seq)?;
+        Ok(dice
+            .into_iter()
+            .map(|(role, n)| (side_of_role(&here, &role), n))
+            .collect())
     }
 
     /// A game has ended: record the outcome in its campaign, mail the
@@ -316,6 +443,7 @@ impl Judge {
             seq,
             &serde_json::to_string(&outcome).unwrap_or_default(),
         )?;
+        self.extend_path(tx, &c, seq)?;
         let next = cstore::battles(tx, c.id)?
             .into_iter()
             .find(|b| b.seq == seq + 1 && b.game_id.is_none());
@@ -504,6 +632,9 @@ impl Judge {
                 |at: &str| at >= p.since.as_str() && p.until.as_deref().is_none_or(|u| at < u);
             for b in &battles {
                 let Some(g) = b.game_id else { continue };
+                // The side this player's role played in this battle.
+                let side = side_of_role(&self.side_roles(conn, c, b.seq)?, &p.side);
+                let p = cstore::Player { side, ..p.clone() };
                 if let Some(o) = b
                     .outcome
                     .as_deref()
@@ -639,10 +770,11 @@ impl Judge {
         old: &str,
         email: &str,
     ) -> Result<(), ServiceError> {
-        if let Some((c, _)) = cstore::of_game(tx, game)? {
+        if let Some((c, seq)) = cstore::of_game(tx, game)? {
             let now = self.now();
-            cstore::close_player(tx, c.id, side, old, &now)?;
-            cstore::insert_player(tx, c.id, side, email, &now)?;
+            let role = role_of_side(&self.side_roles(tx, &c, seq)?, side);
+            cstore::close_player(tx, c.id, &role, old, &now)?;
+            cstore::insert_player(tx, c.id, &role, email, &now)?;
         }
         Ok(())
     }
@@ -672,19 +804,34 @@ impl Judge {
                 game: b.game_id.map(|g| g as u64),
                 winner: outcome.as_ref().map(|o| o.winner.clone()),
                 points: outcome.map(|o| o.points).unwrap_or_default(),
+                roles: self.side_roles(&self.conn, &c, b.seq)?,
             });
         }
+        let stored = serde_json::from_str::<Stored>(&c.options).unwrap_or_default();
         Ok(CampaignExport {
             format: CAMPAIGN_FORMAT.into(),
             name: c.name,
-            all_at_once: serde_json::from_str::<Stored>(&c.options)
-                .map(|s| s.all_at_once)
-                .unwrap_or(false),
+            all_at_once: stored.all_at_once,
+            pre_battle_dice: stored.plan.and_then(|p| p.pre_battle_dice),
             stopped: cstore::stopped(&self.conn, c.id)?,
             plan,
             battles,
         })
     }
+}
+
+/// The role that plays `side` (a campaign of the command line: the side).
+fn role_of_side(roles: &BTreeMap<String, String>, side: &str) -> String {
+    roles.get(side).cloned().unwrap_or_else(|| side.to_string())
+}
+
+/// The side `role` plays (a campaign of the command line: the role is the
+/// side).
+fn side_of_role(roles: &BTreeMap<String, String>, role: &str) -> String {
+    roles
+        .iter()
+        .find(|(_, r)| *r == role)
+        .map_or_else(|| role.to_string(), |(s, _)| s.clone())
 }
 
 /// A battle's creation error in the campaign's terms: a side the scenario
@@ -775,13 +922,76 @@ fn has_pre_battle_rules(scenario: &str, opts: &GameOptions) -> bool {
     super::setup_state(&rules, &source, &[0; 32]).is_ok()
 }
 
-/// Version 2 lists every battle of the campaign with its outcome (`plan`)
-/// and says why it stopped, if it did; version 1 had the battles' exports
-/// alone. `verify` reads both.
-pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/2";
+/// Does the rulebook of `scenario` take pre-battle rules with these game
+/// options (a campaign file's `pre_battle_dice = true` asks for them)?
+#[must_use]
+pub fn rulebook_has_pre_battle_rules(scenario: &str, options: &BTreeMap<String, String>) -> bool {
+    has_pre_battle_rules(
+        scenario,
+        &GameOptions {
+            rule_options: options.clone(),
+            ..GameOptions::default()
+        },
+    )
+}
+
+/// A campaign file's roles against the `--player ROLE=EMAIL` given: each
+/// role has a player, each player a role; a role of several players (a
+/// team) needs board sections in every battle.
+fn check_roles(spec: &CampaignSpec, plan: &Plan) -> Result<(), ServiceError> {
+    for (role, email) in &spec.players {
+        if !plan.roles.contains(&role.to_ascii_lowercase()) {
+            return Err(ServiceError::Invalid(format!(
+                "--player {role}={email}: the campaign file has no role '{role}' (its roles: {})",
+                plan.roles.join(", ")
+            )));
+        }
+    }
+    for role in &plan.roles {
+        let n = spec
+            .players
+            .iter()
+            .filter(|(r, _)| r.eq_ignore_ascii_case(role))
+            .count();
+        if n == 0 {
+            return Err(ServiceError::Invalid(format!(
+                "the role '{role}' has no player: give it with --player {role}=EMAIL"
+            )));
+        }
+        if n < 2 {
+            continue;
+        }
+        for b in &plan.battles {
+            let Some(side) = b.sides.iter().find(|(_, r)| *r == role).map(|(s, _)| s) else {
+                continue;
+            };
+            let wrong = |what: String| {
+                ServiceError::Invalid(format!("battle '{}' ({}): {what}", b.id, b.scenario))
+            };
+            let (rules, mut source) =
+                super::load_scenario(&b.scenario).map_err(|e| wrong(e.to_string()))?;
+            source.options = b.options.clone();
+            let state =
+                super::setup_state(&rules, &source, &[0; 32]).map_err(|e| wrong(e.to_string()))?;
+            super::team::assign(&rules.sections(&state), n)
+                .map_err(|why| wrong(format!("side '{side}' ({role}): {why}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Version 3 adds a campaign file's roles to each listed battle and its
+/// `pre_battle_dice`; version 2 lists every battle of the campaign with its
+/// outcome (`plan`) and says why it stopped, if it did; version 1 had the
+/// battles' exports alone. `verify` reads all three.
+pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/3";
 
 /// Every campaign export format this judge ever wrote, oldest first.
-pub const CAMPAIGN_FORMATS: &[&str] = &["adjutant-campaign/1", CAMPAIGN_FORMAT];
+pub const CAMPAIGN_FORMATS: &[&str] = &[
+    "adjutant-campaign/1",
+    "adjutant-campaign/2",
+    CAMPAIGN_FORMAT,
+];
 
 /// A campaign export.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -789,6 +999,9 @@ pub struct CampaignExport {
     pub format: String,
     pub name: String,
     pub all_at_once: bool,
+    /// A campaign file's `pre_battle_dice`: false, none were rolled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_battle_dice: Option<bool>,
     /// Why the campaign is stopped (its next battle could not be created).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -810,13 +1023,17 @@ pub struct PlannedBattle {
     /// Victory points per side once the battle is over.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub points: BTreeMap<String, u32>,
+    /// A campaign file's battle: side -> the role that played it (the
+    /// pre-battle dice follow the role).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub roles: BTreeMap<String, String>,
 }
 
 /// The campaign's list of battles against its battles' exports and their
 /// replays: every battle created is there, its outcome is the replay's,
 /// and (one by one) a battle follows only an ended one.
 fn check_plan(c: &CampaignExport, v: &mut super::export::Verification) {
-    if c.format != CAMPAIGN_FORMAT {
+    if c.format == CAMPAIGN_FORMATS[0] {
         v.notes.push(format!(
             "{} has no list of the campaign's battles: their outcomes were checked battle by battle only",
             c.format
@@ -927,11 +1144,25 @@ pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
         );
         v.notes
             .extend(one.notes.iter().map(|d| format!("battle {}: {d}", i + 1)));
-        if i > 0 && !c.all_at_once && super::export::has_pre_battle_rules(b) {
-            let mut want: BTreeMap<String, u32> = wins.clone();
+        let roles = c
+            .plan
+            .iter()
+            .find(|p| p.game == Some(b.game))
+            .map(|p| p.roles.clone())
+            .unwrap_or_default();
+        if i > 0
+            && !c.all_at_once
+            && c.pre_battle_dice != Some(false)
+            && super::export::has_pre_battle_rules(b)
+        {
+            let mut by_role: BTreeMap<String, u32> = wins.clone();
             for (s, p) in &last_points {
-                *want.entry(s.clone()).or_insert(0) += p;
+                *by_role.entry(s.clone()).or_insert(0) += p;
             }
+            let mut want: BTreeMap<String, u32> = by_role
+                .into_iter()
+                .map(|(r, n)| (side_of_role(&roles, &r), n))
+                .collect();
             want.retain(|_, n| *n > 0);
             let want: Vec<String> = want.iter().map(|(s, n)| format!("{s}:{n}")).collect();
             let want = want.join(",");
@@ -951,9 +1182,13 @@ pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
         // This battle's result and points, for the next link: from the
         // replay's last state when the seed is there, else as exported.
         if let Some(w) = b.result.as_deref().filter(|w| !w.is_empty()) {
-            *wins.entry(w.to_string()).or_insert(0) += 1;
+            *wins.entry(role_of_side(&roles, w)).or_insert(0) += 1;
         }
-        last_points = super::export::final_points(b).unwrap_or_default();
+        last_points = super::export::final_points(b)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(s, n)| (role_of_side(&roles, &s), n))
+            .collect();
     }
     v
 }

@@ -912,6 +912,7 @@ mod tests {
             format: CAMPAIGN_FORMAT.into(),
             name: "n".into(),
             all_at_once: false,
+            pre_battle_dice: Some(true),
             stopped: Some("why".into()),
             plan: vec![PlannedBattle {
                 seq: 1,
@@ -919,6 +920,7 @@ mod tests {
                 game: Some(1),
                 winner: Some("a".into()),
                 points: [("a".to_string(), 1)].into_iter().collect(),
+                roles: [("a".to_string(), "p".to_string())].into_iter().collect(),
             }],
             battles: vec![full_export()],
         })
@@ -926,7 +928,7 @@ mod tests {
         // (format, shape hash) of every format written since the pin.
         let pinned = [
             (FORMAT, "383a32233526ef30"),
-            (CAMPAIGN_FORMAT, "b7b4540bad3cbbfe"),
+            (CAMPAIGN_FORMAT, "ad1a80a52ace72b4"),
         ];
         assert_eq!(
             [

@@ -2,6 +2,7 @@
 //! arrives as bytes and leaves as rows of the outbox.
 
 pub mod campaign;
+pub mod campaign_file;
 pub mod clock;
 mod commands;
 mod credentials;

@@ -1056,3 +1056,501 @@ fn a_game_ended_before_endings_were_recorded_still_verifies() {
         assert!(!ok && said.contains("game 1: result"), "{said}");
     }
 }
+
+// ---- campaign files (issue 33): campaigns/*.toml, check-campaign, --file ----
+
+fn shipped_campaigns() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_shipped_campaign_file_passes_check_campaign() {
+    let site = Site::new();
+    let files = shipped_campaigns();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().to_string())
+        .collect();
+    // One of each kind the docs show: the Simplified Campaign Rules, side
+    // swaps, a branch, and a series of another rulebook.
+    for want in [
+        "normandy-1944",
+        "both-sides",
+        "market-garden",
+        "peninsula-1811",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
+    }
+    // docs/campaigns.md shows each shipped file as it is.
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/campaigns.md"),
+    )
+    .unwrap();
+    for f in &files {
+        let out = site.ok(&["check-campaign", f.to_str().unwrap()]);
+        assert!(out.contains("is valid"), "{out}");
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(
+            docs.contains(&format!("```toml\n{text}```")),
+            "docs/campaigns.md does not show {} as it is",
+            f.display()
+        );
+    }
+    let branch = site.ok(&[
+        "check-campaign",
+        files
+            .iter()
+            .find(|f| f.ends_with("market-garden.toml"))
+            .unwrap()
+            .to_str()
+            .unwrap(),
+    ]);
+    assert!(
+        branch.contains("won by allies: arnhem; won by axis: sainte-mere"),
+        "{branch}"
+    );
+    assert!(
+        branch.contains("return-match (pegasus-bridge): blue plays allies, red plays axis"),
+        "{branch}"
+    );
+}
+
+const HEAD: &str = "name = \"broken\"\nroles = [\"p1\", \"p2\"]\n\n";
+const PEGASUS: &str =
+    "[[battle]]\nid = \"a\"\nscenario = \"pegasus-bridge\"\nsides = { allies = \"p1\", axis = \"p2\" }\n";
+
+/// Each broken file, and where and what check-campaign says is wrong.
+fn broken_files() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "unknown-key",
+            format!("{HEAD}{PEGASUS}weathr = \"rain\"\n"),
+            ":8:1: unknown field `weathr`",
+        ),
+        (
+            "unknown-scenario",
+            format!("{HEAD}[[battle]]\nid = \"a\"\nscenario = \"pegasus-brige\"\nsides = {{ allies = \"p1\", axis = \"p2\" }}\n"),
+            ":6:12: unknown scenario 'pegasus-brige'",
+        ),
+        (
+            "no-such-side",
+            format!("{HEAD}[[battle]]\nid = \"a\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p1\", germans = \"p2\" }}\n"),
+            ":7:26: pegasus-bridge has no side 'germans' (its sides: allies, axis)",
+        ),
+        (
+            "branch-to-nowhere",
+            format!("{HEAD}{PEGASUS}next_if_won_by = {{ allies = \"b\", axis = \"nowhere\" }}\n\n[[battle]]\nid = \"b\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p2\", axis = \"p1\" }}\n"),
+            ":8:41: there is no battle 'nowhere' to go to",
+        ),
+        (
+            "loop",
+            format!("{HEAD}{PEGASUS}\n[[battle]]\nid = \"b\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p2\", axis = \"p1\" }}\nnext = \"a\"\n"),
+            ":13:8: a loop of battles: after 'b' comes 'a' again",
+        ),
+        (
+            "idle-role",
+            format!("name = \"broken\"\nroles = [\"p1\", \"p2\", \"p3\"]\n\n{PEGASUS}"),
+            ":2:22: the role 'p3' is given a side in no battle",
+        ),
+        (
+            "unknown-option",
+            format!("{HEAD}{PEGASUS}options = {{ colonel-blimp = true, fog = \"thick\" }}\n"),
+            ":8:35: unknown game option 'fog' for Memoir '44",
+        ),
+        (
+            "pre-battle-without-rules",
+            "name = \"broken\"\nroles = [\"p1\", \"p2\"]\npre_battle_dice = true\n\n[[battle]]\nid = \"a\"\nscenario = \"el-bodon-1811\"\nsides = { british = \"p1\", french = \"p2\" }\n".to_string(),
+            ":3:19: pre-battle dice are asked for, but battle 'a' (el-bodon-1811) is of a rulebook without pre-battle rules",
+        ),
+        (
+            "unknown-role",
+            format!("{HEAD}[[battle]]\nid = \"a\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p1\", axis = \"p9\" }}\n"),
+            ":7:33: 'p9' is not one of the campaign's roles (p1, p2)",
+        ),
+    ]
+}
+
+#[test]
+fn broken_campaign_files_get_their_line_and_column() {
+    let site = Site::new();
+    for (name, text, want) in broken_files() {
+        let file = site.path().join(format!("{name}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let out = site.run(&["check-campaign", file.to_str().unwrap()]);
+        assert!(!out.status.success(), "{name} passed");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains(&format!("{name}.toml{want}")),
+            "{name}: want {want}, got {said}"
+        );
+        // campaign new --file refuses it the same way, and creates nothing.
+        let out = site.run(&[
+            "campaign",
+            "new",
+            name,
+            "--file",
+            file.to_str().unwrap(),
+            "--player",
+            "p1=alice@example.org",
+            "--player",
+            "p2=bob@example.org",
+        ]);
+        assert!(!out.status.success(), "{name}: campaign new took it");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(want));
+    }
+    assert!(site.ok(&["campaign", "list"]).trim().is_empty());
+}
+
+fn shipped(name: &str) -> String {
+    shipped_campaigns()
+        .into_iter()
+        .find(|f| f.ends_with(format!("{name}.toml")))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn campaign_new_file_binds_every_role() {
+    let site = Site::new();
+    let file = shipped("market-garden");
+    let out = site.run(&[
+        "campaign",
+        "new",
+        "g",
+        "--file",
+        &file,
+        "--player",
+        "red=alice@example.org",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("the role 'blue' has no player: give it with --player blue=EMAIL"),
+        "{said}"
+    );
+    let out = site.run(&[
+        "campaign",
+        "new",
+        "g",
+        "--file",
+        &file,
+        "--player",
+        "red=alice@example.org",
+        "--player",
+        "allies=bob@example.org",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("--player allies=bob@example.org: the campaign file has no role 'allies'"),
+        "{said}"
+    );
+    assert!(site.ok(&["campaign", "list"]).trim().is_empty());
+}
+
+/// The recorded outcome of battle `seq` of the only campaign.
+fn outcome(site: &Site, seq: u32) -> serde_json::Value {
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT outcome FROM campaign_battles WHERE seq = ?1",
+            [seq],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The scenario of game `game`.
+fn scenario_of(site: &Site, game: i64) -> String {
+    site.db()
+        .query_row("SELECT scenario FROM games WHERE id = ?1", [game], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
+/// The dice of battle `seq` as the game option says them, from
+/// (side, dice) pairs: sides with none left out.
+fn dice_option(parts: &[(&str, u64)]) -> String {
+    parts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{s}:{n}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The shipped market-garden file: the Allies (red) win battle 1, so the
+/// branch goes to Arnhem (not Sainte-Mere-Eglise); red wins Arnhem too;
+/// the players swap sides for the return match, and its pre-battle dice
+/// follow the players (Appendix 3: "one die per victory point he won in
+/// the previous battle, plus one per battle he has won in the campaign"):
+/// red, now the Axis, rolls for his two victories, not the Allies. The
+/// export verifies, and names battle 3 if its roles are swapped back.
+#[test]
+fn a_campaign_file_branches_on_the_winner_and_swaps_sides() {
+    let site = Site::new();
+    let (alice, bob) = ("alice@example.org", "bob@example.org");
+    let out = site.ok(&[
+        "campaign",
+        "new",
+        "garden",
+        "--file",
+        &shipped("market-garden"),
+        "--player",
+        &format!("red={alice}"),
+        "--player",
+        &format!("blue={bob}"),
+    ]);
+    assert!(out.contains("battle game(s) 1"), "{out}");
+    assert_eq!(
+        seats_of(&site, 1),
+        [format!("allies {alice}"), format!("axis {bob}")]
+    );
+    let show = site.ok(&["campaign", "show", "garden"]);
+    // The branch is not known yet: battle 1 alone is listed.
+    assert!(!show.contains("  2. "), "{show}");
+    let mut n = 0;
+    send(&site, &mut n, bob, "RESIGN\n");
+    assert_eq!(status(&site, 1), "over");
+    // The Allies (red) won: the branch goes to Arnhem, red still Allies.
+    assert_eq!(scenario_of(&site, 2), "arnhem-bridge");
+    assert_eq!(
+        seats_of(&site, 2),
+        [format!("allies {alice}"), format!("axis {bob}")]
+    );
+    let pts = |seq: u32, side: &str| outcome(&site, seq)["points"][side].as_u64().unwrap_or(0);
+    assert_eq!(
+        game_options(&site, 2)["campaign-dice"]
+            .as_str()
+            .unwrap_or(""),
+        dice_option(&[("allies", pts(1, "allies") + 1), ("axis", pts(1, "axis"))])
+    );
+    // arnhem-bridge lists axis first.
+    settle_pre_battle(&site, &mut n, 2, &[("axis", bob), ("allies", alice)]);
+    send(&site, &mut n, bob, "RESIGN\n");
+    assert_eq!(status(&site, 2), "over", "{}", site.ok(&["log"]));
+    // The return match: the players swap sides.
+    assert_eq!(scenario_of(&site, 3), "pegasus-bridge");
+    assert_eq!(
+        seats_of(&site, 3),
+        [format!("allies {bob}"), format!("axis {alice}")]
+    );
+    // Red (alice) has two victories and Arnhem's Allied points; she plays
+    // the Axis now.
+    let red = 2 + pts(2, "allies");
+    let blue = pts(2, "axis");
+    let want = dice_option(&[("allies", blue), ("axis", red)]);
+    assert!(want.contains("axis:"), "{want}");
+    assert_eq!(game_options(&site, 3)["campaign-dice"], want.as_str());
+    settle_pre_battle(&site, &mut n, 3, &[("allies", bob), ("axis", alice)]);
+    send(&site, &mut n, alice, "RESIGN\n");
+    assert_eq!(status(&site, 3), "over");
+    assert_eq!(
+        games_count(&site),
+        3,
+        "the campaign ends after the return match"
+    );
+    // Records by role: each played all three battles; alice won two.
+    let show = site.ok(&["campaign", "show", "garden"]);
+    assert!(show.contains("2. arnhem-bridge"), "{show}");
+    assert!(show.contains("3. pegasus-bridge"), "{show}");
+    assert!(!show.contains("sainte-mere"), "{show}");
+    assert_eq!(record_of(&show, alice)[..2], [3, 2], "{show}");
+    assert_eq!(record_of(&show, bob)[..2], [3, 1], "{show}");
+    let export = site.path().join("garden.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "garden",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign garden verified: 3 battles"), "{ok}");
+    // As if the dice followed the sides, not the players: battle 3 named.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    v["plan"][2]["roles"] = serde_json::json!({"allies": "red", "axis": "blue"});
+    let (passed, said) = verify_text(&site, "bad-roles.json", &v.to_string());
+    assert!(
+        !passed && said.contains("battle 3: the pre-battle dice are"),
+        "{said}"
+    );
+}
+
+/// The other branch: the Axis win battle 1, so the campaign goes on to
+/// Sainte-Mere-Eglise.
+#[test]
+fn a_campaign_file_takes_the_axis_branch() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "garden",
+        "--file",
+        &shipped("market-garden"),
+        "--player",
+        "red=alice@example.org",
+        "--player",
+        "blue=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(scenario_of(&site, 2), "sainte-mere-eglise");
+    let show = site.ok(&["campaign", "show", "garden"]);
+    assert!(show.contains("2. sainte-mere-eglise"), "{show}");
+    assert!(!show.contains("arnhem"), "{show}");
+}
+
+fn games_count(site: &Site) -> i64 {
+    site.db()
+        .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// `pre_battle_dice = false`: a Memoir '44 series without the Simplified
+/// Campaign Rules. No battle rolls, and the export verifies (it says the
+/// campaign rolls none).
+#[test]
+fn a_campaign_file_may_roll_no_pre_battle_dice() {
+    let site = Site::new();
+    let file = site.path().join("friendly.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "roles = [\"p1\", \"p2\"]\npre_battle_dice = false\n\n{PEGASUS}\n[[battle]]\nid = \"b\"\nscenario = \"pegasus-bridge\"\nsides = {{ allies = \"p2\", axis = \"p1\" }}\n"
+        ),
+    )
+    .unwrap();
+    site.ok(&[
+        "campaign",
+        "new",
+        "friendly",
+        "--file",
+        file.to_str().unwrap(),
+        "--player",
+        "p1=alice@example.org",
+        "--player",
+        "p2=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active");
+    assert!(game_options(&site, 2).get("campaign-dice").is_none());
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "over");
+    let export = site.path().join("friendly.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "friendly",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&export)
+        .unwrap()
+        .contains("\"pre_battle_dice\": false"));
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign friendly verified: 2 battles"), "{ok}");
+}
+
+/// A player replaced in a campaign file's battle hands over his ROLE: the
+/// next battle, whose sides are swapped, seats the newcomer on the side
+/// that role plays there, and the old player's record stays closed.
+#[test]
+fn a_replaced_player_hands_over_his_role() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "round",
+        "--file",
+        &shipped("both-sides"),
+        "--player",
+        "player-1=alice@example.org",
+        "--player",
+        "player-2=bob@example.org",
+    ]);
+    // Battle 1: player-2 (bob) plays the Axis; carol takes his seat.
+    site.ok(&["replace-seat", "1", "axis", "carol@example.org"]);
+    let mut n = 0;
+    send(&site, &mut n, "alice@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 1), "over");
+    // Battle 2 swaps the sides: player-2 (now carol) plays the Allies.
+    assert_eq!(
+        seats_of(&site, 2),
+        ["allies carol@example.org", "axis alice@example.org"]
+    );
+    let show = site.ok(&["campaign", "show", "round"]);
+    assert!(
+        show.lines()
+            .any(|l| l.contains("bob@example.org") && l.contains("(replaced)")),
+        "{show}"
+    );
+    assert!(
+        show.lines()
+            .any(|l| l.contains("player-2") && l.contains("carol@example.org")),
+        "{show}"
+    );
+    // Carol has battle 1 (won with the Axis) on her record.
+    assert_eq!(record_of(&show, "carol@")[..2], [1, 1], "{show}");
+    assert_eq!(record_of(&show, "alice@")[..2], [1, 0], "{show}");
+}
+
+/// A campaign file may name a club's own scenario file, found from the
+/// campaign file's folder; the campaign keeps its full path, so the judge
+/// creates the next battle from wherever it runs.
+#[test]
+fn a_campaign_file_names_a_scenario_file_beside_it() {
+    let site = Site::new();
+    let club = site.path().join("club");
+    std::fs::create_dir_all(&club).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("scenarios/memoir44/pegasus-bridge.toml"),
+        club.join("our-bridge.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        club.join("ours.toml"),
+        "roles = [\"p1\", \"p2\"]\n\n[[battle]]\nid = \"a\"\nscenario = \"pegasus-bridge\"\nsides = { allies = \"p1\", axis = \"p2\" }\n\n[[battle]]\nid = \"b\"\nscenario = \"our-bridge.toml\"\nsides = { allies = \"p2\", axis = \"p1\" }\n",
+    )
+    .unwrap();
+    // Started from the club's folder with a relative path...
+    let out = site
+        .command(&[
+            "campaign",
+            "new",
+            "ours",
+            "--file",
+            "ours.toml",
+            "--player",
+            "p1=alice@example.org",
+            "--player",
+            "p2=bob@example.org",
+        ])
+        .current_dir(&club)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // ...and battle 2 created by a judge run from elsewhere.
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(status(&site, 2), "active", "{}", site.ok(&["log"]));
+    assert_eq!(
+        seats_of(&site, 2),
+        ["allies bob@example.org", "axis alice@example.org"]
+    );
+}

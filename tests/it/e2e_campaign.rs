@@ -366,3 +366,147 @@ fn a_three_battle_campaign_through_the_real_inbox() {
     // Every mail went out through the real server.
     assert_eq!(site.unsent(), 0);
 }
+
+/// Who sits at each side of `game`, "side email" sorted by side.
+fn seats(site: &Site, game: i64) -> Vec<String> {
+    let db = site.db();
+    let mut st = db
+        .prepare("SELECT side, email FROM seats WHERE game_id = ?1 ORDER BY side")
+        .unwrap();
+    st.query_map([game], |r| {
+        Ok(format!(
+            "{} {}",
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+fn scenario(site: &Site, game: i64) -> String {
+    site.db()
+        .query_row("SELECT scenario FROM games WHERE id = ?1", [game], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
+/// A campaign file with a branch and side swaps, by mail through the real
+/// inbox (issue 33, acceptance 2): the shipped campaigns/market-garden.toml
+/// with red and blue bound to two players. Red wins the first battle with
+/// the Allies, so the branch goes to Arnhem (not Sainte-Mere-Eglise); blue
+/// wins Arnhem; the players swap sides for the return match, whose
+/// pre-battle dice follow the players; the export verifies.
+#[test]
+fn a_campaign_file_with_a_branch_and_side_swaps_through_the_real_inbox() {
+    if !common::mailserver() {
+        return;
+    }
+    for u in ["judge", "alice", "bob"] {
+        clear(&common::mail_address(u));
+    }
+    let addresses = ["alice", "bob"].map(common::mail_address);
+    let [alice, bob] = [0, 1].map(|i| addresses[i].as_str());
+    let site = Site::new();
+    use_real_server(&site);
+    let mut rng = ChaChaDice::from_seed([33; 32]);
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/market-garden.toml");
+    let out = site.ok(&[
+        "campaign",
+        "new",
+        "garden",
+        "--file",
+        file.to_str().unwrap(),
+        "--player",
+        &format!("red={alice}"),
+        "--player",
+        &format!("blue={bob}"),
+    ]);
+    assert!(out.contains("battle game(s) 1"), "{out}");
+    wait_subject(alice, "Game 1: welcome");
+    wait_subject(bob, "Game 1: welcome");
+    assert_eq!(
+        seats(&site, 1),
+        [format!("allies {alice}"), format!("axis {bob}")]
+    );
+
+    // Battle 1 (Pegasus Bridge): red (alice) plays the Allies; blue resigns.
+    play(&site, 1, 2, [alice, bob], &mut rng);
+    send(bob, 1, "resign", "RESIGN\n");
+    serve_until(&site, "the end of battle 1", |s| game_row(s, 1).1 == "over");
+    for who in [alice, bob] {
+        let m = wait_subject(who, "standings after battle 1");
+        assert!(m["body"].as_str().unwrap().contains("won by allies"));
+        wait_subject(who, "Game 2: welcome");
+    }
+    // The Allies won: the branch takes the campaign to Arnhem.
+    assert_eq!(scenario(&site, 2), "arnhem-bridge");
+    assert_eq!(
+        seats(&site, 2),
+        [format!("allies {alice}"), format!("axis {bob}")]
+    );
+    assert_eq!(
+        campaign_dice(&site, 2),
+        dice_from(&site, 1, &[("allies", 1), ("axis", 0)])
+    );
+    // arnhem-bridge lists the Axis first.
+    settle_pre_battle(&site, 2, [bob, alice]);
+    send(alice, 2, "resign", "RESIGN\n");
+    serve_until(&site, "the end of battle 2", |s| game_row(s, 2).1 == "over");
+    for who in [alice, bob] {
+        let m = wait_subject(who, "standings after battle 2");
+        assert!(m["body"].as_str().unwrap().contains("won by axis"));
+        wait_subject(who, "Game 3: welcome");
+    }
+
+    // The return match: blue (bob) plays the Allies, red (alice) the Axis.
+    assert_eq!(scenario(&site, 3), "pegasus-bridge");
+    assert_eq!(
+        seats(&site, 3),
+        [format!("allies {bob}"), format!("axis {alice}")]
+    );
+    // Each has one victory; Arnhem's points follow the player who won
+    // them: bob's (the Axis there) are the Allies' dice now.
+    let o2: Value = serde_json::from_str(
+        &site
+            .db()
+            .query_row(
+                "SELECT outcome FROM campaign_battles WHERE seq = 2",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .unwrap(),
+    )
+    .unwrap();
+    let pts = |side: &str| o2["points"][side].as_u64().unwrap_or(0);
+    assert_eq!(
+        campaign_dice(&site, 3),
+        format!("allies:{},axis:{}", 1 + pts("axis"), 1 + pts("allies"))
+    );
+    settle_pre_battle(&site, 3, [bob, alice]);
+    play(&site, 3, 2, [bob, alice], &mut rng);
+    send(alice, 3, "resign", "RESIGN\n");
+    serve_until(&site, "the end of battle 3", |s| game_row(s, 3).1 == "over");
+    for who in [alice, bob] {
+        let m = wait_subject(who, "standings after battle 3");
+        let body = m["body"].as_str().unwrap();
+        assert!(body.contains("last battle of the campaign"), "{body}");
+        assert!(!body.contains("sainte-mere"), "{body}");
+    }
+    assert_eq!(games(&site), 3);
+
+    let export = site.path().join("garden.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "garden",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let ok = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(ok.contains("campaign garden verified: 3 battles"), "{ok}");
+    assert_eq!(site.unsent(), 0);
+}
