@@ -273,6 +273,12 @@ impl Judge {
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         if old.email != seat.email {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
+            // The standings' reliability record: a game this player left.
+            store::kv_set(
+                &tx,
+                &super::standings::left_key(game_id, side, &old.email),
+                &self.now(),
+            )?;
         }
         let mut q = Queue::new();
         if old.email != seat.email {

@@ -30,6 +30,38 @@ fn private_key(email: &str) -> String {
     format!("standings-private:{}", email.to_ascii_lowercase())
 }
 
+/// The kv key recording that `email` left its seat (`side`) of `game`
+/// (`adjutant replace-seat` handed it to another player).
+#[must_use]
+pub fn left_key(game: i64, side: &str, email: &str) -> String {
+    format!("seat-left:{game}:{side}:{}", email.to_ascii_lowercase())
+}
+
+/// The games each address left before their end, among finished games.
+fn games_left(conn: &Connection) -> Result<BTreeMap<String, u64>, ServiceError> {
+    let mut st = conn.prepare(
+        "SELECT k.key FROM kv k WHERE k.key LIKE 'seat-left:%' ORDER BY k.key",
+    )?;
+    let keys: Vec<String> = st
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for key in keys {
+        let mut parts = key.splitn(4, ':').skip(1);
+        let (Some(game), Some(_side), Some(email)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(game) = game.parse::<i64>() else {
+            continue;
+        };
+        if crate::store::game(conn, game)?.is_some_and(|g| g.status == "over") {
+            *out.entry(email.to_string()).or_default() += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Games, wins, draws and losses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
@@ -62,6 +94,9 @@ pub struct Reliability {
     pub missed_deadlines: u64,
     /// Games the player's side resigned.
     pub resigned: u64,
+    /// Games the player left before their end (the host handed the seat to
+    /// another player); they count in no result.
+    pub abandoned: u64,
 }
 
 /// One player's line of the standings.
@@ -288,6 +323,19 @@ impl Judge {
                 }
             }
         }
+        for (address, n) in games_left(conn)? {
+            let r = ratings.get(&address).copied().unwrap_or_default();
+            let e = players.entry(address.clone()).or_insert_with(|| Player {
+                player: address,
+                rating: r.rating,
+                deviation: r.deviation,
+                volatility: r.volatility,
+                total: Tally::default(),
+                by_ruleset: BTreeMap::new(),
+                reliability: Reliability::default(),
+            });
+            e.reliability.abandoned += n;
+        }
         let mut listed = Vec::new();
         let mut left_out = 0;
         for (address, p) in players {
@@ -384,6 +432,9 @@ pub fn standings_text(s: &Standings) -> String {
             "    orders: {} sent, {} on time; deadlines missed: {}; resigned: {}",
             r.orders, r.on_time, r.missed_deadlines, r.resigned
         );
+        if r.abandoned > 0 {
+            let _ = writeln!(out, "    games left before the end: {}", r.abandoned);
+        }
     }
     if s.left_out > 0 {
         let _ = writeln!(

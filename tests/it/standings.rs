@@ -466,3 +466,43 @@ fn standings_need_a_seat() {
         assert!(!text.contains("Standings over"), "{text}");
     }
 }
+
+/// A player the host replaced (`replace-seat`) has left the game: once it
+/// is over it counts as a game left before the end, not as a result; the
+/// newcomer gets the result.
+#[test]
+fn a_replaced_player_has_a_game_left_and_no_result() {
+    let site = Site::new();
+    let mut judge = judge_at(&site, t0());
+    let id = judge
+        .new_game(
+            "pegasus-bridge",
+            &[
+                ("allies".into(), "ann@example.org".into()),
+                ("axis".into(), "bill@example.org".into()),
+            ],
+            &GameOptions::default(),
+        )
+        .unwrap();
+    judge
+        .replace_seat(id, "axis", Some("cath@example.org"))
+        .unwrap();
+    let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
+    assert_eq!(json["players"], serde_json::json!([]), "nothing finished yet");
+    send(&site, &mut judge, id, "cath@example.org", "RESIGN\n");
+    let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
+    let of = |p: &str| {
+        json["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["player"] == p)
+            .cloned()
+            .unwrap_or_else(|| panic!("{p} not listed: {json}"))
+    };
+    assert_eq!(of("bill@example.org")["reliability"]["abandoned"], 1);
+    assert_eq!(of("bill@example.org")["total"]["games"], 0);
+    assert_eq!(of("cath@example.org")["total"]["lost"], 1);
+    assert_eq!(of("ann@example.org")["total"]["won"], 1);
+    assert!(site.ok(&["standings"]).contains("games left before the end: 1"));
+}
