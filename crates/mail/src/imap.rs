@@ -365,6 +365,9 @@ fn connect_tcp(cfg: &ImapConfig) -> Result<TcpStream, MailboxError> {
             Ok(tcp) => {
                 tcp.set_read_timeout(Some(timeout)).map_err(connect_err)?;
                 tcp.set_write_timeout(Some(timeout)).map_err(connect_err)?;
+                // Commands are short writes each awaiting an answer: no
+                // Nagle delay behind an unacknowledged one.
+                tcp.set_nodelay(true).map_err(connect_err)?;
                 return Ok(tcp);
             }
             Err(e) => last = e,
