@@ -19,6 +19,8 @@
 #   LATENCY_FLOOR=1                             also time the mail server alone
 #                                               (one pass through Postfix and Dovecot)
 #   LATENCY_PATHS="imap maildir"                the paths to time (default: both)
+#   ADJ_LATENCY_GAMES=DIR                       games made before (latency.py games
+#                                               BIN N DIR), to time several runs
 #   LATENCY_MAILS=help                          HELP mails instead of order mails
 #                                               (the first figures, no games)
 #
@@ -40,7 +42,7 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 
 if [ -z "${ADJ_LATENCY_LOCKED:-}" ]; then
     # The games are made before the lock is taken (a few minutes for 1200).
-    if [ "${LATENCY_MAILS:-orders}" != help ]; then
+    if [ "${LATENCY_MAILS:-orders}" != help ] && [ -z "${ADJ_LATENCY_GAMES:-}" ]; then
         most=$(printf '%s\n' "${RATES[@]}" | sort -g | tail -n1)
         n=$(python3 -c "import sys; print(int(float(sys.argv[1]) * float(sys.argv[2])))" "$most" "$SECONDS_EACH")
         tpl=$(mktemp -d /tmp/adj-latency-games-XXXXXX)
