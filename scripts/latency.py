@@ -294,11 +294,15 @@ def main():
         judge.wait(timeout=60)
     lat = [seen[i] - sent[i] for i in sent if i in seen]
     missing = len(sent) - len(lat)
+    # Where the slowest answers were: seconds into the run of the worst 1%.
+    worst = sorted((i for i in sent if i in seen), key=lambda i: seen[i] - sent[i])
+    worst = worst[-max(1, len(worst) // 100):]
+    when = ", ".join(f"{sent[i] - sent[0]:.0f}" for i in sorted(worst))
     label = mode + (" (polling: idle = false)" if no_idle else "") + (" orders" if template else " HELP")
     if lat:
         print(f"{label}: {rate:g}/s for {seconds:g} s: {len(sent)} mails, "
               f"p50 {quantile(lat, 0.5):.3f} s, p99 {quantile(lat, 0.99):.3f} s, "
-              f"max {max(lat):.3f} s, unanswered {missing}")
+              f"max {max(lat):.3f} s, unanswered {missing}; the slowest 1% sent at {when} s")
     else:
         print(f"{label}: {rate:g}/s: no answer at all (see {d}/serve.log)")
         sys.exit(1)
