@@ -89,3 +89,25 @@ fn no_delay(peers: &[SocketAddr]) {
     #[cfg(not(target_os = "linux"))]
     let _ = peers;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::no_delay;
+    use std::net::{TcpListener, TcpStream};
+
+    /// The kept connection lettre made is found among the process's
+    /// descriptors by its peer and switched to TCP_NODELAY; a connection
+    /// to another peer is left as it was.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn connections_to_the_smtp_server_lose_nagles_delay() {
+        let server = TcpListener::bind("127.0.0.1:0").unwrap();
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let to_server = TcpStream::connect(server.local_addr().unwrap()).unwrap();
+        let to_other = TcpStream::connect(other.local_addr().unwrap()).unwrap();
+        assert!(!to_server.nodelay().unwrap(), "Nagle is on by default");
+        no_delay(&[server.local_addr().unwrap()]);
+        assert!(to_server.nodelay().unwrap());
+        assert!(!to_other.nodelay().unwrap());
+    }
+}
