@@ -176,7 +176,7 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
         let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
-        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop));
+        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop, true));
         let cfg_ = &cfg;
         let reader = s.spawn(move || {
             let cfg = cfg_;
@@ -326,19 +326,72 @@ pub fn poll_imap(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> Resul
                 last_uid: b.parse().ok()?,
             })
         });
-    let (messages, validity) = imap::fetch_new(&cfg, cursor, 100).map_err(|e| e.to_string())?;
+    let (messages, validity) =
+        imap::fetch_new_kept(&cfg, cursor, 100).map_err(|e| e.to_string())?;
     let mut done = Vec::new();
-    let result = handle_fetched(judge, messages, validity, stop, pass, &mut done);
+    let result = if messages.len() > 1 {
+        handle_fetched_delivering(judge, messages, validity, stop, pass, &mut done)
+    } else {
+        handle_fetched(
+            judge,
+            messages,
+            validity,
+            stop,
+            pass,
+            &mut done,
+            &mut |j, p| {
+                deliver_now_and_then(j, p);
+            },
+        )
+    };
     // \Seen is for the mailbox's reader: the cursor, committed per mail,
-    // is what the judge goes by. One session marks the whole pass.
-    if let Err(e) = imap::mark_seen(&cfg, validity, &done) {
+    // is what the judge goes by. The pass's whole batch is marked at once,
+    // over the session that fetched it (kept open between passes).
+    if let Err(e) = imap::mark_seen_kept(&cfg, validity, &done) {
         tracing::warn!("could not mark {} messages seen: {e}", done.len());
     }
     result
 }
 
+/// [`handle_fetched`] with a [`courier`] beside it (issue 31): each mail's
+/// answers are handed to it as the mail's transaction commits, so they go
+/// out over SMTP while the next mail is handled, as in the Maildir
+/// pipeline ([`poll_maildir`]), instead of all after the last one.
+fn handle_fetched_delivering(
+    judge: &mut Judge,
+    messages: Vec<imap::Fetched>,
+    validity: u32,
+    stop: &AtomicBool,
+    pass: &mut Pass,
+    done: &mut Vec<u32>,
+) -> Result<(), String> {
+    let cfg = judge.cfg.clone();
+    let templates = judge.templates.clone();
+    let dir = cfg.maildir(); // the courier moves no file for IMAP
+    std::thread::scope(|s| {
+        let (job, jobs) = std::sync::mpsc::channel();
+        let (report, reports) = std::sync::mpsc::channel();
+        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop, false));
+        let handled = handle_fetched(judge, messages, validity, stop, pass, done, &mut |j, p| {
+            let _ = job.send(Job::Deliver(j.clock.now()));
+            for d in reports.try_iter() {
+                p.add_deliveries(d);
+            }
+        });
+        drop(job);
+        if courier.join().is_err() {
+            tracing::error!("outbox: the delivery thread panicked");
+        }
+        for d in reports.try_iter() {
+            pass.add_deliveries(d);
+        }
+        handled
+    })
+}
+
 /// Handles fetched messages in UID order, moving the cursor past each
-/// after its commit; `done` gets their UIDs.
+/// after its commit; `done` gets their UIDs; `after_each` is called after
+/// each cursor commit (to deliver what the mail queued).
 fn handle_fetched(
     judge: &mut Judge,
     messages: Vec<imap::Fetched>,
@@ -346,6 +399,7 @@ fn handle_fetched(
     stop: &AtomicBool,
     pass: &mut Pass,
     done: &mut Vec<u32>,
+    after_each: &mut dyn FnMut(&mut Judge, &mut Pass),
 ) -> Result<(), String> {
     for (uid, raw) in messages {
         if stop.load(Ordering::SeqCst) {
@@ -365,7 +419,7 @@ fn handle_fetched(
         store::kv_set(&judge.conn, IMAP_CURSOR, &format!("{validity}:{uid}"))
             .map_err(|e| e.to_string())?;
         done.push(uid);
-        deliver_now_and_then(judge, pass);
+        after_each(judge, pass);
     }
     Ok(())
 }
@@ -663,6 +717,8 @@ enum Job {
 /// reports how many it delivered on `report`. Its cursor only moves on. It
 /// stops when the jobs' sender is dropped; an error moving a mail is
 /// returned (the mail stays in `new/` and is seen as a duplicate next time).
+/// `yielding`: the thread lowers its priority ([`yield_to_handling`]); the
+/// IMAP pass's courier does not, its sending being what a player waits for.
 fn courier(
     cfg: &Config,
     templates: &crate::report::Templates,
@@ -670,8 +726,11 @@ fn courier(
     jobs: std::sync::mpsc::Receiver<Job>,
     report: std::sync::mpsc::Sender<Pass>,
     stop: &AtomicBool,
+    yielding: bool,
 ) -> std::io::Result<()> {
-    yield_to_handling();
+    if yielding {
+        yield_to_handling();
+    }
     let conn = store::open(&cfg.database_path())
         .map_err(|e| {
             // The pass's own delivery at its end does the work instead.

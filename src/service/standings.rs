@@ -39,12 +39,9 @@ pub fn left_key(game: i64, side: &str, email: &str) -> String {
 
 /// The games each address left before their end, among finished games.
 fn games_left(conn: &Connection) -> Result<BTreeMap<String, u64>, ServiceError> {
-    let mut st = conn.prepare(
-        "SELECT k.key FROM kv k WHERE k.key LIKE 'seat-left:%' ORDER BY k.key",
-    )?;
-    let keys: Vec<String> = st
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let mut st =
+        conn.prepare("SELECT k.key FROM kv k WHERE k.key LIKE 'seat-left:%' ORDER BY k.key")?;
+    let keys: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
     let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for key in keys {
         let mut parts = key.splitn(4, ':').skip(1);

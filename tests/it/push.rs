@@ -404,6 +404,49 @@ fn dovecot_restarted_during_idle_loses_and_repeats_nothing() {
     );
 }
 
+/// The judge's passes fetch and mark over one IMAP session kept open
+/// between them (issue 31, acceptance 1: no login per pass). When the
+/// server drops it (here `doveadm kick`, then a restart), the next fetch
+/// logs in again and succeeds, instead of failing once (which `serve`
+/// would report as an outage and retry only after its back-off). Without
+/// the retry in `imap::with_kept` this fails with "connection closed".
+#[test]
+fn a_kept_imap_session_outlives_a_dovecot_restart() {
+    use adjutant::mail::imap::{self, ImapConfig, ImapCursor, ImapTls};
+    let Some(dc) = Dovecot::start(None) else {
+        return;
+    };
+    let cfg = ImapConfig::new("127.0.0.1", dc.port, "judge", "secret", ImapTls::None);
+    dc.deliver(&help("a@example.org", "judge@localhost", "kept-1@x"));
+    let (first, validity) = imap::fetch_new_kept(&cfg, None, 0).unwrap();
+    assert_eq!(first.len(), 1);
+    imap::mark_seen_kept(&cfg, validity, &[first[0].0]).unwrap();
+    let cursor = ImapCursor {
+        uid_validity: validity,
+        last_uid: first[0].0,
+    };
+
+    // The server drops its clients (as Dovecot stopping does when it ends
+    // its imap processes) and restarts.
+    let kicked = Command::new("doveadm")
+        .arg("-c")
+        .arg(dc.dir.join("dovecot.conf"))
+        .args(["kick", "judge"])
+        .output()
+        .unwrap();
+    assert!(kicked.status.success(), "doveadm kick: {kicked:?}");
+    dc.down();
+    dc.up();
+    dc.deliver(&help("b@example.org", "judge@localhost", "kept-2@x"));
+    let (second, again) = imap::fetch_new_kept(&cfg, Some(cursor), 0)
+        .expect("the fetch after the restart logs in again instead of failing");
+    assert_eq!(again, validity);
+    assert_eq!(second.len(), 1, "only the new mail");
+    assert!(String::from_utf8_lossy(&second[0].1).contains("kept-2@x"));
+    imap::mark_seen_kept(&cfg, validity, &[second[0].0]).unwrap();
+    imap::close_kept();
+}
+
 /// Acceptance 2: a server without IDLE (this Dovecot announces its
 /// capabilities without it, `imap_capability`) is polled as before.
 #[test]

@@ -488,7 +488,11 @@ fn a_replaced_player_has_a_game_left_and_no_result() {
         .replace_seat(id, "axis", Some("cath@example.org"))
         .unwrap();
     let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
-    assert_eq!(json["players"], serde_json::json!([]), "nothing finished yet");
+    assert_eq!(
+        json["players"],
+        serde_json::json!([]),
+        "nothing finished yet"
+    );
     send(&site, &mut judge, id, "cath@example.org", "RESIGN\n");
     let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
     let of = |p: &str| {
@@ -504,5 +508,7 @@ fn a_replaced_player_has_a_game_left_and_no_result() {
     assert_eq!(of("bill@example.org")["total"]["games"], 0);
     assert_eq!(of("cath@example.org")["total"]["lost"], 1);
     assert_eq!(of("ann@example.org")["total"]["won"], 1);
-    assert!(site.ok(&["standings"]).contains("games left before the end: 1"));
+    assert!(site
+        .ok(&["standings"])
+        .contains("games left before the end: 1"));
 }

@@ -4,7 +4,7 @@
 //!
 //! The [`Idler`] never fetches or changes anything: it `EXAMINE`s the
 //! mailbox (read-only) and waits in IDLE. The caller fetches with
-//! [`crate::imap::fetch_new`] as before when told of new mail. A wait ends
+//! [`crate::imap::fetch_new_kept`] when told of new mail. A wait ends
 //! on new mail (an untagged `EXISTS` or `RECENT`), at its timeout (the
 //! caller re-issues IDLE: RFC 2177 says a server may drop an idle client
 //! after 30 minutes, so [`RENEW`] stays under 29), on an error (the server
