@@ -599,6 +599,8 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     adjutant::notify::notify("READY=1");
     let p = daemon::run_with(&mut judge, once, &stop, &wakes);
     adjutant::notify::notify("STOPPING=1");
+    // The IMAP session kept between passes (issue 31) logs out.
+    adjutant::mail::imap::close_kept();
     say(&format!(
         "handled {} messages ({} duplicates, {} failed); delivered {} mails ({} failures)",
         p.handled, p.duplicates, p.failed, p.delivered, p.delivery_failures

@@ -572,8 +572,43 @@ fn fetch_in(
         let Some(body) = fetch.body() else { continue };
         messages.insert(uid, body.to_vec());
     }
-    // A message expunged between SEARCH and FETCH is simply not returned.
-    Ok((messages.into_iter().collect(), uid_validity))
+    // A message expunged between SEARCH and FETCH is simply not returned;
+    // one still there whose body did not come must not be passed over (the
+    // cursor moves to the last UID handled): the pass stops before it.
+    let missing: Vec<u32> = wanted
+        .iter()
+        .copied()
+        .filter(|u| !messages.contains_key(u))
+        .collect();
+    let still_there: BTreeSet<u32> = if missing.is_empty() {
+        BTreeSet::new()
+    } else {
+        session
+            .uid_search(format!("UID {}", uid_set(&missing)))?
+            .into_iter()
+            .collect()
+    };
+    Ok((up_to_a_gap(&wanted, messages, &still_there), uid_validity))
+}
+
+/// The fetched messages in UID order, up to (not including) the first
+/// wanted UID that came without a body and is still in the mailbox, so
+/// that the cursor never moves past it; it is fetched again next pass.
+fn up_to_a_gap(
+    wanted: &[u32],
+    mut messages: BTreeMap<u32, Vec<u8>>,
+    still_there: &BTreeSet<u32>,
+) -> Vec<Fetched> {
+    let gap = wanted
+        .iter()
+        .find(|u| !messages.contains_key(u) && still_there.contains(u));
+    if let Some(gap) = gap {
+        tracing::warn!(
+            "imap: the server sent no body for UID {gap}: it is fetched again next pass"
+        );
+        messages.retain(|u, _| u < gap);
+    }
+    messages.into_iter().collect()
 }
 
 thread_local! {
@@ -775,6 +810,28 @@ fn range((start, end): (u32, u32)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message whose body did not come and is still in the mailbox stops
+    /// the pass before it (the cursor must not pass it); one expunged
+    /// meanwhile does not.
+    #[test]
+    fn a_message_without_its_body_is_not_passed_over() {
+        let got = |uids: &[u32]| -> BTreeMap<u32, Vec<u8>> {
+            uids.iter().map(|u| (*u, vec![b'x'])).collect()
+        };
+        let uids = |f: Vec<Fetched>| f.iter().map(|m| m.0).collect::<Vec<u32>>();
+        let wanted = [3, 4, 5, 6];
+        let all = up_to_a_gap(&wanted, got(&[3, 4, 5, 6]), &BTreeSet::new());
+        assert_eq!(uids(all), vec![3, 4, 5, 6]);
+        let gap = up_to_a_gap(&wanted, got(&[3, 5, 6]), &BTreeSet::from([4]));
+        assert_eq!(uids(gap), vec![3], "stops before UID 4");
+        let expunged = up_to_a_gap(&wanted, got(&[3, 5, 6]), &BTreeSet::new());
+        assert_eq!(
+            uids(expunged),
+            vec![3, 5, 6],
+            "4 is gone: nothing waits for it"
+        );
+    }
 
     /// A server without MOVE or UIDPLUS gets no plain EXPUNGE, which would
     /// remove every message anyone flagged deleted (issue 35).
