@@ -364,3 +364,43 @@ pub fn fates(
     }
     fate
 }
+
+/// Where a battle leaves its target: (its strength, its area), the area
+/// None once it is destroyed.
+pub type Outcome = (u32, Option<crate::board::Area>);
+
+/// The exact outcomes of `side`'s FIRE from `from` at `target` on the
+/// position `st` (the phase's own kind of fire), as counts out of 6^n, and
+/// 6^n: the same convolution and settling as the answer's. For the
+/// property test that holds it to the engine's adjudication
+/// (tests/it/predict_property.rs). Err: why there is no such battle.
+pub fn exact_outcomes(
+    r: &Ruleset,
+    st: &State,
+    side: usize,
+    from: crate::board::Area,
+    target: crate::board::Area,
+) -> Result<(BTreeMap<Outcome, u64>, u64), String> {
+    let firer = engine::own(st, side, from).ok_or("no firing unit")?;
+    let tg = st
+        .unit_at(target)
+        .filter(|u| u.side != side)
+        .cloned()
+        .ok_or("no target")?;
+    let terms = if st.step == Step::Artillery {
+        engine::artillery_terms(r, st, &firer, &tg)?
+    } else {
+        engine::combat_terms(r, st, &firer, &tg)?
+    };
+    let joint = distribution(r, &tg, engine::total(&terms));
+    let mut out: BTreeMap<Outcome, u64> = BTreeMap::new();
+    for ((h, f), c) in &joint {
+        let (losses, retreats) = engine::settle_counts(r, st, &tg, *h, *f);
+        let (after, _) = engine::settle(r, st, side, firer.at, tg.id, losses, retreats);
+        let key = after
+            .unit(tg.id)
+            .map_or((0, None), |u| (u.strength, Some(u.at)));
+        *out.entry(key).or_insert(0) += c;
+    }
+    Ok((out, joint.values().sum()))
+}
