@@ -1492,7 +1492,7 @@ pub fn combat_terms(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<Vec<
     if let Some(p) = &r.armour_penalty {
         let n = p.against.get(&ts.class).copied().unwrap_or(0);
         if p.firers.contains(&s.class) && !s.no_penalty && n > 0 {
-            terms.push((format!("small arms against a {}", ts.name), -i64::from(n)));
+            terms.push((format!("small arms against the {}", ts.name), -i64::from(n)));
         }
     }
     if terms.iter().map(|t| t.1).sum::<i64>() <= 0 {

@@ -299,7 +299,7 @@ fn wrap(line: &str) -> String {
         if !empty && cur.len() + 1 + word.len() > WIDTH {
             out.push_str(&cur);
             out.push('\n');
-            cur = " ".repeat(indent + 2);
+            cur = " ".repeat((indent + 2).max(4));
             empty = true;
         }
         if !empty {
