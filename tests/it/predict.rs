@@ -435,3 +435,53 @@ fn grid_predict_by_mail_and_cli_changes_nothing() {
         "the orders were not played"
     );
 }
+
+/// The whole-turn figure of a grid order set (issue 32: "the chance the
+/// game ends this turn and for whom"): two battles, each at a machine gun
+/// down to strength 1, 4 dice of magazine rifles (seeds/000: a die takes
+/// strength from a machine gun on Gun + All, 2 of 6), each destroys it with
+/// 1 - (2/3)^4 = 65/81; victory at 2 units destroyed: both, (65/81)^2 =
+/// 64.4%. The figure is sampled (2,000 runs), so it is held to 4 standard
+/// errors (4 x 1.07%); with victory at 3 the orders cannot end the game and
+/// the answer says nothing of it.
+#[test]
+fn grid_whole_turn_chance_of_ending_the_game() {
+    use adjutant::rules::memoir_grid::{predict as grid, state, Ruleset as Grid};
+    let r = Grid::builtin("memoir-of-battle").unwrap();
+    let text = |victory: u32| {
+        format!(
+            "id = \"end\"\nruleset = \"memoir-of-battle\"\ngrid = \"square\"\ncolumns = 6\nrows = 6\n\
+             sides = [\"blue\", \"red\"]\nvictory = {victory}\n\
+             [[units]]\nat = \"B2\"\nside = \"blue\"\ntype = \"infantry\"\n\
+             [[units]]\nat = \"E2\"\nside = \"blue\"\ntype = \"infantry\"\n\
+             [[units]]\nat = \"B3\"\nside = \"red\"\ntype = \"machine-gun\"\nstrength = 1\n\
+             [[units]]\nat = \"E3\"\nside = \"red\"\ntype = \"machine-gun\"\nstrength = 1\n\
+             [[units]]\nat = \"A6\"\nside = \"red\"\ntype = \"infantry\"\n"
+        )
+    };
+    let orders = "FIRE B2 B3\nFIRE E2 E3\n";
+    let answer = |victory: u32| {
+        let mut st = state::load(&r, &text(victory), "end.toml").unwrap();
+        st.step = state::Step::Move {
+            side: 0,
+            second: false,
+        };
+        grid::predict(&r, &st, "blue", orders).unwrap()
+    };
+    let two = answer(2).replace("\n    ", " ");
+    assert!(two.contains("Target destroyed 80.2%"), "{two}");
+    let share = two
+        .split("the game ends with these orders ")
+        .nth(1)
+        .and_then(|t| t.split('%').next())
+        .and_then(|p| p.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no whole-turn figure in:\n{two}"));
+    let exact = 100.0 * (65.0_f64 / 81.0).powi(2);
+    assert!(
+        (share - exact).abs() < 4.0 * 1.07,
+        "{share} v {exact:.1}:\n{two}"
+    );
+    assert!(two.contains("(blue "), "{two}");
+    assert!(two.contains("over 2000 runs (95% margin"), "{two}");
+    assert!(!answer(3).contains("The whole turn"), "{}", answer(3));
+}

@@ -59,8 +59,66 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
     if n == 0 {
         out.push_str("\nThese orders fight no battle: there are no odds to give.\n");
     }
+    if let Some(text) = game_end(r, s, idx, orders, n) {
+        out.push_str(&text);
+    }
     out.push_str(&assumptions(s));
     Ok(out)
+}
+
+/// Runs of the engine the whole-turn figure is sampled over.
+pub const GAME_END_RUNS: u64 = 2_000;
+
+/// The chance the game ends with this turn's orders, for whom, where it
+/// can: sampled from the engine's own adjudication of the whole order set
+/// ([`GAME_END_RUNS`] runs with dice of a fixed seed of PREDICT's own, never
+/// the game's), since a battle's result changes the later ones. None when
+/// these battles cannot end the game (and the turn limit does not).
+fn game_end(r: &Ruleset, s: &State, side: usize, orders: &str, battles: usize) -> Option<String> {
+    let have = s.destroyed.get(side).copied().unwrap_or(0) as usize;
+    let last_phase =
+        matches!(s.step, Step::Move { second: true, .. }) && s.turns.is_some_and(|t| s.turn >= t);
+    if !last_phase && (battles == 0 || have + battles < s.victory as usize) {
+        return None;
+    }
+    let o = [Orders {
+        side: s.sides[side].clone(),
+        text: orders.to_string(),
+    }];
+    let mut ends: BTreeMap<String, u64> = BTreeMap::new();
+    for i in 0..GAME_END_RUNS {
+        let mut seed = [0x5e_u8; 32];
+        seed[..8].copy_from_slice(&i.to_le_bytes());
+        let mut dice = adjutant_dice::ChaChaDice::from_seed(seed);
+        let mut deck = adjutant_dice::ChaChaDice::from_seed([0; 32]);
+        let mut chance = adjutant_rules::Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let Ok(done) = engine::run(r, s, &o, Some(&mut chance)) else {
+            return None;
+        };
+        if done.st.over {
+            let who = done.st.winner.clone().unwrap_or_default();
+            *ends.entry(who).or_insert(0) += 1;
+        }
+    }
+    let total: u64 = ends.values().sum();
+    let p = total as f64 / GAME_END_RUNS as f64;
+    let margin = 196.0 * (p * (1.0 - p) / GAME_END_RUNS as f64).sqrt();
+    let whom = ends
+        .iter()
+        .map(|(w, c)| {
+            let w = if w.is_empty() { "a draw" } else { w.as_str() };
+            format!("{w} {}", pct(*c, GAME_END_RUNS))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some("\n".to_string() + &wrap(&format!(
+        "The whole turn: the game ends with these orders {}{}; sampled from the engine's own adjudication of all of them over {GAME_END_RUNS} runs (95% margin +-{margin:.1}%).",
+        pct(total, GAME_END_RUNS),
+        if whom.is_empty() { String::new() } else { format!(" ({whom})") }
+    )))
 }
 
 /// What the answer assumes, in the answer's own words.
