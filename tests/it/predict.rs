@@ -269,13 +269,13 @@ fn odds_in_the_open_with_three_dice() {
 fn a_family_without_odds_says_predict_is_not_available() {
     let site = Site::new();
     site.new_game(
-        "le-cateau-1914",
-        &["british=alice@example.org", "german=bob@example.org"],
+        "el-bodon-1811",
+        &["british=alice@example.org", "french=bob@example.org"],
         &[],
     );
     let file = site.path().join("predict.txt");
     std::fs::write(&file, "PASS\n").unwrap();
-    for side in ["british", "german"] {
+    for side in ["british", "french"] {
         let out = site.run(&["predict", "1", side, file.to_str().unwrap()]);
         let text = String::from_utf8_lossy(&out.stdout);
         let err = String::from_utf8_lossy(&out.stderr);
@@ -330,4 +330,158 @@ fn odds_never_use_the_enemys_cards() {
     assert_eq!(plain, ambush);
     assert!(!ambush.contains("Battle 2"), "{ambush}");
     assert!(ambush.contains("assumed") || ambush.contains("Assumed"));
+}
+
+/// A small Memoir of Battle scenario: a blue rifled field battery at C1,
+/// red infantry (magazine rifles, strength 4) at C4 in the open, C5 free
+/// behind it; the game opens with blue's artillery phase.
+const GRID_SCENARIO: &str = r#"
+id = "predict-grid"
+ruleset = "memoir-of-battle"
+title = "PREDICT on a grid"
+grid = "square"
+columns = 6
+rows = 6
+sides = ["blue", "red"]
+victory = 2
+[[units]]
+at = "C1"
+side = "blue"
+type = "rifled-field-artillery"
+[[units]]
+at = "A1"
+side = "blue"
+type = "infantry"
+[[units]]
+at = "C4"
+side = "red"
+type = "infantry"
+"#;
+
+const GRID_FIRE: &str = "PREDICT\nFIRE C1 C4\n";
+
+/// A grid game's PREDICT by mail (seeds/000, TURN SEQUENCE 1, Combat
+/// (Artillery Units): "The range at which each type of Artillery Unit is
+/// firing determines the number of Combat Dice" (rifled field artillery 4,
+/// 4, 3 at ranges 1 to 3), "For each face of the Combat Dice that matches
+/// the target Unit's type, the target Unit loses 1"; COMBAT DICE: Infantry
+/// 2, All Units 1, Retreat 1 of 6 faces). C1 to C4 is range 3: 3 dice. A
+/// die takes strength from infantry on 3 faces of 6 = 1/2: 0 hits 1/8 =
+/// 12.5%, 1 hit 3/8 = 37.5%, 2 hits 37.5%, 3 hits 12.5%. A retreat face is
+/// 1/6: none (5/6)^3 = 125/216 = 57.9%, one 75/216 = 34.7%, two 15/216 =
+/// 6.9%, three 1/216 = 0.5%. Strength 4 outlives 3 dice; it retreats (to
+/// C5, free) on any retreat face: 91/216 = 42.1%, holds 57.9%; no victory
+/// point. The answer changes nothing: the same state hash, no submission,
+/// one mail (the answer) in the outbox.
+#[test]
+fn grid_predict_by_mail_and_cli_changes_nothing() {
+    let site = Site::new();
+    let file = site.path().join("grid.toml");
+    std::fs::write(&file, GRID_SCENARIO).unwrap();
+    site.new_game(
+        file.to_str().unwrap(),
+        &["blue=alice@example.org", "red=bob@example.org"],
+        &[],
+    );
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let outbox = site.outbox().len();
+    let answer = send(&site, "g1", "alice@example.org", &to, GRID_FIRE);
+    assert_eq!(site.outbox().len(), outbox + 1, "more than the answer sent");
+    for want in [
+        "PREDICT for blue",
+        "Battle 1: rifled field artillery at C1 against infantry (magazine rifles)",
+        "Artillery fire, range 3: 3 at range 3 = 3 dice",
+        "Hits: 0 hits 12.5%, 1 hit 37.5%, 2 hits 37.5%, 3 hits 12.5%",
+        "Retreat results: 0 retreats 57.9%, 1 retreat 34.7%, 2 retreats 6.9%",
+        "Target destroyed 0.0%, retreats 42.1%, cannot retreat and loses 1 0.0%",
+        "holds its ground 57.9%",
+        "Expected victory points: 0.00",
+        "Nothing was submitted",
+    ] {
+        assert!(
+            answer.replace("\n    ", " ").contains(want),
+            "no {want:?} in:\n{answer}"
+        );
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    crate::common::assert_80_columns(&site);
+    // The CLI prints the same odds.
+    let orders = site.path().join("fire.txt");
+    std::fs::write(&orders, &GRID_FIRE[8..]).unwrap();
+    let cli = site.ok(&["predict", "1", "blue", orders.to_str().unwrap()]);
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    // A refused order: the same words as a submission's refusal.
+    let bad = send(
+        &site,
+        "g2",
+        "alice@example.org",
+        &to,
+        "PREDICT\nFIRE A1 C4\n",
+    );
+    let sub = send(&site, "g3", "alice@example.org", &to, "FIRE A1 C4\n");
+    let why = "you have no artillery unit at A1";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Hits:"));
+    assert_eq!(game_mark(&site), before);
+    // The same orders without PREDICT are played as usual.
+    send(&site, "g4", "alice@example.org", &to, &GRID_FIRE[8..]);
+    assert_eq!(
+        game_mark(&site).0,
+        before.0 + 1,
+        "the orders were not played"
+    );
+}
+
+/// The whole-turn figure of a grid order set (issue 32: "the chance the
+/// game ends this turn and for whom"): two battles, each at a machine gun
+/// down to strength 1, 4 dice of magazine rifles (seeds/000: a die takes
+/// strength from a machine gun on Gun + All, 2 of 6), each destroys it with
+/// 1 - (2/3)^4 = 65/81; victory at 2 units destroyed: both, (65/81)^2 =
+/// 64.4%. The figure is sampled (2,000 runs), so it is held to 4 standard
+/// errors (4 x 1.07%); with victory at 3 the orders cannot end the game and
+/// the answer says nothing of it.
+#[test]
+fn grid_whole_turn_chance_of_ending_the_game() {
+    use adjutant::rules::memoir_grid::{predict as grid, state, Ruleset as Grid};
+    let r = Grid::builtin("memoir-of-battle").unwrap();
+    let text = |victory: u32| {
+        format!(
+            "id = \"end\"\nruleset = \"memoir-of-battle\"\ngrid = \"square\"\ncolumns = 6\nrows = 6\n\
+             sides = [\"blue\", \"red\"]\nvictory = {victory}\n\
+             [[units]]\nat = \"B2\"\nside = \"blue\"\ntype = \"infantry\"\n\
+             [[units]]\nat = \"E2\"\nside = \"blue\"\ntype = \"infantry\"\n\
+             [[units]]\nat = \"B3\"\nside = \"red\"\ntype = \"machine-gun\"\nstrength = 1\n\
+             [[units]]\nat = \"E3\"\nside = \"red\"\ntype = \"machine-gun\"\nstrength = 1\n\
+             [[units]]\nat = \"A6\"\nside = \"red\"\ntype = \"infantry\"\n"
+        )
+    };
+    let orders = "FIRE B2 B3\nFIRE E2 E3\n";
+    let answer = |victory: u32| {
+        let mut st = state::load(&r, &text(victory), "end.toml").unwrap();
+        st.step = state::Step::Move {
+            side: 0,
+            second: false,
+        };
+        grid::predict(&r, &st, "blue", orders).unwrap()
+    };
+    let two = answer(2).replace("\n    ", " ");
+    assert!(two.contains("Target destroyed 80.2%"), "{two}");
+    let share = two
+        .split("the game ends with these orders ")
+        .nth(1)
+        .and_then(|t| t.split('%').next())
+        .and_then(|p| p.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no whole-turn figure in:\n{two}"));
+    let exact = 100.0 * (65.0_f64 / 81.0).powi(2);
+    assert!(
+        (share - exact).abs() < 4.0 * 1.07,
+        "{share} v {exact:.1}:\n{two}"
+    );
+    assert!(two.contains("(blue "), "{two}");
+    assert!(two.contains("over 2000 runs (95% margin"), "{two}");
+    assert!(!answer(3).contains("The whole turn"), "{}", answer(3));
 }

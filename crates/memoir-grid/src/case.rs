@@ -88,6 +88,25 @@ struct ExpectPart {
     first: Option<String>,
     #[serde(default)]
     winner: Option<String>,
+    /// PREDICT's odds on the case's position, before the phase is played.
+    #[serde(default)]
+    predict: Option<PredictPart>,
+}
+
+/// `[expect.predict]`: the odds a PREDICT must answer on the case's
+/// position (docs/testing.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PredictPart {
+    /// The side asking (default: the only side with orders in `[phase]`).
+    #[serde(default)]
+    side: Option<String>,
+    /// The orders to predict (default: that side's orders in `[phase]`).
+    #[serde(default)]
+    orders: Option<String>,
+    /// Text the answer must contain, each (a line wrapped in the answer is
+    /// read joined).
+    lines: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -138,10 +157,23 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     })?;
     let st = setup(&r, &cf, text, file)?;
     let phases = phases(&r, &cf, text, file)?;
+    let odds = cf
+        .expect
+        .predict
+        .as_ref()
+        .map(|p| check_predict(&r, &cf, &st, p))
+        .unwrap_or_default();
     let (out, rolled, mut problems) = match play(&r, &cf, &st, &phases) {
         Ok(played) => played,
-        Err(verdict) => return Ok(verdict),
+        Err(verdict) if odds.is_empty() => return Ok(verdict),
+        Err(verdict) => {
+            return Ok(fail(
+                &cf.name,
+                format!("{}; {}", odds.join("; "), verdict.detail),
+            ))
+        }
     };
+    problems.extend(odds);
     let e = &cf.expect;
     if let Some(n) = e.dice_rolled {
         if rolled != n {
@@ -469,4 +501,51 @@ fn check_units(
             }
         }
     }
+}
+
+/// The problems of `[expect.predict]`: PREDICT's answer on the case's
+/// position against the lines the case expects.
+fn check_predict(r: &Ruleset, cf: &CaseFile, st: &state::State, p: &PredictPart) -> Vec<String> {
+    let side = p
+        .side
+        .clone()
+        .or_else(|| match cf.phase.orders.keys().collect::<Vec<_>>()[..] {
+            [only] => Some(only.clone()),
+            _ => None,
+        })
+        .map(|s| s.to_ascii_lowercase());
+    let Some(side) = side else {
+        return vec![
+            "[expect.predict] names no side (and [phase] has not one side's orders)".into(),
+        ];
+    };
+    let orders = p
+        .orders
+        .clone()
+        .or_else(|| {
+            cf.phase
+                .orders
+                .iter()
+                .find(|(s, _)| s.eq_ignore_ascii_case(&side))
+                .map(|(_, o)| o.clone())
+        })
+        .unwrap_or_default();
+    let answer = match super::predict::predict(r, st, &side, &orders) {
+        Ok(a) => a,
+        Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
+    };
+    let joined = answer.replace("\n    ", " ");
+    let missing: Vec<String> = p
+        .lines
+        .iter()
+        .filter(|l| !joined.contains(l.as_str()))
+        .map(|l| format!("PREDICT: no \"{l}\""))
+        .collect();
+    if missing.is_empty() {
+        return missing;
+    }
+    vec![format!(
+        "{}\n  PREDICT answered:\n{answer}",
+        missing.join("; ")
+    )]
 }

@@ -401,8 +401,28 @@ fn artillery(t: &mut Turn<'_, '_, '_>, parsed: &[(usize, Lines)]) -> Result<(), 
     Ok(())
 }
 
+/// One term of a battle's dice: its words (as PREDICT names it) and count.
+pub type DiceTerm = (String, i64);
+
 /// Dice an artillery unit throws at a target, or why it cannot fire.
 fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, String> {
+    artillery_terms(r, st, g, tg).map(|t| total(&t))
+}
+
+/// The sum of a battle's dice terms.
+#[must_use]
+pub fn total(terms: &[DiceTerm]) -> u32 {
+    terms.iter().map(|t| t.1).sum::<i64>().max(0) as u32
+}
+
+/// The terms of an artillery unit's dice at a target (the table's dice by
+/// range first), or why it cannot fire.
+pub fn artillery_terms(
+    r: &Ruleset,
+    st: &State,
+    g: &Unit,
+    tg: &Unit,
+) -> Result<Vec<DiceTerm>, String> {
     let s = spec(r, g);
     if g.fired {
         return Err(format!(
@@ -423,7 +443,8 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
     }
     let range = st.grid.distance(g.at, tg.at);
     let ts = spec(r, tg);
-    let table = if ts.armour && !s.artillery_vs_armour.is_empty() {
+    let table_armour = ts.armour && !s.artillery_vs_armour.is_empty();
+    let table = if table_armour {
         &s.artillery_vs_armour
     } else {
         &s.artillery
@@ -458,14 +479,23 @@ fn artillery_dice(r: &Ruleset, st: &State, g: &Unit, tg: &Unit) -> Result<u32, S
             }
         }
     }
-    let general = usize::from(
-        r.general_bonus.contains(&s.class)
-            && st
-                .units
-                .iter()
-                .any(|u| u.at == g.at && u.id != g.id && u.side == g.side && spec(r, u).general),
-    );
-    Ok(base + general as u32)
+    let mut terms = vec![(
+        format!(
+            "{} at range {range}{}",
+            base,
+            if table_armour { " against armour" } else { "" }
+        ),
+        i64::from(base),
+    )];
+    if r.general_bonus.contains(&s.class)
+        && st
+            .units
+            .iter()
+            .any(|u| u.at == g.at && u.id != g.id && u.side == g.side && spec(r, u).general)
+    {
+        terms.push(("a general in its area".into(), 1));
+    }
+    Ok(terms)
 }
 
 fn spotter(r: &Ruleset, st: &State, side: usize, target: Area) -> bool {
@@ -579,20 +609,77 @@ fn resolve_faces(t: &Turn<'_, '_, '_>, tg: &Unit, faces: &[String]) -> (u32, boo
         // A dice-free check changes nothing.
         return (0, false);
     }
-    let class = spec(r, tg).class.clone();
-    let mut losses = faces.iter().filter(|f| r.face_hits(f, &class)).count() as u32;
-    let mut flags = faces.iter().filter(|f| *f == "retreat").count() as u32;
-    let dug_in =
-        t.st.features(tg.at)
-            .iter()
-            .filter_map(|f| r.feature(f))
-            .any(|x| x.fieldworks);
-    if dug_in {
-        // Fieldworks: the first loss is ignored; two retreat results to retreat.
-        losses = losses.saturating_sub(1);
-        flags = if flags >= 2 { 1 } else { 0 };
+    let (mut hits, mut flags) = (0, 0);
+    for f in faces {
+        let (h, g) = face_result(r, tg, f);
+        hits += h;
+        flags += g;
     }
-    (losses, flags > 0)
+    settle_counts(r, &t.st, tg, hits, flags)
+}
+
+/// What one die's face does to a target: (a hit, a retreat result).
+#[must_use]
+pub fn face_result(r: &Ruleset, tg: &Unit, face: &str) -> (u32, u32) {
+    let class = &spec(r, tg).class;
+    (
+        u32::from(r.face_hits(face, class)),
+        u32::from(face == "retreat"),
+    )
+}
+
+/// A target's losses and whether it must retreat, from the hits and retreat
+/// results its dice showed.
+#[must_use]
+pub fn settle_counts(r: &Ruleset, st: &State, tg: &Unit, hits: u32, flags: u32) -> (u32, bool) {
+    if dug_in(r, st, tg.at) {
+        // Fieldworks: the first loss is ignored; two retreat results to retreat.
+        return (hits.saturating_sub(1), flags >= 2);
+    }
+    (hits, flags > 0)
+}
+
+/// Whether the target's area is fieldworks (as [`settle_counts`] reads it).
+#[must_use]
+pub fn dug_in(r: &Ruleset, st: &State, at: Area) -> bool {
+    st.features(at)
+        .iter()
+        .filter_map(|f| r.feature(f))
+        .any(|x| x.fieldworks)
+}
+
+/// One battle's result carried out by the engine's own code on a copy of
+/// the position: `losses` taken by the unit `target` of the enemy of
+/// `side`, then its retreat away from `from` if `retreats`, then the
+/// victory check. Draws no die.
+#[must_use]
+pub fn settle(
+    r: &Ruleset,
+    st: &State,
+    side: usize,
+    from: Area,
+    target: u32,
+    losses: u32,
+    retreats: bool,
+) -> (State, Vec<Event>) {
+    let mut none = adjutant_dice::ForcedDice::new(Vec::new());
+    let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+    let mut chance = Chance {
+        dice: &mut none,
+        deck: &mut deck,
+    };
+    let mut t = Turn {
+        r,
+        st: st.clone(),
+        ev: Vec::new(),
+        chance: Some(&mut chance),
+    };
+    apply_losses(&mut t, target, losses, side, true);
+    if retreats && t.st.unit(target).is_some() {
+        retreat(&mut t, target, from);
+    }
+    check_victory(&mut t);
+    (t.st, t.ev)
 }
 
 /// Take `n` from a unit's strength (marked now; removed later when
@@ -794,7 +881,7 @@ fn entry(done: &mut Vec<Done>, id: u32) -> usize {
 }
 
 /// The unit an order names: the non-general in the area, or a general.
-fn own(st: &State, side: usize, a: Area) -> Option<Unit> {
+pub(crate) fn own(st: &State, side: usize, a: Area) -> Option<Unit> {
     st.units
         .iter()
         .filter(|u| u.at == a && u.side == side)
@@ -1347,6 +1434,12 @@ fn check_move(r: &Ruleset, st: &State, u: &Unit, steps: &[Area]) -> Result<(), S
 
 /// Dice a unit throws at a target in the move phase's combat, or why not.
 fn combat_dice(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<u32, String> {
+    combat_terms(r, st, u, tg).map(|t| total(&t))
+}
+
+/// The terms of a unit's dice at a target in the move phase's combat (the
+/// table's dice by range first, then each modifier), or why it cannot fire.
+pub fn combat_terms(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<Vec<DiceTerm>, String> {
     let s = spec(r, u);
     let ts = spec(r, tg);
     let range = st.grid.distance(u.at, tg.at);
@@ -1373,18 +1466,20 @@ fn combat_dice(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<u32, Stri
         ));
     }
     line_of_sight(r, st, u, tg.at)?;
-    let mut dice = i64::from(base);
+    let mut terms = vec![(format!("{base} at range {range}"), i64::from(base))];
+    // The best cover of the target's area (hills count below, once).
     let cover = st
         .features(tg.at)
         .iter()
         .filter_map(|f| r.feature(f))
         .filter(|t| t.hill == 0)
-        .map(|t| t.cover)
-        .max()
-        .unwrap_or(0);
-    dice -= i64::from(cover);
+        .max_by_key(|t| t.cover)
+        .filter(|t| t.cover > 0);
+    if let Some(t) = cover {
+        terms.push((format!("target in {}", t.name), -i64::from(t.cover)));
+    }
     if hill(r, st, tg.at) > 0 && !same_hill(r, st, u.at, tg.at) {
-        dice -= 1;
+        terms.push(("target on a hill".into(), -1));
     }
     if r.general_bonus.contains(&s.class)
         && st
@@ -1392,20 +1487,21 @@ fn combat_dice(r: &Ruleset, st: &State, u: &Unit, tg: &Unit) -> Result<u32, Stri
             .iter()
             .any(|o| o.at == u.at && o.id != u.id && o.side == u.side && spec(r, o).general)
     {
-        dice += 1;
+        terms.push(("a general in its area".into(), 1));
     }
     if let Some(p) = &r.armour_penalty {
-        if p.firers.contains(&s.class) && !s.no_penalty {
-            dice -= i64::from(p.against.get(&ts.class).copied().unwrap_or(0));
+        let n = p.against.get(&ts.class).copied().unwrap_or(0);
+        if p.firers.contains(&s.class) && !s.no_penalty && n > 0 {
+            terms.push((format!("small arms against the {}", ts.name), -i64::from(n)));
         }
     }
-    if dice <= 0 {
+    if terms.iter().map(|t| t.1).sum::<i64>() <= 0 {
         return Err(format!(
             "the {} at {} would throw no dice at {}",
             s.name, u.at, tg.at
         ));
     }
-    Ok(dice as u32)
+    Ok(terms)
 }
 
 /// After a side's move phase: the other side's, or the next turn.

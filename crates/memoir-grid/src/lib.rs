@@ -8,6 +8,7 @@ pub mod board;
 pub mod case;
 pub mod engine;
 pub mod events;
+pub mod predict;
 pub mod random;
 pub mod report;
 pub mod ruleset;
@@ -206,6 +207,10 @@ impl Family for Ruleset {
         _viewer: &Viewer,
     ) -> Vec<String> {
         events.iter().filter_map(report::describe).collect()
+    }
+
+    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+        predict::predict(self, s, side, orders)
     }
 
     /// Units destroyed: the victory points of these rulebooks.
