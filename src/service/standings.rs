@@ -108,6 +108,23 @@ pub struct Player {
     pub reliability: Reliability,
 }
 
+impl Player {
+    /// `address` with its rating after every finished game, and nothing
+    /// counted yet.
+    fn rated(address: &str, ratings: &BTreeMap<String, Glicko2Rating>) -> Player {
+        let r = ratings.get(address).copied().unwrap_or_default();
+        Player {
+            player: address.to_string(),
+            rating: r.rating,
+            deviation: r.deviation,
+            volatility: r.volatility,
+            total: Tally::default(),
+            by_ruleset: BTreeMap::new(),
+            reliability: Reliability::default(),
+        }
+    }
+}
+
 /// The whole table.
 #[derive(Debug, Clone, Serialize)]
 pub struct Standings {
@@ -298,16 +315,9 @@ impl Judge {
                     .unwrap_or_default();
                 let outcome = outcome(&g.result, side);
                 for p in members {
-                    let r = ratings.get(p).copied().unwrap_or_default();
-                    let e = players.entry(p.clone()).or_insert_with(|| Player {
-                        player: p.clone(),
-                        rating: r.rating,
-                        deviation: r.deviation,
-                        volatility: r.volatility,
-                        total: Tally::default(),
-                        by_ruleset: BTreeMap::new(),
-                        reliability: Reliability::default(),
-                    });
+                    let e = players
+                        .entry(p.clone())
+                        .or_insert_with(|| Player::rated(p, &ratings));
                     e.total.add(outcome);
                     e.by_ruleset
                         .entry(g.ruleset.clone())
@@ -321,16 +331,9 @@ impl Judge {
             }
         }
         for (address, n) in games_left(conn)? {
-            let r = ratings.get(&address).copied().unwrap_or_default();
-            let e = players.entry(address.clone()).or_insert_with(|| Player {
-                player: address,
-                rating: r.rating,
-                deviation: r.deviation,
-                volatility: r.volatility,
-                total: Tally::default(),
-                by_ruleset: BTreeMap::new(),
-                reliability: Reliability::default(),
-            });
+            let e = players
+                .entry(address.clone())
+                .or_insert_with(|| Player::rated(&address, &ratings));
             e.reliability.abandoned += n;
         }
         let mut listed = Vec::new();

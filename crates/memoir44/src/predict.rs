@@ -262,50 +262,11 @@ fn distribution(
             (hits, flags)
         })
         .collect();
-    let mut dist: BTreeMap<(u32, u32), u64> = BTreeMap::from([((0, 0), 1)]);
-    for _ in 0..n {
-        let mut next = BTreeMap::new();
-        for ((h, f), c) in &dist {
-            for (dh, df) in &one {
-                *next.entry((h + dh, f + df)).or_insert(0) += c;
-            }
-        }
-        dist = next;
-    }
-    dist
+    adjutant_rules::odds::convolve(&one, n)
 }
 
-/// Counts by one coordinate of the joint distribution.
-fn marginal(
-    joint: &BTreeMap<(u32, u32), u64>,
-    key: impl Fn((u32, u32)) -> u32,
-) -> BTreeMap<u32, u64> {
-    let mut m = BTreeMap::new();
-    for (k, c) in joint {
-        *m.entry(key(*k)).or_insert(0) += c;
-    }
-    m
-}
-
-/// "0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%".
-fn shares(m: &BTreeMap<u32, u64>, total: u64, one: &str, many: &str) -> String {
-    m.iter()
-        .map(|(k, c)| {
-            let w = if *k == 1 { one } else { many };
-            format!("{k} {w} {}", pct(*c, total))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A share as a percentage with one decimal: "25.0%".
-#[must_use]
-pub fn pct(count: u64, total: u64) -> String {
-    if total == 0 {
-        return "0.0%".into();
-    }
-    format!("{:.1}%", count as f64 * 100.0 / total as f64)
-}
+pub use adjutant_rules::odds::pct;
+use adjutant_rules::odds::{marginal, shares};
 
 /// What the (hits, flags) results do to the target, by the battle code.
 #[derive(Default)]

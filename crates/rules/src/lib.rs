@@ -11,6 +11,7 @@
 //! clock, no file I/O.
 
 pub mod event;
+pub mod odds;
 pub mod report;
 
 pub use event::{Event, PRE_BATTLE_ROLL, REFEREE_NOTE};

@@ -1,0 +1,75 @@
+//! Exact odds from dice, shared by the families' PREDICT (issue 32):
+//! each face of one die scored by the family's own code, convolved over
+//! the number of dice, and the answer's percentages.
+
+use std::collections::BTreeMap;
+
+/// The joint distribution of (hits, second result: flags or retreats) of
+/// `n` dice whose faces score `one` each, as counts out of `one.len()^n`.
+#[must_use]
+pub fn convolve(one: &[(u32, u32)], n: u32) -> BTreeMap<(u32, u32), u64> {
+    let mut dist: BTreeMap<(u32, u32), u64> = BTreeMap::from([((0, 0), 1)]);
+    for _ in 0..n {
+        let mut next = BTreeMap::new();
+        for ((h, f), c) in &dist {
+            for (dh, df) in one {
+                *next.entry((h + dh, f + df)).or_insert(0) += c;
+            }
+        }
+        dist = next;
+    }
+    dist
+}
+
+/// Counts by one coordinate of the joint distribution.
+pub fn marginal(
+    joint: &BTreeMap<(u32, u32), u64>,
+    key: impl Fn((u32, u32)) -> u32,
+) -> BTreeMap<u32, u64> {
+    let mut m = BTreeMap::new();
+    for (k, c) in joint {
+        *m.entry(key(*k)).or_insert(0) += c;
+    }
+    m
+}
+
+/// "0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%".
+#[must_use]
+pub fn shares(m: &BTreeMap<u32, u64>, total: u64, one: &str, many: &str) -> String {
+    m.iter()
+        .map(|(k, c)| {
+            let w = if *k == 1 { one } else { many };
+            format!("{k} {w} {}", pct(*c, total))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A share as a percentage with one decimal: "25.0%".
+#[must_use]
+pub fn pct(count: u64, total: u64) -> String {
+    if total == 0 {
+        return "0.0%".into();
+    }
+    format!("{:.1}%", count as f64 * 100.0 / total as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two dice each hitting on half the faces: 0, 1, 2 hits as 1:2:1.
+    #[test]
+    fn two_dice_of_even_chance() {
+        let one = [(1, 0), (1, 0), (1, 0), (0, 0), (0, 0), (0, 1)];
+        let d = convolve(&one, 2);
+        assert_eq!(d.values().sum::<u64>(), 36);
+        let hits = marginal(&d, |(h, _)| h);
+        assert_eq!(
+            shares(&hits, 36, "hit", "hits"),
+            "0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%"
+        );
+        assert_eq!(pct(1, 3), "33.3%");
+        assert_eq!(pct(0, 0), "0.0%");
+    }
+}
