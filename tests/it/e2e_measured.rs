@@ -126,7 +126,8 @@ fn a_measured_game_by_mail_with_its_svg_in_chromium() {
     assert_eq!(site.unsent(), 0, "everything was delivered");
 
     // The last turn report's HTML part, from the player's inbox, in a real
-    // browser.
+    // browser. Postfix hands it over in its own time.
+    j.wait_mail(&players[0], 0, &format!("turn {turns} ("));
     let last = inbox(&players[0])
         .into_iter()
         .rev()
