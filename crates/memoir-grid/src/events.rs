@@ -148,6 +148,13 @@ mod tests {
 
     /// One of each variant the engine makes, with the JSON the store holds.
     fn samples() -> Vec<(Event, serde_json::Value)> {
+        let mut all = battle_samples();
+        all.extend(movement_samples());
+        all
+    }
+
+    /// The battle's events: fire, initiative, losses, retreats.
+    fn battle_samples() -> Vec<(Event, serde_json::Value)> {
         vec![
             (
                 Event::Fire {
@@ -225,6 +232,12 @@ mod tests {
                 json!({"kind": "retreat-blocked", "side": "red", "unit": "infantry",
                     "at": "B2"}),
             ),
+        ]
+    }
+
+    /// Orders that lapsed, movement, transport and the game's end.
+    fn movement_samples() -> Vec<(Event, serde_json::Value)> {
+        vec![
             (
                 Event::Lapsed {
                     side: s("red"),

@@ -224,38 +224,135 @@ pub fn place(
         winner: None,
     };
     for p in units {
-        let a = grid.parse(p.at.get_ref()).ok_or_else(|| {
+        place_unit(r, text, file, &sides, &mut st, p)?;
+    }
+    Ok(st)
+}
+
+/// One placement checked and put on the board (with the unit it carries).
+fn place_unit(
+    r: &Ruleset,
+    text: &str,
+    file: &str,
+    sides: &[String],
+    st: &mut State,
+    p: &Placement,
+) -> Result<(), DataError> {
+    let a = st.grid.parse(p.at.get_ref()).ok_or_else(|| {
+        at(
+            text,
+            file,
+            p.at.span().start,
+            format!("'{}' is not an area of the board", p.at.get_ref()),
+        )
+    })?;
+    let side = sides
+        .iter()
+        .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
+        .ok_or_else(|| {
             at(
                 text,
                 file,
-                p.at.span().start,
-                format!("'{}' is not an area of the board", p.at.get_ref()),
+                p.side.span().start,
+                format!("unknown side '{}'", p.side.get_ref()),
             )
         })?;
-        let side = sides
-            .iter()
-            .position(|s| *s == p.side.get_ref().trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                at(
-                    text,
-                    file,
-                    p.side.span().start,
-                    format!("unknown side '{}'", p.side.get_ref()),
-                )
-            })?;
-        let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
-        let spec = r.unit(&kind).ok_or_else(|| {
-            at(
-                text,
-                file,
-                p.r#type.span().start,
-                format!(
-                    "unknown unit type '{kind}' (known: {})",
-                    r.units.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            )
-        })?;
-        let q = match p
+    let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
+    let spec = r.unit(&kind).ok_or_else(|| {
+        at(
+            text,
+            file,
+            p.r#type.span().start,
+            format!(
+                "unknown unit type '{kind}' (known: {})",
+                r.units.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })?;
+    let q = quality(text, file, p)?;
+    let max = (i64::from(spec.strength) + q).max(0) as u32;
+    let strength = p.strength.unwrap_or(max);
+    if strength > max.max(1) || (strength == 0 && spec.strength > 0) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("a {kind} of this quality has strength 1 to {max}"),
+        ));
+    }
+    let general = spec.general;
+    if st.units.iter().any(|u| u.at == a && u.side != side) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("{a} holds an enemy unit (a general shares an area only with its own side)"),
+        ));
+    }
+    if st.units.iter().any(|u| {
+        u.at == a
+            && (!general && r.unit(&u.kind).is_some_and(|s| !s.general)
+                || general && r.unit(&u.kind).is_some_and(|s| s.general))
+    }) {
+        return Err(at(
+            text,
+            file,
+            p.at.span().start,
+            format!("two units in {a}"),
+        ));
+    }
+    let carrying = match &p.carrying {
+        None => None,
+        Some(c) => {
+            let ck = c.get_ref().trim().to_ascii_lowercase();
+            let cs = r
+                .unit(&ck)
+                .filter(|cs| spec.transport && (cs.carried || cs.towed))
+                .ok_or_else(|| {
+                    at(
+                        text,
+                        file,
+                        c.span().start,
+                        format!("a {kind} cannot carry '{ck}'"),
+                    )
+                })?;
+            st.next_unit += 1;
+            Some(Box::new(Unit {
+                id: st.next_unit - 1,
+                side,
+                kind: ck,
+                at: a,
+                strength: cs.strength,
+                max: cs.strength,
+                irregular: false,
+                wire_stuck: false,
+                in_river: false,
+                fired: false,
+                carrying: None,
+            }))
+        }
+    };
+    st.units.push(Unit {
+        id: st.next_unit,
+        side,
+        kind,
+        at: a,
+        strength,
+        max,
+        irregular: p.irregular,
+        wire_stuck: false,
+        in_river: false,
+        fired: p.fired,
+        carrying,
+    });
+    st.next_unit += 1;
+    Ok(())
+}
+
+/// A placement's quality: +1 elite, 0 regular (or none), -1 poor.
+fn quality(text: &str, file: &str, p: &Placement) -> Result<i64, DataError> {
+    Ok(
+        match p
             .quality
             .as_ref()
             .map(|q| (q.get_ref().to_ascii_lowercase(), q.span()))
@@ -272,87 +369,8 @@ pub fn place(
                     format!("quality is elite, regular or poor, not '{q}'"),
                 ))
             }
-        };
-        let max = (i64::from(spec.strength) + q).max(0) as u32;
-        let strength = p.strength.unwrap_or(max);
-        if strength > max.max(1) || (strength == 0 && spec.strength > 0) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!("a {kind} of this quality has strength 1 to {max}"),
-            ));
-        }
-        let general = spec.general;
-        if st.units.iter().any(|u| u.at == a && u.side != side) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!(
-                    "{a} holds an enemy unit (a general shares an area only with its own side)"
-                ),
-            ));
-        }
-        if st.units.iter().any(|u| {
-            u.at == a
-                && (!general && r.unit(&u.kind).is_some_and(|s| !s.general)
-                    || general && r.unit(&u.kind).is_some_and(|s| s.general))
-        }) {
-            return Err(at(
-                text,
-                file,
-                p.at.span().start,
-                format!("two units in {a}"),
-            ));
-        }
-        let carrying = match &p.carrying {
-            None => None,
-            Some(c) => {
-                let ck = c.get_ref().trim().to_ascii_lowercase();
-                let cs = r
-                    .unit(&ck)
-                    .filter(|cs| spec.transport && (cs.carried || cs.towed))
-                    .ok_or_else(|| {
-                        at(
-                            text,
-                            file,
-                            c.span().start,
-                            format!("a {kind} cannot carry '{ck}'"),
-                        )
-                    })?;
-                st.next_unit += 1;
-                Some(Box::new(Unit {
-                    id: st.next_unit - 1,
-                    side,
-                    kind: ck,
-                    at: a,
-                    strength: cs.strength,
-                    max: cs.strength,
-                    irregular: false,
-                    wire_stuck: false,
-                    in_river: false,
-                    fired: false,
-                    carrying: None,
-                }))
-            }
-        };
-        st.units.push(Unit {
-            id: st.next_unit,
-            side,
-            kind,
-            at: a,
-            strength,
-            max,
-            irregular: p.irregular,
-            wire_stuck: false,
-            in_river: false,
-            fired: p.fired,
-            carrying,
-        });
-        st.next_unit += 1;
-    }
-    Ok(st)
+        },
+    )
 }
 
 /// The board's grid: square or hex, and its size.
