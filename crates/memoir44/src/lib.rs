@@ -350,149 +350,8 @@ impl Family for Ruleset {
             Some(text) => setup_text(self, text, &scenario.file, deck),
             None => setup(self, &scenario.id, deck),
         }?;
-        if let Some(v) = scenario.options.get(fog::OPTION) {
-            st.fog = Some(fog::parse_option(v).map_err(|m| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", fog::OPTION),
-            })?);
-        }
-        if let Some(v) = scenario.options.get(YOUNG_GENERALS) {
-            match v.as_str() {
-                "" | "true" | "yes" => young_generals(self, &mut st),
-                "false" | "no" => {}
-                other => {
-                    return Err(DataError::Invalid {
-                        file: scenario.file.clone(),
-                        message: format!(
-                            "game option {YOUNG_GENERALS}: '{other}' is not true or false"
-                        ),
-                    })
-                }
-            }
-        }
-        // Army Manoeuvres (Appendix 3): each variant is a game option of
-        // the ruleset's [variants] table.
-        for id in self.variants.keys() {
-            let Some(v) = scenario.options.get(id) else {
-                continue;
-            };
-            match v.as_str() {
-                "" | "true" | "yes" => {
-                    st.variants.push(id.clone());
-                    st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
-                }
-                "false" | "no" => {}
-                other => {
-                    return Err(DataError::Invalid {
-                        file: scenario.file.clone(),
-                        message: format!("game option {id}: '{other}' is not true or false"),
-                    })
-                }
-            }
-        }
-        // Night & Severe Weather Conditions (weather.rs): the game options
-        // `weather` (conditions, or `clear`) and `dawn` (the side that rolls
-        // the night track) win over the scenario's [weather].
-        if scenario.options.contains_key(weather::OPTION)
-            || scenario.options.contains_key(weather::DAWN_OPTION)
-        {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", weather::OPTION),
-            };
-            let cur = st.weather.clone().unwrap_or_default();
-            let conditions = match scenario.options.get(weather::OPTION).map(String::as_str) {
-                Some("clear" | "none" | "false" | "no") => Vec::new(),
-                Some(v) => {
-                    let items: Vec<String> = v.split([',', '+']).map(str::to_string).collect();
-                    weather::parse_conditions(self, &items).map_err(bad)?
-                }
-                None => cur.conditions.clone(),
-            };
-            let dawn = match scenario.options.get(weather::DAWN_OPTION) {
-                Some(d) => Some(st.side_index(d).ok_or_else(|| {
-                    bad(format!(
-                        "dawn: unknown side '{d}' (sides: {})",
-                        st.sides.join(", ")
-                    ))
-                })?),
-                None => cur.dawn.filter(|_| conditions.iter().any(|c| c == "night")),
-            };
-            st.weather = None;
-            weather::set(self, &mut st, conditions, dawn, cur.track_box.max(1)).map_err(bad)?;
-        }
-        // Blitzkrieg Rules (blitzkrieg.rs): the game option names the side
-        // that uses them (`none`: not the scenario's).
-        if let Some(v) = scenario.options.get(blitzkrieg::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", blitzkrieg::OPTION),
-            };
-            let side = match v.as_str() {
-                "none" | "false" | "no" => None,
-                s => Some(st.side_index(s).ok_or_else(|| {
-                    bad(format!(
-                        "unknown side '{s}' (sides: {}, or none)",
-                        st.sides.join(", ")
-                    ))
-                })?),
-            };
-            blitzkrieg::set(self, &mut st, side).map_err(bad)?;
-        }
-        // Demoralisation, & Disorganisation (disorder.rs) and the Political
-        // Commissar (commissar.rs): the game options win over the
-        // scenario's.
-        if let Some(v) = scenario.options.get(disorder::OPTION) {
-            disorder::set_option(self, &mut st, v).map_err(|m| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", disorder::OPTION),
-            })?;
-        }
-        if let Some(v) = scenario.options.get(commissar::OPTION) {
-            commissar::set_option(self, &mut st, v).map_err(|m| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", commissar::OPTION),
-            })?;
-        }
-        // Supply Lines & Sieges (supply.rs): the game option puts the rules
-        // in force for every side or one (`false`: not the scenario's).
-        if let Some(v) = scenario.options.get(supply::OPTION) {
-            let bad = |m: String| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", supply::OPTION),
-            };
-            let sides = supply::parse_option(&st, v).map_err(bad)?;
-            supply::set(self, &mut st, sides).map_err(bad)?;
-        }
-        // Appendix 3's Suggested Variants (variants/): each option converts
-        // the position the scenario sets up, in the order of
-        // `variants::OPTIONS`; then the Human Factor of "EX-TER-MIN-ATE!".
-        for option in variants::OPTIONS {
-            if let Some(v) = scenario.options.get(option) {
-                variants::apply_option(self, &mut st, option, v).map_err(|m| {
-                    DataError::Invalid {
-                        file: scenario.file.clone(),
-                        message: format!("game option {option}: {m}"),
-                    }
-                })?;
-            }
-        }
-        variants::exterminate::human_factor(self, &mut st);
-        supply::start(self, &mut st);
-        if let Some(v) = scenario.options.get(campaign::OPTION) {
-            let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!("game option {}: {m}", campaign::OPTION),
-            })?;
-            if dice.iter().any(|d| *d > 0) {
-                st.short_hand = vec![false; st.sides.len()];
-                st.pre_battle = Some(campaign::PreBattle {
-                    dice,
-                    rolled: false,
-                    choices: Vec::new(),
-                });
-            }
-        }
+        rule_options(self, scenario, &mut st)?;
+        more_options(self, scenario, &mut st)?;
         Ok(st)
     }
 
@@ -732,4 +591,158 @@ fn mover_index(s: &State, side: &str) -> Result<usize, Rejection> {
         )));
     }
     Ok(idx)
+}
+
+/// A game's options, first part: fog of war, Young Generals, Army
+/// Manoeuvres and the weather (the game option wins over the scenario's).
+fn rule_options(r: &Ruleset, scenario: &Scenario, st: &mut State) -> Result<(), DataError> {
+    if let Some(v) = scenario.options.get(fog::OPTION) {
+        st.fog = Some(fog::parse_option(v).map_err(|m| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", fog::OPTION),
+        })?);
+    }
+    if let Some(v) = scenario.options.get(YOUNG_GENERALS) {
+        match v.as_str() {
+            "" | "true" | "yes" => young_generals(r, st),
+            "false" | "no" => {}
+            other => {
+                return Err(DataError::Invalid {
+                    file: scenario.file.clone(),
+                    message: format!(
+                        "game option {YOUNG_GENERALS}: '{other}' is not true or false"
+                    ),
+                })
+            }
+        }
+    }
+    // Army Manoeuvres (Appendix 3): each variant is a game option of
+    // the ruleset's [variants] table.
+    for id in r.variants.keys() {
+        let Some(v) = scenario.options.get(id) else {
+            continue;
+        };
+        match v.as_str() {
+            "" | "true" | "yes" => {
+                st.variants.push(id.clone());
+                st.manoeuvres_used = vec![Vec::new(); st.sides.len()];
+            }
+            "false" | "no" => {}
+            other => {
+                return Err(DataError::Invalid {
+                    file: scenario.file.clone(),
+                    message: format!("game option {id}: '{other}' is not true or false"),
+                })
+            }
+        }
+    }
+    // Night & Severe Weather Conditions (weather.rs): the game options
+    // `weather` (conditions, or `clear`) and `dawn` (the side that rolls
+    // the night track) win over the scenario's [weather].
+    if scenario.options.contains_key(weather::OPTION)
+        || scenario.options.contains_key(weather::DAWN_OPTION)
+    {
+        let bad = |m: String| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", weather::OPTION),
+        };
+        let cur = st.weather.clone().unwrap_or_default();
+        let conditions = match scenario.options.get(weather::OPTION).map(String::as_str) {
+            Some("clear" | "none" | "false" | "no") => Vec::new(),
+            Some(v) => {
+                let items: Vec<String> = v.split([',', '+']).map(str::to_string).collect();
+                weather::parse_conditions(r, &items).map_err(bad)?
+            }
+            None => cur.conditions.clone(),
+        };
+        let dawn = match scenario.options.get(weather::DAWN_OPTION) {
+            Some(d) => Some(st.side_index(d).ok_or_else(|| {
+                bad(format!(
+                    "dawn: unknown side '{d}' (sides: {})",
+                    st.sides.join(", ")
+                ))
+            })?),
+            None => cur.dawn.filter(|_| conditions.iter().any(|c| c == "night")),
+        };
+        st.weather = None;
+        weather::set(r, st, conditions, dawn, cur.track_box.max(1)).map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// A game's options, second part: Blitzkrieg, disorder, the Commissar,
+/// supply, Appendix 3's variants (in their order) and a campaign's
+/// pre-battle dice.
+fn more_options(r: &Ruleset, scenario: &Scenario, st: &mut State) -> Result<(), DataError> {
+    // Blitzkrieg Rules (blitzkrieg.rs): the game option names the side
+    // that uses them (`none`: not the scenario's).
+    if let Some(v) = scenario.options.get(blitzkrieg::OPTION) {
+        let bad = |m: String| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", blitzkrieg::OPTION),
+        };
+        let side = match v.as_str() {
+            "none" | "false" | "no" => None,
+            s => Some(st.side_index(s).ok_or_else(|| {
+                bad(format!(
+                    "unknown side '{s}' (sides: {}, or none)",
+                    st.sides.join(", ")
+                ))
+            })?),
+        };
+        blitzkrieg::set(r, st, side).map_err(bad)?;
+    }
+    // Demoralisation, & Disorganisation (disorder.rs) and the Political
+    // Commissar (commissar.rs): the game options win over the
+    // scenario's.
+    if let Some(v) = scenario.options.get(disorder::OPTION) {
+        disorder::set_option(r, st, v).map_err(|m| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", disorder::OPTION),
+        })?;
+    }
+    if let Some(v) = scenario.options.get(commissar::OPTION) {
+        commissar::set_option(r, st, v).map_err(|m| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", commissar::OPTION),
+        })?;
+    }
+    // Supply Lines & Sieges (supply.rs): the game option puts the rules
+    // in force for every side or one (`false`: not the scenario's).
+    if let Some(v) = scenario.options.get(supply::OPTION) {
+        let bad = |m: String| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", supply::OPTION),
+        };
+        let sides = supply::parse_option(st, v).map_err(bad)?;
+        supply::set(r, st, sides).map_err(bad)?;
+    }
+    // Appendix 3's Suggested Variants (variants/): each option converts
+    // the position the scenario sets up, in the order of
+    // `variants::OPTIONS`; then the Human Factor of "EX-TER-MIN-ATE!".
+    for option in variants::OPTIONS {
+        if let Some(v) = scenario.options.get(option) {
+            variants::apply_option(r, st, option, v).map_err(|m| DataError::Invalid {
+                file: scenario.file.clone(),
+                message: format!("game option {option}: {m}"),
+            })?;
+        }
+    }
+    variants::exterminate::human_factor(r, st);
+    supply::start(r, st);
+    if let Some(v) = scenario.options.get(campaign::OPTION) {
+        let dice = campaign::parse_option(v, &st.sides).map_err(|m| DataError::Invalid {
+            file: scenario.file.clone(),
+            message: format!("game option {}: {m}", campaign::OPTION),
+        })?;
+        if dice.iter().any(|d| *d > 0) {
+            st.short_hand = vec![false; st.sides.len()];
+            st.pre_battle = Some(campaign::PreBattle {
+                dice,
+                rolled: false,
+                choices: Vec::new(),
+            });
+        }
+    }
+    Ok(())
 }

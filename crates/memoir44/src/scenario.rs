@@ -302,127 +302,7 @@ pub fn place_stars(
             Some(x) => Some(file_side(l, x)?),
             None => None,
         };
-        let (side, unit) = match kind.as_str() {
-            // "EX-TER-MIN-ATE!": the Human Factor's leader is a Heroic
-            // Leader too (variants/exterminate.rs).
-            "heroic-leader" | "human-factor" => {
-                let Some(u) = st.unit_at(h) else {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!("a Heroic Leader is placed with a unit: there is none at {h}"),
-                    ));
-                };
-                if side.is_some_and(|x| x != u.side) {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!("the unit at {h} is not of the Heroic Leader's side"),
-                    ));
-                }
-                (Some(u.side), Some(u.id))
-            }
-            "air-strikes" => {
-                if side.is_none() {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.kind),
-                        "air-strikes names the side that calls them: side = \"<side>\"",
-                    ));
-                }
-                (side, None)
-            }
-            // Drop-Zone: "Place a Battle Star on an Open Countryside hex.
-            // This is the supply-base for all associated Paratroops" (see
-            // optional Supply Lines & Sieges: supply.rs).
-            super::supply::DROP_ZONE => {
-                let Some(side) = side else {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.kind),
-                        "a drop-zone names the side whose Paratroops it supplies: side = \"<side>\"",
-                    ));
-                };
-                let tile = super::state::HexInfo::of(r, st, h).tile();
-                if tile != "open" {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!(
-                            "a Drop-Zone is placed on an Open Countryside hex, not {tile} ({h})"
-                        ),
-                    ));
-                }
-                if st.supply.is_none() {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.kind),
-                        "a Drop-Zone is the Paratroops' supply-base: it needs the Supply Lines & Sieges rules ([supply])",
-                    ));
-                }
-                (Some(side), None)
-            }
-            // Collapsible Assault Boats: "Place a Battle Star in the same
-            // hex as each Unit".
-            super::stars::BOATS => {
-                let Some(u) = st.unit_at(h) else {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!("Assault Boats are placed with a unit: there is none at {h}"),
-                    ));
-                };
-                if side.is_some_and(|x| x != u.side) {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!("the unit at {h} is not of the Assault Boats' side"),
-                    ));
-                }
-                (Some(u.side), Some(u.id))
-            }
-            // Sabotaging A Dam: "the Schwammenauel and Urft dams".
-            super::stars::DAM => {
-                let Some(side) = side else {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.kind),
-                        "a dam marker names the side that may sabotage it: side = \"<side>\"",
-                    ));
-                };
-                let tile = super::state::HexInfo::of(r, st, h).tile();
-                if tile != "dam" {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.at),
-                        format!("Sabotaging A Dam needs a Dam hex, not {tile} ({h})"),
-                    ));
-                }
-                (Some(side), None)
-            }
-            super::stars::SABOTAGE | super::stars::SPOTTING => {
-                if side.is_none() {
-                    return Err(at(
-                        l.text,
-                        l.file,
-                        span(&s.kind),
-                        format!("{kind} names the side whose units use it: side = \"<side>\""),
-                    ));
-                }
-                (side, None)
-            }
-            _ => (None, None),
-        };
+        let (side, unit) = star_owner(r, st, l, s, &kind, h, side)?;
         let count = match &s.count {
             None => 0,
             Some(c) if kind == super::stars::DAM && *c.get_ref() < super::stars::DAM_STARS => {
@@ -449,6 +329,138 @@ pub fn place_stars(
         });
     }
     Ok(())
+}
+
+/// The side and unit a Battle Star marker of `kind` at `h` belongs to,
+/// checked against what the marker needs (a unit, a side, a tile).
+fn star_owner(
+    r: &Ruleset,
+    st: &State,
+    l: &Layout<'_>,
+    s: &StarSpec,
+    kind: &str,
+    h: Hex,
+    side: Option<usize>,
+) -> Result<(Option<usize>, Option<u32>), DataError> {
+    Ok(match kind {
+        // "EX-TER-MIN-ATE!": the Human Factor's leader is a Heroic
+        // Leader too (variants/exterminate.rs).
+        "heroic-leader" | "human-factor" => {
+            let Some(u) = st.unit_at(h) else {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("a Heroic Leader is placed with a unit: there is none at {h}"),
+                ));
+            };
+            if side.is_some_and(|x| x != u.side) {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("the unit at {h} is not of the Heroic Leader's side"),
+                ));
+            }
+            (Some(u.side), Some(u.id))
+        }
+        "air-strikes" => {
+            if side.is_none() {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.kind),
+                    "air-strikes names the side that calls them: side = \"<side>\"",
+                ));
+            }
+            (side, None)
+        }
+        // Drop-Zone: "Place a Battle Star on an Open Countryside hex.
+        // This is the supply-base for all associated Paratroops" (see
+        // optional Supply Lines & Sieges: supply.rs).
+        super::supply::DROP_ZONE => {
+            let Some(side) = side else {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.kind),
+                    "a drop-zone names the side whose Paratroops it supplies: side = \"<side>\"",
+                ));
+            };
+            let tile = super::state::HexInfo::of(r, st, h).tile();
+            if tile != "open" {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("a Drop-Zone is placed on an Open Countryside hex, not {tile} ({h})"),
+                ));
+            }
+            if st.supply.is_none() {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.kind),
+                    "a Drop-Zone is the Paratroops' supply-base: it needs the Supply Lines & Sieges rules ([supply])",
+                ));
+            }
+            (Some(side), None)
+        }
+        // Collapsible Assault Boats: "Place a Battle Star in the same
+        // hex as each Unit".
+        super::stars::BOATS => {
+            let Some(u) = st.unit_at(h) else {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("Assault Boats are placed with a unit: there is none at {h}"),
+                ));
+            };
+            if side.is_some_and(|x| x != u.side) {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("the unit at {h} is not of the Assault Boats' side"),
+                ));
+            }
+            (Some(u.side), Some(u.id))
+        }
+        // Sabotaging A Dam: "the Schwammenauel and Urft dams".
+        super::stars::DAM => {
+            let Some(side) = side else {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.kind),
+                    "a dam marker names the side that may sabotage it: side = \"<side>\"",
+                ));
+            };
+            let tile = super::state::HexInfo::of(r, st, h).tile();
+            if tile != "dam" {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.at),
+                    format!("Sabotaging A Dam needs a Dam hex, not {tile} ({h})"),
+                ));
+            }
+            (Some(side), None)
+        }
+        super::stars::SABOTAGE | super::stars::SPOTTING => {
+            if side.is_none() {
+                return Err(at(
+                    l.text,
+                    l.file,
+                    span(&s.kind),
+                    format!("{kind} names the side whose units use it: side = \"<side>\""),
+                ));
+            }
+            (side, None)
+        }
+        _ => (None, None),
+    })
 }
 
 /// A scenario's `[weather]`: the conditions in force, and for a night that
