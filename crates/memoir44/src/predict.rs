@@ -179,7 +179,13 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
         "  {shown}, range {range}: {}",
         crate::render::dice_why(*base_dice, modifiers, *dice)
     );
-    let _ = writeln!(out, "{}", crate::fit(&dice_line));
+    // A long line goes on indented deeper than the answer's own lines, so
+    // a reader (and a case's `[expect.predict]`) can tell it continues.
+    let _ = write!(
+        out,
+        "{}",
+        adjutant_rules::report::wrap(&dice_line, 78, "    ")
+    );
     if *dice > MAX_DICE {
         let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
         return Some(out);
