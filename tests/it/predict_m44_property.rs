@@ -5,8 +5,9 @@
 //! the open, woods, a town, a hedgerow, on a hill, behind sandbags or in a
 //! bunker, at full strength or down to its last figures, on its own board
 //! edge or with units behind it that block a retreat; the order given by
-//! Direct from HQ, or by Close Assault and Firefight, which add a die) and
-//! one BATTLE, the exact distribution of where the battle leaves the target
+//! Direct from HQ, or by Close Assault and Firefight, which add a die; or
+//! Air Power and Barrage on the target's hex, where a star hits or flags
+//! cannot be ignored) and one battle, the exact distribution of where the battle leaves the target
 //! (its figures and hex, or eliminated), as PREDICT reckons it
 //! (`predict::exact_outcomes`: the die's faces convolved, each result
 //! carried out by the battle code), agrees with the frequencies of the
@@ -57,7 +58,15 @@ const COVER: &[&str] = &[
     "[\"open\", \"sandbag\"]",
     "[\"open\", \"bunker\"]",
 ];
-const CARDS: &[&str] = &["direct-from-hq", "close-assault", "firefight"];
+/// The card; Air Power and Barrage target the hex (no attacking unit).
+const CARDS: &[&str] = &[
+    "direct-from-hq",
+    "direct-from-hq",
+    "close-assault",
+    "firefight",
+    "air-power",
+    "barrage",
+];
 
 fn pick<T: Copy>(rng: &mut ChaChaDice, v: &[T]) -> T {
     v[rng.roll(v.len() as u32) as usize - 1]
@@ -71,10 +80,10 @@ fn hex_name(l: i32, row: i32) -> Option<String> {
         .then(|| format!("{}{row}", char::from(b'A' + l as u8)))
 }
 
-/// A random position and one BATTLE of the Allies' that the engine
-/// accepts: (state, the orders, the target's hex, close assault?), or None
-/// if this draw gave no legal battle.
-fn position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, Hex, bool)> {
+/// A random position and one battle of the Allies' that the engine
+/// accepts: (state, the orders, the kind of battle), or None if this draw
+/// gave no legal battle.
+fn position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, &'static str)> {
     let (fl, fr) = (rng.roll(13) as i32 - 1, rng.roll(6) as i32);
     let from = hex_name(fl, fr)?;
     // The target ahead (toward the Axis edge, row 9), 1 to 4 rows on, or
@@ -132,10 +141,20 @@ fn position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, Hex, bo
     }
     st.to_move = 0;
     st.turn = 1;
-    let orders = format!("PLAY {card}\nORDER {from}\nBATTLE {from} {target}\n");
+    let orders = if matches!(card, "air-power" | "barrage") {
+        format!("PLAY {card}\nTARGET {target}\n")
+    } else {
+        format!("PLAY {card}\nORDER {from}\nBATTLE {from} {target}\n")
+    };
     Family::check(r, &st, "allies", &orders).ok()?;
-    let close = Hex::parse(&from)?.distance(at) == 1;
-    Some((st, orders, at, close))
+    let kind = if matches!(card, "air-power" | "barrage") {
+        "a card's dice"
+    } else if Hex::parse(&from)?.distance(at) == 1 {
+        "close assault"
+    } else {
+        "ranged combat"
+    };
+    Some((st, orders, kind))
 }
 
 fn seed(parts: &[u64]) -> [u8; 32] {
@@ -209,23 +228,25 @@ fn m44_exact_odds_agree_with_the_engines_adjudication() {
     let positions = depth::games("PREDICT_M44_POSITIONS", 10, 40);
     let r = Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[44, 32, 32, 32]));
-    let (mut done, mut tries, mut varied, mut close) = (0, 0, 0, 0);
+    let (mut done, mut tries, mut varied) = (0, 0, 0);
+    let mut kinds = std::collections::BTreeSet::new();
     while done < positions {
         tries += 1;
         assert!(tries < 100_000, "too few legal positions");
-        let Some((st, orders, _, is_close)) = position(&r, &mut rng) else {
+        let Some((st, orders, kind)) = position(&r, &mut rng) else {
             continue;
         };
         if agree(&r, done, &st, &orders, runs) > 2 {
             varied += 1;
         }
-        close += u64::from(is_close);
+        kinds.insert(kind);
         done += 1;
     }
-    // More than "hit or miss", and both kinds of battle.
+    // More than "hit or miss", and every kind of battle.
     assert!(varied > 0, "every position had two outcomes or fewer");
-    assert!(
-        close > 0 && close < positions,
-        "{close} of {positions} positions are close assaults: want both kinds"
+    assert_eq!(
+        kinds.len(),
+        3,
+        "the positions fought only {kinds:?}: want close assault, ranged combat and a card's dice"
     );
 }
