@@ -359,7 +359,33 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
         "  Expected medals: {:.2}",
         fate.medals as f64 / total as f64
     );
+    if fate.reached > 0 && after.final_turn.is_none() {
+        let _ = writeln!(
+            out,
+            "{}",
+            victory_line(ctx, after, side, fate.reached, total)
+        );
+    }
     Some(out)
+}
+
+/// The chance this battle alone brings the side to its victory points, and
+/// what follows (victory.rs): the enemy's one last turn where the house
+/// rules give it (Counter-Attack), else the game's end.
+fn victory_line(ctx: &Ctx<'_>, st: &State, side: usize, reached: u64, total: u64) -> String {
+    let need = crate::variants::exterminate::victory_for(st, side);
+    let then = if ctx.r.options.counter_attack_turn {
+        "the enemy then plays one last turn (Counter-Attack)"
+    } else {
+        "the game ends"
+    };
+    let line = format!(
+        "  This battle reaches the victory points ({need}): {}; {then}",
+        pct(reached, total)
+    );
+    adjutant_rules::report::wrap(&line, 78, "    ")
+        .trim_end()
+        .to_string()
 }
 
 fn attacker_class(a: Option<&crate::ruleset::UnitSpec>) -> &'static str {
@@ -408,10 +434,13 @@ struct Fate {
     retreated: u64,
     /// Medals gained, summed over the results weighted by their counts.
     medals: u64,
+    /// Results that bring the side to its victory points.
+    reached: u64,
 }
 
 fn fates(ctx: &Ctx<'_>, st: &State, side: usize, k: &Reckoning) -> Fate {
     let before = st.medals(side);
+    let had_won = crate::victory::reached(st, side);
     let mut fate = Fate::default();
     for ((hits, flags), count) in &k.joint {
         let (s, out) = settle(ctx, st, side, k, *hits, *flags);
@@ -421,6 +450,9 @@ fn fates(ctx: &Ctx<'_>, st: &State, side: usize, k: &Reckoning) -> Fate {
             fate.retreated += count;
         }
         fate.medals += u64::from(s.medals(side).saturating_sub(before)) * count;
+        if !had_won && crate::victory::reached(&s, side) {
+            fate.reached += count;
+        }
     }
     fate
 }
