@@ -374,8 +374,10 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
 /// rules give it (Counter-Attack), else the game's end.
 fn victory_line(ctx: &Ctx<'_>, st: &State, side: usize, reached: u64, total: u64) -> String {
     let need = crate::variants::exterminate::victory_for(st, side);
+    // The rule is the rulebook's "Counter-Attack", but that is also a
+    // command card's name, which an answer names only if the side holds it.
     let then = if ctx.r.options.counter_attack_turn {
-        "the enemy then plays one last turn (Counter-Attack)"
+        "the enemy then plays one last turn, and the game ends"
     } else {
         "the game ends"
     };
