@@ -254,6 +254,7 @@ fn own_battle<'e>(after: &State, side: usize, e: &'e Event) -> Option<BattleOf<'
         return None;
     };
     (after.sides.get(side) == Some(who)).then_some(BattleOf {
+        by: side,
         attacker,
         from: *from,
         target,
@@ -268,6 +269,8 @@ fn own_battle<'e>(after: &State, side: usize, e: &'e Event) -> Option<BattleOf<'
 
 /// The fields of a battle event PREDICT reads.
 struct BattleOf<'e> {
+    /// The side fighting it.
+    by: usize,
     attacker: &'e String,
     from: Option<Hex>,
     target: &'e String,
@@ -279,13 +282,19 @@ struct BattleOf<'e> {
     dice: u32,
 }
 
+/// The enemy unit at the battle's target hex (never one of the side's own:
+/// a unit that took ground there in the planned turn stands on it too).
+fn target_unit<'s>(after: &'s State, b: &BattleOf<'_>) -> Option<&'s crate::state::Unit> {
+    after.units.iter().find(|u| u.at == b.at && u.side != b.by)
+}
+
 /// The exact reckoning of one battle (None past [`MAX_DICE`] dice, or if
 /// no unit stands at its target hex).
 fn reckon(ctx: &Ctx<'_>, after: &State, b: &BattleOf<'_>) -> Option<Reckoning> {
     if b.dice > MAX_DICE {
         return None;
     }
-    let tgt = after.unit_at(b.at)?;
+    let tgt = target_unit(after, b)?;
     let aspec = b.from.map(|_| ctx.spec(b.attacker));
     let tspec = ctx.spec(b.target);
     let rule = hit_rule(b.how);
@@ -308,7 +317,7 @@ fn battle_reckoning(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Opt
 /// is not one of its battles.
 fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<String> {
     let b = own_battle(after, side, e)?;
-    after.unit_at(b.at)?;
+    target_unit(after, &b)?;
     let aspec = b.from.map(|_| ctx.spec(b.attacker));
     let tspec = ctx.spec(b.target);
     let mut out = String::new();
