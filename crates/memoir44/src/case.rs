@@ -292,6 +292,25 @@ struct ExpectPart {
     /// Extension ("War Of The Worlds"): the towns seized (exactly these).
     #[serde(default)]
     seized: Option<Vec<String>>,
+    /// PREDICT's odds on the case's position, before the turn is played.
+    #[serde(default)]
+    predict: Option<PredictPart>,
+}
+
+/// `[expect.predict]`: the odds a PREDICT must answer on the case's
+/// position (docs/testing.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PredictPart {
+    /// The side asking (default: `[turn] side`).
+    #[serde(default)]
+    side: Option<String>,
+    /// The orders to predict (default: `[turn] orders`).
+    #[serde(default)]
+    orders: Option<String>,
+    /// Text the answer must contain, each (a line the answer wraps is read
+    /// joined).
+    lines: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -959,8 +978,19 @@ fn run_built(r: &Ruleset, b: Built) -> Result<CaseResult, CaseResult> {
         }
     }
     airdrop_phase(r, &b, &mut deck, &mut before)?;
-    let (st, events) = play_turn(r, &b, &before, &mut dice, &mut deck)?;
+    let odds = check_predict(r, &b, &before.start);
+    let (st, events) = match play_turn(r, &b, &before, &mut dice, &mut deck) {
+        Ok(played) => played,
+        Err(verdict) if odds.is_empty() => return Err(verdict),
+        Err(verdict) => {
+            return Err(fail(
+                &b.name,
+                format!("{}; {}", odds.join("; "), verdict.detail),
+            ))
+        }
+    };
     let mut problems = std::mem::take(&mut before.problems);
+    problems.extend(odds);
     dice_problems(&b, &dice, &mut problems);
     let x = &b.expect;
     check_units(r, &st, x, &mut problems);
@@ -1128,6 +1158,37 @@ fn play_turn(
         )),
         (Ok(x), None) => Ok(x),
     }
+}
+
+/// The problems of `[expect.predict]`: PREDICT's answer on the position
+/// the turn starts from against the lines the case expects.
+fn check_predict(r: &Ruleset, b: &Built, start: &State) -> Vec<String> {
+    let Some(p) = &b.expect.predict else {
+        return Vec::new();
+    };
+    let side = p
+        .side
+        .as_deref()
+        .map_or_else(|| b.st.sides[b.side].clone(), str::to_ascii_lowercase);
+    let orders = p.orders.as_deref().unwrap_or(&b.orders);
+    let answer = match super::predict::predict(r, start, &side, orders) {
+        Ok(a) => a,
+        Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
+    };
+    let joined = answer.replace("\n    ", " ");
+    let missing: Vec<String> = p
+        .lines
+        .iter()
+        .filter(|l| !joined.contains(l.as_str()))
+        .map(|l| format!("PREDICT: no \"{l}\""))
+        .collect();
+    if missing.is_empty() {
+        return missing;
+    }
+    vec![format!(
+        "{}\n  PREDICT answered:\n{answer}",
+        missing.join("; ")
+    )]
 }
 
 /// The dice the engine rolled against the faces the case forces.

@@ -4,10 +4,13 @@
 //! The orders are parsed and planned exactly as a submission is (the same
 //! rejection for a refused order). The turn is then carried out on a copy
 //! of the position as the side may know it (under Kriegspiel only the enemy
-//! units it sees; no enemy card, so no Ambush) with dice that never hit
-//! (every die shows a Star), so that each battle's dice are the engine's own
-//! ([`crate::battle::battle_dice`] through the turn's own code, with the
-//! card's modifiers). For each battle the distribution of hits and flags is
+//! units it sees; no enemy card, so no Ambush) with dice that show only the
+//! Star (a miss in most battles; what it does in the others, a sniper's or
+//! Air Power's, is undone before the odds are reckoned), so that each
+//! battle's dice are the engine's own ([`crate::battle::battle_dice`]
+//! through the turn's own code, with the card's modifiers), and each battle
+//! meets the enemy units as they stood before the turn. For each battle the
+//! distribution of hits and flags is
 //! then exact: each face of the ruleset's die is scored by
 //! [`crate::battle::roll`] itself, the faces are convolved over the number
 //! of dice, and every (hits, flags) result is applied to a copy of the
@@ -17,6 +20,7 @@
 //! no die of the game's stream is drawn.
 
 use crate::battle::{self, Ctx, HitRule};
+use crate::board::Hex;
 use crate::events::Event;
 use crate::ruleset::Ruleset;
 use crate::state::State;
@@ -38,18 +42,8 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
         adjutant_rules::Family::check(r, s, side, orders)?;
         return Ok("No battle is fought in this phase: there are no odds to give.\n".into());
     }
-    let idx = crate::mover_index(s, side)?;
     let ctx = Ctx::new(r);
-    let lines = crate::orders::parse(&ctx.board, r, orders)?;
-    let plan = crate::turn::plan(&ctx, s, idx, &lines)?;
-    let known = known_position(r, s, idx);
-    let mut dice = NoHit::new(r);
-    let mut deck = ChaChaDice::from_seed([0; 32]);
-    let mut chance = Chance {
-        dice: &mut dice,
-        deck: &mut deck,
-    };
-    let (after, events) = crate::turn::apply(&ctx, &known, &plan, &mut chance);
+    let (after, events, idx) = planned(&ctx, r, s, side, orders)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -69,6 +63,98 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
         );
     }
     out.push_str(&assumptions(s));
+    Ok(out)
+}
+
+/// The planned turn of `side`'s orders carried out on the position it may
+/// know with dice that never hit: (the position after it, its events, the
+/// side's index), or the rejection a submission would get.
+fn planned(
+    ctx: &Ctx<'_>,
+    r: &Ruleset,
+    s: &State,
+    side: &str,
+    orders: &str,
+) -> Result<(State, Vec<Event>, usize), Rejection> {
+    let idx = crate::mover_index(s, side)?;
+    let lines = crate::orders::parse(&ctx.board, r, orders)?;
+    let plan = crate::turn::plan(ctx, s, idx, &lines)?;
+    let known = known_position(r, s, idx);
+    let mut dice = NoHit::new(r);
+    let mut deck = ChaChaDice::from_seed([0; 32]);
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let (after, events) = crate::turn::apply(ctx, &known, &plan, &mut chance);
+    Ok((undo_enemy_losses(after, &known, idx), events, idx))
+}
+
+/// The position after the turn with the enemy's units and `side`'s medals
+/// as they were before it. The Star is no miss for every battle (a
+/// sniper's or Air Power's star hits, a flame-thrower's is a flag), so the
+/// turn's battles may have taken figures, hexes or whole units from the
+/// enemy; each battle is to be reckoned as if those before it had no
+/// effect. Only this turn's battles touch enemy units in its own turn, so
+/// the units as they stood before it are the ones each battle meets; the
+/// side's own units stay where the turn's moves put them.
+fn undo_enemy_losses(mut after: State, known: &State, side: usize) -> State {
+    after.units.retain(|u| u.side == side);
+    after
+        .units
+        .extend(known.units.iter().filter(|u| u.side != side).cloned());
+    after.units.sort_by_key(|u| u.id);
+    after.medal_units.clone_from(&known.medal_units);
+    after
+}
+
+/// Where a battle leaves its target: its figures and its hex, or `(0,
+/// None)` when it is eliminated.
+pub type Outcome = (u32, Option<Hex>);
+
+/// One battle's exact outcomes, as PREDICT reckons them.
+#[derive(Debug, Clone)]
+pub struct ExactBattle {
+    /// The target unit's id.
+    pub target: u32,
+    /// Each outcome with its count out of `total`.
+    pub outcomes: BTreeMap<Outcome, u64>,
+    /// 6 to the power of the battle's dice.
+    pub total: u64,
+}
+
+/// The exact distribution of where each battle of `side`'s orders leaves
+/// its target, by the same arithmetic as the answer (the faces convolved,
+/// each result carried out by the battle code), for the property test that
+/// holds it to the engine's own adjudication (tests/it/predict_m44_property.rs).
+/// A battle of more than [`MAX_DICE`] dice is left out.
+pub fn exact_outcomes(
+    r: &Ruleset,
+    s: &State,
+    side: &str,
+    orders: &str,
+) -> Result<Vec<ExactBattle>, Rejection> {
+    let ctx = Ctx::new(r);
+    let (after, events, idx) = planned(&ctx, r, s, side, orders)?;
+    let mut out = Vec::new();
+    for e in &events {
+        if let Some(b) = battle_reckoning(&ctx, &after, idx, e) {
+            let mut outcomes = BTreeMap::new();
+            for ((hits, flags), count) in &b.joint {
+                let (st, _) = settle(&ctx, &after, idx, &b, *hits, *flags);
+                let o = st
+                    .unit(b.target)
+                    .map_or((0, None), |u| (u.figures, Some(u.at)));
+                *outcomes.entry(o).or_insert(0) += count;
+            }
+            let total = outcomes.values().sum();
+            out.push(ExactBattle {
+                target: b.target,
+                outcomes,
+                total,
+            });
+        }
+    }
     Ok(out)
 }
 
@@ -104,8 +190,8 @@ fn known_position(r: &Ruleset, s: &State, side: usize) -> State {
 }
 
 /// Dice that always show the Star (a face that scores nothing in an
-/// ordinary battle), so the planned turn runs to its battles without any of
-/// them changing the position.
+/// ordinary battle), so the planned turn runs to its battles; what a star
+/// does in the others is undone ([`undo_enemy_losses`]).
 struct NoHit {
     face: u32,
     rolled: usize,
@@ -140,9 +226,17 @@ fn hit_rule(how: &str) -> HitRule {
     }
 }
 
-/// The odds text of one battle event of `side`, or None for an event that
-/// is not one of its battles.
-fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<String> {
+/// One battle of the side's, reckoned: its target and the exact joint
+/// distribution of (hits, flags), with how the battle code settles them.
+struct Reckoning {
+    target: u32,
+    joint: BTreeMap<(u32, u32), u64>,
+    rule: HitRule,
+    remover: &'static str,
+}
+
+/// `e` if it is one of `side`'s battles: (the event's fields we need).
+fn own_battle<'e>(after: &State, side: usize, e: &'e Event) -> Option<BattleOf<'e>> {
     let Event::Battle {
         side: who,
         attacker,
@@ -159,61 +253,109 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
     else {
         return None;
     };
-    if after.sides.get(side) != Some(who) {
+    (after.sides.get(side) == Some(who)).then_some(BattleOf {
+        by: side,
+        attacker,
+        from: *from,
+        target,
+        at: *at,
+        range: *range,
+        how,
+        base_dice: *base_dice,
+        modifiers,
+        dice: *dice,
+    })
+}
+
+/// The fields of a battle event PREDICT reads.
+struct BattleOf<'e> {
+    /// The side fighting it.
+    by: usize,
+    attacker: &'e String,
+    from: Option<Hex>,
+    target: &'e String,
+    at: Hex,
+    range: u32,
+    how: &'e String,
+    base_dice: u32,
+    modifiers: &'e [crate::events::Modifier],
+    dice: u32,
+}
+
+/// The enemy unit at the battle's target hex (never one of the side's own:
+/// a unit that took ground there in the planned turn stands on it too).
+fn target_unit<'s>(after: &'s State, b: &BattleOf<'_>) -> Option<&'s crate::state::Unit> {
+    after.units.iter().find(|u| u.at == b.at && u.side != b.by)
+}
+
+/// The exact reckoning of one battle (None past [`MAX_DICE`] dice, or if
+/// no unit stands at its target hex).
+fn reckon(ctx: &Ctx<'_>, after: &State, b: &BattleOf<'_>) -> Option<Reckoning> {
+    if b.dice > MAX_DICE {
         return None;
     }
-    let tgt = after.unit_at(*at)?.clone();
-    let aspec = from.map(|_| ctx.spec(attacker));
-    let tspec = ctx.spec(target);
+    let tgt = target_unit(after, b)?;
+    let aspec = b.from.map(|_| ctx.spec(b.attacker));
+    let tspec = ctx.spec(b.target);
+    let rule = hit_rule(b.how);
+    let limited = b.from.and(aspec).map(|a| a.class.clone());
+    let joint = distribution(ctx, after, b.dice, aspec, tspec, rule, limited, b.at);
+    Some(Reckoning {
+        target: tgt.id,
+        joint,
+        rule,
+        remover: attacker_class(aspec),
+    })
+}
+
+/// The reckoning of `e` if it is one of `side`'s battles.
+fn battle_reckoning(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<Reckoning> {
+    reckon(ctx, after, &own_battle(after, side, e)?)
+}
+
+/// The odds text of one battle event of `side`, or None for an event that
+/// is not one of its battles.
+fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<String> {
+    let b = own_battle(after, side, e)?;
+    target_unit(after, &b)?;
+    let aspec = b.from.map(|_| ctx.spec(b.attacker));
+    let tspec = ctx.spec(b.target);
     let mut out = String::new();
-    let by = match (from, aspec) {
+    let by = match (b.from, aspec) {
         (Some(f), Some(a)) => format!("{} at {f}", a.name),
-        _ => attacker.clone(),
+        _ => b.attacker.clone(),
     };
-    let _ = writeln!(out, "{by} against {} at {at}", tspec.name);
-    let mut shown = how.replace('-', " ");
+    let _ = writeln!(out, "{by} against {} at {}", tspec.name, b.at);
+    let mut shown = b.how.replace('-', " ");
     if let Some(c) = shown.get(..1) {
         shown = format!("{}{}", c.to_ascii_uppercase(), &shown[1..]);
     }
     let dice_line = format!(
-        "  {shown}, range {range}: {}",
-        crate::render::dice_why(*base_dice, modifiers, *dice)
+        "  {shown}, range {}: {}",
+        b.range,
+        crate::render::dice_why(b.base_dice, b.modifiers, b.dice)
     );
-    let _ = writeln!(out, "{}", crate::fit(&dice_line));
-    if *dice > MAX_DICE {
+    // A long line goes on indented deeper than the answer's own lines, so
+    // a reader (and a case's `[expect.predict]`) can tell it continues.
+    let _ = write!(
+        out,
+        "{}",
+        adjutant_rules::report::wrap(&dice_line, 78, "    ")
+    );
+    let Some(k) = reckon(ctx, after, &b) else {
         let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
         return Some(out);
-    }
-    let rule = hit_rule(how);
-    let limited = from.is_some().then(|| aspec.map(|a| a.class.clone()));
-    let joint = distribution(
-        ctx,
-        after,
-        *dice,
-        aspec,
-        tspec,
-        rule,
-        limited.flatten(),
-        *at,
-    );
-    let total: u64 = joint.values().sum();
-    let by_hits = marginal(&joint, |(h, _)| h);
-    let by_flags = marginal(&joint, |(_, f)| f);
+    };
+    let total: u64 = k.joint.values().sum();
+    let by_hits = marginal(&k.joint, |(h, _)| h);
+    let by_flags = marginal(&k.joint, |(_, f)| f);
     let _ = writeln!(out, "  Hits:  {}", shares(&by_hits, total, "hit", "hits"));
     let _ = writeln!(
         out,
         "  Flags: {}",
         shares(&by_flags, total, "flag", "flags")
     );
-    let fate = fates(
-        ctx,
-        after,
-        side,
-        tgt.id,
-        &joint,
-        rule,
-        attacker_class(aspec),
-    );
+    let fate = fates(ctx, after, side, &k);
     let _ = writeln!(
         out,
         "  Target eliminated {}, retreats {}, holds its ground {}",
@@ -226,7 +368,35 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
         "  Expected medals: {:.2}",
         fate.medals as f64 / total as f64
     );
+    if fate.reached > 0 && after.final_turn.is_none() {
+        let _ = writeln!(
+            out,
+            "{}",
+            victory_line(ctx, after, side, fate.reached, total)
+        );
+    }
     Some(out)
+}
+
+/// The chance this battle alone brings the side to its victory points, and
+/// what follows (victory.rs): the enemy's one last turn where the house
+/// rules give it (Counter-Attack), else the game's end.
+fn victory_line(ctx: &Ctx<'_>, st: &State, side: usize, reached: u64, total: u64) -> String {
+    let need = crate::variants::exterminate::victory_for(st, side);
+    // The rule is the rulebook's "Counter-Attack", but that is also a
+    // command card's name, which an answer names only if the side holds it.
+    let then = if ctx.r.options.counter_attack_turn {
+        "the enemy then plays one last turn, and the game ends"
+    } else {
+        "the game ends"
+    };
+    let line = format!(
+        "  This battle reaches the victory points ({need}): {}; {then}",
+        pct(reached, total)
+    );
+    adjutant_rules::report::wrap(&line, 78, "    ")
+        .trim_end()
+        .to_string()
 }
 
 fn attacker_class(a: Option<&crate::ruleset::UnitSpec>) -> &'static str {
@@ -275,36 +445,49 @@ struct Fate {
     retreated: u64,
     /// Medals gained, summed over the results weighted by their counts.
     medals: u64,
+    /// Results that bring the side to its victory points.
+    reached: u64,
 }
 
-fn fates(
-    ctx: &Ctx<'_>,
-    st: &State,
-    side: usize,
-    target: u32,
-    joint: &BTreeMap<(u32, u32), u64>,
-    rule: HitRule,
-    remover: &str,
-) -> Fate {
+fn fates(ctx: &Ctx<'_>, st: &State, side: usize, k: &Reckoning) -> Fate {
     let before = st.medals(side);
+    let had_won = crate::victory::reached(st, side);
     let mut fate = Fate::default();
-    for ((hits, flags), count) in joint {
-        let mut s = st.clone();
-        let mut ev = Vec::new();
-        let mut out = battle::Outcome::default();
-        if *hits > 0 {
-            out.eliminated =
-                battle::lose(ctx, &mut s, &mut ev, target, *hits, side, "hits", remover);
-        }
-        if !out.eliminated && *flags > 0 {
-            out = battle::resolve_flags(ctx, &mut s, &mut ev, target, *flags, side, rule).1;
-        }
+    for ((hits, flags), count) in &k.joint {
+        let (s, out) = settle(ctx, st, side, k, *hits, *flags);
         if out.eliminated {
             fate.eliminated += count;
         } else if out.retreated {
             fate.retreated += count;
         }
         fate.medals += u64::from(s.medals(side).saturating_sub(before)) * count;
+        if !had_won && crate::victory::reached(&s, side) {
+            fate.reached += count;
+        }
     }
     fate
+}
+
+/// One (hits, flags) result carried out on a copy of the position by the
+/// battle code, as battle/fight.rs does: the hits, then the flags.
+fn settle(
+    ctx: &Ctx<'_>,
+    st: &State,
+    side: usize,
+    k: &Reckoning,
+    hits: u32,
+    flags: u32,
+) -> (State, battle::Outcome) {
+    let mut s = st.clone();
+    let mut ev = Vec::new();
+    let mut out = battle::Outcome::default();
+    if hits > 0 {
+        out.eliminated = battle::lose(
+            ctx, &mut s, &mut ev, k.target, hits, side, "hits", k.remover,
+        );
+    }
+    if !out.eliminated && flags > 0 {
+        out = battle::resolve_flags(ctx, &mut s, &mut ev, k.target, flags, side, k.rule).1;
+    }
+    (s, out)
 }

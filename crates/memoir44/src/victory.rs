@@ -37,6 +37,17 @@ pub fn may_win(st: &State, side: usize) -> bool {
     own.is_empty() || own.iter().any(|o| o.held)
 }
 
+/// Whether `side` has the victory points it needs (and may win).
+#[must_use]
+pub fn reached(st: &State, side: usize) -> bool {
+    // "EX-TER-MIN-ATE!": "Daleks always need to get 10 Victory Points to
+    // win ... no matter what is required by the scenarios Conditions Of
+    // Victory."
+    let daleks = super::variants::exterminate::is_dalek_side(st, side);
+    st.medals(side) >= super::variants::exterminate::victory_for(st, side)
+        && (daleks || may_win(st, side))
+}
+
 /// End-of-game damage: enemy figures removed plus objectives held.
 #[must_use]
 pub fn damage(st: &State, side: usize) -> u32 {
@@ -79,16 +90,7 @@ pub fn end_of_turn(r: &Ruleset, st: &mut State, mover: usize) -> Vec<Event> {
     if st.final_turn.is_some() {
         return ev;
     }
-    // "EX-TER-MIN-ATE!": "Daleks always need to get 10 Victory Points to
-    // win ... no matter what is required by the scenarios Conditions Of
-    // Victory."
-    let reached: Vec<usize> = (0..2)
-        .filter(|&i| {
-            let daleks = super::variants::exterminate::is_dalek_side(st, i);
-            st.medals(i) >= super::variants::exterminate::victory_for(st, i)
-                && (daleks || may_win(st, i))
-        })
-        .collect();
+    let reached: Vec<usize> = (0..2).filter(|&i| reached(st, i)).collect();
     if reached.is_empty() {
         return ev;
     }

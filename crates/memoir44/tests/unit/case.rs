@@ -78,3 +78,41 @@ fn malformed_cases_fail_with_positions() {
     let r = run_case_text(&GOOD.replace("\"grenade\"]", "\"tank-shell\"]"), "z.toml");
     assert!(r.detail.contains("not a die face"), "{}", r.detail);
 }
+
+/// `[expect.predict]` (docs/testing.md): GOOD's battle is 3 dice - 1 for
+/// the woods = 2; a die hits infantry on 3 faces of 6, so 0, 1, 2 hits with
+/// 1/4, 2/4, 1/4.
+const PREDICT: &str = r#"
+[expect.predict]
+lines = ["Close assault, range 1: 3 dice, -1 target in Woods & Forests = 2", "Hits:  0 hits 25.0%, 1 hit 50.0%, 2 hits 25.0%"]
+"#;
+
+#[test]
+fn predict_lines_are_checked() {
+    let r = run_case_text(&format!("{GOOD}{PREDICT}"), "p.toml");
+    assert!(r.passed, "{}", r.detail);
+    // A wrong line fails the case, and the failure shows the answer.
+    let wrong = PREDICT.replace("2 hits 25.0%", "2 hits 30.0%");
+    let r = run_case_text(&format!("{GOOD}{wrong}"), "p.toml");
+    assert!(!r.passed);
+    assert!(r.detail.contains("PREDICT: no \"Hits:"), "{}", r.detail);
+    assert!(r.detail.contains("PREDICT answered:"), "{}", r.detail);
+    // Orders of its own: refused as a submission would be.
+    let own = PREDICT.replace(
+        "[expect.predict]\n",
+        "[expect.predict]\norders = \"PLAY probe-centre\\nORDER E4\\nBATTLE E4 E7\\n\"\n",
+    );
+    let r = run_case_text(&format!("{GOOD}{own}"), "p.toml");
+    assert!(!r.passed);
+    assert!(
+        r.detail.contains("PREDICT refused the orders"),
+        "{}",
+        r.detail
+    );
+    // An unknown key is refused, like every key of the format.
+    let r = run_case_text(
+        &format!("{GOOD}{}", PREDICT.replace("lines", "line")),
+        "p.toml",
+    );
+    assert!(!r.passed);
+}
