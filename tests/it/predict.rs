@@ -269,21 +269,19 @@ fn odds_in_the_open_with_three_dice() {
 fn a_family_without_odds_says_predict_is_not_available() {
     let site = Site::new();
     site.new_game(
-        "el-bodon-1811",
-        &["british=alice@example.org", "french=bob@example.org"],
+        "minden-1759",
+        &["allied=alice@example.org", "french=bob@example.org"],
         &[],
     );
     let file = site.path().join("predict.txt");
     std::fs::write(&file, "PASS\n").unwrap();
-    for side in ["british", "french"] {
-        let out = site.run(&["predict", "1", side, file.to_str().unwrap()]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            text.contains("PREDICT is not available for this ruleset yet"),
-            "{side}: {text}{err}"
-        );
-    }
+    let out = site.run(&["predict", "1", "allied", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("PREDICT is not available for this ruleset yet"),
+        "{text}{err}"
+    );
 }
 
 /// At most `PREDICT_ANSWERS_PER_SEAT_DAY` PREDICT answers a seat a day; the
@@ -484,4 +482,108 @@ fn grid_whole_turn_chance_of_ending_the_game() {
     assert!(two.contains("(blue "), "{two}");
     assert!(two.contains("over 2000 runs (95% margin"), "{two}");
     assert!(!answer(3).contains("The whole turn"), "{}", answer(3));
+}
+
+/// A small Charge! table: a British line company of 6 rank and file (A)
+/// facing a French line company of 12 (X) 15" away in the open, neither
+/// having fired yet.
+const CHARGE_SCENARIO: &str = r#"
+id = "predict-charge"
+ruleset = "charge"
+title = "PREDICT on a measured table"
+moves = 12
+table = [72, 48]
+sides = ["british", "french"]
+[[units]]
+id = "A"
+side = "british"
+type = "line"
+at = [36, 10]
+rank_and_file = 6
+[[units]]
+id = "X"
+side = "french"
+type = "line"
+at = [36, 25]
+rank_and_file = 12
+"#;
+
+const CHARGE_FIRE: &str = "PREDICT\nUNIT A: FIRE AT X\n";
+
+/// A Charge! PREDICT by mail and CLI (seeds/002, LINE INFANTRY MUSKETRY:
+/// "Throw D6 for every 6 line infantry ... firing", FIRST VOLLEY
+/// DEDUCTIONS 12 - 18" OPEN 3, "Divide enemy into target groups of 6.
+/// Throw D6 for each hit"). 6 firers: 1 die, less 3: a 4 is 1 hit, a 5 is
+/// 2, a 6 is 3, each a figure die at X's first group of 6 (all there).
+/// Killed 0: 3/6 = 50.0%; 1: 1/6 + 1/6 x 1/6 (two figure dice alike) +
+/// 1/6 x 6/216 (three alike) = 43/216 = 19.9%; 2: 1/6 x 5/6 + 1/6 x
+/// 90/216 = 45/216 = 20.8%; 3: 1/6 x 120/216 = 20/216 = 9.3%. MORALE
+/// CALCULATIONS: command points 6; a sixth lost (2 of 12) -1, a quarter
+/// (3) -2: only 3 killed can fail, on a die of 1 (6 - 2 + 1 < 6):
+/// 20/216 x 1/6 = 1.5%. Expected rank and file removed (193/216) 0.89.
+#[test]
+fn charge_predict_by_mail_and_cli_changes_nothing() {
+    let site = Site::new();
+    let file = site.path().join("charge.toml");
+    std::fs::write(&file, CHARGE_SCENARIO).unwrap();
+    site.new_game(
+        file.to_str().unwrap(),
+        &["british=alice@example.org", "french=bob@example.org"],
+        &[],
+    );
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let outbox = site.outbox().len();
+    let answer = send(&site, "c1", "alice@example.org", &to, CHARGE_FIRE);
+    assert_eq!(site.outbox().len(), outbox + 1, "more than the answer sent");
+    for want in [
+        "PREDICT for british",
+        "Battle 1: A fires at X (15\", first volley, in the open): 6 firers, a die per 6 = 1 die",
+        "Each die less 3",
+        "Killed: 0 killed 50.0%, 1 killed 19.9%, 2 killed 20.8%, 3 killed 9.3%",
+        "test failed (bad morale) 1.5%",
+        "Expected victory points: 0.89",
+        "sampled from the engine's own adjudication",
+        "the enemy's orders are unknown",
+        "Nothing was submitted",
+    ] {
+        assert!(
+            answer.replace("\n    ", " ").contains(want),
+            "no {want:?} in:\n{answer}"
+        );
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    // The answer's own lines fit a mail (the welcome mail's header line is
+    // the measured family's own, older and wider).
+    let body = &answer[answer.find("PREDICT for").unwrap()..];
+    assert!(body.lines().all(|l| l.chars().count() <= 80), "{body}");
+    let orders = site.path().join("volley.txt");
+    std::fs::write(&orders, &CHARGE_FIRE[8..]).unwrap();
+    let cli = site.ok(&["predict", "1", "british", orders.to_str().unwrap()]);
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    // A refused order: the same words as a submission's refusal.
+    let bad = send(
+        &site,
+        "c2",
+        "alice@example.org",
+        &to,
+        "PREDICT\nUNIT Q: FIRE AT X\n",
+    );
+    let sub = send(&site, "c3", "alice@example.org", &to, "UNIT Q: FIRE AT X\n");
+    let why = "no unit Q";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Killed:"));
+    assert_eq!(game_mark(&site), before);
+    let pending = |site: &Site| -> i64 {
+        site.db()
+            .query_row("SELECT count(*) FROM pending", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(pending(&site), 0, "PREDICT held orders");
+    // The same orders without PREDICT are held for the move as usual.
+    send(&site, "c4", "alice@example.org", &to, &CHARGE_FIRE[8..]);
+    assert_eq!(pending(&site), 1, "the orders were not taken");
 }

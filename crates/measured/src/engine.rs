@@ -142,7 +142,7 @@ pub fn orderable(u: &Unit) -> Result<(), String> {
     Ok(())
 }
 
-fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a Troop {
+pub(crate) fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a Troop {
     r.troop(&u.troop)
         .or_else(|| r.troops.values().next())
         .expect("a ruleset has troop types")
@@ -2328,7 +2328,7 @@ fn line_volley(
     t.kill(target, killed, sh.side)
 }
 
-fn firers(r: &Ruleset, u: &Unit) -> u32 {
+pub(crate) fn firers(r: &Ruleset, u: &Unit) -> u32 {
     let tr = troop(r, u);
     match u.formation.as_str() {
         "column" => shape(tr, u).files.min(u.rf),
@@ -3240,6 +3240,39 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
             }
         }
     }
+}
+
+/// PREDICT (crates/measured/src/predict.rs): what the engine's own morale
+/// step does to `target` after it lost `killed` rank and file to `by`'s
+/// fire this move, its morale die being `die`; carried out on a copy that
+/// holds the target alone, so no other unit's test takes the die.
+pub(crate) fn settle_losses(
+    r: &Ruleset,
+    st: &State,
+    target: &str,
+    (killed, by): (u32, usize),
+    die: u32,
+) -> (State, Vec<Event>) {
+    let mut copy = st.clone();
+    copy.units.retain(|u| u.id == target);
+    let mut dice = adjutant_dice::ForcedDice::new(vec![die]);
+    let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let mut t = Turn {
+        r,
+        st: copy,
+        ev: Vec::new(),
+        chance: Some(&mut chance),
+        lost: BTreeMap::new(),
+        melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
+    };
+    t.kill(target, killed, by);
+    morale(&mut t, &[], &BTreeSet::new());
+    (t.st, t.ev)
 }
 
 /// (attacker, defender) of every melee.
