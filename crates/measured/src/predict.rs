@@ -101,8 +101,9 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
     Ok(out + ASSUMED)
 }
 
-const ASSUMED: &str = "\nAssumed: the enemy's orders are unknown; the enemy is taken to stand\n\
-and not to fire. Each volley is reckoned on the position your own\n\
+const ASSUMED: &str =
+    "\nAssumed: the enemy's orders are unknown; the enemy is taken to stand\n    \
+and not to fire. Each volley is reckoned on the position your own\n    \
 movement leaves, with no loss before it.\n";
 
 /// How a battle other than a line volley is named, and its target.
