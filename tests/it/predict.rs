@@ -263,10 +263,11 @@ fn odds_in_the_open_with_three_dice() {
     assert!(text.contains("Expected medals: 0.50"), "{text}");
 }
 
-/// A family without odds answers so, through the default of the rules
-/// interface (no per-family code in the service).
+/// Every shipped family now computes odds: the last to fall back on the
+/// rules interface's default ("not available"), the Seven Years' War,
+/// answers PASS with its own words through the same service path.
 #[test]
-fn a_family_without_odds_says_predict_is_not_available() {
+fn the_seven_years_war_answers_predict_with_odds_of_its_own() {
     let site = Site::new();
     site.new_game(
         "minden-1759",
@@ -279,7 +280,7 @@ fn a_family_without_odds_says_predict_is_not_available() {
     let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        text.contains("PREDICT is not available for this ruleset yet"),
+        text.contains("These orders fight no battle") && !text.contains("not available"),
         "{text}{err}"
     );
 }
@@ -544,7 +545,7 @@ fn charge_predict_by_mail_and_cli_changes_nothing() {
         "test failed (bad morale) 1.5%",
         "Expected victory points: 0.89",
         "sampled from the engine's own adjudication",
-        "the enemy's orders are unknown",
+        "the enemy's orders and standing orders are unknown",
         "Nothing was submitted",
     ] {
         assert!(

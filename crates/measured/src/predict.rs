@@ -97,14 +97,20 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
     );
     watched.sort();
     watched.dedup();
-    out.push_str(&sample_move(r, st, (side, idx), orders, &watched));
+    out.push_str(&sample_move(
+        r,
+        st,
+        (side, idx),
+        orders,
+        &watched,
+        &CHARGE_STATES,
+    ));
     Ok(out + ASSUMED)
 }
 
-const ASSUMED: &str =
-    "\nAssumed: the enemy's orders are unknown; the enemy is taken to stand\n    \
-and not to fire. Each volley is reckoned on the position your own\n    \
-movement leaves, with no loss before it.\n";
+const ASSUMED: &str = "\nAssumed: the enemy's orders and standing orders are unknown; the\n    \
+enemy is taken to stand and not to fire. Each volley is reckoned on the\n    \
+position your own movement leaves, with no loss before it.\n";
 
 /// How a battle other than a line volley is named, and its target.
 fn sampled_kind<'a>(r: &Ruleset, p: &Plan, a: &'a Action) -> (&'static str, &'a str) {
@@ -263,7 +269,7 @@ fn figure_die(s: &[f64], size: usize) -> Vec<f64> {
 }
 
 /// The distribution of the sum of two independent counts.
-fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
+pub fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; a.len() + b.len() - 1];
     for (i, p) in a.iter().enumerate() {
         for (j, q) in b.iter().enumerate() {
@@ -274,7 +280,7 @@ fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
 }
 
 /// "0 killed 12.3%, 1 killed 20.0%, ..." (shares under 0.05% left out).
-fn shares(d: &[f64], one: &str, many: &str) -> String {
+pub fn shares(d: &[f64], one: &str, many: &str) -> String {
     d.iter()
         .enumerate()
         .filter(|(_, p)| **p >= 0.0005)
@@ -346,6 +352,21 @@ fn fate_lines(f: &Fate) -> String {
     ))
 }
 
+/// How the sampled figures name a unit's states after the move: (the
+/// words and the test) for its morale gone bad, and for its breaking.
+pub struct States {
+    /// The book's word for what the orders are for: "move", "player-turn".
+    pub turn: &'static str,
+    pub bad: (&'static str, fn(&Unit) -> bool),
+    pub broken: (&'static str, fn(&Unit) -> bool),
+}
+
+const CHARGE_STATES: States = States {
+    turn: "move",
+    bad: ("bad morale", |u| u.bad_morale.is_some() && !u.broken),
+    broken: ("broken", |u| u.broken),
+};
+
 /// What the sampled runs saw of one unit.
 #[derive(Default)]
 struct Seen {
@@ -356,18 +377,25 @@ struct Seen {
 }
 
 /// The move's figures sampled from the engine's own adjudication of the
-/// orders (the enemy sending none) over [`SAMPLE_RUNS`] runs.
-fn sample_move(
+/// orders (the enemy sending none, its standing orders unknown and taken
+/// as none) over [`SAMPLE_RUNS`] runs.
+pub fn sample_move(
     r: &Ruleset,
     st: &State,
     (side, idx): (&str, usize),
     orders: &str,
     watched: &[String],
+    states: &States,
 ) -> String {
     let o = [Orders {
         side: side.to_string(),
         text: orders.to_string(),
     }];
+    let mut st = st.clone();
+    for u in st.units.iter_mut().filter(|u| u.side != idx) {
+        u.standing.clear();
+    }
+    let st = &st;
     let mut seen: BTreeMap<&str, Seen> = BTreeMap::new();
     let (mut points, mut ends, mut wins) = (0u64, 0u64, 0u64);
     let before = st.removed.get(idx).copied().unwrap_or(0);
@@ -380,7 +408,7 @@ fn sample_move(
             dice: &mut dice,
             deck: &mut deck,
         };
-        let Ok(done) = engine::run(r, st, &o, Some(&mut chance)) else {
+        let Ok(done) = r.book().run(r, st, &o, Some(&mut chance)) else {
             return String::new();
         };
         for id in watched {
@@ -393,8 +421,8 @@ fn sample_move(
                 }
                 Some(u) => {
                     s.lost += u64::from(was.rf.saturating_sub(u.rf));
-                    s.broken += u64::from(u.broken && !was.broken);
-                    s.bad += u64::from(u.bad_morale.is_some() && !u.broken);
+                    s.broken += u64::from((states.broken.1)(u) && !(states.broken.1)(was));
+                    s.bad += u64::from((states.bad.1)(u));
                 }
             }
         }
@@ -407,29 +435,35 @@ fn sample_move(
     }
     let runs = SAMPLE_RUNS as f64;
     let margin = 196.0 * (0.25 / runs).sqrt();
-    let mut out = format!(
-        "\nThe whole move, sampled from the engine's own adjudication of these\n\
-         orders over {SAMPLE_RUNS} runs (95% margin at most +-{margin:.1}%):\n"
-    );
+    let mut out = "\n".to_string()
+        + &wrap(&format!(
+            "The whole {}, sampled from the engine's own adjudication of these \
+             orders over {SAMPLE_RUNS} runs (95% margin at most +-{margin:.1}%):",
+            states.turn
+        ));
     for (id, s) in &seen {
         out.push_str(&wrap(&format!(
-            "  {id}: loses {:.2} rank and file on average; bad morale {}, broken {}, \
-             destroyed or dispersed {}",
+            "  {id}: loses {:.2} rank and file on average; {} {}, {} {}, \
+             removed {}",
             s.lost as f64 / runs,
+            states.bad.0,
             pc(s.bad as f64 / runs),
+            states.broken.0,
             pc(s.broken as f64 / runs),
             pc(s.removed as f64 / runs)
         )));
     }
     let _ = writeln!(
         out,
-        "  Expected victory points this move: {:.2} (rank and file removed)",
+        "  Expected victory points this {}: {:.2} (rank and file removed)",
+        states.turn,
         points as f64 / runs
     );
     if ends > 0 {
         let _ = writeln!(
             out,
-            "  The game ends this move {}, won by {side} {}",
+            "  The game ends this {} {}, won by {side} {}",
+            states.turn,
             pc(ends as f64 / runs),
             pc(wins as f64 / runs)
         );
