@@ -44,6 +44,7 @@ mod no_leak;
 mod outbox_storage;
 mod picture_mail;
 mod predict;
+mod predict_measured_property;
 mod predict_property;
 mod protocol;
 mod push;

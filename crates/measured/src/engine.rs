@@ -3275,6 +3275,22 @@ pub(crate) fn settle_losses(
     (t.st, t.ev)
 }
 
+/// PREDICT: the position after the move's forced moves (retire, break
+/// off, rout, exhaustion), which come before any fire; no die is thrown.
+pub(crate) fn after_forced_moves(r: &Ruleset, st: &State) -> State {
+    let mut t = Turn {
+        r,
+        st: st.clone(),
+        ev: Vec::new(),
+        chance: None,
+        lost: BTreeMap::new(),
+        melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
+    };
+    forced_moves(&mut t);
+    t.st
+}
+
 /// (attacker, defender) of every melee.
 fn in_contact(st: &State) -> Vec<(String, String)> {
     st.units

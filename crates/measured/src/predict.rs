@@ -44,6 +44,8 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
         .side_index(side)
         .ok_or_else(|| Rejection::whole(format!("'{side}' is not a side of this game")))?;
     let plans = engine::check(r, st, idx, orders)?;
+    // Forced moves (a rout, a retirement) come first in the move.
+    let fired_on = engine::after_forced_moves(r, st);
     let moved: BTreeMap<String, Unit> = plans
         .iter()
         .map(|p| (p.unit.clone(), p.end.clone()))
@@ -57,9 +59,9 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
         out.push('\n');
         match a {
             Action::Fire(x) if engine::troop(r, &p.end).musket == "line" => {
-                let tg = st.unit(x).filter(|u| u.side != idx);
+                let tg = fired_on.unit(x).filter(|u| u.side != idx);
                 match tg {
-                    Some(tg) => out.push_str(&volley_odds(r, st, &moved, n, &p.end, tg)),
+                    Some(tg) => out.push_str(&volley_odds(r, &fired_on, &moved, n, &p.end, tg)),
                     None => {
                         let _ = writeln!(out, "Battle {n}: {} fires at {x}: no enemy unit", p.unit);
                     }
@@ -175,6 +177,25 @@ fn volley_odds(
         "  Expected victory points: {mean:.2} (rank and file removed from the enemy)"
     );
     out
+}
+
+/// The exact odds of `shooter`'s line volley at `target` where both stand
+/// in `st`: the chance of each number killed and of each morale outcome
+/// (the answer's own arithmetic, for the property test
+/// tests/it/predict_measured_property.rs). None: no volley.
+#[must_use]
+pub fn exact_volley(
+    r: &Ruleset,
+    st: &State,
+    shooter: &str,
+    target: &str,
+) -> Option<(Vec<f64>, Fate)> {
+    let st = &engine::after_forced_moves(r, st);
+    let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
+    let v = volley_terms(r, st, &BTreeMap::new(), sh, tg)?;
+    let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
+    let fate = morale_fates(r, st, tg, sh.side, &killed);
+    Some((killed, fate))
 }
 
 /// The terms of a line volley, as the engine reckons them.

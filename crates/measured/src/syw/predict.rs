@@ -122,6 +122,15 @@ fn fire_odds(r: &Ruleset, st: &State, n: usize, shooter: &str, target: &str) -> 
         f.dice,
         if f.dice == 1 { "die" } else { "dice" }
     ));
+    if st
+        .unit(shooter)
+        .is_some_and(|u| u.marker.as_deref() == Some("orange"))
+    {
+        out.push_str(&wrap(&format!(
+            "  ({shooter} is disordered: reckoned so; if it clears its disorder \
+             first, it fires whole, with its fire bonus)"
+        )));
+    }
     let kills = f.kill.len();
     out.push_str(&wrap(&format!(
         "  A die kills on {} ({kills} of 6); {} has {} figures",
@@ -160,6 +169,24 @@ fn fire_odds(r: &Ruleset, st: &State, n: usize, shooter: &str, target: &str) -> 
         "  Expected victory points: {mean:.2} (figures removed from the enemy)"
     );
     out
+}
+
+/// The exact odds of `shooter`'s whole-unit fire at `target` on `st`: the
+/// chance of each number killed and of each fate ([`fates`]), the
+/// answer's own arithmetic (for tests/it/predict_measured_property.rs).
+/// None: no fire.
+#[must_use]
+pub fn exact_fire(
+    r: &Ruleset,
+    st: &State,
+    shooter: &str,
+    target: &str,
+) -> Option<(Vec<f64>, [f64; 6])> {
+    let f = odds::fire_terms(r, st, shooter, target).ok()?;
+    let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
+    let killed = kill_distribution(f.dice, f.kill.len() as u32, tg.rf);
+    let fate = fates(r, st, (&f, sh.side), tg, &killed);
+    Some((killed, fate))
 }
 
 /// The exact chance of each number killed (index) by `dice` dice each
@@ -211,7 +238,8 @@ pub fn fates(
 
 /// Index of a target's fate after the player-turn: 1 steady, 2
 /// disordered, 3 retreats, 4 routs, 5 removed.
-fn fate_of(u: Option<&Unit>) -> usize {
+#[must_use]
+pub fn fate_of(u: Option<&Unit>) -> usize {
     match u {
         None => 5,
         Some(u) if u.forced == Some(Forced::Rout) => 4,
