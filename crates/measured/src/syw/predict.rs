@@ -48,6 +48,14 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
         out.push('\n');
         watched.push(target.to_string());
         match p.steps.as_slice() {
+            [Step::FireAt(t)] if st.unit(t).is_some_and(|u| u.forced.is_some()) => {
+                out.push_str(&wrap(&format!(
+                    "Battle {n}: {} fires at {t}: {t} must retreat or rout first, by its own \
+                     movement dice, so the range is not known; see the player-turn's figures \
+                     below.",
+                    p.unit
+                )));
+            }
             [Step::FireAt(t)] if st.unit(&p.unit).is_some_and(|u| u.refused.is_empty()) => {
                 out.push_str(&fire_odds(r, st, n, &p.unit, t));
             }
