@@ -588,3 +588,94 @@ fn charge_predict_by_mail_and_cli_changes_nothing() {
     send(&site, "c4", "alice@example.org", &to, &CHARGE_FIRE[8..]);
     assert_eq!(pending(&site), 1, "the orders were not taken");
 }
+
+/// A small Seven Years' War table: an allied line battalion of 4 figures
+/// (A, green) 2" from a French one of 24 (X, green); the allies' player-turn.
+const SYW_SCENARIO: &str = r#"
+id = "predict-syw"
+ruleset = "seven-years-war"
+title = "PREDICT on a Seven Years' War table"
+moves = 12
+table = [96, 72]
+sides = ["allied", "french"]
+[[units]]
+id = "A"
+side = "allied"
+type = "line-infantry"
+at = [36, 10]
+experience = "green"
+rank_and_file = 4
+[[units]]
+id = "X"
+side = "french"
+type = "line-infantry"
+at = [36, 12]
+experience = "green"
+"#;
+
+/// A Seven Years' War PREDICT by mail and CLI (seeds/003, D. FIRE: "1
+/// dice per figure in unit ... Require a 6 to hit ... If casualties at
+/// least 2 moral TEST"): 4 dice, killed k of 4 with C(4,k) 5^(4-k)/1296:
+/// 48.2%, 38.6%, 11.6%, 1.5%, 0.1%. The TEST (green -2, casualties this
+/// turn -1, die 1 -1) disorders X on 2 killed (5/6) or sends it back
+/// (1/6, and always on 3 or 4, 10% lost -1 more): disordered 9.6%,
+/// retreats 3.5% (as tests/cases/seven-years-war/predict-fire-four-dice).
+#[test]
+fn syw_predict_by_mail_and_cli_changes_nothing() {
+    let site = Site::new();
+    let file = site.path().join("syw.toml");
+    std::fs::write(&file, SYW_SCENARIO).unwrap();
+    site.new_game(
+        file.to_str().unwrap(),
+        &["allied=alice@example.org", "french=bob@example.org"],
+        &[],
+    );
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let outbox = site.outbox().len();
+    let answer = send(
+        &site,
+        "s1",
+        "alice@example.org",
+        &to,
+        "PREDICT\nUNIT A: FIRE AT X\n",
+    );
+    assert_eq!(site.outbox().len(), outbox + 1, "more than the answer sent");
+    for want in [
+        "PREDICT for allied",
+        "Battle 1: A fires at X at 2\": 4 figures facing the target + half of 0 = 4 dice",
+        "Killed: 0 killed 48.2%, 1 killed 38.6%, 2 killed 11.6%, 3 killed 1.5%, 4 killed 0.1%",
+        "disordered 9.6%; retreats 3.5%",
+        "Assumed: no new fog-of-war event",
+        "Nothing was submitted",
+    ] {
+        assert!(
+            answer.replace("\n    ", " ").contains(want),
+            "no {want:?} in:\n{answer}"
+        );
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    let body = &answer[answer.find("PREDICT for").unwrap()..];
+    assert!(body.lines().all(|l| l.chars().count() <= 80), "{body}");
+    let orders = site.path().join("fire.txt");
+    std::fs::write(&orders, "UNIT A: FIRE AT X\n").unwrap();
+    let cli = site.ok(&["predict", "1", "allied", orders.to_str().unwrap()]);
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    // Not the French's player-turn: the same refusal as a submission's.
+    let bob = reply_address(&site, "bob@example.org");
+    let bad = send(
+        &site,
+        "s2",
+        "bob@example.org",
+        &bob,
+        "PREDICT\nUNIT X: FIRE AT A\n",
+    );
+    let sub = send(&site, "s3", "bob@example.org", &bob, "UNIT X: FIRE AT A\n");
+    let why = "player-turn";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Killed:"));
+    assert_eq!(game_mark(&site), before);
+}
