@@ -112,7 +112,8 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
 
 const ASSUMED: &str = "\nAssumed: the enemy's orders and standing orders are unknown; the\n    \
 enemy is taken to stand and not to fire. Each volley is reckoned on the\n    \
-position your own movement leaves, with no loss before it.\n";
+position the move's forced moves and your own movement leave, with no\n    \
+loss before it.\n";
 
 /// How a battle other than a line volley is named, and its target.
 fn sampled_kind<'a>(r: &Ruleset, p: &Plan, a: &'a Action) -> (&'static str, &'a str) {
