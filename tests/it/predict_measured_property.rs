@@ -1,7 +1,7 @@
 //! PREDICT's exact odds against the engine's own adjudication (issue 32,
 //! acceptance 3), for the measured family: for random positions of
 //! Charge! (a line-musket company or grenadiers, in line or column, first
-//! volley or not, at a target of any size at any range, in the open or
+//! volley or not, or light infantry skirmishing, at a target of any size at any range, in the open or
 //! in a wood) with one `FIRE AT`, and of the Seven Years' War (infantry or
 //! guns of any experience and size at infantry of any experience, size and
 //! formation, in the open or in a village, at short or long range) with
@@ -64,8 +64,12 @@ impl Dice for FirstThen {
 /// A random Charge! position with A's volley at X that the engine
 /// accepts, or None.
 fn charge_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
-    let kind = pick(rng, &["line", "grenadiers"]);
-    let formation = pick(rng, &["line", "line", "column"]);
+    let kind = pick(rng, &["line", "grenadiers", "light"]);
+    let formation = if kind == "light" {
+        "open"
+    } else {
+        pick(rng, &["line", "line", "column"])
+    };
     let rf = rng.roll(48);
     let trf = rng.roll(48);
     let dy = rng.roll(17) + 1;
@@ -124,7 +128,9 @@ fn charge_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (usize, usize) {
     let killed = ev
         .iter()
         .find_map(|e| match e {
-            Event::Charge(Charge::Volley { killed, .. }) => Some(*killed as usize),
+            Event::Charge(Charge::Volley { killed, .. } | Charge::Skirmish { killed, .. }) => {
+                Some(*killed as usize)
+            }
             _ => None,
         })
         .expect("a volley");

@@ -2594,6 +2594,18 @@ fn pick_off_shot(
     );
 }
 
+/// Light infantry's skirmishing band: the table by the target's kind and
+/// cover, the band by the range (None: no effect at that range).
+pub(crate) fn skirmish_band(r: &Ruleset, tg: &Unit, sight: &Sight) -> Option<Band> {
+    let bands = match (troop(r, tg).light, sight.cover) {
+        (true, false) => &r.at_light_open,
+        (true, true) => &r.at_light_cover,
+        (false, true) => &r.at_line_cover,
+        (false, false) => &r.brown,
+    };
+    band_of(bands, sight.dist).map(|(_, b)| b.clone())
+}
+
 /// Light infantry's skirmishing fire: the table by the target's kind and
 /// cover.
 fn skirmish_shot(
@@ -2605,14 +2617,7 @@ fn skirmish_shot(
 ) {
     let r = t.r;
     let (sid, tid) = (&sh.id, &tg.id);
-    let target_light = troop(r, tg).light;
-    let bands = match (target_light, sight.cover) {
-        (true, false) => &r.at_light_open,
-        (true, true) => &r.at_light_cover,
-        (false, true) => &r.at_line_cover,
-        (false, false) => &r.brown,
-    };
-    let Some((_, band)) = band_of(bands, sight.dist) else {
+    let Some(band) = skirmish_band(r, tg, sight) else {
         t.ev.push(
             Charge::Lapse {
                 unit: sid.to_string(),
@@ -2625,7 +2630,6 @@ fn skirmish_shot(
         );
         return;
     };
-    let band = band.clone();
     let dice = t.rolls(sh.rf as usize);
     let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
     t.ev.push(

@@ -67,6 +67,14 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     }
                 }
             }
+            Action::Fire(x) if engine::troop(r, &p.end).musket == "light" => {
+                match fired_on.unit(x).filter(|u| u.side != idx) {
+                    Some(tg) => out.push_str(&skirmish_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                    None => {
+                        let _ = writeln!(out, "Battle {n}: {} fires at {x}: no enemy unit", p.unit);
+                    }
+                }
+            }
             _ => {
                 let (what, x) = sampled_kind(r, p, a);
                 let _ = writeln!(
@@ -166,11 +174,14 @@ fn volley_odds(
         return out;
     }
     let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
-    out.push_str(&wrap(&format!(
-        "  Killed: {}",
-        shares(&killed, "killed", "killed")
-    )));
-    let fate = morale_fates(r, st, tg, sh.side, &killed);
+    out + &result_lines(r, st, sh.side, tg, &killed)
+}
+
+/// The killed, morale and victory point lines of a fire whose killed
+/// distribution is `killed`.
+fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
+    let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
+    let fate = morale_fates(r, st, tg, by, killed);
     out.push_str(&fate_lines(&fate));
     let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
     let _ = writeln!(
@@ -180,8 +191,65 @@ fn volley_odds(
     out
 }
 
-/// The exact odds of `shooter`'s line volley at `target` where both stand
-/// in `st`: the chance of each number killed and of each morale outcome
+/// The odds text of light infantry's skirmishing fire `n` of `sh` at `tg`
+/// (LIGHT INFANTRY MUSKETRY: a die per figure, the table by the target's
+/// kind and cover).
+fn skirmish_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    sh: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} fires into {}", sh.id, tg.id);
+    let Some((sight, band)) = skirmish_terms(r, st, moved, sh, tg) else {
+        return wrap(&format!(
+            "{head}: no effect (out of reach or sight, or not at that range)"
+        ));
+    };
+    let kill: Vec<String> = band.kill.iter().map(ToString::to_string).collect();
+    let out = wrap(&format!(
+        "{head} ({}, {}{}): a die per figure = {} {}, killing on {} ({} of 6)",
+        fmt_len(sight.dist.floor()),
+        if troop(r, tg).light {
+            "light infantry"
+        } else {
+            "into the brown"
+        },
+        if sight.cover {
+            ", in cover"
+        } else {
+            ", in the open"
+        },
+        sh.rf,
+        if sh.rf == 1 { "die" } else { "dice" },
+        kill.join(" or "),
+        band.kill.len()
+    ));
+    let killed = crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
+    out + &result_lines(r, st, sh.side, tg, &killed)
+}
+
+fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a crate::ruleset::Troop {
+    engine::troop(r, u)
+}
+
+/// Light infantry's sight and band at `tg`, as the engine reckons them.
+fn skirmish_terms(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    sh: &Unit,
+    tg: &Unit,
+) -> Option<(engine::Sight, crate::ruleset::Band)> {
+    let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
+    let band = engine::skirmish_band(r, tg, &sight)?;
+    Some((sight, band))
+}
+
+/// The exact odds of `shooter`'s line volley or light infantry's
+/// skirmishing fire at `target` on `st` (after the move's forced moves): the chance of each number killed and of each morale outcome
 /// (the answer's own arithmetic, for the property test
 /// tests/it/predict_measured_property.rs). None: no volley.
 #[must_use]
@@ -193,8 +261,13 @@ pub fn exact_volley(
 ) -> Option<(Vec<f64>, Fate)> {
     let st = &engine::after_forced_moves(r, st);
     let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
-    let v = volley_terms(r, st, &BTreeMap::new(), sh, tg)?;
-    let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
+    let killed = if troop(r, sh).musket == "light" {
+        let (_, band) = skirmish_terms(r, st, &BTreeMap::new(), sh, tg)?;
+        crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf)
+    } else {
+        let v = volley_terms(r, st, &BTreeMap::new(), sh, tg)?;
+        volley_distribution(v.dice, v.deduct, tg.rf, r.group)
+    };
     let fate = morale_fates(r, st, tg, sh.side, &killed);
     Some((killed, fate))
 }
