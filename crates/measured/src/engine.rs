@@ -2631,7 +2631,8 @@ fn skirmish_shot(
         return;
     };
     let dice = t.rolls(sh.rf as usize);
-    let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
+    // No more killed than the target has (the report said more before).
+    let k = (dice.iter().filter(|d| band.kill.contains(d)).count() as u32).min(tg.rf);
     t.ev.push(
         Charge::Skirmish {
             unit: sid.to_string(),
