@@ -45,6 +45,7 @@ mod outbox_storage;
 mod picture_mail;
 mod predict;
 mod predict_m44_property;
+mod predict_measured_property;
 mod predict_property;
 mod protocol;
 mod push;

@@ -263,27 +263,26 @@ fn odds_in_the_open_with_three_dice() {
     assert!(text.contains("Expected medals: 0.50"), "{text}");
 }
 
-/// A family without odds answers so, through the default of the rules
-/// interface (no per-family code in the service).
+/// Every shipped family now computes odds: the last to fall back on the
+/// rules interface's default ("not available"), the Seven Years' War,
+/// answers PASS with its own words through the same service path.
 #[test]
-fn a_family_without_odds_says_predict_is_not_available() {
+fn the_seven_years_war_answers_predict_with_odds_of_its_own() {
     let site = Site::new();
     site.new_game(
-        "el-bodon-1811",
-        &["british=alice@example.org", "french=bob@example.org"],
+        "minden-1759",
+        &["allied=alice@example.org", "french=bob@example.org"],
         &[],
     );
     let file = site.path().join("predict.txt");
     std::fs::write(&file, "PASS\n").unwrap();
-    for side in ["british", "french"] {
-        let out = site.run(&["predict", "1", side, file.to_str().unwrap()]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            text.contains("PREDICT is not available for this ruleset yet"),
-            "{side}: {text}{err}"
-        );
-    }
+    let out = site.run(&["predict", "1", "allied", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("These orders fight no battle") && !text.contains("not available"),
+        "{text}{err}"
+    );
 }
 
 /// At most `PREDICT_ANSWERS_PER_SEAT_DAY` PREDICT answers a seat a day; the
@@ -484,4 +483,199 @@ fn grid_whole_turn_chance_of_ending_the_game() {
     assert!(two.contains("(blue "), "{two}");
     assert!(two.contains("over 2000 runs (95% margin"), "{two}");
     assert!(!answer(3).contains("The whole turn"), "{}", answer(3));
+}
+
+/// A small Charge! table: a British line company of 6 rank and file (A)
+/// facing a French line company of 12 (X) 15" away in the open, neither
+/// having fired yet.
+const CHARGE_SCENARIO: &str = r#"
+id = "predict-charge"
+ruleset = "charge"
+title = "PREDICT on a measured table"
+moves = 12
+table = [72, 48]
+sides = ["british", "french"]
+[[units]]
+id = "A"
+side = "british"
+type = "line"
+at = [36, 10]
+rank_and_file = 6
+[[units]]
+id = "X"
+side = "french"
+type = "line"
+at = [36, 25]
+rank_and_file = 12
+"#;
+
+const CHARGE_FIRE: &str = "PREDICT\nUNIT A: FIRE AT X\n";
+
+/// A Charge! PREDICT by mail and CLI (seeds/002, LINE INFANTRY MUSKETRY:
+/// "Throw D6 for every 6 line infantry ... firing", FIRST VOLLEY
+/// DEDUCTIONS 12 - 18" OPEN 3, "Divide enemy into target groups of 6.
+/// Throw D6 for each hit"). 6 firers: 1 die, less 3: a 4 is 1 hit, a 5 is
+/// 2, a 6 is 3, each a figure die at X's first group of 6 (all there).
+/// Killed 0: 3/6 = 50.0%; 1: 1/6 + 1/6 x 1/6 (two figure dice alike) +
+/// 1/6 x 6/216 (three alike) = 43/216 = 19.9%; 2: 1/6 x 5/6 + 1/6 x
+/// 90/216 = 45/216 = 20.8%; 3: 1/6 x 120/216 = 20/216 = 9.3%. MORALE
+/// CALCULATIONS: command points 6; a sixth lost (2 of 12) -1, a quarter
+/// (3) -2: only 3 killed can fail, on a die of 1 (6 - 2 + 1 < 6):
+/// 20/216 x 1/6 = 1.5%. Expected rank and file removed (193/216) 0.89.
+#[test]
+fn charge_predict_by_mail_and_cli_changes_nothing() {
+    let site = Site::new();
+    let file = site.path().join("charge.toml");
+    std::fs::write(&file, CHARGE_SCENARIO).unwrap();
+    site.new_game(
+        file.to_str().unwrap(),
+        &["british=alice@example.org", "french=bob@example.org"],
+        &[],
+    );
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let outbox = site.outbox().len();
+    let answer = send(&site, "c1", "alice@example.org", &to, CHARGE_FIRE);
+    assert_eq!(site.outbox().len(), outbox + 1, "more than the answer sent");
+    for want in [
+        "PREDICT for british",
+        "Battle 1: A fires at X (15\", first volley, in the open): 6 firers, a die per 6 = 1 die",
+        "Each die less 3",
+        "Killed: 0 killed 50.0%, 1 killed 19.9%, 2 killed 20.8%, 3 killed 9.3%",
+        "test failed (bad morale) 1.5%",
+        "Expected victory points: 0.89",
+        "sampled from the engine's own adjudication",
+        "the enemy's orders and standing orders are unknown",
+        "Nothing was submitted",
+    ] {
+        assert!(
+            answer.replace("\n    ", " ").contains(want),
+            "no {want:?} in:\n{answer}"
+        );
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    // The answer's own lines fit a mail (the welcome mail's header line is
+    // the measured family's own, older and wider).
+    let body = &answer[answer.find("PREDICT for").unwrap()..];
+    assert!(body.lines().all(|l| l.chars().count() <= 80), "{body}");
+    let orders = site.path().join("volley.txt");
+    std::fs::write(&orders, &CHARGE_FIRE[8..]).unwrap();
+    let cli = site.ok(&["predict", "1", "british", orders.to_str().unwrap()]);
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    // A refused order: the same words as a submission's refusal.
+    let bad = send(
+        &site,
+        "c2",
+        "alice@example.org",
+        &to,
+        "PREDICT\nUNIT Q: FIRE AT X\n",
+    );
+    let sub = send(&site, "c3", "alice@example.org", &to, "UNIT Q: FIRE AT X\n");
+    let why = "no unit Q";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Killed:"));
+    assert_eq!(game_mark(&site), before);
+    let pending = |site: &Site| -> i64 {
+        site.db()
+            .query_row("SELECT count(*) FROM pending", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(pending(&site), 0, "PREDICT held orders");
+    // The same orders without PREDICT are held for the move as usual.
+    send(&site, "c4", "alice@example.org", &to, &CHARGE_FIRE[8..]);
+    assert_eq!(pending(&site), 1, "the orders were not taken");
+}
+
+/// A small Seven Years' War table: an allied line battalion of 4 figures
+/// (A, green) 2" from a French one of 24 (X, green); the allies' player-turn.
+const SYW_SCENARIO: &str = r#"
+id = "predict-syw"
+ruleset = "seven-years-war"
+title = "PREDICT on a Seven Years' War table"
+moves = 12
+table = [96, 72]
+sides = ["allied", "french"]
+[[units]]
+id = "A"
+side = "allied"
+type = "line-infantry"
+at = [36, 10]
+experience = "green"
+rank_and_file = 4
+[[units]]
+id = "X"
+side = "french"
+type = "line-infantry"
+at = [36, 12]
+experience = "green"
+"#;
+
+/// A Seven Years' War PREDICT by mail and CLI (seeds/003, D. FIRE: "1
+/// dice per figure in unit ... Require a 6 to hit ... If casualties at
+/// least 2 moral TEST"): 4 dice, killed k of 4 with C(4,k) 5^(4-k)/1296:
+/// 48.2%, 38.6%, 11.6%, 1.5%, 0.1%. The TEST (green -2, casualties this
+/// turn -1, die 1 -1) disorders X on 2 killed (5/6) or sends it back
+/// (1/6, and always on 3 or 4, 10% lost -1 more): disordered 9.6%,
+/// retreats 3.5% (as tests/cases/seven-years-war/predict-fire-four-dice).
+#[test]
+fn syw_predict_by_mail_and_cli_changes_nothing() {
+    let site = Site::new();
+    let file = site.path().join("syw.toml");
+    std::fs::write(&file, SYW_SCENARIO).unwrap();
+    site.new_game(
+        file.to_str().unwrap(),
+        &["allied=alice@example.org", "french=bob@example.org"],
+        &[],
+    );
+    let to = reply_address(&site, "alice@example.org");
+    let before = game_mark(&site);
+    let outbox = site.outbox().len();
+    let answer = send(
+        &site,
+        "s1",
+        "alice@example.org",
+        &to,
+        "PREDICT\nUNIT A: FIRE AT X\n",
+    );
+    assert_eq!(site.outbox().len(), outbox + 1, "more than the answer sent");
+    for want in [
+        "PREDICT for allied",
+        "Battle 1: A fires at X at 2\": 4 figures facing the target + half of 0 = 4 dice",
+        "Killed: 0 killed 48.2%, 1 killed 38.6%, 2 killed 11.6%, 3 killed 1.5%, 4 killed 0.1%",
+        "disordered 9.6%; retreats 3.5%",
+        "Assumed: no new fog-of-war event",
+        "Nothing was submitted",
+    ] {
+        assert!(
+            answer.replace("\n    ", " ").contains(want),
+            "no {want:?} in:\n{answer}"
+        );
+    }
+    assert_eq!(game_mark(&site), before, "PREDICT changed the game");
+    let body = &answer[answer.find("PREDICT for").unwrap()..];
+    assert!(body.lines().all(|l| l.chars().count() <= 80), "{body}");
+    let orders = site.path().join("fire.txt");
+    std::fs::write(&orders, "UNIT A: FIRE AT X\n").unwrap();
+    let cli = site.ok(&["predict", "1", "allied", orders.to_str().unwrap()]);
+    assert!(
+        answer.contains(cli.trim_end()),
+        "CLI and mail differ:\n{cli}"
+    );
+    // Not the French's player-turn: the same refusal as a submission's.
+    let bob = reply_address(&site, "bob@example.org");
+    let bad = send(
+        &site,
+        "s2",
+        "bob@example.org",
+        &bob,
+        "PREDICT\nUNIT X: FIRE AT A\n",
+    );
+    let sub = send(&site, "s3", "bob@example.org", &bob, "UNIT X: FIRE AT A\n");
+    let why = "player-turn";
+    assert!(bad.contains(why) && sub.contains(why), "{bad}\n{sub}");
+    assert!(!bad.contains("Killed:"));
+    assert_eq!(game_mark(&site), before);
 }

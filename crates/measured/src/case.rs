@@ -111,6 +111,73 @@ struct ExpectPart {
     /// position, the report, the order template, view.json, the SVG).
     #[serde(default)]
     view: BTreeMap<String, ExpectView>,
+    /// The odds PREDICT must answer on the case's position, before the
+    /// move is played (docs/testing.md).
+    #[serde(default)]
+    predict: Option<PredictPart>,
+}
+
+/// `[expect.predict]`: the odds a PREDICT must answer on the case's
+/// position (docs/testing.md, "The measured case format").
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PredictPart {
+    /// The side asking (default: the only side with orders in `[move]`).
+    #[serde(default)]
+    side: Option<String>,
+    /// The orders to predict (default: that side's orders in `[move]`).
+    #[serde(default)]
+    orders: Option<String>,
+    /// Text the answer must contain, each (a line wrapped in the answer is
+    /// read joined).
+    lines: Vec<String>,
+}
+
+/// The problems of `[expect.predict]`: PREDICT's answer on the case's
+/// starting position against the texts it must contain.
+fn check_predict(r: &Ruleset, cf: &CaseFile, st: &state::State, p: &PredictPart) -> Vec<String> {
+    let side = p
+        .side
+        .clone()
+        .or_else(|| match cf.r#move.orders.keys().collect::<Vec<_>>()[..] {
+            [only] => Some(only.clone()),
+            _ => None,
+        })
+        .map(|s| s.to_ascii_lowercase());
+    let Some(side) = side else {
+        return vec![
+            "[expect.predict] names no side (and [move] has not one side's orders)".into(),
+        ];
+    };
+    let orders = p
+        .orders
+        .clone()
+        .or_else(|| {
+            cf.r#move
+                .orders
+                .iter()
+                .find(|(s, _)| s.eq_ignore_ascii_case(&side))
+                .map(|(_, o)| o.clone())
+        })
+        .unwrap_or_default();
+    let answer = match adjutant_rules::Family::predict(r, st, &side, &orders) {
+        Ok(a) => a,
+        Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
+    };
+    let joined = answer.replace("\n    ", " ");
+    let missing: Vec<String> = p
+        .lines
+        .iter()
+        .filter(|l| !joined.contains(l.as_str()))
+        .map(|l| format!("PREDICT: no \"{l}\""))
+        .collect();
+    if missing.is_empty() {
+        return missing;
+    }
+    vec![format!(
+        "{}\n  PREDICT answered:\n{answer}",
+        missing.join("; ")
+    )]
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -274,6 +341,12 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     })?;
     let terrain = std::mem::take(&mut cf.terrain);
     let st = case_state(&r, text, file, &cf, terrain)?;
+    let odds = cf
+        .expect
+        .predict
+        .as_ref()
+        .map(|p| check_predict(&r, &cf, &st, p))
+        .unwrap_or_default();
     let mut faces = Vec::new();
     for d in &cf.r#move.dice {
         if !(1..=6).contains(d.get_ref()) {
@@ -331,7 +404,7 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
         (Ok(o), None) => o,
     };
     let _ = e.accepted;
-    let mut problems = Vec::new();
+    let mut problems = odds;
     check_dice(e, &dice, faces.len(), &mut problems);
     for eu in &e.units {
         match out.st.unit(&eu.id) {

@@ -174,4 +174,14 @@ impl Procedures for Charge {
     fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String> {
         report::charge_template(r, st, side, name)
     }
+
+    fn predict(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<String, Rejection> {
+        crate::predict::predict(r, st, side, orders)
+    }
 }

@@ -142,7 +142,7 @@ pub fn orderable(u: &Unit) -> Result<(), String> {
     Ok(())
 }
 
-fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a Troop {
+pub(crate) fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a Troop {
     r.troop(&u.troop)
         .or_else(|| r.troops.values().next())
         .expect("a ruleset has troop types")
@@ -2328,7 +2328,7 @@ fn line_volley(
     t.kill(target, killed, sh.side)
 }
 
-fn firers(r: &Ruleset, u: &Unit) -> u32 {
+pub(crate) fn firers(r: &Ruleset, u: &Unit) -> u32 {
     let tr = troop(r, u);
     match u.formation.as_str() {
         "column" => shape(tr, u).files.min(u.rf),
@@ -2594,6 +2594,18 @@ fn pick_off_shot(
     );
 }
 
+/// Light infantry's skirmishing band: the table by the target's kind and
+/// cover, the band by the range (None: no effect at that range).
+pub(crate) fn skirmish_band(r: &Ruleset, tg: &Unit, sight: &Sight) -> Option<Band> {
+    let bands = match (troop(r, tg).light, sight.cover) {
+        (true, false) => &r.at_light_open,
+        (true, true) => &r.at_light_cover,
+        (false, true) => &r.at_line_cover,
+        (false, false) => &r.brown,
+    };
+    band_of(bands, sight.dist).map(|(_, b)| b.clone())
+}
+
 /// Light infantry's skirmishing fire: the table by the target's kind and
 /// cover.
 fn skirmish_shot(
@@ -2605,14 +2617,7 @@ fn skirmish_shot(
 ) {
     let r = t.r;
     let (sid, tid) = (&sh.id, &tg.id);
-    let target_light = troop(r, tg).light;
-    let bands = match (target_light, sight.cover) {
-        (true, false) => &r.at_light_open,
-        (true, true) => &r.at_light_cover,
-        (false, true) => &r.at_line_cover,
-        (false, false) => &r.brown,
-    };
-    let Some((_, band)) = band_of(bands, sight.dist) else {
+    let Some(band) = skirmish_band(r, tg, sight) else {
         t.ev.push(
             Charge::Lapse {
                 unit: sid.to_string(),
@@ -2625,9 +2630,9 @@ fn skirmish_shot(
         );
         return;
     };
-    let band = band.clone();
     let dice = t.rolls(sh.rf as usize);
-    let k = dice.iter().filter(|d| band.kill.contains(d)).count() as u32;
+    // No more killed than the target has (the report said more before).
+    let k = (dice.iter().filter(|d| band.kill.contains(d)).count() as u32).min(tg.rf);
     t.ev.push(
         Charge::Skirmish {
             unit: sid.to_string(),
@@ -3240,6 +3245,55 @@ fn morale(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>) {
             }
         }
     }
+}
+
+/// PREDICT (crates/measured/src/predict.rs): what the engine's own morale
+/// step does to `target` after it lost `killed` rank and file to `by`'s
+/// fire this move, its morale die being `die`; carried out on a copy that
+/// holds the target alone, so no other unit's test takes the die.
+pub(crate) fn settle_losses(
+    r: &Ruleset,
+    st: &State,
+    target: &str,
+    (killed, by): (u32, usize),
+    die: u32,
+) -> (State, Vec<Event>) {
+    let mut copy = st.clone();
+    copy.units.retain(|u| u.id == target);
+    let mut dice = adjutant_dice::ForcedDice::new(vec![die]);
+    let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let mut t = Turn {
+        r,
+        st: copy,
+        ev: Vec::new(),
+        chance: Some(&mut chance),
+        lost: BTreeMap::new(),
+        melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
+    };
+    t.kill(target, killed, by);
+    morale(&mut t, &[], &BTreeSet::new());
+    (t.st, t.ev)
+}
+
+/// PREDICT: the position after the move's forced moves (retire, break
+/// off, rout, exhaustion), which come before any fire; no die is thrown.
+pub(crate) fn after_forced_moves(r: &Ruleset, st: &State) -> State {
+    let mut t = Turn {
+        r,
+        st: st.clone(),
+        ev: Vec::new(),
+        chance: None,
+        lost: BTreeMap::new(),
+        melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
+    };
+    forced_moves(&mut t);
+    t.st
 }
 
 /// (attacker, defender) of every melee.

@@ -18,6 +18,7 @@ pub mod events;
 pub mod geometry;
 pub mod orders;
 pub mod pinning;
+pub mod predict;
 pub mod random;
 pub mod report;
 pub mod ride_down;
@@ -160,6 +161,18 @@ pub trait Procedures: Send + Sync {
     fn random_step(&self, _k: u32, _rng: &mut dyn Dice) -> Option<String> {
         None
     }
+    /// PREDICT (docs/orders.md): the odds of `side`'s orders as the
+    /// answer's text, or the rejection a submission would get. The
+    /// default: the rules crate's "not available".
+    fn predict(
+        &self,
+        _r: &Ruleset,
+        _st: &State,
+        _side: &str,
+        _orders: &str,
+    ) -> Result<String, Rejection> {
+        Ok(format!("{}\n", adjutant_rules::PREDICT_UNAVAILABLE))
+    }
 }
 
 /// The measured core's one `Family`: what both books share (set-up,
@@ -280,6 +293,11 @@ impl Family for Ruleset {
     /// A referee's correction (docs/referee.md, "Measured tables").
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<events::Event>), Rejection> {
         amend::amend(self, s, text)
+    }
+
+    /// PREDICT: the book's own ([`Procedures::predict`]).
+    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+        self.book().predict(self, s, side, orders)
     }
 
     /// Rank and file each side has removed from the enemy.

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod entry;
 pub mod line;
 pub mod orders;
+pub mod predict;
 pub mod split;
 pub mod standing;
 pub mod template;

@@ -74,6 +74,16 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         }
     }
 
+    fn predict(
+        &self,
+        r: &Ruleset,
+        st: &State,
+        side: &str,
+        orders: &str,
+    ) -> Result<String, Rejection> {
+        super::predict::predict(r, st, side, orders)
+    }
+
     fn check(
         &self,
         r: &Ruleset,

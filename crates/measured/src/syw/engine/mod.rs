@@ -84,6 +84,7 @@ mod fog;
 mod hills;
 mod morale;
 mod moves;
+pub mod odds;
 mod retreat;
 mod sight;
 mod tests;

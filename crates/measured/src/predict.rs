@@ -1,0 +1,597 @@
+//! PREDICT (docs/orders.md) for Charge!: the odds of a side's orders for
+//! the move, before it sends them.
+//!
+//! The orders are checked exactly as a submission is (the same
+//! rejection). Each line-infantry volley (LINE INFANTRY MUSKETRY) is
+//! reckoned exactly on the position the side's own movement leaves (the
+//! checked plans' end positions; the enemy is assumed to stand): its dice
+//! are the engine's own terms (firers, a die per `fire_per`, the first
+//! volley or normal deduction of the range band, open or in cover), each
+//! die's hits strike the figures of its target group of 6 by a figure die,
+//! and the rank and file killed are enumerated exactly over every die.
+//! Each number killed is then settled by the engine's own morale step
+//! ([`engine::settle_losses`]) for each face of the morale die, on a copy.
+//!
+//! The rest of the move (artillery, light infantry's fire, charges and
+//! mêlée, and the whole move's figures) depends on the order of the
+//! move's sequence and on earlier results: it is sampled from the
+//! engine's own adjudication of the orders over [`SAMPLE_RUNS`] runs with
+//! dice of PREDICT's own seeds, never the game's. Charge! has no hidden
+//! information but the enemy's orders, which are unknown: the answer
+//! assumes the enemy stands and does not fire. Nothing is stored.
+
+use crate::engine::{self, Action, Plan};
+use crate::events::{Charge, Event};
+use crate::geometry::fmt_len;
+use crate::ruleset::{band_of, Ruleset};
+use crate::state::{State, Unit};
+use adjutant_rules::{Chance, Orders, Rejection};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Runs of the engine the move's sampled figures are taken over.
+pub const SAMPLE_RUNS: u64 = 1_000;
+
+/// The most dice one volley is reckoned for (each die's hits are
+/// enumerated: small work even at this many).
+pub const MAX_DICE: u32 = 40;
+
+/// PREDICT for `side`'s Charge! orders: the answer, or the rejection a
+/// submission of the same orders would get.
+pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+    r.book().check(r, st, side, orders)?;
+    let idx = st
+        .side_index(side)
+        .ok_or_else(|| Rejection::whole(format!("'{side}' is not a side of this game")))?;
+    let plans = engine::check(r, st, idx, orders)?;
+    // Forced moves (a rout, a retirement) come first in the move.
+    let fired_on = engine::after_forced_moves(r, st);
+    let moved: BTreeMap<String, Unit> = plans
+        .iter()
+        .map(|p| (p.unit.clone(), p.end.clone()))
+        .collect();
+    let mut out = format!("PREDICT for {side}: the odds of these orders, not played.\n");
+    let mut n = 0;
+    let mut sampled: Vec<String> = Vec::new();
+    for p in &plans {
+        let Some(a) = &p.action else { continue };
+        n += 1;
+        out.push('\n');
+        match a {
+            Action::Fire(x) if engine::troop(r, &p.end).musket == "line" => {
+                let tg = fired_on.unit(x).filter(|u| u.side != idx);
+                match tg {
+                    Some(tg) => out.push_str(&volley_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                    None => {
+                        let _ = writeln!(out, "Battle {n}: {} fires at {x}: no enemy unit", p.unit);
+                    }
+                }
+            }
+            Action::Fire(x) if engine::troop(r, &p.end).musket == "light" => {
+                match fired_on.unit(x).filter(|u| u.side != idx) {
+                    Some(tg) => out.push_str(&skirmish_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                    None => {
+                        let _ = writeln!(out, "Battle {n}: {} fires at {x}: no enemy unit", p.unit);
+                    }
+                }
+            }
+            _ => {
+                let (what, x) = sampled_kind(r, p, a);
+                let _ = writeln!(
+                    out,
+                    "Battle {n}: {} {what} {x}: its result depends on the move's sequence;\n    \
+                     see the move's figures below.",
+                    p.unit
+                );
+                sampled.push(x.to_string());
+            }
+        }
+    }
+    if n == 0 {
+        out.push_str("\nThese orders fight no battle: there are no odds to give.\n");
+        return Ok(out + ASSUMED);
+    }
+    let mut watched: Vec<String> = plans
+        .iter()
+        .filter_map(|p| match &p.action {
+            Some(Action::Fire(x) | Action::Canister(x) | Action::PickOff(x)) => Some(x.clone()),
+            Some(Action::Charge { target, .. }) => Some(target.clone()),
+            None => None,
+        })
+        .collect();
+    watched.extend(
+        plans
+            .iter()
+            .filter(|p| matches!(p.action, Some(Action::Charge { .. })))
+            .map(|p| p.unit.clone()),
+    );
+    watched.sort();
+    watched.dedup();
+    out.push_str(&sample_move(
+        r,
+        st,
+        (side, idx),
+        orders,
+        &watched,
+        &CHARGE_STATES,
+    ));
+    Ok(out + ASSUMED)
+}
+
+const ASSUMED: &str = "\nAssumed: the enemy's orders and standing orders are unknown; the\n    \
+enemy is taken to stand and not to fire. Each volley is reckoned on the\n    \
+position the move's forced moves and your own movement leave, with no\n    \
+loss before it.\n";
+
+/// How a battle other than a line volley is named, and its target.
+fn sampled_kind<'a>(r: &Ruleset, p: &Plan, a: &'a Action) -> (&'static str, &'a str) {
+    match a {
+        Action::Fire(x) if engine::troop(r, &p.end).is("artillery") => ("fires its guns at", x),
+        Action::Fire(x) => ("skirmishes at", x),
+        Action::Canister(x) => ("fires canister at", x),
+        Action::PickOff(x) => ("picks off officers of", x),
+        Action::Charge { target, .. } => ("charges", target),
+    }
+}
+
+/// The odds text of line volley `n` of `sh` at `tg`.
+fn volley_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    sh: &Unit,
+    tg: &Unit,
+) -> String {
+    let mut out = format!("Battle {n}: {} fires at {}", sh.id, tg.id);
+    let Some(v) = volley_terms(r, st, moved, sh, tg) else {
+        out.push_str(": no volley (it cannot fire at it from where it ends)\n");
+        return out;
+    };
+    out = wrap(&format!(
+        "{out} ({}, {}, {}): {} firers, a die per {} = {} {}",
+        fmt_len(v.range),
+        if v.first { "first volley" } else { "normal" },
+        if v.cover { "in cover" } else { "in the open" },
+        v.firers,
+        v.per,
+        v.dice,
+        if v.dice == 1 { "die" } else { "dice" }
+    ));
+    let _ = writeln!(
+        out,
+        "  Each die less {} ({} deductions to {}, {}); each hit a die for the\n    \
+         figure of its target group of {} ({} rank and file)",
+        v.deduct,
+        if v.first { "first volley" } else { "normal" },
+        fmt_len(v.band_to),
+        if v.cover { "cover" } else { "open" },
+        r.group,
+        tg.rf
+    );
+    if v.dice > MAX_DICE {
+        let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
+        return out;
+    }
+    let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
+    out + &result_lines(r, st, sh.side, tg, &killed)
+}
+
+/// The killed, morale and victory point lines of a fire whose killed
+/// distribution is `killed`.
+fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
+    let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
+    let fate = morale_fates(r, st, tg, by, killed);
+    out.push_str(&fate_lines(&fate));
+    let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
+    let _ = writeln!(
+        out,
+        "  Expected victory points: {mean:.2} (rank and file removed from the enemy)"
+    );
+    out
+}
+
+/// The odds text of light infantry's skirmishing fire `n` of `sh` at `tg`
+/// (LIGHT INFANTRY MUSKETRY: a die per figure, the table by the target's
+/// kind and cover).
+fn skirmish_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    sh: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} fires into {}", sh.id, tg.id);
+    let Some((sight, band)) = skirmish_terms(r, st, moved, sh, tg) else {
+        return wrap(&format!(
+            "{head}: no effect (out of reach or sight, or not at that range)"
+        ));
+    };
+    let kill: Vec<String> = band.kill.iter().map(ToString::to_string).collect();
+    let out = wrap(&format!(
+        "{head} ({}, {}{}): a die per figure = {} {}, killing on {} ({} of 6)",
+        fmt_len(sight.dist.floor()),
+        if troop(r, tg).light {
+            "light infantry"
+        } else {
+            "into the brown"
+        },
+        if sight.cover {
+            ", in cover"
+        } else {
+            ", in the open"
+        },
+        sh.rf,
+        if sh.rf == 1 { "die" } else { "dice" },
+        kill.join(" or "),
+        band.kill.len()
+    ));
+    let killed = crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
+    out + &result_lines(r, st, sh.side, tg, &killed)
+}
+
+fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a crate::ruleset::Troop {
+    engine::troop(r, u)
+}
+
+/// Light infantry's sight and band at `tg`, as the engine reckons them.
+fn skirmish_terms(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    sh: &Unit,
+    tg: &Unit,
+) -> Option<(engine::Sight, crate::ruleset::Band)> {
+    let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
+    let band = engine::skirmish_band(r, tg, &sight)?;
+    Some((sight, band))
+}
+
+/// The exact odds of `shooter`'s line volley or light infantry's
+/// skirmishing fire at `target` on `st` (after the move's forced moves): the chance of each number killed and of each morale outcome
+/// (the answer's own arithmetic, for the property test
+/// tests/it/predict_measured_property.rs). None: no volley.
+#[must_use]
+pub fn exact_volley(
+    r: &Ruleset,
+    st: &State,
+    shooter: &str,
+    target: &str,
+) -> Option<(Vec<f64>, Fate)> {
+    let st = &engine::after_forced_moves(r, st);
+    let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
+    let killed = if troop(r, sh).musket == "light" {
+        let (_, band) = skirmish_terms(r, st, &BTreeMap::new(), sh, tg)?;
+        crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf)
+    } else {
+        let v = volley_terms(r, st, &BTreeMap::new(), sh, tg)?;
+        volley_distribution(v.dice, v.deduct, tg.rf, r.group)
+    };
+    let fate = morale_fates(r, st, tg, sh.side, &killed);
+    Some((killed, fate))
+}
+
+/// The terms of a line volley, as the engine reckons them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Volley {
+    pub range: i64,
+    pub band_to: i64,
+    pub first: bool,
+    pub cover: bool,
+    pub firers: u32,
+    pub per: u32,
+    pub dice: u32,
+    pub deduct: u32,
+}
+
+/// The terms of `sh`'s volley at `tg` (`moved`: where the side's units
+/// end their movement), or None when it cannot fire at it.
+#[must_use]
+pub fn volley_terms(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    sh: &Unit,
+    tg: &Unit,
+) -> Option<Volley> {
+    let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
+    let table = if sh.volleyed {
+        &r.normal
+    } else {
+        &r.first_volley
+    };
+    let (_, band) = band_of(table, sight.dist)?;
+    let firers = engine::firers(r, sh);
+    let per = engine::troop(r, sh).fire_per.max(1);
+    Some(Volley {
+        range: sight.dist.floor(),
+        band_to: band.to,
+        first: !sh.volleyed,
+        cover: sight.cover,
+        firers,
+        per,
+        dice: firers / per,
+        deduct: if sight.cover { band.cover } else { band.open },
+    })
+}
+
+/// The exact chance of each number of rank and file killed (index) by a
+/// volley of `dice` dice, each less `deduct`, at a unit of `rf` in target
+/// groups of `group`: die k goes to group k mod groups (as the engine
+/// deals them); each hit throws a figure die and kills that figure of its
+/// group if it is there and not already hit.
+#[must_use]
+pub fn volley_distribution(dice: u32, deduct: u32, rf: u32, group: u32) -> Vec<f64> {
+    let group = group.max(1);
+    let groups = rf.div_ceil(group).max(1);
+    let mut total = vec![1.0];
+    for g in 0..groups {
+        let size = rf.saturating_sub(g * group).min(group) as usize;
+        let m = (0..dice).filter(|k| k % groups == g).count();
+        // struck[j]: the chance j distinct figures of the group are hit.
+        let mut struck = vec![0.0; size + 1];
+        struck[0] = 1.0;
+        for _ in 0..m {
+            let mut next = vec![0.0; size + 1];
+            for face in 1..=6u32 {
+                let mut s = struck.clone();
+                for _ in 0..face.saturating_sub(deduct) {
+                    s = figure_die(&s, size);
+                }
+                for (j, p) in s.iter().enumerate() {
+                    next[j] += p / 6.0;
+                }
+            }
+            struck = next;
+        }
+        total = add(&total, &struck);
+    }
+    total
+}
+
+/// One figure die at a group of `size` with `s[j]` the chance j are hit.
+fn figure_die(s: &[f64], size: usize) -> Vec<f64> {
+    let mut next = vec![0.0; s.len()];
+    for (j, p) in s.iter().enumerate() {
+        let new = (size - j) as f64 / 6.0;
+        next[j] += p * (1.0 - new);
+        if j < size {
+            next[j + 1] += p * new;
+        }
+    }
+    next
+}
+
+/// The distribution of the sum of two independent counts.
+pub fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; a.len() + b.len() - 1];
+    for (i, p) in a.iter().enumerate() {
+        for (j, q) in b.iter().enumerate() {
+            out[i + j] += p * q;
+        }
+    }
+    out
+}
+
+/// "0 killed 12.3%, 1 killed 20.0%, ..." (shares under 0.05% left out).
+pub fn shares(d: &[f64], one: &str, many: &str) -> String {
+    d.iter()
+        .enumerate()
+        .filter(|(_, p)| **p >= 0.0005)
+        .map(|(k, p)| format!("{k} {} {}", if k == 1 { one } else { many }, pc(*p)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A chance as a percentage with one decimal.
+#[must_use]
+pub fn pc(p: f64) -> String {
+    format!("{:.1}%", p * 100.0)
+}
+
+/// The morale outcomes of a volley's target: the chance of each.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Fate {
+    /// No loss, so no test.
+    pub untouched: f64,
+    pub good: f64,
+    pub bad: f64,
+    /// Broken by the 50% rule (routs).
+    pub broken: f64,
+    /// Destroyed or dispersed: off the table.
+    pub removed: f64,
+}
+
+/// Each number killed settled by the engine's morale step for each face
+/// of the morale die.
+#[must_use]
+pub fn morale_fates(r: &Ruleset, st: &State, tg: &Unit, by: usize, killed: &[f64]) -> Fate {
+    let mut f = Fate::default();
+    for (k, p) in killed.iter().enumerate() {
+        if *p == 0.0 {
+            continue;
+        }
+        for die in 1..=6 {
+            let q = p / 6.0;
+            let (after, ev) = engine::settle_losses(r, st, &tg.id, (k as u32, by), die);
+            let test = ev.iter().find_map(|e| match e {
+                Event::Charge(Charge::Morale { result, .. }) => Some(result.as_str()),
+                _ => None,
+            });
+            if after.unit(&tg.id).is_none() {
+                f.removed += q;
+            } else if after.unit(&tg.id).is_some_and(|u| u.broken) {
+                f.broken += q;
+            } else {
+                match test {
+                    Some("good" | "rallies") => f.good += q,
+                    Some(_) => f.bad += q,
+                    None => f.untouched += q,
+                }
+            }
+        }
+    }
+    f
+}
+
+fn fate_lines(f: &Fate) -> String {
+    wrap(&format!(
+        "  Morale: no loss, no test {}; test passed {}; test failed (bad morale) {}; \
+         broken by the 50% rule, routs {}; destroyed or dispersed {}",
+        pc(f.untouched),
+        pc(f.good),
+        pc(f.bad),
+        pc(f.broken),
+        pc(f.removed)
+    ))
+}
+
+/// How the sampled figures name a unit's states after the move: (the
+/// words and the test) for its morale gone bad, and for its breaking.
+pub struct States {
+    /// The book's word for what the orders are for: "move", "player-turn".
+    pub turn: &'static str,
+    pub bad: (&'static str, fn(&Unit) -> bool),
+    pub broken: (&'static str, fn(&Unit) -> bool),
+}
+
+const CHARGE_STATES: States = States {
+    turn: "move",
+    bad: ("bad morale", |u| u.bad_morale.is_some() && !u.broken),
+    broken: ("broken", |u| u.broken),
+};
+
+/// What the sampled runs saw of one unit.
+#[derive(Default)]
+struct Seen {
+    lost: u64,
+    bad: u64,
+    broken: u64,
+    removed: u64,
+}
+
+/// The move's figures sampled from the engine's own adjudication of the
+/// orders (the enemy sending none, its standing orders unknown and taken
+/// as none) over [`SAMPLE_RUNS`] runs.
+pub fn sample_move(
+    r: &Ruleset,
+    st: &State,
+    (side, idx): (&str, usize),
+    orders: &str,
+    watched: &[String],
+    states: &States,
+) -> String {
+    let o = [Orders {
+        side: side.to_string(),
+        text: orders.to_string(),
+    }];
+    let mut st = st.clone();
+    for u in st.units.iter_mut().filter(|u| u.side != idx) {
+        u.standing.clear();
+    }
+    let st = &st;
+    let mut seen: BTreeMap<&str, Seen> = BTreeMap::new();
+    let (mut points, mut ends, mut wins) = (0u64, 0u64, 0u64);
+    let before = st.removed.get(idx).copied().unwrap_or(0);
+    for i in 0..SAMPLE_RUNS {
+        let mut seed = [0x5e_u8; 32];
+        seed[..8].copy_from_slice(&i.to_le_bytes());
+        let mut dice = adjutant_dice::ChaChaDice::from_seed(seed);
+        let mut deck = adjutant_dice::ChaChaDice::from_seed([0; 32]);
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let Ok(done) = r.book().run(r, st, &o, Some(&mut chance)) else {
+            return String::new();
+        };
+        for id in watched {
+            let Some(was) = st.unit(id) else { continue };
+            let s = seen.entry(id.as_str()).or_default();
+            match done.st.unit(id) {
+                None => {
+                    s.removed += 1;
+                    s.lost += u64::from(was.rf);
+                }
+                Some(u) => {
+                    s.lost += u64::from(was.rf.saturating_sub(u.rf));
+                    s.broken += u64::from((states.broken.1)(u) && !(states.broken.1)(was));
+                    s.bad += u64::from((states.bad.1)(u));
+                }
+            }
+        }
+        let after = done.st.removed.get(idx).copied().unwrap_or(0);
+        points += u64::from(after.saturating_sub(before));
+        if done.st.over {
+            ends += 1;
+            wins += u64::from(done.st.winner.as_deref() == Some(side));
+        }
+    }
+    let runs = SAMPLE_RUNS as f64;
+    let margin = 196.0 * (0.25 / runs).sqrt();
+    let mut out = "\n".to_string()
+        + &wrap(&format!(
+            "The whole {}, sampled from the engine's own adjudication of these \
+             orders over {SAMPLE_RUNS} runs (95% margin at most +-{margin:.1}%):",
+            states.turn
+        ));
+    for (id, s) in &seen {
+        out.push_str(&wrap(&format!(
+            "  {id}: loses {:.2} rank and file on average; {} {}, {} {}, \
+             removed {}",
+            s.lost as f64 / runs,
+            states.bad.0,
+            pc(s.bad as f64 / runs),
+            states.broken.0,
+            pc(s.broken as f64 / runs),
+            pc(s.removed as f64 / runs)
+        )));
+    }
+    let _ = writeln!(
+        out,
+        "  Expected victory points this {}: {:.2} (rank and file removed)",
+        states.turn,
+        points as f64 / runs
+    );
+    if ends > 0 {
+        let _ = writeln!(
+            out,
+            "  The game ends this {} {}, won by {side} {}",
+            states.turn,
+            pc(ends as f64 / runs),
+            pc(wins as f64 / runs)
+        );
+    }
+    out
+}
+
+/// The answer's lines are at most this wide.
+const WIDTH: usize = 78;
+
+/// A line wrapped at [`WIDTH`] columns at a space, the rest indented four
+/// columns (a case reads the answer with "\n    " joined); ends with a
+/// newline.
+#[must_use]
+pub fn wrap(line: &str) -> String {
+    let indent = line.len() - line.trim_start().len();
+    let mut out = String::new();
+    let mut cur = " ".repeat(indent);
+    let mut empty = true;
+    for word in line.split_whitespace() {
+        if !empty && cur.len() + 1 + word.len() > WIDTH {
+            out.push_str(&cur);
+            out.push('\n');
+            cur = "    ".to_string();
+            empty = true;
+        }
+        if !empty {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        empty = false;
+    }
+    out.push_str(&cur);
+    out.push('\n');
+    out
+}
