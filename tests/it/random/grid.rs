@@ -191,6 +191,7 @@ impl Hook for Grid {
                 seed: Box::new(move |n| seed_of(n, kind as u8)),
                 orders_label: "test/grid-orders",
                 max_phases: MAX_PHASES,
+                long: (0, 0),
                 streams: Streams::Own {
                     dice: "battle",
                     fresh_deck: false,

@@ -412,6 +412,7 @@ impl Hook for Measured {
                     seed: Box::new(seed_of),
                     orders_label: "test/orders",
                     max_phases: MAX_MOVES,
+                    long: (0, 0),
                     streams: Streams::Own {
                         dice: "move",
                         fresh_deck: true,

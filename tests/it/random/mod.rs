@@ -77,7 +77,13 @@ pub struct Kind {
     pub seed: Box<dyn Fn(u64) -> Seed + Send + Sync>,
     /// The label of the orders' random stream, derived from the seed.
     pub orders_label: &'static str,
+    /// The most phases a game plays, unless `long` says more.
     pub max_phases: u32,
+    /// Every `long.0`-th game (games 0, `long.0`, 2 x `long.0`...) may play
+    /// up to `long.1` phases instead; `(0, 0)`: none. Random orders stall
+    /// some games: the long ones keep a long game's rules tried without
+    /// every stalled game costing the longest length.
+    pub long: (u64, u32),
     pub streams: Streams,
     /// Whether each side's orders pass `Rules::check` before adjudication
     /// (a family whose adjudication runs the same check may skip it).
@@ -250,6 +256,7 @@ pub fn default_kinds(entry: &FamilyEntry) -> Vec<Kind> {
                 name,
                 orders_label: "adjutant/random-orders",
                 max_phases: 400,
+                long: (0, 0),
                 streams: Streams::Service,
                 check_orders: true,
                 through_store: true,
@@ -325,7 +332,11 @@ fn play(hook: &dyn Hook, kind: &Kind, faces: &[String], n: u64) -> Played {
         submissions: Vec::new(),
         events: Vec::new(),
     };
-    for t in 1..=kind.max_phases {
+    let cap = match kind.long {
+        (every, phases) if every > 0 && n.is_multiple_of(every) => phases.max(kind.max_phases),
+        _ => kind.max_phases,
+    };
+    for t in 1..=cap {
         if kind.rules.result(&st).is_some() {
             break;
         }
