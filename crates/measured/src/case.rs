@@ -117,21 +117,9 @@ struct ExpectPart {
     predict: Option<PredictPart>,
 }
 
-/// `[expect.predict]`: the odds a PREDICT must answer on the case's
-/// position (docs/testing.md, "The measured case format").
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PredictPart {
-    /// The side asking (default: the only side with orders in `[move]`).
-    #[serde(default)]
-    side: Option<String>,
-    /// The orders to predict (default: that side's orders in `[move]`).
-    #[serde(default)]
-    orders: Option<String>,
-    /// Text the answer must contain, each (a line wrapped in the answer is
-    /// read joined).
-    lines: Vec<String>,
-}
+/// `[expect.predict]` (docs/testing.md): the side defaults to the case's
+/// side, the orders to its orders.
+type PredictPart = adjutant_rules::odds::ExpectPredict;
 
 /// The problems of `[expect.predict]`: PREDICT's answer on the case's
 /// starting position against the texts it must contain.
@@ -160,24 +148,7 @@ fn check_predict(r: &Ruleset, cf: &CaseFile, st: &state::State, p: &PredictPart)
                 .map(|(_, o)| o.clone())
         })
         .unwrap_or_default();
-    let answer = match adjutant_rules::Family::predict(r, st, &side, &orders) {
-        Ok(a) => a,
-        Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
-    };
-    let joined = answer.replace("\n    ", " ");
-    let missing: Vec<String> = p
-        .lines
-        .iter()
-        .filter(|l| !joined.contains(l.as_str()))
-        .map(|l| format!("PREDICT: no \"{l}\""))
-        .collect();
-    if missing.is_empty() {
-        return missing;
-    }
-    vec![format!(
-        "{}\n  PREDICT answered:\n{answer}",
-        missing.join("; ")
-    )]
+    p.problems(adjutant_rules::Family::predict(r, st, &side, &orders))
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -297,21 +297,9 @@ struct ExpectPart {
     predict: Option<PredictPart>,
 }
 
-/// `[expect.predict]`: the odds a PREDICT must answer on the case's
-/// position (docs/testing.md).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PredictPart {
-    /// The side asking (default: `[turn] side`).
-    #[serde(default)]
-    side: Option<String>,
-    /// The orders to predict (default: `[turn] orders`).
-    #[serde(default)]
-    orders: Option<String>,
-    /// Text the answer must contain, each (a line the answer wraps is read
-    /// joined).
-    lines: Vec<String>,
-}
+/// `[expect.predict]` (docs/testing.md): the side defaults to the case's
+/// side, the orders to its orders.
+type PredictPart = adjutant_rules::odds::ExpectPredict;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1171,24 +1159,7 @@ fn check_predict(r: &Ruleset, b: &Built, start: &State) -> Vec<String> {
         .as_deref()
         .map_or_else(|| b.st.sides[b.side].clone(), str::to_ascii_lowercase);
     let orders = p.orders.as_deref().unwrap_or(&b.orders);
-    let answer = match super::predict::predict(r, start, &side, orders) {
-        Ok(a) => a,
-        Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
-    };
-    let joined = answer.replace("\n    ", " ");
-    let missing: Vec<String> = p
-        .lines
-        .iter()
-        .filter(|l| !joined.contains(l.as_str()))
-        .map(|l| format!("PREDICT: no \"{l}\""))
-        .collect();
-    if missing.is_empty() {
-        return missing;
-    }
-    vec![format!(
-        "{}\n  PREDICT answered:\n{answer}",
-        missing.join("; ")
-    )]
+    p.problems(super::predict::predict(r, start, &side, orders))
 }
 
 /// The dice the engine rolled against the faces the case forces.

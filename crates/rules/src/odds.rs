@@ -73,3 +73,46 @@ mod tests {
         assert_eq!(pct(0, 0), "0.0%");
     }
 }
+
+/// A rules case's `[expect.predict]` (docs/testing.md), the same in every
+/// family's case format: the side asking and the orders to predict (each
+/// format says their defaults) and text the answer must contain.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectPredict {
+    /// The side asking.
+    #[serde(default)]
+    pub side: Option<String>,
+    /// The orders to predict.
+    #[serde(default)]
+    pub orders: Option<String>,
+    /// Text the answer must contain, each (a line wrapped in the answer is
+    /// read joined).
+    pub lines: Vec<String>,
+}
+
+impl ExpectPredict {
+    /// The case's problems with PREDICT's answer (or its refusal): each
+    /// expected text it lacks, and then the whole answer.
+    #[must_use]
+    pub fn problems(&self, answer: Result<String, crate::Rejection>) -> Vec<String> {
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
+        };
+        let joined = answer.replace("\n    ", " ");
+        let missing: Vec<String> = self
+            .lines
+            .iter()
+            .filter(|l| !joined.contains(l.as_str()))
+            .map(|l| format!("PREDICT: no \"{l}\""))
+            .collect();
+        if missing.is_empty() {
+            return missing;
+        }
+        vec![format!(
+            "{}\n  PREDICT answered:\n{answer}",
+            missing.join("; ")
+        )]
+    }
+}
