@@ -176,13 +176,7 @@ fn position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, &'stati
     Some((st, orders, kind))
 }
 
-fn seed(parts: &[u64]) -> [u8; 32] {
-    let mut s = [0u8; 32];
-    for (i, p) in parts.iter().enumerate().take(4) {
-        s[i * 8..i * 8 + 8].copy_from_slice(&p.to_le_bytes());
-    }
-    s
-}
+use crate::common::seed_from as seed;
 
 /// Where the engine's adjudication of `orders` left the target.
 fn adjudicated(r: &Ruleset, st: &State, target: u32, orders: &str, s: [u8; 32]) -> Outcome {

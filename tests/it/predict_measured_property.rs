@@ -33,13 +33,7 @@ fn pick<T: Clone>(rng: &mut ChaChaDice, v: &[T]) -> T {
     v[rng.roll(v.len() as u32) as usize - 1].clone()
 }
 
-fn seed(parts: &[u64]) -> [u8; 32] {
-    let mut s = [0u8; 32];
-    for (i, p) in parts.iter().enumerate().take(4) {
-        s[i * 8..i * 8 + 8].copy_from_slice(&p.to_le_bytes());
-    }
-    s
-}
+use crate::common::seed_from as seed;
 
 /// Dice whose first face is forced, the rest seeded.
 struct FirstThen {

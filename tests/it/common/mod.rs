@@ -428,3 +428,13 @@ pub fn submit_random_turns(site: &Site, turns: usize, seed: u8) -> usize {
     }
     turns
 }
+
+/// A 32-byte seed from up to four numbers (little-endian, the rest zero):
+/// the property tests' seeded runs.
+pub fn seed_from(parts: &[u64]) -> [u8; 32] {
+    let mut s = [0u8; 32];
+    for (i, p) in parts.iter().enumerate().take(4) {
+        s[i * 8..i * 8 + 8].copy_from_slice(&p.to_le_bytes());
+    }
+    s
+}
