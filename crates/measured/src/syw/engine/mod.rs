@@ -336,29 +336,7 @@ pub fn run(
             ev: Vec::new(),
         });
     };
-    let mut tn = Turn {
-        r,
-        t,
-        st: st.clone(),
-        ev: Vec::new(),
-        chance: Some(chance),
-        side,
-        pt: player_turn(st.turn, side),
-        lost: BTreeMap::new(),
-        lost_art: BTreeSet::new(),
-        lost_flank: BTreeSet::new(),
-        happened: Vec::new(),
-        contacts: Vec::new(),
-        counter: BTreeSet::new(),
-        responded: BTreeSet::new(),
-        moved: BTreeSet::new(),
-        halted: BTreeSet::new(),
-        fog_brigade: None,
-        fog_guns: Vec::new(),
-        through: Vec::new(),
-        secondary: BTreeSet::new(),
-        supporting: BTreeSet::new(),
-    };
+    let mut tn = quiet(r, t, st, Some(chance));
     if tn.st.syw.is_none() {
         tn.st.syw = Some(Box::new(Sequence::default()));
     }
@@ -447,3 +425,37 @@ fn off_table_entry(tn: &mut Turn<'_, '_, '_>) {
 
 mod melee;
 use melee::melee;
+
+/// A player-turn of the side to move on a copy of `st`, no die thrown yet
+/// (the turn's run, and PREDICT's reckoning in odds.rs).
+fn quiet<'a, 'c, 'd>(
+    r: &'a Ruleset,
+    t: &'a Tables,
+    st: &State,
+    chance: Option<&'c mut Chance<'d>>,
+) -> Turn<'a, 'c, 'd> {
+    let side = active(st);
+    Turn {
+        r,
+        t,
+        st: st.clone(),
+        ev: Vec::new(),
+        chance,
+        side,
+        pt: player_turn(st.turn, side),
+        lost: BTreeMap::new(),
+        lost_art: BTreeSet::new(),
+        lost_flank: BTreeSet::new(),
+        happened: Vec::new(),
+        contacts: Vec::new(),
+        counter: BTreeSet::new(),
+        responded: BTreeSet::new(),
+        moved: BTreeSet::new(),
+        halted: BTreeSet::new(),
+        fog_brigade: None,
+        fog_guns: Vec::new(),
+        through: Vec::new(),
+        secondary: BTreeSet::new(),
+        supporting: BTreeSet::new(),
+    }
+}

@@ -22,39 +22,6 @@ pub struct FireTerms {
     pub flank: bool,
 }
 
-/// A player-turn of `side` on a copy of `st`, no die thrown yet.
-fn quiet<'a, 'c, 'd>(
-    r: &'a Ruleset,
-    t: &'a Tables,
-    st: &State,
-    chance: Option<&'c mut Chance<'d>>,
-) -> Turn<'a, 'c, 'd> {
-    let side = active(st);
-    Turn {
-        r,
-        t,
-        st: st.clone(),
-        ev: Vec::new(),
-        chance,
-        side,
-        pt: player_turn(st.turn, side),
-        lost: BTreeMap::new(),
-        lost_art: BTreeSet::new(),
-        lost_flank: BTreeSet::new(),
-        happened: Vec::new(),
-        contacts: Vec::new(),
-        counter: BTreeSet::new(),
-        responded: BTreeSet::new(),
-        moved: BTreeSet::new(),
-        halted: BTreeSet::new(),
-        fog_brigade: None,
-        fog_guns: Vec::new(),
-        through: Vec::new(),
-        secondary: BTreeSet::new(),
-        supporting: BTreeSet::new(),
-    }
-}
-
 /// The terms of the whole unit `shooter`'s fire at `target` (with its
 /// fire bonus) on the position `st`, the effects in force as they stand.
 /// Err: why it cannot fire.
