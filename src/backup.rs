@@ -59,7 +59,7 @@ pub fn backup(cfg: &Config, config_path: &Path, dir: &Path) -> Result<Written, B
     };
     let conn =
         rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(adjutant_store::busy_timeout())?;
     let target = written
         .database
         .to_str()

@@ -346,6 +346,22 @@ pub enum StoreError {
     },
 }
 
+/// How long a statement waits for another process's lock on the database
+/// before it fails as busy (a temporary failure for the mail server): 10 s.
+/// `ADJUTANT_BUSY_MS`, read only by development builds (docs/host.md),
+/// sets it for the tests that hold a lock past it.
+#[must_use]
+pub fn busy_timeout() -> std::time::Duration {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("ADJUTANT_BUSY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return std::time::Duration::from_millis(ms);
+    }
+    std::time::Duration::from_secs(10)
+}
+
 /// Open (creating if needed) and migrate the database. The judge's key for
 /// credentials is `<database>.key` beside it (created, 0600, if missing).
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
@@ -356,7 +372,7 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
     credentials::register(&conn, key)?;
     // Deleted content (a sent mail's bytes, a rekeyed row) is overwritten.
     conn.pragma_update(None, "secure_delete", "ON")?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(busy_timeout())?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -1359,7 +1375,7 @@ pub mod credentials {
             return Ok(0);
         }
         let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(crate::busy_timeout())?;
         let has_table: bool = conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
             [],
