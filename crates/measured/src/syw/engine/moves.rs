@@ -124,22 +124,26 @@ pub(super) fn walk(tn: &mut Turn<'_, '_, '_>, id: &str, d: i64, back: bool, why:
             tn.halted.insert(id.to_string());
             break;
         }
-        if tn
+        // Every other unit's footprint, once a step (they stand still
+        // while this one walks; response fire may change them between steps).
+        let others: Vec<(&Unit, _)> = tn
             .st
             .units
             .iter()
-            .any(|o| o.id != v.id && g::overlap(&footprint(tn.r, o), &fp))
-        {
+            .filter(|o| o.id != v.id)
+            .map(|o| (o, footprint(tn.r, o)))
+            .collect();
+        if others.iter().any(|(_, ofp)| g::overlap(ofp, &fp)) {
             tn.halted.insert(id.to_string());
             break;
         }
         if !charging {
             // Units must stop 3" from enemy unit unless moving to contact.
-            let close = tn.st.units.iter().any(|o| {
+            let here = footprint(tn.r, &cur);
+            let close = others.iter().any(|(o, ofp)| {
                 o.side != v.side
-                    && !fp_dist2(&footprint(tn.r, o), &fp).at_least(tn.t.stop_short)
-                    && fp_dist2(&footprint(tn.r, o), &footprint(tn.r, &cur))
-                        .at_least(tn.t.stop_short)
+                    && !fp_dist2(ofp, &fp).at_least(tn.t.stop_short)
+                    && fp_dist2(ofp, &here).at_least(tn.t.stop_short)
             });
             if close {
                 tn.halted.insert(id.to_string());
