@@ -808,7 +808,8 @@ mod property {
 
     #[test]
     fn no_proposal_or_team_text_reaches_the_enemy() {
-        for n in 0..6 {
+        // 3 games quick, 12 deep (docs/testing.md).
+        for n in 0..crate::common::depth::games("TEAMS_GAMES", 3, 12) {
             let (ob, found) = random_game(n, 8, false);
             assert!(ob.len() > 20, "game {n}: only {} mails", ob.len());
             assert!(

@@ -180,13 +180,13 @@ fn typed(events: &[serde_json::Value]) -> Vec<Event> {
 }
 
 impl Hook for Memoir44 {
-    /// Every shipped scenario: 100 games at the quick depth, 2,000 at the
+    /// Every shipped scenario: 40 games at the quick depth, 2,000 at the
     /// deep one: games `M44_FROM` up to, not including, `M44_GAMES`. The
     /// deep run starts where the quick one ended (`.ci/run` runs both, so
-    /// games 0-99 are not played twice); `M44_FROM` (0 by default at the
+    /// games 0-39 are not played twice); `M44_FROM` (0 by default at the
     /// quick depth) says otherwise.
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
-        const QUICK: u64 = 100;
+        const QUICK: u64 = 40;
         let games = crate::common::depth::games("M44_GAMES", QUICK, 2000);
         let first: u64 = std::env::var("M44_FROM")
             .ok()
@@ -631,7 +631,13 @@ fn check_mines(
     if next.minefields.is_empty() {
         return;
     }
-    for side in next.sides.clone() {
+    // Both sides' views every turn at the deep depth; at the quick one each
+    // side's in turn (the views and their SVG were a fifth of these games).
+    let deep = crate::common::depth::deep();
+    for (i, side) in next.sides.clone().into_iter().enumerate() {
+        if !deep && i as u32 != t % 2 {
+            continue;
+        }
         let viewer = Viewer::Side(side.clone());
         let v = memoir44::view::view_with_events(r, next, &viewer, events);
         let leaks = memoir44::mines::leaks(next, &v, &side);
@@ -1861,11 +1867,18 @@ fn add_random_zombies(r: &Ruleset, st: &mut State, seed: Seed) {
 }
 
 /// In every fourth game that plays no zombies (and drops no paratroops),
-/// "Nineteen Eighty-Four" (Appendix 3) converts the scenario.
+/// "Nineteen Eighty-Four" (Appendix 3) converts the scenario. In half of
+/// those, the stronger force first has three Artillery Units (Infantry
+/// made Medium Artillery where it has fewer), so that "every third
+/// Artillery Unit is a Rocket Artillery battery" happens often: no shipped
+/// scenario gives a force three.
 fn add_random_1984(r: &Ruleset, st: &mut State, seed: Seed) {
     let mut rng = ChaChaDice::from_seed(adjutant::engine::dice::derive("test/1984", &[&seed]));
     if rng.roll(4) != 1 || st.zombies.is_some() || !st.airdrops.is_empty() {
         return;
+    }
+    if rng.roll(2) == 1 {
+        three_artillery(r, st);
     }
     memoir44::variants::nineteen84::convert(r, st).expect("1984 conversion");
     let kinds = |s: usize| {
@@ -1881,6 +1894,35 @@ fn add_random_1984(r: &Ruleset, st: &mut State, seed: Seed) {
     // Both sides hold the same units (a copy the board had no room for
     // aside: none on the shipped boards).
     assert_eq!(kinds(0), kinds(1), "1984: the two forces differ");
+}
+
+/// The stronger force (as `nineteen84::convert` picks it) given three
+/// Artillery Units, plain Infantry made Medium Artillery.
+fn three_artillery(r: &Ruleset, st: &mut State) {
+    let count = |st: &State, s: usize| st.units.iter().filter(|u| u.side == s).count();
+    let strong = usize::from(count(st, 1) > count(st, 0));
+    let artillery = |st: &State| {
+        st.units
+            .iter()
+            .filter(|u| u.side == strong && r.units[&u.kind].class == "artillery")
+            .count()
+    };
+    let spec = &r.units["medium-artillery"];
+    // Not a unit a Battle Star Marker rides with (the Battle Stars are set
+    // by now; assault boats and the like go with Infantry only).
+    let starred: BTreeSet<u32> = st.stars.iter().filter_map(|s| s.unit).collect();
+    while artillery(st) < 3 {
+        let Some(u) = st
+            .units
+            .iter_mut()
+            .find(|u| u.side == strong && u.kind == "infantry" && !starred.contains(&u.id))
+        else {
+            break;
+        };
+        u.kind = "medium-artillery".into();
+        u.start = spec.figures;
+        u.figures = u.figures.min(spec.figures);
+    }
 }
 
 /// Units per (side, type), on the board and waiting to come on.
