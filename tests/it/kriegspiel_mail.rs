@@ -114,7 +114,9 @@ fn unseen(r: &Ruleset, s: &M44, side: usize) -> Vec<String> {
 fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
-    let (games, turns) = (env_or("KS_MAIL_GAMES", 4), env_or("KS_MAIL_TURNS", 30));
+    // 2 games quick, 8 deep (docs/testing.md).
+    let games = common::depth::games("KS_MAIL_GAMES", 2, 8);
+    let turns = env_or("KS_MAIL_TURNS", 30);
     let (mut mails_checked, mut turns_played) = (0, 0);
     for g in 0..games {
         let scenario = &scenarios[(g as usize) % scenarios.len()];

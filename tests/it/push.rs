@@ -675,12 +675,26 @@ fn the_systemd_unit_verifies() {
 fn a_deadline_wakes_serve_without_mail() {
     let site = Site::new();
     set_poll(&site, 300);
-    site.pegasus_bridge(&["--deadline", "8s", "--nmr", "wait"]);
+    site.pegasus_bridge(&["--deadline", "5s", "--nmr", "wait"]);
     let mut child = serve(&site);
-    // The welcomes, and the reminders (the deadline is less than a day away).
-    std::thread::sleep(Duration::from_secs(3));
-    let before = site.outbox().len();
-    let missed = within(Duration::from_secs(30), || site.outbox().len() > before);
+    let count = |what: &str| site.mails().iter().filter(|m| m.contains(what)).count();
+    // serve's first pass: the reminders (the deadline is less than a day
+    // away), and not yet the deadline.
+    let reminded = within(Duration::from_secs(20), || {
+        count("Subject: Game 1: your orders are due") > 0
+    });
+    assert!(
+        reminded.is_some(),
+        "no reminder from serve's first pass:\n{}",
+        serve_log(&site)
+    );
+    const MISSED: &str = "Subject: Game 1: the deadline passed without your orders";
+    assert_eq!(
+        count(MISSED),
+        0,
+        "the deadline was applied before serve's first pass ended"
+    );
+    let missed = within(Duration::from_secs(30), || count(MISSED) > 0);
     assert!(
         missed.is_some(),
         "nothing happened at the deadline:\n{}",
