@@ -3,7 +3,7 @@
 //! The README's `cargo test` runs every property test at a quick depth that
 //! still plays every ruleset, scenario and option and keeps every "this rule
 //! happened at least once" counter; `ADJUTANT_DEEP=1` asks for the deep depth
-//! (`.ci/run` does, in a release build). A test's own variable (`M44_GAMES`,
+//! (`.ci/run` does, in the same test build). A test's own variable (`M44_GAMES`,
 //! `GRID_GAMES`, ...) still sets an exact count, to replay a failure.
 
 /// True when the deep depth is asked for (`ADJUTANT_DEEP=1`).
