@@ -19,3 +19,13 @@ pub fn games(var: &str, quick: u64, deep_count: u64) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if deep() { deep_count } else { quick })
 }
+
+/// The first game a run plays, of `games`: `var` if set, else, at the deep
+/// depth when it plays more than the quick one, where the quick run ended
+/// (`.ci/run` runs both, so no game is played twice), else 0.
+pub fn first(var: &str, quick: u64, games: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if deep() && games > quick { quick } else { 0 })
+}

@@ -399,14 +399,7 @@ impl Hook for Measured {
         let mut out = Vec::new();
         for (ruleset, quick, deep) in [("charge", 30, 120), ("seven-years-war", 30, 60)] {
             let games = crate::common::depth::games("MEASURED_GAMES", quick, deep);
-            let from: u64 = std::env::var("MEASURED_FROM")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(if crate::common::depth::deep() && games > quick {
-                    quick
-                } else {
-                    0
-                });
+            let from = crate::common::depth::first("MEASURED_FROM", quick, games);
             for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
                 let mut first = from;
                 while first < games {

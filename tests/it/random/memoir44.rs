@@ -188,14 +188,7 @@ impl Hook for Memoir44 {
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         const QUICK: u64 = 40;
         let games = crate::common::depth::games("M44_GAMES", QUICK, 2000);
-        let first: u64 = std::env::var("M44_FROM")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(if crate::common::depth::deep() && games > QUICK {
-                QUICK
-            } else {
-                0
-            });
+        let first = crate::common::depth::first("M44_FROM", QUICK, games);
         memoir44::scenario_ids()
             .into_iter()
             .enumerate()
