@@ -252,13 +252,28 @@ pub fn mail_slot() -> usize {
     use std::sync::{Condvar, Mutex};
     static FREE: Mutex<[bool; SLOTS]> = Mutex::new([true; SLOTS]);
     static RELEASED: Condvar = Condvar::new();
-    struct Held(usize);
+    // The slot's lock file: held while the slot is, so that two test
+    // processes on one machine (two worktrees, or `cargo test` beside a
+    // probe) never share a slot's mailboxes either.
+    struct Held(usize, #[allow(dead_code)] std::fs::File);
     impl Drop for Held {
         fn drop(&mut self) {
             let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
             free[self.0 - 1] = true;
             RELEASED.notify_all();
         }
+    }
+    fn claim(i: usize) -> Option<std::fs::File> {
+        let dir = Path::new("/tmp/adj-mail-slots");
+        std::fs::create_dir_all(dir).ok()?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!("{}.lock", i + 1)))
+            .ok()?;
+        f.try_lock().ok()?;
+        Some(f)
     }
     thread_local! {
         static HELD: std::cell::OnceCell<Held> = const { std::cell::OnceCell::new() };
@@ -267,11 +282,20 @@ pub fn mail_slot() -> usize {
         held.get_or_init(|| {
             let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
             loop {
-                if let Some(i) = free.iter().position(|f| *f) {
-                    free[i] = false;
-                    return Held(i + 1);
+                for (i, slot_free) in free.iter_mut().enumerate() {
+                    if *slot_free {
+                        if let Some(file) = claim(i) {
+                            *slot_free = false;
+                            return Held(i + 1, file);
+                        }
+                    }
                 }
-                free = RELEASED.wait(free).unwrap_or_else(|e| e.into_inner());
+                // Every slot is taken here or by another process: wait for
+                // one of ours, or look again shortly for another's.
+                free = RELEASED
+                    .wait_timeout(free, std::time::Duration::from_millis(200))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
             }
         })
         .0
