@@ -15,8 +15,9 @@ address = "judge@localhost"
 name = "Adjutant"
 # The SQLite database holding every game's whole history (back it up: see docs/host.md).
 database = "adjutant.db"
-# Mails larger than this are refused with a reply, not read.
-max_message_bytes = 2000000
+# Mails larger than this are refused with a reply, not read (10 MB: room for
+# orders sent from a phone with a photo attached, which the judge skips).
+max_message_bytes = 10000000
 # Seconds between polls of the mailbox when running `adjutant serve`.
 poll_seconds = 30
 # The picture of the board in a report until a seat chooses with PICTURE:
@@ -148,7 +149,7 @@ impl Default for JudgeConfig {
             address: "judge@localhost".into(),
             name: "Adjutant".into(),
             database: "adjutant.db".into(),
-            max_message_bytes: 2_000_000,
+            max_message_bytes: 10_000_000,
             poll_seconds: 30,
             picture: crate::report::picture::Picture::Png,
         }

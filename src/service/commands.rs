@@ -166,11 +166,11 @@ impl Judge {
         if env.size > self.cfg.judge.max_message_bytes {
             let text = self.error_text(
                 &format!(
-                    "Your mail was {} bytes; this judge reads mails of at most {} bytes,\nso it was not read.",
+                    "Your mail was not read: it was {} bytes, and this judge reads\nmails of at most {} bytes.",
                     env.size, self.cfg.judge.max_message_bytes
                 ),
                 &[],
-                "Send your orders as plain text, without attachments.",
+                "Send your orders as plain text, without large attachments.",
             );
             answer.err(text);
             return Err(("refused: too large".into(), format!("{} bytes", env.size)));

@@ -1371,7 +1371,7 @@ impl Judge {
         let mine = Submission {
             turn: 0,
             side: seat.side.clone(),
-            orders: orders.to_string(),
+            orders: stored_orders(orders),
             source: source.to_string(),
             received_at: self.now(),
         };
@@ -1694,8 +1694,45 @@ pub(crate) fn human_duration(secs: i64) -> String {
     }
 }
 
+/// What is kept of a submission's orders (issue 59): the lines read as
+/// orders, without the blank lines that stood for a mail's chatter and
+/// commands (they keep the mail's line numbers while the orders are
+/// checked; a mail of 666,000 short lines stored them all). Leading and
+/// trailing blank lines go, and a run of blank lines between orders
+/// becomes one. The orders' meaning is unchanged: blank lines are no
+/// orders in any family.
+fn stored_orders(orders: &str) -> String {
+    let mut out = String::with_capacity(orders.len().min(4096));
+    let mut blank_run = false;
+    for line in orders.lines() {
+        if line.trim().is_empty() {
+            blank_run = !out.is_empty();
+            continue;
+        }
+        if blank_run {
+            out.push('\n');
+            blank_run = false;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stored_orders_drop_the_padding_but_not_the_orders() {
+        assert_eq!(
+            super::stored_orders("\n\n\nPLAY x\n\n\n\nORDER D4\n  \nMOVE D4 D5\n\n\n"),
+            "PLAY x\n\nORDER D4\n\nMOVE D4 D5"
+        );
+        assert_eq!(super::stored_orders("\n\n"), "");
+        assert_eq!(super::stored_orders("PASS"), "PASS");
+    }
+
     use super::*;
 
     #[test]

@@ -245,6 +245,22 @@ fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
         .query_row("SELECT count(*) FROM submissions", [], |r| r.get(0))
         .unwrap();
     assert_eq!(n, 1, "the orders were adjudicated");
+    // Issue 59: what was read as orders is stored, not the padding (the
+    // 665,000 blank lines took 665 KB of the database and 1.3 MB of the
+    // referee's export).
+    let stored: String = site
+        .db()
+        .query_row("SELECT orders FROM submissions", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        stored.len() <= orders.len(),
+        "stored: {} bytes for {} bytes of orders",
+        stored.len(),
+        orders.len()
+    );
+    assert_eq!(stored.trim(), orders.trim());
+    let export = site.ok(&["export", "1", "--referee"]);
+    assert!(export.len() < 100_000, "export: {} bytes", export.len());
 }
 
 #[test]
@@ -1023,4 +1039,63 @@ fn an_order_line_over_400_characters_is_refused_with_a_short_answer() {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("at most 400 characters"), "{text}");
     assert!(answer.1.len() < 10_000, "{} bytes", answer.1.len());
+}
+
+/// Issue 59: orders sent from a phone with a photo attached, and a mail
+/// whose signature is an image over `max_attachment_bytes`, are read: the
+/// judge never reads an image, so the cap on what it reads does not
+/// refuse the mail. A text attachment over the cap still does.
+#[test]
+fn a_large_image_attached_to_orders_is_skipped_not_refused() {
+    use base64::Engine as _;
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let alice = reply_address(&site, "alice@example.org");
+    // A 2 MB "photo" (random-looking bytes) and a 600 kB signature image.
+    let photo: Vec<u8> = (0..2_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let b64 = |b: &[u8]| {
+        base64::engine::general_purpose::STANDARD
+            .encode(b)
+            .as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\r\n")
+    };
+    let body = format!(
+        "--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPLAY recon-centre\r\nORDER F4\r\nBATTLE F4 F5\r\n\r\n\
+         --b\r\nContent-Type: image/jpeg; name=IMG_0042.jpg\r\nContent-Disposition: attachment; filename=IMG_0042.jpg\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n\
+         --b\r\nContent-Type: image/png; name=signature.png\r\nContent-Disposition: inline; filename=signature.png\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n--b--\r\n",
+        b64(&photo),
+        b64(&photo[..600_000])
+    );
+    let raw = format!(
+        "From: alice@example.org\r\nTo: {alice}\r\nSubject: Re: welcome\r\nMessage-ID: <phone-1@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n{body}"
+    );
+    assert!(raw.len() > 3_000_000, "{} bytes", raw.len());
+    let before = site.mails().len();
+    site.drop_mail("phone.eml", raw.as_bytes());
+    site.ok(&["serve", "--once"]);
+    let new: Vec<String> = site.mails().into_iter().skip(before).collect();
+    let to_alice: Vec<&String> = new
+        .iter()
+        .filter(|t| t.contains("\nTo: alice@example.org"))
+        .collect();
+    assert!(
+        to_alice.iter().all(|t| !t.contains("attachment of")),
+        "{to_alice:#?}"
+    );
+    let log = site.ok(&["log"]);
+    let line = log.lines().find(|l| l.contains("phone-1@")).unwrap();
+    assert!(!line.contains("refused"), "{line}");
+    assert!(
+        to_alice.iter().any(|t| t.contains("accepted")),
+        "the orders were played: {:#?}",
+        to_alice
+            .iter()
+            .map(|t| t.lines().take(30).collect::<Vec<_>>().join("\n"))
+            .collect::<Vec<_>>()
+    );
 }

@@ -168,7 +168,7 @@ fn bad_mail_gets_a_clear_answer_and_the_daemon_goes_on() {
             .cloned()
     };
     let big_reply = to("big@example.org").expect("an answer to the big mail");
-    assert!(big_reply.contains("at most 2000000 bytes"), "{big_reply}");
+    assert!(big_reply.contains("at most 10000000 bytes"), "{big_reply}");
     assert!(to("utf@example.org")
         .expect("answer to bad utf-8")
         .contains("STATUS"));

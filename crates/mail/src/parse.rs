@@ -244,10 +244,14 @@ fn parse_inner(raw: &[u8], limits: &Limits) -> Envelope {
         ));
         return env;
     }
+    // Only the attachments the judge reads count: a phone's photo or a
+    // signature image is skipped unread, whatever its size (the mail's
+    // total size cap still holds).
     if let Some(big) = msg
         .attachments
         .iter()
         .filter_map(|&id| msg.parts.get(id as usize))
+        .filter(|p| reads_attachment(p))
         .map(|p| p.len())
         .max()
         .filter(|&n| n > limits.max_attachment_bytes)
@@ -652,18 +656,30 @@ fn joined(msg: &Message<'_>, ids: &[u32], problems: &mut Vec<String>) -> Option<
 }
 
 /// Whether an attachment is one whose text is read (see the module docs).
-fn is_text_attachment(part: &mail_parser::MessagePart<'_>) -> Option<String> {
+/// Whether an attachment is one the judge reads as text: a text/plain
+/// part, or any part whose file name ends in `.txt`.
+fn reads_attachment(part: &mail_parser::MessagePart<'_>) -> bool {
     let name_is_txt = part
         .attachment_name()
         .is_some_and(|n| n.trim().to_ascii_lowercase().ends_with(".txt"));
-    let ct = part.content_type();
-    let is_plain = ct.is_some_and(|c| {
+    let is_plain = part.content_type().is_some_and(|c| {
         c.ctype().eq_ignore_ascii_case("text")
             && c.subtype().is_none_or(|s| s.eq_ignore_ascii_case("plain"))
     });
     match &part.body {
-        PartType::Text(t) if is_plain || name_is_txt => Some(t.to_string()),
-        PartType::Binary(b) | PartType::InlineBinary(b) if name_is_txt => {
+        PartType::Text(_) => is_plain || name_is_txt,
+        PartType::Binary(_) | PartType::InlineBinary(_) => name_is_txt,
+        _ => false,
+    }
+}
+
+fn is_text_attachment(part: &mail_parser::MessagePart<'_>) -> Option<String> {
+    if !reads_attachment(part) {
+        return None;
+    }
+    match &part.body {
+        PartType::Text(t) => Some(t.to_string()),
+        PartType::Binary(b) | PartType::InlineBinary(b) => {
             Some(String::from_utf8_lossy(b).into_owned())
         }
         _ => None,

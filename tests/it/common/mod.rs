@@ -330,6 +330,9 @@ pub fn mailserver() -> bool {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("scripts/mailserver.sh");
     let dir = "/tmp/adj-mail";
+    // Before looking at the server: a watcher of an earlier run that is
+    // stopping it holds this lock alone until the server is down.
+    hold_mailserver_users_lock();
     let status = Command::new("bash")
         .arg(&script)
         .args(["status", dir])
@@ -348,6 +351,9 @@ pub fn mailserver() -> bool {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        // This run started it: it stops it when the last test process
+        // using it has ended (a server started by hand is left alone).
+        std::fs::write(Path::new(dir).join(STARTED_BY_TESTS), b"").unwrap();
         true
     } else {
         assert!(
@@ -359,8 +365,65 @@ pub fn mailserver() -> bool {
         );
         false
     };
+    if up {
+        watch_until_this_process_ends(&script, dir);
+    }
     *guard = Some(up);
     up
+}
+
+/// Every test process that uses the loopback mail server holds a shared
+/// lock on this file for its whole life.
+const MAILSERVER_USERS_LOCK: &str = "/tmp/adj-mail-users.lock";
+
+/// In the mail server's folder when a test run started the server (issue
+/// 59: a newcomer's `cargo test` must not leave two mail daemons running).
+const STARTED_BY_TESTS: &str = "started-by-tests";
+
+fn hold_mailserver_users_lock() {
+    static HELD: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+    HELD.get_or_init(|| {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(MAILSERVER_USERS_LOCK)
+            .unwrap();
+        f.lock_shared().unwrap();
+        f
+    });
+}
+
+/// A watcher, outliving this test process: once the process has ended, if
+/// no other process holds the users' lock and a test run started the
+/// server, it stops the server. Run after run, nothing is left behind; two
+/// runs side by side share the server until the last one ends.
+fn watch_until_this_process_ends(script: &Path, dir: &str) {
+    let watcher = r#"
+pid=$1 lock=$2 script=$3 dir=$4 marker=$5
+while [ -d "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; do
+    sleep 0.3
+done
+exec 9>>"$lock"
+if flock -n -x 9 && [ -f "$dir/$marker" ]; then
+    bash "$script" stop "$dir" >/dev/null 2>&1
+    rm -f "$dir/$marker"
+fi
+"#;
+    let spawned = Command::new("setsid")
+        .args(["bash", "-c", watcher, "watcher"])
+        .arg(std::process::id().to_string())
+        .arg(MAILSERVER_USERS_LOCK)
+        .arg(script)
+        .arg(dir)
+        .arg(STARTED_BY_TESTS)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = spawned {
+        println!("the mail server's watcher did not start ({e}): it stays up after this run");
+    }
 }
 
 /// The reply address (judge+TOKEN@...) of the newest mail to `who` that has one.
