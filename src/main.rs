@@ -173,6 +173,11 @@ enum Cmd {
     },
     /// Handle one message read from standard input (for an MTA pipe).
     Receive,
+    /// Start from now with a mailbox that already holds mail: every
+    /// message in it now is left unanswered (IMAP: the judge's place is
+    /// moved past them; Maildir: new/ is moved to cur/ unread), and only
+    /// mail that arrives later is read. Run it before the first `serve`.
+    SkipOldMail,
     /// Make a new credentials key for a database whose key is lost for
     /// good: every seat's secret and reply token change (players get new
     /// ones by mailing STATUS; or `rotate-secret`). Never replaces a key.
@@ -516,6 +521,7 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Init { dir } => init_cmd(&dir),
         Cmd::Serve { once } => serve_cmd(config, once),
         Cmd::Receive => receive_cmd(config),
+        Cmd::SkipOldMail => skip_old_mail_cmd(config),
         Cmd::Backup { dir } => {
             let (path, cfg) = load_config(config)?;
             let w = adjutant::backup::backup(&cfg, &path, &dir)?;
@@ -756,6 +762,43 @@ fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     }
     if let Err(e) = deliver(&mut judge) {
         eprintln!("adjutant: the mail is recorded; its answers wait in the outbox: {e:#}");
+    }
+    Ok(0)
+}
+
+/// `skip-old-mail`: a judge given a mailbox that already holds mail
+/// starts from now (docs/host.md, "With a real mail provider").
+fn skip_old_mail_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let judge = open(config)?;
+    match (judge.cfg.inbound.kind.as_str(), &judge.cfg.inbound.imap) {
+        ("imap", Some(imap)) => {
+            let (cursor, left) = adjutant::mail::imap::cursor_at_end(imap)?;
+            adjutant::store::kv_set(
+                &judge.conn,
+                daemon::IMAP_CURSOR,
+                &format!("{}:{}", cursor.uid_validity, cursor.last_uid),
+            )?;
+            println!(
+                "{left} messages in {} at {} left unanswered; the judge reads mail from now on",
+                imap.mailbox, imap.host
+            );
+        }
+        ("maildir", _) => {
+            let dir = judge.cfg.maildir();
+            let waiting = adjutant::mail::maildir::waiting(&dir)?;
+            for f in &waiting {
+                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("message");
+                let base = name.split(":2,").next().unwrap_or(name);
+                std::fs::rename(f, dir.join("cur").join(format!("{base}:2,")))
+                    .with_context(|| format!("moving {}", f.display()))?;
+            }
+            println!(
+                "{} messages in {}/new moved to cur/ unanswered; the judge reads mail from now on",
+                waiting.len(),
+                dir.display()
+            );
+        }
+        _ => println!("no mailbox to skip: inbound.kind is none (mail comes by `receive`)"),
     }
     Ok(0)
 }

@@ -675,3 +675,39 @@ fn the_small_faults_of_the_hosts_path() {
     assert!(start.contains("security = \"none\""), "{start}");
     assert!(!start.contains("None"), "{start}");
 }
+
+/// Issue 54 item 12: a judge given a mailbox that already holds mail may
+/// start from now (`adjutant skip-old-mail`): the mail there is left
+/// unanswered, what comes after is answered. By the real IMAP server.
+#[test]
+fn a_judge_given_an_old_mailbox_may_start_from_now() {
+    use common::mail_client::{client, inbox, real_server_site, wait_for};
+    if !common::mailserver() {
+        return;
+    }
+    let site = real_server_site(&["alice"]);
+    let judge = common::mail_address("judge");
+    let alice = common::mail_address("alice");
+    for n in 1..=2 {
+        client(
+            &["send", &alice, &judge, &format!("old {n}")],
+            Some("HELP\n"),
+        );
+    }
+    wait_for(&judge, 2);
+    let out = site.run(&["skip-old-mail"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("from now"), "{}", stdout(&out));
+    client(&["send", &alice, &judge, "new"], Some("HELP\n"));
+    wait_for(&judge, 3);
+    site.ok(&["serve", "--once"]);
+    let log = site.ok(&["log"]);
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(log.contains(" new "), "{log}");
+    let _ = inbox(&alice);
+    // A Maildir judge: the files waiting in new/ are left too.
+    let site = site_with_mail();
+    site.ok(&["skip-old-mail"]);
+    site.ok(&["serve", "--once"]);
+    assert_eq!(site.ok(&["log"]), "", "an old mail was handled");
+}
