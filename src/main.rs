@@ -529,7 +529,7 @@ fn run(cli: Cli) -> Result<i32> {
                 println!("{}", f.display());
             }
             for n in &w.notes {
-                eprintln!("adjutant: note: {n}");
+                adjutant::logging::say(&format!("adjutant: note: {n}"));
             }
             Ok(0)
         }
@@ -739,7 +739,9 @@ const EX_TEMPFAIL: i32 = 75;
 /// must mend): never a bounce for the judge's own fault (docs/host.md).
 fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let tempfail = |what: &str, e: &dyn std::fmt::Display| {
-        eprintln!("adjutant: {what}: {e:#}; exit 75, the mail server keeps the mail and retries");
+        adjutant::logging::refuse(&format!(
+            "{what}: {e:#}; exit 75, the mail server keeps the mail and retries"
+        ));
         Ok(EX_TEMPFAIL)
     };
     let mut judge = match open(config) {
@@ -761,7 +763,9 @@ fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
         Err(e) => return tempfail("the mail was not recorded", &e),
     }
     if let Err(e) = deliver(&mut judge) {
-        eprintln!("adjutant: the mail is recorded; its answers wait in the outbox: {e:#}");
+        adjutant::logging::refuse(&format!(
+            "the mail is recorded; its answers wait in the outbox: {e:#}"
+        ));
     }
     Ok(0)
 }

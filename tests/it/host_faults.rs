@@ -570,6 +570,27 @@ fn in_json_log_mode_a_refusal_is_a_json_line() {
     }
     assert_eq!(lines, 1, "{err}");
     assert!(err.contains("pol_seconds"), "{err}");
+    // receive's answer to the MTA (75) is said as JSON too.
+    let mut rx = site
+        .command(&["--log-format", "json", "receive"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut i = rx.stdin.take().unwrap();
+        i.write_all(b"From: a@example.org\r\nSubject: x\r\n\r\nHELP\r\n")
+            .unwrap();
+    }
+    let out = rx.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(75), "{}", stderr(&out));
+    assert!(!stderr(&out).is_empty());
+    for l in stderr(&out).lines() {
+        serde_json::from_str::<serde_json::Value>(l)
+            .unwrap_or_else(|e| panic!("receive: not JSON ({e}): {l}"));
+    }
     // A preflight refusal too.
     edit_config(&site, "pol_seconds = 30", "poll_seconds = 30");
     smtp_outbound(
