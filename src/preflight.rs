@@ -435,6 +435,17 @@ fn tls_fix(table: &str, detail: &str) -> String {
             "the server answered in plain text, not TLS ({detail}): that port wants STARTTLS: \
              set {key} = \"{value}\" in {table}, or the port of its implicit-TLS service (usually {port})"
         )
+    } else if detail.contains("not valid for name") || detail.contains("NotValidForName") {
+        // Signed by a CA the judge trusts, but for other names: ca_file is
+        // not the fix (issue 54).
+        format!(
+            "the server's certificate is not for the name the judge connects to ({detail}): \
+             set host in {table} to a name the certificate names"
+        )
+    } else if detail.contains("Expired") || detail.contains("expired") {
+        format!(
+            "the server's certificate has expired ({detail}): the server's administrator must renew it"
+        )
     } else if detail.contains("UnknownIssuer") || detail.contains("certificate") {
         format!(
             "the server's certificate is not signed by a CA the judge trusts ({detail}): \

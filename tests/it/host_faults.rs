@@ -732,3 +732,40 @@ fn a_judge_given_an_old_mailbox_may_start_from_now() {
     site.ok(&["serve", "--once"]);
     assert_eq!(site.ok(&["log"]), "", "an old mail was handled");
 }
+
+/// Issue 54 item 12: a certificate signed by the CA in `ca_file` but not
+/// for the host the config names gets the advice to fix `host`, not to
+/// set `ca_file` again. The machine's own name (on loopback here) is not
+/// in the loopback server's certificate.
+#[test]
+fn a_certificate_for_another_name_is_not_told_to_set_ca_file() {
+    use std::net::ToSocketAddrs;
+    if !common::mailserver() {
+        return;
+    }
+    let name = String::from_utf8(Command::new("hostname").output().unwrap().stdout).unwrap();
+    let name = name.trim().to_string();
+    let on_loopback = (name.as_str(), 1993)
+        .to_socket_addrs()
+        .is_ok_and(|mut a| a.all(|a| a.ip().is_loopback()));
+    if name.is_empty() || !on_loopback {
+        return;
+    }
+    let judge = common::mail_address("judge");
+    let site = site_with_mail();
+    imap_inbound(
+        &site,
+        &format!("host = \"{name}\"\nport = 1993\ntls = \"implicit\"\nuser = \"{judge}\"\npassword = \"secret\"\nca_file = \"/tmp/adj-mail/tls/ca.pem\"\ntimeout_secs = 5\n"),
+    );
+    let out = site.run(&["serve", "--once"]);
+    assert_config_fault("IMAP", &out, "set host in [inbound.imap]");
+    assert!(!stderr(&out).contains("set ca_file"), "{}", stderr(&out));
+    let site = site_with_mail();
+    smtp_outbound(
+        &site,
+        &format!("host = \"{name}\"\nport = 2465\nsecurity = \"tls\"\nuser = \"{judge}\"\npassword = \"secret\"\nca_file = \"/tmp/adj-mail/tls/ca.pem\"\ntimeout_secs = 5\n"),
+    );
+    let out = site.run(&["serve", "--once"]);
+    assert_config_fault("SMTP", &out, "set host in [outbound.smtp]");
+    assert!(!stderr(&out).contains("set ca_file"), "{}", stderr(&out));
+}
