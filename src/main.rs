@@ -429,7 +429,10 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
 
 /// Write the default configuration and create the embedded mailbox; true
 /// when the config was written now (a judge already there: false).
-fn init(dir: &Path) -> Result<(PathBuf, bool)> {
+/// `private`: a new judge's folder is made 0700 (`adjutant init DIR`; not
+/// the current directory `serve` initialises by default, which is the
+/// host's own and which doctor then reports if others may enter it).
+fn init(dir: &Path, private: bool) -> Result<(PathBuf, bool)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("adjutant.toml");
     let new = !path.exists();
@@ -437,7 +440,7 @@ fn init(dir: &Path) -> Result<(PathBuf, bool)> {
         // A new judge's folder is its own: readable by its owner only,
         // like every file in it (a folder made by `mkdir` is 0755).
         #[cfg(unix)]
-        {
+        if private {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 .with_context(|| format!("making {} private", dir.display()))?;
@@ -664,7 +667,7 @@ fn duration_flag(flag: &str, d: Option<String>) -> Result<Option<i64>> {
 // ---- the host's set-up: init, serve, receive, doctor ----
 
 fn init_cmd(dir: &Path) -> Result<i32> {
-    let (path, new) = init(dir)?;
+    let (path, new) = init(dir, true)?;
     if !new {
         // A judge already there (the unit runs init before every start):
         // checked and completed, nothing to say.
@@ -687,7 +690,7 @@ fn init_cmd(dir: &Path) -> Result<i32> {
 fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let path = config_path(config);
     if !path.exists() && config.is_none() {
-        init(Path::new("."))?;
+        init(Path::new("."), false)?;
         adjutant::logging::say(
             "No adjutant.toml here: initialised the embedded default in the current directory.",
         );
