@@ -4,32 +4,45 @@
 # and its private CA: init, the config block of docs/host.md (its provider's
 # names swapped for the loopback server's), the password variables, doctor,
 # a new game, two players' orders by SMTP and their receipts read back by
-# IMAP, a backup, a restore into a new folder, and the restored judge
-# answering a further mail.
+# IMAP, HELP to a seat's address answered with that address as Reply-To,
+# a backup, a restore into a new folder, the restored judge answering a
+# further mail, a restore of a judge whose config names its database by an
+# absolute path, and the systemd unit's commands (contrib/adjutant.service)
+# exiting with a code its RestartPreventExitStatus= names on a typo and on
+# a restore without the key.
 #
 #   scripts/host-check.sh WORKDIR
 #
 # ADJUTANT names the binary (default target/debug/adjutant); JUDGE_USER,
 # ALICE_USER, BOB_USER the accounts of the mail server (default judge,
-# alice, bob; tests/it/host.rs gives its slot's). Starts the mail server if
-# it is not running (as root). Exit 0 when every step did what the docs say.
+# alice, bob; tests/it/host.rs gives its slot's). The mail server: the one
+# of scripts/mailserver.sh in MAIL_ROOT (default /tmp/adj-mail), started if
+# it is not running (as root); or, with MAIL_TLS_CA set (its CA's PEM
+# file), one started elsewhere, at SMTP_PORT, IMAP_PORT and IMAPS_PORT.
+# Stops at the first step that fails; exit 0 when every step did what the
+# docs say.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:?usage: scripts/host-check.sh WORKDIR}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 ADJUTANT=${ADJUTANT:-$ROOT/target/debug/adjutant}
-MAIL_ROOT=/tmp/adj-mail
+MAIL_ROOT=${MAIL_ROOT:-/tmp/adj-mail}
 
 step() { echo "== host-check: $*"; }
 fail() { echo "host-check: FAILED: $*" >&2; exit 1; }
 
-if ! bash "$ROOT/scripts/mailserver.sh" status "$MAIL_ROOT" >/dev/null 2>&1; then
-    eval "$(bash "$ROOT/scripts/mailserver.sh" start "$MAIL_ROOT")"
+if [ -z "${MAIL_TLS_CA:-}" ] &&
+    ! bash "$ROOT/scripts/mailserver.sh" status "$MAIL_ROOT" >/dev/null 2>&1; then
+    # (`eval "$(...)"` would carry on after a failed start.)
+    started=$(bash "$ROOT/scripts/mailserver.sh" start "$MAIL_ROOT") ||
+        fail "scripts/mailserver.sh start $MAIL_ROOT failed"
+    eval "$started"
 fi
 export SMTP_PORT=${SMTP_PORT:-2525} IMAP_PORT=${IMAP_PORT:-1143}
 IMAPS_PORT=${IMAPS_PORT:-1993}
 MAIL_TLS_CA=${MAIL_TLS_CA:-$MAIL_ROOT/tls/ca.pem}
+[ -r "$MAIL_TLS_CA" ] || fail "no CA file $MAIL_TLS_CA (set MAIL_TLS_CA, or MAIL_ROOT)"
 DOMAIN=adjutant.test
 JUDGE=${JUDGE_USER:-judge}@$DOMAIN
 ALICE=${ALICE_USER:-alice}@$DOMAIN
@@ -89,23 +102,29 @@ step "2. the config block of docs/host.md"
 block=$(awk '/<!-- host-check: config -->/ {f = 1; next} /<!-- host-check: end -->/ {f = 0} f' "$ROOT/docs/host.md" |
     sed -e 's/^   //' | grep -v '^```')
 [ "$(printf '%s\n' "$block" | grep -c '^\[')" -eq 4 ] || fail "no config block in docs/host.md"
-# The provider is the loopback server, whose CA is private: its PEM where
-# the docs' example puts it, and both ca_file lines uncommented.
-mkdir -p "$WORK/etc/adjutant"
-cp "$MAIL_TLS_CA" "$WORK/etc/adjutant/provider-ca.pem"
+# The provider is the loopback server, whose CA is private: its PEM in the
+# judge's folder as the docs say, and both ca_file lines uncommented.
+mkdir -p -m 0700 "$WORK/etc/adjutant"
+cp "$MAIL_TLS_CA" "$SRV/provider-ca.pem"
 block=$(printf '%s\n' "$block" | sed \
     -e "s/mail\.example\.org/127.0.0.1/" \
     -e "s/judge@example\.org/$JUDGE/" \
     -e "s/^port = 993\$/port = $IMAPS_PORT/" \
     -e "s/^port = 587\$/port = $SMTP_PORT/" \
-    -e "s|^# ca_file = \"/etc/adjutant/provider-ca.pem\"|ca_file = \"$WORK/etc/adjutant/provider-ca.pem\"|")
+    -e 's|^# ca_file = "provider-ca.pem"|ca_file = "provider-ca.pem"|')
 [ "$(printf '%s\n' "$block" | grep -c '^ca_file = ')" -eq 2 ] || fail "the ca_file lines are not in the docs' block"
 # Edited in place, as an editor does: the file keeps its mode (0600).
 top=$(sed -e "s/^address = .*/address = \"$JUDGE\"/" -e '/^\[inbound\]$/,$d' "$CFG")
 printf '%s\n%s\n' "$top" "$block" >"$CFG"
 
-step "3. the password variables"
-export ADJUTANT_IMAP_PASSWORD=secret ADJUTANT_SMTP_PASSWORD=secret
+step "3. the password variables, from the environment file as a root shell loads it"
+ENV_FILE=$WORK/etc/adjutant/adjutant.env
+(umask 077 && printf 'ADJUTANT_IMAP_PASSWORD=%s\nADJUTANT_SMTP_PASSWORD=%s\n' secret secret >"$ENV_FILE")
+unset ADJUTANT_IMAP_PASSWORD ADJUTANT_SMTP_PASSWORD
+set -a
+. "$ENV_FILE"
+set +a
+[ "${ADJUTANT_SMTP_PASSWORD:-}" = secret ] || fail "the environment file did not set the passwords"
 
 step "4. doctor, and serve --once starts"
 adj "$CFG" doctor | grep -q '^ok' || fail "doctor is not ok: $(adj "$CFG" doctor)"
@@ -129,6 +148,14 @@ wait_mail "$CFG" "$BOB" 2 "were accepted and adjudicated" >/dev/null
 report=$(wait_mail "$CFG" "$ALICE" 2 "turn 2 (axis)")
 adj "$CFG" games | grep -Eq '^ +1 .* 2  active' || fail "game 1 is not at turn 2: $(adj "$CFG" games)"
 
+step "6b. HELP to a seat's address is answered with that address as Reply-To"
+seat=$(reply_address "$report")
+skip=$(count "$ALICE")
+printf 'HELP\n' | client send "$ALICE" "$seat" "Re: help"
+help=$(wait_mail "$CFG" "$ALICE" "$skip" "understands these")
+[ "$(reply_address "$help")" = "$seat" ] ||
+    fail "the HELP answer's Reply-To is \"$(field "$help" reply_to)\", not the seat's $seat"
+
 step "7. backup"
 BACKUP=$WORK/backups/adjutant-$(date +%F)
 adj "$CFG" backup "$BACKUP" >/dev/null
@@ -136,11 +163,12 @@ for f in adjutant.db adjutant.db.key adjutant.toml; do
     [ "$(stat -c %a "$BACKUP/$f")" = 600 ] || fail "$BACKUP/$f is not 0600"
 done
 [ "$(stat -c %a "$BACKUP")" = 700 ] || fail "$BACKUP is not 0700"
+cmp -s "$BACKUP/provider-ca.pem" "$SRV/provider-ca.pem" || fail "the backup lacks the relative ca_file provider-ca.pem"
 
 step "8. restore into a new folder"
 RESTORED=$WORK/srv/adjutant-restored
-mkdir -p "$RESTORED"
-cp -p "$BACKUP"/* "$RESTORED"/
+mkdir -p -m 0700 "$RESTORED"
+cp -rp "$BACKUP"/. "$RESTORED"/
 adj "$RESTORED/adjutant.toml" doctor | grep -q '^ok' || fail "doctor of the restored judge is not ok"
 
 step "9. the restored judge answers a further mail"
@@ -150,5 +178,56 @@ wait_mail "$RESTORED/adjutant.toml" "$ALICE" "$skip" "were accepted and adjudica
 adj "$RESTORED/adjutant.toml" games | grep -Eq '^ +1 .* 3  active' ||
     fail "the restored game 1 is not at turn 3: $(adj "$RESTORED/adjutant.toml" games)"
 adj "$CFG" games | grep -Eq '^ +1 .* 2  active' || fail "the old judge's database changed"
+
+step "10. a judge whose database path is absolute: backed up, restored elsewhere"
+sed -i -e "s|^database = .*|database = \"$SRV/adjutant.db\"|" "$CFG"
+adj "$CFG" games | grep -Eq '^ +1 .* 2  active' || fail "the absolute database path is not the judge's"
+BACKUP2=$WORK/backups/adjutant-absolute
+adj "$CFG" backup "$BACKUP2" >/dev/null
+# The old folder gone, as on another machine.
+mv "$SRV" "$SRV.away"
+RESTORED2=$WORK/srv/adjutant-restored-absolute
+mkdir -p -m 0700 "$RESTORED2"
+cp -rp "$BACKUP2"/. "$RESTORED2"/
+adj "$RESTORED2/adjutant.toml" doctor | grep -q '^ok' ||
+    fail "doctor of the restored judge is not ok: $(adj "$RESTORED2/adjutant.toml" doctor)"
+adj "$RESTORED2/adjutant.toml" games | grep -Eq '^ +1 .* 2  active' ||
+    fail "the restored judge does not know game 1: $(adj "$RESTORED2/adjutant.toml" games)"
+[ ! -e "$SRV" ] || fail "a command of the restored judge made $SRV"
+mv "$SRV.away" "$SRV"
+
+step "11. the systemd unit's commands exit with a code it does not restart on"
+UNIT=$ROOT/contrib/adjutant.service
+UNIT_DIR=$WORK/var/lib/adjutant
+prevent=$(sed -n 's/^RestartPreventExitStatus=//p' "$UNIT")
+[ -n "$prevent" ] || fail "no RestartPreventExitStatus= in $UNIT"
+# The unit's command lines, this binary and folder in place of the installed ones.
+unit_cmd() {
+    sed -n "s/^$1=//p" "$UNIT" | sed -e "s|/usr/local/bin/adjutant|$ADJUTANT|" -e "s|/var/lib/adjutant|$UNIT_DIR|g"
+}
+start_pre=$(unit_cmd ExecStartPre)
+start=$(unit_cmd ExecStart)
+[ -n "$start_pre" ] && [ -n "$start" ] || fail "no ExecStartPre= or ExecStart= in $UNIT"
+# Exit code of one unit command line (never left running: it must refuse).
+unit_exit() { local rc=0; ADJUTANT_LOG=warn timeout 60 $1 >/dev/null 2>&1 || rc=$?; echo "$rc"; }
+expect_refused() {
+    local what=$1 rc
+    for cmd in "$start_pre" "$start"; do
+        rc=$(unit_exit "$cmd")
+        case " $prevent " in
+        *" $rc "*) ;;
+        *) fail "$what: \`$cmd\` exited $rc, not one of RestartPreventExitStatus=$prevent (systemd would restart it for ever)" ;;
+        esac
+    done
+}
+mkdir -p -m 0700 "$UNIT_DIR"
+cp -rp "$BACKUP"/. "$UNIT_DIR"/
+[ "$(unit_exit "$start_pre")" = 0 ] || fail "the unit's ExecStartPre fails on a restored judge"
+sed -i -e 's/^poll_seconds = /pol_seconds = /' "$UNIT_DIR/adjutant.toml"
+expect_refused "a typo in adjutant.toml"
+sed -i -e 's/^pol_seconds = /poll_seconds = /' "$UNIT_DIR/adjutant.toml"
+rm "$UNIT_DIR/adjutant.db.key"
+expect_refused "a restore without the key"
+[ ! -e "$UNIT_DIR/adjutant.db.key" ] || fail "a new key was made"
 
 step "all steps of docs/host.md passed"

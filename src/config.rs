@@ -332,20 +332,31 @@ impl Config {
         let port = |p: Option<u16>| p.map_or(String::new(), |p| format!(":{p}"));
         let inbound = match (self.inbound.kind.as_str(), &self.inbound.imap) {
             ("imap", Some(i)) => format!(
-                "IMAP {} at {}{} mailbox {} (TLS {:?})",
+                "IMAP {} at {}{} mailbox {} (tls = \"{}\")",
                 i.user,
                 i.host,
                 port(i.port),
                 i.mailbox,
-                i.tls
+                match i.tls {
+                    crate::mail::imap::ImapTls::Implicit => "implicit",
+                    crate::mail::imap::ImapTls::StartTls => "starttls",
+                    crate::mail::imap::ImapTls::None => "none",
+                }
             ),
             ("maildir", _) => format!("the Maildir {}/new", self.maildir().display()),
             _ => "only `adjutant receive` (standard input)".to_string(),
         };
         let outbound = match (self.outbound.kind.as_str(), &self.outbound.smtp) {
-            ("smtp", Some(s)) => {
-                format!("SMTP {}{} ({:?})", s.host, port(s.port), s.security)
-            }
+            ("smtp", Some(s)) => format!(
+                "SMTP {}{} (security = \"{}\")",
+                s.host,
+                port(s.port),
+                match s.security {
+                    crate::mail::smtp::SmtpSecurity::Tls => "tls",
+                    crate::mail::smtp::SmtpSecurity::StartTls => "starttls",
+                    crate::mail::smtp::SmtpSecurity::None => "none",
+                }
+            ),
             ("sendmail", _) => format!("the program {}", self.outbound.command),
             _ => format!("files in {}", self.outbox_dir().display()),
         };
@@ -434,7 +445,13 @@ fn fields_of<'de, T: Deserialize<'de>>() -> Vec<&'static str> {
 #[must_use]
 pub fn doctor(cfg: &Config, config_path: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    let mut files: Vec<PathBuf> = vec![config_path.to_path_buf()];
+    // The judge's folder first: a restore copied in with `cp` or made by
+    // `mkdir` under a 022 umask is 0755, and others may then list it.
+    let folder = config_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut files: Vec<PathBuf> = vec![folder.to_path_buf(), config_path.to_path_buf()];
     let db = cfg.database_path();
     for suffix in ["", "-wal", "-shm", "-journal", ".key"] {
         let mut p = db.clone().into_os_string();

@@ -308,7 +308,7 @@ fn deliver_now_and_then(judge: &mut Judge, pass: &mut Pass) {
 }
 
 /// The IMAP cursor is kept in the kv table as "UIDVALIDITY:LAST_UID".
-const IMAP_CURSOR: &str = "imap_cursor";
+pub const IMAP_CURSOR: &str = "imap_cursor";
 
 /// Fetch new mail by IMAP, handle each message, then advance the cursor and
 /// mark it seen. A crash between the commit and the cursor update refetches

@@ -31,13 +31,41 @@ pub fn init(format: LogFormat) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     match format {
-        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Text => builder.with_ansi(colours()).init(),
         LogFormat::Json => builder
             .json()
             .with_current_span(true)
             .with_span_list(false)
             .init(),
     }
+}
+
+/// Colours only on a terminal, and never with `NO_COLOR` set (non-empty;
+/// <https://no-color.org>).
+fn colours() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// A refusal (a configuration fault, a command that failed): one line on
+/// standard error, `adjutant: ...`, or with `--log-format json` one JSON
+/// object in the log's own shape (level ERROR), written whatever
+/// `ADJUTANT_LOG` filters, so a collector parses every line and the host
+/// always sees why the judge stopped.
+pub fn refuse(line: &str) {
+    use std::io::Write;
+    let line = match FORMAT.get() {
+        Some(LogFormat::Json) => serde_json::json!({
+            "timestamp": crate::service::clock::from_env()
+                .now()
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "level": "ERROR",
+            "fields": { "message": line },
+            "target": "adjutant",
+        })
+        .to_string(),
+        _ => format!("adjutant: {line}"),
+    };
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// The format [`init`] installed.

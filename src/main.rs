@@ -13,6 +13,40 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+// Every print of the CLI goes through `out`: a standard output that is a
+// closed pipe (`adjutant outbox | head`, `receive` under an MTA that shut
+// its end) is not a panic (exit 101 and a backtrace) but the end of the
+// listing; the command goes on and exits as it would have (issue 54).
+macro_rules! println {
+    () => {
+        $crate::out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::out(format_args!($($arg)*))
+    };
+}
+
+/// A write to standard output that failed for another reason than a
+/// closed pipe (a full disk under `export > file`): said once at exit.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Writes to standard output; a closed pipe is ignored (the reader has
+/// what it wanted), any other failure remembered for the exit code.
+fn out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let _ = STDOUT_FAILED.set(e.to_string());
+        }
+    }
+}
+
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -139,6 +173,11 @@ enum Cmd {
     },
     /// Handle one message read from standard input (for an MTA pipe).
     Receive,
+    /// Start from now with a mailbox that already holds mail: every
+    /// message in it now is left unanswered (IMAP: the judge's place is
+    /// moved past them; Maildir: new/ is moved to cur/ unread), and only
+    /// mail that arrives later is read. Run it before the first `serve`.
+    SkipOldMail,
     /// Make a new credentials key for a database whose key is lost for
     /// good: every seat's secret and reply token change (players get new
     /// ones by mailing STATUS; or `rotate-secret`). Never replaces a key.
@@ -146,7 +185,11 @@ enum Cmd {
     /// Back up the judge while it runs: the database (an online copy), its
     /// key and the config, into the new folder DIR, readable by the owner
     /// only (docs/host.md, "Backups" says how to restore).
-    Backup { dir: PathBuf },
+    Backup {
+        /// The folder to write: a new one (or empty), e.g.
+        /// /backups/adjutant-2026-11-27.
+        dir: PathBuf,
+    },
     /// Create a game and mail every seat a welcome.
     NewGame(NewGameArgs),
     /// Referee: release the results held for review.
@@ -330,28 +373,89 @@ fn main() {
     keep_c_heap();
     let cli = Cli::parse();
     adjutant::logging::init(cli.log_format);
-    match run(cli) {
-        Ok(code) => std::process::exit(code),
+    let receiving = matches!(cli.command, Cmd::Receive);
+    let code = match run(cli) {
+        Ok(code) => code,
+        // The reader of our output went away (`show 1 --format png | true`).
+        Err(e) if broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("adjutant: {e:#}");
-            std::process::exit(2);
+            adjutant::logging::refuse(&format!("{e:#}"));
+            if config_fault(&e) {
+                adjutant::preflight::EX_CONFIG
+            } else {
+                2
+            }
         }
+    };
+    // `receive`'s answer to the MTA is whether the mail was recorded, not
+    // whether its report line could be printed.
+    if let (Some(why), false) = (STDOUT_FAILED.get(), receiving) {
+        adjutant::logging::refuse(&format!("cannot write to standard output: {why}"));
+        std::process::exit(if code == 0 { 1 } else { code });
     }
+    std::process::exit(code);
 }
 
-/// Write the default configuration and create the embedded mailbox.
-fn init(dir: &Path) -> Result<PathBuf> {
+/// A fault of the host's configuration, which no retry mends: the config
+/// (a typo, a value, no file), a refused setting (src/preflight.rs), the
+/// credentials key missing beside a database with games. Exit 78
+/// (EX_CONFIG), which `RestartPreventExitStatus=78` keeps systemd from
+/// restarting in a loop (docs/host.md, "Before it starts").
+fn config_fault(e: &anyhow::Error) -> bool {
+    use adjutant::store::StoreError;
+    let key = |s: Option<&StoreError>| matches!(s, Some(StoreError::KeyMissing { .. }));
+    e.chain().any(|c| {
+        c.is::<adjutant::config::ConfigError>()
+            || c.is::<adjutant::preflight::Refused>()
+            || key(c.downcast_ref::<StoreError>())
+            || matches!(
+                c.downcast_ref::<adjutant::service::ServiceError>(),
+                Some(adjutant::service::ServiceError::Store(s)) if key(Some(s))
+            )
+            || matches!(
+                c.downcast_ref::<adjutant::backup::BackupError>(),
+                Some(adjutant::backup::BackupError::Store(s)) if key(Some(s))
+            )
+    })
+}
+
+/// The error is standard output closed under us.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Write the default configuration and create the embedded mailbox; true
+/// when the config was written now (a judge already there: false).
+/// `private`: a new judge's folder is made 0700 (`adjutant init DIR`; not
+/// the current directory `serve` initialises by default, which is the
+/// host's own and which doctor then reports if others may enter it).
+fn init(dir: &Path, private: bool) -> Result<(PathBuf, bool)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("adjutant.toml");
-    if !path.exists() {
+    let new = !path.exists();
+    if new {
+        // A new judge's folder is its own: readable by its owner only,
+        // like every file in it (a folder made by `mkdir` is 0755).
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .with_context(|| format!("making {} private", dir.display()))?;
+        }
         std::fs::write(&path, config::DEFAULT_TOML)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let cfg = Config::load(&path)?;
+    // A restore whose config names a database elsewhere: never make an
+    // empty one there (the unit runs init before every start).
+    adjutant::preflight::database_in_place(&cfg).map_err(adjutant::preflight::Refused)?;
     adjutant::mail::maildir::create(&cfg.maildir())?;
     std::fs::create_dir_all(cfg.outbox_dir())?;
     adjutant::store::open(&cfg.database_path())?;
-    Ok(path)
+    Ok((path, new))
 }
 
 /// Text from a mail as one printable line: control characters (CR, LF,
@@ -380,16 +484,36 @@ fn config_path(cli: &Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("adjutant.toml"))
 }
 
-fn open(cli: &Option<PathBuf>) -> Result<Judge> {
+/// The config at `cli` (or ./adjutant.toml); none there is a
+/// configuration fault (exit 78) like a config that does not parse.
+fn load_config(cli: &Option<PathBuf>) -> Result<(PathBuf, Config)> {
     let path = config_path(cli);
     if !path.exists() {
-        bail!(
+        return Err(adjutant::preflight::Refused(format!(
             "no configuration at {} (run `adjutant init DIR`, or pass --config FILE)",
             path.display()
-        );
+        ))
+        .into());
     }
     let cfg = Config::load(&path)?;
+    Ok((path, cfg))
+}
+
+fn open(cli: &Option<PathBuf>) -> Result<Judge> {
+    let (_, cfg) = load_config(cli)?;
+    adjutant::preflight::database_in_place(&cfg).map_err(adjutant::preflight::Refused)?;
     Ok(Judge::open(cfg, clock::from_env())?)
+}
+
+/// The judge for a host's command that mails (new-game, pause, the
+/// referee's commands): what would keep its mail from going out (no SMTP
+/// password, a `ca_file` not there) refuses it before anything changes.
+fn open_to_mail(cli: &Option<PathBuf>) -> Result<Judge> {
+    let (_, cfg) = load_config(cli)?;
+    if let Some(first) = adjutant::preflight::outbound(&cfg).into_iter().next() {
+        return Err(adjutant::preflight::Refused(first).into());
+    }
+    open(cli)
 }
 
 /// One handler per command (grouped below as the help lists them): each
@@ -400,17 +524,20 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Init { dir } => init_cmd(&dir),
         Cmd::Serve { once } => serve_cmd(config, once),
         Cmd::Receive => receive_cmd(config),
+        Cmd::SkipOldMail => skip_old_mail_cmd(config),
         Cmd::Backup { dir } => {
-            let path = config_path(config);
-            let cfg = Config::load(&path)?;
+            let (path, cfg) = load_config(config)?;
             let w = adjutant::backup::backup(&cfg, &path, &dir)?;
-            for f in [&w.database, &w.key, &w.config] {
+            for f in [&w.database, &w.key, &w.config].into_iter().chain(&w.extra) {
                 println!("{}", f.display());
+            }
+            for n in &w.notes {
+                adjutant::logging::say(&format!("adjutant: note: {n}"));
             }
             Ok(0)
         }
         Cmd::NewKey => {
-            let cfg = Config::load(&config_path(config))?;
+            let (_, cfg) = load_config(config)?;
             let key = adjutant::store::credentials::create_key(&cfg.database_path())?;
             println!(
                 "new key {}: every seat's credentials have changed",
@@ -455,21 +582,21 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Approve { game } => approve_cmd(config, game),
         Cmd::Amend { game, reason, fix } => amend_cmd(config, game, &reason, &fix),
         Cmd::Broadcast { game, text } => {
-            let mut judge = open(config)?;
+            let mut judge = open_to_mail(config)?;
             judge.referee_broadcast(game, &text)?;
             deliver(&mut judge)?;
             println!("game {game}: message sent");
             Ok(0)
         }
         Cmd::Reveal { game } => {
-            let mut judge = open(config)?;
+            let mut judge = open_to_mail(config)?;
             judge.referee_reveal(game)?;
             deliver(&mut judge)?;
             println!("game {game}: both boards sent to every player");
             Ok(0)
         }
         Cmd::Pause { game } => {
-            let mut judge = open(config)?;
+            let mut judge = open_to_mail(config)?;
             judge.set_paused(game, true, ClockBy::Host)?;
             deliver(&mut judge)?;
             println!("game {game} paused");
@@ -540,7 +667,12 @@ fn duration_flag(flag: &str, d: Option<String>) -> Result<Option<i64>> {
 // ---- the host's set-up: init, serve, receive, doctor ----
 
 fn init_cmd(dir: &Path) -> Result<i32> {
-    let path = init(dir)?;
+    let (path, new) = init(dir, true)?;
+    if !new {
+        // A judge already there (the unit runs init before every start):
+        // checked and completed, nothing to say.
+        return Ok(0);
+    }
     let cfg = Config::load(&path)?;
     println!("Initialised {}", path.display());
     println!("  database: {}", cfg.database_path().display());
@@ -558,7 +690,7 @@ fn init_cmd(dir: &Path) -> Result<i32> {
 fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let path = config_path(config);
     if !path.exists() && config.is_none() {
-        init(Path::new("."))?;
+        init(Path::new("."), false)?;
         adjutant::logging::say(
             "No adjutant.toml here: initialised the embedded default in the current directory.",
         );
@@ -572,16 +704,8 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     // What no retry can mend refuses the start, before any mail or the
     // database is touched (src/preflight.rs); the lock is held until exit.
     // (No config there: `open` below says so.)
-    let _lock = match path.exists().then(|| Config::load(&path)).transpose()? {
-        Some(cfg) => match adjutant::preflight::check(&cfg, once) {
-            Ok(lock) => Some(lock),
-            Err(line) => {
-                eprintln!("adjutant: {line}");
-                return Ok(adjutant::preflight::EX_CONFIG);
-            }
-        },
-        None => None,
-    };
+    let (_, cfg) = load_config(&Some(path.clone()))?;
+    let _lock = adjutant::preflight::check(&cfg, once).map_err(adjutant::preflight::Refused)?;
     let mut judge = open(&Some(path))?;
     let (from, to) = judge.cfg.describe_mail();
     let say = adjutant::logging::say;
@@ -618,7 +742,9 @@ const EX_TEMPFAIL: i32 = 75;
 /// must mend): never a bounce for the judge's own fault (docs/host.md).
 fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let tempfail = |what: &str, e: &dyn std::fmt::Display| {
-        eprintln!("adjutant: {what}: {e:#}; exit 75, the mail server keeps the mail and retries");
+        adjutant::logging::refuse(&format!(
+            "{what}: {e:#}; exit 75, the mail server keeps the mail and retries"
+        ));
         Ok(EX_TEMPFAIL)
     };
     let mut judge = match open(config) {
@@ -631,11 +757,55 @@ fn receive_cmd(config: &Option<PathBuf>) -> Result<i32> {
     }
     let _mail = adjutant::logging::mail_span(&raw).entered();
     match daemon::handle_one(&mut judge, &raw, "stdin") {
-        Ok(o) => println!("{o:?}"),
+        Ok(adjutant::service::MailOutcome::Duplicate) => {
+            println!("seen before: nothing done");
+        }
+        Ok(adjutant::service::MailOutcome::Handled { outcome, replies }) => {
+            println!("{outcome}; {replies} mails queued");
+        }
         Err(e) => return tempfail("the mail was not recorded", &e),
     }
     if let Err(e) = deliver(&mut judge) {
-        eprintln!("adjutant: the mail is recorded; its answers wait in the outbox: {e:#}");
+        adjutant::logging::refuse(&format!(
+            "the mail is recorded; its answers wait in the outbox: {e:#}"
+        ));
+    }
+    Ok(0)
+}
+
+/// `skip-old-mail`: a judge given a mailbox that already holds mail
+/// starts from now (docs/host.md, "With a real mail provider").
+fn skip_old_mail_cmd(config: &Option<PathBuf>) -> Result<i32> {
+    let judge = open(config)?;
+    match (judge.cfg.inbound.kind.as_str(), &judge.cfg.inbound.imap) {
+        ("imap", Some(imap)) => {
+            let (cursor, left) = adjutant::mail::imap::cursor_at_end(imap)?;
+            adjutant::store::kv_set(
+                &judge.conn,
+                daemon::IMAP_CURSOR,
+                &format!("{}:{}", cursor.uid_validity, cursor.last_uid),
+            )?;
+            println!(
+                "{left} messages in {} at {} left unanswered; the judge reads mail from now on",
+                imap.mailbox, imap.host
+            );
+        }
+        ("maildir", _) => {
+            let dir = judge.cfg.maildir();
+            let waiting = adjutant::mail::maildir::waiting(&dir)?;
+            for f in &waiting {
+                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("message");
+                let base = name.split(":2,").next().unwrap_or(name);
+                std::fs::rename(f, dir.join("cur").join(format!("{base}:2,")))
+                    .with_context(|| format!("moving {}", f.display()))?;
+            }
+            println!(
+                "{} messages in {}/new moved to cur/ unanswered; the judge reads mail from now on",
+                waiting.len(),
+                dir.display()
+            );
+        }
+        _ => println!("no mailbox to skip: inbound.kind is none (mail comes by `receive`)"),
     }
     Ok(0)
 }
@@ -681,19 +851,13 @@ fn outbox_warnings(db: &Path) -> Vec<String> {
 }
 
 fn doctor_cmd(config: &Option<PathBuf>) -> Result<i32> {
-    let path = config_path(config);
-    let cfg = Config::load(&path)?;
+    let (path, cfg) = load_config(config)?;
     let mut warnings = adjutant::config::doctor(&cfg, &path);
     warnings.extend(outbox_warnings(&cfg.database_path()));
-    let offline = adjutant::preflight::offline(&cfg);
-    // The servers only once the settings to reach them are right.
-    let online = if offline.is_empty() {
-        adjutant::preflight::online(&cfg)
-    } else {
-        Vec::new()
-    };
-    warnings.extend(offline);
-    warnings.extend(online);
+    // Every fault, the logins included (each server whose own settings
+    // are right: never a password sent in clear off loopback).
+    warnings.extend(adjutant::preflight::offline(&cfg));
+    warnings.extend(adjutant::preflight::online(&cfg));
     for w in &warnings {
         println!("warning: {w}");
     }
@@ -721,7 +885,7 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
             parse_duration(&r).ok_or_else(|| anyhow!("--review takes e.g. 24h or 3d, not '{r}'"))
         })
         .transpose()?;
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
     let deadline = duration_flag("deadline", a.deadline)?;
     let opts = adjutant::service::GameOptions {
@@ -923,7 +1087,7 @@ fn predict_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -
 }
 
 fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let text = if orders.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s)?;
@@ -1069,7 +1233,7 @@ fn outbox_retry_cmd(config: &Option<PathBuf>, id: Option<i64>, dead: bool) -> Re
     if id.is_none() && !dead {
         bail!("say which mail: `outbox retry ID`, or `outbox retry --dead` for every dead one");
     }
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let now = adjutant::service::clock::stamp(judge.clock.now());
     let n = adjutant::store::outbox_retry(&judge.conn, id, &now)?;
     match (n, id) {
@@ -1105,7 +1269,7 @@ fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
 // ---- the referee and the host on a game: approve, amend, resume, extend, seats ----
 
 fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     match judge.referee_approve(game)? {
         Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
         None => println!("game {game}: nothing is held for review"),
@@ -1115,7 +1279,7 @@ fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
 }
 
 fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     match judge.referee_amend(game, &fix.join("\n"), reason) {
         Ok(turn) => {
             println!("game {game}: corrected as turn {turn}");
@@ -1131,7 +1295,7 @@ fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) 
 }
 
 fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let at = judge.set_paused(game, false, ClockBy::Host)?;
     deliver(&mut judge)?;
     match at {
@@ -1142,7 +1306,7 @@ fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
 }
 
 fn extend_cmd(config: &Option<PathBuf>, game: i64, by: &str) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let secs = parse_duration(by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
     let at = judge.extend(game, secs, ClockBy::Host)?;
     deliver(&mut judge)?;
@@ -1156,7 +1320,7 @@ fn rotate_secret_cmd(
     side: &str,
     member: Option<&str>,
 ) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member)?;
     deliver(&mut judge)?;
     println!("game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}");
@@ -1170,7 +1334,7 @@ fn replace_seat_cmd(
     email: &str,
     old: Option<&str>,
 ) -> Result<i32> {
-    let mut judge = open(config)?;
+    let mut judge = open_to_mail(config)?;
     match old {
         Some(old) => {
             judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
@@ -1291,7 +1455,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             all_at_once,
         } => {
             let plan = file.as_deref().map(read_campaign_file).transpose()?;
-            let mut judge = open(config)?;
+            let mut judge = open_to_mail(config)?;
             let players = pairs(
                 &players,
                 "player",
@@ -1334,7 +1498,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             Ok(0)
         }
         CampaignCmd::Resume { name } => {
-            let mut judge = open(config)?;
+            let mut judge = open_to_mail(config)?;
             let game = judge.campaign_resume(&name)?;
             println!("campaign {name} resumed: its next battle is game {game}");
             deliver(&mut judge)?;

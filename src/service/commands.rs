@@ -45,6 +45,12 @@ impl Judge {
             return self.referee_mail(tx, &req, &referee, queue, answer);
         }
         let seat = self.authenticate(env, &req)?;
+        // A mail that came in under a seat's address: every answer to it
+        // (HELP, STATUS, an error) keeps that address as Reply-To, so a
+        // reply to the answer still speaks for the seat (issue 54).
+        if let Ok(s) = &seat {
+            answer.reply_to = Some(self.seat_address(s));
+        }
         // PREDICT (service/predict.rs): the orders are reckoned, never
         // submitted; a mail without a seat gets the usual answer only.
         if req.commands.contains(&Command::Predict) {

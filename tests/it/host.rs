@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 /// Every row of every table, and the key file: what "the database is
 /// unchanged" compares (read only, so reading changes nothing).
-fn snapshot(site: &Site) -> String {
+pub(crate) fn snapshot(site: &Site) -> String {
     use rusqlite::OpenFlags;
     let db = site.path().join("adjutant.db");
     let mut out = String::new();
@@ -47,7 +47,7 @@ fn snapshot(site: &Site) -> String {
 }
 
 /// A judge with a mail waiting in its Maildir (which a start would handle).
-fn site_with_mail() -> Site {
+pub(crate) fn site_with_mail() -> Site {
     let site = Site::new();
     site.drop_mail(
         "1.host-check",
@@ -63,14 +63,14 @@ fn site_with_mail() -> Site {
 }
 
 /// Replaces `from` (which must be there) with `to` in the site's config.
-fn edit_config(site: &Site, from: &str, to: &str) {
+pub(crate) fn edit_config(site: &Site, from: &str, to: &str) {
     let cfg = std::fs::read_to_string(site.config()).unwrap();
     assert!(cfg.contains(from), "no {from:?} in the config");
     std::fs::write(site.config(), cfg.replacen(from, to, 1)).unwrap();
 }
 
 /// Inbound by IMAP with the `table` lines for `[inbound.imap]`.
-fn imap_inbound(site: &Site, table: &str) {
+pub(crate) fn imap_inbound(site: &Site, table: &str) {
     edit_config(site, "kind = \"maildir\"", "kind = \"imap\"");
     edit_config(
         site,
@@ -80,7 +80,7 @@ fn imap_inbound(site: &Site, table: &str) {
 }
 
 /// Outbound by SMTP with the `table` lines for `[outbound.smtp]`.
-fn smtp_outbound(site: &Site, table: &str) {
+pub(crate) fn smtp_outbound(site: &Site, table: &str) {
     edit_config(site, "kind = \"file\"", "kind = \"smtp\"");
     edit_config(
         site,
@@ -90,7 +90,7 @@ fn smtp_outbound(site: &Site, table: &str) {
 }
 
 /// `serve --once` with `env` set (and the variables of `unset` removed).
-fn serve_once(site: &Site, env: &[(&str, &str)], unset: &[&str]) -> Output {
+pub(crate) fn serve_once(site: &Site, env: &[(&str, &str)], unset: &[&str]) -> Output {
     let mut c = site.command(&["serve", "--once"]);
     for (k, v) in env {
         c.env(k, v);
@@ -103,7 +103,12 @@ fn serve_once(site: &Site, env: &[(&str, &str)], unset: &[&str]) -> Output {
 
 /// `serve --once` refuses: exit 78, one line on stderr holding every one
 /// of `fix`, the database and the waiting mail untouched.
-fn assert_refused(site: &Site, env: &[(&str, &str)], unset: &[&str], fix: &[&str]) -> String {
+pub(crate) fn assert_refused(
+    site: &Site,
+    env: &[(&str, &str)],
+    unset: &[&str],
+    fix: &[&str],
+) -> String {
     let before = snapshot(site);
     let waiting = std::fs::read_dir(site.inbox_new()).unwrap().count();
     let out = serve_once(site, env, unset);

@@ -32,6 +32,7 @@ mod e2e_worlds;
 mod golden;
 mod hardening;
 mod host;
+mod host_faults;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
 mod landmarks;

@@ -516,6 +516,40 @@ pub fn fetch_new(
     with_session(cfg, |session| fetch_in(session, cfg, cursor, max))
 }
 
+/// A cursor past every message now in the mailbox: a judge given a
+/// mailbox that already holds mail starts from now with it (`adjutant
+/// skip-old-mail`), and fetches only what arrives later. Also the number
+/// of messages it leaves behind.
+pub fn cursor_at_end(cfg: &ImapConfig) -> Result<(ImapCursor, u32), MailboxError> {
+    with_session(cfg, |session| {
+        let mailbox = session
+            .examine(&cfg.mailbox)
+            .map_err(|e| mailbox_error(cfg, e))?;
+        let uid_validity = mailbox.uid_validity.ok_or_else(|| {
+            MailboxError::Protocol(format!("no UIDVALIDITY for mailbox {:?}", cfg.mailbox))
+        })?;
+        let last_uid = if mailbox.exists == 0 {
+            mailbox.uid_next.map_or(0, |n| n.saturating_sub(1))
+        } else {
+            // The highest UID there (UIDNEXT may be ahead of it after an
+            // expunge, and is optional).
+            session
+                .uid_search("1:*")?
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+                .max(mailbox.uid_next.map_or(0, |n| n.saturating_sub(1)))
+        };
+        Ok((
+            ImapCursor {
+                uid_validity,
+                last_uid,
+            },
+            mailbox.exists,
+        ))
+    })
+}
+
 /// [`fetch_new`] over this thread's kept session ([`with_kept`]).
 pub fn fetch_new_kept(
     cfg: &ImapConfig,
