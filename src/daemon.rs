@@ -27,6 +27,10 @@ pub struct Pass {
     pub failed: usize,
     pub delivered: usize,
     pub delivery_failures: usize,
+    /// A delivery met a fault of the server's or the settings' in this
+    /// pass: no other delivery is tried before the next pass (one knock a
+    /// pass on a failing server, whatever the pass's size; issue 52).
+    pub server_down: bool,
 }
 
 impl Pass {
@@ -34,6 +38,7 @@ impl Pass {
     fn add_deliveries(&mut self, other: Pass) {
         self.delivered += other.delivered;
         self.delivery_failures += other.delivery_failures;
+        self.server_down |= other.server_down;
     }
 }
 
@@ -450,9 +455,12 @@ pub fn deliver_until(
     let keep_hours = cfg.outbound.keep_sent_hours;
     let renderer = Renderer::new(&judge.templates);
     let owner = claimer("deliver");
-    reclaim_from_the_dead(conn, now);
+    if !pass.server_down {
+        reclaim_from_the_dead(conn, now);
+    }
+    let clock = ClaimClock::from(now);
     let mut after = 0;
-    while let Some(last) = deliver_page(conn, cfg, &renderer, now, after, &owner, stop, pass)? {
+    while let Some(last) = deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, pass)? {
         after = last;
     }
     if keep_hours > 0 {
@@ -469,6 +477,48 @@ pub fn deliver_until(
 /// seconds of the judge's clock: enough to send a page through a slow mail
 /// server; a killed deliverer's rows go out again once it lapses.
 pub const CLAIM_SECS: i64 = 600;
+
+/// [`CLAIM_SECS`], or `ADJUTANT_CLAIM_SECS` in a development build (the
+/// tests that outlast a claim; docs/host.md).
+fn claim_secs() -> i64 {
+    #[cfg(debug_assertions)]
+    if let Some(s) = std::env::var("ADJUTANT_CLAIM_SECS")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+    {
+        return s.max(1);
+    }
+    CLAIM_SECS
+}
+
+/// The clock a deliverer claims by: the judge's clock when its call began,
+/// moved on by the time since (a call through a long backlog lasts longer
+/// than a claim: each claim, and each renewal, is made at its own time;
+/// issue 52). Which mails are due and what is recorded go by the call's
+/// time, as before.
+struct ClaimClock {
+    now: DateTime<Utc>,
+    since: std::time::Instant,
+}
+
+impl ClaimClock {
+    fn from(now: DateTime<Utc>) -> ClaimClock {
+        ClaimClock {
+            now,
+            since: std::time::Instant::now(),
+        }
+    }
+
+    /// The judge's clock at this moment.
+    fn at(&self) -> DateTime<Utc> {
+        self.now + chrono::Duration::from_std(self.since.elapsed()).unwrap_or_default()
+    }
+
+    /// Until when a claim made (or renewed) now lasts.
+    fn until(&self) -> String {
+        stamp(self.at() + chrono::Duration::seconds(claim_secs()))
+    }
+}
 
 /// Who claims rows: this process (its id and, where the system tells it,
 /// when it started: a process id is reused once the system has counted
@@ -554,19 +604,24 @@ fn deliver_page(
     conn: &rusqlite::Connection,
     cfg: &Config,
     renderer: &Renderer<'_>,
-    now: DateTime<Utc>,
+    clock: &ClaimClock,
     after: i64,
     owner: &str,
     stop: &AtomicBool,
     pass: &mut Pass,
 ) -> Result<Option<i64>, store::StoreError> {
-    let until = stamp(now + chrono::Duration::seconds(CLAIM_SECS));
+    if pass.server_down {
+        return Ok(None); // one knock a pass on a failing server
+    }
+    let now = clock.now;
     let mut page = store::relaxed(conn, |c| {
-        store::outbox_claim(c, &stamp(now), after, store::OUTBOX_PAGE, owner, &until)
+        let at = stamp(clock.at());
+        store::outbox_claim(c, &at, after, store::OUTBOX_PAGE, owner, &clock.until())
     })?;
     let Some(last) = page.last().map(|m| m.id) else {
         return Ok(None);
     };
+    let mut claimed = std::time::Instant::now();
     let rendered = renderer.render_page(conn, &mut page);
     let mut rows = page.iter().zip(rendered);
     let mut tried = 0;
@@ -593,7 +648,16 @@ fn deliver_page(
         }
         tried += group.len();
         record_all(conn, group, now, Policy::of(cfg), pass)?;
+        if server_down.is_none() && tried < page.len() && half_spent(claimed) {
+            // Still sending: the rest of the page stays ours.
+            let from = page[tried].id;
+            store::relaxed(conn, |c| {
+                store::outbox_renew(c, from, last, owner, &clock.until())
+            })?;
+            claimed = std::time::Instant::now();
+        }
         if let Some(why) = server_down {
+            pass.server_down = true;
             // The server or the settings are at fault: every other mail
             // would meet it too. They wait for the next pass, untried; those
             // past the host's horizon are given up with the same reason.
@@ -615,6 +679,12 @@ fn deliver_page(
             return Ok(None);
         }
     }
+}
+
+/// Whether half a claim's time has passed since `claimed`: time to renew
+/// it.
+fn half_spent(claimed: std::time::Instant) -> bool {
+    claimed.elapsed().as_secs_f64() * 2.0 >= claim_secs() as f64
 }
 
 /// A delivery that failed: why, and whether the fault is the mail
@@ -741,6 +811,7 @@ fn courier(
     let owner = claimer("courier");
     let mut moved = Ok(());
     let mut after = 0;
+    let mut down = false;
     while let Ok(job) = jobs.recv() {
         let now = match job {
             Job::Done(file) => {
@@ -753,10 +824,14 @@ fn courier(
             Job::Deliver(now) => now,
         };
         let Some(conn) = &conn else { continue };
+        if down {
+            continue; // the server failed earlier in this pass
+        }
         reclaim_from_the_dead(conn, now);
+        let clock = ClaimClock::from(now);
         let mut done = Pass::default();
         loop {
-            match deliver_page(conn, cfg, &renderer, now, after, &owner, stop, &mut done) {
+            match deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, &mut done) {
                 Ok(Some(last)) => after = last,
                 Ok(None) => break,
                 Err(e) => {
@@ -765,6 +840,7 @@ fn courier(
                 }
             }
         }
+        down = done.server_down;
         let _ = report.send(done);
     }
     moved

@@ -1082,12 +1082,20 @@ pub fn pack(raw: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The mail [`pack`] stored (a body stored whole is returned as it is).
+/// The mail [`pack`] stored (a body stored whole, a report's [`JOB`], or
+/// none, once dropped, is returned as it is). A body that is none of these
+/// (neither packed nor a mail: damaged, random bytes) is refused as a
+/// truncated one is, never sent as it is.
 pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
-    let Some(z) = stored.strip_prefix(PACKED) else {
-        return Ok(stored);
-    };
     let bad = |why: String| StoreError::Corrupt(format!("an outbox body does not unpack: {why}"));
+    let Some(z) = stored.strip_prefix(PACKED) else {
+        if stored.is_empty() || stored.starts_with(JOB) || is_whole_mail(&stored) {
+            return Ok(stored);
+        }
+        return Err(bad(
+            "it is neither packed nor a mail with a Message-ID (damaged)".into(),
+        ));
+    };
     let size = z
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -1096,6 +1104,23 @@ pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
         return Err(bad(format!("it claims {size} bytes")));
     }
     lz4_flex::block::decompress_size_prepended(z).map_err(|e| bad(e.to_string()))
+}
+
+/// Whether a body stored whole reads as a mail: a header field first, and
+/// a Message-ID field in its header (every mail the judge makes has one).
+fn is_whole_mail(raw: &[u8]) -> bool {
+    let field_name = |line: &[u8]| {
+        line.iter()
+            .position(|&b| b == b':')
+            .is_some_and(|n| n > 0 && line[..n].iter().all(|b| b.is_ascii_graphic()))
+    };
+    let mut lines = raw.split(|&b| b == b'\n');
+    if !lines.next().is_some_and(field_name) {
+        return false;
+    }
+    lines
+        .take_while(|l| !l.is_empty() && *l != b"\r")
+        .any(|l| l.len() > 11 && l[..11].eq_ignore_ascii_case(b"message-id:"))
 }
 
 fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
@@ -1163,6 +1188,24 @@ pub fn outbox_release(conn: &Connection, ids: &[i64], owner: &str) -> Result<(),
         st.execute(params![id, owner])?;
     }
     Ok(())
+}
+
+/// Renews `owner`'s claim on its pending rows with ids from `from` to `to`
+/// (the rest of a page it is still sending) until `until`, so that its
+/// claim does not lapse while it is alive and at work.
+pub fn outbox_renew(
+    conn: &Connection,
+    from: i64,
+    to: i64,
+    owner: &str,
+    until: &str,
+) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET claim_until = ?4
+             WHERE id >= ?1 AND id <= ?2 AND claimed_by = ?3 AND status = 'pending'",
+        )?
+        .execute(params![from, to, owner, until])?)
 }
 
 /// The deliverers holding a live claim at `now` (a claim not yet lapsed).
@@ -1618,15 +1661,30 @@ mod tests {
         .unwrap();
         assert_eq!(due[0].raw, mail);
         // A body stored whole (before compression) reads as it is.
+        let whole = b"From: x\r\nMessage-ID: <old@x>\r\n\r\nold".to_vec();
         c.execute(
             "UPDATE outbox SET raw = ?1 WHERE id = ?2",
-            params![b"From: x\r\n\r\nold".to_vec(), id],
+            params![whole, id],
         )
         .unwrap();
-        assert_eq!(
-            outbox_body(&c, id).unwrap().unwrap().1,
-            b"From: x\r\n\r\nold"
-        );
+        assert_eq!(outbox_body(&c, id).unwrap().unwrap().1, whole);
+        // Bytes that are neither packed nor a mail with a Message-ID are
+        // damaged, not a mail to send as it is (issue 52).
+        for junk in [
+            &b"\x9e\x01garbage"[..],
+            b"From: x\r\n\r\nno id",
+            b"no header\r\n",
+        ] {
+            c.execute(
+                "UPDATE outbox SET raw = ?1 WHERE id = ?2",
+                params![junk, id],
+            )
+            .unwrap();
+            assert!(
+                matches!(outbox_body(&c, id), Err(StoreError::Corrupt(_))),
+                "{junk:?}"
+            );
+        }
         // A damaged body is an error, not a panic.
         let mut bad = PACKED.to_vec();
         bad.extend_from_slice(b"\xff\xfe not deflate");
