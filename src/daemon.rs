@@ -31,6 +31,9 @@ pub struct Pass {
     /// pass: no other delivery is tried before the next pass (one knock a
     /// pass on a failing server, whatever the pass's size; issue 52).
     pub server_down: bool,
+    /// A send succeeded in this pass and the mails waiting out a back-off
+    /// were made due at once ([`due_again`]); how many.
+    pub due_again: Option<usize>,
 }
 
 impl Pass {
@@ -39,6 +42,9 @@ impl Pass {
         self.delivered += other.delivered;
         self.delivery_failures += other.delivery_failures;
         self.server_down |= other.server_down;
+        if other.due_again.is_some() {
+            self.due_again = other.due_again;
+        }
     }
 }
 
@@ -59,6 +65,10 @@ fn guarded(
 ) -> Result<MailOutcome, String> {
     match catch_unwind(AssertUnwindSafe(|| f(judge))) {
         Ok(Ok(o)) => Ok(o),
+        Ok(Err(e)) if e.is_disk() => Err(format!(
+            "{e}: the disk is full or failing; the mail stays and is tried again \
+             once the host has made room (it is never set aside for this)"
+        )),
         Ok(Err(e)) if e.is_transient() => Err(e.to_string()),
         Ok(Err(e)) => Err(failed(judge, raw, source, &e.to_string())),
         Err(_) => Err(panicked(judge, raw, source)),
@@ -144,13 +154,49 @@ enum Read {
 
 impl Waiting {
     fn at(file: PathBuf) -> Waiting {
-        let raw = std::fs::read(&file);
+        let raw = read_whole(&file);
         Waiting {
             file,
             raw,
             read: Read::Later,
         }
     }
+}
+
+/// A mail file's bytes, refused (`WouldBlock`) while another process still
+/// has it open for writing: a writer that puts a file straight into
+/// `new/` instead of writing it in `tmp/` and renaming it (the Maildir
+/// protocol) may be halfway through, and a pass that read it now would
+/// take half a mail for the whole (issue 52). Linux tells by a read lease,
+/// which cannot be had on a file open for writing; where leases are not
+/// to be had (another owner, a file system without them) the file is
+/// read as it is.
+fn read_whole(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    #[cfg(target_os = "linux")]
+    let leased = {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on a descriptor this function owns; a lease only
+        // changes what other processes' opens of the file wait for.
+        let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) };
+        if r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "still being written (left for the next pass)",
+            ));
+        }
+        r == 0
+    };
+    let mut raw = Vec::new();
+    let read = f.read_to_end(&mut raw);
+    #[cfg(target_os = "linux")]
+    if leased {
+        use std::os::fd::AsRawFd;
+        // SAFETY: as above; gives the lease back.
+        unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    }
+    read.map(|_| raw)
 }
 
 /// Handle everything waiting in the Maildir. A backlog of more than
@@ -264,6 +310,10 @@ fn handle_files(
         }
         let raw = match raw {
             Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tracing::info!("{}: {e}", file.display());
+                continue;
+            }
             Err(e) => {
                 tracing::warn!("cannot read {}: {e}", file.display());
                 continue;
@@ -440,7 +490,17 @@ pub const DELIVER_EVERY: usize = 64;
 /// after delivery; then its bytes are dropped, or kept for
 /// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
-    deliver_until(judge, pass, &AtomicBool::new(false))
+    let before = pass.delivered;
+    let r = deliver_until(judge, pass, &AtomicBool::new(false));
+    log_delivered(pass.delivered - before);
+    r
+}
+
+/// Says how many mails a pass (or a command) delivered (info).
+fn log_delivered(n: usize) {
+    if n > 0 {
+        tracing::info!("outbox: delivered {n} mails");
+    }
 }
 
 /// [`deliver`], stopping between two groups of mails once `stop` is set
@@ -460,8 +520,20 @@ pub fn deliver_until(
     }
     let clock = ClaimClock::from(now);
     let mut after = 0;
-    while let Some(last) = deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, pass)? {
-        after = last;
+    let mut again = pass.due_again.is_none();
+    loop {
+        while let Some(last) =
+            deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, pass)?
+        {
+            after = last;
+        }
+        // Mails made due by a send that went through (their back-off
+        // ended) may lie behind the cursor: once more from the start.
+        if !(again && pass.due_again.is_some_and(|n| n > 0)) || stop.load(Ordering::SeqCst) {
+            break;
+        }
+        again = false;
+        after = 0;
     }
     if keep_hours > 0 {
         let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
@@ -647,7 +719,12 @@ fn deliver_page(
             return Ok(Some(last));
         }
         tried += group.len();
+        let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
+        let went = group.iter().any(|s| s.result.is_ok());
         record_all(conn, group, now, Policy::of(cfg), pass)?;
+        if went && pass.due_again.is_none() {
+            due_again(conn, now, back, pass)?;
+        }
         if server_down.is_none() && tried < page.len() && half_spent(claimed) {
             // Still sending: the rest of the page stays ours.
             let from = page[tried].id;
@@ -679,6 +756,26 @@ fn deliver_page(
             return Ok(None);
         }
     }
+}
+
+/// A send went through: the server takes mail, so every mail waiting out
+/// its back-off is due now (issue 54: after an outage, queued mail does not
+/// wait up to an hour while newer mail overtakes it). Said once, when the
+/// send was a retry or mails were waiting: the end of an outage.
+fn due_again(
+    conn: &rusqlite::Connection,
+    now: DateTime<Utc>,
+    was_retried: bool,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
+    let n = store::relaxed(conn, |c| store::outbox_due_now(c, &stamp(now)))?;
+    pass.due_again = Some(n);
+    if n > 0 || was_retried {
+        tracing::info!(
+            "outbox: the mail server takes mail again; {n} mails waiting out a back-off are due now"
+        );
+    }
+    Ok(())
 }
 
 /// Whether half a claim's time has passed since `claimed`: time to renew
@@ -1056,6 +1153,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
     if let Err(e) = deliver_until(judge, &mut p, stop) {
         tracing::error!("outbox: {e}");
     }
+    log_delivered(p.delivered);
     p
 }
 
@@ -1071,6 +1169,13 @@ pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
 pub fn run_with(judge: &mut Judge, once: bool, stop: &AtomicBool, wakes: &Wakes) -> Pass {
     let mut total = Pass::default();
     let mut outage = Outage::default();
+    // The judge starts: mail waiting out a back-off is due at once.
+    let now = stamp(judge.clock.now());
+    match store::relaxed(&judge.conn, |c| store::outbox_due_now(c, &now)) {
+        Ok(n) if n > 0 => tracing::info!("outbox: {n} mails waiting out a back-off are due now"),
+        Ok(_) => {}
+        Err(e) => tracing::error!("outbox: {e}"),
+    }
     loop {
         let p = pass_with(judge, stop, &mut outage);
         total.handled += p.handled;

@@ -1073,7 +1073,9 @@ fn outbox_retry_cmd(config: &Option<PathBuf>, id: Option<i64>, dead: bool) -> Re
     let now = adjutant::service::clock::stamp(judge.clock.now());
     let n = adjutant::store::outbox_retry(&judge.conn, id, &now)?;
     match (n, id) {
-        (0, Some(id)) => bail!("mail {id} is not dead (see `adjutant outbox`)"),
+        (0, Some(id)) => {
+            bail!("mail {id} is neither dead nor waiting (see `adjutant outbox`)")
+        }
         (0, None) => println!("no dead mail"),
         (n, _) => println!("{n} mails put back in the queue"),
     }

@@ -57,18 +57,36 @@ pub enum ServiceError {
 
 impl ServiceError {
     /// Whether the same work may succeed if tried again later: the
-    /// database was busy or locked by another process (not a damaged row,
-    /// a bug or bad data, which fail the same way every time).
+    /// database was busy or locked by another process, or the disk is full
+    /// or failing (the host's to mend: [`ServiceError::is_disk`]); not a
+    /// damaged row, a bug or bad data, which fail the same way every time.
     #[must_use]
     pub fn is_transient(&self) -> bool {
-        let sql = match self {
-            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e,
-            _ => return false,
-        };
+        self.is_disk()
+            || matches!(
+                self.sqlite_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            )
+    }
+
+    /// Whether the disk under the database is full (SQLITE_FULL) or
+    /// failing (SQLITE_IOERR): nothing the mail did, and a smaller write (a
+    /// failure count) may still fit where the mail's transaction did not,
+    /// so such a failure never counts toward setting a mail aside (issue
+    /// 52).
+    #[must_use]
+    pub fn is_disk(&self) -> bool {
         matches!(
-            sql.sqlite_error_code(),
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            self.sqlite_code(),
+            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
         )
+    }
+
+    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
+        match self {
+            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e.sqlite_error_code(),
+            _ => None,
+        }
     }
 }
 
@@ -898,7 +916,15 @@ impl Judge {
     ) -> Result<MailOutcome, ServiceError> {
         let Inbound { content_hash, env } = read;
         if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
-            return Ok(MailOutcome::Duplicate);
+            // A mail set aside and put back by the host (out of
+            // quarantine/) is handled again, its failures counted afresh.
+            if store::inbox_forget_set_aside(&self.conn, &content_hash)? == 0 {
+                return Ok(MailOutcome::Duplicate);
+            }
+            tracing::info!("a mail set aside before is back: handled again");
+            if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
+                return Ok(MailOutcome::Duplicate);
+            }
         }
         let now = self.now();
         let tx = self.begin()?;
@@ -940,6 +966,7 @@ impl Judge {
             outcome = format!("{outcome} (not sent: {})", failed.join("; "));
         }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
+        crate::fault::full()?;
         tx.commit()?;
         tracing::info!(
             "mail {} from {}: {outcome}{}",

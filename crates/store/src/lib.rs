@@ -942,6 +942,22 @@ pub fn inbox_seen(
         .optional()?)
 }
 
+/// Forgets that the mail with this SHA-256 was set aside (its `failed:`
+/// row in the inbox log and its failure count), in one commit: the host
+/// put it back to be handled again. Returns how many inbox rows it had.
+pub fn inbox_forget_set_aside(conn: &Connection, content_hash: &str) -> Result<usize, StoreError> {
+    let tx = conn.unchecked_transaction()?;
+    let n = tx
+        .prepare_cached("DELETE FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%'")?
+        .execute([content_hash])?;
+    if n > 0 {
+        tx.prepare_cached("DELETE FROM handle_failures WHERE content_hash = ?1")?
+            .execute([content_hash])?;
+        tx.commit()?;
+    }
+    Ok(n)
+}
+
 #[derive(Debug, Clone)]
 pub struct InboxEntry {
     pub message_id: Option<String>,
@@ -1151,7 +1167,10 @@ pub const OUTBOX_PAGE: usize = 64;
 
 /// Claims for `owner`, until `until`, at most `limit` pending mails due at
 /// `now` with an id above `after` and no live claim (none, or one lapsed
-/// by `now`), and returns them in id order, bodies included. One UPDATE
+/// by `now`), and returns them in id order, bodies included. A mail still
+/// waiting out a back-off is due too when a newer mail to the same
+/// recipient is: mail to one recipient goes out in the order it was
+/// queued (a notice is not overtaken by a later report; issue 54). One UPDATE
 /// takes SQLite's write lock before it reads, so two deliverers (threads
 /// or processes) never claim the same row; a row is then sent by its
 /// claimer only, and [`outbox_sent`] / [`outbox_failed`] end the claim.
@@ -1166,8 +1185,13 @@ pub fn outbox_claim(
     let mut st = conn.prepare_cached(&format!(
         "UPDATE outbox SET claimed_by = ?4, claim_until = ?5
          WHERE id IN (SELECT id FROM outbox INDEXED BY outbox_waiting
-                      WHERE status = 'pending' AND id > ?2 AND next_attempt_at <= ?1
+                      WHERE status = 'pending' AND id > ?2
                         AND (claim_until IS NULL OR claim_until <= ?1)
+                        AND (next_attempt_at <= ?1
+                             OR EXISTS (SELECT 1 FROM outbox AS newer INDEXED BY outbox_waiting
+                                        WHERE newer.status = 'pending' AND newer.id > outbox.id
+                                          AND newer.recipient = outbox.recipient
+                                          AND newer.next_attempt_at <= ?1))
                       ORDER BY id LIMIT ?3)
          RETURNING {OUT_COLS}"
     ))?;
@@ -1175,6 +1199,17 @@ pub fn outbox_claim(
     let mut rows: Vec<OutMail> = rows.collect::<Result<_, _>>()?;
     rows.sort_by_key(|m| m.id);
     Ok(rows)
+}
+
+/// Makes every pending mail waiting out a back-off due at `now` (the
+/// server takes mail again, or the judge starts). Returns how many.
+pub fn outbox_due_now(conn: &Connection, now: &str) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET next_attempt_at = ?1
+             WHERE status = 'pending' AND next_attempt_at > ?1",
+        )?
+        .execute([now])?)
 }
 
 /// Gives back claims not used (a deliverer stopping before it sent them):
@@ -1347,15 +1382,17 @@ pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, Sto
 }
 
 /// Puts dead mail back in the queue, due at `now` with its attempts
-/// counted afresh: one row by id, or every dead row (`adjutant outbox
-/// retry`). Returns how many rows were put back; a row that is pending or
-/// sent is left alone.
+/// counted afresh: one row by id (dead, or pending and waiting out a
+/// back-off), or every dead row (`adjutant outbox retry`). Returns how many
+/// rows were put back; a sent row, or one another deliverer holds, is
+/// left alone.
 pub fn outbox_retry(conn: &Connection, id: Option<i64>, now: &str) -> Result<usize, StoreError> {
     Ok(conn
         .prepare_cached(
             "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2,
                     claimed_by = NULL, claim_until = NULL
-             WHERE status = 'dead' AND (?1 IS NULL OR id = ?1)",
+             WHERE (status = 'dead' AND (?1 IS NULL OR id = ?1))
+                OR (status = 'pending' AND id = ?1 AND (claim_until IS NULL OR claim_until <= ?2))",
         )?
         .execute(params![id, now])?)
 }
