@@ -583,6 +583,12 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
         None => None,
     };
     let mut judge = open(&Some(path))?;
+    if let (true, Some(smtp)) = (
+        judge.cfg.outbound.kind == "smtp",
+        judge.cfg.outbound.smtp.clone(),
+    ) {
+        adjutant::kept_smtp::cut_on_stop(Arc::clone(&stop), smtp);
+    }
     let (from, to) = judge.cfg.describe_mail();
     let say = adjutant::logging::say;
     say(&format!(

@@ -90,6 +90,23 @@ impl ServiceError {
     }
 }
 
+/// The kv key of the judge's random part of its Message-IDs.
+const MESSAGE_ID_SALT: &str = "message_id_salt";
+
+/// This judge's random part of its Message-IDs: made (from the system's
+/// randomness) the first time a mail is queued, kept in the database (so a
+/// backup keeps it with the rows it made).
+fn message_id_salt(conn: &Connection) -> Result<String, ServiceError> {
+    if let Some(salt) = store::kv_get(conn, MESSAGE_ID_SALT)? {
+        return Ok(salt);
+    }
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| ServiceError::Invalid(format!("no OS randomness: {e}")))?;
+    let salt: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    store::kv_set(conn, MESSAGE_ID_SALT, &salt)?;
+    Ok(salt)
+}
+
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
 pub const OPEN_SEAT: &str = "open";
 
@@ -834,7 +851,11 @@ impl Judge {
         let date = std::time::SystemTime::from(self.clock.now());
         let mut n = 0;
         let mut failed = Vec::new();
-        let cause_hash = dice::sha256_hex(cause.as_bytes());
+        // The judge's own random part and the moment, with the cause: two
+        // judges, or one restored from a backup that makes game N again,
+        // never send different mails under one Message-ID (issue 52).
+        let salted = format!("{}/{now}/{cause}", message_id_salt(tx)?);
+        let cause_hash = dice::sha256_hex(salted.as_bytes());
         queue.check_kinds();
         let mails: Vec<_> = queue
             .mails
@@ -848,7 +869,7 @@ impl Judge {
                 let mid = format!(
                     "{}.{}@{}",
                     &cause_hash[..12],
-                    &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
+                    &dice::sha256_hex(format!("{salted}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
                     self.cfg.domain()
                 );
                 (m, kind, mid)

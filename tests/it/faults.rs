@@ -349,3 +349,120 @@ fn a_mail_file_still_being_written_is_left_for_the_next_pass() {
         mails[0]
     );
 }
+
+/// Item 4: SIGTERM while a send hangs on an unresponsive SMTP server
+/// (greets, then never answers) stops within a bound systemd's
+/// `TimeoutStopSec=90` allows, not after the timeout twice over (the
+/// timeout is 20 s here; it took 40 s and more). The mail stays queued.
+#[test]
+fn sigterm_with_a_hung_smtp_server_stops_within_seconds() {
+    let site = Site::new();
+    let rec = Recorder::start(Mode::Accept);
+    rec.configure(&site.config(), 20);
+    let log = std::fs::File::create(site.path().join("serve.log")).unwrap();
+    let mut child = site
+        .command(&["serve"])
+        .env("ADJUTANT_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let waited = Instant::now();
+    // The start's login check went through; from now on the server hangs.
+    while rec.connections() < 1 {
+        assert!(waited.elapsed() < Duration::from_secs(30), "no login check");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    rec.set_mode(Mode::Hang);
+    ask_help(&site, "hung", 0, 1);
+    while rec.connections() < 2 {
+        if waited.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("no delivery attempt");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let stopping = Instant::now();
+    let status = crate::common::terminate(&mut child);
+    let took = stopping.elapsed();
+    let said = std::fs::read_to_string(site.path().join("serve.log")).unwrap();
+    assert!(status.success(), "{status:?}: {said}");
+    assert!(
+        took < Duration::from_secs(8),
+        "the stop took {took:?}: {said}"
+    );
+    let (pending, sent, dead) = statuses(&site);
+    assert_eq!((pending, sent, dead), (1, 0, 0), "the answer stays queued");
+}
+
+/// The judge's Message-IDs in the mails of `site`'s outbox folder.
+fn sent_ids(site: &Site) -> Vec<String> {
+    site.outbox()
+        .iter()
+        .filter_map(|(_, text)| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+                .map(|id| id.trim().to_string())
+        })
+        .collect()
+}
+
+/// Item 5: two judges, or one judge restored from a copy of its database,
+/// never send different mails under one Message-ID: the id has a random
+/// part of the judge's own (kept in its database) and the moment the mail
+/// was made.
+#[test]
+fn message_ids_differ_across_judges_and_after_a_restore() {
+    let seats = ["allies=alice@example.org", "axis=bob@example.org"];
+    let new_game = |site: &Site, at: &str| {
+        site.at(
+            at,
+            &[
+                "new-game",
+                "--scenario",
+                "pegasus-bridge",
+                "--seat",
+                seats[0],
+                "--seat",
+                seats[1],
+            ],
+        );
+    };
+    let (one, two) = (Site::new(), Site::new());
+    new_game(&one, "2026-11-01T00:00:00Z");
+    new_game(&two, "2026-11-01T00:00:00Z");
+    let (a, b) = (sent_ids(&one), sent_ids(&two));
+    assert_eq!(a.len(), 2, "two welcomes");
+    assert!(
+        a.iter().all(|id| !b.contains(id)),
+        "two judges share Message-IDs: {a:?} {b:?}"
+    );
+    // One judge, its database and key copied aside, a game made, the copy
+    // put back (a restore), a game made again: the same game number.
+    let db = one.path().join("adjutant.db");
+    let key = one.path().join("adjutant.db.key");
+    let saved = one.path().join("saved");
+    std::fs::create_dir(&saved).unwrap();
+    for f in [&db, &key] {
+        std::fs::copy(f, saved.join(f.file_name().unwrap())).unwrap();
+    }
+    new_game(&one, "2026-11-02T00:00:00Z");
+    let before = sent_ids(&one);
+    for f in [&db, &key] {
+        std::fs::copy(saved.join(f.file_name().unwrap()), f).unwrap();
+    }
+    for side in ["wal", "shm"] {
+        let _ = std::fs::remove_file(one.path().join(format!("adjutant.db-{side}")));
+    }
+    std::fs::remove_dir_all(one.path().join("mail/outbox")).unwrap();
+    std::fs::create_dir(one.path().join("mail/outbox")).unwrap();
+    new_game(&one, "2026-11-03T00:00:00Z");
+    let after = sent_ids(&one);
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!(
+        after.iter().all(|id| !before.contains(id)),
+        "a restored judge reuses Message-IDs: {before:?} {after:?}"
+    );
+}
