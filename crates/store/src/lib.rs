@@ -946,6 +946,15 @@ pub fn inbox_seen(
 /// row in the inbox log and its failure count), in one commit: the host
 /// put it back to be handled again. Returns how many inbox rows it had.
 pub fn inbox_forget_set_aside(conn: &Connection, content_hash: &str) -> Result<usize, StoreError> {
+    // Read first: a plain duplicate (the common case) takes no write lock.
+    let set_aside: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%')",
+        )?
+        .query_row([content_hash], |r| r.get(0))?;
+    if !set_aside {
+        return Ok(0);
+    }
     let tx = conn.unchecked_transaction()?;
     let n = tx
         .prepare_cached("DELETE FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%'")?
