@@ -552,3 +552,23 @@ fn on_a_really_full_disk_the_mail_waits_and_is_handled_once_there_is_room() {
     assert_eq!(site.outbox().len(), 1, "handled once there is room");
     drop(site);
 }
+
+/// Issue 54 item 4: when the judge starts, mail waiting out its back-off
+/// is due at once (a host who mended the server restarts the judge and
+/// does not wait up to an hour).
+#[test]
+fn a_judge_start_makes_waiting_mail_due_at_once() {
+    let site = Site::new();
+    let mut rec = Recorder::start(Mode::Accept);
+    rec.configure(&site.config(), 5);
+    rec.stop();
+    ask_help(&site, "start", 0, 1);
+    for at in ["00:00", "00:02", "00:06", "00:14"] {
+        site.at(&format!("2026-11-01T{at}:00Z"), &["serve", "--once"]);
+    }
+    rec.restart(Mode::Accept);
+    // 00:20: the mail's back-off runs to 00:30.
+    site.at("2026-11-01T00:20:00Z", &["serve", "--once"]);
+    assert_eq!(statuses(&site), (0, 1, 0), "sent at the start");
+    assert_eq!(rec.message_ids().len(), 1);
+}
