@@ -27,6 +27,13 @@ pub struct Pass {
     pub failed: usize,
     pub delivered: usize,
     pub delivery_failures: usize,
+    /// A delivery met a fault of the server's or the settings' in this
+    /// pass: no other delivery is tried before the next pass (one knock a
+    /// pass on a failing server, whatever the pass's size; issue 52).
+    pub server_down: bool,
+    /// A send succeeded in this pass and the mails waiting out a back-off
+    /// were made due at once ([`due_again`]); how many.
+    pub due_again: Option<usize>,
 }
 
 impl Pass {
@@ -34,6 +41,10 @@ impl Pass {
     fn add_deliveries(&mut self, other: Pass) {
         self.delivered += other.delivered;
         self.delivery_failures += other.delivery_failures;
+        self.server_down |= other.server_down;
+        if other.due_again.is_some() {
+            self.due_again = other.due_again;
+        }
     }
 }
 
@@ -54,6 +65,10 @@ fn guarded(
 ) -> Result<MailOutcome, String> {
     match catch_unwind(AssertUnwindSafe(|| f(judge))) {
         Ok(Ok(o)) => Ok(o),
+        Ok(Err(e)) if e.is_disk() => Err(format!(
+            "{e}: the disk is full or failing; the mail stays and is tried again \
+             once the host has made room (it is never set aside for this)"
+        )),
         Ok(Err(e)) if e.is_transient() => Err(e.to_string()),
         Ok(Err(e)) => Err(failed(judge, raw, source, &e.to_string())),
         Err(_) => Err(panicked(judge, raw, source)),
@@ -139,13 +154,49 @@ enum Read {
 
 impl Waiting {
     fn at(file: PathBuf) -> Waiting {
-        let raw = std::fs::read(&file);
+        let raw = read_whole(&file);
         Waiting {
             file,
             raw,
             read: Read::Later,
         }
     }
+}
+
+/// A mail file's bytes, refused (`WouldBlock`) while another process still
+/// has it open for writing: a writer that puts a file straight into
+/// `new/` instead of writing it in `tmp/` and renaming it (the Maildir
+/// protocol) may be halfway through, and a pass that read it now would
+/// take half a mail for the whole (issue 52). Linux tells by a read lease,
+/// which cannot be had on a file open for writing; where leases are not
+/// to be had (another owner, a file system without them) the file is
+/// read as it is.
+fn read_whole(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    #[cfg(target_os = "linux")]
+    let leased = {
+        use std::os::fd::AsRawFd;
+        // SAFETY: fcntl on a descriptor this function owns; a lease only
+        // changes what other processes' opens of the file wait for.
+        let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) };
+        if r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "still being written (left for the next pass)",
+            ));
+        }
+        r == 0
+    };
+    let mut raw = Vec::new();
+    let read = f.read_to_end(&mut raw);
+    #[cfg(target_os = "linux")]
+    if leased {
+        use std::os::fd::AsRawFd;
+        // SAFETY: as above; gives the lease back.
+        unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    }
+    read.map(|_| raw)
 }
 
 /// Handle everything waiting in the Maildir. A backlog of more than
@@ -259,6 +310,10 @@ fn handle_files(
         }
         let raw = match raw {
             Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tracing::info!("{}: {e}", file.display());
+                continue;
+            }
             Err(e) => {
                 tracing::warn!("cannot read {}: {e}", file.display());
                 continue;
@@ -435,7 +490,17 @@ pub const DELIVER_EVERY: usize = 64;
 /// after delivery; then its bytes are dropped, or kept for
 /// `outbound.keep_sent_hours` and dropped by a later pass.
 pub fn deliver(judge: &mut Judge, pass: &mut Pass) -> Result<(), store::StoreError> {
-    deliver_until(judge, pass, &AtomicBool::new(false))
+    let before = pass.delivered;
+    let r = deliver_until(judge, pass, &AtomicBool::new(false));
+    log_delivered(pass.delivered - before);
+    r
+}
+
+/// Says how many mails a pass (or a command) delivered (info).
+fn log_delivered(n: usize) {
+    if n > 0 {
+        tracing::info!("outbox: delivered {n} mails");
+    }
 }
 
 /// [`deliver`], stopping between two groups of mails once `stop` is set
@@ -450,10 +515,25 @@ pub fn deliver_until(
     let keep_hours = cfg.outbound.keep_sent_hours;
     let renderer = Renderer::new(&judge.templates);
     let owner = claimer("deliver");
-    reclaim_from_the_dead(conn, now);
+    if !pass.server_down {
+        reclaim_from_the_dead(conn, now);
+    }
+    let clock = ClaimClock::from(now);
     let mut after = 0;
-    while let Some(last) = deliver_page(conn, cfg, &renderer, now, after, &owner, stop, pass)? {
-        after = last;
+    let mut again = pass.due_again.is_none();
+    loop {
+        while let Some(last) =
+            deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, pass)?
+        {
+            after = last;
+        }
+        // Mails made due by a send that went through (their back-off
+        // ended) may lie behind the cursor: once more from the start.
+        if !(again && pass.due_again.is_some_and(|n| n > 0)) || stop.load(Ordering::SeqCst) {
+            break;
+        }
+        again = false;
+        after = 0;
     }
     if keep_hours > 0 {
         let before = stamp(now - chrono::Duration::hours(i64::from(keep_hours)));
@@ -469,6 +549,48 @@ pub fn deliver_until(
 /// seconds of the judge's clock: enough to send a page through a slow mail
 /// server; a killed deliverer's rows go out again once it lapses.
 pub const CLAIM_SECS: i64 = 600;
+
+/// [`CLAIM_SECS`], or `ADJUTANT_CLAIM_SECS` in a development build (the
+/// tests that outlast a claim; docs/host.md).
+fn claim_secs() -> i64 {
+    #[cfg(debug_assertions)]
+    if let Some(s) = std::env::var("ADJUTANT_CLAIM_SECS")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+    {
+        return s.max(1);
+    }
+    CLAIM_SECS
+}
+
+/// The clock a deliverer claims by: the judge's clock when its call began,
+/// moved on by the time since (a call through a long backlog lasts longer
+/// than a claim: each claim, and each renewal, is made at its own time;
+/// issue 52). Which mails are due and what is recorded go by the call's
+/// time, as before.
+struct ClaimClock {
+    now: DateTime<Utc>,
+    since: std::time::Instant,
+}
+
+impl ClaimClock {
+    fn from(now: DateTime<Utc>) -> ClaimClock {
+        ClaimClock {
+            now,
+            since: std::time::Instant::now(),
+        }
+    }
+
+    /// The judge's clock at this moment.
+    fn at(&self) -> DateTime<Utc> {
+        self.now + chrono::Duration::from_std(self.since.elapsed()).unwrap_or_default()
+    }
+
+    /// Until when a claim made (or renewed) now lasts.
+    fn until(&self) -> String {
+        stamp(self.at() + chrono::Duration::seconds(claim_secs()))
+    }
+}
 
 /// Who claims rows: this process (its id and, where the system tells it,
 /// when it started: a process id is reused once the system has counted
@@ -554,19 +676,24 @@ fn deliver_page(
     conn: &rusqlite::Connection,
     cfg: &Config,
     renderer: &Renderer<'_>,
-    now: DateTime<Utc>,
+    clock: &ClaimClock,
     after: i64,
     owner: &str,
     stop: &AtomicBool,
     pass: &mut Pass,
 ) -> Result<Option<i64>, store::StoreError> {
-    let until = stamp(now + chrono::Duration::seconds(CLAIM_SECS));
+    if pass.server_down {
+        return Ok(None); // one knock a pass on a failing server
+    }
+    let now = clock.now;
     let mut page = store::relaxed(conn, |c| {
-        store::outbox_claim(c, &stamp(now), after, store::OUTBOX_PAGE, owner, &until)
+        let at = stamp(clock.at());
+        store::outbox_claim(c, &at, after, store::OUTBOX_PAGE, owner, &clock.until())
     })?;
     let Some(last) = page.last().map(|m| m.id) else {
         return Ok(None);
     };
+    let mut claimed = std::time::Instant::now();
     let rendered = renderer.render_page(conn, &mut page);
     let mut rows = page.iter().zip(rendered);
     let mut tried = 0;
@@ -592,8 +719,22 @@ fn deliver_page(
             return Ok(Some(last));
         }
         tried += group.len();
+        let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
+        let went = group.iter().any(|s| s.result.is_ok());
         record_all(conn, group, now, Policy::of(cfg), pass)?;
+        if went && pass.due_again.is_none() {
+            due_again(conn, now, back, pass)?;
+        }
+        if server_down.is_none() && tried < page.len() && half_spent(claimed) {
+            // Still sending: the rest of the page stays ours.
+            let from = page[tried].id;
+            store::relaxed(conn, |c| {
+                store::outbox_renew(c, from, last, owner, &clock.until())
+            })?;
+            claimed = std::time::Instant::now();
+        }
         if let Some(why) = server_down {
+            pass.server_down = true;
             // The server or the settings are at fault: every other mail
             // would meet it too. They wait for the next pass, untried; those
             // past the host's horizon are given up with the same reason.
@@ -615,6 +756,32 @@ fn deliver_page(
             return Ok(None);
         }
     }
+}
+
+/// A send went through: the server takes mail, so every mail waiting out
+/// its back-off is due now (issue 54: after an outage, queued mail does not
+/// wait up to an hour while newer mail overtakes it). Said once, when the
+/// send was a retry or mails were waiting: the end of an outage.
+fn due_again(
+    conn: &rusqlite::Connection,
+    now: DateTime<Utc>,
+    was_retried: bool,
+    pass: &mut Pass,
+) -> Result<(), store::StoreError> {
+    let n = store::relaxed(conn, |c| store::outbox_due_now(c, &stamp(now)))?;
+    pass.due_again = Some(n);
+    if n > 0 || was_retried {
+        tracing::info!(
+            "outbox: the mail server takes mail again; {n} mails waiting out a back-off are due now"
+        );
+    }
+    Ok(())
+}
+
+/// Whether half a claim's time has passed since `claimed`: time to renew
+/// it.
+fn half_spent(claimed: std::time::Instant) -> bool {
+    claimed.elapsed().as_secs_f64() * 2.0 >= claim_secs() as f64
 }
 
 /// A delivery that failed: why, and whether the fault is the mail
@@ -741,6 +908,7 @@ fn courier(
     let owner = claimer("courier");
     let mut moved = Ok(());
     let mut after = 0;
+    let mut down = false;
     while let Ok(job) = jobs.recv() {
         let now = match job {
             Job::Done(file) => {
@@ -753,10 +921,14 @@ fn courier(
             Job::Deliver(now) => now,
         };
         let Some(conn) = &conn else { continue };
+        if down {
+            continue; // the server failed earlier in this pass
+        }
         reclaim_from_the_dead(conn, now);
+        let clock = ClaimClock::from(now);
         let mut done = Pass::default();
         loop {
-            match deliver_page(conn, cfg, &renderer, now, after, &owner, stop, &mut done) {
+            match deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, &mut done) {
                 Ok(Some(last)) => after = last,
                 Ok(None) => break,
                 Err(e) => {
@@ -765,6 +937,7 @@ fn courier(
                 }
             }
         }
+        down = done.server_down;
         let _ = report.send(done);
     }
     moved
@@ -980,6 +1153,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
     if let Err(e) = deliver_until(judge, &mut p, stop) {
         tracing::error!("outbox: {e}");
     }
+    log_delivered(p.delivered);
     p
 }
 
@@ -995,6 +1169,13 @@ pub fn run(judge: &mut Judge, once: bool, stop: Arc<AtomicBool>) -> Pass {
 pub fn run_with(judge: &mut Judge, once: bool, stop: &AtomicBool, wakes: &Wakes) -> Pass {
     let mut total = Pass::default();
     let mut outage = Outage::default();
+    // The judge starts: mail waiting out a back-off is due at once.
+    let now = stamp(judge.clock.now());
+    match store::relaxed(&judge.conn, |c| store::outbox_due_now(c, &now)) {
+        Ok(n) if n > 0 => tracing::info!("outbox: {n} mails waiting out a back-off are due now"),
+        Ok(_) => {}
+        Err(e) => tracing::error!("outbox: {e}"),
+    }
     loop {
         let p = pass_with(judge, stop, &mut outage);
         total.handled += p.handled;

@@ -8,6 +8,11 @@
 //! The points:
 //! - `report-load:GAME`: loading game GAME's history to render a turn
 //!   report at delivery (src/service/deferred.rs).
+//!
+//! [`full`] does not panic: `ADJUTANT_FAULT=disk-full` makes every inbound
+//! mail's transaction fail as SQLite does when the disk is full
+//! (SQLITE_FULL), to show that such a mail is kept, never set aside
+//! (issue 52).
 
 /// Panics when `ADJUTANT_FAULT` names this point and key (development
 /// builds only).
@@ -23,3 +28,22 @@ pub fn point(name: &str, key: i64) {
 /// Does nothing: a release build has no fault points.
 #[cfg(not(debug_assertions))]
 pub fn point(_name: &str, _key: i64) {}
+
+/// `SQLITE_FULL`, as a full disk makes a commit fail, when
+/// `ADJUTANT_FAULT=disk-full` (development builds only).
+#[cfg(debug_assertions)]
+pub fn full() -> Result<(), rusqlite::Error> {
+    if std::env::var("ADJUTANT_FAULT").is_ok_and(|f| f == "disk-full") {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some("database or disk is full (ADJUTANT_FAULT)".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// Nothing: a release build has no fault points.
+#[cfg(not(debug_assertions))]
+pub fn full() -> Result<(), rusqlite::Error> {
+    Ok(())
+}

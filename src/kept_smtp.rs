@@ -57,6 +57,47 @@ pub fn send(cfg: &SmtpConfig, from: &str, to: &[String], raw: &[u8]) -> Result<(
 /// /proc/self/fd). Elsewhere, or when that fails, nothing changes: mail
 /// goes out as before, only slower.
 fn no_delay(peers: &[SocketAddr]) {
+    each_connection_to(peers, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+}
+
+/// How long a send in progress at SIGTERM is given to finish before its
+/// connection is cut ([`cut_on_stop`]).
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Once `stop` is set (SIGTERM, SIGINT), gives a send in progress
+/// [`STOP_GRACE`], then shuts down this process's connections to the SMTP
+/// server of `cfg`, and goes on doing so until the process exits: a send
+/// waiting on a server that does not answer fails at once instead of
+/// after its timeout (twice over: lettre tries a kept connection, then a
+/// new one), so the stop stays within systemd's `TimeoutStopSec` (issue
+/// 52). A mail whose DATA was cut may have reached the server: it stays
+/// queued and may arrive twice, with the same Message-ID.
+pub fn cut_on_stop(stop: std::sync::Arc<std::sync::atomic::AtomicBool>, cfg: SmtpConfig) {
+    use std::sync::atomic::Ordering;
+    let tick = std::time::Duration::from_millis(100);
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(tick);
+        }
+        std::thread::sleep(STOP_GRACE);
+        let peers: Vec<SocketAddr> = (cfg.host.as_str(), cfg.effective_port())
+            .to_socket_addrs()
+            .map(Iterator::collect)
+            .unwrap_or_default();
+        loop {
+            each_connection_to(&peers, |tcp| {
+                let _ = tcp.shutdown(std::net::Shutdown::Both);
+            });
+            std::thread::sleep(tick);
+        }
+    });
+}
+
+/// Calls `f` on each of this process's TCP connections to `peers` (Linux:
+/// found through /proc/self/fd; elsewhere none).
+fn each_connection_to(peers: &[SocketAddr], f: impl Fn(&std::net::TcpStream)) {
     #[cfg(target_os = "linux")]
     {
         use std::mem::ManuallyDrop;
@@ -79,15 +120,15 @@ fn no_delay(peers: &[SocketAddr]) {
             // SAFETY: the descriptor is only borrowed (ManuallyDrop: never
             // closed here). If it was closed and reused since it was listed,
             // getpeername fails on what is not a TCP socket, and a TCP
-            // socket to the same server only gets TCP_NODELAY too.
+            // socket to the same server is one `f` is meant for too.
             let tcp = ManuallyDrop::new(unsafe { TcpStream::from_raw_fd(fd) });
             if tcp.peer_addr().is_ok_and(|p| peers.contains(&p)) {
-                let _ = tcp.set_nodelay(true);
+                f(&tcp);
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = peers;
+    let _ = (peers, f);
 }
 
 #[cfg(test)]

@@ -707,6 +707,12 @@ fn serve_cmd(config: &Option<PathBuf>, once: bool) -> Result<i32> {
     let (_, cfg) = load_config(&Some(path.clone()))?;
     let _lock = adjutant::preflight::check(&cfg, once).map_err(adjutant::preflight::Refused)?;
     let mut judge = open(&Some(path))?;
+    if let (true, Some(smtp)) = (
+        judge.cfg.outbound.kind == "smtp",
+        judge.cfg.outbound.smtp.clone(),
+    ) {
+        adjutant::kept_smtp::cut_on_stop(Arc::clone(&stop), smtp);
+    }
     let (from, to) = judge.cfg.describe_mail();
     let say = adjutant::logging::say;
     say(&format!(
@@ -1237,7 +1243,9 @@ fn outbox_retry_cmd(config: &Option<PathBuf>, id: Option<i64>, dead: bool) -> Re
     let now = adjutant::service::clock::stamp(judge.clock.now());
     let n = adjutant::store::outbox_retry(&judge.conn, id, &now)?;
     match (n, id) {
-        (0, Some(id)) => bail!("mail {id} is not dead (see `adjutant outbox`)"),
+        (0, Some(id)) => {
+            bail!("mail {id} is neither dead nor waiting (see `adjutant outbox`)")
+        }
         (0, None) => println!("no dead mail"),
         (n, _) => println!("{n} mails put back in the queue"),
     }

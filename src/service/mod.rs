@@ -57,19 +57,54 @@ pub enum ServiceError {
 
 impl ServiceError {
     /// Whether the same work may succeed if tried again later: the
-    /// database was busy or locked by another process (not a damaged row,
-    /// a bug or bad data, which fail the same way every time).
+    /// database was busy or locked by another process, or the disk is full
+    /// or failing (the host's to mend: [`ServiceError::is_disk`]); not a
+    /// damaged row, a bug or bad data, which fail the same way every time.
     #[must_use]
     pub fn is_transient(&self) -> bool {
-        let sql = match self {
-            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e,
-            _ => return false,
-        };
+        self.is_disk()
+            || matches!(
+                self.sqlite_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            )
+    }
+
+    /// Whether the disk under the database is full (SQLITE_FULL) or
+    /// failing (SQLITE_IOERR): nothing the mail did, and a smaller write (a
+    /// failure count) may still fit where the mail's transaction did not,
+    /// so such a failure never counts toward setting a mail aside (issue
+    /// 52).
+    #[must_use]
+    pub fn is_disk(&self) -> bool {
         matches!(
-            sql.sqlite_error_code(),
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            self.sqlite_code(),
+            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
         )
     }
+
+    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
+        match self {
+            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e.sqlite_error_code(),
+            _ => None,
+        }
+    }
+}
+
+/// The kv key of the judge's random part of its Message-IDs.
+const MESSAGE_ID_SALT: &str = "message_id_salt";
+
+/// This judge's random part of its Message-IDs: made (from the system's
+/// randomness) the first time a mail is queued, kept in the database (so a
+/// backup keeps it with the rows it made).
+fn message_id_salt(conn: &Connection) -> Result<String, ServiceError> {
+    if let Some(salt) = store::kv_get(conn, MESSAGE_ID_SALT)? {
+        return Ok(salt);
+    }
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| ServiceError::Invalid(format!("no OS randomness: {e}")))?;
+    let salt: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    store::kv_set(conn, MESSAGE_ID_SALT, &salt)?;
+    Ok(salt)
 }
 
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
@@ -816,7 +851,11 @@ impl Judge {
         let date = std::time::SystemTime::from(self.clock.now());
         let mut n = 0;
         let mut failed = Vec::new();
-        let cause_hash = dice::sha256_hex(cause.as_bytes());
+        // The judge's own random part and the moment, with the cause: two
+        // judges, or one restored from a backup that makes game N again,
+        // never send different mails under one Message-ID (issue 52).
+        let salted = format!("{}/{now}/{cause}", message_id_salt(tx)?);
+        let cause_hash = dice::sha256_hex(salted.as_bytes());
         queue.check_kinds();
         let mails: Vec<_> = queue
             .mails
@@ -830,7 +869,7 @@ impl Judge {
                 let mid = format!(
                     "{}.{}@{}",
                     &cause_hash[..12],
-                    &dice::sha256_hex(format!("{cause}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
+                    &dice::sha256_hex(format!("{salted}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
                     self.cfg.domain()
                 );
                 (m, kind, mid)
@@ -898,7 +937,15 @@ impl Judge {
     ) -> Result<MailOutcome, ServiceError> {
         let Inbound { content_hash, env } = read;
         if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
-            return Ok(MailOutcome::Duplicate);
+            // A mail set aside and put back by the host (out of
+            // quarantine/) is handled again, its failures counted afresh.
+            if store::inbox_forget_set_aside(&self.conn, &content_hash)? == 0 {
+                return Ok(MailOutcome::Duplicate);
+            }
+            tracing::info!("a mail set aside before is back: handled again");
+            if store::inbox_seen(&self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
+                return Ok(MailOutcome::Duplicate);
+            }
         }
         let now = self.now();
         let tx = self.begin()?;
@@ -940,6 +987,7 @@ impl Judge {
             outcome = format!("{outcome} (not sent: {})", failed.join("; "));
         }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
+        crate::fault::full()?;
         tx.commit()?;
         tracing::info!(
             "mail {} from {}: {outcome}{}",

@@ -236,42 +236,28 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
     assert_eq!((pending + marked, dead), (40, 0), "the rest stays pending");
 }
 
-/// A sendmail transport that records the Message-ID of every mail it is
-/// given, one line each, in `log` (appends of one short line do not mix).
-fn recording_transport(site: &Site, log: &std::path::Path) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let script = site.path().join("recording-sendmail");
-    std::fs::write(
-        &script,
-        format!(
-            // The rest of the mail read too: a sendmail that stops reading
-            // closes the pipe, and the judge rightly counts that a failure.
-            "#!/bin/sh\ngrep -i -m1 '^message-id:' | tr -d '\\r' >> {}\ncat > /dev/null\n",
-            log.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script.display().to_string()
-}
-
+/// Four judges deliver one backlog at once; a recording SMTP server on
+/// loopback counts what arrives by Message-ID (issue 52).
 #[test]
 fn several_processes_delivering_at_once_send_each_mail_once() {
+    use crate::common::smtp_recorder::{Mode, Recorder};
     let site = Site::new();
-    let log = site.path().join("sent.log");
-    let recorder = recording_transport(&site, &log);
-    // 200 answers queued while delivery fails...
-    let cfg = std::fs::read_to_string(site.config()).unwrap();
-    let failing = cfg
-        .replace("[outbound]\n", "[outbound]\ncommand = \"/bin/false\"\n")
-        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1);
-    std::fs::write(site.config(), &failing).unwrap();
+    // 200 answers queued while the server is down...
+    let mut recorder = Recorder::start(Mode::Accept);
+    recorder.configure(&site.config(), 10);
+    recorder.stop();
     ask_help(&site, 200);
     pass_at(&site, 0, 0);
     assert_eq!(statuses(&site), (200, 0, 0));
     // ... then four judges deliver the backlog at the same moment, as
     // `serve` and the `receive` an MTA runs for each mail would.
-    std::fs::write(site.config(), failing.replace("/bin/false", &recorder)).unwrap();
+    recorder.restart(Mode::Accept);
+    site.db()
+        .execute(
+            "UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'",
+            [],
+        )
+        .unwrap();
     let children: Vec<_> = (0..4)
         .map(|_| {
             site.command(&["serve", "--once"])
@@ -285,38 +271,28 @@ fn several_processes_delivering_at_once_send_each_mail_once() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let sent = std::fs::read_to_string(&log).unwrap();
-    let ids: Vec<&str> = sent.lines().collect();
-    let once: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+    let ids = recorder.message_ids();
+    let once: std::collections::BTreeSet<&String> = ids.iter().collect();
     assert_eq!(once.len(), 200, "every mail delivered");
     assert_eq!(ids.len(), 200, "and none twice: {} sends", ids.len());
     assert_eq!(statuses(&site), (0, 200, 0));
 }
 
+/// A recording SMTP server on loopback counts the answers by Message-ID
+/// (issue 52): one answer a mail, none sent twice.
 #[test]
 fn four_receives_and_a_serve_at_once_answer_every_mail_once() {
+    use crate::common::smtp_recorder::{Mode, Recorder};
     use std::io::Write;
     let site = Site::new();
-    let log = site.path().join("sent.log");
-    let recorder = recording_transport(&site, &log);
-    // The recorder logs each answer's In-Reply-To: the mail it answers.
-    let script = std::fs::read_to_string(&recorder).unwrap();
-    std::fs::write(
-        &recorder,
-        script.replace("'^message-id:'", "'^in-reply-to:'"),
-    )
-    .unwrap();
     let cfg = std::fs::read_to_string(site.config()).unwrap();
     std::fs::write(
         site.config(),
-        cfg.replace(
-            "[outbound]\n",
-            &format!("[outbound]\ncommand = \"{recorder}\"\n"),
-        )
-        .replacen("kind = \"file\"", "kind = \"sendmail\"", 1)
-        .replace("poll_seconds = 30", "poll_seconds = 1"),
+        cfg.replace("poll_seconds = 30", "poll_seconds = 1"),
     )
     .unwrap();
+    let recorder = Recorder::start(Mode::Accept);
+    recorder.configure(&site.config(), 10);
     let n = crate::common::depth::games("RECEIVE_MAILS", 120, 1000) as usize;
     let mut serve = site
         .command(&["serve"])
@@ -352,9 +328,8 @@ fn four_receives_and_a_serve_at_once_answer_every_mail_once() {
     });
     assert!(crate::common::terminate(&mut serve).success());
     site.ok(&["serve", "--once"]);
-    let sent = std::fs::read_to_string(&log).unwrap();
-    let answered: Vec<&str> = sent.lines().collect();
-    let once: std::collections::BTreeSet<&str> = answered.iter().copied().collect();
+    let answered = recorder.message_ids();
+    let once: std::collections::BTreeSet<&String> = answered.iter().collect();
     assert_eq!(once.len(), n, "every mail answered");
     assert_eq!(answered.len(), n, "none twice: {} answers", answered.len());
     assert_eq!(statuses(&site), (0, n as i64, 0));

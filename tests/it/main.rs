@@ -29,6 +29,7 @@ mod e2e_minefields;
 mod e2e_night;
 mod e2e_syw;
 mod e2e_worlds;
+mod faults;
 mod golden;
 mod hardening;
 mod host;

@@ -159,7 +159,14 @@ impl SendError {
     pub fn is_server_wide(&self) -> bool {
         match self {
             SendError::Config(_) => true,
-            SendError::Smtp(e) => self.is_config() || e.status().is_none(),
+            SendError::Smtp(e) => {
+                self.is_config()
+                    || e.status().is_none()
+                    // 421: the service is not available (too many
+                    // connections, shutting down): the server says so for
+                    // every mail, not this one (issue 52).
+                    || e.status().is_some_and(|code| code.to_string() == "421")
+            }
             SendError::Address { .. } | SendError::Envelope(_) | SendError::Sendmail(_) => false,
         }
     }

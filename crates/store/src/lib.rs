@@ -942,6 +942,31 @@ pub fn inbox_seen(
         .optional()?)
 }
 
+/// Forgets that the mail with this SHA-256 was set aside (its `failed:`
+/// row in the inbox log and its failure count), in one commit: the host
+/// put it back to be handled again. Returns how many inbox rows it had.
+pub fn inbox_forget_set_aside(conn: &Connection, content_hash: &str) -> Result<usize, StoreError> {
+    // Read first: a plain duplicate (the common case) takes no write lock.
+    let set_aside: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%')",
+        )?
+        .query_row([content_hash], |r| r.get(0))?;
+    if !set_aside {
+        return Ok(0);
+    }
+    let tx = conn.unchecked_transaction()?;
+    let n = tx
+        .prepare_cached("DELETE FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%'")?
+        .execute([content_hash])?;
+    if n > 0 {
+        tx.prepare_cached("DELETE FROM handle_failures WHERE content_hash = ?1")?
+            .execute([content_hash])?;
+        tx.commit()?;
+    }
+    Ok(n)
+}
+
 #[derive(Debug, Clone)]
 pub struct InboxEntry {
     pub message_id: Option<String>,
@@ -1082,12 +1107,20 @@ pub fn pack(raw: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The mail [`pack`] stored (a body stored whole is returned as it is).
+/// The mail [`pack`] stored (a body stored whole, a report's [`JOB`], or
+/// none, once dropped, is returned as it is). A body that is none of these
+/// (neither packed nor a mail: damaged, random bytes) is refused as a
+/// truncated one is, never sent as it is.
 pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
-    let Some(z) = stored.strip_prefix(PACKED) else {
-        return Ok(stored);
-    };
     let bad = |why: String| StoreError::Corrupt(format!("an outbox body does not unpack: {why}"));
+    let Some(z) = stored.strip_prefix(PACKED) else {
+        if stored.is_empty() || stored.starts_with(JOB) || is_whole_mail(&stored) {
+            return Ok(stored);
+        }
+        return Err(bad(
+            "it is neither packed nor a mail with a Message-ID (damaged)".into(),
+        ));
+    };
     let size = z
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -1096,6 +1129,23 @@ pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
         return Err(bad(format!("it claims {size} bytes")));
     }
     lz4_flex::block::decompress_size_prepended(z).map_err(|e| bad(e.to_string()))
+}
+
+/// Whether a body stored whole reads as a mail: a header field first, and
+/// a Message-ID field in its header (every mail the judge makes has one).
+fn is_whole_mail(raw: &[u8]) -> bool {
+    let field_name = |line: &[u8]| {
+        line.iter()
+            .position(|&b| b == b':')
+            .is_some_and(|n| n > 0 && line[..n].iter().all(|b| b.is_ascii_graphic()))
+    };
+    let mut lines = raw.split(|&b| b == b'\n');
+    if !lines.next().is_some_and(field_name) {
+        return false;
+    }
+    lines
+        .take_while(|l| !l.is_empty() && *l != b"\r")
+        .any(|l| l.len() > 11 && l[..11].eq_ignore_ascii_case(b"message-id:"))
 }
 
 fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
@@ -1126,7 +1176,10 @@ pub const OUTBOX_PAGE: usize = 64;
 
 /// Claims for `owner`, until `until`, at most `limit` pending mails due at
 /// `now` with an id above `after` and no live claim (none, or one lapsed
-/// by `now`), and returns them in id order, bodies included. One UPDATE
+/// by `now`), and returns them in id order, bodies included. A mail still
+/// waiting out a back-off is due too when a newer mail to the same
+/// recipient is: mail to one recipient goes out in the order it was
+/// queued (a notice is not overtaken by a later report; issue 54). One UPDATE
 /// takes SQLite's write lock before it reads, so two deliverers (threads
 /// or processes) never claim the same row; a row is then sent by its
 /// claimer only, and [`outbox_sent`] / [`outbox_failed`] end the claim.
@@ -1141,8 +1194,13 @@ pub fn outbox_claim(
     let mut st = conn.prepare_cached(&format!(
         "UPDATE outbox SET claimed_by = ?4, claim_until = ?5
          WHERE id IN (SELECT id FROM outbox INDEXED BY outbox_waiting
-                      WHERE status = 'pending' AND id > ?2 AND next_attempt_at <= ?1
+                      WHERE status = 'pending' AND id > ?2
                         AND (claim_until IS NULL OR claim_until <= ?1)
+                        AND (next_attempt_at <= ?1
+                             OR EXISTS (SELECT 1 FROM outbox AS newer INDEXED BY outbox_waiting
+                                        WHERE newer.status = 'pending' AND newer.id > outbox.id
+                                          AND newer.recipient = outbox.recipient
+                                          AND newer.next_attempt_at <= ?1))
                       ORDER BY id LIMIT ?3)
          RETURNING {OUT_COLS}"
     ))?;
@@ -1150,6 +1208,17 @@ pub fn outbox_claim(
     let mut rows: Vec<OutMail> = rows.collect::<Result<_, _>>()?;
     rows.sort_by_key(|m| m.id);
     Ok(rows)
+}
+
+/// Makes every pending mail waiting out a back-off due at `now` (the
+/// server takes mail again, or the judge starts). Returns how many.
+pub fn outbox_due_now(conn: &Connection, now: &str) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET next_attempt_at = ?1
+             WHERE status = 'pending' AND next_attempt_at > ?1",
+        )?
+        .execute([now])?)
 }
 
 /// Gives back claims not used (a deliverer stopping before it sent them):
@@ -1163,6 +1232,24 @@ pub fn outbox_release(conn: &Connection, ids: &[i64], owner: &str) -> Result<(),
         st.execute(params![id, owner])?;
     }
     Ok(())
+}
+
+/// Renews `owner`'s claim on its pending rows with ids from `from` to `to`
+/// (the rest of a page it is still sending) until `until`, so that its
+/// claim does not lapse while it is alive and at work.
+pub fn outbox_renew(
+    conn: &Connection,
+    from: i64,
+    to: i64,
+    owner: &str,
+    until: &str,
+) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "UPDATE outbox SET claim_until = ?4
+             WHERE id >= ?1 AND id <= ?2 AND claimed_by = ?3 AND status = 'pending'",
+        )?
+        .execute(params![from, to, owner, until])?)
 }
 
 /// The deliverers holding a live claim at `now` (a claim not yet lapsed).
@@ -1304,15 +1391,17 @@ pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, Sto
 }
 
 /// Puts dead mail back in the queue, due at `now` with its attempts
-/// counted afresh: one row by id, or every dead row (`adjutant outbox
-/// retry`). Returns how many rows were put back; a row that is pending or
-/// sent is left alone.
+/// counted afresh: one row by id (dead, or pending and waiting out a
+/// back-off), or every dead row (`adjutant outbox retry`). Returns how many
+/// rows were put back; a sent row, or one another deliverer holds, is
+/// left alone.
 pub fn outbox_retry(conn: &Connection, id: Option<i64>, now: &str) -> Result<usize, StoreError> {
     Ok(conn
         .prepare_cached(
             "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2,
                     claimed_by = NULL, claim_until = NULL
-             WHERE status = 'dead' AND (?1 IS NULL OR id = ?1)",
+             WHERE (status = 'dead' AND (?1 IS NULL OR id = ?1))
+                OR (status = 'pending' AND id = ?1 AND (claim_until IS NULL OR claim_until <= ?2))",
         )?
         .execute(params![id, now])?)
 }
@@ -1618,15 +1707,30 @@ mod tests {
         .unwrap();
         assert_eq!(due[0].raw, mail);
         // A body stored whole (before compression) reads as it is.
+        let whole = b"From: x\r\nMessage-ID: <old@x>\r\n\r\nold".to_vec();
         c.execute(
             "UPDATE outbox SET raw = ?1 WHERE id = ?2",
-            params![b"From: x\r\n\r\nold".to_vec(), id],
+            params![whole, id],
         )
         .unwrap();
-        assert_eq!(
-            outbox_body(&c, id).unwrap().unwrap().1,
-            b"From: x\r\n\r\nold"
-        );
+        assert_eq!(outbox_body(&c, id).unwrap().unwrap().1, whole);
+        // Bytes that are neither packed nor a mail with a Message-ID are
+        // damaged, not a mail to send as it is (issue 52).
+        for junk in [
+            &b"\x9e\x01garbage"[..],
+            b"From: x\r\n\r\nno id",
+            b"no header\r\n",
+        ] {
+            c.execute(
+                "UPDATE outbox SET raw = ?1 WHERE id = ?2",
+                params![junk, id],
+            )
+            .unwrap();
+            assert!(
+                matches!(outbox_body(&c, id), Err(StoreError::Corrupt(_))),
+                "{junk:?}"
+            );
+        }
         // A damaged body is an error, not a panic.
         let mut bad = PACKED.to_vec();
         bad.extend_from_slice(b"\xff\xfe not deflate");

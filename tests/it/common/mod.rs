@@ -7,6 +7,7 @@ pub mod fog;
 pub mod mail_client;
 pub mod measured_mail;
 pub mod memoir_mail;
+pub mod smtp_recorder;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
