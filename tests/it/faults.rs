@@ -97,9 +97,10 @@ fn a_421_greeting_costs_one_connection_not_one_per_waiting_mail() {
     queue_while_down(&site, &mut rec, 10, "2026-11-01T00:00:00Z");
     rec.set_mode(Mode::TooMany);
     site.at("2026-11-01T00:10:00Z", &["serve", "--once"]);
-    // `serve`'s start checks the login once (src/preflight.rs), then the
-    // pass knocks once.
-    assert_eq!(rec.connections(), 2, "one knock a pass");
+    // `serve`'s start looks for the server's greeting (src/preflight.rs:
+    // a port that speaks implicit TLS stays silent; no login is tried),
+    // checks the login once, then the pass knocks once.
+    assert_eq!(rec.connections(), 3, "one knock a pass");
     let tried: i64 = site
         .db()
         .query_row(
@@ -129,8 +130,9 @@ fn a_big_pass_knocks_once_on_a_failing_server() {
     ask_help(&site, "big", 0, 200);
     site.at("2026-11-01T00:00:00Z", &["serve", "--once"]);
     assert_eq!(statuses(&site), (200, 0, 0));
-    // The start's login check, then one attempt in the pass.
-    assert_eq!(rec.connections(), 2, "one attempt a pass (fail2ban)");
+    // The start's greeting probe (no login) and login check, then one
+    // attempt in the pass.
+    assert_eq!(rec.connections(), 3, "one attempt a pass (fail2ban)");
 }
 
 /// Item 1: a deliverer's claims do not run out while it is still sending.
