@@ -140,3 +140,62 @@ impl Judge {
         Ok(r)
     }
 }
+
+impl Judge {
+    /// Why a mail's GAME or PASSWORD line contradicts its reply address
+    /// (issue 51 item 4, issue 59 item 3): a reply to game 1's mail that
+    /// says `GAME 2`, or carries a secret that is not the address's seat's
+    /// (Bob's own PASSWORD sent to Alice's address). The mail is not used:
+    /// either credential could be the mistake, and guessing would play
+    /// one game's or seat's orders in another.
+    pub(super) fn contradiction(
+        &self,
+        env: &crate::mail::parse::Envelope,
+        req: &crate::protocol::Request,
+    ) -> Result<Option<String>, ServiceError> {
+        if req.game.is_none() && req.password.is_none() {
+            return Ok(None);
+        }
+        let Some((game, secret)) = self.address_credential(env)? else {
+            return Ok(None);
+        };
+        let refused = "So none of it was used: reply to a mail of the game and seat you\nmean, or send GAME and PASSWORD from a fresh mail to the judge's own\naddress.";
+        if let Some(named) = req.game.filter(|g| *g != game) {
+            return Ok(Some(format!(
+                "This mail went to a reply address of game {game}, but its GAME line\nnames game {named}. {refused}"
+            )));
+        }
+        if let Some(pw) = req.password.as_deref() {
+            if pw.to_ascii_lowercase() != secret {
+                return Ok(Some(format!(
+                    "This mail went to a reply address of game {game}, but its PASSWORD line\nis not the secret of the seat that address is for. {refused}"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The game and secret of the seat, team member or referee desk whose
+    /// reply token the mail was sent to, if any.
+    fn address_credential(
+        &self,
+        env: &crate::mail::parse::Envelope,
+    ) -> Result<Option<(i64, String)>, ServiceError> {
+        for to in &env.to {
+            let Some(tok) = crate::protocol::token_of(to, self.cfg.local_part(), self.cfg.domain())
+            else {
+                continue;
+            };
+            if let Some(r) = store::referee_by_token(&self.conn, &tok)? {
+                return Ok(Some((r.game_id, r.secret)));
+            }
+            if let Some(s) = store::seat_by_token(&self.conn, &tok)? {
+                return Ok(Some((s.game_id, s.secret)));
+            }
+            if let Some(s) = self.member_by_token(&tok)? {
+                return Ok(Some((s.game_id, s.secret)));
+            }
+        }
+        Ok(None)
+    }
+}

@@ -307,6 +307,15 @@ impl Judge {
                 "a correction needs a reason (AMEND <fix> BECAUSE <why>)",
             )));
         }
+        if game.status == "over" {
+            // docs/referee.md: the judge never rewrites a past turn, and a
+            // finished game's record ends with its last turn (issue 51).
+            return Err(ServiceError::Rejected(Rejection::whole(format!(
+                "game {} is over ({}): a correction after the end would add a turn\nto a finished record",
+                game.id,
+                super::result_line(game.result.as_deref()).trim_end_matches('.')
+            ))));
+        }
         let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
         let text = format!("REASON {reason}\n{fix}");
         let adj = amend_turn(&rules, &state, &text).map_err(ServiceError::Rejected)?;

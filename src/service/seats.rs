@@ -39,6 +39,38 @@ impl Judge {
         Ok(Ok(seat.side))
     }
 
+    /// Why a RESIGN or DRAW cannot be done: its game is over already (an
+    /// answer, never silence: issue 51).
+    pub(super) fn ended_already(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        cmd: &crate::protocol::Command,
+    ) -> Result<Option<String>, ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status != "over" {
+            return Ok(None);
+        }
+        let what = match cmd {
+            crate::protocol::Command::Draw => "no draw to offer or accept",
+            _ => "nothing to resign",
+        };
+        let viewer = crate::rules::Viewer::Side(seat.side.clone());
+        if super::sight::holds_back(&game, &viewer) {
+            // The ending is the referee's to release: say no more than MAP.
+            return Ok(Some(format!(
+                "{}\nYour {} was not done.",
+                super::sight::held_line(&game),
+                format!("{cmd:?}").to_uppercase()
+            )));
+        }
+        Ok(Some(format!(
+            "Game {} is over: {} There is {what}.",
+            game.id,
+            super::result_line(game.result.as_deref())
+        )))
+    }
+
     /// Offer a draw, or accept the other side's offer.
     pub(super) fn draw(
         &self,

@@ -51,6 +51,7 @@ mod protocol;
 mod push;
 mod random;
 mod receive;
+mod records;
 mod referee;
 pub mod replay;
 mod spine;

@@ -1,0 +1,286 @@
+//! Records that cannot be rewritten (issue 51) and credentials that cannot
+//! be mixed up (issue 59): each test plays the judge from outside, by mail
+//! and by the CLI, the way a player, a referee or a careless host would.
+
+use crate::common;
+use common::{mail, reply_address, Site};
+
+/// Mail `body` from `from` to the newest reply address the judge gave it,
+/// then run one pass of the judge.
+fn send(site: &Site, n: &mut u32, from: &str, body: &str) {
+    let to = reply_address(site, from);
+    send_to(site, n, from, &to, body);
+}
+
+/// Mail `body` from `from` to `to`, then run one pass of the judge.
+fn send_to(site: &Site, n: &mut u32, from: &str, to: &str, body: &str) {
+    *n += 1;
+    site.drop_mail(
+        &format!("r{n}.eml"),
+        &mail(from, to, "Re: game", &format!("r{n}@example.org"), body),
+    );
+    site.ok(&["serve", "--once"]);
+}
+
+/// The mails sent since `before` (a count of the outbox), decoded.
+fn since(site: &Site, before: usize) -> Vec<String> {
+    site.mails().into_iter().skip(before).collect()
+}
+
+fn game_row(site: &Site, game: i64) -> (u32, String) {
+    site.db()
+        .query_row(
+            "SELECT turn, status FROM games WHERE id = ?1",
+            [game],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
+fn submissions(site: &Site, game: i64) -> i64 {
+    site.db()
+        .query_row(
+            "SELECT count(*) FROM submissions WHERE game_id = ?1",
+            [game],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// docs/referee.md: "It never rewrites a past turn"; a correction after the
+/// end would add a turn to a finished game. Refused by mail and at the CLI,
+/// with the reason, and the finished game's export still verifies.
+#[test]
+fn amend_after_the_end_is_refused_by_mail_and_cli() {
+    let site = Site::new();
+    site.pegasus_bridge(&["--referee", "ref@example.org"]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(game_row(&site, 1), (0, "over".to_string()));
+    let subs = submissions(&site, 1);
+
+    let before = site.mails().len();
+    send(
+        &site,
+        &mut n,
+        "ref@example.org",
+        "AMEND MEDALS allies 1 BECAUSE a late correction\n",
+    );
+    let new = since(&site, before);
+    let answer = new
+        .iter()
+        .find(|m| m.contains("To: ref@example.org"))
+        .expect("the referee is answered");
+    assert!(
+        answer.contains("The correction was not made") && answer.contains("game 1 is over"),
+        "{answer}"
+    );
+    assert!(
+        !new.iter()
+            .any(|m| m.contains("(referee)") || m.contains("Subject: Game 1: turn")),
+        "nobody is mailed a new turn: {new:?}"
+    );
+
+    let out = site.run(&[
+        "amend",
+        "1",
+        "--reason",
+        "a late correction",
+        "MEDALS allies 1",
+    ]);
+    assert!(!out.status.success(), "the CLI refuses");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("game 1 is over"), "{said}");
+
+    assert_eq!(game_row(&site, 1), (0, "over".to_string()));
+    assert_eq!(submissions(&site, 1), subs, "no turn was added");
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1 verified"), "{ok}");
+}
+
+/// A RESIGN (or DRAW) on a game that is over gets an answer saying so
+/// (design: every message gets an answer), and changes nothing.
+#[test]
+fn resign_and_draw_on_a_finished_game_are_answered() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    for (who, word) in [
+        ("alice@example.org", "RESIGN"),
+        ("bob@example.org", "RESIGN"),
+        ("alice@example.org", "DRAW"),
+    ] {
+        let before = site.mails().len();
+        send(&site, &mut n, who, &format!("{word}\n"));
+        let new = since(&site, before);
+        let answer = new
+            .iter()
+            .find(|m| m.contains(&format!("To: {who}")))
+            .unwrap_or_else(|| panic!("{word} from {who} gets an answer"));
+        assert!(answer.contains("Game 1 is over"), "{answer}");
+        assert!(
+            !new.iter()
+                .any(|m| m.contains("To: ") && m.contains("resigned") && m.contains("game-over")),
+            "{new:?}"
+        );
+    }
+    let result: String = site
+        .db()
+        .query_row("SELECT result FROM games WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(result, "allies");
+}
+
+/// How many submissions game `game` has from `side`.
+fn orders_of(site: &Site, game: i64, side: &str) -> i64 {
+    site.db()
+        .query_row(
+            "SELECT count(*) FROM submissions WHERE game_id = ?1 AND side = ?2",
+            rusqlite::params![game, side],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// The secret the judge mailed `who` for game `game` (its welcome's
+/// `PASSWORD` line).
+fn secret_of(site: &Site, who: &str, game: i64) -> String {
+    site.mails()
+        .iter()
+        .filter(|m| m.contains(&format!("To: {who}")))
+        .filter(|m| m.contains(&format!("GAME {game}\n")) || m.contains(&format!("Game {game}")))
+        .find_map(|m| {
+            m.lines()
+                .find_map(|l| l.trim().strip_prefix("PASSWORD ").map(str::to_string))
+        })
+        .unwrap_or_else(|| panic!("{who}'s secret of game {game}"))
+}
+
+/// The first legal orders of `side` in game 1 now (a pass card).
+fn pass_orders(site: &Site, game: i64, side: &str) -> String {
+    use adjutant::rules::Load;
+    let text: String = site
+        .db()
+        .query_row(
+            "SELECT state FROM snapshots WHERE game_id = ?1 ORDER BY turn DESC LIMIT 1",
+            [game],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let rules = adjutant::rules::Rules::load("memoir44").unwrap();
+    let state = rules.restore(&text).unwrap();
+    rules
+        .pass_orders(&state, side)
+        .expect("a card to pass with")
+}
+
+/// Issue 51 item 4: a reply to game 1's mail whose GAME line says game 2
+/// contradicts its address: refused, saying why, and neither game moves.
+#[test]
+fn a_game_line_that_contradicts_the_reply_address_is_refused() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    let game1 = reply_address(&site, "alice@example.org");
+    // The newest mail to Alice is game 2's welcome: take game 1's address
+    // from the database-free route, the first welcome.
+    let first = site
+        .mails()
+        .into_iter()
+        .find(|m| m.contains("To: alice@example.org") && m.contains("Reply-To: "))
+        .unwrap();
+    let game1_addr = first
+        .lines()
+        .find(|l| l.starts_with("Reply-To: "))
+        .unwrap()
+        .rsplit('<')
+        .next()
+        .unwrap()
+        .trim_end_matches('>')
+        .to_string();
+    assert_ne!(game1, game1_addr, "two games, two addresses");
+    let before = site.mails().len();
+    let orders = pass_orders(&site, 2, "allies");
+    send_to(
+        &site,
+        &mut n,
+        "alice@example.org",
+        &game1_addr,
+        &format!("GAME 2\n{orders}"),
+    );
+    assert_eq!(orders_of(&site, 1, "allies"), 0, "game 1 did not move");
+    assert_eq!(orders_of(&site, 2, "allies"), 0, "game 2 did not move");
+    let new = since(&site, before);
+    let answer = new
+        .iter()
+        .find(|m| m.contains("To: alice@example.org"))
+        .expect("an answer");
+    assert!(
+        answer.contains("GAME line\nnames game 2") && !answer.contains("accepted"),
+        "{answer}"
+    );
+
+    // GAME 2 and game 2's PASSWORD to game 1's address: no map of game 1.
+    let secret2 = secret_of(&site, "alice@example.org", 2);
+    let before = site.mails().len();
+    send_to(
+        &site,
+        &mut n,
+        "alice@example.org",
+        &game1_addr,
+        &format!("GAME 2\nPASSWORD {secret2}\nMAP\n"),
+    );
+    let new = since(&site, before);
+    let answer = new
+        .iter()
+        .find(|m| m.contains("To: alice@example.org"))
+        .expect("an answer");
+    assert!(
+        answer.contains("GAME line\nnames game 2") && !answer.contains("Game 1, turn"),
+        "{answer}"
+    );
+}
+
+/// Issue 59 item 3: Bob's own PASSWORD sent to Alice's reply address must
+/// not play Bob's orders as the Allies: a credential naming another seat
+/// than the address is refused, saying why.
+#[test]
+fn a_password_for_another_seat_than_the_address_is_refused() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    let alice = reply_address(&site, "alice@example.org");
+    let bob_secret = secret_of(&site, "bob@example.org", 1);
+    let orders = pass_orders(&site, 1, "allies");
+    let before = site.mails().len();
+    send_to(
+        &site,
+        &mut n,
+        "bob@example.org",
+        &alice,
+        &format!("PASSWORD {bob_secret}\n{orders}"),
+    );
+    assert_eq!(orders_of(&site, 1, "allies"), 0, "no orders for the Allies");
+    let new = since(&site, before);
+    let answer = new
+        .iter()
+        .find(|m| m.contains("To: bob@example.org"))
+        .expect("Bob is answered");
+    assert!(
+        answer.contains("PASSWORD line\nis not the secret of the seat")
+            && !answer.contains("accepted"),
+        "{answer}"
+    );
+    // The right secret with the right address still works.
+    let alice_secret = secret_of(&site, "alice@example.org", 1);
+    send_to(
+        &site,
+        &mut n,
+        "alice@example.org",
+        &alice,
+        &format!("GAME 1\nPASSWORD {alice_secret}\n{orders}"),
+    );
+    assert_eq!(orders_of(&site, 1, "allies"), 1, "Alice's own orders count");
+}
