@@ -1464,8 +1464,12 @@ impl Judge {
         let deadline_at = game
             .deadline_secs
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
+        // A paused game keeps the new turn's deadline as its base too, so
+        // resuming counts only extensions made since (issue 51 item 3).
         tx.prepare_cached(
-            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5 WHERE id = ?1",
+            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5,
+                 paused_deadline = CASE WHEN paused = 1 THEN ?5 ELSE paused_deadline END
+             WHERE id = ?1",
         )?
         .execute(rusqlite::params![
             game.id,

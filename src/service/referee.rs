@@ -388,7 +388,9 @@ impl Judge {
             .filter(|_| game.status != "over")
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
         tx.prepare_cached(
-            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2 WHERE id = ?1",
+            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2,
+                 paused_deadline = CASE WHEN paused = 1 THEN ?2 ELSE paused_deadline END
+             WHERE id = ?1",
         )?
         .execute(rusqlite::params![game.id, deadline_at])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;

@@ -284,3 +284,51 @@ fn a_password_for_another_seat_than_the_address_is_refused() {
     );
     assert_eq!(orders_of(&site, 1, "allies"), 1, "Alice's own orders count");
 }
+
+/// Issue 51 item 3. docs/referee.md: "resuming gives a full turn from
+/// then, plus any extension made while paused". A turn played while the
+/// clock is paused is no extension: resuming three weeks later gives one
+/// turn length (72h), not the three weeks again.
+#[test]
+fn resume_after_a_turn_played_while_paused_gives_one_turn_length() {
+    let site = Site::new();
+    site.at(
+        "2026-10-01T00:00:00Z",
+        &[
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=alice@example.org",
+            "--seat",
+            "axis=bob@example.org",
+            "--deadline",
+            "72h",
+        ],
+    );
+    site.at("2026-10-01T01:00:00Z", &["pause", "1"]);
+    let file = site.path().join("orders.txt");
+    std::fs::write(&file, pass_orders(&site, 1, "allies")).unwrap();
+    site.at(
+        "2026-10-21T00:00:00Z",
+        &["submit", "1", "allies", file.to_str().unwrap()],
+    );
+    let out = site.at("2026-10-22T00:00:00Z", &["resume", "1"]);
+    assert!(
+        out.contains("the deadline is now 2026-10-25T00:00:00Z"),
+        "one turn length from the resume: {out}"
+    );
+    // An extension made while paused still counts on top.
+    site.at("2026-10-22T01:00:00Z", &["pause", "1"]);
+    std::fs::write(&file, pass_orders(&site, 1, "axis")).unwrap();
+    site.at(
+        "2026-10-23T00:00:00Z",
+        &["submit", "1", "axis", file.to_str().unwrap()],
+    );
+    site.at("2026-10-23T01:00:00Z", &["extend", "1", "24h"]);
+    let out = site.at("2026-10-30T00:00:00Z", &["resume", "1"]);
+    assert!(
+        out.contains("the deadline is now 2026-11-03T00:00:00Z"),
+        "72h plus the 24h extension: {out}"
+    );
+}
