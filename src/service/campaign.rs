@@ -808,7 +808,7 @@ impl Judge {
             });
         }
         let stored = serde_json::from_str::<Stored>(&c.options).unwrap_or_default();
-        Ok(CampaignExport {
+        let mut export = CampaignExport {
             format: CAMPAIGN_FORMAT.into(),
             name: c.name,
             all_at_once: stored.all_at_once,
@@ -816,7 +816,10 @@ impl Judge {
             stopped: cstore::stopped(&self.conn, c.id)?,
             plan,
             battles,
-        })
+            record: None,
+        };
+        export.record = Some(campaign_record(&export));
+        Ok(export)
     }
 }
 
@@ -980,16 +983,19 @@ fn check_roles(spec: &CampaignSpec, plan: &Plan) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Version 4: each battle's export is of format 4 (its record chain), and
+/// `record` links the campaign's own fields to the battles' records.
 /// Version 3 adds a campaign file's roles to each listed battle and its
 /// `pre_battle_dice`; version 2 lists every battle of the campaign with its
 /// outcome (`plan`) and says why it stopped, if it did; version 1 had the
 /// battles' exports alone. `verify` reads all three.
-pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/3";
+pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/4";
 
 /// Every campaign export format this judge ever wrote, oldest first.
 pub const CAMPAIGN_FORMATS: &[&str] = &[
     "adjutant-campaign/1",
     "adjutant-campaign/2",
+    "adjutant-campaign/3",
     CAMPAIGN_FORMAT,
 ];
 
@@ -1009,6 +1015,40 @@ pub struct CampaignExport {
     #[serde(default)]
     pub plan: Vec<PlannedBattle>,
     pub battles: Vec<super::export::Export>,
+    /// The campaign's link of the record chain (format 4): its own fields
+    /// and each battle's last link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+}
+
+/// The campaign's record link from its fields and its battles' records.
+fn campaign_record(c: &CampaignExport) -> String {
+    super::export::link(
+        "adjutant-campaign-record/1",
+        &serde_json::json!({
+            "name": c.name, "all_at_once": c.all_at_once,
+            "pre_battle_dice": c.pre_battle_dice, "stopped": c.stopped, "plan": c.plan,
+            "battles": c.battles.iter().map(|b| &b.record).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+/// The campaign's own record link (format 4 on), named when it differs.
+fn check_campaign_record(c: &CampaignExport, v: &mut super::export::Verification) {
+    if CAMPAIGN_FORMATS.iter().position(|f| *f == c.format) < Some(3) {
+        if c.record.is_some() {
+            v.differences.push(format!(
+                "format: the export says {}, which has no record chain, yet it carries one",
+                c.format
+            ));
+        }
+        return;
+    }
+    if c.record.as_deref() != Some(campaign_record(c).as_str()) {
+        v.differences.push(
+            "campaign: the record differs from the one the judge wrote (its name, options, list of battles or a battle's record changed)".into(),
+        );
+    }
 }
 
 /// One battle in a campaign export's list: its game once created, and its
@@ -1131,6 +1171,7 @@ pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
         ));
         return v;
     }
+    check_campaign_record(c, &mut v);
     check_plan(c, &mut v);
     let mut wins: BTreeMap<String, u32> = BTreeMap::new();
     let mut last_points: BTreeMap<String, u32> = BTreeMap::new();

@@ -57,5 +57,6 @@ pub mod replay;
 mod spine;
 mod standings;
 mod state_line;
+mod tamper;
 mod teams;
 mod trains;

@@ -332,3 +332,72 @@ fn resume_after_a_turn_played_while_paused_gives_one_turn_length() {
         "72h plus the 24h extension: {out}"
     );
 }
+
+/// `adjutant verify FILE` on an edited copy of the export: (ok, what it said).
+fn verify_edit(site: &Site, name: &str, ex: &serde_json::Value) -> (bool, String) {
+    let f = site.path().join(name);
+    std::fs::write(&f, ex.to_string()).unwrap();
+    let out = site.run(&["verify", f.to_str().unwrap()]);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Issue 51 item 2. docs/security.md: the host cannot alter a finished
+/// game without verify showing it. A resignation flipped whole (result and
+/// ending together), turned into an agreed draw, an order's time moved, a
+/// redundant option added, a running game's last turn dropped: each fails.
+#[test]
+fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    let file = site.path().join("orders.txt");
+    std::fs::write(&file, pass_orders(&site, 1, "allies")).unwrap();
+    site.ok(&["submit", "1", "allies", file.to_str().unwrap()]);
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1 verified"), "{ok}");
+    let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+    let ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ex["ending"]["side"], "axis");
+
+    let mut flipped = ex.clone();
+    flipped["result"] = "axis".into();
+    flipped["ending"]["side"] = "allies".into();
+    let (ok, said) = verify_edit(&site, "flipped.json", &flipped);
+    assert!(!ok && said.contains("end: the record differs"), "{said}");
+
+    let mut drawn = ex.clone();
+    drawn["result"] = "".into();
+    drawn["ending"]["kind"] = "draw-agreed".into();
+    drawn["ending"]["offered_by"] = "axis".into();
+    let (ok, said) = verify_edit(&site, "drawn.json", &drawn);
+    assert!(!ok && said.contains("end: the record differs"), "{said}");
+
+    let mut late = ex.clone();
+    late["turns"][0]["orders"][0]["received_at"] = "2027-01-01T00:00:00Z".into();
+    let (ok, said) = verify_edit(&site, "late.json", &late);
+    assert!(!ok && said.contains("turn 1"), "{said}");
+
+    let mut option = ex.clone();
+    option["options"]["house-note"] = "1".into();
+    let (ok, said) = verify_edit(&site, "option.json", &option);
+    assert!(!ok && said.contains("set-up"), "{said}");
+
+    // A running game: its players' export without its last turn.
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    for side in ["allies", "axis"] {
+        std::fs::write(&file, pass_orders(&site, 1, side)).unwrap();
+        site.ok(&["submit", "1", side, file.to_str().unwrap()]);
+    }
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1"), "{ok}");
+    let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+    let mut ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    ex["turns"].as_array_mut().unwrap().pop();
+    let (ok, said) = verify_edit(&site, "dropped.json", &ex);
+    assert!(!ok && said.contains("end: the record differs"), "{said}");
+}
