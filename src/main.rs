@@ -1107,6 +1107,7 @@ fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
 fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
     let mut judge = open(config)?;
     match judge.referee_approve(game)? {
+        Some((a, b)) if a == b => println!("game {game}: turn {a} released to the players"),
         Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
         None => println!("game {game}: nothing is held for review"),
     }

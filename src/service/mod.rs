@@ -1478,6 +1478,10 @@ impl Judge {
             result,
             if result.is_some() { None } else { deadline_at }
         ])?;
+        if result.is_some() {
+            // When it ended: the standings take games in that order.
+            store::kv_set(tx, &standings::ended_key(game.id), &self.now())?;
+        }
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.report_made(tx, &game, rules, &made, &state, queue)?;
         // A campaign goes on once the players may know the result: at once,

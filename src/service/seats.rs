@@ -178,6 +178,7 @@ impl Judge {
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
         )?
         .execute(rusqlite::params![game.id, winner])?;
+        store::kv_set(tx, &super::standings::ended_key(game.id), &self.now())?;
         store::set_ending(
             tx,
             game.id,

@@ -401,3 +401,141 @@ fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
     let (ok, said) = verify_edit(&site, "dropped.json", &ex);
     assert!(!ok && said.contains("end: the record differs"), "{said}");
 }
+
+/// Issue 51 item 12. docs/referee.md: under `--nmr wait` "the game waits
+/// another turn length from then": the late player's mail says when that
+/// is (in the reader's zone), and the referee's notice of one miss says
+/// "1 deadline", not "1 deadlines".
+#[test]
+fn the_wait_notice_gives_the_next_deadline_and_counts_in_english() {
+    let site = Site::new();
+    site.at(
+        "2026-10-01T12:00:00Z",
+        &[
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=alice@example.org",
+            "--seat",
+            "axis=bob@example.org",
+            "--deadline",
+            "72h",
+            "--nmr",
+            "wait",
+            "--tz",
+            "allies=Europe/London",
+            "--referee",
+            "ref@example.org",
+            "--referee-after",
+            "1",
+        ],
+    );
+    let before = site.mails().len();
+    site.at("2026-10-04T12:30:00Z", &["serve", "--once"]);
+    let new = since(&site, before);
+    let late = new
+        .iter()
+        .find(|m| m.contains("To: alice@example.org") && m.contains("deadline passed"))
+        .expect("the late player's notice");
+    assert!(
+        late.contains("The next deadline is Wed 07 Oct 2026 13:30 BST (12:30 UTC)"),
+        "{late}"
+    );
+    let referee = new
+        .iter()
+        .find(|m| m.contains("To: ref@example.org") && m.contains("missed"))
+        .expect("the referee's notice");
+    assert!(
+        referee.contains("missed 1 deadline in a row") && !referee.contains("1 deadlines"),
+        "{referee}"
+    );
+}
+
+/// Issue 51 item 12: `approve` of one held turn says "turn 1", not
+/// "turns 1-1".
+#[test]
+fn approving_one_turn_says_turn_not_turns_1_1() {
+    let site = Site::new();
+    site.pegasus_bridge(&["--referee", "ref@example.org", "--review", "24h"]);
+    let file = site.path().join("orders.txt");
+    std::fs::write(&file, pass_orders(&site, 1, "allies")).unwrap();
+    site.ok(&["submit", "1", "allies", file.to_str().unwrap()]);
+    let out = site.ok(&["approve", "1"]);
+    assert!(out.contains("game 1: turn 1 released"), "{out}");
+}
+
+/// Two games of Alice and Bob on one site: each line (created at, who
+/// resigns, when). Each game's id is its place in `games`. The `standings`.
+fn season(games: &[(&str, &str, &str)]) -> String {
+    let site = Site::new();
+    for (created, _, _) in games {
+        site.at(
+            created,
+            &[
+                "new-game",
+                "--scenario",
+                "pegasus-bridge",
+                "--seat",
+                "allies=alice@example.org",
+                "--seat",
+                "axis=bob@example.org",
+            ],
+        );
+    }
+    let mut order: Vec<(usize, &(&str, &str, &str))> = games.iter().enumerate().collect();
+    order.sort_by_key(|(_, g)| g.2);
+    for (i, (_, who, when)) in order {
+        let game = i as i64 + 1;
+        let body = format!(
+            "GAME {game}\nPASSWORD {}\nRESIGN\n",
+            secret_of(&site, who, game)
+        );
+        site.drop_mail(
+            &format!("resign{game}.eml"),
+            &mail(
+                who,
+                "judge@localhost",
+                "resign",
+                &format!("rs{game}@x"),
+                &body,
+            ),
+        );
+        site.at(when, &["serve", "--once"]);
+    }
+    site.ok(&["standings"])
+}
+
+/// Issue 51 item 10. docs/standings.md: "The finished games are taken in
+/// the order they ended". Bob beats Alice first, then Alice beats Bob: the
+/// ratings are the same whichever game was created first.
+#[test]
+fn ratings_follow_the_order_the_games_ended() {
+    // Game 1 created first but ended last.
+    let late_end = season(&[
+        (
+            "2026-10-01T00:00:00Z",
+            "bob@example.org",
+            "2026-10-10T00:00:00Z",
+        ),
+        (
+            "2026-10-02T00:00:00Z",
+            "alice@example.org",
+            "2026-10-03T00:00:00Z",
+        ),
+    ]);
+    // The same games, created in the order they ended.
+    let in_order = season(&[
+        (
+            "2026-10-01T00:00:00Z",
+            "alice@example.org",
+            "2026-10-03T00:00:00Z",
+        ),
+        (
+            "2026-10-02T00:00:00Z",
+            "bob@example.org",
+            "2026-10-10T00:00:00Z",
+        ),
+    ]);
+    assert_eq!(late_end, in_order);
+}
