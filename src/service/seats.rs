@@ -326,7 +326,7 @@ impl Judge {
                 Outgoing {
                     to: old.email.clone(),
                     subject: format!("Game {game_id}: you no longer play {side}"),
-                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
                     game_id: Some(game_id),
                     ..Outgoing::default()
                 },
@@ -405,6 +405,12 @@ impl Judge {
         let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
         if !m.email.eq_ignore_ascii_case(&email) {
             self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+            // The standings' reliability record, as for a C-in-C (issue 51).
+            store::kv_set(
+                &tx,
+                &super::standings::left_key(game_id, &m.side, &m.email),
+                &self.now(),
+            )?;
         }
         let seat = new.seat();
         let mut q = Queue::new();

@@ -539,3 +539,64 @@ fn ratings_follow_the_order_the_games_ended() {
     ]);
     assert_eq!(late_end, in_order);
 }
+
+/// A team game: Ann (C-in-C) the Allies, Dora (C-in-C) and Emil (Field
+/// Marshal) the Axis.
+fn team_game(site: &Site) {
+    site.new_game(
+        "pegasus-bridge",
+        &[
+            "allies=ann@example.org",
+            "axis=dora@example.org",
+            "axis=emil@example.org",
+        ],
+        &[],
+    );
+}
+
+/// Issue 51 item 6. docs/teams.md, "Replacing a member": "The old player
+/// is told that he has left", and docs/standings.md counts "the games the
+/// player left before their end". A Field Marshal who is replaced is
+/// listed with the game he left like a C-in-C; and the C-in-C replaced by
+/// the host is told the host did it, not the referee.
+#[test]
+fn a_replaced_field_marshal_keeps_his_record_and_the_host_is_named() {
+    let site = Site::new();
+    team_game(&site);
+    site.ok(&[
+        "replace-seat",
+        "1",
+        "axis",
+        "fritz@example.org",
+        "--old",
+        "emil@example.org",
+    ]);
+    site.ok(&["replace-seat", "1", "allies", "bea@example.org"]);
+    let told = site
+        .mails()
+        .into_iter()
+        .find(|m| m.contains("To: ann@example.org") && m.contains("no longer play"))
+        .expect("Ann is told she left");
+    assert!(told.contains("The host has handed your seat"), "{told}");
+    let mut n = 0;
+    let bea = secret_of(&site, "bea@example.org", 1);
+    send_to(
+        &site,
+        &mut n,
+        "bea@example.org",
+        "judge@localhost",
+        &format!("GAME 1\nPASSWORD {bea}\nRESIGN\n"),
+    );
+    let standings = site.ok(&["standings"]);
+    for who in ["emil@example.org", "ann@example.org"] {
+        let at = standings
+            .find(&format!(". {who}:"))
+            .unwrap_or_else(|| panic!("{who} is listed: {standings}"));
+        let entry: String = standings[at..]
+            .lines()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(entry.contains("games left before the end: 1"), "{entry}");
+    }
+}
