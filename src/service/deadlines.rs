@@ -193,8 +193,17 @@ impl Judge {
                 continue;
             }
             let mut q = Queue::new();
-            // Every member of the side (docs/teams.md), each in his zone.
+            // Every member of the side whose part is still missing (a
+            // team's held parts: docs/teams.md), each in his zone.
+            let sent: Vec<i64> = store::team::parts(&tx, game.id, &s.side)?
+                .iter()
+                .map(|p| p.seat_no)
+                .collect();
             for m in self.members_of_side(&tx, game.id, &s.side)? {
+                if matches!(&m.role, super::recipients::Role::Member { seat_no, .. } if sent.contains(seat_no))
+                {
+                    continue;
+                }
                 let tz = m.seat.as_ref().map_or(s.tz.as_str(), |m| m.tz.as_str());
                 let text = self.templates.render(
                     "reminder.txt",
@@ -756,6 +765,15 @@ fn capital(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// "s" after a count other than one.
+fn plural(n: i64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -783,14 +801,5 @@ mod tests {
             show("2026-10-25T00:30:00Z", "Europe/London"),
             "Sun 25 Oct 2026 01:30 BST (00:30 UTC)"
         );
-    }
-}
-
-/// "s" after a count other than one.
-fn plural(n: i64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }

@@ -600,3 +600,69 @@ fn a_replaced_field_marshal_keeps_his_record_and_the_host_is_named() {
         assert!(entry.contains("games left before the end: 1"), "{entry}");
     }
 }
+
+/// Issue 51 item 11. docs/teams.md: the reminder goes to the members whose
+/// part is still missing. Ann (C-in-C) has played a flank card, which
+/// waits for Bill (the flanks): Bill is reminded, Ann is not.
+#[test]
+fn a_reminder_goes_to_the_members_whose_part_is_missing() {
+    let site = Site::new();
+    let t0 = "2026-11-01T12:00:00Z";
+    site.at(
+        t0,
+        &[
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=ann@example.org",
+            "--seat",
+            "allies=bill@example.org",
+            "--seat",
+            "axis=dora@example.org",
+            "--deadline",
+            "72h",
+        ],
+    );
+    let state = common::latest_state(&site);
+    let idx = state.side_index("allies").unwrap();
+    let card = "recon-left-flank";
+    if !state.hands[idx].contains(&card.to_string()) {
+        let old = state.hands[idx][0].clone();
+        site.at(
+            t0,
+            &[
+                "amend",
+                "1",
+                "--reason",
+                "the test's hand",
+                &format!("CARD allies {old} FOR {card}"),
+            ],
+        );
+    }
+    let ann = reply_address(&site, "ann@example.org");
+    site.drop_mail(
+        "ann.eml",
+        &mail(
+            "ann@example.org",
+            &ann,
+            "card",
+            "ann1@x",
+            &format!("PLAY {card}\n"),
+        ),
+    );
+    site.at("2026-11-01T13:00:00Z", &["serve", "--once"]);
+    assert_eq!(orders_of(&site, 1, "allies"), 0, "held for Bill's part");
+    let before = site.mails().len();
+    site.at("2026-11-03T12:01:00Z", &["serve", "--once"]);
+    let new = since(&site, before);
+    let reminded = |who: &str| {
+        new.iter()
+            .any(|m| m.contains(&format!("To: {who}")) && m.contains("orders are due"))
+    };
+    assert!(reminded("bill@example.org"), "{new:?}");
+    assert!(
+        !reminded("ann@example.org"),
+        "Ann has sent her part: {new:?}"
+    );
+}
