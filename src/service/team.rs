@@ -807,6 +807,22 @@ impl Judge {
             ""
         };
         let Some(card) = card else {
+            // The rest of the team is told of a part held before the card
+            // too (docs/teams.md; issue 51 item 5).
+            let note = format!(
+                "Game {}: {} sent a part of {}'s orders before the card; it is held until\n{cinc} plays the card.\n\nThe part as read:\n{echo}",
+                game.id,
+                me.title(),
+                seat.side
+            );
+            self.to_team(
+                &team,
+                me.seat_no,
+                game.id,
+                &format!("Game {}: your team's orders", game.id),
+                &note,
+                queue,
+            );
             let text = format!(
                 "Your part of {}'s orders for game {} was accepted{again} and is held until\n{cinc} plays the card.\n\nThe orders as read:\n{echo}",
                 seat.side, game.id

@@ -666,3 +666,43 @@ fn a_reminder_goes_to_the_members_whose_part_is_missing() {
         "Ann has sent her part: {new:?}"
     );
 }
+
+/// Issue 51 item 5. docs/teams.md: "While a part is held you get a
+/// receipt saying whom the turn still waits for, and the rest of your team
+/// is told." A Field Marshal's part sent before the card is held, and the
+/// C-in-C is told.
+#[test]
+fn a_part_held_before_the_card_is_told_to_the_team() {
+    let site = Site::new();
+    site.new_game(
+        "pegasus-bridge",
+        &[
+            "allies=ann@example.org",
+            "allies=bill@example.org",
+            "axis=dora@example.org",
+        ],
+        &[],
+    );
+    let bill = reply_address(&site, "bill@example.org");
+    let before = site.mails().len();
+    let mut n = 0;
+    send_to(&site, &mut n, "bill@example.org", &bill, "ORDER C2\n");
+    let new = since(&site, before);
+    let receipt = new
+        .iter()
+        .find(|m| m.contains("To: bill@example.org"))
+        .expect("Bill's receipt");
+    assert!(receipt.contains("is held until"), "{receipt}");
+    let told = new
+        .iter()
+        .find(|m| m.contains("To: ann@example.org"))
+        .unwrap_or_else(|| panic!("Ann is not told: {new:?}"));
+    assert!(
+        told.contains("ORDER C2") && told.contains("plays the card"),
+        "{told}"
+    );
+    assert!(
+        !new.iter().any(|m| m.contains("To: dora@example.org")),
+        "the enemy hears nothing"
+    );
+}
