@@ -180,7 +180,8 @@ enum Cmd {
         #[arg(long)]
         member: Option<String>,
     },
-    /// Hand a seat to another player (a new secret goes to the new address).
+    /// Hand a seat to another player (a new secret goes to the new address);
+    /// `referee` as the side hands the referee's desk.
     ReplaceSeat {
         game: i64,
         side: String,
@@ -1173,6 +1174,9 @@ fn replace_seat_cmd(
 ) -> Result<i32> {
     let mut judge = open(config)?;
     match old {
+        _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {
+            judge.replace_referee(game, email)?;
+        }
         Some(old) => {
             judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
         }

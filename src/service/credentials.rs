@@ -42,6 +42,51 @@ impl Judge {
         Ok(email)
     }
 
+    /// `adjutant replace-seat GAME referee EMAIL` (issue 51 item 7): the
+    /// referee's desk handed to `email` with new credentials, welcomed like
+    /// a new referee; the old referee is told, and the old secret and reply
+    /// address stop at once.
+    pub fn replace_referee(&mut self, game_id: i64, email: &str) -> Result<(), ServiceError> {
+        if email.parse::<lettre::Address>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address"
+            )));
+        }
+        let email = email.to_ascii_lowercase();
+        let tx = self.begin()?;
+        let Some(old) = store::referee(&tx, game_id)? else {
+            store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+            return Err(ServiceError::Invalid(format!(
+                "game {game_id} has no referee"
+            )));
+        };
+        store::set_referee_email(&tx, game_id, &email)?;
+        let new = store::rekey_referee(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let mut q = Queue::new();
+        q.push(self.referee_welcome(&tx, game_id, &new)?, "welcome");
+        if !old.email.eq_ignore_ascii_case(&email) {
+            q.push(
+                Outgoing {
+                    to: old.email.clone(),
+                    subject: format!("Game {game_id}: you no longer referee it"),
+                    text: format!(
+                        "The host has handed the referee's seat of game {game_id} to another\nreferee. Your secret and reply address no longer carry it.\n"
+                    ),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(new.token.as_bytes())[..8])
+        };
+        self.flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// The seat of `side` held at `member` (the side's first seat when
     /// `member` is None or its address).
     fn holder(

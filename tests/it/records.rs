@@ -706,3 +706,66 @@ fn a_part_held_before_the_card_is_told_to_the_team() {
         "the enemy hears nothing"
     );
 }
+
+/// Issue 51 item 7. docs/referee.md: `replace-seat GAME SIDE EMAIL` hands a
+/// seat to another player; the referee's seat too (`referee` as the side).
+/// The new referee is welcomed with a desk of his own, the old one is told
+/// and his reply address stops carrying the desk.
+#[test]
+fn the_referee_can_be_replaced() {
+    let site = Site::new();
+    site.pegasus_bridge(&["--referee", "ref@example.org"]);
+    let old_desk = reply_address(&site, "ref@example.org");
+    let out = site.run(&["replace-seat", "1", "referee", "new-ref@example.org"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mails = site.mails();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("To: new-ref@example.org") && m.contains("you are the referee")),
+        "the new referee is welcomed"
+    );
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("To: ref@example.org") && m.contains("no longer referee")),
+        "the old referee is told"
+    );
+    // The old desk's address no longer carries the referee's seat.
+    let mut n = 0;
+    let before = site.mails().len();
+    send_to(
+        &site,
+        &mut n,
+        "ref@example.org",
+        &old_desk,
+        "BROADCAST hello\n",
+    );
+    assert!(
+        !since(&site, before)
+            .iter()
+            .any(|m| m.contains("To: alice@example.org") && m.contains("hello")),
+        "the old desk broadcast nothing"
+    );
+    let before = site.mails().len();
+    send(&site, &mut n, "new-ref@example.org", "BROADCAST hello\n");
+    assert!(
+        since(&site, before)
+            .iter()
+            .any(|m| m.contains("To: alice@example.org") && m.contains("hello")),
+        "the new desk works"
+    );
+    // A game without a referee: refused with the reason.
+    site.pegasus_bridge(&[]);
+    let out = site.run(&["replace-seat", "2", "referee", "x@example.org"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("game 2 has no referee"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

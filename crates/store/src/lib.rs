@@ -535,6 +535,16 @@ pub fn rekey_referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>,
     referee(conn, game_id)
 }
 
+/// Hands a game's referee seat to `email` (the game's referee address
+/// too); the caller gives it new credentials with [`rekey_referee`].
+pub fn set_referee_email(conn: &Connection, game_id: i64, email: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE referees SET email = ?2 WHERE game_id = ?1")?
+        .execute(params![game_id, email])?;
+    conn.prepare_cached("UPDATE games SET referee = ?2 WHERE id = ?1")?
+        .execute(params![game_id, email])?;
+    Ok(())
+}
+
 pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
     Ok(conn
         .prepare_cached(&format!(
