@@ -769,10 +769,7 @@ fn standings_cmd(config: &Option<PathBuf>, json: bool) -> Result<i32> {
 
 fn games_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let judge = open(config)?;
-    println!(
-        "{:>5}  {:<10} {:<24} {:>5}  {:<7} seats",
-        "game", "ruleset", "scenario", "turn", "status"
-    );
+    let mut rows = Vec::new();
     for g in adjutant::store::games(&judge.conn)? {
         // Every member: each side's Commander-in-Chief, then his
         // Field Marshals.
@@ -787,14 +784,26 @@ fn games_cmd(config: &Option<PathBuf>) -> Result<i32> {
                     .map(|m| format!("{}={}", m.side, m.email)),
             );
         }
+        rows.push((g, seats.join(" ")));
+    }
+    // Columns as wide as their longest entry (a house variant's or a long
+    // ruleset's name, a scenario file), so they stay aligned.
+    let rw = rows
+        .iter()
+        .map(|(g, _)| g.ruleset.len())
+        .fold(10, usize::max);
+    let sw = rows
+        .iter()
+        .map(|(g, _)| g.scenario.len())
+        .fold(24, usize::max);
+    println!(
+        "{:>5}  {:<rw$} {:<sw$} {:>5}  {:<7} seats",
+        "game", "ruleset", "scenario", "turn", "status"
+    );
+    for (g, seats) in rows {
         println!(
-            "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
-            g.id,
-            g.ruleset,
-            g.scenario,
-            g.turn,
-            g.status,
-            seats.join(" ")
+            "{:>5}  {:<rw$} {:<sw$} {:>5}  {:<7} {seats}",
+            g.id, g.ruleset, g.scenario, g.turn, g.status
         );
     }
     Ok(0)

@@ -713,7 +713,11 @@ impl Judge {
                 (Some(g), None) => format!("being played as game {g}"),
                 (None, None) => "to come".into(),
             };
-            t.push_str(&format!("  {}. {:<24} {state}\n", b.seq, b.scenario));
+            t.push_str(&format!(
+                "  {}. {:<24} {state}\n",
+                b.seq,
+                shown_scenario(&b.scenario)
+            ));
         }
         t.push_str("\nPlayers (battles, wins, points, pre-battle dice, orders sent, NMR):\n");
         for r in self.campaign_records(conn, c)? {
@@ -820,6 +824,20 @@ impl Judge {
         };
         export.record = Some(campaign_record(&export));
         Ok(export)
+    }
+}
+
+/// A battle's scenario as the players' mails name it: a club's scenario
+/// file by its name, never the host's path to it (issue 51 item 12).
+fn shown_scenario(scenario: &str) -> String {
+    let p = std::path::Path::new(scenario);
+    if p.components().count() > 1 || p.extension().is_some() {
+        p.file_stem().map_or_else(
+            || scenario.to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    } else {
+        scenario.to_string()
     }
 }
 

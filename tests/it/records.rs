@@ -769,3 +769,60 @@ fn the_referee_can_be_replaced() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 51 item 12: a campaign of a club's scenario file does not show the
+/// host's path to it in the players' standings mail; `adjutant games`
+/// keeps its columns for a long ruleset name and a scenario file.
+#[test]
+fn standings_hide_the_hosts_path_and_games_columns_align() {
+    let site = Site::new();
+    let dir = site.path().join("club-scenarios");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("our-bridge.toml");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/memoir44/pegasus-bridge.toml"
+        ),
+        &file,
+    )
+    .unwrap();
+    site.ok(&[
+        "campaign",
+        "new",
+        "club",
+        "--scenario",
+        file.to_str().unwrap(),
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    let standings = site
+        .mails()
+        .into_iter()
+        .find(|m| m.contains("To: alice@example.org") && m.contains("Battles:"))
+        .expect("the campaign's standings mail");
+    let host_path = dir.display().to_string();
+    assert!(!standings.contains(&host_path), "{standings}");
+    assert!(standings.contains("our-bridge"), "{standings}");
+
+    site.new_game(
+        "le-cateau-1914",
+        &["british=a@example.org", "german=b@example.org"],
+        &[],
+    )
+    .to_string();
+    let games = site.ok(&["games"]);
+    let lines: Vec<&str> = games.lines().collect();
+    let col = |l: &str| l.find(" active").or_else(|| l.find(" over"));
+    let at: Vec<Option<usize>> = lines.iter().skip(1).map(|l| col(l)).collect();
+    assert!(
+        at.windows(2).all(|w| w[0] == w[1]),
+        "the status column moves:\n{games}"
+    );
+}
