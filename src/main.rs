@@ -62,6 +62,10 @@ enum CampaignCmd {
         nmr: String,
         #[arg(long)]
         referee: Option<String>,
+        /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown
+        /// in, from the first battle; each player's own TIMEZONE carries on.
+        #[arg(long = "tz")]
+        zones: Vec<String>,
         /// Create every battle now (no pre-battle dice between them).
         #[arg(long)]
         all_at_once: bool,
@@ -1302,9 +1306,11 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             deadline,
             nmr,
             referee,
+            zones,
             all_at_once,
         } => {
             let plan = file.as_deref().map(read_campaign_file).transpose()?;
+            let zones = pairs(&zones, "tz", "SIDE=ZONE")?;
             let mut judge = open(config)?;
             let players = pairs(
                 &players,
@@ -1324,6 +1330,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
                     deadline_secs,
                     nmr_policy: nmr,
                     referee,
+                    zones,
                     ..Default::default()
                 },
                 all_at_once,

@@ -237,7 +237,23 @@ impl Judge {
                     .insert("campaign-dice".into(), v.join(","));
             }
         }
+        // Each player's zone as he set it in the battle before (TIMEZONE),
+        // so the welcome shows the deadline in it; his absence after.
+        let before = self.battle_before(tx, c, seq, &stored)?;
+        if let Some(g) = before {
+            for s in store::seats(tx, g)? {
+                if let Some((side, _)) =
+                    seats.iter().find(|(_, e)| e.eq_ignore_ascii_case(&s.email))
+                {
+                    opts.zones.retain(|(z, _)| z != side);
+                    opts.zones.push((side.clone(), s.tz.clone()));
+                }
+            }
+        }
         let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
+        if let Some(g) = before {
+            store::carry_seat_settings(tx, g, game)?;
+        }
         cstore::set_battle_game(tx, c.id, seq, game)?;
         cstore::set_starters(
             tx,
@@ -246,6 +262,24 @@ impl Judge {
             &serde_json::to_string(&seats).unwrap_or_default(),
         )?;
         Ok(game)
+    }
+
+    /// The game of the battle before `seq`, in a campaign played one by
+    /// one.
+    fn battle_before(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        seq: u32,
+        stored: &Stored,
+    ) -> Result<Option<i64>, ServiceError> {
+        if stored.all_at_once {
+            return Ok(None);
+        }
+        Ok(cstore::battles(tx, c.id)?
+            .into_iter()
+            .find(|b| b.seq + 1 == seq)
+            .and_then(|b| b.game_id))
     }
 
     /// The seats of battle `seq`, the first of each side its

@@ -826,3 +826,66 @@ fn standings_hide_the_hosts_path_and_games_columns_align() {
         "the status column moves:\n{games}"
     );
 }
+
+/// Issue 51 item 9. docs/campaigns.md: a campaign's battles are one season
+/// of the same players. `campaign new --tz` sets a side's zone like
+/// `new-game --tz`, and a player's TIMEZONE and ABSENCE sent during one
+/// battle still hold in the next.
+#[test]
+fn a_campaign_keeps_each_players_timezone_and_absence() {
+    let site = Site::new();
+    let t0 = "2026-11-01T12:00:00Z";
+    site.at(
+        t0,
+        &[
+            "campaign",
+            "new",
+            "season",
+            "--scenario",
+            "pegasus-bridge",
+            "--scenario",
+            "pegasus-bridge",
+            "--player",
+            "allies=alice@example.org",
+            "--player",
+            "axis=bob@example.org",
+            "--deadline",
+            "72h",
+            "--tz",
+            "axis=America/New_York",
+        ],
+    );
+    let tz = |game: i64, side: &str| -> (String, Option<String>) {
+        site.db()
+            .query_row(
+                "SELECT tz, absent_until FROM seats WHERE game_id = ?1 AND side = ?2",
+                rusqlite::params![game, side],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(tz(1, "axis").0, "America/New_York");
+    let alice = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "tz.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "settings",
+            "tz1@x",
+            "TIMEZONE Asia/Tokyo\nABSENCE 2026-12-20 2027-01-02\n",
+        ),
+    );
+    site.at("2026-11-01T13:00:00Z", &["serve", "--once"]);
+    let (zone, away) = tz(1, "allies");
+    assert_eq!(zone, "Asia/Tokyo");
+    assert!(away.is_some());
+    let bob = reply_address(&site, "bob@example.org");
+    site.drop_mail(
+        "resign.eml",
+        &mail("bob@example.org", &bob, "resign", "rs1@x", "RESIGN\n"),
+    );
+    site.at("2026-11-01T14:00:00Z", &["serve", "--once"]);
+    assert_eq!(tz(2, "allies"), (zone, away), "battle 2 keeps Alice's");
+    assert_eq!(tz(2, "axis").0, "America/New_York");
+}
