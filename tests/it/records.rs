@@ -889,3 +889,37 @@ fn a_campaign_keeps_each_players_timezone_and_absence() {
     assert_eq!(tz(2, "allies"), (zone, away), "battle 2 keeps Alice's");
     assert_eq!(tz(2, "axis").0, "America/New_York");
 }
+
+/// Issue 51 item 9: a Field Marshal has his own zone (his welcome shows
+/// deadlines in it), so he may set it with TIMEZONE; the C-in-C's is
+/// unchanged.
+#[test]
+fn a_field_marshal_sets_his_own_timezone() {
+    let site = Site::new();
+    team_game(&site);
+    let emil = reply_address(&site, "emil@example.org");
+    let before = site.mails().len();
+    let mut n = 0;
+    send_to(
+        &site,
+        &mut n,
+        "emil@example.org",
+        &emil,
+        "TIMEZONE Asia/Tokyo\n",
+    );
+    let answer = since(&site, before)
+        .into_iter()
+        .find(|m| m.contains("To: emil@example.org"))
+        .expect("Emil is answered");
+    assert!(answer.contains("now shown in Asia/Tokyo"), "{answer}");
+    let (member, cinc): (String, String) = site
+        .db()
+        .query_row(
+            "SELECT (SELECT tz FROM team_members WHERE game_id = 1 AND lower(email) = 'emil@example.org'),
+                    (SELECT tz FROM seats WHERE game_id = 1 AND side = 'axis')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((member.as_str(), cinc.as_str()), ("Asia/Tokyo", "UTC"));
+}
