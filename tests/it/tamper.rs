@@ -473,6 +473,11 @@ fn every_single_change_of_an_export_fails_verify() {
     for n in 0..seeds {
         for kind in KINDS {
             for (what, ex) in game_exports(kind, n) {
+                println!(
+                    "tamper: {what}: {} turns, {}",
+                    ex["turns"].as_array().map_or(0, Vec::len),
+                    ex["status"]
+                );
                 match ex["ending"]["kind"].as_str() {
                     Some("resigned") => endings[0] += 1,
                     Some("draw-agreed") => endings[1] += 1,
