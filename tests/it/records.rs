@@ -923,3 +923,42 @@ fn a_field_marshal_sets_his_own_timezone() {
         .unwrap();
     assert_eq!((member.as_str(), cinc.as_str()), ("Asia/Tokyo", "UTC"));
 }
+
+/// docs/security.md: "Every export format the judge ever wrote stays
+/// verifiable". An export as a build before the record chain wrote it
+/// (format 3, no record fields) still verifies, with a note; the same file
+/// claiming format 3 while it carries a chain is refused (a downgrade).
+#[test]
+fn a_format_3_export_still_verifies_and_a_downgrade_is_refused() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    let ok = site.export_and_verify(&[]);
+    assert!(ok.contains("OK: game 1 verified"), "{ok}");
+    let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
+    let ex: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(ex["format"], "adjutant-export/4");
+
+    let mut old = ex.clone();
+    old["format"] = "adjutant-export/3".into();
+    let downgraded = old.clone();
+    let o = old.as_object_mut().unwrap();
+    o.remove("setup_record");
+    o.remove("record");
+    for t in old["turns"].as_array_mut().unwrap() {
+        t.as_object_mut().unwrap().remove("record");
+    }
+    let (ok, said) = verify_edit(&site, "old.json", &old);
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("adjutant-export/3 has no record chain"),
+        "{said}"
+    );
+
+    let (ok, said) = verify_edit(&site, "downgraded.json", &downgraded);
+    assert!(
+        !ok && said.contains("which has no record chain, yet it carries one"),
+        "{said}"
+    );
+}
