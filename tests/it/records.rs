@@ -183,9 +183,9 @@ fn a_game_line_that_contradicts_the_reply_address_is_refused() {
     site.pegasus_bridge(&[]);
     site.pegasus_bridge(&[]);
     let mut n = 0;
-    let game1 = reply_address(&site, "alice@example.org");
-    // The newest mail to Alice is game 2's welcome: take game 1's address
-    // from the database-free route, the first welcome.
+    let game2 = reply_address(&site, "alice@example.org");
+    // The newest mail to Alice is game 2's welcome: game 1's address is in
+    // the first.
     let first = site
         .mails()
         .into_iter()
@@ -200,7 +200,7 @@ fn a_game_line_that_contradicts_the_reply_address_is_refused() {
         .unwrap()
         .trim_end_matches('>')
         .to_string();
-    assert_ne!(game1, game1_addr, "two games, two addresses");
+    assert_ne!(game2, game1_addr, "two games, two addresses");
     let before = site.mails().len();
     let orders = pass_orders(&site, 2, "allies");
     send_to(
@@ -815,8 +815,7 @@ fn standings_hide_the_hosts_path_and_games_columns_align() {
         "le-cateau-1914",
         &["british=a@example.org", "german=b@example.org"],
         &[],
-    )
-    .to_string();
+    );
     let games = site.ok(&["games"]);
     let lines: Vec<&str> = games.lines().collect();
     let col = |l: &str| l.find(" active").or_else(|| l.find(" over"));
@@ -961,4 +960,72 @@ fn a_format_3_export_still_verifies_and_a_downgrade_is_refused() {
         !ok && said.contains("which has no record chain, yet it carries one"),
         "{said}"
     );
+}
+
+/// Issue 51 acceptance 2: a campaign's finished battle refuses a
+/// correction like any finished game, so the campaign's verify keeps
+/// passing and its standings stay as they were.
+#[test]
+fn amend_of_a_campaigns_finished_battle_is_refused() {
+    let site = Site::new();
+    site.ok(&[
+        "campaign",
+        "new",
+        "two",
+        "--scenario",
+        "pegasus-bridge",
+        "--scenario",
+        "pegasus-bridge",
+        "--player",
+        "allies=alice@example.org",
+        "--player",
+        "axis=bob@example.org",
+        "--referee",
+        "ref@example.org",
+    ]);
+    let mut n = 0;
+    send(&site, &mut n, "bob@example.org", "RESIGN\n");
+    assert_eq!(game_row(&site, 1).1, "over");
+    let out = site.run(&["amend", "1", "--reason", "late", "MEDALS allies 1"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("game 1 is over"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let before = site.mails().len();
+    let desk = site
+        .mails()
+        .into_iter()
+        .find(|m| m.contains("To: ref@example.org") && m.contains("Game 1: you are the referee"))
+        .and_then(|m| {
+            m.lines().find(|l| l.starts_with("Reply-To: ")).map(|l| {
+                l.rsplit('<')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches('>')
+                    .to_string()
+            })
+        })
+        .expect("the referee's desk of battle 1");
+    send_to(
+        &site,
+        &mut n,
+        "ref@example.org",
+        &desk,
+        "AMEND MEDALS allies 1 BECAUSE late\n",
+    );
+    assert!(since(&site, before)
+        .iter()
+        .any(|m| m.contains("To: ref@example.org") && m.contains("game 1 is over")));
+    let export = site.path().join("two.json");
+    site.ok(&[
+        "campaign",
+        "export",
+        "two",
+        "--output",
+        export.to_str().unwrap(),
+    ]);
+    let said = site.ok(&["verify", export.to_str().unwrap()]);
+    assert!(!said.contains("DIFFERENCE"), "{said}");
 }
