@@ -96,6 +96,10 @@ enum CampaignCmd {
         nmr: String,
         #[arg(long)]
         referee: Option<String>,
+        /// SIDE=ZONE (or referee=ZONE): the time zone deadlines are shown
+        /// in, from the first battle; each player's own TIMEZONE carries on.
+        #[arg(long = "tz")]
+        zones: Vec<String>,
         /// Create every battle now (no pre-battle dice between them).
         #[arg(long)]
         all_at_once: bool,
@@ -223,7 +227,8 @@ enum Cmd {
         #[arg(long)]
         member: Option<String>,
     },
-    /// Hand a seat to another player (a new secret goes to the new address).
+    /// Hand a seat to another player (a new secret goes to the new address);
+    /// `referee` as the side hands the referee's desk.
     ReplaceSeat {
         game: i64,
         side: String,
@@ -938,10 +943,7 @@ fn standings_cmd(config: &Option<PathBuf>, json: bool) -> Result<i32> {
 
 fn games_cmd(config: &Option<PathBuf>) -> Result<i32> {
     let judge = open(config)?;
-    println!(
-        "{:>5}  {:<10} {:<24} {:>5}  {:<7} seats",
-        "game", "ruleset", "scenario", "turn", "status"
-    );
+    let mut rows = Vec::new();
     for g in adjutant::store::games(&judge.conn)? {
         // Every member: each side's Commander-in-Chief, then his
         // Field Marshals.
@@ -956,14 +958,26 @@ fn games_cmd(config: &Option<PathBuf>) -> Result<i32> {
                     .map(|m| format!("{}={}", m.side, m.email)),
             );
         }
+        rows.push((g, seats.join(" ")));
+    }
+    // Columns as wide as their longest entry (a house variant's or a long
+    // ruleset's name, a scenario file), so they stay aligned.
+    let rw = rows
+        .iter()
+        .map(|(g, _)| g.ruleset.len())
+        .fold(10, usize::max);
+    let sw = rows
+        .iter()
+        .map(|(g, _)| g.scenario.len())
+        .fold(24, usize::max);
+    println!(
+        "{:>5}  {:<rw$} {:<sw$} {:>5}  {:<7} seats",
+        "game", "ruleset", "scenario", "turn", "status"
+    );
+    for (g, seats) in rows {
         println!(
-            "{:>5}  {:<10} {:<24} {:>5}  {:<7} {}",
-            g.id,
-            g.ruleset,
-            g.scenario,
-            g.turn,
-            g.status,
-            seats.join(" ")
+            "{:>5}  {:<rw$} {:<sw$} {:>5}  {:<7} {seats}",
+            g.id, g.ruleset, g.scenario, g.turn, g.status
         );
     }
     Ok(0)
@@ -1279,6 +1293,7 @@ fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
 fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
     match judge.referee_approve(game)? {
+        Some((a, b)) if a == b => println!("game {game}: turn {a} released to the players"),
         Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
         None => println!("game {game}: nothing is held for review"),
     }
@@ -1344,6 +1359,9 @@ fn replace_seat_cmd(
 ) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
     match old {
+        _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {
+            judge.replace_referee(game, email)?;
+        }
         Some(old) => {
             judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
         }
@@ -1460,9 +1478,11 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             deadline,
             nmr,
             referee,
+            zones,
             all_at_once,
         } => {
             let plan = file.as_deref().map(read_campaign_file).transpose()?;
+            let zones = pairs(&zones, "tz", "SIDE=ZONE")?;
             let mut judge = open_to_mail(config)?;
             let players = pairs(
                 &players,
@@ -1482,6 +1502,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
                     deadline_secs,
                     nmr_policy: nmr,
                     referee,
+                    zones,
                     ..Default::default()
                 },
                 all_at_once,

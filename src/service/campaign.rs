@@ -237,7 +237,23 @@ impl Judge {
                     .insert("campaign-dice".into(), v.join(","));
             }
         }
+        // Each player's zone as he set it in the battle before (TIMEZONE),
+        // so the welcome shows the deadline in it; his absence after.
+        let before = self.battle_before(tx, c, seq, &stored)?;
+        if let Some(g) = before {
+            for s in store::seats(tx, g)? {
+                if let Some((side, _)) =
+                    seats.iter().find(|(_, e)| e.eq_ignore_ascii_case(&s.email))
+                {
+                    opts.zones.retain(|(z, _)| z != side);
+                    opts.zones.push((side.clone(), s.tz.clone()));
+                }
+            }
+        }
         let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
+        if let Some(g) = before {
+            store::carry_seat_settings(tx, g, game)?;
+        }
         cstore::set_battle_game(tx, c.id, seq, game)?;
         cstore::set_starters(
             tx,
@@ -246,6 +262,24 @@ impl Judge {
             &serde_json::to_string(&seats).unwrap_or_default(),
         )?;
         Ok(game)
+    }
+
+    /// The game of the battle before `seq`, in a campaign played one by
+    /// one.
+    fn battle_before(
+        &self,
+        tx: &Transaction<'_>,
+        c: &cstore::Campaign,
+        seq: u32,
+        stored: &Stored,
+    ) -> Result<Option<i64>, ServiceError> {
+        if stored.all_at_once {
+            return Ok(None);
+        }
+        Ok(cstore::battles(tx, c.id)?
+            .into_iter()
+            .find(|b| b.seq + 1 == seq)
+            .and_then(|b| b.game_id))
     }
 
     /// The seats of battle `seq`, the first of each side its
@@ -713,7 +747,11 @@ impl Judge {
                 (Some(g), None) => format!("being played as game {g}"),
                 (None, None) => "to come".into(),
             };
-            t.push_str(&format!("  {}. {:<24} {state}\n", b.seq, b.scenario));
+            t.push_str(&format!(
+                "  {}. {:<24} {state}\n",
+                b.seq,
+                shown_scenario(&b.scenario)
+            ));
         }
         t.push_str("\nPlayers (battles, wins, points, pre-battle dice, orders sent, NMR):\n");
         for r in self.campaign_records(conn, c)? {
@@ -808,7 +846,7 @@ impl Judge {
             });
         }
         let stored = serde_json::from_str::<Stored>(&c.options).unwrap_or_default();
-        Ok(CampaignExport {
+        let mut export = CampaignExport {
             format: CAMPAIGN_FORMAT.into(),
             name: c.name,
             all_at_once: stored.all_at_once,
@@ -816,7 +854,24 @@ impl Judge {
             stopped: cstore::stopped(&self.conn, c.id)?,
             plan,
             battles,
-        })
+            record: None,
+        };
+        export.record = Some(campaign_record(&export));
+        Ok(export)
+    }
+}
+
+/// A battle's scenario as the players' mails name it: a club's scenario
+/// file by its name, never the host's path to it (issue 51 item 12).
+fn shown_scenario(scenario: &str) -> String {
+    let p = std::path::Path::new(scenario);
+    if p.components().count() > 1 || p.extension().is_some() {
+        p.file_stem().map_or_else(
+            || scenario.to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    } else {
+        scenario.to_string()
     }
 }
 
@@ -980,16 +1035,19 @@ fn check_roles(spec: &CampaignSpec, plan: &Plan) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Version 4: each battle's export is of format 4 (its record chain), and
+/// `record` links the campaign's own fields to the battles' records.
 /// Version 3 adds a campaign file's roles to each listed battle and its
 /// `pre_battle_dice`; version 2 lists every battle of the campaign with its
 /// outcome (`plan`) and says why it stopped, if it did; version 1 had the
 /// battles' exports alone. `verify` reads all three.
-pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/3";
+pub const CAMPAIGN_FORMAT: &str = "adjutant-campaign/4";
 
 /// Every campaign export format this judge ever wrote, oldest first.
 pub const CAMPAIGN_FORMATS: &[&str] = &[
     "adjutant-campaign/1",
     "adjutant-campaign/2",
+    "adjutant-campaign/3",
     CAMPAIGN_FORMAT,
 ];
 
@@ -1009,6 +1067,40 @@ pub struct CampaignExport {
     #[serde(default)]
     pub plan: Vec<PlannedBattle>,
     pub battles: Vec<super::export::Export>,
+    /// The campaign's link of the record chain (format 4): its own fields
+    /// and each battle's last link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+}
+
+/// The campaign's record link from its fields and its battles' records.
+fn campaign_record(c: &CampaignExport) -> String {
+    super::export::link(
+        "adjutant-campaign-record/1",
+        &serde_json::json!({
+            "name": c.name, "all_at_once": c.all_at_once,
+            "pre_battle_dice": c.pre_battle_dice, "stopped": c.stopped, "plan": c.plan,
+            "battles": c.battles.iter().map(|b| &b.record).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+/// The campaign's own record link (format 4 on), named when it differs.
+fn check_campaign_record(c: &CampaignExport, v: &mut super::export::Verification) {
+    if CAMPAIGN_FORMATS.iter().position(|f| *f == c.format) < Some(3) {
+        if c.record.is_some() {
+            v.differences.push(format!(
+                "format: the export says {}, which has no record chain, yet it carries one",
+                c.format
+            ));
+        }
+        return;
+    }
+    if c.record.as_deref() != Some(campaign_record(c).as_str()) {
+        v.differences.push(
+            "campaign: the record differs from the one the judge wrote (its name, options, list of battles or a battle's record changed)".into(),
+        );
+    }
 }
 
 /// One battle in a campaign export's list: its game once created, and its
@@ -1131,6 +1223,7 @@ pub fn verify_campaign(c: &CampaignExport) -> super::export::Verification {
         ));
         return v;
     }
+    check_campaign_record(c, &mut v);
     check_plan(c, &mut v);
     let mut wins: BTreeMap<String, u32> = BTreeMap::new();
     let mut last_points: BTreeMap<String, u32> = BTreeMap::new();

@@ -41,6 +41,10 @@ impl Judge {
         if let Some(outcome) = self.unreadable(env, &req, answer) {
             return Ok(outcome);
         }
+        if let Some(why) = self.contradiction(env, &req)? {
+            answer.err(self.error_text(&why, &[], ""));
+            return Ok(("answered: credentials contradict the address".into(), why));
+        }
         if let Some(referee) = self.referee_of(env, &req)? {
             return self.referee_mail(tx, &req, &referee, queue, answer);
         }
@@ -382,13 +386,18 @@ count for your opponents. PRIVATE OFF lists you again.
                 answer.ok(text);
                 "absence end"
             }
-            Command::Draw => {
-                self.draw(tx, seat, queue)?;
-                "draw"
-            }
-            Command::Resign => {
-                self.resign(tx, seat, queue)?;
-                "resign"
+            Command::Draw | Command::Resign => {
+                if let Some(why) = self.ended_already(tx, seat, cmd)? {
+                    answer.for_seat(self.seat_address(seat), seat);
+                    answer.err(self.error_text(&why, &[], ""));
+                    "nothing: the game is over"
+                } else if *cmd == Command::Draw {
+                    self.draw(tx, seat, queue)?;
+                    "draw"
+                } else {
+                    self.resign(tx, seat, queue)?;
+                    "resign"
+                }
             }
             // Handled before a seat is needed (a command added to the
             // protocol but not here must never fall through to another).

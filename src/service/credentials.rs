@@ -42,6 +42,51 @@ impl Judge {
         Ok(email)
     }
 
+    /// `adjutant replace-seat GAME referee EMAIL` (issue 51 item 7): the
+    /// referee's desk handed to `email` with new credentials, welcomed like
+    /// a new referee; the old referee is told, and the old secret and reply
+    /// address stop at once.
+    pub fn replace_referee(&mut self, game_id: i64, email: &str) -> Result<(), ServiceError> {
+        if email.parse::<lettre::Address>().is_err() {
+            return Err(ServiceError::Invalid(format!(
+                "'{email}' is not an email address"
+            )));
+        }
+        let email = email.to_ascii_lowercase();
+        let tx = self.begin()?;
+        let Some(old) = store::referee(&tx, game_id)? else {
+            store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+            return Err(ServiceError::Invalid(format!(
+                "game {game_id} has no referee"
+            )));
+        };
+        store::set_referee_email(&tx, game_id, &email)?;
+        let new = store::rekey_referee(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let mut q = Queue::new();
+        q.push(self.referee_welcome(&tx, game_id, &new)?, "welcome");
+        if !old.email.eq_ignore_ascii_case(&email) {
+            q.push(
+                Outgoing {
+                    to: old.email.clone(),
+                    subject: format!("Game {game_id}: you no longer referee it"),
+                    text: format!(
+                        "The host has handed the referee's seat of game {game_id} to another\nreferee. Your secret and reply address no longer carry it.\n"
+                    ),
+                    game_id: Some(game_id),
+                    ..Outgoing::default()
+                },
+                "seat",
+            );
+        }
+        let tag = {
+            use sha2::Digest as _;
+            hex::encode(&sha2::Sha256::digest(new.token.as_bytes())[..8])
+        };
+        self.flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// The seat of `side` held at `member` (the side's first seat when
     /// `member` is None or its address).
     fn holder(
@@ -138,5 +183,64 @@ impl Judge {
             "seat",
         );
         Ok(r)
+    }
+}
+
+impl Judge {
+    /// Why a mail's GAME or PASSWORD line contradicts its reply address
+    /// (issue 51 item 4, issue 59 item 3): a reply to game 1's mail that
+    /// says `GAME 2`, or carries a secret that is not the address's seat's
+    /// (Bob's own PASSWORD sent to Alice's address). The mail is not used:
+    /// either credential could be the mistake, and guessing would play
+    /// one game's or seat's orders in another.
+    pub(super) fn contradiction(
+        &self,
+        env: &crate::mail::parse::Envelope,
+        req: &crate::protocol::Request,
+    ) -> Result<Option<String>, ServiceError> {
+        if req.game.is_none() && req.password.is_none() {
+            return Ok(None);
+        }
+        let Some((game, secret)) = self.address_credential(env)? else {
+            return Ok(None);
+        };
+        let refused = "So none of it was used: reply to a mail of the game and seat you\nmean, or send GAME and PASSWORD from a fresh mail to the judge's own\naddress.";
+        if let Some(named) = req.game.filter(|g| *g != game) {
+            return Ok(Some(format!(
+                "This mail went to a reply address of game {game}, but its GAME line\nnames game {named}. {refused}"
+            )));
+        }
+        if let Some(pw) = req.password.as_deref() {
+            if pw.to_ascii_lowercase() != secret {
+                return Ok(Some(format!(
+                    "This mail went to a reply address of game {game}, but its PASSWORD line\nis not the secret of the seat that address is for. {refused}"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The game and secret of the seat, team member or referee desk whose
+    /// reply token the mail was sent to, if any.
+    fn address_credential(
+        &self,
+        env: &crate::mail::parse::Envelope,
+    ) -> Result<Option<(i64, String)>, ServiceError> {
+        for to in &env.to {
+            let Some(tok) = crate::protocol::token_of(to, self.cfg.local_part(), self.cfg.domain())
+            else {
+                continue;
+            };
+            if let Some(r) = store::referee_by_token(&self.conn, &tok)? {
+                return Ok(Some((r.game_id, r.secret)));
+            }
+            if let Some(s) = store::seat_by_token(&self.conn, &tok)? {
+                return Ok(Some((s.game_id, s.secret)));
+            }
+            if let Some(s) = self.member_by_token(&tok)? {
+                return Ok(Some((s.game_id, s.secret)));
+            }
+        }
+        Ok(None)
     }
 }

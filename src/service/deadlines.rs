@@ -193,8 +193,17 @@ impl Judge {
                 continue;
             }
             let mut q = Queue::new();
-            // Every member of the side (docs/teams.md), each in his zone.
+            // Every member of the side whose part is still missing (a
+            // team's held parts: docs/teams.md), each in his zone.
+            let sent: Vec<i64> = store::team::parts(&tx, game.id, &s.side)?
+                .iter()
+                .map(|p| p.seat_no)
+                .collect();
             for m in self.members_of_side(&tx, game.id, &s.side)? {
+                if matches!(&m.role, super::recipients::Role::Member { seat_no, .. } if sent.contains(seat_no))
+                {
+                    continue;
+                }
                 let tz = m.seat.as_ref().map_or(s.tz.as_str(), |m| m.tz.as_str());
                 let text = self.templates.render(
                     "reminder.txt",
@@ -274,15 +283,22 @@ impl Judge {
                 }
             }
         }
+        // The deadline moves on first, so the notices can say when the
+        // next one is (issue 51 item 12).
+        self.move_on(&tx, game, now)?;
+        let next = store::game(&tx, game.id)?
+            .filter(|g| g.status == "active" && g.turn == game.turn)
+            .and_then(|g| g.deadline_at);
         let mut notices = Queue::new();
         for (w, misses) in &late {
             let members = self.members_of_side(&tx, game.id, &w.seat.side)?;
+            let passed = passed.contains(&w.seat.side);
             self.miss_notices(
                 game,
                 w,
                 &members,
                 *misses,
-                passed.contains(&w.seat.side),
+                (passed, next.as_deref().filter(|_| !passed)),
                 &mut notices,
             );
         }
@@ -295,7 +311,6 @@ impl Judge {
         } else {
             q.mails.append(&mut notices.mails);
         }
-        self.move_on(&tx, game, now)?;
         let what: Vec<String> = late
             .iter()
             .map(|(w, _)| format!("{}@{}", w.seat.side, stamp(w.due)))
@@ -314,7 +329,7 @@ impl Judge {
         w: &Waited,
         members: &[super::recipients::Recipient],
         misses: i64,
-        passed: bool,
+        (passed, next): (bool, Option<&str>),
         q: &mut Queue,
     ) {
         let s = &w.seat;
@@ -324,6 +339,11 @@ impl Judge {
             "The game waits for the orders; send them as soon as you can."
         };
         for m in members {
+            let tz = m.seat.as_ref().map_or(s.tz.as_str(), |m| m.tz.as_str());
+            let what = match next {
+                Some(at) => format!("{what}\nThe next deadline is {}.", show(at, tz)),
+                None => what.to_string(),
+            };
             q.push(
                 Outgoing {
                     to: m.email.clone(),
@@ -347,11 +367,17 @@ impl Judge {
             q.push(
                 Outgoing {
                     to: referee.to_string(),
-                    subject: format!("Game {}: {} missed {misses} deadlines", game.id, s.side),
+                    subject: format!(
+                        "Game {}: {} missed {misses} deadline{}",
+                        game.id,
+                        s.side,
+                        plural(misses)
+                    ),
                     text: format!(
-                        "{} ({}) has missed {misses} deadlines in a row in game {}.\nThe last deadline was {}.\nYou may extend the deadline, pause the game, or replace the player.\n",
+                        "{} ({}) has missed {misses} deadline{} in a row in game {}.\nThe last deadline was {}.\nYou may extend the deadline, pause the game, or replace the player.\n",
                         s.side,
                         s.email,
+                        plural(misses),
                         game.id,
                         show(&stamp(w.due), &game.referee_tz)
                     ),
@@ -737,6 +763,15 @@ fn capital(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
+}
+
+/// "s" after a count other than one.
+fn plural(n: i64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 #[cfg(test)]

@@ -12,16 +12,29 @@ use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Version 4: the export is a chain of records (`setup_record`, each
+/// turn's `record`, `record` at the end): each link the SHA-256 of the one
+/// before and of its part in canonical JSON, the ending, status, result and
+/// messages in the last link (issue 51), so no single field (a time, an
+/// option, a flipped ending) changes without `verify` naming where.
 /// Version 3: a game ended outside its rules (a resignation, a draw agreed
 /// by mail) says how in `ending`, so that `verify` can recompute every
 /// result. Version 2: a turn is one phase and holds the orders of every
 /// side it took (none for a phase of the judge's own); version 1 had one
 /// side's. `verify` reads every version ([`parse`]); the tag changes
 /// whenever the schema does (a test pins the schema to the tag).
-pub const FORMAT: &str = "adjutant-export/3";
+pub const FORMAT: &str = "adjutant-export/4";
 
 /// Every export format this judge ever wrote, oldest first.
-pub const FORMATS: &[&str] = &["adjutant-export/1", "adjutant-export/2", FORMAT];
+pub const FORMATS: &[&str] = &[
+    "adjutant-export/1",
+    "adjutant-export/2",
+    "adjutant-export/3",
+    FORMAT,
+];
+
+/// The first format whose exports carry the record chain.
+pub const CHAINED_FROM: usize = 3;
 
 /// How a game ended outside its rules, as the game's record keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -74,6 +87,13 @@ pub struct Export {
     /// what the other said among itself. Not part of the replay.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<crate::store::team::Message>,
+    /// The first link of the record chain: the game's set-up (format 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_record: Option<String>,
+    /// The last link: the last turn's, then status, result, ending and
+    /// messages (format 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -87,6 +107,9 @@ pub struct ExportTurn {
     pub dice_seed: String,
     pub events: Vec<Value>,
     pub state_hash: String,
+    /// This turn's link of the record chain (format 4).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub record: String,
 }
 
 /// One side's orders in a turn, as the player wrote them.
@@ -248,6 +271,7 @@ impl Judge {
                     .map(|(_, e)| e.clone())
                     .collect(),
                 state_hash: seal(hash),
+                record: String::new(),
             });
         }
         // A game over outside its rules before the judge recorded how
@@ -261,7 +285,7 @@ impl Judge {
                 }
                 None => None,
             };
-        Ok(Export {
+        let mut export = Export {
             format: FORMAT.into(),
             game: game.id as u64,
             ruleset: game.ruleset.clone(),
@@ -281,7 +305,133 @@ impl Judge {
                 .into_iter()
                 .filter(|m| !hide || m.kind == "press")
                 .collect(),
-        })
+            setup_record: None,
+            record: None,
+        };
+        let chain = record_chain(&export);
+        export.setup_record = Some(chain.setup);
+        for (t, link) in export.turns.iter_mut().zip(chain.turns) {
+            t.record = link;
+        }
+        export.record = Some(chain.end);
+        Ok(export)
+    }
+}
+
+/// A value as canonical JSON: every object's keys sorted, no spaces.
+fn canonical(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(o) => {
+                let mut keys: Vec<&String> = o.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&o[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+/// One link of the record chain: the link before it and its part.
+pub(super) fn link(before: &str, part: &Value) -> String {
+    dice::sha256_hex(format!("{before}\n{}", canonical(part)).as_bytes())
+}
+
+/// The record chain of an export as its fields give it.
+struct Chain {
+    setup: String,
+    turns: Vec<String>,
+    end: String,
+}
+
+/// The record chain (format 4): the set-up, each turn in order (its
+/// number, orders with their times, dice, events and state), then the
+/// end (status, result, ending, messages). Computed from the export's own
+/// fields (a running game's redacted ones too), never from its links.
+fn record_chain(e: &Export) -> Chain {
+    let setup = link(
+        "adjutant-record/1",
+        &serde_json::json!({
+            "game": e.game, "ruleset": e.ruleset, "scenario": e.scenario,
+            "scenario_text": e.scenario_text, "ruleset_text": e.ruleset_text,
+            "options": e.options, "sides": e.sides,
+            "seed_commitment": e.seed_commitment, "setup_state_hash": e.setup_state_hash,
+        }),
+    );
+    let mut last = setup.clone();
+    let mut turns = Vec::new();
+    for t in &e.turns {
+        last = link(
+            &last,
+            &serde_json::json!({
+                "turn": t.turn, "orders": t.orders, "dice_commitment": t.dice_commitment,
+                "dice_seed": t.dice_seed, "events": t.events, "state_hash": t.state_hash,
+            }),
+        );
+        turns.push(last.clone());
+    }
+    let end = link(
+        &last,
+        &serde_json::json!({
+            "status": e.status, "result": e.result, "ending": e.ending, "messages": e.messages,
+        }),
+    );
+    Chain { setup, turns, end }
+}
+
+/// Check an export's record chain against its fields: the first link that
+/// differs is named (set-up, a turn, the end). An export from before the
+/// chain (format 3 or older) is noted, and one that claims such a format
+/// while carrying links is refused.
+fn check_record(export: &Export, v: &mut Verification) {
+    let chained = FORMATS
+        .iter()
+        .position(|f| *f == export.format)
+        .is_some_and(|i| i >= CHAINED_FROM);
+    let carries = export.setup_record.is_some()
+        || export.record.is_some()
+        || export.turns.iter().any(|t| !t.record.is_empty());
+    if !chained {
+        if carries {
+            v.differences.push(format!(
+                "format: the export says {}, which has no record chain, yet it carries one",
+                export.format
+            ));
+        } else {
+            v.notes.push(format!(
+                "{} has no record chain: what the replay does not recompute (the times of orders, options the rules ignore) was not checked",
+                export.format
+            ));
+        }
+        return;
+    }
+    let chain = record_chain(export);
+    if export.setup_record.as_deref() != Some(chain.setup.as_str()) {
+        v.differences.push(
+            "set-up: the record differs from the one the judge wrote (game, ruleset, scenario, options, sides, seed commitment or set-up state changed)".into(),
+        );
+        return;
+    }
+    for (i, (t, want)) in export.turns.iter().zip(&chain.turns).enumerate() {
+        if t.record != *want {
+            v.differences.push(format!(
+                "turn {} (the export's turn {}): the record differs from the one the judge wrote (its orders, their times, dice, events or state changed, or a turn was dropped or moved)",
+                t.turn,
+                i + 1
+            ));
+            return;
+        }
+    }
+    if export.record.as_deref() != Some(chain.end.as_str()) {
+        v.differences.push(
+            "end: the record differs from the one the judge wrote (status, result, ending or messages changed, or the last turn was dropped)".into(),
+        );
     }
 }
 
@@ -436,6 +586,7 @@ pub fn verify(export: &Export) -> Verification {
         ));
         return v;
     }
+    check_record(export, &mut v);
     check_revealed(export, &mut v);
     let Some(seed_hex) = &export.seed else {
         v.notes.push(format!(
@@ -690,6 +841,7 @@ impl From<ExportV1> for Export {
                     dice_seed: t.dice_seed,
                     events: t.events,
                     state_hash: t.state_hash,
+                    record: String::new(),
                 }),
             }
         }
@@ -710,6 +862,8 @@ impl From<ExportV1> for Export {
             turns,
             ending: None,
             messages: Vec::new(),
+            setup_record: None,
+            record: None,
         }
     }
 }
@@ -880,6 +1034,7 @@ mod tests {
                 dice_seed: "s".into(),
                 events: vec![json!({})],
                 state_hash: "h".into(),
+                record: "r".into(),
             }],
             ending: Some(Ending {
                 kind: RESIGNED.into(),
@@ -896,6 +1051,8 @@ mod tests {
                 text: "t".into(),
                 sent_at: "t".into(),
             }],
+            setup_record: Some("r".into()),
+            record: Some("r".into()),
         }
     }
 
@@ -923,12 +1080,13 @@ mod tests {
                 roles: [("a".to_string(), "p".to_string())].into_iter().collect(),
             }],
             battles: vec![full_export()],
+            record: Some("r".into()),
         })
         .unwrap();
         // (format, shape hash) of every format written since the pin.
         let pinned = [
-            (FORMAT, "383a32233526ef30"),
-            (CAMPAIGN_FORMAT, "ad1a80a52ace72b4"),
+            (FORMAT, "323be4fc523188c8"),
+            (CAMPAIGN_FORMAT, "37dd534ab51fcae4"),
         ];
         assert_eq!(
             [

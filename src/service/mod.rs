@@ -1512,8 +1512,12 @@ impl Judge {
         let deadline_at = game
             .deadline_secs
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
+        // A paused game keeps the new turn's deadline as its base too, so
+        // resuming counts only extensions made since (issue 51 item 3).
         tx.prepare_cached(
-            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5 WHERE id = ?1",
+            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5,
+                 paused_deadline = CASE WHEN paused = 1 THEN ?5 ELSE paused_deadline END
+             WHERE id = ?1",
         )?
         .execute(rusqlite::params![
             game.id,
@@ -1522,6 +1526,10 @@ impl Judge {
             result,
             if result.is_some() { None } else { deadline_at }
         ])?;
+        if result.is_some() {
+            // When it ended: the standings take games in that order.
+            store::kv_set(tx, &standings::ended_key(game.id), &self.now())?;
+        }
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.report_made(tx, &game, rules, &made, &state, queue)?;
         // A campaign goes on once the players may know the result: at once,

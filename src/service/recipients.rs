@@ -207,7 +207,7 @@ pub const MAIL_KINDS: &[MailKind] = &[
     MailKind {
         kind: "reminder",
         when: "a deadline is near",
-        who: "every member of each side still owing orders",
+        who: "every member of each side still owing orders whose own part is missing",
     },
     MailKind {
         kind: "nmr",

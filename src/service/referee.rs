@@ -307,6 +307,15 @@ impl Judge {
                 "a correction needs a reason (AMEND <fix> BECAUSE <why>)",
             )));
         }
+        if game.status == "over" {
+            // docs/referee.md: the judge never rewrites a past turn, and a
+            // finished game's record ends with its last turn (issue 51).
+            return Err(ServiceError::Rejected(Rejection::whole(format!(
+                "game {} is over ({}): a correction after the end would add a turn\nto a finished record",
+                game.id,
+                super::result_line(game.result.as_deref()).trim_end_matches('.')
+            ))));
+        }
         let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
         let text = format!("REASON {reason}\n{fix}");
         let adj = amend_turn(&rules, &state, &text).map_err(ServiceError::Rejected)?;
@@ -379,7 +388,9 @@ impl Judge {
             .filter(|_| game.status != "over")
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
         tx.prepare_cached(
-            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2 WHERE id = ?1",
+            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2,
+                 paused_deadline = CASE WHEN paused = 1 THEN ?2 ELSE paused_deadline END
+             WHERE id = ?1",
         )?
         .execute(rusqlite::params![game.id, deadline_at])?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;

@@ -39,6 +39,38 @@ impl Judge {
         Ok(Ok(seat.side))
     }
 
+    /// Why a RESIGN or DRAW cannot be done: its game is over already (an
+    /// answer, never silence: issue 51).
+    pub(super) fn ended_already(
+        &self,
+        tx: &Transaction<'_>,
+        seat: &Seat,
+        cmd: &crate::protocol::Command,
+    ) -> Result<Option<String>, ServiceError> {
+        let game = store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
+        if game.status != "over" {
+            return Ok(None);
+        }
+        let what = match cmd {
+            crate::protocol::Command::Draw => "no draw to offer or accept",
+            _ => "nothing to resign",
+        };
+        let viewer = crate::rules::Viewer::Side(seat.side.clone());
+        if super::sight::holds_back(&game, &viewer) {
+            // The ending is the referee's to release: say no more than MAP.
+            return Ok(Some(format!(
+                "{}\nYour {} was not done.",
+                super::sight::held_line(&game),
+                format!("{cmd:?}").to_uppercase()
+            )));
+        }
+        Ok(Some(format!(
+            "Game {} is over: {} There is {what}.",
+            game.id,
+            super::result_line(game.result.as_deref())
+        )))
+    }
+
     /// Offer a draw, or accept the other side's offer.
     pub(super) fn draw(
         &self,
@@ -146,6 +178,7 @@ impl Judge {
             "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
         )?
         .execute(rusqlite::params![game.id, winner])?;
+        store::kv_set(tx, &super::standings::ended_key(game.id), &self.now())?;
         store::set_ending(
             tx,
             game.id,
@@ -293,7 +326,7 @@ impl Judge {
                 Outgoing {
                     to: old.email.clone(),
                     subject: format!("Game {game_id}: you no longer play {side}"),
-                    text: format!("The referee has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
                     game_id: Some(game_id),
                     ..Outgoing::default()
                 },
@@ -372,6 +405,12 @@ impl Judge {
         let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
         if !m.email.eq_ignore_ascii_case(&email) {
             self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+            // The standings' reliability record, as for a C-in-C (issue 51).
+            store::kv_set(
+                &tx,
+                &super::standings::left_key(game_id, &m.side, &m.email),
+                &self.now(),
+            )?;
         }
         let seat = new.seat();
         let mut q = Queue::new();

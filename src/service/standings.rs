@@ -37,6 +37,13 @@ pub fn left_key(game: i64, side: &str, email: &str) -> String {
     format!("seat-left:{game}:{side}:{}", email.to_ascii_lowercase())
 }
 
+/// The kv key holding when `game` ended (by its rules, a resignation or
+/// an agreed draw): the order of the rating periods.
+#[must_use]
+pub fn ended_key(game: i64) -> String {
+    format!("game-ended:{game}")
+}
+
 /// The games each address left before their end, among finished games.
 fn games_left(conn: &Connection) -> Result<BTreeMap<String, u64>, ServiceError> {
     let mut st =
@@ -152,7 +159,8 @@ fn finished_games(conn: &Connection) -> Result<Vec<Finished>, ServiceError> {
     let mut st = conn.prepare(
         "SELECT g.id, g.ruleset, g.result, g.ending FROM games g
          WHERE g.status = 'over' AND g.result IS NOT NULL
-         ORDER BY coalesce((SELECT max(received_at) FROM submissions s WHERE s.game_id = g.id),
+         ORDER BY coalesce((SELECT value FROM kv WHERE key = 'game-ended:' || g.id),
+                           (SELECT max(received_at) FROM submissions s WHERE s.game_id = g.id),
                            g.created_at), g.id",
     )?;
     let rows = st.query_map([], |r| {

@@ -522,8 +522,21 @@ impl Judge {
                 if me.seat_no == 0 {
                     return Ok(None);
                 }
+                // A Field Marshal's own zone is his (issue 51 item 9).
+                if let Command::TimeZone(z) = cmd {
+                    if z.parse::<chrono_tz::Tz>().is_err() {
+                        return Ok(Some(Err(format!(
+                            "'{z}' is not a time zone name. Use a name from the IANA list, such as\nEurope/London, America/New_York or Australia/Sydney.\n"
+                        ))));
+                    }
+                    tstore::set_member_tz(tx, seat.game_id, &seat.side, me.seat_no, z)?;
+                    return Ok(Some(Ok(format!(
+                        "Deadlines of game {} are now shown in {z}.\n",
+                        seat.game_id
+                    ))));
+                }
                 Ok(Some(Err(format!(
-                    "In game {} only your Commander-in-Chief ({}) may RESIGN, offer a DRAW,\nor set the side's TIMEZONE, PICTURE and ABSENCE.\n",
+                    "In game {} only your Commander-in-Chief ({}) may RESIGN, offer a DRAW,\nor set the side's PICTURE and ABSENCE.\n",
                     seat.game_id,
                     store::seats(tx, seat.game_id)?
                         .into_iter()
@@ -807,6 +820,22 @@ impl Judge {
             ""
         };
         let Some(card) = card else {
+            // The rest of the team is told of a part held before the card
+            // too (docs/teams.md; issue 51 item 5).
+            let note = format!(
+                "Game {}: {} sent a part of {}'s orders before the card; it is held until\n{cinc} plays the card.\n\nThe part as read:\n{echo}",
+                game.id,
+                me.title(),
+                seat.side
+            );
+            self.to_team(
+                &team,
+                me.seat_no,
+                game.id,
+                &format!("Game {}: your team's orders", game.id),
+                &note,
+                queue,
+            );
             let text = format!(
                 "Your part of {}'s orders for game {} was accepted{again} and is held until\n{cinc} plays the card.\n\nThe orders as read:\n{echo}",
                 seat.side, game.id

@@ -1046,7 +1046,7 @@ fn a_game_ended_before_endings_were_recorded_still_verifies() {
         assert!(said.contains("OK: game 1 verified"), "{said}");
         let text = std::fs::read_to_string(site.path().join("export.json")).unwrap();
         let ex: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(ex["format"], "adjutant-export/3");
+        assert_eq!(ex["format"], "adjutant-export/4");
         assert_eq!(ex["result"], result);
         assert_eq!(ex["ending"]["kind"], kind, "{}", ex["ending"]);
         // The ending still guards the result: changed, verify fails.

@@ -535,6 +535,35 @@ pub fn rekey_referee(conn: &Connection, game_id: i64) -> Result<Option<Referee>,
     referee(conn, game_id)
 }
 
+/// A player's TIMEZONE and ABSENCE carried from one battle of a campaign
+/// to the next: each first seat of game `to` takes the zone and absence of
+/// the seat its address held in game `from`.
+pub fn carry_seat_settings(conn: &Connection, from: i64, to: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE seats SET
+             tz = (SELECT o.tz FROM seats o
+                   WHERE o.game_id = ?1 AND lower(o.email) = lower(seats.email) LIMIT 1),
+             absent_from = (SELECT o.absent_from FROM seats o
+                   WHERE o.game_id = ?1 AND lower(o.email) = lower(seats.email) LIMIT 1),
+             absent_until = (SELECT o.absent_until FROM seats o
+                   WHERE o.game_id = ?1 AND lower(o.email) = lower(seats.email) LIMIT 1)
+         WHERE game_id = ?2 AND EXISTS (SELECT 1 FROM seats o
+                   WHERE o.game_id = ?1 AND lower(o.email) = lower(seats.email))",
+    )?
+    .execute(params![from, to])?;
+    Ok(())
+}
+
+/// Hands a game's referee seat to `email` (the game's referee address
+/// too); the caller gives it new credentials with [`rekey_referee`].
+pub fn set_referee_email(conn: &Connection, game_id: i64, email: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE referees SET email = ?2 WHERE game_id = ?1")?
+        .execute(params![game_id, email])?;
+    conn.prepare_cached("UPDATE games SET referee = ?2 WHERE id = ?1")?
+        .execute(params![game_id, email])?;
+    Ok(())
+}
+
 pub fn referee_by_token(conn: &Connection, token: &str) -> Result<Option<Referee>, StoreError> {
     Ok(conn
         .prepare_cached(&format!(

@@ -163,6 +163,21 @@ pub fn put_part(
     Ok(n > 0)
 }
 
+/// A team member's own time zone (his TIMEZONE).
+pub fn set_member_tz(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    side: &str,
+    seat_no: i64,
+    tz: &str,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE team_members SET tz = ?4 WHERE game_id = ?1 AND side = ?2 AND seat_no = ?3",
+    )?
+    .execute(params![game_id, side, seat_no, tz])?;
+    Ok(())
+}
+
 /// The held parts of a side, by seat.
 pub fn parts(conn: &Connection, game_id: i64, side: &str) -> Result<Vec<Part>, StoreError> {
     let mut st = conn.prepare_cached("SELECT seat_no, orders, source, received_at FROM team_parts WHERE game_id = ?1 AND side = ?2 ORDER BY seat_no")?;
