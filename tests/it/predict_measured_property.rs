@@ -322,3 +322,100 @@ fn measured_exact_odds_agree_with_the_engines_adjudication() {
         }
     }
 }
+
+/// A random Charge! position with light infantry J picking off the
+/// officers of X (issue 55), or None.
+fn pick_off_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let rf = rng.roll(12);
+    let dy = rng.roll(19) + 1;
+    let tkind = pick(rng, &["line", "light", "grenadiers"]);
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n",
+    );
+    if rng.roll(3) == 1 {
+        let y = 10 + dy;
+        let _ = write!(
+            text,
+            "[[terrain]]\nkind = \"woods\"\npoints = [[26, {}], [46, {}], [46, {}], [26, {}]]\n",
+            y - 1,
+            y - 1,
+            y + 6,
+            y + 6
+        );
+    }
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"light\"\nat = [36, 10]\n\
+         rank_and_file = {rf}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{tkind}\"\nat = [36, {}]\n",
+        10 + dy,
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT J: PICK OFF X\n").ok()?;
+    predict::exact_pick_off_at(r, &st, "J", "X")?;
+    Some(st)
+}
+
+/// Issue 55: PREDICT's exact odds of picking off officers (the officers
+/// killed after their saving throws) agree with the engine's adjudication
+/// of the same `PICK OFF` over seeded runs, with the tolerance above.
+#[test]
+fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 1, 1]));
+    let (mut done, mut tries, mut varied) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some(st) = pick_off_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_pick_off_at(&r, &st, "J", "X")
+            .unwrap()
+            .killed;
+        let mut seen = vec![0_u64; exact.len().max(1) + 8];
+        for i in 0..runs {
+            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 2]));
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "british".into(),
+                text: "UNIT J: PICK OFF X\n".into(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let killed = ev
+                .iter()
+                .filter(|e| {
+                    matches!(e, Event::Charge(Charge::Officer { unit, saved, .. }) if unit == "X" && !saved)
+                })
+                .count();
+            seen[killed] += 1;
+        }
+        let n = runs as f64;
+        for (k, got) in seen.iter().enumerate() {
+            let p = exact.get(k).copied().unwrap_or(0.0);
+            let p = if p < 1e-12 { 0.0 } else { p };
+            let allowed = if p == 0.0 {
+                0.0
+            } else {
+                4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+            };
+            assert!(
+                (*got as f64 - n * p).abs() <= allowed,
+                "position {done}, {k} officers killed: exact {p:.5}, engine {got} of {runs} \
+                 (allowed +-{allowed:.1})\nexact {exact:?}\nseen {seen:?}\n{st:?}"
+            );
+        }
+        if exact.iter().filter(|p| **p > 1e-12).count() > 2 {
+            varied += 1;
+        }
+        done += 1;
+    }
+    assert!(varied > 0, "every position had two outcomes or fewer");
+}

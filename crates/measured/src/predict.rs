@@ -75,6 +75,16 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     }
                 }
             }
+            Action::PickOff(x) => match fired_on.unit(x).filter(|u| u.side != idx) {
+                Some(tg) => out.push_str(&pick_off_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Battle {n}: {} picks off at {x}: no enemy unit",
+                        p.unit
+                    );
+                }
+            },
             _ => {
                 let (what, x) = sampled_kind(r, p, a);
                 let _ = writeln!(
@@ -270,6 +280,138 @@ pub fn exact_volley(
     };
     let fate = morale_fates(r, st, tg, sh.side, &killed);
     Some((killed, fate))
+}
+
+/// Picking off officers (LIGHT INFANTRY MUSKETRY, "Picking off
+/// individuals"; "Saving throw for officers"), as the engine reckons it:
+/// a die per rank and file of the shooter, each on the band's faces a hit;
+/// the hits go to the target's officers still standing, the highest first
+/// (beyond the near band only mounted ones), at most one hit each; each
+/// officer hit then throws his saving throw. The exact chance of each
+/// number of officers hit and killed, with the dice and the faces; None:
+/// no picking off from there (out of range, or line infantry in cover).
+#[must_use]
+pub fn exact_pick_off(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    sh: &Unit,
+    tg: &Unit,
+) -> Option<PickOff> {
+    let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
+    let (_, band) = band_of(&r.pick_off, sight.dist)?;
+    if sight.cover && !troop(r, tg).light {
+        return None;
+    }
+    let eligible = tg
+        .officers
+        .iter()
+        .filter(|o| o.alive && (!band.mounted_only || o.mounted))
+        .count();
+    let q = band.kill.len() as f64 / 6.0;
+    let die = 1.0 - r.morale.officer_save.len() as f64 / 6.0;
+    let dice = sh.rf;
+    let mut hit = vec![0.0; eligible + 1];
+    for (h, p) in binomial(dice, q).iter().enumerate() {
+        hit[h.min(eligible)] += p;
+    }
+    let mut killed = vec![0.0; eligible + 1];
+    for (m, pm) in hit.iter().enumerate() {
+        for (k, pk) in binomial(m as u32, die).iter().enumerate() {
+            killed[k] += pm * pk;
+        }
+    }
+    Some(PickOff {
+        range: sight.dist.floor(),
+        mounted_only: band.mounted_only,
+        kill: band.kill.clone(),
+        dice,
+        hit,
+        killed,
+    })
+}
+
+/// [`exact_pick_off`] of `shooter` at `target` on `st` after the move's
+/// forced moves, as the engine meets them (for the property test
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_pick_off_at(r: &Ruleset, st: &State, shooter: &str, target: &str) -> Option<PickOff> {
+    let st = &engine::after_forced_moves(r, st);
+    exact_pick_off(r, st, &BTreeMap::new(), st.unit(shooter)?, st.unit(target)?)
+}
+
+/// The exact odds of picking off officers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickOff {
+    pub range: i64,
+    pub mounted_only: bool,
+    pub kill: Vec<u32>,
+    pub dice: u32,
+    /// The chance of each number of officers hit (index).
+    pub hit: Vec<f64>,
+    /// The chance of each number of officers killed after the saving throws.
+    pub killed: Vec<f64>,
+}
+
+/// The chance of each number of successes (index) of `n` trials of chance
+/// `p` each.
+fn binomial(n: u32, p: f64) -> Vec<f64> {
+    let mut d = vec![1.0];
+    for _ in 0..n {
+        d = add(&d, &[1.0 - p, p]);
+    }
+    d
+}
+
+/// The odds text of picking off `n` of `sh` at `tg`.
+fn pick_off_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    sh: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} picks off officers of {}", sh.id, tg.id);
+    let Some(p) = exact_pick_off(r, st, moved, sh, tg) else {
+        return format!(
+            "{head}: no picking off from where it ends (out of range, or line infantry in cover)\n"
+        );
+    };
+    let faces = p
+        .kill
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let mut out = wrap(&format!(
+        "{head} ({}): {} dice, a {faces} hits{}",
+        fmt_len(p.range),
+        p.dice,
+        if p.mounted_only {
+            " a mounted officer only"
+        } else {
+            " an officer"
+        }
+    ));
+    out.push_str(&wrap(&format!(
+        "  Officers hit: {}",
+        shares(&p.hit, "hit", "hit")
+    )));
+    let saves = r
+        .morale
+        .officer_save
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ");
+    out.push_str(&wrap(&format!(
+        "  Officers killed (a {saves} saves each one hit): {}",
+        shares(&p.killed, "killed", "killed")
+    )));
+    let mean: f64 = p.killed.iter().enumerate().map(|(k, q)| k as f64 * q).sum();
+    let _ = writeln!(out, "  Expected officers killed: {mean:.2}");
+    out
 }
 
 /// The terms of a line volley, as the engine reckons them.
