@@ -419,3 +419,117 @@ fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
     }
     assert!(varied > 0, "every position had two outcomes or fewer");
 }
+
+/// A random Seven Years' War refused line firing by section (issue 55): A
+/// with its left wing refused, the centre at X ahead, the left at Y on its
+/// left, the fire bonus where the draw puts it; or None.
+fn section_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+    let exp = ["green", "trained", "veteran"];
+    let files = rng.roll(3) + 1;
+    let dy = rng.roll(6) + 1;
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"seven-years-war\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [96, 72]\nsides = [\"allied\", \"french\"]\n",
+    );
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"A\"\nside = \"allied\"\ntype = \"line-infantry\"\nat = [36, 10]\n\
+         experience = \"{}\"\nrefused = [\"LEFT {files} BACK 90\"]\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"french-infantry\"\nat = [36, {}]\n\
+         experience = \"{}\"\nrank_and_file = {}\n\
+         [[units]]\nid = \"Y\"\nside = \"french\"\ntype = \"french-infantry\"\nat = [{}, 7.5]\n\
+         facing = 90\nexperience = \"{}\"\nrank_and_file = {}\n",
+        pick(rng, &exp),
+        10 + dy,
+        pick(rng, &exp),
+        rng.roll(24),
+        29 + rng.roll(2),
+        pick(rng, &exp),
+        rng.roll(24),
+    );
+    let bonus = pick(rng, &["", " BONUS"]);
+    let (cb, lb) = if rng.roll(2) == 1 {
+        (bonus, "")
+    } else {
+        ("", bonus)
+    };
+    let orders = format!("UNIT A: FIRE AT X WITH CENTRE{cb}, FIRE AT Y WITH LEFT{lb}\n");
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "allied", &orders).ok()?;
+    Some((st, orders))
+}
+
+/// Issue 55: PREDICT's exact odds of a refused line's section fire (each
+/// section at its own target: the rank and file each target loses) agree
+/// with the engine's adjudication of the same order over seeded runs, the
+/// fog-of-war die forced to no event as above.
+#[test]
+fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("seven-years-war").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 3, 3]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((st, orders)) = section_position(&r, &mut rng) else {
+            continue;
+        };
+        let any = orders.contains("BONUS");
+        let centre_bonus = orders.contains("CENTRE BONUS") || !any;
+        let left_bonus = orders.contains("LEFT BONUS");
+        let Some((kx, _)) =
+            syw::predict::exact_section_fire(&r, &st, ("A", "centre", centre_bonus), "X")
+        else {
+            continue;
+        };
+        let Some((ky, _)) =
+            syw::predict::exact_section_fire(&r, &st, ("A", "left", left_bonus), "Y")
+        else {
+            continue;
+        };
+        let (mut sx, mut sy) = (vec![0_u64; 64], vec![0_u64; 64]);
+        for i in 0..runs {
+            let mut dice = FirstThen {
+                first: Some(3),
+                rest: ChaChaDice::from_seed(seed(&[done, i, 55, 3])),
+                n: 0,
+            };
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "allied".into(),
+                text: orders.clone(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            for e in &ev {
+                if let Event::Syw(n) = e {
+                    if let Syw::Fire { target, killed, .. } = &n.what {
+                        match target.as_str() {
+                            "X" => sx[*killed as usize] += 1,
+                            "Y" => sy[*killed as usize] += 1,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        within(
+            &format!("section fire {done} at X: {orders}"),
+            &kx,
+            &sx,
+            runs,
+        );
+        within(
+            &format!("section fire {done} at Y: {orders}"),
+            &ky,
+            &sy,
+            runs,
+        );
+        done += 1;
+    }
+}
