@@ -533,3 +533,99 @@ fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
         done += 1;
     }
 }
+
+/// A random Charge! battery G firing canister at X (issue 55), with
+/// another French unit Z perhaps beside X in the cones; or None.
+fn canister_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let guns = rng.roll(3);
+    let dy = rng.roll(10) + 2;
+    let dx = i64::from(rng.roll(9)) - 5;
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n",
+    );
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\nat = [36, 10]\n\
+         guns = {guns}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{}\"\nat = [{}, {}]\n\
+         rank_and_file = {}\n",
+        pick(rng, &["line", "light"]),
+        36 + dx,
+        10 + dy,
+        rng.roll(24),
+    );
+    if rng.roll(2) == 1 {
+        let _ = write!(
+            text,
+            "[[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"light\"\nat = [{}, {}]\n\
+             rank_and_file = {}\n",
+            36 + dx + 8,
+            10 + dy,
+            rng.roll(12),
+        );
+    }
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT G: FIRE CANISTER AT X\n")
+        .ok()?;
+    let (g, x) = (st.unit("G")?, st.unit("X")?);
+    predict::canister_figures(r, &st, &std::collections::BTreeMap::new(), g, x)?;
+    Some(st)
+}
+
+/// Issue 55: PREDICT's exact canister odds (the rank and file X loses: a
+/// die per figure in the guns' cones) agree with the engine's adjudication
+/// of the same `FIRE CANISTER AT` over seeded runs.
+#[test]
+fn charge_exact_canister_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 4, 4]));
+    let (mut done, mut tries, mut diced) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some(st) = canister_position(&r, &mut rng) else {
+            continue;
+        };
+        let (g, x) = (st.unit("G").unwrap(), st.unit("X").unwrap());
+        let per =
+            predict::canister_figures(&r, &st, &std::collections::BTreeMap::new(), g, x).unwrap();
+        let figs = per.iter().find(|(u, _)| u == "X").map_or(0, |p| p.1);
+        let exact = predict::canister_killed(&r, figs, x.rf);
+        let mut seen = vec![0_u64; 64];
+        for i in 0..runs {
+            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 4]));
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "british".into(),
+                text: "UNIT G: FIRE CANISTER AT X\n".into(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let killed: u32 = ev
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Charge(Charge::Canister { killed, .. }) => killed.get("X").copied(),
+                    _ => None,
+                })
+                .sum();
+            seen[killed.min(x.rf) as usize] += 1;
+        }
+        within(
+            &format!("canister {done} ({figs} figures of X)"),
+            &exact,
+            &seen,
+            runs,
+        );
+        if figs > 0 {
+            diced += 1;
+        }
+        done += 1;
+    }
+    assert!(diced > 0, "no position put a figure of X in the cones");
+}

@@ -75,6 +75,16 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     }
                 }
             }
+            Action::Canister(x) => match fired_on.unit(x).filter(|u| u.side != idx) {
+                Some(tg) => out.push_str(&canister_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Battle {n}: {} fires canister at {x}: no enemy unit",
+                        p.unit
+                    );
+                }
+            },
             Action::PickOff(x) => match fired_on.unit(x).filter(|u| u.side != idx) {
                 Some(tg) => out.push_str(&pick_off_odds(r, &fired_on, &moved, n, &p.end, tg)),
                 None => {
@@ -329,6 +339,106 @@ pub fn exact_pick_off(
         hit,
         killed,
     })
+}
+
+/// Canister ("Throw a D6 for each figure within the sector"), as the
+/// engine's artillery step fires it: each gun of the battery that fires
+/// (not destroyed, not resting a damaged gun's move) throws a die for every
+/// figure of every unit within the canister range and half-angle of the
+/// line from the gun to the target's centre, killing on the canister's
+/// faces. The figures each unit has in the cones (summed over the guns),
+/// in the order of the units' ids; None: no canister from there.
+#[must_use]
+pub fn canister_figures(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    gu: &Unit,
+    tg: &Unit,
+) -> Option<Vec<(String, u32)>> {
+    use crate::geometry::{self as g, Dist2};
+    let before: BTreeMap<String, Unit> = st
+        .units
+        .iter()
+        .map(|u| (u.id.clone(), moved.get(&u.id).unwrap_or(u).clone()))
+        .collect();
+    engine::gun_sight(r, st, gu, tg, true, &before).ok()?;
+    let aim = crate::state::footprint(r, tg).centre();
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
+        let Some(gs) = gu.guns.get(gi) else { continue };
+        if gs.destroyed || (gs.damage >= r.cb_alternate && gs.fired_last) {
+            continue;
+        }
+        let dir = i64::from(g::bearing(gp, aim));
+        for u in before.values().filter(|u| u.id != gu.id) {
+            let n = crate::state::figures(r, u)
+                .into_iter()
+                .filter(|fp| {
+                    Dist2::of(gp.dist2(*fp)).within(r.canister_range)
+                        && g::in_arc(gp, dir, r.canister_half_angle, *fp)
+                })
+                .count() as u32;
+            if n > 0 {
+                *per.entry(u.id.clone()).or_default() += n;
+            }
+        }
+    }
+    Some(per.into_iter().collect())
+}
+
+/// The exact chance of each number killed (index) of a unit with `figures`
+/// figures in the canister's cones and `rf` rank and file.
+#[must_use]
+pub fn canister_killed(r: &Ruleset, figures: u32, rf: u32) -> Vec<f64> {
+    crate::syw::predict::kill_distribution(figures, r.canister_kill.len() as u32, rf)
+}
+
+/// The odds text of canister `n` of the battery `gu` at `tg`.
+fn canister_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    gu: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} fires canister at {}", gu.id, tg.id);
+    let Some(per) = canister_figures(r, st, moved, gu, tg) else {
+        return format!("{head}: no canister from where it stands\n");
+    };
+    let at = |id: &str| per.iter().find(|(u, _)| u == id).map_or(0, |x| x.1);
+    let faces = r
+        .canister_kill
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut out = wrap(&format!(
+        "{head}: a die for each figure in the guns' cones, {} of {}: {} dice, a {faces} kills",
+        at(&tg.id),
+        tg.id,
+        at(&tg.id)
+    ));
+    if at(&tg.id) > MAX_DICE {
+        let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
+        return out;
+    }
+    let killed = canister_killed(r, at(&tg.id), tg.rf);
+    out.push_str(&result_lines(r, st, gu.side, tg, &killed));
+    for (id, k) in per.iter().filter(|(u, _)| *u != tg.id) {
+        let rf = st.unit(id).map_or(0, |u| u.rf);
+        let mean: f64 = canister_killed(r, *k, rf)
+            .iter()
+            .enumerate()
+            .map(|(j, q)| j as f64 * q)
+            .sum();
+        let _ = writeln!(
+            out,
+            "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
+        );
+    }
+    out
 }
 
 /// [`exact_pick_off`] of `shooter` at `target` on `st` after the move's
