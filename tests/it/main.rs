@@ -19,6 +19,7 @@ mod crash;
 mod deadlines;
 mod delivery;
 mod desert;
+mod docs_stand_alone;
 mod e2e_airdrop;
 mod e2e_campaign;
 mod e2e_desert;

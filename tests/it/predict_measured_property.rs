@@ -322,3 +322,310 @@ fn measured_exact_odds_agree_with_the_engines_adjudication() {
         }
     }
 }
+
+/// A random Charge! position with light infantry J picking off the
+/// officers of X (issue 55), or None.
+fn pick_off_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let rf = rng.roll(12);
+    let dy = rng.roll(19) + 1;
+    let tkind = pick(rng, &["line", "light", "grenadiers"]);
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n",
+    );
+    if rng.roll(3) == 1 {
+        let y = 10 + dy;
+        let _ = write!(
+            text,
+            "[[terrain]]\nkind = \"woods\"\npoints = [[26, {}], [46, {}], [46, {}], [26, {}]]\n",
+            y - 1,
+            y - 1,
+            y + 6,
+            y + 6
+        );
+    }
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"light\"\nat = [36, 10]\n\
+         rank_and_file = {rf}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{tkind}\"\nat = [36, {}]\n",
+        10 + dy,
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT J: PICK OFF X\n").ok()?;
+    predict::exact_pick_off_at(r, &st, "J", "X")?;
+    Some(st)
+}
+
+/// Issue 55: PREDICT's exact odds of picking off officers (the officers
+/// killed after their saving throws) agree with the engine's adjudication
+/// of the same `PICK OFF` over seeded runs, with the tolerance above.
+#[test]
+fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 1, 1]));
+    let (mut done, mut tries, mut varied) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some(st) = pick_off_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_pick_off_at(&r, &st, "J", "X")
+            .unwrap()
+            .killed;
+        let mut seen = vec![0_u64; exact.len().max(1) + 8];
+        for i in 0..runs {
+            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 2]));
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "british".into(),
+                text: "UNIT J: PICK OFF X\n".into(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let killed = ev
+                .iter()
+                .filter(|e| {
+                    matches!(e, Event::Charge(Charge::Officer { unit, saved, .. }) if unit == "X" && !saved)
+                })
+                .count();
+            seen[killed] += 1;
+        }
+        let n = runs as f64;
+        for (k, got) in seen.iter().enumerate() {
+            let p = exact.get(k).copied().unwrap_or(0.0);
+            let p = if p < 1e-12 { 0.0 } else { p };
+            let allowed = if p == 0.0 {
+                0.0
+            } else {
+                4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+            };
+            assert!(
+                (*got as f64 - n * p).abs() <= allowed,
+                "position {done}, {k} officers killed: exact {p:.5}, engine {got} of {runs} \
+                 (allowed +-{allowed:.1})\nexact {exact:?}\nseen {seen:?}\n{st:?}"
+            );
+        }
+        if exact.iter().filter(|p| **p > 1e-12).count() > 2 {
+            varied += 1;
+        }
+        done += 1;
+    }
+    assert!(varied > 0, "every position had two outcomes or fewer");
+}
+
+/// A random Seven Years' War refused line firing by section (issue 55): A
+/// with its left wing refused, the centre at X ahead, the left at Y on its
+/// left, the fire bonus where the draw puts it; or None.
+fn section_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+    let exp = ["green", "trained", "veteran"];
+    let files = rng.roll(3) + 1;
+    let dy = rng.roll(6) + 1;
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"seven-years-war\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [96, 72]\nsides = [\"allied\", \"french\"]\n",
+    );
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"A\"\nside = \"allied\"\ntype = \"line-infantry\"\nat = [36, 10]\n\
+         experience = \"{}\"\nrefused = [\"LEFT {files} BACK 90\"]\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"french-infantry\"\nat = [36, {}]\n\
+         experience = \"{}\"\nrank_and_file = {}\n\
+         [[units]]\nid = \"Y\"\nside = \"french\"\ntype = \"french-infantry\"\nat = [{}, 7.5]\n\
+         facing = 90\nexperience = \"{}\"\nrank_and_file = {}\n",
+        pick(rng, &exp),
+        10 + dy,
+        pick(rng, &exp),
+        rng.roll(24),
+        29 + rng.roll(2),
+        pick(rng, &exp),
+        rng.roll(24),
+    );
+    let bonus = pick(rng, &["", " BONUS"]);
+    let (cb, lb) = if rng.roll(2) == 1 {
+        (bonus, "")
+    } else {
+        ("", bonus)
+    };
+    let orders = format!("UNIT A: FIRE AT X WITH CENTRE{cb}, FIRE AT Y WITH LEFT{lb}\n");
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "allied", &orders).ok()?;
+    Some((st, orders))
+}
+
+/// Issue 55: PREDICT's exact odds of a refused line's section fire (each
+/// section at its own target: the rank and file each target loses) agree
+/// with the engine's adjudication of the same order over seeded runs, the
+/// fog-of-war die forced to no event as above.
+#[test]
+fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("seven-years-war").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 3, 3]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((st, orders)) = section_position(&r, &mut rng) else {
+            continue;
+        };
+        let any = orders.contains("BONUS");
+        let centre_bonus = orders.contains("CENTRE BONUS") || !any;
+        let left_bonus = orders.contains("LEFT BONUS");
+        let Some((kx, _)) =
+            syw::predict::exact_section_fire(&r, &st, ("A", "centre", centre_bonus), "X")
+        else {
+            continue;
+        };
+        let Some((ky, _)) =
+            syw::predict::exact_section_fire(&r, &st, ("A", "left", left_bonus), "Y")
+        else {
+            continue;
+        };
+        let (mut sx, mut sy) = (vec![0_u64; 64], vec![0_u64; 64]);
+        for i in 0..runs {
+            let mut dice = FirstThen {
+                first: Some(3),
+                rest: ChaChaDice::from_seed(seed(&[done, i, 55, 3])),
+                n: 0,
+            };
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "allied".into(),
+                text: orders.clone(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            for e in &ev {
+                if let Event::Syw(n) = e {
+                    if let Syw::Fire { target, killed, .. } = &n.what {
+                        match target.as_str() {
+                            "X" => sx[*killed as usize] += 1,
+                            "Y" => sy[*killed as usize] += 1,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        within(
+            &format!("section fire {done} at X: {orders}"),
+            &kx,
+            &sx,
+            runs,
+        );
+        within(
+            &format!("section fire {done} at Y: {orders}"),
+            &ky,
+            &sy,
+            runs,
+        );
+        done += 1;
+    }
+}
+
+/// A random Charge! battery G firing canister at X (issue 55), with
+/// another French unit Z perhaps beside X in the cones; or None.
+fn canister_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let guns = rng.roll(3);
+    let dy = rng.roll(10) + 2;
+    let dx = i64::from(rng.roll(9)) - 5;
+    let mut text = String::from(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n",
+    );
+    let _ = write!(
+        text,
+        "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\nat = [36, 10]\n\
+         guns = {guns}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{}\"\nat = [{}, {}]\n\
+         rank_and_file = {}\n",
+        pick(rng, &["line", "light"]),
+        36 + dx,
+        10 + dy,
+        rng.roll(24),
+    );
+    if rng.roll(2) == 1 {
+        let _ = write!(
+            text,
+            "[[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"light\"\nat = [{}, {}]\n\
+             rank_and_file = {}\n",
+            36 + dx + 8,
+            10 + dy,
+            rng.roll(12),
+        );
+    }
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT G: FIRE CANISTER AT X\n")
+        .ok()?;
+    let (g, x) = (st.unit("G")?, st.unit("X")?);
+    predict::canister_figures(r, &st, &std::collections::BTreeMap::new(), g, x)?;
+    Some(st)
+}
+
+/// Issue 55: PREDICT's exact canister odds (the rank and file X loses: a
+/// die per figure in the guns' cones) agree with the engine's adjudication
+/// of the same `FIRE CANISTER AT` over seeded runs.
+#[test]
+fn charge_exact_canister_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = Ruleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 4, 4]));
+    let (mut done, mut tries, mut diced) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some(st) = canister_position(&r, &mut rng) else {
+            continue;
+        };
+        let (g, x) = (st.unit("G").unwrap(), st.unit("X").unwrap());
+        let per =
+            predict::canister_figures(&r, &st, &std::collections::BTreeMap::new(), g, x).unwrap();
+        let figs = per.iter().find(|(u, _)| u == "X").map_or(0, |p| p.1);
+        let exact = predict::canister_killed(&r, figs, x.rf);
+        let mut seen = vec![0_u64; 64];
+        for i in 0..runs {
+            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 4]));
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "british".into(),
+                text: "UNIT G: FIRE CANISTER AT X\n".into(),
+            }];
+            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let killed: u32 = ev
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Charge(Charge::Canister { killed, .. }) => killed.get("X").copied(),
+                    _ => None,
+                })
+                .sum();
+            seen[killed.min(x.rf) as usize] += 1;
+        }
+        within(
+            &format!("canister {done} ({figs} figures of X)"),
+            &exact,
+            &seen,
+            runs,
+        );
+        if figs > 0 {
+            diced += 1;
+        }
+        done += 1;
+    }
+    assert!(diced > 0, "no position put a figure of X in the cones");
+}

@@ -20,6 +20,7 @@ use adjutant::engine::dice::{ChaChaDice, Dice};
 use adjutant::rules::memoir_grid::board::Area;
 use adjutant::rules::memoir_grid::predict::{exact_outcomes, Outcome};
 use adjutant::rules::memoir_grid::state::{self, Step};
+use adjutant::rules::memoir_grid::whole_turn::{whole_turn, TurnOutcome};
 use adjutant::rules::memoir_grid::{engine, Ruleset, State};
 use adjutant::rules::{Chance, Family, Orders};
 use std::collections::BTreeMap;
@@ -209,4 +210,182 @@ fn grid_exact_odds_agree_with_the_engines_adjudication() {
         // More than "hit or miss": the positions exercise the settling.
         assert!(varied > 0, "{id}: every position had two outcomes or fewer");
     }
+}
+
+/// A free area of the board, if the draw gives one.
+fn free_area(st: &State, rng: &mut ChaChaDice) -> Option<Area> {
+    let a = st.grid.parse(&area(rng))?;
+    (!st.units.iter().any(|u| u.at == a)).then_some(a)
+}
+
+/// A unit of `kind` for `side` at `at`, at full strength.
+fn add_unit(r: &Ruleset, st: &mut State, side: usize, kind: &str, at: Area) {
+    let mut u = st.units[0].clone();
+    u.id = st.next_unit;
+    st.next_unit += 1;
+    u.side = side;
+    u.kind = kind.to_string();
+    u.at = at;
+    u.strength = r.units[kind].strength;
+    u.max = u.strength;
+    u.carrying = None;
+    st.units.push(u);
+}
+
+/// A random whole turn of blue's (issue 55): the one FIRE of [`position`],
+/// then one or two more by other units, most often at the same target (so
+/// a later battle depends on what the earlier left), and in the move phase
+/// of Memoir of Modern Battle sometimes first a march into a minefield.
+fn turn_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+    let (mut st, _, target, mut orders) = position(r, rng)?;
+    // Victory at 1 to 4 units: turns that end the game and turns that
+    // gain several points.
+    st.victory = rng.roll(4);
+    let artillery = st.step == Step::Artillery;
+    let firers: Vec<String> = r
+        .units
+        .iter()
+        .filter(|(_, u)| {
+            if artillery {
+                !u.artillery.is_empty()
+            } else {
+                !u.combat.is_empty()
+            }
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    for _ in 0..rng.roll(2) {
+        let at = free_area(&st, rng)?;
+        add_unit(r, &mut st, 0, &pick(rng, &firers), at);
+        let aim = if rng.roll(2) == 1 {
+            target
+        } else {
+            let reds: Vec<Area> = st
+                .units
+                .iter()
+                .filter(|u| u.side == 1)
+                .map(|u| u.at)
+                .collect();
+            pick(rng, &reds)
+        };
+        let _ = writeln!(orders, "FIRE {at} {aim}");
+    }
+    let mine = if !artillery && r.terrain.contains_key("minefield") && rng.roll(4) > 1 {
+        free_area(&st, rng)
+    } else {
+        None
+    };
+    if let Some(m) = mine {
+        let next: Vec<Area> = (0..COLUMNS * ROWS)
+            .filter_map(|i| {
+                let c = char::from(b'A' + (i % COLUMNS) as u8);
+                st.grid.parse(&format!("{c}{}", i / COLUMNS + 1))
+            })
+            .filter(|a| st.grid.distance(*a, m) == 1 && !st.units.iter().any(|u| u.at == *a))
+            .collect();
+        let from = *next.first()?;
+        st.terrain.entry(m).or_default().push("minefield".into());
+        add_unit(r, &mut st, 0, "infantry", from);
+        if rng.roll(2) == 1 {
+            let id = st.units.last()?.id;
+            if let Some(u) = st.units.iter_mut().find(|u| u.id == id) {
+                u.strength = rng.roll(u.strength);
+            }
+        }
+        orders = format!("MOVE {from} {m}\n{orders}");
+    }
+    r.check(&st, "blue", &orders).ok()?;
+    Some((st, orders))
+}
+
+/// Where the engine's adjudication of the whole `orders` leaves blue.
+fn adjudicated_turn(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> TurnOutcome {
+    let mut dice = ChaChaDice::from_seed(s);
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let o = [Orders {
+        side: "blue".into(),
+        text: orders.into(),
+    }];
+    let out = engine::run(r, st, &o, Some(&mut chance)).expect("the checked orders are played");
+    let gained = out.st.destroyed[0] - st.destroyed[0];
+    let lost = out.st.destroyed[1] - st.destroyed[1];
+    let end = out
+        .st
+        .over
+        .then(|| out.st.winner.clone().unwrap_or_default());
+    (gained, lost, end)
+}
+
+/// Issue 55: PREDICT's exact whole turn (victory points gained and the
+/// game's end, every battle on what the earlier lines leave, a minefield's
+/// dice among them) agrees with the engine's adjudication of the whole
+/// order set over seeded runs, with the same tolerance as above.
+#[test]
+fn grid_exact_whole_turn_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
+    let mut several = 0;
+    for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
+        .iter()
+        .enumerate()
+    {
+        let r = Ruleset::builtin(id).unwrap();
+        let mut rng = ChaChaDice::from_seed(seed(&[ri as u64, 55, 55, 55]));
+        let (mut done, mut tries, mut varied, mut mined) = (0, 0, 0, 0);
+        while done < positions {
+            tries += 1;
+            assert!(tries < 100_000, "{id}: too few legal turns");
+            let Some((st, orders)) = turn_position(&r, &mut rng) else {
+                continue;
+            };
+            let Some(exact) = whole_turn(&r, &st, 0, &orders) else {
+                continue;
+            };
+            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
+            for i in 0..runs {
+                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 55]));
+                *seen.entry(o).or_insert(0) += 1;
+            }
+            let n = runs as f64;
+            let keys: Vec<TurnOutcome> =
+                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+            for key in keys {
+                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+                let p = c as f64 / exact.total as f64;
+                let got = seen.get(&key).copied().unwrap_or(0) as f64;
+                let allowed = if p == 0.0 {
+                    0.0
+                } else {
+                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+                };
+                assert!(
+                    (got - n * p).abs() <= allowed,
+                    "{id} turn {done}, {orders}outcome {key:?}: exact {p:.5}, engine {got} of {runs} \
+                     (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
+                    exact.outcomes
+                );
+            }
+            if exact.outcomes.len() > 1 {
+                varied += 1;
+            }
+            if exact.outcomes.len() > 2 {
+                several += 1;
+            }
+            if orders.starts_with("MOVE") {
+                mined += 1;
+            }
+            done += 1;
+        }
+        assert!(varied > 0, "{id}: every turn had a certain outcome");
+        if *id == "memoir-of-modern-battle" {
+            assert!(mined > 0, "{id}: no turn marched into a minefield");
+        }
+    }
+    // More than "hit or miss": some turns can gain several points, or gain
+    // one with or without ending the game.
+    assert!(several > 0, "every turn had two outcomes or fewer");
 }

@@ -1207,7 +1207,7 @@ fn gun_fire_check(
     gun_sight(r, st, gun, tg, canister, &BTreeMap::new()).map(|_| ())
 }
 
-fn gun_sight(
+pub(crate) fn gun_sight(
     r: &Ruleset,
     st: &State,
     gun: &Unit,

@@ -75,6 +75,26 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     }
                 }
             }
+            Action::Canister(x) => match fired_on.unit(x).filter(|u| u.side != idx) {
+                Some(tg) => out.push_str(&canister_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Battle {n}: {} fires canister at {x}: no enemy unit",
+                        p.unit
+                    );
+                }
+            },
+            Action::PickOff(x) => match fired_on.unit(x).filter(|u| u.side != idx) {
+                Some(tg) => out.push_str(&pick_off_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Battle {n}: {} picks off at {x}: no enemy unit",
+                        p.unit
+                    );
+                }
+            },
             _ => {
                 let (what, x) = sampled_kind(r, p, a);
                 let _ = writeln!(
@@ -270,6 +290,238 @@ pub fn exact_volley(
     };
     let fate = morale_fates(r, st, tg, sh.side, &killed);
     Some((killed, fate))
+}
+
+/// Picking off officers (LIGHT INFANTRY MUSKETRY, "Picking off
+/// individuals"; "Saving throw for officers"), as the engine reckons it:
+/// a die per rank and file of the shooter, each on the band's faces a hit;
+/// the hits go to the target's officers still standing, the highest first
+/// (beyond the near band only mounted ones), at most one hit each; each
+/// officer hit then throws his saving throw. The exact chance of each
+/// number of officers hit and killed, with the dice and the faces; None:
+/// no picking off from there (out of range, or line infantry in cover).
+#[must_use]
+pub fn exact_pick_off(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    sh: &Unit,
+    tg: &Unit,
+) -> Option<PickOff> {
+    let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
+    let (_, band) = band_of(&r.pick_off, sight.dist)?;
+    if sight.cover && !troop(r, tg).light {
+        return None;
+    }
+    let eligible = tg
+        .officers
+        .iter()
+        .filter(|o| o.alive && (!band.mounted_only || o.mounted))
+        .count();
+    let q = band.kill.len() as f64 / 6.0;
+    let die = 1.0 - r.morale.officer_save.len() as f64 / 6.0;
+    let dice = sh.rf;
+    let mut hit = vec![0.0; eligible + 1];
+    for (h, p) in binomial(dice, q).iter().enumerate() {
+        hit[h.min(eligible)] += p;
+    }
+    let mut killed = vec![0.0; eligible + 1];
+    for (m, pm) in hit.iter().enumerate() {
+        for (k, pk) in binomial(m as u32, die).iter().enumerate() {
+            killed[k] += pm * pk;
+        }
+    }
+    Some(PickOff {
+        range: sight.dist.floor(),
+        mounted_only: band.mounted_only,
+        kill: band.kill.clone(),
+        dice,
+        hit,
+        killed,
+    })
+}
+
+/// Canister ("Throw a D6 for each figure within the sector"), as the
+/// engine's artillery step fires it: each gun of the battery that fires
+/// (not destroyed, not resting a damaged gun's move) throws a die for every
+/// figure of every unit within the canister range and half-angle of the
+/// line from the gun to the target's centre, killing on the canister's
+/// faces. The figures each unit has in the cones (summed over the guns),
+/// in the order of the units' ids; None: no canister from there.
+#[must_use]
+pub fn canister_figures(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    gu: &Unit,
+    tg: &Unit,
+) -> Option<Vec<(String, u32)>> {
+    use crate::geometry::{self as g, Dist2};
+    let before: BTreeMap<String, Unit> = st
+        .units
+        .iter()
+        .map(|u| (u.id.clone(), moved.get(&u.id).unwrap_or(u).clone()))
+        .collect();
+    engine::gun_sight(r, st, gu, tg, true, &before).ok()?;
+    let aim = crate::state::footprint(r, tg).centre();
+    let mut per: BTreeMap<String, u32> = BTreeMap::new();
+    for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
+        let Some(gs) = gu.guns.get(gi) else { continue };
+        if gs.destroyed || (gs.damage >= r.cb_alternate && gs.fired_last) {
+            continue;
+        }
+        let dir = i64::from(g::bearing(gp, aim));
+        for u in before.values().filter(|u| u.id != gu.id) {
+            let n = crate::state::figures(r, u)
+                .into_iter()
+                .filter(|fp| {
+                    Dist2::of(gp.dist2(*fp)).within(r.canister_range)
+                        && g::in_arc(gp, dir, r.canister_half_angle, *fp)
+                })
+                .count() as u32;
+            if n > 0 {
+                *per.entry(u.id.clone()).or_default() += n;
+            }
+        }
+    }
+    Some(per.into_iter().collect())
+}
+
+/// The exact chance of each number killed (index) of a unit with `figures`
+/// figures in the canister's cones and `rf` rank and file.
+#[must_use]
+pub fn canister_killed(r: &Ruleset, figures: u32, rf: u32) -> Vec<f64> {
+    crate::syw::predict::kill_distribution(figures, r.canister_kill.len() as u32, rf)
+}
+
+/// The odds text of canister `n` of the battery `gu` at `tg`.
+fn canister_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    gu: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} fires canister at {}", gu.id, tg.id);
+    let Some(per) = canister_figures(r, st, moved, gu, tg) else {
+        return format!("{head}: no canister from where it stands\n");
+    };
+    let at = |id: &str| per.iter().find(|(u, _)| u == id).map_or(0, |x| x.1);
+    let faces = r
+        .canister_kill
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut out = wrap(&format!(
+        "{head}: a die for each figure in the guns' cones, {} of {}: {} dice, a {faces} kills",
+        at(&tg.id),
+        tg.id,
+        at(&tg.id)
+    ));
+    if at(&tg.id) > MAX_DICE {
+        let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
+        return out;
+    }
+    let killed = canister_killed(r, at(&tg.id), tg.rf);
+    out.push_str(&result_lines(r, st, gu.side, tg, &killed));
+    for (id, k) in per.iter().filter(|(u, _)| *u != tg.id) {
+        let rf = st.unit(id).map_or(0, |u| u.rf);
+        let mean: f64 = canister_killed(r, *k, rf)
+            .iter()
+            .enumerate()
+            .map(|(j, q)| j as f64 * q)
+            .sum();
+        let _ = writeln!(
+            out,
+            "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
+        );
+    }
+    out
+}
+
+/// [`exact_pick_off`] of `shooter` at `target` on `st` after the move's
+/// forced moves, as the engine meets them (for the property test
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_pick_off_at(r: &Ruleset, st: &State, shooter: &str, target: &str) -> Option<PickOff> {
+    let st = &engine::after_forced_moves(r, st);
+    exact_pick_off(r, st, &BTreeMap::new(), st.unit(shooter)?, st.unit(target)?)
+}
+
+/// The exact odds of picking off officers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickOff {
+    pub range: i64,
+    pub mounted_only: bool,
+    pub kill: Vec<u32>,
+    pub dice: u32,
+    /// The chance of each number of officers hit (index).
+    pub hit: Vec<f64>,
+    /// The chance of each number of officers killed after the saving throws.
+    pub killed: Vec<f64>,
+}
+
+/// The chance of each number of successes (index) of `n` trials of chance
+/// `p` each.
+fn binomial(n: u32, p: f64) -> Vec<f64> {
+    let mut d = vec![1.0];
+    for _ in 0..n {
+        d = add(&d, &[1.0 - p, p]);
+    }
+    d
+}
+
+/// The odds text of picking off `n` of `sh` at `tg`.
+fn pick_off_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    sh: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} picks off officers of {}", sh.id, tg.id);
+    let Some(p) = exact_pick_off(r, st, moved, sh, tg) else {
+        return format!(
+            "{head}: no picking off from where it ends (out of range, or line infantry in cover)\n"
+        );
+    };
+    let faces = p
+        .kill
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let mut out = wrap(&format!(
+        "{head} ({}): {} dice, a {faces} hits{}",
+        fmt_len(p.range),
+        p.dice,
+        if p.mounted_only {
+            " a mounted officer only"
+        } else {
+            " an officer"
+        }
+    ));
+    out.push_str(&wrap(&format!(
+        "  Officers hit: {}",
+        shares(&p.hit, "hit", "hit")
+    )));
+    let saves = r
+        .morale
+        .officer_save
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ");
+    out.push_str(&wrap(&format!(
+        "  Officers killed (a {saves} saves each one hit): {}",
+        shares(&p.killed, "killed", "killed")
+    )));
+    let mean: f64 = p.killed.iter().enumerate().map(|(k, q)| k as f64 * q).sum();
+    let _ = writeln!(out, "  Expected officers killed: {mean:.2}");
+    out
 }
 
 /// The terms of a line volley, as the engine reckons them.

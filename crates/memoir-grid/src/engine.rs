@@ -1410,7 +1410,11 @@ fn check_move(r: &Ruleset, st: &State, u: &Unit, steps: &[Area]) -> Result<(), S
         if let Some(e) = others.iter().find(|o| o.side != u.side) {
             return Err(format!("{a} is occupied by an enemy {}", spec(r, e).name));
         }
-        let ok = if s.general {
+        // A General is a Unit too: he may end his move with one of his own
+        // side's units, but passes only through areas that are empty or hold
+        // generals ("unless the other Units are Generals").
+        let last = i + 1 == steps.len();
+        let ok = if s.general && last {
             others.iter().all(|o| !spec(r, o).general)
         } else {
             others.iter().all(|o| spec(r, o).general)
@@ -1418,7 +1422,6 @@ fn check_move(r: &Ruleset, st: &State, u: &Unit, steps: &[Area]) -> Result<(), S
         if !ok {
             return Err(format!("{a} is occupied"));
         }
-        let last = i + 1 == steps.len();
         if !last {
             if let Some(why) = stop_reason(r, st, *a) {
                 return Err(format!("a unit must stop when it enters {why} ({a})"));

@@ -13,6 +13,7 @@ pub mod random;
 pub mod report;
 pub mod ruleset;
 pub mod state;
+pub mod whole_turn;
 
 use adjutant_dice::Dice;
 use adjutant_rules::report::Parts;

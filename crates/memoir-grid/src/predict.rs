@@ -59,8 +59,14 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
     if n == 0 {
         out.push_str("\nThese orders fight no battle: there are no odds to give.\n");
     }
-    if let Some(text) = game_end(r, s, idx, orders, n) {
-        out.push_str(&text);
+    let exact = crate::whole_turn::whole_turn(r, s, idx, orders);
+    match exact {
+        Some(t) => out.push_str(&whole_turn_text(&t, n)),
+        None => {
+            if let Some(text) = game_end(r, s, idx, orders, n) {
+                out.push_str(&text);
+            }
+        }
     }
     out.push_str(&assumptions(s));
     Ok(out)
@@ -121,11 +127,72 @@ fn game_end(r: &Ruleset, s: &State, side: usize, orders: &str, battles: usize) -
     )))
 }
 
+/// The exact whole turn in words: the victory points the orders gain and
+/// the chance the game ends, each battle reckoned on what the lines before
+/// it leave ([`crate::whole_turn`]). Nothing when the orders fight no
+/// battle and can neither gain a point nor end the game.
+fn whole_turn_text(t: &crate::whole_turn::WholeTurn, battles: usize) -> String {
+    let mut points: BTreeMap<u32, u128> = BTreeMap::new();
+    let mut lost: BTreeMap<u32, u128> = BTreeMap::new();
+    let mut ends: BTreeMap<String, u128> = BTreeMap::new();
+    for ((p, l, end), c) in &t.outcomes {
+        *points.entry(*p).or_insert(0) += c;
+        *lost.entry(*l).or_insert(0) += c;
+        if let Some(w) = end {
+            *ends.entry(w.clone()).or_insert(0) += c;
+        }
+    }
+    let quiet = points.keys().chain(lost.keys()).all(|p| *p == 0) && ends.is_empty();
+    if battles == 0 && quiet {
+        return String::new();
+    }
+    let share = |c: u128| format!("{:.1}%", 100.0 * c as f64 / t.total as f64);
+    let vp = points
+        .iter()
+        .map(|(p, c)| format!("{p} {}", share(*c)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let expected: f64 = points
+        .iter()
+        .map(|(p, c)| f64::from(*p) * *c as f64)
+        .sum::<f64>()
+        / t.total as f64;
+    let theirs = if lost.keys().all(|l| *l == 0) {
+        String::new()
+    } else {
+        let l = lost
+            .iter()
+            .map(|(p, c)| format!("{p} {}", share(*c)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("; the enemy's (your units destroyed) {l}")
+    };
+    let ended: u128 = ends.values().sum();
+    let end = if ended == 0 {
+        "The game does not end with these orders.".to_string()
+    } else {
+        let whom = ends
+            .iter()
+            .map(|(w, c)| {
+                let w = if w.is_empty() { "a draw" } else { w.as_str() };
+                format!("{w} {}", share(*c))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("The game ends with these orders {} ({whom}).", share(ended))
+    };
+    "\n".to_string()
+        + &wrap(&format!(
+            "The whole turn, exactly, each battle reckoned on what the lines before it leave (a target destroyed or gone back, a minefield's losses): victory points {vp}; expected {expected:.2}{theirs}. {end}"
+        ))
+}
+
 /// What the answer assumes, in the answer's own words.
 fn assumptions(s: &State) -> String {
     let mut a = String::from(
-        "\nAssumed: each battle is reckoned on the position your orders before it\n\
-         leave, as if the battles before it had no effect.\n",
+        "\nAssumed: each battle's own odds are reckoned on the position your orders\n\
+         before it leave, as if the battles before it had no effect; the whole\n\
+         turn reckons each on what the earlier ones leave.\n",
     );
     if s.step == Step::Artillery {
         a.push_str(

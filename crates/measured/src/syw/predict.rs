@@ -12,9 +12,13 @@
 //! removal at 75%, the morale TEST) on a copy.
 //!
 //! The player-turn's fog-of-war throw is the game's own and unknown: the
-//! exact odds assume no new fog event (the effects in force stand). The
-//! rest (charges with the other side's response, section fire, fire after
-//! another unit's result) is sampled from the engine's own adjudication
+//! exact odds assume no new fog event (the effects in force stand). A
+//! refused line's section fire (FIRE AT x WITH section), each section at a
+//! target of its own, is reckoned exactly the same way, a section's dice
+//! as the fire step reckons a section's shot
+//! ([`engine::odds::section_fire_terms`]). The rest (charges with the
+//! other side's response, two sections at one target, fire after another
+//! unit's result) is sampled from the engine's own adjudication
 //! of the orders over [`crate::predict::SAMPLE_RUNS`] runs with dice of
 //! PREDICT's own seeds (the fog-of-war table thrown with them too), the
 //! enemy's standing orders unknown and taken as none. Nothing is stored.
@@ -58,6 +62,18 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
             }
             [Step::FireAt(t)] if st.unit(&p.unit).is_some_and(|u| u.refused.is_empty()) => {
                 out.push_str(&fire_odds(r, st, n, &p.unit, t));
+            }
+            steps if section_shots(steps).is_some() => {
+                for (k, (t, sec, bonus)) in
+                    section_shots(steps).unwrap_or_default().iter().enumerate()
+                {
+                    if k > 0 {
+                        out.push('\n');
+                    }
+                    let head = format!("Battle {n}: {} ({sec} section) fires at {t}", p.unit);
+                    let f = odds::section_fire_terms(r, st, (&p.unit, sec, *bonus), t);
+                    out.push_str(&fire_odds_of(r, st, &head, &p.unit, t, f));
+                }
             }
             _ => out.push_str(&wrap(&format!(
                 "Battle {n}: {} {} {target}: its result depends on the player-turn's \
@@ -115,10 +131,52 @@ fn target_of(p: &Plan) -> Option<&str> {
     })
 }
 
+/// A refused line's section fire (`FIRE AT x WITH sec [BONUS]`, each
+/// section at a target of its own): (target, section, fire bonus) of each
+/// shot, the bonus given as the fire step gives it ("No section named for
+/// the bonus: the first written"). None: not only section fire, or two
+/// sections at one target (the second's dice then depend on the first's
+/// result: sampled).
+fn section_shots(steps: &[Step]) -> Option<Vec<(String, String, bool)>> {
+    let ss: Vec<(String, String, bool)> = steps
+        .iter()
+        .map(|s| match s {
+            Step::SectionFire(t, sec, b) => Some((t.clone(), sec.clone(), *b)),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut targets: Vec<&String> = ss.iter().map(|x| &x.0).collect();
+    targets.sort();
+    targets.dedup();
+    if ss.is_empty() || targets.len() != ss.len() {
+        return None;
+    }
+    let any = ss.iter().any(|x| x.2);
+    Some(
+        ss.iter()
+            .enumerate()
+            .map(|(i, (t, sec, b))| (t.clone(), sec.clone(), *b || (!any && i == 0)))
+            .collect(),
+    )
+}
+
 /// The odds text of battle `n`: `shooter`'s fire at `target`.
 fn fire_odds(r: &Ruleset, st: &State, n: usize, shooter: &str, target: &str) -> String {
     let head = format!("Battle {n}: {shooter} fires at {target}");
-    let (f, tg) = match (odds::fire_terms(r, st, shooter, target), st.unit(target)) {
+    let f = odds::fire_terms(r, st, shooter, target);
+    fire_odds_of(r, st, &head, shooter, target, f)
+}
+
+/// The odds text of a fire whose terms are `f`, headed `head`.
+fn fire_odds_of(
+    r: &Ruleset,
+    st: &State,
+    head: &str,
+    shooter: &str,
+    target: &str,
+    f: Result<odds::FireTerms, String>,
+) -> String {
+    let (f, tg) = match (f, st.unit(target)) {
         (Ok(f), Some(tg)) => (f, tg),
         (Err(why), _) => return wrap(&format!("{head}: no fire ({why})")),
         (_, None) => return wrap(&format!("{head}: no such unit")),
@@ -191,6 +249,24 @@ pub fn exact_fire(
     target: &str,
 ) -> Option<(Vec<f64>, [f64; 6])> {
     let f = odds::fire_terms(r, st, shooter, target).ok()?;
+    let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
+    let killed = kill_distribution(f.dice, f.kill.len() as u32, tg.rf);
+    let fate = fates(r, st, (&f, sh.side), tg, &killed);
+    Some((killed, fate))
+}
+
+/// The exact odds of one section of the refused line `shooter` firing at
+/// `target` (its fire bonus if `bonus`): the chance of each number killed
+/// and of each fate, as [`exact_fire`] (for
+/// tests/it/predict_measured_property.rs). None: no fire.
+#[must_use]
+pub fn exact_section_fire(
+    r: &Ruleset,
+    st: &State,
+    (shooter, section, bonus): (&str, &str, bool),
+    target: &str,
+) -> Option<(Vec<f64>, [f64; 6])> {
+    let f = odds::section_fire_terms(r, st, (shooter, section, bonus), target).ok()?;
     let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
     let killed = kill_distribution(f.dice, f.kill.len() as u32, tg.rf);
     let fate = fates(r, st, (&f, sh.side), tg, &killed);

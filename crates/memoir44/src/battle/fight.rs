@@ -680,7 +680,18 @@ impl Turn<'_, '_, '_> {
                 self.skip(line, "the overrun attack is cancelled");
                 return;
             }
-            let extra = self.card_extra(unit, r2);
+            // Close Assault's extra die goes with the close assault the card
+            // orders, not with the Armour Overrun's second battle (docs/rules/
+            // memoir44.md, "Close Assault and the overrun").
+            let extra = if self
+                .modes_extra
+                .get(&unit)
+                .is_some_and(|m| m.2 == super::CLOSE_ASSAULT)
+            {
+                vec![]
+            } else {
+                self.card_extra(unit, r2)
+            };
             let Some(o2) = self.fight(unit, t2.id, "overrun", extra, HitRule::default()) else {
                 return;
             };

@@ -11,6 +11,9 @@ use super::state::{HexInfo, State, Unit};
 use adjutant_dice::Dice;
 use std::collections::BTreeSet;
 
+/// The extra die's reason for a unit the Close Assault card orders.
+pub const CLOSE_ASSAULT: &str = "Close Assault";
+
 /// The ruleset and board, with a fallback unit spec for unreadable kinds.
 pub struct Ctx<'a> {
     pub r: &'a Ruleset,
@@ -241,19 +244,32 @@ pub fn check_path(
                     }
                 }
             }
-            if last && info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop {
-                barred = true;
-            }
-            if last && super::tiles::barred_on_or_off(ctx, st, spec.movement_class(), start, h) {
-                barred = true;
-            }
         }
+        barred |= last && barred_on_arrival(ctx, st, spec, &info, (start, h));
         prev = h;
     }
     Ok(PathInfo {
         dist,
         barred_from_battle: barred,
     })
+}
+
+/// May a unit not battle after a move from `start` that ends on `h`? "A
+/// Unit may not Battle the turn it Moves onto" woods, a town, a hedgerow...
+/// sits under Battle, not Movement: Behind Enemy Lines, which lifts the
+/// movement limits only, still obeys it. A variant's terrain-free unit
+/// ("Movement and Battle are not effected by any Terrain limitations") does
+/// not.
+fn barred_on_arrival(
+    ctx: &Ctx<'_>,
+    st: &State,
+    spec: &UnitSpec,
+    info: &HexInfo<'_>,
+    (start, h): (Hex, Hex),
+) -> bool {
+    !spec.variant.terrain_free
+        && ((info.any(|t| t.no_battle_after_entering) && !spec.battle_after_stop)
+            || super::tiles::barred_on_or_off(ctx, st, spec.movement_class(), start, h))
 }
 
 #[must_use]

@@ -269,9 +269,9 @@ impl Ordering<'_, '_> {
                     m.second_move = true;
                 }
                 "dig-in" => {
-                    if !may_dig_in(ctx, st, u.at) {
+                    if !may_dig_in(st, u.at) {
                         return Err(l.reject(format!(
-                            "the hex {} already gives equal protection: no sandbag",
+                            "the hex {} already has a sandbag: no second one",
                             u.at
                         )));
                     }
@@ -298,7 +298,7 @@ impl Ordering<'_, '_> {
                 }
                 m.max_move = 0;
                 m.extra = 1;
-                m.extra_reason = "Close Assault".into();
+                m.extra_reason = crate::battle::CLOSE_ASSAULT.into();
             }
             "firefight" => {
                 if st.enemy_adjacent(u.at, side) {

@@ -294,21 +294,13 @@ pub fn counter_card(ctx: &Ctx<'_>, st: &State, side: usize) -> Option<(String, O
     Some((id, sec))
 }
 
-/// Can a unit of `side` at `h` dig in (no equal protection there already)?
+/// Can a unit at `h` dig in? Dig-In has no terrain limit (the card's own
+/// text; the house rules give "a Sandbag Emplacement on a Towns & Villages
+/// hex" as an obstacle adding its feature to a tile): only a hex that already
+/// holds a sandbag takes no second one.
 #[must_use]
-pub fn may_dig_in(ctx: &Ctx<'_>, st: &State, h: Hex) -> bool {
-    let sandbag = ctx.r.feature("sandbag");
-    let need: BTreeMap<String, u32> = sandbag.map(|t| t.protect.clone()).unwrap_or_default();
-    let info = ctx.info(st, h);
-    if st.has_feature(h, "sandbag") {
-        return false;
-    }
-    let covered = need.iter().filter(|(_, v)| **v > 0).all(|(k, v)| {
-        info.specs.iter().any(|(_, t)| {
-            !t.protect_from_lower_only && t.protect.get(k).copied().unwrap_or(0) >= *v
-        })
-    });
-    !covered
+pub fn may_dig_in(st: &State, h: Hex) -> bool {
+    !st.has_feature(h, "sandbag")
 }
 
 /// Assign straddling units to sections within the card's limits.
@@ -425,11 +417,7 @@ fn engineer_stuck(ctx: &Ctx<'_>, st: &State, u: &Unit) -> Option<String> {
 /// May this Engineer Unit, having moved `dist` hexes, still battle (so it
 /// clears a minefield it moved onto instead)?
 fn engineer_clears(ctx: &Ctx<'_>, u: &Unit, m: &Mode, dist: u32, barred: bool) -> bool {
-    ctx.spec(&u.kind).engineer
-        && m.battles > 0
-        && !m.nothing
-        && dist <= m.move_battle
-        && (!barred || m.ignore_terrain)
+    ctx.spec(&u.kind).engineer && m.battles > 0 && !m.nothing && dist <= m.move_battle && !barred
 }
 
 /// The unit of `side` at `at`, ordered this turn, with its mode.

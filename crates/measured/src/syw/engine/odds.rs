@@ -51,6 +51,42 @@ pub fn fire_terms(
     })
 }
 
+/// The terms of one section of `shooter`, a refused line, firing at
+/// `target` (its fire bonus if `bonus`), as the fire step reckons a
+/// section's shot ("Unit fire by section between break in line (fire
+/// bonus allocated to sections at players discretion)"). Err: why it
+/// cannot fire.
+pub fn section_fire_terms(
+    r: &Ruleset,
+    st: &State,
+    (shooter, section, bonus): (&str, &str, bool),
+    target: &str,
+) -> Result<FireTerms, String> {
+    let t = tables(r).map_err(|e| e.to_string())?;
+    let tn = quiet(r, t, st, None);
+    let whole = st
+        .unit(shooter)
+        .ok_or_else(|| format!("there is no unit {shooter}"))?;
+    let sh = crate::syw::line::sections(r, whole)
+        .into_iter()
+        .find(|(n, _)| *n == section)
+        .map(|(_, u)| u)
+        .ok_or_else(|| format!("{shooter} has no {section} section"))?;
+    let tg = st
+        .unit(target)
+        .ok_or_else(|| format!("there is no unit {target}"))?;
+    let geo = fire_check(r, t, st, &sh, tg)?;
+    let (dice, why) = fire_dice(&tn, &sh, tg, geo.long, geo.cone, geo.canister, bonus);
+    Ok(FireTerms {
+        dice,
+        why,
+        range: geo.dist,
+        kill: t.kill.clone(),
+        artillery: tn.troop_class(&sh) == "artillery",
+        flank: !ahead_of(r, tg, &footprint(r, &sh)),
+    })
+}
+
 /// What the rest of the player-turn does to `target` after the fire of
 /// `f` by `by` killed `killed` of it, the TEST die being `die`: the fire
 /// step's disorder and removal, the 75% sweep and the morale TESTs, by the

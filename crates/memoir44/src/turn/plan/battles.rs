@@ -229,7 +229,7 @@ impl Walk<'_, '_> {
                 }
                 charge = true;
             }
-            if t.barred && !m.ignore_terrain {
+            if t.barred {
                 return Err(l.reject(
                     "a unit may not battle the turn it moves onto woods, a town or a hedgerow",
                 ));
