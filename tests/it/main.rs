@@ -34,6 +34,7 @@ mod hardening;
 mod host;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
+mod kriegspiel_twins;
 mod landmarks;
 mod layering;
 mod mail_corpus;
