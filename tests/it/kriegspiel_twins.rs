@@ -38,7 +38,7 @@
 //! Depth: `KS_TWIN_GAMES` games (quick 8, one a scenario; deep 200).
 
 use crate::common;
-use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Dice, Seed};
+use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Dice, ForcedDice, Seed};
 use adjutant::rules::memoir44::{self, fog, Hex, Ruleset, State as M44};
 use adjutant::rules::Load;
 use adjutant::rules::{Chance, Event, Orders, Rules, Scenario, State, Viewer};
@@ -66,8 +66,9 @@ enum Allowed {
     /// (a reshuffle, Recon's two cards): it holds that card now, and "A
     /// player may not know which Command Cards his opponent has" is kept.
     Drawn,
-    /// The game ended in one twin and not the other (the last Martian
-    /// gone): the end of a game is told to both sides, with its reason.
+    /// The game ended (in one twin or both): its end, its reason and its
+    /// score are told to both sides, and "When the game is over, the
+    /// export is everyone's" (docs/rules/kriegspiel.md).
     Ended,
 }
 
@@ -453,7 +454,7 @@ fn allowed_after(
     played: &[(M44, Vec<Event>); 2],
 ) -> Option<Allowed> {
     let me = &played[0].0.sides[si];
-    if played[0].0.over != played[1].0.over {
+    if played[0].0.over || played[1].0.over {
         return Some(Allowed::Ended);
     }
     if played[0].0.hands.get(si) != played[1].0.hands.get(si) {
@@ -606,6 +607,9 @@ fn compare_played(
         let x = surfaces(rules, &played[0].0, &played[0].1, v, Some(mover));
         let y = surfaces(rules, &played[1].0, &played[1].1, v, Some(mover));
         if let Some(d) = differ(&x, &y) {
+            if std::env::var("KS_TWIN_DEBUG").is_ok() {
+                eprintln!("ONE:\n{}\nTWO:\n{}", x[8].1, y[8].1);
+            }
             let whose = if v == &viewer {
                 "the side"
             } else {
@@ -730,6 +734,187 @@ fn event_twins(
     })
 }
 
+/// Retreat twins: a seen enemy unit next to a unit U of side `si` battles
+/// it with a flag; in one twin a camouflaged enemy unit the side does not
+/// see stands two hexes from U, next to a hex U's retreat may end on. U's
+/// retreat is the side's own choice on its own board.
+fn retreat_twins(
+    rules: &Rules,
+    r: &Ruleset,
+    a: &M44,
+    si: usize,
+    rng: &mut dyn Dice,
+    tally: &mut Tally,
+    at: &str,
+) {
+    let enemy = M44::other(si);
+    let pairs: Vec<(Hex, Hex)> = a
+        .units
+        .iter()
+        .filter(|u| u.side == si && u.train.is_none())
+        .flat_map(|u| {
+            fog::seen_units(r, a, si)
+                .into_iter()
+                .filter(move |e| e.at.distance(u.at) == 1 && e.train.is_none())
+                .map(move |e| (e.at, u.at))
+        })
+        .collect();
+    let Some((from, target)) = pick(rng, &pairs) else {
+        return;
+    };
+    let back = memoir44::battle::back_hexes(target, si);
+    let spots: Vec<Hex> = M44::board(r)
+        .hexes()
+        .into_iter()
+        .filter(|h| a.unit_at(*h).is_none() && back.iter().any(|b| b.distance(*h) == 1))
+        .filter(|h| a.objectives.iter().all(|o| o.at != *h))
+        .filter(|h| {
+            a.units
+                .iter()
+                .filter(|u| u.side == si)
+                .all(|u| u.at.distance(*h) >= 2)
+        })
+        .collect();
+    let Some(spot) = pick(rng, &spots) else {
+        return;
+    };
+    let mut one = a.clone();
+    one.to_move = enemy;
+    one.hands[enemy] = vec!["direct-from-hq".into()];
+    let mut two = one.clone();
+    let Some(like) = a
+        .units
+        .iter()
+        .find(|u| u.side == enemy && u.train.is_none())
+    else {
+        return;
+    };
+    let mut hidden = like.clone();
+    hidden.id = 990;
+    hidden.at = spot;
+    hidden.concealed = true;
+    if two.unit(990).is_some() {
+        return;
+    }
+    two.units.push(hidden);
+    if two
+        .units
+        .iter()
+        .any(|u| u.id == 990 && fog::sees(r, &two, si, u))
+    {
+        return;
+    }
+    let flag = r.face_value("flag").unwrap_or(6);
+    let star = r.face_value("star").unwrap_or(5);
+    let orders = format!("PLAY direct-from-hq\nORDER {from}\nBATTLE {from} {target}\n");
+    let mover = a.sides[enemy].clone();
+    let run = |st: &M44| {
+        let mut dice = ForcedDice::new(
+            [flag]
+                .into_iter()
+                .chain(std::iter::repeat_n(star, 12))
+                .collect(),
+        );
+        let mut deck = ChaChaDice::from_seed([7; 32]);
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let o = [Orders {
+            side: mover.clone(),
+            text: orders.clone(),
+        }];
+        let adj = rules
+            .adjudicate(&State::of(st.clone()), &o, &mut chance)
+            .ok()?;
+        Some((adj.state.get::<M44>()?.clone(), adj.events))
+    };
+    let (Some(x), Some(y)) = (run(&one), run(&two)) else {
+        return;
+    };
+    let c = Change {
+        what: "a camouflaged unit by a retreat",
+        ids: vec![990],
+        hexes: vec![spot],
+        cards: false,
+    };
+    compare_played(rules, r, si, &c, &[x, y], &mover, at, tally);
+}
+
+/// Objective twins: the side's own objective lost to an unseen enemy unit
+/// at one of two hexes it knows nothing of.
+fn objective_twins(
+    rules: &Rules,
+    r: &Ruleset,
+    a: &M44,
+    si: usize,
+    rng: &mut dyn Dice,
+) -> Option<Result<(), String>> {
+    let enemy = M44::other(si);
+    let spots: Vec<usize> = a
+        .objectives
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            o.side == si
+                && a.unit_at(o.at).is_none()
+                && a.units
+                    .iter()
+                    .filter(|u| u.side == si)
+                    .all(|u| u.at.distance(o.at) >= 2)
+                // Not where it saw an enemy unit when the turn began (a
+                // hex it knows: the redaction tells events there whole).
+                && !a
+                    .fog
+                    .as_ref()
+                    .and_then(|f| f.seen_before.get(si))
+                    .is_some_and(|v| v.contains(&o.at))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if spots.len() < 2 {
+        return None;
+    }
+    let (i, j) = (pick(rng, &spots)?, pick(rng, &spots)?);
+    if i == j {
+        return None;
+    }
+    let unit = a
+        .units
+        .iter()
+        .find(|u| u.side == enemy && !fog::sees(r, a, si, u))?
+        .id;
+    let lost = |k: usize| {
+        let mut b = a.clone();
+        let at = b.objectives[k].at;
+        b.unit_mut(unit)?.at = at;
+        b.unit_mut(unit)?.concealed = true;
+        for (n, o) in b.objectives.iter_mut().enumerate() {
+            o.held = o.held || n == i || n == j;
+        }
+        b.objectives[k].held = false;
+        if b.units
+            .iter()
+            .any(|u| u.id == unit && fog::sees(r, &b, si, u))
+        {
+            return None;
+        }
+        let e = Event::from_store(
+            serde_json::json!({"kind": "objective-taken", "side": a.sides[si], "at": at.to_string(), "held": false}),
+        );
+        Some((b, vec![e]))
+    };
+    let ((x, ex), (y, ey)) = (lost(i)?, lost(j)?);
+    let viewer = Viewer::Side(a.sides[si].clone());
+    let mover = a.sides[enemy].clone();
+    let one = surfaces(rules, &x, &ex, &viewer, Some(&mover));
+    let two = surfaces(rules, &y, &ey, &viewer, Some(&mover));
+    Some(match differ(&one, &two) {
+        Some(d) => Err(d),
+        None => Ok(()),
+    })
+}
+
 /// AMEND twins: the referee moves an unseen enemy unit to one unseen hex
 /// or another, or swaps a card of the enemy's hand for one deck card or
 /// another.
@@ -809,6 +994,23 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &mut Tally) {
         let at = format!("{scenario} game {n} turn {t}");
         position_twins(rules, r, &before, &seed, t, &mut rng, tally, &at);
         for si in 0..before.sides.len() {
+            retreat_twins(
+                rules,
+                r,
+                &before,
+                si,
+                &mut rng,
+                tally,
+                &format!("{at}, {}'s retreat twins", before.sides[si]),
+            );
+            match objective_twins(rules, r, &before, si, &mut rng) {
+                Some(Err(d)) => tally.fail(
+                    "objective twins".into(),
+                    format!("{at}, {}'s objective twins: {d}", before.sides[si]),
+                ),
+                Some(Ok(())) => tally.count("objective twins"),
+                None => {}
+            }
             match amend_twins(rules, r, &before, si, &mut rng) {
                 Some(Err(d)) => tally.fail(
                     "AMEND twins".into(),
@@ -1051,6 +1253,7 @@ fn a_side_receives_the_same_bytes_from_twin_positions() {
         "event twins",
         "pre-battle twins",
         "pre-battle choices",
+        "objective twins",
     ] {
         assert!(
             tally.compared.get(what).copied().unwrap_or(0) > 0,

@@ -507,12 +507,10 @@ fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
         .filter(|(owner, unit, m)| match fogged {
             None => true,
             // An observer: what is on both boards (a marker of no side and
-            // on no unit, on a hex both sides see).
-            Some(None) => {
-                owner.is_none()
-                    && unit.is_none()
-                    && (0..s.sides.len()).all(|i| super::fog::sees_hex(r, s, i, m.at))
-            }
+            // on no unit), wherever the sides' units stand: a marker shown
+            // only where both sides see would tell where their units are
+            // (issue 50; docs/rules/kriegspiel.md).
+            Some(None) => owner.is_none() && unit.is_none(),
             Some(Some(me)) => {
                 *owner == Some(me)
                     || match unit.and_then(|id| s.unit(id)) {
