@@ -506,11 +506,10 @@ fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
     out.into_iter()
         .filter(|(owner, unit, m)| match fogged {
             None => true,
-            // An observer: what is on both boards (a marker of no side and
-            // on no unit), wherever the sides' units stand: a marker shown
-            // only where both sides see would tell where their units are
-            // (issue 50; docs/rules/kriegspiel.md).
-            Some(None) => owner.is_none() && unit.is_none(),
+            // An observer has no board of its own: no marker. Shown where
+            // both sides see its hex, a marker's coming and going told where
+            // their units stood (issue 50; docs/rules/kriegspiel.md).
+            Some(None) => false,
             Some(Some(me)) => {
                 *owner == Some(me)
                     || match unit.and_then(|id| s.unit(id)) {
