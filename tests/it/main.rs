@@ -37,6 +37,7 @@ mod host;
 mod host_faults;
 mod kriegspiel_mail;
 mod kriegspiel_no_leak;
+mod kriegspiel_twins;
 mod landmarks;
 mod layering;
 mod mail_corpus;

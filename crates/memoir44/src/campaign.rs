@@ -166,6 +166,8 @@ pub fn template(r: &Ruleset, s: &State, side: usize) -> Option<String> {
     if !pb.choices.iter().any(|c| c.by == side) {
         return None;
     }
+    let known = s.fog.as_ref().map(|_| super::fog::knowledge(r, s, side));
+    let s = known.as_ref().unwrap_or(s);
     let wrap = |t: &str| adjutant_rules::report::wrap(t, 78, "#   ");
     let mut out = format!(
         "Your pre-battle choices ({}), before the first turn
@@ -366,6 +368,11 @@ fn resolve_side(
     text: &str,
 ) -> Result<Vec<(usize, u32, Option<super::Hex>)>, Rejection> {
     let ctx = Ctx::new(r);
+    // Kriegspiel: a side chooses on its own board, where only the enemy
+    // units it sees stand (fog::knowledge): its grenade strikes one of
+    // those, and its answers name nothing else.
+    let known = s.fog.as_ref().map(|_| super::fog::knowledge(r, s, side));
+    let s = known.as_ref().unwrap_or(s);
     let pb = s
         .pre_battle
         .as_ref()
@@ -477,6 +484,9 @@ pub fn choose(r: &Ruleset, s: &State, orders: &[Orders]) -> Result<(State, Vec<E
             continue;
         };
         match to {
+            // Kriegspiel: a fall-back chosen on the side's own board onto a
+            // hex an unseen enemy unit holds is not made (the unit stays).
+            Some(t) if st.unit_at(t).is_some() => {}
             Some(t) => {
                 if let Some(m) = st.unit_mut(id) {
                     m.at = t;

@@ -101,6 +101,57 @@ pub fn seen_units<'a>(r: &Ruleset, s: &'a State, side: usize) -> Vec<&'a Unit> {
         .collect()
 }
 
+/// The position as `side` knows it: the whole design of "orders under fog"
+/// (docs/rules/kriegspiel.md, "What a side's answers are computed on").
+/// Every check a side can observe (order validation and its refusals,
+/// PREDICT, the order templates) runs on this position, never on the truth,
+/// so it is a function of what the side knows: its own units and hand, the
+/// enemy units it sees now, and the public facts (tiles, objectives, medals,
+/// the hands' sizes). The enemy units it does not see are taken off (with
+/// the engagements and cross-hairs that name them), the enemy's hand,
+/// standing orders and last card are blanked ("A player may not know which
+/// Command Cards his opponent has or are being played"). Without fog, the
+/// enemy's hand and standing orders are blanked only.
+#[must_use]
+pub fn knowledge(r: &Ruleset, s: &State, side: usize) -> State {
+    let mut k = s.clone();
+    for (i, hand) in k.hands.iter_mut().enumerate() {
+        if i != side {
+            hand.clear();
+        }
+    }
+    if s.fog.is_none() {
+        return k;
+    }
+    k.units.retain(|u| sees(r, s, side, u));
+    let kept = |id: u32| k.units.iter().any(|u| u.id == id);
+    let engagements: Vec<_> = k
+        .engagements
+        .iter()
+        .filter(|e| kept(e.a) && kept(e.b))
+        .cloned()
+        .collect();
+    let cross_hairs: Vec<_> = k
+        .cross_hairs
+        .iter()
+        .filter(|c| kept(c.gun) && kept(c.target))
+        .cloned()
+        .collect();
+    k.engagements = engagements;
+    k.cross_hairs = cross_hairs;
+    for (i, st) in k.standing.iter_mut().enumerate() {
+        if i != side {
+            *st = Default::default();
+        }
+    }
+    for (i, p) in k.last_played.iter_mut().enumerate() {
+        if i != side {
+            *p = None;
+        }
+    }
+    k
+}
+
 /// The hexes of the enemy units each side sees now (stored before a turn).
 #[must_use]
 pub fn seen_hexes(r: &Ruleset, s: &State) -> Vec<Vec<Hex>> {

@@ -474,6 +474,8 @@ impl Family for Ruleset {
                 .iter()
                 .filter_map(|e| render::describe_event(e, viewer))
                 .collect();
+            let told: Vec<Event> = told.into_iter().cloned().collect();
+            let told = fog::redact(self, s, viewer, view::visible_events(&told, viewer));
             lines.extend(told.iter().filter_map(|e| render::describe(e, viewer)));
             return lines.iter().map(|l| fit(l)).collect();
         }

@@ -78,8 +78,10 @@ fn planned(
 ) -> Result<(State, Vec<Event>, usize), Rejection> {
     let idx = crate::mover_index(s, side)?;
     let lines = crate::orders::parse(&ctx.board, r, orders)?;
-    let plan = crate::turn::plan(ctx, s, idx, &lines)?;
-    let known = known_position(r, s, idx);
+    // Planned on the position the side knows (fog::knowledge), so its
+    // refusals and its odds are a function of what the side knows.
+    let known = crate::fog::knowledge(r, s, idx);
+    let plan = crate::turn::plan(ctx, &known, idx, &lines)?;
     let mut dice = NoHit::new(r);
     let mut deck = ChaChaDice::from_seed([0; 32]);
     let mut chance = Chance {
@@ -172,21 +174,6 @@ fn assumptions(s: &State) -> String {
         );
     }
     a
-}
-
-/// The position `side` may know: the enemy's cards gone (no reaction card)
-/// and, under Kriegspiel, only the enemy units it sees.
-fn known_position(r: &Ruleset, s: &State, side: usize) -> State {
-    let mut k = s.clone();
-    for (i, hand) in k.hands.iter_mut().enumerate() {
-        if i != side {
-            hand.clear();
-        }
-    }
-    if s.fog.is_some() {
-        k.units.retain(|u| crate::fog::sees(r, s, side, u));
-    }
-    k
 }
 
 /// Dice that always show the Star (a face that scores nothing in an

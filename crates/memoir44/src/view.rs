@@ -206,9 +206,38 @@ pub fn visible_events(events: &[Event], viewer: &Viewer) -> Vec<Event> {
                 card: HIDDEN.into(),
                 private: true,
             },
+            // A referee's correction: its lines may name units a side
+            // cannot see and cards it may not know, so only the referee
+            // reads them; the others are told that the position was
+            // corrected (render.rs) and read the map as it now is.
+            Event::Amended { .. } if *viewer != Viewer::Referee => {
+                Event::Amended { lines: Vec::new() }
+            }
             other => other.clone(),
         })
         .collect()
+}
+
+/// The units `viewer` sees. Kriegspiel: a side's view holds only the enemy
+/// units it sees, in the order of their hexes (its own units first, by id):
+/// the state's order of units would tell which unit is which
+/// (docs/rules/kriegspiel.md).
+fn shown_units<'a>(r: &Ruleset, s: &'a State, viewer: &Viewer) -> Vec<&'a super::state::Unit> {
+    let mut shown: Vec<&super::state::Unit> = s
+        .units
+        .iter()
+        .filter(|u| super::fog::visible(r, s, viewer, u))
+        .collect();
+    if let Some(me) = super::fog::fogged_side(s, viewer) {
+        shown.sort_by_key(|u| {
+            if me == Some(u.side) {
+                (0, super::board::Hex::new(0, 0), u.id)
+            } else {
+                (1, u.at, 0)
+            }
+        });
+    }
+    shown
 }
 
 /// The view of `s` for `viewer`, without last turn's events.
@@ -267,11 +296,8 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         .collect();
     let fogged = super::fog::fogged_side(s, viewer);
     let enemy_under_fog = |owner: usize| fogged.is_some_and(|me| me != Some(owner));
-    // Kriegspiel: a side's view holds only the enemy units it sees.
-    let units = s
-        .units
-        .iter()
-        .filter(|u| super::fog::visible(r, s, viewer, u))
+    let units = shown_units(r, s, viewer)
+        .into_iter()
         .map(|u| UnitView {
             // Kriegspiel: a side is told what an enemy unit is, not which
             // one (docs/rules/kriegspiel.md): no id to follow it by.
@@ -480,13 +506,10 @@ fn markers(r: &Ruleset, s: &State, viewer: &Viewer) -> Vec<MarkerView> {
     out.into_iter()
         .filter(|(owner, unit, m)| match fogged {
             None => true,
-            // An observer: what is on both boards (a marker of no side and
-            // on no unit, on a hex both sides see).
-            Some(None) => {
-                owner.is_none()
-                    && unit.is_none()
-                    && (0..s.sides.len()).all(|i| super::fog::sees_hex(r, s, i, m.at))
-            }
+            // An observer has no board of its own: no marker. Shown where
+            // both sides see its hex, a marker's coming and going told where
+            // their units stood (issue 50; docs/rules/kriegspiel.md).
+            Some(None) => false,
             Some(Some(me)) => {
                 *owner == Some(me)
                     || match unit.and_then(|id| s.unit(id)) {

@@ -1007,10 +1007,11 @@ pub fn retreat_path(ctx: &Ctx<'_>, st: &State, u: &Unit, flags: u32, prefs: &[He
             .map(|(_, t)| t.protect.values().copied().max().unwrap_or(0))
             .max()
             .unwrap_or(0);
-        let adj = st
-            .units
-            .iter()
-            .any(|o| o.side != u.side && o.at.adjacent(last));
+        // Kriegspiel: the side chooses on its own board, where an enemy
+        // unit it does not see is not (docs/rules/kriegspiel.md).
+        let adj = st.units.iter().any(|o| {
+            o.side != u.side && o.at.adjacent(last) && super::fog::sees(ctx.r, st, u.side, o)
+        });
         let longest = usize::MAX - p.len();
         // Most moves first, then the named hexes; an "up to" retreat puts
         // where it ends first, then how many named hexes it passes, then

@@ -87,6 +87,11 @@ impl<'a> Redactor<'a> {
                 self.known.insert(*at);
             }
         }
+        if let Event::PreBattleLoss { side: by, at, .. } = e {
+            if let Some(h) = Hex::parse(at).filter(|_| self.mine(by)) {
+                self.known.insert(h);
+            }
+        }
     }
 
     fn mine(&self, who: &str) -> bool {
@@ -101,14 +106,14 @@ impl<'a> Redactor<'a> {
     /// The event `e` as the side may know it, or None if it is not told.
     pub(super) fn keep(&mut self, e: &Event) -> Option<Event> {
         match e {
+            Event::PreBattleRetreat { .. }
+            | Event::PreBattleLoss { .. }
+            | Event::PreBattleMedal { .. } => self.pre_battle(e),
             Event::TurnBegun { .. }
             | Event::Amended { .. }
             | Event::PreBattleRoll { .. }
             | Event::PreBattleHand { .. }
             | Event::PreBattleVoid { .. }
-            | Event::PreBattleRetreat { .. }
-            | Event::PreBattleLoss { .. }
-            | Event::PreBattleMedal { .. }
             | Event::VictoryReached { .. }
             | Event::GameOver { .. }
             // "War Of The Worlds": the Common Cold's Battle Stars and the
@@ -364,12 +369,61 @@ impl<'a> Redactor<'a> {
                 }
             }
             Event::ObjectiveTaken { side: by, at, held } => {
-                if self.mine(by) || known.contains(at) {
+                if known.contains(at) || (self.mine(by) && *held) {
                     Some(e.clone())
+                } else if self.mine(by) {
+                    // Its own objective lost where it sees no unit: the
+                    // medal is public, the hex would say where an unseen
+                    // enemy unit stands.
+                    Some(fog(format!(
+                        "{} lose an objective (a medal).",
+                        crate::render::side_name(by)
+                    )))
                 } else if *held {
                     Some(fog("The enemy takes an objective (a medal).".into()))
                 } else {
                     Some(fog("The enemy loses an objective.".into()))
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A campaign's pre-battle results (the rolls are public, what each
+    /// side chose is its own): whole for the side's own units and where it
+    /// sees the hex, else without the hex.
+    fn pre_battle(&self, e: &Event) -> Option<Event> {
+        let seen = |at: &str| self.known.iter().any(|h| h.to_string() == at);
+        let name = crate::render::side_name;
+        match e {
+            Event::PreBattleRetreat { side, from, to } => {
+                if self.mine(side) || (seen(from) && seen(to)) {
+                    Some(e.clone())
+                } else {
+                    Some(fog(format!(
+                        "Before the battle a unit of {} falls back out of sight.",
+                        name(side)
+                    )))
+                }
+            }
+            Event::PreBattleLoss { side, at, .. } => {
+                if self.mine(side) || seen(at) {
+                    Some(e.clone())
+                } else {
+                    Some(fog(format!(
+                        "Before the battle a unit of {} out of sight loses a figure.",
+                        name(side)
+                    )))
+                }
+            }
+            Event::PreBattleMedal { side, at } => {
+                if seen(at) {
+                    Some(e.clone())
+                } else {
+                    Some(fog(format!(
+                        "{} eliminate a unit out of sight before the battle: a medal.",
+                        name(side)
+                    )))
                 }
             }
             _ => None,

@@ -387,6 +387,10 @@ pub(super) fn play_action(
         }
         Some("counter-attack") => match counter_card(ctx, st, side) {
             Some((c, s)) => (c, s),
+            // Kriegspiel: "A player may not know which Command Cards his
+            // opponent has or are being played", and the card is all the
+            // Counter-Attack would do (docs/rules/kriegspiel.md).
+            None if st.fog.is_some() => return Err(first.reject("Counter-Attack copies the card your opponent played last turn, which under fog of war you may not know: it cannot be played (DISCARD it instead)")),
             None => return Err(first.reject("Counter-Attack copies the card your opponent played last turn, and there is none")),
         },
         _ => (card.clone(), *section),

@@ -450,12 +450,17 @@ pub fn end_turn(
         w.sick = level;
     }
     let human = State::other(w.martian);
-    let ids: Vec<u32> = st
+    let mut ids: Vec<u32> = st
         .units
         .iter()
         .filter(|u| u.side == w.martian)
         .map(|u| u.id)
         .collect();
+    // Kriegspiel: told in the order of their hexes, for the order of ids
+    // would tell which machine is which (docs/rules/kriegspiel.md).
+    if st.fog.is_some() {
+        ids.sort_by_key(|id| st.unit(*id).map(|u| u.at));
+    }
     let since = ev.len();
     for id in ids {
         // "Losses ... due to Green Stars accumulate and are permanent": the

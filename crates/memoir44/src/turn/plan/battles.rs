@@ -253,6 +253,9 @@ impl Walk<'_, '_> {
     ) -> Result<(), Rejection> {
         let ctx = self.ctx;
         let spec = ctx.spec(&u.kind);
+        let may_see = self.blind.is_some_and(|start| {
+            may_come_into_sight(ctx, start, &self.sc, self.track.values(), u, target)
+        });
         let Walk { sc, mine_tries, .. } = self;
         match seen {
             true => target_check(ctx, sc, u, target).map_err(|e| l.reject(e))?,
@@ -301,6 +304,7 @@ impl Walk<'_, '_> {
                         )));
                 }
             }
+            false if may_see => {}
             false if sc.fog.is_some() => {
                 return Err(l.reject(format!("you see no enemy unit at {target}")))
             }
@@ -349,4 +353,23 @@ impl Walk<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Kriegspiel: may a battle at `target`, where the side sees no unit, find
+/// one there? The hex was out of the side's sight when the turn began, a
+/// unit of the side has moved this turn, and the hex is within the
+/// battler's Battle Range (docs/rules/kriegspiel.md, "Orders under fog").
+fn may_come_into_sight<'t>(
+    ctx: &Ctx<'_>,
+    start: &State,
+    sc: &State,
+    mut track: impl Iterator<Item = &'t Track>,
+    u: &Unit,
+    target: Hex,
+) -> bool {
+    let side = u.side;
+    !crate::fog::sees_hex(ctx.r, start, side, target)
+        && crate::fog::sees_hex(ctx.r, sc, side, target)
+        && track.any(|t| t.moved.is_some_and(|d| d > 0))
+        && u.at.distance(target) as usize <= ctx.spec(&u.kind).dice.len()
 }

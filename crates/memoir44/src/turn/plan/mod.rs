@@ -17,7 +17,15 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     // Political Commissar (commissar.rs): the card under the marker is
     // played from there; COMMISSAR puts the next one under it.
     let (st, lines, commissar) = crate::commissar::prepare(ctx, st, side, lines)?;
-    let (st, lines) = (st.as_ref(), lines.as_slice());
+    let (truth, lines) = (st.as_ref(), lines.as_slice());
+    // Kriegspiel: every check the side can observe is made on the position
+    // as it knows it (fog::knowledge); the truth is walked after it, line by
+    // line, for what really happens (docs/rules/kriegspiel.md).
+    let known = truth
+        .fog
+        .as_ref()
+        .map(|_| crate::fog::knowledge(ctx.r, truth, side));
+    let st = known.as_ref().unwrap_or(truth);
     let standing = standing_of(st, side, lines)?;
     let keep: Vec<String> = lines
         .iter()
@@ -83,12 +91,33 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
         mine_tries: BTreeSet::new(),
         detonated: BTreeSet::new(),
         turn_no: st.turn + 1,
+        blind: known.as_ref(),
     };
+    // The truth's walk (under fog only): the same lines on the real
+    // position, each modes as the optional rules set them there.
+    let mut tw = known.as_ref().map(|_| Walk {
+        sc: truth.clone(),
+        modes: w
+            .base_modes
+            .iter()
+            .map(|(id, m)| match truth.unit(*id) {
+                Some(u) => (*id, hooks::mode(ctx, truth, u, m.clone(), None)),
+                None => (*id, m.clone()),
+            })
+            .collect(),
+        ..w.fresh()
+    });
     for l in &head.steps {
         w.step(l)?;
+        if let Some(tw) = tw.as_mut() {
+            tw.step_or_lapse(l);
+        }
     }
     if horde {
         crate::variants::zombies::finish_plan(ctx, st, &w.sc, side, &mut w.steps)?;
+        if let Some(tw) = tw.as_mut() {
+            let _ = crate::variants::zombies::finish_plan(ctx, truth, &tw.sc, side, &mut tw.steps);
+        }
     }
     if matches!(w.effect.as_str(), "air-power" | "barrage") && !w.targeted {
         return Err(first.reject("this card needs its targets: TARGET <hex> ..."));
@@ -96,7 +125,7 @@ pub fn plan(ctx: &Ctx<'_>, st: &State, side: usize, lines: &[Line]) -> Result<Pl
     if w.effect == "big-push" {
         big_push_check(ctx, &w.sc, side, first, &w.modes, &w.track)?;
     }
-    let Walk { modes, steps, .. } = w;
+    let Walk { modes, steps, .. } = tw.unwrap_or(w);
     Ok(Plan {
         side,
         action,
@@ -330,6 +359,52 @@ struct Walk<'a, 'b> {
     /// Bridge Demolition: bridges detonated this turn ("once per turn").
     detonated: BTreeSet<Hex>,
     turn_no: u32,
+    /// Kriegspiel, the side's own walk: the position as it knew it when
+    /// the turn began. A BATTLE at a hex out of its sight then, which a
+    /// move this turn may bring into sight, is accepted here and carried
+    /// out (or lapses) on the truth: whether it is accepted must not
+    /// depend on what stands there.
+    blind: Option<&'a State>,
+}
+
+impl<'a, 'b> Walk<'a, 'b> {
+    /// A walk of the same turn from its start, for another position.
+    fn fresh(&self) -> Walk<'a, 'b> {
+        Walk {
+            ctx: self.ctx,
+            side: self.side,
+            action: self.action,
+            effect: self.effect.clone(),
+            ids: self.ids,
+            sc: self.sc.clone(),
+            modes: self.modes.clone(),
+            base_modes: self.base_modes.clone(),
+            track: BTreeMap::new(),
+            steps: Vec::new(),
+            battled: false,
+            targeted: false,
+            discard_battler: None,
+            stopped: BTreeMap::new(),
+            mine_tries: BTreeSet::new(),
+            detonated: BTreeSet::new(),
+            turn_no: self.turn_no,
+            blind: None,
+        }
+    }
+
+    /// The truth's walk of a line the side's own walk accepted: what the
+    /// line does on the real position, or, where the real position keeps it
+    /// from being carried out (a unit stopped short by an unseen enemy), a
+    /// lapse with the reason, told to the side alone. "A fog game cannot ask
+    /// a player to foresee what he cannot see": the rest of the orders stand.
+    fn step_or_lapse(&mut self, l: &Line) {
+        if let Err(e) = self.step(l) {
+            self.steps.push(Step::Lapse {
+                line: l.clone(),
+                reason: e.message,
+            });
+        }
+    }
 }
 
 impl Walk<'_, '_> {
