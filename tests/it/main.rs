@@ -58,3 +58,4 @@ mod standings;
 mod state_line;
 mod teams;
 mod trains;
+mod wrapped_replies;

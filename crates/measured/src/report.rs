@@ -11,6 +11,7 @@ use super::events::{Charge, CounterBattery, Event, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
+use super::syw::template::commented;
 use adjutant_rules::report::html::esc;
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
@@ -582,15 +583,14 @@ pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Orders for move {} ({}): one line per unit; delete or change HOLD.",
-        st.turn, side
+        "# Orders for move {} ({side}): one line per unit; change HOLD,",
+        st.turn
     );
+    let _ = writeln!(o, "# or delete the line.");
     for u in st.units.iter().filter(|u| u.side == s) {
         let Some(t) = r.troop(&u.troop) else { continue };
         match engine::orderable(u) {
-            Err(why) => {
-                let _ = writeln!(o, "# {}: {why}", u.id);
-            }
+            Err(why) => commented(&mut o, &format!("# {}:", u.id), &why),
             Ok(()) => {
                 let mv = t.moves.get(&u.formation).copied().unwrap_or(0);
                 let mut may = vec![format!("move {}", fmt_len(mv))];
@@ -616,30 +616,27 @@ pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<
                 if u.bad_morale.is_some() {
                     may = vec!["bad morale: no advance, fire or charge".into()];
                 }
-                let _ = writeln!(
-                    o,
-                    "UNIT {}: HOLD    # {}, {}, {}/{} r&f; {}",
-                    u.id,
-                    t.name,
-                    u.formation,
-                    u.rf,
-                    u.start_rf,
-                    may.join(", ")
+                commented(
+                    &mut o,
+                    &format!("UNIT {}: HOLD    #", u.id),
+                    &format!(
+                        "{}, {}, {}/{} r&f; {}",
+                        t.name,
+                        u.formation,
+                        u.rf,
+                        u.start_rf,
+                        may.join(", ")
+                    ),
                 );
             }
         }
     }
-    let _ = writeln!(
-        o,
-        "# Steps: FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|COLUMN|OPEN,"
-    );
-    let _ = writeln!(
-        o,
-        "#   LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE CANISTER AT u, PICK OFF u, CHARGE u"
-    );
-    let _ = writeln!(
-        o,
-        "# STANDING <unit>: HOLD GROUND, FIRE AT CHARGERS (or NONE) lasts until changed."
+    o.push_str(
+        "# Steps: FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT,\n\
+         #   FORM LINE|COLUMN|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u,\n\
+         #   FIRE CANISTER AT u, PICK OFF u, CHARGE u\n\
+         # STANDING <unit>: HOLD GROUND  # or FIRE AT CHARGERS, or NONE;\n\
+         #   a standing order lasts until changed.\n",
     );
     Some(o)
 }

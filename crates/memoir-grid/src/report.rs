@@ -439,29 +439,35 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
     let mut o = String::new();
     match st.step {
         Step::Artillery => {
-            let _ = writeln!(o, "Your artillery phase orders (both sides fire at once):");
+            let _ = writeln!(
+                o,
+                "# Your artillery phase orders (both sides fire at once):"
+            );
             for u in st.units.iter().filter(|u| u.side == side) {
                 if let Some(s) = r.unit(&u.kind).filter(|s| !s.artillery.is_empty()) {
-                    let _ = writeln!(
-                        o,
-                        "# FIRE {} <target>      {} (strength {}), reaches {}",
-                        u.at,
-                        s.name,
-                        u.strength,
-                        s.artillery.len()
-                    );
+                    o.push_str(&adjutant_rules::report::wrap(
+                        &format!(
+                            "# FIRE {} <target> # {} (strength {}), reaches {}",
+                            u.at,
+                            s.name,
+                            u.strength,
+                            s.artillery.len()
+                        ),
+                        72,
+                        "#   ",
+                    ));
                 }
             }
             let _ = writeln!(
                 o,
-                "# INITIATIVE {}          if you win the initiative (standing)",
+                "# INITIATIVE {}      # if you win the initiative (standing)",
                 if st.second[side] { "SECOND" } else { "FIRST" }
             );
         }
         Step::Move { .. } => {
             let _ = writeln!(
                 o,
-                "Your move: each unit moves and fights in the order you write."
+                "# Your move: each unit moves and fights in the order you write."
             );
             for u in st.units.iter().filter(|u| u.side == side) {
                 let Some(s) = r.unit(&u.kind) else { continue };
@@ -479,12 +485,13 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
                 } else {
                     ""
                 };
-                let _ = writeln!(o, "# {} {} ({}): {what}{extra}", u.at, s.name, u.strength);
+                o.push_str(&adjutant_rules::report::wrap(
+                    &format!("# {} {} ({}): {what}{extra}", u.at, s.name, u.strength),
+                    72,
+                    "#   ",
+                ));
             }
-            let _ = writeln!(
-                o,
-                "# MOVE <from> <area> ... <to>    FIRE <from> <target>    PASS"
-            );
+            o.push_str("# MOVE <from> <area> ... <to>\n# FIRE <from> <target>\n# PASS\n");
         }
     }
     Some(o)
