@@ -47,6 +47,7 @@ mod predict;
 mod predict_m44_property;
 mod predict_measured_property;
 mod predict_property;
+mod presentation;
 mod protocol;
 mod push;
 mod random;
