@@ -1497,6 +1497,20 @@ impl Judge {
         let seat = self.seat_of(game_id, side)?;
         let tx = self.begin()?;
         let mut queue = Queue::new();
+        // Read as a mail is (issue 53): the template's `TURN n` line, its
+        // headings and a wrapped comment are taken as by mail, and a TURN
+        // already played is refused as by mail.
+        let req = crate::protocol::parse("", orders);
+        if let Some(n) = req.turn {
+            if let Some(why) = self.answered_turn_problem(&tx, &seat, n)? {
+                return Err(ServiceError::Invalid(why));
+            }
+        }
+        let orders = if req.has_orders {
+            req.orders.as_str()
+        } else {
+            orders
+        };
         let (submitted, _) = self.submit_orders(&tx, &seat, orders, "cli", &mut queue)?;
         let turn = match &submitted {
             Submitted::Resolved { turn } => *turn,
