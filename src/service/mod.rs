@@ -214,13 +214,13 @@ impl Answer {
 /// The answer to PICTURE.
 fn picture_text(game: i64, p: Picture) -> String {
     let what = match p {
-        Picture::Png => "a picture (PNG) every mail client shows",
-        Picture::Svg => "the SVG drawing inline (Gmail and Outlook do not show it)",
-        Picture::Both => "a picture (PNG), with the SVG drawing attached",
-        Picture::None => "no picture: the text and view.json only",
+        Picture::Png => "the board as a picture (PNG) every mail client shows",
+        Picture::Svg => "the board as the SVG drawing inline (Gmail and Outlook do not show it)",
+        Picture::Both => "the board as a picture (PNG), with the SVG drawing attached",
+        Picture::None => "no picture of the board: the text and view.json only",
     };
     format!(
-        "From now on your mails of game {game} show the board as {what}.
+        "From now on your mails of game {game} show {what}.
 "
     )
 }
@@ -355,7 +355,11 @@ fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
 fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), ServiceError> {
     for (side, email) in seats {
         if !sides.contains(side) {
-            return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
+            // No game exists yet to name (issue 53: "game 0 has no side").
+            return Err(ServiceError::Invalid(format!(
+                "the scenario has no side '{side}' (sides: {})",
+                sides.join(", ")
+            )));
         }
         if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
         {

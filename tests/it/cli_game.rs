@@ -455,3 +455,26 @@ fn submit_takes_the_template_as_mailed() {
     let out = site.run(&["submit", "1", "german", file.to_str().unwrap()]);
     assert!(!out.status.success(), "a played turn's orders are refused");
 }
+
+/// Issue 53: `new-game` with a side the scenario does not have names the
+/// scenario's sides, not a "game 0" that does not exist.
+#[test]
+fn new_game_with_a_wrong_side_names_no_game_0() {
+    let site = Site::new();
+    let out = site.run(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "germans=a@example.org",
+        "--seat",
+        "allies=b@example.org",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!err.contains("game 0"), "{err}");
+    assert!(
+        err.contains("the scenario has no side 'germans' (sides: allies, axis)"),
+        "{err}"
+    );
+}

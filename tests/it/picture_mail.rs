@@ -617,6 +617,13 @@ fn picture_by_mail_changes_that_seat_only() {
             _ => (false, 1, true),
         };
         assert_eq!(got, want, "MAP after PICTURE {word}");
+        // Issue 53: the confirmation reads as English ("show the board as
+        // no picture" it said).
+        let said = common::unqp(&String::from_utf8_lossy(last));
+        assert!(!said.contains("board as no picture"), "{said}");
+        if word == "NONE" {
+            assert!(said.contains("show no picture of the board"), "{said}");
+        }
     }
     with.drop_mail(
         "p4.eml",
