@@ -1510,7 +1510,9 @@ impl Judge {
                 return Err(ServiceError::Invalid(why));
             }
         }
-        let orders = if req.has_orders {
+        // A file of orders alone is kept byte for byte, as it always was.
+        let kept = |t: &str| t.lines().filter(|l| !l.trim().is_empty()).count();
+        let orders = if req.has_orders && kept(&req.orders) != kept(orders) {
             req.orders.as_str()
         } else {
             orders

@@ -124,6 +124,20 @@ fn grid_and_measured_pictures_are_drawn_from_the_viewers_seat() {
             } else {
                 viewer
             };
+            // The mail's alt text is the SVG's label: the scenario, the
+            // turn and the seat (docs/reports.md).
+            let label = attr(svg.split('>').next().unwrap(), "aria-label")
+                .unwrap_or_else(|| panic!("{what}: no aria-label"));
+            assert!(
+                label.contains(", turn 1,") || label.contains(", move 1,"),
+                "{what}: {label}"
+            );
+            assert!(
+                label
+                    .to_lowercase()
+                    .contains(&format!("the {} edge", seat.to_lowercase())),
+                "{what}: {label}"
+            );
             assert!(
                 html.contains(&format!("Seen from the {} edge", cap(seat)))
                     || html.contains(&format!("Seen from the {seat} edge")),

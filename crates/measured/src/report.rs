@@ -676,11 +676,14 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"9\">",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"9\" aria-label=\"{}, move {}, seen from the {} edge\">",
         px(w),
         px_i(d) + LEGEND_H,
         px(w),
-        px_i(d) + LEGEND_H
+        px_i(d) + LEGEND_H,
+        esc(&st.title),
+        st.turn,
+        esc(st.sides.get(seat).map_or("", String::as_str))
     );
     o.push_str("<defs><marker id=\"mv\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#222\"/></marker><marker id=\"fr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker></defs>\n");
     let _ = writeln!(o, "<title>{}, move {}</title>", esc(&st.title), st.turn);

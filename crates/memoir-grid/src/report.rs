@@ -590,8 +590,11 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     let mut o = String::new();
     let _ = write!(
         o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\
-<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}.l{{font-size:11px;fill:#222}}</style>"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" aria-label=\"{}, turn {}, seen from the {} edge\">\
+<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}.l{{font-size:11px;fill:#222}}</style>",
+        esc(&v.title),
+        v.turn,
+        esc(&cap(seat(v)))
     );
     if hex {
         o.push_str(
