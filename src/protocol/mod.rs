@@ -275,6 +275,21 @@ pub fn echo_lines(lines: &[String]) -> (&[String], usize) {
     (shown, lines.len() - shown.len())
 }
 
+/// Echoed lines as a receipt prints them (`  # ` before each): a line
+/// longer than fits [`WRAP_MIN`] columns goes on over further lines, each
+/// starting with two spaces after its `# ` (issue 53: a reply quoting the
+/// receipt unmarked is not wrapped by a mail client at all, so no order
+/// word it echoes can start a line of its own).
+#[must_use]
+pub fn echo_wrapped(lines: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in lines {
+        let w = crate::report::wrap(l, WRAP_MIN - 5, "  ");
+        out.extend(w.lines().map(str::to_string));
+    }
+    out
+}
+
 /// A line as it may be quoted back: control characters gone, at most
 /// `max` characters (an ellipsis says it was cut), and a `PASSWORD` line's
 /// secret hidden.
@@ -567,13 +582,62 @@ fn header_line(
     true
 }
 
+/// No mail client wraps a line shorter than this (fold, Outlook and Gmail
+/// wrap at 72 to 78 columns; the property test wraps from 60 up): a line
+/// shorter than it, with the next line's first word added, was not wrapped.
+pub const WRAP_MIN: usize = 60;
+
+/// Which lines are the end of a long comment that a mail client wrapped
+/// onto a line of its own (issue 53). Line `i` is one when the line above
+/// it is, or holds, a comment (`#`), was full (with this line's first word
+/// it would reach [`WRAP_MIN`] bytes, where `fold -w 60` breaks: `fold` counts bytes, and a byte count
+/// is never below the character count a client wraps by), and either
+/// ends in a space (what `fold -s` and a soft line break leave, where the
+/// mail keeps it), or this line's first word is no command and no order
+/// word (it could not have been meant as an order anyway), or is written
+/// in lower case (the templates' notes are; their order words are not). A short line after a comment, or an
+/// order after a short comment, is read as it always was.
+#[must_use]
+pub fn comment_continuations(lines: &[&str]) -> Vec<bool> {
+    let mut out = vec![false; lines.len()];
+    for i in 1..lines.len() {
+        let (prev, cur) = (lines[i - 1], lines[i].trim());
+        let Some(first) = cur.split_whitespace().next() else {
+            continue;
+        };
+        if !(out[i - 1] || prev.contains('#')) || cur.starts_with('>') {
+            continue;
+        }
+        if prev.trim_end().len() + 1 + first.len() < WRAP_MIN {
+            continue;
+        }
+        let word = first.trim_end_matches(':').to_ascii_uppercase();
+        let known = crate::rules::order_words().contains(&word.as_str())
+            || COMMANDS.iter().any(|c| c.word == word);
+        // The templates write every order word in capitals and their notes
+        // in lower case ("move 6\"", "charge 18\""): a lower-case word
+        // after a full comment line goes on with the comment.
+        let lower = !first.chars().any(|c| c.is_ascii_uppercase());
+        let soft = prev.ends_with([' ', '\t']);
+        out[i] = soft || !known || lower;
+    }
+    out
+}
+
 /// Read the commands and orders out of the subject and the text of a mail.
 #[must_use]
 pub fn parse(subject: &str, text: &str) -> Request {
     let mut req = Request::default();
     let mut order_lines = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    let all: Vec<&str> = text.lines().collect();
+    let wrapped = comment_continuations(&all);
+    for (i, raw) in all.iter().copied().enumerate() {
         let line_no = i + 1;
+        if wrapped[i] {
+            // The rest of the comment above, wrapped by the mail client.
+            order_lines.push("");
+            continue;
+        }
         let line = raw.trim();
         let mut words = line.split_whitespace();
         let first = words
@@ -784,6 +848,46 @@ mod tests {
         let prose = parse("", "I am away until Monday.\n");
         assert!(!prose.has_orders);
         assert_eq!(prose.ignored.len(), 1);
+    }
+
+    #[test]
+    fn a_wrapped_comment_goes_on_as_a_comment() {
+        // Outlook at 60: the note of a Seven Years' War template line.
+        let r = parse(
+            "",
+            "UNIT 12TH: HOLD # Line infantry, line, 24/24 r&f; moves 1d6\"\n\
+             (veteran +2d: throws 3d6, keeps the best 1)\n\
+             UNIT 37TH: FORWARD 3\n",
+        );
+        let lines: Vec<&str> = r.orders.lines().collect();
+        assert_eq!(lines[1], "", "the comment's continuation is no order");
+        assert_eq!(lines[2], "UNIT 37TH: FORWARD 3");
+        assert!(r.ignored.is_empty());
+        // fold -s keeps the space it broke at: even an order word there
+        // goes on with the comment.
+        let r = parse(
+            "",
+            "  # UNIT 12TH: FORWARD 3, WHEEL LEFT 45, FORWARD 2, THEN \nFIRE AT CHAS\n",
+        );
+        assert!(!r.has_orders, "{:?}", r.orders);
+    }
+
+    #[test]
+    fn an_order_after_a_comment_is_still_read() {
+        // Short comments: nothing was wrapped, a typo is refused as ever.
+        let r = parse(
+            "",
+            "UNIT 12TH: HOLD   # stay\nUNTI 37TH: FORWARD 3\nUNIT 20TH: HOLD\n",
+        );
+        let lines: Vec<&str> = r.orders.lines().collect();
+        assert_eq!(lines[1], "UNTI 37TH: FORWARD 3");
+        // A long comment without the space a wrap leaves, then an order.
+        let r = parse(
+            "",
+            "MOVE D4 D5   # and then, if the enemy has left the woods, on\nBATTLE D5 E6\n",
+        );
+        let lines: Vec<&str> = r.orders.lines().collect();
+        assert_eq!(lines[1], "BATTLE D5 E6");
     }
 
     #[test]

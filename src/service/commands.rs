@@ -698,6 +698,7 @@ count for your opponents. PRIVATE OFF lists you again.
                     } => (game.turn + 1, true, waiting_for, replaced),
                 };
                 let (orders, orders_more) = crate::protocol::echo_lines(&orders);
+                let orders = crate::protocol::echo_wrapped(orders);
                 let text = self.templates.render(
                     "receipt.txt",
                     json!({"game_id": seat.game_id, "side": seat.side, "turn": turn,
@@ -705,9 +706,9 @@ count for your opponents. PRIVATE OFF lists you again.
                            "replaced": replaced,
                            "orders": orders, "orders_more": orders_more,
                            "state_hash": sealed_state(&Self::master(&game)?, &hash),
-                           "ignored": req.ignored.iter()
+                           "ignored": crate::protocol::echo_wrapped(&req.ignored.iter()
                                .map(|(l, t)| format!("line {l}: {t}"))
-                               .collect::<Vec<_>>(),
+                               .collect::<Vec<_>>()),
                            "ignored_more": req.ignored_total - req.ignored.len()}),
                 );
                 answer.for_seat(self.seat_address(seat), seat);

@@ -249,13 +249,13 @@ impl Answer {
 /// The answer to PICTURE.
 fn picture_text(game: i64, p: Picture) -> String {
     let what = match p {
-        Picture::Png => "a picture (PNG) every mail client shows",
-        Picture::Svg => "the SVG drawing inline (Gmail and Outlook do not show it)",
-        Picture::Both => "a picture (PNG), with the SVG drawing attached",
-        Picture::None => "no picture: the text and view.json only",
+        Picture::Png => "the board as a picture (PNG) every mail client shows",
+        Picture::Svg => "the board as the SVG drawing inline (Gmail and Outlook do not show it)",
+        Picture::Both => "the board as a picture (PNG), with the SVG drawing attached",
+        Picture::None => "no picture of the board: the text and view.json only",
     };
     format!(
-        "From now on your mails of game {game} show the board as {what}.
+        "From now on your mails of game {game} show {what}.
 "
     )
 }
@@ -390,7 +390,11 @@ fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
 fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), ServiceError> {
     for (side, email) in seats {
         if !sides.contains(side) {
-            return Err(ServiceError::NoSide(0, side.clone(), sides.join(", ")));
+            // No game exists yet to name (issue 53: "game 0 has no side").
+            return Err(ServiceError::Invalid(format!(
+                "the scenario has no side '{side}' (sides: {})",
+                sides.join(", ")
+            )));
         }
         if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
         {
@@ -1553,6 +1557,22 @@ impl Judge {
         let seat = self.seat_of(game_id, side)?;
         let tx = self.begin()?;
         let mut queue = Queue::new();
+        // Read as a mail is (issue 53): the template's `TURN n` line, its
+        // headings and a wrapped comment are taken as by mail, and a TURN
+        // already played is refused as by mail.
+        let req = crate::protocol::parse("", orders);
+        if let Some(n) = req.turn {
+            if let Some(why) = self.answered_turn_problem(&tx, &seat, n)? {
+                return Err(ServiceError::Invalid(why));
+            }
+        }
+        // A file of orders alone is kept byte for byte, as it always was.
+        let kept = |t: &str| t.lines().filter(|l| !l.trim().is_empty()).count();
+        let orders = if req.has_orders && kept(&req.orders) != kept(orders) {
+            req.orders.as_str()
+        } else {
+            orders
+        };
         let (submitted, _) = self.submit_orders(&tx, &seat, orders, "cli", &mut queue)?;
         let turn = match &submitted {
             Submitted::Resolved { turn } => *turn,

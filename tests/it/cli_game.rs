@@ -420,3 +420,61 @@ fn a_format_1_export_still_verifies() {
         "{said}"
     );
 }
+
+/// Issue 53: `submit` reads a file as a mail is read, so the template a
+/// player got by mail (its `TURN n` line, its headings) is accepted as it
+/// is, and a TURN already played is refused as by mail.
+#[test]
+fn submit_takes_the_template_as_mailed() {
+    let site = Site::new();
+    site.new_game(
+        "le-cateau-1914",
+        &["british=a@example.org", "german=b@example.org"],
+        &[],
+    );
+    let text = site
+        .mails()
+        .into_iter()
+        .find(|m| m.contains("To: a@example.org"))
+        .expect("the British welcome");
+    let start = text.find("TURN 1 ").expect("the template's TURN line");
+    let end = text[start..]
+        .find("\nState ")
+        .map_or(text.len(), |e| start + e);
+    let reply = text[start..end].replace("# INITIATIVE FIRST", "INITIATIVE FIRST");
+    let file = site.path().join("orders.txt");
+    std::fs::write(&file, &reply).unwrap();
+    let out = site.run(&["submit", "1", "british", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}\n{reply}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("held until german"));
+    std::fs::write(&file, "TURN 0\nINITIATIVE SECOND\n").unwrap();
+    let out = site.run(&["submit", "1", "german", file.to_str().unwrap()]);
+    assert!(!out.status.success(), "a played turn's orders are refused");
+}
+
+/// Issue 53: `new-game` with a side the scenario does not have names the
+/// scenario's sides, not a "game 0" that does not exist.
+#[test]
+fn new_game_with_a_wrong_side_names_no_game_0() {
+    let site = Site::new();
+    let out = site.run(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        "germans=a@example.org",
+        "--seat",
+        "allies=b@example.org",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!err.contains("game 0"), "{err}");
+    assert!(
+        err.contains("the scenario has no side 'germans' (sides: allies, axis)"),
+        "{err}"
+    );
+}

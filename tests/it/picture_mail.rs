@@ -190,12 +190,7 @@ fn places(svg: &str) -> Vec<(String, f64, f64)> {
     }
     for chunk in svg.split("<use href=\"#area\"").skip(1) {
         let tag = chunk.split('>').next().unwrap_or("");
-        let name = chunk
-            .split("<text class=\"t\"")
-            .nth(1)
-            .and_then(|t| t.split('>').nth(1))
-            .and_then(|t| t.split('<').next())
-            .unwrap_or("");
+        let name = attr_s(tag, "data-area").unwrap_or("");
         if let (Some(x), Some(y)) = (attr(tag, "x"), attr(tag, "y")) {
             out.push((name.to_string(), x, y));
         }
@@ -287,8 +282,9 @@ fn grid_probes(svg: &str, json: &Value) -> Vec<Probe> {
         .collect()
 }
 
-/// Measured games: each unit's footprint (a polygon, 3/4 opaque red for
-/// side 0, blue for side 1) at its centre; the pixel is red or blue by far.
+/// Measured games: each unit's footprint (a polygon, nearly opaque blue
+/// for side 0, red for side 1: docs/reports.md) near its rear corner,
+/// clear of the label at its centre; the pixel is red or blue by far.
 fn measured_probes(svg: &str, json: &Value) -> Vec<Probe> {
     let red = |c: [u8; 3]| i32::from(c[0]) > i32::from(c[2]) + 60;
     let blue = |c: [u8; 3]| i32::from(c[2]) > i32::from(c[0]) + 60;
@@ -297,7 +293,7 @@ fn measured_probes(svg: &str, json: &Value) -> Vec<Probe> {
         let id = u["id"].as_str().expect("id");
         let side = u["side"].as_u64().expect("side");
         let g = svg
-            .split(&format!("<g class=\"unit\" data-id=\"{id}\">"))
+            .split(&format!("<g class=\"unit\" data-id=\"{id}\""))
             .nth(1)
             .unwrap_or_else(|| panic!("unit {id} drawn"));
         let pts = attr_s(g, "points").expect("points");
@@ -309,13 +305,23 @@ fn measured_probes(svg: &str, json: &Value) -> Vec<Probe> {
             })
             .collect();
         let n = xy.len() as f64;
-        let (x, y) = xy
+        let (cx, cy) = xy
             .iter()
             .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+        // The corner farthest from the label (drawn at the centre).
+        let t = g.split("<text").nth(1).unwrap_or("");
+        let (lx, ly) = (attr(t, "x").unwrap_or(cx), attr(t, "y").unwrap_or(cy) - 3.0);
+        let far = |p: &(f64, f64)| (p.0 - lx).abs().min(30.0) * 4.0 + (p.1 - ly).abs();
+        let (rx, ry) = *xy
+            .iter()
+            .max_by(|a, b| far(a).total_cmp(&far(b)))
+            .expect("corners");
+        let step = |from: f64, to: f64| from + 2.5 * (to - from).signum();
+        let (x, y) = (step(rx, cx), step(ry, cy));
         let (mine, other): (ColourTest, ColourTest) = if side == 0 {
-            (Box::new(red), Box::new(blue))
-        } else {
             (Box::new(blue), Box::new(red))
+        } else {
+            (Box::new(red), Box::new(blue))
         };
         out.push(Probe {
             what: format!("unit {id} of side {side}"),
@@ -611,6 +617,13 @@ fn picture_by_mail_changes_that_seat_only() {
             _ => (false, 1, true),
         };
         assert_eq!(got, want, "MAP after PICTURE {word}");
+        // Issue 53: the confirmation reads as English ("show the board as
+        // no picture" it said).
+        let said = common::unqp(&String::from_utf8_lossy(last));
+        assert!(!said.contains("board as no picture"), "{said}");
+        if word == "NONE" {
+            assert!(said.contains("show no picture of the board"), "{said}");
+        }
     }
     with.drop_mail(
         "p4.eml",

@@ -11,6 +11,7 @@ use super::events::{Charge, CounterBattery, Event, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
+use super::syw::template::commented;
 use adjutant_rules::report::html::esc;
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
@@ -582,15 +583,14 @@ pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Orders for move {} ({}): one line per unit; delete or change HOLD.",
-        st.turn, side
+        "# Orders for move {} ({side}): one line per unit; change HOLD,",
+        st.turn
     );
+    let _ = writeln!(o, "# or delete the line.");
     for u in st.units.iter().filter(|u| u.side == s) {
         let Some(t) = r.troop(&u.troop) else { continue };
         match engine::orderable(u) {
-            Err(why) => {
-                let _ = writeln!(o, "# {}: {why}", u.id);
-            }
+            Err(why) => commented(&mut o, &format!("# {}:", u.id), &why),
             Ok(()) => {
                 let mv = t.moves.get(&u.formation).copied().unwrap_or(0);
                 let mut may = vec![format!("move {}", fmt_len(mv))];
@@ -616,30 +616,27 @@ pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<
                 if u.bad_morale.is_some() {
                     may = vec!["bad morale: no advance, fire or charge".into()];
                 }
-                let _ = writeln!(
-                    o,
-                    "UNIT {}: HOLD    # {}, {}, {}/{} r&f; {}",
-                    u.id,
-                    t.name,
-                    u.formation,
-                    u.rf,
-                    u.start_rf,
-                    may.join(", ")
+                commented(
+                    &mut o,
+                    &format!("UNIT {}: HOLD    #", u.id),
+                    &format!(
+                        "{}, {}, {}/{} r&f; {}",
+                        t.name,
+                        u.formation,
+                        u.rf,
+                        u.start_rf,
+                        may.join(", ")
+                    ),
                 );
             }
         }
     }
-    let _ = writeln!(
-        o,
-        "# Steps: FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, FORM LINE|COLUMN|OPEN,"
-    );
-    let _ = writeln!(
-        o,
-        "#   LIMBER, UNLIMBER, HOLD, FIRE AT u, FIRE CANISTER AT u, PICK OFF u, CHARGE u"
-    );
-    let _ = writeln!(
-        o,
-        "# STANDING <unit>: HOLD GROUND, FIRE AT CHARGERS (or NONE) lasts until changed."
+    o.push_str(
+        "# Steps: FORWARD n, BACK n, WHEEL LEFT|RIGHT deg, ABOUT,\n\
+         #   FORM LINE|COLUMN|OPEN, LIMBER, UNLIMBER, HOLD, FIRE AT u,\n\
+         #   FIRE CANISTER AT u, PICK OFF u, CHARGE u\n\
+         # STANDING <unit>: HOLD GROUND  # or FIRE AT CHARGERS, or NONE;\n\
+         #   a standing order lasts until changed.\n",
     );
     Some(o)
 }
@@ -666,22 +663,31 @@ fn px(v: i64) -> String {
 /// The to-scale SVG of the table (10 px to the inch; the first side's edge
 /// at the bottom): terrain, units drawn as their formations with a heavy
 /// front edge, this move's paths, lines of fire, sleeves and charges.
+///
+/// `seat` is the side whose edge is at the bottom (issue 53: each side
+/// sees the table from its own edge; the referee and observers from the
+/// first side's): for the second side the table is turned round.
 #[must_use]
-pub fn svg(r: &Ruleset, st: &State, events: &[Event]) -> String {
+pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     let (w, d) = (st.width, st.depth);
-    let x = |v: i64| px(v);
-    let y = |v: i64| px(d - v);
+    let turned = seat == 1;
+    let x = |v: i64| px(if turned { w - v } else { v });
+    let y = |v: i64| px(if turned { v } else { d - v });
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"9\">",
-        x(w),
-        px(d),
-        x(w),
-        px(d)
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"9\" aria-label=\"{}, move {}, seen from the {} edge\">",
+        px(w),
+        px_i(d) + LEGEND_H,
+        px(w),
+        px_i(d) + LEGEND_H,
+        esc(&st.title),
+        st.turn,
+        esc(st.sides.get(seat).map_or("", String::as_str))
     );
+    o.push_str("<defs><marker id=\"mv\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#222\"/></marker><marker id=\"fr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker></defs>\n");
     let _ = writeln!(o, "<title>{}, move {}</title>", esc(&st.title), st.turn);
-    let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", x(w), px(d));
+    let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
     // Inch grid every 6".
     let mut k = 6 * PER_INCH;
     while k < w {
@@ -690,9 +696,88 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event]) -> String {
     }
     let mut k = 6 * PER_INCH;
     while k < d {
-        let _ = writeln!(o, "<line x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", y(k), x(w), y(k));
+        let _ = writeln!(o, "<line x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", y(k), px(w), y(k));
         k += 6 * PER_INCH;
     }
+    terrain(&mut o, st, &x, &y);
+    units(&mut o, r, st, &x, &y);
+    // This move: paths, fire and sleeves, charges, over the units.
+    for e in events {
+        let Event::Charge(c) = e else {
+            continue;
+        };
+        let (k, from, to, sleeve) = match c {
+            Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
+            Charge::Roundshot {
+                from, aim, sleeve, ..
+            } => ("roundshot", *from, *aim, Some(*sleeve)),
+            Charge::Shell {
+                from: Some(from),
+                aim: Some(aim),
+                ..
+            } => ("shell", *from, *aim, None),
+            _ => continue,
+        };
+        // The move's start (or the gun) and its end (or the aim point).
+        let pt = |key: &str| -> Option<(i64, i64)> {
+            match key {
+                "from" => Some((from[0], from[1])),
+                _ => Some((to[0], to[1])),
+            }
+        };
+        match k {
+            "moved" => {
+                if let (Some(a), Some(b)) = (pt("from"), pt("to")) {
+                    let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+                }
+            }
+            "roundshot" | "shell" => {
+                if let (Some(a), Some(b)) = (pt("from"), pt("aim")) {
+                    let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+                    if k == "shell" {
+                        let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
+                    } else if let Some(off) = sleeve {
+                        // The sleeve: its centre `off` beyond the aim point.
+                        let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+                        let l = (dx * dx + dy * dy).sqrt().max(1.0);
+                        let c0 = off as f64 - r.sleeve_length as f64 / 2.0;
+                        let c1 = c0 + r.sleeve_length as f64;
+                        let p0 = (b.0 as f64 + dx / l * c0, b.1 as f64 + dy / l * c0);
+                        let p1 = (b.0 as f64 + dx / l * c1, b.1 as f64 + dy / l * c1);
+                        // Drawing only: floats never decide a rule here.
+                        let f = |v: f64| format!("{:.1}", v * SCALE as f64 / PER_INCH as f64);
+                        let (p0, p1) = if turned {
+                            (
+                                (w as f64 - p0.0, d as f64 - p0.1),
+                                (w as f64 - p1.0, d as f64 - p1.1),
+                            )
+                        } else {
+                            (p0, p1)
+                        };
+                        let _ = writeln!(
+                            o,
+                            "<line class=\"sleeve\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"{}\" stroke-opacity=\"0.4\"/>",
+                            f(p0.0),
+                            f(d as f64 - p0.1),
+                            f(p1.0),
+                            f(d as f64 - p1.1),
+                            px(r.sleeve_width)
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    legend(&mut o, st, seat, px_i(d));
+    let _ = writeln!(o, "</svg>");
+    o
+}
+
+/// The table's terrain: hills under woods under rivers, roads and walls as
+/// lines, names inside the table whichever way it is turned.
+fn terrain(o: &mut String, st: &State, x: &dyn Fn(i64) -> String, y: &dyn Fn(i64) -> String) {
+    let (w, d) = (st.width, st.depth);
     let mut feats: Vec<&Feature> = st.terrain.iter().collect();
     feats.sort_by_key(|f| (f.kind != "hill", f.level, f.kind != "river"));
     for f in feats {
@@ -710,7 +795,7 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event]) -> String {
             "woods" => ("#7fae6a", "#3d6b2e", false),
             "swamp" => ("#a7c4b0", "#557", false),
             "scenic" => ("#c9b99a", "#776", false),
-            "building" => ("#b05a4a", "#5a2018", false),
+            "building" => ("#8a7a6a", "#3a3028", false),
             "ruins" => ("#a8a29a", "#555", false),
             "canal" => ("#7fb2e0", "#3a6fa0", false),
             "river" => ("#7fb2e0", "#3a6fa0", false),
@@ -744,102 +829,122 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event]) -> String {
         }
         if !f.name.is_empty() {
             if let Some(p) = f.points.first() {
+                // Inside the table whichever way it is turned.
+                let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+                let room = px_i(w) as f64 - 5.2 * f.name.chars().count() as f64 - 2.0;
                 let _ = writeln!(
                     o,
-                    "<text x=\"{}\" y=\"{}\" fill=\"#333\" font-style=\"italic\">{}</text>",
-                    x(p.x),
-                    y(p.y),
+                    "<text class=\"name\" x=\"{:.1}\" y=\"{:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
+                    num(x(p.x)).clamp(2.0, room.max(2.0)),
+                    num(y(p.y)).clamp(10.0, px_i(d) as f64 - 2.0),
                     esc(&f.name)
                 );
             }
         }
     }
-    // This move: paths, fire and sleeves, charges.
-    for e in events {
-        let Event::Charge(c) = e else {
-            continue;
-        };
-        let (k, from, to, sleeve) = match c {
-            Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
-            Charge::Roundshot {
-                from, aim, sleeve, ..
-            } => ("roundshot", *from, *aim, Some(*sleeve)),
-            Charge::Shell {
-                from: Some(from),
-                aim: Some(aim),
-                ..
-            } => ("shell", *from, *aim, None),
-            _ => continue,
-        };
-        // The move's start (or the gun) and its end (or the aim point).
-        let pt = |key: &str| -> Option<(i64, i64)> {
-            match key {
-                "from" => Some((from[0], from[1])),
-                _ => Some((to[0], to[1])),
-            }
-        };
-        match k {
-            "moved" => {
-                if let (Some(a), Some(b)) = (pt("from"), pt("to")) {
-                    let _ = writeln!(o, "<line class=\"path\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
-                }
-            }
-            "roundshot" | "shell" => {
-                if let (Some(a), Some(b)) = (pt("from"), pt("aim")) {
-                    let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
-                    if k == "shell" {
-                        let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
-                    } else if let Some(off) = sleeve {
-                        // The sleeve: its centre `off` beyond the aim point.
-                        let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-                        let l = (dx * dx + dy * dy).sqrt().max(1.0);
-                        let c0 = off as f64 - r.sleeve_length as f64 / 2.0;
-                        let c1 = c0 + r.sleeve_length as f64;
-                        let p0 = (b.0 as f64 + dx / l * c0, b.1 as f64 + dy / l * c0);
-                        let p1 = (b.0 as f64 + dx / l * c1, b.1 as f64 + dy / l * c1);
-                        // Drawing only: floats never decide a rule here.
-                        let f = |v: f64| format!("{:.1}", v * SCALE as f64 / PER_INCH as f64);
-                        let _ = writeln!(
-                            o,
-                            "<line class=\"sleeve\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"{}\" stroke-opacity=\"0.4\"/>",
-                            f(p0.0),
-                            f(d as f64 - p0.1),
-                            f(p1.0),
-                            f(d as f64 - p1.1),
-                            px(r.sleeve_width)
-                        );
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+}
+
+/// The height of the legend band under the table, in pixels.
+const LEGEND_H: i64 = 34;
+
+/// The colour of a side's units: blue the first side (whose edge is
+/// `y = 0`), red the other (docs/reports.md, "The picture").
+const SIDE_COLOURS: [(&str, &str); 2] = [("#2457a6", "#0b2350"), ("#b0322a", "#5a1010")];
+
+fn px_i(v: i64) -> i64 {
+    v * SCALE / PER_INCH
+}
+
+/// Each unit as its formation with a heavy front edge, its name and
+/// strength at its centre (inside the table, where a unit at the edge
+/// would have pushed it off).
+fn units(
+    o: &mut String,
+    r: &Ruleset,
+    st: &State,
+    x: &dyn Fn(i64) -> String,
+    y: &dyn Fn(i64) -> String,
+) {
+    let (tw, td) = (px_i(st.width) as f64, px_i(st.depth) as f64);
     for u in &st.units {
         let fp = footprint(r, u);
         let c = fp.corners();
         let pts: Vec<String> = c.iter().map(|p| format!("{},{}", x(p.x), y(p.y))).collect();
-        let (fill, stroke) = if u.side == 0 {
-            ("#d33", "#600")
+        let (fill, stroke) = SIDE_COLOURS[u.side.min(1)];
+        let label = format!("{} {}", u.id, u.rf);
+        let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+        let cx = c.iter().map(|p| num(x(p.x))).sum::<f64>() / c.len().max(1) as f64;
+        let cy = c.iter().map(|p| num(y(p.y))).sum::<f64>() / c.len().max(1) as f64;
+        let half = 2.6 * label.chars().count() as f64;
+        // A unit too shallow for its label has it behind its rear edge,
+        // dark on the table.
+        let (fx, fy) = (
+            (num(x(c[0].x)) + num(x(c[1].x))) / 2.0,
+            (num(y(c[0].y)) + num(y(c[1].y))) / 2.0,
+        );
+        let (bx, by) = (cx - fx, cy - fy);
+        let depth = (bx * bx + by * by).sqrt() * 2.0;
+        let front = ((num(x(c[1].x)) - num(x(c[0].x))).powi(2)
+            + (num(y(c[1].y)) - num(y(c[0].y))).powi(2))
+        .sqrt();
+        let outside = depth < 14.0 || front < 2.0 * half;
+        let (cx, cy, ink) = if outside {
+            let k = (depth / 2.0 + 8.0) / (depth / 2.0).max(0.5);
+            (cx + bx * k, cy + by * k, "#111")
         } else {
-            ("#36c", "#013")
+            (cx, cy, "#000")
         };
+        let cx = cx.clamp(half + 1.0, (tw - half - 1.0).max(half + 1.0));
+        let cy = (cy + 3.0).clamp(10.0, td - 2.0);
         let _ = writeln!(
             o,
-            "<g class=\"unit\" data-id=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\" fill=\"#000\">{}</text></g>",
+            "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{cx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text></g>",
             esc(&u.id),
+            esc(st.sides.get(u.side).map_or("", String::as_str)),
             pts.join(" "),
             if u.broken { "0.3" } else { "0.75" },
             x(c[0].x),
             y(c[0].y),
             x(c[1].x),
             y(c[1].y),
-            x(c[2].x),
-            y(c[2].y),
-            esc(&format!("{} {}", u.id, u.rf))
+            esc(&label)
         );
     }
-    let _ = writeln!(o, "</svg>");
-    o
+}
+
+/// The band under the table: each side's colour (the one seated at the
+/// bottom marked) and the arrows (the grid lines are 6" apart).
+fn legend(o: &mut String, st: &State, seat: usize, d: i64) {
+    let y = d + 8;
+    let mut x = 6;
+    for (i, s) in st.sides.iter().enumerate() {
+        let name = if i == seat {
+            format!("{s} (this edge)")
+        } else {
+            s.clone()
+        };
+        let _ = writeln!(
+            o,
+            "<g class=\"legend\"><rect x=\"{x}\" y=\"{y}\" width=\"14\" height=\"10\" fill=\"{}\" fill-opacity=\"0.9\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text></g>",
+            SIDE_COLOURS[i.min(1)].0,
+            x + 18,
+            y + 9,
+            esc(&name)
+        );
+        x += 32 + 7 * name.chars().count() as i64;
+    }
+    for (label, c) in [("move", "#222"), ("fire", "#c00")] {
+        let _ = writeln!(
+            o,
+            "<g class=\"legend\"><line x1=\"{x}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{c}\" stroke-width=\"1.5\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{label}</text></g>",
+            y + 5,
+            x + 16,
+            y + 5,
+            x + 20,
+            y + 9
+        );
+        x += 30 + 7 * label.len() as i64;
+    }
 }
 
 /// The position as `viewer` may know it: standing orders are sealed
@@ -883,12 +988,16 @@ pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Part
         }
         c
     };
-    let svg = svg(r, st, events);
+    let seat = match viewer {
+        Viewer::Side(s) => st.side_index(s).unwrap_or(0),
+        _ => 0,
+    };
+    let svg = svg(r, st, events, seat);
     let board_html = format!(
-        "<p style=\"margin:4px 0;font-size:13px\">{}, move {}. To scale: 10 pixels to the inch, the {} edge at the bottom.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",
+        "<p style=\"margin:4px 0;font-size:13px\">{}, move {}. Seen from the {} edge; to scale: 10 pixels to the inch.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",
         esc(&st.title),
         st.turn,
-        esc(&st.sides[0])
+        esc(st.sides.get(seat).map_or("", String::as_str))
     );
     Parts {
         map: text_map(r, st, 76),

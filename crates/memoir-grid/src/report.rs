@@ -117,14 +117,38 @@ fn cap(s: &str) -> String {
         .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
 
-/// The area seen from `bottom`'s seat: rows from the top of the page.
+/// Whether the board is turned round for the viewer: a side whose edge is
+/// the top one (the last row) sees it from its own seat, as Memoir '44
+/// does; the referee and observers see it from the row-1 side.
+fn turned(v: &View) -> bool {
+    matches!(&v.viewer, Viewer::Side(s) if *s != v.bottom)
+}
+
+/// The side whose seat the board is drawn from.
+fn seat(v: &View) -> &str {
+    match &v.viewer {
+        Viewer::Side(s) if turned(v) => s,
+        _ => &v.bottom,
+    }
+}
+
+/// The area seen from the viewer's seat: rows from the top of the page.
 fn rows_top_down(v: &View) -> Vec<i32> {
-    let mine_at_bottom =
-        v.viewer == Viewer::Side(v.bottom.clone()) || !matches!(v.viewer, Viewer::Side(_));
-    if mine_at_bottom {
-        (1..=v.grid.rows).rev().collect()
-    } else {
+    if turned(v) {
         (1..=v.grid.rows).collect()
+    } else {
+        (1..=v.grid.rows).rev().collect()
+    }
+}
+
+/// The columns of `row` from the left of the page (turned round: the last
+/// on the left).
+fn cols_left_right(v: &View, row: i32) -> Vec<i32> {
+    let n = v.grid.row_len(row);
+    if turned(v) {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
     }
 }
 
@@ -144,7 +168,7 @@ fn token(v: &View, a: Area) -> String {
     match us.first() {
         None => "  ".into(),
         Some(u) => {
-            let l = if u.side == v.bottom {
+            let l = if u.side == seat(v) {
                 u.letter.to_uppercase()
             } else {
                 u.letter.to_lowercase()
@@ -161,8 +185,13 @@ pub fn text_map(r: &Ruleset, v: &View) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{}, turn {}", v.title, v.turn);
     let cols = v.grid.columns;
-    let letters: String = (0..cols)
-        .map(|c| format!("  {}   ", (b'A' + c as u8) as char))
+    let mut order: Vec<i32> = (0..cols).collect();
+    if turned(v) {
+        order.reverse();
+    }
+    let letters: String = order
+        .iter()
+        .map(|c| format!("  {}   ", (b'A' + *c as u8) as char))
         .collect();
     let _ = writeln!(o, "    {}", letters.trim_end());
     let terrain = |a: Area| -> String {
@@ -179,7 +208,7 @@ pub fn text_map(r: &Ruleset, v: &View) -> String {
         };
         let mut l1 = format!("{row:>2}  {shift}");
         let mut l2 = format!("    {shift}");
-        for col in 0..v.grid.row_len(row) {
+        for col in cols_left_right(v, row) {
             let a = Area { col, row };
             let _ = write!(l1, " {}   ", terrain(a));
             let _ = write!(l2, " {:<4} ", token(v, a));
@@ -208,10 +237,10 @@ pub fn text_map(r: &Ruleset, v: &View) -> String {
     kinds.dedup();
     let who = format!(
         "Seen from the {} edge (row {}). Capitals: {}; lower case: {}. The digit is strength; g: a general shares the area.",
-        cap(&v.bottom),
-        1,
-        cap(&v.bottom),
-        v.sides.iter().find(|s| **s != v.bottom).map_or_else(String::new, |s| cap(s))
+        cap(seat(v)),
+        if turned(v) { v.grid.rows } else { 1 },
+        cap(seat(v)),
+        v.sides.iter().find(|s| **s != seat(v)).map_or_else(String::new, |s| cap(s))
     );
     o.push_str(&wrap(&who, 78, "  "));
     o.push_str(&wrap(
@@ -244,8 +273,13 @@ pub fn text_map(r: &Ruleset, v: &View) -> String {
 pub fn compact_map(r: &Ruleset, v: &View) -> String {
     let mut o = String::new();
     let cols = v.grid.columns;
-    let head: String = (0..cols)
-        .map(|c| format!("{} ", (b'A' + c as u8) as char))
+    let mut order: Vec<i32> = (0..cols).collect();
+    if turned(v) {
+        order.reverse();
+    }
+    let head: String = order
+        .iter()
+        .map(|c| format!("{} ", (b'A' + *c as u8) as char))
         .collect();
     let _ = writeln!(o, "   {}", head.trim_end());
     for row in rows_top_down(v) {
@@ -255,7 +289,7 @@ pub fn compact_map(r: &Ruleset, v: &View) -> String {
             ""
         };
         let mut l = format!("{row:>2} {shift}");
-        for col in 0..v.grid.row_len(row) {
+        for col in cols_left_right(v, row) {
             let a = Area { col, row };
             let t = token(v, a);
             let c = if t.trim().is_empty() {
@@ -439,29 +473,35 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
     let mut o = String::new();
     match st.step {
         Step::Artillery => {
-            let _ = writeln!(o, "Your artillery phase orders (both sides fire at once):");
+            let _ = writeln!(
+                o,
+                "# Your artillery phase orders (both sides fire at once):"
+            );
             for u in st.units.iter().filter(|u| u.side == side) {
                 if let Some(s) = r.unit(&u.kind).filter(|s| !s.artillery.is_empty()) {
-                    let _ = writeln!(
-                        o,
-                        "# FIRE {} <target>      {} (strength {}), reaches {}",
-                        u.at,
-                        s.name,
-                        u.strength,
-                        s.artillery.len()
-                    );
+                    o.push_str(&adjutant_rules::report::wrap(
+                        &format!(
+                            "# FIRE {} <target> # {} (strength {}), reaches {}",
+                            u.at,
+                            s.name,
+                            u.strength,
+                            s.artillery.len()
+                        ),
+                        72,
+                        "#   ",
+                    ));
                 }
             }
             let _ = writeln!(
                 o,
-                "# INITIATIVE {}          if you win the initiative (standing)",
+                "# INITIATIVE {}      # if you win the initiative (standing)",
                 if st.second[side] { "SECOND" } else { "FIRST" }
             );
         }
         Step::Move { .. } => {
             let _ = writeln!(
                 o,
-                "Your move: each unit moves and fights in the order you write."
+                "# Your move: each unit moves and fights in the order you write."
             );
             for u in st.units.iter().filter(|u| u.side == side) {
                 let Some(s) = r.unit(&u.kind) else { continue };
@@ -479,88 +519,133 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
                 } else {
                     ""
                 };
-                let _ = writeln!(o, "# {} {} ({}): {what}{extra}", u.at, s.name, u.strength);
+                o.push_str(&adjutant_rules::report::wrap(
+                    &format!("# {} {} ({}): {what}{extra}", u.at, s.name, u.strength),
+                    72,
+                    "#   ",
+                ));
             }
-            let _ = writeln!(
-                o,
-                "# MOVE <from> <area> ... <to>    FIRE <from> <target>    PASS"
-            );
+            o.push_str("# MOVE <from> <area> ... <to>\n# FIRE <from> <target>\n# PASS\n");
         }
     }
     Some(o)
 }
 
-/// The SVG board: squares or hexes, terrain, units with strength, this
-/// phase's fire and moves. Integer coordinates, one shape reused.
+/// The terrain colours of the picture: (colour, what the legend calls it).
+fn fill(f: &[String]) -> (&'static str, &'static str) {
+    let t: Vec<&str> = f.iter().map(String::as_str).collect();
+    if t.contains(&"woods") {
+        ("#5b8a46", "woods")
+    } else if t.contains(&"town") {
+        ("#c8a27a", "town")
+    } else if t.iter().any(|x| matches!(*x, "river" | "stream" | "water")) {
+        ("#6fa8dc", "water")
+    } else if t.iter().any(|x| x.starts_with("hill")) {
+        ("#b59b6a", "hill")
+    } else if t
+        .iter()
+        .any(|x| matches!(*x, "difficult" | "mountain" | "rough"))
+    {
+        ("#9e9e8e", "rough")
+    } else if t.contains(&"sand") {
+        ("#e8d9a0", "sand")
+    } else {
+        ("#e3ead2", "open")
+    }
+}
+
+/// The colour of a side's units: blue the row-1 side, red the other
+/// (docs/reports.md, "The picture").
+fn side_colour(v: &View, side: &str) -> &'static str {
+    if side == v.bottom {
+        "#2457a6"
+    } else {
+        "#b0322a"
+    }
+}
+
+/// The SVG board drawn from the viewer's seat (turned round for the side
+/// at the last row): squares or hexes, terrain, units with strength, last
+/// turn's moves, retreats and fire as arrows with arrowheads (fire with
+/// its hits), and a legend of the sides' colours and the terrain under the
+/// board. Integer coordinates, one shape reused.
 #[must_use]
 pub fn svg(r: &Ruleset, v: &View) -> String {
     let hex = v.grid.kind == GridKind::Hex;
     let (cw, ch) = if hex { (52, 45) } else { (52, 52) };
-    let rows = rows_top_down(v);
     let w = v.grid.columns * cw + 40;
-    let h = v.grid.rows * ch + 40;
+    let board_h = v.grid.rows * ch + 40;
+    let h = board_h + 44;
+    let turned = turned(v);
     let pos = |a: Area| -> (i32, i32) {
-        let y = rows.iter().position(|x| *x == a.row).unwrap_or(0) as i32;
+        let y = v.grid.rows - a.row;
         let shift = if hex && a.row % 2 == 0 { cw / 2 } else { 0 };
-        (20 + a.col * cw + shift + cw / 2, 20 + y * ch + ch / 2)
-    };
-    let fill = |f: &[String]| -> &'static str {
-        let t: Vec<&str> = f.iter().map(String::as_str).collect();
-        if t.contains(&"woods") {
-            "#5b8a46"
-        } else if t.contains(&"town") {
-            "#c8a27a"
-        } else if t.iter().any(|x| matches!(*x, "river" | "stream" | "water")) {
-            "#6fa8dc"
-        } else if t.iter().any(|x| x.starts_with("hill")) {
-            "#b59b6a"
-        } else if t
-            .iter()
-            .any(|x| matches!(*x, "difficult" | "mountain" | "rough"))
-        {
-            "#9e9e8e"
-        } else if t.contains(&"sand") {
-            "#e8d9a0"
+        let (x, y) = (20 + a.col * cw + shift + cw / 2, 20 + y * ch + ch / 2);
+        if turned {
+            (w - x, board_h - y)
         } else {
-            "#e3ead2"
+            (x, y)
         }
     };
     let mut o = String::new();
     let _ = write!(
         o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\
-<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}</style>"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" aria-label=\"{}, turn {}, seen from the {} edge\">\
+<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}.l{{font-size:11px;fill:#222}}</style>",
+        esc(&v.title),
+        v.turn,
+        esc(&cap(seat(v)))
     );
     if hex {
-        let _ = write!(
-            o,
-            "<polygon id=\"area\" class=\"a\" points=\"0,-30 26,-15 26,15 0,30 -26,15 -26,-15\"/>"
+        o.push_str(
+            "<polygon id=\"area\" class=\"a\" points=\"0,-30 26,-15 26,15 0,30 -26,15 -26,-15\"/>",
         );
     } else {
+        o.push_str(
+            "<rect id=\"area\" class=\"a\" x=\"-26\" y=\"-26\" width=\"52\" height=\"52\"/>",
+        );
+    }
+    for (id, c) in [("mv", "#111"), ("rt", "#e07b00"), ("fr", "#d00")] {
         let _ = write!(
             o,
-            "<rect id=\"area\" class=\"a\" x=\"-26\" y=\"-26\" width=\"52\" height=\"52\"/>"
+            "<marker id=\"{id}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"{c}\"/></marker>"
         );
     }
     o.push_str("</defs>\n");
+    let terrain = |a: Area| -> Vec<String> {
+        v.terrain
+            .iter()
+            .find(|(t, _)| *t == a)
+            .map(|(_, f)| f.clone())
+            .unwrap_or_default()
+    };
+    let mut used: Vec<(&str, &str)> = Vec::new();
+    // Every area first, then every label, so no row covers the next's.
     for row in 1..=v.grid.rows {
         for col in 0..v.grid.row_len(row) {
             let a = Area { col, row };
             let (x, y) = pos(a);
-            let f: Vec<String> = v
-                .terrain
-                .iter()
-                .find(|(t, _)| *t == a)
-                .map(|(_, f)| f.clone())
-                .unwrap_or_default();
+            let (c, name) = fill(&terrain(a));
+            if !used.contains(&(c, name)) {
+                used.push((c, name));
+            }
             let _ = write!(
                 o,
-                "<use href=\"#area\" class=\"area\" x=\"{x}\" y=\"{y}\" fill=\"{}\"/><text class=\"t\" x=\"{}\" y=\"{}\">{a}</text>",
-                fill(&f),
-                x - 22,
+                "<use href=\"#area\" class=\"area\" data-area=\"{a}\" x=\"{x}\" y=\"{y}\" fill=\"{c}\"/>"
+            );
+        }
+    }
+    for row in 1..=v.grid.rows {
+        for col in 0..v.grid.row_len(row) {
+            let a = Area { col, row };
+            let (x, y) = pos(a);
+            let _ = write!(
+                o,
+                "<text class=\"t label\" x=\"{}\" y=\"{}\">{a}</text>",
+                x - 10,
                 y - 14
             );
-            let extra: Vec<String> = f
+            let extra: Vec<String> = terrain(a)
                 .iter()
                 .filter(|x| !matches!(x.as_str(), "woods" | "town" | "river" | "stream" | "water"))
                 .filter_map(|x| r.feature(x).map(|t| t.code.clone()))
@@ -568,8 +653,8 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             if !extra.is_empty() {
                 let _ = write!(
                     o,
-                    "<text class=\"t\" x=\"{}\" y=\"{}\">{}</text>",
-                    x - 22,
+                    "<text class=\"t label\" x=\"{}\" y=\"{}\">{}</text>",
+                    x - 10,
                     y + 22,
                     esc(&extra.join(" "))
                 );
@@ -578,35 +663,150 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     }
     for u in &v.units {
         let (x, y) = pos(u.at);
-        let color = if u.side == v.bottom {
-            "#2457a6"
-        } else {
-            "#b0322a"
-        };
         let dy = if u.kind == "general" { 12 } else { 0 };
         let _ = write!(
             o,
-            "<g class=\"unit\"><rect x=\"{}\" y=\"{}\" width=\"30\" height=\"18\" rx=\"3\" fill=\"{color}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
+            "<g class=\"unit\" data-side=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"30\" height=\"18\" rx=\"3\" fill=\"{}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
+            esc(&u.side),
             x - 15,
             y - 9 + dy,
+            side_colour(v, &u.side),
             x - 11,
             y + 5 + dy,
             esc(&u.letter),
             u.strength
         );
     }
-    for e in &v.last {
-        let Event::Fire { from, at, .. } = e else {
-            continue;
-        };
-        if let (Some(a), Some(b)) = (Area::parse(from), Area::parse(at)) {
-            let (x1, y1) = pos(a);
-            let (x2, y2) = pos(b);
-            let _ = write!(o, "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/>");
-        }
-    }
+    arrows(&mut o, v, &pos);
+    legend(&mut o, v, &used, board_h);
     o.push_str("</svg>\n");
     o
+}
+
+/// Last turn's moves (black), retreats (orange, dashed) and fire (red,
+/// dashed, the hits beside the arrowhead), each with an arrowhead.
+fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
+    let line = |o: &mut String, class: &str, a: Area, b: Area, style: &str| {
+        let ((x1, y1), (x2, y2)) = (pos(a), pos(b));
+        // The last leg stops short of the centre, so the head shows
+        // beside the unit.
+        let (dx, dy) = (f64::from(x2 - x1), f64::from(y2 - y1));
+        let l = (dx * dx + dy * dy).sqrt().max(1.0);
+        let k = if style.contains("marker-end") {
+            (l - 12.0).max(l / 2.0) / l
+        } else {
+            1.0
+        };
+        let (ex, ey) = (f64::from(x1) + dx * k, f64::from(y1) + dy * k);
+        let _ = write!(
+            o,
+            "<line class=\"{class}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{ex:.0}\" y2=\"{ey:.0}\" {style}/>"
+        );
+        // The middle of the arrow, and which way is across it.
+        (
+            f64::from(x1) + dx / 2.0,
+            f64::from(y1) + dy / 2.0,
+            -dy / l,
+            dx / l,
+        )
+    };
+    for (i, e) in v.last.iter().enumerate() {
+        match e {
+            Event::Move { path, .. } => {
+                let p: Vec<Area> = path.iter().filter_map(|s| Area::parse(s)).collect();
+                for (k, pair) in p.windows(2).enumerate() {
+                    let head = if k + 2 == p.len() {
+                        "marker-end=\"url(#mv)\""
+                    } else {
+                        ""
+                    };
+                    line(
+                        o,
+                        "move",
+                        pair[0],
+                        pair[1],
+                        &format!("stroke=\"#111\" stroke-width=\"2\" {head}"),
+                    );
+                }
+            }
+            Event::Retreat { from, to, .. } => {
+                if let (Some(a), Some(b)) = (Area::parse(from), Area::parse(to)) {
+                    line(o, "retreat", a, b, "stroke=\"#e07b00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#rt)\"");
+                }
+            }
+            Event::Fire { from, at, .. } => {
+                let (Some(a), Some(b)) = (Area::parse(from), Area::parse(at)) else {
+                    continue;
+                };
+                let hits: u32 = v.last[i + 1..]
+                    .iter()
+                    .take_while(|x| !matches!(x, Event::Fire { .. }))
+                    .map(|x| match x {
+                        Event::Loss { at: l, lost, .. } if l == at => *lost,
+                        _ => 0,
+                    })
+                    .sum();
+                let (mx, my, nx, ny) = line(o, "fire", a, b, "stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#fr)\"");
+                // Beside the middle of the arrow, clear of both units.
+                let (nx, ny) = if nx < 0.0 { (-nx, -ny) } else { (nx, ny) };
+                let _ = write!(
+                    o,
+                    "<text class=\"hits\" x=\"{:.0}\" y=\"{:.0}\" font-size=\"11\" font-weight=\"bold\" fill=\"#d00\" stroke=\"#fff\" stroke-width=\"0.6\">{}</text>",
+                    mx + nx * 6.0 + 2.0,
+                    my + ny * 6.0 + 4.0,
+                    if hits == 0 { "miss".to_string() } else { format!("{hits} hit{}", if hits == 1 { "" } else { "s" }) }
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The legend under the board: each side's colour (the viewer's marked
+/// "you"), the arrows, and the terrain colours used.
+fn legend(o: &mut String, v: &View, used: &[(&str, &str)], top: i32) {
+    let mut x = 20;
+    let y = top + 6;
+    for s in &v.sides {
+        let you = matches!(&v.viewer, Viewer::Side(me) if me == s);
+        let name = format!("{}{}", cap(s), if you { " (you)" } else { "" });
+        let _ = write!(
+            o,
+            "<g class=\"legend\"><rect x=\"{x}\" y=\"{y}\" width=\"14\" height=\"12\" rx=\"2\" fill=\"{}\"/><text class=\"l\" x=\"{}\" y=\"{}\">{}</text></g>",
+            side_colour(v, s),
+            x + 18,
+            y + 10,
+            esc(&name)
+        );
+        x += 34 + 8 * name.chars().count() as i32;
+    }
+    for (label, c) in [
+        ("move", "#111"),
+        ("retreat", "#e07b00"),
+        ("fire, hits", "#d00"),
+    ] {
+        let _ = write!(
+            o,
+            "<g class=\"legend\"><line x1=\"{x}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/><text class=\"l\" x=\"{}\" y=\"{}\">{label}</text></g>",
+            y + 6,
+            x + 16,
+            y + 6,
+            x + 20,
+            y + 10
+        );
+        x += 34 + 8 * label.len() as i32;
+    }
+    let mut x = 20;
+    let y = top + 24;
+    for (c, name) in used {
+        let _ = write!(
+            o,
+            "<g class=\"legend\"><rect x=\"{x}\" y=\"{y}\" width=\"14\" height=\"12\" fill=\"{c}\" stroke=\"#555\"/><text class=\"l\" x=\"{}\" y=\"{}\">{name}</text></g>",
+            x + 18,
+            y + 10
+        );
+        x += 34 + 8 * name.len() as i32;
+    }
 }
 
 /// Every part of a report for `viewer`.
@@ -628,7 +828,7 @@ pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Part
         "<p style=\"margin:4px 0;font-size:13px\">{}, turn {}. Seen from the {} edge.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",
         esc(&v.title),
         v.turn,
-        esc(&cap(&v.bottom))
+        esc(&cap(seat(&v)))
     );
     Parts {
         map: text_map(r, &v),

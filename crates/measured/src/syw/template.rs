@@ -21,17 +21,18 @@ pub fn template(r: &Ruleset, st: &State, s: usize) -> Option<String> {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Orders for turn {}, {side}'s player-turn: one line per unit; delete or change HOLD.",
+        "# Orders for turn {}, {side}'s player-turn: one line per unit;",
         st.turn
     );
+    let _ = writeln!(o, "# change HOLD, or delete the line.");
     for u in st.units.iter().filter(|u| u.side == s) {
         match engine::orderable(u) {
-            Err(why) => {
-                let _ = writeln!(o, "# {}: {why}", u.id);
-            }
-            Ok(()) => {
-                let _ = writeln!(o, "UNIT {}: HOLD    # {}", u.id, unit_note(r, t, u));
-            }
+            Err(why) => commented(&mut o, &format!("# {}:", u.id), &why),
+            Ok(()) => commented(
+                &mut o,
+                &format!("UNIT {}: HOLD    #", u.id),
+                &unit_note(r, t, u),
+            ),
         }
     }
     trailer(&mut o, r, st, s);
@@ -97,51 +98,56 @@ fn throw_text(t: &Tables, u: &Unit) -> String {
 /// The steps, the standing orders and the fog-of-war lines, with the
 /// side's brigades and guns that `FOG BRIGADE` and `FOG GUNS` may name.
 fn trailer(o: &mut String, r: &Ruleset, st: &State, s: usize) {
-    let _ = writeln!(
-        o,
-        "# Steps: FORWARD n|ALL, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, HOLD,"
+    o.push_str(
+        "# Steps: FORWARD n|ALL, BACK n, WHEEL LEFT|RIGHT deg, ABOUT, HOLD,\n\
+         #   FORM LINE|MARCH|ATTACK|SQUARE|OPEN, LIMBER, UNLIMBER,\n\
+         #   REFUSE LEFT|RIGHT files BACK|FORWARD deg,\n\
+         #   FIRE AT u [WITH LEFT|CENTRE|RIGHT [BONUS]] (no move before it),\n\
+         #   CHARGE u (the last step).\n\
+         # BRIGADE <brigade>: steps    # one throw for the brigade, +1 die\n\
+         # REGIMENT <regiment>: steps  # may end CHARGE u WITH squadron\n\
+         # STANDING <unit>: orders     # they last until changed (or NONE)\n\
+         # The orders a unit may stand on: one of EVADE, STAND,\n\
+         #   COUNTER-CHARGE (cavalry only); one of RESPONSE FIRE, HOLD FIRE;\n\
+         #   one of FIGHT ON, BREAK OFF.\n",
     );
-    let _ = writeln!(
-        o,
-        "#   FORM LINE|MARCH|ATTACK|SQUARE|OPEN, LIMBER, UNLIMBER, REFUSE LEFT|RIGHT files BACK|FORWARD deg,"
-    );
-    let _ = writeln!(
-        o,
-        "#   FIRE AT u [WITH LEFT|CENTRE|RIGHT [BONUS]] (no move before it), CHARGE u (last step)"
-    );
-    let _ = writeln!(
-        o,
-        "# BRIGADE <brigade>: steps (one throw, +1 die); REGIMENT <regiment>: steps [CHARGE u WITH squadron]"
-    );
-    let _ = writeln!(
-        o,
-        "# STANDING <unit>: one of EVADE, STAND, COUNTER-CHARGE (cavalry only); one of RESPONSE FIRE,"
-    );
-    let _ = writeln!(
-        o,
-        "#   HOLD FIRE; one of FIGHT ON, BREAK OFF (or NONE). They last until changed."
-    );
-    let brigades = fog_brigades(r, st, s);
-    let guns = fog_guns(r, st, s);
-    let _ = writeln!(
-        o,
-        "# FOG BRIGADE <brigade> ({}); FOG GUNS <guns> (up to 3: {})",
-        if brigades.is_empty() {
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
             "none".to_string()
         } else {
-            brigades.join(", ")
-        },
-        if guns.is_empty() {
-            "none".to_string()
-        } else {
-            guns.join(", ")
+            v.join(", ")
         }
-    );
-    let _ = writeln!(
+    };
+    commented(
         o,
-        "# SPLIT <battery>; RETREAT <unit> (a melee lost by one); PASS"
+        "# FOG BRIGADE <brigade>       #",
+        &list(fog_brigades(r, st, s)),
+    );
+    commented(
+        o,
+        "# FOG GUNS <guns>             #",
+        &format!("up to 3 of {}", list(fog_guns(r, st, s))),
+    );
+    o.push_str(
+        "# SPLIT <battery>\n\
+         # RETREAT <unit>              # after a melee lost by one\n\
+         # PASS\n",
     );
 }
+
+/// `head` and a comment `note` after it, wrapped at the template width:
+/// the note's further lines start `#   ` (issue 53: a line a player may
+/// send back fits 72 columns, so a mail client does not wrap it).
+pub fn commented(o: &mut String, head: &str, note: &str) {
+    o.push_str(&adjutant_rules::report::wrap(
+        &format!("{head} {note}"),
+        TEMPLATE_WIDTH,
+        "#   ",
+    ));
+}
+
+/// The widest line of an order template (issue 53).
+pub const TEMPLATE_WIDTH: usize = 72;
 
 /// The side's infantry brigades, the ones a fog-of-war advance can move.
 #[must_use]

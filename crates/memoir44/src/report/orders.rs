@@ -58,9 +58,9 @@ fn template_for(v: &View, member: Option<(&[String], bool)>) -> Option<String> {
     let mut out = String::new();
     let _ = writeln!(out, "Your orders for turn {}", v.turn + 1);
     out.push_str(&wrap(
-        "Reply to this mail. Delete the \"# \" in front of each line you mean, fill in the hexes, and leave the rest: the judge ignores everything after a #. docs/orders.md has the whole order language; send HELP for it.",
-        78,
-        "",
+        "# Reply to this mail. Delete the \"# \" in front of each line you mean, fill in the hexes, and leave the rest: the judge ignores everything after a #. Send HELP for the whole language of orders.",
+        72,
+        "# ",
     ));
     out.push('\n');
     let leader = member.is_none_or(|(_, l)| l);
