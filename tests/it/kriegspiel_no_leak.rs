@@ -65,8 +65,13 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
         mine[mi].extend(memoir44::commissar::card(&before, mi));
         // The card the enemy played last is not public: under fog a
         // Counter-Attack cannot be played (issue 50), so no answer names it.
-        let known_cards = mine[mi].clone();
+        let mut known_cards = mine[mi].clone();
         if let Ok(answer) = memoir44::predict::predict(r, &before, &side, &orders) {
+            // A unit battling without orders fights a "firefight" (a house
+            // rule, a die fewer): the word is the rule's, not the card's.
+            if answer.contains("Firefight (no orders)") {
+                known_cards.insert("firefight".into());
+            }
             let problems = predict_leaks(r, &before, mi, &known_cards, &answer);
             assert!(
                 problems.is_empty(),
@@ -100,9 +105,20 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             let lines = rules
                 .describe_events(&adj.state, &adj.events, &viewer)
                 .join("\n");
+            // The mover's own battles without orders are firefights (a house
+            // rule, not the Firefight card); another side is told them as
+            // close assault or combat (fog::cards::neutral_how).
+            let mut allowed = mine[i].clone();
+            if *name == side
+                && stored
+                    .iter()
+                    .any(|e| e["how"] == "firefight" && orders.contains("DISCARD"))
+            {
+                allowed.insert("firefight".into());
+            }
             let cards = card_leaks(
                 r,
-                &mine[i],
+                &allowed,
                 &[
                     &parts.json,
                     &parts.svg,
