@@ -34,18 +34,6 @@ fn transport(site: &Site, smtp_port: Option<u16>) {
     std::fs::write(site.config(), cfg).unwrap();
 }
 
-/// The outbox's rows by status: (pending, sent, dead).
-fn statuses(site: &Site) -> (i64, i64, i64) {
-    let db = site.db();
-    let n = |s: &str| -> i64 {
-        db.query_row("SELECT count(*) FROM outbox WHERE status = ?1", [s], |r| {
-            r.get(0)
-        })
-        .unwrap()
-    };
-    (n("pending"), n("sent"), n("dead"))
-}
-
 /// `serve --once` at `day` days and `hour` hours after the start.
 fn pass_at(site: &Site, day: u32, hour: u32) {
     let now = format!("2026-11-{:02}T{hour:02}:00:00Z", 1 + day);
@@ -73,11 +61,15 @@ fn a_week_without_the_mail_server_gives_no_mail_up_and_all_goes_out_when_it_is_b
     transport(&site, Some(closed_port()));
     ask_help(&site, 3);
     pass_at(&site, 0, 0);
-    assert_eq!(statuses(&site), (3, 0, 0), "queued, the server unreachable");
+    assert_eq!(
+        site.outbox_statuses(),
+        (3, 0, 0),
+        "queued, the server unreachable"
+    );
     // Six days and 23 hours of passes every five hours: every attempt fails.
     for h in (5..7 * 24).step_by(5) {
         pass_at(&site, h / 24, h % 24);
-        let (pending, _, dead) = statuses(&site);
+        let (pending, _, dead) = site.outbox_statuses();
         assert_eq!((pending, dead), (3, 0), "hour {h}: no mail given up");
     }
     let attempts: i64 = site
@@ -98,7 +90,7 @@ fn a_week_without_the_mail_server_gives_no_mail_up_and_all_goes_out_when_it_is_b
     // The server is back: everything goes out, once.
     transport(&site, None);
     pass_at(&site, 6, 23);
-    assert_eq!(statuses(&site), (0, 3, 0));
+    assert_eq!(site.outbox_statuses(), (0, 3, 0));
     assert_eq!(site.outbox().len(), 3);
     pass_at(&site, 7, 0);
     assert_eq!(site.outbox().len(), 3, "nothing delivered twice");
@@ -117,9 +109,13 @@ fn past_the_hosts_horizon_mail_goes_dead_and_outbox_retry_puts_it_back() {
     ask_help(&site, 2);
     pass_at(&site, 0, 0);
     pass_at(&site, 0, 23);
-    assert_eq!(statuses(&site), (2, 0, 0), "within the day: still queued");
+    assert_eq!(
+        site.outbox_statuses(),
+        (2, 0, 0),
+        "within the day: still queued"
+    );
     pass_at(&site, 1, 1);
-    assert_eq!(statuses(&site), (0, 0, 2), "past the day: given up");
+    assert_eq!(site.outbox_statuses(), (0, 0, 2), "past the day: given up");
     let listed = site.ok(&["outbox"]);
     assert!(listed.contains("dead"), "{listed}");
     let doctor = site.run(&["doctor"]);
@@ -132,7 +128,7 @@ fn past_the_hosts_horizon_mail_goes_dead_and_outbox_retry_puts_it_back() {
     assert!(!out.status.success(), "retry needs an id or --dead");
     let said = site.ok(&["outbox", "retry", "--dead"]);
     assert!(said.contains("2 mails put back"), "{said}");
-    assert_eq!(statuses(&site), (0, 2, 0));
+    assert_eq!(site.outbox_statuses(), (0, 2, 0));
     assert_eq!(site.outbox().len(), 2);
     let out = site.run(&["outbox", "retry", "1"]);
     assert!(!out.status.success(), "a sent mail is not dead");
@@ -151,7 +147,7 @@ fn a_damaged_body_fails_alone_named_and_the_rest_of_the_page_goes_out() {
     .unwrap();
     ask_help(&site, 3);
     pass_at(&site, 0, 0);
-    assert_eq!(statuses(&site), (3, 0, 0));
+    assert_eq!(site.outbox_statuses(), (3, 0, 0));
     // The middle one's stored body is damaged: compressed bytes cut short.
     let ids: Vec<i64> = {
         let db = site.db();
@@ -169,7 +165,7 @@ fn a_damaged_body_fails_alone_named_and_the_rest_of_the_page_goes_out() {
         .unwrap();
     transport(&site, None);
     pass_at(&site, 0, 6);
-    assert_eq!(statuses(&site), (0, 2, 1), "the other two went out");
+    assert_eq!(site.outbox_statuses(), (0, 2, 1), "the other two went out");
     assert_eq!(site.outbox().len(), 2);
     let listed = site.ok(&["outbox"]);
     assert!(
@@ -202,7 +198,7 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
     std::fs::write(site.config(), &failing).unwrap();
     ask_help(&site, 40);
     pass_at(&site, 0, 0);
-    assert_eq!(statuses(&site), (40, 0, 0));
+    assert_eq!(site.outbox_statuses(), (40, 0, 0));
     // ... then the slow transport, and a stop once the first has gone out.
     std::fs::write(
         site.config(),
@@ -227,7 +223,7 @@ fn sigterm_stops_delivery_between_mails_and_leaves_the_rest_pending() {
     let status = crate::common::terminate(&mut child);
     assert!(status.success(), "{status:?}");
     let sent = std::fs::read_to_string(&log).unwrap().lines().count() as i64;
-    let (pending, marked, dead) = statuses(&site);
+    let (pending, marked, dead) = site.outbox_statuses();
     assert!(
         sent < 40,
         "the stop did not wait for the whole backlog ({sent} sent)"
@@ -248,7 +244,7 @@ fn several_processes_delivering_at_once_send_each_mail_once() {
     recorder.stop();
     ask_help(&site, 200);
     pass_at(&site, 0, 0);
-    assert_eq!(statuses(&site), (200, 0, 0));
+    assert_eq!(site.outbox_statuses(), (200, 0, 0));
     // ... then four judges deliver the backlog at the same moment, as
     // `serve` and the `receive` an MTA runs for each mail would.
     recorder.restart(Mode::Accept);
@@ -275,7 +271,7 @@ fn several_processes_delivering_at_once_send_each_mail_once() {
     let once: std::collections::BTreeSet<&String> = ids.iter().collect();
     assert_eq!(once.len(), 200, "every mail delivered");
     assert_eq!(ids.len(), 200, "and none twice: {} sends", ids.len());
-    assert_eq!(statuses(&site), (0, 200, 0));
+    assert_eq!(site.outbox_statuses(), (0, 200, 0));
 }
 
 /// A recording SMTP server on loopback counts the answers by Message-ID
@@ -332,7 +328,7 @@ fn four_receives_and_a_serve_at_once_answer_every_mail_once() {
     let once: std::collections::BTreeSet<&String> = answered.iter().collect();
     assert_eq!(once.len(), n, "every mail answered");
     assert_eq!(answered.len(), n, "none twice: {} answers", answered.len());
-    assert_eq!(statuses(&site), (0, n as i64, 0));
+    assert_eq!(site.outbox_statuses(), (0, n as i64, 0));
 }
 
 /// A mail the judge fails to handle the same way every time (here a
@@ -500,7 +496,7 @@ fn a_report_that_cannot_be_rendered_fails_alone_and_is_named() {
         .unwrap();
     transport(&site, None);
     pass_at(&site, 0, 6);
-    let (pending, sent, dead) = statuses(&site);
+    let (pending, sent, dead) = site.outbox_statuses();
     assert_eq!(pending, 0);
     assert!(
         dead >= 2,
@@ -548,7 +544,7 @@ fn a_report_whose_loading_panics_fails_alone_and_the_judge_goes_on() {
         err.contains("fault point report-load:1"),
         "it did panic: {err}"
     );
-    let (pending, sent, dead) = statuses(&site);
+    let (pending, sent, dead) = site.outbox_statuses();
     assert_eq!(pending, 0);
     assert!(dead >= 2, "{dead}");
     assert_eq!(sent + dead, rows.len() as i64);
@@ -562,7 +558,7 @@ fn a_report_whose_loading_panics_fails_alone_and_the_judge_goes_on() {
     // The host mends the bug and puts them back: they go out.
     site.ok(&["outbox", "retry", "--dead"]);
     pass_at(&site, 0, 7);
-    assert_eq!(statuses(&site), (0, rows.len() as i64, 0));
+    assert_eq!(site.outbox_statuses(), (0, rows.len() as i64, 0));
     assert!(reports_of(&site, 1) >= 2);
 }
 
@@ -635,7 +631,7 @@ fn a_day_of_a_wrong_smtp_password_gives_no_mail_up_and_all_arrives_once_mended()
             err.contains("535"),
             "hour {h}: the refusal is logged: {err}"
         );
-        let (pending, _, dead) = statuses(&site);
+        let (pending, _, dead) = site.outbox_statuses();
         assert_eq!(
             (pending, dead),
             (h as i64 + 1, 0),
@@ -660,7 +656,7 @@ fn a_day_of_a_wrong_smtp_password_gives_no_mail_up_and_all_arrives_once_mended()
     // The host sets the right password: everything goes out, once.
     smtp("E2E_RIGHT_SMTP_PASSWORD");
     pass_at(&site, 1, 1);
-    assert_eq!(statuses(&site), (0, 24, 0));
+    assert_eq!(site.outbox_statuses(), (0, 24, 0));
     wait_for(&alice, 12);
     wait_for(&bob, 12);
     pass_at(&site, 1, 3);

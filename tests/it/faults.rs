@@ -24,18 +24,6 @@ fn ask_help(site: &Site, tag: &str, first: usize, n: usize) {
     }
 }
 
-/// The outbox's rows by status: (pending, sent, dead).
-fn statuses(site: &Site) -> (i64, i64, i64) {
-    let db = site.db();
-    let n = |s: &str| -> i64 {
-        db.query_row("SELECT count(*) FROM outbox WHERE status = ?1", [s], |r| {
-            r.get(0)
-        })
-        .unwrap()
-    };
-    (n("pending"), n("sent"), n("dead"))
-}
-
 /// `n` answers queued while the recorder is down (connections refused);
 /// every row due now afterwards (the one that carried the failed attempt
 /// too), the recorder listening again in `mode`.
@@ -44,7 +32,7 @@ fn queue_while_down(site: &Site, rec: &mut Recorder, n: usize, at: &str) {
     rec.stop();
     ask_help(site, "queued", 0, n);
     site.at(at, &["serve", "--once"]);
-    assert_eq!(statuses(site), (n as i64, 0, 0), "all queued");
+    assert_eq!(site.outbox_statuses(), (n as i64, 0, 0), "all queued");
     site.db()
         .execute(
             "UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'",
@@ -82,7 +70,7 @@ fn a_body_without_the_packed_header_is_refused_as_damaged() {
     let ids = rec.message_ids();
     assert_eq!(ids.len(), 2, "only the two sound mails are sent: {ids:?}");
     assert!(ids.iter().all(|id| id.contains('@')), "{ids:?}");
-    assert_eq!(statuses(&site), (0, 2, 1));
+    assert_eq!(site.outbox_statuses(), (0, 2, 1));
     let listed = site.ok(&["outbox"]);
     assert!(listed.contains("the stored mail is damaged"), "{listed}");
 }
@@ -116,7 +104,7 @@ fn a_421_greeting_costs_one_connection_not_one_per_waiting_mail() {
     // The server takes mail again: every mail goes out, once.
     rec.set_mode(Mode::Accept);
     site.at("2026-11-01T01:10:00Z", &["serve", "--once"]);
-    assert_eq!(statuses(&site), (0, 10, 0));
+    assert_eq!(site.outbox_statuses(), (0, 10, 0));
     assert_eq!((rec.message_ids().len(), rec.duplicates()), (10, 0));
 }
 
@@ -129,7 +117,7 @@ fn a_big_pass_knocks_once_on_a_failing_server() {
     rec.configure(&site.config(), 5);
     ask_help(&site, "big", 0, 200);
     site.at("2026-11-01T00:00:00Z", &["serve", "--once"]);
-    assert_eq!(statuses(&site), (200, 0, 0));
+    assert_eq!(site.outbox_statuses(), (200, 0, 0));
     // The start's greeting probe (no login) and login check, then one
     // attempt in the pass.
     assert_eq!(rec.connections(), 3, "one attempt a pass (fail2ban)");
@@ -173,7 +161,7 @@ fn two_live_deliverers_send_no_mail_twice_under_a_long_pass() {
     let ids = rec.message_ids();
     assert_eq!(rec.duplicates(), 0, "{} sends of 100 mails", ids.len());
     assert_eq!(ids.len(), 100);
-    assert_eq!(statuses(&site), (0, 100, 0));
+    assert_eq!(site.outbox_statuses(), (0, 100, 0));
 }
 
 /// Issue 54 items 4 and 7: after an outage, mail waiting out its back-off
@@ -238,7 +226,7 @@ fn after_an_outage_waiting_mail_goes_first_and_the_end_is_logged() {
     let got = rec.message_ids();
     let want: Vec<String> = queued.iter().map(|id| format!("<{id}>")).collect();
     assert_eq!(got, want, "both answers, in the order they were queued");
-    assert_eq!(statuses(&site), (0, 2, 0));
+    assert_eq!(site.outbox_statuses(), (0, 2, 0));
     assert!(log.contains("takes mail again"), "the outage's end: {log}");
     assert!(log.contains("delivered 2 mails"), "the deliveries: {log}");
 }
@@ -253,11 +241,11 @@ fn outbox_retry_sends_a_pending_mail_now() {
     rec.stop();
     ask_help(&site, "retry", 0, 1);
     site.at("2026-11-01T00:00:00Z", &["serve", "--once"]);
-    assert_eq!(statuses(&site), (1, 0, 0));
+    assert_eq!(site.outbox_statuses(), (1, 0, 0));
     rec.restart(Mode::Accept);
     let said = site.at("2026-11-01T00:01:00Z", &["outbox", "retry", "1"]);
     assert!(said.contains("1 mails put back"), "{said}");
-    assert_eq!(statuses(&site), (0, 1, 0));
+    assert_eq!(site.outbox_statuses(), (0, 1, 0));
     assert_eq!(rec.message_ids().len(), 1);
 }
 
@@ -398,7 +386,7 @@ fn sigterm_with_a_hung_smtp_server_stops_within_seconds() {
         took < Duration::from_secs(8),
         "the stop took {took:?}: {said}"
     );
-    let (pending, sent, dead) = statuses(&site);
+    let (pending, sent, dead) = site.outbox_statuses();
     assert_eq!((pending, sent, dead), (1, 0, 0), "the answer stays queued");
 }
 
@@ -571,7 +559,7 @@ fn a_judge_start_makes_waiting_mail_due_at_once() {
     rec.restart(Mode::Accept);
     // 00:20: the mail's back-off runs to 00:30.
     site.at("2026-11-01T00:20:00Z", &["serve", "--once"]);
-    assert_eq!(statuses(&site), (0, 1, 0), "sent at the start");
+    assert_eq!(site.outbox_statuses(), (0, 1, 0), "sent at the start");
     assert_eq!(rec.message_ids().len(), 1);
 }
 
@@ -648,7 +636,7 @@ fn after_a_postfix_outage_waiting_mail_goes_out_first() {
             .output()
             .unwrap();
     }
-    assert_eq!(statuses(&site), (1, 0, 0), "the first answer waits");
+    assert_eq!(site.outbox_statuses(), (1, 0, 0), "the first answer waits");
     postfix("start");
     drop(restart);
     // Postfix is back; at 00:20, before the first answer's back-off ends,
@@ -673,7 +661,7 @@ fn after_a_postfix_outage_waiting_mail_goes_out_first() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(statuses(&site), (0, 2, 0), "both answers sent");
+    assert_eq!(site.outbox_statuses(), (0, 2, 0), "both answers sent");
     let got: Vec<String> = wait_for(&alice, 2)
         .iter()
         .map(|m| m["in_reply_to"].as_str().unwrap_or("").to_string())

@@ -171,6 +171,17 @@ impl Site {
             extra,
         )
     }
+    /// The outbox's rows by status: (pending, sent, dead).
+    pub fn outbox_statuses(&self) -> (i64, i64, i64) {
+        let db = self.db();
+        let n = |s: &str| -> i64 {
+            db.query_row("SELECT count(*) FROM outbox WHERE status = ?1", [s], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
+        (n("pending"), n("sent"), n("dead"))
+    }
     /// How many outgoing mails are not sent.
     pub fn unsent(&self) -> i64 {
         self.db()
