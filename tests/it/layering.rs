@@ -132,3 +132,58 @@ fn the_service_never_calls_the_daemon_or_the_cli() {
         .collect();
     assert!(bad.is_empty(), "these name the daemon or the CLI: {bad:?}");
 }
+
+/// A source's lines with line comments taken out: a doc comment may name a
+/// table or a statement; code may not.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, l)| {
+        let code = match l.find("//") {
+            Some(at) if !l[..at].contains('"') => &l[..at],
+            _ => l,
+        };
+        (!code.trim().is_empty()).then_some((i + 1, code))
+    })
+}
+
+/// A rules crate is a pure function of its inputs: it reads no file (the
+/// caller hands it the text), so no `std::fs` in dice, rules or a family.
+#[test]
+fn no_rules_crate_touches_the_file_system() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for krate in [
+        "dice",
+        "rules",
+        "memoir44",
+        "memoir-grid",
+        "measured",
+        "measured-core",
+        "syw",
+    ] {
+        let dir = root.join(krate).join("src");
+        if !dir.exists() {
+            continue;
+        }
+        seen += 1;
+        for (path, text) in sources(&dir) {
+            for (n, line) in code_lines(&text) {
+                let fs = line.contains("std::fs")
+                    || line.contains("fs::read")
+                    || line.contains("fs::write")
+                    || line.contains("File::open")
+                    || line.contains("File::create")
+                    || (line.contains("use std::{") && line.contains("fs"));
+                if fs {
+                    bad.push(format!("{path}:{n}: {}", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(seen >= 5, "the rules crates were found");
+    assert!(
+        bad.is_empty(),
+        "file access in a rules crate:\n{}",
+        bad.join("\n")
+    );
+}
