@@ -32,15 +32,13 @@ use crate::rules::Load;
 use crate::rules::{Chance, Orders, Phase, Rejection, Rules, Scenario, State, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
-use rusqlite::{Connection, Transaction};
 use serde_json::json;
+use store::{Connection, Transaction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("database: {0}")]
-    Sql(#[from] rusqlite::Error),
     #[error(transparent)]
     Data(#[from] crate::rules::DataError),
     #[error("no game {0}")]
@@ -62,11 +60,7 @@ impl ServiceError {
     /// damaged row, a bug or bad data, which fail the same way every time.
     #[must_use]
     pub fn is_transient(&self) -> bool {
-        self.is_disk()
-            || matches!(
-                self.sqlite_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            )
+        matches!(self, ServiceError::Store(e) if e.is_busy() || e.is_disk())
     }
 
     /// Whether the disk under the database is full (SQLITE_FULL) or
@@ -76,17 +70,7 @@ impl ServiceError {
     /// 52).
     #[must_use]
     pub fn is_disk(&self) -> bool {
-        matches!(
-            self.sqlite_code(),
-            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
-        )
-    }
-
-    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
-        match self {
-            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e.sqlite_error_code(),
-            _ => None,
-        }
+        matches!(self, ServiceError::Store(e) if e.is_disk())
     }
 }
 
@@ -572,10 +556,7 @@ impl Judge {
     /// An IMMEDIATE transaction: it takes the write lock at once, so two
     /// processes (the daemon and a host's CLI) never interleave a use-case.
     fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
-        Ok(Transaction::new_unchecked(
-            &self.conn,
-            rusqlite::TransactionBehavior::Immediate,
-        )?)
+        Ok(store::begin_immediate(&self.conn)?)
     }
 
     fn now(&self) -> String {
@@ -665,7 +646,7 @@ impl Judge {
         let mut queue = Queue::new();
         let id = self.new_game_in(&tx, scenario, seats, opts, &mut queue)?;
         self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(id)
     }
 
@@ -707,40 +688,39 @@ impl Judge {
             deadline_secs,
             &now,
         )?;
-        tx.prepare_cached(
-            "UPDATE games SET scenario_text = ?2, ruleset_text = ?3, options = ?4 WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![
+        store::games::set_texts(
+            tx,
             id,
-            source.text,
-            variant,
-            serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into())
-        ])?;
+            source.text.as_deref(),
+            variant.as_deref(),
+            &serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into()),
+        )?;
         for o in &opts.observers {
             if o.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
                     "'{o}' is not an email address"
                 )));
             }
-            tx.prepare_cached("INSERT OR IGNORE INTO observers (game_id, email) VALUES (?1, ?2)")?
-                .execute(rusqlite::params![id, o.to_ascii_lowercase()])?;
+            store::games::add_observer(tx, id, &o.to_ascii_lowercase())?;
         }
         let json = rules.to_json(&state);
         store::insert_snapshot(tx, id, 0, &json, &state_hash(&json))?;
         if let Some(secs) = deadline_secs {
             let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
-            tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
-                .execute(rusqlite::params![id, at])?;
+            store::games::set_deadline(tx, id, Some(&at))?;
         }
-        tx.prepare_cached("UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1")?.execute(rusqlite::params![
-                id,
-                opts.nmr_policy,
-                opts.grace_secs,
-                opts.referee,
-                opts.zone_of("referee"),
-                opts.referee_after,
-                opts.review_secs
-            ])?;
+        store::games::set_settings(
+            tx,
+            id,
+            &store::games::Settings {
+                nmr_policy: &opts.nmr_policy,
+                grace_secs: opts.grace_secs,
+                referee: opts.referee.as_deref(),
+                referee_tz: &opts.zone_of("referee"),
+                referee_after: opts.referee_after,
+                review_secs: opts.review_secs,
+            },
+        )?;
         if let Some(email) = &opts.referee {
             if email.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -992,7 +972,7 @@ impl Judge {
         }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
         crate::fault::full()?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         tracing::info!(
             "mail {} from {}: {outcome}{}",
             env.message_id.as_deref().unwrap_or("(no Message-ID)"),
@@ -1082,11 +1062,7 @@ impl Judge {
         // is (a responder that ignores Auto-Submitted).
         if is_error {
             if let Some(irt) = env.in_reply_to.as_deref() {
-                let ours: i64 = tx
-                    .prepare_cached(
-                        "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
-                    )?
-                    .query_row([irt], |r| r.get(0))?;
+                let ours = store::errors_with_message_id(tx, irt)?;
                 if ours > 0 {
                     return Ok((Vec::new(), Some("it replies to an error answer".into())));
                 }
@@ -1096,28 +1072,19 @@ impl Judge {
         let hour = stamp(now - chrono::Duration::hours(1));
         let day = stamp(now - chrono::Duration::days(1));
         // A recipient's answers of some kinds since a time, by its index.
-        let count = |to: &str, since: &str, kinds: &str| -> Result<i64, ServiceError> {
-            Ok(tx
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM outbox WHERE recipient = ?1 AND kind IN ({kinds}) AND created_at >= ?2"
-                ))?
-                .query_row(rusqlite::params![to, since], |r| r.get(0))?)
+        let count = |to: &str, since: &str, kinds: AnswerKinds| -> Result<i64, ServiceError> {
+            Ok(store::answers_to_since(tx, to, since, kinds)?)
         };
         // Everyone's answers since a time, from the tally kept by the
         // minute (an answer in the window's first minute counts whole):
         // walking every answer of the day made each mail of a backlog
         // slower than the one before.
-        let everyone = |since: &str| -> Result<i64, ServiceError> {
-            Ok(tx
-                .prepare_cached(
-                    "SELECT coalesce(sum(n), 0) FROM answer_tally WHERE minute >= substr(?1, 1, 16)",
-                )?
-                .query_row([since], |r| r.get(0))?)
-        };
-        const ANSWERS: &str = "'reply','error','notice','limit'";
+        let everyone =
+            |since: &str| -> Result<i64, ServiceError> { Ok(store::answers_since(tx, since)?) };
+        use store::AnswerKinds;
         if is_error {
             let to = mails[0].0.to.as_str();
-            if count(to, &day, "'error'")? >= lim.error_answers_per_address_day {
+            if count(to, &day, AnswerKinds::Errors)? >= lim.error_answers_per_address_day {
                 return Ok((
                     Vec::new(),
                     Some("too many error answers to this address today".into()),
@@ -1136,15 +1103,15 @@ impl Judge {
         let mut held = Vec::new();
         for (m, kind) in mails {
             let to = m.to.clone();
-            let h = count(&to, &hour, ANSWERS)?;
-            let d = count(&to, &day, ANSWERS)?;
+            let h = count(&to, &hour, AnswerKinds::All)?;
+            let d = count(&to, &day, AnswerKinds::All)?;
             if h < lim.answers_per_address_hour && d < lim.answers_per_address_day {
                 out.push((m, kind));
                 continue;
             }
             held.push(to.clone());
             // Told once an hour that it is over the cap.
-            if count(&to, &hour, "'limit'")? == 0 {
+            if count(&to, &hour, AnswerKinds::Limits)? == 0 {
                 let (cap, per) = if h >= lim.answers_per_address_hour {
                     (lim.answers_per_address_hour, "an hour")
                 } else {
@@ -1234,16 +1201,7 @@ impl Judge {
     /// Does this address have a seat, a referee desk or an observer place
     /// in any game here?
     fn known_address(&self, email: &str) -> Result<bool, ServiceError> {
-        let n: i64 = self
-            .conn
-            .prepare_cached(
-                "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM referees WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM team_members WHERE lower(email) = lower(?1))",
-            )?
-            .query_row([email], |r| r.get(0))?;
-        Ok(n > 0)
+        Ok(store::seats::known_address(&self.conn, email)?)
     }
 
     fn not_authenticated(&self) -> String {
@@ -1285,7 +1243,7 @@ impl Judge {
             let from = env.from.clone().unwrap_or_default();
             if let Some(seat) = seats.iter().find(|s| s.email.eq_ignore_ascii_case(&from)) {
                 let since = stamp(self.clock.now() - chrono::Duration::days(1));
-                let recent: i64 = self.conn.prepare_cached("SELECT count(*) FROM outbox WHERE kind = 'notice' AND game_id = ?1 AND created_at >= ?2")?.query_row(rusqlite::params![game, since], |r| r.get(0))?;
+                let recent = store::notices_since(&self.conn, game, &since)?;
                 if recent < 3 {
                     let text = format!(
                         "A mail for game {game} from this address gave a wrong secret, so it\nwas not used. If that was not you, someone may be trying to play\nyour seat; the judge never acts on a wrong secret.\n"
@@ -1369,19 +1327,18 @@ impl Judge {
         source: &str,
         queue: &mut Queue,
     ) -> Result<(Submitted, Vec<String>), ServiceError> {
-        tx.execute_batch("SAVEPOINT submit_orders")?;
+        store::savepoint(tx, "submit_orders")?;
         let mut scratch = Queue::new();
         let r = self.submit_orders_inner(tx, seat, orders, source, &mut scratch);
         if r.is_ok() {
             if source != "nmr" {
                 // The side moved: its misses in a row start again.
-                tx.prepare_cached("UPDATE seats SET misses = 0 WHERE game_id = ?1 AND side = ?2")?
-                    .execute(rusqlite::params![seat.game_id, seat.side])?;
+                store::seats::reset_misses(tx, seat.game_id, &seat.side)?;
             }
-            tx.execute_batch("RELEASE submit_orders")?;
+            store::release(tx, "submit_orders")?;
             queue.mails.extend(scratch.mails);
         } else {
-            tx.execute_batch("ROLLBACK TO submit_orders; RELEASE submit_orders")?;
+            store::rollback_to(tx, "submit_orders")?;
         }
         r
     }
@@ -1518,18 +1475,18 @@ impl Judge {
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
         // A paused game keeps the new turn's deadline as its base too, so
         // resuming counts only extensions made since (issue 51 item 3).
-        tx.prepare_cached(
-            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5,
-                 paused_deadline = CASE WHEN paused = 1 THEN ?5 ELSE paused_deadline END
-             WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![
+        store::games::advance(
+            tx,
             game.id,
             turn,
             if result.is_some() { "over" } else { "active" },
-            result,
-            if result.is_some() { None } else { deadline_at }
-        ])?;
+            result.as_deref(),
+            if result.is_some() {
+                None
+            } else {
+                deadline_at.as_deref()
+            },
+        )?;
         if result.is_some() {
             // When it ended: the standings take games in that order.
             store::kv_set(tx, &standings::ended_key(game.id), &self.now())?;
@@ -1584,7 +1541,7 @@ impl Judge {
             &format!("game-{game_id}-turn-{turn}-cli-{side}-{held}"),
             queue,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(submitted)
     }
 }
@@ -1825,20 +1782,18 @@ mod tests {
 mod transient_tests {
     use super::*;
 
-    fn sqlite(code: i32) -> rusqlite::Error {
-        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    fn sqlite(code: i32) -> ServiceError {
+        ServiceError::Store(StoreError::of_code(code))
     }
 
     /// A report that met a busy or locked database is tried again later; a
     /// damaged game, a bug or bad data fail the same way every time.
     #[test]
     fn only_a_busy_or_locked_database_is_worth_another_try() {
-        assert!(ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_BUSY)).is_transient());
-        assert!(
-            ServiceError::Store(StoreError::Sql(sqlite(rusqlite::ffi::SQLITE_LOCKED)))
-                .is_transient()
-        );
-        assert!(!ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_CORRUPT)).is_transient());
+        assert!(sqlite(store::code::BUSY).is_transient());
+        assert!(sqlite(store::code::LOCKED).is_transient());
+        assert!(sqlite(store::code::FULL).is_transient());
+        assert!(!sqlite(store::code::CORRUPT).is_transient());
         assert!(!ServiceError::NoGame(9).is_transient());
         assert!(!ServiceError::Invalid("internal error (a bug)".into()).is_transient());
     }
