@@ -933,9 +933,12 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
 fn standings_cmd(config: &Option<PathBuf>, json: bool) -> Result<i32> {
     let judge = open(config)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&judge.standings()?)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&judge.standings().table()?)?
+        );
     } else {
-        print!("{}", judge.standings_text()?);
+        print!("{}", judge.standings().text()?);
     }
     Ok(0)
 }

@@ -327,11 +327,11 @@ impl Judge {
             }
             Command::Standings => {
                 answer.for_seat(self.seat_address(seat), seat);
-                answer.ok(self.standings_text()?);
+                answer.ok(self.standings().text()?);
                 "standings"
             }
             Command::Private(on) => {
-                self.set_private(tx, &seat.email, *on)?;
+                self.standings().set_private(tx, &seat.email, *on)?;
                 answer.for_seat(self.seat_address(seat), seat);
                 answer.ok(if *on {
                     format!(

@@ -261,10 +261,29 @@ fn outcome(result: &str, side: &str) -> Outcomes {
     }
 }
 
+/// The standings use case (docs/architecture.md, "The service and the
+/// binary by use-case"): the judge's database and the host's leave-out
+/// list, nothing more. [`Judge::standings`] hands it out.
+pub struct Club<'a> {
+    conn: &'a Connection,
+    leave_out: &'a [String],
+}
+
 impl Judge {
+    /// The standings use case, on this judge's database and config.
+    #[must_use]
+    pub fn standings(&self) -> Club<'_> {
+        Club {
+            conn: &self.conn,
+            leave_out: &self.cfg.standings.leave_out,
+        }
+    }
+}
+
+impl Club<'_> {
     /// The standings over every finished game (docs/standings.md).
-    pub fn standings(&self) -> Result<Standings, ServiceError> {
-        let conn = &self.conn;
+    pub fn table(&self) -> Result<Standings, ServiceError> {
+        let conn = self.conn;
         let games = finished_games(conn)?;
         let clocks = clock_records(conn)?;
         let ratings = ratings(&games);
@@ -323,16 +342,14 @@ impl Judge {
     /// it out (`[standings] leave_out`).
     fn left_out(&self, address: &str) -> Result<bool, ServiceError> {
         let host = self
-            .cfg
-            .standings
             .leave_out
             .iter()
             .any(|a| a.eq_ignore_ascii_case(address));
-        Ok(host || crate::store::kv_get(&self.conn, &private_key(address))?.is_some())
+        Ok(host || crate::store::kv_get(self.conn, &private_key(address))?.is_some())
     }
 
     /// PRIVATE (`on`) or PRIVATE OFF: leave `email` out of the standings,
-    /// or list it again.
+    /// or list it again, in the mail's transaction `conn`.
     pub(super) fn set_private(
         &self,
         conn: &Connection,
@@ -349,8 +366,8 @@ impl Judge {
 
     /// The standings as the STANDINGS answer and `adjutant standings` print
     /// them (80 columns).
-    pub fn standings_text(&self) -> Result<String, ServiceError> {
-        Ok(standings_text(&self.standings()?))
+    pub fn text(&self) -> Result<String, ServiceError> {
+        Ok(standings_text(&self.table()?))
     }
 }
 
