@@ -179,7 +179,8 @@ impl Judge {
                 })?;
             games.push(game);
         }
-        self.flush(&tx, &format!("campaign-{id}-start"), queue)?;
+        self.outbox()
+            .flush(&tx, &format!("campaign-{id}-start"), queue)?;
         crate::store::commit(tx)?;
         Ok((id, games))
     }
@@ -630,7 +631,7 @@ impl Judge {
         let mut queue = Queue::new();
         let game = self.create_battle(&tx, &c, next.seq, &mut queue)?;
         cstore::set_stopped(&tx, c.id, None)?;
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("campaign-{}-resume-{}", c.id, next.seq),
             queue,

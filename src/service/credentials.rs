@@ -37,7 +37,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(email)
     }
@@ -82,7 +83,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(new.token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }

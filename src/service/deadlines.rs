@@ -224,7 +224,7 @@ impl Judge {
             }
             tick.reminders += 1;
             let cause = format!("game-{}-turn-{turn}-{}-reminder-{at}", game.id, s.side);
-            self.flush(&tx, &cause, q)?;
+            self.outbox().flush(&tx, &cause, q)?;
         }
         crate::store::commit(tx)?;
         Ok(())
@@ -313,7 +313,7 @@ impl Judge {
             .map(|(w, _)| format!("{}@{}", w.seat.side, stamp(w.due)))
             .collect();
         let cause = format!("game-{}-turn-{turn}-nmr-{}", game.id, what.join(","));
-        self.flush(&tx, &cause, q)?;
+        self.outbox().flush(&tx, &cause, q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
@@ -443,7 +443,7 @@ impl Judge {
             self.now(),
             at.as_deref().unwrap_or("")
         );
-        self.flush(&tx, &cause, q)?;
+        self.outbox().flush(&tx, &cause, q)?;
         crate::store::commit(tx)?;
         Ok(at)
     }
@@ -509,7 +509,7 @@ impl Judge {
         let mut q = Queue::new();
         let game = store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let at = self.extend_in(&tx, &game, secs, by, &mut q)?;
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-extend-{}-{at}", self.now()),
             q,

@@ -10,6 +10,7 @@ pub mod deadlines;
 mod deferred;
 pub mod export;
 mod late;
+mod outbox;
 mod predict;
 pub mod recipients;
 pub mod referee;
@@ -19,11 +20,12 @@ pub mod sight;
 pub mod standings;
 pub mod team;
 pub use deferred::Renderer;
+pub use outbox::Outbox;
 pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
-use crate::mail::outbound::{self, Outgoing};
+use crate::mail::outbound::Outgoing;
 use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
 use crate::report::picture::Picture;
@@ -72,23 +74,6 @@ impl ServiceError {
     pub fn is_disk(&self) -> bool {
         matches!(self, ServiceError::Store(e) if e.is_disk())
     }
-}
-
-/// The kv key of the judge's random part of its Message-IDs.
-const MESSAGE_ID_SALT: &str = "message_id_salt";
-
-/// This judge's random part of its Message-IDs: made (from the system's
-/// randomness) the first time a mail is queued, kept in the database (so a
-/// backup keeps it with the rows it made).
-fn message_id_salt(conn: &Connection) -> Result<String, ServiceError> {
-    if let Some(salt) = store::kv_get(conn, MESSAGE_ID_SALT)? {
-        return Ok(salt);
-    }
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| ServiceError::Invalid(format!("no OS randomness: {e}")))?;
-    let salt: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    store::kv_set(conn, MESSAGE_ID_SALT, &salt)?;
-    Ok(salt)
 }
 
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
@@ -645,7 +630,8 @@ impl Judge {
         let tx = self.begin()?;
         let mut queue = Queue::new();
         let id = self.new_game_in(&tx, scenario, seats, opts, &mut queue)?;
-        self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{id}-welcome"), queue)?;
         crate::store::commit(tx)?;
         Ok(id)
     }
@@ -823,88 +809,6 @@ impl Judge {
         Ok(m)
     }
 
-    /// Compose and store queued mails inside `tx`. Returns how many were
-    /// queued and, for each that could not be composed, its address and why.
-    fn flush(
-        &self,
-        tx: &Transaction<'_>,
-        cause: &str,
-        queue: Queue,
-    ) -> Result<(usize, Vec<String>), ServiceError> {
-        let now = self.now();
-        let date = std::time::SystemTime::from(self.clock.now());
-        let mut n = 0;
-        let mut failed = Vec::new();
-        // The judge's own random part and the moment, with the cause: two
-        // judges, or one restored from a backup that makes game N again,
-        // never send different mails under one Message-ID (issue 52).
-        let salted = format!("{}/{now}/{cause}", message_id_salt(tx)?);
-        let cause_hash = dice::sha256_hex(salted.as_bytes());
-        queue.check_kinds();
-        let mails: Vec<_> = queue
-            .mails
-            .into_iter()
-            .enumerate()
-            .map(|(i, (m, kind))| {
-                // The answers of one cause share the Message-ID's first half,
-                // so their UNIQUE index entries sit side by side: one page
-                // written for the three of an order mail, not three
-                // (docs/performance.md).
-                let mid = format!(
-                    "{}.{}@{}",
-                    &cause_hash[..12],
-                    &dice::sha256_hex(format!("{salted}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
-                    self.cfg.domain()
-                );
-                (m, kind, mid)
-            })
-            .collect();
-        let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
-        // Mails composed and packed; reports kept as jobs (see
-        // [`deferred`]), their addresses checked now as composing them
-        // would. On this thread: the helper thread draws the reports
-        // being delivered, and the transaction must not wait for it.
-        let composed = mails.iter().map(|(m, _, mid)| match m {
-            Queued::Mail(m) => {
-                outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
-            }
-            Queued::Report(job) => {
-                outbound::check_address(&job.to)?;
-                if let Some(r) = &job.reply_to {
-                    outbound::check_address(r)?;
-                }
-                let since = date
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                Ok(deferred::Stored {
-                    from_name: name.clone(),
-                    from_addr: address.clone(),
-                    date: (since.as_secs(), since.subsec_nanos()),
-                    report: (**job).clone(),
-                }
-                .to_bytes())
-            }
-        });
-        let composed: Vec<Result<Vec<u8>, outbound::ComposeError>> = composed.collect();
-        for ((m, kind, mid), packed) in mails.into_iter().zip(composed) {
-            let (to, game_id) = match &m {
-                Queued::Mail(m) => (&m.to, m.game_id),
-                Queued::Report(j) => (&j.to, Some(j.game)),
-            };
-            match packed {
-                Ok(packed) => {
-                    store::insert_packed_outbox(tx, game_id, to, &mid, kind, &packed, &now)?;
-                    n += 1;
-                }
-                Err(e) => {
-                    tracing::warn!("cannot compose a {kind} mail to {to}: {e}");
-                    failed.push(format!("{} to {}: {e}", kind, protocol::quotable(to, 80)));
-                }
-            }
-        }
-        Ok((n, failed))
-    }
-
     /// Record, handle and answer one inbound message, all in one transaction.
     pub fn handle_mail(&mut self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
         let read = Inbound::read(&self.cfg, raw);
@@ -965,7 +869,7 @@ impl Judge {
                 queue.push(m, kind);
             }
         }
-        let (replies, failed) = self.flush(&tx, &content_hash, queue)?;
+        let (replies, failed) = self.outbox().flush(&tx, &content_hash, queue)?;
         if !failed.is_empty() {
             // The log must not say "answered" when nothing went out.
             outcome = format!("{outcome} (not sent: {})", failed.join("; "));
@@ -1536,7 +1440,7 @@ impl Judge {
             Submitted::Held { .. } => store::game(&tx, game_id)?.map_or(0, |g| g.turn),
         };
         let held = store::pending(&tx, game_id)?.len();
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-turn-{turn}-cli-{side}-{held}"),
             queue,

@@ -492,7 +492,8 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let turn = self.amend_in(&tx, &game, fix, reason, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
         crate::store::commit(tx)?;
         Ok(turn)
     }
@@ -503,7 +504,8 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let r = self.approve_in(&tx, &game, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
         crate::store::commit(tx)?;
         Ok(r)
     }
@@ -515,7 +517,8 @@ impl Judge {
         let mut q = Queue::new();
         self.broadcast_in(&tx, &game, text, &mut q)?;
         let tag = random_word(8)?;
-        self.flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
@@ -526,7 +529,8 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         self.reveal_in(&tx, &game, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
@@ -566,7 +570,7 @@ impl Judge {
                 }
                 released += 1;
             }
-            self.flush(
+            self.outbox().flush(
                 &tx,
                 &format!("game-{}-review-timeout-{}", game.id, game.turn),
                 q,

@@ -330,7 +330,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
@@ -437,7 +438,7 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
             q,

@@ -1125,7 +1125,7 @@ impl Judge {
             &note,
             &mut q,
         );
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{}-turn-{}-team-deadline", game.id, game.turn),
             q,
