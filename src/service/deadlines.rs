@@ -624,7 +624,7 @@ impl Judge {
             &stamp(span.from),
             &stamp(span.until),
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.detail())?;
         Ok(())
     }
 

@@ -387,6 +387,16 @@ impl StoreError {
         }
     }
 
+    /// SQLite's own words for a database error (without the "database: "
+    /// this error's Display puts before them); any other error's Display.
+    #[must_use]
+    pub fn detail(&self) -> String {
+        match self {
+            StoreError::Sql(e) => e.to_string(),
+            e => e.to_string(),
+        }
+    }
+
     /// The error SQLite gives for a full disk (the fault points of
     /// development builds make it).
     #[must_use]
