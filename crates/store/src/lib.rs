@@ -1134,6 +1134,7 @@ pub fn kv_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreErro
     Ok(())
 }
 
+/// Forgets a kv key (nothing if it was not set).
 pub fn kv_delete(conn: &Connection, key: &str) -> Result<(), StoreError> {
     conn.prepare_cached("DELETE FROM kv WHERE key = ?1")?
         .execute([key])?;
