@@ -28,7 +28,7 @@ pub enum BackupError {
     #[error("{0}: {1}")]
     Io(PathBuf, std::io::Error),
     #[error("copying the database: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Copy(String),
     #[error(transparent)]
     Store(#[from] store::StoreError),
 }
@@ -65,14 +65,12 @@ pub fn backup(cfg: &Config, config_path: &Path, dir: &Path) -> Result<Written, B
         extra: Vec::new(),
         notes: Vec::new(),
     };
-    let conn =
-        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    conn.busy_timeout(adjutant_store::busy_timeout())?;
+    let conn = store::open_read_only(&db).map_err(|e| BackupError::Copy(e.detail()))?;
     let target = written
         .database
         .to_str()
         .ok_or_else(|| BackupError::Refused(format!("{} is not UTF-8", dir.display())))?;
-    conn.execute("VACUUM INTO ?1", [target])?;
+    store::copy_into(&conn, target).map_err(|e| BackupError::Copy(e.detail()))?;
     if key.exists() {
         copy_private(&key, &written.key)?;
     }

@@ -115,21 +115,15 @@ fn panicked(judge: &mut Judge, raw: &[u8], source: &str) -> String {
 fn record_failed(judge: &mut Judge, raw: &[u8], source: &str, outcome: &str, detail: &str) {
     let hash = crate::engine::dice::sha256_hex(raw);
     let now = stamp(judge.clock.now());
-    let rec = judge.conn.transaction().and_then(|tx| {
-        tx.prepare_cached(
-            "INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(rusqlite::params![
-            hash,
-            source,
-            raw.len() as i64,
-            now,
-            outcome,
-            detail
-        ])?;
-        tx.commit()
-    });
+    let rec = store::record_failed(
+        &mut judge.conn,
+        &hash,
+        source,
+        raw.len() as i64,
+        &now,
+        outcome,
+        detail,
+    );
     if let Err(e) = rec {
         tracing::error!("cannot record the failed message: {e}");
     }
@@ -635,7 +629,7 @@ fn claimant_alive(owner: &str) -> bool {
 /// machine (SQLite's locks need one), so a process that no longer exists
 /// (killed) will never send what it claimed. Its rows are due again at once
 /// rather than when the claim lapses.
-fn reclaim_from_the_dead(conn: &rusqlite::Connection, now: DateTime<Utc>) {
+fn reclaim_from_the_dead(conn: &store::Connection, now: DateTime<Utc>) {
     let owners = match store::outbox_claimers(conn, &stamp(now)) {
         Ok(o) => o,
         Err(e) => {
@@ -673,7 +667,7 @@ fn process_exists(pid: i32) -> bool {
 /// the last id claimed, or None when nothing was due.
 #[allow(clippy::too_many_arguments)]
 fn deliver_page(
-    conn: &rusqlite::Connection,
+    conn: &store::Connection,
     cfg: &Config,
     renderer: &Renderer<'_>,
     clock: &ClaimClock,
@@ -763,7 +757,7 @@ fn deliver_page(
 /// wait up to an hour while newer mail overtakes it). Said once, when the
 /// send was a retry or mails were waiting: the end of an outage.
 fn due_again(
-    conn: &rusqlite::Connection,
+    conn: &store::Connection,
     now: DateTime<Utc>,
     was_retried: bool,
     pass: &mut Pass,
@@ -803,18 +797,18 @@ impl From<outbound::DeliveryError> for Failed {
 
 /// Records deliveries' outcomes in one relaxed commit.
 fn record_all(
-    conn: &rusqlite::Connection,
+    conn: &store::Connection,
     sent: impl IntoIterator<Item = Sent>,
     now: DateTime<Utc>,
     policy: Policy,
     pass: &mut Pass,
 ) -> Result<(), store::StoreError> {
     store::relaxed(conn, |conn| {
-        let tx = conn.unchecked_transaction()?;
+        let tx = store::begin(conn)?;
         for s in sent {
             record(conn, s, now, policy, pass)?;
         }
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(())
     })
 }
@@ -1023,7 +1017,7 @@ fn send_one(config: &Config, m: &store::OutMail) -> Result<(), Failed> {
 /// past the host's horizon gives a mail up (`adjutant outbox retry` puts it
 /// back).
 fn record(
-    conn: &rusqlite::Connection,
+    conn: &store::Connection,
     m: Sent,
     now: chrono::DateTime<chrono::Utc>,
     policy: Policy,

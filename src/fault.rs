@@ -32,11 +32,10 @@ pub fn point(_name: &str, _key: i64) {}
 /// `SQLITE_FULL`, as a full disk makes a commit fail, when
 /// `ADJUTANT_FAULT=disk-full` (development builds only).
 #[cfg(debug_assertions)]
-pub fn full() -> Result<(), rusqlite::Error> {
+pub fn full() -> Result<(), crate::store::StoreError> {
     if std::env::var("ADJUTANT_FAULT").is_ok_and(|f| f == "disk-full") {
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-            Some("database or disk is full (ADJUTANT_FAULT)".into()),
+        return Err(crate::store::StoreError::disk_full(
+            "database or disk is full (ADJUTANT_FAULT)",
         ));
     }
     Ok(())
@@ -44,6 +43,6 @@ pub fn full() -> Result<(), rusqlite::Error> {
 
 /// Nothing: a release build has no fault points.
 #[cfg(not(debug_assertions))]
-pub fn full() -> Result<(), rusqlite::Error> {
+pub fn full() -> Result<(), crate::store::StoreError> {
     Ok(())
 }

@@ -825,35 +825,34 @@ fn skip_old_mail_cmd(config: &Option<PathBuf>) -> Result<i32> {
 /// waiting after failed deliveries (the database read only, never created
 /// or changed).
 fn outbox_warnings(db: &Path) -> Vec<String> {
-    use rusqlite::OpenFlags;
-    let Ok(conn) = rusqlite::Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
-    else {
+    use adjutant::store::{self, Trouble};
+    let Ok(conn) = store::open_read_only_now(db) else {
         return Vec::new();
     };
-    let count = |sql: &str| -> Option<(i64, Option<String>)> {
-        conn.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?))).ok()
-    };
     let mut out = Vec::new();
-    if let Some((n, Some(why))) = count(
-        "SELECT count(*), (SELECT last_error FROM outbox WHERE status = 'dead' ORDER BY id DESC LIMIT 1)
-         FROM outbox WHERE status = 'dead'",
-    ) {
+    if let Ok(Trouble {
+        count: n,
+        last: Some(why),
+    }) = store::dead_trouble(&conn)
+    {
         out.push(format!(
             "{n} mails are dead (the last: {why}); `adjutant outbox` lists them, `adjutant outbox retry --dead` sends them again"
         ));
     }
-    if let Some((n, Some(why))) = count(
-        "SELECT count(*), (SELECT last_error FROM outbox WHERE status = 'pending' AND attempts > 0 ORDER BY id DESC LIMIT 1)
-         FROM outbox WHERE status = 'pending'",
-    ) {
+    if let Ok(Trouble {
+        count: n,
+        last: Some(why),
+    }) = store::retry_trouble(&conn)
+    {
         out.push(format!(
             "{n} mails wait after failed deliveries (the last error: {why}); they are retried for outbound.retry_days"
         ));
     }
-    if let Some((n, Some(why))) = count(
-        "SELECT count(*), (SELECT detail FROM inbox WHERE outcome IN ('failed: set aside', 'failed: internal error') ORDER BY id DESC LIMIT 1)
-         FROM inbox WHERE outcome IN ('failed: set aside', 'failed: internal error')",
-    ) {
+    if let Ok(Trouble {
+        count: n,
+        last: Some(why),
+    }) = store::set_aside_trouble(&conn)
+    {
         out.push(format!(
             "{n} inbound mails were set aside, never to be tried again (the last: {why}); Maildir keeps them in its quarantine/ folder"
         ));
@@ -934,9 +933,12 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
 fn standings_cmd(config: &Option<PathBuf>, json: bool) -> Result<i32> {
     let judge = open(config)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&judge.standings()?)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&judge.standings().table()?)?
+        );
     } else {
-        print!("{}", judge.standings_text()?);
+        print!("{}", judge.standings().text()?);
     }
     Ok(0)
 }

@@ -9,7 +9,7 @@ use super::campaign_file::Plan;
 use super::{Game, GameOptions, Judge, Queue, ServiceError, OPEN_SEAT};
 use crate::mail::outbound::Outgoing;
 use crate::store::{self, campaign as cstore};
-use rusqlite::{Connection, Transaction};
+use crate::store::{Connection, Transaction};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -179,8 +179,9 @@ impl Judge {
                 })?;
             games.push(game);
         }
-        self.flush(&tx, &format!("campaign-{id}-start"), queue)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("campaign-{id}-start"), queue)?;
+        crate::store::commit(tx)?;
         Ok((id, games))
     }
 
@@ -557,14 +558,14 @@ impl Judge {
         next: &cstore::Battle,
         queue: &mut Queue,
     ) -> Result<Result<i64, String>, ServiceError> {
-        tx.execute_batch("SAVEPOINT next_battle")?;
+        crate::store::savepoint(tx, "next_battle")?;
         match self.create_battle(tx, c, next.seq, queue) {
             Ok(g) => {
-                tx.execute_batch("RELEASE next_battle")?;
+                crate::store::release(tx, "next_battle")?;
                 Ok(Ok(g))
             }
             Err(e) => {
-                tx.execute_batch("ROLLBACK TO next_battle; RELEASE next_battle")?;
+                crate::store::rollback_to(tx, "next_battle")?;
                 queue.mails.clear();
                 let why = format!(
                     "battle {} ({}) could not be created: {e}",
@@ -630,12 +631,12 @@ impl Judge {
         let mut queue = Queue::new();
         let game = self.create_battle(&tx, &c, next.seq, &mut queue)?;
         cstore::set_stopped(&tx, c.id, None)?;
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("campaign-{}-resume-{}", c.id, next.seq),
             queue,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(game)
     }
 

@@ -12,8 +12,8 @@ use crate::mail::parse::Envelope;
 use crate::protocol::{self, Command, Request};
 use crate::report::picture::Picture;
 use crate::rules::Viewer;
+use crate::store::Transaction;
 use crate::store::{self, Seat};
-use rusqlite::Transaction;
 use serde_json::json;
 
 /// What the inbox log records of a mail: its outcome and a detail.
@@ -327,11 +327,11 @@ impl Judge {
             }
             Command::Standings => {
                 answer.for_seat(self.seat_address(seat), seat);
-                answer.ok(self.standings_text()?);
+                answer.ok(self.standings().text()?);
                 "standings"
             }
             Command::Private(on) => {
-                self.set_private(tx, &seat.email, *on)?;
+                self.standings().set_private(tx, &seat.email, *on)?;
                 answer.for_seat(self.seat_address(seat), seat);
                 answer.ok(if *on {
                     format!(
@@ -522,8 +522,7 @@ count for your opponents. PRIVATE OFF lists you again.
     ) -> Result<(), ServiceError> {
         let text = match z.parse::<chrono_tz::Tz>() {
             Ok(_) => {
-                tx.prepare_cached("UPDATE seats SET tz = ?3 WHERE game_id = ?1 AND side = ?2")?
-                    .execute(rusqlite::params![seat.game_id, seat.side, z])?;
+                store::seats::set_timezone(tx, seat.game_id, &seat.side, z)?;
                 format!(
                     "Deadlines of game {} are now shown in {z}.\n",
                     seat.game_id
@@ -547,8 +546,7 @@ count for your opponents. PRIVATE OFF lists you again.
         p: Picture,
         answer: &mut Answer,
     ) -> Result<(), ServiceError> {
-        tx.prepare_cached("UPDATE seats SET picture = ?3 WHERE game_id = ?1 AND side = ?2")?
-            .execute(rusqlite::params![seat.game_id, seat.side, p.word()])?;
+        store::seats::set_picture(tx, seat.game_id, &seat.side, p.word())?;
         answer.for_seat(self.seat_address(seat), seat);
         answer.picture = Some(p);
         answer.ok(picture_text(seat.game_id, p));
@@ -565,9 +563,7 @@ count for your opponents. PRIVATE OFF lists you again.
     ) -> Result<(), ServiceError> {
         let game = self.game(seat.game_id)?;
         // The zone as it is now: a TIMEZONE line above may have changed it.
-        let tz: String = tx
-            .prepare_cached("SELECT tz FROM seats WHERE game_id = ?1 AND side = ?2")?
-            .query_row(rusqlite::params![seat.game_id, seat.side], |r| r.get(0))?;
+        let tz = store::seats::timezone(tx, seat.game_id, &seat.side)?;
         let text = match deadlines::absence_span(a, b, &tz) {
             Ok(span) => match self.set_absence(seat, &span, game.max_absence_days) {
                 Ok(()) => format!(

@@ -9,8 +9,8 @@
 use super::{Judge, Queue, ServiceError};
 use crate::mail::outbound::Outgoing;
 use crate::rules::REFEREE_SIDE;
+use crate::store::Transaction;
 use crate::store::{self, Referee, Seat};
-use rusqlite::Transaction;
 
 impl Judge {
     /// `adjutant rotate-secret`: new credentials for a side's first seat,
@@ -37,8 +37,9 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
+        crate::store::commit(tx)?;
         Ok(email)
     }
 
@@ -82,8 +83,9 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(new.token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 

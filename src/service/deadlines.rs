@@ -72,7 +72,7 @@ struct Waited {
 /// The seats `state`'s phase waits for (none of whose orders are held),
 /// each with its own deadline: one side's absence moves only its own.
 fn waited(
-    conn: &rusqlite::Connection,
+    conn: &store::Connection,
     game: &store::Game,
     rules: &Rules,
     state: &State,
@@ -224,9 +224,9 @@ impl Judge {
             }
             tick.reminders += 1;
             let cause = format!("game-{}-turn-{turn}-{}-reminder-{at}", game.id, s.side);
-            self.flush(&tx, &cause, q)?;
+            self.outbox().flush(&tx, &cause, q)?;
         }
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 
@@ -256,10 +256,7 @@ impl Judge {
             )? {
                 continue;
             }
-            tx.prepare_cached(
-                "UPDATE seats SET misses = misses + 1 WHERE game_id = ?1 AND side = ?2",
-            )?
-            .execute(rusqlite::params![game.id, s.side])?;
+            store::seats::add_miss(&tx, game.id, &s.side)?;
             late.push((w, s.misses + 1));
         }
         if late.is_empty() {
@@ -316,8 +313,8 @@ impl Judge {
             .map(|(w, _)| format!("{}@{}", w.seat.side, stamp(w.due)))
             .collect();
         let cause = format!("game-{}-turn-{turn}-nmr-{}", game.id, what.join(","));
-        self.flush(&tx, &cause, q)?;
-        tx.commit()?;
+        self.outbox().flush(&tx, &cause, q)?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 
@@ -395,7 +392,7 @@ impl Judge {
     /// deadline still to come (a side with no pass, a pass refused).
     fn move_on(
         &self,
-        tx: &rusqlite::Transaction<'_>,
+        tx: &store::Transaction<'_>,
         game: &store::Game,
         now: DateTime<Utc>,
     ) -> Result<(), ServiceError> {
@@ -423,8 +420,7 @@ impl Judge {
         };
         if !keep {
             let next = stamp(now + Duration::seconds(secs));
-            tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
-                .execute(rusqlite::params![game.id, next])?;
+            store::games::set_deadline(tx, game.id, Some(&next))?;
         }
         Ok(())
     }
@@ -447,8 +443,8 @@ impl Judge {
             self.now(),
             at.as_deref().unwrap_or("")
         );
-        self.flush(&tx, &cause, q)?;
-        tx.commit()?;
+        self.outbox().flush(&tx, &cause, q)?;
+        crate::store::commit(tx)?;
         Ok(at)
     }
 
@@ -457,7 +453,7 @@ impl Judge {
     /// paused game or resuming a running one is refused.
     pub(super) fn set_paused_in(
         &self,
-        tx: &rusqlite::Transaction<'_>,
+        tx: &store::Transaction<'_>,
         game: &store::Game,
         paused: bool,
         by: ClockBy,
@@ -478,16 +474,11 @@ impl Judge {
             )));
         }
         if paused {
-            tx.prepare_cached(
-                "UPDATE games SET paused = 1, paused_deadline = deadline_at WHERE id = ?1",
-            )?
-            .execute([id])?;
+            store::games::pause(tx, id)?;
             self.clock_notices(tx, game, &ClockChange::Paused, by, q)?;
             return Ok(game.deadline_at.clone());
         }
-        let before: Option<String> = tx
-            .prepare_cached("SELECT paused_deadline FROM games WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))?;
+        let before = store::games::paused_deadline(tx, id)?;
         let extra = match (
             before.as_deref().and_then(parse),
             game.deadline_at.as_deref().and_then(parse),
@@ -506,10 +497,7 @@ impl Judge {
                     .filter(|d| *d > now)
             })
             .map(stamp);
-        tx.prepare_cached(
-            "UPDATE games SET paused = 0, paused_deadline = NULL, deadline_at = ?2 WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![id, at])?;
+        store::games::resume(tx, id, at.as_deref())?;
         self.clock_notices(tx, game, &ClockChange::Resumed(at.clone()), by, q)?;
         Ok(at)
     }
@@ -521,12 +509,12 @@ impl Judge {
         let mut q = Queue::new();
         let game = store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let at = self.extend_in(&tx, &game, secs, by, &mut q)?;
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-extend-{}-{at}", self.now()),
             q,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(at)
     }
 
@@ -534,7 +522,7 @@ impl Judge {
     /// (a running game) moves `secs` on from now, so it is in the future.
     pub(super) fn extend_in(
         &self,
-        tx: &rusqlite::Transaction<'_>,
+        tx: &store::Transaction<'_>,
         game: &store::Game,
         secs: i64,
         by: ClockBy,
@@ -555,8 +543,7 @@ impl Judge {
             at = now + Duration::seconds(secs);
         }
         let at = stamp(at);
-        tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
-            .execute(rusqlite::params![id, at])?;
+        store::games::set_deadline(tx, id, Some(&at))?;
         let change = ClockChange::Extended(at.clone(), secs, game.paused);
         self.clock_notices(tx, game, &change, by, q)?;
         Ok(at)
@@ -566,7 +553,7 @@ impl Judge {
     /// to the game's clock, each deadline in the reader's own zone.
     fn clock_notices(
         &self,
-        tx: &rusqlite::Transaction<'_>,
+        tx: &store::Transaction<'_>,
         game: &store::Game,
         change: &ClockChange,
         by: ClockBy,
@@ -630,10 +617,14 @@ impl Judge {
         if span.until <= self.clock.now() {
             return Err("that absence is over already".into());
         }
-        self.conn
-            .prepare_cached("UPDATE seats SET absent_from = ?3, absent_until = ?4 WHERE game_id = ?1 AND side = ?2")
-            .and_then(|mut st| st.execute(rusqlite::params![seat.game_id, seat.side, stamp(span.from), stamp(span.until)]))
-            .map_err(|e| e.to_string())?;
+        store::seats::set_absence(
+            &self.conn,
+            seat.game_id,
+            &seat.side,
+            &stamp(span.from),
+            &stamp(span.until),
+        )
+        .map_err(|e| e.detail())?;
         Ok(())
     }
 
@@ -641,22 +632,13 @@ impl Judge {
     /// come or running.
     pub fn end_absence(&self, seat: &store::Seat) -> Result<bool, ServiceError> {
         let now = self.clock.now();
-        let current: (Option<String>, Option<String>) = self
-            .conn
-            .prepare_cached(
-                "SELECT absent_from, absent_until FROM seats WHERE game_id = ?1 AND side = ?2",
-            )?
-            .query_row(rusqlite::params![seat.game_id, seat.side], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+        let current = store::seats::absence(&self.conn, seat.game_id, &seat.side)?;
         let running = current
             .1
             .as_deref()
             .and_then(parse)
             .is_some_and(|u| u > now);
-        self.conn
-            .prepare_cached("UPDATE seats SET absent_from = NULL, absent_until = NULL WHERE game_id = ?1 AND side = ?2")?
-            .execute(rusqlite::params![seat.game_id, seat.side])?;
+        store::seats::clear_absence(&self.conn, seat.game_id, &seat.side)?;
         Ok(running)
     }
 }

@@ -17,8 +17,8 @@ use crate::mail::outbound::{self, Outgoing};
 use crate::report::picture::Picture;
 use crate::report::Templates;
 use crate::rules::{Rules, State, Viewer};
+use crate::store::Connection;
 use crate::store::{self, Game};
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 /// One recipient's report of turns `first..=last` of a game, as queued.

@@ -6,8 +6,8 @@
 //! taken for the phase the game waits for, as before.
 
 use super::{deadlines, Judge, ServiceError};
+use crate::store::Connection;
 use crate::store::{self, Game, Seat};
-use rusqlite::{Connection, OptionalExtension};
 
 impl Judge {
     /// Why orders that say `TURN n` cannot be taken now; None when `n` is
@@ -51,14 +51,7 @@ impl Judge {
         } else {
             format!("the {} phase of turn {n}", phase.name)
         };
-        let mine: Option<(String, String)> = conn
-            .prepare_cached(
-                "SELECT source, received_at FROM submissions WHERE game_id = ?1 AND turn = ?2 AND side = ?3 ORDER BY id LIMIT 1",
-            )?
-            .query_row(rusqlite::params![game.id, n, seat.side], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?;
+        let mine = store::first_submission(conn, game.id, n, &seat.side)?;
         Ok(match mine {
             Some((source, at)) if source == "nmr" => format!(
                 "{name} was resolved at the deadline\n({}), with PASS for your side",
@@ -79,13 +72,7 @@ impl Judge {
         if game.turn == 0 {
             return Ok(None);
         }
-        let nmr: bool = conn
-            .prepare_cached(
-                "SELECT 1 FROM submissions WHERE game_id = ?1 AND turn = ?2 AND side = ?3 AND source = 'nmr'",
-            )?
-            .query_row(rusqlite::params![game.id, game.turn, seat.side], |_| Ok(()))
-            .optional()?
-            .is_some();
+        let nmr = store::passed_at_deadline(conn, game.id, game.turn, &seat.side)?;
         if !nmr {
             return Ok(None);
         }

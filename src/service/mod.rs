@@ -10,6 +10,7 @@ pub mod deadlines;
 mod deferred;
 pub mod export;
 mod late;
+mod outbox;
 mod predict;
 pub mod recipients;
 pub mod referee;
@@ -19,11 +20,12 @@ pub mod sight;
 pub mod standings;
 pub mod team;
 pub use deferred::Renderer;
+pub use outbox::Outbox;
 pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
-use crate::mail::outbound::{self, Outgoing};
+use crate::mail::outbound::Outgoing;
 use crate::mail::parse::{self as mailparse, Envelope};
 use crate::protocol::{self, Command, Request};
 use crate::report::picture::Picture;
@@ -32,15 +34,13 @@ use crate::rules::Load;
 use crate::rules::{Chance, Orders, Phase, Rejection, Rules, Scenario, State, Viewer};
 use crate::store::{self, Game, InboxEntry, Seat, StoreError, Submission};
 use clock::{stamp, Clock};
-use rusqlite::{Connection, Transaction};
 use serde_json::json;
+use store::{Connection, Transaction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("database: {0}")]
-    Sql(#[from] rusqlite::Error),
     #[error(transparent)]
     Data(#[from] crate::rules::DataError),
     #[error("no game {0}")]
@@ -62,11 +62,7 @@ impl ServiceError {
     /// damaged row, a bug or bad data, which fail the same way every time.
     #[must_use]
     pub fn is_transient(&self) -> bool {
-        self.is_disk()
-            || matches!(
-                self.sqlite_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            )
+        matches!(self, ServiceError::Store(e) if e.is_busy() || e.is_disk())
     }
 
     /// Whether the disk under the database is full (SQLITE_FULL) or
@@ -76,35 +72,8 @@ impl ServiceError {
     /// 52).
     #[must_use]
     pub fn is_disk(&self) -> bool {
-        matches!(
-            self.sqlite_code(),
-            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
-        )
+        matches!(self, ServiceError::Store(e) if e.is_disk())
     }
-
-    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
-        match self {
-            ServiceError::Sql(e) | ServiceError::Store(StoreError::Sql(e)) => e.sqlite_error_code(),
-            _ => None,
-        }
-    }
-}
-
-/// The kv key of the judge's random part of its Message-IDs.
-const MESSAGE_ID_SALT: &str = "message_id_salt";
-
-/// This judge's random part of its Message-IDs: made (from the system's
-/// randomness) the first time a mail is queued, kept in the database (so a
-/// backup keeps it with the rows it made).
-fn message_id_salt(conn: &Connection) -> Result<String, ServiceError> {
-    if let Some(salt) = store::kv_get(conn, MESSAGE_ID_SALT)? {
-        return Ok(salt);
-    }
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| ServiceError::Invalid(format!("no OS randomness: {e}")))?;
-    let salt: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    store::kv_set(conn, MESSAGE_ID_SALT, &salt)?;
-    Ok(salt)
 }
 
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
@@ -572,10 +541,7 @@ impl Judge {
     /// An IMMEDIATE transaction: it takes the write lock at once, so two
     /// processes (the daemon and a host's CLI) never interleave a use-case.
     fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
-        Ok(Transaction::new_unchecked(
-            &self.conn,
-            rusqlite::TransactionBehavior::Immediate,
-        )?)
+        Ok(store::begin_immediate(&self.conn)?)
     }
 
     fn now(&self) -> String {
@@ -664,8 +630,9 @@ impl Judge {
         let tx = self.begin()?;
         let mut queue = Queue::new();
         let id = self.new_game_in(&tx, scenario, seats, opts, &mut queue)?;
-        self.flush(&tx, &format!("game-{id}-welcome"), queue)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{id}-welcome"), queue)?;
+        crate::store::commit(tx)?;
         Ok(id)
     }
 
@@ -707,40 +674,39 @@ impl Judge {
             deadline_secs,
             &now,
         )?;
-        tx.prepare_cached(
-            "UPDATE games SET scenario_text = ?2, ruleset_text = ?3, options = ?4 WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![
+        store::games::set_texts(
+            tx,
             id,
-            source.text,
-            variant,
-            serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into())
-        ])?;
+            source.text.as_deref(),
+            variant.as_deref(),
+            &serde_json::to_string(&opts.rule_options).unwrap_or_else(|_| "{}".into()),
+        )?;
         for o in &opts.observers {
             if o.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
                     "'{o}' is not an email address"
                 )));
             }
-            tx.prepare_cached("INSERT OR IGNORE INTO observers (game_id, email) VALUES (?1, ?2)")?
-                .execute(rusqlite::params![id, o.to_ascii_lowercase()])?;
+            store::games::add_observer(tx, id, &o.to_ascii_lowercase())?;
         }
         let json = rules.to_json(&state);
         store::insert_snapshot(tx, id, 0, &json, &state_hash(&json))?;
         if let Some(secs) = deadline_secs {
             let at = stamp(self.clock.now() + chrono::Duration::seconds(secs));
-            tx.prepare_cached("UPDATE games SET deadline_at = ?2 WHERE id = ?1")?
-                .execute(rusqlite::params![id, at])?;
+            store::games::set_deadline(tx, id, Some(&at))?;
         }
-        tx.prepare_cached("UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1")?.execute(rusqlite::params![
-                id,
-                opts.nmr_policy,
-                opts.grace_secs,
-                opts.referee,
-                opts.zone_of("referee"),
-                opts.referee_after,
-                opts.review_secs
-            ])?;
+        store::games::set_settings(
+            tx,
+            id,
+            &store::games::Settings {
+                nmr_policy: &opts.nmr_policy,
+                grace_secs: opts.grace_secs,
+                referee: opts.referee.as_deref(),
+                referee_tz: &opts.zone_of("referee"),
+                referee_after: opts.referee_after,
+                review_secs: opts.review_secs,
+            },
+        )?;
         if let Some(email) = &opts.referee {
             if email.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -843,88 +809,6 @@ impl Judge {
         Ok(m)
     }
 
-    /// Compose and store queued mails inside `tx`. Returns how many were
-    /// queued and, for each that could not be composed, its address and why.
-    fn flush(
-        &self,
-        tx: &Transaction<'_>,
-        cause: &str,
-        queue: Queue,
-    ) -> Result<(usize, Vec<String>), ServiceError> {
-        let now = self.now();
-        let date = std::time::SystemTime::from(self.clock.now());
-        let mut n = 0;
-        let mut failed = Vec::new();
-        // The judge's own random part and the moment, with the cause: two
-        // judges, or one restored from a backup that makes game N again,
-        // never send different mails under one Message-ID (issue 52).
-        let salted = format!("{}/{now}/{cause}", message_id_salt(tx)?);
-        let cause_hash = dice::sha256_hex(salted.as_bytes());
-        queue.check_kinds();
-        let mails: Vec<_> = queue
-            .mails
-            .into_iter()
-            .enumerate()
-            .map(|(i, (m, kind))| {
-                // The answers of one cause share the Message-ID's first half,
-                // so their UNIQUE index entries sit side by side: one page
-                // written for the three of an order mail, not three
-                // (docs/performance.md).
-                let mid = format!(
-                    "{}.{}@{}",
-                    &cause_hash[..12],
-                    &dice::sha256_hex(format!("{salted}/{i}/{kind}/{}", m.to()).as_bytes())[..12],
-                    self.cfg.domain()
-                );
-                (m, kind, mid)
-            })
-            .collect();
-        let (name, address) = (&self.cfg.judge.name, &self.cfg.judge.address);
-        // Mails composed and packed; reports kept as jobs (see
-        // [`deferred`]), their addresses checked now as composing them
-        // would. On this thread: the helper thread draws the reports
-        // being delivered, and the transaction must not wait for it.
-        let composed = mails.iter().map(|(m, _, mid)| match m {
-            Queued::Mail(m) => {
-                outbound::compose(name, address, mid, date, m).map(|raw| store::pack(&raw))
-            }
-            Queued::Report(job) => {
-                outbound::check_address(&job.to)?;
-                if let Some(r) = &job.reply_to {
-                    outbound::check_address(r)?;
-                }
-                let since = date
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                Ok(deferred::Stored {
-                    from_name: name.clone(),
-                    from_addr: address.clone(),
-                    date: (since.as_secs(), since.subsec_nanos()),
-                    report: (**job).clone(),
-                }
-                .to_bytes())
-            }
-        });
-        let composed: Vec<Result<Vec<u8>, outbound::ComposeError>> = composed.collect();
-        for ((m, kind, mid), packed) in mails.into_iter().zip(composed) {
-            let (to, game_id) = match &m {
-                Queued::Mail(m) => (&m.to, m.game_id),
-                Queued::Report(j) => (&j.to, Some(j.game)),
-            };
-            match packed {
-                Ok(packed) => {
-                    store::insert_packed_outbox(tx, game_id, to, &mid, kind, &packed, &now)?;
-                    n += 1;
-                }
-                Err(e) => {
-                    tracing::warn!("cannot compose a {kind} mail to {to}: {e}");
-                    failed.push(format!("{} to {}: {e}", kind, protocol::quotable(to, 80)));
-                }
-            }
-        }
-        Ok((n, failed))
-    }
-
     /// Record, handle and answer one inbound message, all in one transaction.
     pub fn handle_mail(&mut self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
         let read = Inbound::read(&self.cfg, raw);
@@ -985,14 +869,14 @@ impl Judge {
                 queue.push(m, kind);
             }
         }
-        let (replies, failed) = self.flush(&tx, &content_hash, queue)?;
+        let (replies, failed) = self.outbox().flush(&tx, &content_hash, queue)?;
         if !failed.is_empty() {
             // The log must not say "answered" when nothing went out.
             outcome = format!("{outcome} (not sent: {})", failed.join("; "));
         }
         store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
         crate::fault::full()?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         tracing::info!(
             "mail {} from {}: {outcome}{}",
             env.message_id.as_deref().unwrap_or("(no Message-ID)"),
@@ -1082,11 +966,7 @@ impl Judge {
         // is (a responder that ignores Auto-Submitted).
         if is_error {
             if let Some(irt) = env.in_reply_to.as_deref() {
-                let ours: i64 = tx
-                    .prepare_cached(
-                        "SELECT count(*) FROM outbox WHERE message_id = ?1 AND kind = 'error'",
-                    )?
-                    .query_row([irt], |r| r.get(0))?;
+                let ours = store::errors_with_message_id(tx, irt)?;
                 if ours > 0 {
                     return Ok((Vec::new(), Some("it replies to an error answer".into())));
                 }
@@ -1096,28 +976,19 @@ impl Judge {
         let hour = stamp(now - chrono::Duration::hours(1));
         let day = stamp(now - chrono::Duration::days(1));
         // A recipient's answers of some kinds since a time, by its index.
-        let count = |to: &str, since: &str, kinds: &str| -> Result<i64, ServiceError> {
-            Ok(tx
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM outbox WHERE recipient = ?1 AND kind IN ({kinds}) AND created_at >= ?2"
-                ))?
-                .query_row(rusqlite::params![to, since], |r| r.get(0))?)
+        let count = |to: &str, since: &str, kinds: AnswerKinds| -> Result<i64, ServiceError> {
+            Ok(store::answers_to_since(tx, to, since, kinds)?)
         };
         // Everyone's answers since a time, from the tally kept by the
         // minute (an answer in the window's first minute counts whole):
         // walking every answer of the day made each mail of a backlog
         // slower than the one before.
-        let everyone = |since: &str| -> Result<i64, ServiceError> {
-            Ok(tx
-                .prepare_cached(
-                    "SELECT coalesce(sum(n), 0) FROM answer_tally WHERE minute >= substr(?1, 1, 16)",
-                )?
-                .query_row([since], |r| r.get(0))?)
-        };
-        const ANSWERS: &str = "'reply','error','notice','limit'";
+        let everyone =
+            |since: &str| -> Result<i64, ServiceError> { Ok(store::answers_since(tx, since)?) };
+        use store::AnswerKinds;
         if is_error {
             let to = mails[0].0.to.as_str();
-            if count(to, &day, "'error'")? >= lim.error_answers_per_address_day {
+            if count(to, &day, AnswerKinds::Errors)? >= lim.error_answers_per_address_day {
                 return Ok((
                     Vec::new(),
                     Some("too many error answers to this address today".into()),
@@ -1136,15 +1007,15 @@ impl Judge {
         let mut held = Vec::new();
         for (m, kind) in mails {
             let to = m.to.clone();
-            let h = count(&to, &hour, ANSWERS)?;
-            let d = count(&to, &day, ANSWERS)?;
+            let h = count(&to, &hour, AnswerKinds::All)?;
+            let d = count(&to, &day, AnswerKinds::All)?;
             if h < lim.answers_per_address_hour && d < lim.answers_per_address_day {
                 out.push((m, kind));
                 continue;
             }
             held.push(to.clone());
             // Told once an hour that it is over the cap.
-            if count(&to, &hour, "'limit'")? == 0 {
+            if count(&to, &hour, AnswerKinds::Limits)? == 0 {
                 let (cap, per) = if h >= lim.answers_per_address_hour {
                     (lim.answers_per_address_hour, "an hour")
                 } else {
@@ -1234,16 +1105,7 @@ impl Judge {
     /// Does this address have a seat, a referee desk or an observer place
     /// in any game here?
     fn known_address(&self, email: &str) -> Result<bool, ServiceError> {
-        let n: i64 = self
-            .conn
-            .prepare_cached(
-                "SELECT (SELECT count(*) FROM seats WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM referees WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM observers WHERE lower(email) = lower(?1))
-                  + (SELECT count(*) FROM team_members WHERE lower(email) = lower(?1))",
-            )?
-            .query_row([email], |r| r.get(0))?;
-        Ok(n > 0)
+        Ok(store::seats::known_address(&self.conn, email)?)
     }
 
     fn not_authenticated(&self) -> String {
@@ -1285,7 +1147,7 @@ impl Judge {
             let from = env.from.clone().unwrap_or_default();
             if let Some(seat) = seats.iter().find(|s| s.email.eq_ignore_ascii_case(&from)) {
                 let since = stamp(self.clock.now() - chrono::Duration::days(1));
-                let recent: i64 = self.conn.prepare_cached("SELECT count(*) FROM outbox WHERE kind = 'notice' AND game_id = ?1 AND created_at >= ?2")?.query_row(rusqlite::params![game, since], |r| r.get(0))?;
+                let recent = store::notices_since(&self.conn, game, &since)?;
                 if recent < 3 {
                     let text = format!(
                         "A mail for game {game} from this address gave a wrong secret, so it\nwas not used. If that was not you, someone may be trying to play\nyour seat; the judge never acts on a wrong secret.\n"
@@ -1369,19 +1231,18 @@ impl Judge {
         source: &str,
         queue: &mut Queue,
     ) -> Result<(Submitted, Vec<String>), ServiceError> {
-        tx.execute_batch("SAVEPOINT submit_orders")?;
+        store::savepoint(tx, "submit_orders")?;
         let mut scratch = Queue::new();
         let r = self.submit_orders_inner(tx, seat, orders, source, &mut scratch);
         if r.is_ok() {
             if source != "nmr" {
                 // The side moved: its misses in a row start again.
-                tx.prepare_cached("UPDATE seats SET misses = 0 WHERE game_id = ?1 AND side = ?2")?
-                    .execute(rusqlite::params![seat.game_id, seat.side])?;
+                store::seats::reset_misses(tx, seat.game_id, &seat.side)?;
             }
-            tx.execute_batch("RELEASE submit_orders")?;
+            store::release(tx, "submit_orders")?;
             queue.mails.extend(scratch.mails);
         } else {
-            tx.execute_batch("ROLLBACK TO submit_orders; RELEASE submit_orders")?;
+            store::rollback_to(tx, "submit_orders")?;
         }
         r
     }
@@ -1518,18 +1379,18 @@ impl Judge {
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
         // A paused game keeps the new turn's deadline as its base too, so
         // resuming counts only extensions made since (issue 51 item 3).
-        tx.prepare_cached(
-            "UPDATE games SET turn = ?2, status = ?3, result = ?4, deadline_at = ?5,
-                 paused_deadline = CASE WHEN paused = 1 THEN ?5 ELSE paused_deadline END
-             WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![
+        store::games::advance(
+            tx,
             game.id,
             turn,
             if result.is_some() { "over" } else { "active" },
-            result,
-            if result.is_some() { None } else { deadline_at }
-        ])?;
+            result.as_deref(),
+            if result.is_some() {
+                None
+            } else {
+                deadline_at.as_deref()
+            },
+        )?;
         if result.is_some() {
             // When it ended: the standings take games in that order.
             store::kv_set(tx, &standings::ended_key(game.id), &self.now())?;
@@ -1579,12 +1440,12 @@ impl Judge {
             Submitted::Held { .. } => store::game(&tx, game_id)?.map_or(0, |g| g.turn),
         };
         let held = store::pending(&tx, game_id)?.len();
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-turn-{turn}-cli-{side}-{held}"),
             queue,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(submitted)
     }
 }
@@ -1825,20 +1686,18 @@ mod tests {
 mod transient_tests {
     use super::*;
 
-    fn sqlite(code: i32) -> rusqlite::Error {
-        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    fn sqlite(code: i32) -> ServiceError {
+        ServiceError::Store(StoreError::of_code(code))
     }
 
     /// A report that met a busy or locked database is tried again later; a
     /// damaged game, a bug or bad data fail the same way every time.
     #[test]
     fn only_a_busy_or_locked_database_is_worth_another_try() {
-        assert!(ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_BUSY)).is_transient());
-        assert!(
-            ServiceError::Store(StoreError::Sql(sqlite(rusqlite::ffi::SQLITE_LOCKED)))
-                .is_transient()
-        );
-        assert!(!ServiceError::Sql(sqlite(rusqlite::ffi::SQLITE_CORRUPT)).is_transient());
+        assert!(sqlite(store::code::BUSY).is_transient());
+        assert!(sqlite(store::code::LOCKED).is_transient());
+        assert!(sqlite(store::code::FULL).is_transient());
+        assert!(!sqlite(store::code::CORRUPT).is_transient());
         assert!(!ServiceError::NoGame(9).is_transient());
         assert!(!ServiceError::Invalid("internal error (a bug)".into()).is_transient());
     }

@@ -8,8 +8,8 @@ use super::clock::stamp;
 use super::{sight, Answer, Judge, Position, ServiceError};
 use crate::protocol::Request;
 use crate::rules::Viewer;
-use crate::store::Seat;
-use rusqlite::Transaction;
+use crate::store::Transaction;
+use crate::store::{self, Seat};
 
 /// At most this many PREDICT answers per seat in 24 hours (the mails over
 /// it get a short error answer, itself under the error answers' cap).
@@ -32,11 +32,7 @@ impl Judge {
         answer.for_seat(self.seat_address(seat), seat);
         let detail = seat_detail(seat);
         let since = stamp(self.clock.now() - chrono::Duration::days(1));
-        let done: i64 = tx
-            .prepare_cached(
-                "SELECT count(*) FROM inbox WHERE outcome = ?1 AND detail = ?2 AND received_at >= ?3",
-            )?
-            .query_row(rusqlite::params![OUTCOME, detail, since], |r| r.get(0))?;
+        let done = store::outcomes_since(tx, OUTCOME, &detail, &since)?;
         if done >= PREDICT_ANSWERS_PER_SEAT_DAY {
             answer.err(self.error_text(
                 &format!(

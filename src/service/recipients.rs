@@ -5,8 +5,8 @@
 //! notice meant for a side goes to every member of it.
 
 use super::{Judge, ServiceError, OPEN_SEAT};
+use crate::store::Connection;
 use crate::store::{self, Seat};
-use rusqlite::Connection;
 
 /// Whom a recipient of a game's mail is.
 #[derive(Debug, Clone, PartialEq, Eq)]

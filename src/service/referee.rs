@@ -14,8 +14,8 @@ use crate::mail::outbound::Outgoing;
 use crate::mail::parse::Envelope;
 use crate::protocol::{self, Command, Request};
 use crate::rules::{Adjudication, Rejection, Rules, State, Viewer, REFEREE_SIDE};
+use crate::store::Transaction;
 use crate::store::{self, Referee, Submission};
-use rusqlite::Transaction;
 
 /// Apply a correction stored as a turn's orders: a first line
 /// `REASON <why>`, then the family's correction lines. Pure, so `verify`
@@ -335,8 +335,7 @@ impl Judge {
         let json = rules.to_json(&adj.state);
         let hash = state_hash(&json);
         store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
-        tx.prepare_cached("UPDATE games SET turn = ?2 WHERE id = ?1")?
-            .execute(rusqlite::params![game.id, turn])?;
+        store::games::set_turn(tx, game.id, turn)?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         let made = [MadeTurn {
             turn,
@@ -387,12 +386,7 @@ impl Judge {
             .deadline_secs
             .filter(|_| game.status != "over")
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
-        tx.prepare_cached(
-            "UPDATE games SET held_from = NULL, held_since = NULL, deadline_at = ?2,
-                 paused_deadline = CASE WHEN paused = 1 THEN ?2 ELSE paused_deadline END
-             WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![game.id, deadline_at])?;
+        store::games::release(tx, game.id, deadline_at.as_deref())?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
         if game.status == "over" {
@@ -498,8 +492,9 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let turn = self.amend_in(&tx, &game, fix, reason, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
+        crate::store::commit(tx)?;
         Ok(turn)
     }
 
@@ -509,8 +504,9 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         let r = self.approve_in(&tx, &game, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
+        crate::store::commit(tx)?;
         Ok(r)
     }
 
@@ -521,8 +517,9 @@ impl Judge {
         let mut q = Queue::new();
         self.broadcast_in(&tx, &game, text, &mut q)?;
         let tag = random_word(8)?;
-        self.flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 
@@ -532,8 +529,9 @@ impl Judge {
         let tx = self.begin()?;
         let mut q = Queue::new();
         self.reveal_in(&tx, &game, &mut q)?;
-        self.flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 
@@ -572,12 +570,12 @@ impl Judge {
                 }
                 released += 1;
             }
-            self.flush(
+            self.outbox().flush(
                 &tx,
                 &format!("game-{}-review-timeout-{}", game.id, game.turn),
                 q,
             )?;
-            tx.commit()?;
+            crate::store::commit(tx)?;
         }
         Ok(released)
     }

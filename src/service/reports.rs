@@ -21,14 +21,7 @@ impl Judge {
         if review {
             if game.held_from.is_none() {
                 if let Some(first) = made.first() {
-                    tx.prepare_cached(
-                        "UPDATE games SET held_from = ?2, held_since = ?3 WHERE id = ?1",
-                    )?
-                    .execute(rusqlite::params![
-                        game.id,
-                        first.turn,
-                        self.now()
-                    ])?;
+                    store::games::hold(tx, game.id, first.turn, &self.now())?;
                 }
             }
             let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;

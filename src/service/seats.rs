@@ -29,8 +29,7 @@ impl Judge {
         let Some(seat) = seats.into_iter().find(|s| s.email == OPEN_SEAT) else {
             return Ok(Err("it has no open seat".into()));
         };
-        tx.prepare_cached("UPDATE seats SET email = ?3 WHERE game_id = ?1 AND side = ?2")?
-            .execute(rusqlite::params![game_id, seat.side, email])?;
+        store::seats::set_email(tx, game_id, &seat.side, email)?;
         let seat = Seat {
             email: email.to_string(),
             ..seat
@@ -174,18 +173,14 @@ impl Judge {
         result: &str,
         queue: &mut Queue,
     ) -> Result<(), ServiceError> {
-        tx.prepare_cached(
-            "UPDATE games SET status = 'over', result = ?2, deadline_at = NULL WHERE id = ?1",
-        )?
-        .execute(rusqlite::params![game.id, winner])?;
+        store::games::end(tx, game.id, winner)?;
         store::kv_set(tx, &super::standings::ended_key(game.id), &self.now())?;
         store::set_ending(
             tx,
             game.id,
             &serde_json::to_string(ending).unwrap_or_default(),
         )?;
-        tx.prepare_cached("DELETE FROM kv WHERE key = ?1")?
-            .execute([format!("draw-offer:{}", game.id)])?;
+        store::kv_delete(tx, &format!("draw-offer:{}", game.id))?;
         let over = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.game_over_mails(tx, &over, result, queue)?;
         // A campaign's next battle comes after the game-over mails, so the
@@ -299,10 +294,7 @@ impl Judge {
         }
         let email = email.map_or_else(|| old.email.clone(), str::to_ascii_lowercase);
         let tx = self.begin()?;
-        tx.prepare_cached(
-            "UPDATE seats SET email = ?3, misses = 0 WHERE game_id = ?1 AND side = ?2",
-        )?
-        .execute(rusqlite::params![game_id, side, email])?;
+        store::seats::replace(&tx, game_id, side, &email)?;
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         if old.email != seat.email {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
@@ -338,8 +330,9 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
-        self.flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
-        tx.commit()?;
+        self.outbox()
+            .flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 
@@ -445,12 +438,12 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
             q,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(())
     }
 }

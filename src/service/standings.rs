@@ -18,7 +18,7 @@
 //! volatility of its players (one player in a two-player game).
 
 use super::{Judge, ServiceError};
-use rusqlite::Connection;
+use crate::store::Connection;
 use serde::Serialize;
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
@@ -46,9 +46,7 @@ pub fn ended_key(game: i64) -> String {
 
 /// The games each address left before their end, among finished games.
 fn games_left(conn: &Connection) -> Result<BTreeMap<String, u64>, ServiceError> {
-    let mut st =
-        conn.prepare("SELECT k.key FROM kv k WHERE k.key LIKE 'seat-left:%' ORDER BY k.key")?;
-    let keys: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let keys = crate::store::standings::seat_left_keys(conn)?;
     let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for key in keys {
         let mut parts = key.splitn(4, ':').skip(1);
@@ -156,24 +154,14 @@ struct Finished {
 }
 
 fn finished_games(conn: &Connection) -> Result<Vec<Finished>, ServiceError> {
-    let mut st = conn.prepare(
-        "SELECT g.id, g.ruleset, g.result, g.ending FROM games g
-         WHERE g.status = 'over' AND g.result IS NOT NULL
-         ORDER BY coalesce((SELECT value FROM kv WHERE key = 'game-ended:' || g.id),
-                           (SELECT max(received_at) FROM submissions s WHERE s.game_id = g.id),
-                           g.created_at), g.id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-        ))
-    })?;
     let mut out = Vec::new();
-    for row in rows {
-        let (id, ruleset, result, ending) = row?;
+    for row in crate::store::standings::finished_games(conn)? {
+        let crate::store::standings::FinishedRow {
+            id,
+            ruleset,
+            result,
+            ending,
+        } = row;
         let resigned = ending
             .and_then(|e| serde_json::from_str::<super::export::Ending>(&e).ok())
             .filter(|e| e.kind == super::export::RESIGNED)
@@ -194,14 +182,7 @@ fn finished_games(conn: &Connection) -> Result<Vec<Finished>, ServiceError> {
 fn sides_of(conn: &Connection, game: i64) -> Result<Vec<(String, Vec<String>)>, ServiceError> {
     let mut out = Vec::new();
     for seat in crate::store::seats(conn, game)? {
-        let mut st = conn.prepare_cached(
-            "SELECT email FROM team_members WHERE game_id = ?1 AND side = ?2 ORDER BY seat_no",
-        )?;
-        let mut members: Vec<String> = st
-            .query_map(rusqlite::params![game, seat.side], |r| {
-                r.get::<_, String>(0)
-            })?
-            .collect::<Result<_, _>>()?;
+        let mut members = crate::store::standings::member_emails(conn, game, &seat.side)?;
         members.push(seat.email.clone());
         let mut members: Vec<String> = members.iter().map(|m| m.to_ascii_lowercase()).collect();
         members.sort();
@@ -215,39 +196,12 @@ fn sides_of(conn: &Connection, game: i64) -> Result<Vec<(String, Vec<String>)>, 
 /// finished games.
 fn clock_records(conn: &Connection) -> Result<BTreeMap<(i64, String), Reliability>, ServiceError> {
     let mut out: BTreeMap<(i64, String), Reliability> = BTreeMap::new();
-    let mut st = conn.prepare(
-        "SELECT s.game_id, s.side,
-                EXISTS (SELECT 1 FROM deadline_marks m WHERE m.game_id = s.game_id
-                        AND m.side = s.side AND m.kind = 'miss' AND m.turn = s.turn - 1)
-         FROM submissions s JOIN games g ON g.id = s.game_id
-         WHERE g.status = 'over' AND s.source != 'nmr'",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, bool>(2)?,
-        ))
-    })?;
-    for row in rows {
-        let (game, side, late) = row?;
+    for (game, side, late) in crate::store::standings::orders_sent(conn)? {
         let rec = out.entry((game, side)).or_default();
         rec.orders += 1;
         rec.on_time += u64::from(!late);
     }
-    let mut st = conn.prepare(
-        "SELECT m.game_id, m.side, count(*) FROM deadline_marks m JOIN games g ON g.id = m.game_id
-         WHERE g.status = 'over' AND m.kind = 'miss' GROUP BY m.game_id, m.side",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, i64>(2)?,
-        ))
-    })?;
-    for row in rows {
-        let (game, side, n) = row?;
+    for (game, side, n) in crate::store::standings::deadlines_missed(conn)? {
         out.entry((game, side)).or_default().missed_deadlines += u64::try_from(n).unwrap_or(0);
     }
     Ok(out)
@@ -307,10 +261,29 @@ fn outcome(result: &str, side: &str) -> Outcomes {
     }
 }
 
+/// The standings use case (docs/architecture.md, "The service and the
+/// binary by use-case"): the judge's database and the host's leave-out
+/// list, nothing more. [`Judge::standings`] hands it out.
+pub struct Club<'a> {
+    conn: &'a Connection,
+    leave_out: &'a [String],
+}
+
 impl Judge {
+    /// The standings use case, on this judge's database and config.
+    #[must_use]
+    pub fn standings(&self) -> Club<'_> {
+        Club {
+            conn: &self.conn,
+            leave_out: &self.cfg.standings.leave_out,
+        }
+    }
+}
+
+impl Club<'_> {
     /// The standings over every finished game (docs/standings.md).
-    pub fn standings(&self) -> Result<Standings, ServiceError> {
-        let conn = &self.conn;
+    pub fn table(&self) -> Result<Standings, ServiceError> {
+        let conn = self.conn;
         let games = finished_games(conn)?;
         let clocks = clock_records(conn)?;
         let ratings = ratings(&games);
@@ -369,16 +342,14 @@ impl Judge {
     /// it out (`[standings] leave_out`).
     fn left_out(&self, address: &str) -> Result<bool, ServiceError> {
         let host = self
-            .cfg
-            .standings
             .leave_out
             .iter()
             .any(|a| a.eq_ignore_ascii_case(address));
-        Ok(host || crate::store::kv_get(&self.conn, &private_key(address))?.is_some())
+        Ok(host || crate::store::kv_get(self.conn, &private_key(address))?.is_some())
     }
 
     /// PRIVATE (`on`) or PRIVATE OFF: leave `email` out of the standings,
-    /// or list it again.
+    /// or list it again, in the mail's transaction `conn`.
     pub(super) fn set_private(
         &self,
         conn: &Connection,
@@ -388,16 +359,15 @@ impl Judge {
         if on {
             crate::store::kv_set(conn, &private_key(email), "1")?;
         } else {
-            conn.prepare_cached("DELETE FROM kv WHERE key = ?1")?
-                .execute([private_key(email)])?;
+            crate::store::kv_delete(conn, &private_key(email))?;
         }
         Ok(())
     }
 
     /// The standings as the STANDINGS answer and `adjutant standings` print
     /// them (80 columns).
-    pub fn standings_text(&self) -> Result<String, ServiceError> {
-        Ok(standings_text(&self.standings()?))
+    pub fn text(&self) -> Result<String, ServiceError> {
+        Ok(standings_text(&self.table()?))
     }
 }
 

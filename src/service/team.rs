@@ -24,7 +24,7 @@ use crate::protocol::Command;
 use crate::rules::{Rejection, Rules, ScopedLine, State};
 use crate::store::team::{self as tstore, Member, Message, Part};
 use crate::store::{self, Game, Seat, Submission};
-use rusqlite::Transaction;
+use crate::store::{Connection, Transaction};
 
 /// At most this many players a side.
 pub const MAX_TEAM: usize = 3;
@@ -299,7 +299,7 @@ impl Judge {
     /// sections; empty when the side is one player (no team).
     pub(super) fn team(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &Connection,
         rules: &Rules,
         state: &State,
         game_id: i64,
@@ -397,7 +397,7 @@ impl Judge {
     /// The member a seat is (None: not in a team).
     fn member_of(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &Connection,
         seat: &Seat,
     ) -> Result<Option<Membership>, ServiceError> {
         let game = store::game(conn, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
@@ -410,11 +410,7 @@ impl Judge {
     }
 
     /// Is this seat's side a team? (Its orders go through [`Judge::team_orders`].)
-    pub(super) fn in_team(
-        &self,
-        conn: &rusqlite::Connection,
-        seat: &Seat,
-    ) -> Result<bool, ServiceError> {
+    pub(super) fn in_team(&self, conn: &Connection, seat: &Seat) -> Result<bool, ServiceError> {
         Ok(tstore::members(conn, seat.game_id)?
             .iter()
             .any(|m| m.side == seat.side))
@@ -423,7 +419,7 @@ impl Judge {
     /// A line for the welcome of a team member and his own order template.
     pub(super) fn team_welcome(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &Connection,
         rules: &Rules,
         state: &State,
         seat: &Seat,
@@ -456,7 +452,7 @@ impl Judge {
     /// own order template if the family gives one).
     pub(super) fn team_recipients(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &Connection,
         rules: &Rules,
         state: &State,
         game_id: i64,
@@ -473,7 +469,7 @@ impl Judge {
     /// Team members beyond seat 0, for mails to every player.
     pub(super) fn extra_members(
         &self,
-        conn: &rusqlite::Connection,
+        conn: &Connection,
         game_id: i64,
     ) -> Result<Vec<Seat>, ServiceError> {
         Ok(tstore::members(conn, game_id)?
@@ -758,14 +754,14 @@ impl Judge {
                 return Ok(None);
             }
         }
-        tx.execute_batch("SAVEPOINT team_orders")?;
+        crate::store::savepoint(tx, "team_orders")?;
         let mut scratch = Queue::new();
         let r = self.team_orders_inner(tx, seat, orders, source, &mut scratch);
         if matches!(r, Ok(Ok(_))) {
-            tx.execute_batch("RELEASE team_orders")?;
+            crate::store::release(tx, "team_orders")?;
             queue.mails.extend(scratch.mails);
         } else {
-            tx.execute_batch("ROLLBACK TO team_orders; RELEASE team_orders")?;
+            crate::store::rollback_to(tx, "team_orders")?;
         }
         // Answers are read in mail clients: lines of at most 76 columns.
         r.map(|a| Some(a.map_err(|why| crate::report::wrap(&why, 74, "  ").trim_end().to_string())))
@@ -1129,12 +1125,12 @@ impl Judge {
             &note,
             &mut q,
         );
-        self.flush(
+        self.outbox().flush(
             &tx,
             &format!("game-{}-turn-{}-team-deadline", game.id, game.turn),
             q,
         )?;
-        tx.commit()?;
+        crate::store::commit(tx)?;
         Ok(true)
     }
 }

@@ -15,7 +15,7 @@ use crate::store;
 
 /// The earliest due time after `now`, if any.
 #[must_use]
-pub fn next(conn: &rusqlite::Connection, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+pub fn next(conn: &store::Connection, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let mut times = outbox(conn);
     times.extend(games(conn));
     times.into_iter().filter(|t| *t > now).min()
@@ -28,16 +28,8 @@ fn parse(s: &str) -> Option<DateTime<Utc>> {
 }
 
 /// The pending outbox rows' next attempts, the earliest first.
-fn outbox(conn: &rusqlite::Connection) -> Vec<DateTime<Utc>> {
-    let rows = conn
-        .prepare_cached(
-            "SELECT next_attempt_at FROM outbox WHERE status = 'pending'
-             ORDER BY next_attempt_at LIMIT 64",
-        )
-        .and_then(|mut st| {
-            st.query_map([], |r| r.get::<_, String>(0))?
-                .collect::<Result<Vec<_>, _>>()
-        });
+fn outbox(conn: &store::Connection) -> Vec<DateTime<Utc>> {
+    let rows = store::next_attempts(conn);
     match rows {
         Ok(rows) => rows.iter().filter_map(|s| parse(s)).collect(),
         Err(e) => {
@@ -48,7 +40,7 @@ fn outbox(conn: &rusqlite::Connection) -> Vec<DateTime<Utc>> {
 }
 
 /// The active games' reminders, deadlines (with grace) and review ends.
-fn games(conn: &rusqlite::Connection) -> Vec<DateTime<Utc>> {
+fn games(conn: &store::Connection) -> Vec<DateTime<Utc>> {
     let Ok(games) = store::games(conn) else {
         return Vec::new();
     };

@@ -132,3 +132,109 @@ fn the_service_never_calls_the_daemon_or_the_cli() {
         .collect();
     assert!(bad.is_empty(), "these name the daemon or the CLI: {bad:?}");
 }
+
+/// A source's lines with line comments taken out: a doc comment may name a
+/// table or a statement; code may not.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, l)| {
+        let code = match l.find("//") {
+            Some(at) if !l[..at].contains('"') => &l[..at],
+            _ => l,
+        };
+        (!code.trim().is_empty()).then_some((i + 1, code))
+    })
+}
+
+/// What only SQL (or a SQLite handle) looks like: statement openings as
+/// they are written in a string, and the rusqlite calls that run one.
+const SQL: &[&str] = &[
+    "rusqlite",
+    "SELECT ",
+    "INSERT INTO",
+    "INSERT OR ",
+    "UPDATE ",
+    "DELETE FROM",
+    "CREATE TABLE",
+    "CREATE INDEX",
+    "VACUUM",
+    "PRAGMA",
+    ".prepare(",
+    ".prepare_cached(",
+    ".query_row(",
+    ".query_map(",
+    ".execute_batch(",
+];
+
+/// The store owns the SQL (docs/architecture.md, "The second step"): no
+/// product file outside crates/store holds SQL text, prepares a statement or
+/// names rusqlite; the service asks the store's typed functions.
+#[test]
+fn product_code_outside_the_store_speaks_no_sql() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = sources(&root.join("src"));
+    for e in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        if e.file_name() != "store" {
+            files.extend(sources(&e.path().join("src")));
+        }
+    }
+    assert!(files.len() > 100, "the product's files were found");
+    let mut bad = Vec::new();
+    for (path, text) in &files {
+        for (n, line) in code_lines(text) {
+            if let Some(word) = SQL.iter().find(|w| {
+                // SQL keywords count inside a string; calls anywhere.
+                line.contains(*w) && (w.starts_with('.') || **w == "rusqlite" || line.contains('"'))
+            }) {
+                bad.push(format!("{path}:{n}: {word:?} in {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "SQL outside crates/store:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// A rules crate is a pure function of its inputs: it reads no file (the
+/// caller hands it the text), so no `std::fs` in dice, rules or a family.
+#[test]
+fn no_rules_crate_touches_the_file_system() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for krate in [
+        "dice",
+        "rules",
+        "memoir44",
+        "memoir-grid",
+        "measured",
+        "measured-core",
+        "syw",
+    ] {
+        let dir = root.join(krate).join("src");
+        if !dir.exists() {
+            continue;
+        }
+        seen += 1;
+        for (path, text) in sources(&dir) {
+            for (n, line) in code_lines(&text) {
+                let fs = line.contains("std::fs")
+                    || line.contains("fs::read")
+                    || line.contains("fs::write")
+                    || line.contains("File::open")
+                    || line.contains("File::create")
+                    || (line.contains("use std::{") && line.contains("fs"));
+                if fs {
+                    bad.push(format!("{path}:{n}: {}", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(seen >= 5, "the rules crates were found");
+    assert!(
+        bad.is_empty(),
+        "file access in a rules crate:\n{}",
+        bad.join("\n")
+    );
+}

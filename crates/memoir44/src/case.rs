@@ -370,16 +370,6 @@ fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
     }
 }
 
-/// Run a case file from disk.
-#[must_use]
-pub fn run_case_path(path: &std::path::Path) -> CaseResult {
-    let file = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => run_case_text(&text, &file),
-        Err(e) => fail(&file, format!("{file}: cannot read: {e}")),
-    }
-}
-
 struct Built {
     name: String,
     st: State,

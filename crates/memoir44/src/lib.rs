@@ -47,7 +47,7 @@ use adjutant_rules::{
 };
 
 pub use board::{Hex, Section};
-pub use case::{run_case_path, run_case_text, CaseResult};
+pub use case::{run_case_text, CaseResult};
 pub use events::Event;
 pub use random::random_orders;
 pub use ruleset::Ruleset;

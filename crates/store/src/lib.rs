@@ -4,12 +4,25 @@
 //! run in one transaction each. WAL mode; foreign keys on.
 
 pub mod campaign;
+pub mod credentials;
+pub mod games;
+mod inbox;
+mod outbox;
+pub mod seats;
+pub mod standings;
 pub mod team;
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+pub use inbox::*;
+pub use outbox::*;
+
+use rusqlite::{params, OptionalExtension};
 use std::path::Path;
 
-pub use rusqlite;
+/// The handles the store's functions take: a connection, and a
+/// transaction asked of the store ([`begin`], [`begin_immediate`]). They are
+/// SQLite's own types; nothing outside the store runs SQL on them (the
+/// layering test in tests/it/layering.rs reads the product code for it).
+pub use rusqlite::{Connection, Transaction};
 
 /// Ordered migrations; index + 1 is the schema version after applying it.
 pub const MIGRATIONS: &[&str] = &[
@@ -344,6 +357,135 @@ pub enum StoreError {
         database: std::path::PathBuf,
         games: i64,
     },
+}
+
+impl StoreError {
+    /// The database was busy or locked by another process: the same work
+    /// may succeed later.
+    #[must_use]
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self.sqlite_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    }
+
+    /// The disk under the database is full (SQLITE_FULL) or failing
+    /// (SQLITE_IOERR).
+    #[must_use]
+    pub fn is_disk(&self) -> bool {
+        matches!(
+            self.sqlite_code(),
+            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+        )
+    }
+
+    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
+        match self {
+            StoreError::Sql(e) => e.sqlite_error_code(),
+            _ => None,
+        }
+    }
+
+    /// SQLite's own words for a database error (without the "database: "
+    /// this error's Display puts before them); any other error's Display.
+    #[must_use]
+    pub fn detail(&self) -> String {
+        match self {
+            StoreError::Sql(e) => e.to_string(),
+            e => e.to_string(),
+        }
+    }
+
+    /// The error SQLite gives for a full disk (the fault points of
+    /// development builds make it).
+    #[must_use]
+    pub fn disk_full(why: &str) -> StoreError {
+        StoreError::Sql(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some(why.into()),
+        ))
+    }
+
+    /// A SQLite error of this primary result code (tests of the callers'
+    /// classification).
+    #[must_use]
+    pub fn of_code(code: i32) -> StoreError {
+        StoreError::Sql(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+}
+
+/// SQLite's primary result codes the callers name.
+pub mod code {
+    pub use rusqlite::ffi::{
+        SQLITE_BUSY as BUSY, SQLITE_CORRUPT as CORRUPT, SQLITE_FULL as FULL, SQLITE_IOERR as IOERR,
+        SQLITE_LOCKED as LOCKED,
+    };
+}
+
+/// A deferred transaction (it takes the write lock at its first write) on
+/// a shared connection: the caller nests none.
+pub fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
+    Ok(conn.unchecked_transaction()?)
+}
+
+/// An IMMEDIATE transaction: it takes the write lock at once, so two
+/// processes (the daemon and a host's CLI) never interleave a use-case.
+pub fn begin_immediate(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
+    Ok(Transaction::new_unchecked(
+        conn,
+        rusqlite::TransactionBehavior::Immediate,
+    )?)
+}
+
+/// Commits the transaction.
+pub fn commit(tx: Transaction<'_>) -> Result<(), StoreError> {
+    Ok(tx.commit()?)
+}
+
+/// A named savepoint inside a transaction: [`release`] keeps its work,
+/// [`rollback_to`] undoes it. `name` is the caller's constant.
+pub fn savepoint(conn: &Connection, name: &'static str) -> Result<(), StoreError> {
+    conn.execute_batch(&format!("SAVEPOINT {name}"))?;
+    Ok(())
+}
+
+/// Keeps the work of the savepoint `name`.
+pub fn release(conn: &Connection, name: &'static str) -> Result<(), StoreError> {
+    conn.execute_batch(&format!("RELEASE {name}"))?;
+    Ok(())
+}
+
+/// Undoes the work since the savepoint `name`, and ends it.
+pub fn rollback_to(conn: &Connection, name: &'static str) -> Result<(), StoreError> {
+    conn.execute_batch(&format!("ROLLBACK TO {name}; RELEASE {name}"))?;
+    Ok(())
+}
+
+/// The database opened read only, never created or migrated (a host's
+/// checks and the backup), waiting [`busy_timeout`] for a lock.
+pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    conn.busy_timeout(busy_timeout())?;
+    Ok(conn)
+}
+
+/// The database opened read only and without waiting for a lock (a
+/// host's warnings, which skip a busy database).
+pub fn open_read_only_now(path: &Path) -> Result<Connection, StoreError> {
+    Ok(Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )?)
+}
+
+/// Writes a consistent copy of the database to `target` (`VACUUM INTO`).
+pub fn copy_into(conn: &Connection, target: &str) -> Result<(), StoreError> {
+    conn.execute("VACUUM INTO ?1", [target])?;
+    Ok(())
 }
 
 /// How long a statement waits for another process's lock on the database
@@ -835,6 +977,37 @@ pub fn movers(conn: &Connection, game_id: i64, turn: u32) -> Result<Vec<String>,
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The first submission of a side for a turn: (source, received_at).
+pub fn first_submission(
+    conn: &Connection,
+    game_id: i64,
+    turn: u32,
+    side: &str,
+) -> Result<Option<(String, String)>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT source, received_at FROM submissions WHERE game_id = ?1 AND turn = ?2 AND side = ?3 ORDER BY id LIMIT 1",
+        )?
+        .query_row(params![game_id, turn, side], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// Whether the side passed the turn at its deadline (an `nmr` submission).
+pub fn passed_at_deadline(
+    conn: &Connection,
+    game_id: i64,
+    turn: u32,
+    side: &str,
+) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM submissions WHERE game_id = ?1 AND turn = ?2 AND side = ?3 AND source = 'nmr'",
+        )?
+        .query_row(params![game_id, turn, side], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 pub fn submissions(conn: &Connection, game_id: i64) -> Result<Vec<Submission>, StoreError> {
     let mut st = conn.prepare_cached("SELECT turn, side, orders, source, received_at FROM submissions WHERE game_id = ?1 ORDER BY turn, id")?;
     let rows = st.query_map([game_id], |r| {
@@ -961,697 +1134,11 @@ pub fn kv_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreErro
     Ok(())
 }
 
-/// Is this message already in the inbox log (by Message-ID or content hash)?
-pub fn inbox_seen(
-    conn: &Connection,
-    message_id: Option<&str>,
-    content_hash: &str,
-) -> Result<Option<i64>, StoreError> {
-    Ok(conn.prepare_cached("SELECT id FROM inbox WHERE content_hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2) LIMIT 1")?.query_row(params![content_hash, message_id], |r| r.get(0))
-        .optional()?)
-}
-
-/// Forgets that the mail with this SHA-256 was set aside (its `failed:`
-/// row in the inbox log and its failure count), in one commit: the host
-/// put it back to be handled again. Returns how many inbox rows it had.
-pub fn inbox_forget_set_aside(conn: &Connection, content_hash: &str) -> Result<usize, StoreError> {
-    // Read first: a plain duplicate (the common case) takes no write lock.
-    let set_aside: bool = conn
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%')",
-        )?
-        .query_row([content_hash], |r| r.get(0))?;
-    if !set_aside {
-        return Ok(0);
-    }
-    let tx = conn.unchecked_transaction()?;
-    let n = tx
-        .prepare_cached("DELETE FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%'")?
-        .execute([content_hash])?;
-    if n > 0 {
-        tx.prepare_cached("DELETE FROM handle_failures WHERE content_hash = ?1")?
-            .execute([content_hash])?;
-        tx.commit()?;
-    }
-    Ok(n)
-}
-
-#[derive(Debug, Clone)]
-pub struct InboxEntry {
-    pub message_id: Option<String>,
-    pub content_hash: String,
-    pub source: String,
-    pub sender: Option<String>,
-    pub subject: Option<String>,
-    pub size: usize,
-    pub received_at: String,
-    pub outcome: String,
-    pub detail: String,
-}
-
-pub fn insert_inbox(tx: &Transaction<'_>, e: &InboxEntry) -> Result<i64, StoreError> {
-    tx.prepare_cached("INSERT INTO inbox (message_id, content_hash, source, sender, subject, size, received_at, outcome, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")?.execute(params![
-            e.message_id,
-            e.content_hash,
-            e.source,
-            e.sender,
-            e.subject,
-            e.size as i64,
-            e.received_at,
-            e.outcome,
-            e.detail
-        ])?;
-    Ok(tx.last_insert_rowid())
-}
-
-pub fn set_inbox_outcome(
-    tx: &Transaction<'_>,
-    id: i64,
-    outcome: &str,
-    detail: &str,
-) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE inbox SET outcome = ?2, detail = ?3 WHERE id = ?1")?
-        .execute(params![id, outcome, detail])?;
+/// Forgets a kv key (nothing if it was not set).
+pub fn kv_delete(conn: &Connection, key: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM kv WHERE key = ?1")?
+        .execute([key])?;
     Ok(())
-}
-
-/// One row of the inbox log.
-#[derive(Debug, Clone)]
-pub struct LogRow {
-    pub id: i64,
-    pub message_id: Option<String>,
-    pub sender: Option<String>,
-    pub subject: Option<String>,
-    pub outcome: String,
-    pub detail: String,
-}
-
-/// The inbox log, oldest first.
-pub fn inbox_log(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
-    let mut st = conn.prepare_cached(
-        "SELECT id, message_id, sender, subject, outcome, detail FROM inbox ORDER BY id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok(LogRow {
-            id: r.get(0)?,
-            message_id: r.get(1)?,
-            sender: r.get(2)?,
-            subject: r.get(3)?,
-            outcome: r.get(4)?,
-            detail: r.get(5)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-#[derive(Debug, Clone)]
-pub struct OutMail {
-    pub id: i64,
-    pub game_id: Option<i64>,
-    pub recipient: String,
-    pub message_id: String,
-    pub kind: String,
-    pub raw: Vec<u8>,
-    pub status: String,
-    pub attempts: i64,
-    /// When it was queued (RFC 3339): a transient fault is retried until
-    /// the host's horizon from here (`outbound.retry_days`).
-    pub created_at: String,
-    /// Why the stored body cannot be read back (then `raw` is empty): the
-    /// row fails alone, the rest of its page is delivered.
-    pub damaged: Option<String>,
-}
-
-pub fn insert_outbox(
-    tx: &Transaction<'_>,
-    game_id: Option<i64>,
-    recipient: &str,
-    message_id: &str,
-    kind: &str,
-    raw: &[u8],
-    now: &str,
-) -> Result<i64, StoreError> {
-    insert_packed_outbox(tx, game_id, recipient, message_id, kind, &pack(raw), now)
-}
-
-/// [`insert_outbox`] for a body already [`pack`]ed (on another thread).
-pub fn insert_packed_outbox(
-    tx: &Transaction<'_>,
-    game_id: Option<i64>,
-    recipient: &str,
-    message_id: &str,
-    kind: &str,
-    packed: &[u8],
-    now: &str,
-) -> Result<i64, StoreError> {
-    tx.prepare_cached("INSERT INTO outbox (game_id, recipient, message_id, kind, raw, next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)")?.execute(params![game_id, recipient, message_id, kind, packed, now])?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// How a turn report's body begins while it waits to be rendered at
-/// delivery (`service::Renderer`): a small JSON job, not a mail. No mail
-/// begins so (a message starts with a header field), nor does [`pack`].
-pub const JOB: &[u8] = b"\0adjutant-job\0";
-
-/// How a compressed body begins: no mail does (a message starts with a
-/// header field), so a body stored whole before compression still reads.
-const PACKED: &[u8] = b"\0adjutant-lz4\0";
-
-/// The largest body [`unpack`] will restore (a mail is refused far below).
-const UNPACKED_LIMIT: usize = 64 << 20;
-
-/// An outgoing mail's body as stored: an LZ4 block (its size first, four
-/// bytes little-endian) behind [`PACKED`]. A report mail (text, an SVG
-/// board, JSON) shrinks about three times, and with it the pages each
-/// inbound mail's transaction writes and `secure_delete` zeroes again after
-/// delivery. LZ4 rather than DEFLATE: DEFLATE saves a few more pages but
-/// costs more CPU per mail than the pages it saves.
-#[must_use]
-pub fn pack(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(PACKED.len() + 4 + raw.len() / 2);
-    out.extend_from_slice(PACKED);
-    out.extend_from_slice(&lz4_flex::block::compress_prepend_size(raw));
-    out
-}
-
-/// The mail [`pack`] stored (a body stored whole, a report's [`JOB`], or
-/// none, once dropped, is returned as it is). A body that is none of these
-/// (neither packed nor a mail: damaged, random bytes) is refused as a
-/// truncated one is, never sent as it is.
-pub fn unpack(stored: Vec<u8>) -> Result<Vec<u8>, StoreError> {
-    let bad = |why: String| StoreError::Corrupt(format!("an outbox body does not unpack: {why}"));
-    let Some(z) = stored.strip_prefix(PACKED) else {
-        if stored.is_empty() || stored.starts_with(JOB) || is_whole_mail(&stored) {
-            return Ok(stored);
-        }
-        return Err(bad(
-            "it is neither packed nor a mail with a Message-ID (damaged)".into(),
-        ));
-    };
-    let size = z
-        .get(..4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        .ok_or_else(|| bad("it is cut short".into()))?;
-    if size > UNPACKED_LIMIT {
-        return Err(bad(format!("it claims {size} bytes")));
-    }
-    lz4_flex::block::decompress_size_prepended(z).map_err(|e| bad(e.to_string()))
-}
-
-/// Whether a body stored whole reads as a mail: a header field first, and
-/// a Message-ID field in its header (every mail the judge makes has one).
-fn is_whole_mail(raw: &[u8]) -> bool {
-    let field_name = |line: &[u8]| {
-        line.iter()
-            .position(|&b| b == b':')
-            .is_some_and(|n| n > 0 && line[..n].iter().all(|b| b.is_ascii_graphic()))
-    };
-    let mut lines = raw.split(|&b| b == b'\n');
-    if !lines.next().is_some_and(field_name) {
-        return false;
-    }
-    lines
-        .take_while(|l| !l.is_empty() && *l != b"\r")
-        .any(|l| l.len() > 11 && l[..11].eq_ignore_ascii_case(b"message-id:"))
-}
-
-fn out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OutMail> {
-    let (raw, damaged) = match unpack(r.get(5)?) {
-        Ok(raw) => (raw, None),
-        Err(e) => (Vec::new(), Some(e.to_string())),
-    };
-    Ok(OutMail {
-        id: r.get(0)?,
-        game_id: r.get(1)?,
-        recipient: r.get(2)?,
-        message_id: r.get(3)?,
-        kind: r.get(4)?,
-        raw,
-        status: r.get(6)?,
-        attempts: r.get(7)?,
-        created_at: r.get(8)?,
-        damaged,
-    })
-}
-
-const OUT_COLS: &str =
-    "id, game_id, recipient, message_id, kind, raw, status, attempts, created_at";
-
-/// At most this many pending mails (bodies included) are read at a time
-/// by [`outbox_claim`]: delivery's memory does not grow with the backlog.
-pub const OUTBOX_PAGE: usize = 64;
-
-/// Claims for `owner`, until `until`, at most `limit` pending mails due at
-/// `now` with an id above `after` and no live claim (none, or one lapsed
-/// by `now`), and returns them in id order, bodies included. A mail still
-/// waiting out a back-off is due too when a newer mail to the same
-/// recipient is: mail to one recipient goes out in the order it was
-/// queued (a notice is not overtaken by a later report; issue 54). One UPDATE
-/// takes SQLite's write lock before it reads, so two deliverers (threads
-/// or processes) never claim the same row; a row is then sent by its
-/// claimer only, and [`outbox_sent`] / [`outbox_failed`] end the claim.
-pub fn outbox_claim(
-    conn: &Connection,
-    now: &str,
-    after: i64,
-    limit: usize,
-    owner: &str,
-    until: &str,
-) -> Result<Vec<OutMail>, StoreError> {
-    let mut st = conn.prepare_cached(&format!(
-        "UPDATE outbox SET claimed_by = ?4, claim_until = ?5
-         WHERE id IN (SELECT id FROM outbox INDEXED BY outbox_waiting
-                      WHERE status = 'pending' AND id > ?2
-                        AND (claim_until IS NULL OR claim_until <= ?1)
-                        AND (next_attempt_at <= ?1
-                             OR EXISTS (SELECT 1 FROM outbox AS newer INDEXED BY outbox_waiting
-                                        WHERE newer.status = 'pending' AND newer.id > outbox.id
-                                          AND newer.recipient = outbox.recipient
-                                          AND newer.next_attempt_at <= ?1))
-                      ORDER BY id LIMIT ?3)
-         RETURNING {OUT_COLS}"
-    ))?;
-    let rows = st.query_map(params![now, after, limit as i64, owner, until], out_row)?;
-    let mut rows: Vec<OutMail> = rows.collect::<Result<_, _>>()?;
-    rows.sort_by_key(|m| m.id);
-    Ok(rows)
-}
-
-/// Makes every pending mail waiting out a back-off due at `now` (the
-/// server takes mail again, or the judge starts). Returns how many.
-pub fn outbox_due_now(conn: &Connection, now: &str) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "UPDATE outbox SET next_attempt_at = ?1
-             WHERE status = 'pending' AND next_attempt_at > ?1",
-        )?
-        .execute([now])?)
-}
-
-/// Gives back claims not used (a deliverer stopping before it sent them):
-/// the rows are due again at once for any deliverer.
-pub fn outbox_release(conn: &Connection, ids: &[i64], owner: &str) -> Result<(), StoreError> {
-    let mut st = conn.prepare_cached(
-        "UPDATE outbox SET claimed_by = NULL, claim_until = NULL
-         WHERE id = ?1 AND claimed_by = ?2 AND status = 'pending'",
-    )?;
-    for id in ids {
-        st.execute(params![id, owner])?;
-    }
-    Ok(())
-}
-
-/// Renews `owner`'s claim on its pending rows with ids from `from` to `to`
-/// (the rest of a page it is still sending) until `until`, so that its
-/// claim does not lapse while it is alive and at work.
-pub fn outbox_renew(
-    conn: &Connection,
-    from: i64,
-    to: i64,
-    owner: &str,
-    until: &str,
-) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "UPDATE outbox SET claim_until = ?4
-             WHERE id >= ?1 AND id <= ?2 AND claimed_by = ?3 AND status = 'pending'",
-        )?
-        .execute(params![from, to, owner, until])?)
-}
-
-/// The deliverers holding a live claim at `now` (a claim not yet lapsed).
-pub fn outbox_claimers(conn: &Connection, now: &str) -> Result<Vec<String>, StoreError> {
-    let mut st = conn.prepare_cached(
-        "SELECT DISTINCT claimed_by FROM outbox INDEXED BY outbox_waiting
-         WHERE status = 'pending' AND claimed_by IS NOT NULL AND claim_until > ?1
-         ORDER BY claimed_by",
-    )?;
-    let rows = st.query_map([now], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// Ends every claim of `owner` (a deliverer known to be gone): its rows
-/// are due again at once. Returns how many rows it held.
-pub fn outbox_release_owner(conn: &Connection, owner: &str) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "UPDATE outbox SET claimed_by = NULL, claim_until = NULL
-             WHERE claimed_by = ?1 AND status = 'pending'",
-        )?
-        .execute([owner])?)
-}
-
-/// Counts one more failure to handle the mail with this SHA-256 (in its
-/// own commit: the handling's transaction was rolled back). Returns how
-/// many times it has failed.
-pub fn handle_failed(
-    conn: &Connection,
-    content_hash: &str,
-    error: &str,
-    now: &str,
-) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "INSERT INTO handle_failures (content_hash, failures, last_error, last_at)
-             VALUES (?1, 1, ?2, ?3)
-             ON CONFLICT (content_hash) DO UPDATE
-             SET failures = failures + 1, last_error = ?2, last_at = ?3
-             RETURNING failures",
-        )?
-        .query_row(params![content_hash, error, now], |r| r.get(0))?)
-}
-
-/// One outbox row as `adjutant outbox` lists it: everything but the body,
-/// and the body's size as stored, compressed (0 once it is dropped).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutboxEntry {
-    pub id: i64,
-    pub game_id: Option<i64>,
-    pub recipient: String,
-    pub kind: String,
-    pub status: String,
-    pub attempts: i64,
-    pub created_at: String,
-    pub sent_at: Option<String>,
-    pub body_bytes: i64,
-    /// The body is a turn report's [`JOB`], rendered at delivery.
-    pub to_render: bool,
-    /// Why the last attempt failed (none once sent).
-    pub last_error: Option<String>,
-}
-
-/// Every outbox row without its body (SQLite's `length` of a blob reads
-/// its size, not its bytes).
-pub fn outbox_list(conn: &Connection) -> Result<Vec<OutboxEntry>, StoreError> {
-    let mut st = conn.prepare_cached(
-        "SELECT id, game_id, recipient, kind, status, attempts, created_at, sent_at, length(raw),
-                coalesce(substr(raw, 1, ?1) = ?2, 0), last_error
-         FROM outbox ORDER BY id",
-    )?;
-    let rows = st.query_map(params![JOB.len() as i64, JOB], |r| {
-        Ok(OutboxEntry {
-            id: r.get(0)?,
-            game_id: r.get(1)?,
-            recipient: r.get(2)?,
-            kind: r.get(3)?,
-            status: r.get(4)?,
-            attempts: r.get(5)?,
-            created_at: r.get(6)?,
-            sent_at: r.get(7)?,
-            body_bytes: r.get(8)?,
-            to_render: r.get(9)?,
-            last_error: r.get(10)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The Message-ID and stored body of one outbox row (empty once dropped;
-/// a report still to render is its [`JOB`]).
-pub fn outbox_body(conn: &Connection, id: i64) -> Result<Option<(String, Vec<u8>)>, StoreError> {
-    conn.prepare_cached("SELECT message_id, raw FROM outbox WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?
-        .map(|(mid, raw)| unpack(raw).map(|raw| (mid, raw)))
-        .transpose()
-}
-
-/// A delivered mail: marked sent, and its bytes (which carry the seat's
-/// reply token and maybe a fresh secret) dropped at once unless `keep` (a
-/// retention setting, see [`outbox_compact`]); secure_delete zeroes them.
-pub fn outbox_sent(conn: &Connection, id: i64, now: &str, keep: bool) -> Result<(), StoreError> {
-    let mut st = conn.prepare_cached(
-        "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?2, last_error = NULL,
-                raw = CASE WHEN ?3 THEN raw ELSE X'' END, claimed_by = NULL, claim_until = NULL
-         WHERE id = ?1 AND status = 'pending'",
-    )?;
-    st.execute(params![id, now, keep])?;
-    Ok(())
-}
-
-/// Runs `f` with `synchronous = NORMAL`, then puts FULL back. For writes
-/// whose loss on a power failure costs nothing but repeating them (marking
-/// a delivered mail sent: lost, it is delivered again, as after a crash
-/// between delivery and the mark): they still reach the WAL at once, so a
-/// killed process loses none, and the next FULL commit makes them durable.
-pub fn relaxed<T>(
-    conn: &Connection,
-    f: impl FnOnce(&Connection) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    let r = f(conn);
-    conn.pragma_update(None, "synchronous", "FULL")?;
-    r
-}
-
-/// Drops the bodies of mails delivered before `sent_before` (the retention
-/// period's start), keeping each row's metadata and Message-ID. Pending
-/// mails are never touched; dead ones keep their bytes for the host.
-/// Returns how many bodies were dropped.
-pub fn outbox_compact(conn: &Connection, sent_before: &str) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "UPDATE outbox SET raw = X''
-         WHERE status = 'sent' AND raw <> X'' AND sent_at < ?1",
-        )?
-        .execute([sent_before])?)
-}
-
-/// Puts dead mail back in the queue, due at `now` with its attempts
-/// counted afresh: one row by id (dead, or pending and waiting out a
-/// back-off), or every dead row (`adjutant outbox retry`). Returns how many
-/// rows were put back; a sent row, or one another deliverer holds, is
-/// left alone.
-pub fn outbox_retry(conn: &Connection, id: Option<i64>, now: &str) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = ?2, created_at = ?2,
-                    claimed_by = NULL, claim_until = NULL
-             WHERE (status = 'dead' AND (?1 IS NULL OR id = ?1))
-                OR (status = 'pending' AND id = ?1 AND (claim_until IS NULL OR claim_until <= ?2))",
-        )?
-        .execute(params![id, now])?)
-}
-
-pub fn outbox_failed(
-    conn: &Connection,
-    id: i64,
-    error: &str,
-    next_attempt_at: Option<&str>,
-) -> Result<(), StoreError> {
-    match next_attempt_at {
-        Some(next) => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3, claimed_by = NULL, claim_until = NULL WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error, next])?,
-        None => conn.prepare_cached("UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'dead', claimed_by = NULL, claim_until = NULL WHERE id = ?1 AND status = 'pending'")?.execute(params![id, error])?,
-    };
-    Ok(())
-}
-
-/// Seat and referee credentials at rest: a key outside the database, a
-/// nonce per credential in it, and only keyed hashes of the credentials.
-///
-/// A secret or token is `word(HMAC-SHA256(key, kind, game, side, nonce))`,
-/// so the judge can put a seat's token in every Reply-To without keeping it;
-/// the `secret` and `token` columns hold `HMAC-SHA256(key, kind, value)`
-/// (the token's is how a mail's token is looked up). Someone who reads the
-/// database (a backup, a copy left readable) without the key file learns
-/// no credential. Two SQL functions carry this into queries: `adj_word(kind,
-/// game, side, nonce)` and `adj_hash(kind, value)`.
-pub mod credentials {
-    use super::StoreError;
-    use rusqlite::functions::FunctionFlags;
-    use rusqlite::Connection;
-    use sha2::{Digest, Sha256};
-    use std::path::{Path, PathBuf};
-
-    /// The key file of a database: `adjutant.db` -> `adjutant.db.key`.
-    #[must_use]
-    pub fn key_path(db: &Path) -> PathBuf {
-        let mut p = db.as_os_str().to_owned();
-        p.push(".key");
-        PathBuf::from(p)
-    }
-
-    /// OS randomness.
-    pub fn random<const N: usize>() -> Result<[u8; N], StoreError> {
-        let mut b = [0u8; N];
-        getrandom::fill(&mut b)
-            .map_err(|e| StoreError::Corrupt(format!("no OS randomness: {e}")))?;
-        Ok(b)
-    }
-
-    /// A fresh nonce (hex).
-    pub fn nonce() -> Result<String, StoreError> {
-        Ok(hex::encode(random::<16>()?))
-    }
-
-    /// Games in the database at `db` (0 when it does not exist or has no
-    /// games table yet), read without creating or changing anything.
-    pub fn games_in(db: &Path) -> Result<i64, StoreError> {
-        if db.as_os_str() == ":memory:" || !db.exists() {
-            return Ok(0);
-        }
-        let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        conn.busy_timeout(crate::busy_timeout())?;
-        let has_table: bool = conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
-            [],
-            |r| r.get(0),
-        )?;
-        if !has_table {
-            return Ok(0);
-        }
-        Ok(conn.query_row("SELECT count(*) FROM games", [], |r| r.get(0))?)
-    }
-
-    /// Refuses a database that holds games while its key file is missing (a
-    /// restore without the key, say): a new key would silently change every
-    /// seat's credentials, so no key is made for it (`create_key` does that
-    /// when the host asks).
-    pub fn refuse_missing_key(db: &Path) -> Result<(), StoreError> {
-        let key = key_path(db);
-        if db.as_os_str() == ":memory:" || key.exists() {
-            return Ok(());
-        }
-        match games_in(db)? {
-            0 => Ok(()),
-            games => Err(StoreError::KeyMissing {
-                key,
-                database: db.to_path_buf(),
-                games,
-            }),
-        }
-    }
-
-    /// Creates a new key file (0600) for the database at `db`; an existing
-    /// key is never replaced. Every seat's credentials change with it.
-    pub fn create_key(db: &Path) -> Result<PathBuf, StoreError> {
-        let path = key_path(db);
-        if path.exists() {
-            return Err(StoreError::Key(
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "already exists: it is not replaced",
-                ),
-            ));
-        }
-        load_or_create_key(&path)?;
-        Ok(path)
-    }
-
-    /// Reads the key (64 hex digits), or creates it (0600) if missing.
-    pub fn load_or_create_key(path: &Path) -> Result<[u8; 32], StoreError> {
-        let err = |e| StoreError::Key(path.to_path_buf(), e);
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                let mut key = [0u8; 32];
-                hex::decode_to_slice(text.trim(), &mut key).map_err(|_| {
-                    err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "not 64 hex digits",
-                    ))
-                })?;
-                Ok(key)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let key = random::<32>()?;
-                let mut opts = std::fs::OpenOptions::new();
-                opts.write(true).create_new(true);
-                #[cfg(unix)]
-                std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-                let mut f = opts.open(path).map_err(err)?;
-                std::io::Write::write_all(&mut f, format!("{}\n", hex::encode(key)).as_bytes())
-                    .map_err(err)?;
-                f.sync_all().map_err(err)?;
-                Ok(key)
-            }
-            Err(e) => Err(err(e)),
-        }
-    }
-
-    /// HMAC-SHA256 (RFC 2104) of the parts, each followed by a NUL.
-    #[must_use]
-    pub fn hmac(key: &[u8; 32], parts: &[&str]) -> [u8; 32] {
-        let mut k = [0u8; 64];
-        k[..32].copy_from_slice(key);
-        let mut inner = Sha256::new();
-        inner.update(k.map(|b| b ^ 0x36));
-        for p in parts {
-            inner.update(p.as_bytes());
-            inner.update([0u8]);
-        }
-        let mut outer = Sha256::new();
-        outer.update(k.map(|b| b ^ 0x5c));
-        outer.update(inner.finalize());
-        outer.finalize().into()
-    }
-
-    /// A credential word: lower-case letters and digits without look-alikes,
-    /// 8 letters for a secret, 12 for a token.
-    #[must_use]
-    pub fn word(key: &[u8; 32], kind: &str, game: i64, side: &str, nonce: &str) -> String {
-        const ALPHA: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
-        let len = if kind.ends_with("token") { 12 } else { 8 };
-        hmac(key, &["word", kind, &game.to_string(), side, nonce])
-            .iter()
-            .take(len)
-            .map(|b| ALPHA[(*b as usize) % ALPHA.len()] as char)
-            .collect()
-    }
-
-    /// Registers `adj_word` and `adj_hash` on a connection.
-    pub fn register(conn: &Connection, key: [u8; 32]) -> Result<(), StoreError> {
-        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-        conn.create_scalar_function("adj_word", 4, flags, move |ctx| {
-            let kind: String = ctx.get(0)?;
-            let game: i64 = ctx.get(1)?;
-            let side: String = ctx.get(2)?;
-            let nonce: Option<String> = ctx.get(3)?;
-            // A row without a nonce has no credential (never the empty word).
-            Ok(nonce.map_or_else(String::new, |n| word(&key, &kind, game, &side, &n)))
-        })?;
-        conn.create_scalar_function("adj_hash", 2, flags, move |ctx| {
-            let kind: String = ctx.get(0)?;
-            let value: String = ctx.get(1)?;
-            Ok(hex::encode(hmac(&key, &["hash", &kind, &value])))
-        })?;
-        Ok(())
-    }
-
-    /// Rows from before the credentials migration: each gets a nonce (from
-    /// a keyed hash of its old credentials, so it is unique and unknowable
-    /// without the key) and new credentials; the old ones stop working.
-    pub fn rekey_legacy(conn: &Connection) -> Result<(), StoreError> {
-        conn.execute_batch(
-            "UPDATE seats SET
-                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
-                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
-                 token = adj_hash('token', adj_word('token', game_id, side,
-                     adj_hash('nonce', 'token:' || token || ':' || secret))),
-                 secret = adj_hash('secret', adj_word('secret', game_id, side,
-                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
-             WHERE nonce IS NULL;
-             UPDATE referees SET
-                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
-                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
-                 token = adj_hash('token', adj_word('referee-token', game_id, '',
-                     adj_hash('nonce', 'token:' || token || ':' || secret))),
-                 secret = adj_hash('secret', adj_word('referee-secret', game_id, '',
-                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
-             WHERE nonce IS NULL;
-             UPDATE team_members SET
-                 nonce = adj_hash('nonce', 'token:' || token || ':' || secret),
-                 secret_nonce = adj_hash('nonce', 'secret:' || secret || ':' || token),
-                 token = adj_hash('token', adj_word('member-token', game_id, side || '#' || seat_no,
-                     adj_hash('nonce', 'token:' || token || ':' || secret))),
-                 secret = adj_hash('secret', adj_word('member-secret', game_id, side || '#' || seat_no,
-                     adj_hash('nonce', 'secret:' || secret || ':' || token)))
-             WHERE nonce IS NULL;",
-        )?;
-        Ok(())
-    }
 }
 
 #[cfg(test)]
