@@ -3,7 +3,7 @@
 //! The measured core (this crate's root, [`geometry`], [`state`],
 //! [`ruleset`], [`report`], [`events`], the amend procedure in [`amend`],
 //! the case runner) is shared by two books, each with its own procedures
-//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], `engine`,
+//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], its
 //! `orders`; readings in docs/rules/charge.md) and the Seven Years' War
 //! (seeds/003, [`syw`]; docs/rules/seven-years-war.md). Which book a
 //! ruleset follows is decided once, when its file is read
@@ -13,15 +13,11 @@
 pub mod amend;
 pub mod case;
 pub mod charge;
-pub mod engine;
 pub mod events;
 pub mod geometry;
-pub mod orders;
-pub mod pinning;
 pub mod predict;
 pub mod random;
 pub mod report;
-pub mod ride_down;
 pub mod ruleset;
 pub mod state;
 pub mod syw;

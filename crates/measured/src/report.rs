@@ -6,7 +6,7 @@
 //! position except the enemy's standing orders, which stay sealed until
 //! they are carried out ([`sealed`]); the order template differs per side.
 
-use super::engine;
+use super::charge as engine;
 use super::events::{Charge, CounterBattery, Event, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
 use super::ruleset::Ruleset;

@@ -15,19 +15,22 @@
 
 use super::events::{Charge, Combat, CounterBattery, Event, FireAtChargers, VolleyDie};
 use super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
-use super::orders::{parse, Line, Step};
 use super::ruleset::{band_of, Band, Ruleset, Troop};
 use super::state::{self, figures, footprint, gun_points, shape, Forced, Melee, State, Unit};
 use adjutant_rules::{Chance, Orders, Rejection};
+use orders::{parse, Line, Step};
 use std::collections::{BTreeMap, BTreeSet};
 
 // Procedures added to the move: the General's rally, houses under fire,
-// barges on the water (their own files beside this one).
-#[path = "general.rs"]
+// barges on the water, heavy cavalry riding down infantry, the second move
+// of melee (their own files beside this one); the order language; the
+// procedures' impl.
 mod general;
-#[path = "houses.rs"]
 mod houses;
-#[path = "water.rs"]
+pub mod orders;
+mod pinning;
+pub mod procedures;
+mod ride_down;
 mod water;
 
 pub use crate::Outcome;
@@ -1674,7 +1677,7 @@ fn ride_down(t: &mut Turn<'_, '_, '_>, ch: &str, target: &str, face: usize, dist
         return;
     };
     let st = t.st.clone();
-    let Some(o) = super::ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
+    let Some(o) = ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
         return;
     };
     t.ev.push(o.event.into());
@@ -2828,7 +2831,7 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
     let (combats, second) = if first {
         (pairings(r, &ta.class, na, &td.class, nd), None)
     } else {
-        let (c, s) = super::pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
+        let (c, s) = pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
         (c, Some(s))
     };
     let m = melee_mods(t, aid, a, d, first, round);

@@ -9,7 +9,7 @@
 //! PASS
 //! ```
 
-use super::geometry::{fmt_len, parse_len};
+use crate::geometry::{fmt_len, parse_len};
 use adjutant_rules::Rejection;
 
 /// One step of a unit's move.
@@ -215,7 +215,7 @@ fn dist(w: &str, what: &str) -> Result<i64, String> {
         Some(d) if d > 0 => Ok(d),
         _ => Err(format!(
             "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
-            fmt_len(super::geometry::MAX_TABLE_INCHES * 16)
+            fmt_len(crate::geometry::MAX_TABLE_INCHES * 16)
         )),
     }
 }
