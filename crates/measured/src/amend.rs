@@ -47,35 +47,7 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
             .collect();
         let words: Vec<&str> = w.iter().map(String::as_str).collect();
         let bad = |m: String| Rejection::at(n, line, m);
-        let place = |xs: &[&str]| -> Result<(Pt, Option<i32>), Rejection> {
-            let (xy, facing) = match xs {
-                [x, y] => ((*x, *y), None),
-                [x, y, "FACING", d] => ((*x, *y), Some(*d)),
-                _ => {
-                    return Err(bad(
-                        "a place is <x> <y> in inches, optionally FACING <degrees>".into(),
-                    ))
-                }
-            };
-            let coord = |v: &str| {
-                parse_len(v).filter(|d| *d >= 0).ok_or_else(|| {
-                    bad(format!(
-                        "'{v}' is not a distance in inches (whole or in sixteenths)"
-                    ))
-                })
-            };
-            let p = Pt::new(coord(xy.0)?, coord(xy.1)?);
-            let f = match facing {
-                None => None,
-                Some(d) => Some(
-                    d.parse::<i32>()
-                        .ok()
-                        .filter(|d| (0..360).contains(d))
-                        .ok_or_else(|| bad(format!("'{d}' is not a facing: 0 to 359 degrees")))?,
-                ),
-            };
-            Ok((p, f))
-        };
+        let place = |xs: &[&str]| parse_place(xs, n, line);
         match words.as_slice() {
             ["UNIT", id, rest @ ..] => {
                 let on = st.units.iter().position(|u| u.id.eq_ignore_ascii_case(id));
@@ -179,6 +151,38 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
         st,
         vec![Event::Syw(SywNote::new(text, Syw::Amended { lines: done }))],
     ))
+}
+
+/// A place on the table: `<x> <y>` in inches, optionally `FACING <deg>`.
+fn parse_place(xs: &[&str], n: usize, line: &str) -> Result<(Pt, Option<i32>), Rejection> {
+    let bad = |m: String| Rejection::at(n, line, m);
+    let (xy, facing) = match xs {
+        [x, y] => ((*x, *y), None),
+        [x, y, "FACING", d] => ((*x, *y), Some(*d)),
+        _ => {
+            return Err(bad(
+                "a place is <x> <y> in inches, optionally FACING <degrees>".into(),
+            ))
+        }
+    };
+    let coord = |v: &str| {
+        parse_len(v).filter(|d| *d >= 0).ok_or_else(|| {
+            bad(format!(
+                "'{v}' is not a distance in inches (whole or in sixteenths)"
+            ))
+        })
+    };
+    let p = Pt::new(coord(xy.0)?, coord(xy.1)?);
+    let f = match facing {
+        None => None,
+        Some(d) => Some(
+            d.parse::<i32>()
+                .ok()
+                .filter(|d| (0..360).contains(d))
+                .ok_or_else(|| bad(format!("'{d}' is not a facing: 0 to 359 degrees")))?,
+        ),
+    };
+    Ok((p, f))
 }
 
 /// No unit stays in melee with one that left the table.
