@@ -18,8 +18,7 @@
 use crate::events::{Event, Syw, SywNote};
 use crate::geometry::{fmt_len, parse_len, Pt};
 use crate::ruleset::Ruleset;
-use crate::state::State;
-use crate::syw::entry::{ground_taken, reserves};
+use crate::state::{ground_taken, State};
 use adjutant_rules::Rejection;
 
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";
@@ -51,13 +50,15 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
         match words.as_slice() {
             ["UNIT", id, rest @ ..] => {
                 let on = st.units.iter().position(|u| u.id.eq_ignore_ascii_case(id));
-                let off = reserves(&st)
+                let off = r
+                    .book()
+                    .off_table(&st)
                     .iter()
-                    .position(|x| x.unit.id.eq_ignore_ascii_case(id));
+                    .position(|u| u.id.eq_ignore_ascii_case(id));
                 match (rest, on, off) {
                     (_, None, None) => return Err(bad(format!("no unit {id}"))),
                     (["ENTER", more @ ..], _, Some(k)) => {
-                        let mut u = reserves(&st)[k].unit.clone();
+                        let mut u = r.book().off_table(&st)[k].clone();
                         match more {
                             [] => {}
                             ["AT", xs @ ..] => {
@@ -76,9 +77,7 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
                         if let Some(why) = ground_taken(r, &st, &u) {
                             return Err(bad(format!("{id} cannot come on there: {why}")));
                         }
-                        if let Some(seq) = st.syw.as_mut() {
-                            seq.off_table.remove(k);
-                        }
+                        r.book().bring_on(&mut st, k);
                         st.units.push(u);
                     }
                     (["ENTER", ..], Some(_), _) => {

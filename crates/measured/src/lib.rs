@@ -136,6 +136,15 @@ pub trait Procedures: Send + Sync {
     fn effects_in_force(&self, _st: &State) -> Vec<String> {
         Vec::new()
     }
+    /// The units the book holds off the table, in order, each as it will
+    /// stand when it comes on (the Seven Years' War's off-table movement;
+    /// none in Charge!): unit ids and a referee's `ENTER` look at them.
+    fn off_table<'s>(&self, _st: &'s State) -> Vec<&'s Unit> {
+        Vec::new()
+    }
+    /// Take the `k`th unit held off the table out of the book's keeping (a
+    /// referee's `ENTER`: the core places it).
+    fn bring_on(&self, _st: &mut State, _k: usize) {}
     /// A referee's correction of a unit on the table (`rest` the words
     /// after `UNIT <id>`) of the book's own, or None: not one of its lines.
     fn amend_unit(&self, _st: &mut State, _k: usize, _rest: &[&str]) -> Option<Result<(), String>> {
