@@ -10,6 +10,7 @@
 //! ```
 
 use crate::geometry::{fmt_len, parse_len};
+use crate::order_line::unit_line;
 use adjutant_rules::Rejection;
 
 /// One step of a unit's move.
@@ -165,46 +166,6 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
         out.push((n, line.to_string(), parsed));
     }
     Ok(out)
-}
-
-/// A `WORD <name>: step, step` line (the colon may be left out): the name
-/// and the steps, split at commas or semicolons; refused when either is
-/// missing. Shared by every ruleset of the family.
-pub fn unit_line<'a>(
-    word: &str,
-    rest: &'a str,
-    n: usize,
-    line: &str,
-    what: &str,
-    example: &str,
-) -> Result<(&'a str, Vec<&'a str>), Rejection> {
-    let rest = rest.trim();
-    let (id, body) = match rest.split_once(':') {
-        Some((a, b)) => (a.trim(), b.trim()),
-        None => rest
-            .split_once(char::is_whitespace)
-            .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
-    };
-    if id.is_empty() {
-        return Err(Rejection::at(
-            n,
-            line,
-            format!("{word} takes {what} first, e.g. {word} {example}: ..."),
-        ));
-    }
-    let parts: Vec<&str> = body
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if parts.is_empty() {
-        return Err(Rejection::at(
-            n,
-            line,
-            format!("no orders for {id} (write HOLD to stand)"),
-        ));
-    }
-    Ok((id, parts))
 }
 
 fn dist(w: &str, what: &str) -> Result<i64, String> {
