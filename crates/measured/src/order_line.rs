@@ -1,6 +1,6 @@
 //! What the measured books' order languages share: the shape of a unit's
-//! line. Each book's own words and steps are in its `orders` module
-//! (`charge::orders`, `syw::orders`).
+//! line, and a template's comment wrapped to the template's width. Each
+//! book's own words and steps are in its own `orders` module.
 
 use adjutant_rules::Rejection;
 
@@ -43,3 +43,17 @@ pub fn unit_line<'a>(
     }
     Ok((id, parts))
 }
+
+/// `head` and a comment `note` after it, wrapped at the template width:
+/// the note's further lines start `#   ` (issue 53: a line a player may
+/// send back fits 72 columns, so a mail client does not wrap it).
+pub fn commented(o: &mut String, head: &str, note: &str) {
+    o.push_str(&adjutant_rules::report::wrap(
+        &format!("{head} {note}"),
+        TEMPLATE_WIDTH,
+        "#   ",
+    ));
+}
+
+/// The widest line of an order template (issue 53).
+pub const TEMPLATE_WIDTH: usize = 72;

@@ -6,6 +6,7 @@ mod amend;
 mod charge;
 mod events;
 mod geometry;
+mod measured_core;
 mod orders;
 mod ruleset;
 mod syw_line;
