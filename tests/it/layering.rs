@@ -238,3 +238,27 @@ fn no_rules_crate_touches_the_file_system() {
         bad.join("\n")
     );
 }
+
+/// Issue 56, acceptance 1: no module is pulled in from another file with
+/// `#[path = "..."]` (Charge!'s engine once included general.rs, houses.rs
+/// and water.rs so): a module lives in the file its place in the tree
+/// names, so a reader finds it where `mod` says. Every `.rs` file under
+/// src/ and crates/ (their tests too) is read; an attribute line starting
+/// `#[path` fails.
+#[test]
+fn no_source_file_includes_a_module_by_path() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = sources(&root.join("src"));
+    files.extend(sources(&root.join("crates")));
+    assert!(files.len() > 150, "the sources were found: {}", files.len());
+    let bad: Vec<String> = files
+        .iter()
+        .flat_map(|(p, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| l.trim_start().starts_with("#[path"))
+                .map(move |(i, _)| format!("{p}:{}", i + 1))
+        })
+        .collect();
+    assert!(bad.is_empty(), "#[path] includes: {bad:?}");
+}

@@ -18,8 +18,7 @@
 use crate::events::{Event, Syw, SywNote};
 use crate::geometry::{fmt_len, parse_len, Pt};
 use crate::ruleset::Ruleset;
-use crate::state::State;
-use crate::syw::entry::{ground_taken, reserves};
+use crate::state::{ground_taken, State};
 use adjutant_rules::Rejection;
 
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";
@@ -47,45 +46,19 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
             .collect();
         let words: Vec<&str> = w.iter().map(String::as_str).collect();
         let bad = |m: String| Rejection::at(n, line, m);
-        let place = |xs: &[&str]| -> Result<(Pt, Option<i32>), Rejection> {
-            let (xy, facing) = match xs {
-                [x, y] => ((*x, *y), None),
-                [x, y, "FACING", d] => ((*x, *y), Some(*d)),
-                _ => {
-                    return Err(bad(
-                        "a place is <x> <y> in inches, optionally FACING <degrees>".into(),
-                    ))
-                }
-            };
-            let coord = |v: &str| {
-                parse_len(v).filter(|d| *d >= 0).ok_or_else(|| {
-                    bad(format!(
-                        "'{v}' is not a distance in inches (whole or in sixteenths)"
-                    ))
-                })
-            };
-            let p = Pt::new(coord(xy.0)?, coord(xy.1)?);
-            let f = match facing {
-                None => None,
-                Some(d) => Some(
-                    d.parse::<i32>()
-                        .ok()
-                        .filter(|d| (0..360).contains(d))
-                        .ok_or_else(|| bad(format!("'{d}' is not a facing: 0 to 359 degrees")))?,
-                ),
-            };
-            Ok((p, f))
-        };
+        let place = |xs: &[&str]| parse_place(xs, n, line);
         match words.as_slice() {
             ["UNIT", id, rest @ ..] => {
                 let on = st.units.iter().position(|u| u.id.eq_ignore_ascii_case(id));
-                let off = reserves(&st)
+                let off = r
+                    .book()
+                    .off_table(&st)
                     .iter()
-                    .position(|x| x.unit.id.eq_ignore_ascii_case(id));
+                    .position(|u| u.id.eq_ignore_ascii_case(id));
                 match (rest, on, off) {
                     (_, None, None) => return Err(bad(format!("no unit {id}"))),
                     (["ENTER", more @ ..], _, Some(k)) => {
-                        let mut u = reserves(&st)[k].unit.clone();
+                        let mut u = r.book().off_table(&st)[k].clone();
                         match more {
                             [] => {}
                             ["AT", xs @ ..] => {
@@ -104,9 +77,7 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
                         if let Some(why) = ground_taken(r, &st, &u) {
                             return Err(bad(format!("{id} cannot come on there: {why}")));
                         }
-                        if let Some(seq) = st.syw.as_mut() {
-                            seq.off_table.remove(k);
-                        }
+                        r.book().bring_on(&mut st, k);
                         st.units.push(u);
                     }
                     (["ENTER", ..], Some(_), _) => {
@@ -179,6 +150,38 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
         st,
         vec![Event::Syw(SywNote::new(text, Syw::Amended { lines: done }))],
     ))
+}
+
+/// A place on the table: `<x> <y>` in inches, optionally `FACING <deg>`.
+fn parse_place(xs: &[&str], n: usize, line: &str) -> Result<(Pt, Option<i32>), Rejection> {
+    let bad = |m: String| Rejection::at(n, line, m);
+    let (xy, facing) = match xs {
+        [x, y] => ((*x, *y), None),
+        [x, y, "FACING", d] => ((*x, *y), Some(*d)),
+        _ => {
+            return Err(bad(
+                "a place is <x> <y> in inches, optionally FACING <degrees>".into(),
+            ))
+        }
+    };
+    let coord = |v: &str| {
+        parse_len(v).filter(|d| *d >= 0).ok_or_else(|| {
+            bad(format!(
+                "'{v}' is not a distance in inches (whole or in sixteenths)"
+            ))
+        })
+    };
+    let p = Pt::new(coord(xy.0)?, coord(xy.1)?);
+    let f = match facing {
+        None => None,
+        Some(d) => Some(
+            d.parse::<i32>()
+                .ok()
+                .filter(|d| (0..360).contains(d))
+                .ok_or_else(|| bad(format!("'{d}' is not a facing: 0 to 359 degrees")))?,
+        ),
+    };
+    Ok((p, f))
 }
 
 /// No unit stays in melee with one that left the table.

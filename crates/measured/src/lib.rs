@@ -3,7 +3,7 @@
 //! The measured core (this crate's root, [`geometry`], [`state`],
 //! [`ruleset`], [`report`], [`events`], the amend procedure in [`amend`],
 //! the case runner) is shared by two books, each with its own procedures
-//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], `engine`,
+//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], its
 //! `orders`; readings in docs/rules/charge.md) and the Seven Years' War
 //! (seeds/003, [`syw`]; docs/rules/seven-years-war.md). Which book a
 //! ruleset follows is decided once, when its file is read
@@ -13,15 +13,12 @@
 pub mod amend;
 pub mod case;
 pub mod charge;
-pub mod engine;
 pub mod events;
 pub mod geometry;
-pub mod orders;
-pub mod pinning;
+pub mod order_line;
 pub mod predict;
 pub mod random;
 pub mod report;
-pub mod ride_down;
 pub mod ruleset;
 pub mod state;
 pub mod syw;
@@ -140,6 +137,15 @@ pub trait Procedures: Send + Sync {
     fn effects_in_force(&self, _st: &State) -> Vec<String> {
         Vec::new()
     }
+    /// The units the book holds off the table, in order, each as it will
+    /// stand when it comes on (the Seven Years' War's off-table movement;
+    /// none in Charge!): unit ids and a referee's `ENTER` look at them.
+    fn off_table<'s>(&self, _st: &'s State) -> Vec<&'s Unit> {
+        Vec::new()
+    }
+    /// Take the `k`th unit held off the table out of the book's keeping (a
+    /// referee's `ENTER`: the core places it).
+    fn bring_on(&self, _st: &mut State, _k: usize) {}
     /// A referee's correction of a unit on the table (`rest` the words
     /// after `UNIT <id>`) of the book's own, or None: not one of its lines.
     fn amend_unit(&self, _st: &mut State, _k: usize, _rest: &[&str]) -> Option<Result<(), String>> {

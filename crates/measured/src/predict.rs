@@ -20,7 +20,7 @@
 //! information but the enemy's orders, which are unknown: the answer
 //! assumes the enemy stands and does not fire. Nothing is stored.
 
-use crate::engine::{self, Action, Plan};
+use crate::charge::{self as engine, Action, Plan};
 use crate::events::{Charge, Event};
 use crate::geometry::fmt_len;
 use crate::ruleset::{band_of, Ruleset};

@@ -6,12 +6,12 @@
 //! position except the enemy's standing orders, which stay sealed until
 //! they are carried out ([`sealed`]); the order template differs per side.
 
-use super::engine;
+use super::charge as engine;
 use super::events::{Charge, CounterBattery, Event, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
+use super::order_line::commented;
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
-use super::syw::template::commented;
 use adjutant_rules::report::html::esc;
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;

@@ -425,14 +425,14 @@ pub struct Ruleset {
     pub procedures: Book,
 }
 
-/// A ruleset's procedures: Charge!'s ([`crate::charge::Charge`], the
+/// A ruleset's procedures: Charge!'s ([`crate::charge::procedures::Charge`], the
 /// default) or the Seven Years' War's ([`crate::syw::SevenYearsWar`]).
 #[derive(Clone, Copy)]
 pub struct Book(pub &'static dyn crate::Procedures);
 
 impl Default for Book {
     fn default() -> Book {
-        Book(&crate::charge::Charge)
+        Book(&crate::charge::procedures::Charge)
     }
 }
 

@@ -725,7 +725,7 @@ fn place_unit(
     st: &mut State,
     p: &Placement,
 ) -> Result<(), DataError> {
-    let (id, side) = unit_id_side(text, file, st, p)?;
+    let (id, side) = unit_id_side(r, text, file, st, p)?;
     let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
     let t = r.troop(&kind).ok_or_else(|| {
         at(
@@ -766,6 +766,7 @@ fn place_unit(
 
 /// A placement's unit id (new on the table) and side.
 fn unit_id_side(
+    r: &Ruleset,
     text: &str,
     file: &str,
     st: &State,
@@ -785,11 +786,7 @@ fn unit_id_side(
             "a unit id is 1 to 12 letters, digits, '-' or '/'",
         ));
     }
-    if st.unit(&id).is_some()
-        || super::syw::entry::reserves(st)
-            .iter()
-            .any(|x| x.unit.id == id)
-    {
+    if st.unit(&id).is_some() || r.book().off_table(st).iter().any(|u| u.id == id) {
         return Err(at(
             text,
             file,
@@ -1111,3 +1108,16 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
         include_str!("../../../scenarios/seven-years-war/minden-1759.toml"),
     ),
 ];
+
+/// Why a unit cannot stand on its ground now (None: it can).
+#[must_use]
+pub fn ground_taken(r: &Ruleset, st: &State, u: &Unit) -> Option<String> {
+    let fp = footprint(r, u);
+    if !st.on_table(&fp) {
+        return Some("it would not be on the table".into());
+    }
+    st.units
+        .iter()
+        .find(|o| o.id != u.id && g::overlap(&footprint(r, o), &fp))
+        .map(|o| format!("{} stands on its ground", o.id))
+}

@@ -9,9 +9,9 @@
 //! with AMEND (docs/referee.md). Readings: docs/rules/seven-years-war.md,
 //! "Off-table movement".
 
-use super::super::geometry::{self as g, fmt_len, Footprint};
+use super::super::geometry::{fmt_len, Footprint};
 use super::super::ruleset::Ruleset;
-use super::super::state::{footprint, State, Unit};
+use super::super::state::{ground_taken, State, Unit};
 use super::Tables;
 use crate::events::Syw;
 use serde::{Deserialize, Serialize};
@@ -48,19 +48,6 @@ pub fn hold_off_table(st: &mut State, u: Unit, delayed: u32, fp: &Footprint) -> 
     let seq = st.syw.get_or_insert_with(Box::default);
     seq.off_table.push(Reserve { unit: u, delayed });
     Ok(())
-}
-
-/// Why a unit cannot stand on its ground now (None: it can).
-#[must_use]
-pub fn ground_taken(r: &Ruleset, st: &State, u: &Unit) -> Option<String> {
-    let fp = footprint(r, u);
-    if !st.on_table(&fp) {
-        return Some("it would not be on the table".into());
-    }
-    st.units
-        .iter()
-        .find(|o| o.id != u.id && g::overlap(&footprint(r, o), &fp))
-        .map(|o| format!("{} stands on its ground", o.id))
 }
 
 /// The entry throws of the active side's off-table units, in the order the

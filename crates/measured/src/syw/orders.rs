@@ -185,7 +185,7 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
             }
             "UNIT" | "BRIGADE" | "REGIMENT" | "STANDING" => {
                 let (id, parts) =
-                    super::super::orders::unit_line(word, rest, n, line, "a name", "1GDS")?;
+                    crate::order_line::unit_line(word, rest, n, line, "a name", "1GDS")?;
                 if word == "STANDING" {
                     let mut orders = Vec::new();
                     for p in parts {

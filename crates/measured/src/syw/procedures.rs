@@ -209,6 +209,18 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         Ok(())
     }
 
+    fn off_table<'s>(&self, st: &'s State) -> Vec<&'s Unit> {
+        super::entry::reserves(st).iter().map(|x| &x.unit).collect()
+    }
+
+    fn bring_on(&self, st: &mut State, k: usize) {
+        if let Some(seq) = st.syw.as_mut() {
+            if k < seq.off_table.len() {
+                seq.off_table.remove(k);
+            }
+        }
+    }
+
     /// The umpire's MARKER and OFF (off-table movement).
     fn amend_unit(&self, st: &mut State, k: usize, rest: &[&str]) -> Option<Result<(), String>> {
         match rest {

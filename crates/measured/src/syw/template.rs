@@ -8,6 +8,7 @@ use super::super::geometry::fmt_len;
 use super::super::ruleset::Ruleset;
 use super::super::state::{State, Unit};
 use super::{engine, Tables};
+use crate::order_line::commented;
 use std::fmt::Write;
 
 /// The template for side `s` (None when it is not its player-turn).
@@ -134,20 +135,6 @@ fn trailer(o: &mut String, r: &Ruleset, st: &State, s: usize) {
          # PASS\n",
     );
 }
-
-/// `head` and a comment `note` after it, wrapped at the template width:
-/// the note's further lines start `#   ` (issue 53: a line a player may
-/// send back fits 72 columns, so a mail client does not wrap it).
-pub fn commented(o: &mut String, head: &str, note: &str) {
-    o.push_str(&adjutant_rules::report::wrap(
-        &format!("{head} {note}"),
-        TEMPLATE_WIDTH,
-        "#   ",
-    ));
-}
-
-/// The widest line of an order template (issue 53).
-pub const TEMPLATE_WIDTH: usize = 72;
 
 /// The side's infantry brigades, the ones a fog-of-war advance can move.
 #[must_use]

@@ -2,9 +2,11 @@
 //! They live here, not in `#[cfg(test)]` modules of the crate, so that
 //! `cargo test` compiles the library once (docs/testing.md).
 
+mod amend;
 mod charge;
 mod events;
 mod geometry;
+mod measured_core;
 mod orders;
 mod ruleset;
 mod syw_line;

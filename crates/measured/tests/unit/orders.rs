@@ -1,7 +1,7 @@
 //! Unit tests of `src/orders.rs` (moved out of the crate so that the
 //! library compiles once: docs/testing.md).
 
-use adjutant_measured::orders::*;
+use adjutant_measured::charge::orders::*;
 
 #[test]
 fn lines_parse() {

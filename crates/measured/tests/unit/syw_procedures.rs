@@ -74,6 +74,7 @@ fn syw_procedures_never_ask_for_charge() {
             "adjutant_measured::charge",
             "adjutant_measured::engine",
             "adjutant_measured::super::engine",
+            "crate::charge",
         ] {
             assert!(!body.contains(word), "{file} has '{word}'");
         }

@@ -549,98 +549,14 @@ pub(super) fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &s
                 ));
             }
             Step::About | Step::Form(_) | Step::Limber | Step::Unlimber | Step::Refuse(_) => {
-                let Some(u) = tn.st.unit(&id).cloned() else {
-                    return;
-                };
-                let mut v = u.clone();
-                let what = match s {
-                    Step::About => {
-                        let fp = footprint(tn.r, &u);
-                        v.facing = g::norm_deg(i64::from(u.facing) + 180);
-                        v.front = g::offset(u.front, i64::from(u.facing), -fp.depth, 0);
-                        v.refused.clear();
-                        "about".to_string()
-                    }
-                    Step::Form(f) => {
-                        v.formation = f.clone();
-                        v.refused.clear();
-                        format!("forms {f}")
-                    }
-                    Step::Refuse(x) => {
-                        v.refused.retain(|o| o.end != x.end);
-                        v.refused.push(x.clone());
-                        v.refused.sort_by(|a, b| a.end.cmp(&b.end));
-                        format!(
-                            "refuses its {} wing ({} files {}° {})",
-                            x.end,
-                            x.files,
-                            x.angle.abs(),
-                            if x.angle < 0 { "back" } else { "forward" }
-                        )
-                    }
-                    Step::Limber => {
-                        v.formation = "limbered".into();
-                        "limbered".to_string()
-                    }
-                    _ => {
-                        v.formation = "deployed".into();
-                        "deployed".to_string()
-                    }
-                };
-                // The new ground must be on the table and clear of others.
-                let nfp = footprint(tn.r, &v);
-                let blocked = tn
-                    .st
-                    .units
-                    .iter()
-                    .find(|o| o.id != id && g::overlap(&footprint(tn.r, o), &nfp))
-                    .map(|o| o.id.clone());
-                if !tn.st.on_table(&nfp) || blocked.is_some() {
-                    measured.push(format!(
-                        "{what}: no room ({})",
-                        blocked.unwrap_or_else(|| "the table edge".into())
-                    ));
-                    continue;
-                }
-                if let Some(x) = tn.st.unit_mut(&id) {
-                    x.facing = v.facing;
-                    x.front = v.front;
-                    x.formation = v.formation.clone();
-                    x.refused = v.refused.clone();
-                }
-                formed = true;
-                measured.push(what);
-                // J.5: "A unit is disordered if; ... 5) Incorrect
-                // formation".
-                if let Some(why) = line::incorrect(&v) {
-                    tn.disorder(&id);
-                    measured.push(format!("incorrect formation ({why}): disordered"));
+                match reform(tn, &id, s, &mut measured) {
+                    None => return,
+                    Some(changed) => formed |= changed,
                 }
             }
             Step::Hold | Step::FireAt(_) | Step::ChargeWith(..) | Step::SectionFire(..) => {}
             Step::Charge(target) => {
-                if let Some(g) = &p.regiment {
-                    // "other squadrons may move to support. Supporting
-                    // units count charge bonus."
-                    let others: Vec<String> = tn
-                        .st
-                        .units
-                        .iter()
-                        .filter(|u| u.regiment == *g && u.side == tn.side && u.id != id)
-                        .map(|u| u.id.clone())
-                        .collect();
-                    if !others.is_empty() {
-                        tn.note(
-                            format!(
-                                "{}: squadron{} of regiment {g} supporting {id}'s charge (charge bonus)",
-                                others.join(", "),
-                                if others.len() == 1 { "" } else { "s" }
-                            ),
-                            Syw::RegimentSupport { regiment: g.to_string(), charger: id.to_string(), units: others.clone() },
-                        );
-                    }
-                    tn.supporting.extend(others);
-                }
+                regiment_support(tn, p, &id);
                 charge(tn, &id, target, left, throw);
                 tn.moved.insert(id.clone());
                 if formed {
@@ -701,5 +617,111 @@ pub(super) fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &s
                 facing: u.facing,
             },
         );
+    }
+}
+
+/// A change of formation or facing in place (about, form, limber, unlimber,
+/// refuse a wing), its words added to `measured`: whether the unit changed
+/// (false: no room for its new ground), None when the unit is gone.
+fn reform(
+    tn: &mut Turn<'_, '_, '_>,
+    id: &str,
+    s: &Step,
+    measured: &mut Vec<String>,
+) -> Option<bool> {
+    let u = tn.st.unit(id).cloned()?;
+    let mut v = u.clone();
+    let what = match s {
+        Step::About => {
+            let fp = footprint(tn.r, &u);
+            v.facing = g::norm_deg(i64::from(u.facing) + 180);
+            v.front = g::offset(u.front, i64::from(u.facing), -fp.depth, 0);
+            v.refused.clear();
+            "about".to_string()
+        }
+        Step::Form(f) => {
+            v.formation = f.clone();
+            v.refused.clear();
+            format!("forms {f}")
+        }
+        Step::Refuse(x) => {
+            v.refused.retain(|o| o.end != x.end);
+            v.refused.push(x.clone());
+            v.refused.sort_by(|a, b| a.end.cmp(&b.end));
+            format!(
+                "refuses its {} wing ({} files {}° {})",
+                x.end,
+                x.files,
+                x.angle.abs(),
+                if x.angle < 0 { "back" } else { "forward" }
+            )
+        }
+        Step::Limber => {
+            v.formation = "limbered".into();
+            "limbered".to_string()
+        }
+        _ => {
+            v.formation = "deployed".into();
+            "deployed".to_string()
+        }
+    };
+    // The new ground must be on the table and clear of others.
+    let nfp = footprint(tn.r, &v);
+    let blocked = tn
+        .st
+        .units
+        .iter()
+        .find(|o| o.id != id && g::overlap(&footprint(tn.r, o), &nfp))
+        .map(|o| o.id.clone());
+    if !tn.st.on_table(&nfp) || blocked.is_some() {
+        measured.push(format!(
+            "{what}: no room ({})",
+            blocked.unwrap_or_else(|| "the table edge".into())
+        ));
+        return Some(false);
+    }
+    if let Some(x) = tn.st.unit_mut(id) {
+        x.facing = v.facing;
+        x.front = v.front;
+        x.formation = v.formation.clone();
+        x.refused = v.refused.clone();
+    }
+    measured.push(what);
+    // J.5: "A unit is disordered if; ... 5) Incorrect
+    // formation".
+    if let Some(why) = line::incorrect(&v) {
+        tn.disorder(id);
+        measured.push(format!("incorrect formation ({why}): disordered"));
+    }
+    Some(true)
+}
+
+/// A charging squadron's regiment supports it.
+fn regiment_support(tn: &mut Turn<'_, '_, '_>, p: &Plan, id: &str) {
+    if let Some(g) = &p.regiment {
+        // "other squadrons may move to support. Supporting
+        // units count charge bonus."
+        let others: Vec<String> = tn
+            .st
+            .units
+            .iter()
+            .filter(|u| u.regiment == *g && u.side == tn.side && u.id != *id)
+            .map(|u| u.id.clone())
+            .collect();
+        if !others.is_empty() {
+            tn.note(
+                format!(
+                    "{}: squadron{} of regiment {g} supporting {id}'s charge (charge bonus)",
+                    others.join(", "),
+                    if others.len() == 1 { "" } else { "s" }
+                ),
+                Syw::RegimentSupport {
+                    regiment: g.to_string(),
+                    charger: id.to_string(),
+                    units: others.clone(),
+                },
+            );
+        }
+        tn.supporting.extend(others);
     }
 }

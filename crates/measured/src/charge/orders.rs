@@ -9,7 +9,8 @@
 //! PASS
 //! ```
 
-use super::geometry::{fmt_len, parse_len};
+use crate::geometry::{fmt_len, parse_len};
+use crate::order_line::unit_line;
 use adjutant_rules::Rejection;
 
 /// One step of a unit's move.
@@ -167,46 +168,6 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
     Ok(out)
 }
 
-/// A `WORD <name>: step, step` line (the colon may be left out): the name
-/// and the steps, split at commas or semicolons; refused when either is
-/// missing. Shared by every ruleset of the family.
-pub fn unit_line<'a>(
-    word: &str,
-    rest: &'a str,
-    n: usize,
-    line: &str,
-    what: &str,
-    example: &str,
-) -> Result<(&'a str, Vec<&'a str>), Rejection> {
-    let rest = rest.trim();
-    let (id, body) = match rest.split_once(':') {
-        Some((a, b)) => (a.trim(), b.trim()),
-        None => rest
-            .split_once(char::is_whitespace)
-            .map_or((rest, ""), |(a, b)| (a.trim(), b.trim())),
-    };
-    if id.is_empty() {
-        return Err(Rejection::at(
-            n,
-            line,
-            format!("{word} takes {what} first, e.g. {word} {example}: ..."),
-        ));
-    }
-    let parts: Vec<&str> = body
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if parts.is_empty() {
-        return Err(Rejection::at(
-            n,
-            line,
-            format!("no orders for {id} (write HOLD to stand)"),
-        ));
-    }
-    Ok((id, parts))
-}
-
 fn dist(w: &str, what: &str) -> Result<i64, String> {
     if w.is_empty() {
         return Err(format!("{what} takes a distance in inches, e.g. {what} 6"));
@@ -215,7 +176,7 @@ fn dist(w: &str, what: &str) -> Result<i64, String> {
         Some(d) if d > 0 => Ok(d),
         _ => Err(format!(
             "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
-            fmt_len(super::geometry::MAX_TABLE_INCHES * 16)
+            fmt_len(crate::geometry::MAX_TABLE_INCHES * 16)
         )),
     }
 }

@@ -9,11 +9,11 @@
 //! Worked out on the position after the charge's contact; the engine
 //! applies the result (casualties, the new ground, the new melee).
 
-use super::engine::{charge_plan, Action};
-use super::events::{Charge, RideDownNext};
-use super::geometry::{self as g, Footprint};
-use super::ruleset::Ruleset;
-use super::state::{footprint, shape, State, Unit};
+use super::{charge_plan, Action};
+use crate::events::{Charge, RideDownNext};
+use crate::geometry::{self as g, Footprint};
+use crate::ruleset::Ruleset;
+use crate::state::{footprint, shape, State, Unit};
 
 /// What the horsemen did.
 pub struct Outcome {

@@ -15,10 +15,10 @@
 //! points: the book gives him none), so he can never leave it again.
 //! Readings in docs/rules/charge.md, "The General's rally".
 
+use super::orders::Step;
 use super::{footprint, troop, Plan, Turn};
 use crate::events::Charge;
 use crate::geometry::{fmt_len, Dist2};
-use crate::orders::Step;
 use crate::ruleset::{Ruleset, Troop};
 use crate::state::{Forced, Officer, State, Unit};
 use std::collections::BTreeSet;

@@ -1,11 +1,10 @@
 //! Charge!'s procedures (seeds/002, docs/rules/charge.md) on the measured
 //! core: simultaneous moves, both sides' written orders held until both
-//! have sent, carried out by [`crate::engine`] in the order of its
-//! sequence; the order language is [`crate::orders`].
+//! have sent, carried out by [`crate::charge`] in the order of its
+//! sequence; the order language is [`crate::charge::orders`].
 
+use super::orders;
 use crate::case::CaseSequence;
-use crate::engine;
-use crate::orders;
 use crate::report;
 use crate::ruleset::{Ruleset, Troop};
 use crate::state::{self, Forced, Placement, State, Unit};
@@ -36,15 +35,15 @@ impl Procedures for Charge {
     }
 
     fn needs(&self, st: &State) -> Vec<usize> {
-        engine::needs(st)
+        super::needs(st)
     }
 
     fn orderable(&self, u: &Unit) -> Result<(), String> {
-        engine::orderable(u)
+        super::orderable(u)
     }
 
     fn phase(&self, s: &State) -> Phase {
-        let sides: Vec<String> = engine::needs(s)
+        let sides: Vec<String> = super::needs(s)
             .iter()
             .map(|i| s.sides[*i].clone())
             .collect();
@@ -84,7 +83,7 @@ impl Procedures for Charge {
             side: side.to_string(),
             text: text.to_string(),
         }];
-        engine::run(r, s, &o, None)?;
+        super::run(r, s, &o, None)?;
         Ok(orders::parse(text)?
             .into_iter()
             .map(|(_, _, l)| match l {
@@ -112,7 +111,7 @@ impl Procedures for Charge {
         side: usize,
         text: &str,
     ) -> Result<(), Rejection> {
-        engine::check(r, st, side, text).map(|_| ())
+        super::check(r, st, side, text).map(|_| ())
     }
 
     fn run(
@@ -122,7 +121,7 @@ impl Procedures for Charge {
         orders: &[Orders],
         chance: Option<&mut Chance<'_>>,
     ) -> Result<Outcome, Rejection> {
-        engine::run(r, st, orders, chance)
+        super::run(r, st, orders, chance)
     }
 
     /// Its standing orders, from the placement.

@@ -1,0 +1,404 @@
+//! Step 5 of the move, melee: one move of it for every pair in contact
+//! (the pairings of figures, the modifiers, the fights and what follows).
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// The combats of one move of melee: (a's figures, b's figures) each.
+fn pairings(r: &Ruleset, a_class: &str, a: u32, b_class: &str, b: u32) -> Vec<(u32, u32)> {
+    if a == 0 || b == 0 {
+        return Vec::new();
+    }
+    // The largest group the table allows against one figure of the other
+    // class.
+    let max_vs = |one: &str, many: &str| -> u32 {
+        r.combats
+            .iter()
+            .filter(|c| c.a_n == 1 && c.a_class == one && c.b_class == many)
+            .map(|c| c.b_n)
+            .max()
+            .unwrap_or(0)
+    };
+    let one_a = max_vs(a_class, b_class).max(u32::from(a_class == b_class));
+    let one_b = max_vs(b_class, a_class).max(u32::from(a_class == b_class));
+    // Same troop types: up to 2 to 1 either way; cavalry against infantry:
+    // one horseman against up to three foot.
+    let same = a_class == b_class;
+    let (ma, mb) = if same {
+        (2, 2)
+    } else {
+        (one_a.max(1), one_b.max(1))
+    };
+    // Singles on the side with fewer figures; the other side's extras
+    // double (or triple) up, within the table's limits.
+    if a <= b || (!same && one_a > 1) {
+        let singles = a.min(b);
+        let mut groups = vec![1u32; singles as usize];
+        let mut extra = b - singles.min(b);
+        let cap = if same { 2 } else { ma };
+        let mut level = 2;
+        while extra > 0 && level <= cap {
+            for gsz in groups.iter_mut() {
+                if extra == 0 {
+                    break;
+                }
+                if *gsz < level {
+                    *gsz += 1;
+                    extra -= 1;
+                }
+            }
+            level += 1;
+        }
+        groups.into_iter().map(|k| (1, k)).collect()
+    } else {
+        let singles = b.min(a);
+        let mut groups = vec![1u32; singles as usize];
+        let mut extra = a - singles;
+        let cap = if same { 2 } else { mb };
+        let mut level = 2;
+        while extra > 0 && level <= cap {
+            for gsz in groups.iter_mut() {
+                if extra == 0 {
+                    break;
+                }
+                if *gsz < level {
+                    *gsz += 1;
+                    extra -= 1;
+                }
+            }
+            level += 1;
+        }
+        groups.into_iter().map(|k| (k, 1)).collect()
+    }
+}
+
+/// Each side's die in halves for a combat of `na` against `nb`.
+fn multipliers(r: &Ruleset, a_class: &str, na: u32, b_class: &str, nb: u32) -> (i32, i32) {
+    for c in &r.combats {
+        if c.a_class == a_class && c.a_n == na && c.b_class == b_class && c.b_n == nb {
+            return (c.a_halves, c.b_halves);
+        }
+        if c.a_class == b_class && c.a_n == nb && c.b_class == a_class && c.b_n == na {
+            return (c.b_halves, c.a_halves);
+        }
+    }
+    (2, 2)
+}
+
+fn engaged(r: &Ruleset, u: &Unit, attacker: bool, first: bool, other_width: i64) -> u32 {
+    let tr = troop(r, u);
+    let sh = shape(tr, u);
+    if !first {
+        return u.rf;
+    }
+    if attacker {
+        if tr.is("infantry") && u.formation == "column" {
+            // Front rank, two from each flank of the second rank, one from
+            // each flank of the third and fourth.
+            return (sh.files + 8).min(u.rf);
+        }
+        return sh.files.min(u.rf);
+    }
+    // Defenders: the figures along the struck face within the attackers'
+    // frontage.
+    let n = (other_width + sh.pitch - 1) / sh.pitch.max(1);
+    (n as u32).min(sh.files).min(u.rf).max(1)
+}
+
+pub(super) fn melee(t: &mut Turn<'_, '_, '_>) {
+    let pairs: Vec<(String, String)> =
+        t.st.units
+            .iter()
+            .filter_map(|u| {
+                u.melee
+                    .as_ref()
+                    .filter(|m| m.attacker)
+                    .map(|m| (u.id.clone(), m.with.clone()))
+            })
+            .collect();
+    for (aid, did) in pairs {
+        let (Some(a), Some(d)) = (t.st.unit(&aid).cloned(), t.st.unit(&did).cloned()) else {
+            for id in [&aid, &did] {
+                if let Some(u) = t.st.unit_mut(id) {
+                    u.melee = None;
+                }
+            }
+            continue;
+        };
+        melee_move(t, (&aid, &did), &a, &d);
+    }
+}
+
+/// The melee modifiers of both sides, in half points, and why.
+struct Mods {
+    ma: i32,
+    md: i32,
+    why_a: Vec<&'static str>,
+    why_d: Vec<&'static str>,
+}
+
+/// One move of melee between an attacker and a defender.
+fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &Unit) {
+    let r = t.r;
+    let round = a.melee.as_ref().map_or(0, |m| m.moves);
+    let first = round == 0;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let aw = {
+        let sh = shape(ta, a);
+        let n = engaged(r, a, true, true, 0);
+        sh.pitch * i64::from(n.min(sh.files + 8))
+    };
+    let na = engaged(r, a, true, first, 0);
+    let nd = engaged(r, d, false, first, aw);
+    let (combats, second) = if first {
+        (pairings(r, &ta.class, na, &td.class, nd), None)
+    } else {
+        let (c, s) = pinning::second_move(r, &ta.class, na, &td.class, nd, &mut || t.roll());
+        (c, Some(s))
+    };
+    let m = melee_mods(t, aid, a, d, first, round);
+    let dfp = footprint(r, d);
+    let terrain = t.st.terrain.clone();
+    let in_house = |p: Pt| {
+        terrain
+            .iter()
+            .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+    };
+    let house = in_house(dfp.centre()) && !in_house(footprint(r, a).centre());
+    let (fights, la, ld) = melee_fights(t, a, d, &combats, &m, house);
+    let la = t.kill(aid, la, d.side);
+    let ld = t.kill(did, ld, a.side)
+        + if first {
+            t.melee_credit
+                .get(&format!("ridden:{aid}"))
+                .copied()
+                .unwrap_or(0)
+        } else {
+            0
+        };
+    let credit = t.melee_credit.get(aid).copied().unwrap_or(0);
+    let ta_loss = la + if first { credit } else { 0 };
+    let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
+    let mut outcome = "continues";
+    let (mut a_wd, mut d_wd) = (false, false);
+    if ta_loss > 0 && ta_loss >= 2 * ld {
+        a_wd = true;
+        outcome = "attacker withdraws";
+    } else if ld > 0 && ld >= 2 * ta_loss {
+        d_wd = true;
+        outcome = "defender withdraws";
+    } else if round + 1 >= limit {
+        outcome = "draw";
+    }
+    t.ev.push(
+        Charge::Melee {
+            attacker: aid.to_string(),
+            defender: did.to_string(),
+            round: round + 1,
+            engaged: [na, nd],
+            mods: [m.ma, m.md],
+            why: [m.why_a, m.why_d].map(|w| w.into_iter().map(str::to_string).collect()),
+            second,
+            combats: fights,
+            losses: [la, ld],
+            fire_credit: credit,
+            outcome: outcome.to_string(),
+        }
+        .into(),
+    );
+    melee_after(t, (aid, did), d, a_wd, d_wd, outcome);
+}
+
+/// Grenadiers, charging, downhill, heavy against light cavalry, a wall,
+/// exhausted troops.
+fn melee_mods(
+    t: &Turn<'_, '_, '_>,
+    aid: &str,
+    a: &Unit,
+    d: &Unit,
+    first: bool,
+    round: u32,
+) -> Mods {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut m = Mods {
+        ma: 0,
+        md: 0,
+        why_a: Vec::new(),
+        why_d: Vec::new(),
+    };
+    if ta.grenadiers {
+        m.ma += r.melee.grenadiers;
+        m.why_a.push("grenadiers");
+    }
+    if td.grenadiers {
+        m.md += r.melee.grenadiers;
+        m.why_d.push("grenadiers");
+    }
+    let impetus = t.melee_credit.contains_key(&format!("impetus:{aid}"));
+    if first && impetus {
+        m.ma += r.melee.charging;
+        m.why_a.push("charging");
+    }
+    let dfp = footprint(r, d);
+    if first && impetus && t.st.level(a.front) > t.st.level(dfp.centre()) {
+        m.ma += r.melee.downhill;
+        m.why_a.push("downhill");
+    }
+    if ta.heavy && td.is("cavalry") && !td.heavy {
+        m.ma += r.melee.heavy_vs_light;
+        m.why_a.push("heavy v light");
+    }
+    if td.heavy && ta.is("cavalry") && !ta.heavy {
+        m.md += r.melee.heavy_vs_light;
+        m.why_d.push("heavy v light");
+    }
+    let behind_wall = td.is("infantry")
+        && t.st
+            .terrain
+            .iter()
+            .any(|f| f.kind == "wall" && g::crosses_line(a.front, dfp.centre(), &f.polyline()));
+    if behind_wall {
+        m.md += r.melee.wall;
+        m.why_d.push("behind a wall");
+    }
+    if let Some(v) = exhaustion_bonus(r, a, d, round) {
+        m.ma += v;
+        m.why_a.push("against exhausted troops");
+    }
+    m
+}
+
+/// The combats of one move: a die each (and the break-in throw into
+/// houses); figures lost by the attacker and the defender.
+fn melee_fights(
+    t: &mut Turn<'_, '_, '_>,
+    a: &Unit,
+    d: &Unit,
+    combats: &[(u32, u32)],
+    m: &Mods,
+    house: bool,
+) -> (Vec<Combat>, u32, u32) {
+    let r = t.r;
+    let (ta, td) = (troop(r, a), troop(r, d));
+    let mut la = 0u32;
+    let mut ld = 0u32;
+    let mut fights = Vec::new();
+    for (ka, kd) in combats {
+        let mut dm = m.md;
+        let mut broke_in = None;
+        if house {
+            let b = t.roll();
+            let ok = r.melee.break_in.contains(&b);
+            broke_in = Some(b);
+            if !ok {
+                dm += r.melee.house;
+            }
+        }
+        let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
+        let da = t.roll();
+        let dd = t.roll();
+        let sa = da as i32 * ha + 2 * m.ma;
+        let sd = dd as i32 * hd + 2 * dm;
+        let res = match sa.cmp(&sd) {
+            std::cmp::Ordering::Greater => {
+                ld += 1;
+                "attacker"
+            }
+            std::cmp::Ordering::Less => {
+                la += 1;
+                "defender"
+            }
+            std::cmp::Ordering::Equal => "tie",
+        };
+        fights.push(Combat {
+            a: *ka,
+            d: *kd,
+            a_die: da,
+            d_die: dd,
+            a_score: f64::from(sa) / 2.0,
+            d_score: f64::from(sd) / 2.0,
+            winner: res.into(),
+            break_in: broke_in,
+        });
+    }
+    (fights, la, ld)
+}
+
+/// After a move of melee: a withdrawal, a draw (both exhausted), or
+/// another move.
+fn melee_after(
+    t: &mut Turn<'_, '_, '_>,
+    (aid, did): (&str, &str),
+    d: &Unit,
+    a_wd: bool,
+    d_wd: bool,
+    outcome: &str,
+) {
+    let end = |t: &mut Turn<'_, '_, '_>, id: &str, f: Option<Forced>| {
+        if let Some(u) = t.st.unit_mut(id) {
+            u.melee = None;
+            if f.is_some() {
+                u.forced = f;
+            }
+        }
+    };
+    if a_wd || d_wd {
+        end(t, aid, a_wd.then_some(Forced::Retire));
+        end(t, did, d_wd.then_some(Forced::Retire));
+    } else if outcome == "draw" {
+        let hold = d.standing.iter().any(|s| s == "HOLD GROUND");
+        end(t, aid, Some(Forced::Exhausted { retire: 2, rest: 2 }));
+        end(
+            t,
+            did,
+            Some(Forced::Exhausted {
+                retire: if hold { 0 } else { 2 },
+                rest: 2,
+            }),
+        );
+        for id in [aid, did] {
+            if let Some(u) = t.st.unit_mut(id) {
+                u.exhausted_since = Some(0);
+            }
+            t.not_rested.insert(id.to_string());
+        }
+    } else {
+        for id in [aid, did] {
+            if let Some(u) = t.st.unit_mut(id) {
+                if let Some(m) = u.melee.as_mut() {
+                    m.moves += 1;
+                }
+            }
+        }
+    }
+}
+
+/// The attacker's addition against exhausted troops
+/// (docs/rules/charge.md, "Exhausted troops"), or None. `d.exhausted_since`
+/// counts the moves ended since its drawn melee's last fighting move, so
+/// the count when this melee began is the count now less the moves of it
+/// already fought.
+fn exhaustion_bonus(r: &Ruleset, a: &Unit, d: &Unit, round: u32) -> Option<i32> {
+    let k = d.exhausted_since?;
+    // "attacked by fresh troops": an exhausted attacker earns nothing.
+    if a.exhausted_since.is_some() {
+        return None;
+    }
+    let at_contact = k.saturating_sub(round);
+    // "immediately following the fighting moves of the exhausted side" is
+    // the first move after them; later, it "has had a clear move".
+    let fresh = at_contact <= 1;
+    Some(match (fresh, round > 0) {
+        (true, false) => r.melee.exhausted_fresh,
+        (false, false) => r.melee.exhausted_rested,
+        (true, true) => r
+            .melee
+            .exhausted_fresh_continued
+            .unwrap_or(r.melee.exhausted_fresh),
+        (false, true) => r
+            .melee
+            .exhausted_rested_continued
+            .unwrap_or(r.melee.exhausted_rested),
+    })
+}
