@@ -5,8 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-#[path = "orders_common.rs"]
-mod orders_common;
+use adjutant_fuzz::orders_common;
 
 fuzz_target!(|data: &[u8]| {
     static GAME: OnceLock<(adjutant::rules::Rules, adjutant::rules::State)> = OnceLock::new();

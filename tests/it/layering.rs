@@ -243,13 +243,15 @@ fn no_rules_crate_touches_the_file_system() {
 /// `#[path = "..."]` (Charge!'s engine once included general.rs, houses.rs
 /// and water.rs so): a module lives in the file its place in the tree
 /// names, so a reader finds it where `mod` says. Every `.rs` file under
-/// src/ and crates/ (their tests too) is read; an attribute line starting
+/// src/, crates/ and fuzz/ (their tests too) is read; an attribute line starting
 /// `#[path` fails.
 #[test]
 fn no_source_file_includes_a_module_by_path() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = sources(&root.join("src"));
     files.extend(sources(&root.join("crates")));
+    // The fuzz targets once shared a module by `#[path]` too.
+    files.extend(sources(&root.join("fuzz")));
     assert!(files.len() > 150, "the sources were found: {}", files.len());
     let bad: Vec<String> = files
         .iter()
