@@ -39,6 +39,7 @@ pub mod variants;
 pub mod victory;
 pub mod view;
 pub mod weather;
+pub mod whole_turn;
 
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::report::Parts;
