@@ -74,7 +74,7 @@ pub struct Ruleset {
     pub cybermen: super::variants::cybermen::CybermenRules,
 }
 
-/// Bridge Demolition Rules, Option 3 (seeds/004).
+/// Bridge Demolition Rules, Option 3 (the house rules).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BridgeSpec {
@@ -112,7 +112,7 @@ impl Default for BridgeSpec {
     }
 }
 
-/// Appendix 1, "Minefields" and "Minefield Clearance" (seeds/004).
+/// Appendix 1, "Minefields" and "Minefield Clearance" (the house rules).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MinefieldSpec {
@@ -147,7 +147,7 @@ pub struct VariantSpec {
     pub cards_per_turn: Option<u32>,
 }
 
-/// Paratroops & Glider Landings (seeds/004): how a dropped figure drifts,
+/// Paratroops & Glider Landings (the house rules): how a dropped figure drifts,
 /// as d6 tables (index = the die's number - 1).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

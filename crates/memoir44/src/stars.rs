@@ -1,4 +1,4 @@
-//! Battle Star Markers (Optional), seeds/004: the markers a scenario places
+//! Battle Star Markers (Optional) in the house rules: the markers a scenario places
 //! (`[[battle_stars]]`) and what they do. Camouflage is a unit's
 //! `camouflage = true` (state.rs `concealed`); the rest live here:
 //! the Heroic Leader, Calling In Air Strikes (Hill 317 Rule), Capturing

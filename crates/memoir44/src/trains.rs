@@ -1,4 +1,4 @@
-//! Appendix 2 - Trains, Railway Engines and Wagons (seeds/004).
+//! Appendix 2 - Trains, Railway Engines and Wagons (the house rules).
 //!
 //! A train is one unit of a kind listed in `[trains] kinds`: its Railway
 //! Engine stands on the unit's hex (`Unit::at`) and its Wagon on the track
