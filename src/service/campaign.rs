@@ -410,7 +410,7 @@ impl Judge {
 
     /// The pre-battle dice of battle `seq`: the victory points each side won
     /// in the battle before, plus one for each battle it has won in the
-    /// campaign (seeds/004, Appendix 3).
+    /// campaign (the house rules, Appendix 3).
     fn campaign_dice(
         &self,
         conn: &Connection,

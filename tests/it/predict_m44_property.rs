@@ -27,6 +27,17 @@
 //! default (1,500 runs of 10 positions, a few seconds); `ADJUTANT_DEEP=1`
 //! runs 20,000 of 40 (`PREDICT_M44_RUNS`, `PREDICT_M44_POSITIONS` set exact
 //! counts).
+//!
+//! The whole turn (issue 55): for random positions where two units battle
+//! the same target (a second unit of the side's, infantry or armour, next
+//! to the target; the first battle may eliminate the target, make it
+//! retreat or leave it weaker), the exact distribution of the turn's medals
+//! (each side's, and the game's end) as PREDICT reckons it
+//! (`predict::exact_whole_turn`: the turn's own code carried out step by step
+//! over every throw) agrees with the engine's adjudication of the same
+//! orders over seeded runs, to the same tolerance. Quick by default (1,500
+//! runs of 6 positions); `ADJUTANT_DEEP=1` runs 20,000 of 30
+//! (`PREDICT_M44_TURN_POSITIONS` sets an exact count).
 
 use crate::common::depth;
 use adjutant::engine::dice::{ChaChaDice, Dice};
@@ -266,4 +277,119 @@ fn m44_exact_odds_agree_with_the_engines_adjudication() {
         3,
         "the positions fought only {kinds:?}: want close assault, ranged combat and a card's dice"
     );
+}
+
+/// Where the engine's adjudication of `orders` leaves the turn: (the
+/// Allies' medals gained, the Axis's, the winner if the game is over).
+fn adjudicated_turn(
+    r: &Ruleset,
+    st: &State,
+    orders: &str,
+    s: [u8; 32],
+) -> adjutant::rules::memoir44::whole_turn::TurnOutcome {
+    let mut dice = ChaChaDice::from_seed(s);
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let (out, _) = m44::adjudicate(r, st, "allies", orders, &mut chance)
+        .expect("the checked orders are played");
+    (
+        out.medals(0).saturating_sub(st.medals(0)),
+        out.medals(1).saturating_sub(st.medals(1)),
+        out.over.then(|| out.winner.clone().unwrap_or_default()),
+    )
+}
+
+/// A position of [`position`]'s with a second unit of the Allies' next to
+/// the target, both ordered by Direct from HQ and both battling it.
+fn two_battles(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+    let (mut st, orders, kind) = position(r, rng)?;
+    if kind == "a card's dice" {
+        return None;
+    }
+    let line = orders.lines().find(|l| l.starts_with("BATTLE "))?;
+    let mut words = line.split_whitespace().skip(1);
+    let (from, target) = (words.next()?.to_string(), words.next()?.to_string());
+    let at = Hex::parse(&target)?;
+    let on_board = |h: &Hex| {
+        let name = h.to_string();
+        let l = i32::from(name.as_bytes()[0]) - i32::from(b'A');
+        let row: i32 = name[1..].parse().unwrap_or(0);
+        hex_name(l, row).is_some_and(|n| n == name)
+    };
+    let free: Vec<Hex> = at
+        .neighbours()
+        .into_iter()
+        .filter(|h| on_board(h) && st.units.iter().all(|u| u.at != *h))
+        .collect();
+    if free.is_empty() {
+        return None;
+    }
+    let second = free[rng.roll(free.len() as u32) as usize - 1];
+    let (kind, figures) = pick(rng, &[("infantry", 4), ("medium-armour", 3)]);
+    let id = st.units.iter().map(|u| u.id).max().unwrap_or(0) + 1;
+    st.units
+        .push(m44::state::Unit::arriving(id, 0, kind, second, figures));
+    st.next_unit = st.next_unit.max(id + 1);
+    st.hands = vec![vec!["direct-from-hq".to_string()], vec![]];
+    st.deck = r.deck();
+    if let Some(p) = st.deck.iter().position(|c| c == "direct-from-hq") {
+        st.deck.remove(p);
+    }
+    let orders = format!(
+        "PLAY direct-from-hq\nORDER {from}\nORDER {second}\nBATTLE {from} {target}\nBATTLE {second} {target}\n"
+    );
+    Family::check(r, &st, "allies", &orders).ok()?;
+    Some((st, orders))
+}
+
+#[test]
+fn m44_whole_turn_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_M44_RUNS", 1_500, 20_000);
+    let positions = depth::games("PREDICT_M44_TURN_POSITIONS", 6, 30);
+    let r = Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[44, 55, 55, 55]));
+    let (mut done, mut tries, mut varied) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((st, orders)) = two_battles(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_whole_turn(&r, &st, "allies", &orders)
+            .expect("checked orders")
+            .unwrap_or_else(|| panic!("position {done}: no exact whole turn\n{orders}"));
+        let mut seen = BTreeMap::new();
+        for i in 0..runs {
+            let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, 44, 55]));
+            *seen.entry(o).or_insert(0_u64) += 1;
+        }
+        let n = runs as f64;
+        let keys: Vec<_> = exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+        for key in keys {
+            let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+            let p = c as f64 / exact.total as f64;
+            let got = seen.get(&key).copied().unwrap_or(0) as f64;
+            let allowed = if p == 0.0 {
+                0.0
+            } else {
+                4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+            };
+            assert!(
+                (got - n * p).abs() <= allowed,
+                "position {done}, {orders}outcome {key:?}: exact {p:.5} ({c} of {}), \
+                 engine {got} of {runs} (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{:?}",
+                exact.total,
+                exact.outcomes,
+                st.units
+            );
+        }
+        if exact.outcomes.len() > 1 {
+            varied += 1;
+        }
+        done += 1;
+    }
+    assert!(varied > 0, "every position's turn had one outcome");
 }

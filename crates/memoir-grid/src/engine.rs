@@ -431,7 +431,7 @@ pub fn artillery_terms(
         ));
     }
     // "Units in rivers may not take part in Combat." and "Units on a water
-    // grid area may not take part in Combat." (seeds/000 and 001): in phase 1
+    // grid area may not take part in Combat." (Memoir of Battle and Memoir of Modern Battle): in phase 1
     // too, for the battery and for its target.
     for (who, what) in [(g, "the artillery"), (tg, "the unit")] {
         if in_river_or_water(r, st, who) {
@@ -467,7 +467,7 @@ pub fn artillery_terms(
         Err(why) => {
             // Indirect fire: a friendly unit in direct line of sight of the
             // target lets field, medium, heavy and mountain artillery fire
-            // over friendly units (seeds/001).
+            // over friendly units (Memoir of Modern Battle).
             if !s.indirect {
                 return Err(why);
             }

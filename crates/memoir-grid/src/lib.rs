@@ -1,4 +1,4 @@
-//! Memoir of Battle (seeds/000) and Memoir of Modern Battle (seeds/001): one
+//! Memoir of Battle and Memoir of Modern Battle (the rulebooks of those titles): one
 //! engine for grid-area games with strength values, a simultaneous artillery
 //! phase, an initiative roll and unit-by-unit moves, on square or hex grids
 //! of any size. Tables in rulesets/*.toml; readings in

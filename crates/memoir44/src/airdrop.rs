@@ -1,4 +1,4 @@
-//! Paratroops & Glider Landings (seeds/004, "Infantry Units"):
+//! Paratroops & Glider Landings (the house rules, "Infantry Units"):
 //!
 //! > Airdrop Method - At the beginning of the game, select one figure for
 //! > each Unit of Paratroops or Gliders. Hold the Infantry figures in your

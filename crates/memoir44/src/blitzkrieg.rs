@@ -1,4 +1,4 @@
-//! Blitzkrieg Rules (Optional), seeds/004: the side a scenario (or the game
+//! Blitzkrieg Rules (Optional) in the house rules: the side a scenario (or the game
 //! option `blitzkrieg`) names plays a "Recon 1" card as Air Power in its
 //! section, and the enemy's ordered armour moves at most 2 hexes.
 

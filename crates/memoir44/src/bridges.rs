@@ -1,4 +1,4 @@
-//! Appendix 1, "Bridge Demolition Rules" (seeds/004).
+//! Appendix 1, "Bridge Demolition Rules" (the house rules).
 //!
 //! "Only an Engineer Unit at one end of a Bridge may place charges on a
 //! Bridge. However, a Scenario may state that the Bridge is already rigged

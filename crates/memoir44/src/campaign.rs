@@ -1,4 +1,4 @@
-//! The house rules' "Simplified Campaign Rules" (seeds/004, Appendix 3):
+//! The house rules' "Simplified Campaign Rules" (Appendix 3):
 //! before a campaign battle each player rolls battle dice equal to the
 //! victory points he won in the previous battle, plus one per victory in the
 //! campaign, and every face changes the starting position.

@@ -1,4 +1,4 @@
-//! Political Commissar (Eastern Front Only), seeds/004: "At the beginning of
+//! Political Commissar (Eastern Front Only) in the house rules: "At the beginning of
 //! his turn, the Russian Player must then select one Command Card from his
 //! hand and place it face-down under the Commissar Marker. He will play this
 //! card on his next turn. However, on the Russian player's next turn, instead

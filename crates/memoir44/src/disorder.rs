@@ -1,4 +1,4 @@
-//! Demoralisation, & Disorganisation (Optional), seeds/004: "Effected Units
+//! Demoralisation, & Disorganisation (Optional) in the house rules: "Effected Units
 //! start the game below strength ... Typically reduce the number of
 //! figures/models per Unit, number of hexes a Unit can Move, and Battle Dice
 //! by a factor of 1. Only in exceptional cases of near-collapse should these

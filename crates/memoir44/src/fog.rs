@@ -1,4 +1,4 @@
-//! Kriegspiel & The Fog Of War (seeds/004): what each side sees, and the
+//! Kriegspiel & The Fog Of War (the house rules): what each side sees, and the
 //! redaction of a turn's events for a side. Every report is rendered from a
 //! view, and the view takes its units and events from here, so a renderer
 //! cannot show what this module leaves out. Each rule is written down, with

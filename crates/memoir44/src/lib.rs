@@ -1,5 +1,5 @@
-//! Memoir '44 as the house rules play it (seeds/004, "Main Rules" to
-//! "Obstacles"), with the product decisions of RULES-NOTES.md. See
+//! Memoir '44 as the house rules play it (their "Main Rules" to
+//! "Obstacles"), with the readings of docs/rules/memoir44.md. See
 //! docs/rules/memoir44.md for every interpretation and docs/orders.md for the
 //! order language.
 //!
@@ -39,6 +39,7 @@ pub mod variants;
 pub mod victory;
 pub mod view;
 pub mod weather;
+pub mod whole_turn;
 
 use adjutant_dice::{ChaChaDice, Dice, ForcedDice};
 use adjutant_rules::report::Parts;
@@ -250,7 +251,7 @@ pub const GAME_OPTIONS: &[&str] = &[
 /// The game option of the house rules' "Variant For Young Generals".
 pub const YOUNG_GENERALS: &str = "young-generals";
 
-/// Young Generals (seeds/004, Appendix 3): "Remove all Tactic Cards and only
+/// Young Generals (the house rules, Appendix 3): "Remove all Tactic Cards and only
 /// use the Section Cards". The tactic cards leave the game; a hand that held
 /// some is filled again from the top of the (already shuffled) deck.
 pub fn young_generals(r: &Ruleset, st: &mut State) {

@@ -1,4 +1,4 @@
-//! Appendix 1, "Minefields" and "Minefield Clearance" (seeds/004).
+//! Appendix 1, "Minefields" and "Minefield Clearance" (the house rules).
 //!
 //! "Before placing any Minefield, mix all Minefield pieces with their
 //! numbered side hidden. Place one Minefield piece, selected at random,

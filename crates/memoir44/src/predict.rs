@@ -16,8 +16,11 @@
 //! of dice, and every (hits, flags) result is applied to a copy of the
 //! position by the battle code ([`crate::battle::lose`],
 //! [`crate::battle::resolve_flags`]) to learn whether the target is
-//! eliminated or retreats and what medals it gives. Nothing is stored and
-//! no die of the game's stream is drawn.
+//! eliminated or retreats and what medals it gives. Then the whole turn,
+//! exactly ([`crate::whole_turn`]): the checked plan carried out by the
+//! turn's own code step by step over every throw, each battle on what the
+//! earlier ones leave. Nothing is stored and no die of the game's stream is
+//! drawn.
 
 use crate::battle::{self, Ctx, HitRule};
 use crate::board::Hex;
@@ -43,15 +46,16 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
         return Ok("No battle is fought in this phase: there are no odds to give.\n".into());
     }
     let ctx = Ctx::new(r);
-    let (after, events, idx) = planned(&ctx, r, s, side, orders)?;
+    let p = planned(&ctx, r, s, side, orders)?;
+    let (after, events, idx) = (&p.after, &p.events, p.idx);
     let mut out = String::new();
     let _ = writeln!(
         out,
         "PREDICT for {side}: the odds of these orders, not played."
     );
     let mut n = 0;
-    for e in &events {
-        if let Some(text) = battle_odds(&ctx, &after, idx, e) {
+    for e in events {
+        if let Some(text) = battle_odds(&ctx, after, idx, e) {
             n += 1;
             let _ = write!(out, "\nBattle {n}: {text}");
         }
@@ -62,20 +66,106 @@ pub fn predict(r: &Ruleset, s: &State, side: &str, orders: &str) -> Result<Strin
             "\nThese orders fight no battle: there are no odds to give."
         );
     }
+    let whole = crate::whole_turn::whole_turn(&ctx, &p.known, &p.plan);
+    out.push_str(&whole_turn_text(whole.as_ref(), n));
     out.push_str(&assumptions(s));
     Ok(out)
 }
 
+/// The exact whole turn in words ([`crate::whole_turn`]): the medals the
+/// orders gain and the chance the game ends, each battle reckoned on what
+/// the steps before it leave. Nothing when the orders fight no battle and
+/// can neither gain nor lose a medal nor end the game.
+fn whole_turn_text(t: Option<&crate::whole_turn::WholeTurn>, battles: usize) -> String {
+    let Some(t) = t else {
+        if battles == 0 {
+            return String::new();
+        }
+        let line = format!(
+            "The whole turn: more than {} runs of its steps would be needed, so no exact figure is given for it; each battle's odds above stand alone.",
+            crate::whole_turn::MAX_RUNS
+        );
+        return "\n".to_string() + &adjutant_rules::report::wrap(&line, 78, "    ");
+    };
+    let mut gained: BTreeMap<u32, u128> = BTreeMap::new();
+    let mut lost: BTreeMap<u32, u128> = BTreeMap::new();
+    let mut ends: BTreeMap<String, u128> = BTreeMap::new();
+    for ((g, l, end), c) in &t.outcomes {
+        *gained.entry(*g).or_insert(0) += c;
+        *lost.entry(*l).or_insert(0) += c;
+        if let Some(w) = end {
+            *ends.entry(w.clone()).or_insert(0) += c;
+        }
+    }
+    let quiet = gained.keys().chain(lost.keys()).all(|m| *m == 0) && ends.is_empty();
+    if battles == 0 && quiet {
+        return String::new();
+    }
+    let share = |c: u128| format!("{:.1}%", 100.0 * c as f64 / t.total as f64);
+    let list = |m: &BTreeMap<u32, u128>| {
+        m.iter()
+            .map(|(k, c)| format!("{k} {}", share(*c)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let expected = gained
+        .iter()
+        .map(|(k, c)| f64::from(*k) * *c as f64)
+        .sum::<f64>()
+        / t.total as f64;
+    let theirs = if lost.keys().all(|l| *l == 0) {
+        String::new()
+    } else {
+        format!("; the enemy's (your units lost) {}", list(&lost))
+    };
+    let ended: u128 = ends.values().sum();
+    let end = if ended == 0 {
+        "The game does not end with these orders.".to_string()
+    } else {
+        let whom = ends
+            .iter()
+            .map(|(w, c)| {
+                let w = if w.is_empty() {
+                    "no winner"
+                } else {
+                    w.as_str()
+                };
+                format!("{w} {}", share(*c))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("The game ends with these orders {} ({whom}).", share(ended))
+    };
+    let line = format!(
+        "The whole turn, exactly, each battle reckoned on what the steps before it leave (a target eliminated or gone back, a retreat that opens a line of sight): medals {}; expected {expected:.2}{theirs}. {end}",
+        list(&gained)
+    );
+    "\n".to_string() + &adjutant_rules::report::wrap(&line, 78, "    ")
+}
+
+/// The planned turn of a side's orders, carried out with dice that never
+/// hit.
+struct Planned {
+    /// The position after it (the enemy's units as before it).
+    after: State,
+    /// Its events.
+    events: Vec<Event>,
+    /// The side's index.
+    idx: usize,
+    /// The position the side may know, the turn planned on it.
+    known: State,
+    plan: crate::turn::Plan,
+}
+
 /// The planned turn of `side`'s orders carried out on the position it may
-/// know with dice that never hit: (the position after it, its events, the
-/// side's index), or the rejection a submission would get.
+/// know with dice that never hit, or the rejection a submission would get.
 fn planned(
     ctx: &Ctx<'_>,
     r: &Ruleset,
     s: &State,
     side: &str,
     orders: &str,
-) -> Result<(State, Vec<Event>, usize), Rejection> {
+) -> Result<Planned, Rejection> {
     let idx = crate::mover_index(s, side)?;
     let lines = crate::orders::parse(&ctx.board, r, orders)?;
     // Planned on the position the side knows (fog::knowledge), so its
@@ -89,7 +179,13 @@ fn planned(
         deck: &mut deck,
     };
     let (after, events) = crate::turn::apply(ctx, &known, &plan, &mut chance);
-    Ok((undo_enemy_losses(after, &known, idx), events, idx))
+    Ok(Planned {
+        after: undo_enemy_losses(after, &known, idx),
+        events,
+        idx,
+        known,
+        plan,
+    })
 }
 
 /// The position after the turn with the enemy's units and `side`'s medals
@@ -137,13 +233,14 @@ pub fn exact_outcomes(
     orders: &str,
 ) -> Result<Vec<ExactBattle>, Rejection> {
     let ctx = Ctx::new(r);
-    let (after, events, idx) = planned(&ctx, r, s, side, orders)?;
+    let p = planned(&ctx, r, s, side, orders)?;
+    let (after, idx) = (&p.after, p.idx);
     let mut out = Vec::new();
-    for e in &events {
-        if let Some(b) = battle_reckoning(&ctx, &after, idx, e) {
+    for e in &p.events {
+        if let Some(b) = battle_reckoning(&ctx, after, idx, e) {
             let mut outcomes = BTreeMap::new();
             for ((hits, flags), count) in &b.joint {
-                let (st, _) = settle(&ctx, &after, idx, &b, *hits, *flags);
+                let (st, _) = settle(&ctx, after, idx, &b, *hits, *flags);
                 let o = st
                     .unit(b.target)
                     .map_or((0, None), |u| (u.figures, Some(u.at)));
@@ -160,12 +257,28 @@ pub fn exact_outcomes(
     Ok(out)
 }
 
+/// The exact whole turn of `side`'s orders as the answer reckons it
+/// ([`crate::whole_turn`]), for the property test that holds it to the
+/// engine's own adjudication (tests/it/predict_m44_property.rs): None where
+/// it would take more than [`crate::whole_turn::MAX_RUNS`] runs.
+pub fn exact_whole_turn(
+    r: &Ruleset,
+    s: &State,
+    side: &str,
+    orders: &str,
+) -> Result<Option<crate::whole_turn::WholeTurn>, Rejection> {
+    let ctx = Ctx::new(r);
+    let p = planned(&ctx, r, s, side, orders)?;
+    Ok(crate::whole_turn::whole_turn(&ctx, &p.known, &p.plan))
+}
+
 /// What the answer assumes, in the answer's own words.
 fn assumptions(s: &State) -> String {
     let mut a = String::from(
         "\nAssumed: the enemy plays no reaction card (such as Ambush): its cards\n\
-         are unknown. Each battle is reckoned on the position after this turn's\n\
-         moves, as if the battles before it in these orders had no effect.\n",
+         are unknown. Each battle's own odds are reckoned on the position after\n\
+         this turn's moves, as if the battles before it in these orders had no\n\
+         effect; the whole turn reckons each on what the earlier ones leave.\n",
     );
     if s.fog.is_some() {
         a.push_str(

@@ -74,7 +74,7 @@ pub struct Ruleset {
     pub cybermen: super::variants::cybermen::CybermenRules,
 }
 
-/// Bridge Demolition Rules, Option 3 (seeds/004).
+/// Bridge Demolition Rules, Option 3 (the house rules).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BridgeSpec {
@@ -112,7 +112,7 @@ impl Default for BridgeSpec {
     }
 }
 
-/// Appendix 1, "Minefields" and "Minefield Clearance" (seeds/004).
+/// Appendix 1, "Minefields" and "Minefield Clearance" (the house rules).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MinefieldSpec {
@@ -147,7 +147,7 @@ pub struct VariantSpec {
     pub cards_per_turn: Option<u32>,
 }
 
-/// Paratroops & Glider Landings (seeds/004): how a dropped figure drifts,
+/// Paratroops & Glider Landings (the house rules): how a dropped figure drifts,
 /// as d6 tables (index = the die's number - 1).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -686,34 +686,8 @@ impl Ruleset {
                     .into(),
             );
         }
-        for (id, u) in &r.units {
-            if !r.classes.contains_key(&u.class) {
-                return bad(id, format!("unit '{id}': unknown class '{}'", u.class));
-            }
-            if u.dice.is_empty() {
-                return bad(id, format!("unit '{id}': no battle dice"));
-            }
-            if u.figures == 0 {
-                return bad(id, format!("unit '{id}': no figures"));
-            }
-            for t in &u.targets {
-                if !r.classes.contains_key(t) && !r.units.contains_key(t) {
-                    return bad(id, format!("unit '{id}': unknown target '{t}'"));
-                }
-            }
-            for f in u.hit_only_by.iter().chain(&u.hits_on) {
-                if !r.dice.faces.contains(f) {
-                    return bad(id, format!("unit '{id}': unknown die face '{f}'"));
-                }
-            }
-            if u.retreat_up_to == Some(0) {
-                return bad(id, format!("unit '{id}': retreat_up_to must be at least 1"));
-            }
-            for t in &u.move_only_on {
-                if !r.terrain.contains_key(t) {
-                    return bad(id, format!("unit '{id}': unknown terrain '{t}'"));
-                }
-            }
+        if let Some((key, msg)) = check_units(&r) {
+            return bad(&key, msg);
         }
         for (a, t) in &r.aliases {
             if !r.units.contains_key(t) {
@@ -743,58 +717,8 @@ impl Ruleset {
                 return bad(a, format!("alias '{a}' names unknown terrain '{t}'"));
             }
         }
-        let sections = ["left", "centre", "right"];
-        for c in &r.cards {
-            match c.kind.as_str() {
-                "section" => {
-                    if c.orders.is_empty()
-                        || c.orders.keys().any(|k| !sections.contains(&k.as_str()))
-                    {
-                        return bad(
-                            &c.id,
-                            format!("card '{}': orders must name left, centre or right", c.id),
-                        );
-                    }
-                }
-                "tactic" => match &c.effect {
-                    Some(e) if EFFECTS.contains(&e.as_str()) => {}
-                    _ => return bad(&c.id, format!("card '{}': unknown effect", c.id)),
-                },
-                "manoeuvre" => {
-                    if !c.effect.as_deref().is_some_and(|e| MANOEUVRES.contains(&e)) {
-                        return bad(
-                            &c.id,
-                            format!(
-                                "card '{}': a manoeuvre's effect is one of {}",
-                                c.id,
-                                MANOEUVRES.join(", ")
-                            ),
-                        );
-                    }
-                    if !c
-                        .variant
-                        .as_ref()
-                        .is_some_and(|v| r.variants.contains_key(v))
-                    {
-                        return bad(
-                            &c.id,
-                            format!("card '{}': variant must name a [variants] entry", c.id),
-                        );
-                    }
-                    if c.count != 0 {
-                        return bad(
-                            &c.id,
-                            format!("card '{}': a manoeuvre is never dealt: count = 0", c.id),
-                        );
-                    }
-                }
-                _ => {
-                    return bad(
-                        &c.id,
-                        format!("card '{}': kind must be section, tactic or manoeuvre", c.id),
-                    )
-                }
-            }
+        if let Some((key, msg)) = check_cards(&r) {
+            return bad(&key, msg);
         }
         for (id, v) in &r.variants {
             if v.cards_per_turn == Some(0) {
@@ -895,4 +819,101 @@ impl Ruleset {
     pub fn symbol(&self, class: &str) -> &str {
         self.classes.get(class).map_or("", |c| c.symbol.as_str())
     }
+}
+
+/// The first unit type of a ruleset that does not hold together: (its key,
+/// why).
+fn check_units(r: &Ruleset) -> Option<(String, String)> {
+    for (id, u) in &r.units {
+        if !r.classes.contains_key(&u.class) {
+            return Some((
+                id.clone(),
+                format!("unit '{id}': unknown class '{}'", u.class),
+            ));
+        }
+        if u.dice.is_empty() {
+            return Some((id.clone(), format!("unit '{id}': no battle dice")));
+        }
+        if u.figures == 0 {
+            return Some((id.clone(), format!("unit '{id}': no figures")));
+        }
+        for t in &u.targets {
+            if !r.classes.contains_key(t) && !r.units.contains_key(t) {
+                return Some((id.clone(), format!("unit '{id}': unknown target '{t}'")));
+            }
+        }
+        for f in u.hit_only_by.iter().chain(&u.hits_on) {
+            if !r.dice.faces.contains(f) {
+                return Some((id.clone(), format!("unit '{id}': unknown die face '{f}'")));
+            }
+        }
+        if u.retreat_up_to == Some(0) {
+            return Some((
+                id.clone(),
+                format!("unit '{id}': retreat_up_to must be at least 1"),
+            ));
+        }
+        for t in &u.move_only_on {
+            if !r.terrain.contains_key(t) {
+                return Some((id.clone(), format!("unit '{id}': unknown terrain '{t}'")));
+            }
+        }
+    }
+    None
+}
+
+/// The first card of a ruleset that does not hold together: (its id, why).
+fn check_cards(r: &Ruleset) -> Option<(String, String)> {
+    let sections = ["left", "centre", "right"];
+    for c in &r.cards {
+        match c.kind.as_str() {
+            "section" => {
+                if c.orders.is_empty() || c.orders.keys().any(|k| !sections.contains(&k.as_str())) {
+                    return Some((
+                        c.id.clone(),
+                        format!("card '{}': orders must name left, centre or right", c.id),
+                    ));
+                }
+            }
+            "tactic" => match &c.effect {
+                Some(e) if EFFECTS.contains(&e.as_str()) => {}
+                _ => return Some((c.id.clone(), format!("card '{}': unknown effect", c.id))),
+            },
+            "manoeuvre" => {
+                if !c.effect.as_deref().is_some_and(|e| MANOEUVRES.contains(&e)) {
+                    return Some((
+                        c.id.clone(),
+                        format!(
+                            "card '{}': a manoeuvre's effect is one of {}",
+                            c.id,
+                            MANOEUVRES.join(", ")
+                        ),
+                    ));
+                }
+                if !c
+                    .variant
+                    .as_ref()
+                    .is_some_and(|v| r.variants.contains_key(v))
+                {
+                    return Some((
+                        c.id.clone(),
+                        format!("card '{}': variant must name a [variants] entry", c.id),
+                    ));
+                }
+                if c.count != 0 {
+                    return Some((
+                        c.id.clone(),
+                        format!("card '{}': a manoeuvre is never dealt: count = 0", c.id),
+                    ));
+                }
+            }
+            _ => {
+                return Some((
+                    c.id.clone(),
+                    format!("card '{}': kind must be section, tactic or manoeuvre", c.id),
+                ));
+            }
+        }
+    }
+    None
 }

@@ -72,7 +72,7 @@ pub struct Placement {
     pub r#type: Spanned<String>,
     #[serde(default)]
     pub figures: Option<Spanned<u32>>,
-    /// Camouflaged at the start (only on a tile: seeds/004 "Camouflage").
+    /// Camouflaged at the start (only on a tile: the house rules' "Camouflage").
     #[serde(default)]
     pub camouflage: Option<Spanned<bool>>,
     /// Motorised Infantry Support Weapons: "A Scenario may also state that

@@ -1,4 +1,4 @@
-//! Battle Star Markers (Optional), seeds/004: the markers a scenario places
+//! Battle Star Markers (Optional) in the house rules: the markers a scenario places
 //! (`[[battle_stars]]`) and what they do. Camouflage is a unit's
 //! `camouflage = true` (state.rs `concealed`); the rest live here:
 //! the Heroic Leader, Calling In Air Strikes (Hill 317 Rule), Capturing
@@ -128,59 +128,8 @@ pub fn after_step(
     let mut keep = Vec::new();
     for mut s in stars.drain(..) {
         match (s.kind.as_str(), s.unit) {
-            ("human-factor", Some(id)) if st.unit(id).is_none() => {
-                // Human Factor: "If the Unit is eliminated, Move his Battle
-                // Star to the nearest friendly Unit and continue the fight
-                // from there" (no roll for his loss).
-                let side = s.side.unwrap_or(0);
-                let nearest = st
-                    .units
-                    .iter()
-                    .filter(|u| u.side == side && !leader_of_in(&keep, u.id))
-                    .min_by_key(|u| (u.at.distance(s.at), u.id))
-                    .map(|u| (u.id, u.at));
-                let from = s.at;
-                if let Some((id, at)) = nearest {
-                    s.unit = Some(id);
-                    s.at = at;
-                }
-                ev.push(Event::BattleStar {
-                    marker: s.kind.clone(),
-                    at: if nearest.is_none() { from } else { s.at },
-                    what: if nearest.is_none() { "lost" } else { "joins" }.into(),
-                    faces: vec![],
-                });
-                if nearest.is_some() {
-                    keep.push(s);
-                }
-            }
-            ("heroic-leader", Some(id)) if st.unit(id).is_none() => {
-                // "If the Unit is eliminated, roll two Battle Dice. If a Green
-                // Star is rolled, the Heroic Leader is lost. Otherwise, Move
-                // his Battle Star to the nearest friendly Unit".
-                let faces: Vec<String> = (0..2).map(|_| ctx.r.face(dice.roll(6))).collect();
-                let side = s.side.unwrap_or(0);
-                let nearest = st
-                    .units
-                    .iter()
-                    .filter(|u| u.side == side && !leader_of_in(&keep, u.id))
-                    .min_by_key(|u| (u.at.distance(s.at), u.id))
-                    .map(|u| (u.id, u.at));
-                let lost = faces.iter().any(|f| f == "star") || nearest.is_none();
-                let from = s.at;
-                if let (false, Some((id, at))) = (lost, nearest) {
-                    s.unit = Some(id);
-                    s.at = at;
-                }
-                ev.push(Event::BattleStar {
-                    marker: s.kind.clone(),
-                    at: if lost { from } else { s.at },
-                    what: if lost { "lost" } else { "joins" }.into(),
-                    faces,
-                });
-                if !lost {
-                    keep.push(s);
-                }
+            ("human-factor" | "heroic-leader", Some(id)) if st.unit(id).is_none() => {
+                leader_lost(ctx, st, ev, s, &mut keep, dice);
             }
             ("heroic-leader" | "human-factor", Some(id)) => {
                 // "The Leader may not willingly leave the Unit": he moves
@@ -230,35 +179,7 @@ pub fn after_step(
                     s.at = u.at;
                     keep.push(s);
                 }
-                None => {
-                    // "If the Unit is destroyed, the equipment remains on the
-                    // ground ... Artillery fire will destroy the equipment if
-                    // its attack also eliminates the carrying Infantry Unit."
-                    // "the prisoner is killed if the Unit freeing him is
-                    // destroyed."
-                    let by_artillery = ev[since.min(ev.len())..].iter().rev().any(|e| {
-                        matches!(e, Event::Battle { attacker, .. }
-                            if ctx.r.units.get(attacker).is_some_and(|a| a.class == "artillery"))
-                    });
-                    let gone = s.kind == "prisoner" || by_artillery;
-                    ev.push(Event::BattleStar {
-                        marker: s.kind.clone(),
-                        at: s.at,
-                        what: if s.kind == "prisoner" {
-                            "killed"
-                        } else if gone {
-                            "destroyed"
-                        } else {
-                            "dropped"
-                        }
-                        .into(),
-                        faces: vec![],
-                    });
-                    if !gone {
-                        s.unit = None;
-                        keep.push(s);
-                    }
-                }
+                None => carrier_lost(ctx, ev, since, s, &mut keep),
             },
             ("equipment" | "prisoner", None) => {
                 // "An Infantry Unit must stop on that hex to pick it up."
@@ -280,6 +201,85 @@ pub fn after_step(
         }
     }
     st.stars = keep;
+}
+
+/// The unit a Heroic Leader or the Human Factor led is eliminated: Human
+/// Factor: "If the Unit is eliminated, Move his Battle Star to the nearest
+/// friendly Unit and continue the fight from there" (no roll for his loss);
+/// Heroic Leader: "If the Unit is eliminated, roll two Battle Dice. If a
+/// Green Star is rolled, the Heroic Leader is lost. Otherwise, Move his
+/// Battle Star to the nearest friendly Unit".
+fn leader_lost(
+    ctx: &Ctx<'_>,
+    st: &State,
+    ev: &mut Vec<Event>,
+    mut s: Star,
+    keep: &mut Vec<Star>,
+    dice: &mut dyn Dice,
+) {
+    let faces: Vec<String> = if s.kind == "heroic-leader" {
+        (0..2).map(|_| ctx.r.face(dice.roll(6))).collect()
+    } else {
+        Vec::new()
+    };
+    let side = s.side.unwrap_or(0);
+    let nearest = st
+        .units
+        .iter()
+        .filter(|u| u.side == side && !leader_of_in(keep, u.id))
+        .min_by_key(|u| (u.at.distance(s.at), u.id))
+        .map(|u| (u.id, u.at));
+    let lost = faces.iter().any(|f| f == "star") || nearest.is_none();
+    let from = s.at;
+    if let (false, Some((id, at))) = (lost, nearest) {
+        s.unit = Some(id);
+        s.at = at;
+    }
+    ev.push(Event::BattleStar {
+        marker: s.kind.clone(),
+        at: if lost { from } else { s.at },
+        what: if lost { "lost" } else { "joins" }.into(),
+        faces,
+    });
+    if !lost {
+        keep.push(s);
+    }
+}
+
+/// The unit carrying equipment or a prisoner is eliminated: "If the Unit is
+/// destroyed, the equipment remains on the ground ... Artillery fire will
+/// destroy the equipment if its attack also eliminates the carrying
+/// Infantry Unit." "the prisoner is killed if the Unit freeing him is
+/// destroyed."
+fn carrier_lost(
+    ctx: &Ctx<'_>,
+    ev: &mut Vec<Event>,
+    since: usize,
+    mut s: Star,
+    keep: &mut Vec<Star>,
+) {
+    let by_artillery = ev[since.min(ev.len())..].iter().rev().any(|e| {
+        matches!(e, Event::Battle { attacker, .. }
+            if ctx.r.units.get(attacker).is_some_and(|a| a.class == "artillery"))
+    });
+    let gone = s.kind == "prisoner" || by_artillery;
+    ev.push(Event::BattleStar {
+        marker: s.kind.clone(),
+        at: s.at,
+        what: if s.kind == "prisoner" {
+            "killed"
+        } else if gone {
+            "destroyed"
+        } else {
+            "dropped"
+        }
+        .into(),
+        faces: vec![],
+    });
+    if !gone {
+        s.unit = None;
+        keep.push(s);
+    }
 }
 
 fn leader_of_in(stars: &[Star], id: u32) -> bool {

@@ -21,7 +21,7 @@ pub struct Unit {
     /// May not move (artillery that starts the game in a bunker).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fixed: bool,
-    /// Camouflaged (a Battle Star marker, seeds/004 "Camouflage"): may only
+    /// Camouflaged (a Battle Star marker, the house rules' "Camouflage"): may only
     /// be attacked through Close Assault; lost the moment it battles, is
     /// battled or moves. Under Kriegspiel it is off the enemy's board.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

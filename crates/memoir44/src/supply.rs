@@ -1,4 +1,4 @@
-//! Supply Lines & Sieges (Optional), seeds/004, and the Drop-Zone Battle
+//! Supply Lines & Sieges (Optional) in the house rules, and the Drop-Zone Battle
 //! Star that leans on it.
 //!
 //! "Every Unit needs to be in Supply. Lines Of Supply are traced along Roads

@@ -1,4 +1,4 @@
-//! Infantry Support Weapons (Optional), seeds/004: anti-tank infantry,
+//! Infantry Support Weapons (Optional) in the house rules: anti-tank infantry,
 //! machine-guns, flame-throwers and mortars. They are unit types of the
 //! ruleset (`[units.*]` with a `support` table); this module holds what the
 //! main rules have no word for: a mortar's grenades and a flame-thrower's

@@ -1,4 +1,4 @@
-//! Appendix 2 - Trains, Railway Engines and Wagons (seeds/004).
+//! Appendix 2 - Trains, Railway Engines and Wagons (the house rules).
 //!
 //! A train is one unit of a kind listed in `[trains] kinds`: its Railway
 //! Engine stands on the unit's hex (`Unit::at`) and its Wagon on the track
@@ -852,7 +852,29 @@ pub fn placement(
             ),
         ));
     }
-    let mission = match &p.objective {
+    let mission = placement_mission(r, &ctx, st, l, p, engine)?;
+    Ok(Some(Train {
+        rear: wh,
+        wagon: has_wagon,
+        gun,
+        cargo,
+        landed: vec![],
+        stopped: None,
+        mission,
+    }))
+}
+
+/// A placed train's mission objective (`objective`), checked: at least 1
+/// medal, its hex (if any) on the train's tracks and not the engine's own.
+fn placement_mission(
+    r: &Ruleset,
+    ctx: &Ctx<'_>,
+    st: &State,
+    l: &Layout<'_>,
+    p: &Placement,
+    engine: Hex,
+) -> Result<Option<Mission>, DataError> {
+    Ok(match &p.objective {
         None => None,
         Some(o) => {
             let medals = o.get_ref().medals.as_ref();
@@ -867,7 +889,7 @@ pub fn placement(
                 None => None,
                 Some(h) => {
                     let hex = file_hex(r, l, h)?;
-                    if !on_track(&ctx, st, hex) {
+                    if !on_track(ctx, st, hex) {
                         return Err(file_err(
                             l,
                             h.span(),
@@ -890,16 +912,7 @@ pub fn placement(
                 done: false,
             })
         }
-    };
-    Ok(Some(Train {
-        rear: wh,
-        wagon: has_wagon,
-        gun,
-        cargo,
-        landed: vec![],
-        stopped: None,
-        mission,
-    }))
+    })
 }
 
 /// A case's expected train (`[[expect.trains]]`).

@@ -1,4 +1,4 @@
-//! Night & Severe Weather Conditions (Optional), seeds/004.
+//! Night & Severe Weather Conditions (Optional) in the house rules.
 //!
 //! The conditions are data (`[weather.*]` in rulesets/memoir44.toml): how
 //! far units see, how close a friendly unit must be for indirect fire, what

@@ -818,6 +818,25 @@ pub fn resolve_flags(
     if spec.retreat_up_to.is_some() {
         flags = 1;
     }
+    if let Some(o) = held_in_place(ctx, st, ev, (&u, spec, &info), flags, by) {
+        return (ignored, o);
+    }
+    (ignored, retreat_move(ctx, st, ev, &u, flags, by))
+}
+
+/// Flags on a unit that may not retreat (artillery in a bunker, a unit in
+/// assault boats on a river, No Retreat): what they cost it, or None if it
+/// retreats.
+fn held_in_place(
+    ctx: &Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<Event>,
+    (u, spec, info): (&Unit, &UnitSpec, &HexInfo<'_>),
+    flags: u32,
+    by: usize,
+) -> Option<Outcome> {
+    let mut out = Outcome::default();
+    let id = u.id;
     let flag_losses = spec.flag_losses;
     let bunker_art = spec.class == "artillery"
         && info
@@ -838,7 +857,7 @@ pub fn resolve_flags(
                 "flag",
             );
         }
-        return (ignored, out);
+        return Some(out);
     }
     // Collapsible Assault Boats: "A Purple Flag rolled against a Unit in
     // Assault Boats on a River hex causes a loss of one figure instead of a
@@ -854,7 +873,7 @@ pub fn resolve_flags(
             "a flag costs a unit in assault boats on a river a figure",
             "flag",
         );
-        return (ignored, out);
+        return Some(out);
     }
     if standing.no_retreat_all || standing.no_retreat.contains(&id) {
         ev.push(Event::Retreat {
@@ -867,15 +886,32 @@ pub fn resolve_flags(
         if flag_losses {
             out.eliminated = lose(ctx, st, ev, id, flags, by, "No Retreat", "flag");
         }
-        return (ignored, out);
+        return Some(out);
     }
+    None
+}
+
+/// The retreat itself: the path back (the side's standing preferences
+/// first), the flags it could not take, and what they cost.
+fn retreat_move(
+    ctx: &Ctx<'_>,
+    st: &mut State,
+    ev: &mut Vec<Event>,
+    u: &Unit,
+    flags: u32,
+    by: usize,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let id = u.id;
+    let flag_losses = ctx.spec(&u.kind).flag_losses;
+    let standing = st.standing.get(u.side).cloned().unwrap_or_default();
     let prefs = standing
         .retreat
         .iter()
         .find(|(i, _)| *i == id)
         .map(|(_, p)| p.clone())
         .unwrap_or_default();
-    let path = retreat_path(ctx, st, &u, flags, &prefs);
+    let path = retreat_path(ctx, st, u, flags, &prefs);
     let done = path.len() as u32 - 1;
     let blocked = flags.saturating_sub(done);
     if let (Some(last), Some(m)) = (path.last().copied(), st.unit_mut(id)) {
@@ -893,7 +929,7 @@ pub fn resolve_flags(
         no_retreat: false,
     });
     let last = st.unit(id).map_or(u.at, |m| m.at);
-    if blocked > 0 && super::variants::worlds::retreats_off_board(ctx, &u, last) {
+    if blocked > 0 && super::variants::worlds::retreats_off_board(ctx, u, last) {
         // A Handling Machine "must Retreat ... even if it means Retreating
         // off the Board (in which case it is lost)".
         out.eliminated = lose(
@@ -910,7 +946,7 @@ pub fn resolve_flags(
         out.eliminated = lose(ctx, st, ev, id, blocked, by, "retreat blocked", "flag");
     }
     ev.extend(super::victory::update_objectives(st));
-    (ignored, out)
+    out
 }
 
 /// The hexes one retreat move back from `h` for `side`, in board order.

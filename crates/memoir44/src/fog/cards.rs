@@ -1,6 +1,6 @@
 //! Kriegspiel: the enemy's cards out of the events a side is told. "A
 //! player may not know which Command Cards his opponent has or are being
-//! played" (seeds/004): a battle the side sees keeps its dice, and the
+//! played" (the house rules): a battle the side sees keeps its dice, and the
 //! reasons for them only where the side sees them on the table.
 
 use super::super::board::Hex;

@@ -533,90 +533,13 @@ pub(super) fn blimp_orders(
     ordered: &[(u32, Line)],
     all: bool,
 ) -> Result<(Vec<u32>, BTreeMap<u32, Mode>), Rejection> {
-    let max = ctx
-        .r
-        .variants
-        .get(BLIMP)
-        .and_then(|v| v.cards_per_turn)
-        .unwrap_or(3) as usize;
-    if let Some((l, _)) = cards.get(max) {
-        return Err(l.reject(format!(
-            "Colonel Blimp: at most {max} cards a turn, one a section"
-        )));
-    }
-    let mut taken: BTreeMap<Section, String> = BTreeMap::new();
-    let mut cl: Vec<Vec<Section>> = Vec::new();
-    for (l, a) in cards {
-        let Action::Card {
-            played,
-            effect,
-            section,
-        } = a
-        else {
-            return Err(l.reject("only PLAY lines may join other cards"));
-        };
-        let name = ctx
-            .r
-            .card(played)
-            .map_or(played.clone(), |c| c.name.clone());
-        if ctx.r.card(played).is_some_and(|c| c.kind == "manoeuvre") {
-            return Err(l.reject(format!(
-                "{name} is declared instead of playing command cards: it stands alone"
-            )));
-        }
-        let secs = claims(ctx, effect, *section);
-        for s in &secs {
-            if let Some(other) = taken.get(s) {
-                let other_all = cl.iter().any(|c| c.len() == 3);
-                let why = if other_all {
-                    format!(
-                        "{other} is for every section (or no particular one), so it is played alone"
-                    )
-                } else if secs.len() == 3 {
-                    format!(
-                        "{name} is for every section (or no particular one), so it is played alone"
-                    )
-                } else {
-                    format!("{name} is also for the {} section", s.id())
-                };
-                return Err(l.reject(format!(
-                    "Colonel Blimp: a section receives one card a turn; the {} section already has {other}: {why}",
-                    s.id()
-                )));
-            }
-        }
-        for s in &secs {
-            taken.insert(*s, name.clone());
-        }
-        cl.push(secs);
-    }
+    let cl = blimp_sections(ctx, cards)?;
     if all {
         return Err(cards[0]
             .0
             .reject("with several cards, name the units each orders: ORDER <hex> ..."));
     }
-    let bottom = side == 0;
-    // The cards each ordered unit could belong to.
-    let mut options: Vec<Vec<usize>> = Vec::new();
-    for (id, l) in ordered {
-        let Some(u) = st.unit(*id) else {
-            options.push(vec![0]);
-            continue;
-        };
-        let secs = crate::trains::sections(ctx, u, bottom);
-        let fit: Vec<usize> = (0..cards.len())
-            .filter(|i| secs.iter().any(|s| cl[*i].contains(s)))
-            .collect();
-        if fit.is_empty() {
-            let names: Vec<&str> = secs.iter().map(|s| s.id()).collect();
-            return Err(l.reject(format!(
-                "the unit at {} is in the {} section, and no card you play this turn is for it: a section with no card receives no orders",
-                u.at,
-                names.join("/")
-            )));
-        }
-        options.push(fit);
-    }
+    let options = blimp_options(ctx, st, side, cards, &cl, ordered)?;
     // Try every way to share the units of shared hexes (at most 2^8).
     let shared: Vec<usize> = (0..options.len())
         .filter(|i| options[*i].len() > 1)
@@ -679,6 +602,104 @@ pub(super) fn blimp_orders(
         }
     }
     Err(first_err.unwrap_or_else(|| Rejection::whole("these cards cannot order those units")))
+}
+
+/// Colonel Blimp: the sections each card claims, one card a section, at
+/// most the variant's cards a turn, no manoeuvre among them.
+fn blimp_sections(ctx: &Ctx<'_>, cards: &[(Line, Action)]) -> Result<Vec<Vec<Section>>, Rejection> {
+    let max = ctx
+        .r
+        .variants
+        .get(BLIMP)
+        .and_then(|v| v.cards_per_turn)
+        .unwrap_or(3) as usize;
+    if let Some((l, _)) = cards.get(max) {
+        return Err(l.reject(format!(
+            "Colonel Blimp: at most {max} cards a turn, one a section"
+        )));
+    }
+    let mut taken: BTreeMap<Section, String> = BTreeMap::new();
+    let mut cl: Vec<Vec<Section>> = Vec::new();
+    for (l, a) in cards {
+        let Action::Card {
+            played,
+            effect,
+            section,
+        } = a
+        else {
+            return Err(l.reject("only PLAY lines may join other cards"));
+        };
+        let name = ctx
+            .r
+            .card(played)
+            .map_or(played.clone(), |c| c.name.clone());
+        if ctx.r.card(played).is_some_and(|c| c.kind == "manoeuvre") {
+            return Err(l.reject(format!(
+                "{name} is declared instead of playing command cards: it stands alone"
+            )));
+        }
+        let secs = claims(ctx, effect, *section);
+        for s in &secs {
+            if let Some(other) = taken.get(s) {
+                let other_all = cl.iter().any(|c| c.len() == 3);
+                let why = if other_all {
+                    format!(
+                        "{other} is for every section (or no particular one), so it is played alone"
+                    )
+                } else if secs.len() == 3 {
+                    format!(
+                        "{name} is for every section (or no particular one), so it is played alone"
+                    )
+                } else {
+                    format!("{name} is also for the {} section", s.id())
+                };
+                return Err(l.reject(format!(
+                    "Colonel Blimp: a section receives one card a turn; the {} section already has {other}: {why}",
+                    s.id()
+                )));
+            }
+        }
+        for s in &secs {
+            taken.insert(*s, name.clone());
+        }
+        cl.push(secs);
+    }
+    Ok(cl)
+}
+
+/// Colonel Blimp: the cards each ordered unit could belong to (a card for
+/// one of its sections), or the refusal of a unit no card is for.
+fn blimp_options(
+    ctx: &Ctx<'_>,
+    st: &State,
+    side: usize,
+    cards: &[(Line, Action)],
+    cl: &[Vec<Section>],
+    ordered: &[(u32, Line)],
+) -> Result<Vec<Vec<usize>>, Rejection> {
+    let bottom = side == 0;
+    // The cards each ordered unit could belong to.
+    let mut options: Vec<Vec<usize>> = Vec::new();
+    for (id, l) in ordered {
+        let Some(u) = st.unit(*id) else {
+            options.push(vec![0]);
+            continue;
+        };
+        let secs = crate::trains::sections(ctx, u, bottom);
+        let fit: Vec<usize> = (0..cards.len())
+            .filter(|i| secs.iter().any(|s| cl[*i].contains(s)))
+            .collect();
+        if fit.is_empty() {
+            let names: Vec<&str> = secs.iter().map(|s| s.id()).collect();
+            return Err(l.reject(format!(
+                "the unit at {} is in the {} section, and no card you play this turn is for it: a section with no card receives no orders",
+                u.at,
+                names.join("/")
+            )));
+        }
+        options.push(fit);
+    }
+    Ok(options)
 }
 
 /// Bridge Demolition: "Play a Section Card corresponding to the Section of

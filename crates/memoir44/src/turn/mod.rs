@@ -8,8 +8,8 @@ mod cards;
 pub mod hooks;
 mod plan;
 
-pub use apply::apply;
 pub(crate) use apply::Turn;
+pub use apply::{apply, begin_paused, finish_paused, step_paused, Paused};
 pub use cards::BLIMP;
 pub use hooks::Hook;
 pub use plan::plan;

@@ -1,4 +1,4 @@
-//! The Cybermen of "EX-TER-MIN-ATE!" (seeds/004, Appendix 3, Suggested
+//! The Cybermen of "EX-TER-MIN-ATE!" (the house rules, Appendix 3, Suggested
 //! Variants): "Cyberman Unit - Special Infantry Unit, 4 Figures ...
 //! Advances upto 3 hexes. Battle Range is 3 hexes with 3 Battle Dice.
 //! Movement is not effected by any Terrain limitations. Cybermen are also

@@ -1,4 +1,4 @@
-//! "EX-TER-MIN-ATE!" (seeds/004, Appendix 3, Suggested Variants): Daleks
+//! "EX-TER-MIN-ATE!" (the house rules, Appendix 3, Suggested Variants): Daleks
 //! against British or Germans. The game option `exterminate=<side>` names
 //! the Dalek side; the other side is the Human Player. The tables (which
 //! unit becomes which Dalek unit, the towns, the obstacles removed, the

@@ -1,4 +1,4 @@
-//! Appendix 3's "Suggested Variants" (seeds/004): fictional sides that
+//! Appendix 3's "Suggested Variants" (the house rules): fictional sides that
 //! convert official scenarios. Each variant is a game option with its own
 //! module; what sets a variant's unit types apart is a `variant` table on
 //! the type in rulesets/memoir44.toml ([`VariantUnit`]).

@@ -1,4 +1,4 @@
-//! "Nineteen Eighty-Four" (seeds/004, Appendix 3, Suggested Variants):
+//! "Nineteen Eighty-Four" (the house rules, Appendix 3, Suggested Variants):
 //! Russians against Russians. The game option `nineteen-eighty-four`
 //! converts a scenario at set-up: both sides get the larger force, made of
 //! Assault Guns, Militia and Regular Infantry, Medium and Rocket Artillery

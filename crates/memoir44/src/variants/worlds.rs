@@ -1,4 +1,4 @@
-//! "War Of The Worlds" (seeds/004, Appendix 3, Suggested Variants): the
+//! "War Of The Worlds" (the house rules, Appendix 3, Suggested Variants): the
 //! Martians against the Humans. The game option `worlds=<side>` names the
 //! side whose units become Martian machines (the Martian Player); the other
 //! side is the Human Player. The tables (how many units make one machine,

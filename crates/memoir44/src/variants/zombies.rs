@@ -1,4 +1,4 @@
-//! "Achtung! Zombie!" (seeds/004, Appendix 3, Suggested Variants): the
+//! "Achtung! Zombie!" (the house rules, Appendix 3, Suggested Variants): the
 //! Living against the Dead. The game option `zombies=<side>` names the side
 //! whose units become Zombie Units (the Dead Player); the other side is the
 //! Living Player. The tables (which units convert to how many zombie units,

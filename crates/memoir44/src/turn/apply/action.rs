@@ -290,7 +290,7 @@ impl Turn<'_, '_, '_> {
         }
         if any_played {
             // A hand cut short before a campaign battle draws two a turn until
-            // it holds the briefing's number again (seeds/004, Appendix 3).
+            // it holds the briefing's number again (the house rules, Appendix 3).
             if self.st.short_hand.get(self.side).copied().unwrap_or(false) {
                 if (self.st.hands[self.side].len() as u32) < self.st.hand_size[self.side] {
                     if let Some(c) = self.draw(self.side) {

@@ -82,52 +82,188 @@ pub fn apply(
     plan: &Plan,
     chance: &mut Chance<'_>,
 ) -> (State, Vec<Event>) {
-    let side = plan.side;
-    let mut t = Turn {
-        ctx,
-        st: st0.clone(),
-        ev: Vec::new(),
-        chance,
-        side,
-        ambush_draw: false,
-        overrun_used: BTreeSet::new(),
-        obstacle_cost: BTreeSet::new(),
-        modes_extra: plan
-            .modes
-            .iter()
-            .map(|(k, m)| (*k, (m.extra, m.extra_close_only, m.extra_reason.clone())))
-            .collect(),
-        hand_count: st0.hands.get(side).map_or(0, |h| h.len() as u32),
-        allowed: None,
-        played: Vec::new(),
-        finest: false,
-        stalled: BTreeSet::new(),
-    };
-    crate::commissar::begin(&mut t.st, side, &plan.commissar);
-    t.ev.push(Event::TurnBegun {
-        turn: t.st.turn + 1,
-        side: t.st.sides[side].clone(),
-    });
-    if let Some(sd) = &plan.standing {
-        t.st.standing[side] = sd.clone();
-    }
-    t.hand_count = t.st.hands[side].len() as u32;
-    t.play(plan);
-    t.gate(plan);
-    t.before_steps(plan);
-    // Battle Star Markers (stars.rs): after each order, what became of them.
-    let mut since = t.ev.len();
+    let mut t = Turn::begin(ctx, st0, plan, chance);
     for step in &plan.steps {
+        t.run_step(plan, step);
+    }
+    t.finish(st0, plan);
+    (t.st, t.ev)
+}
+
+/// A turn paused between two of its steps: everything the turn carries but
+/// the dice, so that PREDICT's whole turn (crate::predict::whole_turn) can
+/// go on from one position with every throw the next step may show.
+#[derive(Debug, Clone)]
+pub struct Paused {
+    pub st: State,
+    pub ev: Vec<Event>,
+    side: usize,
+    ambush_draw: bool,
+    overrun_used: BTreeSet<u32>,
+    modes_extra: BTreeMap<u32, (i32, bool, String)>,
+    obstacle_cost: BTreeSet<u32>,
+    hand_count: u32,
+    allowed: Option<BTreeSet<u32>>,
+    played: Vec<(String, bool)>,
+    finest: bool,
+    stalled: BTreeSet<u32>,
+}
+
+impl Paused {
+    /// What the rest of the turn may depend on, besides the state: two
+    /// pauses alike in this lead to the same turn.
+    #[must_use]
+    pub fn key(&self) -> String {
+        format!(
+            "{:?}",
+            (
+                &self.ambush_draw,
+                &self.overrun_used,
+                &self.modes_extra,
+                &self.obstacle_cost,
+                &self.hand_count,
+                &self.allowed,
+                &self.played,
+                &self.finest,
+                &self.stalled,
+            )
+        )
+    }
+}
+
+/// The turn up to its first step (the card, the gate's dice, what comes
+/// before the steps), paused.
+pub fn begin_paused(ctx: &Ctx<'_>, st0: &State, plan: &Plan, chance: &mut Chance<'_>) -> Paused {
+    Turn::begin(ctx, st0, plan, chance).pause()
+}
+
+/// Step `i` of the plan carried out on a paused turn, paused again.
+pub fn step_paused(
+    ctx: &Ctx<'_>,
+    p: Paused,
+    plan: &Plan,
+    i: usize,
+    chance: &mut Chance<'_>,
+) -> Paused {
+    let mut t = Turn::resume(ctx, p, chance);
+    if let Some(step) = plan.steps.get(i) {
+        t.run_step(plan, step);
+    }
+    t.pause()
+}
+
+/// The end of a paused turn (the draws, victory, the next side's supply).
+pub fn finish_paused(
+    ctx: &Ctx<'_>,
+    p: Paused,
+    st0: &State,
+    plan: &Plan,
+    chance: &mut Chance<'_>,
+) -> (State, Vec<Event>) {
+    let mut t = Turn::resume(ctx, p, chance);
+    t.finish(st0, plan);
+    (t.st, t.ev)
+}
+
+impl<'a, 'b, 'c> Turn<'a, 'b, 'c> {
+    /// The turn up to its first step: the card played, the gate's dice,
+    /// what comes before the steps, and the hooks after it.
+    fn begin(
+        ctx: &'a Ctx<'b>,
+        st0: &State,
+        plan: &Plan,
+        chance: &'a mut Chance<'c>,
+    ) -> Turn<'a, 'b, 'c> {
+        let side = plan.side;
+        let mut t = Turn {
+            ctx,
+            st: st0.clone(),
+            ev: Vec::new(),
+            chance,
+            side,
+            ambush_draw: false,
+            overrun_used: BTreeSet::new(),
+            obstacle_cost: BTreeSet::new(),
+            modes_extra: plan
+                .modes
+                .iter()
+                .map(|(k, m)| (*k, (m.extra, m.extra_close_only, m.extra_reason.clone())))
+                .collect(),
+            hand_count: st0.hands.get(side).map_or(0, |h| h.len() as u32),
+            allowed: None,
+            played: Vec::new(),
+            finest: false,
+            stalled: BTreeSet::new(),
+        };
+        crate::commissar::begin(&mut t.st, side, &plan.commissar);
+        t.ev.push(Event::TurnBegun {
+            turn: t.st.turn + 1,
+            side: t.st.sides[side].clone(),
+        });
+        if let Some(sd) = &plan.standing {
+            t.st.standing[side] = sd.clone();
+        }
+        t.hand_count = t.st.hands[side].len() as u32;
+        t.play(plan);
+        t.gate(plan);
+        t.before_steps(plan);
+        let since = t.ev.len();
+        // Battle Star Markers (stars.rs): after each order, what became of
+        // them.
         hooks::after_step(&mut t.play_at(), since);
-        since = t.ev.len();
-        if t.may_act(step) {
-            t.step(plan, step);
+        t
+    }
+
+    /// One step of the plan, if its unit may act, and the hooks after it.
+    fn run_step(&mut self, plan: &Plan, step: &Step) {
+        let since = self.ev.len();
+        if self.may_act(step) {
+            self.step(plan, step);
+        }
+        hooks::after_step(&mut self.play_at(), since);
+    }
+
+    /// The end of the turn after its last step.
+    fn finish(&mut self, st0: &State, plan: &Plan) {
+        self.draws(plan);
+        self.end(st0, plan);
+    }
+
+    fn pause(self) -> Paused {
+        Paused {
+            st: self.st,
+            ev: self.ev,
+            side: self.side,
+            ambush_draw: self.ambush_draw,
+            overrun_used: self.overrun_used,
+            modes_extra: self.modes_extra,
+            obstacle_cost: self.obstacle_cost,
+            hand_count: self.hand_count,
+            allowed: self.allowed,
+            played: self.played,
+            finest: self.finest,
+            stalled: self.stalled,
         }
     }
-    hooks::after_step(&mut t.play_at(), since);
-    t.draws(plan);
-    t.end(st0, plan);
-    (t.st, t.ev)
+
+    fn resume(ctx: &'a Ctx<'b>, p: Paused, chance: &'a mut Chance<'c>) -> Turn<'a, 'b, 'c> {
+        Turn {
+            ctx,
+            st: p.st,
+            ev: p.ev,
+            chance,
+            side: p.side,
+            ambush_draw: p.ambush_draw,
+            overrun_used: p.overrun_used,
+            modes_extra: p.modes_extra,
+            obstacle_cost: p.obstacle_cost,
+            hand_count: p.hand_count,
+            allowed: p.allowed,
+            played: p.played,
+            finest: p.finest,
+            stalled: p.stalled,
+        }
+    }
 }
 
 impl Turn<'_, '_, '_> {
