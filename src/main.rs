@@ -295,6 +295,21 @@ enum Cmd {
     /// Replay an export (a game's or a campaign's) and report any
     /// difference (exit 1 if one).
     Verify { export: PathBuf },
+    /// The judge's general against the random-order player, a side that
+    /// passes, or itself (docs/general.md): games of one scenario, the
+    /// general taking each side in turn.
+    Duel {
+        /// A shipped scenario id or a scenario file.
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, default_value_t = 10)]
+        games: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// random, pass or ai.
+        #[arg(long, default_value = "random")]
+        against: String,
+    },
     /// The club's standings over every finished game (docs/standings.md).
     Standings {
         /// As JSON (every number), not as text.
@@ -576,6 +591,12 @@ fn run(cli: Cli) -> Result<i32> {
             write_json(&ex, output)
         }
         Cmd::Verify { export: path } => verify_cmd(&path),
+        Cmd::Duel {
+            scenario,
+            games,
+            seed,
+            against,
+        } => duel_cmd(&scenario, games, seed, &against),
         Cmd::Standings { json } => standings_cmd(config, json),
         Cmd::Campaign(cc) => campaign_cmd(config, cc),
         Cmd::Log => log_cmd(config),
@@ -1136,6 +1157,26 @@ fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) ->
         }
         Err(e) => Err(e.into()),
     }
+}
+
+fn duel_cmd(scenario: &str, games: u32, seed: u64, against: &str) -> Result<i32> {
+    use adjutant::duel::{duel, Opponent};
+    let against = Opponent::parse(against)
+        .ok_or_else(|| anyhow!("--against takes random, pass or ai, not {against:?}"))?;
+    let (rules, source) = adjutant::service::scenario_source(scenario)?;
+    let sides = rules.sides(&adjutant::service::setup_state(
+        &rules,
+        &source,
+        &adjutant::duel::game_seed(seed, 0),
+    )?);
+    let started = std::time::Instant::now();
+    let settings = adjutant::general::Settings::for_rules(&rules);
+    let tally = duel(&rules, &source, games, seed, against, settings)?;
+    for line in tally.lines(&sides, against) {
+        println!("{line}");
+    }
+    tracing::info!(seconds = started.elapsed().as_secs_f64(), "duel played");
+    Ok(0)
 }
 
 fn verify_cmd(path: &Path) -> Result<i32> {

@@ -526,6 +526,12 @@ pub fn setup_state(
     Ok(rules.numbered(rules.setup(scenario, &mut deck)?, 0))
 }
 
+/// The rules and source of a scenario: a shipped id, or a file (for the
+/// CLI's `duel`).
+pub fn scenario_source(scenario: &str) -> Result<(Rules, Scenario), ServiceError> {
+    load_scenario(scenario)
+}
+
 /// The rules and source of a scenario: a shipped id, or a file.
 pub(crate) fn load_scenario(scenario: &str) -> Result<(Rules, Scenario), ServiceError> {
     let path = std::path::Path::new(scenario);
