@@ -50,6 +50,9 @@ pub struct Game {
     pub winner: Option<String>,
     /// Phases played.
     pub phases: u32,
+    /// The longest the general took to decide a phase (wall clock, for
+    /// the figures of docs/general.md; never part of a game).
+    pub slowest: std::time::Duration,
 }
 
 impl Game {
@@ -81,6 +84,7 @@ pub fn play(
 ) -> Result<Game, ServiceError> {
     let mut state = setup_state(rules, scenario, master)?;
     let mut turn = 0u32;
+    let mut slowest = std::time::Duration::ZERO;
     while rules.result(&state).is_none() && turn < PHASE_LIMIT {
         let phase = rules.phase(&state);
         let mut orders = Vec::new();
@@ -90,7 +94,11 @@ pub fn play(
             } else {
                 against
             };
+            let started = std::time::Instant::now();
             let text = orders_of(rules, &state, side, who, master, turn, settings);
+            if who == Opponent::Ai {
+                slowest = slowest.max(started.elapsed());
+            }
             orders.push(Orders {
                 side: side.clone(),
                 text,
@@ -100,17 +108,20 @@ pub fn play(
             Ok(adj) => adj,
             // As the service does with orders refused at adjudication: the
             // phase is played with every side's pass orders.
+            // A phase no orders can play ends the game unfinished.
             Err(_) => {
                 let passes: Vec<Orders> = phase
                     .sides
                     .iter()
                     .map(|s| Orders {
                         side: s.clone(),
-                        text: rules.pass_orders(&state, s).unwrap_or_default(),
+                        text: orders_of(rules, &state, s, Opponent::Pass, master, turn, settings),
                     })
                     .collect();
-                adjudicate_turn(rules, &state, master, turn + 1, &passes)
-                    .map_err(|r| ServiceError::Invalid(format!("phase {}: {r}", turn + 1)))?
+                match adjudicate_turn(rules, &state, master, turn + 1, &passes) {
+                    Ok(adj) => adj,
+                    Err(_) => break,
+                }
             }
         };
         turn += 1;
@@ -120,6 +131,7 @@ pub fn play(
         ai_side: ai_side.to_string(),
         winner: rules.result(&state),
         phases: turn,
+        slowest,
     })
 }
 
@@ -133,27 +145,36 @@ fn orders_of(
     turn: u32,
     settings: Settings,
 ) -> String {
-    let pass = || rules.pass_orders(state, side).unwrap_or_default();
+    let random = || {
+        // The random-game driver's player: random orders `check` accepts,
+        // a few tries, else a pass.
+        let mut rng = ChaChaDice::from_seed(derive(
+            "adjutant/duel-random",
+            &[master, &turn.to_be_bytes(), side.as_bytes()],
+        ));
+        for _ in 0..8 {
+            match rules.random_orders(state, side, &mut rng) {
+                Some(t) if rules.check(state, side, &t).is_ok() => return Some(t),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        None
+    };
+    // A side with no pass orders in a phase (Memoir '44 with no card that
+    // orders no unit) gives random ones.
+    let pass = || {
+        rules
+            .pass_orders(state, side)
+            .filter(|t| rules.check(state, side, t).is_ok())
+            .or_else(random)
+            .unwrap_or_default()
+    };
     match who {
         Opponent::Pass => pass(),
         Opponent::Ai => adjutant_general::decide(rules, state, side, master, turn, settings)
             .map_or_else(pass, |d| d.orders),
-        Opponent::Random => {
-            // The random-game driver's player: random orders `check`
-            // accepts, a few tries, else a pass.
-            let mut rng = ChaChaDice::from_seed(derive(
-                "adjutant/duel-random",
-                &[master, &turn.to_be_bytes(), side.as_bytes()],
-            ));
-            for _ in 0..8 {
-                match rules.random_orders(state, side, &mut rng) {
-                    Some(t) if rules.check(state, side, &t).is_ok() => return t,
-                    Some(_) => {}
-                    None => break,
-                }
-            }
-            pass()
-        }
+        Opponent::Random => random().unwrap_or_else(pass),
     }
 }
 
@@ -191,6 +212,13 @@ impl Tally {
                 phases / u32::try_from(mine.len().max(1)).unwrap_or(1)
             ));
         }
+        let slowest = self
+            .games
+            .iter()
+            .map(|g| g.slowest)
+            .max()
+            .unwrap_or_default();
+        out.push(format!("slowest decision: {} ms", slowest.as_millis()));
         out.push(format!(
             "ai won {} of {} games against {}",
             self.won(),

@@ -125,13 +125,18 @@ enum CampaignCmd {
 struct NewGameArgs {
     #[arg(long)]
     scenario: String,
-    /// SIDE=EMAIL, once per side.
-    #[arg(long = "seat", required = true)]
+    /// SIDE=EMAIL, once per side (EMAIL `open`: a seat anyone may JOIN;
+    /// `judge`: the judge plays it, as --ai SIDE).
+    #[arg(long = "seat")]
     seats: Vec<String>,
+    /// The judge plays this side (a practice game, docs/general.md).
+    #[arg(long = "ai")]
+    ai: Vec<String>,
     /// The time each turn may take, e.g. 72h or 3d.
     #[arg(long)]
     deadline: Option<String>,
-    /// On a missed deadline: wait (the default) or pass.
+    /// On a missed deadline: wait (the default), pass, or ai (the judge
+    /// plays the side's turn).
     #[arg(long, default_value = "wait")]
     nmr: String,
     /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
@@ -232,7 +237,13 @@ enum Cmd {
     ReplaceSeat {
         game: i64,
         side: String,
-        email: String,
+        /// The new player's address (or --ai).
+        #[arg(required_unless_present = "ai")]
+        email: Option<String>,
+        /// The judge plays the seat (a caretaker, docs/general.md) until
+        /// replace-seat hands it to a player again.
+        #[arg(long, conflicts_with = "email")]
+        ai: bool,
         /// The player to replace, by his address: a team's Field Marshal or
         /// its Commander-in-Chief (the default).
         #[arg(long)]
@@ -637,8 +648,9 @@ fn run(cli: Cli) -> Result<i32> {
             game,
             side,
             email,
+            ai,
             old,
-        } => replace_seat_cmd(config, game, &side, &email, old.as_deref()),
+        } => replace_seat_cmd(config, game, &side, (email, ai), old.as_deref()),
         Cmd::CheckScenario { file } => check_scenario_cmd(&file),
         Cmd::CheckRuleset { file } => check_ruleset_cmd(&file),
         Cmd::CheckCampaign { file } => check_campaign_cmd(&file),
@@ -918,7 +930,16 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
         })
         .transpose()?;
     let mut judge = open_to_mail(config)?;
-    let seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
+    let mut seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
+    for side in &a.ai {
+        seats.push((
+            side.to_ascii_lowercase(),
+            adjutant::service::JUDGE_SEAT.to_string(),
+        ));
+    }
+    if seats.is_empty() {
+        bail!("give a seat per side: --seat SIDE=EMAIL (or --ai SIDE)");
+    }
     let deadline = duration_flag("deadline", a.deadline)?;
     let opts = adjutant::service::GameOptions {
         deadline_secs: deadline,
@@ -1395,9 +1416,15 @@ fn replace_seat_cmd(
     config: &Option<PathBuf>,
     game: i64,
     side: &str,
-    email: &str,
+    (email, ai): (Option<String>, bool),
     old: Option<&str>,
 ) -> Result<i32> {
+    let email = match (ai, email) {
+        (true, _) => adjutant::service::JUDGE_SEAT.to_string(),
+        (false, Some(e)) => e,
+        (false, None) => bail!("replace-seat needs the new player's address or --ai"),
+    };
+    let email = email.as_str();
     let mut judge = open_to_mail(config)?;
     match old {
         _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {

@@ -9,6 +9,7 @@ mod credentials;
 pub mod deadlines;
 mod deferred;
 pub mod export;
+mod general;
 mod late;
 mod predict;
 pub mod recipients;
@@ -109,6 +110,7 @@ fn message_id_salt(conn: &Connection) -> Result<String, ServiceError> {
 
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
 pub const OPEN_SEAT: &str = "open";
+pub use general::JUDGE_SEAT;
 
 /// Error answers one address may get in 24 hours (a mail-loop brake).
 pub const MAX_ERROR_REPLIES_A_DAY: i64 = 10;
@@ -377,7 +379,7 @@ fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
             "review mode needs a referee: give --referee EMAIL".into(),
         ));
     }
-    if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+    if !["wait", "pass", "ai"].contains(&opts.nmr_policy.as_str()) {
         return Err(ServiceError::Invalid(
             "the NMR policy is wait or pass".into(),
         ));
@@ -396,10 +398,12 @@ fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), Servi
                 sides.join(", ")
             )));
         }
-        if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
+        if email != OPEN_SEAT
+            && email != JUDGE_SEAT
+            && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
         {
             return Err(ServiceError::Invalid(format!(
-                "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
+                "'{email}' is not an email address (or `open` for a seat anyone may JOIN, `judge` for one the judge plays)"
             )));
         }
     }
@@ -740,13 +744,16 @@ impl Judge {
         }
         tx.prepare_cached("UPDATE games SET nmr_policy = ?2, grace_secs = ?3, referee = ?4, referee_tz = ?5, referee_after = ?6, review_secs = ?7 WHERE id = ?1")?.execute(rusqlite::params![
                 id,
-                opts.nmr_policy,
+                if opts.nmr_policy == "ai" { "pass" } else { opts.nmr_policy.as_str() },
                 opts.grace_secs,
                 opts.referee,
                 opts.zone_of("referee"),
                 opts.referee_after,
                 opts.review_secs
             ])?;
+        if opts.nmr_policy == "ai" {
+            store::set_nmr_ai(tx, id)?;
+        }
         if let Some(email) = &opts.referee {
             if email.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -766,7 +773,10 @@ impl Judge {
         let mut seat_rows = insert_first_seats(tx, id, seats, opts)?;
         let zone_of = |side: &str| opts.zone_of(side);
         seat_rows.extend(self.seat_team(tx, id, &rules, &state, seats, &zone_of)?);
-        for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
+        for seat in seat_rows
+            .iter()
+            .filter(|s| s.email != OPEN_SEAT && s.email != JUDGE_SEAT)
+        {
             let m = self.welcome(tx, id, seat)?;
             queue.push(m, "welcome");
         }
@@ -786,6 +796,8 @@ impl Judge {
                     e => e,
                 })?;
         }
+        // A seat the judge plays that moves first moves now.
+        self.judge_plays(tx, id, queue)?;
         Ok(id)
     }
 
@@ -816,7 +828,7 @@ impl Judge {
             .map(|s| s.side)
             .collect();
         others.dedup();
-        let text = self.templates.render(
+        let mut text = self.templates.render(
             "welcome.txt",
             json!({
                 "game_id": game_id, "scenario": game.scenario, "ruleset": rules.id(),
@@ -835,6 +847,7 @@ impl Judge {
                 "seeds_sealed": rules.fog_of_war(&state),
             }),
         );
+        text.push_str(&self.judge_plays_line(tx, game_id)?);
         let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
         let mut m = Outgoing {
             to: seat.email.clone(),
@@ -1386,6 +1399,12 @@ impl Judge {
             }
             tx.execute_batch("RELEASE submit_orders")?;
             queue.mails.extend(scratch.mails);
+            if source != "ai" {
+                // The phase that follows may be a seat's the judge plays.
+                if let Err(e) = self.judge_plays(tx, seat.game_id, queue) {
+                    tracing::warn!("game {}: the judge's seat did not play: {e}", seat.game_id);
+                }
+            }
         } else {
             tx.execute_batch("ROLLBACK TO submit_orders; RELEASE submit_orders")?;
         }

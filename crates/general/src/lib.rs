@@ -33,13 +33,18 @@ pub struct Settings {
     pub candidates: usize,
     /// Dice streams each candidate is played out with.
     pub streams: usize,
+    /// The side's own next move looked at after each candidate (the
+    /// enemy passing in between): the best of this many generated orders.
+    /// 0: one phase of look-ahead only.
+    pub replies: usize,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            candidates: 32,
-            streams: 4,
+            candidates: 24,
+            streams: 3,
+            replies: 4,
         }
     }
 }
@@ -55,6 +60,7 @@ impl Settings {
             Settings {
                 candidates: 12,
                 streams: 2,
+                replies: 0,
             }
         } else {
             Settings::default()
@@ -108,7 +114,7 @@ pub fn decide(
     let mut best: Option<Decision> = None;
     let considered = candidates.len();
     for text in candidates {
-        let Some(v) = play_out(rules, &known, side, &text, seed, turn, settings.streams) else {
+        let Some(v) = play_out(rules, &known, side, &text, seed, turn, settings) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| v > b.value) {
@@ -188,7 +194,7 @@ fn play_out(
     text: &str,
     seed: &Seed,
     turn: u32,
-    streams: usize,
+    settings: Settings,
 ) -> Option<f64> {
     let phase = rules.phase(known);
     let mut orders = Vec::new();
@@ -204,7 +210,7 @@ fn play_out(
         });
     }
     let mut total = 0.0;
-    let streams = streams.max(1);
+    let streams = settings.streams.max(1);
     for n in 0..streams {
         let n = u32::try_from(n).unwrap_or(u32::MAX);
         let mut dice = ChaChaDice::from_seed(stream_seed(seed, "dice", turn, side, n));
@@ -214,9 +220,73 @@ fn play_out(
             deck: &mut deck,
         };
         let after = rules.adjudicate(known, &orders, &mut chance).ok()?;
-        total += value(rules, &after.state, side);
+        let now = value(rules, &after.state, side);
+        let next = (settings.replies > 0 && rules.result(&after.state).is_none())
+            .then(|| next_move(rules, after.state, side, seed, turn, n, settings.replies))
+            .flatten();
+        // What the move reaps now, and what it sets up for the side's own
+        // next move, weighed alike.
+        total += next.map_or(now, |next| (now + next) / 2.0);
     }
     Some(total / streams as f64)
+}
+
+/// After a candidate: the other sides pass until the side's own next phase
+/// (at most four phases), then the best [`value`] of `replies` of its
+/// generated orders there; `None` when that cannot be played.
+fn next_move(
+    rules: &Rules,
+    mut s: State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    n: u32,
+    replies: usize,
+) -> Option<f64> {
+    let play = |s: &State, mine: Option<&str>, k: u32| -> Option<State> {
+        let mut orders = Vec::new();
+        for x in rules.phase(s).sides {
+            let text = match mine {
+                Some(t) if x == side => t.to_string(),
+                _ => rules.pass_orders(s, &x)?,
+            };
+            orders.push(Orders { side: x, text });
+        }
+        let mut dice = ChaChaDice::from_seed(stream_seed(seed, "next-dice", turn, side, k));
+        let mut deck = ChaChaDice::from_seed(stream_seed(seed, "next-deck", turn, side, k));
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        rules
+            .adjudicate(s, &orders, &mut chance)
+            .ok()
+            .map(|a| a.state)
+    };
+    let key = n.saturating_mul(64);
+    for step in 0..4u32 {
+        if rules.result(&s).is_some() {
+            return Some(value(rules, &s, side));
+        }
+        if rules.phase(&s).sides.iter().any(|x| x == side) {
+            break;
+        }
+        s = play(&s, None, key + step)?;
+    }
+    if !rules.phase(&s).sides.iter().any(|x| x == side) {
+        return None;
+    }
+    let mut rng = ChaChaDice::from_seed(stream_seed(seed, "next-orders", turn, side, n));
+    let mut best: Option<f64> = None;
+    for r in 0..replies {
+        let text = rules.random_orders(&s, side, &mut rng)?;
+        let k = key + 4 + u32::try_from(r).unwrap_or(0);
+        if let Some(after) = play(&s, Some(&text), k) {
+            let v = value(rules, &after, side);
+            best = Some(best.map_or(v, |b: f64| b.max(v)));
+        }
+    }
+    best
 }
 
 /// How good a position is for `side`: a won game [`DECIDED`], a lost one
