@@ -335,3 +335,61 @@ fn under_nmr_ai_a_missed_deadline_is_played_by_the_judge() {
     let v = site.export_and_verify(&["--include-seed"]);
     assert!(v.contains("replayed identically"), "{v}");
 }
+
+/// Issue 58, acceptance 3: a game against the judge by mail through the
+/// real loopback server (scripts/mailserver.sh): Alice plays the Allies by
+/// replying to the judge's mails; the judge plays the Axis in the same
+/// pass that reads her orders, and its turn reaches her as a report.
+#[test]
+fn a_game_against_the_judge_by_mail_through_a_real_server() {
+    if !common::mailserver() {
+        return;
+    }
+    use common::mail_client::{real_server_site, text, MailJudge};
+    let site = real_server_site(&["alice"]);
+    let alice = common::mail_address("alice");
+    let rules = Rules::for_scenario("pegasus-bridge").unwrap();
+    let j = MailJudge::new(&site, rules, "allies", [alice.clone(), alice.clone()]);
+    let seat = format!("allies={alice}");
+    let id = j.at(&[
+        "new-game",
+        "--scenario",
+        "pegasus-bridge",
+        "--seat",
+        &seat,
+        "--ai",
+        "axis",
+    ]);
+    assert_eq!(id.trim(), "1");
+    let welcome = j.wait_mail(&alice, 0, "welcome");
+    assert!(
+        text(&welcome, "body").contains("The judge itself plays axis"),
+        "{welcome:#?}"
+    );
+    let r = Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([58; 32]);
+    let mut turns = 0;
+    while turns < 4 && j.game().1 != "over" {
+        assert_eq!(j.needed(), ["allies"], "the game never waits for the judge");
+        let state = j.game_state();
+        let m = state.get::<memoir44::State>().unwrap();
+        let orders = memoir44::random_orders(&r, m, "allies", &mut rng);
+        j.hours.set(j.hours.get() + 1);
+        j.send_and_wait("allies", &orders, false);
+        turns += 1;
+        let (turn, status) = j.game();
+        if status != "over" {
+            // The judge's own turn came in the same pass: Alice has its report.
+            j.wait_mail(&alice, 0, &format!("turn {turn} ("));
+            assert_eq!(j.stored(turn, "axis").1, "ai");
+        }
+    }
+    assert!(turns >= 1);
+    let v = site.export_and_verify(&["--include-seed"]);
+    assert!(v.contains("replayed identically"), "{v}");
+    assert_eq!(
+        site.unsent(),
+        0,
+        "nothing left undelivered (none to the judge's seat)"
+    );
+}
