@@ -5,12 +5,14 @@
 pub mod backup;
 pub mod config;
 pub mod daemon;
+pub mod duel;
 pub mod engine;
 pub mod fault;
 pub mod kept_smtp;
 pub mod logging;
 pub mod notify;
 pub mod preflight;
+pub use adjutant_general as general;
 pub use adjutant_mail as mail;
 pub mod protocol;
 pub mod replay;

@@ -125,13 +125,18 @@ enum CampaignCmd {
 struct NewGameArgs {
     #[arg(long)]
     scenario: String,
-    /// SIDE=EMAIL, once per side.
-    #[arg(long = "seat", required = true)]
+    /// SIDE=EMAIL, once per side (EMAIL `open`: a seat anyone may JOIN;
+    /// `judge`: the judge plays it, as --ai SIDE).
+    #[arg(long = "seat")]
     seats: Vec<String>,
+    /// The judge plays this side (a practice game, docs/general.md).
+    #[arg(long = "ai")]
+    ai: Vec<String>,
     /// The time each turn may take, e.g. 72h or 3d.
     #[arg(long)]
     deadline: Option<String>,
-    /// On a missed deadline: wait (the default) or pass.
+    /// On a missed deadline: wait (the default), pass, or ai (the judge
+    /// plays the side's turn).
     #[arg(long, default_value = "wait")]
     nmr: String,
     /// Extra time after a deadline before the NMR policy applies, e.g. 12h.
@@ -232,7 +237,13 @@ enum Cmd {
     ReplaceSeat {
         game: i64,
         side: String,
-        email: String,
+        /// The new player's address (or --ai).
+        #[arg(required_unless_present = "ai")]
+        email: Option<String>,
+        /// The judge plays the seat (a caretaker, docs/general.md) until
+        /// replace-seat hands it to a player again.
+        #[arg(long, conflicts_with = "email")]
+        ai: bool,
         /// The player to replace, by his address: a team's Field Marshal or
         /// its Commander-in-Chief (the default).
         #[arg(long)]
@@ -295,6 +306,21 @@ enum Cmd {
     /// Replay an export (a game's or a campaign's) and report any
     /// difference (exit 1 if one).
     Verify { export: PathBuf },
+    /// The judge's general against the random-order player, a side that
+    /// passes, or itself (docs/general.md): games of one scenario, the
+    /// general taking each side in turn.
+    Duel {
+        /// A shipped scenario id or a scenario file.
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, default_value_t = 10)]
+        games: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// random, pass or ai.
+        #[arg(long, default_value = "random")]
+        against: String,
+    },
     /// The club's standings over every finished game (docs/standings.md).
     Standings {
         /// As JSON (every number), not as text.
@@ -576,6 +602,12 @@ fn run(cli: Cli) -> Result<i32> {
             write_json(&ex, output)
         }
         Cmd::Verify { export: path } => verify_cmd(&path),
+        Cmd::Duel {
+            scenario,
+            games,
+            seed,
+            against,
+        } => duel_cmd(&scenario, games, seed, &against),
         Cmd::Standings { json } => standings_cmd(config, json),
         Cmd::Campaign(cc) => campaign_cmd(config, cc),
         Cmd::Log => log_cmd(config),
@@ -616,8 +648,9 @@ fn run(cli: Cli) -> Result<i32> {
             game,
             side,
             email,
+            ai,
             old,
-        } => replace_seat_cmd(config, game, &side, &email, old.as_deref()),
+        } => replace_seat_cmd(config, game, &side, (email, ai), old.as_deref()),
         Cmd::CheckScenario { file } => check_scenario_cmd(&file),
         Cmd::CheckRuleset { file } => check_ruleset_cmd(&file),
         Cmd::CheckCampaign { file } => check_campaign_cmd(&file),
@@ -896,7 +929,16 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
         })
         .transpose()?;
     let mut judge = open_to_mail(config)?;
-    let seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
+    let mut seats = pairs(&a.seats, "seat", "SIDE=EMAIL")?;
+    for side in &a.ai {
+        seats.push((
+            side.to_ascii_lowercase(),
+            adjutant::service::JUDGE_SEAT.to_string(),
+        ));
+    }
+    if seats.is_empty() {
+        bail!("give a seat per side: --seat SIDE=EMAIL (or --ai SIDE)");
+    }
     let deadline = duration_flag("deadline", a.deadline)?;
     let opts = adjutant::service::GameOptions {
         deadline_secs: deadline,
@@ -1140,6 +1182,26 @@ fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) ->
     }
 }
 
+fn duel_cmd(scenario: &str, games: u32, seed: u64, against: &str) -> Result<i32> {
+    use adjutant::duel::{duel, Opponent};
+    let against = Opponent::parse(against)
+        .ok_or_else(|| anyhow!("--against takes random, pass or ai, not {against:?}"))?;
+    let (rules, source) = adjutant::service::scenario_source(scenario)?;
+    let sides = rules.sides(&adjutant::service::setup_state(
+        &rules,
+        &source,
+        &adjutant::duel::game_seed(seed, 0),
+    )?);
+    let started = std::time::Instant::now();
+    let settings = adjutant::general::Settings::for_rules(&rules);
+    let tally = duel(&rules, &source, games, seed, against, settings)?;
+    for line in tally.lines(&sides, against) {
+        println!("{line}");
+    }
+    tracing::info!(seconds = started.elapsed().as_secs_f64(), "duel played");
+    Ok(0)
+}
+
 fn verify_cmd(path: &Path) -> Result<i32> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -1356,9 +1418,15 @@ fn replace_seat_cmd(
     config: &Option<PathBuf>,
     game: i64,
     side: &str,
-    email: &str,
+    (email, ai): (Option<String>, bool),
     old: Option<&str>,
 ) -> Result<i32> {
+    let email = match (ai, email) {
+        (true, _) => adjutant::service::JUDGE_SEAT.to_string(),
+        (false, Some(e)) => e,
+        (false, None) => bail!("replace-seat needs the new player's address or --ai"),
+    };
+    let email = email.as_str();
     let mut judge = open_to_mail(config)?;
     match old {
         _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {

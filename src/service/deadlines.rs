@@ -265,8 +265,16 @@ impl Judge {
         tick.nmr += 1;
         let mut passed = Vec::new();
         if game.nmr_policy == "pass" {
+            let master = Self::master(game)?;
+            let ai = store::nmr_ai(&tx, game.id)?;
             for (w, _) in &late {
-                if let Some(orders) = rules.pass_orders(state, &w.seat.side) {
+                // `--nmr ai`: the judge's general plays the side's turn.
+                let general = ai
+                    .then(|| {
+                        adjutant_general::orders(rules, state, &w.seat.side, &master, game.turn)
+                    })
+                    .flatten();
+                if let Some(orders) = general.or_else(|| rules.pass_orders(state, &w.seat.side)) {
                     // The last missing side's pass resolves the phase with
                     // the orders the others sent in time.
                     match self.submit_orders(&tx, &w.seat, &orders, "nmr", &mut q) {

@@ -9,6 +9,7 @@ mod credentials;
 pub mod deadlines;
 mod deferred;
 pub mod export;
+mod general;
 mod late;
 mod outbox;
 mod predict;
@@ -78,6 +79,7 @@ impl ServiceError {
 
 /// The email of a seat nobody has taken yet (`--seat SIDE=open`).
 pub const OPEN_SEAT: &str = "open";
+pub use general::JUDGE_SEAT;
 
 /// Error answers one address may get in 24 hours (a mail-loop brake).
 pub const MAX_ERROR_REPLIES_A_DAY: i64 = 10;
@@ -346,7 +348,7 @@ fn check_options(opts: &GameOptions) -> Result<(), ServiceError> {
             "review mode needs a referee: give --referee EMAIL".into(),
         ));
     }
-    if !["wait", "pass"].contains(&opts.nmr_policy.as_str()) {
+    if !["wait", "pass", "ai"].contains(&opts.nmr_policy.as_str()) {
         return Err(ServiceError::Invalid(
             "the NMR policy is wait or pass".into(),
         ));
@@ -365,10 +367,12 @@ fn check_seats(seats: &[(String, String)], sides: &[String]) -> Result<(), Servi
                 sides.join(", ")
             )));
         }
-        if email != OPEN_SEAT && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
+        if email != OPEN_SEAT
+            && email != JUDGE_SEAT
+            && (!email.contains('@') || email.parse::<lettre::Address>().is_err())
         {
             return Err(ServiceError::Invalid(format!(
-                "'{email}' is not an email address (or `open` for a seat anyone may JOIN)"
+                "'{email}' is not an email address (or `open` for a seat anyone may JOIN, `judge` for one the judge plays)"
             )));
         }
     }
@@ -493,6 +497,12 @@ pub fn setup_state(
 ) -> Result<State, ServiceError> {
     let (_, mut deck) = streams(master, 0);
     Ok(rules.numbered(rules.setup(scenario, &mut deck)?, 0))
+}
+
+/// The rules and source of a scenario: a shipped id, or a file (for the
+/// CLI's `duel`).
+pub fn scenario_source(scenario: &str) -> Result<(Rules, Scenario), ServiceError> {
+    load_scenario(scenario)
 }
 
 /// The rules and source of a scenario: a shipped id, or a file.
@@ -699,7 +709,11 @@ impl Judge {
             tx,
             id,
             &store::games::Settings {
-                nmr_policy: &opts.nmr_policy,
+                nmr_policy: if opts.nmr_policy == "ai" {
+                    "pass"
+                } else {
+                    opts.nmr_policy.as_str()
+                },
                 grace_secs: opts.grace_secs,
                 referee: opts.referee.as_deref(),
                 referee_tz: &opts.zone_of("referee"),
@@ -707,6 +721,9 @@ impl Judge {
                 review_secs: opts.review_secs,
             },
         )?;
+        if opts.nmr_policy == "ai" {
+            store::set_nmr_ai(tx, id)?;
+        }
         if let Some(email) = &opts.referee {
             if email.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
@@ -726,7 +743,10 @@ impl Judge {
         let mut seat_rows = insert_first_seats(tx, id, seats, opts)?;
         let zone_of = |side: &str| opts.zone_of(side);
         seat_rows.extend(self.seat_team(tx, id, &rules, &state, seats, &zone_of)?);
-        for seat in seat_rows.iter().filter(|s| s.email != OPEN_SEAT) {
+        for seat in seat_rows
+            .iter()
+            .filter(|s| s.email != OPEN_SEAT && s.email != JUDGE_SEAT)
+        {
             let m = self.welcome(tx, id, seat)?;
             queue.push(m, "welcome");
         }
@@ -746,6 +766,8 @@ impl Judge {
                     e => e,
                 })?;
         }
+        // A seat the judge plays that moves first moves now.
+        self.judge_plays(tx, id, queue)?;
         Ok(id)
     }
 
@@ -776,7 +798,7 @@ impl Judge {
             .map(|s| s.side)
             .collect();
         others.dedup();
-        let text = self.templates.render(
+        let mut text = self.templates.render(
             "welcome.txt",
             json!({
                 "game_id": game_id, "scenario": game.scenario, "ruleset": rules.id(),
@@ -795,6 +817,7 @@ impl Judge {
                 "seeds_sealed": rules.fog_of_war(&state),
             }),
         );
+        text.push_str(&self.judge_plays_line(tx, game_id)?);
         let subject = format!("Game {game_id}: welcome, you play {}", seat.side);
         let mut m = Outgoing {
             to: seat.email.clone(),
@@ -1241,6 +1264,12 @@ impl Judge {
             }
             store::release(tx, "submit_orders")?;
             queue.mails.extend(scratch.mails);
+            if source != "ai" {
+                // The phase that follows may be a seat's the judge plays.
+                if let Err(e) = self.judge_plays(tx, seat.game_id, queue) {
+                    tracing::warn!("game {}: the judge's seat did not play: {e}", seat.game_id);
+                }
+            }
         } else {
             store::rollback_to(tx, "submit_orders")?;
         }

@@ -67,7 +67,7 @@ impl Judge {
                 .map(|m| (m.seat_no, m.seat())),
         );
         for (seat_no, seat) in seats {
-            if seat.email == OPEN_SEAT {
+            if seat.email == OPEN_SEAT || seat.email == super::JUDGE_SEAT {
                 continue;
             }
             out.push(Recipient {

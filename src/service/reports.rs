@@ -52,7 +52,7 @@ impl Judge {
         if audience != Audience::Referee {
             let seats = store::seats(tx, game.id)?
                 .into_iter()
-                .filter(|s| s.email != OPEN_SEAT);
+                .filter(|s| s.email != OPEN_SEAT && s.email != super::JUDGE_SEAT);
             for s in seats.chain(self.extra_members(tx, game.id)?) {
                 let (reply_to, picture) = (Some(self.seat_address(&s)), self.picture_of(&s));
                 recipients.push((

@@ -203,10 +203,11 @@ impl Judge {
         let game = over;
         // Everyone of the game: every member of both sides, the referee and
         // the observers.
-        let text = self.templates.render(
+        let mut text = self.templates.render(
             "game_over.txt",
             json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
         );
+        text.push_str(&self.judge_plays_line(tx, game.id)?);
         let mut pages = Vec::new();
         for r in self.everyone_of_game(tx, game.id)? {
             let viewer = match &r.role {
@@ -285,7 +286,7 @@ impl Judge {
         email: Option<&str>,
     ) -> Result<(), ServiceError> {
         let old = self.seat_of(game_id, side)?;
-        if let Some(e) = email {
+        if let Some(e) = email.filter(|e| *e != super::JUDGE_SEAT) {
             if e.parse::<lettre::Address>().is_err() {
                 return Err(ServiceError::Invalid(format!(
                     "'{e}' is not an email address"
@@ -296,7 +297,8 @@ impl Judge {
         let tx = self.begin()?;
         store::seats::replace(&tx, game_id, side, &email)?;
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
-        if old.email != seat.email {
+        let judge = |e: &str| e == super::JUDGE_SEAT;
+        if old.email != seat.email && !judge(&old.email) && !judge(&seat.email) {
             self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
             // The standings' reliability record: a game this player left.
             store::kv_set(
@@ -306,19 +308,25 @@ impl Judge {
             )?;
         }
         let mut q = Queue::new();
-        if old.email != seat.email {
+        if judge(&seat.email) {
+            // The judge plays the seat: no mail to it (docs/general.md).
+        } else if old.email != seat.email {
             // A new player (a new Commander-in-Chief in a team): the
             // welcome of the seat, with the position and his secret.
             q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
         } else {
             self.queue_new_secret(&mut q, game_id, side, &seat);
         }
-        if old.email != seat.email {
+        if old.email != seat.email && !judge(&old.email) {
             q.push(
                 Outgoing {
                     to: old.email.clone(),
                     subject: format!("Game {game_id}: you no longer play {side}"),
-                    text: format!("The host has handed your seat ({side}) in game {game_id} to another player.\n"),
+                    text: if judge(&seat.email) {
+                        format!("The host has handed your seat ({side}) in game {game_id} to the judge, who plays it until a player takes it back.\n")
+                    } else {
+                        format!("The host has handed your seat ({side}) in game {game_id} to another player.\n")
+                    },
                     game_id: Some(game_id),
                     ..Outgoing::default()
                 },
@@ -330,6 +338,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
+        // A seat handed to the judge plays at once if its phase is waiting.
+        self.judge_plays(&tx, game_id, &mut q)?;
         self.outbox()
             .flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         crate::store::commit(tx)?;

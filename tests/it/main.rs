@@ -31,6 +31,7 @@ mod e2e_night;
 mod e2e_syw;
 mod e2e_worlds;
 mod faults;
+mod general;
 mod golden;
 mod hardening;
 mod host;

@@ -314,4 +314,9 @@ impl Family for Ruleset {
             .zip(s.removed.iter().copied())
             .collect()
     }
+
+    /// Rank and file on the table per side.
+    fn strength(&self, s: &State) -> Vec<(String, u32)> {
+        adjutant_rules::side_sums(&s.sides, s.units.iter().map(|u| (u.side, u.rf)))
+    }
 }

@@ -222,4 +222,9 @@ impl Family for Ruleset {
             .zip(s.destroyed.iter().copied())
             .collect()
     }
+
+    /// Strength points on the board per side.
+    fn strength(&self, s: &State) -> Vec<(String, u32)> {
+        adjutant_rules::side_sums(&s.sides, s.units.iter().map(|u| (u.side, u.strength)))
+    }
 }

@@ -504,6 +504,36 @@ impl Family for Ruleset {
         s.fog.is_some()
     }
 
+    /// What `side` knows (fog.rs, `knowledge`), and no more: the judge's
+    /// general (docs/general.md) decides from this only. Beyond fog.rs's
+    /// position, the cards `side` has not seen are one pool in a fixed
+    /// order (which of them the enemy holds, and the deck's order, are
+    /// secret), and a minefield not yet turned over counts as a 2 ("its
+    /// numbered side hidden from both players until revealed").
+    fn knowledge(&self, s: &State, side: &str) -> State {
+        let Some(i) = s.side_index(side) else {
+            return s.clone();
+        };
+        let mut k = fog::knowledge(self, s, i);
+        let mut unseen = s.deck.clone();
+        for (j, hand) in s.hands.iter().enumerate() {
+            if j != i {
+                unseen.extend(hand.iter().cloned());
+            }
+        }
+        unseen.sort();
+        k.deck = unseen;
+        for m in k.minefields.iter_mut().filter(|m| !m.revealed) {
+            m.strength = 2;
+        }
+        k
+    }
+
+    /// Figures on the board per side.
+    fn strength(&self, s: &State) -> Vec<(String, u32)> {
+        adjutant_rules::side_sums(&s.sides, s.units.iter().map(|u| (u.side, u.figures)))
+    }
+
     fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<Event>), Rejection> {
         let (mut next, events) = amend::amend(self, s, text)?;
         next.phases = s.phases.map(|p| p + 1);

@@ -271,6 +271,35 @@ pub trait Family: Send + Sync + 'static {
     fn predict(&self, _s: &Self::State, _side: &str, _orders: &str) -> Result<String, Rejection> {
         Ok(format!("{PREDICT_UNAVAILABLE}\n"))
     }
+    /// The position as `side` may know it: what the judge's own general
+    /// (docs/general.md) decides from, so that it never uses what its side
+    /// cannot see. A family with hidden things (an enemy hand, fog of war)
+    /// blanks them; the default, for a family with nothing hidden, is the
+    /// state itself.
+    fn knowledge(&self, s: &Self::State, _side: &str) -> Self::State {
+        s.clone()
+    }
+    /// The fighting strength each side has left on the board (figures,
+    /// strength points, rank and file), for the judge's general to weigh
+    /// losses on either side; none (the default) if the family counts none.
+    fn strength(&self, _s: &Self::State) -> Vec<(String, u32)> {
+        Vec::new()
+    }
+}
+
+/// Per side, the sum of `(side index, amount)` pairs: a family's
+/// [`Family::strength`] from its units.
+pub fn side_sums(
+    sides: &[String],
+    items: impl Iterator<Item = (usize, u32)>,
+) -> Vec<(String, u32)> {
+    let mut sums = vec![0u32; sides.len()];
+    for (side, n) in items {
+        if let Some(sum) = sums.get_mut(side) {
+            *sum = sum.saturating_add(n);
+        }
+    }
+    sides.iter().cloned().zip(sums).collect()
 }
 
 /// The PREDICT answer of a family that does not compute odds.
@@ -414,6 +443,10 @@ pub trait ErasedFamily: Send + Sync {
     /// [`Family::predict`]: the odds of `side`'s orders as text, or the
     /// rejection a submission of them would get.
     fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection>;
+    /// [`Family::knowledge`]: the position as `side` may know it.
+    fn knowledge(&self, s: &State, side: &str) -> State;
+    /// [`Family::strength`]: the strength each side has left.
+    fn strength(&self, s: &State) -> Vec<(String, u32)>;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -566,6 +599,17 @@ impl<F: Family> ErasedFamily for F {
             .get::<F::State>()
             .ok_or_else(|| Rejection::whole(FOREIGN))?;
         Family::predict(self, t, side, orders)
+    }
+    fn knowledge(&self, s: &State, side: &str) -> State {
+        match s.get::<F::State>() {
+            Some(t) => State::of(Family::knowledge(self, t, side)),
+            None => State::of(()),
+        }
+    }
+    fn strength(&self, s: &State) -> Vec<(String, u32)> {
+        s.get::<F::State>()
+            .map(|t| Family::strength(self, t))
+            .unwrap_or_default()
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s

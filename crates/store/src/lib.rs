@@ -1129,6 +1129,18 @@ pub fn kv_get(conn: &Connection, key: &str) -> Result<Option<String>, StoreError
         .optional()?)
 }
 
+/// `--nmr ai` (docs/general.md): the judge plays a missed turn. The game's
+/// `nmr_policy` column says `pass` for it (its deadlines move on as under
+/// `pass`); this mark, beside it, says the judge's general plays instead.
+pub fn set_nmr_ai(conn: &Connection, game_id: i64) -> Result<(), StoreError> {
+    kv_set(conn, &format!("game/{game_id}/nmr-ai"), "1")
+}
+
+/// Whether a game's missed turns are played by the judge (`--nmr ai`).
+pub fn nmr_ai(conn: &Connection, game_id: i64) -> Result<bool, StoreError> {
+    Ok(kv_get(conn, &format!("game/{game_id}/nmr-ai"))?.is_some())
+}
+
 pub fn kv_set(conn: &Connection, key: &str, value: &str) -> Result<(), StoreError> {
     conn.prepare_cached("INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")?.execute(params![key, value])?;
     Ok(())

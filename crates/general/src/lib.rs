@@ -1,0 +1,334 @@
+//! The judge's own general (issue 58, docs/general.md): the orders of a seat
+//! the judge plays, for every rules family, through the rules interface
+//! only.
+//!
+//! How it decides, for one side in one phase:
+//! 1. it takes the position as that side may know it
+//!    ([`adjutant_rules::ErasedFamily::knowledge`]) and never looks at the
+//!    true state again, so what its side cannot see cannot change its orders;
+//! 2. it draws candidate order sets with the family's own generator
+//!    (`random_orders`), keeps those `check` accepts, and adds the side's pass
+//!    orders;
+//! 3. it plays each candidate out on that position with a few dice streams
+//!    of its own (the other sides of a phase played at once giving their pass
+//!    orders) and scores what follows: the game won or lost, the victory
+//!    points (`score`) each side holds, the strength (`strength`) each side
+//!    has left;
+//! 4. it gives the candidate with the best mean.
+//!
+//! Every die it draws comes from ChaCha20 streams seeded by the game's
+//! master seed, the judge's phase count and the side, under labels of their
+//! own (`adjutant/general...`): a replay gives the same orders, and the
+//! general's dice are not the game's (which are derived under other labels).
+//! Pure: no I/O, no clock, no global random source.
+
+use adjutant_dice::{derive, ChaChaDice, Seed};
+use adjutant_rules::{Chance, Orders, Rules, State};
+use std::collections::BTreeSet;
+
+/// How hard the general thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Candidate order sets drawn from the family's generator.
+    pub candidates: usize,
+    /// Dice streams each candidate is played out with.
+    pub streams: usize,
+    /// The side's own next move looked at after each candidate (the
+    /// enemy passing in between): the best of this many generated orders.
+    /// 0: one phase of look-ahead only.
+    pub replies: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            candidates: 24,
+            streams: 3,
+            replies: 4,
+        }
+    }
+}
+
+impl Settings {
+    /// The settings for a ruleset: the default, but for the Seven Years'
+    /// War, whose adjudication of a player-turn costs some ten times a
+    /// Memoir '44 turn's, where fewer candidates and streams keep a
+    /// decision under a second (docs/general.md has the figures).
+    #[must_use]
+    pub fn for_rules(rules: &Rules) -> Settings {
+        if rules.id().starts_with("seven-years-war") {
+            Settings {
+                candidates: 12,
+                streams: 2,
+                replies: 0,
+            }
+        } else {
+            Settings::default()
+        }
+    }
+}
+
+/// What the general decided, and on how much.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The orders, as a player would mail them.
+    pub orders: String,
+    /// The candidate's mean score (see [`value`]).
+    pub value: f64,
+    /// How many distinct candidates were played out.
+    pub considered: usize,
+}
+
+/// Where a won or lost game puts a position's value: beyond any count of
+/// points or strength.
+const DECIDED: f64 = 1.0e6;
+/// One victory point (a medal, a unit destroyed, a man removed) against one
+/// figure, strength point or man on the board.
+const POINT: f64 = 10.0;
+
+/// The orders the general gives for `side` in the phase `state` is in, with
+/// the ruleset's [`Settings::for_rules`]; `None` if the phase does not wait for `side`
+/// or the family can give it no orders.
+#[must_use]
+pub fn orders(rules: &Rules, state: &State, side: &str, seed: &Seed, turn: u32) -> Option<String> {
+    decide(rules, state, side, seed, turn, Settings::for_rules(rules)).map(|d| d.orders)
+}
+
+/// The general's decision for `side` in the phase `state` is in; `turn` is
+/// the judge's count of phases played (the next phase's number less one),
+/// which with `seed` keys its dice.
+#[must_use]
+pub fn decide(
+    rules: &Rules,
+    state: &State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    settings: Settings,
+) -> Option<Decision> {
+    if rules.result(state).is_some() || !rules.phase(state).sides.iter().any(|s| s == side) {
+        return None;
+    }
+    let known = rules.knowledge(state, side);
+    let candidates = candidates(rules, &known, side, seed, turn, settings.candidates);
+    let mut best: Option<Decision> = None;
+    let considered = candidates.len();
+    for text in candidates {
+        let Some(v) = play_out(rules, &known, side, &text, seed, turn, settings) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|b| v > b.value) {
+            best = Some(Decision {
+                orders: text,
+                value: v,
+                considered,
+            });
+        }
+    }
+    best.or_else(|| {
+        rules.pass_orders(&known, side).map(|orders| Decision {
+            orders,
+            value: 0.0,
+            considered,
+        })
+    })
+}
+
+/// The seed of one of the general's streams: `what` names its use.
+fn stream_seed(seed: &Seed, what: &str, turn: u32, side: &str, n: u32) -> Seed {
+    derive(
+        "adjutant/general",
+        &[
+            seed,
+            what.as_bytes(),
+            &turn.to_be_bytes(),
+            side.as_bytes(),
+            &n.to_be_bytes(),
+        ],
+    )
+}
+
+/// The pass orders and up to `k` distinct generated orders `check` accepts
+/// on the known position, in the order drawn.
+fn candidates(
+    rules: &Rules,
+    known: &State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    k: usize,
+) -> Vec<String> {
+    let mut rng = ChaChaDice::from_seed(stream_seed(seed, "candidates", turn, side, 0));
+    let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut keep = |text: String, out: &mut Vec<String>| {
+        if let Ok(canon) = rules.check(known, side, &text) {
+            if seen.insert(canon) {
+                out.push(text);
+            }
+        }
+    };
+    if let Some(pass) = rules.pass_orders(known, side) {
+        keep(pass, &mut out);
+    }
+    // A few more draws than candidates: the generator repeats itself in a
+    // position with few choices, and some of its orders may be refused.
+    for _ in 0..k * 2 {
+        if out.len() > k {
+            break;
+        }
+        match rules.random_orders(known, side, &mut rng) {
+            Some(text) => keep(text, &mut out),
+            None => break,
+        }
+    }
+    out
+}
+
+/// The mean [`value`] for `side` of playing `text` on the known position
+/// with `streams` dice streams; `None` if the orders cannot be played.
+fn play_out(
+    rules: &Rules,
+    known: &State,
+    side: &str,
+    text: &str,
+    seed: &Seed,
+    turn: u32,
+    settings: Settings,
+) -> Option<f64> {
+    let phase = rules.phase(known);
+    let mut orders = Vec::new();
+    for s in &phase.sides {
+        let t = if s == side {
+            text.to_string()
+        } else {
+            rules.pass_orders(known, s)?
+        };
+        orders.push(Orders {
+            side: s.clone(),
+            text: t,
+        });
+    }
+    let mut total = 0.0;
+    let streams = settings.streams.max(1);
+    for n in 0..streams {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        let mut dice = ChaChaDice::from_seed(stream_seed(seed, "dice", turn, side, n));
+        let mut deck = ChaChaDice::from_seed(stream_seed(seed, "deck", turn, side, n));
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let after = rules.adjudicate(known, &orders, &mut chance).ok()?;
+        let now = value(rules, &after.state, side);
+        let next = (settings.replies > 0 && rules.result(&after.state).is_none())
+            .then(|| next_move(rules, after.state, side, seed, turn, n, settings.replies))
+            .flatten();
+        // What the move reaps now, and what it sets up for the side's own
+        // next move, weighed alike.
+        total += next.map_or(now, |next| (now + next) / 2.0);
+    }
+    Some(total / streams as f64)
+}
+
+/// After a candidate: the other sides pass until the side's own next phase
+/// (at most four phases), then the best [`value`] of `replies` of its
+/// generated orders there; `None` when that cannot be played.
+fn next_move(
+    rules: &Rules,
+    mut s: State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    n: u32,
+    replies: usize,
+) -> Option<f64> {
+    let play = |s: &State, mine: Option<&str>, k: u32| -> Option<State> {
+        let mut orders = Vec::new();
+        for x in rules.phase(s).sides {
+            let text = match mine {
+                Some(t) if x == side => t.to_string(),
+                _ => rules.pass_orders(s, &x)?,
+            };
+            orders.push(Orders { side: x, text });
+        }
+        let mut dice = ChaChaDice::from_seed(stream_seed(seed, "next-dice", turn, side, k));
+        let mut deck = ChaChaDice::from_seed(stream_seed(seed, "next-deck", turn, side, k));
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        rules
+            .adjudicate(s, &orders, &mut chance)
+            .ok()
+            .map(|a| a.state)
+    };
+    let key = n.saturating_mul(64);
+    for step in 0..4u32 {
+        if rules.result(&s).is_some() {
+            return Some(value(rules, &s, side));
+        }
+        if rules.phase(&s).sides.iter().any(|x| x == side) {
+            break;
+        }
+        s = play(&s, None, key + step)?;
+    }
+    if !rules.phase(&s).sides.iter().any(|x| x == side) {
+        return None;
+    }
+    let mut rng = ChaChaDice::from_seed(stream_seed(seed, "next-orders", turn, side, n));
+    let mut best: Option<f64> = None;
+    for r in 0..replies {
+        let text = rules.random_orders(&s, side, &mut rng)?;
+        let k = key + 4 + u32::try_from(r).unwrap_or(0);
+        if let Some(after) = play(&s, Some(&text), k) {
+            let v = value(rules, &after, side);
+            best = Some(best.map_or(v, |b: f64| b.max(v)));
+        }
+    }
+    best
+}
+
+/// How good a position is for `side`: a won game [`DECIDED`], a lost one
+/// minus that, a draw 0; else its victory points less the enemy's (each
+/// worth [`POINT`]) and its strength left less the enemy's.
+#[must_use]
+pub fn value(rules: &Rules, s: &State, side: &str) -> f64 {
+    if let Some(w) = rules.result(s) {
+        return if w == side {
+            DECIDED
+        } else if w.is_empty() {
+            0.0
+        } else {
+            -DECIDED
+        };
+    }
+    let balance = |pairs: Vec<(String, u32)>| -> f64 {
+        pairs
+            .iter()
+            .map(|(s, n)| {
+                if s == side {
+                    f64::from(*n)
+                } else {
+                    -f64::from(*n)
+                }
+            })
+            .sum()
+    };
+    POINT * balance(rules.score(s)) + balance(rules.strength(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_general_streams_are_its_own_and_keyed_by_turn_and_side() {
+        let seed = [7u8; 32];
+        let a = stream_seed(&seed, "dice", 3, "allies", 0);
+        assert_ne!(a, stream_seed(&seed, "dice", 4, "allies", 0));
+        assert_ne!(a, stream_seed(&seed, "dice", 3, "axis", 0));
+        assert_ne!(a, stream_seed(&seed, "deck", 3, "allies", 0));
+        assert_ne!(a, adjutant_dice::turn_seed(&seed, 3));
+    }
+}
