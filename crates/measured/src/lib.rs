@@ -16,6 +16,7 @@ pub mod charge;
 pub mod engine;
 pub mod events;
 pub mod geometry;
+pub mod labels;
 pub mod orders;
 pub mod pinning;
 pub mod predict;

@@ -5,6 +5,7 @@
 mod charge;
 mod events;
 mod geometry;
+mod labels;
 mod orders;
 mod ruleset;
 mod syw_line;
