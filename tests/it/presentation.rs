@@ -199,6 +199,8 @@ struct Busy {
     seen: Vec<Seen>,
     /// Every mail of the game: (file name, text/plain part).
     plain: Vec<(String, String)>,
+    /// The size of the largest mail of the last turn, and its name.
+    largest: (usize, String),
 }
 
 /// What an event of the store is, for the picture: a move, fire or a
@@ -280,9 +282,11 @@ fn svgs(html: &str) -> Vec<String> {
         .collect()
 }
 
-fn busy_game(scenario: &str, kriegspiel: bool, seed: u64) -> Option<Busy> {
+fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Option<Busy> {
     let site = Site::new();
-    crate::common::set_picture(&site, "svg");
+    if picture != "png" {
+        crate::common::set_picture(&site, picture);
+    }
     let sides = sides(&site, scenario);
     let mut args = vec!["new-game".to_string(), "--scenario".into(), scenario.into()];
     for s in &sides {
@@ -317,6 +321,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64) -> Option<Busy> {
     );
     let mut seen = Vec::new();
     let mut plain = Vec::new();
+    let mut largest = (0, String::new());
     for (name, raw) in site.outbox() {
         let msg = mail_parser::MessageParser::default()
             .parse(raw.as_bytes())
@@ -337,6 +342,13 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64) -> Option<Busy> {
         let html = msg.body_html(0).map(|h| h.into_owned()).unwrap_or_default();
         let of_last =
             subject.contains(&format!(" {turn} ")) || subject.ends_with(&format!(" {turn}"));
+        if of_last && raw.len() > largest.0 {
+            largest = (raw.len(), format!("{what}: {name} ({subject})"));
+            // To look at a mail: PRESENTATION_DUMP=DIR keeps the largest.
+            if let Ok(dir) = std::env::var("PRESENTATION_DUMP") {
+                let _ = std::fs::write(format!("{dir}/{scenario}-{kriegspiel}.eml"), &raw);
+            }
+        }
         if of_last && html.contains("<svg") {
             let viewer = to.split('@').next().unwrap().to_string();
             seen.push(Seen {
@@ -354,6 +366,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64) -> Option<Busy> {
         kinds,
         seen,
         plain,
+        largest,
     })
 }
 
@@ -374,7 +387,7 @@ fn busy_games() -> &'static [Busy] {
             .enumerate()
         {
             for kriegspiel in [false, true] {
-                v.extend(busy_game(scenario, kriegspiel, i as u64));
+                v.extend(busy_game(scenario, kriegspiel, i as u64, "svg"));
             }
         }
         v
@@ -673,4 +686,42 @@ fn after_a_busy_turn_every_plain_line_fits_78_columns_and_every_reply_line_72() 
     }
     assert!(mails > 100, "only {mails} mails");
     assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Acceptance 3: every shipped scenario's largest report mail after a
+/// busy turn (moves, fire, retreats or a melee), with the host's default
+/// picture (PNG), is under 80 KB.
+///
+/// Open: it fails today on Minden alone (89-101 KB after a turn of
+/// moves: the PNG of the table is about 37 KB, 50 KB as base64, and
+/// view.json 20 KB); every other scenario is 42-72 KB. Run it with
+/// `--ignored`; `PRESENTATION_DUMP=DIR` keeps each scenario's largest
+/// mail to look at.
+#[test]
+#[ignore = "open: Minden's busy-turn report is 89-101 KB (issue 53, acceptance 3)"]
+fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
+    let site = Site::new();
+    let shipped = site.ok(&["scenarios"]);
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for (i, scenario) in shipped
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        let game = busy_game(scenario, false, i as u64 + 100, "png").expect("an open game");
+        let (size, name) = &game.largest;
+        eprintln!("SIZE {name}: {size} bytes ({:?})", game.kinds);
+        assert!(
+            *size > 10_000,
+            "{scenario}: no report mail of the last turn"
+        );
+        checked += 1;
+        if *size >= 80 * 1024 {
+            bad.push(format!("{name}: {size} bytes"));
+        }
+    }
+    assert!(checked >= 13, "only {checked} scenarios");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
