@@ -175,3 +175,553 @@ fn grid_and_measured_pictures_are_drawn_from_the_viewers_seat() {
     }
     assert!(checked >= 5 * 3, "only {checked} views checked");
 }
+
+// ---- The conformance test over a played turn (issue 53, acceptance 1).
+
+/// What a viewer saw of the busy turn: one turn report mail.
+struct Seen {
+    /// `scenario [kriegspiel] as viewer`.
+    what: String,
+    /// A side's id, `observer` or `referee`.
+    viewer: String,
+    html: String,
+    svgs: Vec<String>,
+}
+
+/// One game played through `adjutant submit` until a busy turn.
+struct Busy {
+    scenario: String,
+    kriegspiel: bool,
+    sides: Vec<String>,
+    /// The last turn's moves, fire and retreats, counted from its events.
+    kinds: std::collections::BTreeMap<&'static str, usize>,
+    /// Every turn report of the last turn, by recipient.
+    seen: Vec<Seen>,
+    /// Every mail of the game: (file name, text/plain part).
+    plain: Vec<(String, String)>,
+    /// The size of the largest mail of the last turn, and its name.
+    largest: (usize, String),
+}
+
+/// What an event of the store is, for the picture: a move, fire or a
+/// retreat (none: something else, or a move that went nowhere).
+fn event_kind(e: &serde_json::Value) -> Option<&'static str> {
+    let kind = e["kind"].as_str()?;
+    // A move or retreat that went nowhere (blocked, a change of
+    // formation) has nothing to draw.
+    let went = e["path"].as_array().is_none_or(|p| p.len() > 1)
+        && (e.get("from").is_none() || e["from"] != e["to"])
+        && e["moved"].as_i64().is_none_or(|m| m > 0);
+    match kind {
+        "move" | "moved" => went.then_some("move"),
+        "fire" | "battle" | "roundshot" | "shell" => Some("fire"),
+        "retreat" => went.then_some("retreat"),
+        _ => None,
+    }
+}
+
+fn last_turn(site: &Site) -> (i64, Vec<serde_json::Value>) {
+    let db = site.db();
+    let turn: i64 = db
+        .query_row("SELECT turn FROM games WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    let mut q = db
+        .prepare("SELECT event FROM events WHERE game_id = 1 AND turn = ?1 ORDER BY seq")
+        .unwrap();
+    let events = q
+        .query_map([turn], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|e| serde_json::from_str(&e.unwrap()).unwrap())
+        .collect();
+    (turn, events)
+}
+
+/// Play game 1 of `site` with random legal orders (seeded) until a turn
+/// in which units move, fire and retreat (or, after 24 phases, move and
+/// fire; or the game ends): that turn's events.
+fn play_until_busy(site: &Site, seed: u64) -> Vec<serde_json::Value> {
+    use adjutant::engine::dice::ChaChaDice;
+    use adjutant::rules::{Load, Rules};
+    let mut rng = ChaChaDice::from_seed(crate::common::seed_from(&[seed, 53]));
+    let file = site.path().join("orders.txt");
+    let mut events = Vec::new();
+    for round in 0..60 {
+        let (ruleset, state): (String, String) = site
+            .db()
+            .query_row(
+                "SELECT g.ruleset, s.state FROM games g JOIN snapshots s ON s.game_id = g.id \
+                 WHERE g.id = 1 ORDER BY s.turn DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let rules = Rules::load(&ruleset).unwrap();
+        let state = rules.restore(&state).unwrap();
+        let phase = rules.phase(&state);
+        if phase.sides.is_empty() {
+            break;
+        }
+        for o in crate::golden::games::random_orders(&rules, &state, &phase.sides, &mut rng) {
+            std::fs::write(&file, &o.text).unwrap();
+            site.ok(&["submit", "1", &o.side, file.to_str().unwrap()]);
+        }
+        events = last_turn(site).1;
+        let kinds: Vec<_> = events.iter().filter_map(event_kind).collect();
+        let has = |k| kinds.contains(&k);
+        if has("move") && has("fire") && (has("retreat") || round >= 24) {
+            break;
+        }
+    }
+    events
+}
+
+fn svgs(html: &str) -> Vec<String> {
+    html.split("<svg")
+        .skip(1)
+        .map(|s| format!("<svg{}</svg>", s.split("</svg>").next().unwrap()))
+        .collect()
+}
+
+fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Option<Busy> {
+    let site = Site::new();
+    if picture != "png" {
+        crate::common::set_picture(&site, picture);
+    }
+    let sides = sides(&site, scenario);
+    let mut args = vec!["new-game".to_string(), "--scenario".into(), scenario.into()];
+    for s in &sides {
+        args.extend(["--seat".into(), format!("{s}={s}@example.org")]);
+    }
+    args.extend(["--observer".into(), "observer@example.org".into()]);
+    if kriegspiel {
+        args.extend([
+            "--kriegspiel".into(),
+            "--referee".into(),
+            "referee@example.org".into(),
+        ]);
+    }
+    let out = site.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    if !out.status.success() {
+        assert!(
+            kriegspiel,
+            "{scenario}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let events = play_until_busy(&site, seed);
+    let mut kinds = std::collections::BTreeMap::new();
+    for k in events.iter().filter_map(event_kind) {
+        *kinds.entry(k).or_insert(0) += 1;
+    }
+    let turn = last_turn(&site).0;
+    let what = format!(
+        "{scenario}{}",
+        if kriegspiel { " (kriegspiel)" } else { "" }
+    );
+    let mut seen = Vec::new();
+    let mut plain = Vec::new();
+    let mut largest = (0, String::new());
+    for (name, raw) in site.outbox() {
+        let msg = mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .expect("a mail");
+        plain.push((
+            format!("{what}: {name} ({})", msg.subject().unwrap_or("")),
+            msg.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        ));
+        let subject = msg.subject().unwrap_or("");
+        let to = msg
+            .to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or("")
+            .to_string();
+        // The reports of the last turn (a turn report's subject names it:
+        // "Game 1: turn N ..." or "move N").
+        let html = msg.body_html(0).map(|h| h.into_owned()).unwrap_or_default();
+        let of_last =
+            subject.contains(&format!(" {turn} ")) || subject.ends_with(&format!(" {turn}"));
+        if of_last && raw.len() > largest.0 {
+            largest = (raw.len(), format!("{what}: {name} ({subject})"));
+            // To look at a mail: PRESENTATION_DUMP=DIR keeps the largest.
+            if let Ok(dir) = std::env::var("PRESENTATION_DUMP") {
+                let _ = std::fs::write(format!("{dir}/{scenario}-{kriegspiel}.eml"), &raw);
+            }
+        }
+        if of_last && html.contains("<svg") {
+            let viewer = to.split('@').next().unwrap().to_string();
+            seen.push(Seen {
+                what: format!("{what} as {viewer} ({subject})"),
+                viewer,
+                svgs: svgs(&html),
+                html,
+            });
+        }
+    }
+    Some(Busy {
+        scenario: scenario.to_string(),
+        kriegspiel,
+        sides,
+        kinds,
+        seen,
+        plain,
+        largest,
+    })
+}
+
+/// Every shipped scenario, played once openly (each side and an observer)
+/// and once as a Kriegspiel game where the family has one (each side, an
+/// observer and the referee), to a busy turn. Played once for the tests
+/// below.
+fn busy_games() -> &'static [Busy] {
+    static GAMES: std::sync::OnceLock<Vec<Busy>> = std::sync::OnceLock::new();
+    GAMES.get_or_init(|| {
+        let site = Site::new();
+        let shipped = site.ok(&["scenarios"]);
+        let mut v = Vec::new();
+        for (i, scenario) in shipped
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .enumerate()
+        {
+            for kriegspiel in [false, true] {
+                v.extend(busy_game(scenario, kriegspiel, i as u64, "svg"));
+            }
+        }
+        v
+    })
+}
+
+/// A box: (left, top, right, bottom).
+type Box4 = (f64, f64, f64, f64);
+
+fn overlap(a: Box4, b: Box4) -> f64 {
+    let w = a.2.min(b.2) - a.0.max(b.0);
+    let h = a.3.min(b.3) - a.1.max(b.1);
+    if w > 0.0 && h > 0.0 {
+        w.min(h)
+    } else {
+        0.0
+    }
+}
+
+/// A unit's outline: its polygon's points, or its rectangle's corners, or
+/// the `#u` symbol (28x18, centred) it uses.
+fn outline(g: &str) -> Vec<(f64, f64)> {
+    if let Some(p) = attr(g, "points") {
+        return p
+            .split_whitespace()
+            .filter_map(|xy| {
+                let (x, y) = xy.split_once(',')?;
+                Some((x.parse().ok()?, y.parse().ok()?))
+            })
+            .collect();
+    }
+    let (x, y, w, h) = if let Some(r) = g.split("<rect").nth(1) {
+        (num(r, "x"), num(r, "y"), num(r, "width"), num(r, "height"))
+    } else if let Some(u) = g.split("<use").nth(1) {
+        (num(u, "x") - 14.0, num(u, "y") - 9.0, 28.0, 18.0)
+    } else {
+        return Vec::new();
+    };
+    vec![(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+}
+
+/// Whether a box and a convex outline overlap by more than a pixel
+/// (separating axes: the box's two and the outline's edges' normals).
+fn hits(b: Box4, poly: &[(f64, f64)]) -> bool {
+    if poly.len() < 3 {
+        return false;
+    }
+    let corners = [(b.0, b.1), (b.2, b.1), (b.2, b.3), (b.0, b.3)];
+    let mut axes = vec![(1.0, 0.0), (0.0, 1.0)];
+    for i in 0..poly.len() {
+        let (a, c) = (poly[i], poly[(i + 1) % poly.len()]);
+        axes.push((a.1 - c.1, c.0 - a.0));
+    }
+    axes.iter().all(|&(ax, ay)| {
+        let l = (ax * ax + ay * ay).sqrt();
+        if l == 0.0 {
+            return true;
+        }
+        let proj = |p: &(f64, f64)| (p.0 * ax + p.1 * ay) / l;
+        let (a0, a1) = corners
+            .iter()
+            .map(proj)
+            .fold((f64::MAX, f64::MIN), |m, v| (m.0.min(v), m.1.max(v)));
+        let (b0, b1) = poly
+            .iter()
+            .map(proj)
+            .fold((f64::MAX, f64::MIN), |m, v| (m.0.min(v), m.1.max(v)));
+        a1.min(b1) - a0.max(b0) > 1.0
+    })
+}
+
+/// Every unit's label box, estimated from its font size and characters
+/// (0.6 em a character, 0.75 em above the baseline, 0.2 below), with the
+/// unit it belongs to, and every unit's outline.
+/// A label's box, its text and the index of its unit.
+type Label = (Box4, String, usize);
+
+fn label_boxes(svg: &str) -> (Vec<Label>, Vec<Vec<(f64, f64)>>) {
+    let head = svg.split('>').next().unwrap();
+    let root = num(head, "font-size");
+    let units_size = svg
+        .split("<g class=\"units\"")
+        .nth(1)
+        .map(|g| num(g.split('>').next().unwrap(), "font-size"))
+        .unwrap_or(f64::NAN);
+    let mut labels = Vec::new();
+    let mut units = Vec::new();
+    for (i, g) in svg.split("<g class=\"unit\"").skip(1).enumerate() {
+        let g = g.split("</g>").next().unwrap();
+        units.push(outline(g));
+        let Some(t) = g.split("<text").nth(1) else {
+            continue;
+        };
+        let tag = t.split('>').next().unwrap();
+        let text = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap();
+        let size = [
+            num(tag, "font-size"),
+            if attr(tag, "class").as_deref() == Some("u") {
+                13.0
+            } else {
+                f64::NAN
+            },
+            units_size,
+            root,
+            12.0,
+        ]
+        .into_iter()
+        .find(|v| !v.is_nan())
+        .unwrap();
+        let width = 0.6 * size * text.chars().count() as f64;
+        let (x, y) = (num(tag, "x"), num(tag, "y"));
+        let middle = tag.contains("text-anchor=\"middle\"") || !units_size.is_nan();
+        let left = if middle { x - width / 2.0 } else { x };
+        labels.push((
+            (left, y - 0.75 * size, left + width, y + 0.2 * size),
+            text.to_string(),
+            i,
+        ));
+    }
+    (labels, units)
+}
+
+#[test]
+fn after_a_busy_turn_every_label_is_inside_the_picture_and_clear_of_the_others() {
+    let mut bad = Vec::new();
+    let mut labels_checked = 0;
+    for game in busy_games() {
+        for s in &game.seen {
+            for svg in &s.svgs {
+                let head = svg.split('>').next().unwrap();
+                let (w, h) = (num(head, "width"), num(head, "height"));
+                let (labels, units) = label_boxes(svg);
+                for (i, (b, t, own)) in labels.iter().enumerate() {
+                    labels_checked += 1;
+                    if b.0 < -0.5 || b.1 < -0.5 || b.2 > w + 0.5 || b.3 > h + 0.5 {
+                        bad.push(format!(
+                            "{}: the label {t} {b:?} is outside {w}x{h}",
+                            s.what
+                        ));
+                    }
+                    for (c, u, _) in &labels[i + 1..] {
+                        if overlap(*b, *c) > 1.0 {
+                            bad.push(format!("{}: the labels {t} and {u} overlap", s.what));
+                        }
+                    }
+                    for (j, poly) in units.iter().enumerate() {
+                        if j != *own && hits(*b, poly) {
+                            bad.push(format!("{}: the label {t} covers unit #{j}", s.what));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(labels_checked > 500, "only {labels_checked} labels checked");
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn after_a_busy_turn_every_seat_sees_its_own_edge_a_legend_and_the_turn_drawn() {
+    let mut bad = Vec::new();
+    let mut arrows_seen = std::collections::BTreeMap::new();
+    let mut viewers = std::collections::BTreeSet::new();
+    for game in busy_games() {
+        let mut who: Vec<&str> = game.sides.iter().map(String::as_str).collect();
+        who.push("observer");
+        if game.kriegspiel {
+            who.push("referee");
+        }
+        for w in &who {
+            if !game.seen.iter().any(|s| s.viewer == *w) {
+                bad.push(format!(
+                    "{} (kriegspiel {}): no turn report with a picture to {w}",
+                    game.scenario, game.kriegspiel
+                ));
+            }
+        }
+        for s in &game.seen {
+            viewers.insert(if game.sides.contains(&s.viewer) {
+                "side".to_string()
+            } else {
+                s.viewer.clone()
+            });
+            if let Some(side) = game.sides.iter().find(|x| **x == s.viewer) {
+                if !(s
+                    .html
+                    .contains(&format!("Seen from the {} edge", cap(side)))
+                    || s.html.contains(&format!("Seen from the {side} edge")))
+                {
+                    bad.push(format!(
+                        "{}: the caption does not name the {side} edge",
+                        s.what
+                    ));
+                }
+                let d = drawn(&s.svgs[0]);
+                let mean = |mine: bool| {
+                    let ys: Vec<f64> = d
+                        .units
+                        .iter()
+                        .filter(|(x, _)| (x == side) == mine)
+                        .map(|(_, y)| *y)
+                        .collect();
+                    ys.iter().sum::<f64>() / ys.len().max(1) as f64
+                };
+                if !game.kriegspiel && mean(true) <= mean(false) {
+                    bad.push(format!("{}: own units not nearer the bottom", s.what));
+                }
+            } else if !s.html.contains(" edge") {
+                bad.push(format!("{}: the caption names no edge", s.what));
+            }
+            for svg in &s.svgs {
+                if svg.matches("class=\"legend\"").count() == 0 {
+                    bad.push(format!("{}: no legend", s.what));
+                }
+                // The alt text names the scenario's turn and the seat
+                // (docs/reports.md).
+                let label = attr(svg.split('>').next().unwrap(), "aria-label").unwrap_or_default();
+                if !(label.contains(", turn ") || label.contains(", move "))
+                    || !label.contains(" edge")
+                {
+                    bad.push(format!(
+                        "{}: the alt text {label:?} names no turn or edge",
+                        s.what
+                    ));
+                }
+            }
+            // Every move, fire and retreat of the turn, drawn with an
+            // arrowhead: for every viewer of an open game, for the referee
+            // of a Kriegspiel game (a side sees only some, an observer
+            // what the public sees: none).
+            if game.kriegspiel && s.viewer != "referee" {
+                continue;
+            }
+            let svg = s.svgs.join("\n");
+            for (kind, n) in &game.kinds {
+                let words: &[&str] = match *kind {
+                    "fire" => &["fire", "battle"],
+                    k => &[if k == "move" { "move" } else { "retreat" }],
+                };
+                let arrows = svg
+                    .split('<')
+                    .filter(|t| {
+                        attr(t, "class").is_some_and(|c| c.split(' ').any(|w| words.contains(&w)))
+                            && t.contains("marker-end=")
+                    })
+                    .count();
+                if arrows == 0 {
+                    bad.push(format!(
+                        "{}: {n} {kind} event(s), no {kind} arrow with a head",
+                        s.what
+                    ));
+                } else {
+                    *arrows_seen.entry(*kind).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+    for kind in ["move", "fire", "retreat"] {
+        assert!(
+            arrows_seen.get(kind).copied().unwrap_or(0) > 0,
+            "no {kind} drawn: {arrows_seen:?}"
+        );
+    }
+    assert!(viewers.len() >= 3, "viewers: {viewers:?}");
+}
+
+#[test]
+fn after_a_busy_turn_every_plain_line_fits_78_columns_and_every_reply_line_72() {
+    let mut bad = Vec::new();
+    let mut mails = 0;
+    for game in busy_games() {
+        for (what, text) in &game.plain {
+            mails += 1;
+            for line in text.lines() {
+                let n = line.chars().count();
+                if n > 78 {
+                    bad.push(format!("{what}: {n} columns: {line}"));
+                }
+            }
+            let lines: Vec<&str> = text.lines().collect();
+            if let Some(start) = lines.iter().position(|l| l.starts_with("TURN ")) {
+                for line in lines[start..]
+                    .iter()
+                    .take_while(|l| !l.starts_with("State ") && !l.starts_with("Dice of turn"))
+                {
+                    if line.chars().count() > 72 {
+                        bad.push(format!(
+                            "{what}: a reply line of {}: {line}",
+                            line.chars().count()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(mails > 100, "only {mails} mails");
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Acceptance 3: every shipped scenario's largest report mail after a
+/// busy turn (moves, fire, retreats or a melee), with the host's default
+/// picture (PNG), is under 80 KB.
+///
+/// Open: it fails today on Minden alone (89-101 KB after a turn of
+/// moves: the PNG of the table is about 37 KB, 50 KB as base64, and
+/// view.json 20 KB); every other scenario is 42-72 KB. Run it with
+/// `--ignored`; `PRESENTATION_DUMP=DIR` keeps each scenario's largest
+/// mail to look at.
+#[test]
+#[ignore = "open: Minden's busy-turn report is 89-101 KB (issue 53, acceptance 3)"]
+fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
+    let site = Site::new();
+    let shipped = site.ok(&["scenarios"]);
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for (i, scenario) in shipped
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        let game = busy_game(scenario, false, i as u64 + 100, "png").expect("an open game");
+        let (size, name) = &game.largest;
+        eprintln!("SIZE {name}: {size} bytes ({:?})", game.kinds);
+        assert!(
+            *size > 10_000,
+            "{scenario}: no report mail of the last turn"
+        );
+        checked += 1;
+        if *size >= 80 * 1024 {
+            bad.push(format!("{name}: {size} bytes"));
+        }
+    }
+    assert!(checked >= 13, "only {checked} scenarios");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -122,6 +122,10 @@ pub enum Syw {
         moved: i64,
         at: [i64; 2],
         facing: i32,
+        /// Where the front's centre was before the move (the picture's
+        /// arrow); absent in events stored before it was recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<[i64; 2]>,
     },
     Charge {
         unit: String,

@@ -15,6 +15,7 @@ pub mod case;
 pub mod charge;
 pub mod events;
 pub mod geometry;
+pub mod labels;
 pub mod order_line;
 pub mod predict;
 pub mod random;

@@ -7,8 +7,9 @@
 //! they are carried out ([`sealed`]); the order template differs per side.
 
 use super::charge as engine;
-use super::events::{Charge, CounterBattery, Event, HouseHit};
+use super::events::{Charge, CounterBattery, Event, HouseHit, Syw};
 use super::geometry::{fmt_len, PER_INCH};
+use super::labels;
 use super::order_line::commented;
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
@@ -246,7 +247,11 @@ fn sketch(r: &Ruleset, st: &State, cols_max: i64) -> String {
         fmt_len(cell * 2),
         st.sides[0]
     );
-    let _ = writeln!(o, "  . plain  - hill level 1  + level 2  ^ higher  & woods  # building  ~ river  = ford  , swamp  % scenic");
+    let _ = writeln!(
+        o,
+        "  . plain  - hill level 1  + level 2  ^ higher  & woods  # building"
+    );
+    let _ = writeln!(o, "  ~ river  = ford  , swamp  % scenic");
     let _ = writeln!(
         o,
         "  units by letter: {} upper case, {} lower case",
@@ -258,20 +263,22 @@ fn sketch(r: &Ruleset, st: &State, cols_max: i64) -> String {
 /// The position as text (80 columns).
 #[must_use]
 pub fn text_map(r: &Ruleset, st: &State, width: i64) -> String {
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "{}, {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
-        st.title,
-        // After the last move the state counts one beyond it.
-        if st.turn > st.moves {
-            format!("after the last move ({})", st.moves)
-        } else {
-            format!("move {} of {}", st.turn, st.moves)
-        },
-        fmt_len(st.width),
-        fmt_len(st.depth),
-        st.sides[0]
+    let mut o = wrap(
+        &format!(
+            "{}, {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
+            st.title,
+            // After the last move the state counts one beyond it.
+            if st.turn > st.moves {
+                format!("after the last move ({})", st.moves)
+            } else {
+                format!("move {} of {}", st.turn, st.moves)
+            },
+            fmt_len(st.width),
+            fmt_len(st.depth),
+            st.sides[0]
+        ),
+        78,
+        "  ",
     );
     o.push_str(&sketch(r, st, width));
     let _ = writeln!(o, "Units (front = the centre of the front rank):");
@@ -703,6 +710,26 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     units(&mut o, r, st, &x, &y);
     // This move: paths, fire and sleeves, charges, over the units.
     for e in events {
+        // A Seven Years' War move: its front's centre before and after.
+        // A Seven Years' War move: its front's centre before and after;
+        // its fire: from the firer's front to the target's, where both
+        // are still on the table.
+        if let Event::Syw(n) = e {
+            match &n.what {
+                Syw::Moved {
+                    from: Some(a), at, ..
+                } => {
+                    let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a[0]), y(a[1]), x(at[0]), y(at[1]));
+                }
+                Syw::Fire { unit, target, .. } | Syw::ResponseFire { unit, target, .. } => {
+                    if let (Some(a), Some(b)) = (st.unit(unit), st.unit(target)) {
+                        let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.front.x), y(a.front.y), x(b.front.x), y(b.front.y));
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
         let Event::Charge(c) = e else {
             continue;
         };
@@ -856,8 +883,8 @@ fn px_i(v: i64) -> i64 {
 }
 
 /// Each unit as its formation with a heavy front edge, its name and
-/// strength at its centre (inside the table, where a unit at the edge
-/// would have pushed it off).
+/// strength at its centre, or, where it does not fit, beside it clear of
+/// every other unit and label and inside the table (crate::labels).
 fn units(
     o: &mut String,
     r: &Ruleset,
@@ -866,36 +893,29 @@ fn units(
     y: &dyn Fn(i64) -> String,
 ) {
     let (tw, td) = (px_i(st.width) as f64, px_i(st.depth) as f64);
-    for u in &st.units {
-        let fp = footprint(r, u);
-        let c = fp.corners();
+    let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+    // Every unit's outline first: each label is placed clear of them all
+    // and of the labels placed before it (crate::labels).
+    let outlines: Vec<Vec<labels::P>> = st
+        .units
+        .iter()
+        .map(|u| {
+            footprint(r, u)
+                .corners()
+                .iter()
+                .map(|p| (num(x(p.x)), num(y(p.y))))
+                .collect()
+        })
+        .collect();
+    let mut placed = Vec::new();
+    for (i, u) in st.units.iter().enumerate() {
+        let c = footprint(r, u).corners();
         let pts: Vec<String> = c.iter().map(|p| format!("{},{}", x(p.x), y(p.y))).collect();
         let (fill, stroke) = SIDE_COLOURS[u.side.min(1)];
         let label = format!("{} {}", u.id, u.rf);
-        let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
-        let cx = c.iter().map(|p| num(x(p.x))).sum::<f64>() / c.len().max(1) as f64;
-        let cy = c.iter().map(|p| num(y(p.y))).sum::<f64>() / c.len().max(1) as f64;
-        let half = 2.6 * label.chars().count() as f64;
-        // A unit too shallow for its label has it behind its rear edge,
-        // dark on the table.
-        let (fx, fy) = (
-            (num(x(c[0].x)) + num(x(c[1].x))) / 2.0,
-            (num(y(c[0].y)) + num(y(c[1].y))) / 2.0,
-        );
-        let (bx, by) = (cx - fx, cy - fy);
-        let depth = (bx * bx + by * by).sqrt() * 2.0;
-        let front = ((num(x(c[1].x)) - num(x(c[0].x))).powi(2)
-            + (num(y(c[1].y)) - num(y(c[0].y))).powi(2))
-        .sqrt();
-        let outside = depth < 14.0 || front < 2.0 * half;
-        let (cx, cy, ink) = if outside {
-            let k = (depth / 2.0 + 8.0) / (depth / 2.0).max(0.5);
-            (cx + bx * k, cy + by * k, "#111")
-        } else {
-            (cx, cy, "#000")
-        };
-        let cx = cx.clamp(half + 1.0, (tw - half - 1.0).max(half + 1.0));
-        let cy = (cy + 3.0).clamp(10.0, td - 2.0);
+        let (cx, cy, on) =
+            labels::place(&outlines, i, label.chars().count(), (tw, td), &mut placed);
+        let ink = if on { "#000" } else { "#111" };
         let _ = writeln!(
             o,
             "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{cx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text></g>",

@@ -663,7 +663,17 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     }
     for u in &v.units {
         let (x, y) = pos(u.at);
-        let dy = if u.kind == "general" { 12 } else { 0 };
+        // A general shares its area with a unit: the unit a little up,
+        // the general under it, neither covering the other's label.
+        let stacked = v
+            .units
+            .iter()
+            .any(|o| o.at == u.at && (o.kind == "general") != (u.kind == "general"));
+        let dy = match (u.kind == "general", stacked) {
+            (true, _) => 14,
+            (false, true) => -5,
+            (false, false) => 0,
+        };
         let _ = write!(
             o,
             "<g class=\"unit\" data-side=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"30\" height=\"18\" rx=\"3\" fill=\"{}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",

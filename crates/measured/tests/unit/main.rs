@@ -6,6 +6,7 @@ mod amend;
 mod charge;
 mod events;
 mod geometry;
+mod labels;
 mod measured_core;
 mod orders;
 mod ruleset;

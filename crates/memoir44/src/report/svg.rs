@@ -200,8 +200,10 @@ pub fn board(v: &View) -> String {
 fn head(o: &mut String, v: &View, w: i32, h: i32) {
     let _ = writeln!(
         o,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" role="img" aria-label="{}">"##,
-        esc(&v.title)
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {w} {h}" width="{w}" height="{h}" font-family="sans-serif" role="img" aria-label="{}, turn {}, seen from the {} edge">"##,
+        esc(&v.title),
+        v.turn,
+        esc(&crate::render::side_name(v.bottom_side()))
     );
     let _ = writeln!(
         o,
@@ -628,28 +630,53 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
     out
 }
 
-/// The advance of a character at the names' size (8): capitals and digits
-/// are about 5 units wide, so a name's characters sit 5 apart.
-const NAME_STEP: i32 = 5;
+/// The advance of a character at the names' size (8), in tenths of a
+/// unit: a sans-serif's widths (Helvetica's metrics, which Arial and
+/// Liberation Sans share), so that a narrow `I` or `1` does not leave a
+/// gap ("I9", not "I 9").
+fn name_advance(c: char) -> i32 {
+    match c {
+        'I' => 22,
+        'J' => 40,
+        'F' | 'T' | 'Z' => 49,
+        'L' | '0'..='9' => 45,
+        'C' | 'D' | 'H' | 'N' | 'R' | 'U' => 58,
+        'G' | 'O' | 'Q' => 62,
+        'M' => 67,
+        'W' => 76,
+        _ => 53,
+    }
+}
+
+/// The x of each character's centre of `name` centred at `x`: where it
+/// falls in the name set at its own advance ([`name_advance`]).
+#[must_use]
+pub fn name_centres(name: &str, x: i32) -> Vec<i32> {
+    let width: i32 = name.chars().map(name_advance).sum();
+    // Tenths of a unit from the name's left edge.
+    let mut at = x * 10 - width / 2;
+    name.chars()
+        .map(|c| {
+            let centre = at + name_advance(c) / 2;
+            at += name_advance(c);
+            (centre + 5).div_euclid(10)
+        })
+        .collect()
+}
 
 /// One row of names, each (centre, hex): appends the x list to `o` and
-/// returns the text. The characters of a name are centred `NAME_STEP`
-/// apart around its centre, within half a unit of where the centred name
-/// drew them.
+/// returns the text ([`name_centres`]).
 fn name_row(o: &mut String, names: &[(i32, Hex)]) -> String {
     let mut text = String::new();
     let mut name = String::new();
     for (x, hx) in names {
         name.clear();
         hex_name(&mut name, *hx);
-        let n = name.chars().count() as i32;
-        // The first character's centre: half the name's width to the left.
-        let first = x - NAME_STEP * (n - 1) / 2;
-        for (i, c) in (0i32..).zip(name.chars()) {
+        for (c, cx) in name.chars().zip(name_centres(&name, *x)) {
             if !text.is_empty() {
                 o.push(' ');
             }
-            num(o, first + NAME_STEP * i);
+            num(o, cx);
             text.push(c);
         }
     }

@@ -554,8 +554,7 @@ fn short_rows(v: &View) -> String {
 pub fn status(v: &View) -> String {
     let mut out = String::new();
     for s in &v.sides {
-        let _ = write!(
-            out,
+        let mut line = format!(
             "{}: {} of {} medals; {} card{} in hand",
             who(v, &s.id),
             s.medals,
@@ -564,9 +563,11 @@ pub fn status(v: &View) -> String {
             if s.hand_size == 1 { "" } else { "s" }
         );
         if let Some(p) = &s.last_played {
-            let _ = write!(out, "; last played {}", card_name(&p.card));
+            let _ = write!(line, "; last played {}", card_name(&p.card));
         }
-        out.push_str(".\n");
+        line.push('.');
+        // A long card name ("Assault Right Flank") took it to 80 columns.
+        out.push_str(&adjutant_rules::report::wrap(&line, 78, "  "));
     }
     for s in &v.sides {
         if let Some(h) = &s.hand {

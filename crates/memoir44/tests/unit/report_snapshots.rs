@@ -371,3 +371,16 @@ fn views_hide_what_they_must() {
         "a face-down discard leaked"
     );
 }
+
+#[test]
+fn a_hex_name_reads_as_one_word_i9_not_i_9() {
+    use adjutant_memoir44::report::svg::name_centres;
+    // Issue 53 item 7: "I9" was drawn with its characters 5 apart, the
+    // narrow I leaving a visible gap.
+    let x = name_centres("I9", 100);
+    assert!(x[1] - x[0] <= 4, "{x:?}");
+    // A wide letter keeps its room, and each name stays centred.
+    let x = name_centres("M9", 100);
+    assert!(x[1] - x[0] >= 5, "{x:?}");
+    assert!((x[0] + x[1] - 200).abs() <= 2, "{x:?}");
+}

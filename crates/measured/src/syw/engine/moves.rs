@@ -510,6 +510,7 @@ pub(super) fn movement(tn: &mut Turn<'_, '_, '_>, plans: &[Plan]) {
 
 pub(super) fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &str) {
     let id = p.unit.clone();
+    let from = tn.st.unit(&id).map(|u| [u.front.x, u.front.y]);
     let mut left = allow;
     let mut measured: Vec<String> = Vec::new();
     let mut formed = false;
@@ -586,10 +587,31 @@ pub(super) fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &s
     if moved_any {
         tn.moved.insert(id.clone());
     }
-    if let Some(u) = tn.st.unit(&id).cloned() {
+    let done = Done {
+        formed,
+        moved_any,
+        total,
+        from,
+    };
+    note_moved(tn, &id, throw, &measured, &done);
+}
+
+/// What [`execute`] did to a unit: for its note.
+struct Done {
+    formed: bool,
+    moved_any: bool,
+    total: i64,
+    /// The front's centre before the move (the picture's arrow).
+    from: Option<[i64; 2]>,
+}
+
+/// The marker of a unit that changed formation, and the note of its move.
+fn note_moved(tn: &mut Turn<'_, '_, '_>, id: &str, throw: &str, measured: &[String], d: &Done) {
+    let (formed, moved_any, total) = (d.formed, d.moved_any, d.total);
+    if let Some(u) = tn.st.unit(id).cloned() {
         if formed {
             let m = if moved_any { "orange" } else { "red" };
-            if let Some(x) = tn.st.unit_mut(&id) {
+            if let Some(x) = tn.st.unit_mut(id) {
                 if x.marker.as_deref() != Some("orange") {
                     x.marker = Some(m.into());
                 }
@@ -615,6 +637,7 @@ pub(super) fn execute(tn: &mut Turn<'_, '_, '_>, p: &Plan, allow: i64, throw: &s
                 moved: total,
                 at: [u.front.x, u.front.y],
                 facing: u.facing,
+                from: d.from.filter(|f| *f != [u.front.x, u.front.y]),
             },
         );
     }
