@@ -12,6 +12,10 @@
 //! binary (data/fonts/, Bitstream Vera licence), so every host draws the
 //! same pixels. Rendering is a pure function of the SVG: a report rendered
 //! late is the same bytes as one rendered at once.
+//!
+//! A board's static layer (`<g class="static">`: terrain, grid, names) is
+//! drawn once per scenario and seat and kept; the rest is drawn over it,
+//! giving the very pixels of the whole SVG (`layer`, docs/performance.md).
 
 mod layer;
 
