@@ -752,3 +752,56 @@ fn a_picture_is_reused_only_for_the_very_same_drawing() {
     assert_eq!(corner(&fresh.0), [0xf6, 0xf3, 0xea]);
     assert_eq!(picture::png(&svg).expect("drawn before"), fresh);
 }
+
+/// Issue 57: each family's board marks its static layer (terrain, grid,
+/// names: `<g class="static">`), which the picture draws once per scenario
+/// and seat and keeps. The PNG every mail carries is still the very
+/// picture of its whole SVG (the same bytes as the SVG drawn whole, never
+/// cut), and a seat's second board (its first turn report after its
+/// welcome) is drawn over the layer its first board left.
+#[test]
+fn each_familys_board_is_drawn_over_its_kept_static_layer_unchanged() {
+    use adjutant::report::picture::{self, Drew};
+    for (scenario, sides, _) in LARGEST {
+        let site = site_with("both");
+        first_turn(&site, scenario, *sides, &[]);
+        let mut by_seat: Vec<(String, Vec<String>)> = Vec::new();
+        for kind in ["-welcome.eml", "-report.eml"] {
+            for (name, raw) in raw_mails(&site, kind) {
+                let seen = strict(&raw);
+                let svg = seen.svg.expect("board.svg");
+                assert_eq!(
+                    svg.matches("<g class=\"static\"").count(),
+                    1,
+                    "{scenario} {name}: one static group"
+                );
+                let msg = MessageParser::default().parse(&raw[..]).expect("mail");
+                let png = msg
+                    .parts
+                    .iter()
+                    .find(|p| header_ct(p) == "image/png")
+                    .expect("a PNG")
+                    .contents();
+                let whole = picture::draw_whole(&svg).expect("draws");
+                assert!(
+                    png == &whole.0[..],
+                    "{scenario} {name}: the PNG is the whole SVG's picture"
+                );
+                match by_seat.iter_mut().find(|(to, _)| *to == seen.to) {
+                    Some((_, svgs)) => svgs.push(svg),
+                    None => by_seat.push((seen.to, vec![svg])),
+                }
+            }
+        }
+        assert_eq!(by_seat.len(), 2, "{scenario}: two seats");
+        for (to, svgs) in &by_seat {
+            assert_eq!(svgs.len(), 2, "{scenario} {to}: a welcome and a report");
+            picture::forget_layers();
+            let (first, _) = picture::draw_how(&svgs[0]).expect("draws");
+            let (second, how) = picture::draw_how(&svgs[1]).expect("draws");
+            assert_eq!(how, Drew::OnLayer, "{scenario} {to}: the layer kept");
+            assert_eq!(first, picture::draw_whole(&svgs[0]).expect("draws"));
+            assert_eq!(second, picture::draw_whole(&svgs[1]).expect("draws"));
+        }
+    }
+}

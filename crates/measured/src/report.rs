@@ -694,6 +694,9 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     );
     o.push_str("<defs><marker id=\"mv\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#222\"/></marker><marker id=\"fr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker></defs>\n");
     let _ = writeln!(o, "<title>{}, move {}</title>", esc(&st.title), st.turn);
+    // The static layer (docs/performance.md): the same on every move of a
+    // scenario seen from one edge, drawn once and kept by the picture.
+    o.push_str("<g class=\"static\">\n");
     let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
     // Inch grid every 6".
     let mut k = 6 * PER_INCH;
@@ -707,6 +710,7 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
         k += 6 * PER_INCH;
     }
     terrain(&mut o, st, &x, &y);
+    o.push_str("</g>\n");
     units(&mut o, r, st, &x, &y);
     // This move: paths, fire and sleeves, charges, over the units.
     for e in events {

@@ -620,6 +620,9 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             .unwrap_or_default()
     };
     let mut used: Vec<(&str, &str)> = Vec::new();
+    // The static layer (docs/performance.md): the same on every turn of a
+    // scenario seen from one side, drawn once and kept by the picture.
+    o.push_str("<g class=\"static\">");
     // Every area first, then every label, so no row covers the next's.
     for row in 1..=v.grid.rows {
         for col in 0..v.grid.row_len(row) {
@@ -661,6 +664,7 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             }
         }
     }
+    o.push_str("</g>\n");
     for u in &v.units {
         let (x, y) = pos(u.at);
         // A general shares its area with a unit: the unit a little up,

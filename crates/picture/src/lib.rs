@@ -12,8 +12,14 @@
 //! binary (data/fonts/, Bitstream Vera licence), so every host draws the
 //! same pixels. Rendering is a pure function of the SVG: a report rendered
 //! late is the same bytes as one rendered at once.
+//!
+//! A board's static layer (`<g class="static">`: terrain, grid, names) is
+//! drawn once per scenario and seat and kept; the rest is drawn over it,
+//! giving the very pixels of the whole SVG (`layer`, docs/performance.md).
 
-use resvg::tiny_skia;
+mod layer;
+
+use resvg::tiny_skia::{self, Pixmap};
 use resvg::usvg;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -152,9 +158,69 @@ pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     entry.1.get_or_init(|| draw(svg)).clone()
 }
 
-/// [`png`] without the cache: parse, render, quantise and deflate.
+/// [`png`] without the cache of whole pictures: parse, render, quantise
+/// and deflate, over the board's static layer when it has one and that
+/// layer was drawn before (`layer`).
 #[must_use]
 pub fn draw(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
+    draw_how(svg).map(|(p, _)| p)
+}
+
+/// A picture: the PNG's bytes, and its size in CSS pixels.
+pub type Drawing = (Vec<u8>, u32, u32);
+
+/// How [`draw`] made a picture.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drew {
+    /// The SVG whole: it has no static group, or not one safe to cut at.
+    Whole,
+    /// Its static layer drawn (and kept), then the rest over it.
+    Layer,
+    /// The rest over a static layer kept from before.
+    OnLayer,
+}
+
+/// [`draw`], and how it drew.
+#[doc(hidden)]
+#[must_use]
+pub fn draw_how(svg: &str) -> Option<(Drawing, Drew)> {
+    let Some(cut) = layer::split(svg) else {
+        return draw_whole(svg).map(|p| (p, Drew::Whole));
+    };
+    let top = parse(&cut.top)?;
+    let (base, kept) = layer::layer(&cut.layer, || {
+        parse(&cut.layer).and_then(|t| render(&t)).map(|r| r.2)
+    });
+    let base = base?;
+    let mut pixmap = Pixmap::clone(&base);
+    let (w, h) = scaled(&top);
+    if (pixmap.width(), pixmap.height()) != (w, h) {
+        return draw_whole(svg).map(|p| (p, Drew::Whole));
+    }
+    resvg::render(
+        &top,
+        tiny_skia::Transform::from_scale(SCALE, SCALE),
+        &mut pixmap.as_mut(),
+    );
+    let bytes = deflate(&quantise(w, h, pixmap.data()))?;
+    let size = top.size();
+    let how = if kept { Drew::OnLayer } else { Drew::Layer };
+    Some((
+        (
+            bytes,
+            size.width().ceil() as u32,
+            size.height().ceil() as u32,
+        ),
+        how,
+    ))
+}
+
+/// [`draw`] of the SVG whole, never cut at its static group (the reference
+/// the cut drawing is held to).
+#[doc(hidden)]
+#[must_use]
+pub fn draw_whole(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     let tree = parse(svg)?;
     let (w, h, pixmap) = render(&tree)?;
     let size = tree.size();
@@ -164,6 +230,20 @@ pub fn draw(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
         size.width().ceil() as u32,
         size.height().ceil() as u32,
     ))
+}
+
+/// Forgets every static layer kept (for the benchmarks: the next picture
+/// draws its layer).
+#[doc(hidden)]
+pub fn forget_layers() {
+    layer::forget();
+}
+
+/// The pixmap's size for `tree` at [`SCALE`].
+fn scaled(tree: &usvg::Tree) -> (u32, u32) {
+    let size = tree.size();
+    let (cw, ch) = (size.width().ceil(), size.height().ceil());
+    ((cw * SCALE).round() as u32, (ch * SCALE).round() as u32)
 }
 
 /// Stage 1: the SVG parsed into a usvg tree, its text laid out in the
@@ -183,10 +263,7 @@ pub fn parse(svg: &str) -> Option<usvg::Tree> {
 #[doc(hidden)]
 #[must_use]
 pub fn render(tree: &usvg::Tree) -> Option<(u32, u32, tiny_skia::Pixmap)> {
-    let size = tree.size();
-    let (cw, ch) = (size.width().ceil(), size.height().ceil());
-    let w = (cw * SCALE).round() as u32;
-    let h = (ch * SCALE).round() as u32;
+    let (w, h) = scaled(tree);
     let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
     pixmap.fill(tiny_skia::Color::WHITE);
     resvg::render(
@@ -472,6 +549,24 @@ mod tests {
             .count();
         assert!(white > 10, "{white}");
         assert_eq!(png(SVG).expect("renders").0, bytes, "deterministic");
+    }
+
+    /// A board with a static layer under units that overlap it half
+    /// transparent, an arrow with a marker from the defs, and text.
+    const LAYERED: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40" viewBox="0 0 80 40" font-family="sans-serif" aria-label="Layered, turn 7"><defs><rect id="u" width="14" height="9" rx="2"/><marker id="m" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs><title>turn 7</title><rect width="80" height="40" fill="#f6f3ea"/><g class="static" stroke="#6b6b5a"><circle cx="20" cy="20" r="15" fill="#7fae6a"/><polygon points="40,5 75,5 60,35" fill="#7fb2e0"/><text x="45" y="15" font-size="7" font-style="italic" fill="#222">river</text></g><g class="units" fill="#fff"><use href="#u" x="12" y="14" fill="#2b5fa8" fill-opacity="0.6"/><text x="14" y="22" font-size="8">3</text><line x1="20" y1="20" x2="58" y2="25" stroke="#c00" stroke-width="2" marker-end="url(#m)"/></g></svg>"##;
+
+    #[test]
+    fn a_board_drawn_over_its_static_layer_is_the_same_picture() {
+        let whole = draw_whole(LAYERED).expect("draws");
+        let (first, how) = draw_how(LAYERED).expect("draws");
+        assert_eq!(first, whole, "the same bytes as the SVG drawn whole");
+        assert!(matches!(how, Drew::Layer | Drew::OnLayer), "{how:?}");
+        // Another turn: a unit moved, the layer is the same.
+        let moved = LAYERED.replace("x=\"12\" y=\"14\"", "x=\"50\" y=\"20\"");
+        let (second, how) = draw_how(&moved).expect("draws");
+        assert_eq!(how, Drew::OnLayer, "the layer kept");
+        assert_eq!(second, draw_whole(&moved).expect("draws"));
+        assert_ne!(second, first);
     }
 
     #[test]

@@ -171,9 +171,13 @@ pub fn board(v: &View) -> String {
         .into_iter()
         .map(|hx| (hx, v.hex(hx).map_or("open", |t| t.tile.as_str())))
         .collect();
+    // The static layer (docs/performance.md): the same on every turn of a
+    // scenario seen from one side, drawn once and kept by the picture.
+    o.push_str("<g class=\"static\">\n");
     hex_tiles(&mut o, &g, &hexes);
     hex_names(&mut o, &g, &hexes);
     tile_labels(&mut o, &g, &hexes);
+    o.push_str("</g>\n");
     obstacles(&mut o, v, &g, &hexes);
     minefields(&mut o, v, &g);
     markers(&mut o, v, &g);

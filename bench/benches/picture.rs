@@ -1,0 +1,77 @@
+//! Criterion: the board picture of a distinct board (issue 57), the way the
+//! mail path meets it: every game's board is its own, so the cache of whole
+//! pictures never answers, but the boards of one scenario seen from one
+//! seat share their terrain, grid, labels and legend.
+//!
+//! - `picture_distinct_cold`: one board drawn with nothing kept (the first
+//!   picture of a scenario and seat after a start);
+//! - `picture_distinct_warm`: boards of the same scenario and seat, each
+//!   one never drawn before (a unit fewer in each), one after another;
+//! - `picture_distinct_whole`: the same boards each drawn whole, never cut
+//!   at its static layer (`picture::draw_whole`): the code path of every
+//!   picture before issue 57, so the figure to compare the two above with.
+//!
+//! `cargo bench -p adjutant-bench --bench picture -- --quick`
+
+use adjutant::report::picture;
+use adjutant::rules::memoir44::report::sample;
+use adjutant::rules::Load;
+use adjutant::rules::{Rules, State, Viewer};
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+
+/// The sample board (Pegasus Bridge, the allies' view) and `n` distinct
+/// boards made from it, each without one of its units.
+fn boards(n: usize) -> (String, Vec<String>) {
+    let s = sample::standard();
+    let rules = Rules::load("memoir44").expect("rules");
+    let state = State::of(s.state.clone());
+    let p = rules.report_parts(&state, &[], &Viewer::Side("allies".into()), Some(&s.mover));
+    let svg = p.svg.clone();
+    let starts: Vec<usize> = svg
+        .match_indices("<g class=\"unit\"")
+        .map(|(i, _)| i)
+        .collect();
+    assert!(starts.len() >= n, "{} units", starts.len());
+    let distinct = starts[..n]
+        .iter()
+        .map(|&at| {
+            let end = at + svg[at..].find("</g>").expect("unit's end") + "</g>".len();
+            format!("{}{}", &svg[..at], &svg[end..])
+        })
+        .collect();
+    (svg, distinct)
+}
+
+fn forget_all() {
+    picture::forget_drawn();
+    picture::forget_layers();
+}
+
+fn picture_distinct(c: &mut Criterion) {
+    let (svg, distinct) = boards(8);
+    c.bench_function("picture_distinct_cold", |b| {
+        b.iter(|| {
+            forget_all();
+            black_box(picture::png(black_box(&svg)).map(|(b, ..)| b.len()))
+        });
+    });
+    forget_all();
+    let mut i = 0;
+    c.bench_function("picture_distinct_warm", |b| {
+        b.iter(|| {
+            // Not this very drawing: the whole pictures are forgotten.
+            picture::forget_drawn();
+            i = (i + 1) % distinct.len();
+            black_box(picture::png(black_box(&distinct[i])).map(|(b, ..)| b.len()))
+        });
+    });
+    c.bench_function("picture_distinct_whole", |b| {
+        b.iter(|| {
+            i = (i + 1) % distinct.len();
+            black_box(picture::draw_whole(black_box(&distinct[i])).map(|(b, ..)| b.len()))
+        });
+    });
+}
+
+criterion_group!(benches, picture_distinct);
+criterion_main!(benches);
