@@ -4,7 +4,9 @@
 //! run in one transaction each. WAL mode; foreign keys on.
 
 pub mod campaign;
+mod sync;
 pub mod team;
+pub use sync::{set_full_sync, sync_wal};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use std::path::Path;
