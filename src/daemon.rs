@@ -196,10 +196,11 @@ fn read_whole(file: &std::path::Path) -> std::io::Result<Vec<u8>> {
 /// Handle everything waiting in the Maildir. A backlog of more than
 /// [`DELIVER_EVERY`] mails is handled as a pipeline of three threads: a
 /// reader reads and parses the mails ahead (no database needed), this
-/// thread handles each in its transaction, and a [`courier`] moves each
-/// handled mail to `cur/` after its commit and delivers what is due while
-/// the rest is handled (claiming, sending and marking it sent from its own
-/// connection, eight at a time: [`deliver_page`]).
+/// thread handles each in its transaction and moves the handled mails to
+/// `cur/` a commit group at a time, after the group's sync ([`Group`]), and
+/// a [`courier`] delivers what is due while the rest is handled (claiming,
+/// sending and marking it sent from its own connection, eight at a time:
+/// [`deliver_page`]).
 pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> std::io::Result<()> {
     let dir = judge.cfg.maildir();
     maildir::create(&dir)?;
@@ -221,7 +222,7 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
         let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
-        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop, true));
+        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, true));
         let cfg_ = &cfg;
         let reader = s.spawn(move || {
             let cfg = cfg_;
@@ -240,13 +241,20 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             }
         });
         let mut since = 0;
+        // Group commit: each mail keeps its own transaction, committed
+        // without a sync; a group's mails leave new/ after one sync.
+        let mut group = Group::start(&judge.conn, &dir);
         let handled = handle_files(
             judge,
             waiting.iter(),
             stop,
             pass,
             &mut |judge, pass, file| {
-                let _ = job.send(Job::Done(file));
+                group.files.push(file);
+                crate::fault::abort("abort-handled", (pass.handled + pass.duplicates) as i64);
+                if group.files.len() >= GROUP_COMMIT {
+                    group.sync(&judge.conn);
+                }
                 since += 1;
                 if since == KICK_EVERY {
                     since = 0;
@@ -258,20 +266,88 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
                 Ok(())
             },
         );
+        let moved = group.end(&judge.conn);
         drop(waiting);
         drop(job);
         if reader.join().is_err() {
             tracing::error!("inbox: the reading thread panicked");
         }
-        let moved = match courier.join() {
-            Ok(moved) => moved,
-            Err(_) => Err(std::io::Error::other("the delivery thread panicked")),
-        };
+        if courier.join().is_err() {
+            tracing::error!("outbox: the delivery thread panicked");
+        }
         for p in reports.try_iter() {
             pass.add_deliveries(p);
         }
         handled.and(moved)
     })
+}
+
+/// Handled mails committed between two syncs of the database in a big
+/// inbox pass ([`Group`]).
+pub const GROUP_COMMIT: usize = 32;
+
+/// Group commit for a big inbox pass: the handling connection commits
+/// each mail's transaction without syncing (`synchronous = NORMAL`), and
+/// after every [`GROUP_COMMIT`] handled mails (and at the pass's end) syncs
+/// the WAL once ([`store::sync_wal`]) and only then lets the group's files
+/// leave `new/`. Each mail's outcome stays its own (its own transaction);
+/// a killed process loses no commit (they are in the WAL, which the kernel
+/// holds), and a power cut loses at most the unsynced group, whose mails
+/// are still in `new/` and none of whose answers went out: every
+/// deliverer syncs the WAL before it sends what it read ([`deliver_page`]).
+struct Group<'a> {
+    dir: &'a std::path::Path,
+    files: Vec<PathBuf>,
+    /// The first error moving a file (the rest are still moved).
+    moved: std::io::Result<()>,
+}
+
+impl<'a> Group<'a> {
+    fn start(conn: &crate::store::Connection, dir: &'a std::path::Path) -> Group<'a> {
+        if let Err(e) = store::set_full_sync(conn, false) {
+            tracing::warn!("inbox: commits stay synced one by one: {e}");
+        }
+        Group {
+            dir,
+            files: Vec::with_capacity(GROUP_COMMIT),
+            moved: Ok(()),
+        }
+    }
+
+    /// Syncs, then moves the group's files to `cur/` (on this thread: the
+    /// courier, busy delivering, would move them late); a failed sync
+    /// leaves them in `new/` (duplicates to the next pass).
+    fn sync(&mut self, conn: &crate::store::Connection) {
+        if self.files.is_empty() {
+            return;
+        }
+        if let Err(e) = store::sync_wal(conn) {
+            tracing::error!(
+                "inbox: cannot sync the database ({e}): {} handled mails stay in new/",
+                self.files.len()
+            );
+            self.files.clear();
+            return;
+        }
+        for file in self.files.drain(..) {
+            if let Err(e) = maildir::mark_done(self.dir, &file) {
+                tracing::error!("{}: {e}", file.display());
+                if self.moved.is_ok() {
+                    self.moved = Err(e);
+                }
+            }
+        }
+    }
+
+    /// The last group, and the connection back to a sync at every commit;
+    /// the first error moving a file, if any.
+    fn end(mut self, conn: &crate::store::Connection) -> std::io::Result<()> {
+        self.sync(conn);
+        if let Err(e) = store::set_full_sync(conn, true) {
+            tracing::error!("inbox: cannot set the commits back to FULL: {e}");
+        }
+        self.moved
+    }
 }
 
 /// Lowers the calling thread's priority (Linux: nice is per thread): the
@@ -334,7 +410,13 @@ fn handle_files(
                 if !e.starts_with("internal error") {
                     continue; // leave it in new/ to try again next pass
                 }
-                // Never tried again: out of new/, for the host to look at.
+                // Never tried again: out of new/, for the host to look at,
+                // once its record is durable (a big pass's commits wait
+                // for their group's sync: [`Group`]).
+                if let Err(e) = store::sync_wal(&judge.conn) {
+                    tracing::error!("cannot sync the database ({e}): {} stays", file.display());
+                    continue;
+                }
                 match maildir::set_aside(&judge.cfg.maildir(), &file) {
                     Ok(to) => tracing::error!("set aside as {}", to.display()),
                     Err(e) => tracing::error!("cannot set {} aside: {e}", file.display()),
@@ -416,11 +498,10 @@ fn handle_fetched_delivering(
 ) -> Result<(), String> {
     let cfg = judge.cfg.clone();
     let templates = judge.templates.clone();
-    let dir = cfg.maildir(); // the courier moves no file for IMAP
     std::thread::scope(|s| {
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
-        let courier = s.spawn(|| courier(&cfg, &templates, &dir, jobs, report, stop, false));
+        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, false));
         let handled = handle_fetched(judge, messages, validity, stop, pass, done, &mut |j, p| {
             let _ = job.send(Job::Deliver(j.clock.now()));
             for d in reports.try_iter() {
@@ -689,6 +770,16 @@ fn deliver_page(
     };
     let mut claimed = std::time::Instant::now();
     let rendered = renderer.render_page(conn, &mut page);
+    // What was read is durable before any of it goes out: a big inbox pass
+    // commits without syncing ([`Group`]), and an answer sent from a commit
+    // a power cut undoes would be sent again.
+    if let Err(e) = store::sync_wal(conn) {
+        let ids: Vec<i64> = page.iter().map(|m| m.id).collect();
+        store::relaxed(conn, |c| store::outbox_release(c, &ids, owner))?;
+        return Err(store::StoreError::Corrupt(format!(
+            "cannot sync the database: {e}"
+        )));
+    }
     let mut rows = page.iter().zip(rendered);
     let mut tried = 0;
     loop {
@@ -865,30 +956,27 @@ pub const KICK_EVERY: usize = 16;
 
 /// Work for the [`courier`].
 enum Job {
-    /// A handled mail's file, committed: move it to `cur/`.
-    Done(PathBuf),
     /// Deliver what is due at this time (the pass's clock is read by the
     /// thread handling mail).
     Deliver(DateTime<Utc>),
 }
 
-/// The third thread of a big inbox pass. It moves each handled mail to
-/// `cur/`, and at each `Deliver` claims what is due from its own connection,
-/// a page at a time, sends it and marks it sent ([`deliver_page`]), and
-/// reports how many it delivered on `report`. Its cursor only moves on. It
-/// stops when the jobs' sender is dropped; an error moving a mail is
-/// returned (the mail stays in `new/` and is seen as a duplicate next time).
+/// The third thread of a big inbox pass. At each `Deliver` it claims what
+/// is due from its own connection, a page at a time, sends it and marks it
+/// sent ([`deliver_page`]), and reports how many it delivered on `report`.
+/// Its cursor only moves on. It stops when the jobs' sender is dropped.
+/// (The handled mails are moved to `cur/` by the handling thread, a commit
+/// group at a time: [`Group`].)
 /// `yielding`: the thread lowers its priority ([`yield_to_handling`]); the
 /// IMAP pass's courier does not, its sending being what a player waits for.
 fn courier(
     cfg: &Config,
     templates: &crate::report::Templates,
-    dir: &std::path::Path,
     jobs: std::sync::mpsc::Receiver<Job>,
     report: std::sync::mpsc::Sender<Pass>,
     stop: &AtomicBool,
     yielding: bool,
-) -> std::io::Result<()> {
+) {
     if yielding {
         yield_to_handling();
     }
@@ -900,20 +988,10 @@ fn courier(
         .ok();
     let renderer = Renderer::new(templates);
     let owner = claimer("courier");
-    let mut moved = Ok(());
     let mut after = 0;
     let mut down = false;
     while let Ok(job) = jobs.recv() {
-        let now = match job {
-            Job::Done(file) => {
-                if let Err(e) = maildir::mark_done(dir, &file) {
-                    tracing::error!("{}: {e}", file.display());
-                    moved = Err(e);
-                }
-                continue;
-            }
-            Job::Deliver(now) => now,
-        };
+        let Job::Deliver(now) = job;
         let Some(conn) = &conn else { continue };
         if down {
             continue; // the server failed earlier in this pass
@@ -934,7 +1012,6 @@ fn courier(
         down = done.server_down;
         let _ = report.send(done);
     }
-    moved
 }
 
 /// Delivered mails marked sent in one commit. Marking is `relaxed` (see

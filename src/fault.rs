@@ -9,6 +9,11 @@
 //! - `report-load:GAME`: loading game GAME's history to render a turn
 //!   report at delivery (src/service/deferred.rs).
 //!
+//! [`abort`] ends the process at once, as a crash or SIGKILL would (no
+//! unwinding, nothing flushed): `ADJUTANT_FAULT=abort-handled:N` aborts a
+//! big inbox pass right after its Nth handled mail, in the middle of a
+//! commit group (src/daemon.rs, `Group`).
+//!
 //! [`full`] does not panic: `ADJUTANT_FAULT=disk-full` makes every inbound
 //! mail's transaction fail as SQLite does when the disk is full
 //! (SQLITE_FULL), to show that such a mail is kept, never set aside
@@ -28,6 +33,22 @@ pub fn point(name: &str, key: i64) {
 /// Does nothing: a release build has no fault points.
 #[cfg(not(debug_assertions))]
 pub fn point(_name: &str, _key: i64) {}
+
+/// Aborts the process when `ADJUTANT_FAULT` names this point and key
+/// (development builds only).
+#[cfg(debug_assertions)]
+pub fn abort(name: &str, key: i64) {
+    if let Ok(fault) = std::env::var("ADJUTANT_FAULT") {
+        if fault == format!("{name}:{key}") {
+            eprintln!("fault point {fault} (ADJUTANT_FAULT): aborting");
+            std::process::abort();
+        }
+    }
+}
+
+/// Does nothing: a release build has no fault points.
+#[cfg(not(debug_assertions))]
+pub fn abort(_name: &str, _key: i64) {}
 
 /// `SQLITE_FULL`, as a full disk makes a commit fail, when
 /// `ADJUTANT_FAULT=disk-full` (development builds only).

@@ -10,7 +10,9 @@ mod inbox;
 mod outbox;
 pub mod seats;
 pub mod standings;
+mod sync;
 pub mod team;
+pub use sync::{set_full_sync, sync_wal};
 
 pub use inbox::*;
 pub use outbox::*;
