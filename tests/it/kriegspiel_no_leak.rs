@@ -188,7 +188,7 @@ fn predict_leaks(
 }
 
 fn games() -> u64 {
-    crate::common::depth::games("KS_GAMES", 24, 1000)
+    crate::common::depth::games("KS_GAMES", 24, 300)
 }
 
 #[test]

@@ -35,7 +35,7 @@
 //! compared. `KS_TWIN_ALL=1` lists every kind of difference found (with the
 //! first of each) instead of stopping at the first.
 //!
-//! Depth: `KS_TWIN_GAMES` games (quick 8, one a scenario; deep 200).
+//! Depth: `KS_TWIN_GAMES` games (quick 8, one a scenario; deep 40).
 
 use crate::common;
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Dice, ForcedDice, Seed};
@@ -1218,7 +1218,7 @@ fn pre_battle_twins(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &
 }
 
 fn games() -> u64 {
-    common::depth::games("KS_TWIN_GAMES", 8, 200)
+    common::depth::games("KS_TWIN_GAMES", 8, 40)
 }
 
 #[test]

@@ -34,7 +34,7 @@ use adjutant_rules::Chance;
 use std::collections::BTreeMap;
 
 /// The most runs of the turn's steps a whole turn is reckoned with.
-pub const MAX_RUNS: u64 = 150_000;
+pub const MAX_RUNS: u64 = 2_000;
 
 /// The most dice one branch of a turn may throw (its counts are out of
 /// 6^dice, which must fit a u128).
