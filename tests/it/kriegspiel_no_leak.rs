@@ -20,7 +20,7 @@
 //! sides the referee's view makes it fail at turn 0).
 //!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
-//! one unit. Depth (`common::depth`): 24 games by default (3 a scenario), 1,000 with
+//! one unit. Depth (`common::depth`): 24 games by default (3 a scenario), 150 with
 //! `ADJUTANT_DEEP=1`; `KS_GAMES` sets the number exactly.
 
 use crate::common;
@@ -188,7 +188,7 @@ fn predict_leaks(
 }
 
 fn games() -> u64 {
-    crate::common::depth::games("KS_GAMES", 24, 300)
+    crate::common::depth::games("KS_GAMES", 24, 150)
 }
 
 #[test]

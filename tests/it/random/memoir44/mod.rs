@@ -93,7 +93,7 @@
 //! more models than that), a seized town stays seized, and a finished
 //! game's winner is one its Object Of The Game allows.
 //!
-//! Depth (`common::depth`): 100 games per scenario by default, 2,000 with
+//! Depth (`common::depth`): 40 games per scenario by default, 1,200 with
 //! `ADJUTANT_DEEP=1`; `M44_GAMES` sets the number exactly.
 
 use super::{Hook, Kind, Phase, Streams, Summary, Watch};
@@ -183,14 +183,14 @@ fn typed(events: &[serde_json::Value]) -> Vec<Event> {
 }
 
 impl Hook for Memoir44 {
-    /// Every shipped scenario: 40 games at the quick depth, 2,000 at the
+    /// Every shipped scenario: 40 games at the quick depth, 1,200 at the
     /// deep one: games `M44_FROM` up to, not including, `M44_GAMES`. The
     /// deep run starts where the quick one ended (`.ci/run` runs both, so
     /// games 0-39 are not played twice); `M44_FROM` (0 by default at the
     /// quick depth) says otherwise.
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         const QUICK: u64 = 40;
-        let games = crate::common::depth::games("M44_GAMES", QUICK, 2000);
+        let games = crate::common::depth::games("M44_GAMES", QUICK, 1200);
         let first = crate::common::depth::first("M44_FROM", QUICK, games);
         memoir44::scenario_ids()
             .into_iter()
