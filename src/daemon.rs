@@ -1206,7 +1206,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
             None => {}
         }
     }
-    match judge.tick() {
+    match judge.deadlines().tick() {
         Ok(t) if t.reminders + t.nmr + t.failed > 0 => tracing::info!(
             "deadlines: {} reminders, {} missed, {} games failed (logged above)",
             t.reminders,

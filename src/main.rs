@@ -634,7 +634,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Pause { game } => {
             let mut judge = open_to_mail(config)?;
-            judge.set_paused(game, true, ClockBy::Host)?;
+            judge.deadlines().set_paused(game, true, ClockBy::Host)?;
             deliver(&mut judge)?;
             println!("game {game} paused");
             Ok(0)
@@ -1383,7 +1383,7 @@ fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) 
 
 fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    let at = judge.set_paused(game, false, ClockBy::Host)?;
+    let at = judge.deadlines().set_paused(game, false, ClockBy::Host)?;
     deliver(&mut judge)?;
     match at {
         Some(at) => println!("game {game} resumed; the deadline is now {at}"),
@@ -1395,7 +1395,7 @@ fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
 fn extend_cmd(config: &Option<PathBuf>, game: i64, by: &str) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
     let secs = parse_duration(by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
-    let at = judge.extend(game, secs, ClockBy::Host)?;
+    let at = judge.deadlines().extend(game, secs, ClockBy::Host)?;
     deliver(&mut judge)?;
     println!("game {game}: the deadline is now {at}");
     Ok(0)

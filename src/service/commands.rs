@@ -374,7 +374,7 @@ count for your opponents. PRIVATE OFF lists you again.
                 "absence"
             }
             Command::AbsenceEnd => {
-                let text = if self.end_absence(seat)? {
+                let text = if self.deadlines().end_absence(seat)? {
                     format!("Noted: you are back. The deadlines of game {} apply to your side\nagain from now.\n", seat.game_id)
                 } else {
                     format!(
@@ -565,7 +565,7 @@ count for your opponents. PRIVATE OFF lists you again.
         // The zone as it is now: a TIMEZONE line above may have changed it.
         let tz = store::seats::timezone(tx, seat.game_id, &seat.side)?;
         let text = match deadlines::absence_span(a, b, &tz) {
-            Ok(span) => match self.set_absence(seat, &span, game.max_absence_days) {
+            Ok(span) => match self.deadlines().set_absence(seat, &span, game.max_absence_days) {
                 Ok(()) => format!(
                     "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end\n(for your side only). ABSENCE END ends it early.\n",
                     deadlines::show(&stamp(span.from), &tz),

@@ -152,7 +152,7 @@ impl Judge {
                     }
                 }
                 Command::Extend(d) => match parse_duration(d) {
-                    Some(secs) => match self.extend_in(tx, &game, secs, ClockBy::Referee, queue) {
+                    Some(secs) => match self.deadlines().extend_in(tx, &game, secs, ClockBy::Referee, queue) {
                         Ok(at) => {
                             answer.push(format!(
                                 "The deadline is now {}.",
@@ -272,7 +272,10 @@ impl Judge {
         pause: bool,
         queue: &mut Queue,
     ) -> Result<(String, bool), ServiceError> {
-        match self.set_paused_in(tx, game, pause, ClockBy::Referee, queue) {
+        match self
+            .deadlines()
+            .set_paused_in(tx, game, pause, ClockBy::Referee, queue)
+        {
             Ok(at) => Ok((
                 format!(
                     "The clock of game {} is {}.{}",

@@ -306,7 +306,7 @@ fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() 
     }
     // The running game moves on: a missed deadline, orders, a PRESS.
     judge.clock = Box::new(FixedClock(t0() + chrono::Duration::hours(2)));
-    judge.tick().unwrap();
+    judge.deadlines().tick().unwrap();
     let (moved, _) = judge.game(running).map(|g| (g.turn, g.status)).unwrap();
     let pos = judge.position(&judge.game(running).unwrap(), None).unwrap();
     let side = pos.rules.phase(&pos.state).sides[0].clone();

@@ -786,7 +786,7 @@ mod property {
             // The deadline plays whatever the team has.
             now += Duration::hours(73);
             j.clock = Box::new(FixedClock(now));
-            j.tick().unwrap();
+            j.deadlines().tick().unwrap();
         }
         let enemy_of = |side: &str| -> Vec<String> {
             seats
