@@ -1578,7 +1578,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
                 all_at_once,
                 plan,
             };
-            let (_, games) = judge.campaign_new(&spec)?;
+            let (_, games) = judge.campaigns().create(&spec)?;
             let ids: Vec<String> = games.iter().map(i64::to_string).collect();
             println!("campaign {name}: battle game(s) {}", ids.join(", "));
             deliver(&mut judge)?;
@@ -1586,8 +1586,8 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         }
         CampaignCmd::List => {
             let judge = open(config)?;
-            for (name, battles, done) in judge.campaign_list()? {
-                match judge.campaign_stopped(&name)? {
+            for (name, battles, done) in judge.campaigns().list()? {
+                match judge.campaigns().stopped(&name)? {
                     Some(why) => {
                         println!("{name}: {done} of {battles} battles over; stopped: {why}")
                     }
@@ -1598,14 +1598,14 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         }
         CampaignCmd::Resume { name } => {
             let mut judge = open_to_mail(config)?;
-            let game = judge.campaign_resume(&name)?;
+            let game = judge.campaigns().resume(&name)?;
             println!("campaign {name} resumed: its next battle is game {game}");
             deliver(&mut judge)?;
             Ok(0)
         }
         CampaignCmd::Show { name } => {
             let judge = open(config)?;
-            print!("{}", judge.campaign_show(&name)?);
+            print!("{}", judge.campaigns().show(&name)?);
             Ok(0)
         }
         CampaignCmd::Export {
@@ -1614,7 +1614,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             output,
         } => {
             let judge = open(config)?;
-            let ex = judge.campaign_export(&name, include_seed)?;
+            let ex = judge.campaigns().export(&name, include_seed)?;
             write_json(&ex, output)
         }
     }

@@ -317,7 +317,7 @@ impl Judge {
                 "withdraw"
             }
             Command::Campaign => {
-                let text = match self.campaign_of_game_text(seat.game_id)? {
+                let text = match self.campaigns().of_game_text(seat.game_id)? {
                     Some(t) => t,
                     None => format!("Game {} is not part of a campaign.\n", seat.game_id),
                 };

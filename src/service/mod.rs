@@ -1432,7 +1432,7 @@ impl Judge {
         if game.status == "over" && game.held_from.is_none() {
             let result = result_line(game.result.as_deref());
             self.game_over_mails(tx, &game, &result, queue)?;
-            self.campaign_after(tx, &game, queue)?;
+            self.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(turn)
     }

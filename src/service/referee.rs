@@ -395,7 +395,7 @@ impl Judge {
         if game.status == "over" {
             let result = super::result_line(game.result.as_deref());
             self.game_over_mails(tx, &game, &result, queue)?;
-            self.campaign_after(tx, &game, queue)?;
+            self.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(Some((from, game.turn)))
     }

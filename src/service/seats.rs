@@ -185,7 +185,7 @@ impl Judge {
         self.game_over_mails(tx, &over, result, queue)?;
         // A campaign's next battle comes after the game-over mails, so the
         // newest mail a player has is the one to reply to.
-        self.campaign_after(tx, &over, queue)?;
+        self.campaigns().after_battle(tx, &over, queue)?;
         Ok(())
     }
 
@@ -299,7 +299,8 @@ impl Judge {
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         let judge = |e: &str| e == super::JUDGE_SEAT;
         if old.email != seat.email && !judge(&old.email) && !judge(&seat.email) {
-            self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
+            self.campaigns()
+                .replace_player(&tx, game_id, side, &old.email, &seat.email)?;
             // The standings' reliability record: a game this player left.
             store::kv_set(
                 &tx,
@@ -407,7 +408,8 @@ impl Judge {
         let tx = self.begin()?;
         let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
         if !m.email.eq_ignore_ascii_case(&email) {
-            self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+            self.campaigns()
+                .replace_player(&tx, game_id, &m.side, &m.email, &email)?;
             // The standings' reliability record, as for a C-in-C (issue 51).
             store::kv_set(
                 &tx,

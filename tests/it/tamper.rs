@@ -284,7 +284,7 @@ fn campaign_export(n: u64) -> Value {
         all_at_once: false,
         plan: None,
     };
-    let (_, games) = judge.campaign_new(&spec).unwrap();
+    let (_, games) = judge.campaigns().create(&spec).unwrap();
     let mut mails = 0;
     let mut rng = ChaChaDice::from_seed(derive("adjutant/tamper-campaign", &[&n.to_le_bytes()]));
     play(&mut judge, games[0], 2, &mut rng);
@@ -304,7 +304,7 @@ fn campaign_export(n: u64) -> Value {
         }
     }
     play(&mut judge, second, 2, &mut rng);
-    serde_json::to_value(judge.campaign_export(&spec.name, false).unwrap()).unwrap()
+    serde_json::to_value(judge.campaigns().export(&spec.name, false).unwrap()).unwrap()
 }
 
 /// A step into a JSON value.
