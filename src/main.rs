@@ -1408,7 +1408,9 @@ fn rotate_secret_cmd(
     member: Option<&str>,
 ) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member)?;
+    let to = judge
+        .seats()
+        .rotate_secret(game, &side.to_ascii_lowercase(), member)?;
     deliver(&mut judge)?;
     println!("game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}");
     Ok(0)
@@ -1430,12 +1432,16 @@ fn replace_seat_cmd(
     let mut judge = open_to_mail(config)?;
     match old {
         _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {
-            judge.replace_referee(game, email)?;
+            judge.seats().replace_referee(game, email)?;
         }
         Some(old) => {
-            judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
+            judge
+                .seats()
+                .replace_player(game, &side.to_ascii_lowercase(), old, email)?;
         }
-        None => judge.replace_seat(game, &side.to_ascii_lowercase(), Some(email))?,
+        None => judge
+            .seats()
+            .replace_seat(game, &side.to_ascii_lowercase(), Some(email))?,
     }
     deliver(&mut judge)?;
     println!("game {game}: {side} is now played by {email}");

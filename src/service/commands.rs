@@ -41,7 +41,7 @@ impl Judge {
         if let Some(outcome) = self.unreadable(env, &req, answer) {
             return Ok(outcome);
         }
-        if let Some(why) = self.contradiction(env, &req)? {
+        if let Some(why) = self.seats().contradiction(env, &req)? {
             answer.err(self.error_text(&why, &[], ""));
             return Ok(("answered: credentials contradict the address".into(), why));
         }
@@ -266,7 +266,7 @@ impl Judge {
         queue: &mut Queue,
         answer: &mut Answer,
     ) -> Result<bool, ServiceError> {
-        match self.join(tx, game_id, from, queue)? {
+        match self.seats().join(tx, game_id, from, queue)? {
             Ok(side) => {
                 answer.ok(format!(
                     "You joined game {game_id} as {side}; your welcome mail follows.\n"
@@ -292,7 +292,7 @@ impl Judge {
         queue: &mut Queue,
         answer: &mut Answer,
     ) -> Result<Seat, ServiceError> {
-        let new = self.rotate_seat_in(tx, old, queue)?;
+        let new = self.seats().rotate_seat_in(tx, old, queue)?;
         answer.ok(format!(
             "Your seat in game {} ({}) has a new secret and reply address, in a\nmail of their own to {}. The old ones no longer work.\n",
             new.game_id, new.side, new.email
@@ -387,15 +387,15 @@ count for your opponents. PRIVATE OFF lists you again.
                 "absence end"
             }
             Command::Draw | Command::Resign => {
-                if let Some(why) = self.ended_already(tx, seat, cmd)? {
+                if let Some(why) = self.seats().ended_already(tx, seat, cmd)? {
                     answer.for_seat(self.seat_address(seat), seat);
                     answer.err(self.error_text(&why, &[], ""));
                     "nothing: the game is over"
                 } else if *cmd == Command::Draw {
-                    self.draw(tx, seat, queue)?;
+                    self.seats().draw(tx, seat, queue)?;
                     "draw"
                 } else {
-                    self.resign(tx, seat, queue)?;
+                    self.seats().resign(tx, seat, queue)?;
                     "resign"
                 }
             }

@@ -23,6 +23,7 @@ pub mod team;
 pub use deferred::Renderer;
 pub use outbox::Outbox;
 pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
+pub use seats::Seats;
 
 use crate::config::Config;
 use crate::engine::dice::{self, ChaChaDice, Seed};
@@ -1431,7 +1432,7 @@ impl Judge {
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         if game.status == "over" && game.held_from.is_none() {
             let result = result_line(game.result.as_deref());
-            self.game_over_mails(tx, &game, &result, queue)?;
+            self.seats().game_over_mails(tx, &game, &result, queue)?;
             self.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(turn)
@@ -1444,7 +1445,7 @@ impl Judge {
         side: &str,
         orders: &str,
     ) -> Result<Submitted, ServiceError> {
-        let seat = self.seat_of(game_id, side)?;
+        let seat = self.seats().seat_of(game_id, side)?;
         let tx = self.begin()?;
         let mut queue = Queue::new();
         // Read as a mail is (issue 53): the template's `TURN n` line, its

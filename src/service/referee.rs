@@ -174,7 +174,7 @@ impl Judge {
                     done.push("help");
                 }
                 Command::Rotate => {
-                    let new = self.rotate_referee_in(tx, r.game_id, queue)?;
+                    let new = self.seats().rotate_referee_in(tx, r.game_id, queue)?;
                     answer.push(format!(
                         "Your new secret and reply address went to {} in a mail of their\nown. The old ones no longer work.",
                         new.email
@@ -394,7 +394,7 @@ impl Judge {
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
         if game.status == "over" {
             let result = super::result_line(game.result.as_deref());
-            self.game_over_mails(tx, &game, &result, queue)?;
+            self.seats().game_over_mails(tx, &game, &result, queue)?;
             self.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(Some((from, game.turn)))

@@ -485,6 +485,7 @@ fn a_replaced_player_has_a_game_left_and_no_result() {
         )
         .unwrap();
     judge
+        .seats()
         .replace_seat(id, "axis", Some("cath@example.org"))
         .unwrap();
     let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();
