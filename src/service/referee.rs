@@ -112,7 +112,7 @@ impl Judge {
         if self.referee_amends(tx, req, r, queue, &mut answer)? {
             done.push("amend");
         }
-        let commands = self.commands_to_do(&req.commands, reply);
+        let commands = self.inbound().commands_to_do(&req.commands, reply);
         // The reply address of the answer: the new one after a ROTATE.
         let mut token = r.token.clone();
         for cmd in &commands {

@@ -401,7 +401,7 @@ impl Seats<'_> {
     }
 
     /// Hand the seat of the player of `side` at `old` to `email`: the
-    /// Commander-in-Chief's seat as [`Judge::replace_seat`] does, or a Field
+    /// Commander-in-Chief's seat as [`Seats::replace_seat`] does, or a Field
     /// Marshal's (a team member's) with a fresh secret and reply address.
     /// The new member is mailed his secret, the old one is told he left,
     /// and a campaign closes the old player's record and opens the

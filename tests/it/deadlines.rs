@@ -826,7 +826,7 @@ mod property {
                 &format!("m{}@example.org", self.mails),
                 body,
             );
-            self.j.handle_mail(&raw, "test").unwrap();
+            self.j.inbound().handle_mail(&raw, "test").unwrap();
         }
 
         /// A player's pass orders for the current phase, by mail: with the

@@ -84,7 +84,7 @@ pub fn seat_mail(site: &Site, judge: &mut Judge, id: i64, side: &str, lines: &st
         ),
         &body,
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
 }
 
 /// A game of `spec` played to its end through the service: [`play_game`],

@@ -69,7 +69,7 @@ fn send(site: &Site, judge: &mut Judge, id: i64, who: &str, lines: &str) -> Stri
     );
     let msgid = format!("<{id}-{who}-{}@test>", lines.trim().replace(' ', "-"));
     let raw = common::mail(who, "judge@localhost", "standings test", &msgid, &body);
-    match judge.handle_mail(&raw, "test").unwrap() {
+    match judge.inbound().handle_mail(&raw, "test").unwrap() {
         adjutant::service::MailOutcome::Handled { outcome, .. } => outcome,
         other => format!("{other:?}"),
     }
@@ -449,7 +449,7 @@ fn standings_need_a_seat() {
         "<eve-standings@test>",
         "GAME 1\nPASSWORD wrong\nSTANDINGS\n",
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
     let rows: Vec<i64> = {
         let db = site.db();
         let mut st = db

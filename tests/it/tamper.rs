@@ -154,7 +154,7 @@ fn by_mail(site: &Site, judge: &mut Judge, game: i64, email: &str, body: &str, n
         &format!("t{n}@example.org"),
         &format!("GAME {game}\nPASSWORD {pw}\n{body}"),
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
 }
 
 /// Play `phases` phases of random orders (a refused set replaced by the

@@ -726,7 +726,7 @@ mod property {
         let mut send = |j: &mut Judge, from: &str, body: &str| {
             k += 1;
             let raw = mail(from, &addr_of(from), "orders", &format!("m{n}-{k}@t"), body);
-            j.handle_mail(&raw, "test").unwrap();
+            j.inbound().handle_mail(&raw, "test").unwrap();
         };
         for t in 0..turns {
             let text: String = j
