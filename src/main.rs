@@ -1159,7 +1159,10 @@ fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) ->
     } else {
         std::fs::read_to_string(orders).with_context(|| format!("reading {}", orders.display()))?
     };
-    match judge.submit(game, &side.to_ascii_lowercase(), &text) {
+    match judge
+        .turns()
+        .submit(game, &side.to_ascii_lowercase(), &text)
+    {
         Ok(submitted) => {
             let g = judge.game(game)?;
             match submitted {

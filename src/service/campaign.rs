@@ -278,6 +278,7 @@ impl Campaigns<'_> {
         }
         let game = self
             .judge
+            .turns()
             .new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
         if let Some(g) = before {
             store::carry_seat_settings(tx, g, game)?;

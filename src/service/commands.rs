@@ -678,6 +678,7 @@ count for your opponents. PRIVATE OFF lists you again.
         let source = format!("mail:{inbox_id}");
         match self
             .judge
+            .turns()
             .submit_orders(tx, seat, &req.orders, &source, queue)
         {
             Ok((submitted, orders)) => {

@@ -306,6 +306,7 @@ impl Deadlines<'_> {
                     // the orders the others sent in time.
                     match self
                         .judge
+                        .turns()
                         .submit_orders(&tx, &w.seat, &orders, "nmr", &mut q)
                     {
                         Ok(_) => passed.push(w.seat.side.clone()),

@@ -66,7 +66,7 @@ impl Seats<'_> {
             email: email.to_string(),
             ..seat
         };
-        queue.push(self.judge.welcome(tx, game_id, &seat)?, "welcome");
+        queue.push(self.judge.turns().welcome(tx, game_id, &seat)?, "welcome");
         Ok(Ok(seat.side))
     }
 
@@ -348,7 +348,7 @@ impl Seats<'_> {
         } else if old.email != seat.email {
             // A new player (a new Commander-in-Chief in a team): the
             // welcome of the seat, with the position and his secret.
-            q.push(self.judge.welcome(&tx, game_id, &seat)?, "welcome");
+            q.push(self.judge.turns().welcome(&tx, game_id, &seat)?, "welcome");
         } else {
             self.queue_new_secret(&mut q, game_id, side, &seat);
         }

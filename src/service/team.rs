@@ -874,7 +874,7 @@ impl Judge {
             .map(|p| p.source.as_str())
             .collect();
         self.tell_left_out(&team, &parts, &want, &card, game.id, queue);
-        let turn = self.resolve(
+        let turn = self.turns().resolve(
             tx,
             &game,
             &rules,
@@ -1081,7 +1081,7 @@ impl Judge {
             .collect();
         let sources: Vec<&str> = use_parts.iter().map(|p| p.source.as_str()).collect();
         let state = pos.state;
-        let turn = match self.resolve(
+        let turn = match self.turns().resolve(
             &tx,
             game,
             &pos.rules,

@@ -171,9 +171,11 @@ fn play(judge: &mut Judge, id: i64, phases: u32, rng: &mut ChaChaDice) -> bool {
             return true;
         }
         for o in random_orders(&pos.rules, &pos.state, &phase.sides, rng) {
-            if let Err(ServiceError::Rejected(_)) = judge.submit(id, &o.side, &o.text) {
+            if let Err(ServiceError::Rejected(_)) = judge.turns().submit(id, &o.side, &o.text) {
                 let pass = pos.rules.pass_orders(&pos.state, &o.side);
-                let _ = judge.submit(id, &o.side, pass.as_deref().unwrap_or("PASS"));
+                let _ = judge
+                    .turns()
+                    .submit(id, &o.side, pass.as_deref().unwrap_or("PASS"));
             }
         }
     }
