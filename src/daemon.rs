@@ -51,7 +51,9 @@ impl Pass {
 /// Handle one raw message; a panic is caught, logged and recorded so that a
 /// poison message can neither stop the daemon nor be retried for ever.
 pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOutcome, String> {
-    guarded(judge, raw, source, |judge| judge.handle_mail(raw, source))
+    guarded(judge, raw, source, |judge| {
+        judge.inbound().handle_mail(raw, source)
+    })
 }
 
 /// Runs `f` on `raw`'s behalf, a panic recorded as [`handle_one`] says.
@@ -397,7 +399,7 @@ fn handle_files(
         let outcome = match read {
             Read::Later => handle_one(judge, &raw, &source),
             Read::Done(read) => guarded(judge, &raw, &source, |judge| {
-                judge.handle_inbound(&raw, *read, &source)
+                judge.inbound().handle_inbound(&raw, *read, &source)
             }),
             Read::Panicked => Err(panicked(judge, &raw, &source)),
         };
@@ -1206,7 +1208,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
             None => {}
         }
     }
-    match judge.tick() {
+    match judge.deadlines().tick() {
         Ok(t) if t.reminders + t.nmr + t.failed > 0 => tracing::info!(
             "deadlines: {} reminders, {} missed, {} games failed (logged above)",
             t.reminders,

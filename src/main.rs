@@ -634,7 +634,7 @@ fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Pause { game } => {
             let mut judge = open_to_mail(config)?;
-            judge.set_paused(game, true, ClockBy::Host)?;
+            judge.deadlines().set_paused(game, true, ClockBy::Host)?;
             deliver(&mut judge)?;
             println!("game {game} paused");
             Ok(0)
@@ -1159,7 +1159,10 @@ fn submit_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) ->
     } else {
         std::fs::read_to_string(orders).with_context(|| format!("reading {}", orders.display()))?
     };
-    match judge.submit(game, &side.to_ascii_lowercase(), &text) {
+    match judge
+        .turns()
+        .submit(game, &side.to_ascii_lowercase(), &text)
+    {
         Ok(submitted) => {
             let g = judge.game(game)?;
             match submitted {
@@ -1383,7 +1386,7 @@ fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) 
 
 fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    let at = judge.set_paused(game, false, ClockBy::Host)?;
+    let at = judge.deadlines().set_paused(game, false, ClockBy::Host)?;
     deliver(&mut judge)?;
     match at {
         Some(at) => println!("game {game} resumed; the deadline is now {at}"),
@@ -1395,7 +1398,7 @@ fn resume_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
 fn extend_cmd(config: &Option<PathBuf>, game: i64, by: &str) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
     let secs = parse_duration(by).ok_or_else(|| anyhow!("extend takes e.g. 24h, not '{by}'"))?;
-    let at = judge.extend(game, secs, ClockBy::Host)?;
+    let at = judge.deadlines().extend(game, secs, ClockBy::Host)?;
     deliver(&mut judge)?;
     println!("game {game}: the deadline is now {at}");
     Ok(0)
@@ -1408,7 +1411,9 @@ fn rotate_secret_cmd(
     member: Option<&str>,
 ) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    let to = judge.rotate_secret(game, &side.to_ascii_lowercase(), member)?;
+    let to = judge
+        .seats()
+        .rotate_secret(game, &side.to_ascii_lowercase(), member)?;
     deliver(&mut judge)?;
     println!("game {game}: {side} ({to}) has a new secret and reply address, mailed to {to}");
     Ok(0)
@@ -1430,12 +1435,16 @@ fn replace_seat_cmd(
     let mut judge = open_to_mail(config)?;
     match old {
         _ if side.eq_ignore_ascii_case(adjutant::rules::REFEREE_SIDE) => {
-            judge.replace_referee(game, email)?;
+            judge.seats().replace_referee(game, email)?;
         }
         Some(old) => {
-            judge.replace_player(game, &side.to_ascii_lowercase(), old, email)?;
+            judge
+                .seats()
+                .replace_player(game, &side.to_ascii_lowercase(), old, email)?;
         }
-        None => judge.replace_seat(game, &side.to_ascii_lowercase(), Some(email))?,
+        None => judge
+            .seats()
+            .replace_seat(game, &side.to_ascii_lowercase(), Some(email))?,
     }
     deliver(&mut judge)?;
     println!("game {game}: {side} is now played by {email}");
@@ -1578,7 +1587,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
                 all_at_once,
                 plan,
             };
-            let (_, games) = judge.campaign_new(&spec)?;
+            let (_, games) = judge.campaigns().create(&spec)?;
             let ids: Vec<String> = games.iter().map(i64::to_string).collect();
             println!("campaign {name}: battle game(s) {}", ids.join(", "));
             deliver(&mut judge)?;
@@ -1586,8 +1595,8 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         }
         CampaignCmd::List => {
             let judge = open(config)?;
-            for (name, battles, done) in judge.campaign_list()? {
-                match judge.campaign_stopped(&name)? {
+            for (name, battles, done) in judge.campaigns().list()? {
+                match judge.campaigns().stopped(&name)? {
                     Some(why) => {
                         println!("{name}: {done} of {battles} battles over; stopped: {why}")
                     }
@@ -1598,14 +1607,14 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
         }
         CampaignCmd::Resume { name } => {
             let mut judge = open_to_mail(config)?;
-            let game = judge.campaign_resume(&name)?;
+            let game = judge.campaigns().resume(&name)?;
             println!("campaign {name} resumed: its next battle is game {game}");
             deliver(&mut judge)?;
             Ok(0)
         }
         CampaignCmd::Show { name } => {
             let judge = open(config)?;
-            print!("{}", judge.campaign_show(&name)?);
+            print!("{}", judge.campaigns().show(&name)?);
             Ok(0)
         }
         CampaignCmd::Export {
@@ -1614,7 +1623,7 @@ fn campaign_cmd(config: &Option<PathBuf>, cc: CampaignCmd) -> Result<i32> {
             output,
         } => {
             let judge = open(config)?;
-            let ex = judge.campaign_export(&name, include_seed)?;
+            let ex = judge.campaigns().export(&name, include_seed)?;
             write_json(&ex, output)
         }
     }

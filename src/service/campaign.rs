@@ -6,6 +6,7 @@
 //! that `verify` checks battle by battle and link by link.
 
 use super::campaign_file::Plan;
+use super::clock::Clock;
 use super::{Game, GameOptions, Judge, Queue, ServiceError, OPEN_SEAT};
 use crate::mail::outbound::Outgoing;
 use crate::store::{self, campaign as cstore};
@@ -89,10 +90,33 @@ pub struct Record {
     pub current: bool,
 }
 
+/// The campaigns use case: creating a campaign's battles, the next one
+/// as the last ends, its records, text and export. It reads and writes the
+/// database and tells the time by the judge's clock; a battle's game, its
+/// export and the outbox are other use cases', reached through `judge`.
+/// [`Judge::campaigns`] hands it out.
+pub struct Campaigns<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    clock: &'a dyn Clock,
+}
+
 impl Judge {
+    /// The campaigns use case, on this judge's database and clock.
+    #[must_use]
+    pub fn campaigns(&self) -> Campaigns<'_> {
+        Campaigns {
+            judge: self,
+            conn: &self.conn,
+            clock: self.clock.as_ref(),
+        }
+    }
+}
+
+impl Campaigns<'_> {
     /// `campaign new`: the campaign, its battles and players, and the first
     /// battle (or all of them) created and welcomed.
-    pub fn campaign_new(&mut self, spec: &CampaignSpec) -> Result<(i64, Vec<i64>), ServiceError> {
+    pub fn create(&self, spec: &CampaignSpec) -> Result<(i64, Vec<i64>), ServiceError> {
         let name = spec.name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) || name.len() > 64 {
             return Err(ServiceError::Invalid(
@@ -117,7 +141,7 @@ impl Judge {
                 "a campaign needs at least one --scenario".into(),
             ));
         }
-        if cstore::by_name(&self.conn, name)?.is_some() {
+        if cstore::by_name(self.conn, name)?.is_some() {
             return Err(ServiceError::Invalid(format!(
                 "there is already a campaign named {name}"
             )));
@@ -179,7 +203,8 @@ impl Judge {
                 })?;
             games.push(game);
         }
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("campaign-{id}-start"), queue)?;
         crate::store::commit(tx)?;
         Ok((id, games))
@@ -251,7 +276,10 @@ impl Judge {
                 }
             }
         }
-        let game = self.new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
+        let game = self
+            .judge
+            .turns()
+            .new_game_in(tx, &battle.scenario, &seats, &opts, queue)?;
         if let Some(g) = before {
             store::carry_seat_settings(tx, g, game)?;
         }
@@ -446,7 +474,7 @@ impl Judge {
 
     /// A game has ended: record the outcome in its campaign, mail the
     /// standings, and create the next battle.
-    pub(super) fn campaign_after(
+    pub(super) fn after_battle(
         &self,
         tx: &Transaction<'_>,
         game: &Game,
@@ -456,7 +484,7 @@ impl Judge {
             return Ok(());
         };
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
-        let super::Position { rules, state, .. } = Self::position_in(tx, &game, None)?;
+        let super::Position { rules, state, .. } = Judge::position_in(tx, &game, None)?;
         let outcome = Outcome {
             winner: game.result.clone().unwrap_or_default(),
             points: rules.score(&state).into_iter().collect(),
@@ -501,7 +529,7 @@ impl Judge {
                 ),
                 None => "That was the last battle of the campaign.\n".to_string(),
             },
-            self.campaign_text(tx, &c)?
+            self.text(tx, &c)?
         );
         if let Some(Err(why)) = &next_game {
             self.tell_stopped(&c, game.id, why, queue);
@@ -529,6 +557,7 @@ impl Judge {
         }
         // The battle's referee and observers get the standings too.
         for r in self
+            .judge
             .everyone_of_game(tx, game.id)?
             .into_iter()
             .filter(|r| !r.is_player())
@@ -606,15 +635,15 @@ impl Judge {
     /// `campaign resume NAME`: create the battle a stopped campaign could
     /// not create, now that its cause is mended. The game, or the error
     /// that still stops it (the campaign stays stopped then).
-    pub fn campaign_resume(&mut self, name: &str) -> Result<i64, ServiceError> {
-        let c = cstore::by_name(&self.conn, name)?
+    pub fn resume(&self, name: &str) -> Result<i64, ServiceError> {
+        let c = cstore::by_name(self.conn, name)?
             .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
-        if cstore::stopped(&self.conn, c.id)?.is_none() {
+        if cstore::stopped(self.conn, c.id)?.is_none() {
             return Err(ServiceError::Invalid(format!(
                 "the campaign {name} is not stopped"
             )));
         }
-        let battles = cstore::battles(&self.conn, c.id)?;
+        let battles = cstore::battles(self.conn, c.id)?;
         let next = battles
             .iter()
             .find(|b| b.game_id.is_none())
@@ -631,7 +660,7 @@ impl Judge {
         let mut queue = Queue::new();
         let game = self.create_battle(&tx, &c, next.seq, &mut queue)?;
         cstore::set_stopped(&tx, c.id, None)?;
-        self.outbox().flush(
+        self.judge.outbox().flush(
             &tx,
             &format!("campaign-{}-resume-{}", c.id, next.seq),
             queue,
@@ -641,15 +670,15 @@ impl Judge {
     }
 
     /// Why a campaign is stopped, if it is.
-    pub fn campaign_stopped(&self, name: &str) -> Result<Option<String>, ServiceError> {
-        match cstore::by_name(&self.conn, name)? {
-            Some(c) => Ok(cstore::stopped(&self.conn, c.id)?),
+    pub fn stopped(&self, name: &str) -> Result<Option<String>, ServiceError> {
+        match cstore::by_name(self.conn, name)? {
+            Some(c) => Ok(cstore::stopped(self.conn, c.id)?),
             None => Err(ServiceError::Invalid(format!("no campaign named {name}"))),
         }
     }
 
     /// Every player's record in a campaign (a replaced player keeps his).
-    pub fn campaign_records(
+    pub fn records(
         &self,
         conn: &Connection,
         c: &cstore::Campaign,
@@ -719,11 +748,7 @@ impl Judge {
     }
 
     /// The standings as text (every campaign mail, `campaign show`, CAMPAIGN).
-    pub fn campaign_text(
-        &self,
-        conn: &Connection,
-        c: &cstore::Campaign,
-    ) -> Result<String, ServiceError> {
+    pub fn text(&self, conn: &Connection, c: &cstore::Campaign) -> Result<String, ServiceError> {
         let mut t = format!("Campaign {}\n", c.name);
         if let Some(why) = cstore::stopped(conn, c.id)? {
             t.push_str(&format!("Stopped: {why}\n"));
@@ -755,7 +780,7 @@ impl Judge {
             ));
         }
         t.push_str("\nPlayers (battles, wins, points, pre-battle dice, orders sent, NMR):\n");
-        for r in self.campaign_records(conn, c)? {
+        for r in self.records(conn, c)? {
             t.push_str(&format!(
                 "  {:<8} {:<28} {:>2} {:>2} {:>3} {:>3} {:>4} {:>3}{}\n",
                 r.side,
@@ -773,10 +798,10 @@ impl Judge {
     }
 
     /// `campaign list`: (name, battles, battles over).
-    pub fn campaign_list(&self) -> Result<Vec<(String, usize, usize)>, ServiceError> {
+    pub fn list(&self) -> Result<Vec<(String, usize, usize)>, ServiceError> {
         let mut out = Vec::new();
-        for c in cstore::all(&self.conn)? {
-            let b = cstore::battles(&self.conn, c.id)?;
+        for c in cstore::all(self.conn)? {
+            let b = cstore::battles(self.conn, c.id)?;
             let done = b.iter().filter(|b| b.outcome.is_some()).count();
             out.push((c.name, b.len(), done));
         }
@@ -784,24 +809,24 @@ impl Judge {
     }
 
     /// `campaign show NAME`.
-    pub fn campaign_show(&self, name: &str) -> Result<String, ServiceError> {
-        let c = cstore::by_name(&self.conn, name)?
+    pub fn show(&self, name: &str) -> Result<String, ServiceError> {
+        let c = cstore::by_name(self.conn, name)?
             .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
-        self.campaign_text(&self.conn, &c)
+        self.text(self.conn, &c)
     }
 
     /// The standings of the campaign a game belongs to (the CAMPAIGN mail
     /// command), if it belongs to one.
-    pub(super) fn campaign_of_game_text(&self, game: i64) -> Result<Option<String>, ServiceError> {
-        match cstore::of_game(&self.conn, game)? {
-            Some((c, _)) => Ok(Some(self.campaign_text(&self.conn, &c)?)),
+    pub(super) fn of_game_text(&self, game: i64) -> Result<Option<String>, ServiceError> {
+        match cstore::of_game(self.conn, game)? {
+            Some((c, _)) => Ok(Some(self.text(self.conn, &c)?)),
             None => Ok(None),
         }
     }
 
     /// A seat of a campaign battle changed hands: close the old player's
     /// record and open the newcomer's; later battles seat the newcomer.
-    pub(super) fn campaign_replace(
+    pub(super) fn replace_player(
         &self,
         tx: &Transaction<'_>,
         game: i64,
@@ -820,18 +845,14 @@ impl Judge {
 
     /// The whole campaign as JSON: each battle's export (with its seed once
     /// over, or `include_seed`) and the pre-battle dice each link implies.
-    pub fn campaign_export(
-        &self,
-        name: &str,
-        include_seed: bool,
-    ) -> Result<CampaignExport, ServiceError> {
-        let c = cstore::by_name(&self.conn, name)?
+    pub fn export(&self, name: &str, include_seed: bool) -> Result<CampaignExport, ServiceError> {
+        let c = cstore::by_name(self.conn, name)?
             .ok_or_else(|| ServiceError::Invalid(format!("no campaign named {name}")))?;
         let mut battles = Vec::new();
         let mut plan = Vec::new();
-        for b in cstore::battles(&self.conn, c.id)? {
+        for b in cstore::battles(self.conn, c.id)? {
             if let Some(g) = b.game_id {
-                battles.push(self.export(g, include_seed)?);
+                battles.push(self.judge.export(g, include_seed)?);
             }
             let outcome = b
                 .outcome
@@ -843,7 +864,7 @@ impl Judge {
                 game: b.game_id.map(|g| g as u64),
                 winner: outcome.as_ref().map(|o| o.winner.clone()),
                 points: outcome.map(|o| o.points).unwrap_or_default(),
-                roles: self.side_roles(&self.conn, &c, b.seq)?,
+                roles: self.side_roles(self.conn, &c, b.seq)?,
             });
         }
         let stored = serde_json::from_str::<Stored>(&c.options).unwrap_or_default();
@@ -852,13 +873,22 @@ impl Judge {
             name: c.name,
             all_at_once: stored.all_at_once,
             pre_battle_dice: stored.plan.and_then(|p| p.pre_battle_dice),
-            stopped: cstore::stopped(&self.conn, c.id)?,
+            stopped: cstore::stopped(self.conn, c.id)?,
             plan,
             battles,
             record: None,
         };
         export.record = Some(campaign_record(&export));
         Ok(export)
+    }
+
+    /// An IMMEDIATE transaction (see `Judge::begin`).
+    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(store::begin_immediate(self.conn)?)
+    }
+
+    fn now(&self) -> String {
+        super::clock::stamp(self.clock.now())
     }
 }
 

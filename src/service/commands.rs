@@ -4,8 +4,8 @@
 
 use super::clock::stamp;
 use super::{
-    clip_text, deadlines, picture_text, sealed_state, sight, Answer, Judge, Position, Queue,
-    ServiceError, Submitted, STRANGER_HELP,
+    clip_text, deadlines, picture_text, sealed_state, sight, Answer, Judge, Pipeline, Position,
+    Queue, ServiceError, Submitted, STRANGER_HELP,
 };
 use crate::mail::outbound::Outgoing;
 use crate::mail::parse::Envelope;
@@ -23,7 +23,7 @@ type Outcome = (String, String);
 /// registered address, if any).
 type Authenticated = Result<Seat, Option<Outgoing>>;
 
-impl Judge {
+impl Pipeline<'_> {
     /// Decide what a message is and what it causes.
     pub(super) fn decide(
         &self,
@@ -41,19 +41,19 @@ impl Judge {
         if let Some(outcome) = self.unreadable(env, &req, answer) {
             return Ok(outcome);
         }
-        if let Some(why) = self.contradiction(env, &req)? {
+        if let Some(why) = self.judge.seats().contradiction(env, &req)? {
             answer.err(self.error_text(&why, &[], ""));
             return Ok(("answered: credentials contradict the address".into(), why));
         }
-        if let Some(referee) = self.referee_of(env, &req)? {
-            return self.referee_mail(tx, &req, &referee, queue, answer);
+        if let Some(referee) = self.judge.referee_of(env, &req)? {
+            return self.judge.referee_mail(tx, &req, &referee, queue, answer);
         }
         let seat = self.authenticate(env, &req)?;
         // A mail that came in under a seat's address: every answer to it
         // (HELP, STATUS, an error) keeps that address as Reply-To, so a
         // reply to the answer still speaks for the seat (issue 54).
         if let Ok(s) = &seat {
-            answer.reply_to = Some(self.seat_address(s));
+            answer.reply_to = Some(self.judge.seat_address(s));
         }
         // PREDICT (service/predict.rs): the orders are reckoned, never
         // submitted; a mail without a seat gets the usual answer only.
@@ -67,7 +67,7 @@ impl Judge {
                     return Ok(self.unauthenticated(answer));
                 }
             };
-            return self.predict_mail(tx, &seat, &req, answer);
+            return self.judge.predict_mail(tx, &seat, &req, answer);
         }
         let mut done = Vec::new();
         // A seat given new credentials by ROTATE in this mail: the answer
@@ -83,8 +83,8 @@ impl Judge {
                 }
             }
             if let Ok(s) = seat.as_ref() {
-                if let Some(r) = self.team_command(tx, s, cmd, queue)? {
-                    answer.for_seat(self.seat_address(s), s);
+                if let Some(r) = self.judge.team_command(tx, s, cmd, queue)? {
+                    answer.for_seat(self.judge.seat_address(s), s);
                     match r {
                         Ok(text) => {
                             answer.ok(text);
@@ -139,7 +139,7 @@ impl Judge {
             }
         }
         if let Some(new) = &rotated {
-            answer.for_seat(self.seat_address(new), new);
+            answer.for_seat(self.judge.seat_address(new), new);
             answer.only_registered = true;
             if req.has_orders {
                 answer.err(self.error_text(
@@ -266,7 +266,7 @@ impl Judge {
         queue: &mut Queue,
         answer: &mut Answer,
     ) -> Result<bool, ServiceError> {
-        match self.join(tx, game_id, from, queue)? {
+        match self.judge.seats().join(tx, game_id, from, queue)? {
             Ok(side) => {
                 answer.ok(format!(
                     "You joined game {game_id} as {side}; your welcome mail follows.\n"
@@ -292,7 +292,7 @@ impl Judge {
         queue: &mut Queue,
         answer: &mut Answer,
     ) -> Result<Seat, ServiceError> {
-        let new = self.rotate_seat_in(tx, old, queue)?;
+        let new = self.judge.seats().rotate_seat_in(tx, old, queue)?;
         answer.ok(format!(
             "Your seat in game {} ({}) has a new secret and reply address, in a\nmail of their own to {}. The old ones no longer work.\n",
             new.game_id, new.side, new.email
@@ -317,22 +317,22 @@ impl Judge {
                 "withdraw"
             }
             Command::Campaign => {
-                let text = match self.campaign_of_game_text(seat.game_id)? {
+                let text = match self.judge.campaigns().of_game_text(seat.game_id)? {
                     Some(t) => t,
                     None => format!("Game {} is not part of a campaign.\n", seat.game_id),
                 };
-                answer.for_seat(self.seat_address(seat), seat);
+                answer.for_seat(self.judge.seat_address(seat), seat);
                 answer.ok(text);
                 "campaign"
             }
             Command::Standings => {
-                answer.for_seat(self.seat_address(seat), seat);
-                answer.ok(self.standings().text()?);
+                answer.for_seat(self.judge.seat_address(seat), seat);
+                answer.ok(self.judge.standings().text()?);
                 "standings"
             }
             Command::Private(on) => {
-                self.standings().set_private(tx, &seat.email, *on)?;
-                answer.for_seat(self.seat_address(seat), seat);
+                self.judge.standings().set_private(tx, &seat.email, *on)?;
+                answer.for_seat(self.judge.seat_address(seat), seat);
                 answer.ok(if *on {
                     format!(
                         "{} is left out of the standings from now on; your games still
@@ -374,7 +374,7 @@ count for your opponents. PRIVATE OFF lists you again.
                 "absence"
             }
             Command::AbsenceEnd => {
-                let text = if self.end_absence(seat)? {
+                let text = if self.judge.deadlines().end_absence(seat)? {
                     format!("Noted: you are back. The deadlines of game {} apply to your side\nagain from now.\n", seat.game_id)
                 } else {
                     format!(
@@ -382,20 +382,20 @@ count for your opponents. PRIVATE OFF lists you again.
                         seat.game_id
                     )
                 };
-                answer.for_seat(self.seat_address(seat), seat);
+                answer.for_seat(self.judge.seat_address(seat), seat);
                 answer.ok(text);
                 "absence end"
             }
             Command::Draw | Command::Resign => {
-                if let Some(why) = self.ended_already(tx, seat, cmd)? {
-                    answer.for_seat(self.seat_address(seat), seat);
+                if let Some(why) = self.judge.seats().ended_already(tx, seat, cmd)? {
+                    answer.for_seat(self.judge.seat_address(seat), seat);
                     answer.err(self.error_text(&why, &[], ""));
                     "nothing: the game is over"
                 } else if *cmd == Command::Draw {
-                    self.draw(tx, seat, queue)?;
+                    self.judge.seats().draw(tx, seat, queue)?;
                     "draw"
                 } else {
-                    self.resign(tx, seat, queue)?;
+                    self.judge.seats().resign(tx, seat, queue)?;
                     "resign"
                 }
             }
@@ -427,19 +427,19 @@ count for your opponents. PRIVATE OFF lists you again.
                 seat.game_id
             )
         };
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(text);
         Ok(())
     }
 
     fn map_command(&self, seat: &Seat, answer: &mut Answer) -> Result<(), ServiceError> {
-        let game = self.game(seat.game_id)?;
+        let game = self.judge.game(seat.game_id)?;
         let viewer = Viewer::Side(seat.side.clone());
         // In review mode, the position before the held turns.
         let seen = sight::visible_turn(&game, &viewer);
         let Position {
             rules, state, hash, ..
-        } = self.position(&game, Some(seen))?;
+        } = self.judge.position(&game, Some(seen))?;
         let parts = rules.report_parts(&state, &[], &viewer, None);
         let heading = format!(
             "Game {}, turn {seen}: the position as {} sees it.",
@@ -454,9 +454,9 @@ count for your opponents. PRIVATE OFF lists you again.
             "{heading}\n\n{}\n{}\n{held}State {}\n",
             parts.map,
             parts.compact,
-            sealed_state(&Self::master(&game)?, &hash)
+            sealed_state(&Judge::master(&game)?, &hash)
         );
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(text);
         answer.board.get_or_insert((heading, parts));
         Ok(())
@@ -468,15 +468,15 @@ count for your opponents. PRIVATE OFF lists you again.
         turn: Option<u32>,
         answer: &mut Answer,
     ) -> Result<(), ServiceError> {
-        let game = self.game(seat.game_id)?;
+        let game = self.judge.game(seat.game_id)?;
         let viewer = Viewer::Side(seat.side.clone());
         let seen = sight::visible_turn(&game, &viewer);
         let t = turn.unwrap_or(seen);
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         let report = if t > seen && t <= game.turn {
             Err(ServiceError::Invalid(sight::held_line(&game)))
         } else {
-            self.turn_report(&game, t, &viewer)
+            self.judge.turn_report(&game, t, &viewer)
         };
         match report {
             Ok((text, parts)) => {
@@ -494,17 +494,17 @@ count for your opponents. PRIVATE OFF lists you again.
     /// REPLAY: the game as the seat saw it, every turn it may see, as a
     /// page attached (`crate::replay`, docs/replay.md).
     fn replay_command(&self, seat: &Seat, answer: &mut Answer) -> Result<(), ServiceError> {
-        let game = self.game(seat.game_id)?;
+        let game = self.judge.game(seat.game_id)?;
         let viewer = Viewer::Side(seat.side.clone());
         let seen = sight::visible_turn(&game, &viewer);
-        let html = crate::replay::html(self, game.id, &viewer)?;
+        let html = crate::replay::html(self.judge, game.id, &viewer)?;
         let file = crate::replay::attachment(game.id, html);
         let whose = if crate::replay::seen_as(&game, &viewer) == viewer {
             format!("as {} saw it", seat.side)
         } else {
             "the whole game".to_string()
         };
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(format!(
             "The replay of game {}, turns 0 to {seen} ({whose}), is attached as\n{}: open it in a web browser and step through the turns\nwith the buttons or the arrow keys (docs/replay.md).\n",
             game.id, file.0
@@ -534,7 +534,7 @@ count for your opponents. PRIVATE OFF lists you again.
                 "Use a name from the IANA list, such as Europe/London,\nAmerica/New_York or Australia/Sydney.",
             ),
         };
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(text);
         Ok(())
     }
@@ -547,7 +547,7 @@ count for your opponents. PRIVATE OFF lists you again.
         answer: &mut Answer,
     ) -> Result<(), ServiceError> {
         store::seats::set_picture(tx, seat.game_id, &seat.side, p.word())?;
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.picture = Some(p);
         answer.ok(picture_text(seat.game_id, p));
         Ok(())
@@ -561,11 +561,11 @@ count for your opponents. PRIVATE OFF lists you again.
         b: &str,
         answer: &mut Answer,
     ) -> Result<(), ServiceError> {
-        let game = self.game(seat.game_id)?;
+        let game = self.judge.game(seat.game_id)?;
         // The zone as it is now: a TIMEZONE line above may have changed it.
         let tz = store::seats::timezone(tx, seat.game_id, &seat.side)?;
         let text = match deadlines::absence_span(a, b, &tz) {
-            Ok(span) => match self.set_absence(seat, &span, game.max_absence_days) {
+            Ok(span) => match self.judge.deadlines().set_absence(seat, &span, game.max_absence_days) {
                 Ok(()) => format!(
                     "Noted: you are away\n  from {}\n  to   {}.\nA deadline of game {} that falls in that time moves to its end\n(for your side only). ABSENCE END ends it early.\n",
                     deadlines::show(&stamp(span.from), &tz),
@@ -576,7 +576,7 @@ count for your opponents. PRIVATE OFF lists you again.
             },
             Err(why) => self.error_text(&format!("The absence was not recorded: {why}."), &[], ""),
         };
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(text);
         Ok(())
     }
@@ -596,7 +596,7 @@ count for your opponents. PRIVATE OFF lists you again.
         // Orders that name the turn they answer (TURN n) are refused when
         // that turn was already resolved (service/late.rs).
         if let (true, Some(n), Ok(s)) = (req.has_orders, req.turn, seat.as_ref()) {
-            if let Some(why) = self.answered_turn_problem(tx, s, n)? {
+            if let Some(why) = self.judge.answered_turn_problem(tx, s, n)? {
                 let text = self.error_text(
                     &format!(
                         "Your orders for game {} ({}) were not accepted:",
@@ -605,7 +605,7 @@ count for your opponents. PRIVATE OFF lists you again.
                     std::slice::from_ref(&why),
                     "None of these orders were kept (orders you sent before for this\nphase, if any, still stand).",
                 );
-                answer.for_seat(self.seat_address(s), s);
+                answer.for_seat(self.judge.seat_address(s), s);
                 answer.err(text);
                 return Ok(Some((
                     "answered: orders for another turn".into(),
@@ -620,15 +620,15 @@ count for your opponents. PRIVATE OFF lists you again.
         // None when the family cannot read the orders as a team's (then
         // the Commander-in-Chief's mail takes the ordinary path).
         let team_answer = match &seat {
-            Ok(s) if self.in_team(tx, s)? => {
+            Ok(s) if self.judge.in_team(tx, s)? => {
                 let source = format!("mail:{inbox_id}");
-                self.team_orders(tx, s, &req.orders, &source, queue)?
+                self.judge.team_orders(tx, s, &req.orders, &source, queue)?
             }
             _ => None,
         };
         match (team_answer, seat) {
             (Some(r), Ok(seat)) => {
-                answer.for_seat(self.seat_address(&seat), &seat);
+                answer.for_seat(self.judge.seat_address(&seat), &seat);
                 match r {
                     Ok(text) => {
                         answer.ok(text);
@@ -676,7 +676,11 @@ count for your opponents. PRIVATE OFF lists you again.
         answer: &mut Answer,
     ) -> Result<Option<Outcome>, ServiceError> {
         let source = format!("mail:{inbox_id}");
-        match self.submit_orders(tx, seat, &req.orders, &source, queue) {
+        match self
+            .judge
+            .turns()
+            .submit_orders(tx, seat, &req.orders, &source, queue)
+        {
             Ok((submitted, orders)) => {
                 let game =
                     store::game(tx, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
@@ -701,13 +705,13 @@ count for your opponents. PRIVATE OFF lists you again.
                            "held": held, "waiting_for": waiting_for.join(" and "),
                            "replaced": replaced,
                            "orders": orders, "orders_more": orders_more,
-                           "state_hash": sealed_state(&Self::master(&game)?, &hash),
+                           "state_hash": sealed_state(&Judge::master(&game)?, &hash),
                            "ignored": crate::protocol::echo_wrapped(&req.ignored.iter()
                                .map(|(l, t)| format!("line {l}: {t}"))
                                .collect::<Vec<_>>()),
                            "ignored_more": req.ignored_total - req.ignored.len()}),
                 );
-                answer.for_seat(self.seat_address(seat), seat);
+                answer.for_seat(self.judge.seat_address(seat), seat);
                 answer.ok(text);
                 Ok(None)
             }
@@ -720,7 +724,7 @@ count for your opponents. PRIVATE OFF lists you again.
                     &[clip_text(&rej.to_string(), 20, 100)],
                     "Send the corrected orders in full; none of these were kept\n(orders you sent before for this phase, if any, still stand).",
                 );
-                answer.for_seat(self.seat_address(seat), seat);
+                answer.for_seat(self.judge.seat_address(seat), seat);
                 answer.err(text);
                 Ok(Some((
                     "answered: orders rejected".into(),

@@ -6,18 +6,19 @@
 //! token stop working at once; the new ones are mailed to the registered
 //! address only, never to whoever asked.
 
-use super::{Judge, Queue, ServiceError};
+use super::seats::Seats;
+use super::{Queue, ServiceError};
 use crate::mail::outbound::Outgoing;
 use crate::rules::REFEREE_SIDE;
 use crate::store::Transaction;
 use crate::store::{self, Referee, Seat};
 
-impl Judge {
+impl Seats<'_> {
     /// `adjutant rotate-secret`: new credentials for a side's first seat,
     /// for the member of `side` at `member`, or (`who` = `referee`) for
     /// the referee; mailed to the holder. Returns the address mailed.
     pub fn rotate_secret(
-        &mut self,
+        &self,
         game_id: i64,
         who: &str,
         member: Option<&str>,
@@ -37,7 +38,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(token.as_bytes())[..8])
         };
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-rotate-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(email)
@@ -47,7 +49,7 @@ impl Judge {
     /// referee's desk handed to `email` with new credentials, welcomed like
     /// a new referee; the old referee is told, and the old secret and reply
     /// address stop at once.
-    pub fn replace_referee(&mut self, game_id: i64, email: &str) -> Result<(), ServiceError> {
+    pub fn replace_referee(&self, game_id: i64, email: &str) -> Result<(), ServiceError> {
         if email.parse::<lettre::Address>().is_err() {
             return Err(ServiceError::Invalid(format!(
                 "'{email}' is not an email address"
@@ -64,7 +66,7 @@ impl Judge {
         store::set_referee_email(&tx, game_id, &email)?;
         let new = store::rekey_referee(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let mut q = Queue::new();
-        q.push(self.referee_welcome(&tx, game_id, &new)?, "welcome");
+        q.push(self.judge.referee_welcome(&tx, game_id, &new)?, "welcome");
         if !old.email.eq_ignore_ascii_case(&email) {
             q.push(
                 Outgoing {
@@ -83,7 +85,8 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(new.token.as_bytes())[..8])
         };
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-referee-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
@@ -147,7 +150,7 @@ impl Judge {
                     "You play {side} in game {game_id}.\nYour new secret: {}\nYour old secret and the reply address of earlier mails no longer\ncarry your seat: reply to this mail.\nSend MAP for the position.\n",
                     new.secret
                 ),
-                reply_to: Some(self.seat_address(&new)),
+                reply_to: Some(self.judge.seat_address(&new)),
                 game_id: Some(game_id),
                 ..Outgoing::default()
             },
@@ -178,7 +181,7 @@ impl Judge {
                     "You referee game {game_id}.\nYour new secret: {}\nYour old secret and the reply address of earlier mails no longer\ncarry the referee's seat: reply to this mail.\n",
                     r.secret
                 ),
-                reply_to: Some(self.address_of(&r.token)),
+                reply_to: Some(self.judge.address_of(&r.token)),
                 game_id: Some(game_id),
                 ..Outgoing::default()
             },
@@ -188,7 +191,7 @@ impl Judge {
     }
 }
 
-impl Judge {
+impl Seats<'_> {
     /// Why a mail's GAME or PASSWORD line contradicts its reply address
     /// (issue 51 item 4, issue 59 item 3): a reply to game 1's mail that
     /// says `GAME 2`, or carries a secret that is not the address's seat's
@@ -233,13 +236,13 @@ impl Judge {
             else {
                 continue;
             };
-            if let Some(r) = store::referee_by_token(&self.conn, &tok)? {
+            if let Some(r) = store::referee_by_token(self.conn, &tok)? {
                 return Ok(Some((r.game_id, r.secret)));
             }
-            if let Some(s) = store::seat_by_token(&self.conn, &tok)? {
+            if let Some(s) = store::seat_by_token(self.conn, &tok)? {
                 return Ok(Some((s.game_id, s.secret)));
             }
-            if let Some(s) = self.member_by_token(&tok)? {
+            if let Some(s) = self.judge.member_by_token(&tok)? {
                 return Ok(Some((s.game_id, s.secret)));
             }
         }

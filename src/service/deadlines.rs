@@ -4,11 +4,12 @@
 //! hours before, whatever daylight-saving does to the wall clocks in between;
 //! each player sees the instant in their own zone.
 
-use super::clock::stamp;
+use super::clock::{stamp, Clock};
 use super::{Judge, Position, Queue, ServiceError};
 use crate::mail::outbound::Outgoing;
+use crate::report::Templates;
 use crate::rules::{Rules, State};
-use crate::store;
+use crate::store::{self, Connection, Transaction};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
@@ -107,14 +108,40 @@ impl ClockBy {
     }
 }
 
+/// The deadlines use case: the clock of every game (reminders, the NMR
+/// policy, pause, resume, extensions, absences). It reads and writes through
+/// the database, tells the time by the judge's clock and renders the
+/// reminder from the templates; a pass, a team's held parts, who is told and
+/// the outbox are other use cases', reached through `judge`.
+/// [`Judge::deadlines`] hands it out.
+pub struct Deadlines<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    clock: &'a dyn Clock,
+    templates: &'a Templates,
+}
+
 impl Judge {
+    /// The deadlines use case, on this judge's database, clock and templates.
+    #[must_use]
+    pub fn deadlines(&self) -> Deadlines<'_> {
+        Deadlines {
+            judge: self,
+            conn: &self.conn,
+            clock: self.clock.as_ref(),
+            templates: &self.templates,
+        }
+    }
+}
+
+impl Deadlines<'_> {
     /// Send due reminders and apply the NMR policy to games past their
     /// deadline. Each game is handled on its own: a fault in one is logged
     /// with its number and the others are still handled.
-    pub fn tick(&mut self) -> Result<Tick, ServiceError> {
+    pub fn tick(&self) -> Result<Tick, ServiceError> {
         let now = self.clock.now();
         let mut tick = Tick::default();
-        for game in store::games(&self.conn)? {
+        for game in store::games(self.conn)? {
             // Results held for the referee's review: no orders are taken,
             // so no deadline runs (APPROVE gives a full turn).
             if game.status != "active" || game.paused || game.held_from.is_some() {
@@ -129,7 +156,7 @@ impl Judge {
     }
 
     fn tick_game(
-        &mut self,
+        &self,
         game: &store::Game,
         now: DateTime<Utc>,
         tick: &mut Tick,
@@ -137,8 +164,8 @@ impl Judge {
         let Some(deadline) = game.deadline_at.as_deref().and_then(parse) else {
             return Ok(());
         };
-        let Position { rules, state, .. } = self.position(game, None)?;
-        let seats = waited(&self.conn, game, &rules, &state, deadline)?;
+        let Position { rules, state, .. } = Judge::position_in(self.conn, game, None)?;
+        let seats = waited(self.conn, game, &rules, &state, deadline)?;
         let turn = i64::from(game.turn);
         self.remind(game, turn, &seats, now, tick)?;
         let grace = Duration::seconds(game.grace_secs);
@@ -146,7 +173,7 @@ impl Judge {
         for w in seats {
             if now >= w.due + grace
                 && !store::deadline_marked(
-                    &self.conn,
+                    self.conn,
                     game.id,
                     &w.seat.side,
                     "miss",
@@ -161,7 +188,7 @@ impl Judge {
             return Ok(());
         }
         // A team plays what it has held (service/team.rs).
-        if self.team_at_deadline(game)? {
+        if self.judge.team_at_deadline(game)? {
             tick.nmr += 1;
             return Ok(());
         }
@@ -199,7 +226,7 @@ impl Judge {
                 .iter()
                 .map(|p| p.seat_no)
                 .collect();
-            for m in self.members_of_side(&tx, game.id, &s.side)? {
+            for m in self.judge.members_of_side(&tx, game.id, &s.side)? {
                 if matches!(&m.role, super::recipients::Role::Member { seat_no, .. } if sent.contains(seat_no))
                 {
                     continue;
@@ -224,14 +251,14 @@ impl Judge {
             }
             tick.reminders += 1;
             let cause = format!("game-{}-turn-{turn}-{}-reminder-{at}", game.id, s.side);
-            self.outbox().flush(&tx, &cause, q)?;
+            self.judge.outbox().flush(&tx, &cause, q)?;
         }
         crate::store::commit(tx)?;
         Ok(())
     }
 
     fn apply_nmr(
-        &mut self,
+        &self,
         game: &store::Game,
         rules: &Rules,
         state: &State,
@@ -265,7 +292,7 @@ impl Judge {
         tick.nmr += 1;
         let mut passed = Vec::new();
         if game.nmr_policy == "pass" {
-            let master = Self::master(game)?;
+            let master = Judge::master(game)?;
             let ai = store::nmr_ai(&tx, game.id)?;
             for (w, _) in &late {
                 // `--nmr ai`: the judge's general plays the side's turn.
@@ -277,7 +304,11 @@ impl Judge {
                 if let Some(orders) = general.or_else(|| rules.pass_orders(state, &w.seat.side)) {
                     // The last missing side's pass resolves the phase with
                     // the orders the others sent in time.
-                    match self.submit_orders(&tx, &w.seat, &orders, "nmr", &mut q) {
+                    match self
+                        .judge
+                        .turns()
+                        .submit_orders(&tx, &w.seat, &orders, "nmr", &mut q)
+                    {
                         Ok(_) => passed.push(w.seat.side.clone()),
                         Err(e) => tracing::warn!(
                             "game {}: NMR pass for {} failed: {e}",
@@ -296,7 +327,7 @@ impl Judge {
             .and_then(|g| g.deadline_at);
         let mut notices = Queue::new();
         for (w, misses) in &late {
-            let members = self.members_of_side(&tx, game.id, &w.seat.side)?;
+            let members = self.judge.members_of_side(&tx, game.id, &w.seat.side)?;
             let passed = passed.contains(&w.seat.side);
             self.miss_notices(
                 game,
@@ -321,7 +352,7 @@ impl Judge {
             .map(|(w, _)| format!("{}@{}", w.seat.side, stamp(w.due)))
             .collect();
         let cause = format!("game-{}-turn-{turn}-nmr-{}", game.id, what.join(","));
-        self.outbox().flush(&tx, &cause, q)?;
+        self.judge.outbox().flush(&tx, &cause, q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
@@ -418,7 +449,7 @@ impl Judge {
             g.deadline_at.as_deref().and_then(parse),
         ) {
             ("pass", Some(deadline)) => {
-                let Position { rules, state, .. } = Self::position_in(tx, &g, None)?;
+                let Position { rules, state, .. } = Judge::position_in(tx, &g, None)?;
                 let grace = Duration::seconds(g.grace_secs);
                 waited(tx, &g, &rules, &state, deadline)?
                     .iter()
@@ -451,7 +482,7 @@ impl Judge {
             self.now(),
             at.as_deref().unwrap_or("")
         );
-        self.outbox().flush(&tx, &cause, q)?;
+        self.judge.outbox().flush(&tx, &cause, q)?;
         crate::store::commit(tx)?;
         Ok(at)
     }
@@ -517,7 +548,7 @@ impl Judge {
         let mut q = Queue::new();
         let game = store::game(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let at = self.extend_in(&tx, &game, secs, by, &mut q)?;
-        self.outbox().flush(
+        self.judge.outbox().flush(
             &tx,
             &format!("game-{game_id}-extend-{}-{at}", self.now()),
             q,
@@ -569,10 +600,10 @@ impl Judge {
     ) -> Result<(), ServiceError> {
         let mut zones: Vec<(String, String)> = store::seats(tx, game.id)?
             .into_iter()
-            .chain(self.extra_members(tx, game.id)?)
+            .chain(self.judge.extra_members(tx, game.id)?)
             .map(|s| (s.email.to_ascii_lowercase(), s.tz))
             .collect();
-        let mut to = self.audience(tx, game)?;
+        let mut to = self.judge.audience(tx, game)?;
         if let Some(r) = &game.referee {
             zones.push((r.to_ascii_lowercase(), game.referee_tz.clone()));
             to.push((r.clone(), None));
@@ -626,7 +657,7 @@ impl Judge {
             return Err("that absence is over already".into());
         }
         store::seats::set_absence(
-            &self.conn,
+            self.conn,
             seat.game_id,
             &seat.side,
             &stamp(span.from),
@@ -640,14 +671,22 @@ impl Judge {
     /// come or running.
     pub fn end_absence(&self, seat: &store::Seat) -> Result<bool, ServiceError> {
         let now = self.clock.now();
-        let current = store::seats::absence(&self.conn, seat.game_id, &seat.side)?;
+        let current = store::seats::absence(self.conn, seat.game_id, &seat.side)?;
         let running = current
             .1
             .as_deref()
             .and_then(parse)
             .is_some_and(|u| u > now);
-        store::seats::clear_absence(&self.conn, seat.game_id, &seat.side)?;
+        store::seats::clear_absence(self.conn, seat.game_id, &seat.side)?;
         Ok(running)
+    }
+    /// An IMMEDIATE transaction (see `Judge::begin`).
+    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(store::begin_immediate(self.conn)?)
+    }
+
+    fn now(&self) -> String {
+        stamp(self.clock.now())
     }
 }
 

@@ -60,7 +60,7 @@ impl Judge {
                 let orders = adjutant_general::orders(&rules, &state, &side, &master, game.turn)
                     .or_else(|| rules.pass_orders(&state, &side))
                     .unwrap_or_default();
-                self.submit_orders(tx, seat, &orders, "ai", queue)?;
+                self.turns().submit_orders(tx, seat, &orders, "ai", queue)?;
                 given += 1;
                 played = true;
                 // The phase may have been resolved: read the game again.

@@ -34,7 +34,7 @@ impl Judge {
         let since = stamp(self.clock.now() - chrono::Duration::days(1));
         let done = store::outcomes_since(tx, OUTCOME, &detail, &since)?;
         if done >= PREDICT_ANSWERS_PER_SEAT_DAY {
-            answer.err(self.error_text(
+            answer.err(self.inbound().error_text(
                 &format!(
                     "This judge answers at most {PREDICT_ANSWERS_PER_SEAT_DAY} PREDICT mails a day for one seat,\nand game {} ({}) has had that many. Your orders were not used.",
                     seat.game_id, seat.side
@@ -45,7 +45,7 @@ impl Judge {
             return Ok(("answered: predict cap reached".into(), detail));
         }
         if !req.has_orders {
-            answer.err(self.error_text(
+            answer.err(self.inbound().error_text(
                 "PREDICT needs the orders to reckon, on the lines after it.",
                 &[],
                 "Nothing was submitted.",
@@ -63,7 +63,7 @@ impl Judge {
                 Ok((OUTCOME.into(), detail))
             }
             Err(why) => {
-                answer.err(self.error_text(
+                answer.err(self.inbound().error_text(
                     &format!(
                         "Your orders for game {} ({}) could not be reckoned:",
                         seat.game_id, seat.side

@@ -112,7 +112,7 @@ impl Judge {
         if self.referee_amends(tx, req, r, queue, &mut answer)? {
             done.push("amend");
         }
-        let commands = self.commands_to_do(&req.commands, reply);
+        let commands = self.inbound().commands_to_do(&req.commands, reply);
         // The reply address of the answer: the new one after a ROTATE.
         let mut token = r.token.clone();
         for cmd in &commands {
@@ -152,7 +152,7 @@ impl Judge {
                     }
                 }
                 Command::Extend(d) => match parse_duration(d) {
-                    Some(secs) => match self.extend_in(tx, &game, secs, ClockBy::Referee, queue) {
+                    Some(secs) => match self.deadlines().extend_in(tx, &game, secs, ClockBy::Referee, queue) {
                         Ok(at) => {
                             answer.push(format!(
                                 "The deadline is now {}.",
@@ -174,7 +174,7 @@ impl Judge {
                     done.push("help");
                 }
                 Command::Rotate => {
-                    let new = self.rotate_referee_in(tx, r.game_id, queue)?;
+                    let new = self.seats().rotate_referee_in(tx, r.game_id, queue)?;
                     answer.push(format!(
                         "Your new secret and reply address went to {} in a mail of their\nown. The old ones no longer work.",
                         new.email
@@ -272,7 +272,10 @@ impl Judge {
         pause: bool,
         queue: &mut Queue,
     ) -> Result<(String, bool), ServiceError> {
-        match self.set_paused_in(tx, game, pause, ClockBy::Referee, queue) {
+        match self
+            .deadlines()
+            .set_paused_in(tx, game, pause, ClockBy::Referee, queue)
+        {
             Ok(at) => Ok((
                 format!(
                     "The clock of game {} is {}.{}",
@@ -391,8 +394,8 @@ impl Judge {
         self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
         if game.status == "over" {
             let result = super::result_line(game.result.as_deref());
-            self.game_over_mails(tx, &game, &result, queue)?;
-            self.campaign_after(tx, &game, queue)?;
+            self.seats().game_over_mails(tx, &game, &result, queue)?;
+            self.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(Some((from, game.turn)))
     }

@@ -7,7 +7,39 @@ use super::*;
 /// An attached file: (name, MIME type, bytes).
 type File = (String, String, Vec<u8>);
 
+/// The seats use case: JOIN, DRAW, RESIGN, the end of a game, the host's
+/// replacing of a seat, a member or the referee, and the seats' credentials
+/// (ROTATE, the contradiction check: credentials.rs). It reads and writes
+/// the database, reads the host's address from the config, tells the time
+/// by the judge's clock and renders the game-over mail from the templates;
+/// a welcome, who is told, the judge's own seats, a campaign's next battle
+/// and the outbox are other use cases', reached through `judge`.
+/// [`Judge::seats`] hands it out. Its fields are the service's, for
+/// credentials.rs's half of the use case.
+pub struct Seats<'a> {
+    pub(super) judge: &'a Judge,
+    pub(super) conn: &'a Connection,
+    pub(super) cfg: &'a Config,
+    pub(super) clock: &'a dyn Clock,
+    pub(super) templates: &'a Templates,
+}
+
 impl Judge {
+    /// The seats use case, on this judge's database, config, clock and
+    /// templates.
+    #[must_use]
+    pub fn seats(&self) -> Seats<'_> {
+        Seats {
+            judge: self,
+            conn: &self.conn,
+            cfg: &self.cfg,
+            clock: self.clock.as_ref(),
+            templates: &self.templates,
+        }
+    }
+}
+
+impl Seats<'_> {
     /// Take an open seat of a game for `email`: Ok(side) or Err(why).
     pub(super) fn join(
         &self,
@@ -34,7 +66,7 @@ impl Judge {
             email: email.to_string(),
             ..seat
         };
-        queue.push(self.welcome(tx, game_id, &seat)?, "welcome");
+        queue.push(self.judge.turns().welcome(tx, game_id, &seat)?, "welcome");
         Ok(Ok(seat.side))
     }
 
@@ -100,6 +132,7 @@ impl Judge {
                 store::kv_set(tx, &key, &seat.side)?;
                 // Every member of the other sides is told.
                 for r in self
+                    .judge
                     .everyone_of_game(tx, game.id)?
                     .into_iter()
                     .filter(|r| r.is_player() && !r.of_side(&seat.side))
@@ -185,7 +218,7 @@ impl Judge {
         self.game_over_mails(tx, &over, result, queue)?;
         // A campaign's next battle comes after the game-over mails, so the
         // newest mail a player has is the one to reply to.
-        self.campaign_after(tx, &over, queue)?;
+        self.judge.campaigns().after_battle(tx, &over, queue)?;
         Ok(())
     }
 
@@ -207,9 +240,9 @@ impl Judge {
             "game_over.txt",
             json!({"game_id": game.id, "scenario": game.scenario, "result": result, "seed": game.seed}),
         );
-        text.push_str(&self.judge_plays_line(tx, game.id)?);
+        text.push_str(&self.judge.judge_plays_line(tx, game.id)?);
         let mut pages = Vec::new();
-        for r in self.everyone_of_game(tx, game.id)? {
+        for r in self.judge.everyone_of_game(tx, game.id)? {
             let viewer = match &r.role {
                 super::recipients::Role::Member { side, .. } => Viewer::Side(side.clone()),
                 super::recipients::Role::Referee => Viewer::Referee,
@@ -248,7 +281,7 @@ impl Judge {
         if let Some((_, file)) = pages.iter().find(|(k, _)| *k == key) {
             return vec![file.clone()];
         }
-        match crate::replay::html(self, game.id, viewer) {
+        match crate::replay::html(self.judge, game.id, viewer) {
             Ok(html) => {
                 let file = crate::replay::attachment(game.id, html);
                 pages.push((key, file.clone()));
@@ -263,7 +296,7 @@ impl Judge {
 
     /// A game's seat by side (case-blind).
     pub(super) fn seat_of(&self, game_id: i64, side: &str) -> Result<Seat, ServiceError> {
-        let seats = store::seats(&self.conn, game_id)?;
+        let seats = store::seats(self.conn, game_id)?;
         if seats.is_empty() {
             return Err(ServiceError::NoGame(game_id));
         }
@@ -280,7 +313,7 @@ impl Judge {
     /// Give a seat a new secret and token, and optionally a new player. The
     /// player is mailed the new secret; an old player is told they left.
     pub fn replace_seat(
-        &mut self,
+        &self,
         game_id: i64,
         side: &str,
         email: Option<&str>,
@@ -299,7 +332,9 @@ impl Judge {
         let seat = store::rekey_seat(&tx, game_id, side, true)?;
         let judge = |e: &str| e == super::JUDGE_SEAT;
         if old.email != seat.email && !judge(&old.email) && !judge(&seat.email) {
-            self.campaign_replace(&tx, game_id, side, &old.email, &seat.email)?;
+            self.judge
+                .campaigns()
+                .replace_player(&tx, game_id, side, &old.email, &seat.email)?;
             // The standings' reliability record: a game this player left.
             store::kv_set(
                 &tx,
@@ -313,7 +348,7 @@ impl Judge {
         } else if old.email != seat.email {
             // A new player (a new Commander-in-Chief in a team): the
             // welcome of the seat, with the position and his secret.
-            q.push(self.welcome(&tx, game_id, &seat)?, "welcome");
+            q.push(self.judge.turns().welcome(&tx, game_id, &seat)?, "welcome");
         } else {
             self.queue_new_secret(&mut q, game_id, side, &seat);
         }
@@ -339,8 +374,9 @@ impl Judge {
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
         // A seat handed to the judge plays at once if its phase is waiting.
-        self.judge_plays(&tx, game_id, &mut q)?;
-        self.outbox()
+        self.judge.judge_plays(&tx, game_id, &mut q)?;
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-seat-{side}-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
@@ -356,7 +392,7 @@ impl Judge {
                     "You play {side} in game {game_id}.\nYour new secret: {}\nMails from before this one no longer carry your seat: reply to this one.\nSend MAP for the position.\n",
                     seat.secret
                 ),
-                reply_to: Some(self.seat_address(seat)),
+                reply_to: Some(self.judge.seat_address(seat)),
                 game_id: Some(game_id),
                 ..Outgoing::default()
             },
@@ -365,13 +401,13 @@ impl Judge {
     }
 
     /// Hand the seat of the player of `side` at `old` to `email`: the
-    /// Commander-in-Chief's seat as [`Judge::replace_seat`] does, or a Field
+    /// Commander-in-Chief's seat as [`Seats::replace_seat`] does, or a Field
     /// Marshal's (a team member's) with a fresh secret and reply address.
     /// The new member is mailed his secret, the old one is told he left,
     /// and a campaign closes the old player's record and opens the
     /// newcomer's.
     pub fn replace_player(
-        &mut self,
+        &self,
         game_id: i64,
         side: &str,
         old: &str,
@@ -387,7 +423,7 @@ impl Judge {
             )));
         }
         let email = email.to_ascii_lowercase();
-        let members = store::team::members(&self.conn, game_id)?;
+        let members = store::team::members(self.conn, game_id)?;
         let Some(m) = members
             .iter()
             .find(|m| m.side == cinc.side && m.email.eq_ignore_ascii_case(old))
@@ -407,7 +443,9 @@ impl Judge {
         let tx = self.begin()?;
         let new = store::team::replace_member(&tx, game_id, &m.side, m.seat_no, &email)?;
         if !m.email.eq_ignore_ascii_case(&email) {
-            self.campaign_replace(&tx, game_id, &m.side, &m.email, &email)?;
+            self.judge
+                .campaigns()
+                .replace_player(&tx, game_id, &m.side, &m.email, &email)?;
             // The standings' reliability record, as for a C-in-C (issue 51).
             store::kv_set(
                 &tx,
@@ -426,7 +464,7 @@ impl Judge {
                     m.seat_no + 1,
                     seat.secret
                 ),
-                reply_to: Some(self.seat_address(&seat)),
+                reply_to: Some(self.judge.seat_address(&seat)),
                 game_id: Some(game_id),
                 ..Outgoing::default()
             },
@@ -448,12 +486,21 @@ impl Judge {
             use sha2::Digest as _;
             hex::encode(&sha2::Sha256::digest(seat.token.as_bytes())[..8])
         };
-        self.outbox().flush(
+        self.judge.outbox().flush(
             &tx,
             &format!("game-{game_id}-seat-{side}-{}-{tag}", m.seat_no),
             q,
         )?;
         crate::store::commit(tx)?;
         Ok(())
+    }
+
+    /// An IMMEDIATE transaction (see `Judge::begin`).
+    pub(super) fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(store::begin_immediate(self.conn)?)
+    }
+
+    pub(super) fn now(&self) -> String {
+        stamp(self.clock.now())
     }
 }

@@ -874,7 +874,7 @@ impl Judge {
             .map(|p| p.source.as_str())
             .collect();
         self.tell_left_out(&team, &parts, &want, &card, game.id, queue);
-        let turn = self.resolve(
+        let turn = self.turns().resolve(
             tx,
             &game,
             &rules,
@@ -1029,7 +1029,7 @@ impl Judge {
     /// turn, with the parts of the members it concerns that came; a
     /// missing member's units do nothing). Returns false when the team has
     /// nothing to play (the game's NMR policy applies as for one player).
-    pub(super) fn team_at_deadline(&mut self, game: &Game) -> Result<bool, ServiceError> {
+    pub(super) fn team_at_deadline(&self, game: &Game) -> Result<bool, ServiceError> {
         let tx = self.begin()?;
         let pos = Self::position_in(&tx, game, None)?;
         let phase = pos.rules.phase(&pos.state);
@@ -1081,7 +1081,7 @@ impl Judge {
             .collect();
         let sources: Vec<&str> = use_parts.iter().map(|p| p.source.as_str()).collect();
         let state = pos.state;
-        let turn = match self.resolve(
+        let turn = match self.turns().resolve(
             &tx,
             game,
             &pos.rules,

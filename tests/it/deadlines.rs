@@ -826,7 +826,7 @@ mod property {
                 &format!("m{}@example.org", self.mails),
                 body,
             );
-            self.j.handle_mail(&raw, "test").unwrap();
+            self.j.inbound().handle_mail(&raw, "test").unwrap();
         }
 
         /// A player's pass orders for the current phase, by mail: with the
@@ -865,10 +865,14 @@ mod property {
             let r = match self.roll(3) {
                 1 => {
                     let secs = i64::from(self.roll(48)) * 3600;
-                    self.j.extend(id, secs, ClockBy::Host).map(|_| ())
+                    self.j
+                        .deadlines()
+                        .extend(id, secs, ClockBy::Host)
+                        .map(|_| ())
                 }
                 _ => self
                     .j
+                    .deadlines()
                     .set_paused(id, !game.paused, ClockBy::Host)
                     .map(|_| ()),
             };
@@ -882,7 +886,11 @@ mod property {
             // A resume of a running game is refused.
             let game = self.game(id);
             if game.status == "active" && !game.paused {
-                assert!(self.j.set_paused(id, false, ClockBy::Host).is_err());
+                assert!(self
+                    .j
+                    .deadlines()
+                    .set_paused(id, false, ClockBy::Host)
+                    .is_err());
             }
         }
 
@@ -992,7 +1000,7 @@ mod property {
                     _ => {}
                 }
             }
-            let tick = w.j.tick().unwrap();
+            let tick = w.j.deadlines().tick().unwrap();
             assert_eq!(tick.failed, 0, "a game failed its pass at {}", w.now);
             passes += 1;
             let ids: Vec<i64> = w.players.iter().map(|p| p.game).collect();

@@ -415,7 +415,7 @@ fn a_report_rendered_turns_later_is_the_report_rendered_at_once() {
             );
             for (i, j) in judges.iter_mut().enumerate() {
                 j.clock = Box::new(FixedClock(now));
-                j.handle_mail(&raw, "test").unwrap();
+                j.inbound().handle_mail(&raw, "test").unwrap();
                 if *review {
                     j.referee_approve(*game).unwrap();
                 }

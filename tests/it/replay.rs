@@ -59,9 +59,10 @@ pub fn play_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
             break;
         }
         for o in random_orders(&pos.rules, &pos.state, &phase.sides, &mut rng) {
-            if let Err(ServiceError::Rejected(_)) = judge.submit(id, &o.side, &o.text) {
+            if let Err(ServiceError::Rejected(_)) = judge.turns().submit(id, &o.side, &o.text) {
                 let pass = pos.rules.pass_orders(&pos.state, &o.side);
                 judge
+                    .turns()
                     .submit(id, &o.side, pass.as_deref().unwrap_or("PASS"))
                     .unwrap();
             }
@@ -84,7 +85,7 @@ pub fn seat_mail(site: &Site, judge: &mut Judge, id: i64, side: &str, lines: &st
         ),
         &body,
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
 }
 
 /// A game of `spec` played to its end through the service: [`play_game`],

@@ -69,7 +69,7 @@ fn send(site: &Site, judge: &mut Judge, id: i64, who: &str, lines: &str) -> Stri
     );
     let msgid = format!("<{id}-{who}-{}@test>", lines.trim().replace(' ', "-"));
     let raw = common::mail(who, "judge@localhost", "standings test", &msgid, &body);
-    match judge.handle_mail(&raw, "test").unwrap() {
+    match judge.inbound().handle_mail(&raw, "test").unwrap() {
         adjutant::service::MailOutcome::Handled { outcome, .. } => outcome,
         other => format!("{other:?}"),
     }
@@ -306,7 +306,7 @@ fn standings_over_fifty_games_agree_with_the_exports_and_ignore_running_games() 
     }
     // The running game moves on: a missed deadline, orders, a PRESS.
     judge.clock = Box::new(FixedClock(t0() + chrono::Duration::hours(2)));
-    judge.tick().unwrap();
+    judge.deadlines().tick().unwrap();
     let (moved, _) = judge.game(running).map(|g| (g.turn, g.status)).unwrap();
     let pos = judge.position(&judge.game(running).unwrap(), None).unwrap();
     let side = pos.rules.phase(&pos.state).sides[0].clone();
@@ -449,7 +449,7 @@ fn standings_need_a_seat() {
         "<eve-standings@test>",
         "GAME 1\nPASSWORD wrong\nSTANDINGS\n",
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
     let rows: Vec<i64> = {
         let db = site.db();
         let mut st = db
@@ -485,6 +485,7 @@ fn a_replaced_player_has_a_game_left_and_no_result() {
         )
         .unwrap();
     judge
+        .seats()
         .replace_seat(id, "axis", Some("cath@example.org"))
         .unwrap();
     let json: Value = serde_json::from_str(&site.ok(&["standings", "--json"])).unwrap();

@@ -154,7 +154,7 @@ fn by_mail(site: &Site, judge: &mut Judge, game: i64, email: &str, body: &str, n
         &format!("t{n}@example.org"),
         &format!("GAME {game}\nPASSWORD {pw}\n{body}"),
     );
-    judge.handle_mail(&raw, "test").unwrap();
+    judge.inbound().handle_mail(&raw, "test").unwrap();
 }
 
 /// Play `phases` phases of random orders (a refused set replaced by the
@@ -171,9 +171,11 @@ fn play(judge: &mut Judge, id: i64, phases: u32, rng: &mut ChaChaDice) -> bool {
             return true;
         }
         for o in random_orders(&pos.rules, &pos.state, &phase.sides, rng) {
-            if let Err(ServiceError::Rejected(_)) = judge.submit(id, &o.side, &o.text) {
+            if let Err(ServiceError::Rejected(_)) = judge.turns().submit(id, &o.side, &o.text) {
                 let pass = pos.rules.pass_orders(&pos.state, &o.side);
-                let _ = judge.submit(id, &o.side, pass.as_deref().unwrap_or("PASS"));
+                let _ = judge
+                    .turns()
+                    .submit(id, &o.side, pass.as_deref().unwrap_or("PASS"));
             }
         }
     }
@@ -284,7 +286,7 @@ fn campaign_export(n: u64) -> Value {
         all_at_once: false,
         plan: None,
     };
-    let (_, games) = judge.campaign_new(&spec).unwrap();
+    let (_, games) = judge.campaigns().create(&spec).unwrap();
     let mut mails = 0;
     let mut rng = ChaChaDice::from_seed(derive("adjutant/tamper-campaign", &[&n.to_le_bytes()]));
     play(&mut judge, games[0], 2, &mut rng);
@@ -304,7 +306,7 @@ fn campaign_export(n: u64) -> Value {
         }
     }
     play(&mut judge, second, 2, &mut rng);
-    serde_json::to_value(judge.campaign_export(&spec.name, false).unwrap()).unwrap()
+    serde_json::to_value(judge.campaigns().export(&spec.name, false).unwrap()).unwrap()
 }
 
 /// A step into a JSON value.

@@ -726,7 +726,7 @@ mod property {
         let mut send = |j: &mut Judge, from: &str, body: &str| {
             k += 1;
             let raw = mail(from, &addr_of(from), "orders", &format!("m{n}-{k}@t"), body);
-            j.handle_mail(&raw, "test").unwrap();
+            j.inbound().handle_mail(&raw, "test").unwrap();
         };
         for t in 0..turns {
             let text: String = j
@@ -786,7 +786,7 @@ mod property {
             // The deadline plays whatever the team has.
             now += Duration::hours(73);
             j.clock = Box::new(FixedClock(now));
-            j.tick().unwrap();
+            j.deadlines().tick().unwrap();
         }
         let enemy_of = |side: &str| -> Vec<String> {
             seats

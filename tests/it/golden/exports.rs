@@ -127,10 +127,11 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
             break;
         }
         for o in random_orders(&pos.rules, &pos.state, &phase.sides, &mut rng) {
-            if let Err(ServiceError::Rejected(r)) = judge.submit(id, &o.side, &o.text) {
+            if let Err(ServiceError::Rejected(r)) = judge.turns().submit(id, &o.side, &o.text) {
                 refused.push(format!("{}: {r}", o.side));
                 let pass = pos.rules.pass_orders(&pos.state, &o.side);
                 judge
+                    .turns()
                     .submit(id, &o.side, pass.as_deref().unwrap_or("PASS"))
                     .unwrap();
             }
