@@ -169,7 +169,7 @@ fn described(rules: &Rules, state: &State, events: &[Event], at: &str) -> Result
         if e.kind().is_empty() || e.kind() == adjutant::rules::event::UNRECORDED {
             return Err(format!("{at}: an event without a kind: {e:?}"));
         }
-        if Event::from_store(e.to_store()) != *e {
+        if rules.event_from_store(e.to_store()) != *e {
             return Err(format!("{at}: an event changed through the store: {e:?}"));
         }
     }
