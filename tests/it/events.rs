@@ -33,10 +33,11 @@ fn history_of_turn_one(site: &Site, n: u32) -> String {
         .to_string()
 }
 
-/// The lines under "What happened:" in a turn report.
-fn happened(t: &str) -> Vec<String> {
+/// The lines of a turn report's account of the turn (the family's combat
+/// report, "... order by order:", or the event lines, "What happened:").
+fn told(t: &str) -> Vec<String> {
     t.lines()
-        .skip_while(|l| !l.starts_with("What happened:"))
+        .skip_while(|l| !l.ends_with("order by order:") && !l.starts_with("What happened:"))
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
         .map(str::to_string)
@@ -88,9 +89,9 @@ fn an_event_its_family_cannot_read_is_told_as_unreadable_not_dropped() {
         "an unreadable event private to the Axis stays the Axis': {after}"
     );
     // Every event the family reads is still told, as before.
-    let told = happened(&before);
-    assert!(!told.is_empty(), "turn 1 is told: {before}");
-    for line in &told {
+    let lines = told(&before);
+    assert!(!lines.is_empty(), "turn 1 is told: {before}");
+    for line in &lines {
         assert!(
             after.contains(line.as_str()),
             "{line:?} is still told: {after}"
