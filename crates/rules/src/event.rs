@@ -46,6 +46,12 @@ pub const PRE_BATTLE_ROLL: &str = "pre-battle-roll";
 /// JSON object (a bug: the conformance test fails on it).
 pub const UNRECORDED: &str = "unrecorded-event";
 
+/// The fields of the store form that an export never hides, even of an
+/// event private to one side: what it is, whose, that it is private, and
+/// its dice (public: every turn's dice seed is revealed after the turn).
+/// The export's redaction keeps these and hides the rest.
+pub const PUBLIC_FIELDS: &[&str] = &["kind", "side", "private", "faces", "rolls", "sides"];
+
 /// A family's own event behind the interface: any typed value that writes
 /// its store form. Every family's `Family::Event` is one (the blanket impl).
 pub trait FamilyEvent: Any + Send + Sync + Debug {
@@ -466,6 +472,20 @@ mod tests {
         assert_eq!(back, b);
         assert_eq!(back.downcast::<Mine>(), Some(&battle));
         assert_eq!(back.unreadable(), None);
+    }
+
+    /// The fields an export never hides are the envelope's: each of them
+    /// changes what the envelope reads.
+    #[test]
+    fn the_public_fields_are_the_envelopes() {
+        let full = serde_json::json!({"kind": "battle", "side": "axis", "private": true,
+            "faces": ["star"], "rolls": [2], "sides": 10, "hex": "E5"});
+        let read = Event::from_store(full.clone());
+        for k in PUBLIC_FIELDS {
+            let mut less = full.clone();
+            less.as_object_mut().unwrap().remove(*k);
+            assert_ne!(Event::from_store(less).envelope, read.envelope, "{k}");
+        }
     }
 
     /// A stored event its family can no longer read is kept, store form
