@@ -16,8 +16,12 @@ fn full_report(c: &mut Criterion) {
     let s = sample::standard();
     let rules = Rules::load("memoir44").expect("rules");
     let state = State::of(s.state.clone());
-    let events: Vec<adjutant::rules::Event> =
-        s.events.iter().map(adjutant::rules::Event::of).collect();
+    let events: Vec<adjutant::rules::Event> = s
+        .events
+        .iter()
+        .cloned()
+        .map(adjutant::rules::Event::of)
+        .collect();
     let viewer = Viewer::Side("allies".into());
     let t = Templates::shipped();
     c.bench_function("full_report", |b| {

@@ -99,7 +99,7 @@ impl Loaded {
                 movers: store::movers(conn, game.id, turn)?,
                 events: store::events(conn, game.id, Some(turn))?
                     .into_iter()
-                    .map(|(_, e)| crate::rules::Event::from_store(e))
+                    .map(|(_, e)| rules.event_from_store(e))
                     .collect(),
                 hash,
             });

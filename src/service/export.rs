@@ -134,10 +134,7 @@ pub fn redact(event: &Value) -> Value {
     }
     let mut out = serde_json::Map::new();
     for (k, v) in obj {
-        let keep = matches!(
-            k.as_str(),
-            "kind" | "side" | "private" | "faces" | "rolls" | "sides"
-        );
+        let keep = crate::rules::event::PUBLIC_FIELDS.contains(&k.as_str());
         out.insert(
             k.clone(),
             if keep {

@@ -380,7 +380,7 @@ impl Judge {
                 events: events
                     .iter()
                     .filter(|(t, _)| *t == turn)
-                    .map(|(_, e)| crate::rules::Event::from_store(e.clone()))
+                    .map(|(_, e)| rules.event_from_store(e.clone()))
                     .collect(),
                 hash,
             });

@@ -221,7 +221,7 @@ impl Judge {
         }
         let events: Vec<crate::rules::Event> = store::events(&self.conn, game.id, Some(turn))?
             .into_iter()
-            .map(|(_, e)| crate::rules::Event::from_store(e))
+            .map(|(_, e)| rules.event_from_store(e))
             .collect();
         let movers = store::submissions(&self.conn, game.id)?
             .into_iter()

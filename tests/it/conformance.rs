@@ -169,8 +169,15 @@ fn described(rules: &Rules, state: &State, events: &[Event], at: &str) -> Result
         if e.kind().is_empty() || e.kind() == adjutant::rules::event::UNRECORDED {
             return Err(format!("{at}: an event without a kind: {e:?}"));
         }
-        if Event::from_store(e.to_store()) != *e {
+        let back = rules.event_from_store(e.to_store());
+        if back != *e {
             return Err(format!("{at}: an event changed through the store: {e:?}"));
+        }
+        // Read back through its family, typed: never left unreadable.
+        if let Some(why) = back.unreadable() {
+            return Err(format!(
+                "{at}: the family cannot read its own event back ({why}): {e:?}"
+            ));
         }
     }
     for v in viewers(rules, state) {

@@ -702,7 +702,7 @@ fn event_twins(
         .cloned()
         .map(|mut v| {
             swap_str(&mut v);
-            Event::from_store(v)
+            rules.event_from_store(v)
         })
         .collect();
     let mut b = after.clone();
@@ -899,7 +899,7 @@ fn objective_twins(
         {
             return None;
         }
-        let e = Event::from_store(
+        let e = rules.event_from_store(
             serde_json::json!({"kind": "objective-taken", "side": a.sides[si], "at": at.to_string(), "held": false}),
         );
         Some((b, vec![e]))

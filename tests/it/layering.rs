@@ -264,3 +264,53 @@ fn no_source_file_includes_a_module_by_path() {
         .collect();
     assert!(bad.is_empty(), "#[path] includes: {bad:?}");
 }
+
+/// The keys of an event's envelope in its store form (crates/rules/src/event.rs).
+const ENVELOPE_KEYS: &[&str] = &[
+    "kind", "side", "private", "faces", "rolls", "sides", "reason",
+];
+
+/// Issue 56, acceptance 4: events are typed end to end. An event is read
+/// by string key (`.get("kind")`, `["rolls"]`...) only where its JSON is:
+/// the store, the envelope's codec (crates/rules/src/event.rs) and the
+/// export (src/service/export.rs). Everyone else asks the typed envelope
+/// (`Event::kind()`, `rolls()`...) or the family's own event. A file's
+/// `#[cfg(test)]` module (its end) is not product code.
+#[test]
+fn no_code_outside_the_codecs_reads_an_event_by_string_key() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = sources(&root.join("src"));
+    for e in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        if e.file_name() != "store" {
+            files.extend(sources(&e.path().join("src")));
+        }
+    }
+    assert!(files.len() > 100, "the product's files were found");
+    let allowed = |path: &str| {
+        let p = path.replace('\\', "/");
+        p.ends_with("crates/rules/src/event.rs") || p.ends_with("src/service/export.rs")
+    };
+    let mut patterns = Vec::new();
+    for k in ENVELOPE_KEYS {
+        for call in ["get", "get_mut", "remove", "contains_key"] {
+            patterns.push(format!(".{call}(\"{k}\")"));
+        }
+        patterns.push(format!("[\"{k}\"]"));
+    }
+    let mut bad = Vec::new();
+    for (path, text) in files.iter().filter(|(p, _)| !allowed(p)) {
+        for (n, line) in code_lines(text) {
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                break;
+            }
+            if let Some(p) = patterns.iter().find(|p| line.contains(p.as_str())) {
+                bad.push(format!("{path}:{n}: {p} in {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "an event read by string key outside the store and export codecs:\n{}",
+        bad.join("\n")
+    );
+}

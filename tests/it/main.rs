@@ -30,6 +30,7 @@ mod e2e_minefields;
 mod e2e_night;
 mod e2e_syw;
 mod e2e_worlds;
+mod events;
 mod faults;
 mod general;
 mod golden;

@@ -70,8 +70,11 @@ fn check_game(n: u64, turns: u32) {
     let mut mover: Option<String> = None;
     for t in 1..=turns {
         let state_json = adjutant::rules::State::of(st.clone());
-        let events_json: Vec<adjutant::rules::Event> =
-            events.iter().map(adjutant::rules::Event::of).collect();
+        let events_json: Vec<adjutant::rules::Event> = events
+            .iter()
+            .cloned()
+            .map(adjutant::rules::Event::of)
+            .collect();
         let public = public_cards(&events);
         let secrets = [
             hex::encode(seed),

@@ -1377,10 +1377,8 @@ fn check_variants(st: &State, x: &ExpectPart, problems: &mut Vec<String>) {
 }
 
 /// Is there an event of kind `k` among `events`?
-fn has_event<'a>(events: impl Iterator<Item = &'a Event>, k: &str) -> bool {
-    events
-        .filter_map(|e| serde_json::to_value(e).ok())
-        .any(|v| v.get("kind").and_then(|x| x.as_str()) == Some(k))
+fn has_event<'a>(mut events: impl Iterator<Item = &'a Event>, k: &str) -> bool {
+    events.any(|e| adjutant_rules::Event::of(e.clone()).kind() == k)
 }
 
 /// The event kinds that must appear (in the turn or the phases before
@@ -1500,13 +1498,14 @@ fn check_view_units(
         }
         let quoted = format!("\"{h}\"");
         for e in &v.last_turn {
-            let j = serde_json::to_value(e).unwrap_or_default();
-            if j.get("side")
-                .and_then(|x| x.as_str())
-                .is_some_and(|x| theirs(&x.to_string()))
-                && j.to_string().contains(&quoted)
+            let j = adjutant_rules::Event::of(e.clone());
+            if j.side().is_some_and(|x| theirs(&x.to_string()))
+                && j.to_store().to_string().contains(&quoted)
             {
-                problems.push(format!("view.{sd}: an enemy event names {h}: {j}"));
+                problems.push(format!(
+                    "view.{sd}: an enemy event names {h}: {}",
+                    j.to_store()
+                ));
             }
         }
     }

@@ -14,7 +14,7 @@ pub mod event;
 pub mod odds;
 pub mod report;
 
-pub use event::{Event, PRE_BATTLE_ROLL, REFEREE_NOTE};
+pub use event::{Event, FamilyEvent, PRE_BATTLE_ROLL, REFEREE_NOTE};
 
 use crate::report::Parts;
 use adjutant_dice::Dice;
@@ -156,14 +156,16 @@ pub struct ScopedLine {
 /// generic report code never see these types: they hold a family through
 /// [`Rules`], its state through [`State`] and its events through [`Event`];
 /// JSON exists only at the store boundary ([`Rules::restore`],
-/// [`Rules::to_json`], [`Event::from_store`], [`Event::to_store`]).
+/// [`Rules::to_json`], [`ErasedFamily::event_from_store`], [`Event::to_store`]).
 pub trait Family: Send + Sync + 'static {
     /// The family's state of one game.
     type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     /// The family's events: what happened in a phase, one value each. Its
     /// JSON form is an object with a string `kind`, and the fields of the
-    /// envelope ([`event`]'s table) where they apply.
-    type Event: Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// envelope ([`event`]'s table) where they apply. The interface carries
+    /// them typed, behind [`Event`] (a [`FamilyEvent`]), and hands them
+    /// back to the family by downcasting, never by parsing.
+    type Event: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static;
 
     /// The ruleset id (`memoir44`, or a club's variant id).
     fn id(&self) -> &str;
@@ -376,6 +378,12 @@ pub trait ErasedFamily: Send + Sync {
     fn restore(&self, json: &str) -> Result<State, serde_json::Error>;
     /// A state as the JSON the store keeps.
     fn to_json(&self, s: &State) -> String;
+    /// A stored event (the store's JSON) read once, through this family:
+    /// the judge's own note, the family's typed event, or, if the family
+    /// cannot read it (a kind from a newer build, a damaged row), an event
+    /// that says so ([`Event::unreadable`]), kept and told as such, never
+    /// dropped.
+    fn event_from_store(&self, json: serde_json::Value) -> Event;
     /// The sides of a game, in the scenario's order.
     fn sides(&self, s: &State) -> Vec<String>;
     /// The phase the game is in: who must submit next.
@@ -451,10 +459,36 @@ pub trait ErasedFamily: Send + Sync {
 
 const FOREIGN: &str = "this state belongs to another rules family";
 
-/// The family's own events among `events` (the judge's and unreadable ones
-/// left out).
+/// The family's own events among `events`, downcast (the judge's and
+/// unreadable ones left out: `describe_events` tells them).
 fn own<F: Family>(events: &[Event]) -> Vec<F::Event> {
-    events.iter().filter_map(Event::read).collect()
+    events
+        .iter()
+        .filter_map(Event::downcast::<F::Event>)
+        .cloned()
+        .collect()
+}
+
+/// A family's combat report is made from the events it reads; one it
+/// cannot read (a kind from a newer build, a damaged row) is told at its
+/// end, as `describe_events` tells it, so that it is never left out
+/// without a word (a report with a combat part shows no event lines).
+fn unreadable_in_combat<F: Family>(parts: &mut Parts, events: &[Event], viewer: &Viewer) {
+    if parts.combat.is_empty() {
+        return;
+    }
+    for e in events {
+        if e.downcast::<F::Event>().is_some() || e.referee_note().is_some() {
+            continue;
+        }
+        if let Some(line) = e.describe_unknown(viewer) {
+            if !parts.combat.ends_with('\n') {
+                parts.combat.push('\n');
+            }
+            parts.combat.push_str(&line);
+            parts.combat.push('\n');
+        }
+    }
 }
 
 impl<F: Family> ErasedFamily for F {
@@ -475,6 +509,9 @@ impl<F: Family> ErasedFamily for F {
     }
     fn restore(&self, json: &str) -> Result<State, serde_json::Error> {
         serde_json::from_str::<F::State>(json).map(State::of)
+    }
+    fn event_from_store(&self, json: serde_json::Value) -> Event {
+        Event::from_store_as::<F::Event>(json)
     }
     /// Canonical JSON: through `serde_json::Value`, whose maps are sorted,
     /// so a state's hash does not depend on the order of a struct's fields
@@ -518,7 +555,7 @@ impl<F: Family> ErasedFamily for F {
         let (next, events) = Family::adjudicate(self, t, orders, chance)?;
         Ok(Adjudication {
             state: State::of(next),
-            events: events.iter().map(Event::of).collect(),
+            events: events.into_iter().map(Event::of).collect(),
         })
     }
     fn result(&self, s: &State) -> Option<String> {
@@ -546,7 +583,11 @@ impl<F: Family> ErasedFamily for F {
         mover: Option<&str>,
     ) -> Parts {
         match s.get::<F::State>() {
-            Some(t) => Family::report(self, t, &own::<F>(events), viewer, mover),
+            Some(t) => {
+                let mut parts = Family::report(self, t, &own::<F>(events), viewer, mover);
+                unreadable_in_combat::<F>(&mut parts, events, viewer);
+                parts
+            }
             None => Parts {
                 map: format!("({FOREIGN})\n"),
                 ..Parts::default()
@@ -565,9 +606,9 @@ impl<F: Family> ErasedFamily for F {
         for e in events {
             let line = match e.describe_judges() {
                 Some(line) => Some(line),
-                None => match e.read::<F::Event>() {
+                None => match e.downcast::<F::Event>() {
                     Some(mine) => {
-                        run.push(mine);
+                        run.push(mine.clone());
                         continue;
                     }
                     None => e.describe_unknown(viewer),
@@ -618,7 +659,7 @@ impl<F: Family> ErasedFamily for F {
         let (next, events) = Family::amend(self, t, text)?;
         Ok(Adjudication {
             state: State::of(next),
-            events: events.iter().map(Event::of).collect(),
+            events: events.into_iter().map(Event::of).collect(),
         })
     }
     fn sections(&self, s: &State) -> Vec<String> {

@@ -560,7 +560,7 @@ impl Watch for Game<'_> {
             let typed: Vec<adjutant::rules::Event> = ev
                 .iter()
                 .cloned()
-                .map(adjutant::rules::Event::from_store)
+                .map(|e| phase.kind.rules.event_from_store(e))
                 .collect();
             let p = phase.kind.rules.report_parts(after, &typed, &v, None);
             assert!(p.svg.contains("<svg"), "{at}: no SVG");
