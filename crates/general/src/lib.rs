@@ -35,8 +35,13 @@ pub struct Settings {
     pub streams: usize,
     /// The side's own next move looked at after each candidate (the
     /// enemy passing in between): the best of this many generated orders.
-    /// 0: one phase of look-ahead only.
+    /// 0: the position when the side's next phase comes (the enemy's
+    /// passing answer), no move of its own looked at.
     pub replies: usize,
+    /// At most this many lines the best candidate is tried without, one at
+    /// a time, a line kept out when the orders do better without it (a
+    /// unit that held rather than marched into the enemy's fire). 0: none.
+    pub refine: usize,
 }
 
 impl Default for Settings {
@@ -45,6 +50,7 @@ impl Default for Settings {
             candidates: 24,
             streams: 3,
             replies: 4,
+            refine: 8,
         }
     }
 }
@@ -61,6 +67,7 @@ impl Settings {
                 candidates: 12,
                 streams: 2,
                 replies: 0,
+                refine: 24,
             }
         } else {
             Settings::default()
@@ -125,6 +132,9 @@ pub fn decide(
             });
         }
     }
+    if let Some(b) = best.take() {
+        best = Some(refine(rules, &known, side, seed, turn, settings, b));
+    }
     best.or_else(|| {
         rules.pass_orders(&known, side).map(|orders| Decision {
             orders,
@@ -171,6 +181,14 @@ fn candidates(
     if let Some(pass) = rules.pass_orders(known, side) {
         keep(pass, &mut out);
     }
+    // Half the candidates the family's own sensible orders, where it has
+    // them (a measured table's: every unit that can fire fires).
+    for v in 0..u32::try_from(k / 2).unwrap_or(0) {
+        match rules.general_orders(known, side, &mut rng, v) {
+            Some(text) => keep(text, &mut out),
+            None => break,
+        }
+    }
     // A few more draws than candidates: the generator repeats itself in a
     // position with few choices, and some of its orders may be refused.
     for _ in 0..k * 2 {
@@ -183,6 +201,56 @@ fn candidates(
         }
     }
     out
+}
+
+/// The best candidate tried without each of its lines in turn (up to
+/// `settings.refine` tries): a shorter set `check` accepts that plays out
+/// better is kept and tried further. A random candidate orders every unit
+/// somewhere; this is what lets the general's good line (a battery firing
+/// from where it stands) go without the bad ones drawn with it.
+fn refine(
+    rules: &Rules,
+    known: &State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    settings: Settings,
+    mut best: Decision,
+) -> Decision {
+    let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    if let Ok(canon) = rules.check(known, side, &best.orders) {
+        seen.insert(canon);
+    }
+    let mut i = 0;
+    let mut tries = 0;
+    loop {
+        let lines: Vec<&str> = best.orders.lines().collect();
+        if i >= lines.len() || lines.len() < 2 || tries >= settings.refine {
+            best.considered += tries;
+            return best;
+        }
+        let mut text = String::new();
+        for (k, l) in lines.iter().enumerate() {
+            if k != i {
+                text.push_str(l);
+                text.push('\n');
+            }
+        }
+        let fresh = rules
+            .check(known, side, &text)
+            .is_ok_and(|canon| seen.insert(canon));
+        if fresh {
+            tries += 1;
+            if let Some(v) = play_out(rules, known, side, &text, seed, turn, settings) {
+                if v > best.value {
+                    best.orders = text;
+                    best.value = v;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
 }
 
 /// The mean [`value`] for `side` of playing `text` on the known position
@@ -221,7 +289,9 @@ fn play_out(
         };
         let after = rules.adjudicate(known, &orders, &mut chance).ok()?;
         let now = value(rules, &after.state, side);
-        let next = (settings.replies > 0 && rules.result(&after.state).is_none())
+        let next = rules
+            .result(&after.state)
+            .is_none()
             .then(|| next_move(rules, after.state, side, seed, turn, n, settings.replies))
             .flatten();
         // What the move reaps now, and what it sets up for the side's own
@@ -275,6 +345,10 @@ fn next_move(
     }
     if !rules.phase(&s).sides.iter().any(|x| x == side) {
         return None;
+    }
+    if replies == 0 {
+        // The enemy's answer only (a measured table's player-turn).
+        return Some(value(rules, &s, side));
     }
     let mut rng = ChaChaDice::from_seed(stream_seed(seed, "next-orders", turn, side, n));
     let mut best: Option<f64> = None;

@@ -274,6 +274,20 @@ impl Family for Ruleset {
         Some(random::random_orders(self, s, i, dice))
     }
 
+    /// Every unit that may fire from where it stands fires at one of the
+    /// enemies it may (at random); on odd variants, some of the others
+    /// advance (docs/general.md).
+    fn general_orders(
+        &self,
+        s: &State,
+        side: &str,
+        dice: &mut dyn Dice,
+        variant: u32,
+    ) -> Option<String> {
+        let i = s.sides.iter().position(|x| x == side)?;
+        random::general_orders(self, s, i, dice, variant)
+    }
+
     fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {
         Some("PASS\n".into())
     }

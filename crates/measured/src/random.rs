@@ -98,6 +98,51 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
     lines.join("\n") + "\n"
 }
 
+/// Orders for the judge's general (docs/general.md): every unit of `side`
+/// that may fire from where it stands (the book's check accepts the line)
+/// fires at one of the enemies it may, drawn from `rng`; on odd `variant`s
+/// each other unit advances 1d8" half the time. `None` when no unit has a
+/// line to give.
+pub fn general_orders(
+    r: &Ruleset,
+    st: &State,
+    side: usize,
+    rng: &mut dyn Dice,
+    variant: u32,
+) -> Option<String> {
+    let book = r.book();
+    let enemies: Vec<&str> = st
+        .units
+        .iter()
+        .filter(|u| u.side != side)
+        .map(|u| u.id.as_str())
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    for u in st.units.iter().filter(|u| u.side == side) {
+        if book.orderable(u).is_err() {
+            continue;
+        }
+        let targets: Vec<String> = enemies
+            .iter()
+            .map(|e| format!("UNIT {}: FIRE AT {e}", u.id))
+            .filter(|l| book.check_side(r, st, side, l).is_ok())
+            .collect();
+        let line = if let Some(l) = pick(rng, &targets) {
+            l.clone()
+        } else if variant % 2 == 1 && rng.roll(2) == 1 {
+            format!("UNIT {}: FORWARD {}", u.id, rng.roll(8))
+        } else {
+            continue;
+        };
+        let mut t = lines.clone();
+        t.push(line.clone());
+        if book.check_side(r, st, side, &t.join("\n")).is_ok() {
+            lines.push(line);
+        }
+    }
+    (!lines.is_empty()).then(|| lines.join("\n") + "\n")
+}
+
 /// Every needed side's random orders for the move.
 pub fn random_move(r: &Ruleset, st: &State, rng: &mut dyn Dice) -> Vec<Orders> {
     r.book()

@@ -216,6 +216,20 @@ pub trait Family: Send + Sync + 'static {
     fn random_orders(&self, _s: &Self::State, _side: &str, _dice: &mut dyn Dice) -> Option<String> {
         None
     }
+    /// Orders of `side` worth the judge's general's look (docs/general.md),
+    /// drawn from `dice`, beside [`Family::random_orders`]' (which orders
+    /// every unit at random and seldom finds a target in reach): the
+    /// family's own idea of a sensible move, `variant` a hint to vary it.
+    /// `None` (the default): the general draws random orders only.
+    fn general_orders(
+        &self,
+        _s: &Self::State,
+        _side: &str,
+        _dice: &mut dyn Dice,
+        _variant: u32,
+    ) -> Option<String> {
+        None
+    }
     /// Every part of a report for `viewer`, drawn from the view the family
     /// computes for them (never from the state): `events` are the last
     /// phase's, `mover` whose phase it was.
@@ -408,6 +422,15 @@ pub trait ErasedFamily: Send + Sync {
     /// [`Family::random_orders`]: random orders of `side` for the current
     /// phase (tests only; the judge never makes up a player's orders).
     fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String>;
+    /// [`Family::general_orders`]: the family's sensible orders for the
+    /// judge's general.
+    fn general_orders(
+        &self,
+        s: &State,
+        side: &str,
+        dice: &mut dyn Dice,
+        variant: u32,
+    ) -> Option<String>;
     /// Every part of a report (maps, combat report, order template, SVG,
     /// JSON) for `viewer`; `events` are the last phase's, `mover` who made
     /// it.
@@ -574,6 +597,16 @@ impl<F: Family> ErasedFamily for F {
     fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
         s.get::<F::State>()
             .and_then(|t| Family::random_orders(self, t, side, dice))
+    }
+    fn general_orders(
+        &self,
+        s: &State,
+        side: &str,
+        dice: &mut dyn Dice,
+        variant: u32,
+    ) -> Option<String> {
+        s.get::<F::State>()
+            .and_then(|t| Family::general_orders(self, t, side, dice, variant))
     }
     fn report_parts(
         &self,
