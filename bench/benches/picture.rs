@@ -7,6 +7,12 @@
 //!   picture of a scenario and seat after a start);
 //! - `picture_distinct_warm`: boards of the same scenario and seat, each
 //!   one never drawn before (a unit fewer in each), one after another;
+//! - `picture_distinct_warm_moved`: the same, each board with one of its
+//!   units moved a little, somewhere never drawn before: one piece of the
+//!   top is new in each (a turn moves a few units);
+//! - `picture_distinct_warm_top_whole`: the same, the top (what is drawn
+//!   over the layer) drawn whole, not from its kept pieces: the code path
+//!   before the pieces, so the figure to compare the warm one with;
 //! - `picture_distinct_whole`: the same boards each drawn whole, never cut
 //!   at its static layer (`picture::draw_whole`): the code path of every
 //!   picture before issue 57, so the figure to compare the two above with.
@@ -63,6 +69,28 @@ fn picture_distinct(c: &mut Criterion) {
             picture::forget_drawn();
             i = (i + 1) % distinct.len();
             black_box(picture::png(black_box(&distinct[i])).map(|(b, ..)| b.len()))
+        });
+    });
+    let at = svg.find("<use href=\"#u\" x=\"").expect("a unit") + "<use href=\"#u\" x=\"".len();
+    let x_end = at + svg[at..].find('"').expect("x");
+    let x: f32 = svg[at..x_end].parse().expect("a number");
+    let moved: Vec<String> = (1..=2000)
+        .map(|k| format!("{}{}{}", &svg[..at], x + k as f32 * 0.001, &svg[x_end..]))
+        .collect();
+    let mut k = 0;
+    c.bench_function("picture_distinct_warm_moved", |b| {
+        b.iter(|| {
+            picture::forget_drawn();
+            k = (k + 1) % moved.len();
+            black_box(picture::png(black_box(&moved[k])).map(|(b, ..)| b.len()))
+        });
+    });
+    c.bench_function("picture_distinct_warm_top_whole", |b| {
+        b.iter(|| {
+            i = (i + 1) % distinct.len();
+            black_box(
+                picture::draw_how_with(black_box(&distinct[i]), false).map(|(b, _)| b.0.len()),
+            )
         });
     });
     c.bench_function("picture_distinct_whole", |b| {

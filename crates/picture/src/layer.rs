@@ -32,11 +32,16 @@ const OPEN: &str = "<g class=\"static\"";
 pub(crate) struct Split {
     pub layer: String,
     pub top: String,
+    /// The root element without its `aria-label`, and the `<defs>`: what
+    /// every piece of the top is drawn under (`sprite`).
+    pub head: String,
+    /// The top's content: what follows the group, without `</svg>`.
+    pub rest: String,
 }
 
 /// Where the element (or comment, or declaration) opening at `at` ends, one
 /// past its last byte, with whether it opens an element that has children.
-fn tag_end(s: &str, at: usize) -> Option<(usize, Tag)> {
+pub(crate) fn tag_end(s: &str, at: usize) -> Option<(usize, Tag)> {
     let rest = &s[at..];
     let (close, tag) = if rest.starts_with("<!--") {
         ("-->", Tag::Other)
@@ -58,14 +63,14 @@ fn tag_end(s: &str, at: usize) -> Option<(usize, Tag)> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tag {
+pub(crate) enum Tag {
     Open,
     Close,
     Other,
 }
 
 /// The name of the element whose tag (`<name ...>` or `</name>`) opens `s`.
-fn name(s: &str) -> &str {
+pub(crate) fn name(s: &str) -> &str {
     let s = s.trim_start_matches('<').trim_start_matches('/');
     let end = s
         .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
@@ -102,7 +107,7 @@ fn walk(s: &str, at: usize, first: bool) -> Option<usize> {
 
 /// One past the end of the element that opens at `at` (its closing tag
 /// included).
-fn element_end(s: &str, at: usize) -> Option<usize> {
+pub(crate) fn element_end(s: &str, at: usize) -> Option<usize> {
     walk(s, at, true)
 }
 
@@ -180,6 +185,8 @@ pub(crate) fn split(svg: &str) -> Option<Split> {
     Some(Split {
         layer: format!("{plain_root}{defs}{before}{group}</svg>"),
         top: format!("{root}{defs}{after}"),
+        head: format!("{plain_root}{defs}"),
+        rest: inner.to_string(),
     })
 }
 

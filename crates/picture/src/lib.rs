@@ -14,10 +14,13 @@
 //! late is the same bytes as one rendered at once.
 //!
 //! A board's static layer (`<g class="static">`: terrain, grid, names) is
-//! drawn once per scenario and seat and kept; the rest is drawn over it,
-//! giving the very pixels of the whole SVG (`layer`, docs/performance.md).
+//! drawn once per scenario and seat and kept (`layer`); the rest is drawn
+//! over it in pieces (units, markers, legend lines), each piece's drawing
+//! kept with the pixels it was drawn over and laid again where the same
+//! piece lies over the same pixels (`sprite`, docs/performance.md).
 
 mod layer;
+mod sprite;
 
 use resvg::tiny_skia::{self, Pixmap};
 use resvg::usvg;
@@ -185,35 +188,108 @@ pub enum Drew {
 #[doc(hidden)]
 #[must_use]
 pub fn draw_how(svg: &str) -> Option<(Drawing, Drew)> {
+    draw_how_with(svg, true)
+}
+
+/// [`draw_how`], the top drawn whole over the layer unless `pieces`
+/// ([`pixels_how_with`]).
+#[doc(hidden)]
+#[must_use]
+pub fn draw_how_with(svg: &str, pieces: bool) -> Option<(Drawing, Drew)> {
+    let (pixmap, size, how) = pixels_how_with(svg, pieces)?;
+    let bytes = deflate(&quantise(pixmap.width(), pixmap.height(), pixmap.data()))?;
+    Some(((bytes, size.0, size.1), how))
+}
+
+/// The picture's pixels before the palette (premultiplied RGBA, opaque),
+/// its size in CSS pixels and how they were drawn: the SVG whole, or its
+/// static layer (kept) and the rest over it, from kept pieces where it can
+/// be cut into them (`sprite`).
+#[doc(hidden)]
+#[must_use]
+pub fn pixels_how(svg: &str) -> Option<(Pixmap, (u32, u32), Drew)> {
+    pixels_how_with(svg, true)
+}
+
+/// [`pixels_how`], with the top drawn whole over the layer when `pieces` is
+/// false (as before the pieces: the benchmarks compare the two).
+#[doc(hidden)]
+#[must_use]
+pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), Drew)> {
     let Some(cut) = layer::split(svg) else {
-        return draw_whole(svg).map(|p| (p, Drew::Whole));
+        return pixels_whole(svg).map(|(p, size)| (p, size, Drew::Whole));
     };
-    let top = parse(&cut.top)?;
     let (base, kept) = layer::layer(&cut.layer, || {
         parse(&cut.layer).and_then(|t| render(&t)).map(|r| r.2)
     });
     let base = base?;
     let mut pixmap = Pixmap::clone(&base);
-    let (w, h) = scaled(&top);
-    if (pixmap.width(), pixmap.height()) != (w, h) {
-        return draw_whole(svg).map(|p| (p, Drew::Whole));
-    }
-    resvg::render(
-        &top,
-        tiny_skia::Transform::from_scale(SCALE, SCALE),
-        &mut pixmap.as_mut(),
-    );
-    let bytes = deflate(&quantise(w, h, pixmap.data()))?;
-    let size = top.size();
-    let how = if kept { Drew::OnLayer } else { Drew::Layer };
-    Some((
+    let (w, h) = (pixmap.width(), pixmap.height());
+    let laid = pieces
+        && sprite::pieces(&cut.head, &cut.rest)
+            .is_some_and(|pieces| sprite::draw_over(&pieces, &mut pixmap));
+    let size = if laid {
+        // The pieces are drawn at the layer's size, the root's own:
+        // `scaled` rounded the size in CSS pixels times SCALE.
         (
-            bytes,
-            size.width().ceil() as u32,
-            size.height().ceil() as u32,
-        ),
-        how,
+            (w as f32 / SCALE).round() as u32,
+            (h as f32 / SCALE).round() as u32,
+        )
+    } else {
+        // Fresh, in case some pieces were laid before one failed.
+        pixmap = Pixmap::clone(&base);
+        let top = parse(&cut.top)?;
+        if scaled(&top) != (w, h) {
+            return pixels_whole(svg).map(|(p, size)| (p, size, Drew::Whole));
+        }
+        resvg::render(
+            &top,
+            tiny_skia::Transform::from_scale(SCALE, SCALE),
+            &mut pixmap.as_mut(),
+        );
+        let size = top.size();
+        (size.width().ceil() as u32, size.height().ceil() as u32)
+    };
+    let how = if kept { Drew::OnLayer } else { Drew::Layer };
+    Some((pixmap, size, how))
+}
+
+/// The pixels of the SVG drawn whole, and its size in CSS pixels.
+#[doc(hidden)]
+#[must_use]
+pub fn pixels_whole(svg: &str) -> Option<(Pixmap, (u32, u32))> {
+    let tree = parse(svg)?;
+    let (_, _, pixmap) = render(&tree)?;
+    let size = tree.size();
+    Some((
+        pixmap,
+        (size.width().ceil() as u32, size.height().ceil() as u32),
     ))
+}
+
+/// How two pictures' pixels differ: the largest difference of one channel,
+/// and how many channels differ; None if they are not the same size.
+#[doc(hidden)]
+#[must_use]
+pub fn difference(a: &Pixmap, b: &Pixmap) -> Option<(u8, usize)> {
+    if (a.width(), a.height()) != (b.width(), b.height()) {
+        return None;
+    }
+    Some(
+        a.data()
+            .iter()
+            .zip(b.data())
+            .filter(|(x, y)| x != y)
+            .fold((0, 0), |(m, n), (x, y)| (m.max(x.abs_diff(*y)), n + 1)),
+    )
+}
+
+/// Whether the top of `svg` (what it draws over its static layer) is drawn
+/// from kept pieces (`sprite`) rather than whole.
+#[doc(hidden)]
+#[must_use]
+pub fn in_pieces(svg: &str) -> bool {
+    layer::split(svg).is_some_and(|cut| sprite::pieces(&cut.head, &cut.rest).is_some())
 }
 
 /// [`draw`] of the SVG whole, never cut at its static group (the reference
@@ -221,15 +297,9 @@ pub fn draw_how(svg: &str) -> Option<(Drawing, Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn draw_whole(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
-    let tree = parse(svg)?;
-    let (w, h, pixmap) = render(&tree)?;
-    let size = tree.size();
-    let bytes = deflate(&quantise(w, h, pixmap.data()))?;
-    Some((
-        bytes,
-        size.width().ceil() as u32,
-        size.height().ceil() as u32,
-    ))
+    let (pixmap, size) = pixels_whole(svg)?;
+    let bytes = deflate(&quantise(pixmap.width(), pixmap.height(), pixmap.data()))?;
+    Some((bytes, size.0, size.1))
 }
 
 /// Forgets every static layer kept (for the benchmarks: the next picture
@@ -237,6 +307,7 @@ pub fn draw_whole(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
 #[doc(hidden)]
 pub fn forget_layers() {
     layer::forget();
+    sprite::forget();
 }
 
 /// The pixmap's size for `tree` at [`SCALE`].
@@ -557,16 +628,30 @@ mod tests {
 
     #[test]
     fn a_board_drawn_over_its_static_layer_is_the_same_picture() {
-        let whole = draw_whole(LAYERED).expect("draws");
-        let (first, how) = draw_how(LAYERED).expect("draws");
-        assert_eq!(first, whole, "the same bytes as the SVG drawn whole");
-        assert!(matches!(how, Drew::Layer | Drew::OnLayer), "{how:?}");
+        forget_layers();
+        let (whole, size) = pixels_whole(LAYERED).expect("draws");
+        let (first, first_size, how) = pixels_how(LAYERED).expect("draws");
+        assert_eq!(first_size, size);
+        assert!(in_pieces(LAYERED), "the top is cut into pieces");
+        let d = difference(&first, &whole).expect("same size");
+        assert_eq!(d, (0, 0), "the SVG drawn whole");
+        assert_eq!(how, Drew::Layer);
         // Another turn: a unit moved, the layer is the same.
         let moved = LAYERED.replace("x=\"12\" y=\"14\"", "x=\"50\" y=\"20\"");
-        let (second, how) = draw_how(&moved).expect("draws");
+        let (second, _, how) = pixels_how(&moved).expect("draws");
         assert_eq!(how, Drew::OnLayer, "the layer kept");
-        assert_eq!(second, draw_whole(&moved).expect("draws"));
-        assert_ne!(second, first);
+        let (moved_whole, _) = pixels_whole(&moved).expect("draws");
+        let d = difference(&second, &moved_whole).expect("same size");
+        assert_eq!(d, (0, 0));
+        assert!(difference(&second, &first).expect("same size").0 > 100);
+        // Drawn again with nothing kept: the very same bytes.
+        let again = draw(&moved).expect("draws");
+        forget_layers();
+        assert_eq!(
+            draw(&moved).expect("draws"),
+            again,
+            "a pure function of the SVG"
+        );
     }
 
     #[test]
