@@ -225,8 +225,9 @@ fn rgb(hex: &str) -> [u8; 3] {
     [(v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
-/// Memoir '44: each unit's box (28x18 at its hex centre, blue the first
-/// side, red the other) at its upper left, left of the type letter.
+/// Memoir '44: each unit's frame (28x18, 3 above its hex centre, blue the
+/// first side, red the other) near its left edge, clear of every kind's
+/// mark (issue 53's symbols).
 fn memoir44_probes(svg: &str, json: &Value) -> Vec<Probe> {
     let first = json["sides"][0]["id"].as_str().expect("sides").to_string();
     json["units"]
@@ -244,8 +245,8 @@ fn memoir44_probes(svg: &str, json: &Value) -> Vec<Probe> {
             };
             Probe {
                 what: format!("{side} unit at {at}"),
-                x: x - 11.0,
-                y: y - 6.0,
+                x: x - 12.0,
+                y: y - 3.0,
                 mine: Box::new(move |c: [u8; 3]| is(c, a)),
                 other: Box::new(move |c: [u8; 3]| is(c, b)),
             }
@@ -253,8 +254,10 @@ fn memoir44_probes(svg: &str, json: &Value) -> Vec<Probe> {
         .collect()
 }
 
-/// memoir_grid: the unit's 30x18 box (blue the bottom side, red the other)
-/// right of its label; a general's box sits 12 lower.
+/// memoir_grid: the unit's 28x18 frame (blue the bottom side, red the
+/// other) centred 10 left of its area's centre, its letter and strength
+/// right of it, probed near its left edge, clear of every kind's mark;
+/// a general's frame sits 14 lower.
 fn grid_probes(svg: &str, json: &Value) -> Vec<Probe> {
     let bottom = json["bottom"].as_str().expect("bottom").to_string();
     json["units"]
@@ -265,7 +268,7 @@ fn grid_probes(svg: &str, json: &Value) -> Vec<Probe> {
             let at = u["at"].as_str().expect("at");
             let side = u["side"].as_str().expect("side");
             let (x, y) = place(svg, at);
-            let dy = if u["kind"] == "general" { 12.0 } else { 0.0 };
+            let dy = if u["kind"] == "general" { 14.0 } else { 0.0 };
             let (a, b) = if side == bottom {
                 (rgb("#2457a6"), rgb("#b0322a"))
             } else {
@@ -273,8 +276,8 @@ fn grid_probes(svg: &str, json: &Value) -> Vec<Probe> {
             };
             Probe {
                 what: format!("{side} unit at {at}"),
-                x: x + 11.0,
-                y: y - 6.0 + dy,
+                x: x - 22.0,
+                y: y + dy,
                 mine: Box::new(move |c: [u8; 3]| is(c, a)),
                 other: Box::new(move |c: [u8; 3]| is(c, b)),
             }

@@ -666,6 +666,87 @@ fn after_a_busy_turn_every_seat_sees_its_own_edge_a_legend_and_the_turn_drawn() 
     assert!(viewers.len() >= 3, "viewers: {viewers:?}");
 }
 
+/// The unit symbols (issue 53): every unit (and Memoir '44's wagons) on
+/// every family's board, from every seat, drawn as the conventional
+/// symbol of its kind, a frame (`#u` / `#f`) holding the kind's mark
+/// (`#k-inf`, defined once in the `<defs>`), and the legend naming each
+/// kind drawn with its symbol.
+#[test]
+fn after_a_busy_turn_every_unit_is_drawn_as_the_symbol_of_its_kind_named_in_the_legend() {
+    let mut bad = Vec::new();
+    let mut units = 0;
+    let mut kinds = std::collections::BTreeSet::new();
+    for game in busy_games() {
+        for s in &game.seen {
+            for svg in &s.svgs {
+                let defs = svg.split("</defs>").next().unwrap_or("");
+                let mut shown = std::collections::BTreeSet::new();
+                let groups = svg
+                    .split("<g class=\"unit\"")
+                    .skip(1)
+                    .chain(svg.split("<g class=\"wagon\"").skip(1));
+                for g in groups {
+                    units += 1;
+                    let g = g.split("</g>").next().unwrap();
+                    let what = format!("{}: unit {}", s.what, &g[..g.len().min(120)]);
+                    let Some(kind) = attr(g, "data-kind") else {
+                        bad.push(format!("{what}: no kind"));
+                        continue;
+                    };
+                    if kind == "unk" || kind.is_empty() {
+                        bad.push(format!("{what}: a kind no symbol knows"));
+                    }
+                    if !(g.contains("<use href=\"#u\"") || g.contains("<use href=\"#f\"")) {
+                        bad.push(format!("{what}: no frame"));
+                    }
+                    if !g.contains(&format!("<use href=\"#k-{kind}\"")) {
+                        bad.push(format!("{what}: no {kind} mark"));
+                    }
+                    if defs.matches(&format!("id=\"k-{kind}\"")).count() != 1 {
+                        bad.push(format!("{what}: the {kind} mark is not defined once"));
+                    }
+                    // Memoir '44 names the unit type: its symbol is its class's.
+                    if let Some(t) = g.split("<title>").nth(1) {
+                        let t = t.split('<').next().unwrap_or("");
+                        for (word, want) in [
+                            (" infantry (", "inf"),
+                            (" medium-armour (", "arm"),
+                            (" heavy-armour (", "arm"),
+                            ("-artillery (", "art"),
+                            (" cavalry (", "cav"),
+                        ] {
+                            if t.contains(word) && kind != want {
+                                bad.push(format!("{what}: {t:?} drawn as {kind}"));
+                            }
+                        }
+                    }
+                    shown.insert(kind);
+                }
+                for kind in &shown {
+                    let Some(l) = svg.split(&format!("data-legend=\"kind-{kind}\"")).nth(1) else {
+                        bad.push(format!("{}: the legend does not name {kind}", s.what));
+                        continue;
+                    };
+                    let l = l.split("</text>").next().unwrap_or("");
+                    let name = l.rsplit('>').next().unwrap_or("").trim();
+                    if !l.contains(&format!("href=\"#k-{kind}\"")) || name.is_empty() {
+                        bad.push(format!(
+                            "{}: the legend's {kind} has no symbol or name",
+                            s.what
+                        ));
+                    }
+                }
+                kinds.extend(shown);
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+    assert!(units > 1000, "only {units} units checked");
+    for k in ["inf", "cav", "art", "arm", "cmd"] {
+        assert!(kinds.contains(k), "no {k} drawn: {kinds:?}");
+    }
+}
+
 #[test]
 fn after_a_busy_turn_every_plain_line_fits_78_columns_and_every_reply_line_72() {
     let mut bad = Vec::new();

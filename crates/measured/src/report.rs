@@ -14,6 +14,7 @@ use super::order_line::commented;
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
 use adjutant_rules::report::html::esc;
+use adjutant_rules::report::symbols::{self, Kind};
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
 use serde::Serialize;
@@ -692,23 +693,16 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
         st.turn,
         esc(st.sides.get(seat).map_or("", String::as_str))
     );
-    o.push_str("<defs><marker id=\"mv\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#222\"/></marker><marker id=\"fr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker></defs>\n");
+    o.push_str("<defs><marker id=\"mv\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#222\"/></marker><marker id=\"fr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker><rect id=\"f\" x=\"-14\" y=\"-9\" width=\"28\" height=\"18\" rx=\"2\"/>");
+    let kinds = symbols::shown(st.units.iter().map(|u| kind_of(r, u)));
+    o.push_str(&symbols::defs(&kinds));
+    o.push_str("</defs>\n");
     let _ = writeln!(o, "<title>{}, move {}</title>", esc(&st.title), st.turn);
     // The static layer (docs/performance.md): the same on every move of a
     // scenario seen from one edge, drawn once and kept by the picture.
     o.push_str("<g class=\"static\">\n");
     let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
-    // Inch grid every 6".
-    let mut k = 6 * PER_INCH;
-    while k < w {
-        let _ = writeln!(o, "<line x1=\"{}\" y1=\"0\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", x(k), x(k), px(d));
-        k += 6 * PER_INCH;
-    }
-    let mut k = 6 * PER_INCH;
-    while k < d {
-        let _ = writeln!(o, "<line x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", y(k), px(w), y(k));
-        k += 6 * PER_INCH;
-    }
+    grid(&mut o, st, turned, &x, &y);
     terrain(&mut o, st, &x, &y);
     o.push_str("</g>\n");
     units(&mut o, r, st, &x, &y);
@@ -800,9 +794,50 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
             _ => {}
         }
     }
-    legend(&mut o, st, seat, px_i(d));
+    legend(&mut o, st, seat, px_i(d), &kinds);
     let _ = writeln!(o, "</svg>");
     o
+}
+
+/// The 6" grid (issue 53): a cross at each crossing and a tick on each
+/// edge, one path drawn without anti-aliasing. Whole lines across the
+/// table cost the PNG of the largest table 7 KB, and its report mail must
+/// stay under 80 KB with the unit symbols.
+fn grid(
+    o: &mut String,
+    st: &State,
+    turned: bool,
+    x: &dyn Fn(i64) -> String,
+    y: &dyn Fn(i64) -> String,
+) {
+    let (w, d) = (st.width, st.depth);
+    let mut grid = String::new();
+    let step = 6 * PER_INCH;
+    let (tx, ty) = (px_i(w), px_i(d));
+    let mut i = step;
+    while i < w {
+        let gx = x(i);
+        let _ = write!(grid, "M{gx},0v6M{gx},{ty}v-6");
+        let mut j = step;
+        while j < d {
+            let _ = write!(grid, "M{gx},{}v8", px_i(if turned { j } else { d - j }) - 4);
+            j += step;
+        }
+        i += step;
+    }
+    let mut j = step;
+    while j < d {
+        let gy = y(j);
+        let _ = write!(grid, "M0,{gy}h6M{tx},{gy}h-6");
+        let mut i = step;
+        while i < w {
+            let _ = write!(grid, "M{},{gy}h8", px_i(if turned { w - i } else { i }) - 4);
+            i += step;
+        }
+        j += step;
+    }
+    let _ = writeln!(
+        o, "<path class=\"grid\" d=\"{grid}\" stroke=\"#9aab86\" stroke-width=\"0.67\" shape-rendering=\"crispEdges\"/>");
 }
 
 /// The table's terrain: hills under woods under rivers, roads and walls as
@@ -917,28 +952,60 @@ fn units(
         let pts: Vec<String> = c.iter().map(|p| format!("{},{}", x(p.x), y(p.y))).collect();
         let (fill, stroke) = SIDE_COLOURS[u.side.min(1)];
         let label = format!("{} {}", u.id, u.rf);
-        let (cx, cy, on) =
-            labels::place(&outlines, i, label.chars().count(), (tw, td), &mut placed);
+        let n = label.chars().count();
+        // The label's place holds the symbol too when it is on the unit
+        // (the symbol at its left, the text at its right); off the unit,
+        // the symbol sits at the unit's centre.
+        let (cx, cy, on) = labels::place(&outlines, i, n + SYMBOL_CHARS, (tw, td), &mut placed);
+        let half = labels::CHAR_W * (n + SYMBOL_CHARS) as f64 / 2.0;
+        let (sx, sy, tx) = if on {
+            (
+                cx - half + 7.0,
+                cy - 3.5,
+                cx + half - labels::CHAR_W * n as f64 / 2.0,
+            )
+        } else {
+            let o = &outlines[i];
+            let k = o.len().max(1) as f64;
+            (
+                o.iter().map(|p| p.0).sum::<f64>() / k,
+                o.iter().map(|p| p.1).sum::<f64>() / k,
+                cx,
+            )
+        };
         let ink = if on { "#000" } else { "#111" };
+        let k = kind_of(r, u);
         let _ = writeln!(
             o,
-            "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{cx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text></g>",
+            "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\" data-kind=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{tx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text><g class=\"symbol\" shape-rendering=\"crispEdges\" transform=\"translate({sx:.1} {sy:.1}) scale(0.5)\"><use href=\"#f\" fill=\"{fill}\" stroke=\"{stroke}\"/><use href=\"#k-{}\"/></g></g>",
             esc(&u.id),
             esc(st.sides.get(u.side).map_or("", String::as_str)),
+            k.id(),
             pts.join(" "),
             if u.broken { "0.3" } else { "0.75" },
             x(c[0].x),
             y(c[0].y),
             x(c[1].x),
             y(c[1].y),
-            esc(&label)
+            esc(&label),
+            k.id(),
         );
     }
 }
 
+/// The characters' room a unit's symbol (14 by 9 pixels, half the other
+/// families' frame) takes beside its label.
+const SYMBOL_CHARS: usize = 3;
+
+/// The kind of symbol a unit is drawn with: its troop's class
+/// (`adjutant_rules::report::symbols`).
+fn kind_of(r: &Ruleset, u: &Unit) -> Kind {
+    Kind::of_class(r.troop(&u.troop).map_or("", |t| t.class.as_str()))
+}
+
 /// The band under the table: each side's colour (the one seated at the
 /// bottom marked) and the arrows (the grid lines are 6" apart).
-fn legend(o: &mut String, st: &State, seat: usize, d: i64) {
+fn legend(o: &mut String, st: &State, seat: usize, d: i64, kinds: &[Kind]) {
     let y = d + 8;
     let mut x = 6;
     for (i, s) in st.sides.iter().enumerate() {
@@ -968,6 +1035,20 @@ fn legend(o: &mut String, st: &State, seat: usize, d: i64) {
             y + 9
         );
         x += 30 + 7 * label.len() as i64;
+    }
+    // The unit symbols drawn (issue 53), each named.
+    for k in kinds {
+        let _ = writeln!(
+            o,
+            "<g class=\"legend\" data-legend=\"kind-{id}\"><g transform=\"translate({} {}) scale(0.5)\"><use href=\"#f\" fill=\"#666\" stroke=\"#111\"/><use href=\"#k-{id}\"/></g><text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text></g>",
+            x + 7,
+            y + 5,
+            x + 18,
+            y + 9,
+            k.name(),
+            id = k.id(),
+        );
+        x += 30 + 7 * k.name().len() as i64;
     }
 }
 

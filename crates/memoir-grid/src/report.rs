@@ -12,6 +12,7 @@ use super::events::Event;
 use super::ruleset::Ruleset;
 use super::state::{State, Step};
 use adjutant_rules::report::html::esc;
+use adjutant_rules::report::symbols::{self, Kind};
 use adjutant_rules::report::{wrap, Parts};
 use adjutant_rules::Viewer;
 use serde::Serialize;
@@ -575,7 +576,9 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     let (cw, ch) = if hex { (52, 45) } else { (52, 52) };
     let w = v.grid.columns * cw + 40;
     let board_h = v.grid.rows * ch + 40;
-    let h = board_h + 44;
+    let kinds = kinds(r, v);
+    let places = kind_places(&kinds, w);
+    let h = board_h + 44 + 18 * places.iter().map(|p| p.2 + 1).max().unwrap_or(0);
     let turned = turned(v);
     let pos = |a: Area| -> (i32, i32) {
         let y = v.grid.rows - a.row;
@@ -591,7 +594,7 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     let _ = write!(
         o,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" aria-label=\"{}, turn {}, seen from the {} edge\">\
-<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#fff}}.l{{font-size:11px;fill:#222}}</style>",
+<defs><style>.a{{stroke:#555;stroke-width:1}}.t{{font-size:9px;fill:#333}}.u{{font-size:13px;font-weight:bold;fill:#111;stroke:#fff;stroke-width:2.5px;paint-order:stroke}}.l{{font-size:11px;fill:#222}}</style>",
         esc(&v.title),
         v.turn,
         esc(&cap(seat(v)))
@@ -605,6 +608,10 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             "<rect id=\"area\" class=\"a\" x=\"-26\" y=\"-26\" width=\"52\" height=\"52\"/>",
         );
     }
+    o.push_str(
+        "<rect id=\"f\" x=\"-14\" y=\"-9\" width=\"28\" height=\"18\" rx=\"2\" stroke=\"#111\"/>",
+    );
+    o.push_str(&symbols::defs(&kinds));
     for (id, c) in [("mv", "#111"), ("rt", "#e07b00"), ("fr", "#d00")] {
         let _ = write!(
             o,
@@ -665,6 +672,32 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
         }
     }
     o.push_str("</g>\n");
+    units(&mut o, r, v, &pos);
+    arrows(&mut o, v, &pos);
+    legend(&mut o, v, &used, board_h);
+    legend_kinds(&mut o, &places, board_h + 42);
+    o.push_str("</svg>\n");
+    o
+}
+
+/// The kind of symbol a unit is drawn with: its class's
+/// (`adjutant_rules::report::symbols`).
+fn kind_of(r: &Ruleset, u: &UnitView) -> Kind {
+    Kind::of_class(
+        r.unit(&u.kind)
+            .map_or(u.kind.as_str(), |s| s.class.as_str()),
+    )
+}
+
+/// The kinds of the units drawn, each once, in the legend's order.
+fn kinds(r: &Ruleset, v: &View) -> Vec<Kind> {
+    symbols::shown(v.units.iter().map(|u| kind_of(r, u)))
+}
+
+/// Each unit as the conventional symbol of its kind: a frame in its
+/// side's colour holding the kind's mark, its letter and strength beside
+/// it on the right.
+fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
     for u in &v.units {
         let (x, y) = pos(u.at);
         // A general shares its area with a unit: the unit a little up,
@@ -678,23 +711,21 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             (false, true) => -5,
             (false, false) => 0,
         };
+        let k = kind_of(r, u);
+        let (fx, fy) = (x - 10, y + dy);
         let _ = write!(
             o,
-            "<g class=\"unit\" data-side=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"30\" height=\"18\" rx=\"3\" fill=\"{}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
+            "<g class=\"unit\" data-side=\"{}\" data-kind=\"{}\"><use href=\"#f\" x=\"{fx}\" y=\"{fy}\" fill=\"{}\"/><use href=\"#k-{}\" x=\"{fx}\" y=\"{fy}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
             esc(&u.side),
-            x - 15,
-            y - 9 + dy,
+            k.id(),
             side_colour(v, &u.side),
-            x - 11,
+            k.id(),
+            x - 1,
             y + 5 + dy,
             esc(&u.letter),
             u.strength
         );
     }
-    arrows(&mut o, v, &pos);
-    legend(&mut o, v, &used, board_h);
-    o.push_str("</svg>\n");
-    o
 }
 
 /// Last turn's moves (black), retreats (orange, dashed) and fire (red,
@@ -820,6 +851,40 @@ fn legend(o: &mut String, v: &View, used: &[(&str, &str)], top: i32) {
             y + 10
         );
         x += 34 + 8 * name.len() as i32;
+    }
+}
+
+/// Where the legend puts each kind of unit drawn: (kind, x, line), the
+/// lines after the legend's two, as many as the picture's width needs.
+fn kind_places(kinds: &[Kind], w: i32) -> Vec<(Kind, i32, i32)> {
+    let (mut x, mut line) = (20, 0);
+    let mut out = Vec::new();
+    for k in kinds {
+        let step = 34 + 8 * k.name().len() as i32;
+        if x > 20 && x + step > w - 10 {
+            (x, line) = (20, line + 1);
+        }
+        out.push((*k, x, line));
+        x += step;
+    }
+    out
+}
+
+/// The legend's lines of unit symbols: each kind of unit drawn, its
+/// symbol (in grey: both sides draw it) and its name.
+fn legend_kinds(o: &mut String, places: &[(Kind, i32, i32)], top: i32) {
+    for (k, x, line) in places {
+        let y = top + 18 * line;
+        let _ = write!(
+            o,
+            "<g class=\"legend\" data-legend=\"kind-{id}\"><g transform=\"translate({} {}) scale(0.5)\"><use href=\"#f\" fill=\"#666\"/><use href=\"#k-{id}\"/></g><text class=\"l\" x=\"{}\" y=\"{}\">{}</text></g>",
+            x + 7,
+            y + 6,
+            x + 18,
+            y + 10,
+            k.name(),
+            id = k.id(),
+        );
     }
 }
 

@@ -9,8 +9,9 @@
 //! 30 KB.
 
 use super::textmap::{obstacle_mark, unit_letter};
-use crate::view::View;
+use crate::view::{UnitView, View};
 use crate::{Event, Hex};
+use adjutant_rules::report::symbols::{self, Kind};
 use std::fmt::Write;
 
 /// Hex circumradius and half width in SVG units: whole numbers, so that
@@ -209,11 +210,13 @@ fn head(o: &mut String, v: &View, w: i32, h: i32) {
         v.turn,
         esc(&crate::render::side_name(v.bottom_side()))
     );
-    let _ = writeln!(
+    let _ = write!(
         o,
-        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker></defs>"##,
+        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111" stroke-width="1" paint-order="normal"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker>"##,
         r2 = R / 2
     );
+    o.push_str(&symbols::defs(&kinds(v)));
+    o.push_str("</defs>\n");
     let _ = writeln!(o, r##"<rect width="{w}" height="{h}" fill="#f6f3ea"/>"##);
     // Night & Severe Weather: the conditions, in the top margin.
     if let Some(wx) = &v.weather {
@@ -464,18 +467,40 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
     o.push_str("</g>\n");
 }
 
-/// Units: the box in the side's colour, the letter and figures in white;
+/// The kind of symbol a unit is drawn with: its class's, but for the
+/// infantry-class units the book shows on horseback or behind a weapon
+/// (cavalry, machine guns, mortars) and reconnaissance (armoured cars).
+fn kind_of(u: &UnitView) -> Kind {
+    match u.kind.as_str() {
+        "cavalry" => Kind::Cavalry,
+        "machine-gun" => Kind::MachineGun,
+        "mortar" => Kind::Mortar,
+        "reconnaissance" => Kind::ArmouredCar,
+        _ => Kind::of_class(&u.class),
+    }
+}
+
+/// The kinds of the units drawn, each once, in the legend's order.
+fn kinds(v: &View) -> Vec<Kind> {
+    symbols::shown(v.units.iter().map(kind_of))
+}
+
+/// Units: the frame in the side's colour holding the mark of its kind
+/// (`adjutant_rules::report::symbols`), the letter and figures under it;
 /// then the trains' wagons.
 fn units(o: &mut String, v: &View, g: &Geo) {
-    o.push_str("<g class=\"units\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">\n");
+    o.push_str("<g class=\"units\" font-size=\"10\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"2.5\" paint-order=\"stroke\">\n");
     for u in &v.units {
         let (x, y) = g.centre(u.at);
         let colour = side_colour(v, &u.side);
         let (side, kind) = (esc(&u.side), esc(&u.kind));
+        let k = kind_of(u);
         o.push_str("<g class=\"unit\" data-hex=\"");
         hex_name(o, u.at);
         o.push_str("\" data-side=\"");
         o.push_str(&side);
+        o.push_str("\" data-kind=\"");
+        o.push_str(k.id());
         o.push_str("\"><title>");
         o.push_str(&side);
         o.push(' ');
@@ -484,16 +509,12 @@ fn units(o: &mut String, v: &View, g: &Geo) {
         let _ = write!(o, "{}", u.figures);
         o.push_str(" figures) at ");
         hex_name(o, u.at);
-        o.push_str("</title><use href=\"#u\" x=\"");
+        o.push_str("</title>");
+        symbol(o, k, x, y - UNIT_UP, colour, "");
+        o.push_str("<text x=\"");
         num(o, x);
         o.push_str("\" y=\"");
-        num(o, y);
-        o.push_str("\" fill=\"");
-        o.push_str(colour);
-        o.push_str("\"/><text x=\"");
-        num(o, x);
-        o.push_str("\" y=\"");
-        num(o, y + 4);
+        num(o, y + 16);
         o.push_str("\">");
         o.push(unit_letter(u));
         let _ = write!(o, "{}", u.figures);
@@ -503,7 +524,36 @@ fn units(o: &mut String, v: &View, g: &Geo) {
     o.push_str("</g>\n");
 }
 
-/// Appendix 2, Trains: a wagon is its train's box, paler, marked `=`.
+/// How far above the hex's centre a unit's frame sits: its letter and
+/// figures go under it, clear of the terrain's name.
+const UNIT_UP: i32 = 3;
+
+/// A unit's symbol centred at (x, y): the frame (`#u`) in the side's
+/// colour and its kind's mark over it.
+fn symbol(o: &mut String, k: Kind, x: i32, y: i32, colour: &str, extra: &str) {
+    for href in ["u", "k-"] {
+        o.push_str("<use href=\"#");
+        o.push_str(href);
+        if href == "k-" {
+            o.push_str(k.id());
+        }
+        o.push_str("\" x=\"");
+        num(o, x);
+        o.push_str("\" y=\"");
+        num(o, y);
+        if href == "u" {
+            o.push_str("\" fill=\"");
+            o.push_str(colour);
+            o.push('"');
+            o.push_str(extra);
+            o.push_str("/>");
+        } else {
+            o.push_str("\"/>");
+        }
+    }
+}
+
+/// Appendix 2, Trains: a wagon is its train's symbol, paler, marked `=`.
 fn wagons(o: &mut String, v: &View, g: &Geo) {
     for u in &v.units {
         let Some(t) = &u.train else { continue };
@@ -516,16 +566,28 @@ fn wagons(o: &mut String, v: &View, g: &Geo) {
         if !t.carries.is_empty() {
             what.push_str(&format!(", carrying {}", t.carries.join(", ")));
         }
-        let _ = writeln!(
+        let _ = write!(
             o,
-            r##"<g class="wagon" data-hex="{w}" data-side="{side}"><title>wagon of the {side} {kind} at {at}{}</title><use href="#u" x="{x}" y="{y}" fill="{}" fill-opacity="0.6"/><text x="{x}" y="{}">{}=</text></g>"##,
+            r##"<g class="wagon" data-hex="{w}" data-side="{side}" data-kind="{}"><title>wagon of the {side} {kind} at {at}{}</title>"##,
+            kind_of(u).id(),
             esc(&what),
-            side_colour(v, &u.side),
-            y + 4,
-            unit_letter(u),
             at = u.at,
             side = esc(&u.side),
             kind = esc(&u.kind),
+        );
+        symbol(
+            o,
+            kind_of(u),
+            x,
+            y - UNIT_UP,
+            side_colour(v, &u.side),
+            " fill-opacity=\"0.6\"",
+        );
+        let _ = writeln!(
+            o,
+            r##"<text x="{x}" y="{}">{}=</text></g>"##,
+            y + 16,
+            unit_letter(u)
         );
     }
 }
@@ -540,6 +602,18 @@ fn legend_group(o: &mut String, legend: &[LegendItem], per_row: usize, board_h: 
         let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
         let y = board_h + LEGEND_LINE * (i / per_row) as i32;
         let name = esc(&item.name);
+        if let Some(k) = item.kind {
+            let _ = writeln!(
+                o,
+                r##"<g data-legend="{id}"><g transform="translate({} {}) scale(0.5)"><use href="#u" fill="#666"/><use href="#k-{}"/></g><text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+                x + 7,
+                y - 4,
+                k.id(),
+                x + 18,
+                id = item.id,
+            );
+            continue;
+        }
         match item.mark {
             None => {
                 let _ = writeln!(
@@ -579,6 +653,8 @@ struct LegendItem {
     name: String,
     fill: &'static str,
     mark: Option<char>,
+    /// A kind of unit: its symbol (in grey: both sides draw it).
+    kind: Option<Kind>,
 }
 
 /// The tiles, then the obstacles, found on the board, each once, in the
@@ -605,6 +681,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             name: id.replace('-', " "),
             fill: tile_style(&id).0,
             mark: None,
+            kind: None,
             id,
         })
         .collect();
@@ -612,6 +689,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         name: id.replace('-', " "),
         fill: "",
         mark: Some(obstacle_mark(&id)),
+        kind: None,
         id,
     }));
     if !v.markers.is_empty() {
@@ -620,6 +698,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             name: "battle star marker".into(),
             fill: "",
             mark: Some(MARKER_STAR),
+            kind: None,
         });
     }
     // Appendix 2, Trains: the wagon's mark.
@@ -629,8 +708,17 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             name: "railway wagon".into(),
             fill: "",
             mark: Some('='),
+            kind: None,
         });
     }
+    // The unit symbols drawn (issue 53), each named.
+    out.extend(kinds(v).into_iter().map(|k| LegendItem {
+        id: format!("kind-{}", k.id()),
+        name: k.name().into(),
+        fill: "",
+        mark: None,
+        kind: Some(k),
+    }));
     out
 }
 

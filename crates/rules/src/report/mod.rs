@@ -3,6 +3,7 @@
 //! the HTML document around a board. Nothing here knows a rules family.
 
 pub mod html;
+pub mod symbols;
 
 use minijinja::Environment;
 use serde::Serialize;

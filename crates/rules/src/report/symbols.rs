@@ -1,0 +1,191 @@
+//! The conventional map symbols every family's picture draws its units
+//! with (issue 53): a NATO-style frame in the side's colour holding the
+//! mark of the unit's kind (infantry a cross, cavalry a diagonal,
+//! artillery a dot, armour an oval, ...), the strength beside it, and a
+//! legend naming each kind drawn. Each mark is defined once in the SVG's
+//! `<defs>` (`<path id="k-inf">`, drawn for a frame 28 wide and 18 high
+//! centred on the origin) and `<use>`d by every unit of that kind: a few
+//! simple paths, which the rasteriser (resvg) draws as fast as any shape.
+//! Nothing here knows a rules family: each maps its own unit classes.
+
+/// A kind of unit, as the map symbols tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Infantry,
+    Cavalry,
+    Artillery,
+    Armour,
+    MachineGun,
+    Mortar,
+    ArmouredCar,
+    Transport,
+    Train,
+    Command,
+    Wagon,
+    Barge,
+    Other,
+}
+
+/// Every kind, in the legend's order.
+pub const KINDS: [Kind; 13] = [
+    Kind::Infantry,
+    Kind::Cavalry,
+    Kind::Artillery,
+    Kind::Armour,
+    Kind::MachineGun,
+    Kind::Mortar,
+    Kind::ArmouredCar,
+    Kind::Transport,
+    Kind::Train,
+    Kind::Command,
+    Kind::Wagon,
+    Kind::Barge,
+    Kind::Other,
+];
+
+impl Kind {
+    /// The kind of a unit class as the rulebooks' unit tables name it
+    /// (`infantry`, `armour`, `machine-gun`, ...); a class no symbol
+    /// knows is [`Kind::Other`] (a frame with a question mark).
+    #[must_use]
+    pub fn of_class(class: &str) -> Kind {
+        match class {
+            "infantry" => Kind::Infantry,
+            "cavalry" => Kind::Cavalry,
+            "artillery" => Kind::Artillery,
+            "armour" | "armor" | "tank" => Kind::Armour,
+            "machine-gun" => Kind::MachineGun,
+            "mortar" => Kind::Mortar,
+            "armoured-car" => Kind::ArmouredCar,
+            "transport" => Kind::Transport,
+            "train" => Kind::Train,
+            "general" | "command" => Kind::Command,
+            "wagon" => Kind::Wagon,
+            "barge" => Kind::Barge,
+            _ => Kind::Other,
+        }
+    }
+
+    /// The short name the SVG gives the kind (`data-kind="inf"`, the
+    /// mark's id `k-inf`, the legend's `data-legend="kind-inf"`).
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            Kind::Infantry => "inf",
+            Kind::Cavalry => "cav",
+            Kind::Artillery => "art",
+            Kind::Armour => "arm",
+            Kind::MachineGun => "mg",
+            Kind::Mortar => "mor",
+            Kind::ArmouredCar => "car",
+            Kind::Transport => "tpt",
+            Kind::Train => "trn",
+            Kind::Command => "cmd",
+            Kind::Wagon => "wag",
+            Kind::Barge => "brg",
+            Kind::Other => "unk",
+        }
+    }
+
+    /// What the legend calls the kind.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Infantry => "infantry",
+            Kind::Cavalry => "cavalry",
+            Kind::Artillery => "artillery",
+            Kind::Armour => "armour",
+            Kind::MachineGun => "machine gun",
+            Kind::Mortar => "mortar",
+            Kind::ArmouredCar => "armoured car",
+            Kind::Transport => "transport",
+            Kind::Train => "train",
+            Kind::Command => "general",
+            Kind::Wagon => "wagon",
+            Kind::Barge => "barge",
+            Kind::Other => "other",
+        }
+    }
+
+    /// The mark's drawing, for a frame from (-14,-9) to (14,9): NATO's
+    /// infantry cross, cavalry diagonal, artillery dot, armour oval (the
+    /// tracks), machine gun and mortar as the weapon's arrow (the mortar
+    /// on its base ring), an armoured car as armour's oval crossed by
+    /// cavalry's diagonal (armoured reconnaissance), transport and trains
+    /// on wheels, a general's flag, a wagon's wheels under a load, a
+    /// barge's hull.
+    #[must_use]
+    pub fn mark(self) -> &'static str {
+        match self {
+            Kind::Infantry => "<path d=\"M-14,-9L14,9M-14,9L14,-9\" fill=\"none\"",
+            Kind::Cavalry => "<path d=\"M-14,9L14,-9\" fill=\"none\"",
+            Kind::Artillery => "<circle r=\"4\" fill=\"#fff\"",
+            Kind::Armour => "<rect x=\"-10\" y=\"-5\" width=\"20\" height=\"10\" rx=\"5\" fill=\"none\"",
+            Kind::MachineGun => "<path d=\"M0,7V-6M-4,-2L0,-6L4,-2M-5,7H5\" fill=\"none\"",
+            Kind::Mortar => "<path d=\"M0,3V-7M-4,-3L0,-7L4,-3M2,5A2,2 0 1 1 -2,5A2,2 0 1 1 2,5\" fill=\"none\"",
+            Kind::ArmouredCar => "<path d=\"M-14,9L14,-9M-5,-5H5A5,5 0 0 1 5,5H-5A5,5 0 0 1 -5,-5\" fill=\"none\"",
+            Kind::Transport => "<path d=\"M-9,0H9M-3,4A3,3 0 1 1 -9,4A3,3 0 1 1 -3,4M9,4A3,3 0 1 1 3,4A3,3 0 1 1 9,4\" fill=\"none\"",
+            Kind::Train => "<path d=\"M-11,-4H11V2H-11ZM-2,5A2,2 0 1 1 -6,5A2,2 0 1 1 -2,5M6,5A2,2 0 1 1 2,5A2,2 0 1 1 6,5\" fill=\"none\"",
+            Kind::Command => "<path d=\"M-6,8V-7L7,-3L-6,1\" fill=\"none\"",
+            Kind::Wagon => "<path d=\"M-9,-5H9V2H-9ZM-2,5A2,2 0 1 1 -6,5A2,2 0 1 1 -2,5M6,5A2,2 0 1 1 2,5A2,2 0 1 1 6,5\" fill=\"none\"",
+            Kind::Barge => "<path d=\"M-11,-1H11L7,5H-7Z\" fill=\"none\"",
+            Kind::Other => "<path d=\"M-4,-3A4,4 0 1 1 0,1V3M0,5V7\" fill=\"none\"",
+        }
+    }
+}
+
+/// The `<defs>` entries of the marks of `kinds` (each once, whatever the
+/// order or repeats given): `<path id="k-inf" .../>`, white lines 1.6
+/// wide, to be drawn over a frame filled in the side's colour.
+#[must_use]
+pub fn defs(kinds: &[Kind]) -> String {
+    let mut out = String::new();
+    for k in KINDS.iter().filter(|k| kinds.contains(k)) {
+        out.push_str(k.mark());
+        out.push_str(" id=\"k-");
+        out.push_str(k.id());
+        out.push_str("\" stroke=\"#fff\" stroke-width=\"1.6\"/>");
+    }
+    out
+}
+
+/// The kinds among `kinds`, each once, in the legend's order.
+#[must_use]
+pub fn shown(kinds: impl IntoIterator<Item = Kind>) -> Vec<Kind> {
+    let mut v: Vec<Kind> = kinds.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_its_own_id_name_and_mark() {
+        for (i, a) in KINDS.iter().enumerate() {
+            for b in &KINDS[i + 1..] {
+                assert_ne!(a.id(), b.id());
+                assert_ne!(a.name(), b.name());
+                assert_ne!(a.mark(), b.mark());
+            }
+        }
+        assert_eq!(Kind::of_class("infantry"), Kind::Infantry);
+        assert_eq!(Kind::of_class("tank"), Kind::Armour);
+        assert_eq!(Kind::of_class("command"), Kind::Command);
+        assert_eq!(Kind::of_class("submarine"), Kind::Other);
+    }
+
+    #[test]
+    fn defs_hold_each_kind_asked_once_and_no_other() {
+        let d = defs(&[Kind::Cavalry, Kind::Infantry, Kind::Cavalry]);
+        assert_eq!(d.matches("id=\"k-inf\"").count(), 1);
+        assert_eq!(d.matches("id=\"k-cav\"").count(), 1);
+        assert!(!d.contains("k-art"));
+        assert_eq!(
+            shown([Kind::Artillery, Kind::Infantry, Kind::Artillery]),
+            vec![Kind::Infantry, Kind::Artillery]
+        );
+    }
+}
