@@ -667,6 +667,22 @@ fn px(v: i64) -> String {
     }
 }
 
+/// The 6" scale: a tick inward from each edge of the table every 6".
+/// Grid lines across the whole table cost a busy turn's PNG 9 KB (issue
+/// 53, acceptance 3) and ran through every unit.
+fn grid(o: &mut String, w: i64, d: i64, x: &dyn Fn(i64) -> String, y: &dyn Fn(i64) -> String) {
+    let step = 6 * PER_INCH;
+    let at = |n: i64| (1..).map(move |k| k * step).take_while(move |&v| v < n);
+    let mut ticks = String::new();
+    for v in at(w) {
+        let _ = write!(ticks, "M{},0v6M{},{}v-6", x(v), x(v), px(d));
+    }
+    for v in at(d) {
+        let _ = write!(ticks, "M0,{}h6M{},{}h-6", y(v), px(w), y(v));
+    }
+    let _ = writeln!(o, "<path class=\"scale\" d=\"{ticks}\" stroke=\"#333\"/>");
+}
+
 /// The to-scale SVG of the table (10 px to the inch; the first side's edge
 /// at the bottom): terrain, units drawn as their formations with a heavy
 /// front edge, this move's paths, lines of fire, sleeves and charges.
@@ -698,17 +714,7 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     // scenario seen from one edge, drawn once and kept by the picture.
     o.push_str("<g class=\"static\">\n");
     let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
-    // Inch grid every 6".
-    let mut k = 6 * PER_INCH;
-    while k < w {
-        let _ = writeln!(o, "<line x1=\"{}\" y1=\"0\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", x(k), x(k), px(d));
-        k += 6 * PER_INCH;
-    }
-    let mut k = 6 * PER_INCH;
-    while k < d {
-        let _ = writeln!(o, "<line x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c8d4b0\" stroke-width=\"0.5\"/>", y(k), px(w), y(k));
-        k += 6 * PER_INCH;
-    }
+    grid(&mut o, w, d, &x, &y);
     terrain(&mut o, st, &x, &y);
     o.push_str("</g>\n");
     units(&mut o, r, st, &x, &y);
@@ -737,6 +743,14 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
         let Event::Charge(c) = e else {
             continue;
         };
+        // Charge!'s musketry: from the firer's front to the target's, as
+        // the other fire (issue 53), where both are still on the table.
+        if let Charge::Volley { unit, target, .. } = c {
+            if let (Some(a), Some(b)) = (st.unit(unit), st.unit(target)) {
+                let _ = writeln!(o, "<line class=\"fire volley\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.front.x), y(a.front.y), x(b.front.x), y(b.front.y));
+            }
+            continue;
+        }
         let (k, from, to, sleeve) = match c {
             Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
             Charge::Roundshot {
@@ -937,7 +951,7 @@ fn units(
 }
 
 /// The band under the table: each side's colour (the one seated at the
-/// bottom marked) and the arrows (the grid lines are 6" apart).
+/// bottom marked), the arrows and the scale (a tick every 6").
 fn legend(o: &mut String, st: &State, seat: usize, d: i64) {
     let y = d + 8;
     let mut x = 6;
@@ -969,6 +983,14 @@ fn legend(o: &mut String, st: &State, seat: usize, d: i64) {
         );
         x += 30 + 7 * label.len() as i64;
     }
+    let _ = writeln!(
+        o,
+        "<g class=\"legend\"><path d=\"M{},{}v-6\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">edge ticks 6&quot; apart</text></g>",
+        x + 2,
+        y + 10,
+        x + 8,
+        y + 9
+    );
 }
 
 /// The position as `viewer` may know it: standing orders are sealed
