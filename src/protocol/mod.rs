@@ -131,7 +131,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         word: "PROPOSE",
         args: "CARD [# WHY]",
-        help: "team play: suggest the card to your team (docs/teams.md)",
+        help: "team play: suggest the card to your team",
     },
     CommandSpec {
         word: "TEAM",
@@ -151,7 +151,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         word: "AMEND",
         args: "FIX BECAUSE WHY",
-        help: "referee: correct the position (docs/referee.md)",
+        help: "referee: correct the position",
     },
     CommandSpec {
         word: "BROADCAST",
@@ -797,11 +797,20 @@ pub fn help_text(judge: &str) -> String {
             }
         }
     }
+    // Players have the mails, not the distribution's docs/ (issue 53): the
+    // order template of each report is where the rest is.
     let _ = writeln!(
         s,
-        "Lines starting with # are comments. The full order language is in"
+        "Lines starting with # are comments. Each report that asks for your"
     );
-    let _ = writeln!(s, "docs/orders.md of the Adjutant distribution.");
+    let _ = writeln!(
+        s,
+        "orders ends with your order template: your units and the orders each"
+    );
+    let _ = writeln!(
+        s,
+        "may take. Send PREDICT with orders for their odds before you commit."
+    );
     s
 }
 
@@ -973,6 +982,8 @@ mod tests {
             assert!(h.contains(c.word));
         }
         assert!(h.lines().all(|l| l.chars().count() <= 80));
+        // Players have the mails, not the distribution's docs (issue 53).
+        assert!(!h.contains("docs/"), "{h}");
     }
 }
 

@@ -62,6 +62,7 @@ pub fn steps(
                 board: parts.board_html,
                 report,
                 score: pos.rules.score(&pos.state),
+                score_word: crate::rules::score_word(&game.ruleset),
             })
         })
         .collect()

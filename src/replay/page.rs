@@ -15,6 +15,8 @@ pub struct Step {
     pub report: String,
     /// Each side's victory points (medals) after the turn.
     pub score: Vec<(String, u32)>,
+    /// What the score is counted in ("Medals", "Victory points").
+    pub score_word: &'static str,
 }
 
 /// Only what the page holds: inline styles, inline scripts, pictures
@@ -145,7 +147,8 @@ fn step(o: &mut String, s: &Step, board: &str) {
     if !score.is_empty() {
         let _ = writeln!(
             o,
-            "<p class=\"score\">Medals: {}</p>",
+            "<p class=\"score\">{}: {}</p>",
+            s.score_word,
             esc(&score.join(", "))
         );
     }
@@ -196,6 +199,7 @@ mod tests {
             board: board.into(),
             report: format!("Turn {turn} <report> & more"),
             score: vec![("axis".into(), turn), ("allies".into(), 1)],
+            score_word: "Medals",
         }
     }
 

@@ -27,5 +27,21 @@ pub fn mail_html(
     text: &str,
     picture: picture::Picture,
 ) -> picture::MailHtml {
-    picture::mail_html(&parts.board_html, heading, text, picture)
+    let board = format!("{}{}", parts.board_html, compact_block(&parts.compact));
+    picture::mail_html(&board, heading, text, picture)
+}
+
+/// The compact 40-column map under the picture (docs/reports.md, "The
+/// compact map"): what a phone shows without scrolling sideways, where
+/// the 78-column report below it scrolls in its own box (issue 53).
+/// A family whose compact map is not within 40 columns (the measured
+/// tables' comes with its 78-column list of units) has none here.
+fn compact_block(compact: &str) -> String {
+    if compact.trim().is_empty() || compact.lines().any(|l| l.chars().count() > 40) {
+        return String::new();
+    }
+    format!(
+        "<p style=\"margin:6px 0 2px;font-size:13px\">The map in 40 columns (the full map is in the report below):</p>\n<pre class=\"compact\" style=\"font-size:12px;line-height:1.25;margin:0 0 8px;overflow-x:auto\">{}</pre>\n",
+        html::esc(compact.trim_end())
+    )
 }

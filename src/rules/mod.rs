@@ -28,6 +28,17 @@ fn family_of(id: &str) -> Option<&'static FamilyEntry> {
     families().iter().find(|f| (f.owns)(id))
 }
 
+/// What the family of `ruleset` counts its score in, as a heading: Memoir
+/// '44's medals, the other families' victory points (units destroyed, or
+/// rank and file or figures removed).
+#[must_use]
+pub fn score_word(ruleset: &str) -> &'static str {
+    match family_of(ruleset) {
+        Some(f) if f.name == memoir44::ENTRY.name => "Medals",
+        _ => "Victory points",
+    }
+}
+
 /// The ruleset ids we ship.
 #[must_use]
 pub fn rulesets() -> Vec<&'static str> {

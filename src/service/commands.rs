@@ -506,7 +506,7 @@ count for your opponents. PRIVATE OFF lists you again.
         };
         answer.for_seat(self.judge.seat_address(seat), seat);
         answer.ok(format!(
-            "The replay of game {}, turns 0 to {seen} ({whose}), is attached as\n{}: open it in a web browser and step through the turns\nwith the buttons or the arrow keys (docs/replay.md).\n",
+            "The replay of game {}, turns 0 to {seen} ({whose}), is attached as\n{}: open it in a web browser and step through the turns\nwith the buttons or the arrow keys.\n",
             game.id, file.0
         ));
         answer.files.push(file);

@@ -47,6 +47,14 @@ pub(super) struct ReportJob {
     /// it would have had.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub picture: Option<Picture>,
+    /// The Message-ID of the recipient's welcome to the game: the report
+    /// answers it (In-Reply-To, References), so a client keeps the game's
+    /// mails in one thread (issue 53). None for a job queued before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// The sides the judge itself plays (issue 58): the report names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge_plays: Vec<String>,
 }
 
 /// An outbox row's body before rendering: the job and what composing the
@@ -248,6 +256,9 @@ pub(super) fn report_mail(
             parts.orders = Some(mt);
         }
     }
+    if !job.judge_plays.is_empty() {
+        text.push_str(&super::general::judge_plays_text(&job.judge_plays));
+    }
     let mut html_extra = String::new();
     let copy = if *viewer == Viewer::Referee {
         // The referee's desk: both sides' boards, labelled, and what waits
@@ -287,6 +298,7 @@ pub(super) fn report_mail(
         text,
         reply_to: job.reply_to.clone(),
         game_id: Some(game.id),
+        in_reply_to: job.thread.clone(),
         ..Outgoing::default()
     };
     let heading = m.subject.clone();

@@ -88,10 +88,18 @@ impl Judge {
         Ok(if sides.is_empty() {
             String::new()
         } else {
-            format!(
-                "\nThe judge itself plays {} in this game (its general: docs/general.md).\n",
-                sides.join(" and ")
-            )
+            judge_plays_text(&sides)
         })
     }
+}
+
+/// The line naming the sides the judge plays, in the welcome, every turn
+/// report and the game-over mail (issue 53): "The judge itself plays
+/// french in this game." (players have the mails, not the distribution's
+/// docs/).
+pub(super) fn judge_plays_text(sides: &[String]) -> String {
+    format!(
+        "\nThe judge itself plays {} in this game.\n",
+        sides.join(" and ")
+    )
 }

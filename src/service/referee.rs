@@ -55,7 +55,7 @@ impl Judge {
             },
         );
         let text = format!(
-            "You referee game {game_id} ({}).\n\nYour secret: {}\nReply to this mail (its reply address carries your seat), or put\nGAME {game_id} and PASSWORD <secret> at the top of a fresh mail.\n\n{review}\n\nBy mail you may send, one per line:\n  APPROVE                       release the results held for review\n  AMEND <fix> BECAUSE <why>     correct the position, e.g.\n                                AMEND UNIT F5 FIGURES 2 BECAUSE rolled twice\n  BROADCAST <text>              a message to every player\n  REVEAL                        both boards to everyone\n  PAUSE, RESUME, EXTEND 48h     the game's clock\n  MAP                           the position as you and each side see it\ndocs/referee.md has the whole desk.\n",
+            "You referee game {game_id} ({}).\n\nYour secret: {}\nReply to this mail (its reply address carries your seat), or put\nGAME {game_id} and PASSWORD <secret> at the top of a fresh mail.\n\n{review}\n\nBy mail you may send, one per line:\n  APPROVE                       release the results held for review\n  AMEND <fix> BECAUSE <why>     correct the position, e.g.\n                                AMEND UNIT F5 FIGURES 2 BECAUSE rolled twice\n  BROADCAST <text>              a message to every player\n  REVEAL                        both boards to everyone\n  PAUSE, RESUME, EXTEND 48h     the game's clock\n  MAP                           the position as you and each side see it\nSend HELP for every command.\n",
             game.scenario, r.secret
         );
         Ok(Outgoing {

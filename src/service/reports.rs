@@ -48,6 +48,12 @@ impl Judge {
         // Who gets this turn's report, and as whom: every seat from its own
         // side, observers as the public, the referee from above.
         let host = self.cfg.judge.picture;
+        // The sides the judge plays (issue 58), named in each report.
+        let judge_plays: Vec<String> = store::seats(tx, game.id)?
+            .into_iter()
+            .filter(|s| s.email == super::JUDGE_SEAT)
+            .map(|s| s.side)
+            .collect();
         let mut recipients: Vec<Recipient> = Vec::new();
         if audience != Audience::Referee {
             let seats = store::seats(tx, game.id)?
@@ -99,6 +105,7 @@ impl Judge {
             };
             // Rendered at delivery from what the database keeps (see
             // [`deferred`]); the game's row as it is now goes with it.
+            let thread = store::welcome_message_id(tx, game.id, &to)?;
             queue.mails.push((
                 Queued::Report(Box::new(deferred::ReportJob {
                     game: game.id,
@@ -115,6 +122,8 @@ impl Judge {
                     reply_to,
                     member,
                     picture: Some(picture),
+                    thread,
+                    judge_plays: judge_plays.clone(),
                 })),
                 kind,
             ));

@@ -460,7 +460,7 @@ impl Seats<'_> {
                 to: email.clone(),
                 subject: format!("Game {game_id}: you now play {side} (seat {})", m.seat_no + 1),
                 text: format!(
-                    "You play {side} in game {game_id}, as a Field Marshal of the team (seat {} of the side; docs/teams.md).\nYour secret: {}\nReply to this mail to send orders. Send MAP for the position.\n",
+                    "You play {side} in game {game_id}, as a Field Marshal of the team (seat {} of the side).\nYour secret: {}\nReply to this mail to send orders. Send MAP for the position.\n",
                     m.seat_no + 1,
                     seat.secret
                 ),

@@ -442,7 +442,7 @@ impl Judge {
             "Your Commander-in-Chief plays the card; PROPOSE the one you want.\n"
         });
         note.push_str(
-            "Order the units of your own sections. TEAM <text> writes to your team\nonly, PRESS <text> to everyone. docs/teams.md has the rest.\n",
+            "Order the units of your own sections. TEAM <text> writes to your team\nonly, PRESS <text> to everyone. Send HELP for every command.\n",
         );
         let template = rules.member_template(state, &seat.side, &me.sections, me.seat_no == 0);
         Ok(Some((note, template)))

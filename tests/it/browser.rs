@@ -426,3 +426,73 @@ window.addEventListener('load', function () {
         format!("images=1 svgs=0 decoded=true width={png_width} alt=true")
     );
 }
+
+/// Issue 53, item 6: a player's report mail, as its HTML part, in a
+/// phone's width (360 CSS pixels: the mail in an iframe of that width, as
+/// headless Chromium's window is at least 500 wide): the page does not
+/// scroll sideways (the 78-column report scrolls in its own box) and the
+/// compact 40-column map is there, whole, under the picture. A Memoir '44
+/// board, a grid board and a measured table, as mailed.
+#[test]
+fn a_report_mail_fits_a_phone_without_scrolling_sideways() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let script = r#"<script>
+window.addEventListener('load', function () {
+  var f = document.getElementById('phone');
+  var d = f.contentDocument;
+  var c = d.querySelector('pre.compact');
+  var line = 'page=' + d.scrollingElement.scrollWidth + ' window=' + f.contentWindow.innerWidth +
+    ' compact=' + (c ? (c.scrollWidth <= c.clientWidth && c.getBoundingClientRect().width > 0) : 'none');
+  var p = document.createElement('pre');
+  p.textContent = 'CH' + 'ECK ' + line + ' END';
+  document.body.appendChild(p);
+});
+</script>"#;
+    for (scenario, seats) in [
+        (
+            "pegasus-bridge",
+            ["allies=a@example.org", "axis=b@example.org"],
+        ),
+        (
+            "minden-1759",
+            ["allied=a@example.org", "french=b@example.org"],
+        ),
+        (
+            "le-cateau-1914",
+            ["british=a@example.org", "german=b@example.org"],
+        ),
+    ] {
+        let site = common::Site::new();
+        site.new_game(scenario, &seats, &[]);
+        site.ok(&["serve", "--once"]);
+        let html = site.html_mail("a welcome", |m| m.contains("To: b@example.org"));
+        let framed = format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"phone\" width=\"360\" height=\"800\" style=\"border:0\" srcdoc=\"{}\"></iframe></body></html>",
+            html.replace('&', "&amp;").replace('"', "&quot;")
+        );
+        let page = Page::new("phone.html", &framed, script);
+        let line = chromium.measure(&page);
+        let n = |k: &str| -> u32 {
+            line.split(&format!("{k}="))
+                .nth(1)
+                .and_then(|v| v.split(' ').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{scenario}: {line}"))
+        };
+        assert_eq!(n("window"), 360, "{scenario}: a phone's width: {line}");
+        assert!(
+            n("page") <= n("window"),
+            "{scenario}: the page scrolls sideways: {line}"
+        );
+        // The measured tables have no 40-column map: their text map
+        // comes with a 78-column list of units.
+        let want = if scenario == "minden-1759" {
+            "compact=none"
+        } else {
+            "compact=true"
+        };
+        assert!(line.ends_with(want), "{scenario}: {line}");
+    }
+}

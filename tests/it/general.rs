@@ -243,6 +243,15 @@ fn a_practice_game_against_the_judge_is_recorded_and_verifies() {
         "the welcome says which seat the judge plays: {}",
         mails[0]
     );
+    // Every turn report names it too (issue 53, item 5).
+    let reports: Vec<&String> = mails
+        .iter()
+        .filter(|m| m.contains("Subject: Game 1: turn"))
+        .collect();
+    assert!(!reports.is_empty(), "no turn report");
+    for r in reports {
+        assert!(r.contains("The judge itself plays axis"), "{r}");
+    }
     let games = site.ok(&["games"]);
     if games.contains("over") {
         let over = mails

@@ -120,6 +120,16 @@ fn strict(raw: &[u8]) -> Seen {
         "multipart/related",
         "the HTML and its pictures are one multipart/related"
     );
+    // RFC 2387: the related names its root's type (issue 53, item 8).
+    assert_eq!(
+        related
+            .content_type()
+            .and_then(|c| c.attribute("type"))
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("text/html"),
+        "multipart/related without type=\"text/html\""
+    );
     let siblings = related.sub_parts().expect("parts");
     assert_eq!(siblings[0], html_id, "the HTML is the related's root");
     let named = cids(&html);

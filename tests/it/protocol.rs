@@ -359,3 +359,71 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
         "{receipt}"
     );
 }
+
+/// Issue 53, item 8: a turn report answers the recipient's welcome mail
+/// (In-Reply-To and References name its Message-ID), so a mail client
+/// keeps a game's mails in one thread.
+#[test]
+fn turn_reports_thread_under_each_players_welcome() {
+    let site = Site::new();
+    site.pegasus_bridge(&[]);
+    let rules = adjutant::rules::Rules::load("memoir44").unwrap();
+    let state = {
+        let text: String = site
+            .db()
+            .query_row("SELECT state FROM snapshots", [], |r| r.get(0))
+            .unwrap();
+        rules.restore(&text).unwrap()
+    };
+    let orders = rules
+        .pass_orders(&state, "allies")
+        .expect("a card that can be played");
+    let alice = reply_address(&site, "alice@example.org");
+    site.drop_mail(
+        "o1.eml",
+        &mail(
+            "alice@example.org",
+            &alice,
+            "Re: welcome",
+            "o1@example.org",
+            &orders,
+        ),
+    );
+    site.ok(&["serve", "--once"]);
+    let header = |raw: &str, name: &str| -> Option<String> {
+        raw.lines()
+            .take_while(|l| !l.is_empty())
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    let mails: Vec<String> = site.outbox().into_iter().map(|(_, raw)| raw).collect();
+    let mut reports = 0;
+    for who in ["alice@example.org", "bob@example.org"] {
+        let to = format!("To: {who}");
+        let of = |m: &&String| m.lines().any(|l| l == to);
+        let welcome = mails
+            .iter()
+            .filter(of)
+            .find(|m| header(m, "Subject: ").is_some_and(|s| s.contains(": welcome, ")))
+            .expect("a welcome");
+        let id = header(welcome, "Message-ID: ").expect("the welcome's Message-ID");
+        for m in mails.iter().filter(of) {
+            let subject = header(m, "Subject: ").unwrap_or_default();
+            if !subject.starts_with("Game 1: turn") {
+                continue;
+            }
+            reports += 1;
+            assert_eq!(
+                header(m, "In-Reply-To: "),
+                Some(id.clone()),
+                "{who}: {subject}"
+            );
+            assert_eq!(
+                header(m, "References: "),
+                Some(id.clone()),
+                "{who}: {subject}"
+            );
+        }
+    }
+    assert!(reports >= 2, "{reports} turn reports");
+}

@@ -327,7 +327,7 @@ fn foreign(chromium: &common::chromium::Chromium, urls: &[String], page: &str) -
 
 /// Play `spec`'s game, write its replay as `side` sees it (the whole game,
 /// since it is over) and step through it in Chromium.
-fn check_family(spec: &Spec, phases: u32) {
+fn check_family(spec: &Spec, phases: u32, score: &str) {
     let Some(chromium) = chromium() else {
         return;
     };
@@ -346,6 +346,15 @@ fn check_family(spec: &Spec, phases: u32) {
         &out.display().to_string(),
     ]);
     let html = std::fs::read_to_string(&out).unwrap();
+    // The score in the family's own words (issue 53, item 8).
+    let word = format!("<p class=\"score\">{score}: ");
+    assert!(html.contains(&word), "{}: no {word}", spec.name(0));
+    let other = if score == "Medals" {
+        "Victory points"
+    } else {
+        "Medals"
+    };
+    assert!(!html.contains(other), "{}: {other}", spec.name(0));
     let export = site.ok(&["export", &id.to_string()]);
     let want = units_from_export(&export);
     assert_eq!(want.len() as u32, game.turn + 1);
@@ -398,22 +407,26 @@ fn spec_of(family: &str, scenario: &str) -> Spec {
 
 #[test]
 fn a_memoir44_replay_steps_through_every_turn_in_chromium() {
-    check_family(&spec_of("memoir44", "pegasus-bridge"), 200);
+    check_family(&spec_of("memoir44", "pegasus-bridge"), 200, "Medals");
 }
 
 #[test]
 fn a_memoir_grid_replay_steps_through_every_turn_in_chromium() {
-    check_family(&spec_of("memoir_grid", "le-cateau-1914"), 60);
+    check_family(
+        &spec_of("memoir_grid", "le-cateau-1914"),
+        60,
+        "Victory points",
+    );
 }
 
 #[test]
 fn a_charge_replay_steps_through_every_turn_in_chromium() {
-    check_family(&spec_of("measured", "el-bodon-1811"), 20);
+    check_family(&spec_of("measured", "el-bodon-1811"), 20, "Victory points");
 }
 
 #[test]
 fn a_seven_years_war_replay_steps_through_every_turn_in_chromium() {
-    check_family(&spec_of("measured", "minden-1759"), 20);
+    check_family(&spec_of("measured", "minden-1759"), 20, "Victory points");
 }
 
 /// The page opens at the turn its address names, and follows the address

@@ -216,6 +216,14 @@ fn related(
         let ct = ContentType::parse(mime).map_err(|e| ComposeError::Build(e.to_string()))?;
         rel = rel.singlepart(Attachment::new_inline(cid.clone()).body(part_body(bytes, false), ct));
     }
+    // RFC 2387 3.1: `type` (the root part's type) is required; some
+    // clients show a related part without it as attachments (issue 53).
+    let ct = ContentType::parse(&format!(
+        "multipart/related; type=\"text/html\"; boundary=\"{}\"",
+        rel.boundary()
+    ))
+    .map_err(|e| ComposeError::Build(e.to_string()))?;
+    rel.headers_mut().set(ct);
     Ok(rel)
 }
 

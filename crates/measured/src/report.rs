@@ -668,6 +668,22 @@ fn px(v: i64) -> String {
     }
 }
 
+/// The 6" scale: a tick inward from each edge of the table every 6".
+/// Grid lines across the whole table cost a busy turn's PNG 9 KB (issue
+/// 53, acceptance 3) and ran through every unit.
+fn grid(o: &mut String, w: i64, d: i64, x: &dyn Fn(i64) -> String, y: &dyn Fn(i64) -> String) {
+    let step = 6 * PER_INCH;
+    let at = |n: i64| (1..).map(move |k| k * step).take_while(move |&v| v < n);
+    let mut ticks = String::new();
+    for v in at(w) {
+        let _ = write!(ticks, "M{},0v6M{},{}v-6", x(v), x(v), px(d));
+    }
+    for v in at(d) {
+        let _ = write!(ticks, "M0,{}h6M{},{}h-6", y(v), px(w), y(v));
+    }
+    let _ = writeln!(o, "<path class=\"scale\" d=\"{ticks}\" stroke=\"#333\"/>");
+}
+
 /// The to-scale SVG of the table (10 px to the inch; the first side's edge
 /// at the bottom): terrain, units drawn as their formations with a heavy
 /// front edge, this move's paths, lines of fire, sleeves and charges.
@@ -702,7 +718,7 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     // scenario seen from one edge, drawn once and kept by the picture.
     o.push_str("<g class=\"static\">\n");
     let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
-    grid(&mut o, st, turned, &x, &y);
+    grid(&mut o, w, d, &x, &y);
     terrain(&mut o, st, &x, &y);
     o.push_str("</g>\n");
     units(&mut o, r, st, &x, &y);
@@ -731,6 +747,14 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
         let Event::Charge(c) = e else {
             continue;
         };
+        // Charge!'s musketry: from the firer's front to the target's, as
+        // the other fire (issue 53), where both are still on the table.
+        if let Charge::Volley { unit, target, .. } = c {
+            if let (Some(a), Some(b)) = (st.unit(unit), st.unit(target)) {
+                let _ = writeln!(o, "<line class=\"fire volley\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.front.x), y(a.front.y), x(b.front.x), y(b.front.y));
+            }
+            continue;
+        }
         let (k, from, to, sleeve) = match c {
             Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
             Charge::Roundshot {
@@ -797,47 +821,6 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     legend(&mut o, st, seat, px_i(d), &kinds);
     let _ = writeln!(o, "</svg>");
     o
-}
-
-/// The 6" grid (issue 53): a cross at each crossing and a tick on each
-/// edge, one path drawn without anti-aliasing. Whole lines across the
-/// table cost the PNG of the largest table 7 KB, and its report mail must
-/// stay under 80 KB with the unit symbols.
-fn grid(
-    o: &mut String,
-    st: &State,
-    turned: bool,
-    x: &dyn Fn(i64) -> String,
-    y: &dyn Fn(i64) -> String,
-) {
-    let (w, d) = (st.width, st.depth);
-    let mut grid = String::new();
-    let step = 6 * PER_INCH;
-    let (tx, ty) = (px_i(w), px_i(d));
-    let mut i = step;
-    while i < w {
-        let gx = x(i);
-        let _ = write!(grid, "M{gx},0v6M{gx},{ty}v-6");
-        let mut j = step;
-        while j < d {
-            let _ = write!(grid, "M{gx},{}v8", px_i(if turned { j } else { d - j }) - 4);
-            j += step;
-        }
-        i += step;
-    }
-    let mut j = step;
-    while j < d {
-        let gy = y(j);
-        let _ = write!(grid, "M0,{gy}h6M{tx},{gy}h-6");
-        let mut i = step;
-        while i < w {
-            let _ = write!(grid, "M{},{gy}h8", px_i(if turned { w - i } else { i }) - 4);
-            i += step;
-        }
-        j += step;
-    }
-    let _ = writeln!(
-        o, "<path class=\"grid\" d=\"{grid}\" stroke=\"#9aab86\" stroke-width=\"0.67\" shape-rendering=\"crispEdges\"/>");
 }
 
 /// The table's terrain: hills under woods under rivers, roads and walls as
@@ -1004,7 +987,8 @@ fn kind_of(r: &Ruleset, u: &Unit) -> Kind {
 }
 
 /// The band under the table: each side's colour (the one seated at the
-/// bottom marked) and the arrows (the grid lines are 6" apart).
+/// bottom marked), the unit symbols drawn, the arrows and the scale (a
+/// tick every 6").
 fn legend(o: &mut String, st: &State, seat: usize, d: i64, kinds: &[Kind]) {
     let y = d + 8;
     let mut x = 6;
@@ -1050,6 +1034,14 @@ fn legend(o: &mut String, st: &State, seat: usize, d: i64, kinds: &[Kind]) {
         );
         x += 30 + 7 * k.name().len() as i64;
     }
+    let _ = writeln!(
+        o,
+        "<g class=\"legend\"><path d=\"M{},{}v-6\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">edge ticks 6&quot; apart</text></g>",
+        x + 2,
+        y + 10,
+        x + 8,
+        y + 9
+    );
 }
 
 /// The position as `viewer` may know it: standing orders are sealed

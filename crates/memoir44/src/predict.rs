@@ -413,6 +413,18 @@ fn battle_reckoning(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Opt
     reckon(ctx, after, &own_battle(after, side, e)?)
 }
 
+/// A card's id in its printed words: "air-power" -> "Air Power".
+fn title_words(id: &str) -> String {
+    id.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The odds text of one battle event of `side`, or None for an event that
 /// is not one of its battles.
 fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<String> {
@@ -421,20 +433,28 @@ fn battle_odds(ctx: &Ctx<'_>, after: &State, side: usize, e: &Event) -> Option<S
     let aspec = b.from.map(|_| ctx.spec(b.attacker));
     let tspec = ctx.spec(b.target);
     let mut out = String::new();
+    // A card's battle (Air Power, Barrage) is fought by no unit and at no
+    // range: it is named as the card is, "Air Power", not "air-power,
+    // range 0" (issue 53).
+    let card = b.from.is_none();
     let by = match (b.from, aspec) {
         (Some(f), Some(a)) => format!("{} at {f}", a.name),
-        _ => b.attacker.clone(),
+        _ => title_words(b.attacker),
     };
     let _ = writeln!(out, "{by} against {} at {}", tspec.name, b.at);
-    let mut shown = b.how.replace('-', " ");
-    if let Some(c) = shown.get(..1) {
-        shown = format!("{}{}", c.to_ascii_uppercase(), &shown[1..]);
-    }
-    let dice_line = format!(
-        "  {shown}, range {}: {}",
-        b.range,
-        crate::render::dice_why(b.base_dice, b.modifiers, b.dice)
-    );
+    let why = crate::render::dice_why(b.base_dice, b.modifiers, b.dice);
+    let dice_line = if card {
+        format!(
+            "  {} (the card's dice, no range): {why}",
+            title_words(b.how)
+        )
+    } else {
+        let mut shown = b.how.replace('-', " ");
+        if let Some(c) = shown.get(..1) {
+            shown = format!("{}{}", c.to_ascii_uppercase(), &shown[1..]);
+        }
+        format!("  {shown}, range {}: {why}", b.range)
+    };
     // A long line goes on indented deeper than the answer's own lines, so
     // a reader (and a case's `[expect.predict]`) can tell it continues.
     let _ = write!(

@@ -77,6 +77,28 @@ impl Picture {
 /// are still 10 pixels high. docs/reports.md says how this was chosen.
 pub const SCALE: f32 = 1.5;
 
+/// A board wider than this many units (Minden's table, 960) is drawn
+/// [`WIDE_PIXELS`] wide; the boards up to it (Memoir '44's 732, Fuentes
+/// de Oñoro's 720) keep [`SCALE`], whose whole and half pixels keep their
+/// hex edges sharp (at 1.475 Pegasus Bridge's PNG grew by half).
+pub const WIDE_BOARD: f32 = 800.0;
+
+/// The width in pixels of a board wider than [`WIDE_BOARD`]: as wide as
+/// Fuentes de Oñoro's at [`SCALE`]. Shown at the SVG's own width it is
+/// still scaled down on a phone, and its 9-unit labels are 10 pixels high
+/// in the file; at 1.5 Minden's PNG alone made a busy turn's report mail
+/// 116 KB (issue 53, acceptance 3).
+pub const WIDE_PIXELS: f32 = 1080.0;
+
+/// The pixels per SVG unit for a board `width` units wide.
+pub(crate) fn scale_for(width: f32) -> f32 {
+    if width > WIDE_BOARD {
+        WIDE_PIXELS / width
+    } else {
+        SCALE
+    }
+}
+
 /// The most colours a picture keeps. The boards use about 20 flat colours;
 /// the rest are the anti-aliased edges between them, snapped to the
 /// nearest kept colour.
@@ -229,11 +251,12 @@ pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), D
         && sprite::pieces(&cut.head, &cut.rest)
             .is_some_and(|pieces| sprite::draw_over(&pieces, &mut pixmap));
     let size = if laid {
-        // The pieces are drawn at the layer's size, the root's own:
-        // `scaled` rounded the size in CSS pixels times SCALE.
+        // The pieces are drawn at the layer's size, the root's own: its
+        // size in CSS pixels is the root element's (`head`).
+        let root = parse(&format!("{}</svg>", cut.head))?;
         (
-            (w as f32 / SCALE).round() as u32,
-            (h as f32 / SCALE).round() as u32,
+            root.size().width().ceil() as u32,
+            root.size().height().ceil() as u32,
         )
     } else {
         // Fresh, in case some pieces were laid before one failed.
@@ -242,9 +265,10 @@ pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), D
         if scaled(&top) != (w, h) {
             return pixels_whole(svg).map(|(p, size)| (p, size, Drew::Whole));
         }
+        let scale = scale_for(top.size().width().ceil());
         resvg::render(
             &top,
-            tiny_skia::Transform::from_scale(SCALE, SCALE),
+            tiny_skia::Transform::from_scale(scale, scale),
             &mut pixmap.as_mut(),
         );
         let size = top.size();
@@ -310,11 +334,12 @@ pub fn forget_layers() {
     sprite::forget();
 }
 
-/// The pixmap's size for `tree` at [`SCALE`].
+/// The pixmap's size for `tree` at [`SCALE`] (a wide board's [`WIDE_PIXELS`]).
 fn scaled(tree: &usvg::Tree) -> (u32, u32) {
     let size = tree.size();
     let (cw, ch) = (size.width().ceil(), size.height().ceil());
-    ((cw * SCALE).round() as u32, (ch * SCALE).round() as u32)
+    let scale = scale_for(cw);
+    ((cw * scale).round() as u32, (ch * scale).round() as u32)
 }
 
 /// Stage 1: the SVG parsed into a usvg tree, its text laid out in the
@@ -330,16 +355,18 @@ pub fn parse(svg: &str) -> Option<usvg::Tree> {
     usvg::Tree::from_str(svg, &opt).ok()
 }
 
-/// Stage 2: the tree drawn at [`SCALE`] on white: (width, height, pixels).
+/// Stage 2: the tree drawn at [`SCALE`] (a wide board [`WIDE_PIXELS`]
+/// wide) on white: (width, height, pixels).
 #[doc(hidden)]
 #[must_use]
 pub fn render(tree: &usvg::Tree) -> Option<(u32, u32, tiny_skia::Pixmap)> {
     let (w, h) = scaled(tree);
     let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
     pixmap.fill(tiny_skia::Color::WHITE);
+    let scale = scale_for(tree.size().width().ceil());
     resvg::render(
         tree,
-        tiny_skia::Transform::from_scale(SCALE, SCALE),
+        tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
     Some((w, h, pixmap))
@@ -625,6 +652,22 @@ mod tests {
     /// A board with a static layer under units that overlap it half
     /// transparent, an arrow with a marker from the defs, and text.
     const LAYERED: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40" viewBox="0 0 80 40" font-family="sans-serif" aria-label="Layered, turn 7"><defs><rect id="u" width="14" height="9" rx="2"/><marker id="m" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs><title>turn 7</title><rect width="80" height="40" fill="#f6f3ea"/><g class="static" stroke="#6b6b5a"><circle cx="20" cy="20" r="15" fill="#7fae6a"/><polygon points="40,5 75,5 60,35" fill="#7fb2e0"/><text x="45" y="15" font-size="7" font-style="italic" fill="#222">river</text></g><g class="units" fill="#fff"><use href="#u" x="12" y="14" fill="#2b5fa8" fill-opacity="0.6"/><text x="14" y="22" font-size="8">3</text><line x1="20" y1="20" x2="58" y2="25" stroke="#c00" stroke-width="2" marker-end="url(#m)"/></g></svg>"##;
+
+    #[test]
+    fn a_wide_board_is_drawn_1080_pixels_wide_and_shown_at_its_own_width() {
+        let wide = SVG.replace(
+            "width=\"40\" height=\"20\" viewBox=\"0 0 40 20\"",
+            "width=\"960\" height=\"480\" viewBox=\"0 0 40 20\"",
+        );
+        let (bytes, w, h) = png(&wide).expect("renders");
+        assert_eq!((w, h), (960, 480), "the <img> keeps the SVG's size");
+        let (pw, ph, _) = decode(&bytes);
+        assert_eq!((pw, ph), (1080, 540));
+        // A board up to 800 units wide keeps 1.5 pixels a unit.
+        let narrow = SVG.replace("width=\"40\" height=\"20\"", "width=\"780\" height=\"360\"");
+        let (pw, ph, _) = decode(&png(&narrow).expect("renders").0);
+        assert_eq!((pw, ph), (1170, 540));
+    }
 
     #[test]
     fn a_board_drawn_over_its_static_layer_is_the_same_picture() {

@@ -138,7 +138,7 @@ fn rect(tree: &resvg::usvg::Tree, w: u32, h: u32) -> Option<(i64, i64, i64, i64)
         return None;
     }
     let b = tree.root().abs_layer_bounding_box();
-    let s = crate::SCALE;
+    let s = crate::scale_for(tree.size().width().ceil());
     let px = |v: f32, round: fn(f32) -> f32, pad: i64, max: u32| {
         (round(v * s) as i64 + pad).clamp(0, i64::from(max))
     };
@@ -174,7 +174,7 @@ fn draw(svg: &str, canvas: &[u8], w: u32, h: u32) -> Result<Option<Sprite>, ()> 
     }
     let size = tiny_skia::IntSize::from_wh(sw as u32, sh as u32).ok_or(())?;
     let mut pm = Pixmap::from_vec(under.clone(), size).ok_or(())?;
-    let s = crate::SCALE;
+    let s = crate::scale_for(tree.size().width().ceil());
     resvg::render(
         &tree,
         tiny_skia::Transform::from_row(s, 0.0, 0.0, s, -(x0 as f32), -(y0 as f32)),

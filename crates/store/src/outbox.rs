@@ -396,6 +396,23 @@ pub fn errors_with_message_id(conn: &Connection, message_id: &str) -> Result<i64
         .query_row([message_id], |r| r.get(0))?)
 }
 
+/// The Message-ID (without brackets) of the first welcome mail `to` got
+/// for `game`, if the outbox still has it: the root of that recipient's
+/// thread of the game, which its turn reports answer (issue 53).
+pub fn welcome_message_id(
+    conn: &Connection,
+    game: i64,
+    to: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT message_id FROM outbox WHERE recipient = ?1 AND kind = 'welcome' \
+             AND game_id = ?2 ORDER BY id LIMIT 1",
+        )?
+        .query_row(params![to, game], |r| r.get(0))
+        .optional()?)
+}
+
 /// The kinds of mail counted against a recipient's answer caps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerKinds {

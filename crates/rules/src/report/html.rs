@@ -26,7 +26,7 @@ pub fn document(board: &str, heading: &str, text: &str) -> String {
     o.push_str(board);
     let _ = writeln!(
         o,
-        "<pre style=\"font-size:12px;line-height:1.25\">{}</pre>\n</body></html>",
+        "<div style=\"max-width:100%;overflow-x:auto\"><pre style=\"font-size:12px;line-height:1.25\">{}</pre></div>\n</body></html>",
         esc(text)
     );
     ascii(&o)
