@@ -389,3 +389,175 @@ fn grid_exact_whole_turn_agrees_with_the_engines_adjudication() {
     // one with or without ending the game.
     assert!(several > 0, "every turn had two outcomes or fewer");
 }
+
+/// A random crowded-and-scattered move-phase turn of blue's on a 12 x 12
+/// board (issue 55): four to nine FIRE lines, each at a red unit near one
+/// of four spots, so some battles share a target or stand next to each
+/// other (a retreat that blocks or opens another's line, a target already
+/// destroyed) and others are far apart (the walk merges the positions
+/// they leave); cover, hills and woods, and other units about.
+fn many_battles(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+    const SIDE: u32 = 12;
+    let at = |c: i32, row: i32| -> Option<String> {
+        ((0..SIDE as i32).contains(&c) && (1..=SIDE as i32).contains(&row))
+            .then(|| format!("{}{row}", char::from(b'A' + c as u8)))
+    };
+    let near = |rng: &mut ChaChaDice, c: i32, row: i32, d: u32| {
+        at(
+            c + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+            row + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+        )
+    };
+    let firers: Vec<String> = r
+        .units
+        .iter()
+        .filter(|(_, u)| !u.combat.is_empty())
+        .map(|(k, _)| k.clone())
+        .collect();
+    let kinds: Vec<String> = r.units.keys().cloned().collect();
+    let cover: Vec<String> = r
+        .terrain
+        .iter()
+        .filter(|(_, t)| t.cover > 0 || t.hill > 0 || t.fieldworks || t.blocks_los)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let grid = pick(rng, &["square", "hex"]);
+    let spots: Vec<(i32, i32)> = (0..4)
+        .map(|_| (rng.roll(SIDE) as i32 - 1, rng.roll(SIDE) as i32))
+        .collect();
+    let mut used: Vec<String> = Vec::new();
+    let mut units = String::new();
+    let mut unit = |used: &mut Vec<String>, a: &str, side: &str, kind: &str| {
+        used.push(a.to_string());
+        let _ = write!(
+            units,
+            "[[units]]\nat = \"{a}\"\nside = \"{side}\"\ntype = \"{kind}\"\n"
+        );
+    };
+    let mut orders = String::new();
+    let mut targets: Vec<String> = Vec::new();
+    for _ in 0..3 + rng.roll(6) {
+        let (c, row) = pick(rng, &spots);
+        let target = if !targets.is_empty() && rng.roll(4) == 1 {
+            pick(rng, &targets)
+        } else {
+            let t = near(rng, c, row, 1)?;
+            if used.contains(&t) {
+                return None;
+            }
+            unit(&mut used, &t, "red", &pick(rng, &kinds));
+            targets.push(t.clone());
+            t
+        };
+        let tc = i32::from(target.as_bytes()[0] - b'A');
+        let tr: i32 = target[1..].parse().ok()?;
+        let from = near(rng, tc, tr, 2)?;
+        if used.contains(&from) {
+            return None;
+        }
+        unit(&mut used, &from, "blue", &pick(rng, &firers));
+        let _ = writeln!(orders, "FIRE {from} {target}");
+    }
+    // Bystanders of both sides (a retreat's way, a line of fire), and red's
+    // reserve far off so that red keeps a unit.
+    for _ in 0..rng.roll(5) {
+        let (c, row) = pick(rng, &spots);
+        if let Some(a) = near(rng, c, row, 2).filter(|a| !used.contains(a)) {
+            unit(
+                &mut used,
+                &a,
+                pick(rng, &["blue", "red"]),
+                &pick(rng, &kinds),
+            );
+        }
+    }
+    let mut text = format!(
+        "id = \"prop\"\nruleset = \"{}\"\ngrid = \"{grid}\"\ncolumns = {SIDE}\nrows = {SIDE}\n\
+         sides = [\"blue\", \"red\"]\nvictory = {}\n[terrain]\n",
+        r.id,
+        1 + rng.roll(5)
+    );
+    let mut covered: Vec<String> = (0..rng.roll(6))
+        .filter_map(|_| {
+            let (c, row) = pick(rng, &spots);
+            near(rng, c, row, 2)
+        })
+        .collect();
+    covered.sort();
+    covered.dedup();
+    for a in &covered {
+        let _ = writeln!(text, "{a} = \"{}\"", pick(rng, &cover));
+    }
+    text.push_str(&units);
+    let mut st = state::load(r, &text, "prop.toml").ok()?;
+    st.step = Step::Move {
+        side: 0,
+        second: rng.roll(2) == 1,
+    };
+    for u in st.units.iter_mut().filter(|u| u.side == 1) {
+        if u.strength > 1 && rng.roll(3) == 1 {
+            u.strength = rng.roll(u.strength - 1);
+        }
+    }
+    r.check(&st, "blue", &orders).ok()?;
+    Some((st, orders))
+}
+
+/// Issue 55: the exact whole turn of many battles, some touching each
+/// other's units and some far apart (whose positions the walk merges, as
+/// it keeps only what the lines still to come may read), agrees with the
+/// engine's adjudication of the whole order set, with the tolerance above.
+#[test]
+fn grid_whole_turn_of_many_battles_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let positions = depth::games("PREDICT_GRID_POSITIONS", 8, 40);
+    for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
+        .iter()
+        .enumerate()
+    {
+        let r = Ruleset::builtin(id).unwrap();
+        let mut rng = ChaChaDice::from_seed(seed(&[ri as u64, 56, 56, 56]));
+        let (mut done, mut tries, mut big) = (0, 0, 0);
+        while done < positions {
+            tries += 1;
+            assert!(tries < 200_000, "{id}: too few legal turns");
+            let Some((st, orders)) = many_battles(&r, &mut rng) else {
+                continue;
+            };
+            let exact = whole_turn(&r, &st, 0, &orders)
+                .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
+            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
+            for i in 0..runs {
+                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 56]));
+                *seen.entry(o).or_insert(0) += 1;
+            }
+            let n = runs as f64;
+            let keys: Vec<TurnOutcome> =
+                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+            for key in keys {
+                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+                let p = c as f64 / exact.total as f64;
+                let got = seen.get(&key).copied().unwrap_or(0) as f64;
+                let allowed = if p == 0.0 {
+                    0.0
+                } else {
+                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+                };
+                assert!(
+                    (got - n * p).abs() <= allowed,
+                    "{id} turn {done}, {orders}outcome {key:?}: exact {p:.5}, engine {got} of {runs} \
+                     (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
+                    exact.outcomes
+                );
+            }
+            if orders.lines().count() >= 5 && exact.outcomes.len() > 3 {
+                big += 1;
+            }
+            done += 1;
+        }
+        assert!(
+            big > 0,
+            "{id}: no turn of five battles or more with several outcomes"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! The measured-table core: positions, facings, footprints, distances, arcs,
 //! lines of fire and overlaps, for every measured rules set (the Charge!-style
-//! set of seeds/002 and the Seven Years' War set of seeds/003). Nothing in
+//! set of the Charge! rulebook and the Seven Years' War rulebook). Nothing in
 //! this file knows a ruleset's tables.
 //!
 //! Every rule-deciding number here is an integer:

@@ -3,9 +3,9 @@
 //! The measured core (this crate's root, [`geometry`], [`state`],
 //! [`ruleset`], [`report`], [`events`], the amend procedure in [`amend`],
 //! the case runner) is shared by two books, each with its own procedures
-//! behind [`Procedures`]: Charge! (seeds/002, [`charge`], its
+//! behind [`Procedures`]: Charge! (its rulebook, [`charge`], its
 //! `orders`; readings in docs/rules/charge.md) and the Seven Years' War
-//! (seeds/003, [`syw`]; docs/rules/seven-years-war.md). Which book a
+//! (its rulebook, [`syw`]; docs/rules/seven-years-war.md). Which book a
 //! ruleset follows is decided once, when its file is read
 //! (`procedures = "seven-years-war"`, [`Ruleset::from_toml`]); nothing
 //! after that asks.

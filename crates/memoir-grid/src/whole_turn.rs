@@ -2,7 +2,7 @@
 //! distribution of the victory points a side's orders gain this phase, and
 //! of the game ending, with each battle reckoned on what the earlier lines of
 //! the same orders leave (a target already destroyed or gone back, a
-//! minefield's losses, a retreat that opens or closes a line of sight).
+//! minefield's losses, the victory points that end the game).
 //!
 //! The engine adjudicates every branch itself: [`engine::run`] is given the
 //! orders with forced dice, so nothing here re-implements a rule.
@@ -14,8 +14,13 @@
 //!   may show (the grid engine scores a throw by how many of each face it
 //!   holds, never by their order: [`engine::face_result`] and
 //!   [`engine::settle_counts`]), weighted by how many of the 6^n throws show
-//!   it. Positions the lines leave alike are merged, so the work grows with
-//!   the number of different positions, not with 6^(all the dice).
+//!   it; a battle's faces are grouped by what each does to its target (a
+//!   hit, a retreat result, nothing), fewer groups than faces. Positions
+//!   the lines leave alike for the rest of the turn are merged ([`key`]:
+//!   the units near what the lines still to come name, each side's units
+//!   left, the victory points), so the work grows with the number of
+//!   different positions the later lines can tell apart, not with 6^(all
+//!   the dice): battles far apart add their positions, not multiply them.
 //! - The artillery phase ("Artillery fire is simultaneous; all losses of
 //!   strength value are marked immediately and destroyed Units are removed
 //!   after all Artillery Units have fired"): every battery's dice are fixed
@@ -26,10 +31,11 @@
 //! would need more than [`MAX_RUNS`] runs of the engine, None: the caller
 //! says so instead of giving a figure.
 
-use crate::engine;
+use crate::board::Area;
+use crate::engine::{self, Cmd};
 use crate::events::Event;
 use crate::ruleset::Ruleset;
-use crate::state::{State, Step};
+use crate::state::{State, Step, Unit};
 use adjutant_dice::{Dice, ForcedDice};
 use adjutant_rules::{Chance, Orders};
 use std::collections::BTreeMap;
@@ -54,12 +60,19 @@ pub struct WholeTurn {
     pub total: u128,
 }
 
-/// The values of the ruleset's die grouped by the face they show: (a value
-/// showing it, how many of the six values show it).
-fn face_groups(r: &Ruleset) -> Vec<(u32, u128)> {
+/// The values of the ruleset's die grouped by what they do: by the face
+/// they show, or, for a battle at `target`, by what the face does to it
+/// ([`engine::face_result`]: a hit, a retreat result, nothing; the battle
+/// reads its dice only so). (a value of the group, how many of the six
+/// values are in it.)
+fn face_groups(r: &Ruleset, target: Option<&Unit>) -> Vec<(u32, u128)> {
     let mut g: Vec<(String, u32, u128)> = Vec::new();
     for v in 1..=6 {
         let f = r.face(v);
+        let f = match target {
+            Some(tg) => format!("{:?}", engine::face_result(r, tg, &f)),
+            None => f,
+        };
         match g.iter_mut().find(|x| x.0 == f) {
             Some(x) => x.2 += 1,
             None => g.push((f, v, 1)),
@@ -80,6 +93,11 @@ fn binomial(n: u32, k: u32) -> u128 {
 /// any order, and how many of the 6^n ordered throws show it).
 #[must_use]
 pub fn multisets(r: &Ruleset, n: u32) -> Vec<(Vec<u32>, u128)> {
+    multisets_of(&face_groups(r, None), n)
+}
+
+/// Every multiset of `n` dice over these groups of values.
+fn multisets_of(groups: &[(u32, u128)], n: u32) -> Vec<(Vec<u32>, u128)> {
     fn go(
         g: &[(u32, u128)],
         left: u32,
@@ -108,7 +126,7 @@ pub fn multisets(r: &Ruleset, n: u32) -> Vec<(Vec<u32>, u128)> {
         }
     }
     let mut out = Vec::new();
-    go(&face_groups(r), n, &mut Vec::new(), 1, &mut out);
+    go(groups, n, &mut Vec::new(), 1, &mut out);
     out
 }
 
@@ -152,9 +170,63 @@ fn carry(base: &State, after: State) -> State {
     s
 }
 
-fn key(s: &State) -> String {
-    serde_json::to_string(&(&s.units, &s.terrain, &s.destroyed, s.over, &s.winner))
-        .unwrap_or_default()
+/// The areas an order line names: its unit's, its target's, its path's.
+fn named(c: &Cmd) -> Vec<Area> {
+    match c {
+        Cmd::Fire(a, b)
+        | Cmd::Load(a, b)
+        | Cmd::Unload(a, b)
+        | Cmd::Limber(a, b)
+        | Cmd::Unlimber(a, b) => vec![*a, *b],
+        Cmd::Move(p) => p.clone(),
+        Cmd::RemoveWire(a) => vec![*a],
+        Cmd::Initiative(_) | Cmd::Pass => Vec::new(),
+    }
+}
+
+/// Whether a unit at `x` may be read by a line naming `areas`: within 2
+/// areas of one of them (the unit itself, its target, a general with it,
+/// a retreat's areas and who holds them, a path and the areas next to it),
+/// or within 2 of the way between two of them (the line of sight). The
+/// engine reads nothing farther (engine.rs: `fire`, `retreat`, `los`,
+/// `combat_terms`, `check_move`), but the whole board's counts (victory
+/// points, units left), which the key keeps whole.
+fn near(s: &State, x: Area, areas: &[Area]) -> bool {
+    let d = |a: Area, b: Area| s.grid.distance(a, b);
+    areas.iter().any(|a| d(x, *a) <= 2)
+        || areas.iter().enumerate().any(|(i, a)| {
+            areas[i + 1..]
+                .iter()
+                .any(|b| d(*a, x) + d(x, *b) <= d(*a, *b) + 2)
+        })
+}
+
+/// What the rest of the turn may read of a position: the units near the
+/// areas the lines still to come name (whole), how many units each side
+/// has, the terrain, the victory points and the game's end. Positions
+/// alike in it are alike for the rest of the turn (its lines and its end
+/// of phase read nothing else), so they are merged even where they differ
+/// in a unit no later line comes near: battles that touch different units
+/// do not multiply the positions (issue 55).
+fn key(s: &State, rest: &[Vec<Area>]) -> String {
+    let units: Vec<&Unit> = s
+        .units
+        .iter()
+        .filter(|u| rest.iter().any(|a| near(s, u.at, a)))
+        .collect();
+    let counts: Vec<usize> = (0..s.sides.len())
+        .map(|i| s.units.iter().filter(|u| u.side == i).count())
+        .collect();
+    serde_json::to_string(&(
+        units,
+        counts,
+        &s.terrain,
+        &s.destroyed,
+        s.next_unit,
+        s.over,
+        &s.winner,
+    ))
+    .unwrap_or_default()
 }
 
 /// The exact whole turn of `side`'s `orders` on `s` (checked already), or
@@ -209,11 +281,13 @@ fn move_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(St
             second: false,
         };
     }
+    let areas: Vec<Vec<Area>> = lines.iter().map(|l| named(&l.2)).collect();
     let mut dist: BTreeMap<String, (State, u128)> = BTreeMap::new();
-    dist.insert(key(&base), (base, 1));
+    dist.insert(key(&base, &areas), (base, 1));
     let (mut runs, mut thrown) = (0_u64, 0_u32);
-    for (_, text, _) in &lines {
+    for (i, (_, text, cmd)) in lines.iter().enumerate() {
         let text = format!("{text}\n");
+        let rest = &areas[i + 1..];
         let sized: Vec<(State, u128, usize)> = dist
             .into_values()
             .map(|(st, w)| {
@@ -230,10 +304,14 @@ fn move_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(St
         let mut next: BTreeMap<String, (State, u128)> = BTreeMap::new();
         for (st, w, n) in sized {
             let scale = 6_u128.pow(most - n as u32);
+            let target = match cmd {
+                Cmd::Fire(_, at) => st.unit_at(*at),
+                _ => None,
+            };
             let throws = if n == 0 {
                 vec![(Vec::new(), 1)]
             } else {
-                multisets(r, n as u32)
+                multisets_of(&face_groups(r, target), n as u32)
             };
             runs += throws.len() as u64;
             if runs > MAX_RUNS {
@@ -244,7 +322,7 @@ fn move_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(St
                     Some(done) => carry(&st, done.st),
                     None => st.clone(),
                 };
-                let e = next.entry(key(&after)).or_insert((after, 0));
+                let e = next.entry(key(&after, rest)).or_insert((after, 0));
                 e.1 += w * c * scale;
             }
         }

@@ -137,7 +137,7 @@ fn whole_turn_text(t: Option<&crate::whole_turn::WholeTurn>, battles: usize) -> 
         format!("The game ends with these orders {} ({whom}).", share(ended))
     };
     let line = format!(
-        "The whole turn, exactly, each battle reckoned on what the steps before it leave (a target eliminated or gone back, a retreat that opens a line of sight): medals {}; expected {expected:.2}{theirs}. {end}",
+        "The whole turn, exactly, each battle reckoned on what the steps before it leave (a target eliminated or gone back, a line of sight a retreat closes): medals {}; expected {expected:.2}{theirs}. {end}",
         list(&gained)
     );
     "\n".to_string() + &adjutant_rules::report::wrap(&line, 78, "    ")

@@ -1,8 +1,10 @@
 //! PREDICT's whole turn for Memoir '44, exactly (issue 55): the distribution
 //! of the medals a side's orders gain this turn (and the enemy's, and the
 //! game's end), with each battle reckoned on what the earlier steps of the
-//! same orders leave: a target already eliminated or gone back, a retreat
-//! that opens a line of sight, a unit that took ground.
+//! same orders leave: a target already eliminated or gone back, a line of
+//! sight a retreat closes, a unit that took ground. (A battle a retreat
+//! would open a line of sight for is refused when the orders are checked,
+//! before any die: docs/orders.md, PREDICT.)
 //!
 //! The engine adjudicates every branch itself: the checked plan is carried
 //! out by the turn's own code ([`crate::turn::begin_paused`],

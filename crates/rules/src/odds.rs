@@ -88,7 +88,12 @@ pub struct ExpectPredict {
     pub orders: Option<String>,
     /// Text the answer must contain, each (a line wrapped in the answer is
     /// read joined).
+    #[serde(default)]
     pub lines: Vec<String>,
+    /// Text PREDICT's refusal must contain: the orders are refused, as the
+    /// judge would refuse them, and no odds are given.
+    #[serde(default)]
+    pub refused: Option<String>,
 }
 
 impl ExpectPredict {
@@ -96,9 +101,23 @@ impl ExpectPredict {
     /// expected text it lacks, and then the whole answer.
     #[must_use]
     pub fn problems(&self, answer: Result<String, crate::Rejection>) -> Vec<String> {
-        let answer = match answer {
-            Ok(a) => a,
-            Err(e) => return vec![format!("PREDICT refused the orders: {e}")],
+        let answer = match (answer, &self.refused) {
+            (Ok(a), None) => a,
+            (Err(e), None) => return vec![format!("PREDICT refused the orders: {e}")],
+            (Err(e), Some(want)) => {
+                let msg = e.to_string();
+                if msg.to_lowercase().contains(&want.to_lowercase()) {
+                    return Vec::new();
+                }
+                return vec![format!(
+                    "PREDICT refused the orders, but \"{msg}\" does not contain \"{want}\""
+                )];
+            }
+            (Ok(a), Some(want)) => {
+                return vec![format!(
+                    "PREDICT answered, but a refusal containing \"{want}\" was expected:\n{a}"
+                )]
+            }
         };
         let joined = answer.replace("\n    ", " ");
         let missing: Vec<String> = self

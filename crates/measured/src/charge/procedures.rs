@@ -1,4 +1,4 @@
-//! Charge!'s procedures (seeds/002, docs/rules/charge.md) on the measured
+//! Charge!'s procedures (the Charge! rulebook, docs/rules/charge.md) on the measured
 //! core: simultaneous moves, both sides' written orders held until both
 //! have sent, carried out by [`crate::charge`] in the order of its
 //! sequence; the order language is [`crate::charge::orders`].

@@ -1,4 +1,4 @@
-//! Off-table movement (seeds/003, L): "Off table movement via umpire.
+//! Off-table movement (the Seven Years' War rulebook, L): "Off table movement via umpire.
 //! Delayed entry 1d6 plus movement bonus, requiring 6. Add 1D6 for each
 //! turn delayed." A scenario places a unit `off_table = true` with the
 //! point where it comes on; every player-turn of its side, before the

@@ -1,4 +1,4 @@
-//! A line's refused wings (seeds/003, "Correct Formation", Line): "A line
+//! A line's refused wings (the Seven Years' War rulebook, "Correct Formation", Line): "A line
 //! may pivot/refuse the line up to 45° forward or 90° back no more than
 //! twice to be incorrect formation. Unit fire by section between break in
 //! line (fire bonus allocated to sections at players discretion). Only

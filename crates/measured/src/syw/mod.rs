@@ -1,4 +1,4 @@
-//! The Seven Years' War set (seeds/003) on the measured core: its tables
+//! The Seven Years' War set (the rulebook of that name) on the measured core: its tables
 //! (`rulesets/seven-years-war.toml`), its order language ([`orders`]) and
 //! its sequence of play ([`engine`]): one player-turn per adjudication, the
 //! other side's interrupts decided by its standing orders. Readings of the

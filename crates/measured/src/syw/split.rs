@@ -1,4 +1,4 @@
-//! Splitting a battery (seeds/003, L): "Guns are grouped into batteries of
+//! Splitting a battery (the Seven Years' War rulebook, L): "Guns are grouped into batteries of
 //! one, two and rarely three. If a battery is split, then apportion crews
 //! equally and treat as separate batteries. They cannot regroup." The
 //! order `SPLIT <battery>` takes the battery's right-hand gun and its equal

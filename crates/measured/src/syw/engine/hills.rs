@@ -1,4 +1,4 @@
-//! Hills (seeds/003): "Hills may impede or enhance movement or charges as
+//! Hills (the Seven Years' War rulebook): "Hills may impede or enhance movement or charges as
 //! designated" and E, "Units on hills (which count as flat and break line
 //! of sight) cannot shoot over intervening (not on hill) units, within 12";
 //! then target any unit which is first in line of sight. May shoot directly

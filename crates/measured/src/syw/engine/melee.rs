@@ -1,4 +1,4 @@
-//! F. Melee (seeds/003): "Compare TEST scores after test modifier. Loser
+//! F. Melee (the Seven Years' War rulebook): "Compare TEST scores after test modifier. Loser
 //! takes melee casualties, TESTs, if not Routed (moves next turn), Retreats
 //! (moves next turn). If multiple attacking units, use best combination of
 //! unique factors. eg casualties of strongest unit, one charge bonus only.

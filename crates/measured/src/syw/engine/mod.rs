@@ -1,4 +1,4 @@
-//! One player-turn of the Seven Years' War (seeds/003, "Sequence of
+//! One player-turn of the Seven Years' War (its rulebook, "Sequence of
 //! play"): fog of war, compulsory moves, clearing disorder, normal moves
 //! and charges (with the other side's response fire, evade, stand and
 //! counter-charge decided by its standing orders, so the move resolves in
