@@ -3,6 +3,8 @@
 //! sixteenths.
 
 use super::geometry::{parse_len, PER_INCH};
+use crate::book::Book;
+use crate::charge::procedures::Charge;
 use adjutant_rules::DataError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -379,7 +381,7 @@ impl Terrain {
 
 /// A measured ruleset, checked and in sixteenths.
 #[derive(Debug, Clone, Default)]
-pub struct Ruleset {
+pub struct Ruleset<B: Book> {
     pub id: String,
     pub name: String,
     pub troops: BTreeMap<String, Troop>,
@@ -414,39 +416,30 @@ pub struct Ruleset {
     pub lc_wheel: i64,
     pub lc_wheel_within: i64,
     pub ride_down: Vec<RideDown>,
-    /// The Seven Years' War's own tables and procedures (None: Charge!).
-    /// Its troops and terrain fill `troops` and `terrain` above; the
-    /// Charge! tables stay empty.
-    pub syw: Option<Box<super::syw::Tables>>,
     /// Charge!'s roundshot and shells against houses (None: not in this
     /// ruleset file).
     pub houses: Option<Houses>,
-    /// The book's procedures, chosen when the file is read.
-    pub procedures: Book,
+    /// The book's own tables.
+    pub book: B::Tables,
 }
 
-/// A ruleset's procedures: Charge!'s ([`crate::charge::procedures::Charge`], the
-/// default) or the Seven Years' War's ([`crate::syw::SevenYearsWar`]).
-#[derive(Clone, Copy)]
-pub struct Book(pub &'static dyn crate::Procedures);
-
-impl Default for Book {
-    fn default() -> Book {
-        Book(&crate::charge::procedures::Charge)
+impl<B: Book> std::ops::Deref for Ruleset<B> {
+    type Target = B::Tables;
+    fn deref(&self) -> &B::Tables {
+        &self.book
     }
 }
 
-impl std::fmt::Debug for Book {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.name())
-    }
-}
-
-impl Ruleset {
+impl<B: Book> Ruleset<B> {
     /// The procedures of this ruleset's book.
     #[must_use]
-    pub fn book(&self) -> &'static dyn crate::Procedures {
-        self.procedures.0
+    pub fn book(&self) -> &'static dyn crate::Procedures<B> {
+        B::procedures()
+    }
+
+    #[must_use]
+    pub fn troop(&self, id: &str) -> Option<&Troop> {
+        self.troops.get(id)
     }
 }
 
@@ -457,27 +450,20 @@ pub fn band_of(bands: &[Band], d: super::geometry::Dist2) -> Option<(usize, &Ban
     bands.iter().enumerate().find(|(_, b)| d.within(b.to))
 }
 
-impl Ruleset {
-    pub fn builtin(id: &str) -> Result<Ruleset, DataError> {
+impl Ruleset<Charge> {
+    /// Charge!'s shipped ruleset.
+    pub fn builtin(id: &str) -> Result<Self, DataError> {
         match id {
             "charge" => Self::from_toml(CHARGE, "rulesets/charge.toml"),
-            "seven-years-war" => Self::from_toml(SEVEN_YEARS_WAR, "rulesets/seven-years-war.toml"),
             other => Err(DataError::UnknownRuleset(other.to_string())),
         }
     }
 
-    #[must_use]
-    pub fn troop(&self, id: &str) -> Option<&Troop> {
-        self.troops.get(id)
-    }
-
-    pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
-        // The procedures key names the set whose procedures the file's
-        // tables feed; without it, Charge!.
-        let probe: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-        match probe.get("procedures").and_then(toml::Value::as_str) {
+    /// A Charge! ruleset file (one with a `procedures` key is another
+    /// book's: [`crate::books::book_of`] tells them apart).
+    pub fn from_toml(text: &str, file: &str) -> Result<Self, DataError> {
+        match crate::books::book_of(text, file)? {
             None => {}
-            Some("seven-years-war") => return super::syw::from_toml(text, file),
             Some(other) => {
                 return Err(at(
                     text,
@@ -541,8 +527,7 @@ impl Ruleset {
             lc_wheel: i64::from(f.charge.light_cavalry_wheel),
             lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
             ride_down: f.charge.ride_down.clone(),
-            syw: None,
-            procedures: Book::default(),
+            book: (),
             houses: match &f.houses {
                 None => None,
                 Some(h) => Some(rd.houses(h)?),
