@@ -10,7 +10,6 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 pub const CHARGE: &str = include_str!("../../../rulesets/charge.toml");
-pub const SEVEN_YEARS_WAR: &str = include_str!("../../../rulesets/seven-years-war.toml");
 
 /// A length in inches as the file writes it (a number).
 #[derive(Debug, Clone, Copy, Deserialize)]

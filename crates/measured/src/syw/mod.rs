@@ -414,12 +414,12 @@ const FORMATIONS: &[&str] = &[
     "line", "march", "attack", "square", "open", "deployed", "limbered", "mounted",
 ];
 
+/// The Seven Years' War's shipped ruleset file.
+pub const SEVEN_YEARS_WAR: &str = include_str!("../../../../rulesets/seven-years-war.toml");
+
 /// The Seven Years' War's shipped ruleset.
 pub fn builtin() -> Result<Ruleset, DataError> {
-    from_toml(
-        crate::ruleset::SEVEN_YEARS_WAR,
-        "rulesets/seven-years-war.toml",
-    )
+    from_toml(SEVEN_YEARS_WAR, "rulesets/seven-years-war.toml")
 }
 
 /// Read a Seven Years' War ruleset file into the family's [`Ruleset`].
