@@ -731,7 +731,7 @@ pub fn fire_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
 
 /// A Charge! event on the picture: a move's path, a shot with its sleeve
 /// or its shell's burst.
-pub fn draw_charge<B: Book>(o: &mut String, r: &Ruleset<B>, c: &Charge, pen: &Pen<'_>) {
+pub fn draw_charge(o: &mut String, r: &engine::Ruleset, c: &Charge, pen: &Pen<'_>) {
     let (x, y, w, d, turned) = (pen.x, pen.y, pen.w, pen.d, pen.turned);
     let (k, from, to, sleeve) = match c {
         Charge::Moved { from, to, .. } => ("moved", *from, *to, None),

@@ -384,6 +384,15 @@ pub struct Ruleset<B: Book> {
     pub id: String,
     pub name: String,
     pub troops: BTreeMap<String, Troop>,
+    pub terrain: BTreeMap<String, Terrain>,
+    /// The book's own tables.
+    pub book: B::Tables,
+}
+
+/// Charge!'s tables of a ruleset (the Seven Years' War has its own,
+/// `syw::SywTables`): fire, artillery, melee, morale, charges, houses.
+#[derive(Debug, Clone, Default)]
+pub struct ChargeTables {
     pub roundshot: Vec<Band>,
     pub sleeve_length: i64,
     pub sleeve_width: i64,
@@ -408,7 +417,6 @@ pub struct Ruleset<B: Book> {
     pub at_light_cover: Vec<Band>,
     pub at_line_cover: Vec<Band>,
     pub pick_off: Vec<Band>,
-    pub terrain: BTreeMap<String, Terrain>,
     pub combats: Vec<Combat>,
     pub melee: MeleeFile,
     pub morale: MoraleFile,
@@ -418,8 +426,6 @@ pub struct Ruleset<B: Book> {
     /// Charge!'s roundshot and shells against houses (None: not in this
     /// ruleset file).
     pub houses: Option<Houses>,
-    /// The book's own tables.
-    pub book: B::Tables,
 }
 
 impl<B: Book> std::ops::Deref for Ruleset<B> {
@@ -490,46 +496,47 @@ impl Ruleset<Charge> {
             id: f.id.clone(),
             name: f.name.clone(),
             troops,
-            roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
-            sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
-            sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
-            cb_alternate: f.counter_battery.alternate,
-            cb_destroyed: f.counter_battery.destroyed,
-            cb_reduce: f
-                .counter_battery
-                .reduce
-                .iter()
-                .map(|r| Ok((rd.len("reduce", r.from)?, r.by)))
-                .collect::<Result<_, DataError>>()?,
-            how_min: rd.len("[howitzer]", f.howitzer.min)?,
-            how_max: rd.len("[howitzer]", f.howitzer.max)?,
-            how_kill: f.howitzer.kill.clone(),
-            sbi_radius: rd.len("[howitzer]", f.howitzer.radius)?,
-            sbi_centre: rd.len("[howitzer]", f.howitzer.centre)?,
-            canister_range: rd.len("[canister]", f.canister.range)?,
-            canister_half_angle: i64::from(f.canister.half_angle.min(89)),
-            canister_kill: f.canister.kill.clone(),
-            gun_gap: rd.len("[limber]", f.limber.gap)?,
-            group: f.musketry.group.max(1),
-            first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
-            normal: rd.bands("normal", &f.musketry.normal)?,
-            arc: i64::from(f.musketry.arc.min(180)),
-            brown: rd.bands("brown", &f.light_musketry.brown)?,
-            at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
-            at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
-            at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
-            pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
             terrain,
-            combats,
-            melee: f.melee.clone(),
-            morale: f.morale.clone(),
-            lc_wheel: i64::from(f.charge.light_cavalry_wheel),
-            lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
-            ride_down: f.charge.ride_down.clone(),
-            book: (),
-            houses: match &f.houses {
-                None => None,
-                Some(h) => Some(rd.houses(h)?),
+            book: ChargeTables {
+                roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
+                sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
+                sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
+                cb_alternate: f.counter_battery.alternate,
+                cb_destroyed: f.counter_battery.destroyed,
+                cb_reduce: f
+                    .counter_battery
+                    .reduce
+                    .iter()
+                    .map(|r| Ok((rd.len("reduce", r.from)?, r.by)))
+                    .collect::<Result<_, DataError>>()?,
+                how_min: rd.len("[howitzer]", f.howitzer.min)?,
+                how_max: rd.len("[howitzer]", f.howitzer.max)?,
+                how_kill: f.howitzer.kill.clone(),
+                sbi_radius: rd.len("[howitzer]", f.howitzer.radius)?,
+                sbi_centre: rd.len("[howitzer]", f.howitzer.centre)?,
+                canister_range: rd.len("[canister]", f.canister.range)?,
+                canister_half_angle: i64::from(f.canister.half_angle.min(89)),
+                canister_kill: f.canister.kill.clone(),
+                gun_gap: rd.len("[limber]", f.limber.gap)?,
+                group: f.musketry.group.max(1),
+                first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
+                normal: rd.bands("normal", &f.musketry.normal)?,
+                arc: i64::from(f.musketry.arc.min(180)),
+                brown: rd.bands("brown", &f.light_musketry.brown)?,
+                at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
+                at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
+                at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
+                pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
+                combats,
+                melee: f.melee.clone(),
+                morale: f.morale.clone(),
+                lc_wheel: i64::from(f.charge.light_cavalry_wheel),
+                lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
+                ride_down: f.charge.ride_down.clone(),
+                houses: match &f.houses {
+                    None => None,
+                    Some(h) => Some(rd.houses(h)?),
+                },
             },
         })
     }

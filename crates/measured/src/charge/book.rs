@@ -23,7 +23,7 @@ pub struct ChargeState {}
 impl crate::Book for Charge {
     type Unit = ChargeUnit;
     type State = ChargeState;
-    type Tables = ();
+    type Tables = crate::ruleset::ChargeTables;
     type Event = events::Charge;
 
     fn procedures() -> &'static dyn crate::Procedures<Self> {

@@ -499,7 +499,6 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
         book: SywTables {
             syw: Some(Box::new(tables)),
         },
-        ..Ruleset::default()
     })
 }
 

@@ -32,7 +32,8 @@ fn struct_body<'a>(text: &'a str, name: &str) -> &'a str {
 /// Neither book's fields in the shared types (issue 56 item 3): the
 /// unit, the position and the ruleset carry the book's part as `book`
 /// (`B::Unit`, `B::State`, `B::Tables`), never the Seven Years' War's
-/// experience, brigade, marker or sequence, nor Charge!'s rallying.
+/// experience, brigade, marker, sequence or tables, nor Charge!'s
+/// rallying or tables (roundshot, canister, houses, riding down...).
 #[test]
 fn the_shared_types_carry_neither_books_fields() {
     let state = include_str!("../../src/state.rs");
@@ -53,6 +54,10 @@ fn the_shared_types_carry_neither_books_fields() {
             "rallying",
             "syw",
             "procedures",
+            "roundshot",
+            "canister_range",
+            "houses",
+            "ride_down",
         ] {
             assert!(
                 !body.contains(&format!("pub {field}:")),
