@@ -123,7 +123,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
     let scenario_file = site.path().join("minden-outposts.toml");
     std::fs::write(&scenario_file, SCENARIO).unwrap();
     let players = users.map(common::mail_address);
-    let ruleset = measured::Ruleset::from_toml(&variant, "seven-years-war-fog.toml").unwrap();
+    let ruleset = measured::syw::from_toml(&variant, "seven-years-war-fog.toml").unwrap();
     let j = Judge {
         mail: MailJudge::new(
             &site,

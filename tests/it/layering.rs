@@ -314,3 +314,87 @@ fn no_code_outside_the_codecs_reads_an_event_by_string_key() {
         bad.join("\n")
     );
 }
+
+/// Where product code outside the Seven Years' War's own files may still
+/// name it, each with why (issue 56 item 3): the path's end and what the
+/// line holds.
+const NAMES_SYW: &[(&str, &str, &str)] = &[
+    // The measured family's entry, which registers both books and gives
+    // each ruleset file and case to its book (until each book is a crate
+    // with its own ENTRY).
+    (
+        "crates/measured/src/books.rs",
+        "",
+        "the family's registration",
+    ),
+    (
+        "crates/measured/src/lib.rs",
+        "pub mod syw;",
+        "the book's module",
+    ),
+    // The shipped scenarios, one list for the family.
+    (
+        "crates/measured/src/state.rs",
+        "seven-years-war",
+        "a shipped scenario",
+    ),
+    // Charge!'s ruleset reader names the other set a file may name.
+    (
+        "crates/measured/src/ruleset.rs",
+        "(seven-years-war, or none for Charge!)",
+        "a message",
+    ),
+    // The general's search is cheaper for the costly book (issue 58's, not
+    // this move's).
+    (
+        "crates/general/src/lib.rs",
+        "starts_with(\"seven-years-war\")",
+        "the general's cost",
+    ),
+];
+
+/// The Seven Years' War is a book of its own (issue 56 item 3): no product
+/// code outside its files (crates/measured/src/syw/, crates/syw/) names
+/// it, by module (`syw`), type (`SevenYearsWar`, `Syw...`) or ruleset id
+/// (`seven-years-war`), but the places listed in `NAMES_SYW`.
+#[test]
+fn only_the_seven_years_wars_files_name_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = sources(&root.join("src"));
+    for e in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let src = e.path().join("src");
+        if src.is_dir() {
+            files.extend(sources(&src));
+        }
+    }
+    assert!(files.len() > 100, "the product code was found");
+    let rel = |p: &str| {
+        p.strip_prefix(&format!("{}/", root.display()))
+            .unwrap_or(p)
+            .to_string()
+    };
+    let mut bad = Vec::new();
+    for (path, text) in &files {
+        let path = rel(path);
+        if path.starts_with("crates/measured/src/syw/") || path.starts_with("crates/syw/") {
+            continue;
+        }
+        for (n, line) in code_lines(text) {
+            let names = line.contains("syw")
+                || line.contains("Syw")
+                || line.contains("SevenYears")
+                || line.contains("seven-years-war");
+            let allowed = NAMES_SYW
+                .iter()
+                .any(|(p, what, _)| path == *p && line.contains(what));
+            if names && !allowed {
+                bad.push(format!("{path}:{n}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "outside the Seven Years' War's files, these name it:\n{}",
+        bad.join("\n")
+    );
+}

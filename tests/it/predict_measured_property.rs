@@ -24,8 +24,10 @@
 
 use crate::common::depth;
 use adjutant::engine::dice::{ChaChaDice, Dice};
-use adjutant::rules::measured::events::{Charge, Event, Syw};
-use adjutant::rules::measured::{predict, state, syw, Ruleset, State};
+use adjutant::rules::measured::charge::{Ruleset, State};
+use adjutant::rules::measured::events::Charge;
+use adjutant::rules::measured::syw::events::Syw;
+use adjutant::rules::measured::{predict, state, syw, Book};
 use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 
@@ -122,14 +124,14 @@ fn charge_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (usize, usize) {
     let killed = ev
         .iter()
         .find_map(|e| match e {
-            Event::Charge(Charge::Volley { killed, .. } | Charge::Skirmish { killed, .. }) => {
+            Charge::Volley { killed, .. } | Charge::Skirmish { killed, .. } => {
                 Some(*killed as usize)
             }
             _ => None,
         })
         .expect("a volley");
     let test = ev.iter().find_map(|e| match e {
-        Event::Charge(Charge::Morale { result, .. }) => Some(result.clone()),
+        Charge::Morale { result, .. } => Some(result.clone()),
         _ => None,
     });
     let fate = match after.unit("X") {
@@ -145,7 +147,7 @@ fn charge_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (usize, usize) {
 }
 
 /// A random Seven Years' War position with A's fire at X, or None.
-fn syw_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+fn syw_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<syw::State> {
     let kind = pick(
         rng,
         &[
@@ -204,7 +206,7 @@ fn syw_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
 }
 
 /// One Seven Years' War run, no fog event: (killed, fate index).
-fn syw_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (usize, usize) {
+fn syw_run(r: &syw::Ruleset, st: &syw::State, s: [u8; 32]) -> (usize, usize) {
     let mut dice = FirstThen {
         first: Some(3),
         rest: ChaChaDice::from_seed(s),
@@ -222,12 +224,9 @@ fn syw_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (usize, usize) {
     let (after, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
     let killed = ev
         .iter()
-        .find_map(|e| match e {
-            Event::Syw(n) => match &n.what {
-                Syw::Fire { killed, .. } => Some(*killed as usize),
-                _ => None,
-            },
-            Event::Charge(_) => None,
+        .find_map(|n| match &n.what {
+            Syw::Fire { killed, .. } => Some(*killed as usize),
+            _ => None,
         })
         .unwrap_or(0);
     let fate = if killed == 0 {
@@ -264,62 +263,94 @@ fn tally(v: &mut Vec<u64>, k: usize) {
     v[k] += 1;
 }
 
+/// One book's side of the exact-odds check: a random position, the exact
+/// shares (killed, fate), one run of the engine (killed, fate index).
+struct Odds<B: Book> {
+    id: &'static str,
+    position: fn(&R<B>, &mut ChaChaDice) -> Option<S<B>>,
+    exact: fn(&R<B>, &S<B>) -> Shares,
+    run: Run<B>,
+}
+
+/// The exact shares of each number killed and of each fate.
+type Shares = (Vec<f64>, Vec<f64>);
+
+/// A book's ruleset and position.
+type R<B> = adjutant::rules::measured::Ruleset<B>;
+type S<B> = adjutant::rules::measured::State<B>;
+/// One run of a book's engine: (killed, fate index).
+type Run<B> = fn(&R<B>, &S<B>, [u8; 32]) -> (usize, usize);
+
 #[test]
 fn measured_exact_odds_agree_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
-    for (bi, id) in ["charge", "seven-years-war"].iter().enumerate() {
-        let r = Ruleset::builtin(id).unwrap();
-        let mut rng = ChaChaDice::from_seed(seed(&[bi as u64, 44, 44, 44]));
-        let (mut done, mut tries) = (0, 0);
-        while done < positions {
-            tries += 1;
-            assert!(tries < 100_000, "{id}: too few legal positions");
-            let st = if bi == 0 {
-                charge_position(&r, &mut rng)
-            } else {
-                syw_position(&r, &mut rng)
-            };
-            let Some(st) = st else { continue };
-            let (killed, fate): (Vec<f64>, Vec<f64>) = if bi == 0 {
-                let (k, f) = predict::exact_volley(&r, &st, "A", "X").unwrap();
-                (k, vec![f.untouched, f.good, f.bad, f.broken, f.removed])
-            } else {
-                let (k, f) = syw::predict::exact_fire(&r, &st, "A", "X").unwrap();
-                (k, f.to_vec())
-            };
-            let (mut sk, mut sf) = (Vec::new(), Vec::new());
-            for i in 0..runs {
-                let s = seed(&[done, i, bi as u64, 45]);
-                let (k, f) = if bi == 0 {
-                    charge_run(&r, &st, s)
-                } else {
-                    syw_run(&r, &st, s)
-                };
-                tally(&mut sk, k);
-                tally(&mut sf, f);
-            }
-            let what = format!(
-                "{id} position {done} ({:?})",
-                st.units
-                    .iter()
-                    .map(|u| (
-                        &u.id,
-                        &u.troop,
-                        &u.formation,
-                        u.rf,
-                        u.start_rf,
-                        u.volleyed,
-                        u.front,
-                        u.facing,
-                        &u.experience
-                    ))
-                    .collect::<Vec<_>>()
-            );
-            within(&format!("{what} killed"), &killed, &sk, runs);
-            within(&format!("{what} fate"), &fate, &sf, runs);
-            done += 1;
+    let charge = Odds {
+        id: "charge",
+        position: charge_position,
+        exact: |r, st| {
+            let (k, f) = predict::exact_volley(r, st, "A", "X").unwrap();
+            (k, vec![f.untouched, f.good, f.bad, f.broken, f.removed])
+        },
+        run: charge_run,
+    };
+    exact_odds_agree(
+        0,
+        &Ruleset::builtin("charge").unwrap(),
+        &charge,
+        runs,
+        positions,
+    );
+    let seven = Odds {
+        id: "seven-years-war",
+        position: syw_position,
+        exact: |r, st| {
+            let (k, f) = syw::predict::exact_fire(r, st, "A", "X").unwrap();
+            (k, f.to_vec())
+        },
+        run: syw_run,
+    };
+    exact_odds_agree(1, &syw::builtin().unwrap(), &seven, runs, positions);
+}
+
+fn exact_odds_agree<B: Book>(bi: usize, r: &R<B>, book: &Odds<B>, runs: u64, positions: u64) {
+    let id = book.id;
+    let mut rng = ChaChaDice::from_seed(seed(&[bi as u64, 44, 44, 44]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "{id}: too few legal positions");
+        let Some(st) = (book.position)(r, &mut rng) else {
+            continue;
+        };
+        let (killed, fate) = (book.exact)(r, &st);
+        let (mut sk, mut sf) = (Vec::new(), Vec::new());
+        for i in 0..runs {
+            let s = seed(&[done, i, bi as u64, 45]);
+            let (k, f) = (book.run)(r, &st, s);
+            tally(&mut sk, k);
+            tally(&mut sf, f);
         }
+        let what = format!(
+            "{id} position {done} ({:?})",
+            st.units
+                .iter()
+                .map(|u| (
+                    &u.id,
+                    &u.troop,
+                    &u.formation,
+                    u.rf,
+                    u.start_rf,
+                    u.volleyed,
+                    u.front,
+                    u.facing,
+                    &u.book
+                ))
+                .collect::<Vec<_>>()
+        );
+        within(&format!("{what} killed"), &killed, &sk, runs);
+        within(&format!("{what} fate"), &fate, &sf, runs);
+        done += 1;
     }
 }
 
@@ -391,9 +422,9 @@ fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
             let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
             let killed = ev
                 .iter()
-                .filter(|e| {
-                    matches!(e, Event::Charge(Charge::Officer { unit, saved, .. }) if unit == "X" && !saved)
-                })
+                .filter(
+                    |e| matches!(e, Charge::Officer { unit, saved, .. } if unit == "X" && !saved),
+                )
                 .count();
             seen[killed] += 1;
         }
@@ -423,7 +454,7 @@ fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
 /// A random Seven Years' War refused line firing by section (issue 55): A
 /// with its left wing refused, the centre at X ahead, the left at Y on its
 /// left, the fire bonus where the draw puts it; or None.
-fn section_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
+fn section_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<(syw::State, String)> {
     let exp = ["green", "trained", "veteran"];
     let files = rng.roll(3) + 1;
     let dy = rng.roll(6) + 1;
@@ -467,7 +498,7 @@ fn section_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)
 fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
-    let r = Ruleset::builtin("seven-years-war").unwrap();
+    let r = syw::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 3, 3]));
     let (mut done, mut tries) = (0, 0);
     while done < positions {
@@ -507,7 +538,8 @@ fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
             }];
             let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
             for e in &ev {
-                if let Event::Syw(n) = e {
+                {
+                    let n = e;
                     if let Syw::Fire { target, killed, .. } = &n.what {
                         match target.as_str() {
                             "X" => sx[*killed as usize] += 1,
@@ -610,7 +642,7 @@ fn charge_exact_canister_agrees_with_the_engines_adjudication() {
             let killed: u32 = ev
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Charge(Charge::Canister { killed, .. }) => killed.get("X").copied(),
+                    Charge::Canister { killed, .. } => killed.get("X").copied(),
                     _ => None,
                 })
                 .sum();

@@ -824,7 +824,7 @@ fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
 /// is: a red arrow with a head, from the firer's front to the target's.
 #[test]
 fn a_charge_volley_is_drawn_as_a_fire_arrow() {
-    use adjutant::rules::measured::events::{Charge, Event as Measured};
+    use adjutant::rules::measured::events::Charge;
     use adjutant::rules::{Event, Load, Rules, Viewer};
     let site = Site::new();
     site.new_game(
@@ -847,7 +847,7 @@ fn a_charge_volley_is_drawn_as_a_fire_arrow() {
             .unwrap()
             .to_string()
     };
-    let volley = Event::of(Measured::Charge(Charge::Volley {
+    let volley = Event::of(Charge::Volley {
         unit: of(0),
         target: of(1),
         firers: 4,
@@ -860,7 +860,7 @@ fn a_charge_volley_is_drawn_as_a_fire_arrow() {
         deduct: 0,
         dice: Vec::new(),
         killed: 1,
-    }));
+    });
     let fire = |svg: &str| {
         svg.split('<')
             .filter(|t| {

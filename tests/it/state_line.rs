@@ -208,7 +208,9 @@ fn the_state_line_does_not_test_guesses_about_standing_orders() {
     let mut n = 0;
     for _ in 0..8 {
         let (rules, st) = latest(&site);
-        let m = st.get::<measured::State>().expect("a measured state");
+        let m = st
+            .get::<measured::charge::State>()
+            .expect("a measured state");
         let need = rules.phase(&st).sides;
         if need.is_empty() {
             break;
@@ -248,7 +250,9 @@ fn the_state_line_does_not_test_guesses_about_standing_orders() {
     let (rules, _) = latest(&site);
     for (t, text, stored) in snapshots(&site) {
         let st = rules.restore(&text).unwrap();
-        let m = st.get::<measured::State>().expect("a measured state");
+        let m = st
+            .get::<measured::charge::State>()
+            .expect("a measured state");
         for (viewer, lines) in lines.iter().enumerate() {
             for (k, u) in m.units.iter().enumerate() {
                 if u.side == viewer {

@@ -15,7 +15,8 @@
 //! REMOVED <side> <n>                 the figures a side has removed from the enemy
 //! ```
 
-use crate::events::{Event, Syw, SywNote};
+use crate::book::Book;
+
 use crate::geometry::{fmt_len, parse_len, Pt};
 use crate::ruleset::Ruleset;
 use crate::state::{ground_taken, State};
@@ -24,7 +25,11 @@ use adjutant_rules::Rejection;
 const HELP: &str = "a correction is UNIT <id> FIGURES <n> | REMOVE | TO <x> <y> [FACING <deg>] | MARKER RED|ORANGE|NONE | OFF | ENTER [AT <x> <y> [FACING <deg>]], or REMOVED <side> <n>";
 
 /// Apply a referee's corrections to a measured game.
-pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), Rejection> {
+pub fn amend<B: Book>(
+    r: &Ruleset<B>,
+    s: &State<B>,
+    text: &str,
+) -> Result<(State<B>, Vec<B::Event>), Rejection> {
     let mut st = s.clone();
     let mut done = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -146,10 +151,7 @@ pub fn amend(r: &Ruleset, s: &State, text: &str) -> Result<(State, Vec<Event>), 
         return Err(Rejection::whole("the correction is empty"));
     }
     let text = format!("The referee corrects the position: {}", done.join("; "));
-    Ok((
-        st,
-        vec![Event::Syw(SywNote::new(text, Syw::Amended { lines: done }))],
-    ))
+    Ok((st, vec![B::amended(text, done)]))
 }
 
 /// A place on the table: `<x> <y>` in inches, optionally `FACING <deg>`.
@@ -185,7 +187,7 @@ fn parse_place(xs: &[&str], n: usize, line: &str) -> Result<(Pt, Option<i32>), R
 }
 
 /// No unit stays in melee with one that left the table.
-pub(crate) fn out_of_melee(st: &mut State, id: &str) {
+pub(crate) fn out_of_melee<B: Book>(st: &mut State<B>, id: &str) {
     for o in &mut st.units {
         if o.melee.as_ref().is_some_and(|m| m.with == id) {
             o.melee = None;

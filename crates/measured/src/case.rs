@@ -2,7 +2,8 @@
 //! tables"): a table, terrain and units placed in inches, one move's orders
 //! for each side, the dice forced, and what the rulebook says must follow.
 
-use super::events::Event;
+use crate::book::Book;
+
 use super::geometry::Pt;
 use super::ruleset::{at, toml_error, Inches, Ruleset};
 use super::state::{self, FeatureFile, Forced, Placement, TablePart};
@@ -123,7 +124,12 @@ type PredictPart = adjutant_rules::odds::ExpectPredict;
 
 /// The problems of `[expect.predict]`: PREDICT's answer on the case's
 /// starting position against the texts it must contain.
-fn check_predict(r: &Ruleset, cf: &CaseFile, st: &state::State, p: &PredictPart) -> Vec<String> {
+fn check_predict<B: Book>(
+    r: &Ruleset<B>,
+    cf: &CaseFile,
+    st: &state::State<B>,
+    p: &PredictPart,
+) -> Vec<String> {
     let side = p
         .side
         .clone()
@@ -164,10 +170,10 @@ struct ExpectView {
 
 /// Check `[expect.view.<who>]`: each recipient's whole report after the
 /// move, as the judge would mail it.
-fn check_views(
-    r: &Ruleset,
-    st: &state::State,
-    ev: &[Event],
+fn check_views<B: Book>(
+    r: &Ruleset<B>,
+    st: &state::State<B>,
+    ev: &[B::Event],
     views: &BTreeMap<String, ExpectView>,
     problems: &mut Vec<String>,
 ) {
@@ -273,16 +279,18 @@ fn fail(name: &str, detail: impl Into<String>) -> CaseResult {
     }
 }
 
-/// Run a case from its text. A malformed file is a failing case.
+/// Run a case from its text against the ruleset `load` gives for the
+/// case's `ruleset` key (a book's own: [`crate::books`] picks the book).
+/// A malformed file is a failing case.
 #[must_use]
-pub fn run_case_text(text: &str, file: &str) -> CaseResult {
+pub fn run_case_as<B: Book>(text: &str, file: &str, load: Load<B>) -> CaseResult {
     let name_of = || {
         toml::from_str::<toml::Table>(text)
             .ok()
             .and_then(|t| t.get("name").and_then(|n| n.as_str().map(str::to_string)))
             .unwrap_or_else(|| file.to_string())
     };
-    match run(text, file) {
+    match run(text, file, load) {
         Ok(r) => r,
         Err(e) => fail(&name_of(), e.to_string()),
     }
@@ -299,24 +307,38 @@ fn forced_name(f: &Option<Forced>) -> String {
     }
 }
 
-fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
-    let mut cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+/// A book's ruleset by id (an unknown id: an error).
+pub type Load<B> = fn(&str) -> Result<Ruleset<B>, DataError>;
+
+fn run<B: Book>(text: &str, file: &str, load: Load<B>) -> Result<CaseResult, DataError> {
+    let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let _ = (&cf.cites, &cf.notes);
-    let r = Ruleset::builtin(cf.ruleset.get_ref()).map_err(|_| {
+    let unknown = |_| {
         at(
             text,
             file,
             cf.ruleset.span().start,
             format!("unknown ruleset '{}'", cf.ruleset.get_ref()),
         )
-    })?;
+    };
+    let r = load(cf.ruleset.get_ref()).map_err(unknown)?;
+    run_book(&r, text, file, cf)
+}
+
+/// A case against its book's ruleset.
+fn run_book<B: Book>(
+    r: &Ruleset<B>,
+    text: &str,
+    file: &str,
+    mut cf: CaseFile,
+) -> Result<CaseResult, DataError> {
     let terrain = std::mem::take(&mut cf.terrain);
-    let st = case_state(&r, text, file, &cf, terrain)?;
+    let st = case_state(r, text, file, &cf, terrain)?;
     let odds = cf
         .expect
         .predict
         .as_ref()
-        .map(|p| check_predict(&r, &cf, &st, p))
+        .map(|p| check_predict(r, &cf, &st, p))
         .unwrap_or_default();
     let mut faces = Vec::new();
     for d in &cf.r#move.dice {
@@ -342,8 +364,8 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
             deck: &mut deck,
         };
         match &cf.r#move.amend {
-            Some(fix) => super::amend::amend(&r, &st, fix).map(|(st, ev)| Outcome { st, ev }),
-            None => r.book().run(&r, &st, &orders, Some(&mut chance)),
+            Some(fix) => super::amend::amend(r, &st, fix).map(|(st, ev)| Outcome { st, ev }),
+            None => r.book().run(r, &st, &orders, Some(&mut chance)),
         }
     };
     let e = &cf.expect;
@@ -385,9 +407,9 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
     }
     check_rest(e, &out.st, &mut problems);
     check_sections(e, &out.st, &mut problems);
-    let log: Vec<String> = out.ev.iter().filter_map(super::report::describe).collect();
+    let log: Vec<String> = out.ev.iter().filter_map(B::describe).collect();
     check_events(r.book(), e, &out, &log, &mut problems);
-    check_views(&r, &out.st, &out.ev, &e.view, &mut problems);
+    check_views(r, &out.st, &out.ev, &e.view, &mut problems);
     if let Some(w) = &e.winner {
         if out.st.winner.as_deref() != Some(w.as_str()) {
             problems.push(format!("winner: expected {w:?}, got {:?}", out.st.winner));
@@ -412,13 +434,13 @@ fn run(text: &str, file: &str) -> Result<CaseResult, DataError> {
 
 /// The case's position: its table and units, turn, and the Seven Years'
 /// War's active side and effects in force.
-fn case_state(
-    r: &Ruleset,
+fn case_state<B: Book>(
+    r: &Ruleset<B>,
     text: &str,
     file: &str,
     cf: &CaseFile,
     terrain: Vec<FeatureFile>,
-) -> Result<state::State, DataError> {
+) -> Result<state::State<B>, DataError> {
     let tp = TablePart {
         table: cf.table.clone(),
         sides: cf.sides.clone(),
@@ -465,7 +487,7 @@ fn check_dice(e: &ExpectPart, dice: &ForcedDice, forced: usize, problems: &mut V
 }
 
 /// One expected unit's position, strength and state.
-fn check_unit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+fn check_unit<B: Book>(eu: &ExpectUnit, u: &state::Unit<B>, problems: &mut Vec<String>) {
     if let Some(n) = eu.rf {
         if u.rf != n {
             problems.push(format!(
@@ -512,7 +534,7 @@ fn check_unit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
 }
 
 /// One expected unit's morale, forced move and melee.
-fn check_unit_morale(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+fn check_unit_morale<B: Book>(eu: &ExpectUnit, u: &state::Unit<B>, problems: &mut Vec<String>) {
     if let Some(b) = eu.bad_morale {
         if u.bad_morale != Some(b) {
             problems.push(format!(
@@ -548,7 +570,7 @@ fn check_unit_morale(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String
 }
 
 /// One expected unit's guns, marker and ford crossing.
-fn check_unit_kit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) {
+fn check_unit_kit<B: Book>(eu: &ExpectUnit, u: &state::Unit<B>, problems: &mut Vec<String>) {
     if let Some(d) = &eu.gun_damage {
         let got: Vec<u32> = u.guns.iter().map(|g| g.damage).collect();
         if got != *d {
@@ -562,7 +584,7 @@ fn check_unit_kit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) 
         }
     }
     if let Some(m) = &eu.marker {
-        let got = u.marker.clone().unwrap_or_else(|| "none".into());
+        let got = B::case_fact(u, "marker").unwrap_or_else(|| "none".into());
         if got != *m {
             problems.push(format!("{}: marker expected {m}, got {got}", u.id));
         }
@@ -578,7 +600,7 @@ fn check_unit_kit(eu: &ExpectUnit, u: &state::Unit, problems: &mut Vec<String>) 
 }
 
 /// The expected units' exhaustion, then their rallying.
-fn check_rest(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>) {
+fn check_rest<B: Book>(e: &ExpectPart, st: &state::State<B>, problems: &mut Vec<String>) {
     for eu in &e.units {
         let (Some(want), Some(u)) = (eu.exhausted, st.unit(&eu.id)) else {
             continue;
@@ -598,17 +620,15 @@ fn check_rest(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>) {
         let (Some(want), Some(u)) = (eu.rallying, st.unit(&eu.id)) else {
             continue;
         };
-        if u.rallying.unwrap_or(0) != want {
-            problems.push(format!(
-                "{}: rallying expected {want}, got {:?}",
-                u.id, u.rallying
-            ));
+        let got: Option<u32> = B::case_fact(u, "rallying").and_then(|n| n.parse().ok());
+        if got.unwrap_or(0) != want {
+            problems.push(format!("{}: rallying expected {want}, got {got:?}", u.id));
         }
     }
 }
 
 /// The expected terrain sections' kind, damage and fire.
-fn check_sections(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>) {
+fn check_sections<B: Book>(e: &ExpectPart, st: &state::State<B>, problems: &mut Vec<String>) {
     for es in &e.sections {
         let Some(f) = st
             .terrain
@@ -648,10 +668,10 @@ fn check_sections(e: &ExpectPart, st: &state::State, problems: &mut Vec<String>)
 
 /// Units gone, events told and not told, the report's sentences and the
 /// effects in force.
-fn check_events(
-    book: &dyn crate::Procedures,
+fn check_events<B: Book>(
+    book: &dyn crate::Procedures<B>,
     e: &ExpectPart,
-    out: &Outcome,
+    out: &Outcome<B>,
     log: &[String],
     problems: &mut Vec<String>,
 ) {
@@ -661,12 +681,12 @@ fn check_events(
         }
     }
     for k in &e.events {
-        if !out.ev.iter().any(|v| v.kind() == k.as_str()) {
+        if !out.ev.iter().any(|v| B::kind(v) == k.as_str()) {
             problems.push(format!("expected an event '{k}'"));
         }
     }
     for k in &e.no_events {
-        if out.ev.iter().any(|v| v.kind() == k.as_str()) {
+        if out.ev.iter().any(|v| B::kind(v) == k.as_str()) {
             problems.push(format!("expected no event '{k}'"));
         }
     }

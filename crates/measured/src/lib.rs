@@ -11,6 +11,8 @@
 //! after that asks.
 
 pub mod amend;
+pub mod book;
+pub mod books;
 pub mod case;
 pub mod charge;
 pub mod events;
@@ -26,40 +28,14 @@ pub mod syw;
 
 use adjutant_dice::Dice;
 use adjutant_rules::report::Parts;
-use adjutant_rules::{
-    Chance, DataError, Family, FamilyEntry, Orders, Phase, Rejection, Rules, Scenario, Viewer,
-};
+use adjutant_rules::{Chance, DataError, Family, Orders, Phase, Rejection, Scenario, Viewer};
+pub use book::Book;
+pub use books::ENTRY;
+pub use charge::procedures::Charge;
 pub use ruleset::Ruleset;
 pub use state::{State, Unit};
 
-/// How the measured family joins the judge.
-pub const ENTRY: FamilyEntry = FamilyEntry {
-    name: "measured",
-    rulesets: &["charge", "seven-years-war"],
-    owns: owns_ruleset,
-    load: load_ruleset,
-    scenarios: shipped_scenarios,
-    run_case: case::run_case_text,
-    options: &[],
-};
-
-fn owns_ruleset(id: &str) -> bool {
-    ["charge", "seven-years-war"].iter().any(|base| {
-        id == *base
-            || id
-                .strip_prefix(base)
-                .is_some_and(|rest| rest.starts_with('-'))
-    })
-}
-
-fn load_ruleset(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError> {
-    Ok(Rules::new(match text {
-        Some((text, file)) => Ruleset::from_toml(text, file)?,
-        None => Ruleset::builtin(id)?,
-    }))
-}
-
-fn shipped_scenarios() -> Vec<(String, String)> {
+pub(crate) fn shipped_scenarios() -> Vec<(String, String)> {
     state::SHIPPED
         .iter()
         .map(|(id, rs, _)| ((*id).to_string(), (*rs).to_string()))
@@ -68,9 +44,9 @@ fn shipped_scenarios() -> Vec<(String, String)> {
 
 /// What one adjudication (a move of Charge!, a player-turn of the Seven
 /// Years' War, a referee's correction) did.
-pub struct Outcome {
-    pub st: State,
-    pub ev: Vec<events::Event>,
+pub struct Outcome<B: Book> {
+    pub st: State<B>,
+    pub ev: Vec<B::Event>,
 }
 
 /// What each measured book does its own way: its order language, who
@@ -78,7 +54,7 @@ pub struct Outcome {
 /// and random orders. The ruleset carries its book's procedures
 /// ([`Ruleset::book`]), chosen when the ruleset file is read; the core
 /// calls them and never asks which book it is.
-pub trait Procedures: Send + Sync {
+pub trait Procedures<B: Book>: Send + Sync {
     /// The book's name, for messages.
     fn name(&self) -> &'static str;
     /// The words an order line may start with.
@@ -86,78 +62,88 @@ pub trait Procedures: Send + Sync {
     /// The orders in brief, for HELP.
     fn order_help(&self) -> String;
     /// The sides that must send orders now.
-    fn needs(&self, st: &State) -> Vec<usize>;
+    fn needs(&self, st: &State<B>) -> Vec<usize>;
     /// Whether a unit can be given orders now, or why not.
-    fn orderable(&self, u: &Unit) -> Result<(), String>;
+    fn orderable(&self, u: &Unit<B>) -> Result<(), String>;
     /// The phase the position is in (who must send orders, in words).
-    fn phase(&self, st: &State) -> Phase;
+    fn phase(&self, st: &State<B>) -> Phase;
     /// Check one side's orders: their canonical lines, or the refusal.
     fn check(
         &self,
-        r: &Ruleset,
-        st: &State,
+        r: &Ruleset<B>,
+        st: &State<B>,
         side: &str,
         orders: &str,
     ) -> Result<Vec<String>, Rejection>;
     /// Check a side's orders by its index (random orders try lines with it).
-    fn check_side(&self, r: &Ruleset, st: &State, side: usize, text: &str)
-        -> Result<(), Rejection>;
+    fn check_side(
+        &self,
+        r: &Ruleset<B>,
+        st: &State<B>,
+        side: usize,
+        text: &str,
+    ) -> Result<(), Rejection>;
     /// Carry out the orders (`chance` None: check only).
     fn run(
         &self,
-        r: &Ruleset,
-        st: &State,
+        r: &Ruleset<B>,
+        st: &State<B>,
         orders: &[Orders],
         chance: Option<&mut Chance<'_>>,
-    ) -> Result<Outcome, Rejection>;
+    ) -> Result<Outcome<B>, Rejection>;
     /// The order template for a side, if it must send orders.
-    fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String>;
+    fn template(&self, r: &Ruleset<B>, st: &State<B>, side: usize, name: &str) -> Option<String>;
     /// A fresh position's part of the book's own (set-up and cases).
-    fn start(&self, _st: &mut State) {}
+    fn start(&self, _st: &mut State<B>) {}
     /// A placed unit's attributes of the book's own, checked; `Ok(None)`
     /// when the book holds it off the table.
     fn place_unit(
         &self,
-        r: &Ruleset,
+        r: &Ruleset<B>,
         t: &ruleset::Troop,
         p: &state::Placement,
-        u: Unit,
-        st: &mut State,
-    ) -> Result<Option<Unit>, String>;
+        u: Unit<B>,
+        st: &mut State<B>,
+    ) -> Result<Option<Unit<B>>, String>;
     /// What the book decides of a unit as soon as it stands on the table.
-    fn placed(&self, _r: &Ruleset, _st: &State, _t: &ruleset::Troop, _u: &mut Unit) {}
+    fn placed(&self, _r: &Ruleset<B>, _st: &State<B>, _t: &ruleset::Troop, _u: &mut Unit<B>) {}
     /// A case's part of the position of the book's own (the active side,
     /// the effects in force). Err: the case key to point at, and why.
     fn case_position(
         &self,
-        r: &Ruleset,
-        st: &mut State,
+        r: &Ruleset<B>,
+        st: &mut State<B>,
         case: &case::CaseSequence<'_>,
     ) -> Result<(), (&'static str, String)>;
     /// The ids of the effects in force, for a case's expectations.
-    fn effects_in_force(&self, _st: &State) -> Vec<String> {
+    fn effects_in_force(&self, _st: &State<B>) -> Vec<String> {
         Vec::new()
     }
     /// The units the book holds off the table, in order, each as it will
     /// stand when it comes on (the Seven Years' War's off-table movement;
     /// none in Charge!): unit ids and a referee's `ENTER` look at them.
-    fn off_table<'s>(&self, _st: &'s State) -> Vec<&'s Unit> {
+    fn off_table<'s>(&self, _st: &'s State<B>) -> Vec<&'s Unit<B>> {
         Vec::new()
     }
     /// Take the `k`th unit held off the table out of the book's keeping (a
     /// referee's `ENTER`: the core places it).
-    fn bring_on(&self, _st: &mut State, _k: usize) {}
+    fn bring_on(&self, _st: &mut State<B>, _k: usize) {}
     /// A referee's correction of a unit on the table (`rest` the words
     /// after `UNIT <id>`) of the book's own, or None: not one of its lines.
-    fn amend_unit(&self, _st: &mut State, _k: usize, _rest: &[&str]) -> Option<Result<(), String>> {
+    fn amend_unit(
+        &self,
+        _st: &mut State<B>,
+        _k: usize,
+        _rest: &[&str],
+    ) -> Option<Result<(), String>> {
         None
     }
     /// Random orders' lines of the book's own (standing orders, fog
     /// choices) before the units' lines.
     fn random_lines(
         &self,
-        _r: &Ruleset,
-        _st: &State,
+        _r: &Ruleset<B>,
+        _st: &State<B>,
         _side: usize,
         _rng: &mut dyn Dice,
     ) -> Vec<String> {
@@ -173,8 +159,8 @@ pub trait Procedures: Send + Sync {
     /// default: the rules crate's "not available".
     fn predict(
         &self,
-        _r: &Ruleset,
-        _st: &State,
+        _r: &Ruleset<B>,
+        _st: &State<B>,
         _side: &str,
         _orders: &str,
     ) -> Result<String, Rejection> {
@@ -185,9 +171,9 @@ pub trait Procedures: Send + Sync {
 /// The measured core's one `Family`: what both books share (set-up,
 /// sides, result, pass orders, report, events, score, the referee's
 /// correction) here, the rest through the ruleset's [`Procedures`].
-impl Family for Ruleset {
-    type State = State;
-    type Event = events::Event;
+impl<B: Book> Family for Ruleset<B> {
+    type State = State<B>;
+    type Event = B::Event;
 
     fn id(&self) -> &str {
         &self.id
@@ -205,7 +191,7 @@ impl Family for Ruleset {
         (1..=6).map(|n| n.to_string()).collect()
     }
 
-    fn setup(&self, scenario: &Scenario, _deck: &mut dyn Dice) -> Result<State, DataError> {
+    fn setup(&self, scenario: &Scenario, _deck: &mut dyn Dice) -> Result<State<B>, DataError> {
         if let Some(k) = scenario.options.keys().next() {
             return Err(DataError::Invalid {
                 file: scenario.file.clone(),
@@ -241,35 +227,35 @@ impl Family for Ruleset {
         Ok(st)
     }
 
-    fn sides(&self, s: &State) -> Vec<String> {
+    fn sides(&self, s: &State<B>) -> Vec<String> {
         s.sides.clone()
     }
 
-    fn phase(&self, s: &State) -> Phase {
+    fn phase(&self, s: &State<B>) -> Phase {
         self.book().phase(s)
     }
 
-    fn check(&self, s: &State, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
+    fn check(&self, s: &State<B>, side: &str, orders: &str) -> Result<Vec<String>, Rejection> {
         self.book().check(self, s, side, orders)
     }
 
     fn adjudicate(
         &self,
-        s: &State,
+        s: &State<B>,
         orders: &[Orders],
         chance: &mut Chance<'_>,
-    ) -> Result<(State, Vec<events::Event>), Rejection> {
+    ) -> Result<(State<B>, Vec<B::Event>), Rejection> {
         let out = self.book().run(self, s, orders, Some(chance))?;
         Ok((out.st, out.ev))
     }
 
-    fn result(&self, s: &State) -> Option<String> {
+    fn result(&self, s: &State<B>) -> Option<String> {
         s.over.then(|| s.winner.clone().unwrap_or_default())
     }
 
     /// A side that sends nothing holds every unit where it stands (standing
     /// orders still apply).
-    fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
+    fn random_orders(&self, s: &State<B>, side: &str, dice: &mut dyn Dice) -> Option<String> {
         let i = s.sides.iter().position(|x| x == side)?;
         Some(random::random_orders(self, s, i, dice))
     }
@@ -279,7 +265,7 @@ impl Family for Ruleset {
     /// advance (docs/general.md).
     fn general_orders(
         &self,
-        s: &State,
+        s: &State<B>,
         side: &str,
         dice: &mut dyn Dice,
         variant: u32,
@@ -288,41 +274,36 @@ impl Family for Ruleset {
         random::general_orders(self, s, i, dice, variant)
     }
 
-    fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {
+    fn pass_orders(&self, _s: &State<B>, _side: &str) -> Option<String> {
         Some("PASS\n".into())
     }
 
     fn report(
         &self,
-        s: &State,
-        events: &[events::Event],
+        s: &State<B>,
+        events: &[B::Event],
         viewer: &Viewer,
         _mover: Option<&str>,
     ) -> Parts {
         report::parts(self, s, events, viewer)
     }
 
-    fn describe_events(
-        &self,
-        _s: &State,
-        events: &[events::Event],
-        _viewer: &Viewer,
-    ) -> Vec<String> {
-        events.iter().filter_map(report::describe).collect()
+    fn describe_events(&self, _s: &State<B>, events: &[B::Event], _viewer: &Viewer) -> Vec<String> {
+        events.iter().filter_map(B::describe).collect()
     }
 
     /// A referee's correction (docs/referee.md, "Measured tables").
-    fn amend(&self, s: &State, text: &str) -> Result<(State, Vec<events::Event>), Rejection> {
+    fn amend(&self, s: &State<B>, text: &str) -> Result<(State<B>, Vec<B::Event>), Rejection> {
         amend::amend(self, s, text)
     }
 
     /// PREDICT: the book's own ([`Procedures::predict`]).
-    fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection> {
+    fn predict(&self, s: &State<B>, side: &str, orders: &str) -> Result<String, Rejection> {
         self.book().predict(self, s, side, orders)
     }
 
     /// Rank and file each side has removed from the enemy.
-    fn score(&self, s: &State) -> Vec<(String, u32)> {
+    fn score(&self, s: &State<B>) -> Vec<(String, u32)> {
         s.sides
             .iter()
             .cloned()
@@ -331,7 +312,7 @@ impl Family for Ruleset {
     }
 
     /// Rank and file on the table per side.
-    fn strength(&self, s: &State) -> Vec<(String, u32)> {
+    fn strength(&self, s: &State<B>) -> Vec<(String, u32)> {
         adjutant_rules::side_sums(&s.sides, s.units.iter().map(|u| (u.side, u.rf)))
     }
 }

@@ -20,11 +20,12 @@
 //! information but the enemy's orders, which are unknown: the answer
 //! assumes the enemy stands and does not fire. Nothing is stored.
 
+use crate::charge::Ruleset;
 use crate::charge::{self as engine, Action, Plan};
-use crate::events::{Charge, Event};
+use crate::charge::{State, Unit};
+use crate::events::Charge;
 use crate::geometry::fmt_len;
-use crate::ruleset::{band_of, Ruleset};
-use crate::state::{State, Unit};
+use crate::ruleset::band_of;
 use adjutant_rules::{Chance, Orders, Rejection};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -247,7 +248,7 @@ fn skirmish_odds(
         kill.join(" or "),
         band.kill.len()
     ));
-    let killed = crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
+    let killed = kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
     out + &result_lines(r, st, sh.side, tg, &killed)
 }
 
@@ -283,7 +284,7 @@ pub fn exact_volley(
     let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
     let killed = if troop(r, sh).musket == "light" {
         let (_, band) = skirmish_terms(r, st, &BTreeMap::new(), sh, tg)?;
-        crate::syw::predict::kill_distribution(sh.rf, band.kill.len() as u32, tg.rf)
+        kill_distribution(sh.rf, band.kill.len() as u32, tg.rf)
     } else {
         let v = volley_terms(r, st, &BTreeMap::new(), sh, tg)?;
         volley_distribution(v.dice, v.deduct, tg.rf, r.group)
@@ -391,7 +392,7 @@ pub fn canister_figures(
 /// figures in the canister's cones and `rf` rank and file.
 #[must_use]
 pub fn canister_killed(r: &Ruleset, figures: u32, rf: u32) -> Vec<f64> {
-    crate::syw::predict::kill_distribution(figures, r.canister_kill.len() as u32, rf)
+    kill_distribution(figures, r.canister_kill.len() as u32, rf)
 }
 
 /// The odds text of canister `n` of the battery `gu` at `tg`.
@@ -615,6 +616,25 @@ fn figure_die(s: &[f64], size: usize) -> Vec<f64> {
     next
 }
 
+/// The exact chance of each number killed (index) by `dice` dice each
+/// killing on `kills` faces of 6, at most `rf`.
+#[must_use]
+pub fn kill_distribution(dice: u32, kills: u32, rf: u32) -> Vec<f64> {
+    let p = f64::from(kills.min(6)) / 6.0;
+    let mut d = vec![1.0];
+    for _ in 0..dice {
+        d = add(&d, &[1.0 - p, p]);
+    }
+    // Kills beyond the figures there are the last figure's.
+    let cap = rf as usize;
+    if d.len() > cap + 1 {
+        let over: f64 = d[cap..].iter().sum();
+        d.truncate(cap + 1);
+        d[cap] = over;
+    }
+    d
+}
+
 /// The distribution of the sum of two independent counts.
 pub fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; a.len() + b.len() - 1];
@@ -668,7 +688,7 @@ pub fn morale_fates(r: &Ruleset, st: &State, tg: &Unit, by: usize, killed: &[f64
             let q = p / 6.0;
             let (after, ev) = engine::settle_losses(r, st, &tg.id, (k as u32, by), die);
             let test = ev.iter().find_map(|e| match e {
-                Event::Charge(Charge::Morale { result, .. }) => Some(result.as_str()),
+                Charge::Morale { result, .. } => Some(result.as_str()),
                 _ => None,
             });
             if after.unit(&tg.id).is_none() {
@@ -701,14 +721,14 @@ fn fate_lines(f: &Fate) -> String {
 
 /// How the sampled figures name a unit's states after the move: (the
 /// words and the test) for its morale gone bad, and for its breaking.
-pub struct States {
+pub struct States<B: crate::Book> {
     /// The book's word for what the orders are for: "move", "player-turn".
     pub turn: &'static str,
-    pub bad: (&'static str, fn(&Unit) -> bool),
-    pub broken: (&'static str, fn(&Unit) -> bool),
+    pub bad: (&'static str, fn(&crate::state::Unit<B>) -> bool),
+    pub broken: (&'static str, fn(&crate::state::Unit<B>) -> bool),
 }
 
-const CHARGE_STATES: States = States {
+const CHARGE_STATES: States<crate::Charge> = States {
     turn: "move",
     bad: ("bad morale", |u| u.bad_morale.is_some() && !u.broken),
     broken: ("broken", |u| u.broken),
@@ -726,13 +746,13 @@ struct Seen {
 /// The move's figures sampled from the engine's own adjudication of the
 /// orders (the enemy sending none, its standing orders unknown and taken
 /// as none) over [`SAMPLE_RUNS`] runs.
-pub fn sample_move(
-    r: &Ruleset,
-    st: &State,
+pub fn sample_move<B: crate::Book>(
+    r: &crate::ruleset::Ruleset<B>,
+    st: &crate::state::State<B>,
     (side, idx): (&str, usize),
     orders: &str,
     watched: &[String],
-    states: &States,
+    states: &States<B>,
 ) -> String {
     let o = [Orders {
         side: side.to_string(),

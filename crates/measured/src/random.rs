@@ -6,6 +6,7 @@
 
 use super::ruleset::Ruleset;
 use super::state::State;
+use crate::book::Book;
 use adjutant_dice::Dice;
 use adjutant_rules::Orders;
 
@@ -18,7 +19,12 @@ pub(crate) fn pick<'a>(rng: &mut dyn Dice, v: &'a [String]) -> Option<&'a String
 }
 
 /// Orders for `side`, legal by the engine's check.
-pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -> String {
+pub fn random_orders<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
+    side: usize,
+    rng: &mut dyn Dice,
+) -> String {
     let mut lines: Vec<String> = Vec::new();
     let enemies: Vec<String> = st
         .units
@@ -103,9 +109,9 @@ pub fn random_orders(r: &Ruleset, st: &State, side: usize, rng: &mut dyn Dice) -
 /// fires at one of the enemies it may, drawn from `rng`; on odd `variant`s
 /// each other unit advances 1d8" half the time. `None` when no unit has a
 /// line to give.
-pub fn general_orders(
-    r: &Ruleset,
-    st: &State,
+pub fn general_orders<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
     side: usize,
     rng: &mut dyn Dice,
     variant: u32,
@@ -144,7 +150,7 @@ pub fn general_orders(
 }
 
 /// Every needed side's random orders for the move.
-pub fn random_move(r: &Ruleset, st: &State, rng: &mut dyn Dice) -> Vec<Orders> {
+pub fn random_move<B: Book>(r: &Ruleset<B>, st: &State<B>, rng: &mut dyn Dice) -> Vec<Orders> {
     r.book()
         .needs(st)
         .into_iter()

@@ -7,12 +7,13 @@
 //! they are carried out ([`sealed`]); the order template differs per side.
 
 use super::charge as engine;
-use super::events::{Charge, CounterBattery, Event, HouseHit, Syw};
+use super::events::{Charge, CounterBattery, HouseHit};
 use super::geometry::{fmt_len, PER_INCH};
 use super::labels;
 use super::order_line::commented;
 use super::ruleset::Ruleset;
 use super::state::{footprint, Feature, Forced, State, Unit};
+use crate::book::Book;
 use adjutant_rules::report::html::esc;
 use adjutant_rules::report::symbols::{self, Kind};
 use adjutant_rules::report::{wrap, Parts};
@@ -22,7 +23,8 @@ use std::fmt::Write;
 
 /// What one recipient sees (docs/report-json.md, measured family).
 #[derive(Debug, Clone, Serialize)]
-pub struct View {
+#[serde(bound = "")]
+pub struct View<B: Book> {
     pub schema: u32,
     pub family: &'static str,
     pub ruleset: String,
@@ -36,18 +38,23 @@ pub struct View {
     pub sides: Vec<String>,
     pub viewer: Viewer,
     pub terrain: Vec<Feature>,
-    pub units: Vec<Unit>,
+    pub units: Vec<Unit<B>>,
     pub removed: Vec<u32>,
     pub waiting: Vec<String>,
     /// Written with sorted keys, as the store holds them.
     #[serde(serialize_with = "adjutant_rules::event::serialize_sorted")]
-    pub last: Vec<Event>,
+    pub last: Vec<B::Event>,
     pub over: bool,
     pub winner: Option<String>,
 }
 
 #[must_use]
-pub fn view(r: &Ruleset, st: &State, viewer: &Viewer, events: &[Event]) -> View {
+pub fn view<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
+    viewer: &Viewer,
+    events: &[B::Event],
+) -> View<B> {
     View {
         schema: 1,
         family: "measured",
@@ -79,31 +86,9 @@ fn at(x: i64, y: i64) -> String {
     format!("({}, {})", fmt_len(x), fmt_len(y))
 }
 
-fn status(u: &Unit) -> String {
-    let mut s = Vec::new();
-    if !u.experience.is_empty() {
-        s.push(u.experience.clone());
-        if !u.brigade.is_empty() {
-            s.push(format!("brigade {}", u.brigade));
-        }
-        if !u.regiment.is_empty() {
-            s.push(format!("regiment {}", u.regiment));
-        }
-        for x in &u.refused {
-            s.push(format!(
-                "{} wing refused ({} files {}° {})",
-                x.end,
-                x.files,
-                x.angle.abs(),
-                if x.angle < 0 { "back" } else { "forward" }
-            ));
-        }
-        match u.marker.as_deref() {
-            Some("red") => s.push("RED marker (reforming)".into()),
-            Some("orange") => s.push("ORANGE marker (disordered)".into()),
-            _ => {}
-        }
-    }
+fn status<B: Book>(u: &Unit<B>) -> String {
+    let (first, last) = B::status(u);
+    let mut s = first;
     if u.broken {
         s.push("BROKEN (50%)".to_string());
     }
@@ -126,19 +111,14 @@ fn status(u: &Unit) -> String {
     if u.crossing > 0 {
         s.push(format!("in a ford, {} more moves", u.crossing));
     }
-    if let Some(n) = u.rallying {
-        s.push(format!(
-            "rallied by its General: fit for action in {n} move{}",
-            if n == 1 { "" } else { "s" }
-        ));
-    }
+    s.extend(last);
     if !u.standing.is_empty() {
         s.push(format!("standing: {}", u.standing.join(", ")));
     }
     s.join("; ")
 }
 
-fn unit_line(r: &Ruleset, st: &State, u: &Unit) -> String {
+fn unit_line<B: Book>(r: &Ruleset<B>, st: &State<B>, u: &Unit<B>) -> String {
     let t = r.troop(&u.troop);
     let officers: Vec<String> = u
         .officers
@@ -191,7 +171,7 @@ fn unit_line(r: &Ruleset, st: &State, u: &Unit) -> String {
 }
 
 /// A coarse sketch: one character per cell of `cell` sixteenths.
-fn sketch(r: &Ruleset, st: &State, cols_max: i64) -> String {
+fn sketch<B: Book>(r: &Ruleset<B>, st: &State<B>, cols_max: i64) -> String {
     let cell = ((st.width + cols_max - 1) / cols_max).max(PER_INCH);
     let cols = (st.width + cell - 1) / cell;
     let rows = (st.depth + cell * 2 - 1) / (cell * 2);
@@ -263,7 +243,7 @@ fn sketch(r: &Ruleset, st: &State, cols_max: i64) -> String {
 
 /// The position as text (80 columns).
 #[must_use]
-pub fn text_map(r: &Ruleset, st: &State, width: i64) -> String {
+pub fn text_map<B: Book>(r: &Ruleset<B>, st: &State<B>, width: i64) -> String {
     let mut o = wrap(
         &format!(
             "{}, {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
@@ -342,16 +322,9 @@ fn opt<T: Serialize>(v: Option<&T>) -> String {
     v.map_or(String::new(), j)
 }
 
-/// One event as a line of text, with its distances and dice.
+/// One Charge! event as a line of text, with its distances and dice.
 #[must_use]
-pub fn describe(e: &Event) -> Option<String> {
-    match e {
-        Event::Syw(n) => Some(n.text.clone()),
-        Event::Charge(c) => Some(describe_charge(c)),
-    }
-}
-
-fn describe_charge(e: &Charge) -> String {
+pub fn describe_charge(e: &Charge) -> String {
     match e {
         Charge::Move { turn } => format!("Move {turn}:"),
         Charge::Moved { unit, measured, facing, formation, .. } => {
@@ -450,6 +423,7 @@ fn describe_charge(e: &Charge) -> String {
         Charge::HouseLeave { unit, section, text, clear, .. } => format!("{unit} leaves the burning {section}: moves {text} to stand {clear} away"),
         Charge::GeneralRally { unit, target, text, die, .. } => format!("{unit} rides {text} to {target} and attaches himself to it: die {die}, fit for action after {die} move{}", if *die == 1 { "" } else { "s" }),
         Charge::GeneralFit { unit } => format!("{unit} is rallied: fit for action"),
+        Charge::Amended { text, .. } => text.clone(),
         Charge::GeneralFalls { unit } => format!("General {unit} is dead and removed"),
         Charge::GameOver { winner, .. } => match winner.as_str() {
             "" => "The game ends in a draw.".into(),
@@ -573,7 +547,7 @@ fn cb(a: &[CounterBattery]) -> String {
 /// The order template for a side: each unit with its formation and what it
 /// may still do.
 #[must_use]
-pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
+pub fn template<B: Book>(r: &Ruleset<B>, st: &State<B>, viewer: &Viewer) -> Option<String> {
     let Viewer::Side(side) = viewer else {
         return None;
     };
@@ -584,7 +558,12 @@ pub fn template(r: &Ruleset, st: &State, viewer: &Viewer) -> Option<String> {
 /// Charge!'s order template for a side (by index, and as the viewer
 /// names it).
 #[must_use]
-pub fn charge_template(r: &Ruleset, st: &State, s: usize, side: &str) -> Option<String> {
+pub fn charge_template(
+    r: &engine::Ruleset,
+    st: &engine::State,
+    s: usize,
+    side: &str,
+) -> Option<String> {
     if st.over || !engine::needs(st).contains(&s) {
         return None;
     }
@@ -692,7 +671,7 @@ fn grid(o: &mut String, w: i64, d: i64, x: &dyn Fn(i64) -> String, y: &dyn Fn(i6
 /// sees the table from its own edge; the referee and observers from the
 /// first side's): for the second side the table is turned round.
 #[must_use]
-pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
+pub fn svg<B: Book>(r: &Ruleset<B>, st: &State<B>, events: &[B::Event], seat: usize) -> String {
     let (w, d) = (st.width, st.depth);
     let turned = seat == 1;
     let x = |v: i64| px(if turned { w - v } else { v });
@@ -722,110 +701,120 @@ pub fn svg(r: &Ruleset, st: &State, events: &[Event], seat: usize) -> String {
     terrain(&mut o, st, &x, &y);
     o.push_str("</g>\n");
     units(&mut o, r, st, &x, &y);
-    // This move: paths, fire and sleeves, charges, over the units.
+    // This move: paths, fire and sleeves, charges, over the units (each
+    // book draws its own events).
+    let pen = Pen {
+        x: &x,
+        y: &y,
+        w,
+        d,
+        turned,
+    };
     for e in events {
-        // A Seven Years' War move: its front's centre before and after.
-        // A Seven Years' War move: its front's centre before and after;
-        // its fire: from the firer's front to the target's, where both
-        // are still on the table.
-        if let Event::Syw(n) = e {
-            match &n.what {
-                Syw::Moved {
-                    from: Some(a), at, ..
-                } => {
-                    let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a[0]), y(a[1]), x(at[0]), y(at[1]));
-                }
-                Syw::Fire { unit, target, .. } | Syw::ResponseFire { unit, target, .. } => {
-                    if let (Some(a), Some(b)) = (st.unit(unit), st.unit(target)) {
-                        let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.front.x), y(a.front.y), x(b.front.x), y(b.front.y));
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        let Event::Charge(c) = e else {
-            continue;
-        };
-        // Charge!'s musketry: from the firer's front to the target's, as
-        // the other fire (issue 53), where both are still on the table.
-        if let Charge::Volley { unit, target, .. } = c {
-            if let (Some(a), Some(b)) = (st.unit(unit), st.unit(target)) {
-                let _ = writeln!(o, "<line class=\"fire volley\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.front.x), y(a.front.y), x(b.front.x), y(b.front.y));
-            }
-            continue;
-        }
-        let (k, from, to, sleeve) = match c {
-            Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
-            Charge::Roundshot {
-                from, aim, sleeve, ..
-            } => ("roundshot", *from, *aim, Some(*sleeve)),
-            Charge::Shell {
-                from: Some(from),
-                aim: Some(aim),
-                ..
-            } => ("shell", *from, *aim, None),
-            _ => continue,
-        };
-        // The move's start (or the gun) and its end (or the aim point).
-        let pt = |key: &str| -> Option<(i64, i64)> {
-            match key {
-                "from" => Some((from[0], from[1])),
-                _ => Some((to[0], to[1])),
-            }
-        };
-        match k {
-            "moved" => {
-                if let (Some(a), Some(b)) = (pt("from"), pt("to")) {
-                    let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
-                }
-            }
-            "roundshot" | "shell" => {
-                if let (Some(a), Some(b)) = (pt("from"), pt("aim")) {
-                    let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
-                    if k == "shell" {
-                        let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
-                    } else if let Some(off) = sleeve {
-                        // The sleeve: its centre `off` beyond the aim point.
-                        let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-                        let l = (dx * dx + dy * dy).sqrt().max(1.0);
-                        let c0 = off as f64 - r.sleeve_length as f64 / 2.0;
-                        let c1 = c0 + r.sleeve_length as f64;
-                        let p0 = (b.0 as f64 + dx / l * c0, b.1 as f64 + dy / l * c0);
-                        let p1 = (b.0 as f64 + dx / l * c1, b.1 as f64 + dy / l * c1);
-                        // Drawing only: floats never decide a rule here.
-                        let f = |v: f64| format!("{:.1}", v * SCALE as f64 / PER_INCH as f64);
-                        let (p0, p1) = if turned {
-                            (
-                                (w as f64 - p0.0, d as f64 - p0.1),
-                                (w as f64 - p1.0, d as f64 - p1.1),
-                            )
-                        } else {
-                            (p0, p1)
-                        };
-                        let _ = writeln!(
-                            o,
-                            "<line class=\"sleeve\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"{}\" stroke-opacity=\"0.4\"/>",
-                            f(p0.0),
-                            f(d as f64 - p0.1),
-                            f(p1.0),
-                            f(d as f64 - p1.1),
-                            px(r.sleeve_width)
-                        );
-                    }
-                }
-            }
-            _ => {}
-        }
+        B::draw(&mut o, r, st, e, &pen);
     }
     legend(&mut o, st, seat, px_i(d), &kinds);
     let _ = writeln!(o, "</svg>");
     o
 }
+/// Where a picture draws an event: the table's coordinates as the viewer
+/// sees them (`x`, `y`), the table's size and whether it is turned.
+pub struct Pen<'a> {
+    pub x: &'a dyn Fn(i64) -> String,
+    pub y: &'a dyn Fn(i64) -> String,
+    pub w: i64,
+    pub d: i64,
+    pub turned: bool,
+}
+
+/// A move's path on the picture, from `a` to `b`.
+pub fn move_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
+    let (x, y) = (pen.x, pen.y);
+    let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+}
+
+/// Fire on the picture, from `a` to `b`.
+pub fn fire_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
+    let (x, y) = (pen.x, pen.y);
+    let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+}
+
+/// A Charge! event on the picture: a move's path, a shot with its sleeve
+/// or its shell's burst.
+pub fn draw_charge(o: &mut String, r: &engine::Ruleset, c: &Charge, pen: &Pen<'_>) {
+    let (x, y, w, d, turned) = (pen.x, pen.y, pen.w, pen.d, pen.turned);
+    let (k, from, to, sleeve) = match c {
+        Charge::Moved { from, to, .. } => ("moved", *from, *to, None),
+        Charge::Roundshot {
+            from, aim, sleeve, ..
+        } => ("roundshot", *from, *aim, Some(*sleeve)),
+        Charge::Shell {
+            from: Some(from),
+            aim: Some(aim),
+            ..
+        } => ("shell", *from, *aim, None),
+        _ => return,
+    };
+    // The move's start (or the gun) and its end (or the aim point).
+    let pt = |key: &str| -> Option<(i64, i64)> {
+        match key {
+            "from" => Some((from[0], from[1])),
+            _ => Some((to[0], to[1])),
+        }
+    };
+    match k {
+        "moved" => {
+            if let (Some(a), Some(b)) = (pt("from"), pt("to")) {
+                let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+            }
+        }
+        "roundshot" | "shell" => {
+            if let (Some(a), Some(b)) = (pt("from"), pt("aim")) {
+                let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+                if k == "shell" {
+                    let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
+                } else if let Some(off) = sleeve {
+                    // The sleeve: its centre `off` beyond the aim point.
+                    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+                    let l = (dx * dx + dy * dy).sqrt().max(1.0);
+                    let c0 = off as f64 - r.sleeve_length as f64 / 2.0;
+                    let c1 = c0 + r.sleeve_length as f64;
+                    let p0 = (b.0 as f64 + dx / l * c0, b.1 as f64 + dy / l * c0);
+                    let p1 = (b.0 as f64 + dx / l * c1, b.1 as f64 + dy / l * c1);
+                    // Drawing only: floats never decide a rule here.
+                    let f = |v: f64| format!("{:.1}", v * SCALE as f64 / PER_INCH as f64);
+                    let (p0, p1) = if turned {
+                        (
+                            (w as f64 - p0.0, d as f64 - p0.1),
+                            (w as f64 - p1.0, d as f64 - p1.1),
+                        )
+                    } else {
+                        (p0, p1)
+                    };
+                    let _ = writeln!(
+                        o,
+                        "<line class=\"sleeve\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"{}\" stroke-opacity=\"0.4\"/>",
+                        f(p0.0),
+                        f(d as f64 - p0.1),
+                        f(p1.0),
+                        f(d as f64 - p1.1),
+                        px(r.sleeve_width)
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
 
 /// The table's terrain: hills under woods under rivers, roads and walls as
 /// lines, names inside the table whichever way it is turned.
-fn terrain(o: &mut String, st: &State, x: &dyn Fn(i64) -> String, y: &dyn Fn(i64) -> String) {
+fn terrain<B: Book>(
+    o: &mut String,
+    st: &State<B>,
+    x: &dyn Fn(i64) -> String,
+    y: &dyn Fn(i64) -> String,
+) {
     let (w, d) = (st.width, st.depth);
     let mut feats: Vec<&Feature> = st.terrain.iter().collect();
     feats.sort_by_key(|f| (f.kind != "hill", f.level, f.kind != "river"));
@@ -907,10 +896,10 @@ fn px_i(v: i64) -> i64 {
 /// Each unit as its formation with a heavy front edge, its name and
 /// strength at its centre, or, where it does not fit, beside it clear of
 /// every other unit and label and inside the table (crate::labels).
-fn units(
+fn units<B: Book>(
     o: &mut String,
-    r: &Ruleset,
-    st: &State,
+    r: &Ruleset<B>,
+    st: &State<B>,
     x: &dyn Fn(i64) -> String,
     y: &dyn Fn(i64) -> String,
 ) {
@@ -982,14 +971,14 @@ const SYMBOL_CHARS: usize = 3;
 
 /// The kind of symbol a unit is drawn with: its troop's class
 /// (`adjutant_rules::report::symbols`).
-fn kind_of(r: &Ruleset, u: &Unit) -> Kind {
+fn kind_of<B: Book>(r: &Ruleset<B>, u: &Unit<B>) -> Kind {
     Kind::of_class(r.troop(&u.troop).map_or("", |t| t.class.as_str()))
 }
 
 /// The band under the table: each side's colour (the one seated at the
 /// bottom marked), the unit symbols drawn, the arrows and the scale (a
 /// tick every 6").
-fn legend(o: &mut String, st: &State, seat: usize, d: i64, kinds: &[Kind]) {
+fn legend<B: Book>(o: &mut String, st: &State<B>, seat: usize, d: i64, kinds: &[Kind]) {
     let y = d + 8;
     let mut x = 6;
     for (i, s) in st.sides.iter().enumerate() {
@@ -1050,7 +1039,7 @@ fn legend(o: &mut String, st: &State, seat: usize, d: i64, kinds: &[Kind]) {
 /// referee all. An order shows itself only when it is carried out (the
 /// report of the evade, the held fire, the ground held).
 #[must_use]
-pub fn sealed<'a>(st: &'a State, viewer: &Viewer) -> std::borrow::Cow<'a, State> {
+pub fn sealed<'a, B: Book>(st: &'a State<B>, viewer: &Viewer) -> std::borrow::Cow<'a, State<B>> {
     let own = match viewer {
         Viewer::Referee => return std::borrow::Cow::Borrowed(st),
         Viewer::Side(s) => st.side_index(s),
@@ -1072,10 +1061,15 @@ pub fn sealed<'a>(st: &'a State, viewer: &Viewer) -> std::borrow::Cow<'a, State>
 
 /// Every part of a report for `viewer`.
 #[must_use]
-pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
+pub fn parts<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
+    events: &[B::Event],
+    viewer: &Viewer,
+) -> Parts {
     let st = &*sealed(st, viewer);
     let v = view(r, st, viewer, events);
-    let lines: Vec<String> = events.iter().filter_map(describe).collect();
+    let lines: Vec<String> = events.iter().filter_map(B::describe).collect();
     let combat = if lines.is_empty() {
         String::new()
     } else {

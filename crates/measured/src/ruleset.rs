@@ -3,12 +3,13 @@
 //! sixteenths.
 
 use super::geometry::{parse_len, PER_INCH};
+use crate::book::Book;
+use crate::charge::procedures::Charge;
 use adjutant_rules::DataError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
 pub const CHARGE: &str = include_str!("../../../rulesets/charge.toml");
-pub const SEVEN_YEARS_WAR: &str = include_str!("../../../rulesets/seven-years-war.toml");
 
 /// A length in inches as the file writes it (a number).
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -379,10 +380,19 @@ impl Terrain {
 
 /// A measured ruleset, checked and in sixteenths.
 #[derive(Debug, Clone, Default)]
-pub struct Ruleset {
+pub struct Ruleset<B: Book> {
     pub id: String,
     pub name: String,
     pub troops: BTreeMap<String, Troop>,
+    pub terrain: BTreeMap<String, Terrain>,
+    /// The book's own tables.
+    pub book: B::Tables,
+}
+
+/// Charge!'s tables of a ruleset (the Seven Years' War has its own,
+/// `syw::SywTables`): fire, artillery, melee, morale, charges, houses.
+#[derive(Debug, Clone, Default)]
+pub struct ChargeTables {
     pub roundshot: Vec<Band>,
     pub sleeve_length: i64,
     pub sleeve_width: i64,
@@ -407,46 +417,34 @@ pub struct Ruleset {
     pub at_light_cover: Vec<Band>,
     pub at_line_cover: Vec<Band>,
     pub pick_off: Vec<Band>,
-    pub terrain: BTreeMap<String, Terrain>,
     pub combats: Vec<Combat>,
     pub melee: MeleeFile,
     pub morale: MoraleFile,
     pub lc_wheel: i64,
     pub lc_wheel_within: i64,
     pub ride_down: Vec<RideDown>,
-    /// The Seven Years' War's own tables and procedures (None: Charge!).
-    /// Its troops and terrain fill `troops` and `terrain` above; the
-    /// Charge! tables stay empty.
-    pub syw: Option<Box<super::syw::Tables>>,
     /// Charge!'s roundshot and shells against houses (None: not in this
     /// ruleset file).
     pub houses: Option<Houses>,
-    /// The book's procedures, chosen when the file is read.
-    pub procedures: Book,
 }
 
-/// A ruleset's procedures: Charge!'s ([`crate::charge::procedures::Charge`], the
-/// default) or the Seven Years' War's ([`crate::syw::SevenYearsWar`]).
-#[derive(Clone, Copy)]
-pub struct Book(pub &'static dyn crate::Procedures);
-
-impl Default for Book {
-    fn default() -> Book {
-        Book(&crate::charge::procedures::Charge)
+impl<B: Book> std::ops::Deref for Ruleset<B> {
+    type Target = B::Tables;
+    fn deref(&self) -> &B::Tables {
+        &self.book
     }
 }
 
-impl std::fmt::Debug for Book {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.name())
-    }
-}
-
-impl Ruleset {
+impl<B: Book> Ruleset<B> {
     /// The procedures of this ruleset's book.
     #[must_use]
-    pub fn book(&self) -> &'static dyn crate::Procedures {
-        self.procedures.0
+    pub fn book(&self) -> &'static dyn crate::Procedures<B> {
+        B::procedures()
+    }
+
+    #[must_use]
+    pub fn troop(&self, id: &str) -> Option<&Troop> {
+        self.troops.get(id)
     }
 }
 
@@ -457,27 +455,20 @@ pub fn band_of(bands: &[Band], d: super::geometry::Dist2) -> Option<(usize, &Ban
     bands.iter().enumerate().find(|(_, b)| d.within(b.to))
 }
 
-impl Ruleset {
-    pub fn builtin(id: &str) -> Result<Ruleset, DataError> {
+impl Ruleset<Charge> {
+    /// Charge!'s shipped ruleset.
+    pub fn builtin(id: &str) -> Result<Self, DataError> {
         match id {
             "charge" => Self::from_toml(CHARGE, "rulesets/charge.toml"),
-            "seven-years-war" => Self::from_toml(SEVEN_YEARS_WAR, "rulesets/seven-years-war.toml"),
             other => Err(DataError::UnknownRuleset(other.to_string())),
         }
     }
 
-    #[must_use]
-    pub fn troop(&self, id: &str) -> Option<&Troop> {
-        self.troops.get(id)
-    }
-
-    pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
-        // The procedures key names the set whose procedures the file's
-        // tables feed; without it, Charge!.
-        let probe: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-        match probe.get("procedures").and_then(toml::Value::as_str) {
+    /// A Charge! ruleset file (one with a `procedures` key is another
+    /// book's: [`crate::books::book_of`] tells them apart).
+    pub fn from_toml(text: &str, file: &str) -> Result<Self, DataError> {
+        match crate::books::book_of(text, file)? {
             None => {}
-            Some("seven-years-war") => return super::syw::from_toml(text, file),
             Some(other) => {
                 return Err(at(
                     text,
@@ -505,47 +496,47 @@ impl Ruleset {
             id: f.id.clone(),
             name: f.name.clone(),
             troops,
-            roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
-            sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
-            sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
-            cb_alternate: f.counter_battery.alternate,
-            cb_destroyed: f.counter_battery.destroyed,
-            cb_reduce: f
-                .counter_battery
-                .reduce
-                .iter()
-                .map(|r| Ok((rd.len("reduce", r.from)?, r.by)))
-                .collect::<Result<_, DataError>>()?,
-            how_min: rd.len("[howitzer]", f.howitzer.min)?,
-            how_max: rd.len("[howitzer]", f.howitzer.max)?,
-            how_kill: f.howitzer.kill.clone(),
-            sbi_radius: rd.len("[howitzer]", f.howitzer.radius)?,
-            sbi_centre: rd.len("[howitzer]", f.howitzer.centre)?,
-            canister_range: rd.len("[canister]", f.canister.range)?,
-            canister_half_angle: i64::from(f.canister.half_angle.min(89)),
-            canister_kill: f.canister.kill.clone(),
-            gun_gap: rd.len("[limber]", f.limber.gap)?,
-            group: f.musketry.group.max(1),
-            first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
-            normal: rd.bands("normal", &f.musketry.normal)?,
-            arc: i64::from(f.musketry.arc.min(180)),
-            brown: rd.bands("brown", &f.light_musketry.brown)?,
-            at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
-            at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
-            at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
-            pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
             terrain,
-            combats,
-            melee: f.melee.clone(),
-            morale: f.morale.clone(),
-            lc_wheel: i64::from(f.charge.light_cavalry_wheel),
-            lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
-            ride_down: f.charge.ride_down.clone(),
-            syw: None,
-            procedures: Book::default(),
-            houses: match &f.houses {
-                None => None,
-                Some(h) => Some(rd.houses(h)?),
+            book: ChargeTables {
+                roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
+                sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
+                sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
+                cb_alternate: f.counter_battery.alternate,
+                cb_destroyed: f.counter_battery.destroyed,
+                cb_reduce: f
+                    .counter_battery
+                    .reduce
+                    .iter()
+                    .map(|r| Ok((rd.len("reduce", r.from)?, r.by)))
+                    .collect::<Result<_, DataError>>()?,
+                how_min: rd.len("[howitzer]", f.howitzer.min)?,
+                how_max: rd.len("[howitzer]", f.howitzer.max)?,
+                how_kill: f.howitzer.kill.clone(),
+                sbi_radius: rd.len("[howitzer]", f.howitzer.radius)?,
+                sbi_centre: rd.len("[howitzer]", f.howitzer.centre)?,
+                canister_range: rd.len("[canister]", f.canister.range)?,
+                canister_half_angle: i64::from(f.canister.half_angle.min(89)),
+                canister_kill: f.canister.kill.clone(),
+                gun_gap: rd.len("[limber]", f.limber.gap)?,
+                group: f.musketry.group.max(1),
+                first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
+                normal: rd.bands("normal", &f.musketry.normal)?,
+                arc: i64::from(f.musketry.arc.min(180)),
+                brown: rd.bands("brown", &f.light_musketry.brown)?,
+                at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
+                at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
+                at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
+                pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
+                combats,
+                melee: f.melee.clone(),
+                morale: f.morale.clone(),
+                lc_wheel: i64::from(f.charge.light_cavalry_wheel),
+                lc_wheel_within: rd.len("[charge]", f.charge.light_cavalry_wheel_within)?,
+                ride_down: f.charge.ride_down.clone(),
+                houses: match &f.houses {
+                    None => None,
+                    Some(h) => Some(rd.houses(h)?),
+                },
             },
         })
     }

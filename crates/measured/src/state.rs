@@ -4,6 +4,7 @@
 
 use super::geometry::{self as g, Footprint, Pt, PER_INCH};
 use super::ruleset::{at, toml_error, Inches, Ruleset, Troop};
+use crate::book::Book;
 use adjutant_rules::DataError;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -56,21 +57,10 @@ pub struct Melee {
     pub attacker: bool,
 }
 
-/// Seven Years' War: one wing of a line pivoted at a break in the line
-/// ("A line may pivot/refuse the line up to 45° forward or 90° back").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Refusal {
-    /// "left" or "right": the end of the line.
-    pub end: String,
-    /// Files in the wing, counted from that end.
-    pub files: u32,
-    /// Degrees the wing is turned: positive forward, negative back.
-    pub angle: i32,
-}
-
 /// A unit on the table: a formation of figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unit {
+#[serde(bound = "")]
+pub struct Unit<B: Book> {
     /// The short name players write in orders.
     pub id: String,
     pub name: String,
@@ -115,37 +105,25 @@ pub struct Unit {
     /// the +1 / +2 of attackers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exhausted_since: Option<u32>,
-    /// Seven Years' War: green, trained or veteran (empty elsewhere).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub experience: String,
-    /// Seven Years' War: the brigade (a command unit: the brigade it
-    /// commands, or "army" for the army commander).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub brigade: String,
-    /// Seven Years' War: the cavalry regiment a line cavalry squadron
-    /// belongs to (L: "Line cavalry move by squadron").
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub regiment: String,
-    /// Seven Years' War: a line's refused wings (at most one at each end).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refused: Vec<Refusal>,
-    /// Seven Years' War: "red" (reforming) or "orange" (disordered).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub marker: Option<String>,
-    /// Seven Years' War: the game turn of its last morale TEST.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub tested: u32,
-    /// Seven Years' War: routed at least one move already (later moves go
-    /// to its own edge).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub routed_before: bool,
-    /// Charge!: rallied by its General; moves still to stand before it is
-    /// fit for action (the General's rally, src/rules/measured/general.rs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rallying: Option<u32>,
+    /// The book's own fields (each skipped when empty).
+    #[serde(flatten)]
+    pub book: B::Unit,
 }
 
-impl Unit {
+impl<B: Book> std::ops::Deref for Unit<B> {
+    type Target = B::Unit;
+    fn deref(&self) -> &B::Unit {
+        &self.book
+    }
+}
+
+impl<B: Book> std::ops::DerefMut for Unit<B> {
+    fn deref_mut(&mut self) -> &mut B::Unit {
+        &mut self.book
+    }
+}
+
+impl<B: Book> Unit<B> {
     pub fn alive_officers(&self) -> impl Iterator<Item = &Officer> {
         self.officers.iter().filter(|o| o.alive)
     }
@@ -174,7 +152,7 @@ pub struct Shape {
 
 /// The shape of `u` (by its troop type's figure size).
 #[must_use]
-pub fn shape(t: &Troop, u: &Unit) -> Shape {
+pub fn shape<B: Book>(t: &Troop, u: &Unit<B>) -> Shape {
     let n = u.rf.max(1);
     let (files, ranks, pitch) = match u.formation.as_str() {
         "column" | "march" => {
@@ -277,7 +255,8 @@ impl Feature {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct State {
+#[serde(bound = "")]
+pub struct State<B: Book> {
     pub ruleset: String,
     pub scenario: String,
     pub title: String,
@@ -286,7 +265,7 @@ pub struct State {
     pub width: i64,
     pub depth: i64,
     pub terrain: Vec<Feature>,
-    pub units: Vec<Unit>,
+    pub units: Vec<Unit<B>>,
     /// The move number, from 1.
     pub turn: u32,
     /// The game ends after this many moves.
@@ -295,18 +274,30 @@ pub struct State {
     pub removed: Vec<u32>,
     pub over: bool,
     pub winner: Option<String>,
-    /// The Seven Years' War's player-turn and fog-of-war effects (None for
-    /// rulesets played in simultaneous moves).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub syw: Option<Box<super::syw::Sequence>>,
+    /// The book's own fields (each skipped when empty).
+    #[serde(flatten)]
+    pub book: B::State,
 }
 
-impl State {
+impl<B: Book> std::ops::Deref for State<B> {
+    type Target = B::State;
+    fn deref(&self) -> &B::State {
+        &self.book
+    }
+}
+
+impl<B: Book> std::ops::DerefMut for State<B> {
+    fn deref_mut(&mut self) -> &mut B::State {
+        &mut self.book
+    }
+}
+
+impl<B: Book> State<B> {
     #[must_use]
-    pub fn unit(&self, id: &str) -> Option<&Unit> {
+    pub fn unit(&self, id: &str) -> Option<&Unit<B>> {
         self.units.iter().find(|u| u.id.eq_ignore_ascii_case(id))
     }
-    pub fn unit_mut(&mut self, id: &str) -> Option<&mut Unit> {
+    pub fn unit_mut(&mut self, id: &str) -> Option<&mut Unit<B>> {
         self.units
             .iter_mut()
             .find(|u| u.id.eq_ignore_ascii_case(id))
@@ -500,13 +491,13 @@ fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataErro
 }
 
 /// Build a position from a table part and placements (scenario or case).
-pub fn place(
-    r: &Ruleset,
+pub fn place<B: Book>(
+    r: &Ruleset<B>,
     text: &str,
     file: &str,
     table: &TablePart,
     units: &[Placement],
-) -> Result<State, DataError> {
+) -> Result<State<B>, DataError> {
     let (width, depth) = table_size(text, file, table)?;
     let sides = table_sides(text, file, table)?;
     let mut terrain = Vec::new();
@@ -527,7 +518,7 @@ pub fn place(
         removed: vec![0; 2],
         over: false,
         winner: None,
-        syw: None,
+        book: B::State::default(),
     };
     r.book().start(&mut st);
     for p in units {
@@ -584,8 +575,8 @@ fn table_sides(text: &str, file: &str, table: &TablePart) -> Result<Vec<String>,
 }
 
 /// One terrain feature of a table part, checked.
-fn terrain_feature(
-    r: &Ruleset,
+fn terrain_feature<B: Book>(
+    r: &Ruleset<B>,
     text: &str,
     file: &str,
     f: &FeatureFile,
@@ -718,11 +709,11 @@ fn feature_designation(
 
 /// One placement: the unit built, checked and put on the table (or held
 /// off it).
-fn place_unit(
-    r: &Ruleset,
+fn place_unit<B: Book>(
+    r: &Ruleset<B>,
     text: &str,
     file: &str,
-    st: &mut State,
+    st: &mut State<B>,
     p: &Placement,
 ) -> Result<(), DataError> {
     let (id, side) = unit_id_side(r, text, file, st, p)?;
@@ -765,11 +756,11 @@ fn place_unit(
 }
 
 /// A placement's unit id (new on the table) and side.
-fn unit_id_side(
-    r: &Ruleset,
+fn unit_id_side<B: Book>(
+    r: &Ruleset<B>,
     text: &str,
     file: &str,
-    st: &State,
+    st: &State<B>,
     p: &Placement,
 ) -> Result<(String, usize), DataError> {
     let id = p.id.get_ref().trim().to_ascii_uppercase();
@@ -925,7 +916,7 @@ fn unit_kit(text: &str, file: &str, p: &Placement, t: &Troop, id: &str) -> Resul
 }
 
 /// The unit a placement describes.
-fn new_unit(
+fn new_unit<B: Book>(
     text: &str,
     file: &str,
     p: &Placement,
@@ -933,7 +924,7 @@ fn new_unit(
     id: String,
     side: usize,
     kind: String,
-) -> Result<Unit, DataError> {
+) -> Result<Unit<B>, DataError> {
     let (formation, front, facing) = unit_stance(text, file, p, t, side)?;
     let (rf, start_rf, ranks) = unit_strength(text, file, p, t)?;
     let (officers, guns, standing) = unit_kit(text, file, p, t, &id)?;
@@ -965,24 +956,7 @@ fn new_unit(
         rest: p.rest.unwrap_or(0),
         standing,
         exhausted_since: p.exhausted.map(|e| e[2]),
-        experience: String::new(),
-        brigade: p
-            .brigade
-            .clone()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_uppercase(),
-        regiment: p
-            .regiment
-            .clone()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_uppercase(),
-        refused: Vec::new(),
-        marker: None,
-        tested: 0,
-        routed_before: false,
-        rallying: p.rallying.filter(|n| *n > 0),
+        book: B::unit_from(p),
     })
 }
 
@@ -990,7 +964,7 @@ fn new_unit(
 /// the 50% rule's exception reads it: "If occupying houses, the unit may
 /// remain in the houses." Set-up and play both ask this.
 #[must_use]
-pub fn in_house(r: &Ruleset, st: &State, u: &Unit) -> bool {
+pub fn in_house<B: Book>(r: &Ruleset<B>, st: &State<B>, u: &Unit<B>) -> bool {
     let c = footprint(r, u).centre();
     st.terrain
         .iter()
@@ -1002,7 +976,7 @@ pub const STANDING: &[&str] = &["HOLD GROUND", "FIRE AT CHARGERS"];
 
 /// A unit's ground.
 #[must_use]
-pub fn footprint(r: &Ruleset, u: &Unit) -> Footprint {
+pub fn footprint<B: Book>(r: &Ruleset<B>, u: &Unit<B>) -> Footprint {
     let sh = r.troop(&u.troop).map(|t| shape(t, u)).unwrap_or(Shape {
         files: 1,
         ranks: 1,
@@ -1022,7 +996,7 @@ pub fn footprint(r: &Ruleset, u: &Unit) -> Footprint {
 /// Where each rank-and-file figure of a unit stands (centres), rank by
 /// rank from the front, left to right; the last rank may be short.
 #[must_use]
-pub fn figures(r: &Ruleset, u: &Unit) -> Vec<Pt> {
+pub fn figures<B: Book>(r: &Ruleset<B>, u: &Unit<B>) -> Vec<Pt> {
     let Some(t) = r.troop(&u.troop) else {
         return Vec::new();
     };
@@ -1044,7 +1018,7 @@ pub fn figures(r: &Ruleset, u: &Unit) -> Vec<Pt> {
 
 /// Where each gun of a battery stands (front centre of its slot).
 #[must_use]
-pub fn gun_points(r: &Ruleset, u: &Unit) -> Vec<Pt> {
+pub fn gun_points<B: Book>(r: &Ruleset<B>, u: &Unit<B>) -> Vec<Pt> {
     let Some(t) = r.troop(&u.troop) else {
         return Vec::new();
     };
@@ -1067,7 +1041,7 @@ pub fn gun_points(r: &Ruleset, u: &Unit) -> Vec<Pt> {
 }
 
 /// Read a scenario file (shipped or a club's).
-pub fn load(r: &Ruleset, text: &str, file: &str) -> Result<State, DataError> {
+pub fn load<B: Book>(r: &Ruleset<B>, text: &str, file: &str) -> Result<State<B>, DataError> {
     let sf: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let tp = TablePart {
         table: sf.table.clone(),
@@ -1111,7 +1085,7 @@ pub const SHIPPED: &[(&str, &str, &str)] = &[
 
 /// Why a unit cannot stand on its ground now (None: it can).
 #[must_use]
-pub fn ground_taken(r: &Ruleset, st: &State, u: &Unit) -> Option<String> {
+pub fn ground_taken<B: Book>(r: &Ruleset<B>, st: &State<B>, u: &Unit<B>) -> Option<String> {
     let fp = footprint(r, u);
     if !st.on_table(&fp) {
         return Some("it would not be on the table".into());

@@ -83,11 +83,11 @@ pub const SCALE: f32 = 1.5;
 /// hex edges sharp (at 1.475 Pegasus Bridge's PNG grew by half).
 pub const WIDE_BOARD: f32 = 800.0;
 
-/// The width in pixels of a board wider than [`WIDE_BOARD`]: as wide as
-/// Fuentes de Oñoro's at [`SCALE`]. Shown at the SVG's own width it is
-/// still scaled down on a phone, and its 9-unit labels are 10 pixels high
-/// in the file; at 1.5 Minden's PNG alone made a busy turn's report mail
-/// 116 KB (issue 53, acceptance 3).
+/// The width in pixels of a board wider than [`WIDE_BOARD`]: Minden's
+/// table at about 1.04 pixels a unit, its 9-unit labels 9.4 pixels high
+/// in the file (shown at the SVG's own width it is still scaled down on a
+/// phone). At 1.5 Minden's PNG alone made a busy turn's report mail 116 KB;
+/// at 1,080 with the unit symbols 83 KB (issue 53, acceptance 3).
 pub const WIDE_PIXELS: f32 = 1000.0;
 
 /// The pixels per SVG unit for a board `width` units wide.
@@ -659,7 +659,7 @@ mod tests {
     const LAYERED: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40" viewBox="0 0 80 40" font-family="sans-serif" aria-label="Layered, turn 7"><defs><rect id="u" width="14" height="9" rx="2"/><marker id="m" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs><title>turn 7</title><rect width="80" height="40" fill="#f6f3ea"/><g class="static" stroke="#6b6b5a"><circle cx="20" cy="20" r="15" fill="#7fae6a"/><polygon points="40,5 75,5 60,35" fill="#7fb2e0"/><text x="45" y="15" font-size="7" font-style="italic" fill="#222">river</text></g><g class="units" fill="#fff"><use href="#u" x="12" y="14" fill="#2b5fa8" fill-opacity="0.6"/><text x="14" y="22" font-size="8">3</text><line x1="20" y1="20" x2="58" y2="25" stroke="#c00" stroke-width="2" marker-end="url(#m)"/></g></svg>"##;
 
     #[test]
-    fn a_wide_board_is_drawn_1080_pixels_wide_and_shown_at_its_own_width() {
+    fn a_wide_board_is_drawn_1000_pixels_wide_and_shown_at_its_own_width() {
         let wide = SVG.replace(
             "width=\"40\" height=\"20\" viewBox=\"0 0 40 20\"",
             "width=\"960\" height=\"480\" viewBox=\"0 0 40 20\"",
@@ -667,7 +667,7 @@ mod tests {
         let (bytes, w, h) = png(&wide).expect("renders");
         assert_eq!((w, h), (960, 480), "the <img> keeps the SVG's size");
         let (pw, ph, _) = decode(&bytes);
-        assert_eq!((pw, ph), (1080, 540));
+        assert_eq!((pw, ph), (1000, 500));
         // A board up to 800 units wide keeps 1.5 pixels a unit.
         let narrow = SVG.replace("width=\"40\" height=\"20\"", "width=\"780\" height=\"360\"");
         let (pw, ph, _) = decode(&png(&narrow).expect("renders").0);

@@ -11,22 +11,22 @@ use adjutant::rules::measured::{self, random, state};
 
 /// The judge of a measured-table game: the judge by mail with the set's
 /// tables.
-pub struct Judge<'a> {
+pub struct Judge<'a, B: measured::Book> {
     pub mail: MailJudge<'a>,
-    pub ruleset: measured::Ruleset,
+    pub ruleset: measured::Ruleset<B>,
 }
 
-impl<'a> std::ops::Deref for Judge<'a> {
+impl<'a, B: measured::Book> std::ops::Deref for Judge<'a, B> {
     type Target = MailJudge<'a>;
     fn deref(&self) -> &MailJudge<'a> {
         &self.mail
     }
 }
 
-impl Judge<'_> {
-    pub fn state(&self) -> measured::State {
+impl<B: measured::Book> Judge<'_, B> {
+    pub fn state(&self) -> measured::State<B> {
         self.game_state()
-            .get::<measured::State>()
+            .get::<measured::State<B>>()
             .expect("a measured state")
             .clone()
     }
@@ -60,7 +60,11 @@ window.addEventListener('load', function () {
 /// Lay out a report's `html` in headless Chromium (skipped, with a message,
 /// when it is not installed, outside CI) and check the table and every unit
 /// of `st` are drawn to scale.
-pub fn browser_check(html: &str, st: &measured::State, r: &measured::Ruleset) {
+pub fn browser_check<B: measured::Book>(
+    html: &str,
+    st: &measured::State<B>,
+    r: &measured::Ruleset<B>,
+) {
     let Some(chromium) = chromium() else {
         return;
     };

@@ -166,9 +166,18 @@ pub fn random_orders(
             let st = state.get::<memoir_grid::State>().expect("a grid state");
             memoir_grid::random::random_phase(&r, st, rng)
         }
+        "measured" if rules.id() == "seven-years-war" => {
+            let r = measured::syw::builtin().expect("ruleset");
+            let st = state
+                .get::<measured::syw::State>()
+                .expect("a measured state");
+            measured::random::random_move(&r, st, rng)
+        }
         "measured" => {
             let r = measured::Ruleset::builtin(rules.id()).expect("ruleset");
-            let st = state.get::<measured::State>().expect("a measured state");
+            let st = state
+                .get::<measured::charge::State>()
+                .expect("a measured state");
             measured::random::random_move(&r, st, rng)
         }
         other => panic!("the golden corpus has no order generator for the family {other}"),

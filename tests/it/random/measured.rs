@@ -13,7 +13,8 @@
 use super::{Hook, Kind, Phase, Streams, Watch};
 use adjutant::engine::dice::{ChaChaDice, Seed};
 use adjutant::rules::measured::syw::entry;
-use adjutant::rules::measured::{geometry, random, state, Ruleset, State};
+use adjutant::rules::measured::syw::{Ruleset as SywRuleset, SevenYearsWar, State as SywState};
+use adjutant::rules::measured::{geometry, random, state, Book, Charge, Ruleset, State, Unit};
 use adjutant::rules::{Family, FamilyEntry, Orders, Rules, Scenario, Viewer};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,21 +29,67 @@ fn seed_of(n: u64) -> Seed {
     s
 }
 
-fn setup(r: &Ruleset, scenario: &str, seed: &Seed, deck: &mut ChaChaDice) -> State {
+/// What a book adds to the random games: its set-up, its orders of its
+/// own, the units it holds off the table.
+trait TestBook: Book {
+    fn prepare(_r: &Ruleset<Self>, _st: &mut State<Self>, _seed: &Seed) {}
+    /// The book's own orders added to the random ones; whether a
+    /// regimental move was.
+    fn add_orders(
+        _r: &Ruleset<Self>,
+        _st: &State<Self>,
+        _orders: &mut [Orders],
+        _rng: &mut ChaChaDice,
+    ) -> bool {
+        false
+    }
+    fn held_off(_st: &State<Self>) -> Vec<&Unit<Self>> {
+        Vec::new()
+    }
+}
+
+impl TestBook for Charge {}
+
+impl TestBook for SevenYearsWar {
+    fn prepare(r: &SywRuleset, st: &mut SywState, seed: &Seed) {
+        if seed[0].is_multiple_of(2) {
+            designated_hill(st);
+        }
+        regiments(r, st);
+    }
+
+    fn add_orders(
+        r: &SywRuleset,
+        st: &SywState,
+        orders: &mut [Orders],
+        rng: &mut ChaChaDice,
+    ) -> bool {
+        let regimental = add_regiment(r, st, orders, rng);
+        add_refusal(r, st, orders, rng);
+        add_retreat(r, st, orders, rng);
+        regimental
+    }
+
+    fn held_off(st: &SywState) -> Vec<&Unit<Self>> {
+        entry::reserves(st).iter().map(|x| &x.unit).collect()
+    }
+}
+
+fn setup<B: TestBook>(
+    r: &Ruleset<B>,
+    scenario: &str,
+    seed: &Seed,
+    deck: &mut ChaChaDice,
+) -> State<B> {
     let mut st = Family::setup(r, &Scenario::shipped(scenario), deck).expect("setup");
-    if r.syw.is_some() && seed[0].is_multiple_of(2) {
-        designated_hill(&mut st);
-    }
-    if r.syw.is_some() {
-        regiments(r, &mut st);
-    }
+    B::prepare(r, &mut st, seed);
     st
 }
 
 /// Seven Years' War: each brigade's line cavalry squadrons form a
 /// regiment (L: "Line cavalry move by squadron ... A regiment may dice and
 /// move as one body"), so the random games make regimental moves.
-fn regiments(r: &Ruleset, st: &mut State) {
+fn regiments(r: &SywRuleset, st: &mut SywState) {
     for u in &mut st.units {
         let line_cavalry = r
             .troop(&u.troop)
@@ -57,7 +104,12 @@ fn regiments(r: &Ruleset, st: &mut State) {
 /// regiment of the side, in place of its squadrons' own lines: a move, a
 /// wheel or one squadron's charge with the others supporting, added if the
 /// judge accepts it. Whether one was added.
-fn add_regiment(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) -> bool {
+fn add_regiment(
+    r: &SywRuleset,
+    st: &SywState,
+    orders: &mut [Orders],
+    rng: &mut ChaChaDice,
+) -> bool {
     use adjutant::engine::dice::Dice;
     if r.syw.is_none() || rng.roll(3) != 1 {
         return false;
@@ -127,7 +179,7 @@ fn add_regiment(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaCha
 /// table designated to impede moves and enhance charges ("Hills may
 /// impede or enhance movement or charges as designated"), so the random
 /// games move, charge and fire on and over a hill.
-fn designated_hill(st: &mut State) {
+fn designated_hill(st: &mut SywState) {
     let (w, d) = (st.width, st.depth);
     let p = |x: i64, y: i64| geometry::Pt::new(x, y);
     let points = vec![
@@ -156,7 +208,7 @@ fn designated_hill(st: &mut State) {
 /// the limits or beyond them, an incorrect formation) or, for a line
 /// already refused, fire by section, in place of that unit's own line, if
 /// the judge accepts it.
-fn add_refusal(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+fn add_refusal(r: &SywRuleset, st: &SywState, orders: &mut [Orders], rng: &mut ChaChaDice) {
     use adjutant::engine::dice::Dice;
     if r.syw.is_none() || rng.roll(3) != 1 {
         return;
@@ -209,7 +261,7 @@ fn add_refusal(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaD
 /// Now and then a manufactured retreat (Seven Years' War `RETREAT`) for
 /// the first unit of the side that may take one, added to the random
 /// orders if the judge accepts it.
-fn add_retreat(r: &Ruleset, st: &State, orders: &mut [Orders], rng: &mut ChaChaDice) {
+fn add_retreat(r: &SywRuleset, st: &SywState, orders: &mut [Orders], rng: &mut ChaChaDice) {
     use adjutant::engine::dice::Dice;
     if r.syw.is_none() || rng.roll(8) != 1 {
         return;
@@ -258,7 +310,11 @@ fn overlap_beyond_rounding(a: &[geometry::Pt], b: &[geometry::Pt]) -> bool {
 }
 
 /// The invariants between two positions, or what broke.
-fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> {
+fn invariants<B: TestBook>(
+    r: &Ruleset<B>,
+    before: &State<B>,
+    after: &State<B>,
+) -> Result<(), String> {
     for (i, a) in after.units.iter().enumerate() {
         let fa = state::footprint(r, a);
         for b in &after.units[i + 1..] {
@@ -279,12 +335,7 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
         // A unit may come on from off the table (Seven Years' War).
         let old = before
             .unit(&a.id)
-            .or_else(|| {
-                entry::reserves(before)
-                    .iter()
-                    .find(|x| x.unit.id == a.id)
-                    .map(|x| &x.unit)
-            })
+            .or_else(|| B::held_off(before).into_iter().find(|x| x.id == a.id))
             .ok_or_else(|| format!("{} appeared from nowhere", a.id))?;
         if a.rf > old.rf {
             return Err(format!("{} gained men ({} -> {})", a.id, old.rf, a.rf));
@@ -325,9 +376,9 @@ fn invariants(r: &Ruleset, before: &State, after: &State) -> Result<(), String> 
             return Err(format!("side {s}'s removals went down"));
         }
     }
-    let men = |st: &State| {
+    let men = |st: &State<B>| {
         st.units.iter().map(|u| u.rf).sum::<u32>()
-            + entry::reserves(st).iter().map(|x| x.unit.rf).sum::<u32>()
+            + B::held_off(st).iter().map(|x| x.rf).sum::<u32>()
     };
     if men(after) > men(before) {
         return Err("the table has more rank and file than before".into());
@@ -340,18 +391,18 @@ type Stats = BTreeMap<String, BTreeMap<String, u64>>;
 
 /// The measured hook of the random-game driver.
 pub struct Measured {
-    charge: Ruleset,
+    charge: Ruleset<Charge>,
     /// The Seven Years' War with fog-of-war events forced on: every
     /// player-turn's first die is read as a 1, so every player-turn rolls
     /// on its army's table (the trigger is data: every face triggers).
-    syw: Ruleset,
+    syw: SywRuleset,
     stats: Mutex<Stats>,
 }
 
 impl Default for Measured {
     fn default() -> Self {
-        let mut syw = Ruleset::builtin("seven-years-war").expect("ruleset");
-        if let Some(t) = syw.syw.as_mut() {
+        let mut syw = adjutant::rules::measured::syw::builtin().expect("ruleset");
+        if let Some(t) = syw.book.syw.as_mut() {
             t.fog_trigger = (1..=6).collect();
         }
         Measured {
@@ -363,12 +414,30 @@ impl Default for Measured {
 }
 
 impl Measured {
-    fn ruleset(&self, id: &str) -> &Ruleset {
+    fn rules(&self, id: &str) -> Rules {
         if id == "charge" {
-            &self.charge
+            Rules::new(self.charge.clone())
         } else {
-            &self.syw
+            Rules::new(self.syw.clone())
         }
+    }
+
+    fn orders_in<B: TestBook>(
+        &self,
+        r: &Ruleset<B>,
+        kind: &Kind,
+        state: &adjutant::rules::State,
+        rng: &mut ChaChaDice,
+    ) -> Vec<Orders> {
+        let st = measured::<B>(state);
+        let mut orders = random::random_move(r, st, rng);
+        if B::add_orders(r, st, &mut orders, rng) {
+            self.count(
+                &kind.ruleset,
+                &BTreeMap::from([("regimental_move".to_string(), 1)]),
+            );
+        }
+        orders
     }
 
     fn count(&self, ruleset: &str, local: &BTreeMap<String, u64>) {
@@ -380,8 +449,8 @@ impl Measured {
     }
 }
 
-fn measured(st: &adjutant::rules::State) -> &State {
-    st.get::<State>().expect("a measured state")
+fn measured<B: Book>(st: &adjutant::rules::State) -> &State<B> {
+    st.get::<State<B>>().expect("a measured state")
 }
 
 impl Hook for Measured {
@@ -408,7 +477,7 @@ impl Hook for Measured {
                         family: entry.name,
                         name: format!("{ruleset} {sc} (games {first}-{})", last - 1),
                         ruleset: ruleset.into(),
-                        rules: Rules::new(self.ruleset(ruleset).clone()),
+                        rules: self.rules(ruleset),
                         scenario: Scenario::shipped(sc),
                         first,
                         games: last,
@@ -432,8 +501,12 @@ impl Hook for Measured {
     }
 
     fn setup(&self, kind: &Kind, seed: &Seed, deck: &mut ChaChaDice) -> adjutant::rules::State {
-        let r = self.ruleset(&kind.ruleset);
-        adjutant::rules::State::of(setup(r, &kind.scenario.id, seed, deck))
+        let sc = &kind.scenario.id;
+        if kind.ruleset == "charge" {
+            adjutant::rules::State::of(setup(&self.charge, sc, seed, deck))
+        } else {
+            adjutant::rules::State::of(setup(&self.syw, sc, seed, deck))
+        }
     }
 
     /// The engine's random move, with now and then a regimental move, a
@@ -445,17 +518,11 @@ impl Hook for Measured {
         _sides: &[String],
         rng: &mut ChaChaDice,
     ) -> Option<Vec<Orders>> {
-        let (r, st) = (self.ruleset(&kind.ruleset), measured(state));
-        let mut orders = random::random_move(r, st, rng);
-        if add_regiment(r, st, &mut orders, rng) {
-            self.count(
-                &kind.ruleset,
-                &BTreeMap::from([("regimental_move".to_string(), 1)]),
-            );
-        }
-        add_refusal(r, st, &mut orders, rng);
-        add_retreat(r, st, &mut orders, rng);
-        Some(orders)
+        Some(if kind.ruleset == "charge" {
+            self.orders_in(&self.charge, kind, state, rng)
+        } else {
+            self.orders_in(&self.syw, kind, state, rng)
+        })
     }
 
     fn watch(
@@ -464,15 +531,27 @@ impl Hook for Measured {
         _seed: &Seed,
         _start: &adjutant::rules::State,
     ) -> Box<dyn Watch + '_> {
-        Box::new(Game {
-            hook: self,
-            r: self.ruleset(&kind.ruleset),
-            stats: BTreeMap::new(),
-        })
+        if kind.ruleset == "charge" {
+            Box::new(Game {
+                hook: self,
+                r: &self.charge,
+                stats: BTreeMap::new(),
+            })
+        } else {
+            Box::new(Game {
+                hook: self,
+                r: &self.syw,
+                stats: BTreeMap::new(),
+            })
+        }
     }
 
-    fn same(&self, _kind: &Kind, a: &adjutant::rules::State, b: &adjutant::rules::State) -> bool {
-        measured(a) == measured(b)
+    fn same(&self, kind: &Kind, a: &adjutant::rules::State, b: &adjutant::rules::State) -> bool {
+        if kind.ruleset == "charge" {
+            measured::<Charge>(a) == measured::<Charge>(b)
+        } else {
+            measured::<SevenYearsWar>(a) == measured::<SevenYearsWar>(b)
+        }
     }
 
     fn at_end(&self, _kinds: &[Kind]) {
@@ -515,13 +594,13 @@ impl Hook for Measured {
 }
 
 /// One game's invariants and counters.
-struct Game<'a> {
+struct Game<'a, B: Book> {
     hook: &'a Measured,
-    r: &'a Ruleset,
+    r: &'a Ruleset<B>,
     stats: BTreeMap<String, u64>,
 }
 
-impl Watch for Game<'_> {
+impl<B: TestBook> Watch for Game<'_, B> {
     fn after_phase(
         &mut self,
         phase: &Phase,
@@ -529,7 +608,7 @@ impl Watch for Game<'_> {
         after: &adjutant::rules::State,
         ev: &[Value],
     ) {
-        let (st, next) = (measured(before), measured(after));
+        let (st, next) = (measured::<B>(before), measured::<B>(after));
         let at = phase.at();
         if let Err(e) = invariants(self.r, st, next) {
             let texts: Vec<String> = phase
@@ -569,7 +648,7 @@ impl Watch for Game<'_> {
     }
 
     fn after_game(&mut self, kind: &Kind, last: &adjutant::rules::State) {
-        let st = measured(last);
+        let st = measured::<B>(last);
         let stats = &mut self.stats;
         *stats.entry("games".into()).or_default() += 1;
         if st.over {

@@ -99,25 +99,19 @@ pub(super) fn artillery(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             continue;
         };
         let Some(tg) = before.get(&target).cloned() else {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: p.unit.to_string(),
-                    why: format!("{target} is gone"),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: p.unit.to_string(),
+                why: format!("{target} is gone"),
+            });
             continue;
         };
         match gun_sight(r, &t.st, &gu, &tg, canister, &before) {
             Ok(_) => {}
             Err(why) => {
-                t.ev.push(
-                    Charge::Lapse {
-                        unit: p.unit.to_string(),
-                        why: why.to_string(),
-                    }
-                    .into(),
-                );
+                t.ev.push(Charge::Lapse {
+                    unit: p.unit.to_string(),
+                    why: why.to_string(),
+                });
                 continue;
             }
         }
@@ -155,14 +149,11 @@ fn gun_rests(t: &mut Turn<'_, '_, '_>, gu: &Unit, gi: usize) -> bool {
         return true;
     };
     if gs.damage >= t.r.cb_alternate && gs.fired_last {
-        t.ev.push(
-            Charge::GunRests {
-                unit: gu.id.to_string(),
-                gun: gi + 1,
-                why: "damaged: fires alternate moves".into(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::GunRests {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            why: "damaged: fires alternate moves".into(),
+        });
         // It rested this move, so it fires the next.
         if let Some(m) = t.st.unit_mut(&gu.id) {
             if let Some(x) = m.guns.get_mut(gi) {
@@ -206,20 +197,17 @@ fn canister_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
             *per.entry(u.clone()).or_default() += 1;
         }
     }
-    t.ev.push(
-        Charge::Canister {
-            unit: gu.id.to_string(),
-            gun: s.gi + 1,
-            target: tg.id.to_string(),
-            range: dd.floor(),
-            text: fmt_len(dd.floor()),
-            figures: hits.len(),
-            dice: dice.clone(),
-            kill: r.canister_kill.clone(),
-            killed: per.clone(),
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Canister {
+        unit: gu.id.to_string(),
+        gun: s.gi + 1,
+        target: tg.id.to_string(),
+        range: dd.floor(),
+        text: fmt_len(dd.floor()),
+        figures: hits.len(),
+        dice: dice.clone(),
+        kill: r.canister_kill.clone(),
+        killed: per.clone(),
+    });
     for (u, k) in per {
         losses.kills.push((u, k, gu.side));
     }
@@ -234,26 +222,23 @@ fn shell_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
     let dd = Dist2::of(gp.dist2(aim));
     let face = t.roll();
     if face == 1 {
-        t.ev.push(
-            Charge::Shell {
-                unit: gu.id.to_string(),
-                gun: gi + 1,
-                target: tg.id.to_string(),
-                range: dd.floor(),
-                text: fmt_len(dd.floor()),
-                sector: 1,
-                misfire: Some(true),
-                figures: None,
-                dice: None,
-                kill: None,
-                killed: None,
-                counter_battery: None,
-                houses: None,
-                aim: None,
-                from: None,
-            }
-            .into(),
-        );
+        t.ev.push(Charge::Shell {
+            unit: gu.id.to_string(),
+            gun: gi + 1,
+            target: tg.id.to_string(),
+            range: dd.floor(),
+            text: fmt_len(dd.floor()),
+            sector: 1,
+            misfire: Some(true),
+            figures: None,
+            dice: None,
+            kill: None,
+            killed: None,
+            counter_battery: None,
+            houses: None,
+            aim: None,
+            from: None,
+        });
         return;
     }
     let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, s.before);
@@ -266,26 +251,23 @@ fn shell_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
         }
     }
     let cb = counter_battery(t, &guns, dd, &mut losses.damage);
-    t.ev.push(
-        Charge::Shell {
-            unit: gu.id.to_string(),
-            gun: gi + 1,
-            target: tg.id.to_string(),
-            range: dd.floor(),
-            text: fmt_len(dd.floor()),
-            sector: face,
-            figures: Some(figs.len()),
-            dice: Some(dice.clone()),
-            kill: Some(r.how_kill.clone()),
-            killed: Some(per.clone()),
-            counter_battery: Some(cb),
-            houses: Some(house_ev),
-            aim: Some([aim.x, aim.y]),
-            from: Some([gp.x, gp.y]),
-            misfire: None,
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Shell {
+        unit: gu.id.to_string(),
+        gun: gi + 1,
+        target: tg.id.to_string(),
+        range: dd.floor(),
+        text: fmt_len(dd.floor()),
+        sector: face,
+        figures: Some(figs.len()),
+        dice: Some(dice.clone()),
+        kill: Some(r.how_kill.clone()),
+        killed: Some(per.clone()),
+        counter_battery: Some(cb),
+        houses: Some(house_ev),
+        aim: Some([aim.x, aim.y]),
+        from: Some([gp.x, gp.y]),
+        misfire: None,
+    });
     for (u, k) in per {
         losses.kills.push((u, k, side));
     }
@@ -315,28 +297,25 @@ fn roundshot_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
         }
     }
     let cb = counter_battery(t, &guns, dd, &mut losses.damage);
-    t.ev.push(
-        Charge::Roundshot {
-            unit: gu.id.to_string(),
-            gun: gi + 1,
-            target: tg.id.to_string(),
-            range: dd.floor(),
-            text: fmt_len(dd.floor()),
-            kill: band.kill.clone(),
-            plus,
-            minus,
-            sleeve: off,
-            sleeve_text: fmt_len(off),
-            figures: figs.len(),
-            dice: dice.clone(),
-            killed: per.clone(),
-            counter_battery: cb,
-            houses: house_ev,
-            aim: [aim.x, aim.y],
-            from: [gp.x, gp.y],
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Roundshot {
+        unit: gu.id.to_string(),
+        gun: gi + 1,
+        target: tg.id.to_string(),
+        range: dd.floor(),
+        text: fmt_len(dd.floor()),
+        kill: band.kill.clone(),
+        plus,
+        minus,
+        sleeve: off,
+        sleeve_text: fmt_len(off),
+        figures: figs.len(),
+        dice: dice.clone(),
+        killed: per.clone(),
+        counter_battery: cb,
+        houses: house_ev,
+        aim: [aim.x, aim.y],
+        from: [gp.x, gp.y],
+    });
     for (u, k) in per {
         losses.kills.push((u, k, side));
     }
@@ -352,14 +331,11 @@ fn damage_guns(t: &mut Turn<'_, '_, '_>, damage: Vec<(String, usize, u32)>) {
                 x.damage += pts;
                 if x.damage >= r.cb_destroyed && !x.destroyed {
                     x.destroyed = true;
-                    t.ev.push(
-                        Charge::GunDestroyed {
-                            unit: u.to_string(),
-                            gun: gi + 1,
-                            damage: x.damage,
-                        }
-                        .into(),
-                    );
+                    t.ev.push(Charge::GunDestroyed {
+                        unit: u.to_string(),
+                        gun: gi + 1,
+                        damage: x.damage,
+                    });
                 }
             }
         }

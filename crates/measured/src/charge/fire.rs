@@ -17,7 +17,7 @@ pub(super) fn line_volley(
         return 0;
     };
     let (killed, ev) = volley_dice(t, &sh, &tg, band, cover, None);
-    t.ev.push(ev.into());
+    t.ev.push(ev);
     t.kill(target, killed, sh.side)
 }
 
@@ -136,15 +136,12 @@ fn fires_first(t: &mut Turn<'_, '_, '_>, shooters: &[(String, String, bool)]) ->
                 std::cmp::Ordering::Less => Some(b.clone()),
                 std::cmp::Ordering::Equal => None,
             };
-            t.ev.push(
-                Charge::FiresFirst {
-                    a: a.to_string(),
-                    b: b.to_string(),
-                    dice: [da, db],
-                    first: first.clone(),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::FiresFirst {
+                a: a.to_string(),
+                b: b.to_string(),
+                dice: [da, db],
+                first: first.clone(),
+            });
             match first {
                 Some(f) if f == *a => {
                     second.insert(b.clone());
@@ -179,13 +176,10 @@ fn musket_shot(
 ) {
     let r = t.r;
     let lapse = |t: &mut Turn<'_, '_, '_>, why: String| {
-        t.ev.push(
-            Charge::Lapse {
-                unit: sid.to_string(),
-                why,
-            }
-            .into(),
-        );
+        t.ev.push(Charge::Lapse {
+            unit: sid.to_string(),
+            why,
+        });
     };
     let (Some(sh), Some(tg)) = (snapshot.get(sid).cloned(), snapshot.get(tid).cloned()) else {
         lapse(t, format!("{tid} is gone"));
@@ -214,7 +208,7 @@ fn musket_shot(
         };
         let band = band.clone();
         let (k, ev) = volley_dice(t, &sh, &tg, &band, sight.cover, Some(sight.dist));
-        t.ev.push(ev.into());
+        t.ev.push(ev);
         hits.kills.push((tid.to_string(), k, sh.side));
         if let Some(m) = t.st.unit_mut(sid) {
             m.volleyed = true;
@@ -245,13 +239,10 @@ fn pick_off_shot(
     let band = band.clone();
     let line_cover = sight.cover && !troop(r, tg).light;
     if line_cover {
-        t.ev.push(
-            Charge::Lapse {
-                unit: sid.to_string(),
-                why: "no picking off at line infantry in cover".into(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::Lapse {
+            unit: sid.to_string(),
+            why: "no picking off at line infantry in cover".into(),
+        });
         return;
     }
     let dice = t.rolls(sh.rf as usize);
@@ -273,18 +264,15 @@ fn pick_off_shot(
             hits.officers.push((tid.clone(), i, true));
         }
     }
-    t.ev.push(
-        Charge::PickOff {
-            unit: sid.to_string(),
-            target: tid.to_string(),
-            range: sight.dist.floor(),
-            text: fmt_len(sight.dist.floor()),
-            kill: band.kill.clone(),
-            dice: dice.clone(),
-            officers_hit: shot,
-        }
-        .into(),
-    );
+    t.ev.push(Charge::PickOff {
+        unit: sid.to_string(),
+        target: tid.to_string(),
+        range: sight.dist.floor(),
+        text: fmt_len(sight.dist.floor()),
+        kill: band.kill.clone(),
+        dice: dice.clone(),
+        officers_hit: shot,
+    });
 }
 
 /// Light infantry's skirmishing band: the table by the target's kind and
@@ -311,33 +299,27 @@ fn skirmish_shot(
     let r = t.r;
     let (sid, tid) = (&sh.id, &tg.id);
     let Some(band) = skirmish_band(r, tg, sight) else {
-        t.ev.push(
-            Charge::Lapse {
-                unit: sid.to_string(),
-                why: format!(
-                    "no effect at {} against that target",
-                    fmt_len(sight.dist.floor())
-                ),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::Lapse {
+            unit: sid.to_string(),
+            why: format!(
+                "no effect at {} against that target",
+                fmt_len(sight.dist.floor())
+            ),
+        });
         return;
     };
     let dice = t.rolls(sh.rf as usize);
     // No more killed than the target has (the report said more before).
     let k = (dice.iter().filter(|d| band.kill.contains(d)).count() as u32).min(tg.rf);
-    t.ev.push(
-        Charge::Skirmish {
-            unit: sid.to_string(),
-            target: tid.to_string(),
-            range: sight.dist.floor(),
-            text: fmt_len(sight.dist.floor()),
-            cover: sight.cover,
-            kill: band.kill.clone(),
-            dice: dice.clone(),
-            killed: k,
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Skirmish {
+        unit: sid.to_string(),
+        target: tid.to_string(),
+        range: sight.dist.floor(),
+        text: fmt_len(sight.dist.floor()),
+        cover: sight.cover,
+        kill: band.kill.clone(),
+        dice: dice.clone(),
+        killed: k,
+    });
     hits.kills.push((tid.clone(), k, sh.side));
 }

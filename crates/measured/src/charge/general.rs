@@ -17,10 +17,12 @@
 
 use super::orders::Step;
 use super::{footprint, troop, Plan, Turn};
+use crate::charge::Ruleset;
+use crate::charge::{State, Unit};
 use crate::events::Charge;
 use crate::geometry::{fmt_len, Dist2};
-use crate::ruleset::{Ruleset, Troop};
-use crate::state::{Forced, Officer, State, Unit};
+use crate::ruleset::Troop;
+use crate::state::{Forced, Officer};
 use std::collections::BTreeSet;
 
 /// A troop that neither tests morale nor counts as a fighting unit.
@@ -161,40 +163,31 @@ pub(super) fn rallies(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String
             continue;
         };
         let (Some(gen), Some(tg)) = (t.st.unit(&p.unit).cloned(), t.st.unit(x).cloned()) else {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: p.unit.to_string(),
-                    why: format!("{x} is gone"),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: p.unit.to_string(),
+                why: format!("{x} is gone"),
+            });
             continue;
         };
         if tg.broken || tg.rf * r.morale.half[1] <= tg.start_rf * r.morale.half[0] {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: gen.id.to_string(),
-                    why: format!("{} is at 50% or less: it cannot be rallied", tg.id),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: gen.id.to_string(),
+                why: format!("{} is at 50% or less: it cannot be rallied", tg.id),
+            });
             continue;
         }
         let reach = troop(r, &gen).moves.get("line").copied().unwrap_or(0);
         let d: Dist2 = footprint(r, &tg).dist2_from(gen.front);
         if !d.within(reach) {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: gen.id.to_string(),
-                    why: format!(
-                        "{} retired to {} away, beyond the General's move of {}: he stays",
-                        tg.id,
-                        fmt_len(d.floor()),
-                        fmt_len(reach)
-                    ),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: gen.id.to_string(),
+                why: format!(
+                    "{} retired to {} away, beyond the General's move of {}: he stays",
+                    tg.id,
+                    fmt_len(d.floor()),
+                    fmt_len(reach)
+                ),
+            });
             continue;
         }
         let die = t.roll();
@@ -214,16 +207,13 @@ pub(super) fn rallies(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<String
             m.melee = None;
         }
         now.insert(tg.id.clone());
-        t.ev.push(
-            Charge::GeneralRally {
-                unit: gen.id.to_string(),
-                target: tg.id.to_string(),
-                dist: d.floor(),
-                text: fmt_len(d.floor()),
-                die,
-            }
-            .into(),
-        );
+        t.ev.push(Charge::GeneralRally {
+            unit: gen.id.to_string(),
+            target: tg.id.to_string(),
+            dist: d.floor(),
+            text: fmt_len(d.floor()),
+            die,
+        });
     }
     now
 }
@@ -240,12 +230,9 @@ pub(super) fn fallen(t: &mut Turn<'_, '_, '_>) {
             .collect();
     for id in dead {
         t.st.units.retain(|u| u.id != id);
-        t.ev.push(
-            Charge::GeneralFalls {
-                unit: id.to_string(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::GeneralFalls {
+            unit: id.to_string(),
+        });
     }
 }
 
@@ -272,11 +259,8 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, now: &BTreeSet<String>) {
         }
     }
     for id in fit {
-        t.ev.push(
-            Charge::GeneralFit {
-                unit: id.to_string(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::GeneralFit {
+            unit: id.to_string(),
+        });
     }
 }

@@ -5,9 +5,10 @@
 //! docs/rules/charge.md, "Houses under fire".
 
 use super::{figures, footprint, Turn};
+use crate::charge::State;
 use crate::events::{Charge, HouseHit};
 use crate::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
-use crate::state::{Feature, State};
+use crate::state::Feature;
 use std::collections::BTreeMap;
 
 /// A building section still standing (not ruined).
@@ -257,27 +258,21 @@ fn add_damage(t: &mut Turn<'_, '_, '_>, k: usize, pts: u32, shell: u32) {
         f.kind = "ruins".into();
         f.burning = None;
         f.capacity = 0;
-        t.ev.push(
-            Charge::HouseRuins {
-                section: name.to_string(),
-                damage: Some(damage),
-                why: "destroyed".into(),
-                moves: None,
-            }
-            .into(),
-        );
+        t.ev.push(Charge::HouseRuins {
+            section: name.to_string(),
+            damage: Some(damage),
+            why: "destroyed".into(),
+            moves: None,
+        });
         return;
     }
     if shell_pts >= h.fire && f.burning.is_none() {
         f.burning = Some(0);
-        t.ev.push(
-            Charge::HouseFire {
-                section: name.to_string(),
-                shell: shell_pts,
-                why: "shell fire".into(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::HouseFire {
+            section: name.to_string(),
+            shell: shell_pts,
+            why: "shell fire".into(),
+        });
     }
 }
 
@@ -368,30 +363,24 @@ pub(super) fn leave_fires(t: &mut Turn<'_, '_, '_>) {
                     if let Some(m) = t.st.unit_mut(&id) {
                         m.front = front;
                     }
-                    t.ev.push(
-                        Charge::HouseLeave {
-                            unit: id.to_string(),
-                            section: name.to_string(),
-                            dist,
-                            text: fmt_len(dist),
-                            clear: fmt_len(h.leave),
-                            trapped: None,
-                        }
-                        .into(),
-                    );
+                    t.ev.push(Charge::HouseLeave {
+                        unit: id.to_string(),
+                        section: name.to_string(),
+                        dist,
+                        text: fmt_len(dist),
+                        clear: fmt_len(h.leave),
+                        trapped: None,
+                    });
                 }
                 None => {
-                    t.ev.push(
-                        Charge::HouseLeave {
-                            unit: id.to_string(),
-                            section: name.to_string(),
-                            dist: 0,
-                            text: "0\"".into(),
-                            clear: fmt_len(h.leave),
-                            trapped: Some(true),
-                        }
-                        .into(),
-                    );
+                    t.ev.push(Charge::HouseLeave {
+                        unit: id.to_string(),
+                        section: name.to_string(),
+                        dist: 0,
+                        text: "0\"".into(),
+                        clear: fmt_len(h.leave),
+                        trapped: Some(true),
+                    });
                 }
             }
         }
@@ -430,15 +419,12 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, was: &[usize]) {
                 t.st.terrain[j].burning = Some(0);
                 caught = true;
             }
-            t.ev.push(
-                Charge::HouseSpread {
-                    from: section_name(&t.st, k).to_string(),
-                    section: section_name(&t.st, j).to_string(),
-                    die,
-                    spreads,
-                }
-                .into(),
-            );
+            t.ev.push(Charge::HouseSpread {
+                from: section_name(&t.st, k).to_string(),
+                section: section_name(&t.st, j).to_string(),
+                die,
+                spreads,
+            });
         }
     }
     for &k in was {
@@ -450,15 +436,12 @@ pub(super) fn end_of_move(t: &mut Turn<'_, '_, '_>, was: &[usize]) {
             f.burning = None;
             f.kind = "ruins".into();
             f.capacity = 0;
-            t.ev.push(
-                Charge::HouseRuins {
-                    section: name.to_string(),
-                    moves: Some(n),
-                    why: "burnt out".into(),
-                    damage: None,
-                }
-                .into(),
-            );
+            t.ev.push(Charge::HouseRuins {
+                section: name.to_string(),
+                moves: Some(n),
+                why: "burnt out".into(),
+                damage: None,
+            });
         } else {
             f.burning = Some(n);
         }

@@ -190,22 +190,19 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
     } else if round + 1 >= limit {
         outcome = "draw";
     }
-    t.ev.push(
-        Charge::Melee {
-            attacker: aid.to_string(),
-            defender: did.to_string(),
-            round: round + 1,
-            engaged: [na, nd],
-            mods: [m.ma, m.md],
-            why: [m.why_a, m.why_d].map(|w| w.into_iter().map(str::to_string).collect()),
-            second,
-            combats: fights,
-            losses: [la, ld],
-            fire_credit: credit,
-            outcome: outcome.to_string(),
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Melee {
+        attacker: aid.to_string(),
+        defender: did.to_string(),
+        round: round + 1,
+        engaged: [na, nd],
+        mods: [m.ma, m.md],
+        why: [m.why_a, m.why_d].map(|w| w.into_iter().map(str::to_string).collect()),
+        second,
+        combats: fights,
+        losses: [la, ld],
+        fire_credit: credit,
+        outcome: outcome.to_string(),
+    });
     melee_after(t, (aid, did), d, a_wd, d_wd, outcome);
 }
 

@@ -15,10 +15,15 @@
 
 use super::events::{Charge, Combat, CounterBattery, Event, FireAtChargers, VolleyDie};
 use super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
-use super::ruleset::{band_of, Band, Ruleset, Troop};
-use super::state::{self, figures, footprint, gun_points, shape, Forced, Melee, State, Unit};
+use super::ruleset::{band_of, Band, Troop};
+use super::state::{self, figures, footprint, gun_points, shape, Forced, Melee};
 use adjutant_rules::{Chance, Orders, Rejection};
 use orders::{parse, Line, Step};
+
+/// Charge!'s position, unit and ruleset: the core's, with Charge!'s parts.
+pub type State = crate::state::State<procedures::Charge>;
+pub type Unit = crate::state::Unit<procedures::Charge>;
+pub type Ruleset = crate::ruleset::Ruleset<procedures::Charge>;
 use std::collections::{BTreeMap, BTreeSet};
 
 // The move's steps, each in its own file, in the order above: `check`
@@ -30,6 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 // (`ride_down`), the second move of melee (`pinning`). The order language
 // is `orders`; `procedures` implements [`crate::Procedures`] with them.
 mod artillery;
+pub mod book;
 mod check;
 mod fire;
 mod general;
@@ -60,7 +66,8 @@ pub(crate) use morale::settle_losses;
 pub(crate) use sight::gun_sight;
 pub use sight::{musket_sight, Sight};
 
-pub use crate::Outcome;
+/// What one move of Charge! did.
+pub type Outcome = crate::Outcome<procedures::Charge>;
 
 /// What a unit fires or charges this move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,7 +279,7 @@ pub fn run(
         melee_credit: BTreeMap::new(),
         not_rested: BTreeSet::new(),
     };
-    t.ev.push(Charge::Move { turn: st.turn }.into());
+    t.ev.push(Charge::Move { turn: st.turn });
     for (id, o) in standing {
         if let Some(u) = t.st.unit_mut(&id) {
             if o.iter().any(|x| x == "NONE") {
@@ -436,13 +443,10 @@ fn end_of_move(t: &mut Turn<'_, '_, '_>, all: &[Plan], moved: &BTreeSet<String>)
     };
     if let Some(w) = winner {
         t.st.over = true;
-        t.ev.push(
-            Charge::GameOver {
-                winner: w.to_string(),
-                removed: t.st.removed.clone(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::GameOver {
+            winner: w.to_string(),
+            removed: t.st.removed.clone(),
+        });
         t.st.winner = Some(w);
     }
 }

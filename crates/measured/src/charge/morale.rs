@@ -49,24 +49,18 @@ fn half_rule(t: &mut Turn<'_, '_, '_>, u: &Unit) -> bool {
         let first_melee = u.melee.as_ref().is_some_and(|m| m.moves == 1);
         let in_house = super::state::in_house(r, &t.st, u);
         if first_melee {
-            t.ev.push(
-                Charge::Half {
-                    unit: id.to_string(),
-                    rf: u.rf,
-                    start: u.start_rf,
-                    note: Some("completes the second move of melee first".into()),
-                    in_house: None,
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Half {
+                unit: id.to_string(),
+                rf: u.rf,
+                start: u.start_rf,
+                note: Some("completes the second move of melee first".into()),
+                in_house: None,
+            });
         } else {
             if u.rf == 0 {
-                t.ev.push(
-                    Charge::Destroyed {
-                        unit: id.to_string(),
-                    }
-                    .into(),
-                );
+                t.ev.push(Charge::Destroyed {
+                    unit: id.to_string(),
+                });
                 t.st.units.retain(|x| x.id != id);
                 return true;
             }
@@ -81,16 +75,13 @@ fn half_rule(t: &mut Turn<'_, '_, '_>, u: &Unit) -> bool {
                     o.melee = None;
                 }
             }
-            t.ev.push(
-                Charge::Half {
-                    unit: id.to_string(),
-                    rf: u.rf,
-                    start: u.start_rf,
-                    in_house: Some(in_house),
-                    note: None,
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Half {
+                unit: id.to_string(),
+                rf: u.rf,
+                start: u.start_rf,
+                in_house: Some(in_house),
+                note: None,
+            });
             return true;
         }
     }
@@ -173,18 +164,15 @@ fn morale_test(
             }
         }
     }
-    t.ev.push(
-        Charge::Morale {
-            unit: id.to_string(),
-            points: pts,
-            losses: lp,
-            die,
-            score,
-            need,
-            result: result.to_string(),
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Morale {
+        unit: id.to_string(),
+        points: pts,
+        losses: lp,
+        die,
+        score,
+        need,
+        result: result.to_string(),
+    });
     if dispersed {
         t.st.units.retain(|x| x.id != id);
         for o in t.st.units.iter_mut() {

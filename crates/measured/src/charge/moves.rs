@@ -37,38 +37,29 @@ fn move_rear(t: &mut Turn<'_, '_, '_>, id: &str, d: i64, why: &str, flee: bool) 
     }
     match best {
         Some((_, _, true)) => {
-            t.ev.push(
-                Charge::Fled {
-                    unit: id.to_string(),
-                    why: why.to_string(),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Fled {
+                unit: id.to_string(),
+                why: why.to_string(),
+            });
             t.st.units.retain(|x| x.id != id);
         }
         Some((end, k, false)) => {
             if let Some(m) = t.st.unit_mut(id) {
                 m.front = end;
             }
-            t.ev.push(
-                Charge::Retire {
-                    unit: id.to_string(),
-                    dist: k,
-                    text: fmt_len(k),
-                    why: why.to_string(),
-                }
-                .into(),
-            );
-        }
-        None => t.ev.push(
-            Charge::Retire {
+            t.ev.push(Charge::Retire {
                 unit: id.to_string(),
-                dist: 0,
-                text: "0\"".into(),
-                why: format!("{why}; blocked"),
-            }
-            .into(),
-        ),
+                dist: k,
+                text: fmt_len(k),
+                why: why.to_string(),
+            });
+        }
+        None => t.ev.push(Charge::Retire {
+            unit: id.to_string(),
+            dist: 0,
+            text: "0\"".into(),
+            why: format!("{why}; blocked"),
+        }),
     }
 }
 
@@ -141,13 +132,10 @@ pub(super) fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             continue;
         };
         if ch.melee.is_some() {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: ch.id.to_string(),
-                    why: format!("already in melee; its charge at {target} lapses"),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: ch.id.to_string(),
+                why: format!("already in melee; its charge at {target} lapses"),
+            });
             continue;
         }
         // Another charge or a forced move may have put a unit in the way
@@ -160,13 +148,10 @@ pub(super) fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
         if let Some(o) = t.st.units.iter().find(|o| {
             o.id != ch.id && o.id != tg.id && ground.iter().any(|s| g::overlap(s, &footprint(r, o)))
         }) {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: ch.id.to_string(),
-                    why: format!("{} is in the way: its charge at {target} is not made", o.id),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: ch.id.to_string(),
+                why: format!("{} is in the way: its charge at {target} is not made", o.id),
+            });
             continue;
         }
         // Firing at chargers, in the move contact is made.
@@ -234,29 +219,23 @@ pub(super) fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
             }
         }
         let face_name = ["front", "right flank", "rear", "left flank"][*face];
-        t.ev.push(
-            Charge::Charge {
-                unit: ch.id.to_string(),
-                target: tg.id.to_string(),
-                dist: *dist,
-                text: fmt_len(*dist),
-                face: face_name.to_string(),
-                impetus: *impetus,
-                fire_at_chargers: fired,
-                side: t.st.sides[ch.side].to_string(),
-            }
-            .into(),
-        );
+        t.ev.push(Charge::Charge {
+            unit: ch.id.to_string(),
+            target: tg.id.to_string(),
+            dist: *dist,
+            text: fmt_len(*dist),
+            face: face_name.to_string(),
+            impetus: *impetus,
+            fire_at_chargers: fired,
+            side: t.st.sides[ch.side].to_string(),
+        });
         if !*impetus {
-            t.ev.push(
-                Charge::Note {
-                    text: format!(
-                        "{} moves to contact at its normal rate: no charge impetus",
-                        ch.id
-                    ),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Note {
+                text: format!(
+                    "{} moves to contact at its normal rate: no charge impetus",
+                    ch.id
+                ),
+            });
         }
         t.melee_impetus(&ch.id, *impetus);
         if *impetus {
@@ -276,7 +255,7 @@ fn ride_down(t: &mut Turn<'_, '_, '_>, ch: &str, target: &str, face: usize, dist
     let Some(o) = ride_down::attempt(r, &st, &cu, &tu, face, dist, &mut || t.roll()) else {
         return;
     };
-    t.ev.push(o.event.into());
+    t.ev.push(o.event);
     let k = t.kill(target, o.killed, cu.side);
     match o.through {
         None => {
@@ -347,13 +326,10 @@ pub(super) fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<Strin
             continue;
         }
         if t.st.unit(&p.unit).is_some_and(|u| u.melee.is_some()) {
-            t.ev.push(
-                Charge::Lapse {
-                    unit: p.unit.to_string(),
-                    why: "charged: its orders lapse".into(),
-                }
-                .into(),
-            );
+            t.ev.push(Charge::Lapse {
+                unit: p.unit.to_string(),
+                why: "charged: its orders lapse".into(),
+            });
             continue;
         }
         going.push(p);
@@ -387,13 +363,10 @@ pub(super) fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<Strin
                     && (p.sweep.iter().any(|s| g::overlap(s, fp)) || g::overlap_deeply(&end, fp))
             });
             if let Some((other, _)) = hit {
-                t.ev.push(
-                    Charge::Blocked {
-                        unit: p.unit.to_string(),
-                        by: other.to_string(),
-                    }
-                    .into(),
-                );
+                t.ev.push(Charge::Blocked {
+                    unit: p.unit.to_string(),
+                    by: other.to_string(),
+                });
                 halted.insert(p.unit.clone());
                 changed = true;
             }
@@ -421,26 +394,20 @@ pub(super) fn movement(t: &mut Turn<'_, '_, '_>, all: &[Plan]) -> BTreeSet<Strin
             }
             if p.moved {
                 moved.insert(p.unit.clone());
-                t.ev.push(
-                    Charge::Moved {
-                        unit: p.unit.to_string(),
-                        orders: steps,
-                        measured: p.measured.clone(),
-                        from: [from.x, from.y],
-                        to: [p.end.front.x, p.end.front.y],
-                        facing: p.end.facing,
-                        formation: p.end.formation.to_string(),
-                    }
-                    .into(),
-                );
+                t.ev.push(Charge::Moved {
+                    unit: p.unit.to_string(),
+                    orders: steps,
+                    measured: p.measured.clone(),
+                    from: [from.x, from.y],
+                    to: [p.end.front.x, p.end.front.y],
+                    facing: p.end.facing,
+                    formation: p.end.formation.to_string(),
+                });
             } else if p.limber.is_some() {
-                t.ev.push(
-                    Charge::Limber {
-                        unit: p.unit.to_string(),
-                        formation: p.end.formation.to_string(),
-                    }
-                    .into(),
-                );
+                t.ev.push(Charge::Limber {
+                    unit: p.unit.to_string(),
+                    formation: p.end.formation.to_string(),
+                });
             }
         }
     }

@@ -20,13 +20,10 @@ pub(super) fn officer_hit(t: &mut Turn<'_, '_, '_>, unit: &str, i: usize) {
         *t.lost.entry(unit.to_string()).or_default() += 0;
         t.melee_credit.entry(format!("officer:{unit}")).or_default();
     }
-    t.ev.push(
-        Charge::Officer {
-            unit: unit.to_string(),
-            rank: rank.to_string(),
-            save: die,
-            saved,
-        }
-        .into(),
-    );
+    t.ev.push(Charge::Officer {
+        unit: unit.to_string(),
+        rank: rank.to_string(),
+        save: die,
+        saved,
+    });
 }

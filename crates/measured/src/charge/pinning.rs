@@ -10,8 +10,8 @@
 //! under the COMBAT MODIFIERS table ("Same troop types cannot exceed 2 to
 //! 1", one horseman against up to three foot).
 
+use crate::charge::Ruleset;
 use crate::events::SecondMove;
-use crate::ruleset::Ruleset;
 
 /// May a side of `x_class` add one figure to a combat of `xn` of its own
 /// against `yn` of `y_class`? Only against a single figure, and only to a

@@ -5,16 +5,19 @@
 
 use super::orders;
 use crate::case::CaseSequence;
+use crate::charge::Ruleset;
+use crate::charge::{State, Unit};
 use crate::report;
-use crate::ruleset::{Ruleset, Troop};
-use crate::state::{self, Forced, Placement, State, Unit};
+use crate::ruleset::Troop;
+use crate::state::{self, Forced, Placement};
 use crate::{Outcome, Procedures};
 use adjutant_rules::{Chance, Orders, Phase, Rejection};
 
 /// Charge!'s procedures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Charge;
 
-impl Procedures for Charge {
+impl Procedures<Charge> for Charge {
     fn name(&self) -> &'static str {
         "Charge!"
     }
@@ -120,7 +123,7 @@ impl Procedures for Charge {
         st: &State,
         orders: &[Orders],
         chance: Option<&mut Chance<'_>>,
-    ) -> Result<Outcome, Rejection> {
+    ) -> Result<Outcome<Self>, Rejection> {
         super::run(r, st, orders, chance)
     }
 

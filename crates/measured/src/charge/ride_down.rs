@@ -10,10 +10,11 @@
 //! applies the result (casualties, the new ground, the new melee).
 
 use super::{charge_plan, Action};
+use crate::charge::Ruleset;
+use crate::charge::{State, Unit};
 use crate::events::{Charge, RideDownNext};
 use crate::geometry::{self as g, Footprint};
-use crate::ruleset::Ruleset;
-use crate::state::{footprint, shape, State, Unit};
+use crate::state::{footprint, shape};
 
 /// What the horsemen did.
 pub struct Outcome {

@@ -5,9 +5,9 @@
 //! `flow` (less than 90° off it) and 6" against it or across. Readings in
 //! docs/rules/charge.md, "Wagons and barges".
 
+use crate::charge::State;
 use crate::geometry::{self as g, Footprint, Pt};
 use crate::ruleset::Troop;
-use crate::state::State;
 
 const WATER: &[&str] = &["river", "ford", "canal"];
 

@@ -10,10 +10,11 @@
 //! "Off-table movement".
 
 use super::super::geometry::{fmt_len, Footprint};
-use super::super::ruleset::Ruleset;
-use super::super::state::{ground_taken, State, Unit};
+use super::super::state::ground_taken;
 use super::Tables;
-use crate::events::Syw;
+use crate::syw::events::Syw;
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 use serde::{Deserialize, Serialize};
 
 /// A unit off the table, with the player-turns it has been delayed.

@@ -14,8 +14,11 @@
 //! docs/rules/seven-years-war.md, "Refused wings", gives the readings.
 
 use super::super::geometry as g;
-use super::super::ruleset::{Ruleset, Troop};
-use super::super::state::{shape, Refusal, Unit};
+use super::super::ruleset::Troop;
+use super::super::state::shape;
+use super::Refusal;
+use crate::syw::Ruleset;
+use crate::syw::Unit;
 
 /// "up to 45° forward or 90° back".
 pub const FORWARD_MAX: i32 = 45;

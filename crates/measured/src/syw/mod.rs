@@ -4,8 +4,10 @@
 //! other side's interrupts decided by its standing orders. Readings of the
 //! garbled passages: docs/rules/seven-years-war.md.
 
+pub mod book;
 pub mod engine;
 pub mod entry;
+pub mod events;
 pub mod line;
 pub mod orders;
 pub mod predict;
@@ -14,11 +16,18 @@ pub mod standing;
 pub mod template;
 
 mod procedures;
+pub use book::{Refusal, SywState, SywTables, SywUnit};
 pub use procedures::SevenYearsWar;
 
+/// The Seven Years' War's position, unit and ruleset: the core's, with
+/// the book's parts ([`SywState`], [`SywUnit`], [`SywTables`]).
+pub type State = crate::state::State<SevenYearsWar>;
+pub type Unit = crate::state::Unit<SevenYearsWar>;
+pub type Ruleset = crate::ruleset::Ruleset<SevenYearsWar>;
+
 use super::geometry::PER_INCH;
-use super::ruleset::{toml_error, Inches, Reader, Ruleset, Terrain, Troop};
-use super::state::{Placement, Unit};
+use super::ruleset::{toml_error, Inches, Reader, Terrain, Troop};
+use super::state::Placement;
 use adjutant_rules::DataError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -405,6 +414,14 @@ const FORMATIONS: &[&str] = &[
     "line", "march", "attack", "square", "open", "deployed", "limbered", "mounted",
 ];
 
+/// The Seven Years' War's shipped ruleset file.
+pub const SEVEN_YEARS_WAR: &str = include_str!("../../../../rulesets/seven-years-war.toml");
+
+/// The Seven Years' War's shipped ruleset.
+pub fn builtin() -> Result<Ruleset, DataError> {
+    from_toml(SEVEN_YEARS_WAR, "rulesets/seven-years-war.toml")
+}
+
 /// Read a Seven Years' War ruleset file into the family's [`Ruleset`].
 pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
     let f: File = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
@@ -479,9 +496,9 @@ pub fn from_toml(text: &str, file: &str) -> Result<Ruleset, DataError> {
         name: f.name.clone(),
         troops,
         terrain: ground.terrain,
-        syw: Some(Box::new(tables)),
-        procedures: super::ruleset::Book(&SevenYearsWar),
-        ..Ruleset::default()
+        book: SywTables {
+            syw: Some(Box::new(tables)),
+        },
     })
 }
 

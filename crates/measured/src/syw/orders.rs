@@ -20,7 +20,7 @@
 //! ```
 
 use super::super::geometry::{fmt_len, parse_len, MAX_TABLE_INCHES};
-use super::super::state::Refusal;
+use super::Refusal;
 use super::{line, STANDING};
 use adjutant_rules::Rejection;
 

@@ -26,9 +26,10 @@
 use super::engine::{self, odds, Plan};
 use super::orders::Step;
 use crate::geometry::fmt_len;
-use crate::predict::{add, pc, sample_move, shares, wrap, States};
-use crate::ruleset::Ruleset;
-use crate::state::{Forced, State, Unit};
+use crate::predict::{kill_distribution, pc, sample_move, shares, wrap, States};
+use crate::state::Forced;
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 use adjutant_rules::Rejection;
 use std::fmt::Write as _;
 
@@ -107,7 +108,7 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
     Ok(out + ASSUMED)
 }
 
-const SYW_STATES: States = States {
+const SYW_STATES: States<super::SevenYearsWar> = States {
     turn: "player-turn",
     bad: ("retreats or disordered", |u| {
         u.forced == Some(Forced::Retire) || u.marker.as_deref() == Some("orange")
@@ -271,25 +272,6 @@ pub fn exact_section_fire(
     let killed = kill_distribution(f.dice, f.kill.len() as u32, tg.rf);
     let fate = fates(r, st, (&f, sh.side), tg, &killed);
     Some((killed, fate))
-}
-
-/// The exact chance of each number killed (index) by `dice` dice each
-/// killing on `kills` faces of 6, at most `rf`.
-#[must_use]
-pub fn kill_distribution(dice: u32, kills: u32, rf: u32) -> Vec<f64> {
-    let p = f64::from(kills.min(6)) / 6.0;
-    let mut d = vec![1.0];
-    for _ in 0..dice {
-        d = add(&d, &[1.0 - p, p]);
-    }
-    // Kills beyond the figures there are the last figure's.
-    let cap = rf as usize;
-    if d.len() > cap + 1 {
-        let over: f64 = d[cap..].iter().sum();
-        d.truncate(cap + 1);
-        d[cap] = over;
-    }
-    d
 }
 
 /// The chance of each fate of the target: [no loss, steady after its

@@ -4,16 +4,19 @@
 
 use super::{engine, orders, template};
 use crate::case::CaseSequence;
-use crate::ruleset::{Ruleset, Troop};
-use crate::state::{footprint, Placement, State, Unit};
+use crate::ruleset::Troop;
+use crate::state::{footprint, Placement};
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 use crate::{Outcome, Procedures};
 use adjutant_dice::Dice;
 use adjutant_rules::{Chance, Orders, Phase, Rejection};
 
 /// The Seven Years' War's procedures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SevenYearsWar;
 
-impl Procedures for SevenYearsWar {
+impl Procedures<SevenYearsWar> for SevenYearsWar {
     fn name(&self) -> &'static str {
         "the Seven Years' War"
     }
@@ -134,7 +137,7 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         st: &State,
         orders: &[Orders],
         chance: Option<&mut Chance<'_>>,
-    ) -> Result<Outcome, Rejection> {
+    ) -> Result<Outcome<Self>, Rejection> {
         engine::run(r, st, orders, chance)
     }
 

@@ -9,9 +9,9 @@
 //! next player-turn. No order joins batteries again.
 
 use super::super::geometry as g;
-use super::super::ruleset::Ruleset;
-use super::super::state::{State, Unit};
-use crate::events::Syw;
+use crate::syw::events::Syw;
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 
 /// Whether `u` may be split by `side` now.
 pub fn check(r: &Ruleset, u: &Unit, side: usize) -> Result<(), String> {

@@ -6,8 +6,8 @@
 //! as written is refused when the orders are read, naming it, rather than
 //! set aside when the charge or the fog event comes.
 
-use super::super::ruleset::Ruleset;
-use super::super::state::State;
+use crate::syw::Ruleset;
+use crate::syw::State;
 
 /// The standing orders that exclude each other: one of each group.
 pub const GROUPS: &[&[&str]] = &[

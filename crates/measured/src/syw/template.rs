@@ -5,10 +5,10 @@
 //! (canister, picking off, HOLD GROUND) is offered: its parser refuses them.
 
 use super::super::geometry::fmt_len;
-use super::super::ruleset::Ruleset;
-use super::super::state::{State, Unit};
 use super::{engine, Tables};
 use crate::order_line::commented;
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 use std::fmt::Write;
 
 /// The template for side `s` (None when it is not its player-turn).

@@ -1,7 +1,10 @@
 //! Unit tests of `src/events.rs` (moved out of the crate so that the
 //! library compiles once: docs/testing.md).
 
-use adjutant_measured::events::{Charge, Event, Syw};
+use adjutant_measured::events::Charge;
+use adjutant_measured::syw::events::{Syw, SywNote};
+use adjutant_measured::syw::SevenYearsWar;
+use adjutant_measured::Book;
 use serde_json::json;
 
 /// One of each Seven Years' War event the engine writes, as stored.
@@ -215,6 +218,8 @@ fn charge_samples() -> Vec<serde_json::Value> {
             "text": "4\"", "die": 2}),
         json!({"kind": "general_falls", "unit": "G1"}),
         json!({"kind": "general_fit", "unit": "G1"}),
+        json!({"kind": "amended", "text": "The referee corrects the position: REMOVED red 3",
+            "lines": ["REMOVED red 3"]}),
     ]
 }
 
@@ -222,14 +227,12 @@ fn charge_samples() -> Vec<serde_json::Value> {
 fn every_charge_event_round_trips_through_its_stored_json() {
     let mut kinds = std::collections::BTreeSet::new();
     for stored in charge_samples() {
-        let e: Event = serde_json::from_value(stored.clone())
+        let c: Charge = serde_json::from_value(stored.clone())
             .unwrap_or_else(|x| panic!("{stored} does not parse: {x}"));
-        let Event::Charge(c) = &e else {
-            panic!("not read as a Charge! event: {stored}");
-        };
+        let e = &c;
         kinds.insert(c.kind());
         assert_eq!(stored["kind"], c.kind());
-        assert_eq!(serde_json::to_value(&e).expect("serializes"), stored);
+        assert_eq!(serde_json::to_value(e).expect("serializes"), stored);
     }
     assert_eq!(kinds.len(), Charge::KINDS, "a sample of every kind");
 }
@@ -237,9 +240,14 @@ fn every_charge_event_round_trips_through_its_stored_json() {
 /// Every event is described: the report's words come from its fields.
 #[test]
 fn every_sample_is_described() {
-    for stored in charge_samples().into_iter().chain(syw_samples()) {
-        let e: Event = serde_json::from_value(stored.clone()).expect("parses");
-        let line = adjutant_measured::report::describe(&e).expect("described");
+    for stored in charge_samples() {
+        let e: Charge = serde_json::from_value(stored.clone()).expect("parses");
+        let line = adjutant_measured::Charge::describe(&e).expect("described");
+        assert!(!line.is_empty(), "{stored}");
+    }
+    for stored in syw_samples() {
+        let e: SywNote = serde_json::from_value(stored.clone()).expect("parses");
+        let line = SevenYearsWar::describe(&e).expect("described");
         assert!(!line.is_empty(), "{stored}");
     }
 }
@@ -248,13 +256,37 @@ fn every_sample_is_described() {
 fn every_syw_event_round_trips_through_its_stored_json() {
     let mut kinds = std::collections::BTreeSet::new();
     for stored in syw_samples() {
-        let e: Event = serde_json::from_value(stored.clone()).expect("parses");
-        let Event::Syw(note) = &e else {
-            panic!("not read as a Seven Years' War event: {stored}");
-        };
+        let note: SywNote = serde_json::from_value(stored.clone()).expect("parses");
+        let e = &note;
         kinds.insert(note.what.kind());
         assert_eq!(stored["kind"], note.what.kind());
-        assert_eq!(serde_json::to_value(&e).expect("serializes"), stored);
+        assert_eq!(serde_json::to_value(e).expect("serializes"), stored);
     }
     assert_eq!(kinds.len(), Syw::KINDS, "a sample of every kind");
+}
+
+/// A referee's correction in a Charge! game stored before each book had
+/// its own events carried the Seven Years' War's marker key (`"syw":
+/// true`, before `text` and `kind`): such a game still loads, the key
+/// ignored.
+#[test]
+fn a_charge_correction_stored_with_the_old_marker_still_reads() {
+    let stored = r#"{"syw":true,"text":"The referee corrects the position: REMOVED red 3","kind":"amended","lines":["REMOVED red 3"]}"#;
+    let c: Charge = serde_json::from_str(stored).expect("an old stored correction reads");
+    assert_eq!(
+        c,
+        Charge::Amended {
+            text: "The referee corrects the position: REMOVED red 3".into(),
+            lines: vec!["REMOVED red 3".into()],
+        }
+    );
+    assert_eq!(c.kind(), "amended");
+}
+
+/// A Seven Years' War event is only read as one with its marker key: the
+/// book's events are their own type, and a Charge! event is not one.
+#[test]
+fn a_charge_event_is_not_read_as_a_seven_years_war_one() {
+    let charge = json!({"kind": "general_fit", "unit": "G1"});
+    assert!(serde_json::from_value::<SywNote>(charge).is_err());
 }

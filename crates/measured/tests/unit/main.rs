@@ -3,6 +3,7 @@
 //! `cargo test` compiles the library once (docs/testing.md).
 
 mod amend;
+mod books;
 mod charge;
 mod events;
 mod geometry;

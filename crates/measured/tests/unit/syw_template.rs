@@ -4,13 +4,12 @@
 use adjutant_measured::state::{load, SHIPPED};
 use adjutant_measured::syw::engine;
 use adjutant_measured::syw::template::*;
-use adjutant_measured::Ruleset;
 
 /// Issue 28: the template was Charge!'s (canister, picking off, HOLD
 /// GROUND, "move 0\"" for every unit).
 #[test]
 fn the_template_speaks_the_seven_years_war_language() {
-    let r = Ruleset::builtin("seven-years-war").unwrap();
+    let r = adjutant_measured::syw::builtin().unwrap();
     let (id, _, text) = SHIPPED
         .iter()
         .find(|(_, rs, _)| *rs == "seven-years-war")

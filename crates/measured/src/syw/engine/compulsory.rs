@@ -76,10 +76,11 @@ pub(super) fn compulsory(tn: &mut Turn<'_, '_, '_>) {
                 if let Some(k) = k {
                     let u = tn.st.units.remove(k);
                     let c = footprint(tn.r, &u).centre();
+                    let brigade = u.brigade.clone();
                     tn.happened.push((
                         u.id,
                         u.side,
-                        u.brigade,
+                        brigade,
                         c,
                         if rout { "rout" } else { "retreat" },
                     ));

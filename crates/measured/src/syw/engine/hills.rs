@@ -8,9 +8,10 @@
 //! docs/rules/seven-years-war.md, "Hills", gives the reading.
 
 use super::super::super::geometry::PER_INCH;
-use super::super::super::ruleset::Ruleset;
-use super::super::super::state::{footprint, Feature, State, Unit};
+use super::super::super::state::{footprint, Feature};
 use super::{fp_dist2, front_dist2, Turn};
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 
 /// The hill a unit stands on (its centre, the top contour), if any.
 fn hill<'s>(r: &Ruleset, st: &'s State, u: &Unit) -> Option<&'s Feature> {

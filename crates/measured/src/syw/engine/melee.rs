@@ -9,9 +9,10 @@
 //! reading.
 
 use super::super::super::geometry::{fmt_len, Pt};
-use super::super::super::state::{footprint, Melee, Unit};
+use super::super::super::state::{footprint, Melee};
 use super::{apply_result, flee, mods_text, take_test, test, test_mods, Flee, Turn};
-use crate::events::Syw;
+use crate::syw::events::Syw;
+use crate::syw::Unit;
 
 /// The attackers of one defender: (attacker, face struck, charge bonus).
 type Group = (String, Vec<(String, usize, bool)>);

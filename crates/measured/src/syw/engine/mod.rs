@@ -6,15 +6,17 @@
 //! gives the reading of every garbled passage.
 
 use super::super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
-use super::super::ruleset::Ruleset;
-use super::super::state::{figures, footprint, Forced, State, Unit};
+use super::super::state::{figures, footprint, Forced};
 use super::orders::{parse, Line, Step};
 use super::{line, player_turn, standing, Effect, FogEntry, Sequence, Tables};
-use crate::events::{Event, Syw, SywNote};
+use crate::syw::events::{Event, Syw, SywNote};
+use crate::syw::Ruleset;
+use crate::syw::{State, Unit};
 use adjutant_rules::{Chance, Orders, Rejection};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use crate::Outcome;
+/// What one player-turn did.
+pub type Outcome = crate::Outcome<crate::syw::SevenYearsWar>;
 
 /// A unit's checked orders.
 #[derive(Debug, Clone)]
@@ -148,7 +150,7 @@ impl Turn<'_, '_, '_> {
         (0..n).map(|_| self.roll()).collect()
     }
     fn note(&mut self, text: String, what: Syw) {
-        self.ev.push(Event::Syw(SywNote::new(text, what)));
+        self.ev.push(SywNote::new(text, what));
     }
     fn effect(&self, id: &str) -> Option<&Effect> {
         self.st

@@ -7,10 +7,11 @@
 //! may do so and leaves it. docs/rules/seven-years-war.md, "A manufactured
 //! retreat", gives the reading.
 
-use super::super::super::ruleset::Ruleset;
-use super::super::super::state::{Forced, State};
+use super::super::super::state::Forced;
 use super::{melee::loser_test, Turn};
-use crate::events::Syw;
+use crate::syw::events::Syw;
+use crate::syw::Ruleset;
+use crate::syw::State;
 
 /// Whether `side` may order unit `id` to manufacture a retreat.
 pub(super) fn check(r: &Ruleset, st: &State, side: usize, id: &str) -> Result<(), String> {
