@@ -506,7 +506,11 @@ pub fn deflate(ix: &Indexed) -> Option<Vec<u8>> {
     // at level 3 and its PNG 2.5 KB smaller at 9 (issue 53, acceptance 3);
     // the narrower boards keep the faster level.
     let level = if ix.w as f32 >= WIDE_PIXELS { 9 } else { 3 };
-    deflate_with(ix, png::DeflateCompression::Level(level), png::Filter::NoFilter)
+    deflate_with(
+        ix,
+        png::DeflateCompression::Level(level),
+        png::Filter::NoFilter,
+    )
 }
 
 /// [`deflate`] with another deflate level and filter (the benchmarks
