@@ -10,7 +10,8 @@
 //! orders (each side's fog-of-war report and the referee's), a grid game's
 //! and a Charge! game's orders, and every mangled mail of tests/mail.
 //!
-//! A mail is normalised before its digest: MIME boundaries, Message-IDs and
+//! A mail is normalised before its digest: MIME boundaries, Message-IDs (and
+//! the ones In-Reply-To and References name) and
 //! Date headers become placeholders, and so do the seats' secrets and reply
 //! tokens (drawn from the OS by design; the test checks that none is left
 //! in any decoded text) and the site's temporary path.
@@ -245,11 +246,18 @@ impl Corpus {
         for (i, b) in boundaries.iter().enumerate() {
             text = text.replace(b.as_str(), &format!("BOUNDARY-{i}"));
         }
-        // Message-IDs: the judge's own, numbered across the corpus.
+        // Message-IDs: the judge's own, numbered across the corpus, and
+        // those a mail answers (In-Reply-To, References: a turn report
+        // answers each player's welcome, which may not be in the corpus).
         let ids: Vec<String> = text
             .lines()
-            .filter_map(|l| l.strip_prefix("Message-ID: "))
-            .map(|v| v.trim().to_string())
+            .filter_map(|l| {
+                ["Message-ID: ", "In-Reply-To: ", "References: "]
+                    .iter()
+                    .find_map(|h| l.strip_prefix(h))
+            })
+            .flat_map(|v| v.split_whitespace().map(str::to_string))
+            .filter(|id| id.starts_with('<') && id.ends_with('>'))
             .collect();
         for id in ids {
             if !self.ids.contains(&id) {
