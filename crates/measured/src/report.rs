@@ -882,8 +882,10 @@ fn terrain<B: Book>(
     }
 }
 
-/// The height of the legend band under the table, in pixels.
-const LEGEND_H: i64 = 34;
+/// The height of the legend band under the table, in pixels: two rows,
+/// the sides, arrows and scale, then the unit symbols drawn (on one row
+/// they ran off a 720-unit table such as El Bodon's).
+const LEGEND_H: i64 = 48;
 
 /// The colour of a side's units: blue the first side (whose edge is
 /// `y = 0`), red the other (docs/reports.md, "The picture").
@@ -1009,7 +1011,16 @@ fn legend<B: Book>(o: &mut String, st: &State<B>, seat: usize, d: i64, kinds: &[
         );
         x += 30 + 7 * label.len() as i64;
     }
-    // The unit symbols drawn (issue 53), each named.
+    let _ = writeln!(
+        o,
+        "<g class=\"legend\"><path d=\"M{},{}v-6\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">edge ticks 6&quot; apart</text></g>",
+        x + 2,
+        y + 10,
+        x + 8,
+        y + 9
+    );
+    // The unit symbols drawn (issue 53), each named, on a second row.
+    let (mut x, y) = (6, y + 15);
     for k in kinds {
         let _ = writeln!(
             o,
@@ -1023,14 +1034,6 @@ fn legend<B: Book>(o: &mut String, st: &State<B>, seat: usize, d: i64, kinds: &[
         );
         x += 30 + 7 * k.name().len() as i64;
     }
-    let _ = writeln!(
-        o,
-        "<g class=\"legend\"><path d=\"M{},{}v-6\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">edge ticks 6&quot; apart</text></g>",
-        x + 2,
-        y + 10,
-        x + 8,
-        y + 9
-    );
 }
 
 /// The position as `viewer` may know it: standing orders are sealed
