@@ -1218,7 +1218,7 @@ pub fn pass_with(judge: &mut Judge, stop: &AtomicBool, outage: &mut Outage) -> P
         Ok(_) => {}
         Err(e) => tracing::error!("deadlines: {e}"),
     }
-    match judge.review_tick() {
+    match judge.referee().review_tick() {
         Ok(n) if n > 0 => tracing::info!("reviews: {n} released when their time ran out"),
         Ok(_) => {}
         Err(e) => tracing::error!("reviews: {e}"),

@@ -620,14 +620,14 @@ fn run(cli: Cli) -> Result<i32> {
         Cmd::Amend { game, reason, fix } => amend_cmd(config, game, &reason, &fix),
         Cmd::Broadcast { game, text } => {
             let mut judge = open_to_mail(config)?;
-            judge.referee_broadcast(game, &text)?;
+            judge.referee().broadcast(game, &text)?;
             deliver(&mut judge)?;
             println!("game {game}: message sent");
             Ok(0)
         }
         Cmd::Reveal { game } => {
             let mut judge = open_to_mail(config)?;
-            judge.referee_reveal(game)?;
+            judge.referee().reveal(game)?;
             deliver(&mut judge)?;
             println!("game {game}: both boards sent to every player");
             Ok(0)
@@ -1070,7 +1070,7 @@ fn show_cmd(
         }
     }
     let (text, parts) = match turn {
-        Some(t) if t > 0 => judge.turn_report(&g, t, &viewer)?,
+        Some(t) if t > 0 => judge.reports().turn_report(&g, t, &viewer)?,
         _ => {
             let parts = rules.report_parts(&state, &[], &viewer, None);
             let text = format!(
@@ -1359,7 +1359,7 @@ fn outbox_cmd(config: &Option<PathBuf>) -> Result<i32> {
 
 fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    match judge.referee_approve(game)? {
+    match judge.referee().approve(game)? {
         Some((a, b)) if a == b => println!("game {game}: turn {a} released to the players"),
         Some((a, b)) => println!("game {game}: turns {a}-{b} released to the players"),
         None => println!("game {game}: nothing is held for review"),
@@ -1370,7 +1370,7 @@ fn approve_cmd(config: &Option<PathBuf>, game: i64) -> Result<i32> {
 
 fn amend_cmd(config: &Option<PathBuf>, game: i64, reason: &str, fix: &[String]) -> Result<i32> {
     let mut judge = open_to_mail(config)?;
-    match judge.referee_amend(game, &fix.join("\n"), reason) {
+    match judge.referee().amend(game, &fix.join("\n"), reason) {
         Ok(turn) => {
             println!("game {game}: corrected as turn {turn}");
             deliver(&mut judge)?;

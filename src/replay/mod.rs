@@ -2,7 +2,7 @@
 //! turn as one viewer saw it (docs/replay.md, issue 33).
 //!
 //! Nothing here draws a board or writes a report: each step is the turn's
-//! report as [`Judge::turn_report`] gives it (HISTORY's text and the
+//! report as `judge.reports().turn_report` gives it (HISTORY's text and the
 //! family's board fragment, the same SVG the mails draw) for the viewer,
 //! so fog of war applies exactly as in the mails. The file holds no
 //! reference to anything outside it: inline CSS, inline SVG, a small
@@ -55,7 +55,7 @@ pub fn steps(
 ) -> Result<Vec<Step>, ServiceError> {
     (0..=last)
         .map(|turn| {
-            let (report, parts) = judge.turn_report(game, turn, viewer)?;
+            let (report, parts) = judge.reports().turn_report(game, turn, viewer)?;
             let pos = judge.position(game, Some(turn))?;
             Ok(Step {
                 turn,

@@ -882,7 +882,8 @@ impl Campaigns<'_> {
         Ok(export)
     }
 
-    /// An IMMEDIATE transaction (see `Judge::begin`).
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
     fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
         Ok(store::begin_immediate(self.conn)?)
     }

@@ -4,8 +4,8 @@
 
 use super::clock::stamp;
 use super::{
-    clip_text, deadlines, picture_text, sealed_state, sight, Answer, Judge, Pipeline, Position,
-    Queue, ServiceError, Submitted, STRANGER_HELP,
+    clip_text, deadlines, late, picture_text, sealed_state, sight, Answer, Judge, Pipeline,
+    Position, Queue, ServiceError, Submitted, STRANGER_HELP,
 };
 use crate::mail::outbound::Outgoing;
 use crate::mail::parse::Envelope;
@@ -45,8 +45,11 @@ impl Pipeline<'_> {
             answer.err(self.error_text(&why, &[], ""));
             return Ok(("answered: credentials contradict the address".into(), why));
         }
-        if let Some(referee) = self.judge.referee_of(env, &req)? {
-            return self.judge.referee_mail(tx, &req, &referee, queue, answer);
+        if let Some(referee) = self.judge.referee().referee_of(env, &req)? {
+            return self
+                .judge
+                .referee()
+                .referee_mail(tx, &req, &referee, queue, answer);
         }
         let seat = self.authenticate(env, &req)?;
         // A mail that came in under a seat's address: every answer to it
@@ -83,7 +86,7 @@ impl Pipeline<'_> {
                 }
             }
             if let Ok(s) = seat.as_ref() {
-                if let Some(r) = self.judge.team_command(tx, s, cmd, queue)? {
+                if let Some(r) = self.judge.teams().team_command(tx, s, cmd, queue)? {
                     answer.for_seat(self.judge.seat_address(s), s);
                     match r {
                         Ok(text) => {
@@ -476,7 +479,7 @@ count for your opponents. PRIVATE OFF lists you again.
         let report = if t > seen && t <= game.turn {
             Err(ServiceError::Invalid(sight::held_line(&game)))
         } else {
-            self.judge.turn_report(&game, t, &viewer)
+            self.judge.reports().turn_report(&game, t, &viewer)
         };
         match report {
             Ok((text, parts)) => {
@@ -596,7 +599,7 @@ count for your opponents. PRIVATE OFF lists you again.
         // Orders that name the turn they answer (TURN n) are refused when
         // that turn was already resolved (service/late.rs).
         if let (true, Some(n), Ok(s)) = (req.has_orders, req.turn, seat.as_ref()) {
-            if let Some(why) = self.judge.answered_turn_problem(tx, s, n)? {
+            if let Some(why) = late::answered_turn_problem(tx, s, n)? {
                 let text = self.error_text(
                     &format!(
                         "Your orders for game {} ({}) were not accepted:",
@@ -620,9 +623,11 @@ count for your opponents. PRIVATE OFF lists you again.
         // None when the family cannot read the orders as a team's (then
         // the Commander-in-Chief's mail takes the ordinary path).
         let team_answer = match &seat {
-            Ok(s) if self.judge.in_team(tx, s)? => {
+            Ok(s) if self.judge.teams().in_team(tx, s)? => {
                 let source = format!("mail:{inbox_id}");
-                self.judge.team_orders(tx, s, &req.orders, &source, queue)?
+                self.judge
+                    .teams()
+                    .team_orders(tx, s, &req.orders, &source, queue)?
             }
             _ => None,
         };

@@ -66,7 +66,10 @@ impl Seats<'_> {
         store::set_referee_email(&tx, game_id, &email)?;
         let new = store::rekey_referee(&tx, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let mut q = Queue::new();
-        q.push(self.judge.referee_welcome(&tx, game_id, &new)?, "welcome");
+        q.push(
+            self.judge.referee().referee_welcome(&tx, game_id, &new)?,
+            "welcome",
+        );
         if !old.email.eq_ignore_ascii_case(&email) {
             q.push(
                 Outgoing {
@@ -242,7 +245,7 @@ impl Seats<'_> {
             if let Some(s) = store::seat_by_token(self.conn, &tok)? {
                 return Ok(Some((s.game_id, s.secret)));
             }
-            if let Some(s) = self.judge.member_by_token(&tok)? {
+            if let Some(s) = self.judge.teams().member_by_token(&tok)? {
                 return Ok(Some((s.game_id, s.secret)));
             }
         }

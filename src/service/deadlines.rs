@@ -188,7 +188,7 @@ impl Deadlines<'_> {
             return Ok(());
         }
         // A team plays what it has held (service/team.rs).
-        if self.judge.team_at_deadline(game)? {
+        if self.judge.teams().team_at_deadline(game)? {
             tick.nmr += 1;
             return Ok(());
         }
@@ -600,10 +600,10 @@ impl Deadlines<'_> {
     ) -> Result<(), ServiceError> {
         let mut zones: Vec<(String, String)> = store::seats(tx, game.id)?
             .into_iter()
-            .chain(self.judge.extra_members(tx, game.id)?)
+            .chain(self.judge.teams().extra_members(tx, game.id)?)
             .map(|s| (s.email.to_ascii_lowercase(), s.tz))
             .collect();
-        let mut to = self.judge.audience(tx, game)?;
+        let mut to = self.judge.referee().audience(tx, game)?;
         if let Some(r) = &game.referee {
             zones.push((r.to_ascii_lowercase(), game.referee_tz.clone()));
             to.push((r.clone(), None));
@@ -680,7 +680,8 @@ impl Deadlines<'_> {
         store::seats::clear_absence(self.conn, seat.game_id, &seat.side)?;
         Ok(running)
     }
-    /// An IMMEDIATE transaction (see `Judge::begin`).
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
     fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
         Ok(store::begin_immediate(self.conn)?)
     }

@@ -247,7 +247,7 @@ pub(super) fn report_mail(
 ) -> Result<Outgoing, ServiceError> {
     let viewer = &job.viewer;
     let (mut text, mut parts) =
-        Judge::report_text(templates, game, rules, made, state, viewer, &job.tz)?;
+        super::reports::report_text(templates, game, rules, made, state, viewer, &job.tz)?;
     if let (Viewer::Side(side), Some(t), Some((sections, leader))) =
         (viewer, parts.orders.clone(), &job.member)
     {

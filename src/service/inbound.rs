@@ -356,7 +356,7 @@ impl Pipeline<'_> {
                 if let Some(seat) = store::seat_by_token(self.conn, &tok)? {
                     return Ok(Ok(seat));
                 }
-                if let Some(seat) = self.judge.member_by_token(&tok)? {
+                if let Some(seat) = self.judge.teams().member_by_token(&tok)? {
                     return Ok(Ok(seat));
                 }
             }
@@ -366,7 +366,7 @@ impl Pipeline<'_> {
             if let Some(seat) = seats.iter().find(|s| s.secret == pw.to_ascii_lowercase()) {
                 return Ok(Ok(seat.clone()));
             }
-            if let Some(seat) = self.judge.member_by_secret(game, pw)? {
+            if let Some(seat) = self.judge.teams().member_by_secret(game, pw)? {
                 return Ok(Ok(seat));
             }
             // A wrong secret: tell the seat registered at the sender's address

@@ -26,6 +26,7 @@ pub use deferred::Renderer;
 pub use inbound::Pipeline;
 pub use outbox::Outbox;
 pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
+pub use reports::Reports;
 pub use seats::Seats;
 pub use turns::Turns;
 
@@ -551,16 +552,6 @@ impl Judge {
             clock,
             templates,
         })
-    }
-
-    /// An IMMEDIATE transaction: it takes the write lock at once, so two
-    /// processes (the daemon and a host's CLI) never interleave a use-case.
-    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
-        Ok(store::begin_immediate(&self.conn)?)
-    }
-
-    fn now(&self) -> String {
-        stamp(self.clock.now())
     }
 
     /// What `seat`'s mails show of the board: its PICTURE choice, else

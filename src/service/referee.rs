@@ -4,18 +4,19 @@
 //! are turns of their own so `verify` replays and checks them, BROADCAST,
 //! REVEAL, and the clock commands by mail. docs/referee.md is the guide.
 
-use super::clock::stamp;
+use super::clock::{stamp, Clock};
 use super::deadlines::{self, ClockBy};
 use super::{
     parse_duration, random_word, state_hash, Audience, Game, Judge, MadeTurn, Position, Queue,
     ServiceError,
 };
+use crate::config::Config;
 use crate::mail::outbound::Outgoing;
 use crate::mail::parse::Envelope;
 use crate::protocol::{self, Command, Request};
 use crate::rules::{Adjudication, Rejection, Rules, State, Viewer, REFEREE_SIDE};
-use crate::store::Transaction;
 use crate::store::{self, Referee, Submission};
+use crate::store::{Connection, Transaction};
 
 /// Apply a correction stored as a turn's orders: a first line
 /// `REASON <why>`, then the family's correction lines. Pure, so `verify`
@@ -35,7 +36,35 @@ pub fn amend_turn(rules: &Rules, state: &State, text: &str) -> Result<Adjudicati
     Ok(adj)
 }
 
+/// The referee's use case: the referee's welcome and mail (AMEND, APPROVE,
+/// BROADCAST, REVEAL, the clock, MAP), the host's `adjutant amend`,
+/// `approve`, `broadcast` and `reveal`, and review mode's timeout. It reads
+/// and writes the database, reads the judge's address from the config and
+/// tells the time by the judge's clock; the reports, the clock commands,
+/// the seats' credentials, a campaign's next battle and the outbox are
+/// other use cases', reached through `judge`. [`Judge::referee`] hands it
+/// out.
+pub struct Desk<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    cfg: &'a Config,
+    clock: &'a dyn Clock,
+}
+
 impl Judge {
+    /// The referee's use case, on this judge's database, config and clock.
+    #[must_use]
+    pub fn referee(&self) -> Desk<'_> {
+        Desk {
+            judge: self,
+            conn: &self.conn,
+            cfg: &self.cfg,
+            clock: self.clock.as_ref(),
+        }
+    }
+}
+
+impl Desk<'_> {
     /// The welcome mail of a game's referee: its secret, how to reply, and
     /// what it may do.
     pub(super) fn referee_welcome(
@@ -62,7 +91,7 @@ impl Judge {
             to: r.email.clone(),
             subject: format!("Game {game_id}: you are the referee"),
             text,
-            reply_to: Some(self.address_of(&r.token)),
+            reply_to: Some(self.judge.address_of(&r.token)),
             game_id: Some(game_id),
             ..Outgoing::default()
         })
@@ -77,13 +106,13 @@ impl Judge {
     ) -> Result<Option<Referee>, ServiceError> {
         for to in &env.to {
             if let Some(tok) = protocol::token_of(to, self.cfg.local_part(), self.cfg.domain()) {
-                if let Some(r) = store::referee_by_token(&self.conn, &tok)? {
+                if let Some(r) = store::referee_by_token(self.conn, &tok)? {
                     return Ok(Some(r));
                 }
             }
         }
         if let (Some(game), Some(pw)) = (req.game, req.password.as_deref()) {
-            if let Some(r) = store::referee(&self.conn, game)? {
+            if let Some(r) = store::referee(self.conn, game)? {
                 if r.secret == pw.to_ascii_lowercase() {
                     return Ok(Some(r));
                 }
@@ -112,7 +141,7 @@ impl Judge {
         if self.referee_amends(tx, req, r, queue, &mut answer)? {
             done.push("amend");
         }
-        let commands = self.inbound().commands_to_do(&req.commands, reply);
+        let commands = self.judge.inbound().commands_to_do(&req.commands, reply);
         // The reply address of the answer: the new one after a ROTATE.
         let mut token = r.token.clone();
         for cmd in &commands {
@@ -152,7 +181,7 @@ impl Judge {
                     }
                 }
                 Command::Extend(d) => match parse_duration(d) {
-                    Some(secs) => match self.deadlines().extend_in(tx, &game, secs, ClockBy::Referee, queue) {
+                    Some(secs) => match self.judge.deadlines().extend_in(tx, &game, secs, ClockBy::Referee, queue) {
                         Ok(at) => {
                             answer.push(format!(
                                 "The deadline is now {}.",
@@ -174,7 +203,7 @@ impl Judge {
                     done.push("help");
                 }
                 Command::Rotate => {
-                    let new = self.seats().rotate_referee_in(tx, r.game_id, queue)?;
+                    let new = self.judge.seats().rotate_referee_in(tx, r.game_id, queue)?;
                     answer.push(format!(
                         "Your new secret and reply address went to {} in a mail of their\nown. The old ones no longer work.",
                         new.email
@@ -192,7 +221,7 @@ impl Judge {
         }
         // One answer, to the referee's registered address only.
         reply.ok(answer.join("\n\n") + "\n");
-        reply.reply_to = Some(self.address_of(&token));
+        reply.reply_to = Some(self.judge.address_of(&token));
         reply.game_id = Some(r.game_id);
         reply.registered = Some(r.email.clone());
         reply.only_registered = true;
@@ -246,7 +275,7 @@ impl Judge {
     fn referee_map(tx: &Transaction<'_>, game: &Game) -> Result<String, ServiceError> {
         let Position {
             rules, state, hash, ..
-        } = Self::position_in(tx, game, None)?;
+        } = Judge::position_in(tx, game, None)?;
         let mut text = rules.report_parts(&state, &[], &Viewer::Referee, None).map;
         for side in rules.sides(&state) {
             let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
@@ -259,7 +288,7 @@ impl Judge {
             "Game {}, turn {}:\n{text}State {}",
             game.id,
             game.turn,
-            super::sealed_state(&Self::master(game)?, &hash)
+            super::sealed_state(&Judge::master(game)?, &hash)
         ))
     }
 
@@ -273,6 +302,7 @@ impl Judge {
         queue: &mut Queue,
     ) -> Result<(String, bool), ServiceError> {
         match self
+            .judge
             .deadlines()
             .set_paused_in(tx, game, pause, ClockBy::Referee, queue)
         {
@@ -319,7 +349,7 @@ impl Judge {
                 super::result_line(game.result.as_deref()).trim_end_matches('.')
             ))));
         }
-        let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
+        let Position { rules, state, .. } = Judge::position_in(tx, game, None)?;
         let text = format!("REASON {reason}\n{fix}");
         let adj = amend_turn(&rules, &state, &text).map_err(ServiceError::Rejected)?;
         let turn = game.turn + 1;
@@ -346,7 +376,9 @@ impl Judge {
             events: adj.events,
             hash,
         }];
-        self.report_made(tx, &game, &rules, &made, &adj.state, queue)?;
+        self.judge
+            .reports()
+            .report_made(tx, &game, &rules, &made, &adj.state, queue)?;
         Ok(turn)
     }
 
@@ -362,7 +394,7 @@ impl Judge {
         let Some(from) = game.held_from else {
             return Ok(None);
         };
-        let Position { rules, state, .. } = Self::position_in(tx, game, None)?;
+        let Position { rules, state, .. } = Judge::position_in(tx, game, None)?;
         let events = store::events(tx, game.id, None)?;
         let subs = store::submissions(tx, game.id)?;
         let mut made = Vec::new();
@@ -391,11 +423,21 @@ impl Judge {
             .map(|s| stamp(self.clock.now() + chrono::Duration::seconds(s)));
         store::games::release(tx, game.id, deadline_at.as_deref())?;
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
-        self.queue_reports(tx, &game, &rules, &made, &state, Audience::Players, queue)?;
+        self.judge.reports().queue_reports(
+            tx,
+            &game,
+            &rules,
+            &made,
+            &state,
+            Audience::Players,
+            queue,
+        )?;
         if game.status == "over" {
             let result = super::result_line(game.result.as_deref());
-            self.seats().game_over_mails(tx, &game, &result, queue)?;
-            self.campaigns().after_battle(tx, &game, queue)?;
+            self.judge
+                .seats()
+                .game_over_mails(tx, &game, &result, queue)?;
+            self.judge.campaigns().after_battle(tx, &game, queue)?;
         }
         Ok(Some((from, game.turn)))
     }
@@ -439,7 +481,7 @@ impl Judge {
     ) -> Result<(), ServiceError> {
         let Position {
             rules, state, hash, ..
-        } = Self::position_in(tx, game, None)?;
+        } = Judge::position_in(tx, game, None)?;
         let parts = rules.report_parts(&state, &[], &Viewer::Referee, None);
         let mut text = format!(
             "The referee of game {} reveals the whole position, as the referee\nsees it, after turn {}.\n\n{}",
@@ -451,7 +493,7 @@ impl Judge {
         }
         text.push_str(&format!(
             "\nState {}\n",
-            super::sealed_state(&Self::master(game)?, &hash)
+            super::sealed_state(&Judge::master(game)?, &hash)
         ));
         let subject = format!("Game {}: the referee reveals both boards", game.id);
         for (to, reply_to) in self.audience(tx, game)? {
@@ -477,6 +519,7 @@ impl Judge {
         game: &Game,
     ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
         Ok(self
+            .judge
             .everyone_of_game(tx, game.id)?
             .into_iter()
             .filter(|r| r.role != super::recipients::Role::Referee)
@@ -485,64 +528,73 @@ impl Judge {
     }
 
     /// Host or referee at the command line: `adjutant amend`.
-    pub fn referee_amend(
-        &mut self,
-        game_id: i64,
-        fix: &str,
-        reason: &str,
-    ) -> Result<u32, ServiceError> {
-        let game = self.game(game_id)?;
+    pub fn amend(&self, game_id: i64, fix: &str, reason: &str) -> Result<u32, ServiceError> {
+        let game = self.judge.game(game_id)?;
         let tx = self.begin()?;
         let mut q = Queue::new();
         let turn = self.amend_in(&tx, &game, fix, reason, &mut q)?;
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-amend-{turn}"), q)?;
         crate::store::commit(tx)?;
         Ok(turn)
     }
 
     /// `adjutant approve`: release held results; the turns released.
-    pub fn referee_approve(&mut self, game_id: i64) -> Result<Option<(u32, u32)>, ServiceError> {
-        let game = self.game(game_id)?;
+    pub fn approve(&self, game_id: i64) -> Result<Option<(u32, u32)>, ServiceError> {
+        let game = self.judge.game(game_id)?;
         let tx = self.begin()?;
         let mut q = Queue::new();
         let r = self.approve_in(&tx, &game, &mut q)?;
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-approve-{}", game.turn), q)?;
         crate::store::commit(tx)?;
         Ok(r)
     }
 
     /// `adjutant broadcast`.
-    pub fn referee_broadcast(&mut self, game_id: i64, text: &str) -> Result<(), ServiceError> {
-        let game = self.game(game_id)?;
+    pub fn broadcast(&self, game_id: i64, text: &str) -> Result<(), ServiceError> {
+        let game = self.judge.game(game_id)?;
         let tx = self.begin()?;
         let mut q = Queue::new();
         self.broadcast_in(&tx, &game, text, &mut q)?;
         let tag = random_word(8)?;
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-broadcast-{tag}"), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
 
     /// `adjutant reveal`.
-    pub fn referee_reveal(&mut self, game_id: i64) -> Result<(), ServiceError> {
-        let game = self.game(game_id)?;
+    pub fn reveal(&self, game_id: i64) -> Result<(), ServiceError> {
+        let game = self.judge.game(game_id)?;
         let tx = self.begin()?;
         let mut q = Queue::new();
         self.reveal_in(&tx, &game, &mut q)?;
-        self.outbox()
+        self.judge
+            .outbox()
             .flush(&tx, &format!("game-{game_id}-reveal-{}", game.turn), q)?;
         crate::store::commit(tx)?;
         Ok(())
     }
 
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
+    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(store::begin_immediate(self.conn)?)
+    }
+
+    fn now(&self) -> String {
+        stamp(self.clock.now())
+    }
+
     /// Release reviews whose time has run out (from the daemon's tick).
-    pub fn review_tick(&mut self) -> Result<usize, ServiceError> {
+    pub fn review_tick(&self) -> Result<usize, ServiceError> {
         let now = self.clock.now();
         let mut released = 0;
-        for game in store::games(&self.conn)? {
+        for game in store::games(self.conn)? {
             let (Some(secs), Some(since)) = (game.review_secs, game.held_since.as_deref()) else {
                 continue;
             };
@@ -564,7 +616,7 @@ impl Judge {
                                 "The review time of game {} ran out, so the results of turns\n{a}-{b} went to the players as they stood.\n",
                                 game.id
                             ),
-                            reply_to: Some(self.address_of(&r.token)),
+                            reply_to: Some(self.judge.address_of(&r.token)),
                             game_id: Some(game.id),
                             ..Outgoing::default()
                         },
@@ -573,7 +625,7 @@ impl Judge {
                 }
                 released += 1;
             }
-            self.outbox().flush(
+            self.judge.outbox().flush(
                 &tx,
                 &format!("game-{}-review-timeout-{}", game.id, game.turn),
                 q,

@@ -4,7 +4,36 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+/// The reports use case: who is sent each turn's report and as whom (a
+/// job rendered at delivery), review mode's hold, and a past turn's report
+/// (HISTORY, `show`, the replay page). It reads the database, the host's
+/// picture from the config, tells the time by the judge's clock and
+/// renders from the templates; the teams' members and the seats' reply
+/// addresses are reached through `judge`. [`Judge::reports`] hands it out.
+pub struct Reports<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    cfg: &'a Config,
+    clock: &'a dyn Clock,
+    templates: &'a Templates,
+}
+
 impl Judge {
+    /// The reports use case, on this judge's database, config, clock and
+    /// templates.
+    #[must_use]
+    pub fn reports(&self) -> Reports<'_> {
+        Reports {
+            judge: self,
+            conn: &self.conn,
+            cfg: &self.cfg,
+            clock: self.clock.as_ref(),
+            templates: &self.templates,
+        }
+    }
+}
+
+impl Reports<'_> {
     /// Queue the reports of `made`: to everyone, or, in review mode, to the
     /// referee alone until it approves (the players' reports of every turn
     /// since the review began are sent then, as one).
@@ -21,7 +50,7 @@ impl Judge {
         if review {
             if game.held_from.is_none() {
                 if let Some(first) = made.first() {
-                    store::games::hold(tx, game.id, first.turn, &self.now())?;
+                    store::games::hold(tx, game.id, first.turn, &stamp(self.clock.now()))?;
                 }
             }
             let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
@@ -59,8 +88,9 @@ impl Judge {
             let seats = store::seats(tx, game.id)?
                 .into_iter()
                 .filter(|s| s.email != OPEN_SEAT && s.email != super::JUDGE_SEAT);
-            for s in seats.chain(self.extra_members(tx, game.id)?) {
-                let (reply_to, picture) = (Some(self.seat_address(&s)), self.picture_of(&s));
+            for s in seats.chain(self.judge.teams().extra_members(tx, game.id)?) {
+                let (reply_to, picture) =
+                    (Some(self.judge.seat_address(&s)), self.judge.picture_of(&s));
                 recipients.push((
                     s.email,
                     Viewer::Side(s.side),
@@ -76,7 +106,8 @@ impl Judge {
         }
         if audience != Audience::Players {
             if let Some(referee) = game.referee.clone() {
-                let reply_to = store::referee(tx, game.id)?.map(|r| self.address_of(&r.token));
+                let reply_to =
+                    store::referee(tx, game.id)?.map(|r| self.judge.address_of(&r.token));
                 recipients.push((
                     referee,
                     Viewer::Referee,
@@ -88,14 +119,17 @@ impl Judge {
             }
         }
         // Team play: each member's own order template in place of the side's.
-        let members = self.team_recipients(tx, rules, state, game.id)?;
+        let members = self
+            .judge
+            .teams()
+            .team_recipients(tx, rules, state, game.id)?;
         for (to, viewer, tz, reply_to, kind, picture) in recipients {
             let member = match &viewer {
                 Viewer::Side(side) => members
                     .iter()
                     .find(|(s, ..)| {
                         &s.side == side
-                            && reply_to.as_deref() == Some(self.seat_address(s).as_str())
+                            && reply_to.as_deref() == Some(self.judge.seat_address(s).as_str())
                     })
                     .map(|(_, no, sections)| (sections.clone(), *no == 0)),
                 _ => None,
@@ -131,77 +165,6 @@ impl Judge {
         Ok(())
     }
 
-    /// The report of `made` (one phase, or one and the judge's own phases
-    /// after it) for `viewer`: its text and every part.
-    pub(super) fn report_text(
-        templates: &Templates,
-        game: &Game,
-        rules: &Rules,
-        made: &[MadeTurn],
-        state: &State,
-        viewer: &Viewer,
-        tz: &str,
-    ) -> Result<(String, crate::report::Parts), ServiceError> {
-        let master = Self::master(game)?;
-        let Some(last) = made.last() else {
-            return Err(ServiceError::Invalid("no turn to report".into()));
-        };
-        let turn = last.turn;
-        let events: Vec<crate::rules::Event> =
-            made.iter().flat_map(|m| m.events.iter().cloned()).collect();
-        let movers = made
-            .iter()
-            .find(|m| !m.movers.is_empty())
-            .map(|m| m.movers.clone())
-            .unwrap_or_default();
-        let mover = match movers.as_slice() {
-            [one] if one != crate::rules::REFEREE_SIDE => Some(one.as_str()),
-            _ => None,
-        };
-        // The referee's corrections are said first, whatever the family's
-        // combat report makes of the turn.
-        let by_referee = |m: &&MadeTurn| m.movers.iter().any(|s| s == crate::rules::REFEREE_SIDE);
-        let of = |referee: bool| -> Vec<crate::rules::Event> {
-            made.iter()
-                .filter(|m| by_referee(m) == referee)
-                .flat_map(|m| m.events.iter().cloned())
-                .collect()
-        };
-        let lines = rules.describe_events(state, &of(false), viewer);
-        let referee_lines = rules.describe_events(state, &of(true), viewer);
-        let over = game.status == "over" && game.turn == turn;
-        let parts = rules.report_parts(state, &events, viewer, mover);
-        let earlier: Vec<serde_json::Value> = made[..made.len() - 1]
-            .iter()
-            .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
-            .collect();
-        // Fog of war: the seeds would replay the dice of what a side cannot
-        // see; they are the referee's until the game ends (the game seed
-        // then opens them all). The commitments still go out at once.
-        let seeds_sealed = !over && rules.fog_of_war(state) && !matches!(viewer, Viewer::Referee);
-        let text = templates.render(
-            "turn_report.txt",
-            json!({
-                "game_id": game.id, "scenario": game.scenario,
-                "turn": turn, "turns": made_turns(made),
-                "mover": mover_label(&movers),
-                "events": lines, "combat": parts.combat, "map": parts.map,
-                "referee_lines": referee_lines,
-                "orders_template": parts.orders,
-                "over": over, "result": result_line(game.result.as_deref()),
-                "seed": if over { game.seed.clone() } else { String::new() },
-                "waiting": waiting_line(&rules.phase(state)),
-                "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
-                "earlier_seeds": if seeds_sealed { Vec::new() } else { earlier },
-                "seeds_sealed": seeds_sealed,
-                "turn_seed": if seeds_sealed { String::new() } else { hex::encode(dice::turn_seed(&master, turn)) },
-                "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
-                "state_hash": sealed_state(&master, &last.hash),
-            }),
-        );
-        Ok((text, parts))
-    }
-
     /// The report of a past turn, for `viewer`, as text.
     pub fn turn_report_text(
         &self,
@@ -222,23 +185,23 @@ impl Judge {
     ) -> Result<(String, crate::report::Parts), ServiceError> {
         let Position {
             rules, state, hash, ..
-        } = self.position(game, Some(turn))?;
+        } = Judge::position_in(self.conn, game, Some(turn))?;
         if turn == 0 {
             let parts = rules.report_parts(&state, &[], viewer, None);
             let text = format!("Game {}: the opening position.\n\n{}", game.id, parts.map);
             return Ok((text, parts));
         }
-        let events: Vec<crate::rules::Event> = store::events(&self.conn, game.id, Some(turn))?
+        let events: Vec<crate::rules::Event> = store::events(self.conn, game.id, Some(turn))?
             .into_iter()
             .map(|(_, e)| rules.event_from_store(e))
             .collect();
-        let movers = store::submissions(&self.conn, game.id)?
+        let movers = store::submissions(self.conn, game.id)?
             .into_iter()
             .filter(|s| s.turn == turn)
             .map(|s| s.side)
             .collect();
         let tz = match viewer {
-            Viewer::Side(side) => store::seats(&self.conn, game.id)?
+            Viewer::Side(side) => store::seats(self.conn, game.id)?
                 .into_iter()
                 .find(|s| &s.side == side)
                 .map_or_else(|| "UTC".to_string(), |s| s.tz),
@@ -250,6 +213,77 @@ impl Judge {
             events,
             hash,
         }];
-        Self::report_text(&self.templates, game, &rules, &made, &state, viewer, &tz)
+        report_text(self.templates, game, &rules, &made, &state, viewer, &tz)
     }
+}
+
+/// The report of `made` (one phase, or one and the judge's own phases
+/// after it) for `viewer`: its text and every part.
+pub(super) fn report_text(
+    templates: &Templates,
+    game: &Game,
+    rules: &Rules,
+    made: &[MadeTurn],
+    state: &State,
+    viewer: &Viewer,
+    tz: &str,
+) -> Result<(String, crate::report::Parts), ServiceError> {
+    let master = Judge::master(game)?;
+    let Some(last) = made.last() else {
+        return Err(ServiceError::Invalid("no turn to report".into()));
+    };
+    let turn = last.turn;
+    let events: Vec<crate::rules::Event> =
+        made.iter().flat_map(|m| m.events.iter().cloned()).collect();
+    let movers = made
+        .iter()
+        .find(|m| !m.movers.is_empty())
+        .map(|m| m.movers.clone())
+        .unwrap_or_default();
+    let mover = match movers.as_slice() {
+        [one] if one != crate::rules::REFEREE_SIDE => Some(one.as_str()),
+        _ => None,
+    };
+    // The referee's corrections are said first, whatever the family's
+    // combat report makes of the turn.
+    let by_referee = |m: &&MadeTurn| m.movers.iter().any(|s| s == crate::rules::REFEREE_SIDE);
+    let of = |referee: bool| -> Vec<crate::rules::Event> {
+        made.iter()
+            .filter(|m| by_referee(m) == referee)
+            .flat_map(|m| m.events.iter().cloned())
+            .collect()
+    };
+    let lines = rules.describe_events(state, &of(false), viewer);
+    let referee_lines = rules.describe_events(state, &of(true), viewer);
+    let over = game.status == "over" && game.turn == turn;
+    let parts = rules.report_parts(state, &events, viewer, mover);
+    let earlier: Vec<serde_json::Value> = made[..made.len() - 1]
+        .iter()
+        .map(|m| json!({"turn": m.turn, "seed": hex::encode(dice::turn_seed(&master, m.turn))}))
+        .collect();
+    // Fog of war: the seeds would replay the dice of what a side cannot
+    // see; they are the referee's until the game ends (the game seed
+    // then opens them all). The commitments still go out at once.
+    let seeds_sealed = !over && rules.fog_of_war(state) && !matches!(viewer, Viewer::Referee);
+    let text = templates.render(
+        "turn_report.txt",
+        json!({
+            "game_id": game.id, "scenario": game.scenario,
+            "turn": turn, "turns": made_turns(made),
+            "mover": mover_label(&movers),
+            "events": lines, "combat": parts.combat, "map": parts.map,
+            "referee_lines": referee_lines,
+            "orders_template": parts.orders,
+            "over": over, "result": result_line(game.result.as_deref()),
+            "seed": if over { game.seed.clone() } else { String::new() },
+            "waiting": waiting_line(&rules.phase(state)),
+            "deadline": game.deadline_at.as_deref().map(|d| deadlines::show(d, tz)),
+            "earlier_seeds": if seeds_sealed { Vec::new() } else { earlier },
+            "seeds_sealed": seeds_sealed,
+            "turn_seed": if seeds_sealed { String::new() } else { hex::encode(dice::turn_seed(&master, turn)) },
+            "next_commitment": dice::commitment(&dice::turn_seed(&master, turn + 1)),
+            "state_hash": sealed_state(&master, &last.hash),
+        }),
+    );
+    Ok((text, parts))
 }

@@ -495,7 +495,8 @@ impl Seats<'_> {
         Ok(())
     }
 
-    /// An IMMEDIATE transaction (see `Judge::begin`).
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
     pub(super) fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
         Ok(store::begin_immediate(self.conn)?)
     }

@@ -14,10 +14,11 @@
 //! family's types. Parts are held in `team_parts` like a simultaneous
 //! phase's orders in `pending`; when every member the card concerns has
 //! sent, they are merged into the side's one set of orders and adjudicated
-//! through [`Judge::resolve`] as one submission, so replay and `verify` see
+//! through [`Turns::resolve`](super::Turns::resolve) as one submission, so replay and `verify` see
 //! an ordinary turn. At the deadline the parts present are played (the
 //! Commander-in-Chief's card, or the team's first proposal).
 
+use super::clock::{stamp, Clock};
 use super::{Judge, Queue, ServiceError, OPEN_SEAT};
 use crate::mail::outbound::Outgoing;
 use crate::protocol::Command;
@@ -294,7 +295,32 @@ fn merge(parts: &[(i64, Vec<ScopedLine>)]) -> (String, Vec<(i64, usize)>) {
     (text + "\n", map)
 }
 
+/// The team-play use case: a team's members and sections, their seats and
+/// welcomes, PROPOSE, TEAM and PRESS, a member's part of the orders merged
+/// into the side's, and what a team plays at the deadline. It reads and
+/// writes the database and tells the time by the judge's clock; the
+/// members' reply addresses, who is told, a turn resolved and the outbox
+/// are other use cases', reached through `judge`. [`Judge::teams`] hands it
+/// out.
+pub struct Teams<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    clock: &'a dyn Clock,
+}
+
 impl Judge {
+    /// The team-play use case, on this judge's database and clock.
+    #[must_use]
+    pub fn teams(&self) -> Teams<'_> {
+        Teams {
+            judge: self,
+            conn: &self.conn,
+            clock: self.clock.as_ref(),
+        }
+    }
+}
+
+impl Teams<'_> {
     /// The members of `side` in game `game_id`, seat 0 first, with their
     /// sections; empty when the side is one player (no team).
     pub(super) fn team(
@@ -379,7 +405,7 @@ impl Judge {
 
     /// The seat of a team member by his reply-address token.
     pub(super) fn member_by_token(&self, token: &str) -> Result<Option<Seat>, ServiceError> {
-        Ok(tstore::member_by_token(&self.conn, token)?.map(|m| m.seat()))
+        Ok(tstore::member_by_token(self.conn, token)?.map(|m| m.seat()))
     }
 
     /// The seat of a team member of `game` by his secret.
@@ -388,7 +414,7 @@ impl Judge {
         game: i64,
         secret: &str,
     ) -> Result<Option<Seat>, ServiceError> {
-        Ok(tstore::members(&self.conn, game)?
+        Ok(tstore::members(self.conn, game)?
             .into_iter()
             .find(|m| m.secret == secret.to_ascii_lowercase())
             .map(|m| m.seat()))
@@ -401,7 +427,7 @@ impl Judge {
         seat: &Seat,
     ) -> Result<Option<Membership>, ServiceError> {
         let game = store::game(conn, seat.game_id)?.ok_or(ServiceError::NoGame(seat.game_id))?;
-        let pos = Self::position_in(conn, &game, None)?;
+        let pos = Judge::position_in(conn, &game, None)?;
         let team = self.team(conn, &pos.rules, &pos.state, game.id, &seat.side)?;
         let Some(me) = team.iter().find(|m| m.seat.token == seat.token).cloned() else {
             return Ok(None);
@@ -409,7 +435,7 @@ impl Judge {
         Ok(Some((me, team, game, pos.rules, pos.state)))
     }
 
-    /// Is this seat's side a team? (Its orders go through [`Judge::team_orders`].)
+    /// Is this seat's side a team? (Its orders go through [`Teams::team_orders`].)
     pub(super) fn in_team(&self, conn: &Connection, seat: &Seat) -> Result<bool, ServiceError> {
         Ok(tstore::members(conn, seat.game_id)?
             .iter()
@@ -586,7 +612,7 @@ impl Judge {
                     to: m.seat.email.clone(),
                     subject: subject.to_string(),
                     text: text.to_string(),
-                    reply_to: Some(self.seat_address(&m.seat)),
+                    reply_to: Some(self.judge.seat_address(&m.seat)),
                     game_id: Some(game_id),
                     ..Outgoing::default()
                 },
@@ -707,7 +733,7 @@ impl Judge {
             crate::report::wrap(text, 76, "  ").trim_end()
         );
         let mut n = 0;
-        for r in self.everyone_of_game(tx, game.id)? {
+        for r in self.judge.everyone_of_game(tx, game.id)? {
             let (to, reply_to) = (r.email, r.reply_to);
             if to.eq_ignore_ascii_case(&seat.email) {
                 continue;
@@ -874,7 +900,7 @@ impl Judge {
             .map(|p| p.source.as_str())
             .collect();
         self.tell_left_out(&team, &parts, &want, &card, game.id, queue);
-        let turn = self.turns().resolve(
+        let turn = self.judge.turns().resolve(
             tx,
             &game,
             &rules,
@@ -924,7 +950,7 @@ impl Judge {
                         card.text,
                         m.sections.join(", ")
                     ),
-                    reply_to: Some(self.seat_address(&m.seat)),
+                    reply_to: Some(self.judge.seat_address(&m.seat)),
                     game_id: Some(game_id),
                     ..Outgoing::default()
                 },
@@ -1024,6 +1050,16 @@ impl Judge {
         Ok(Some((c, "the Commander-in-Chief's card".to_string())))
     }
 
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
+    fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
+        Ok(store::begin_immediate(self.conn)?)
+    }
+
+    fn now(&self) -> String {
+        stamp(self.clock.now())
+    }
+
     /// At the deadline: play what a team side has held (the
     /// Commander-in-Chief's card, or the team's first proposal of this
     /// turn, with the parts of the members it concerns that came; a
@@ -1031,7 +1067,7 @@ impl Judge {
     /// nothing to play (the game's NMR policy applies as for one player).
     pub(super) fn team_at_deadline(&self, game: &Game) -> Result<bool, ServiceError> {
         let tx = self.begin()?;
-        let pos = Self::position_in(&tx, game, None)?;
+        let pos = Judge::position_in(&tx, game, None)?;
         let phase = pos.rules.phase(&pos.state);
         let [side] = phase.sides.as_slice() else {
             return Ok(false);
@@ -1081,7 +1117,7 @@ impl Judge {
             .collect();
         let sources: Vec<&str> = use_parts.iter().map(|p| p.source.as_str()).collect();
         let state = pos.state;
-        let turn = match self.turns().resolve(
+        let turn = match self.judge.turns().resolve(
             &tx,
             game,
             &pos.rules,
@@ -1125,7 +1161,7 @@ impl Judge {
             &note,
             &mut q,
         );
-        self.outbox().flush(
+        self.judge.outbox().flush(
             &tx,
             &format!("game-{}-turn-{}-team-deadline", game.id, game.turn),
             q,

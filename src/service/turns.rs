@@ -146,6 +146,7 @@ impl Turns<'_> {
         let zone_of = |side: &str| opts.zone_of(side);
         seat_rows.extend(
             self.judge
+                .teams()
                 .seat_team(tx, id, &rules, &state, seats, &zone_of)?,
         );
         for seat in seat_rows
@@ -156,7 +157,7 @@ impl Turns<'_> {
             queue.push(m, "welcome");
         }
         if let Some(r) = store::referee(tx, id)? {
-            let m = self.judge.referee_welcome(tx, id, &r)?;
+            let m = self.judge.referee().referee_welcome(tx, id, &r)?;
             queue.push(m, "welcome");
         }
         // A game whose first phase is the judge's own (an initiative roll
@@ -192,7 +193,7 @@ impl Turns<'_> {
             hash,
         } = Judge::position_in(tx, &game, None)?;
         let mut parts = rules.report_parts(&state, &[], &Viewer::Side(seat.side.clone()), None);
-        let team = self.judge.team_welcome(tx, &rules, &state, seat)?;
+        let team = self.judge.teams().team_welcome(tx, &rules, &state, seat)?;
         if let Some((_, Some(t))) = &team {
             parts.orders = Some(t.clone());
         }
@@ -296,7 +297,7 @@ impl Turns<'_> {
         let phase = rules.phase(&state);
         if !phase.sides.contains(&seat.side) {
             let late =
-                Judge::late_note(tx, &game, seat)?.map_or_else(String::new, |t| format!("\n{t}"));
+                late::late_note(tx, &game, seat)?.map_or_else(String::new, |t| format!("\n{t}"));
             return Err(ServiceError::Rejected(Rejection::whole(format!(
                 "it is not {}'s turn: {}{late}",
                 seat.side,
@@ -422,6 +423,7 @@ impl Turns<'_> {
         }
         let game = store::game(tx, game.id)?.ok_or(ServiceError::NoGame(game.id))?;
         self.judge
+            .reports()
             .report_made(tx, &game, rules, &made, &state, queue)?;
         // A campaign goes on once the players may know the result: at once,
         // or in review mode when the referee releases it (referee.rs).
@@ -451,7 +453,7 @@ impl Turns<'_> {
         // already played is refused as by mail.
         let req = crate::protocol::parse("", orders);
         if let Some(n) = req.turn {
-            if let Some(why) = self.judge.answered_turn_problem(&tx, &seat, n)? {
+            if let Some(why) = late::answered_turn_problem(&tx, &seat, n)? {
                 return Err(ServiceError::Invalid(why));
             }
         }
@@ -477,7 +479,8 @@ impl Turns<'_> {
         Ok(submitted)
     }
 
-    /// An IMMEDIATE transaction (see `Judge::begin`).
+    /// An IMMEDIATE transaction: it takes the write lock at once, so the
+    /// daemon and a host's CLI never interleave a use case.
     fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
         Ok(store::begin_immediate(self.conn)?)
     }

@@ -417,7 +417,7 @@ fn a_report_rendered_turns_later_is_the_report_rendered_at_once() {
                 j.clock = Box::new(FixedClock(now));
                 j.inbound().handle_mail(&raw, "test").unwrap();
                 if *review {
-                    j.referee_approve(*game).unwrap();
+                    j.referee().approve(*game).unwrap();
                 }
                 if i == 0 {
                     daemon::deliver(j, &mut daemon::Pass::default()).unwrap();

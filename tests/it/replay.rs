@@ -373,6 +373,7 @@ fn check_family(spec: &Spec, phases: u32, score: &str) {
         assert_eq!(&shown, marks, "{what}: the units where the export says");
         assert_eq!(s["drawn"], marks.len(), "{what}: every unit laid out");
         let report = judge
+            .reports()
             .turn_report_text(&game, t as u32, &Viewer::Referee)
             .unwrap();
         assert_eq!(

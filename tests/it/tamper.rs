@@ -197,7 +197,8 @@ fn amend(judge: &mut Judge, id: i64) {
         _ => return,
     };
     judge
-        .referee_amend(id, &fix, "the property test's correction")
+        .referee()
+        .amend(id, &fix, "the property test's correction")
         .unwrap();
 }
 
