@@ -598,7 +598,7 @@ fn run(cli: Cli) -> Result<i32> {
             output,
         } => {
             let judge = open(config)?;
-            let ex = judge.export_with(game, include_seed, referee)?;
+            let ex = judge.exports().export_with(game, include_seed, referee)?;
             write_json(&ex, output)
         }
         Cmd::Verify { export: path } => verify_cmd(&path),
@@ -1138,7 +1138,10 @@ fn predict_cmd(config: &Option<PathBuf>, game: i64, side: &str, orders: &Path) -
         std::fs::read_to_string(orders).with_context(|| format!("reading {}", orders.display()))?
     };
     let orders = adjutant::protocol::parse("", &text).orders;
-    match judge.predict_text(game, &side.to_ascii_lowercase(), &orders)? {
+    match judge
+        .predict()
+        .predict_text(game, &side.to_ascii_lowercase(), &orders)?
+    {
         Ok(answer) => {
             print!("{answer}");
             Ok(0)

@@ -558,6 +558,7 @@ impl Campaigns<'_> {
         // The battle's referee and observers get the standings too.
         for r in self
             .judge
+            .recipients()
             .everyone_of_game(tx, game.id)?
             .into_iter()
             .filter(|r| !r.is_player())
@@ -852,7 +853,7 @@ impl Campaigns<'_> {
         let mut plan = Vec::new();
         for b in cstore::battles(self.conn, c.id)? {
             if let Some(g) = b.game_id {
-                battles.push(self.judge.export(g, include_seed)?);
+                battles.push(self.judge.exports().export(g, include_seed)?);
             }
             let outcome = b
                 .outcome

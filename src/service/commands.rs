@@ -70,7 +70,7 @@ impl Pipeline<'_> {
                     return Ok(self.unauthenticated(answer));
                 }
             };
-            return self.judge.predict_mail(tx, &seat, &req, answer);
+            return self.judge.predict().predict_mail(tx, &seat, &req, answer);
         }
         let mut done = Vec::new();
         // A seat given new credentials by ROTATE in this mail: the answer

@@ -226,7 +226,11 @@ impl Deadlines<'_> {
                 .iter()
                 .map(|p| p.seat_no)
                 .collect();
-            for m in self.judge.members_of_side(&tx, game.id, &s.side)? {
+            for m in self
+                .judge
+                .recipients()
+                .members_of_side(&tx, game.id, &s.side)?
+            {
                 if matches!(&m.role, super::recipients::Role::Member { seat_no, .. } if sent.contains(seat_no))
                 {
                     continue;
@@ -327,7 +331,10 @@ impl Deadlines<'_> {
             .and_then(|g| g.deadline_at);
         let mut notices = Queue::new();
         for (w, misses) in &late {
-            let members = self.judge.members_of_side(&tx, game.id, &w.seat.side)?;
+            let members = self
+                .judge
+                .recipients()
+                .members_of_side(&tx, game.id, &w.seat.side)?;
             let passed = passed.contains(&w.seat.side);
             self.miss_notices(
                 game,

@@ -8,7 +8,7 @@ use super::{adjudicate_turn, setup_state, state_hash, Judge, Position, ServiceEr
 use crate::engine::dice::{self, ChaChaDice, Dice, Seed};
 use crate::rules::Load;
 use crate::rules::{Orders, Rules, Scenario, State, REFEREE_SIDE};
-use crate::store;
+use crate::store::{self, Connection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -178,7 +178,22 @@ fn derived_ending(rules: &Rules, last: &State, result: Option<&str>, turn: u32) 
 /// The text in place of a private event's fields in a redacted export.
 pub const HIDDEN: &str = "hidden";
 
+/// The export use case: a game's record as `adjutant export` writes it
+/// (and `verify` reads it back, free functions below). It only reads the
+/// database. [`Judge::exports`] hands it out.
+pub struct Exports<'a> {
+    conn: &'a Connection,
+}
+
 impl Judge {
+    /// The export use case, on this judge's database.
+    #[must_use]
+    pub fn exports(&self) -> Exports<'_> {
+        Exports { conn: &self.conn }
+    }
+}
+
+impl Exports<'_> {
     /// The export of a game; the seed only if the game is over or
     /// `include_seed`. While the game runs, events private to one side (a
     /// card drawn, a card discarded face down) are [`redact`]ed, unless the
@@ -187,21 +202,21 @@ impl Judge {
         self.export_with(game_id, include_seed, false)
     }
 
-    /// [`Judge::export`], with every private event when `full`.
+    /// [`Exports::export`], with every private event when `full`.
     pub fn export_with(
         &self,
         game_id: i64,
         include_seed: bool,
         full: bool,
     ) -> Result<Export, ServiceError> {
-        let game = self.game(game_id)?;
-        let master = Self::master(&game)?;
+        let game = store::game(self.conn, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
+        let master = Judge::master(&game)?;
         let Position {
             rules,
             state: setup,
             hash: setup_hash,
             ..
-        } = self.position(&game, Some(0))?;
+        } = Judge::position_in(self.conn, &game, Some(0))?;
         // The players' export is what a player may see now (service/sight.rs):
         // in review mode it stops before the turns held for the referee.
         let players = !include_seed && !full;
@@ -222,11 +237,11 @@ impl Judge {
                  (--include-seed), and give the players theirs when the game is over"
             )));
         }
-        let events: Vec<(u32, Value)> = store::events(&self.conn, game_id, None)?
+        let events: Vec<(u32, Value)> = store::events(self.conn, game_id, None)?
             .into_iter()
             .map(|(t, e)| (t, if hide { redact(&e) } else { e }))
             .collect();
-        let submissions = store::submissions(&self.conn, game_id)?;
+        let submissions = store::submissions(self.conn, game_id)?;
         // While the game runs, a player's export holds no order text (an
         // INITIATIVE choice for the next roll, a standing order) and no plain
         // state hash (a side could try the values of what it cannot see
@@ -241,7 +256,7 @@ impl Judge {
         };
         let mut turns = Vec::new();
         for turn in 1..=last {
-            let hash = store::snapshot(&self.conn, game_id, Some(turn))?
+            let hash = store::snapshot(self.conn, game_id, Some(turn))?
                 .map(|(_, _, h)| h)
                 .unwrap_or_default();
             let ts = dice::turn_seed(&master, turn);
@@ -274,10 +289,10 @@ impl Judge {
         // A game over outside its rules before the judge recorded how
         // (database migration 16): the ending its stored record gives.
         let ending =
-            match store::ending(&self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()) {
+            match store::ending(self.conn, game_id)?.and_then(|e| serde_json::from_str(&e).ok()) {
                 Some(e) => Some(e),
                 None if status == "over" => {
-                    let end = self.position(&game, Some(last))?;
+                    let end = Judge::position_in(self.conn, &game, Some(last))?;
                     derived_ending(&rules, &end.state, result.as_deref(), last)
                 }
                 None => None,
@@ -298,7 +313,7 @@ impl Judge {
             setup_state_hash: seal(setup_hash),
             turns,
             ending,
-            messages: crate::store::team::messages(&self.conn, game_id)?
+            messages: crate::store::team::messages(self.conn, game_id)?
                 .into_iter()
                 .filter(|m| !hide || m.kind == "press")
                 .collect(),

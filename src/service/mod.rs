@@ -25,7 +25,7 @@ mod turns;
 pub use deferred::Renderer;
 pub use inbound::Pipeline;
 pub use outbox::Outbox;
-pub use predict::PREDICT_ANSWERS_PER_SEAT_DAY;
+pub use predict::{Predict, PREDICT_ANSWERS_PER_SEAT_DAY};
 pub use reports::Reports;
 pub use seats::Seats;
 pub use turns::Turns;
@@ -569,7 +569,7 @@ impl Judge {
 
     /// The judge's plus-address carrying a token.
     fn address_of(&self, token: &str) -> String {
-        format!("{}+{}@{}", self.cfg.local_part(), token, self.cfg.domain())
+        plus_address(&self.cfg, token)
     }
 
     /// The mail an outbox row holds, as delivery sends it (a report still
@@ -636,6 +636,12 @@ impl Judge {
     ) -> Result<i64, ServiceError> {
         self.turns().new_game(scenario, seats, opts)
     }
+}
+
+/// The judge's plus-address carrying a token (a seat's, a member's or
+/// the referee's reply address), by the config's address.
+fn plus_address(cfg: &Config, token: &str) -> String {
+    format!("{}+{}@{}", cfg.local_part(), token, cfg.domain())
 }
 
 /// At most `lines` lines of `text`, each cut to `cols` characters: what a

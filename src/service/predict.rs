@@ -4,12 +4,12 @@
 //! them answers that PREDICT is not available. Nothing is stored but the
 //! answer and the inbox log's line; no die of the game is drawn.
 
-use super::clock::stamp;
+use super::clock::{stamp, Clock};
 use super::{sight, Answer, Judge, Position, ServiceError};
 use crate::protocol::Request;
 use crate::rules::Viewer;
-use crate::store::Transaction;
 use crate::store::{self, Seat};
+use crate::store::{Connection, Transaction};
 
 /// At most this many PREDICT answers per seat in 24 hours (the mails over
 /// it get a short error answer, itself under the error answers' cap).
@@ -19,7 +19,29 @@ pub const PREDICT_ANSWERS_PER_SEAT_DAY: i64 = 20;
 /// seat, which is how the cap counts them).
 const OUTCOME: &str = "answered: predict";
 
+/// The PREDICT use case: it reads the database and tells the time by the
+/// judge's clock (the answers' cap); the seat's reply address and the error
+/// answers' wording are reached through `judge`. [`Judge::predict`] hands
+/// it out.
+pub struct Predict<'a> {
+    judge: &'a Judge,
+    conn: &'a Connection,
+    clock: &'a dyn Clock,
+}
+
 impl Judge {
+    /// The PREDICT use case, on this judge's database and clock.
+    #[must_use]
+    pub fn predict(&self) -> Predict<'_> {
+        Predict {
+            judge: self,
+            conn: &self.conn,
+            clock: self.clock.as_ref(),
+        }
+    }
+}
+
+impl Predict<'_> {
     /// PREDICT for an authenticated seat: the odds of the mail's orders as
     /// the answer, nothing submitted. Returns the inbox log's outcome.
     pub(super) fn predict_mail(
@@ -29,12 +51,12 @@ impl Judge {
         req: &Request,
         answer: &mut Answer,
     ) -> Result<(String, String), ServiceError> {
-        answer.for_seat(self.seat_address(seat), seat);
+        answer.for_seat(self.judge.seat_address(seat), seat);
         let detail = seat_detail(seat);
         let since = stamp(self.clock.now() - chrono::Duration::days(1));
         let done = store::outcomes_since(tx, OUTCOME, &detail, &since)?;
         if done >= PREDICT_ANSWERS_PER_SEAT_DAY {
-            answer.err(self.inbound().error_text(
+            answer.err(self.judge.inbound().error_text(
                 &format!(
                     "This judge answers at most {PREDICT_ANSWERS_PER_SEAT_DAY} PREDICT mails a day for one seat,\nand game {} ({}) has had that many. Your orders were not used.",
                     seat.game_id, seat.side
@@ -45,7 +67,7 @@ impl Judge {
             return Ok(("answered: predict cap reached".into(), detail));
         }
         if !req.has_orders {
-            answer.err(self.inbound().error_text(
+            answer.err(self.judge.inbound().error_text(
                 "PREDICT needs the orders to reckon, on the lines after it.",
                 &[],
                 "Nothing was submitted.",
@@ -63,7 +85,7 @@ impl Judge {
                 Ok((OUTCOME.into(), detail))
             }
             Err(why) => {
-                answer.err(self.inbound().error_text(
+                answer.err(self.judge.inbound().error_text(
                     &format!(
                         "Your orders for game {} ({}) could not be reckoned:",
                         seat.game_id, seat.side
@@ -85,12 +107,12 @@ impl Judge {
         side: &str,
         orders: &str,
     ) -> Result<Result<String, String>, ServiceError> {
-        let game = self.game(game_id)?;
+        let game = store::game(self.conn, game_id)?.ok_or(ServiceError::NoGame(game_id))?;
         let viewer = Viewer::Side(side.to_string());
         if sight::holds_back(&game, &viewer) {
             return Ok(Err(sight::held_line(&game)));
         }
-        let Position { rules, state, .. } = self.position(&game, None)?;
+        let Position { rules, state, .. } = Judge::position_in(self.conn, &game, None)?;
         Ok(rules
             .predict(&state, side, orders)
             .map_err(|r| r.to_string()))

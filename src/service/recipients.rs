@@ -5,6 +5,7 @@
 //! notice meant for a side goes to every member of it.
 
 use super::{Judge, ServiceError, OPEN_SEAT};
+use crate::config::Config;
 use crate::store::Connection;
 use crate::store::{self, Seat};
 
@@ -47,7 +48,22 @@ impl Recipient {
     }
 }
 
+/// Who gets a game's mails, as a use case other use cases ask: it reads
+/// the database and the judge's address from the config.
+/// [`Judge::recipients`] hands it out.
+pub struct Recipients<'a> {
+    cfg: &'a Config,
+}
+
 impl Judge {
+    /// Who gets a game's mails, by this judge's config.
+    #[must_use]
+    pub fn recipients(&self) -> Recipients<'_> {
+        Recipients { cfg: &self.cfg }
+    }
+}
+
+impl Recipients<'_> {
     /// Everyone of a game: every side's first seat, the teams' other
     /// members, then the referee, then the observers. Open seats are left
     /// out. Every mail the judge sends "to everyone" takes its list here.
@@ -72,7 +88,7 @@ impl Judge {
             }
             out.push(Recipient {
                 email: seat.email.clone(),
-                reply_to: Some(self.seat_address(&seat)),
+                reply_to: Some(super::plus_address(self.cfg, &seat.token)),
                 role: Role::Member {
                     side: seat.side.clone(),
                     seat_no,
@@ -83,7 +99,7 @@ impl Judge {
         if let Some(r) = store::referee(conn, game_id)? {
             out.push(Recipient {
                 email: r.email.clone(),
-                reply_to: Some(self.address_of(&r.token)),
+                reply_to: Some(super::plus_address(self.cfg, &r.token)),
                 role: Role::Referee,
                 seat: None,
             });

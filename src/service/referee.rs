@@ -512,7 +512,7 @@ impl Desk<'_> {
     }
 
     /// Every player (with his reply address) and observer of a game:
-    /// everyone of the game but the referee ([`Judge::everyone_of_game`]).
+    /// everyone of the game but the referee (`Recipients::everyone_of_game`).
     pub(super) fn audience(
         &self,
         tx: &Transaction<'_>,
@@ -520,6 +520,7 @@ impl Desk<'_> {
     ) -> Result<Vec<(String, Option<String>)>, ServiceError> {
         Ok(self
             .judge
+            .recipients()
             .everyone_of_game(tx, game.id)?
             .into_iter()
             .filter(|r| r.role != super::recipients::Role::Referee)

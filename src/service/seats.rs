@@ -133,6 +133,7 @@ impl Seats<'_> {
                 // Every member of the other sides is told.
                 for r in self
                     .judge
+                    .recipients()
                     .everyone_of_game(tx, game.id)?
                     .into_iter()
                     .filter(|r| r.is_player() && !r.of_side(&seat.side))
@@ -242,7 +243,7 @@ impl Seats<'_> {
         );
         text.push_str(&self.judge.judge_plays_line(tx, game.id)?);
         let mut pages = Vec::new();
-        for r in self.judge.everyone_of_game(tx, game.id)? {
+        for r in self.judge.recipients().everyone_of_game(tx, game.id)? {
             let viewer = match &r.role {
                 super::recipients::Role::Member { side, .. } => Viewer::Side(side.clone()),
                 super::recipients::Role::Referee => Viewer::Referee,

@@ -733,7 +733,7 @@ impl Teams<'_> {
             crate::report::wrap(text, 76, "  ").trim_end()
         );
         let mut n = 0;
-        for r in self.judge.everyone_of_game(tx, game.id)? {
+        for r in self.judge.recipients().everyone_of_game(tx, game.id)? {
             let (to, reply_to) = (r.email, r.reply_to);
             if to.eq_ignore_ascii_case(&seat.email) {
                 continue;

@@ -304,7 +304,7 @@ fn no_replay_shows_an_unseen_enemy_unit() {
 /// checks. The number of turns scanned.
 fn scan_replays(r: &Ruleset, judge: &adjutant::service::Judge, game_id: i64) -> u32 {
     let game = judge.game(game_id).unwrap();
-    let ex = judge.export_with(game_id, true, true).unwrap();
+    let ex = judge.exports().export_with(game_id, true, true).unwrap();
     let state = |t: u32| -> M44 {
         let pos = judge.position(&game, Some(t)).unwrap();
         pos.state.get::<M44>().unwrap().clone()

@@ -398,3 +398,95 @@ fn only_the_seven_years_wars_files_name_it() {
         bad.join("\n")
     );
 }
+
+/// What may stay `impl Judge` (docs/architecture.md, "The service and the
+/// binary by use-case"): opening the judge, its configuration's reads (a
+/// seat's picture and reply address), the shared reads of a game and its
+/// position, the outbox row a host reads, the `new_game` forward, and one
+/// accessor per use case; the judge's own seats (general.rs) until issue 58
+/// moves them. Everything else is a use case's, on a type of its own.
+const JUDGE_MAY_HOLD: &[&str] = &[
+    // construction, configuration, shared reads
+    "open",
+    "picture_of",
+    "seat_address",
+    "address_of",
+    "outbox_mail",
+    "game",
+    "position",
+    "position_in",
+    "master",
+    "new_game",
+    // the use cases' accessors
+    "inbound",
+    "turns",
+    "seats",
+    "deadlines",
+    "campaigns",
+    "outbox",
+    "standings",
+    "teams",
+    "referee",
+    "reports",
+    "predict",
+    "recipients",
+    "exports",
+    // issue 58's, in src/service/general.rs
+    "judge_plays",
+    "judge_plays_line",
+];
+
+/// The methods of every `impl Judge` block of the service, by file: a
+/// block opens at a line `impl Judge {` and closes at the next `}` in
+/// column 0; its methods are the `fn` lines indented once.
+fn judge_methods() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/service");
+    let mut out = Vec::new();
+    for (path, text) in sources(&root) {
+        let mut inside = false;
+        for line in text.lines() {
+            if line.starts_with("impl Judge {") {
+                inside = true;
+            } else if inside && line.starts_with('}') {
+                inside = false;
+            } else if inside {
+                let l = line.strip_prefix("    ").unwrap_or("");
+                let l = l
+                    .strip_prefix("pub(super) ")
+                    .or_else(|| l.strip_prefix("pub(crate) "))
+                    .or_else(|| l.strip_prefix("pub "))
+                    .unwrap_or(l);
+                if let Some(rest) = l.strip_prefix("fn ") {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    out.push((path.clone(), name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 56 item 5: the service by use case, `Judge` reduced to
+/// construction, configuration, shared reads and accessors. A use case's
+/// method put back on the judge fails here with its file and name.
+#[test]
+fn the_judge_holds_only_construction_configuration_and_accessors() {
+    let methods = judge_methods();
+    assert!(
+        methods.iter().any(|(_, m)| m == "open") && methods.iter().any(|(_, m)| m == "turns"),
+        "the impl Judge blocks were found: {methods:?}"
+    );
+    let extra: Vec<String> = methods
+        .iter()
+        .filter(|(_, m)| !JUDGE_MAY_HOLD.contains(&m.as_str()))
+        .map(|(p, m)| format!("{p}: {m}"))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "{} methods of a use case are still impl Judge (docs/architecture.md): {extra:#?}",
+        extra.len()
+    );
+}

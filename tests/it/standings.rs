@@ -149,7 +149,7 @@ struct Counted {
 fn count_from_exports(judge: &Judge, seating: &Seating) -> BTreeMap<String, Counted> {
     let mut out: BTreeMap<String, Counted> = BTreeMap::new();
     for (id, sides) in seating {
-        let ex = serde_json::to_value(judge.export(*id, false).unwrap()).unwrap();
+        let ex = serde_json::to_value(judge.exports().export(*id, false).unwrap()).unwrap();
         if ex["status"] != "over" {
             continue;
         }

@@ -260,9 +260,9 @@ fn game_exports(kind: &Kind, n: u64) -> Vec<(String, Value)> {
     let what = format!("{} {} seed {n}", kind.ruleset, kind.scenario);
     let mut out = vec![(
         format!("{what}: the host's export"),
-        serde_json::to_value(judge.export_with(id, true, false).unwrap()).unwrap(),
+        serde_json::to_value(judge.exports().export_with(id, true, false).unwrap()).unwrap(),
     )];
-    if let Ok(players) = judge.export(id, false) {
+    if let Ok(players) = judge.exports().export(id, false) {
         out.push((
             format!("{what}: the players' export"),
             serde_json::to_value(players).unwrap(),

@@ -137,7 +137,7 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
             }
         }
     }
-    let backup = judge.export_with(id, true, false).unwrap();
+    let backup = judge.exports().export_with(id, true, false).unwrap();
     out.push_str(&(serde_json::to_string_pretty(&backup).unwrap() + "\n"));
     let v = adjutant::service::export::verify(&backup);
     let _ = writeln!(
@@ -148,7 +148,7 @@ pub fn play(spec: &Spec, n: u64) -> Vec<u8> {
         v.notes.join("\n")
     );
     let _ = writeln!(out, "== refused\n{}", refused.join("\n"));
-    match judge.export(id, false) {
+    match judge.exports().export(id, false) {
         Ok(players) => out.push_str(&(serde_json::to_string_pretty(&players).unwrap() + "\n")),
         Err(e) => {
             let _ = writeln!(out, "== the players' export: {e}");
