@@ -1,46 +1,118 @@
-//! Criterion: one full turn report for a 13x9 board, as the service builds it
-//! (view from the stored JSON state, text map, compact map, combat report,
-//! order template, SVG, HTML, JSON, and the turn_report template), and the
-//! board's PNG of that report (issue 37): rasterising the SVG alone, and the
-//! whole HTML of a mail with the picture inline.
+//! Criterion: one full turn report of every registered family, as the
+//! service builds it through the erased interface (`full_report/<ruleset>`:
+//! views, text map, combat report, order template, SVG, HTML, JSON, and the
+//! turn_report template), and the board's PNG of Memoir '44's sample report
+//! (issue 37): rasterising the SVG alone, and the whole HTML of a mail with
+//! the picture inline.
 
+use adjutant::engine::dice::ChaChaDice;
 use adjutant::report::picture::{self, Picture};
 use adjutant::report::Templates;
 use adjutant::rules::memoir44::report::sample;
 use adjutant::rules::Load;
-use adjutant::rules::{Rules, State, Viewer};
+use adjutant::rules::{Event, Orders, Rules, State, Viewer};
+use adjutant::service;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde_json::json;
 
-fn full_report(c: &mut Criterion) {
-    let s = sample::standard();
-    let rules = Rules::load("memoir44").expect("rules");
-    let state = State::of(s.state.clone());
-    let events: Vec<adjutant::rules::Event> = s
-        .events
-        .iter()
-        .cloned()
-        .map(adjutant::rules::Event::of)
-        .collect();
-    let viewer = Viewer::Side("allies".into());
-    let t = Templates::shipped();
-    c.bench_function("full_report", |b| {
-        b.iter(|| {
-            let p = rules.report_parts(&state, &events, &viewer, Some(&s.mover));
-            let text = t.render(
-                "turn_report.txt",
-                json!({
-                    "game_id": 1, "scenario": "pegasus-bridge", "turn": 12, "mover": s.mover,
-                    "events": [], "combat": p.combat, "map": p.map,
-                    "orders_template": p.orders, "over": false, "result": "", "seed": "",
-                    "waiting": "Waiting for: allies", "deadline": null,
-                    "turn_seed": "00", "next_commitment": "00", "state_hash": "00",
-                }),
-            );
-            let html = p.html("Game 1: turn 12", &text);
-            black_box((text.len(), html.len(), p.json.len()))
+/// One family's sample: the state after the last phase played, its
+/// events, and the side that made it.
+struct Sample {
+    ruleset: String,
+    scenario: String,
+    rules: Rules,
+    state: State,
+    events: Vec<Event>,
+    mover: Option<String>,
+}
+
+/// A position of every registered family with a turn's events to report:
+/// its first shipped scenario, set up from a fixed seed and played a few
+/// phases with random orders (a pass where the family draws none), all
+/// through the erased interface.
+fn family_samples() -> Vec<Sample> {
+    let seed = [7u8; 32];
+    let mut out = Vec::new();
+    for f in adjutant::rules::families() {
+        let Some((scenario, ruleset)) = (f.scenarios)().into_iter().next() else {
+            continue;
+        };
+        let (rules, source) = service::scenario_source(&scenario).expect("a shipped scenario");
+        let mut state = service::setup_state(&rules, &source, &seed).expect("set up");
+        let mut last = (Vec::new(), None);
+        let mut rng = ChaChaDice::stream(&seed, "bench-orders");
+        for turn in 1..=6 {
+            let phase = rules.phase(&state);
+            if phase.sides.is_empty() && rules.result(&state).is_some() {
+                break;
+            }
+            let orders: Vec<Orders> = phase
+                .sides
+                .iter()
+                .map(|side| Orders {
+                    side: side.clone(),
+                    text: rules
+                        .random_orders(&state, side, &mut rng)
+                        .filter(|o| rules.check(&state, side, o).is_ok())
+                        .or_else(|| rules.pass_orders(&state, side))
+                        .unwrap_or_default(),
+                })
+                .collect();
+            let Ok(adj) = service::adjudicate_turn(&rules, &state, &seed, turn, &orders) else {
+                break;
+            };
+            state = rules.numbered(adj.state, turn);
+            last = (adj.events, phase.sides.first().cloned());
+        }
+        out.push(Sample {
+            ruleset,
+            scenario,
+            rules,
+            state,
+            events: last.0,
+            mover: last.1,
         });
-    });
+    }
+    out
+}
+
+/// One full turn report of every family, as the service builds it: the
+/// parts (views, maps, combat report, order template, SVG, HTML, JSON)
+/// through the erased interface for the first side, and the turn_report
+/// template.
+fn full_report(c: &mut Criterion) {
+    let t = Templates::shipped();
+    for Sample {
+        ruleset,
+        scenario,
+        rules,
+        state,
+        events,
+        mover,
+    } in family_samples()
+    {
+        let Some(side) = rules.sides(&state).into_iter().next() else {
+            continue;
+        };
+        let viewer = Viewer::Side(side);
+        c.bench_function(&format!("full_report/{ruleset}"), |b| {
+            b.iter(|| {
+                let p = rules.report_parts(&state, &events, &viewer, mover.as_deref());
+                let text = t.render(
+                    "turn_report.txt",
+                    json!({
+                        "game_id": 1, "scenario": scenario, "turn": 6, "mover": mover,
+                        "events": [], "combat": p.combat, "map": p.map,
+                        "orders_template": p.orders, "over": false, "result": "", "seed": "",
+                        "waiting": "Waiting for: allies", "deadline": null,
+                        "turn_seed": "00", "next_commitment": "00", "state_hash": "00",
+                    }),
+                );
+                let html = p.html("Game 1: turn 6", &text);
+                black_box((text.len(), html.len(), p.json.len()))
+            });
+        });
+    }
 }
 
 fn board_png(c: &mut Criterion) {
