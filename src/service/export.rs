@@ -1114,9 +1114,15 @@ mod tests {
 
     #[test]
     fn a_format_1_export_parses_with_two_sides_orders_merged() {
+        // A registered family's first shipped scenario: the reading of the
+        // format names no family.
+        let (scenario, ruleset) = (crate::rules::families()[0].scenarios)()
+            .into_iter()
+            .next()
+            .expect("a shipped scenario");
         let text = json!({
-            "format": "adjutant-export/1", "game": 3, "ruleset": "memoir44",
-            "scenario": "pegasus-bridge", "options": {}, "status": "active",
+            "format": "adjutant-export/1", "game": 3, "ruleset": ruleset,
+            "scenario": scenario, "options": {}, "status": "active",
             "result": null, "sides": ["allies", "axis"], "seed_commitment": "c",
             "seed": null, "setup_state_hash": "h",
             "turns": [

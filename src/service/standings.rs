@@ -457,7 +457,12 @@ mod tests {
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_string()).collect();
         Finished {
             id,
-            ruleset: "memoir44".into(),
+            // A registered family's ruleset: the ratings name no family.
+            ruleset: (crate::rules::families()[0].scenarios)()
+                .into_iter()
+                .next()
+                .map(|(_, ruleset)| ruleset)
+                .expect("a shipped scenario"),
             result: result.into(),
             sides: vec![("allies".into(), v(a)), ("axis".into(), v(b))],
             resigned: None,
