@@ -13,6 +13,10 @@
 //! - `picture_distinct_warm_top_whole`: the same, the top (what is drawn
 //!   over the layer) drawn whole, not from its kept pieces: the code path
 //!   before the pieces, so the figure to compare the warm one with;
+//! - `picture_distinct_warm_old_encode`: the warm boards' pixels (the layer
+//!   and pieces kept) indexed and deflated whole, every pixel and row
+//!   (`quantise`, `deflate`): the encoding before the banded one, so the
+//!   figure to compare the warm one with;
 //! - `picture_distinct_whole`: the same boards each drawn whole, never cut
 //!   at its static layer (`picture::draw_whole`): the code path of every
 //!   picture before issue 57, so the figure to compare the two above with.
@@ -55,6 +59,16 @@ fn forget_all() {
 
 fn picture_distinct(c: &mut Criterion) {
     let (svg, distinct) = boards(8);
+    {
+        // The PNG's size, banded over the layer and as before (once).
+        forget_all();
+        let _ = picture::draw(&svg);
+        let new = picture::draw(&distinct[0]).map_or(0, |d| d.0.len());
+        let (p, ..) = picture::pixels_how(&distinct[0]).expect("draws");
+        let old = picture::deflate(&picture::quantise(p.width(), p.height(), p.data()))
+            .map_or(0, |b| b.len());
+        eprintln!("picture_distinct PNG bytes: banded {new}, whole encoding {old}");
+    }
     c.bench_function("picture_distinct_cold", |b| {
         b.iter(|| {
             forget_all();
@@ -83,6 +97,18 @@ fn picture_distinct(c: &mut Criterion) {
             picture::forget_drawn();
             k = (k + 1) % moved.len();
             black_box(picture::png(black_box(&moved[k])).map(|(b, ..)| b.len()))
+        });
+    });
+    c.bench_function("picture_distinct_warm_old_encode", |b| {
+        b.iter(|| {
+            i = (i + 1) % distinct.len();
+            let (p, ..) = picture::pixels_how(black_box(&distinct[i])).expect("draws");
+            black_box(picture::deflate(&picture::quantise(
+                p.width(),
+                p.height(),
+                p.data(),
+            )))
+            .map(|b| b.len())
         });
     });
     c.bench_function("picture_distinct_warm_top_whole", |b| {

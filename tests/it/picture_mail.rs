@@ -812,6 +812,32 @@ fn each_familys_board_is_drawn_over_its_kept_static_layer_unchanged() {
                 );
                 picture::forget_layers();
                 let (pieces, ..) = picture::pixels_how(&svg).expect("draws");
+                // The mail's PNG shows the pixels drawn: only anti-aliased
+                // edges snapped to a palette colour are far from them (a
+                // band of rows kept from the static layer where a unit now
+                // stands would be thousands).
+                let img = Image::decode(png);
+                let far = img
+                    .rgb
+                    .chunks_exact(3)
+                    .zip(pieces.data().chunks_exact(4))
+                    .filter(|(a, b)| (0..3).any(|i| a[i].abs_diff(b[i]) > 48))
+                    .count();
+                eprintln!("{scenario} {name}: {far} pixels far of {}", img.w * img.h);
+                // Screenshots for a look (docs/performance.md): the mail's
+                // PNG, and the same pixels indexed and deflated whole (the
+                // encoding before the bands).
+                if let Ok(dir) = std::env::var("ADJUTANT_PICTURE_DUMP") {
+                    let stem = format!("{dir}/{scenario}-{name}");
+                    std::fs::write(format!("{stem}-banded.png"), png).expect("write");
+                    let old = picture::quantise(pieces.width(), pieces.height(), pieces.data());
+                    let old = picture::deflate(&old).expect("deflates");
+                    std::fs::write(format!("{stem}-whole.png"), old).expect("write");
+                }
+                assert!(
+                    far * 1000 <= img.w * img.h,
+                    "{scenario} {name}: {far} pixels far from the pixels drawn"
+                );
                 let (whole, _) = picture::pixels_whole(&svg).expect("draws");
                 let (most, n) = picture::difference(&pieces, &whole).expect("same size");
                 let all = pieces.data().len();

@@ -190,15 +190,22 @@ pub(crate) fn split(svg: &str) -> Option<Split> {
     })
 }
 
-/// How many layers are kept at most, and their pixels' bytes at most (the
-/// newest one is kept whatever its size). A layer is 3 to 7 MB (a board of
-/// 1,000 to 1,500 pixels a side, four bytes a pixel).
+/// How many layers are kept at most, and their bytes at most (the newest
+/// one is kept whatever its size). A layer is 4 to 9 MB (a board of 1,000
+/// to 1,500 pixels a side, four bytes a pixel and one byte of index).
 const LAYERS: usize = 8;
 const LAYER_BYTES: usize = 24 << 20;
 
+/// A static layer drawn: its pixels, and its palette, indices and deflated
+/// bands (`band`).
+pub(crate) struct Layer {
+    pub pixmap: Pixmap,
+    pub base: crate::band::Base,
+}
+
 /// A layer with its SVG: empty while one thread draws it (another thread
 /// asking for it waits for that drawing).
-type Kept = (Box<str>, OnceLock<Option<Arc<Pixmap>>>);
+type Kept = (Box<str>, OnceLock<Option<Arc<Layer>>>);
 
 fn kept() -> &'static Mutex<VecDeque<Arc<Kept>>> {
     static KEPT: OnceLock<Mutex<VecDeque<Arc<Kept>>>> = OnceLock::new();
@@ -218,10 +225,7 @@ pub(crate) fn forget() {
 
 /// The layer drawn from `svg` (by `draw`, outside the lock), and whether it
 /// was kept from before.
-pub(crate) fn layer(
-    svg: &str,
-    draw: impl FnOnce() -> Option<Pixmap>,
-) -> (Option<Arc<Pixmap>>, bool) {
+pub(crate) fn layer(svg: &str, draw: impl FnOnce() -> Option<Layer>) -> (Option<Arc<Layer>>, bool) {
     let (entry, found) = {
         let mut k = lock();
         if let Some(i) = k.iter().position(|d| *d.0 == *svg) {
@@ -233,7 +237,7 @@ pub(crate) fn layer(
             let bytes = |d: &Arc<Kept>| {
                 d.1.get()
                     .and_then(Option::as_ref)
-                    .map_or(0, |p| p.data().len())
+                    .map_or(0, |l| l.pixmap.data().len() + l.base.bytes())
             };
             while k.len() >= LAYERS
                 || (!k.is_empty() && k.iter().map(bytes).sum::<usize>() > LAYER_BYTES)

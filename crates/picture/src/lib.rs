@@ -18,7 +18,11 @@
 //! over it in pieces (units, markers, legend lines), each piece's drawing
 //! kept with the pixels it was drawn over and laid again where the same
 //! piece lies over the same pixels (`sprite`, docs/performance.md).
+//! The layer is also kept indexed to its own palette and deflated in bands
+//! of rows; a picture over it indexes only the pixels that differ from it
+//! and deflates only the bands they lie in (`band`).
 
+mod band;
 mod layer;
 mod sprite;
 
@@ -183,9 +187,9 @@ pub fn png(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     entry.1.get_or_init(|| draw(svg)).clone()
 }
 
-/// [`png`] without the cache of whole pictures: parse, render, quantise
-/// and deflate, over the board's static layer when it has one and that
-/// layer was drawn before (`layer`).
+/// [`png`] without the cache of whole pictures: parse, render, index and
+/// deflate, over the board's static layer when it has one and that layer
+/// was drawn before (`layer`, `band`).
 #[must_use]
 pub fn draw(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     draw_how(svg).map(|(p, _)| p)
@@ -218,8 +222,11 @@ pub fn draw_how(svg: &str) -> Option<(Drawing, Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn draw_how_with(svg: &str, pieces: bool) -> Option<(Drawing, Drew)> {
-    let (pixmap, size, how) = pixels_how_with(svg, pieces)?;
-    let bytes = deflate(&quantise(pixmap.width(), pixmap.height(), pixmap.data()))?;
+    let (pixmap, layer, size, how) = drawn(svg, pieces)?;
+    let bytes = match layer {
+        Some(l) => band::over(&pixmap, &l.pixmap, &l.base)?,
+        None => band::whole(&pixmap)?,
+    };
     Some(((bytes, size.0, size.1), how))
 }
 
@@ -238,14 +245,27 @@ pub fn pixels_how(svg: &str) -> Option<(Pixmap, (u32, u32), Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), Drew)> {
+    drawn(svg, pieces).map(|(p, _, size, how)| (p, size, how))
+}
+
+/// A picture's pixels, with the static layer they were drawn over (None
+/// when drawn whole), their size in CSS pixels and how they were drawn.
+type Pixels = (Pixmap, Option<Arc<layer::Layer>>, (u32, u32), Drew);
+
+/// [`pixels_how_with`], with the layer.
+fn drawn(svg: &str, pieces: bool) -> Option<Pixels> {
+    let whole = || pixels_whole(svg).map(|(p, size)| (p, None, size, Drew::Whole));
     let Some(cut) = layer::split(svg) else {
-        return pixels_whole(svg).map(|(p, size)| (p, size, Drew::Whole));
+        return whole();
     };
-    let (base, kept) = layer::layer(&cut.layer, || {
-        parse(&cut.layer).and_then(|t| render(&t)).map(|r| r.2)
+    let (layer, kept) = layer::layer(&cut.layer, || {
+        let pixmap = parse(&cut.layer).and_then(|t| render(&t)).map(|r| r.2)?;
+        let base = band::base(&pixmap)?;
+        Some(layer::Layer { pixmap, base })
     });
-    let base = base?;
-    let mut pixmap = Pixmap::clone(&base);
+    let layer = layer?;
+    let base = &layer.pixmap;
+    let mut pixmap = Pixmap::clone(base);
     let (w, h) = (pixmap.width(), pixmap.height());
     let laid = pieces
         && sprite::pieces(&cut.head, &cut.rest)
@@ -260,10 +280,10 @@ pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), D
         )
     } else {
         // Fresh, in case some pieces were laid before one failed.
-        pixmap = Pixmap::clone(&base);
+        pixmap = Pixmap::clone(base);
         let top = parse(&cut.top)?;
         if scaled(&top) != (w, h) {
-            return pixels_whole(svg).map(|(p, size)| (p, size, Drew::Whole));
+            return whole();
         }
         let scale = scale_for(top.size().width().ceil());
         resvg::render(
@@ -275,7 +295,7 @@ pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), D
         (size.width().ceil() as u32, size.height().ceil() as u32)
     };
     let how = if kept { Drew::OnLayer } else { Drew::Layer };
-    Some((pixmap, size, how))
+    Some((pixmap, Some(layer), size, how))
 }
 
 /// The pixels of the SVG drawn whole, and its size in CSS pixels.
@@ -322,7 +342,7 @@ pub fn in_pieces(svg: &str) -> bool {
 #[must_use]
 pub fn draw_whole(svg: &str) -> Option<(Vec<u8>, u32, u32)> {
     let (pixmap, size) = pixels_whole(svg)?;
-    let bytes = deflate(&quantise(pixmap.width(), pixmap.height(), pixmap.data()))?;
+    let bytes = band::whole(&pixmap)?;
     Some((bytes, size.0, size.1))
 }
 
@@ -446,7 +466,8 @@ pub struct Indexed {
     data: Vec<u8>,
 }
 
-/// Stage 3: opaque RGBA pixels as indices into at most [`MAX_COLOURS`]
+/// Stage 3 as it was before the banded encoding (`band`, which the pictures
+/// now use; kept for the benchmarks): opaque RGBA pixels as indices into at most [`MAX_COLOURS`]
 /// colours, each pixel the palette colour nearest the first pixel of its
 /// 15-bit bucket (a bucket's colours differ by less than 8 a channel).
 #[doc(hidden)]
@@ -493,7 +514,8 @@ pub fn quantise(w: u32, h: u32, rgba: &[u8]) -> Indexed {
     }
 }
 
-/// Stage 4: the indexed picture as a PNG file: zlib level 3 (greedy
+/// Stage 4 as it was before the banded encoding (`band`; kept for the
+/// benchmarks): the indexed picture as a PNG file: zlib level 3 (greedy
 /// matching), no filter. Level 9 made the Pegasus Bridge board's PNG 10%
 /// smaller for six times the time, and was 40% of the picture's;
 /// a palette image's rows gain nothing from the PNG filters (the adaptive
@@ -704,6 +726,38 @@ mod tests {
             again,
             "a pure function of the SVG"
         );
+    }
+
+    /// How far the PNG's pixels are from the pixels drawn: the largest
+    /// difference of one channel, and how many pixels differ by more than
+    /// `far` in some channel.
+    fn off(png: &[u8], pixmap: &Pixmap, far: u8) -> (u8, usize) {
+        let (w, h, rgb) = decode(png);
+        assert_eq!((w, h), (pixmap.width(), pixmap.height()));
+        rgb.chunks_exact(3)
+            .zip(pixmap.data().chunks_exact(4))
+            .fold((0, 0), |(m, n), (a, b)| {
+                let d = (0..3).map(|i| a[i].abs_diff(b[i])).max().unwrap_or(0);
+                (m.max(d), n + usize::from(d > far))
+            })
+    }
+
+    #[test]
+    fn a_picture_over_a_kept_layer_shows_what_was_drawn_over_it() {
+        forget_layers();
+        let (first, _) = draw_how(LAYERED).expect("draws");
+        let (drawn, ..) = pixels_how(LAYERED).expect("draws");
+        // An anti-aliased edge is snapped to a near colour: a few are far.
+        assert!(off(&first.0, &drawn, 48).1 <= 8);
+        // A unit moved to where the layer's band was kept: the band is
+        // deflated again, and shows the unit.
+        let moved = LAYERED.replace("x=\"12\" y=\"14\"", "x=\"50\" y=\"20\"");
+        let (second, how) = draw_how(&moved).expect("draws");
+        assert_eq!(how, Drew::OnLayer);
+        let (drawn, ..) = pixels_how(&moved).expect("draws");
+        assert!(off(&second.0, &drawn, 48).1 <= 8);
+        let (old, ..) = pixels_how(LAYERED).expect("draws");
+        assert!(off(&second.0, &old, 48).1 > 100, "the unit moved");
     }
 
     #[test]

@@ -1,0 +1,461 @@
+//! The PNG written from palette indices in bands of rows (issue 57).
+//!
+//! A board's static layer (`layer`) is indexed once, with a palette of its
+//! own ([`LAYER_COLOURS`] at most), and its rows deflated once in bands of
+//! [`BAND`] rows, each band compressed alone (the compressor reset before
+//! it, a sync flush after it: a band's bytes do not depend on the bands
+//! before it). A picture drawn over the layer then:
+//!
+//! - finds, row by row, the span of pixels that differ from the layer's
+//!   (a pure function of the two pixmaps, whatever was kept);
+//! - adds to the layer's palette the most frequent colours of those spans
+//!   that it lacks, up to [`MAX_COLOURS`](crate::MAX_COLOURS) in all;
+//! - indexes only the pixels of those spans (nearest colour of the whole
+//!   palette); every other pixel keeps the layer's index;
+//! - deflates only the bands that hold such a span: a band no span touches
+//!   is the layer's band, whose compressed bytes (and Adler-32) are kept.
+//!
+//! The zlib stream is the bands' raw deflate blocks one after another, an
+//! empty final block, and the Adler-32 of the whole, combined from the
+//! bands' own. Drawn fresh or from what was kept, a band is the same bytes,
+//! so the PNG stays a pure function of the SVG.
+
+use flate2::{Compress, Compression, FlushCompress};
+use resvg::tiny_skia::Pixmap;
+
+/// Rows in a band.
+pub(crate) const BAND: usize = 16;
+
+/// The most colours the layer's own palette keeps; the rest of
+/// [`crate::MAX_COLOURS`] is for the colours drawn over it.
+pub(crate) const LAYER_COLOURS: usize = 48;
+
+/// One band deflated: its raw deflate bytes (ending in a sync flush), the
+/// Adler-32 of its uncompressed bytes and their length.
+struct Deflated {
+    z: Vec<u8>,
+    adler: u32,
+    len: usize,
+}
+
+/// A static layer's indexed form, kept with its pixels.
+pub(crate) struct Base {
+    palette: Vec<[u8; 3]>,
+    /// One index a pixel, row after row.
+    index: Vec<u8>,
+    bits: u8,
+    bands: Vec<Deflated>,
+}
+
+impl Base {
+    /// Its bytes in memory (for the layer cache's bound).
+    pub(crate) fn bytes(&self) -> usize {
+        self.index.len() + self.bands.iter().map(|b| b.z.len()).sum::<usize>()
+    }
+}
+
+/// 15-bit key of an RGB colour (5 bits a channel).
+fn key(p: &[u8]) -> usize {
+    (usize::from(p[0] >> 3) << 10) | (usize::from(p[1] >> 3) << 5) | usize::from(p[2] >> 3)
+}
+
+/// Colour counts by 15-bit key, with the first exact colour seen in each.
+struct Counts {
+    count: Vec<u32>,
+    first: Vec<[u8; 3]>,
+}
+
+impl Counts {
+    fn new() -> Counts {
+        Counts {
+            count: vec![0; 1 << 15],
+            first: vec![[0; 3]; 1 << 15],
+        }
+    }
+
+    fn add(&mut self, p: &[u8], n: u32) {
+        let k = key(p);
+        if self.count[k] == 0 {
+            self.first[k] = [p[0], p[1], p[2]];
+        }
+        self.count[k] += n;
+    }
+
+    /// Counts the pixels of `rgba` (runs of one colour counted at once).
+    fn pixels(&mut self, rgba: &[u8]) {
+        let mut px = rgba.chunks_exact(4);
+        if let Some(mut run) = px.next() {
+            let mut n = 1u32;
+            for p in px {
+                if p == run {
+                    n += 1;
+                } else {
+                    self.add(run, n);
+                    (run, n) = (p, 1);
+                }
+            }
+            self.add(run, n);
+        }
+    }
+
+    /// The `max` most frequent buckets not in `skip`, each as the first
+    /// exact colour seen in it, ties broken by key (deterministic).
+    fn top(&self, max: usize, skip: &[[u8; 3]]) -> Vec<[u8; 3]> {
+        let skip: Vec<usize> = skip.iter().map(|c| key(c)).collect();
+        let mut used: Vec<usize> = (0..self.count.len())
+            .filter(|&k| self.count[k] > 0 && !skip.contains(&k))
+            .collect();
+        used.sort_by(|a, b| self.count[*b].cmp(&self.count[*a]).then(a.cmp(b)));
+        used.truncate(max);
+        used.into_iter().map(|k| self.first[k]).collect()
+    }
+}
+
+fn nearest(pal: &[[u8; 3]], p: &[u8]) -> u8 {
+    let d = |c: &[u8; 3]| -> i32 {
+        (0..3)
+            .map(|i| {
+                let e = i32::from(c[i]) - i32::from(p[i]);
+                e * e
+            })
+            .sum()
+    };
+    let mut best = 0usize;
+    let mut best_d = i32::MAX;
+    for (i, c) in pal.iter().enumerate() {
+        let dc = d(c);
+        if dc < best_d {
+            (best, best_d) = (i, dc);
+        }
+    }
+    u8::try_from(best).unwrap_or(0)
+}
+
+/// Pixels to palette indices: each pixel the colour nearest the first pixel
+/// of its 15-bit bucket (a bucket's colours differ by less than 8 a channel).
+struct Indexer<'a> {
+    palette: &'a [[u8; 3]],
+    lut: Vec<u8>,
+}
+
+impl<'a> Indexer<'a> {
+    fn new(palette: &'a [[u8; 3]]) -> Self {
+        Indexer {
+            palette,
+            lut: vec![u8::MAX; 1 << 15],
+        }
+    }
+
+    fn index(&mut self, rgba: &[u8], out: &mut [u8]) {
+        let mut last: Option<(&[u8], u8)> = None;
+        for (ix, p) in out.iter_mut().zip(rgba.chunks_exact(4)) {
+            *ix = match last {
+                Some((q, i)) if q == p => i,
+                _ => {
+                    let k = key(p);
+                    if self.lut[k] == u8::MAX {
+                        self.lut[k] = nearest(self.palette, p);
+                    }
+                    last = Some((p, self.lut[k]));
+                    self.lut[k]
+                }
+            };
+        }
+    }
+}
+
+fn bits_for(palette: &[[u8; 3]]) -> u8 {
+    if palette.len() <= 16 {
+        4
+    } else {
+        8
+    }
+}
+
+/// The deflate level for a picture `w` pixels wide: a wide board
+/// ([`crate::WIDE_PIXELS`] wide: Minden's table) is deflated harder: with
+/// the unit symbols its busy turn's report mail was 83 KB at level 3 and its
+/// PNG 2.5 KB smaller at 9 (issue 53, acceptance 3); the narrower boards
+/// keep the faster level. docs/performance.md has the figures.
+fn level(w: usize) -> u32 {
+    if w as f32 >= crate::WIDE_PIXELS {
+        9
+    } else {
+        3
+    }
+}
+
+/// A PNG row: the filter byte (none) and the indices packed at `bits`.
+fn pack(row: &[u8], bits: u8, out: &mut Vec<u8>) {
+    out.push(0);
+    if bits == 4 {
+        out.extend(
+            row.chunks(2)
+                .map(|p| (p[0] << 4) | p.get(1).copied().unwrap_or(0)),
+        );
+    } else {
+        out.extend_from_slice(row);
+    }
+}
+
+/// Adler-32 of `data`, from `a` (1 for a fresh one).
+fn adler32(a: u32, data: &[u8]) -> u32 {
+    const MOD: u32 = 65521;
+    let (mut s1, mut s2) = (a & 0xffff, a >> 16);
+    for chunk in data.chunks(5552) {
+        for &b in chunk {
+            s1 += u32::from(b);
+            s2 += s1;
+        }
+        s1 %= MOD;
+        s2 %= MOD;
+    }
+    (s2 << 16) | s1
+}
+
+/// The Adler-32 of `x` then `y` from theirs and `y`'s length (zlib's
+/// `adler32_combine`).
+fn adler32_combine(a1: u32, a2: u32, len2: usize) -> u32 {
+    const MOD: u32 = 65521;
+    let rem = (len2 % MOD as usize) as u32;
+    let mut sum1 = a1 & 0xffff;
+    let mut sum2 = (rem * sum1) % MOD;
+    sum1 += (a2 & 0xffff) + MOD - 1;
+    sum2 += (a1 >> 16) + (a2 >> 16) + MOD - rem;
+    if sum1 >= MOD {
+        sum1 -= MOD;
+    }
+    if sum1 >= MOD {
+        sum1 -= MOD;
+    }
+    if sum2 >= MOD << 1 {
+        sum2 -= MOD << 1;
+    }
+    if sum2 >= MOD {
+        sum2 -= MOD;
+    }
+    (sum2 << 16) | sum1
+}
+
+/// Deflates one band's raw rows alone (`c` reset first).
+fn deflate_band(c: &mut Compress, raw: &[u8]) -> Option<Deflated> {
+    c.reset();
+    let mut z = Vec::with_capacity(raw.len() + raw.len() / 8 + 128);
+    let start = c.total_in();
+    loop {
+        let done = usize::try_from(c.total_in() - start).ok()?;
+        c.compress_vec(&raw[done..], &mut z, FlushCompress::Sync)
+            .ok()?;
+        // The flush is complete when all is in and it stopped short of the room.
+        if usize::try_from(c.total_in() - start).ok()? == raw.len() && z.len() < z.capacity() {
+            break;
+        }
+        z.reserve(z.capacity().max(1024));
+    }
+    z.shrink_to_fit();
+    Some(Deflated {
+        z,
+        adler: adler32(1, raw),
+        len: raw.len(),
+    })
+}
+
+/// What changed over the layer in row `y`: the first and one past the last
+/// pixel that differ, or None.
+fn span(now: &[u8], was: &[u8]) -> Option<(usize, usize)> {
+    if now == was {
+        return None;
+    }
+    let px = |i: usize| now[i * 4..i * 4 + 4] != was[i * 4..i * 4 + 4];
+    let n = now.len() / 4;
+    let x0 = (0..n).find(|&i| px(i))?;
+    let x1 = (x0..n).rev().find(|&i| px(i))? + 1;
+    Some((x0, x1))
+}
+
+/// The bands of a picture `w` x `h` (`rows` writes row `y`'s PNG bytes),
+/// band `b` left empty, to be taken from `kept`, when `reuse(b)`.
+fn bands(
+    w: usize,
+    h: usize,
+    mut rows: impl FnMut(usize, &mut Vec<u8>),
+    reuse: impl Fn(usize) -> bool,
+    kept: Option<&[Deflated]>,
+) -> Option<Vec<Deflated>> {
+    let mut c = Compress::new(Compression::new(level(w)), false);
+    let mut out = Vec::with_capacity(h.div_ceil(BAND));
+    let mut raw = Vec::new();
+    for b in 0..h.div_ceil(BAND) {
+        if let (true, Some(k)) = (reuse(b), kept) {
+            out.push(Deflated {
+                z: Vec::new(),
+                adler: k[b].adler,
+                len: k[b].len,
+            });
+            continue;
+        }
+        raw.clear();
+        for y in b * BAND..((b + 1) * BAND).min(h) {
+            rows(y, &mut raw);
+        }
+        out.push(deflate_band(&mut c, &raw)?);
+    }
+    Some(out)
+}
+
+/// The PNG file: `palette`, `bits`, and the zlib stream of `bands` (an empty
+/// band's bytes taken from `kept`).
+fn png_file(
+    w: usize,
+    h: usize,
+    palette: &[[u8; 3]],
+    bits: u8,
+    bands: &[Deflated],
+    kept: Option<&[Deflated]>,
+) -> Vec<u8> {
+    let z_of = |i: usize| -> &[u8] {
+        match (&bands[i].z[..], kept) {
+            ([], Some(k)) => &k[i].z,
+            (z, _) => z,
+        }
+    };
+    let zlen: usize = (0..bands.len()).map(|i| z_of(i).len()).sum();
+    let mut out = Vec::with_capacity(zlen + 3 * palette.len() + 80);
+    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let chunk = |out: &mut Vec<u8>, kind: &[u8; 4], parts: &[&[u8]]| {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(kind);
+        out.extend_from_slice(kind);
+        for p in parts {
+            crc.update(p);
+            out.extend_from_slice(p);
+        }
+        out.extend_from_slice(&crc.finalize().to_be_bytes());
+    };
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&(w as u32).to_be_bytes());
+    ihdr.extend_from_slice(&(h as u32).to_be_bytes());
+    ihdr.extend_from_slice(&[bits, 3, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &[&ihdr]);
+    let plte: Vec<u8> = palette.iter().flatten().copied().collect();
+    chunk(&mut out, b"PLTE", &[&plte]);
+    let adler = bands
+        .iter()
+        .fold(1, |a, b| adler32_combine(a, b.adler, b.len));
+    // zlib header (deflate, 32K window, no dictionary), the bands, an
+    // empty final block (fixed Huffman: end of block), the Adler-32.
+    let mut parts: Vec<&[u8]> = vec![&[0x78, 0x01]];
+    parts.extend((0..bands.len()).map(z_of));
+    let tail = adler.to_be_bytes();
+    parts.push(&[0x03, 0x00]);
+    parts.push(&tail);
+    chunk(&mut out, b"IDAT", &parts);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// The layer's indexed form.
+pub(crate) fn base(layer: &Pixmap) -> Option<Base> {
+    let (w, h) = (layer.width() as usize, layer.height() as usize);
+    let mut counts = Counts::new();
+    counts.pixels(layer.data());
+    let palette = counts.top(LAYER_COLOURS, &[]);
+    let mut index = vec![0u8; w * h];
+    let mut ix = Indexer::new(&palette);
+    for (row, px) in index
+        .chunks_exact_mut(w)
+        .zip(layer.data().chunks_exact(w * 4))
+    {
+        ix.index(px, row);
+    }
+    let bits = bits_for(&palette);
+    let bands = bands(
+        w,
+        h,
+        |y, raw| pack(&index[y * w..][..w], bits, raw),
+        |_| false,
+        None,
+    )?;
+    Some(Base {
+        palette,
+        index,
+        bits,
+        bands,
+    })
+}
+
+/// The PNG of `pixmap`, drawn over `layer` whose indexed form is `base`.
+pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u8>> {
+    let (w, h) = (pixmap.width() as usize, pixmap.height() as usize);
+    if (layer.width() as usize, layer.height() as usize) != (w, h) {
+        return whole(pixmap);
+    }
+    let (now, was) = (pixmap.data(), layer.data());
+    let spans: Vec<Option<(usize, usize)>> = (0..h)
+        .map(|y| span(&now[y * w * 4..][..w * 4], &was[y * w * 4..][..w * 4]))
+        .collect();
+    let mut counts = Counts::new();
+    for (y, s) in spans.iter().enumerate() {
+        if let Some((x0, x1)) = s {
+            counts.pixels(&now[(y * w + x0) * 4..(y * w + x1) * 4]);
+        }
+    }
+    let room = crate::MAX_COLOURS.saturating_sub(base.palette.len());
+    let mut palette = base.palette.clone();
+    palette.extend(counts.top(room, &base.palette));
+    let bits = bits_for(&palette);
+    let mut ix = Indexer::new(&palette);
+    let mut r = vec![0u8; w];
+    let rows = |y: usize, raw: &mut Vec<u8>| {
+        r.copy_from_slice(&base.index[y * w..][..w]);
+        if let Some((x0, x1)) = spans[y] {
+            ix.index(&now[(y * w + x0) * 4..(y * w + x1) * 4], &mut r[x0..x1]);
+        }
+        pack(&r, bits, raw);
+    };
+    let clean = |b: usize| {
+        bits == base.bits
+            && spans[b * BAND..((b + 1) * BAND).min(h)]
+                .iter()
+                .all(Option::is_none)
+    };
+    let bands = bands(w, h, rows, clean, Some(&base.bands))?;
+    Some(png_file(w, h, &palette, bits, &bands, Some(&base.bands)))
+}
+
+/// The PNG of `pixmap` alone (no layer under it).
+pub(crate) fn whole(pixmap: &Pixmap) -> Option<Vec<u8>> {
+    let (w, h) = (pixmap.width() as usize, pixmap.height() as usize);
+    let mut counts = Counts::new();
+    counts.pixels(pixmap.data());
+    let palette = counts.top(crate::MAX_COLOURS, &[]);
+    let mut ix = Indexer::new(&palette);
+    let bits = bits_for(&palette);
+    let mut row = vec![0u8; w];
+    let rows = |y: usize, raw: &mut Vec<u8>| {
+        ix.index(&pixmap.data()[y * w * 4..][..w * 4], &mut row);
+        pack(&row, bits, raw);
+    };
+    let bands = bands(w, h, rows, |_| false, None)?;
+    Some(png_file(w, h, &palette, bits, &bands, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adler32_combines_as_one_pass() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for cut in [0, 1, 5552, 40_000, 99_999] {
+            let (x, y) = data.split_at(cut);
+            assert_eq!(
+                adler32_combine(adler32(1, x), adler32(1, y), y.len()),
+                adler32(1, &data),
+                "{cut}"
+            );
+        }
+    }
+}
