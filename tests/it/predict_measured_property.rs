@@ -779,3 +779,119 @@ fn charge_exact_roundshot_and_shells_agree_with_the_engines_adjudication() {
         "too few positions put a figure of X under the guns"
     );
 }
+
+/// A position, its orders and the sections that fire (name, fire bonus).
+type SectionsAt = (syw::State, String, Vec<(String, bool)>);
+
+/// A random Seven Years' War refused line A (its left wing 1 to 4 files
+/// back 20 or 45 degrees) with two sections (or every section) firing at one
+/// French unit X ahead, of any experience and size, near enough that the
+/// losses may change its frontage; the orders, the sections and their fire
+/// bonus; or None.
+fn sections_at_one_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<SectionsAt> {
+    let exp = ["green", "trained", "veteran"];
+    let text = format!(
+        "id = \"prop\"\nruleset = \"seven-years-war\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [96, 72]\nsides = [\"allied\", \"french\"]\n\
+         [[units]]\nid = \"A\"\nside = \"allied\"\ntype = \"line-infantry\"\nat = [36, 10]\n\
+         experience = \"{}\"\nrefused = [\"LEFT {} BACK {}\"]\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"french-infantry\"\nat = [{}, {}]\n\
+         experience = \"{}\"\nrank_and_file = {}\n",
+        pick(rng, &exp),
+        rng.roll(4),
+        pick(rng, &[20, 45]),
+        36 + i64::from(rng.roll(9)) - 7,
+        10 + 2 + rng.roll(10),
+        pick(rng, &exp),
+        rng.roll(24),
+    );
+    let (orders, secs) = match rng.roll(3) {
+        1 => (
+            "UNIT A: FIRE AT X\n".to_string(),
+            vec![("left".to_string(), false), ("centre".to_string(), true)],
+        ),
+        2 => (
+            "UNIT A: FIRE AT X WITH CENTRE, FIRE AT X WITH LEFT\n".to_string(),
+            vec![("centre".to_string(), true), ("left".to_string(), false)],
+        ),
+        _ => (
+            "UNIT A: FIRE AT X WITH LEFT BONUS, FIRE AT X WITH CENTRE\n".to_string(),
+            vec![("left".to_string(), true), ("centre".to_string(), false)],
+        ),
+    };
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "allied", &orders).ok()?;
+    let u = st.unit("A")?;
+    // A refused line's FIRE AT: its sections in the engine's own order.
+    let secs = if orders.contains("WITH") {
+        secs
+    } else {
+        syw::line::sections(r, u)
+            .iter()
+            .map(|(n, _)| ((*n).to_string(), *n == "centre"))
+            .collect()
+    };
+    syw::predict::exact_sections_fire(r, &st, "A", &secs, "X")?;
+    Some((st, orders, secs))
+}
+
+/// Issue 55: PREDICT's exact odds of two sections of a refused line at one
+/// target (each later section's dice on the figures the earlier leave, the
+/// target tested once) agree with the engine's adjudication of the same
+/// order: the rank and file X loses and its fate, the fog-of-war die forced
+/// to no event as above.
+#[test]
+fn syw_exact_sections_at_one_target_agree_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
+    let r = syw::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 6, 6]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((st, orders, secs)) = sections_at_one_position(&r, &mut rng) else {
+            continue;
+        };
+        let (kx, fx) = syw::predict::exact_sections_fire(&r, &st, "A", &secs, "X").unwrap();
+        let (mut sk, mut sf) = (vec![0_u64; 64], vec![0_u64; 6]);
+        let mut fired = vec![0_u64; 4];
+        for i in 0..runs {
+            let mut dice = FirstThen {
+                first: Some(3),
+                rest: ChaChaDice::from_seed(seed(&[done, i, 55, 6])),
+                n: 0,
+            };
+            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let o = [Orders {
+                side: "allied".into(),
+                text: orders.clone(),
+            }];
+            let (after, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let shots: Vec<u32> = ev
+                .iter()
+                .filter_map(|n| match &n.what {
+                    Syw::Fire { target, killed, .. } if target == "X" => Some(*killed),
+                    _ => None,
+                })
+                .collect();
+            fired[shots.len().min(3)] += 1;
+            let killed: u32 = shots.iter().sum();
+            sk[killed as usize] += 1;
+            let fate = if killed == 0 {
+                0
+            } else {
+                syw::predict::fate_of(after.unit("X"))
+            };
+            sf[fate] += 1;
+        }
+        let what = format!("sections at one target {done}: {orders} (shots seen {fired:?})");
+        within(&format!("{what} killed"), &kx, &sk, runs);
+        within(&format!("{what} fate"), &fx, &sf, runs);
+        done += 1;
+    }
+}
