@@ -12,8 +12,11 @@
 //! Each number killed is then settled by the engine's own morale step
 //! ([`engine::settle_losses`]) for each face of the morale die, on a copy.
 //!
-//! The rest of the move (artillery, light infantry's fire, charges and
-//! mêlée, and the whole move's figures) depends on the order of the
+//! Light infantry's skirmishing fire, canister, picking off officers,
+//! roundshot and shells ([`exact_gunfire`]: every throw of the placing
+//! dice, then a die per figure covered) are reckoned exactly the same way.
+//!
+//! The rest of the move (charges and mêlée, and the whole move's figures) depends on the order of the
 //! move's sequence and on earlier results: it is sampled from the
 //! engine's own adjudication of the orders over [`SAMPLE_RUNS`] runs with
 //! dice of PREDICT's own seeds, never the game's. Charge! has no hidden
@@ -73,6 +76,18 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     Some(tg) => out.push_str(&skirmish_odds(r, &fired_on, &moved, n, &p.end, tg)),
                     None => {
                         let _ = writeln!(out, "Battle {n}: {} fires at {x}: no enemy unit", p.unit);
+                    }
+                }
+            }
+            Action::Fire(x) if engine::troop(r, &p.end).is("artillery") => {
+                match fired_on.unit(x).filter(|u| u.side != idx) {
+                    Some(tg) => out.push_str(&gunfire_odds(r, &fired_on, &moved, n, &p.end, tg)),
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "Battle {n}: {} fires its guns at {x}: no enemy unit",
+                            p.unit
+                        );
                     }
                 }
             }
@@ -440,6 +455,156 @@ fn canister_odds(
         );
     }
     out
+}
+
+/// A battery's roundshot or shells at one target, reckoned exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GunFire {
+    /// A howitzer battery's shells (else roundshot).
+    pub shell: bool,
+    /// The guns that fire.
+    pub guns: usize,
+    /// The range to the aim (of the first gun that fires).
+    pub range: i64,
+    /// The faces that kill a figure covered.
+    pub kill: Vec<u32>,
+    /// The expected figures of the target covered, over the guns.
+    pub covered: f64,
+    /// Each gun that fires (its index in the battery) and the chance of
+    /// each number of the target's figures its shot covers.
+    pub per_gun: Vec<(usize, Vec<f64>)>,
+    /// The chance of each number of the target's rank and file killed.
+    pub killed: Vec<f64>,
+}
+
+/// Roundshot or shells of the battery `gu` at `tg` (ARTILLERY ROUNDSHOT,
+/// ARTILLERY HOWITZER), as the engine's artillery step fires them: each
+/// gun that fires throws its placing dice (roundshot the + and - dice that
+/// move the sleeve, a shell the sector die), then a die for each figure
+/// covered, killing on the band's faces; the guns' kills are summed, at
+/// most the target's rank and file. Err: why no exact odds are given (no
+/// shot from there, or houses on the table, whose damage and fire the
+/// answer does not reckon).
+pub fn exact_gunfire(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    gu: &Unit,
+    tg: &Unit,
+) -> Result<GunFire, &'static str> {
+    let before: BTreeMap<String, Unit> = st
+        .units
+        .iter()
+        .map(|u| (u.id.clone(), moved.get(&u.id).unwrap_or(u).clone()))
+        .collect();
+    engine::gun_sight(r, st, gu, tg, false, &before).map_err(|_| "no shot from where it stands")?;
+    if r.houses.is_some() && st.terrain.iter().any(|f| f.kind == "building") {
+        return Err("houses on the table: their damage is in the move's figures below");
+    }
+    let aim = crate::state::footprint(r, tg).centre();
+    let mut g = GunFire {
+        shell: troop(r, gu).howitzer,
+        guns: 0,
+        range: -1,
+        kill: Vec::new(),
+        covered: 0.0,
+        per_gun: Vec::new(),
+        killed: vec![1.0],
+    };
+    for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
+        if !engine::gun_fires(r, gu, gi) {
+            continue;
+        }
+        if g.range < 0 {
+            g.range = crate::geometry::Dist2::of(gp.dist2(aim)).floor();
+        }
+        let Some((kill, outcomes)) = engine::gun_outcomes(r, &before, gu, tg, gp) else {
+            continue;
+        };
+        g.guns += 1;
+        let mut one = vec![0.0; 1];
+        let mut cov: Vec<f64> = Vec::new();
+        for (p, figs) in outcomes {
+            g.covered += p * f64::from(figs);
+            if cov.len() <= figs as usize {
+                cov.resize(figs as usize + 1, 0.0);
+            }
+            cov[figs as usize] += p;
+            let d = kill_distribution(figs, kill.len() as u32, figs);
+            if one.len() < d.len() {
+                one.resize(d.len(), 0.0);
+            }
+            for (k, q) in d.iter().enumerate() {
+                one[k] += p * q;
+            }
+        }
+        g.kill = kill;
+        g.killed = add(&g.killed, &one);
+        g.per_gun.push((gi, cov));
+    }
+    if g.guns == 0 {
+        return Err("no gun of it fires from where it stands");
+    }
+    let cap = tg.rf as usize;
+    if g.killed.len() > cap + 1 {
+        let over: f64 = g.killed[cap..].iter().sum();
+        g.killed.truncate(cap + 1);
+        g.killed[cap] = over;
+    }
+    Ok(g)
+}
+
+/// The odds text of the battery `gu`'s roundshot or shells `n` at `tg`.
+fn gunfire_odds(
+    r: &Ruleset,
+    st: &State,
+    moved: &BTreeMap<String, Unit>,
+    n: usize,
+    gu: &Unit,
+    tg: &Unit,
+) -> String {
+    let head = format!("Battle {n}: {} fires its guns at {}", gu.id, tg.id);
+    let g = match exact_gunfire(r, st, moved, gu, tg) {
+        Ok(g) => g,
+        Err(why) => return wrap(&format!("{head}: {why}")),
+    };
+    let faces = g
+        .kill
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let how = if g.shell {
+        "shells: the sector die (1 a misfire), then a die for each figure in the sector"
+    } else {
+        "roundshot: the sleeve moved by the + and - dice, then a die for each figure under it"
+    };
+    let mut out = wrap(&format!(
+        "{head} ({}, {} {}): {how}, a {faces} kills; {:.2} figures of {} covered on average",
+        fmt_len(g.range),
+        g.guns,
+        if g.guns == 1 { "gun" } else { "guns" },
+        g.covered,
+        tg.id
+    ));
+    out.push_str(&result_lines(r, st, gu.side, tg, &g.killed));
+    out
+}
+
+/// [`exact_gunfire`] of the battery `gun` at `target` on `st` after the
+/// move's forced moves, as the engine meets them (for the property test
+/// tests/it/predict_measured_property.rs).
+pub fn exact_gunfire_at(
+    r: &Ruleset,
+    st: &State,
+    gun: &str,
+    target: &str,
+) -> Result<GunFire, &'static str> {
+    let st = &engine::after_forced_moves(r, st);
+    let (Some(gu), Some(tg)) = (st.unit(gun), st.unit(target)) else {
+        return Err("no such unit");
+    };
+    exact_gunfire(r, st, &BTreeMap::new(), gu, tg)
 }
 
 /// [`exact_pick_off`] of `shooter` at `target` on `st` after the move's

@@ -27,7 +27,19 @@ fn under_sleeve(
     aim: Pt,
     off: i64,
 ) -> (Covered, Covered) {
-    let r = t.r;
+    sleeve_cover(t.r, &t.st.units, shooter, gun, aim, off)
+}
+
+/// [`under_sleeve`] over `units` (PREDICT reckons it on the position the
+/// side's own movement leaves).
+fn sleeve_cover<'u>(
+    r: &Ruleset,
+    units: impl IntoIterator<Item = &'u Unit>,
+    shooter: &str,
+    gun: Pt,
+    aim: Pt,
+    off: i64,
+) -> (Covered, Covered) {
     let vx = i128::from(aim.x - gun.x);
     let vy = i128::from(aim.y - gun.y);
     let v2 = vx * vx + vy * vy;
@@ -36,7 +48,7 @@ fn under_sleeve(
     let hw = i128::from(r.sleeve_width / 2);
     let mut figs = Vec::new();
     let mut guns = Vec::new();
-    for u in &t.st.units {
+    for u in units {
         if u.id == shooter {
             continue;
         }
@@ -241,7 +253,7 @@ fn shell_shot(t: &mut Turn<'_, '_, '_>, s: &Shot<'_>, losses: &mut Losses) {
         });
         return;
     }
-    let (figs, guns) = under_sbi(t, &gu.id, gp, aim, face, s.before);
+    let (figs, guns) = under_sbi(r, &gu.id, gp, aim, face, s.before);
     let (figs, house_ev) = houses::shell(t, gp, aim, face, figs, side, &mut losses.kills);
     let dice = t.rolls(figs.len());
     let mut per: BTreeMap<String, u32> = BTreeMap::new();
@@ -376,14 +388,13 @@ fn counter_battery(
 /// `aim`: 6 the centre disc, 5 the quarter furthest from the gun, 2 the
 /// nearest, 3 the left and 4 the right as the gun sees it.
 fn under_sbi(
-    t: &Turn<'_, '_, '_>,
+    r: &Ruleset,
     shooter: &str,
     gun: Pt,
     aim: Pt,
     sector: u32,
     before: &BTreeMap<String, Unit>,
 ) -> (Covered, Covered) {
-    let r = t.r;
     let vx = i128::from(aim.x - gun.x);
     let vy = i128::from(aim.y - gun.y);
     let inside = |p: Pt| -> bool {
@@ -430,4 +441,59 @@ fn under_sbi(
         }
     }
     (figs, guns)
+}
+
+/// Each outcome of a gun's placing dice: its chance and the target's
+/// figures covered.
+pub type Outcomes = Vec<(f64, u32)>;
+
+/// For PREDICT: one gun's shot at `tg`, each outcome of its placing dice
+/// as the engine's [`roundshot_shot`] and [`shell_shot`] throw them
+/// (roundshot: the + and - dice, "Move sleeve difference between scores
+/// toward or away from target", 36 outcomes; a shell: the sector die, "1
+/// is a misfire", 6 outcomes) with its chance and the figures of `tg` it
+/// covers; and the faces that kill each figure covered. `units`: the
+/// position the shot is fired on (the battery's gun at `gp`). None: a
+/// roundshot beyond its last band (no shot).
+#[must_use]
+pub fn gun_outcomes(
+    r: &Ruleset,
+    units: &BTreeMap<String, Unit>,
+    gu: &Unit,
+    tg: &Unit,
+    gp: Pt,
+) -> Option<(Vec<u32>, Outcomes)> {
+    let aim = footprint(r, tg).centre();
+    let of_tg = |c: &Covered| c.iter().filter(|(u, _)| *u == tg.id).count() as u32;
+    if troop(r, gu).howitzer {
+        let mut out = vec![(1.0 / 6.0, 0)];
+        for face in 2..=6 {
+            let (figs, _) = under_sbi(r, &gu.id, gp, aim, face, units);
+            out.push((1.0 / 6.0, of_tg(&figs)));
+        }
+        return Some((r.how_kill.clone(), out));
+    }
+    let dd = Dist2::of(gp.dist2(aim));
+    let (_, band) = band_of(&r.roundshot, dd)?;
+    let mut by_off: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+    for plus in 1..=6_i64 {
+        for minus in 1..=6_i64 {
+            let off = (plus - minus) * PER_INCH;
+            let e = by_off.entry(off).or_insert_with(|| {
+                let (figs, _) = sleeve_cover(r, units.values(), &gu.id, gp, aim, off);
+                (0.0, of_tg(&figs))
+            });
+            e.0 += 1.0 / 36.0;
+        }
+    }
+    Some((band.kill.clone(), by_off.into_values().collect()))
+}
+
+/// Whether a gun of `gu` fires this move (not destroyed, not resting a
+/// damaged gun's alternate move), as [`artillery`] decides it.
+#[must_use]
+pub fn gun_fires(r: &Ruleset, gu: &Unit, gi: usize) -> bool {
+    gu.guns
+        .get(gi)
+        .is_some_and(|gs| !(gs.destroyed || gs.damage >= r.cb_alternate && gs.fired_last))
 }

@@ -60,6 +60,7 @@ use moves::*;
 use officers::*;
 use sight::*;
 
+pub(crate) use artillery::{gun_fires, gun_outcomes};
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
 pub(crate) use morale::settle_losses;

@@ -16,9 +16,11 @@
 //! refused line's section fire (FIRE AT x WITH section), each section at a
 //! target of its own, is reckoned exactly the same way, a section's dice
 //! as the fire step reckons a section's shot
-//! ([`engine::odds::section_fire_terms`]). The rest (charges with the
-//! other side's response, two sections at one target, fire after another
-//! unit's result) is sampled from the engine's own adjudication
+//! ([`engine::odds::section_fire_terms`]); two or more sections at one
+//! target (a refused line's `FIRE AT x`, or `WITH` sections naming one
+//! target) as one fire of all their dice, the target tested once after the
+//! step, as the engine does. The rest (charges with the
+//! other side's response, fire after another unit's result) is sampled from the engine's own adjudication
 //! of the orders over [`crate::predict::SAMPLE_RUNS`] runs with dice of
 //! PREDICT's own seeds (the fog-of-war table thrown with them too), the
 //! enemy's standing orders unknown and taken as none. Nothing is stored.
@@ -31,6 +33,7 @@ use crate::state::Forced;
 use crate::syw::Ruleset;
 use crate::syw::{State, Unit};
 use adjutant_rules::Rejection;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The most dice one fire is reckoned for.
@@ -64,16 +67,13 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
             [Step::FireAt(t)] if st.unit(&p.unit).is_some_and(|u| u.refused.is_empty()) => {
                 out.push_str(&fire_odds(r, st, n, &p.unit, t));
             }
-            steps if section_shots(steps).is_some() => {
-                for (k, (t, sec, bonus)) in
-                    section_shots(steps).unwrap_or_default().iter().enumerate()
-                {
+            steps if shots_at(r, st, &p.unit, steps).is_some() => {
+                let groups = shots_at(r, st, &p.unit, steps).unwrap_or_default();
+                for (k, (t, secs)) in groups.iter().enumerate() {
                     if k > 0 {
                         out.push('\n');
                     }
-                    let head = format!("Battle {n}: {} ({sec} section) fires at {t}", p.unit);
-                    let f = odds::section_fire_terms(r, st, (&p.unit, sec, *bonus), t);
-                    out.push_str(&fire_odds_of(r, st, &head, &p.unit, t, f));
+                    out.push_str(&sections_odds(r, st, n, &p.unit, t, secs));
                 }
             }
             _ => out.push_str(&wrap(&format!(
@@ -132,12 +132,202 @@ fn target_of(p: &Plan) -> Option<&str> {
     })
 }
 
-/// A refused line's section fire (`FIRE AT x WITH sec [BONUS]`, each
-/// section at a target of its own): (target, section, fire bonus) of each
-/// shot, the bonus given as the fire step gives it ("No section named for
-/// the bonus: the first written"). None: not only section fire, or two
-/// sections at one target (the second's dice then depend on the first's
-/// result: sampled).
+/// Sections of a refused line that fire at one target: (name, fire bonus).
+pub type Sections = Vec<(String, bool)>;
+
+/// A refused line's shots, grouped by target in the order written: for
+/// each target the sections that fire at it and whether each has the fire
+/// bonus, as the fire step gives them (`FIRE AT x` of a refused line:
+/// every section at x, the bonus with the centre; `FIRE AT x WITH sec
+/// [BONUS]`: [`section_shots`]'s bonus). None: not a refused line's fire,
+/// or two sections at one target of a unit whose red marker disorders it
+/// as its first section fires (the second's dice then change: sampled).
+fn shots_at(
+    r: &Ruleset,
+    st: &State,
+    unit: &str,
+    steps: &[Step],
+) -> Option<Vec<(String, Sections)>> {
+    let u = st.unit(unit)?;
+    let shots: Vec<(String, String, bool)> = match steps {
+        [Step::FireAt(t)] if !u.refused.is_empty() => crate::syw::line::sections(r, u)
+            .iter()
+            .map(|(n, _)| (t.clone(), (*n).to_string(), *n == "centre"))
+            .collect(),
+        _ => section_shots(steps)?,
+    };
+    let mut groups: Vec<(String, Sections)> = Vec::new();
+    for (t, sec, b) in shots {
+        match groups.iter_mut().find(|g| g.0 == t) {
+            Some(g) => g.1.push((sec, b)),
+            None => groups.push((t, vec![(sec, b)])),
+        }
+    }
+    let red = u.marker.as_deref() == Some("red");
+    if groups.is_empty() || (red && groups.iter().any(|g| g.1.len() > 1)) {
+        return None;
+    }
+    Some(groups)
+}
+
+/// The odds text of the sections `secs` of `unit` firing at `target`.
+fn sections_odds(
+    r: &Ruleset,
+    st: &State,
+    n: usize,
+    unit: &str,
+    target: &str,
+    secs: &[(String, bool)],
+) -> String {
+    let names: Vec<&str> = secs.iter().map(|x| x.0.as_str()).collect();
+    let head = format!(
+        "Battle {n}: {unit} ({} {}) fires at {target}",
+        names.join(" and "),
+        if secs.len() == 1 {
+            "section"
+        } else {
+            "sections"
+        }
+    );
+    match sections_exact(r, st, unit, secs, target) {
+        Ok((f, killed, fate)) => {
+            let mut out = fire_odds_of(r, st, &head, unit, target, Ok(f), Some((killed, fate)));
+            if secs.len() > 1 {
+                out.push_str(&wrap(
+                    "  (each later section's dice reckoned on the figures the earlier \
+                     ones leave; the target tested once, after the fire)",
+                ));
+            }
+            out
+        }
+        Err(why) => fire_odds_of(r, st, &head, unit, target, Err(why), None),
+    }
+}
+
+/// The exact odds of `secs` of `unit` firing at `target` in turn, as the
+/// fire step throws them: each section's dice reckoned on the position the
+/// earlier sections' kills leave (the target's figures, so its frontage,
+/// facing figures and range, may change), no die once it has none left;
+/// then each number killed settled once, with the artillery and flank
+/// modifiers of the sections that fired. The terms on the starting
+/// position (for the answer's text), the chance of each number killed and
+/// of each fate.
+fn sections_exact(
+    r: &Ruleset,
+    st: &State,
+    unit: &str,
+    secs: &[(String, bool)],
+    target: &str,
+) -> Result<(odds::FireTerms, Vec<f64>, [f64; 6]), String> {
+    let text = sections_terms(r, st, unit, secs, target)?;
+    let tg = st.unit(target).ok_or("no such unit")?;
+    let by = st.unit(unit).map_or(0, |u| u.side);
+    // (killed so far, artillery fired, flank fired) -> chance.
+    let mut paths: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
+    paths.insert((0, false, false), 1.0);
+    for (sec, bonus) in secs {
+        let mut next: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
+        for ((k, a, fl), p) in paths {
+            let mut s2 = st.clone();
+            if let Some(u) = s2.unit_mut(target) {
+                u.rf = u.rf.saturating_sub(k);
+            }
+            let f = (k < tg.rf)
+                .then(|| odds::section_fire_terms(r, &s2, (unit, sec, *bonus), target).ok())
+                .flatten();
+            let Some(f) = f else {
+                *next.entry((k, a, fl)).or_default() += p;
+                continue;
+            };
+            let d = kill_distribution(f.dice, f.kill.len() as u32, tg.rf - k);
+            for (j, q) in d.iter().enumerate() {
+                *next
+                    .entry((k + j as u32, a || f.artillery, fl || f.flank))
+                    .or_default() += p * q;
+            }
+        }
+        paths = next;
+    }
+    let mut killed = vec![0.0; tg.rf as usize + 1];
+    let mut fate = [0.0; 6];
+    for ((k, a, fl), p) in paths {
+        killed[k as usize] += p;
+        let mut one = vec![0.0; k as usize + 1];
+        one[k as usize] = p;
+        let f = odds::FireTerms {
+            artillery: a,
+            flank: fl,
+            ..text.clone()
+        };
+        for (i, x) in fates(r, st, (&f, by), tg, &one).iter().enumerate() {
+            fate[i] += x;
+        }
+    }
+    Ok((text, killed, fate))
+}
+
+/// The terms of `secs` of `unit` all firing at `target`, as one fire: the
+/// fire step throws each section's dice in turn and kills at once, every
+/// die on the same faces, and tests the target's morale once, after the
+/// step; the second section's dice do not depend on the first's result
+/// (a target left with no figure is already all killed), so the number
+/// killed is that of all the sections' dice together, at most the
+/// target's figures. A section that cannot fire adds no die (the fire
+/// step passes it by); Err only when none can.
+fn sections_terms(
+    r: &Ruleset,
+    st: &State,
+    unit: &str,
+    secs: &[(String, bool)],
+    target: &str,
+) -> Result<odds::FireTerms, String> {
+    let mut all: Option<odds::FireTerms> = None;
+    let mut why_not = String::new();
+    for (sec, bonus) in secs {
+        match odds::section_fire_terms(r, st, (unit, sec, *bonus), target) {
+            Ok(f) => {
+                let line = format!("{sec}: {} = {}", f.why.join(", "), f.dice);
+                all = Some(match all {
+                    None if secs.len() == 1 => f,
+                    None => odds::FireTerms {
+                        why: vec![line],
+                        ..f
+                    },
+                    Some(mut a) => {
+                        a.dice += f.dice;
+                        a.why.push(line);
+                        a.artillery |= f.artillery;
+                        a.flank |= f.flank;
+                        a
+                    }
+                });
+            }
+            Err(why) => why_not = why,
+        }
+    }
+    all.ok_or(why_not)
+}
+
+/// The exact odds of the sections `secs` (name, fire bonus) of the refused
+/// line `shooter` all firing at `target`: the chance of each number killed
+/// and of each fate, as [`exact_fire`] (for
+/// tests/it/predict_measured_property.rs). None: no fire.
+#[must_use]
+pub fn exact_sections_fire(
+    r: &Ruleset,
+    st: &State,
+    shooter: &str,
+    secs: &[(String, bool)],
+    target: &str,
+) -> Option<(Vec<f64>, [f64; 6])> {
+    let (_, killed, fate) = sections_exact(r, st, shooter, secs, target).ok()?;
+    Some((killed, fate))
+}
+
+/// A refused line's section fire (`FIRE AT x WITH sec [BONUS]`):
+/// (target, section, fire bonus) of each shot, the bonus given as the fire
+/// step gives it ("No section named for the bonus: the first written").
+/// None: not only section fire.
 fn section_shots(steps: &[Step]) -> Option<Vec<(String, String, bool)>> {
     let ss: Vec<(String, String, bool)> = steps
         .iter()
@@ -146,10 +336,7 @@ fn section_shots(steps: &[Step]) -> Option<Vec<(String, String, bool)>> {
             _ => None,
         })
         .collect::<Option<_>>()?;
-    let mut targets: Vec<&String> = ss.iter().map(|x| &x.0).collect();
-    targets.sort();
-    targets.dedup();
-    if ss.is_empty() || targets.len() != ss.len() {
+    if ss.is_empty() {
         return None;
     }
     let any = ss.iter().any(|x| x.2);
@@ -165,7 +352,7 @@ fn section_shots(steps: &[Step]) -> Option<Vec<(String, String, bool)>> {
 fn fire_odds(r: &Ruleset, st: &State, n: usize, shooter: &str, target: &str) -> String {
     let head = format!("Battle {n}: {shooter} fires at {target}");
     let f = odds::fire_terms(r, st, shooter, target);
-    fire_odds_of(r, st, &head, shooter, target, f)
+    fire_odds_of(r, st, &head, shooter, target, f, None)
 }
 
 /// The odds text of a fire whose terms are `f`, headed `head`.
@@ -176,6 +363,7 @@ fn fire_odds_of(
     shooter: &str,
     target: &str,
     f: Result<odds::FireTerms, String>,
+    exact: Option<(Vec<f64>, [f64; 6])>,
 ) -> String {
     let (f, tg) = match (f, st.unit(target)) {
         (Ok(f), Some(tg)) => (f, tg),
@@ -213,13 +401,16 @@ fn fire_odds_of(
         let _ = writeln!(out, "  (more than {MAX_DICE} dice: no odds are reckoned)");
         return out;
     }
-    let killed = kill_distribution(f.dice, kills as u32, tg.rf);
+    let by = st.unit(shooter).map_or(0, |u| u.side);
+    let (killed, fate) = exact.unwrap_or_else(|| {
+        let killed = kill_distribution(f.dice, kills as u32, tg.rf);
+        let fate = fates(r, st, (&f, by), tg, &killed);
+        (killed, fate)
+    });
     out.push_str(&wrap(&format!(
         "  Killed: {}",
         shares(&killed, "killed", "killed")
     )));
-    let by = st.unit(shooter).map_or(0, |u| u.side);
-    let fate = fates(r, st, (&f, by), tg, &killed);
     out.push_str(&wrap(&format!(
         "  Target: no loss {}; steady {}; disordered {}; retreats {}; routs {}; \
          removed from play {}",
