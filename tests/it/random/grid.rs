@@ -175,9 +175,11 @@ const PLAYED: [(&str, GridKind); 4] = [
 
 impl Hook for Grid {
     /// Each ruleset's shipped scenario on both grid kinds: 12 games at the
-    /// quick depth, 60 at the deep one (`GRID_GAMES` sets the count).
+    /// quick depth, 60 at the deep one (`GRID_GAMES` sets the count), which
+    /// goes on where the quick one ended (`GRID_FROM` sets the first).
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         let games = crate::common::depth::games("GRID_GAMES", 12, 60);
+        let first = crate::common::depth::first("GRID_FROM", 12, games);
         PLAYED
             .iter()
             .map(|&(ruleset, kind)| Kind {
@@ -186,7 +188,7 @@ impl Hook for Grid {
                 ruleset: ruleset.into(),
                 rules: Rules::load(ruleset).expect("ruleset"),
                 scenario: scenario(ruleset, kind),
-                first: 0,
+                first,
                 games,
                 seed: Box::new(move |n| seed_of(n, kind as u8)),
                 orders_label: "test/grid-orders",
