@@ -32,6 +32,7 @@ mod e2e_syw;
 mod e2e_worlds;
 mod events;
 mod faults;
+mod fog_surfaces;
 mod general;
 mod golden;
 mod hardening;

@@ -360,6 +360,13 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
                 let _ = std::fs::write(format!("{dir}/{scenario}-{kriegspiel}.eml"), &raw);
             }
         }
+        // To screenshot every report of the turn (issue 53 item 4):
+        // PRESENTATION_SHOTS=DIR keeps each as DIR/scenario-viewer.eml.
+        if let (true, Ok(dir)) = (of_last, std::env::var("PRESENTATION_SHOTS")) {
+            let viewer = to.split('@').next().unwrap();
+            let stem = name.trim_end_matches(".eml");
+            let _ = std::fs::write(format!("{dir}/{scenario}-{viewer}-{stem}.eml"), &raw);
+        }
         if of_last && html.contains("<svg") {
             let viewer = to.split('@').next().unwrap().to_string();
             seen.push(Seen {
@@ -874,4 +881,73 @@ fn a_charge_volley_is_drawn_as_a_fire_arrow() {
         .report_parts(&state, &[volley], &Viewer::Referee, None)
         .svg;
     assert_eq!(fire(&svg), 1, "the volley's arrow:\n{svg}");
+}
+
+/// Issue 53 item 4, the screenshots: one game of each family played to a
+/// busy turn with the shipped picture (PNG; Memoir '44 as a Kriegspiel
+/// game, for the referee's report too), each report mail of that turn kept
+/// in `PRESENTATION_SHOTS` (a directory) for scripts/report-shots.py to
+/// open in Chromium. Ignored: run it by name with the variable set.
+#[test]
+#[ignore = "writes report mails for screenshots: set PRESENTATION_SHOTS=DIR"]
+fn report_mails_of_every_family_for_screenshots() {
+    let dir = std::env::var("PRESENTATION_SHOTS").expect("PRESENTATION_SHOTS=DIR");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The seeds: a turn with moves and fire (and retreats where the
+    // family has them) in each.
+    for (scenario, kriegspiel, seed) in [
+        ("pegasus-bridge", true, 7),
+        ("le-cateau-1914", false, 8),
+        ("villers-bocage-1944", false, 7),
+        ("el-bodon-1811", false, 3),
+        ("minden-1759", false, 7),
+    ] {
+        let game = busy_game(scenario, kriegspiel, seed, "png").expect("a game");
+        eprintln!("{scenario}: the busy turn {:?}", game.kinds);
+    }
+}
+
+/// Issue 53 item 4 (seen in the screenshots of Pegasus Bridge): each
+/// arrow of the last turn ends where its head shows, not under the unit
+/// frame it points at (a move's head drawn at the hex's centre was covered
+/// by the unit that moved there). Checked on the SVG's geometry: the tip of
+/// every arrow (a line's or polyline's last point with `marker-end`) is
+/// outside every unit's frame.
+#[test]
+fn after_a_busy_turn_no_arrowhead_hides_under_a_unit() {
+    let mut arrows = 0;
+    let mut bad = Vec::new();
+    for (scenario, seed) in [("pegasus-bridge", 0), ("le-cateau-1914", 8)] {
+        let game = busy_game(scenario, false, seed, "svg").expect("an open game");
+        for seen in &game.seen {
+            for svg in &seen.svgs {
+                let frames: Vec<Vec<(f64, f64)>> = svg
+                    .split("<g class=\"unit\"")
+                    .skip(1)
+                    .map(|g| outline(g.split("</g>").next().unwrap()))
+                    .collect();
+                for t in svg.split('<').filter(|t| t.contains("marker-end=")) {
+                    let tip = if let Some(p) = attr(t, "points") {
+                        let last = p.split_whitespace().last().unwrap().to_string();
+                        let (x, y) = last.split_once(',').unwrap();
+                        (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap())
+                    } else {
+                        (num(t, "x2"), num(t, "y2"))
+                    };
+                    arrows += 1;
+                    let b = (tip.0 - 2.0, tip.1 - 2.0, tip.0 + 2.0, tip.1 + 2.0);
+                    if frames.iter().any(|f| hits(b, f)) {
+                        bad.push(format!("{}: the arrow {t:?} ends under a unit", seen.what));
+                    }
+                }
+            }
+        }
+    }
+    assert!(arrows > 0, "no arrows drawn");
+    assert!(
+        bad.is_empty(),
+        "{} of {arrows}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

@@ -728,6 +728,29 @@ fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)
     }
 }
 
+/// Where along the line from `a` to the area centred at `b` (0 to 1) it
+/// meets the box of a unit there (its frame, 28 x 18 centred 10 to the
+/// left of the centre, and its label to the right, with a margin), so that
+/// an arrowhead stops beside the unit rather than under it; `None` when the
+/// line starts inside that box or never meets it.
+fn short_of_unit(a: (i32, i32), b: (i32, i32)) -> Option<f64> {
+    let (lo, hi) = ([b.0 - 27, b.1 - 13], [b.0 + 17, b.1 + 13]);
+    let (p, d) = ([a.0, a.1], [b.0 - a.0, b.1 - a.1]);
+    let mut enter = f64::MIN;
+    for i in 0..2 {
+        if d[i] == 0 {
+            if p[i] < lo[i] || p[i] > hi[i] {
+                return None;
+            }
+            continue;
+        }
+        let t1 = f64::from(lo[i] - p[i]) / f64::from(d[i]);
+        let t2 = f64::from(hi[i] - p[i]) / f64::from(d[i]);
+        enter = enter.max(t1.min(t2));
+    }
+    (enter > 0.2 && enter < 1.0).then_some(enter)
+}
+
 /// Last turn's moves (black), retreats (orange, dashed) and fire (red,
 /// dashed, the hits beside the arrowhead), each with an arrowhead.
 fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
@@ -738,7 +761,7 @@ fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
         let (dx, dy) = (f64::from(x2 - x1), f64::from(y2 - y1));
         let l = (dx * dx + dy * dy).sqrt().max(1.0);
         let k = if style.contains("marker-end") {
-            (l - 12.0).max(l / 2.0) / l
+            short_of_unit((x1, y1), (x2, y2)).unwrap_or((l - 12.0).max(l / 2.0) / l)
         } else {
             1.0
         };

@@ -414,13 +414,10 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
         match e {
             Event::Move { path, .. } | Event::Retreat { path, .. } if path.len() > 1 => {
                 let retreat = matches!(e, Event::Retreat { .. });
-                let pts: Vec<String> = path
-                    .iter()
-                    .map(|hx| {
-                        let (x, y) = g.centre(*hx);
-                        format!("{x},{y}")
-                    })
-                    .collect();
+                let mut at: Vec<(i32, i32)> = path.iter().map(|hx| g.centre(*hx)).collect();
+                let n = at.len();
+                at[n - 1] = short_of_unit(at[n - 2], at[n - 1]);
+                let pts: Vec<String> = at.iter().map(|(x, y)| format!("{x},{y}")).collect();
                 let _ = writeln!(
                     o,
                     r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#arrow)"{}/>"##,
@@ -436,7 +433,7 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
             }
             Event::TakeGround { from, to, .. } | Event::Overrun { from, to, .. } => {
                 let (x1, y1) = g.centre(*from);
-                let (x2, y2) = g.centre(*to);
+                let (x2, y2) = short_of_unit((x1, y1), g.centre(*to));
                 let _ = writeln!(
                     o,
                     r##"<line class="move" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#222" marker-end="url(#arrow)"/>"##
@@ -449,7 +446,7 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                 ..
             } => {
                 let (x1, y1) = g.centre(*f);
-                let (x2, y2) = g.centre(*at);
+                let (x2, y2) = short_of_unit((x1, y1), g.centre(*at));
                 let _ = writeln!(
                     o,
                     r##"<line class="battle" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
@@ -465,6 +462,36 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
         }
     }
     o.push_str("</g>\n");
+}
+
+/// The end of an arrow from `from` to the hex centred at `to`, pulled back
+/// to the edge of the unit frame there (`#u`, 28 x 18 units, `UNIT_UP`
+/// above the centre, and a margin): an arrowhead drawn at the centre hides
+/// under the unit it points at.
+fn short_of_unit(from: (i32, i32), to: (i32, i32)) -> (i32, i32) {
+    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+    let len = (dx * dx + dy * dy).sqrt();
+    if len < 1.0 {
+        return to;
+    }
+    let (ux, uy) = (dx / len, dy / len);
+    // From the frame's centre, how far along the arrow its edge is.
+    let (hw, hh) = (14.0 + 3.0, 9.0 + 3.0);
+    let t_x = if ux.abs() > 1e-9 {
+        hw / ux.abs()
+    } else {
+        f64::MAX
+    };
+    let t_y = if uy.abs() > 1e-9 {
+        hh / uy.abs()
+    } else {
+        f64::MAX
+    };
+    let back = t_x.min(t_y).min(len / 2.0) + f64::from(UNIT_UP) * uy.max(0.0);
+    (
+        (f64::from(to.0) - ux * back).round() as i32,
+        (f64::from(to.1) - uy * back).round() as i32,
+    )
 }
 
 /// The kind of symbol a unit is drawn with: its class's, but for the
