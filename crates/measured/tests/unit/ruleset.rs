@@ -1,7 +1,9 @@
 //! Unit tests of `src/ruleset.rs` (moved out of the crate so that the
 //! library compiles once: docs/testing.md).
 
+use adjutant_measured::charge::tables::CHARGE;
 use adjutant_measured::ruleset::*;
+use adjutant_measured::ChargeRuleset;
 
 #[test]
 fn the_shipped_ruleset_reads() {
