@@ -82,14 +82,16 @@ impl ChargeRuleset for Ruleset<Charge> {
     fn from_toml(text: &str, file: &str) -> Result<Self, DataError> {
         match book_of(text, file)? {
             None => {}
-            Some(other) => return Err(at(
-                text,
-                file,
-                text.find("procedures").unwrap_or(0),
-                format!(
+            Some(other) => {
+                return Err(at(
+                    text,
+                    file,
+                    text.find("procedures").unwrap_or(0),
+                    format!(
                     "procedures: '{other}' is another book's; a Charge! ruleset file names none"
                 ),
-            )),
+                ))
+            }
         }
         let f: RuleFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
         let rd = Reader { text, file };

@@ -40,3 +40,19 @@ fn a_bad_ruleset_names_line_and_column() {
     let e = Ruleset::from_toml(&bad, "x.toml").unwrap_err().to_string();
     assert!(e.contains("sixteenths"), "{e}");
 }
+
+/// Charge! is a family of its own (issue 56 item 3): a club's ruleset file
+/// for it that names another book's `procedures` is refused at that key,
+/// never read as Charge!'s nor handed to the other book.
+#[test]
+fn a_charge_file_naming_another_books_procedures_is_refused_at_the_key() {
+    let text = format!("procedures = \"some-other-book\"\n{CHARGE}");
+    let err = Ruleset::from_toml(&text, "club.toml")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("procedures: 'some-other-book' is another book's"),
+        "{err}"
+    );
+    assert!(err.contains("club.toml"), "{err}");
+}

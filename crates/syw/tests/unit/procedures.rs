@@ -49,7 +49,7 @@ fn syw_procedures_never_ask_for_charge() {
             "r.syw.is_none",
             "r.syw.is_some",
             "experience.is_empty",
-            "adjutant_measured",
+            "adjutant_measured::",
             "crate::charge",
         ] {
             assert!(!body.contains(word), "{file} has '{word}'");
