@@ -1,5 +1,5 @@
-//! Orders in the Seven Years' War's language (the measured family's second
-//! ruleset: brigades, FORWARD ALL, standing orders for interrupts, fog-of-war
+//! Orders in the Seven Years' War's language (a family of its own on the measured
+//! core: brigades, FORWARD ALL, standing orders for interrupts, fog-of-war
 //! choices), as a player would mail them, checked and adjudicated against the
 //! opening of minden-1759.
 #![no_main]

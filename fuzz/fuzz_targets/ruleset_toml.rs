@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let scenario = match rules.family() {
         "memoir_grid" => "le-cateau-1914",
         "measured" => "el-bodon-1811",
+        "syw" => "minden-1759",
         _ => "pegasus-bridge",
     };
     if let Ok(state) = rules.setup(&Scenario::shipped(scenario), &mut ChaChaDice::from_seed([1; 32])) {

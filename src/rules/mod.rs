@@ -2,7 +2,9 @@
 //!
 //! The interface (`adjutant-rules`: [`Family`], [`Rules`], [`State`],
 //! [`Viewer`], ...) and each family (`adjutant-memoir44`,
-//! `adjutant-memoir-grid`, `adjutant-measured`) are crates of their own; this
+//! `adjutant-memoir-grid`, `adjutant-measured` for Charge!, `adjutant-syw`
+//! for the Seven Years' War, both on `adjutant-measured-core`) are crates
+//! of their own; this
 //! module is where they meet: the one list of families ([`families`]), and
 //! what needs that list: loading a ruleset by id or from a club's file
 //! ([`Load`]), the order words of every family, the case runner, the shipped
@@ -13,6 +15,7 @@ pub use adjutant_measured as measured;
 pub use adjutant_memoir44 as memoir44;
 pub use adjutant_memoir_grid as memoir_grid;
 pub use adjutant_rules::*;
+pub use adjutant_syw as syw;
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
@@ -20,7 +23,12 @@ use std::sync::{Mutex, OnceLock};
 /// Every rules family the judge knows.
 #[must_use]
 pub fn families() -> &'static [FamilyEntry] {
-    static FAMILIES: &[FamilyEntry] = &[memoir44::ENTRY, memoir_grid::ENTRY, measured::ENTRY];
+    static FAMILIES: &[FamilyEntry] = &[
+        memoir44::ENTRY,
+        memoir_grid::ENTRY,
+        measured::ENTRY,
+        syw::ENTRY,
+    ];
     FAMILIES
 }
 

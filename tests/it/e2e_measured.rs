@@ -15,6 +15,7 @@
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::measured;
+use adjutant::rules::measured::ChargeRuleset as _;
 use adjutant::rules::Load;
 use adjutant::rules::Rules;
 use common::mail_client::real_server_site;

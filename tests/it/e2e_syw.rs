@@ -17,7 +17,7 @@
 
 use crate::common;
 use adjutant::engine::dice::ChaChaDice;
-use adjutant::rules::measured::{self, state};
+use adjutant::rules::measured::state;
 use adjutant::rules::Load;
 use adjutant::rules::Rules;
 use common::mail_client::real_server_site;
@@ -123,7 +123,7 @@ fn a_seven_years_war_game_by_mail_with_interrupts_and_its_svg_in_chromium() {
     let scenario_file = site.path().join("minden-outposts.toml");
     std::fs::write(&scenario_file, SCENARIO).unwrap();
     let players = users.map(common::mail_address);
-    let ruleset = measured::syw::from_toml(&variant, "seven-years-war-fog.toml").unwrap();
+    let ruleset = adjutant::rules::syw::from_toml(&variant, "seven-years-war-fog.toml").unwrap();
     let j = Judge {
         mail: MailJudge::new(
             &site,

@@ -24,10 +24,16 @@ fn golden_games_grid() {
     games::run("memoir_grid");
 }
 
-/// Charge! and Seven Years' War.
+/// Charge!.
 #[test]
 fn golden_games_measured() {
     games::run("measured");
+}
+
+/// The Seven Years' War.
+#[test]
+fn golden_games_syw() {
+    games::run("syw");
 }
 
 /// The judge's mails for the fixed mail corpus, through `serve --once`.

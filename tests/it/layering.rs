@@ -28,7 +28,9 @@ const PURE: &[&str] = &[
     "rules",
     "memoir44",
     "memoir-grid",
+    "measured-core",
     "measured",
+    "syw",
     "picture",
 ];
 
@@ -36,7 +38,12 @@ const FAMILIES: &[&str] = &[
     "adjutant-memoir44",
     "adjutant-memoir-grid",
     "adjutant-measured",
+    "adjutant-syw",
 ];
+
+/// The libraries families share that are no family themselves: a family
+/// may depend on one, and one on no family.
+const LIBRARIES: &[&str] = &["adjutant-measured-core"];
 
 /// The names of a crate's normal dependencies.
 fn dependencies(krate: &str) -> Vec<String> {
@@ -89,6 +96,42 @@ fn a_family_depends_on_no_other_family() {
         for d in dependencies(folder) {
             assert!(!FAMILIES.contains(&d.as_str()), "{f} depends on {d}");
         }
+    }
+}
+
+/// The measured core is a library both measured books stand on (issue 56
+/// item 3): it depends on no family, registers none (no `FamilyEntry` in
+/// its code), and each measured book depends on it.
+#[test]
+fn the_measured_core_is_a_library_of_no_family() {
+    for l in LIBRARIES {
+        let folder = l.trim_start_matches("adjutant-");
+        for d in dependencies(folder) {
+            assert!(!FAMILIES.contains(&d.as_str()), "{l} depends on {d}");
+        }
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates")
+            .join(folder)
+            .join("src");
+        let files = sources(&src);
+        assert!(files.len() > 5, "{l}'s sources were found");
+        for (path, text) in &files {
+            for (n, line) in code_lines(text) {
+                assert!(
+                    !line.contains("FamilyEntry") && !line.contains("ENTRY"),
+                    "{path}:{n}: a library registers no family: {}",
+                    line.trim()
+                );
+            }
+        }
+    }
+    for book in ["measured", "syw"] {
+        assert!(
+            dependencies(book)
+                .iter()
+                .any(|d| d == "adjutant-measured-core"),
+            "crates/{book} stands on the measured core"
+        );
     }
 }
 
@@ -319,42 +362,23 @@ fn no_code_outside_the_codecs_reads_an_event_by_string_key() {
 /// name it, each with why (issue 56 item 3): the path's end and what the
 /// line holds.
 const NAMES_SYW: &[(&str, &str, &str)] = &[
-    // The measured family's entry, which registers both books and gives
-    // each ruleset file and case to its book (until each book is a crate
-    // with its own ENTRY).
+    // The judge's one list of families registers the Seven Years' War's
+    // crate by name, as it registers every family: the one place outside
+    // the book's crate that must name it.
     (
-        "crates/measured/src/books.rs",
-        "",
+        "src/rules/mod.rs",
+        "pub use adjutant_syw as syw;",
         "the family's registration",
     ),
     (
-        "crates/measured/src/lib.rs",
-        "pub mod syw;",
-        "the book's module",
-    ),
-    // The shipped scenarios, one list for the family.
-    (
-        "crates/measured/src/state.rs",
-        "seven-years-war",
-        "a shipped scenario",
-    ),
-    // Charge!'s ruleset reader names the other set a file may name.
-    (
-        "crates/measured/src/ruleset.rs",
-        "(seven-years-war, or none for Charge!)",
-        "a message",
-    ),
-    // The general's search is cheaper for the costly book (issue 58's, not
-    // this move's).
-    (
-        "crates/general/src/lib.rs",
-        "starts_with(\"seven-years-war\")",
-        "the general's cost",
+        "src/rules/mod.rs",
+        "syw::ENTRY",
+        "the family's registration",
     ),
 ];
 
-/// The Seven Years' War is a book of its own (issue 56 item 3): no product
-/// code outside its files (crates/measured/src/syw/, crates/syw/) names
+/// The Seven Years' War is a family of its own (issue 56 item 3): no
+/// product code outside its crate (crates/syw/) names
 /// it, by module (`syw`), type (`SevenYearsWar`, `Syw...`) or ruleset id
 /// (`seven-years-war`), but the places listed in `NAMES_SYW`.
 #[test]
@@ -376,7 +400,7 @@ fn only_the_seven_years_wars_files_name_it() {
     let mut bad = Vec::new();
     for (path, text) in &files {
         let path = rel(path);
-        if path.starts_with("crates/measured/src/syw/") || path.starts_with("crates/syw/") {
+        if path.starts_with("crates/syw/") {
             continue;
         }
         for (n, line) in code_lines(text) {

@@ -26,8 +26,9 @@ use crate::common::depth;
 use adjutant::engine::dice::{ChaChaDice, Dice};
 use adjutant::rules::measured::charge::{Ruleset, State};
 use adjutant::rules::measured::events::Charge;
-use adjutant::rules::measured::syw::events::Syw;
-use adjutant::rules::measured::{predict, state, syw, Book};
+use adjutant::rules::measured::{predict, state, Book, ChargeRuleset};
+use adjutant::rules::syw;
+use adjutant::rules::syw::events::Syw;
 use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 

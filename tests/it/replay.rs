@@ -427,7 +427,7 @@ fn a_charge_replay_steps_through_every_turn_in_chromium() {
 
 #[test]
 fn a_seven_years_war_replay_steps_through_every_turn_in_chromium() {
-    check_family(&spec_of("measured", "minden-1759"), 20, "Victory points");
+    check_family(&spec_of("syw", "minden-1759"), 20, "Victory points");
 }
 
 /// The page opens at the turn its address names, and follows the address

@@ -13,6 +13,7 @@ use crate::common;
 use adjutant::rules::Load;
 
 use adjutant::engine::dice::{ChaChaDice, Dice};
+use adjutant::rules::measured::ChargeRuleset as _;
 use adjutant::rules::{measured, memoir_grid, Rules};
 use common::{mail, reply_address, unqp, Site};
 use serde_json::Value;

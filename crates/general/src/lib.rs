@@ -62,7 +62,7 @@ impl Settings {
     /// decision under a second (docs/general.md has the figures).
     #[must_use]
     pub fn for_rules(rules: &Rules) -> Settings {
-        if rules.id().starts_with("seven-years-war") {
+        if rules.costly() {
             Settings {
                 candidates: 12,
                 streams: 2,

@@ -301,6 +301,12 @@ pub trait Family: Send + Sync + 'static {
     fn strength(&self, _s: &Self::State) -> Vec<(String, u32)> {
         Vec::new()
     }
+    /// Whether one adjudication costs some ten times a Memoir '44 turn's
+    /// or more, so that the judge's general searches it with fewer
+    /// candidates (docs/general.md); false (the default) if not.
+    fn costly(&self) -> bool {
+        false
+    }
 }
 
 /// Per side, the sum of `(side index, amount)` pairs: a family's
@@ -478,6 +484,8 @@ pub trait ErasedFamily: Send + Sync {
     fn knowledge(&self, s: &State, side: &str) -> State;
     /// [`Family::strength`]: the strength each side has left.
     fn strength(&self, s: &State) -> Vec<(String, u32)>;
+    /// [`Family::costly`]: whether the general's search is cut.
+    fn costly(&self) -> bool;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -684,6 +692,9 @@ impl<F: Family> ErasedFamily for F {
         s.get::<F::State>()
             .map(|t| Family::strength(self, t))
             .unwrap_or_default()
+    }
+    fn costly(&self) -> bool {
+        Family::costly(self)
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s

@@ -11,8 +11,9 @@
 //! final state.
 
 use adjutant::engine::dice::{derive, ChaChaDice, Seed};
+use adjutant::rules::measured::ChargeRuleset as _;
 use adjutant::rules::Load;
-use adjutant::rules::{measured, memoir44, memoir_grid};
+use adjutant::rules::{measured, memoir44, memoir_grid, syw};
 use adjutant::rules::{Orders, Rules, Scenario, State, Viewer};
 use adjutant::service::{adjudicate_turn, setup_state, state_hash};
 use std::fmt::Write as _;
@@ -166,11 +167,9 @@ pub fn random_orders(
             let st = state.get::<memoir_grid::State>().expect("a grid state");
             memoir_grid::random::random_phase(&r, st, rng)
         }
-        "measured" if rules.id() == "seven-years-war" => {
-            let r = measured::syw::builtin().expect("ruleset");
-            let st = state
-                .get::<measured::syw::State>()
-                .expect("a measured state");
+        "syw" => {
+            let r = syw::builtin().expect("ruleset");
+            let st = state.get::<syw::State>().expect("a measured state");
             measured::random::random_move(&r, st, rng)
         }
         "measured" => {
@@ -439,16 +438,16 @@ pub fn specs(family: &str) -> Vec<Spec> {
                 40,
                 false,
             ),
-            spec(
-                "seven-years-war",
-                "minden-1759",
-                NONE,
-                false,
-                MEASURED_SEEDS,
-                40,
-                true,
-            ),
         ],
+        "syw" => vec![spec(
+            "seven-years-war",
+            "minden-1759",
+            NONE,
+            false,
+            MEASURED_SEEDS,
+            40,
+            true,
+        )],
         other => panic!("no golden games for the family {other}"),
     }
 }

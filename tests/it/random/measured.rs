@@ -12,9 +12,11 @@
 
 use super::{Hook, Kind, Phase, Streams, Watch};
 use adjutant::engine::dice::{ChaChaDice, Seed};
-use adjutant::rules::measured::syw::entry;
-use adjutant::rules::measured::syw::{Ruleset as SywRuleset, SevenYearsWar, State as SywState};
-use adjutant::rules::measured::{geometry, random, state, Book, Charge, Ruleset, State, Unit};
+use adjutant::rules::measured::{
+    geometry, random, state, Book, Charge, ChargeRuleset, Ruleset, State, Unit,
+};
+use adjutant::rules::syw::entry;
+use adjutant::rules::syw::{Ruleset as SywRuleset, SevenYearsWar, State as SywState};
 use adjutant::rules::{Family, FamilyEntry, Orders, Rules, Scenario, Viewer};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -401,7 +403,7 @@ pub struct Measured {
 
 impl Default for Measured {
     fn default() -> Self {
-        let mut syw = adjutant::rules::measured::syw::builtin().expect("ruleset");
+        let mut syw = adjutant::rules::syw::builtin().expect("ruleset");
         if let Some(t) = syw.book.syw.as_mut() {
             t.fog_trigger = (1..=6).collect();
         }
@@ -466,10 +468,15 @@ impl Hook for Measured {
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         const RUN: u64 = 10;
         let mut out = Vec::new();
-        for (ruleset, quick, deep) in [("charge", 30, 120), ("seven-years-war", 30, 60)] {
+        let books = [("charge", 30, 120), ("seven-years-war", 30, 60)];
+        // Each book is a family of its own: this hook plays the entry's.
+        for (ruleset, quick, deep) in books.into_iter().filter(|b| entry.rulesets.contains(&b.0)) {
             let games = crate::common::depth::games("MEASURED_GAMES", quick, deep);
             let from = crate::common::depth::first("MEASURED_FROM", quick, games);
-            for (sc, _, _) in state::SHIPPED.iter().filter(|(_, rs, _)| *rs == ruleset) {
+            for (sc, _) in (entry.scenarios)()
+                .into_iter()
+                .filter(|(_, rs)| rs == ruleset)
+            {
                 let mut first = from;
                 while first < games {
                     let last = games.min(first + RUN);
@@ -478,7 +485,7 @@ impl Hook for Measured {
                         name: format!("{ruleset} {sc} (games {first}-{})", last - 1),
                         ruleset: ruleset.into(),
                         rules: self.rules(ruleset),
-                        scenario: Scenario::shipped(sc),
+                        scenario: Scenario::shipped(&sc),
                         first,
                         games: last,
                         seed: Box::new(seed_of),

@@ -217,7 +217,7 @@ fn hook(family: &str) -> Box<dyn Hook> {
     match family {
         "memoir44" => Box::new(memoir44::Memoir44::default()),
         "memoir_grid" => Box::new(grid::Grid::default()),
-        "measured" => Box::new(measured::Measured::default()),
+        "measured" | "syw" => Box::new(measured::Measured::default()),
         _ => Box::new(NoHook),
     }
 }

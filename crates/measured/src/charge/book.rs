@@ -20,14 +20,32 @@ pub struct ChargeUnit {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ChargeState {}
 
+/// Charge!'s shipped scenarios: (id, ruleset id, text).
+pub const SHIPPED: &[(&str, &str, &str)] = &[
+    (
+        "el-bodon-1811",
+        "charge",
+        include_str!("../../../../scenarios/charge/el-bodon-1811.toml"),
+    ),
+    (
+        "fuentes-de-onoro-1811",
+        "charge",
+        include_str!("../../../../scenarios/charge/fuentes-de-onoro-1811.toml"),
+    ),
+];
+
 impl crate::Book for Charge {
     type Unit = ChargeUnit;
     type State = ChargeState;
-    type Tables = crate::ruleset::ChargeTables;
+    type Tables = super::tables::ChargeTables;
     type Event = events::Charge;
 
     fn procedures() -> &'static dyn crate::Procedures<Self> {
         &Charge
+    }
+
+    fn shipped() -> &'static [(&'static str, &'static str, &'static str)] {
+        SHIPPED
     }
 
     fn unit_from(p: &Placement) -> ChargeUnit {
@@ -59,7 +77,7 @@ impl crate::Book for Charge {
     }
 
     fn describe(e: &events::Charge) -> Option<String> {
-        Some(crate::report::describe_charge(e))
+        Some(super::report::describe_charge(e))
     }
 
     fn draw(
@@ -77,7 +95,7 @@ impl crate::Book for Charge {
             }
             return;
         }
-        crate::report::draw_charge(o, r, e, pen);
+        super::report::draw_charge(o, r, e, pen);
     }
 
     fn kind(e: &events::Charge) -> &'static str {

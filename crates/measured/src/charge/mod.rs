@@ -47,8 +47,10 @@ mod officers;
 pub mod orders;
 mod pinning;
 pub mod procedures;
+pub mod report;
 mod ride_down;
 mod sight;
+pub mod tables;
 mod water;
 
 use artillery::*;

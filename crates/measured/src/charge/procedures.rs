@@ -7,7 +7,6 @@ use super::orders;
 use crate::case::CaseSequence;
 use crate::charge::Ruleset;
 use crate::charge::{State, Unit};
-use crate::report;
 use crate::ruleset::Troop;
 use crate::state::{self, Forced, Placement};
 use crate::{Outcome, Procedures};
@@ -174,7 +173,7 @@ impl Procedures<Charge> for Charge {
     }
 
     fn template(&self, r: &Ruleset, st: &State, side: usize, name: &str) -> Option<String> {
-        report::charge_template(r, st, side, name)
+        super::report::charge_template(r, st, side, name)
     }
 
     fn predict(

@@ -1,7 +1,9 @@
 //! Unit tests of `src/ruleset.rs` (moved out of the crate so that the
 //! library compiles once: docs/testing.md).
 
+use adjutant_measured::charge::tables::CHARGE;
 use adjutant_measured::ruleset::*;
+use adjutant_measured::ChargeRuleset;
 
 #[test]
 fn the_shipped_ruleset_reads() {
@@ -37,4 +39,20 @@ fn a_bad_ruleset_names_line_and_column() {
     let bad = CHARGE.replace("sleeve_length = 4", "sleeve_length = 4.01");
     let e = Ruleset::from_toml(&bad, "x.toml").unwrap_err().to_string();
     assert!(e.contains("sixteenths"), "{e}");
+}
+
+/// Charge! is a family of its own (issue 56 item 3): a club's ruleset file
+/// for it that names another book's `procedures` is refused at that key,
+/// never read as Charge!'s nor handed to the other book.
+#[test]
+fn a_charge_file_naming_another_books_procedures_is_refused_at_the_key() {
+    let text = format!("procedures = \"some-other-book\"\n{CHARGE}");
+    let err = Ruleset::from_toml(&text, "club.toml")
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("procedures: 'some-other-book' is another book's"),
+        "{err}"
+    );
+    assert!(err.contains("club.toml"), "{err}");
 }

@@ -1,0 +1,11 @@
+//! The Seven Years' War family's unit tests, one module per source file they test.
+//! They live here, not in `#[cfg(test)]` modules of the crate, so that
+//! `cargo test` compiles the library once (docs/testing.md).
+
+mod books;
+mod events;
+mod line;
+mod orders;
+mod procedures;
+mod standing;
+mod template;
