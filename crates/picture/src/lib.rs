@@ -700,8 +700,15 @@ mod tests {
         assert_eq!((pw, ph), (1170, 540));
     }
 
+    /// The tests that forget the kept layers and then count on what is
+    /// kept take turns: the cache is one per process and the test harness
+    /// runs tests side by side (one forgetting the layer another just drew
+    /// made `Drew::Layer` read `Drew::OnLayer` now and then).
+    static LAYER_CACHE_TURN: Mutex<()> = Mutex::new(());
+
     #[test]
     fn a_board_drawn_over_its_static_layer_is_the_same_picture() {
+        let _turn = LAYER_CACHE_TURN.lock().unwrap_or_else(|e| e.into_inner());
         forget_layers();
         let (whole, size) = pixels_whole(LAYERED).expect("draws");
         let (first, first_size, how) = pixels_how(LAYERED).expect("draws");
@@ -744,6 +751,7 @@ mod tests {
 
     #[test]
     fn a_picture_over_a_kept_layer_shows_what_was_drawn_over_it() {
+        let _turn = LAYER_CACHE_TURN.lock().unwrap_or_else(|e| e.into_inner());
         forget_layers();
         let (first, _) = draw_how(LAYERED).expect("draws");
         let (drawn, ..) = pixels_how(LAYERED).expect("draws");
