@@ -246,6 +246,16 @@ pub(super) fn report_mail(
     job: &ReportJob,
 ) -> Result<Outgoing, ServiceError> {
     let viewer = &job.viewer;
+    let picture = job.picture.unwrap_or(Picture::Svg);
+    // A mail without a picture has no HTML part: the board (SVG, its HTML
+    // and the compact map) would be drawn for nothing.
+    let unpictured;
+    let rules = if picture == Picture::None {
+        unpictured = rules.without_board();
+        &unpictured
+    } else {
+        rules
+    };
     let (mut text, mut parts) =
         super::reports::report_text(templates, game, rules, made, state, viewer, &job.tz)?;
     if let (Viewer::Side(side), Some(t), Some((sections, leader))) =
@@ -285,7 +295,6 @@ pub(super) fn report_mail(
         ""
     };
     let subject = format!("Game {}: {}{copy}", game.id, super::made_heading(made));
-    let picture = job.picture.unwrap_or(Picture::Svg);
     if !html_extra.is_empty() {
         parts.board_html = format!(
             "{}{html_extra}",

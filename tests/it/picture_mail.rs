@@ -874,3 +874,75 @@ fn each_familys_board_is_drawn_over_its_kept_static_layer_unchanged() {
         }
     }
 }
+
+/// A mail's plain text and its view.json, as a client reads them.
+fn text_and_view(raw: &[u8]) -> (String, String, bool) {
+    let msg = MessageParser::default().parse(raw).expect("mail");
+    let text = msg.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
+    let view = msg
+        .attachments()
+        .find(|a| a.attachment_name() == Some("view.json"))
+        .map(|a| String::from_utf8_lossy(a.contents()).into_owned())
+        .unwrap_or_default();
+    let html = msg.parts.iter().any(|p| header_ct(p) == "text/html");
+    (text, view, html)
+}
+
+/// issue 57 (docs/performance.md, "The mail path without pictures"): a
+/// judge whose mails carry no picture (`picture = "none"`) does not draw the
+/// board of its reports, and its report mails say every word, and carry
+/// every byte of view.json, that the same judge's pictured reports do: the
+/// map, the combat report, the order template, for each side and the
+/// turn's mover alike.
+#[test]
+fn a_report_without_a_picture_says_all_that_a_pictured_one_says() {
+    let none = site_with("none");
+    let svg = site_with("svg");
+    none.at(
+        T0,
+        &[
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=a@example.org",
+            "--seat",
+            "axis=b@example.org",
+        ],
+    );
+    none.at(T0, &["serve", "--once"]);
+    // The same judge twice: database, key and delivered welcomes.
+    for f in ["adjutant.db", "adjutant.db.key"] {
+        std::fs::copy(none.path().join(f), svg.path().join(f)).expect("copy");
+    }
+    let to = reply_address(&none, "a@example.org");
+    for site in [&none, &svg] {
+        site.drop_mail(
+            "orders.eml",
+            &mail(
+                "a@example.org",
+                &to,
+                "orders",
+                "orders@example.org",
+                "PLAY recon-centre\nORDER F4\nBATTLE F4 F5\n",
+            ),
+        );
+        site.at(T1, &["serve", "--once"]);
+    }
+    let reports = |site: &Site| -> Vec<(String, String, bool)> {
+        raw_mails(site, "-report.eml")
+            .iter()
+            .map(|(_, r)| text_and_view(r))
+            .collect()
+    };
+    let (plain_reports, pictured) = (reports(&none), reports(&svg));
+    assert_eq!(plain_reports.len(), 2, "a report to each side");
+    assert_eq!(pictured.len(), 2, "a report to each side");
+    for ((text, view, html), (text_p, view_p, html_p)) in plain_reports.iter().zip(&pictured) {
+        assert!(!html && *html_p, "no HTML part without a picture only");
+        assert!(text.contains("F4"), "a map and the battle: {text}");
+        assert_eq!(text, text_p, "the same report text");
+        assert_eq!(view, view_p, "the same view.json");
+        assert!(!view.is_empty(), "view.json is there");
+    }
+}

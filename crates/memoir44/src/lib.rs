@@ -303,6 +303,37 @@ pub const ORDER_WORDS: &[&str] = &[
     "PASS",
 ];
 
+impl Ruleset {
+    /// A report's parts ([`Family::report`]); without the board picture
+    /// (SVG, its HTML and the compact map) unless `board`.
+    fn report_drawn(
+        &self,
+        s: &State,
+        events: &[Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+        board: bool,
+    ) -> Parts {
+        let ev = view::visible_events(events, viewer);
+        let v = view::view_with_events(self, s, viewer, &ev);
+        let mut parts = if board {
+            report::parts(&v, mover)
+        } else {
+            report::parts_without_board(&v, mover)
+        };
+        if s.pre_battle.is_some() {
+            // Before the battle: the choices a side owes, not its cards.
+            parts.orders = match viewer {
+                Viewer::Side(me) => s
+                    .side_index(me)
+                    .and_then(|i| campaign::template(self, s, i)),
+                _ => None,
+            };
+        }
+        parts
+    }
+}
+
 impl Family for Ruleset {
     type State = State;
     type Event = Event;
@@ -446,18 +477,17 @@ impl Family for Ruleset {
     }
 
     fn report(&self, s: &State, events: &[Event], viewer: &Viewer, mover: Option<&str>) -> Parts {
-        let ev = view::visible_events(events, viewer);
-        let mut parts = report::parts(&view::view_with_events(self, s, viewer, &ev), mover);
-        if s.pre_battle.is_some() {
-            // Before the battle: the choices a side owes, not its cards.
-            parts.orders = match viewer {
-                Viewer::Side(me) => s
-                    .side_index(me)
-                    .and_then(|i| campaign::template(self, s, i)),
-                _ => None,
-            };
-        }
-        parts
+        self.report_drawn(s, events, viewer, mover, true)
+    }
+
+    fn report_without_board(
+        &self,
+        s: &State,
+        events: &[Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        self.report_drawn(s, events, viewer, mover, false)
     }
 
     fn describe_events(&self, s: &State, events: &[Event], viewer: &Viewer) -> Vec<String> {

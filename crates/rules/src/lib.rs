@@ -240,6 +240,19 @@ pub trait Family: Send + Sync + 'static {
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
+    /// [`Family::report`] without the board picture: `svg`, `board_html`
+    /// and `compact` may be left empty (a mail with no HTML part shows none
+    /// of them), every other part the same. A family that draws its board
+    /// cheaply need not override it.
+    fn report_without_board(
+        &self,
+        s: &Self::State,
+        events: &[Self::Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        self.report(s, events, viewer, mover)
+    }
     /// The events `viewer` may read, one line of text each; `s` is the
     /// state they led to (a family with fog of war tells them only as far
     /// as the viewer could know them there).
@@ -447,6 +460,15 @@ pub trait ErasedFamily: Send + Sync {
         viewer: &Viewer,
         mover: Option<&str>,
     ) -> Parts;
+    /// [`ErasedFamily::report_parts`] without the board picture
+    /// ([`Family::report_without_board`]).
+    fn report_parts_without_board(
+        &self,
+        s: &State,
+        events: &[Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts;
     /// The events `viewer` may read, one line of text each: the judge's own
     /// (a referee's note) described here for every family, the family's by
     /// the family, one it cannot read by its kind alone.
@@ -635,6 +657,23 @@ impl<F: Family> ErasedFamily for F {
             },
         }
     }
+    fn report_parts_without_board(
+        &self,
+        s: &State,
+        events: &[Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        match s.get::<F::State>() {
+            Some(t) => {
+                let mut parts =
+                    Family::report_without_board(self, t, &own::<F>(events), viewer, mover);
+                unreadable_in_combat::<F>(&mut parts, events, viewer);
+                parts
+            }
+            None => self.report_parts(s, events, viewer, mover),
+        }
+    }
     fn describe_events(&self, s: &State, events: &[Event], viewer: &Viewer) -> Vec<String> {
         let Some(t) = s.get::<F::State>() else {
             return Vec::new();
@@ -742,19 +781,57 @@ impl<F: Family> ErasedFamily for F {
 /// and the CLI use, calling [`ErasedFamily`]'s methods through it. Cheap to
 /// clone; each ruleset is parsed once per process.
 #[derive(Clone)]
-pub struct Rules(Arc<dyn ErasedFamily>);
+pub struct Rules {
+    family: Arc<dyn ErasedFamily>,
+    /// False for a mail with no HTML part: [`Rules::report_parts`] then
+    /// leaves the board picture out ([`Rules::without_board`]).
+    board: bool,
+}
 
 impl Rules {
     /// Wrap a family's ruleset (for families' `load` functions).
     pub fn new<F: Family>(family: F) -> Rules {
-        Rules(Arc::new(family))
+        Rules {
+            family: Arc::new(family),
+            board: true,
+        }
+    }
+
+    /// The same rules, whose [`Rules::report_parts`] leave out the board
+    /// picture (`svg`, `board_html`, `compact` may be empty): for the
+    /// reports of a judge whose mails carry no picture (`picture = "none"`),
+    /// which drew the SVG board of every report for nothing.
+    #[must_use]
+    pub fn without_board(&self) -> Rules {
+        Rules {
+            family: Arc::clone(&self.family),
+            board: false,
+        }
+    }
+
+    /// Every part of a report for `viewer` ([`ErasedFamily::report_parts`]),
+    /// without the board picture if these rules are [`Rules::without_board`].
+    #[must_use]
+    pub fn report_parts(
+        &self,
+        s: &State,
+        events: &[Event],
+        viewer: &Viewer,
+        mover: Option<&str>,
+    ) -> Parts {
+        if self.board {
+            self.family.report_parts(s, events, viewer, mover)
+        } else {
+            self.family
+                .report_parts_without_board(s, events, viewer, mover)
+        }
     }
 }
 
 impl std::ops::Deref for Rules {
     type Target = dyn ErasedFamily;
     fn deref(&self) -> &Self::Target {
-        &*self.0
+        &*self.family
     }
 }
 

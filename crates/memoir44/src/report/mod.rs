@@ -31,3 +31,16 @@ pub fn parts(v: &View, mover: Option<&str>) -> Parts {
         json: serde_json::to_string(v).unwrap_or_default(),
     }
 }
+
+/// [`parts`] without the board picture: no SVG, no HTML board, no compact
+/// map (they go only into a mail's HTML part), every other part the same.
+#[must_use]
+pub fn parts_without_board(v: &View, mover: Option<&str>) -> Parts {
+    Parts {
+        map: textmap::position(v),
+        combat: mover.map(|m| combat::report(v, m)).unwrap_or_default(),
+        orders: orders::template(v),
+        json: serde_json::to_string(v).unwrap_or_default(),
+        ..Parts::default()
+    }
+}
