@@ -445,7 +445,7 @@ impl Pipeline<'_> {
             .render("status.txt", json!({ "games": games })))
     }
 
-    /// An IMMEDIATE transaction (see `Judge::begin`).
+    /// An IMMEDIATE transaction on the pipeline's connection (`store::begin_immediate`).
     pub(super) fn begin(&self) -> Result<Transaction<'_>, ServiceError> {
         Ok(store::begin_immediate(self.conn)?)
     }
