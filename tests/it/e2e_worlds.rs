@@ -14,10 +14,27 @@ fn the_fall_of_london_by_mail_through_a_real_server() {
     if !common::mailserver() {
         return;
     }
+    // The judge draws each game's dice seed from the OS, so now and then a
+    // game ends before its fourth turn (seen once in CI: "only 3 turns
+    // were played"); such a game proves too little, and another is played.
+    for attempt in 0..4u8 {
+        let Some(g) = play_a_game(44 + attempt) else {
+            continue;
+        };
+        let v = g.site.export_and_verify(&["--include-seed"]);
+        assert!(v.contains("replayed identically"), "{v}");
+        return;
+    }
+    panic!("four games of The Fall of London each ended before their fourth turn");
+}
+
+/// One game by mail, its opening and up to eight turns checked; `None` when
+/// the game ended before its fourth turn.
+fn play_a_game(seed: u8) -> Option<MemoirGame> {
     let mut g = MemoirGame::start(
         "fall-of-london",
         [("martians", "alice"), ("british", "bob")],
-        44,
+        seed,
     );
     g.wait_opening(1);
     let st = common::latest_state(&g.site);
@@ -51,10 +68,15 @@ fn the_fall_of_london_by_mail_through_a_real_server() {
             }
         }
     }
-    assert!(turns >= 4, "only {turns} turns were played");
+    if turns < 4 {
+        assert!(
+            g.play(None).is_none(),
+            "the loop stops only at the game's end"
+        );
+        return None;
+    }
     // "Apply the following rules at the beginning of the second turn and
     // every turn thereafter": both players read each roll.
     assert!(colds >= 2, "the Common Cold was told {colds} times");
-    let v = g.site.export_and_verify(&["--include-seed"]);
-    assert!(v.contains("replayed identically"), "{v}");
+    Some(g)
 }
