@@ -6,6 +6,12 @@ against the loopback server of scripts/mailserver.sh.
   mailclient.py send FROM TO SUBJECT    send standard input as the body
   mailclient.py fetch USER [AFTER]      print USER's INBOX as JSON (with each mail's
                                         IMAP UID; only UIDs above AFTER when given)
+  mailclient.py loop                    the same commands, one JSON request a line
+                                        on standard input ({"args": [...], "stdin":
+                                        "..."}), one JSON answer a line ({"out": ...}
+                                        or {"error": ...}), until end of input: the
+                                        tests keep one running per test thread instead
+                                        of starting Python for every poll of an inbox
 """
 import email
 import email.policy
@@ -39,14 +45,14 @@ def clear(user):
     m.logout()
 
 
-def send(sender, to, subject):
+def send(sender, to, subject, body):
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = to
     msg["Subject"] = subject
     msg["Date"] = formatdate()
     msg["Message-ID"] = make_msgid(domain="adjutant.test")
-    msg.set_content(sys.stdin.read())
+    msg.set_content(body)
     with smtplib.SMTP(HOST, SMTP_PORT, timeout=30) as s:
         s.login(sender, PASSWORD)
         s.send_message(msg)
@@ -72,16 +78,43 @@ def fetch(user, after=0):
             "html": html.get_content() if html is not None else "",
         })
     m.logout()
-    print(json.dumps(out))
+    return json.dumps(out)
+
+
+def run(args, body):
+    """One command: what it prints."""
+    cmd = args[0]
+    if cmd == "clear":
+        clear(args[1])
+    elif cmd == "send":
+        send(args[1], args[2], args[3], body)
+    elif cmd == "fetch":
+        return fetch(args[1], int(args[2]) if len(args) > 2 else 0)
+    else:
+        raise ValueError("unknown command " + cmd)
+    return ""
+
+
+def loop():
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            # As standard input reads it in text mode (universal newlines).
+            body = req.get("stdin", "").replace("\r\n", "\n").replace("\r", "\n")
+            answer = {"out": run(req["args"], body)}
+        except Exception as e:  # the test shows it and fails
+            answer = {"error": "%s: %s" % (type(e).__name__, e)}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
-    cmd = sys.argv[1]
-    if cmd == "clear":
-        clear(sys.argv[2])
-    elif cmd == "send":
-        send(sys.argv[2], sys.argv[3], sys.argv[4])
-    elif cmd == "fetch":
-        fetch(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    if sys.argv[1] == "loop":
+        loop()
     else:
-        sys.exit("unknown command " + cmd)
+        try:
+            out = run(sys.argv[1:], sys.stdin.read() if sys.argv[1] == "send" else "")
+        except ValueError as e:
+            sys.exit(str(e))
+        if out:
+            print(out)

@@ -8,29 +8,79 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Runs one command of the test mail client (tests/mailclient.py): what it
+/// prints. Each test thread keeps one client running (`mailclient.py
+/// loop`, one JSON request and answer a line) instead of starting Python,
+/// smtplib and imaplib for every poll of an inbox: the polls were most of
+/// the mail games' CPU (`perf record` of `e2e_grid::`: 65% in Python).
 pub fn client(args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::{BufRead, Write};
     mail_slot();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
-    let mut child = Command::new(python())
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        i.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    let request = serde_json::json!({ "args": args, "stdin": stdin.unwrap_or("") });
+    let answer = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        let running = c.get_or_insert_with(Running::start);
+        writeln!(running.input, "{request}").expect("the mail client reads");
+        running.input.flush().expect("the mail client reads");
+        let mut line = String::new();
+        running
+            .output
+            .read_line(&mut line)
+            .expect("the mail client answers");
+        line
+    });
+    let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| {
+        CLIENT.with(|c| c.borrow_mut().take());
+        panic!("mailclient {args:?}: no answer ({e}): {answer:?}")
+    });
+    if let Some(error) = answer.get("error") {
+        panic!(
+            "mailclient {args:?}: {}",
+            error.as_str().unwrap_or_default()
+        );
     }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "mailclient {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    answer["out"].as_str().unwrap_or_default().to_string()
+}
+
+/// A test thread's running mail client; ended with the thread (its
+/// standard input closed, it exits).
+struct Running {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Running {
+    fn start() -> Running {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mailclient.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .arg("loop")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        Running {
+            child,
+            input,
+            output,
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Closing its input ends the loop; kill it should it hang.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+thread_local! {
+    static CLIENT: std::cell::RefCell<Option<Running>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The Python that runs the test mail client: `ADJUTANT_TEST_PYTHON`, else
