@@ -447,15 +447,34 @@ fn tamper(what: &str, ex: &Value, budget: usize, rng: &mut ChaChaDice) -> usize 
     if let Err(why) = verify(ex) {
         panic!("{what}: the honest export does not verify: {why}");
     }
-    let mut tried = 0;
-    let mut missed = Vec::new();
-    for (change, x) in changes(ex, budget, rng) {
-        tried += 1;
-        match verify(&x) {
-            Err(why) => assert!(!why.trim().is_empty(), "{what}: {change}: no reason"),
-            Ok(()) => missed.push(change),
-        }
-    }
+    let all = changes(ex, budget, rng);
+    let tried = all.len();
+    // Verified on every core: at the deep depth (every field of every
+    // export) this loop was the last test of CI's deep runs to end.
+    let shards = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let missed: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = all
+            .chunks(tried.div_ceil(shards).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut missed = Vec::new();
+                    for (change, x) in chunk {
+                        match verify(x) {
+                            Err(why) => {
+                                assert!(!why.trim().is_empty(), "{what}: {change}: no reason");
+                            }
+                            Ok(()) => missed.push(change.clone()),
+                        }
+                    }
+                    missed
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     assert!(
         missed.is_empty(),
         "{what}: verify accepted {} of {tried} changes: {missed:#?}",
