@@ -197,13 +197,29 @@ fn no_mail_shows_an_unseen_enemy_unit() {
     let rules = Rules::load("memoir44").unwrap();
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
-    let mut total = 0;
     // The deep run goes on where the quick one ended (`.ci/run` runs both).
     let first = crate::common::depth::first("KS_FROM", 24, games());
-    for n in first..games() {
-        let s = &scenarios[(n as usize) % scenarios.len()];
-        total += play(&rules, &r, s, n);
-    }
+    // Each game stands alone (its seed is its number): played on every
+    // core, game n by thread n % shards (the deep run's 126 games were one
+    // of its longest sequential loops).
+    let shards = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as u64;
+    let total: u32 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..shards)
+            .map(|k| {
+                let (rules, r, scenarios) = (&rules, &r, &scenarios);
+                scope.spawn(move || {
+                    (first..games())
+                        .filter(|n| n % shards == k)
+                        .map(|n| play(rules, r, &scenarios[(n as usize) % scenarios.len()], n))
+                        .sum::<u32>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .sum()
+    });
     let played = games().saturating_sub(first);
     eprintln!("{played} Kriegspiel games (from game {first}), {total} turns, no leak");
     assert!(u64::from(total) > played, "the games were played");
