@@ -902,7 +902,8 @@ fn syw_exact_sections_at_one_target_agree_with_the_engines_adjudication() {
 
 /// A random Charge! melee already in contact: A (line, grenadiers, light
 /// infantry, light or heavy cavalry) attacking X (any of them but light
-/// infantry), any size each, in its first, second or third move.
+/// infantry), any size each, in its first, second or third move, a third
+/// of them for a house.
 fn melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
     let kinds = ["line", "grenadiers", "light-cavalry", "heavy-cavalry"];
     let a = pick(
@@ -915,15 +916,26 @@ fn melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
             "heavy-cavalry",
         ],
     );
-    let x = pick(rng, &kinds);
-    let (arf, xrf) = (rng.roll(16), rng.roll(16));
+    // A third of the melees are fought for a house (X, line infantry,
+    // inside; A outside): the break-in die and one more move.
+    let house = rng.roll(3) == 1;
+    let x = if house { "line" } else { pick(rng, &kinds) };
+    let (arf, xrf) = (rng.roll(16), rng.roll(if house { 6 } else { 16 }));
     let moves = rng.roll(3) - 1;
+    let (xy, terrain) = if house {
+        (
+            18,
+            "[[terrain]]\nkind = \"building\"\npoints = [[30, 14], [42, 14], [42, 22], [30, 22]]\n",
+        )
+    } else {
+        (10, "")
+    };
     let text = format!(
         "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
-         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{terrain}\
          [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
          rank_and_file = {arf}\nstart = {arf}\nmelee = \"X\"\nmelee_moves = {moves}\nattacker = true\n\
-         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, 10]\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {xy}]\n\
          rank_and_file = {xrf}\nstart = {xrf}\nmelee = \"A\"\nmelee_moves = {moves}\n"
     );
     let st = state::load(r, &text, "prop.toml").ok()?;
@@ -961,7 +973,7 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 5, 5, 5]));
-    let (mut done, mut tries, mut later) = (0, 0, 0);
+    let (mut done, mut tries, mut later, mut houses) = (0, 0, 0, 0);
     while done < positions {
         tries += 1;
         assert!(tries < 10_000, "too few melee positions");
@@ -1008,7 +1020,11 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
         if exact.round > 1 {
             later += 1;
         }
+        if exact.house {
+            houses += 1;
+        }
         done += 1;
     }
     assert!(later > 0, "no second or later move of melee");
+    assert!(houses > 0, "no melee for a house");
 }
