@@ -899,3 +899,132 @@ fn syw_exact_sections_at_one_target_agree_with_the_engines_adjudication() {
         done += 1;
     }
 }
+
+/// A random Charge! melee already in contact: A (line, grenadiers, light
+/// infantry, light or heavy cavalry) attacking X (any of them but light
+/// infantry), any size each, in its first, second or third move, a third
+/// of them for a house.
+fn melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let kinds = ["line", "grenadiers", "light-cavalry", "heavy-cavalry"];
+    let a = pick(
+        rng,
+        &[
+            "line",
+            "grenadiers",
+            "light",
+            "light-cavalry",
+            "heavy-cavalry",
+        ],
+    );
+    // A third of the melees are fought for a house (X, line infantry,
+    // inside; A outside): the break-in die and one more move.
+    let house = rng.roll(3) == 1;
+    let x = if house { "line" } else { pick(rng, &kinds) };
+    let (arf, xrf) = (rng.roll(16), rng.roll(if house { 6 } else { 16 }));
+    let moves = rng.roll(3) - 1;
+    let (xy, terrain) = if house {
+        (
+            18,
+            "[[terrain]]\nkind = \"building\"\npoints = [[30, 14], [42, 14], [42, 22], [30, 22]]\n",
+        )
+    } else {
+        (10, "")
+    };
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{terrain}\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
+         rank_and_file = {arf}\nstart = {arf}\nmelee = \"X\"\nmelee_moves = {moves}\nattacker = true\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {xy}]\n\
+         rank_and_file = {xrf}\nstart = {xrf}\nmelee = \"A\"\nmelee_moves = {moves}\n"
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    predict::exact_melee_at(r, &st, "A")?;
+    Some(st)
+}
+
+/// One Charge! move with the melee: (attacker's loss, defender's loss,
+/// how the move ended), from the engine's melee event.
+fn melee_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (u32, u32, String) {
+    let mut dice = ChaChaDice::from_seed(s);
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let (_, ev) = r.adjudicate(st, &[], &mut chance).expect("played");
+    ev.iter()
+        .find_map(|e| match e {
+            Charge::Melee {
+                losses, outcome, ..
+            } => Some((losses[0], losses[1], outcome.clone())),
+            _ => None,
+        })
+        .expect("a melee")
+}
+
+/// Issue 55: the exact odds of a move of a melee already in contact (the
+/// combats' dice, the second move's throw for who moves first and its
+/// pinning, the losses capped at the figures there, the withdrawal, draw
+/// or continuation) agree with the engine's melee step over seeded runs.
+#[test]
+fn charge_exact_melee_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 5, 5, 5]));
+    let (mut done, mut tries, mut later, mut houses) = (0, 0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 10_000, "too few melee positions");
+        let Some(st) = melee_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_melee_at(&r, &st, "A").expect("a melee");
+        let mut seen: std::collections::BTreeMap<(u32, u32, String), u64> =
+            std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(melee_run(&r, &st, seed(&[done, i, 55, 5])))
+                .or_insert(0) += 1;
+        }
+        let mut keys: Vec<(u32, u32, String)> = exact
+            .outcomes
+            .keys()
+            .map(|(a, d, o)| (*a, *d, (*o).to_string()))
+            .chain(seen.keys().cloned())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let shares: Vec<f64> = keys
+            .iter()
+            .map(|(a, d, o)| {
+                exact
+                    .outcomes
+                    .iter()
+                    .filter(|((x, y, z), _)| x == a && y == d && z == o)
+                    .map(|(_, p)| *p)
+                    .sum()
+            })
+            .collect();
+        let counts: Vec<u64> = keys
+            .iter()
+            .map(|k| seen.get(k).copied().unwrap_or(0))
+            .collect();
+        within(
+            &format!("melee {done} (moves {:?}) {keys:?}", exact.round),
+            &shares,
+            &counts,
+            runs,
+        );
+        if exact.round > 1 {
+            later += 1;
+        }
+        if exact.house {
+            houses += 1;
+        }
+        done += 1;
+    }
+    assert!(later > 0, "no second or later move of melee");
+    assert!(houses > 0, "no melee for a house");
+}

@@ -16,7 +16,11 @@
 //! roundshot and shells ([`exact_gunfire`]: every throw of the placing
 //! dice, then a die per figure covered) are reckoned exactly the same way.
 //!
-//! The rest of the move (charges and mêlée, and the whole move's figures) depends on the order of the
+//! A mêlée already in contact when the move begins is reckoned exactly by
+//! the engine's own mêlée procedure ([`engine::melee_odds`]: its pairing
+//! or second move, modifiers and a die a side for each combat).
+//!
+//! The rest of the move (charges and the mêlée they open, and the whole move's figures) depends on the order of the
 //! move's sequence and on earlier results: it is sampled from the
 //! engine's own adjudication of the orders over [`SAMPLE_RUNS`] runs with
 //! dice of PREDICT's own seeds, never the game's. Charge! has no hidden
@@ -123,6 +127,17 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
             }
         }
     }
+    for a in fired_on.units.iter().filter(|u| {
+        u.melee.as_ref().is_some_and(|m| {
+            m.attacker && (u.side == idx || fired_on.unit(&m.with).is_some_and(|d| d.side == idx))
+        })
+    }) {
+        if let Some(m) = engine::melee_odds(r, &fired_on, &a.id) {
+            n += 1;
+            out.push('\n');
+            out.push_str(&melee_text(n, &m));
+        }
+    }
     if n == 0 {
         out.push_str("\nThese orders fight no battle: there are no odds to give.\n");
         return Ok(out + ASSUMED);
@@ -158,6 +173,51 @@ const ASSUMED: &str = "\nAssumed: the enemy's orders and standing orders are unk
 enemy is taken to stand and not to fire. Each volley is reckoned on the\n    \
 position the move's forced moves and your own movement leave, with no\n    \
 loss before it.\n";
+
+/// The odds text of a melee already in contact, `n`th of the answer
+/// ([`engine::melee_odds`]): the figures each side loses in its next move
+/// and how the move ends, exactly.
+fn melee_text(n: usize, m: &engine::MeleeOdds) -> String {
+    let mut lost = [Vec::new(), Vec::new()];
+    let mut ends: BTreeMap<&str, f64> = BTreeMap::new();
+    for ((la, ld, end), p) in &m.outcomes {
+        for (v, k) in lost.iter_mut().zip([*la, *ld]) {
+            if v.len() <= k as usize {
+                v.resize(k as usize + 1, 0.0);
+            }
+            v[k as usize] += p;
+        }
+        *ends.entry(end).or_default() += p;
+    }
+    let mut out = wrap(&format!(
+        "Melee {n}: {} attacking {}, move {} of the melee ({} v {} figures engaged{}): exact, a die a side for each combat",
+        m.attacker,
+        m.defender,
+        m.round,
+        m.engaged[0],
+        m.engaged[1],
+        if m.house { ", breaking into a house" } else { "" }
+    ));
+    out.push_str(&wrap(&format!(
+        "  {} loses: {}",
+        m.attacker,
+        shares(&lost[0], "figure", "figures")
+    )));
+    out.push_str(&wrap(&format!(
+        "  {} loses: {}",
+        m.defender,
+        shares(&lost[1], "figure", "figures")
+    )));
+    let at = |k: &str| pc(ends.get(k).copied().unwrap_or(0.0));
+    out.push_str(&wrap(&format!(
+        "  The attacker withdraws {}, the defender withdraws {}, a draw (both exhausted) {}, the melee continues {}",
+        at("attacker withdraws"),
+        at("defender withdraws"),
+        at("draw"),
+        at("continues")
+    )));
+    out
+}
 
 /// How a battle other than a line volley is named, and its target.
 fn sampled_kind<'a>(r: &Ruleset, p: &Plan, a: &'a Action) -> (&'static str, &'a str) {
@@ -843,3 +903,12 @@ const CHARGE_STATES: States<crate::Charge> = States {
     bad: ("bad morale", |u| u.bad_morale.is_some() && !u.broken),
     broken: ("broken", |u| u.broken),
 };
+
+/// [`engine::melee_odds`] of the attacker `attacker`'s melee on `st` after
+/// the move's forced moves, as the engine meets it (for the property test
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_melee_at(r: &Ruleset, st: &State, attacker: &str) -> Option<engine::MeleeOdds> {
+    let st = &engine::after_forced_moves(r, st);
+    engine::melee_odds(r, st, attacker)
+}

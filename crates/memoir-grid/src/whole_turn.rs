@@ -21,6 +21,9 @@
 //!   left, the victory points), so the work grows with the number of
 //!   different positions the later lines can tell apart, not with 6^(all
 //!   the dice): battles far apart add their positions, not multiply them.
+//!   A unit's strength is kept only while a line still to come names its
+//!   area, and a battle's multisets that settle alike run once
+//!   ([`settled_classes`]), so battles crowded together stay exact too.
 //! - The artillery phase ("Artillery fire is simultaneous; all losses of
 //!   strength value are marked immediately and destroyed Units are removed
 //!   after all Artillery Units have fired"): every battery's dice are fixed
@@ -130,6 +133,37 @@ fn multisets_of(groups: &[(u32, u128)], n: u32) -> Vec<(Vec<u32>, u128)> {
     out
 }
 
+/// A battle's multisets grouped by what the engine does with them: it
+/// reads a battle's faces only as the losses and the retreat they settle
+/// to ([`engine::settle_counts`] in engine.rs `fire`), and a target that
+/// loses its last strength point (or any, if it has no strength to lose)
+/// is destroyed whatever its retreat results. One multiset stands for
+/// each group, weighted by all of the group's throws, so a battle is run
+/// once for each different result rather than for each multiset.
+fn settled_classes(
+    r: &Ruleset,
+    st: &State,
+    tg: &Unit,
+    all: Vec<(Vec<u32>, u128)>,
+) -> Vec<(Vec<u32>, u128)> {
+    let mut classes: BTreeMap<(u32, bool), (Vec<u32>, u128)> = BTreeMap::new();
+    for (faces, c) in all {
+        let (h, f) = faces.iter().fold((0, 0), |(h, f), v| {
+            let (a, b) = engine::face_result(r, tg, &r.face(*v));
+            (h + a, f + b)
+        });
+        let (losses, retreats) = engine::settle_counts(r, st, tg, h, f);
+        let destroyed = losses > 0 && (losses >= tg.strength || tg.max == 0);
+        let class = if destroyed {
+            (u32::MAX, false)
+        } else {
+            (losses, retreats)
+        };
+        classes.entry(class).or_insert((faces, 0)).1 += c;
+    }
+    classes.into_values().collect()
+}
+
 /// Run `text` as `side`'s orders on `st` with these faces: the position it
 /// leaves (None: the engine refused it there) and the dice it threw, with
 /// the events.
@@ -208,11 +242,29 @@ fn near(s: &State, x: Area, areas: &[Area]) -> bool {
 /// of phase read nothing else), so they are merged even where they differ
 /// in a unit no later line comes near: battles that touch different units
 /// do not multiply the positions (issue 55).
+///
+/// A unit's strength is read only when it takes losses (its own battle, a
+/// blocked retreat, a minefield it enters: engine.rs `apply_losses`), so
+/// it is kept only for the units standing on an area a line still to come
+/// names; a unit moves or retreats only by a line naming its area, so no
+/// other unit can come to take losses. Near units elsewhere are kept for
+/// what they are and where they stand (a retreat's way, a line of fire, a
+/// general's die), not for their strength: a target whose battles are
+/// over stops multiplying the positions when battles crowd together.
 fn key(s: &State, rest: &[Vec<Area>]) -> String {
-    let units: Vec<&Unit> = s
+    let named: Vec<Area> = rest.iter().flatten().copied().collect();
+    let units: Vec<Unit> = s
         .units
         .iter()
         .filter(|u| rest.iter().any(|a| near(s, u.at, a)))
+        .map(|u| {
+            let mut k = u.clone();
+            if !named.contains(&u.at) {
+                k.strength = 0;
+                k.max = 0;
+            }
+            k
+        })
         .collect();
     let counts: Vec<usize> = (0..s.sides.len())
         .map(|i| s.units.iter().filter(|u| u.side == i).count())
@@ -311,7 +363,11 @@ fn move_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(St
             let throws = if n == 0 {
                 vec![(Vec::new(), 1)]
             } else {
-                multisets_of(&face_groups(r, target), n as u32)
+                let all = multisets_of(&face_groups(r, target), n as u32);
+                match target {
+                    Some(tg) => settled_classes(r, &st, tg, all),
+                    None => all,
+                }
             };
             runs += throws.len() as u64;
             if runs > MAX_RUNS {

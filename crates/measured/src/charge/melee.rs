@@ -143,13 +143,7 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
     let round = a.melee.as_ref().map_or(0, |m| m.moves);
     let first = round == 0;
     let (ta, td) = (troop(r, a), troop(r, d));
-    let aw = {
-        let sh = shape(ta, a);
-        let n = engaged(r, a, true, true, 0);
-        sh.pitch * i64::from(n.min(sh.files + 8))
-    };
-    let na = engaged(r, a, true, first, 0);
-    let nd = engaged(r, d, false, first, aw);
+    let (na, nd) = engaged_pair(r, a, d, first);
     let (combats, second) = if first {
         (pairings(r, &ta.class, na, &td.class, nd), None)
     } else {
@@ -157,14 +151,7 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
         (c, Some(s))
     };
     let m = melee_mods(t, aid, a, d, first, round);
-    let dfp = footprint(r, d);
-    let terrain = t.st.terrain.clone();
-    let in_house = |p: Pt| {
-        terrain
-            .iter()
-            .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
-    };
-    let house = in_house(dfp.centre()) && !in_house(footprint(r, a).centre());
+    let (house, limit) = house_and_limit(r, &t.st, a, d);
     let (fights, la, ld) = melee_fights(t, a, d, &combats, &m, house);
     let la = t.kill(aid, la, d.side);
     let ld = t.kill(did, ld, a.side)
@@ -178,18 +165,11 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
         };
     let credit = t.melee_credit.get(aid).copied().unwrap_or(0);
     let ta_loss = la + if first { credit } else { 0 };
-    let limit = r.melee.moves + u32::from(in_house(dfp.centre()));
-    let mut outcome = "continues";
-    let (mut a_wd, mut d_wd) = (false, false);
-    if ta_loss > 0 && ta_loss >= 2 * ld {
-        a_wd = true;
-        outcome = "attacker withdraws";
-    } else if ld > 0 && ld >= 2 * ta_loss {
-        d_wd = true;
-        outcome = "defender withdraws";
-    } else if round + 1 >= limit {
-        outcome = "draw";
-    }
+    let outcome = melee_outcome(ta_loss, ld, round, limit);
+    let (a_wd, d_wd) = (
+        outcome == "attacker withdraws",
+        outcome == "defender withdraws",
+    );
     t.ev.push(Charge::Melee {
         attacker: aid.to_string(),
         defender: did.to_string(),
@@ -204,6 +184,184 @@ fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &
         outcome: outcome.to_string(),
     });
     melee_after(t, (aid, did), d, a_wd, d_wd, outcome);
+}
+
+/// The figures engaged by the attacker and the defender in a move of
+/// melee (the first move: the attacker's front, the defender's figures
+/// along the struck face within its frontage; later moves: all).
+fn engaged_pair(r: &Ruleset, a: &Unit, d: &Unit, first: bool) -> (u32, u32) {
+    let aw = {
+        let sh = shape(troop(r, a), a);
+        let n = engaged(r, a, true, true, 0);
+        sh.pitch * i64::from(n.min(sh.files + 8))
+    };
+    (
+        engaged(r, a, true, first, 0),
+        engaged(r, d, false, first, aw),
+    )
+}
+
+/// Whether the attacker must break into the defender's house (the
+/// defender's centre in a building, the attacker's not), and the moves the
+/// melee may last (one more in a house).
+fn house_and_limit(r: &Ruleset, st: &State, a: &Unit, d: &Unit) -> (bool, u32) {
+    let in_house = |p: Pt| {
+        st.terrain
+            .iter()
+            .any(|f| f.kind == "building" && g::in_polygon(&f.polygon(), p))
+    };
+    let dc = footprint(r, d).centre();
+    (
+        in_house(dc) && !in_house(footprint(r, a).centre()),
+        r.melee.moves + u32::from(in_house(dc)),
+    )
+}
+
+/// How a move of melee ends, from the figures each side lost in it (the
+/// attacker's with its fire credit): a side losing twice the other's
+/// withdraws, else a draw once the melee has lasted its moves, else it
+/// continues.
+fn melee_outcome(a_loss: u32, d_loss: u32, round: u32, limit: u32) -> &'static str {
+    if a_loss > 0 && a_loss >= 2 * d_loss {
+        "attacker withdraws"
+    } else if d_loss > 0 && d_loss >= 2 * a_loss {
+        "defender withdraws"
+    } else if round + 1 >= limit {
+        "draw"
+    } else {
+        "continues"
+    }
+}
+
+/// Which side wins a combat: its die times its halves plus twice its
+/// modifiers (all in half points), the higher; None a tie.
+fn combat_winner(da: u32, ha: i32, ma: i32, dd: u32, hd: i32, md: i32) -> Option<bool> {
+    let sa = da as i32 * ha + 2 * ma;
+    let sd = dd as i32 * hd + 2 * md;
+    match sa.cmp(&sd) {
+        std::cmp::Ordering::Greater => Some(true),
+        std::cmp::Ordering::Less => Some(false),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+/// The exact odds of the next move of a melee already in contact, as the
+/// engine's melee step fights it: the attacker `aid`'s pair as it stands
+/// on `st`, with no fire or ride-down credit this move (the enemy is taken
+/// to stand and not fire). Later moves throw for who moves first (a tie
+/// thrown again, at most ten times, then the attacker) and pin figures
+/// ([`pinning::second_move`]); every combat throws a die a side (and the
+/// break-in throw into a house); the figures lost are capped at each
+/// side's rank and file. None: no such melee.
+#[must_use]
+pub fn melee_odds(r: &Ruleset, st: &State, aid: &str) -> Option<MeleeOdds> {
+    let a = st.unit(aid)?.clone();
+    let mel = a.melee.as_ref().filter(|m| m.attacker)?;
+    let d = st.unit(&mel.with)?.clone();
+    let round = mel.moves;
+    let first = round == 0;
+    let (ta, td) = (troop(r, &a), troop(r, &d));
+    let (na, nd) = engaged_pair(r, &a, &d, first);
+    let t = Turn {
+        r,
+        st: st.clone(),
+        ev: Vec::new(),
+        chance: None,
+        lost: BTreeMap::new(),
+        melee_credit: BTreeMap::new(),
+        not_rested: BTreeSet::new(),
+    };
+    let m = melee_mods(&t, aid, &a, &d, first, round);
+    let (house, limit) = house_and_limit(r, st, &a, &d);
+    // Who moves first in a later move: the attacker on a higher die (15 of
+    // 36), the defender on a lower (15 of 36), a tie thrown again.
+    let ways: Vec<(f64, Vec<(u32, u32)>)> = if first {
+        vec![(1.0, pairings(r, &ta.class, na, &td.class, nd))]
+    } else {
+        let again: f64 = (0..10).map(|k| (1.0_f64 / 6.0).powi(k)).sum();
+        let by = |throw: [u32; 2]| {
+            let mut it = throw.into_iter();
+            let mut roll = || it.next().unwrap_or(1);
+            pinning::second_move(r, &ta.class, na, &td.class, nd, &mut roll).0
+        };
+        vec![
+            (5.0 / 12.0 * again + (1.0_f64 / 6.0).powi(10), by([2, 1])),
+            (5.0 / 12.0 * again, by([1, 2])),
+        ]
+    };
+    let mut losses: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for (p, combats) in &ways {
+        let mut dist: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        dist.insert((0, 0), *p);
+        for (ka, kd) in combats {
+            let (ha, hd) = multipliers(r, &ta.class, *ka, &td.class, *kd);
+            let one = combat_odds(r, (ha, hd), &m, house);
+            let mut next: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+            for ((la, ld), q) in &dist {
+                *next.entry((la + 1, *ld)).or_default() += q * one[1];
+                *next.entry((*la, ld + 1)).or_default() += q * one[0];
+                *next.entry((*la, *ld)).or_default() += q * one[2];
+            }
+            dist = next;
+        }
+        for ((la, ld), q) in dist {
+            *losses.entry((la.min(a.rf), ld.min(d.rf))).or_default() += q;
+        }
+    }
+    let outcomes = losses
+        .into_iter()
+        .map(|((la, ld), p)| ((la, ld, melee_outcome(la, ld, round, limit)), p))
+        .collect();
+    Some(MeleeOdds {
+        attacker: a.id.clone(),
+        defender: d.id.clone(),
+        round: round + 1,
+        engaged: [na, nd],
+        house,
+        outcomes,
+    })
+}
+
+/// One combat's odds: [the attacker wins, the defender wins, a tie].
+fn combat_odds(r: &Ruleset, (ha, hd): (i32, i32), m: &Mods, house: bool) -> [f64; 3] {
+    let broke = if house {
+        r.melee.break_in.len() as f64 / 6.0
+    } else {
+        1.0
+    };
+    let mut out = [0.0; 3];
+    for (md, p) in [(m.md, broke), (m.md + r.melee.house, 1.0 - broke)] {
+        if p == 0.0 {
+            continue;
+        }
+        for da in 1..=6 {
+            for dd in 1..=6 {
+                let k = match combat_winner(da, ha, m.ma, dd, hd, md) {
+                    Some(true) => 0,
+                    Some(false) => 1,
+                    None => 2,
+                };
+                out[k] += p / 36.0;
+            }
+        }
+    }
+    out
+}
+
+/// The exact odds of a move of melee ([`melee_odds`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeleeOdds {
+    pub attacker: String,
+    pub defender: String,
+    /// The move of the melee fought (1 the first).
+    pub round: u32,
+    /// The figures engaged (the first move's; all, later).
+    pub engaged: [u32; 2],
+    /// The attacker must break into a house.
+    pub house: bool,
+    /// (figures the attacker loses, figures the defender loses, how the
+    /// move ends as the engine's event names it) and its chance.
+    pub outcomes: BTreeMap<(u32, u32, &'static str), f64>,
 }
 
 /// Grenadiers, charging, downhill, heavy against light cavalry, a wall,
@@ -297,16 +455,16 @@ fn melee_fights(
         let dd = t.roll();
         let sa = da as i32 * ha + 2 * m.ma;
         let sd = dd as i32 * hd + 2 * dm;
-        let res = match sa.cmp(&sd) {
-            std::cmp::Ordering::Greater => {
+        let res = match combat_winner(da, ha, m.ma, dd, hd, dm) {
+            Some(true) => {
                 ld += 1;
                 "attacker"
             }
-            std::cmp::Ordering::Less => {
+            Some(false) => {
                 la += 1;
                 "defender"
             }
-            std::cmp::Ordering::Equal => "tie",
+            None => "tie",
         };
         fights.push(Combat {
             a: *ka,

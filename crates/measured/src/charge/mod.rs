@@ -65,6 +65,7 @@ use sight::*;
 pub(crate) use artillery::{gun_fires, gun_outcomes};
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
+pub use melee::{melee_odds, MeleeOdds};
 pub(crate) use morale::settle_losses;
 pub(crate) use sight::gun_sight;
 pub use sight::{musket_sight, Sight};
