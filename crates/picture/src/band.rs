@@ -13,8 +13,8 @@
 //! - indexes only the pixels of those spans that differ from the layer's
 //!   (nearest colour of the whole palette); every other pixel keeps the
 //!   layer's index;
-//! - deflates only the bands that hold such a span, at a fast level
-//!   ([`TOP_LEVEL`]): a band no span touches is the layer's band, deflated
+//! - deflates only the bands that hold such a span, at a faster level
+//!   (`top_level`): a band no span touches is the layer's band, deflated
 //!   once at [`LAYER_LEVEL`], whose compressed bytes (and Adler-32) are kept.
 //!
 //! The deflate is zlib-rs (pure Rust, zlib-ng's algorithms): its output
@@ -181,13 +181,22 @@ fn bits_for(palette: &[[u8; 3]]) -> u8 {
 /// scenario and seat, and most of every picture over it, so deflated hard.
 const LAYER_LEVEL: i32 = 9;
 
-/// The deflate level of the bands drawn over (units lie across most rows
-/// of a board, so most bands of every picture): zlib-rs's level 2 (greedy
-/// matching, short chains). Before, these bands were deflated at the
-/// layer's level (miniz level 9 for the boards 1,000 pixels wide and more,
-/// 3 for the others), most of a picture's time: docs/performance.md has the
-/// figures.
-const TOP_LEVEL: i32 = 2;
+/// The deflate level of the bands drawn over a layer `w` pixels wide (units
+/// lie across most rows of a board, so most bands of every picture):
+/// zlib-rs's level 2 (greedy matching, short chains) for the boards under
+/// [`crate::WIDE_PIXELS`], and 6 (lazy matching) for the wider ones
+/// (Memoir '44's 1,098 pixels, Charge!'s 1,080, Minden's 1,000), whose busy
+/// turns' report mails are nearest the 80 KB bound: at level 2 Pegasus
+/// Bridge's went to 88,585 bytes. Before, these bands were deflated at the
+/// layer's level (miniz level 9 for the wide boards, 3 for the others), most
+/// of a picture's time: docs/performance.md has the figures.
+fn top_level(w: usize) -> i32 {
+    if w as f32 >= crate::WIDE_PIXELS {
+        6
+    } else {
+        2
+    }
+}
 
 /// The deflate level of a picture drawn whole (no static layer under it).
 const WHOLE_LEVEL: i32 = 6;
@@ -467,7 +476,7 @@ pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u
                 .iter()
                 .all(Option::is_none)
     };
-    let bands = bands((h, TOP_LEVEL), rows, clean, Some(&base.bands))?;
+    let bands = bands((h, top_level(w)), rows, clean, Some(&base.bands))?;
     Some(png_file(w, h, &palette, bits, &bands, Some(&base.bands)))
 }
 
