@@ -10,18 +10,23 @@
 //!   (a pure function of the two pixmaps, whatever was kept);
 //! - adds to the layer's palette the most frequent colours of those spans
 //!   that it lacks, up to [`MAX_COLOURS`](crate::MAX_COLOURS) in all;
-//! - indexes only the pixels of those spans (nearest colour of the whole
-//!   palette); every other pixel keeps the layer's index;
-//! - deflates only the bands that hold such a span: a band no span touches
-//!   is the layer's band, whose compressed bytes (and Adler-32) are kept.
+//! - indexes only the pixels of those spans that differ from the layer's
+//!   (nearest colour of the whole palette); every other pixel keeps the
+//!   layer's index;
+//! - deflates only the bands that hold such a span, at a faster level
+//!   (`top_level`): a band no span touches is the layer's band, deflated
+//!   once at [`LAYER_LEVEL`], whose compressed bytes (and Adler-32) are kept.
+//!
+//! The deflate is zlib-rs (pure Rust, zlib-ng's algorithms): its output
+//! depends on the level and the input only, not on the CPU's features.
 //!
 //! The zlib stream is the bands' raw deflate blocks one after another, an
 //! empty final block, and the Adler-32 of the whole, combined from the
 //! bands' own. Drawn fresh or from what was kept, a band is the same bytes,
 //! so the PNG stays a pure function of the SVG.
 
-use flate2::{Compress, Compression, FlushCompress};
 use resvg::tiny_skia::Pixmap;
+use zlib_rs::{Deflate, DeflateConfig, DeflateFlush};
 
 /// Rows in a band.
 pub(crate) const BAND: usize = 16;
@@ -172,18 +177,29 @@ fn bits_for(palette: &[[u8; 3]]) -> u8 {
     }
 }
 
-/// The deflate level for a picture `w` pixels wide: a wide board
-/// ([`crate::WIDE_PIXELS`] wide: Minden's table) is deflated harder: with
-/// the unit symbols its busy turn's report mail was 83 KB at level 3 and its
-/// PNG 2.5 KB smaller at 9 (issue 53, acceptance 3); the narrower boards
-/// keep the faster level. docs/performance.md has the figures.
-fn level(w: usize) -> u32 {
+/// The deflate level of a static layer's bands: deflated once per
+/// scenario and seat, and most of every picture over it, so deflated hard.
+const LAYER_LEVEL: i32 = 9;
+
+/// The deflate level of the bands drawn over a layer `w` pixels wide (units
+/// lie across most rows of a board, so most bands of every picture):
+/// zlib-rs's level 2 (greedy matching, short chains) for the boards under
+/// [`crate::WIDE_PIXELS`], and 6 (lazy matching) for the wider ones
+/// (Memoir '44's 1,098 pixels, Charge!'s 1,080, Minden's 1,000), whose busy
+/// turns' report mails are nearest the 80 KB bound: at level 2 Pegasus
+/// Bridge's went to 88,585 bytes. Before, these bands were deflated at the
+/// layer's level (miniz level 9 for the wide boards, 3 for the others), most
+/// of a picture's time: docs/performance.md has the figures.
+fn top_level(w: usize) -> i32 {
     if w as f32 >= crate::WIDE_PIXELS {
-        9
+        6
     } else {
-        3
+        2
     }
 }
+
+/// The deflate level of a picture drawn whole (no static layer under it).
+const WHOLE_LEVEL: i32 = 6;
 
 /// A PNG row: the filter byte (none) and the indices packed at `bits`.
 fn pack(row: &[u8], bits: u8, out: &mut Vec<u8>) {
@@ -237,21 +253,28 @@ fn adler32_combine(a1: u32, a2: u32, len2: usize) -> u32 {
     (sum2 << 16) | sum1
 }
 
-/// Deflates one band's raw rows alone (`c` reset first).
-fn deflate_band(c: &mut Compress, raw: &[u8]) -> Option<Deflated> {
+/// A raw deflate compressor (no zlib header) at `level`.
+fn compressor(level: i32) -> Deflate {
+    Deflate::new_with_config(DeflateConfig {
+        level,
+        window_bits: -15,
+        ..DeflateConfig::default()
+    })
+}
+
+/// Deflates one band's raw rows alone (`c` reset first), ending in a sync
+/// flush (an empty stored block: byte-aligned, not final).
+fn deflate_band(c: &mut Deflate, raw: &[u8]) -> Option<Deflated> {
     c.reset();
-    let mut z = Vec::with_capacity(raw.len() + raw.len() / 8 + 128);
-    let start = c.total_in();
-    loop {
-        let done = usize::try_from(c.total_in() - start).ok()?;
-        c.compress_vec(&raw[done..], &mut z, FlushCompress::Sync)
-            .ok()?;
-        // The flush is complete when all is in and it stopped short of the room.
-        if usize::try_from(c.total_in() - start).ok()? == raw.len() && z.len() < z.capacity() {
-            break;
-        }
-        z.reserve(z.capacity().max(1024));
+    // Room for the worst case (stored blocks) and the flush's marker: the
+    // flush is complete when it stops short of the room.
+    let mut z = vec![0u8; zlib_rs::compress_bound(raw.len()) + 64];
+    c.compress(raw, &mut z, DeflateFlush::SyncFlush).ok()?;
+    let (read, wrote) = (c.total_in(), c.total_out());
+    if usize::try_from(read).ok()? != raw.len() || usize::try_from(wrote).ok()? >= z.len() {
+        return None;
     }
+    z.truncate(usize::try_from(wrote).ok()?);
     z.shrink_to_fit();
     Some(Deflated {
         z,
@@ -273,16 +296,44 @@ fn span(now: &[u8], was: &[u8]) -> Option<(usize, usize)> {
     Some((x0, x1))
 }
 
-/// The bands of a picture `w` x `h` (`rows` writes row `y`'s PNG bytes),
+/// Calls `f(a, b)` for each run `a..b` of pixels (indices into the
+/// pixmaps, row `at` on) in `x0..x1` of a row that differ from the layer's.
+fn changed(
+    now: &[u8],
+    was: &[u8],
+    at: usize,
+    (x0, x1): (usize, usize),
+    mut f: impl FnMut(usize, usize),
+) {
+    let (a, b) = (at + x0, at + x1);
+    let mut run: Option<usize> = None;
+    let pairs = now[a * 4..b * 4]
+        .chunks_exact(4)
+        .zip(was[a * 4..b * 4].chunks_exact(4));
+    for (k, (p, q)) in pairs.enumerate() {
+        match (p != q, run) {
+            (true, None) => run = Some(a + k),
+            (false, Some(start)) => {
+                f(start, a + k);
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(start) = run {
+        f(start, b);
+    }
+}
+
+/// The bands of a picture `h` rows high, deflated at `level` (`rows` writes row `y`'s PNG bytes),
 /// band `b` left empty, to be taken from `kept`, when `reuse(b)`.
 fn bands(
-    w: usize,
-    h: usize,
+    (h, level): (usize, i32),
     mut rows: impl FnMut(usize, &mut Vec<u8>),
     reuse: impl Fn(usize) -> bool,
     kept: Option<&[Deflated]>,
 ) -> Option<Vec<Deflated>> {
-    let mut c = Compress::new(Compression::new(level(w)), false);
+    let mut c = compressor(level);
     let mut out = Vec::with_capacity(h.div_ceil(BAND));
     let mut raw = Vec::new();
     for b in 0..h.div_ceil(BAND) {
@@ -372,8 +423,7 @@ pub(crate) fn base(layer: &Pixmap) -> Option<Base> {
     }
     let bits = bits_for(&palette);
     let bands = bands(
-        w,
-        h,
+        (h, LAYER_LEVEL),
         |y, raw| pack(&index[y * w..][..w], bits, raw),
         |_| false,
         None,
@@ -398,8 +448,10 @@ pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u
         .collect();
     let mut counts = Counts::new();
     for (y, s) in spans.iter().enumerate() {
-        if let Some((x0, x1)) = s {
-            counts.pixels(&now[(y * w + x0) * 4..(y * w + x1) * 4]);
+        if let Some((x0, x1)) = *s {
+            changed(now, was, y * w, (x0, x1), |a, b| {
+                counts.pixels(&now[a * 4..b * 4]);
+            });
         }
     }
     let room = crate::MAX_COLOURS.saturating_sub(base.palette.len());
@@ -411,7 +463,10 @@ pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u
     let rows = |y: usize, raw: &mut Vec<u8>| {
         r.copy_from_slice(&base.index[y * w..][..w]);
         if let Some((x0, x1)) = spans[y] {
-            ix.index(&now[(y * w + x0) * 4..(y * w + x1) * 4], &mut r[x0..x1]);
+            let at = y * w;
+            changed(now, was, at, (x0, x1), |a, b| {
+                ix.index(&now[a * 4..b * 4], &mut r[a - at..b - at]);
+            });
         }
         pack(&r, bits, raw);
     };
@@ -421,7 +476,7 @@ pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u
                 .iter()
                 .all(Option::is_none)
     };
-    let bands = bands(w, h, rows, clean, Some(&base.bands))?;
+    let bands = bands((h, top_level(w)), rows, clean, Some(&base.bands))?;
     Some(png_file(w, h, &palette, bits, &bands, Some(&base.bands)))
 }
 
@@ -438,7 +493,7 @@ pub(crate) fn whole(pixmap: &Pixmap) -> Option<Vec<u8>> {
         ix.index(&pixmap.data()[y * w * 4..][..w * 4], &mut row);
         pack(&row, bits, raw);
     };
-    let bands = bands(w, h, rows, |_| false, None)?;
+    let bands = bands((h, WHOLE_LEVEL), rows, |_| false, None)?;
     Some(png_file(w, h, &palette, bits, &bands, None))
 }
 

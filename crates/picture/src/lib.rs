@@ -768,6 +768,57 @@ mod tests {
         assert!(off(&second.0, &old, 48).1 > 100, "the unit moved");
     }
 
+    /// A layer of more colours than its palette keeps (72 discs, each its
+    /// own colour, and their anti-aliased edges), under two units far apart
+    /// on the same rows.
+    fn crowded(top: &str) -> String {
+        let mut discs = String::new();
+        for i in 0..72u32 {
+            let (x, y) = (8 + (i % 12) * 16, 8 + (i / 12) * 16);
+            let _ = write!(
+                discs,
+                "<circle cx=\"{x}\" cy=\"{y}\" r=\"7\" fill=\"#{:02x}{:02x}{:02x}\"/>",
+                (i * 37) % 256,
+                (i * 91 + 40) % 256,
+                (i * 53 + 90) % 256
+            );
+        }
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"100\" viewBox=\"0 0 200 100\"><rect width=\"200\" height=\"100\" fill=\"#f6f3ea\"/><g class=\"static\">{discs}</g><g class=\"units\">{top}</g></svg>"
+        )
+    }
+
+    #[test]
+    fn what_a_picture_does_not_draw_over_keeps_the_layers_colours() {
+        let _turn = LAYER_CACHE_TURN.lock().unwrap_or_else(|e| e.into_inner());
+        forget_layers();
+        let bare = crowded("");
+        let units = crowded(
+            "<rect x=\"2\" y=\"20\" width=\"12\" height=\"40\" fill=\"#2b5fa8\"/><rect x=\"186\" y=\"20\" width=\"12\" height=\"40\" fill=\"#a83232\"/>",
+        );
+        let (layer_png, _) = draw_how(&bare).expect("draws");
+        let (units_png, how) = draw_how(&units).expect("draws");
+        assert_eq!(how, Drew::OnLayer);
+        let (layer_px, ..) = pixels_how(&bare).expect("draws");
+        let (units_px, ..) = pixels_how(&units).expect("draws");
+        let (w, _, a) = decode(&layer_png.0);
+        let (_, _, b) = decode(&units_png.0);
+        // Every pixel the units did not draw over shows the layer's colour,
+        // between the two units as elsewhere.
+        let moved: Vec<usize> = (0..a.len() / 3)
+            .filter(|&i| {
+                let drawn_same = layer_px.data()[i * 4..][..4] == units_px.data()[i * 4..][..4];
+                drawn_same && a[i * 3..][..3] != b[i * 3..][..3]
+            })
+            .collect();
+        let at = moved.first().map(|i| (i % w as usize, i / w as usize));
+        assert!(
+            moved.is_empty(),
+            "{} pixels changed colour, the first at {at:?}",
+            moved.len()
+        );
+    }
+
     #[test]
     fn each_picture_choice_makes_its_parts() {
         let board = format!("<p>key</p>{SVG}<p>after</p>");

@@ -192,8 +192,11 @@ fn draw(svg: &str, canvas: &[u8], w: u32, h: u32) -> Result<Option<Sprite>, ()> 
 
 /// The sprites' pixels kept at most, in two generations of half each: a
 /// piece used from the older one moves to the newer; when the newer is
-/// full, the older is forgotten. A Memoir '44 unit is about 12 KB.
-const SPRITE_BYTES: usize = 16 << 20;
+/// full, the older is forgotten. A Memoir '44 unit is about 12 KB, a
+/// board's pieces seen from one seat under 1 MB: 4 MB keeps a few boards'
+/// (16 MB was a quarter of the judge's peak RSS for nothing it needed:
+/// docs/performance.md).
+const SPRITE_BYTES: usize = 4 << 20;
 
 /// How many drawings of one piece are kept, each over another background
 /// (a unit over a marker, or over another unit's edge).
