@@ -654,11 +654,16 @@ fn bodies(site: &Site, side: Option<&str>, twin: Twin) -> Vec<String> {
             out.push(format!("{line}\n{orders}\n"));
         }
     }
-    out.sort_by_key(|b| {
+    out
+}
+
+/// The commands that change the sender's address or end the game last.
+fn in_order(mut bodies: Vec<String>) -> Vec<String> {
+    bodies.sort_by_key(|b| {
         (b.starts_with("ROTATE") as u8)
             + 2 * (b.starts_with("RESIGN") || b.starts_with("DRAW")) as u8
     });
-    out
+    bodies
 }
 
 /// The orders `side` sends with its commands: random legal ones on what
@@ -712,7 +717,16 @@ fn sent(site: &Site) -> Vec<String> {
 /// Drop each (sender, body) into the inbox, to the sender's reply address,
 /// and run one pass of the judge.
 fn send_batch(site: &Site, tag: &str, mails: &[(String, String)]) {
+    let pass = || {
+        site.at(NOW, &["serve", "--once"]);
+        let left = std::fs::read_dir(site.inbox_new()).unwrap().count();
+        assert_eq!(left, 0, "one pass reads every mail");
+    };
     for (n, (from, body)) in mails.iter().enumerate() {
+        // After a ROTATE the sender writes to its new reply address.
+        if mails[..n].last().is_some_and(|m| m.1.starts_with("ROTATE")) {
+            pass();
+        }
         let to = reply_address(site, from);
         site.drop_mail(
             &format!("{tag}{n:04}.eml"),
@@ -725,9 +739,9 @@ fn send_batch(site: &Site, tag: &str, mails: &[(String, String)]) {
             ),
         );
     }
-    site.at(NOW, &["serve", "--once"]);
-    let left = std::fs::read_dir(site.inbox_new()).unwrap().count();
-    assert_eq!(left, 0, "one pass reads every mail");
+    if !mails.is_empty() {
+        pass();
+    }
 }
 
 /// One mail as compared: its recipient, subject and every MIME part as
@@ -889,8 +903,32 @@ fn compare_mails(
         ));
     }
     seen.mails += mails.len();
-    for (ct, _) in got[0].iter().flatten() {
+    // FOG_DUMP=1 prints the plain text of every mail compared (to see
+    // what a run's answers were).
+    if std::env::var("FOG_DUMP").is_ok() {
+        for (n, m) in got[0].iter().enumerate() {
+            for (ct, body) in m {
+                if ct == "text/plain" {
+                    eprintln!(
+                        "DUMP {n} {}\n{}",
+                        String::from_utf8_lossy(&m[0].1),
+                        String::from_utf8_lossy(body)
+                    );
+                }
+            }
+        }
+    }
+    for (ct, body) in got[0].iter().flatten() {
         *seen.parts.entry(ct.clone()).or_default() += 1;
+        // The fog's refusals, in the same words on both twins.
+        let text = String::from_utf8_lossy(body);
+        if ct == "text/plain"
+            && ["you see no enemy unit at", "you have no unit at"]
+                .iter()
+                .any(|w| text.contains(w))
+        {
+            *seen.parts.entry("fog refusal".into()).or_default() += 1;
+        }
     }
     Ok(())
 }
@@ -1219,7 +1257,10 @@ fn mails_of(
                 list.extend(crafted(&a, side, &hexes_of(what)));
             }
         }
-        let mails: Vec<(String, String)> = list.into_iter().map(|b| (from.clone(), b)).collect();
+        let mails: Vec<(String, String)> = in_order(list)
+            .into_iter()
+            .map(|b| (from.clone(), b))
+            .collect();
         compare_mails(&a, &b, &viewers, &mails, seen)?;
     }
     Ok(())
@@ -1268,6 +1309,7 @@ fn every_viewer_gets_the_same_bytes_whatever_the_other_side_alone_knows() {
         "application/json",
         "deadline Subject",
         "host image/png",
+        "fog refusal",
     ] {
         assert!(
             seen.parts.contains_key(kind),
