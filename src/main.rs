@@ -1073,6 +1073,18 @@ fn show_cmd(
         Some(t) if t > 0 => judge.reports().turn_report(&g, t, &viewer)?,
         _ => {
             let parts = rules.report_parts(&state, &[], &viewer, None);
+            // A side's or an observer's State line is the mails' sealed
+            // one: the plain hash would let a side test a guess about what
+            // it cannot see (docs/security.md). The referee's is the plain
+            // hash, as the host's own.
+            let hash = match viewer {
+                Viewer::Referee => hash,
+                _ => adjutant::service::sealed_state(
+                    &adjutant::engine::dice::parse_seed(&g.seed)
+                        .ok_or_else(|| anyhow!("game {game} has a bad seed"))?,
+                    &hash,
+                ),
+            };
             let text = format!(
                 "Game {game}, {} after turn {t}: {}\n{}State {hash}\n",
                 g.scenario, g.status, parts.map,

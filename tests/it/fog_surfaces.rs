@@ -1,46 +1,242 @@
-//! Fog of war over every surface a side can reach (issue 53; the project's
-//! first priority, docs/rules/kriegspiel.md): two games that differ only in
-//! what a side cannot see give that side the same bytes.
+//! Fog of war over every surface a viewer can reach (issues 53 and 59; the
+//! project's first priority, docs/rules/kriegspiel.md): two games that
+//! differ only in what a viewer cannot see give that viewer the same bytes.
 //!
 //! `kriegspiel_twins` holds the property on the `Rules` contract (twin
 //! positions). This module holds it on the whole judge, from outside, as a
-//! player or a host reaches it: a Kriegspiel game of Pegasus Bridge with a
-//! referee is played a few turns; its site is copied into two twins, and one
-//! twin's store is given events the Allies must never read (planted the way
-//! tests/it/events.rs does): an unreadable event private to the Axis (a kind
-//! from a newer build) and a card the Axis drew (a private event the family
-//! reads). Then, on both twins from the same clock:
+//! player, an observer or a host reaches it, for EACH side of a Kriegspiel
+//! game as the one kept in the dark. A game is played a few turns with a
+//! referee and an observer (and, deep, a team game: every member a viewer);
+//! its site is copied into two twins, and one twin is made to differ in what
+//! the viewers (every member of the other side, and the observer) cannot
+//! see:
+//! - **secrets** ([`Twin::Secrets`]): an unreadable event private to the
+//!   hidden side (a kind from a newer build) in every turn; every card it
+//!   drew another; its hand (the cards deep in the deck) and last card in
+//!   the position; and mails of its own in this twin only: a PREDICT, a
+//!   refused order, a team proposal, a part held for its C-in-C;
+//! - **units** ([`Twin::Units`]): the hidden side's units that the viewer's
+//!   view leaves out (drawn from the game itself: the referee's view.json
+//!   against the viewer's, so a new kind of hidden thing is covered) moved
+//!   to a hex the viewer does not see, removed, or weakened.
+//!
+//! Then, on both twins from the same clock:
 //! - **every mail command** of the protocol's command table
 //!   (`adjutant::protocol::COMMANDS`, so a new command is covered without a
 //!   word here; its argument is a sample of its argument's form, and a new
-//!   form fails the test until it is given one), sent by the Allies, by the
-//!   Axis and (its own commands) by the referee, alone and with the sender's
-//!   orders after it: every mail the Allies receive, every MIME part of it
-//!   (text, HTML, PNG, SVG, view.json, whatever a new part is), byte for
-//!   byte, and its subject;
-//! - **the host's CLI**: `show --as allies` of every turn in every format
-//!   `show --help` lists, the replay page (`replay --as allies` and `--as
-//!   observer`), and the players' export.
+//!   form fails the test until it is given one), sent by every seat and the
+//!   referee, alone and (secrets) with the sender's orders after it, and
+//!   the viewer's PREDICT and refused orders naming the twin's hexes: every
+//!   mail each viewer receives, every MIME part of it (text, HTML, PNG, SVG,
+//!   view.json, whatever a new part is), byte for byte, and its subject;
+//! - **the deadline**: the reminder before it and the missed-deadline pass
+//!   after it (the turn report of the pass);
+//! - **the host's CLI**: every command whose `--help` offers `--as` (from
+//!   the CLI's own command list: `show` in every format `show --help`
+//!   lists, for every turn; `replay`) as each viewer, and the players'
+//!   export.
 //!
-//! `a_leak_of_a_planted_event_is_seen` proves the comparison can fail: an
-//! event of the same kind made public is told to the Allies, and the same
-//! check tells the twins apart.
+//! `a_leak_of_a_planted_event_is_seen` and `a_leak_of_a_seen_unit_is_seen`
+//! prove the comparisons can fail: an event of the same kind made public,
+//! and a unit the viewer sees changed, each tell the twins apart.
 
-use crate::common::{latest_state, mail, reply_address, set_picture, submit_random_turns, Site};
+use crate::common::{depth, latest_state, mail, reply_address, set_picture, Site};
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::protocol::COMMANDS;
-use adjutant::rules::memoir44;
+use adjutant::rules::memoir44::{self, fog, State as M44};
+use adjutant::rules::{Load, Rules, State};
 use mail_parser::MimeHeaders;
-use std::collections::BTreeMap;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The clock every twin's judge runs at.
 const NOW: &str = "2026-11-24T10:00:00Z";
-/// The side that must not see the planted events, and its player.
-const UNSEEN: &str = "allies";
-const ALICE: &str = "alice@example.org";
-const BOB: &str = "bob@example.org";
 const REFEREE: &str = "ref@example.org";
+const OBSERVER: &str = "olga@example.org";
+/// The hex the AMEND sample names: no twin changes a unit there.
+const AMENDED: &str = "F5";
+
+/// A played game and its seats, in seat order (a side's C-in-C first).
+struct Table {
+    site: Site,
+    seats: Vec<(String, String)>,
+}
+
+impl Table {
+    fn sides(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for (s, _) in &self.seats {
+            if !v.contains(s) {
+                v.push(s.clone());
+            }
+        }
+        v
+    }
+    fn members(&self, side: &str) -> Vec<String> {
+        self.seats
+            .iter()
+            .filter(|(s, _)| s == side)
+            .map(|(_, e)| e.clone())
+            .collect()
+    }
+    /// Who must not tell twins apart that differ in what `hidden` alone
+    /// may know: every member of the other sides, and the observer.
+    fn viewers(&self, hidden: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .seats
+            .iter()
+            .filter(|(s, _)| s != hidden)
+            .map(|(_, e)| e.clone())
+            .collect();
+        v.push(OBSERVER.into());
+        v
+    }
+}
+
+/// A game to play: its scenario, whether the sides are teams, the turns
+/// played before the twins, the random orders' seed.
+struct Game {
+    scenario: &'static str,
+    team: bool,
+    turns: usize,
+    seed: u8,
+}
+
+/// The games: quick, the first (Pegasus Bridge with an observer); deep,
+/// the others: a team game, the night (Merville Battery) and the airdrops
+/// (Maleme, a team game). `FOG_GAMES` (and `FOG_FROM`, the first) choose
+/// them by number, to replay one.
+fn games() -> Vec<(usize, Game)> {
+    let count = depth::games("FOG_GAMES", 1, 4) as usize;
+    let first = depth::first("FOG_FROM", 1, count as u64) as usize;
+    all_games()
+        .into_iter()
+        .enumerate()
+        .skip(first)
+        .take(count.saturating_sub(first))
+        .collect()
+}
+
+fn all_games() -> Vec<Game> {
+    let mut v = vec![Game {
+        scenario: "pegasus-bridge",
+        team: false,
+        turns: 4,
+        seed: 53,
+    }];
+    {
+        v.extend([
+            Game {
+                scenario: "pegasus-bridge",
+                team: true,
+                turns: 5,
+                seed: 59,
+            },
+            Game {
+                scenario: "merville-battery",
+                team: false,
+                turns: 6,
+                seed: 7,
+            },
+            Game {
+                scenario: "maleme",
+                team: true,
+                turns: 4,
+                seed: 11,
+            },
+        ]);
+    }
+    v
+}
+
+/// The caps on answers raised: the twins ask far more in an hour than a
+/// player would, and every answer is a surface to compare.
+fn raise_caps(site: &Site) {
+    let cfg = std::fs::read_to_string(site.config()).unwrap();
+    let mut out = String::new();
+    for line in cfg.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        match key {
+            "answers_per_address_hour"
+            | "answers_per_address_day"
+            | "error_answers_per_address_day"
+            | "commands_per_mail" => out.push_str(&format!("{key} = 100000\n")),
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    std::fs::write(site.config(), out).unwrap();
+}
+
+/// Play `turns` random turns of game 1 through `adjutant submit`, each on
+/// what the mover knows; fewer if the game ends first.
+fn play(site: &Site, turns: usize, seed: u8) -> usize {
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([seed; 32]);
+    let file = site.path().join("random-orders.txt");
+    for played in 0..turns {
+        let state = latest_state(site);
+        let Some(side) = memoir44::waiting(&state).sides.first().cloned() else {
+            return played;
+        };
+        let known = fog::knowledge(&rules, &state, state.to_move);
+        std::fs::write(
+            &file,
+            memoir44::random_orders(&rules, &known, &side, &mut rng),
+        )
+        .unwrap();
+        site.ok(&["submit", "1", &side, file.to_str().unwrap()]);
+    }
+    turns
+}
+
+/// The base game: Kriegspiel with a referee and an observer, both
+/// pictures in every mail, a deadline (a missed one passes the turn), a
+/// few random turns played.
+fn base(g: &Game) -> Table {
+    let site = Site::new();
+    raise_caps(&site);
+    set_picture(&site, "both");
+    let seats: Vec<(String, String)> = if g.team {
+        [
+            ("allies", "alice"),
+            ("allies", "carol"),
+            ("axis", "bob"),
+            ("axis", "dave"),
+        ]
+        .iter()
+        .map(|(s, n)| (s.to_string(), format!("{n}@example.org")))
+        .collect()
+    } else {
+        vec![
+            ("allies".into(), "alice@example.org".into()),
+            ("axis".into(), "bob@example.org".into()),
+        ]
+    };
+    let seat_args: Vec<String> = seats.iter().map(|(s, e)| format!("{s}={e}")).collect();
+    let seat_args: Vec<&str> = seat_args.iter().map(String::as_str).collect();
+    site.new_game(
+        g.scenario,
+        &seat_args,
+        &[
+            "--referee",
+            REFEREE,
+            "--observer",
+            OBSERVER,
+            "--kriegspiel",
+            "--deadline",
+            "72h",
+            "--nmr",
+            "pass",
+        ],
+    );
+    assert!(play(&site, g.turns, g.seed) >= 2, "turns were played");
+    assert!(!over(&site), "{}: the game goes on", g.scenario);
+    Table { site, seats }
+}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -62,20 +258,6 @@ fn copy_of(site: &Site) -> Site {
     Site { dir }
 }
 
-/// The base game: a Kriegspiel Pegasus Bridge with a referee, both pictures
-/// in every mail, a few random turns played (moves, battles, cards).
-fn base() -> Site {
-    let site = Site::new();
-    set_picture(&site, "both");
-    site.new_game(
-        "pegasus-bridge",
-        &[&format!("allies={ALICE}"), &format!("axis={BOB}")],
-        &["--referee", REFEREE, "--kriegspiel"],
-    );
-    assert!(submit_random_turns(&site, 4, 53) >= 2, "turns were played");
-    site
-}
-
 /// Plant events in game 1's store at `turn`: each (json) after the last.
 fn plant(site: &Site, turn: i64, events: &[String]) {
     let db = site.db();
@@ -95,19 +277,18 @@ fn plant(site: &Site, turn: i64, events: &[String]) {
     }
 }
 
-/// The unreadable event the Allies must never read: a kind from a newer
-/// build, private to the Axis (or, `public`, told to everyone: a leak).
-fn sealed_orders(public: bool) -> String {
+/// The unreadable event the viewers must never read: a kind from a newer
+/// build, private to `side` (or, `public`, told to everyone: a leak).
+fn sealed_orders(side: &str, public: bool) -> String {
     format!(
-        r#"{{"kind":"sealed-orders","side":"axis","private":{},"text":"attack at dawn"}}"#,
+        r#"{{"kind":"sealed-orders","side":"{side}","private":{},"text":"attack at dawn"}}"#,
         !public
     )
 }
 
-/// Each card the Axis drew, told to the Axis alone, made another card the
-/// game knows (one the Allies drew, or the Axis drew at another time): the
-/// Allies see that the Axis drew, never what.
-fn change_axis_cards(site: &Site) -> usize {
+/// Each card `side` drew, told to it alone, made another card the game
+/// knows: the others see that it drew, never what.
+fn change_drawn_cards(site: &Site, side: &str) -> usize {
     let db = site.db();
     let rows: Vec<(i64, i64, String)> = {
         let mut st = db
@@ -120,7 +301,7 @@ fn change_axis_cards(site: &Site) -> usize {
             .collect();
         v
     };
-    let events: Vec<serde_json::Value> = rows
+    let events: Vec<Value> = rows
         .iter()
         .map(|r| serde_json::from_str(&r.2).unwrap())
         .collect();
@@ -130,7 +311,7 @@ fn change_axis_cards(site: &Site) -> usize {
         .collect();
     let mut changed = 0;
     for ((turn, seq, _), e) in rows.iter().zip(&events) {
-        if e["side"] != "axis" || e["private"] != true {
+        if e["side"] != side || e["private"] != true {
             continue;
         }
         let Some(other) = cards
@@ -151,29 +332,273 @@ fn change_axis_cards(site: &Site) -> usize {
     changed
 }
 
-/// The twins: `a` as played, `b` with the Axis' secrets: an unreadable
-/// event private to the Axis planted in every turn that has events (or,
-/// `public`, told to everyone: a leak), and every card the Axis drew another.
-fn twins(base: &Site, public: bool) -> (Site, Site) {
-    let (a, b) = (copy_of(base), copy_of(base));
-    let turns: Vec<i64> = {
-        let db = b.db();
-        let mut st = db
-            .prepare("SELECT DISTINCT turn FROM events WHERE game_id = 1 ORDER BY turn")
-            .unwrap();
-        let v = st
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        v
-    };
-    assert!(!turns.is_empty());
-    for t in turns {
-        plant(&b, t, &[sealed_orders(public)]);
+/// Rewrite game 1's latest position through `change` (and its hash, as
+/// the judge writes them).
+fn rewrite_position(site: &Site, change: impl FnOnce(&mut M44)) {
+    let rules = Rules::load("memoir44").unwrap();
+    let mut s = latest_state(site);
+    change(&mut s);
+    let json = rules.to_json(&State::of(s));
+    let hash = adjutant::service::state_hash(&json);
+    site.db()
+        .execute(
+            "UPDATE snapshots SET state = ?1, state_hash = ?2 WHERE game_id = 1 \
+             AND turn = (SELECT max(turn) FROM snapshots WHERE game_id = 1)",
+            rusqlite::params![json, hash],
+        )
+        .unwrap();
+}
+
+/// `site`'s view.json of the latest turn as `who` sees it.
+fn view(site: &Site, who: &str) -> Value {
+    let out = site.ok(&["show", "1", "--as", who, "--format", "json"]);
+    serde_json::from_str(&out).expect("view.json")
+}
+
+/// The units of `hidden` that `viewer`'s view leaves out, read from the
+/// game itself: the referee's view.json against the viewer's (a unit the
+/// viewer sees stands on a hex of its view).
+fn hidden_units(site: &Site, hidden: &str, viewer: &str) -> Vec<u32> {
+    let seen: BTreeSet<String> = view(site, viewer)["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u["at"].as_str().map(str::to_string))
+        .collect();
+    view(site, "referee")["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["side"] == hidden)
+        .filter(|u| u["at"].as_str().is_some_and(|at| !seen.contains(at)))
+        .filter_map(|u| u["id"].as_u64().map(|i| i as u32))
+        .collect()
+}
+
+/// How the second twin differs from the first.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Twin {
+    /// The hidden side's secrets: its private and unreadable events, its
+    /// drawn cards, hand and last card, its own mails.
+    Secrets,
+    /// The hidden side's units the viewers' views leave out.
+    Units,
+    /// A leak: the unreadable event told to everyone.
+    PublicEvent,
+    /// A leak: a unit of the hidden side that a viewer sees, weakened.
+    SeenUnit,
+}
+
+/// The hidden side's secrets in the position: its hand swapped with
+/// cards deep in the deck (none the viewer draws soon; never an Ambush,
+/// which the table shows when played), its last card another.
+fn change_hand(s: &mut M44, hi: usize) {
+    // The card its orders play stays: the twins differ in what it might
+    // have done, not in what it does.
+    let orders = orders_of(s, &s.sides[hi].clone());
+    let keep: Vec<String> = orders
+        .lines()
+        .filter_map(|l| l.strip_prefix("PLAY "))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_ascii_lowercase)
+        .chain(["ambush".to_string()])
+        .collect();
+    let n = s.hands[hi].len();
+    let mut j = 8;
+    for i in 0..n {
+        if keep.contains(&s.hands[hi][i]) {
+            continue;
+        }
+        while j < s.deck.len() && keep.contains(&s.deck[j]) {
+            j += 1;
+        }
+        if j >= s.deck.len() {
+            break;
+        }
+        std::mem::swap(&mut s.hands[hi][i], &mut s.deck[j]);
+        j += 1;
     }
-    assert!(change_axis_cards(&b) > 0, "the Axis drew cards");
-    (a, b)
+    if let Some(card) = s.deck.get(9).cloned() {
+        s.last_played[hi] = Some(memoir44::state::Played {
+            card,
+            section: None,
+        });
+    }
+}
+
+/// The hidden side's units the viewer does not see: the first moved to
+/// an empty hex the viewer does not see, the second removed, the third
+/// weakened (or strengthened). `seen`: a unit the viewer sees weakened
+/// instead (a leak). Returns what changed.
+fn change_units(s: &mut M44, hi: usize, ids: &[u32], seen: bool) -> Vec<String> {
+    let r = memoir44::Ruleset::builtin().unwrap();
+    let vi = M44::other(hi);
+    let amended = memoir44::Hex::parse(AMENDED);
+    let mut done = Vec::new();
+    if seen {
+        let id = s
+            .units
+            .iter()
+            .find(|u| u.side == hi && fog::sees(&r, s, vi, u) && u.figures > 1)
+            .map(|u| u.id)
+            .expect("a seen unit of more than one figure");
+        let u = s.unit_mut(id).unwrap();
+        u.figures -= 1;
+        done.push(format!("seen unit at {} weakened", u.at));
+        return done;
+    }
+    let ids: Vec<u32> = ids
+        .iter()
+        .copied()
+        .filter(|id| {
+            // Not on an objective: holding one may win medals, which
+            // are public.
+            s.unit(*id).is_some_and(|u| {
+                u.train.is_none()
+                    && Some(u.at) != amended
+                    && !s.objectives.iter().any(|o| o.at == u.at)
+            })
+        })
+        .collect();
+    // The empty hexes the viewer does not see (and no objective).
+    let unseen = |s: &M44| -> Vec<memoir44::Hex> {
+        M44::board(&r)
+            .hexes()
+            .into_iter()
+            .filter(|h| Some(*h) != amended && s.unit_at(*h).is_none())
+            .filter(|h| !s.objectives.iter().any(|o| o.at == *h))
+            .filter(|h| !fog::sees_hex(&r, s, vi, *h))
+            .collect()
+    };
+    if let Some(&id) = ids.first() {
+        if let Some(to) = unseen(s).last().copied() {
+            let u = s.unit_mut(id).unwrap();
+            done.push(format!("unit moved from {} to {to}", u.at));
+            u.at = to;
+        }
+    }
+    // A unit added where the viewer does not look, like one of the side's
+    // own (fresh, in the open).
+    let like = s
+        .units
+        .iter()
+        .find(|u| u.side == hi && u.train.is_none())
+        .cloned();
+    if let (Some(mut u), Some(to)) = (like, unseen(s).first().copied()) {
+        u.id = s.next_unit;
+        s.next_unit += 1;
+        u.at = to;
+        u.figures = u.start;
+        u.concealed = false;
+        u.fixed = false;
+        done.push(format!("unit added at {to}"));
+        s.units.push(u);
+    }
+    if let Some(&id) = ids.get(1) {
+        done.push(format!("unit at {} removed", s.unit(id).unwrap().at));
+        s.units.retain(|u| u.id != id);
+        s.engagements.retain(|e| e.a != id && e.b != id);
+        s.cross_hairs.retain(|x| x.gun != id && x.target != id);
+    }
+    if let Some(&id) = ids.get(2) {
+        let u = s.unit_mut(id).unwrap();
+        u.figures = if u.figures > 1 { u.figures - 1 } else { 2 };
+        done.push(format!("unit at {} now {} figures", u.at, u.figures));
+    }
+    // The twin is a twin only if the viewer still sees none of it.
+    let moved: Vec<u32> = ids.iter().take(3).copied().collect();
+    let added = s.next_unit - 1;
+    for u in s
+        .units
+        .iter()
+        .filter(|u| moved.contains(&u.id) || u.id == added)
+    {
+        assert!(!fog::sees(&r, s, vi, u), "a twin's unit is in sight");
+    }
+    done
+}
+
+/// The hidden side's own mails, sent in the second twin only: a PREDICT,
+/// a refused order, (team) a proposal and a member's orders.
+fn secret_mails(t: &Table, site: &Site, hidden: &str) {
+    let state = latest_state(site);
+    let r = memoir44::Ruleset::builtin().unwrap();
+    let hi = state.sides.iter().position(|s| s == hidden).unwrap();
+    let known = fog::knowledge(&r, &state, hi);
+    let mut rng = ChaChaDice::from_seed([59; 32]);
+    let orders = memoir44::random_orders(&r, &known, hidden, &mut rng);
+    let hand = state.hands[hi].first().cloned().unwrap_or_default();
+    let mut mails = Vec::new();
+    for (i, who) in t.members(hidden).iter().enumerate() {
+        mails.push((who.clone(), format!("PREDICT\n{orders}\n")));
+        mails.push((who.clone(), "ORDER M9 A1\nBATTLE A1 M9\n".to_string()));
+        if i > 0 {
+            // A Field Marshal's proposal and part (without the card, the
+            // C-in-C's): held for the team, or refused; never the enemy's.
+            let part: String = orders
+                .lines()
+                .filter(|l| !l.starts_with("PLAY"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            mails.push((who.clone(), format!("PROPOSE {hand} # a secret plan\n")));
+            mails.push((who.clone(), part));
+        }
+    }
+    send_batch(site, "secret", &mails);
+}
+
+/// The twins for `hidden` kept from the viewers: `a` as played, `b`
+/// differing by `kind`.
+fn twins(t: &Table, hidden: &str, kind: Twin) -> (Site, Site, Vec<String>) {
+    let (a, b) = (copy_of(&t.site), copy_of(&t.site));
+    let hi = latest_state(&t.site)
+        .sides
+        .iter()
+        .position(|s| s == hidden)
+        .unwrap();
+    // Both twins' positions go through the same writing.
+    rewrite_position(&a, |_| {});
+    let mut what = Vec::new();
+    match kind {
+        Twin::Secrets | Twin::PublicEvent => {
+            let turns: Vec<i64> = {
+                let db = b.db();
+                let mut st = db
+                    .prepare("SELECT DISTINCT turn FROM events WHERE game_id = 1 ORDER BY turn")
+                    .unwrap();
+                let v = st
+                    .query_map([], |r| r.get(0))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                v
+            };
+            for turn in turns {
+                plant(
+                    &b,
+                    turn,
+                    &[sealed_orders(hidden, kind == Twin::PublicEvent)],
+                );
+            }
+            let n = change_drawn_cards(&b, hidden);
+            assert!(n > 0, "{hidden} drew cards");
+            what.push(format!("sealed events; {n} drawn cards"));
+            if kind == Twin::Secrets {
+                rewrite_position(&b, |s| change_hand(s, hi));
+                secret_mails(t, &b, hidden);
+                what.push("hand, last card, own mails".into());
+            }
+        }
+        Twin::Units | Twin::SeenUnit => {
+            let viewer = t.sides().into_iter().find(|s| s != hidden).unwrap();
+            let ids = hidden_units(&t.site, hidden, &viewer);
+            rewrite_position(&b, |s| {
+                what = change_units(s, hi, &ids, kind == Twin::SeenUnit);
+            });
+            assert!(!what.is_empty(), "no unit of {hidden} to change");
+        }
+    }
+    (a, b, what)
 }
 
 /// A sample argument of each argument form of the command table. A form
@@ -190,7 +615,7 @@ fn sample(args: &str, turn: u32) -> String {
         "FROM TO" => "2026-12-01 2026-12-03".into(),
         "CARD [# WHY]" => "recon-left # they are weak there".into(),
         "TEXT" => "hello, all".into(),
-        "FIX BECAUSE WHY" => "UNIT F5 FIGURES 2 BECAUSE a die rolled twice".into(),
+        "FIX BECAUSE WHY" => format!("UNIT {AMENDED} FIGURES 2 BECAUSE a die rolled twice"),
         "TIME" => "48h".into(),
         other => panic!(
             "the command table has a new argument form {other:?}: give it a sample in fog_surfaces::sample"
@@ -198,14 +623,134 @@ fn sample(args: &str, turn: u32) -> String {
     }
 }
 
+/// Every mail body a sender may send: each command of the table with its
+/// sample argument, alone and (`with_orders`, a player) with the sender's
+/// orders after it. The commands that end a game or change the sender's
+/// address come last.
+fn bodies(site: &Site, side: Option<&str>, twin: Twin) -> Vec<String> {
+    let state = latest_state(site);
+    let orders = side.map(|s| orders_of(&state, s)).unwrap_or_default();
+    // The units twins change what the table would meet: a turn played is
+    // compared in the secrets twins; here the commands alone, and no word
+    // that ends the game (its export is everyone's). REVEAL is the
+    // referee lifting the screen for everyone: the referee's whole view,
+    // hands and last cards with it (docs/referee.md), so it is the one
+    // command no twin may be compared across.
+    let units = matches!(twin, Twin::Units | Twin::SeenUnit);
+    let mut out = Vec::new();
+    for c in COMMANDS {
+        let referee = c.help.starts_with("referee:");
+        if referee != side.is_none() && !matches!(c.word, "HELP" | "STATUS" | "MAP") {
+            continue;
+        }
+        if c.word == "REVEAL" || units && matches!(c.word, "RESIGN" | "DRAW") {
+            continue;
+        }
+        let line = format!("{} {}", c.word, sample(c.args, state.turn))
+            .trim_end()
+            .to_string();
+        out.push(format!("{line}\n"));
+        if side.is_some() && (!units || c.word == "PREDICT") {
+            out.push(format!("{line}\n{orders}\n"));
+        }
+    }
+    out
+}
+
+/// The commands that change the sender's address or end the game last.
+fn in_order(mut bodies: Vec<String>) -> Vec<String> {
+    bodies.sort_by_key(|b| {
+        (b.starts_with("ROTATE") as u8)
+            + 2 * (b.starts_with("RESIGN") || b.starts_with("DRAW")) as u8
+    });
+    bodies
+}
+
+/// The orders `side` sends with its commands: random legal ones on what
+/// it knows.
+fn orders_of(state: &M44, side: &str) -> String {
+    let r = memoir44::Ruleset::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed([53; 32]);
+    let si = state.sides.iter().position(|x| x == side).unwrap();
+    let known = fog::knowledge(&r, state, si);
+    memoir44::random_orders(&r, &known, side, &mut rng)
+}
+
+/// The viewer's orders naming the hexes where a twin differs (and only
+/// hexes it does not see): refused in the same words whatever stands
+/// there ("you have no unit at F5", "you see no enemy unit at F5").
+fn crafted(site: &Site, side: &str, hexes: &[String]) -> Vec<String> {
+    let state = latest_state(site);
+    let si = state.sides.iter().position(|x| x == side).unwrap();
+    let card = state.hands[si].first().cloned().unwrap_or_default();
+    let own = state
+        .units
+        .iter()
+        .find(|u| u.side == si)
+        .map(|u| u.at.to_string())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for h in hexes {
+        out.push(format!("PLAY {card}\nORDER {h}\nMOVE {h} {own}\n"));
+        out.push(format!("PLAY {card}\nORDER {own}\nBATTLE {own} {h}\n"));
+        out.push(format!(
+            "PREDICT\nPLAY {card}\nORDER {own}\nBATTLE {own} {h}\n"
+        ));
+    }
+    out
+}
+
+/// The hexes named in a twin's description ("unit moved from E7 to M9").
+fn hexes_of(what: &[String]) -> Vec<String> {
+    what.iter()
+        .flat_map(|w| w.split_whitespace())
+        .filter(|w| memoir44::Hex::parse(w).is_some() && w.len() <= 3)
+        .map(str::to_string)
+        .collect()
+}
+
 /// The outbox's file names now.
 fn sent(site: &Site) -> Vec<String> {
     site.outbox().into_iter().map(|(n, _)| n).collect()
 }
 
-/// What `who` received among the mails not in `before`: per mail its
-/// subject and every MIME part as (content type, decoded bytes).
-fn received(site: &Site, before: &[String], who: &str) -> Vec<Vec<(String, Vec<u8>)>> {
+/// Drop each (sender, body) into the inbox, to the sender's reply address,
+/// and run one pass of the judge.
+fn send_batch(site: &Site, tag: &str, mails: &[(String, String)]) {
+    let pass = || {
+        site.at(NOW, &["serve", "--once"]);
+        let left = std::fs::read_dir(site.inbox_new()).unwrap().count();
+        assert_eq!(left, 0, "one pass reads every mail");
+    };
+    for (n, (from, body)) in mails.iter().enumerate() {
+        // After a ROTATE the sender writes to its new reply address.
+        if mails[..n].last().is_some_and(|m| m.1.starts_with("ROTATE")) {
+            pass();
+        }
+        let to = reply_address(site, from);
+        site.drop_mail(
+            &format!("{tag}{n:04}.eml"),
+            &mail(
+                from,
+                &to,
+                "Re: your game",
+                &format!("{tag}{n}@example.org"),
+                body,
+            ),
+        );
+    }
+    if !mails.is_empty() {
+        pass();
+    }
+}
+
+/// One mail as compared: its recipient, subject and every MIME part as
+/// (content type, decoded bytes).
+type Parts = Vec<(String, Vec<u8>)>;
+
+/// What each of `who` received among the mails not in `before`.
+fn received(site: &Site, before: &[String], who: &[String]) -> Vec<Parts> {
+    let seals = seals(site);
     let mut out = Vec::new();
     for (name, _) in site.outbox() {
         if before.contains(&name) {
@@ -215,17 +760,24 @@ fn received(site: &Site, before: &[String], who: &str) -> Vec<Vec<(String, Vec<u
         let msg = mail_parser::MessageParser::default()
             .parse(&raw)
             .expect("a mail");
-        let to_who = msg
+        let to: Vec<String> = msg
             .to()
-            .map(|a| a.iter().any(|x| x.address() == Some(who)))
-            .unwrap_or(false);
-        if !to_who {
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.address().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(viewer) = to.iter().find(|t| who.contains(t)) else {
             continue;
-        }
-        let mut parts = vec![(
-            "Subject".to_string(),
-            msg.subject().unwrap_or_default().as_bytes().to_vec(),
-        )];
+        };
+        let mut parts = vec![
+            ("To".to_string(), viewer.as_bytes().to_vec()),
+            (
+                "Subject".to_string(),
+                msg.subject().unwrap_or_default().as_bytes().to_vec(),
+            ),
+        ];
         for p in msg.parts.iter() {
             if matches!(p.body, mail_parser::PartType::Multipart(_)) {
                 continue;
@@ -239,7 +791,7 @@ fn received(site: &Site, before: &[String], who: &str) -> Vec<Vec<(String, Vec<u
             } else {
                 p.contents().to_vec()
             };
-            parts.push((ct, body));
+            parts.push((ct, mask_seals(body, &seals)));
         }
         out.push(parts);
     }
@@ -270,9 +822,20 @@ fn mask_credentials(text: &str) -> String {
 }
 
 /// The first difference between the twins' mails, as a message.
-fn differ(a: &[Vec<(String, Vec<u8>)>], b: &[Vec<(String, Vec<u8>)>]) -> Option<String> {
+fn differ(a: &[Parts], b: &[Parts]) -> Option<String> {
     if a.len() != b.len() {
-        return Some(format!("{} mails against {}", a.len(), b.len()));
+        let subjects = |m: &[Parts]| -> Vec<String> {
+            m.iter()
+                .map(|p| String::from_utf8_lossy(&p[1].1).into_owned())
+                .collect()
+        };
+        return Some(format!(
+            "{} mails against {}:\n  one: {:?}\n  two: {:?}",
+            a.len(),
+            b.len(),
+            subjects(a),
+            subjects(b)
+        ));
     }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         if x.len() != y.len() {
@@ -281,74 +844,47 @@ fn differ(a: &[Vec<(String, Vec<u8>)>], b: &[Vec<(String, Vec<u8>)>]) -> Option<
         for (p, q) in x.iter().zip(y) {
             if p != q {
                 let (s, t) = (String::from_utf8_lossy(&p.1), String::from_utf8_lossy(&q.1));
-                let line = s
-                    .lines()
-                    .zip(t.lines())
-                    .find(|(l, m)| l != m)
-                    .map(|(l, m)| format!("\n  one: {l}\n  two: {m}"))
-                    .unwrap_or_default();
-                return Some(format!("mail {i}, part {} ({}) differs{line}", p.0, q.0));
+                let (l1, l2): (Vec<&str>, Vec<&str>) = (s.lines().collect(), t.lines().collect());
+                let k = (0..l1.len().max(l2.len()))
+                    .find(|k| l1.get(*k) != l2.get(*k))
+                    .unwrap_or(0);
+                return Some(format!(
+                    "mail {i} to {} ({:?}), part {} differs at line {k}:\n  one: {}\n  two: {}",
+                    String::from_utf8_lossy(&x[0].1),
+                    String::from_utf8_lossy(&x[1].1),
+                    p.0,
+                    l1.get(k).unwrap_or(&"(end)"),
+                    l2.get(k).unwrap_or(&"(end)"),
+                ));
             }
         }
     }
     None
 }
 
-/// Every mail body a sender may send: each command of the table with its
-/// sample argument, alone and (a player) with the sender's orders after it.
-fn bodies(site: &Site, side: Option<&str>) -> Vec<String> {
-    let state = latest_state(site);
-    let rules = memoir44::Ruleset::builtin().unwrap();
-    let mut rng = ChaChaDice::from_seed([53; 32]);
-    let orders = side
-        .map(|s| memoir44::random_orders(&rules, &state, s, &mut rng))
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for c in COMMANDS {
-        let referee = c.help.starts_with("referee:");
-        if referee != side.is_none() && !matches!(c.word, "HELP" | "STATUS" | "MAP") {
-            continue;
-        }
-        let line = format!("{} {}", c.word, sample(c.args, state.turn))
-            .trim_end()
-            .to_string();
-        out.push(format!("{line}\n"));
-        if side.is_some() {
-            out.push(format!("{line}\n{orders}\n"));
-        }
-    }
-    // The commands that end a game come last: the others run on a game
-    // that goes on.
-    out.sort_by_key(|b| b.starts_with("RESIGN") || b.starts_with("DRAW"));
-    out
+/// What the compared surfaces were: mails, parts by content type, CLI runs.
+#[derive(Default, Debug)]
+struct Seen {
+    mails: usize,
+    parts: BTreeMap<String, usize>,
+    cli: usize,
 }
 
-/// Send `body` from `from` to both twins (each mail in turn, the same clock)
-/// and compare what the Allies receive.
-fn compare_mail(
+/// Send `mails` to both twins (one pass each, the same clock) and compare
+/// what the viewers receive; then, `deadline`, the reminder and the
+/// missed-deadline pass.
+fn compare_mails(
     a: &Site,
     b: &Site,
-    from: &str,
-    n: usize,
-    body: &str,
-    seen: &mut BTreeMap<String, usize>,
+    viewers: &[String],
+    mails: &[(String, String)],
+    seen: &mut Seen,
 ) -> Result<(), String> {
     let mut got = Vec::new();
     for site in [a, b] {
         let before = sent(site);
-        let to = reply_address(site, from);
-        site.drop_mail(
-            &format!("fog{n}.eml"),
-            &mail(
-                from,
-                &to,
-                "Re: your game",
-                &format!("fog{n}@example.org"),
-                body,
-            ),
-        );
-        site.at(NOW, &["serve", "--once"]);
-        got.push(received(site, &before, ALICE));
+        send_batch(site, "fog", mails);
+        got.push(received(site, &before, viewers));
     }
     if over(a) && over(b) {
         // "When the game is over, the export is everyone's"
@@ -356,20 +892,163 @@ fn compare_mail(
         // mail attaches hold the whole game. The words of the mail do not.
         for mails in &mut got {
             for parts in mails.iter_mut() {
-                parts.retain(|(ct, _)| ct == "Subject" || ct == "text/plain");
+                parts.retain(|(ct, _)| matches!(ct.as_str(), "To" | "Subject" | "text/plain"));
             }
         }
     }
-    match differ(&got[0], &got[1]) {
-        Some(d) => Err(format!(
-            "the Allies told the twins apart after {from} sent {body:?}: {d}"
-        )),
-        None => {
-            for (ct, _) in got[0].iter().flatten() {
-                *seen.entry(ct.clone()).or_default() += 1;
+    if let Some(d) = differ(&got[0], &got[1]) {
+        let from: BTreeSet<&str> = mails.iter().map(|(f, _)| f.as_str()).collect();
+        return Err(format!(
+            "the viewers told the twins apart after {from:?} wrote: {d}"
+        ));
+    }
+    seen.mails += mails.len();
+    // FOG_DUMP=1 prints the plain text of every mail compared (to see
+    // what a run's answers were).
+    if std::env::var("FOG_DUMP").is_ok() {
+        for (n, m) in got[0].iter().enumerate() {
+            for (ct, body) in m {
+                if ct == "text/plain" {
+                    eprintln!(
+                        "DUMP {n} {}\n{}",
+                        String::from_utf8_lossy(&m[0].1),
+                        String::from_utf8_lossy(body)
+                    );
+                }
             }
-            Ok(())
         }
+    }
+    for (ct, body) in got[0].iter().flatten() {
+        *seen.parts.entry(ct.clone()).or_default() += 1;
+        // The fog's refusals, in the same words on both twins.
+        let text = String::from_utf8_lossy(body);
+        if ct == "text/plain"
+            && ["you see no enemy unit at", "you have no unit at"]
+                .iter()
+                .any(|w| text.contains(w))
+        {
+            *seen.parts.entry("fog refusal".into()).or_default() += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The host's commands that mail a viewer, on copies of the twins: a
+/// seat handed to a newcomer (its welcome holds the position), a new
+/// secret, a broadcast, the clock paused and resumed.
+fn host_of(t: &Table, hidden: &str, a: &Site, b: &Site, seen: &mut Seen) -> Result<(), String> {
+    let (a, b) = (copy_of(a), copy_of(b));
+    let side = t.sides().into_iter().find(|s| s != hidden).unwrap();
+    let newcomer = "newcomer@example.org".to_string();
+    let mut viewers = t.viewers(hidden);
+    viewers.push(newcomer.clone());
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["rotate-secret", "1", &side],
+        vec!["replace-seat", "1", &side, &newcomer],
+        vec!["broadcast", "1", "a word from the referee"],
+        vec!["pause", "1"],
+        vec!["resume", "1"],
+    ];
+    for args in runs {
+        let mut got = Vec::new();
+        for site in [&a, &b] {
+            let before = sent(site);
+            site.at(NOW, &args);
+            got.push(received(site, &before, &viewers));
+        }
+        if let Some(d) = differ(&got[0], &got[1]) {
+            return Err(format!(
+                "the viewers told the twins apart after `{}`: {d}",
+                args.join(" ")
+            ));
+        }
+        for (ct, _) in got[0].iter().flatten() {
+            *seen.parts.entry(format!("host {ct}")).or_default() += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The hidden side's own mails in one twin (a team's parts held, its
+/// proposal) are the orders of its turn once the turn plays: a turn of
+/// the hidden side is compared only where they are not.
+fn pending(t: &Table, hidden: &str, kind: Twin) -> bool {
+    kind == Twin::Secrets && t.members(hidden).len() > 1
+}
+
+/// The deadline's mails: a pass an hour before it (the reminder) and
+/// (`missed`) a pass a minute after it (the missed deadline and its turn).
+fn compare_deadline(
+    a: &Site,
+    b: &Site,
+    viewers: &[String],
+    missed: bool,
+    seen: &mut Seen,
+) -> Result<(), String> {
+    let at: String = a
+        .db()
+        .query_row("SELECT deadline_at FROM games WHERE id = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339(&at).unwrap();
+    let mut times = vec![at - chrono::Duration::hours(1)];
+    if missed {
+        times.push(at + chrono::Duration::minutes(1));
+    }
+    for when in times {
+        let when = when.to_rfc3339();
+        let mut got = Vec::new();
+        for site in [a, b] {
+            let before = sent(site);
+            site.at(&when, &["serve", "--once"]);
+            got.push(received(site, &before, viewers));
+        }
+        if let Some(d) = differ(&got[0], &got[1]) {
+            return Err(format!("the viewers told the twins apart at {when}: {d}"));
+        }
+        for (ct, _) in got[0].iter().flatten() {
+            *seen.parts.entry(format!("deadline {ct}")).or_default() += 1;
+        }
+    }
+    Ok(())
+}
+
+/// The State lines' seals of every position of game 1 ("the state's
+/// fingerprint sealed with a key drawn from the game's secret seed",
+/// src/service/mod.rs `sealed_state`). A seal commits to the whole
+/// position, so twins' seals differ by construction; a seal tells nothing
+/// without the seed (`state_line::` tries guesses against them), so it is
+/// masked in what is compared. A plain state hash is not: it would let a
+/// side test a guess (docs/security.md).
+fn seals(site: &Site) -> Vec<String> {
+    let db = site.db();
+    let seed: String = db
+        .query_row("SELECT seed FROM games WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    let master = adjutant::engine::dice::parse_seed(&seed).expect("a seed");
+    let mut st = db
+        .prepare("SELECT state_hash FROM snapshots WHERE game_id = 1")
+        .unwrap();
+    let v = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|h| adjutant::service::sealed_state(&master, &h.unwrap()))
+        .collect();
+    v
+}
+
+/// `bytes` with every seal of `seals` masked (a text; other bytes as they
+/// are).
+fn mask_seals(bytes: Vec<u8>, seals: &[String]) -> Vec<u8> {
+    match String::from_utf8(bytes) {
+        Ok(mut t) => {
+            for s in seals {
+                t = t.replace(s.as_str(), "(seal)");
+            }
+            t.into_bytes()
+        }
+        Err(e) => e.into_bytes(),
     }
 }
 
@@ -402,32 +1081,90 @@ fn show_formats(site: &Site) -> Vec<String> {
     v
 }
 
-/// Every CLI surface a host may hand the Allies, on both twins.
-fn compare_cli(a: &Site, b: &Site) -> Result<usize, String> {
+/// The CLI's commands that draw a viewer's view: those whose `--help`
+/// offers `--as`, from the CLI's own command list (read once a run).
+fn viewer_commands(site: &Site) -> Vec<String> {
+    static COMMANDS_AS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    COMMANDS_AS
+        .get_or_init(|| read_viewer_commands(site))
+        .clone()
+}
+
+fn read_viewer_commands(site: &Site) -> Vec<String> {
+    let help = site.ok(&["--help"]);
+    let v: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .filter(|c| site.ok(&[c.as_str(), "--help"]).contains("--as"))
+        .collect();
+    for must in ["show", "replay"] {
+        assert!(v.iter().any(|c| c == must), "{must} offers --as: {v:?}");
+    }
+    v
+}
+
+/// Every CLI surface a host may hand a viewer (`as`: a side or
+/// `observer`), on both twins; `all_turns`: every turn's `show`.
+fn compare_cli(
+    a: &Site,
+    b: &Site,
+    as_: &[String],
+    all_turns: bool,
+    predicts: &[(String, String)],
+) -> Result<usize, String> {
     let turn = latest_state(a).turn;
     let mut runs: Vec<Vec<String>> = Vec::new();
-    for f in show_formats(a) {
-        for t in 0..=turn {
-            runs.push(
-                [
-                    "show",
-                    "1",
-                    "--as",
-                    UNSEEN,
-                    "--format",
-                    &f,
-                    "--turn",
-                    &t.to_string(),
-                ]
+    let formats = show_formats(a);
+    for cmd in viewer_commands(a) {
+        for who in as_ {
+            let base: Vec<String> = [cmd.as_str(), "1", "--as", who]
                 .map(str::to_string)
-                .to_vec(),
-            );
+                .to_vec();
+            if cmd != "show" {
+                runs.push(base);
+                continue;
+            }
+            // The latest position, without --turn.
+            for f in &formats {
+                let mut r = base.clone();
+                r.extend(["--format".into(), f.clone()]);
+                runs.push(r);
+            }
+            let turns: Vec<u32> = if all_turns {
+                (0..=turn).collect()
+            } else {
+                vec![turn]
+            };
+            for f in &formats {
+                // Every format of every turn deep; quick, every turn in
+                // text and JSON and the latest in every format.
+                let every = depth::deep() || f == "text" || f == "json";
+                for t in turns.iter().filter(|t| every || **t == turn) {
+                    let mut r = base.clone();
+                    r.extend(["--format".into(), f.clone(), "--turn".into(), t.to_string()]);
+                    runs.push(r);
+                }
+            }
         }
     }
-    for who in [UNSEEN, "observer"] {
-        runs.push(["replay", "1", "--as", who].map(str::to_string).to_vec());
-    }
     runs.push(["export", "1"].map(str::to_string).to_vec());
+    // `predict GAME SIDE FILE`: the PREDICT mail's answer on the host, for
+    // each side's orders (on what it knows) and the orders naming hexes.
+    let files = tempfile::tempdir().unwrap();
+    for (n, (side, orders)) in predicts.iter().enumerate() {
+        let f = files.path().join(format!("orders{n}.txt"));
+        std::fs::write(&f, orders).unwrap();
+        runs.push(
+            ["predict", "1", side, f.to_str().unwrap()]
+                .map(str::to_string)
+                .to_vec(),
+        );
+    }
+    let seals: Vec<String> = seals(a).into_iter().chain(seals(b)).collect();
     for args in &runs {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out: Vec<Vec<u8>> = [a, b]
@@ -439,7 +1176,7 @@ fn compare_cli(a: &Site, b: &Site) -> Result<usize, String> {
                 let mut bytes = format!("{:?}\n", o.status.code()).into_bytes();
                 bytes.extend(o.stdout);
                 bytes.extend(o.stderr);
-                bytes
+                mask_seals(bytes, &seals)
             })
             .collect();
         if out[0] != out[1] {
@@ -457,53 +1194,174 @@ fn compare_cli(a: &Site, b: &Site) -> Result<usize, String> {
     Ok(runs.len())
 }
 
-/// Every mail and CLI surface on the twins; the first difference.
-/// Every mail command on the twins, from each sender: the mails sent and
-/// the parts the Allies received by content type; the first difference.
-fn compare_mails(
-    base: &Site,
-    a: &Site,
-    b: &Site,
-) -> Result<(usize, BTreeMap<String, usize>), String> {
-    let mut mails = 0;
-    let mut seen = BTreeMap::new();
-    for (from, side) in [(ALICE, Some(UNSEEN)), (BOB, Some("axis")), (REFEREE, None)] {
-        let (a, b) = (copy_of(a), copy_of(b));
-        for (n, body) in bodies(base, side).iter().enumerate() {
-            compare_mail(&a, &b, from, n, body, &mut seen)?;
-            mails += 1;
+/// Every surface of the twins for the viewers of `hidden`: the CLI first
+/// (on the untouched twins), then each sender's mails on its own copies,
+/// then the deadline.
+fn compare_all(t: &Table, hidden: &str, kind: Twin, seen: &mut Seen) -> Result<(), String> {
+    let (a, b, what) = twins(t, hidden, kind);
+    let at = |e: String| format!("{hidden}'s {kind:?} twin ({what:?}): {e}");
+    seen.cli += cli_of(t, hidden, kind, (&a, &b), &what).map_err(at)?;
+    mails_of(t, hidden, kind, &a, &b, &what, seen).map_err(at)?;
+    host_of(t, hidden, &a, &b, seen).map_err(at)?;
+    let missed = !pending(t, hidden, kind);
+    compare_deadline(&a, &b, &t.viewers(hidden), missed, seen).map_err(at)
+}
+
+/// The CLI surfaces of the viewers of `hidden` on the twins.
+fn cli_of(
+    t: &Table,
+    hidden: &str,
+    kind: Twin,
+    (a, b): (&Site, &Site),
+    what: &[String],
+) -> Result<usize, String> {
+    let mut as_: Vec<String> = t.sides().into_iter().filter(|s| s != hidden).collect();
+    as_.push("observer".into());
+    let all_turns = matches!(kind, Twin::Secrets | Twin::PublicEvent);
+    let mut predicts = Vec::new();
+    for side in t.sides().into_iter().filter(|s| s != hidden) {
+        predicts.push((side.clone(), orders_of(&latest_state(a), &side)));
+        for o in crafted(a, &side, &hexes_of(what)) {
+            predicts.push((side.clone(), o.replace("PREDICT\n", "")));
         }
     }
-    Ok((mails, seen))
+    compare_cli(a, b, &as_, all_turns, &predicts)
+}
+
+/// Every sender's mails, each sender on its own copies of the twins.
+fn mails_of(
+    t: &Table,
+    hidden: &str,
+    kind: Twin,
+    a: &Site,
+    b: &Site,
+    what: &[String],
+    seen: &mut Seen,
+) -> Result<(), String> {
+    let viewers = t.viewers(hidden);
+    let mut senders: Vec<(String, Option<String>)> = t
+        .seats
+        .iter()
+        .map(|(s, e)| (e.clone(), Some(s.clone())))
+        .collect();
+    senders.push((REFEREE.into(), None));
+    for (from, side) in senders {
+        let (a, b) = (copy_of(a), copy_of(b));
+        let mut list = bodies(&a, side.as_deref(), kind);
+        if pending(t, hidden, kind) && side.as_deref() == Some(hidden) {
+            // The hidden side's parts held in one twin play in its turn.
+            list.retain(|b| b.lines().count() == 1);
+        }
+        if let Some(side) = side.as_deref().filter(|s| *s != hidden) {
+            if matches!(kind, Twin::Units | Twin::SeenUnit) {
+                list.extend(crafted(&a, side, &hexes_of(what)));
+            }
+        }
+        let mails: Vec<(String, String)> = in_order(list)
+            .into_iter()
+            .map(|b| (from.clone(), b))
+            .collect();
+        compare_mails(&a, &b, &viewers, &mails, seen)?;
+    }
+    Ok(())
+}
+
+/// The twins of a game: deep (`all`: the deep games), both kinds for
+/// each side kept in the dark; quick, each side in the dark once and each
+/// kind once, so each side is a viewer of one kind.
+fn pairs(t: &Table, all: bool) -> Vec<(String, Twin)> {
+    let sides = t.sides();
+    if all || depth::deep() {
+        sides
+            .iter()
+            .flat_map(|s| [(s.clone(), Twin::Secrets), (s.clone(), Twin::Units)])
+            .collect()
+    } else {
+        // The side to move keeps its secrets (its turn played on both
+        // twins is told to the other), the other its units (the side to
+        // move orders, asks PREDICT and is refused beside them).
+        let state = latest_state(&t.site);
+        let mover = state.sides[state.to_move].clone();
+        let other = sides.iter().find(|s| **s != mover).unwrap().clone();
+        vec![(mover, Twin::Secrets), (other, Twin::Units)]
+    }
 }
 
 #[test]
-fn the_allies_get_the_same_bytes_whatever_the_axis_alone_was_told() {
-    let base = base();
-    let (a, b) = twins(&base, false);
-    let (mails, seen) = compare_mails(&base, &a, &b).unwrap_or_else(|e| panic!("{e}"));
-    let cli = compare_cli(&a, &b).unwrap_or_else(|e| panic!("{e}"));
-    println!("{cli} CLI runs and {mails} mails sent to the twins; the Allies' parts: {seen:?}");
+fn every_viewer_gets_the_same_bytes_whatever_the_other_side_alone_knows() {
+    let mut seen = Seen::default();
+    for (n, g) in games() {
+        let t = base(&g);
+        for (hidden, kind) in pairs(&t, n > 0) {
+            compare_all(&t, &hidden, kind, &mut seen)
+                .unwrap_or_else(|e| panic!("{}: {e}", g.scenario));
+        }
+    }
+    println!("compared: {seen:?}");
     // Every kind of part a report mail has was among those compared.
     for kind in [
+        "To",
         "Subject",
         "text/plain",
         "text/html",
         "image/png",
         "image/svg+xml",
         "application/json",
+        "deadline Subject",
+        "host image/png",
+        "fog refusal",
     ] {
-        assert!(seen.contains_key(kind), "no {kind} compared: {seen:?}");
+        assert!(
+            seen.parts.contains_key(kind),
+            "no {kind} compared: {seen:?}"
+        );
     }
+}
+
+/// A planted leak (`kind`) against each side tells the twins apart by
+/// mail and by the CLI, each on its own; the messages.
+fn leak_seen(kind: Twin) -> Vec<String> {
+    let t = base(&all_games()[0]);
+    let mut out = Vec::new();
+    // Deep, against each side; quick, against the side whose twins of
+    // this kind the quick run compares.
+    let sides: Vec<String> = if depth::deep() {
+        t.sides()
+    } else {
+        let like = if kind == Twin::PublicEvent {
+            Twin::Secrets
+        } else {
+            Twin::Units
+        };
+        pairs(&t, false)
+            .into_iter()
+            .filter(|(_, k)| *k == like)
+            .map(|(s, _)| s)
+            .collect()
+    };
+    for hidden in sides {
+        let (a, b, what) = twins(&t, &hidden, kind);
+        let mut seen = Seen::default();
+        let e = mails_of(&t, &hidden, kind, &a, &b, &what, &mut seen)
+            .expect_err("the leak is seen by mail");
+        out.push(format!("{what:?}: {e}"));
+        let e =
+            cli_of(&t, &hidden, kind, (&a, &b), &what).expect_err("the leak is seen by the CLI");
+        out.push(format!("{what:?}: {e}"));
+    }
+    out
 }
 
 #[test]
 fn a_leak_of_a_planted_event_is_seen() {
-    let base = base();
-    let (a, b) = twins(&base, true);
-    // Both the mails and the CLI tell the twins apart, each on its own.
-    let e = compare_mails(&base, &a, &b).expect_err("a public event is told to the Allies by mail");
-    assert!(e.contains("sealed-orders"), "{e}");
-    let e = compare_cli(&a, &b).expect_err("a public event is told to the Allies by the CLI");
-    assert!(e.contains("sealed-orders"), "{e}");
+    for e in leak_seen(Twin::PublicEvent) {
+        assert!(e.contains("sealed-orders"), "{e}");
+    }
+}
+
+#[test]
+fn a_leak_of_a_seen_unit_is_seen() {
+    // The unit's strength shows on the map, the picture and view.json.
+    let e = leak_seen(Twin::SeenUnit);
+    assert!(e.iter().all(|e| e.contains("weakened")), "{e:?}");
 }
