@@ -19,6 +19,7 @@ pub mod case;
 pub mod geometry;
 pub mod labels;
 pub mod order_line;
+pub mod placement;
 pub mod predict;
 pub mod random;
 pub mod report;
@@ -100,7 +101,7 @@ pub trait Procedures<B: Book>: Send + Sync {
         &self,
         r: &Ruleset<B>,
         t: &ruleset::Troop,
-        p: &state::Placement,
+        p: &state::Placement<B::Placement>,
         u: Unit<B>,
         st: &mut State<B>,
     ) -> Result<Option<Unit<B>>, String>;
