@@ -161,3 +161,31 @@ fn a_placement_key_no_one_reads_is_refused_at_the_key() {
     let e = toml::from_str::<Placement<Keys>>(&format!("{unit}colour = 3\n")).unwrap_err();
     assert_eq!(e.span(), Some(unit.len() + 9..unit.len() + 10), "{e}");
 }
+
+/// The core's ruleset.rs reads no book's file: Charge!'s ruleset-file
+/// structs and tables (its bands, melee combats, houses) are the Charge!
+/// crate's (`crates/measured/src/charge/file.rs`), as the Seven Years'
+/// War's are its own.
+#[test]
+fn the_core_ruleset_holds_no_books_file() {
+    let ruleset = include_str!("../../src/ruleset.rs");
+    assert!(ruleset.contains("pub struct Reader"), "ruleset.rs was read");
+    for name in [
+        "RuleFile",
+        "TroopFile",
+        "TerrainFile",
+        "BandFile",
+        "Band",
+        "HousesFile",
+        "Houses",
+        "MeleeFile",
+        "MoraleFile",
+        "RideDown",
+        "Combat",
+    ] {
+        assert!(
+            !ruleset.contains(&format!("pub struct {name} ")),
+            "the core's ruleset.rs holds Charge!'s {name}"
+        );
+    }
+}
