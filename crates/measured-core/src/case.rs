@@ -130,30 +130,10 @@ fn check_predict<B: Book>(
     st: &state::State<B>,
     p: &PredictPart,
 ) -> Vec<String> {
-    let side = p
-        .side
-        .clone()
-        .or_else(|| match cf.r#move.orders.keys().collect::<Vec<_>>()[..] {
-            [only] => Some(only.clone()),
-            _ => None,
-        })
-        .map(|s| s.to_ascii_lowercase());
-    let Some(side) = side else {
-        return vec![
-            "[expect.predict] names no side (and [move] has not one side's orders)".into(),
-        ];
+    let (side, orders) = match p.side_and_orders(&cf.r#move.orders, "[move]") {
+        Ok(so) => so,
+        Err(problem) => return vec![problem],
     };
-    let orders = p
-        .orders
-        .clone()
-        .or_else(|| {
-            cf.r#move
-                .orders
-                .iter()
-                .find(|(s, _)| s.eq_ignore_ascii_case(&side))
-                .map(|(_, o)| o.clone())
-        })
-        .unwrap_or_default();
     p.problems(adjutant_rules::Family::predict(r, st, &side, &orders))
 }
 
