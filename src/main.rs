@@ -965,7 +965,7 @@ fn new_game_cmd(config: &Option<PathBuf>, a: NewGameArgs) -> Result<i32> {
             .collect(),
         review_secs,
     };
-    let id = judge.new_game(&a.scenario, &seats, &opts)?;
+    let id = judge.turns().new_game(&a.scenario, &seats, &opts)?;
     println!("{id}");
     deliver(&mut judge)?;
     Ok(0)

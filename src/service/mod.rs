@@ -624,18 +624,6 @@ impl Judge {
         dice::parse_seed(&game.seed)
             .ok_or_else(|| ServiceError::Corrupt(game.id, "bad seed".into()))
     }
-
-    /// Create a game, queue a welcome per seat, and return its id: a
-    /// forward to [`Turns::new_game`], kept for its many callers (the
-    /// binary and the tests).
-    pub fn new_game(
-        &mut self,
-        scenario: &str,
-        seats: &[(String, String)],
-        opts: &GameOptions,
-    ) -> Result<i64, ServiceError> {
-        self.turns().new_game(scenario, seats, opts)
-    }
 }
 
 /// The judge's plus-address carrying a token (a seat's, a member's or

@@ -262,6 +262,63 @@ fn a_broken_scenario_file_is_refused_with_line_and_column() {
     );
 }
 
+/// Each measured book reads its own placement keys beside the shared
+/// ones (crates/measured-core/src/placement.rs): a Charge! scenario naming
+/// a Seven Years' War key, and the reverse, is refused at the key (line
+/// and column) and makes no game; each book's own key and a shared key
+/// are read.
+#[test]
+fn a_measured_scenario_naming_the_other_books_key_is_refused_at_the_key() {
+    let site = Site::new();
+    let cases = [
+        (
+            "scenarios/charge/el-bodon-1811.toml",
+            "id = \"5TH\"\n",
+            "experience = \"veteran\"\n",
+            "experience",
+            "rallying = 1\nstanding = [\"HOLD GROUND\"]\n",
+            ["british=a@example.org", "french=b@example.org"],
+        ),
+        (
+            "scenarios/seven-years-war/minden-1759.toml",
+            "id = \"12TH\"\n",
+            "rallying = 1\n",
+            "rallying",
+            "marker = \"orange\"\n",
+            ["allied=a@example.org", "french=b@example.org"],
+        ),
+    ];
+    for (path, unit, other, key, own, seats) in cases {
+        let text = shipped(path);
+        let after = text.find(unit).unwrap_or_else(|| panic!("{path}: {unit}")) + unit.len();
+        let line = text[..after].matches('\n').count() + 1;
+        let file = site.path().join("other-key.toml");
+        let bad = format!("{}{other}{}", &text[..after], &text[after..]);
+        std::fs::write(&file, &bad).unwrap();
+        let out = site.run(&["check-scenario", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{path} with {key}: accepted");
+        assert!(
+            err.contains(&format!("other-key.toml:{line}:1: unknown field `{key}`")),
+            "{path} with {key}: expected line {line}, column 1: {err}"
+        );
+        let mut args = vec!["new-game", "--scenario", file.to_str().unwrap()];
+        for s in &seats {
+            args.extend(["--seat", s]);
+        }
+        assert!(!site.run(&args).status.success(), "{path}: a game was made");
+        assert_eq!(
+            site.ok(&["games"]).lines().count(),
+            1,
+            "{path}: no game was made"
+        );
+        let good = format!("{}{own}{}", &text[..after], &text[after..]);
+        std::fs::write(&file, &good).unwrap();
+        let out = site.ok(&["check-scenario", file.to_str().unwrap()]);
+        assert!(out.contains("is valid"), "{path} with its own keys: {out}");
+    }
+}
+
 #[test]
 fn a_house_rule_variant_of_the_ruleset() {
     let site = Site::new();

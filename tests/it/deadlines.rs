@@ -775,7 +775,7 @@ mod property {
                     ],
                     ..GameOptions::default()
                 };
-                let id = self.j.new_game(scenario, &seats, &opts).unwrap();
+                let id = self.j.turns().new_game(scenario, &seats, &opts).unwrap();
                 for (side, email) in seats {
                     let to = self.reply_address(id, &email);
                     self.players.push(Player {

@@ -426,9 +426,10 @@ fn only_the_seven_years_wars_files_name_it() {
 /// What may stay `impl Judge` (docs/architecture.md, "The service and the
 /// binary by use-case"): opening the judge, its configuration's reads (a
 /// seat's picture and reply address), the shared reads of a game and its
-/// position, the outbox row a host reads, the `new_game` forward, and one
-/// accessor per use case; the judge's own seats (general.rs) until issue 58
-/// moves them. Everything else is a use case's, on a type of its own.
+/// position, the outbox row a host reads, and one accessor per use case
+/// (a new game is `judge.turns().new_game`: no forward); the judge's own
+/// seats (general.rs) until issue 58 moves them. Everything else is a use
+/// case's, on a type of its own.
 const JUDGE_MAY_HOLD: &[&str] = &[
     // construction, configuration, shared reads
     "open",
@@ -440,7 +441,6 @@ const JUDGE_MAY_HOLD: &[&str] = &[
     "position",
     "position_in",
     "master",
-    "new_game",
     // the use cases' accessors
     "inbound",
     "turns",

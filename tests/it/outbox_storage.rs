@@ -362,7 +362,10 @@ fn a_report_rendered_turns_later_is_the_report_rendered_at_once() {
                 ("allies".to_string(), format!("a{review}@example.org")),
                 ("axis".to_string(), format!("b{review}@example.org")),
             ];
-            games.push((j.new_game("pegasus-bridge", &seats, &opts).unwrap(), review));
+            games.push((
+                j.turns().new_game("pegasus-bridge", &seats, &opts).unwrap(),
+                review,
+            ));
         }
         daemon::deliver(&mut j, &mut daemon::Pass::default()).unwrap();
     }

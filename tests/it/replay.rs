@@ -29,7 +29,7 @@ fn judge(site: &Site) -> Judge {
 /// orders for at most `phases` phases (or to its end). A Kriegspiel game
 /// has a referee. The judge and the game's id.
 pub fn play_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
-    let mut judge = judge(site);
+    let judge = judge(site);
     let master: Seed = derive("adjutant/replay-test", &[spec.name(0).as_bytes()]);
     let rules = spec.rules();
     let sides = rules.sides(&setup_state(&rules, &spec.source(), &master).unwrap());
@@ -45,6 +45,7 @@ pub fn play_game(site: &Site, spec: &Spec, phases: u32) -> (Judge, i64) {
         }
     }
     let id = judge
+        .turns()
         .new_game(&spec.source_for_service(site), &seats, &opts)
         .unwrap();
     if judge.game(id).unwrap().turn == 0 {

@@ -108,6 +108,7 @@ fn quick_game(
         .flat_map(|(s, ps)| ps.iter().map(|p| ((*s).to_string(), (*p).to_string())))
         .collect();
     let id = judge
+        .turns()
         .new_game(scenario, &seats, &GameOptions::default())
         .unwrap();
     let first = |n: usize| sides[n].1[0];
@@ -278,6 +279,7 @@ fn club() -> (Site, Judge, Seating, i64) {
     };
     opts.nmr_policy = "wait".into();
     let running = judge
+        .turns()
         .new_game(
             "pegasus-bridge",
             &[
@@ -431,8 +433,9 @@ fn private_leaves_fay_out(
 #[test]
 fn standings_need_a_seat() {
     let site = Site::new();
-    let mut judge = judge_at(&site, t0());
+    let judge = judge_at(&site, t0());
     judge
+        .turns()
         .new_game(
             "pegasus-bridge",
             &[
@@ -475,6 +478,7 @@ fn a_replaced_player_has_a_game_left_and_no_result() {
     let site = Site::new();
     let mut judge = judge_at(&site, t0());
     let id = judge
+        .turns()
         .new_game(
             "pegasus-bridge",
             &[

@@ -229,7 +229,10 @@ fn game_exports(kind: &Kind, n: u64) -> Vec<(String, Value)> {
     if kind.referee {
         opts.referee = Some("referee@example.org".into());
     }
-    let id = judge.new_game(kind.scenario, &seats, &opts).unwrap();
+    let id = judge
+        .turns()
+        .new_game(kind.scenario, &seats, &opts)
+        .unwrap();
     let mut mails = 0;
     let first = &seats[0].1;
     by_mail(&site, &mut judge, id, first, "PRESS good luck", &mut mails);

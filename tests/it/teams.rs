@@ -706,7 +706,7 @@ mod property {
             nmr_policy: "pass".into(),
             ..GameOptions::default()
         };
-        let id = j.new_game("pegasus-bridge", &seats, &opts).unwrap();
+        let id = j.turns().new_game("pegasus-bridge", &seats, &opts).unwrap();
         let members = |side: &str| -> Vec<String> {
             seats
                 .iter()

@@ -8,9 +8,10 @@
 //! [`Unit`]: crate::state::Unit
 //! [`Ruleset`]: crate::ruleset::Ruleset
 
+use crate::placement::{BookKeys, Placement};
 use crate::report::Pen;
 use crate::ruleset::Ruleset;
-use crate::state::{Placement, State, Unit};
+use crate::state::{State, Unit};
 use crate::Procedures;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -41,6 +42,10 @@ pub trait Book:
     type Tables: Clone + Debug + Default + Send + Sync + 'static;
     /// What happens in a game of the book, as the store holds it.
     type Event: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// A placement's keys of the book's own, as a scenario or case writes
+    /// them beside the shared ones (crate::placement): any other key is
+    /// refused at the key.
+    type Placement: BookKeys;
 
     /// Whether one adjudication of the book costs some ten times a Memoir
     /// '44 turn's or more (`Family::costly`: the general searches it with
@@ -53,7 +58,7 @@ pub trait Book:
     fn shipped() -> &'static [(&'static str, &'static str, &'static str)];
     /// A placed unit's fields of the book's own, as a scenario or case
     /// writes them (before [`Procedures::place_unit`] checks them).
-    fn unit_from(_p: &Placement) -> Self::Unit {
+    fn unit_from(_p: &Placement<Self::Placement>) -> Self::Unit {
         Self::Unit::default()
     }
     /// The unit's status words of the book's own that the report prints

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CaseFile {
+#[serde(deny_unknown_fields, bound(deserialize = "X: state::BookKeys"))]
+struct CaseFile<X> {
     name: String,
     ruleset: Spanned<String>,
     #[serde(default)]
@@ -30,7 +30,7 @@ struct CaseFile {
     #[serde(default)]
     terrain: Vec<FeatureFile>,
     #[serde(default)]
-    units: Vec<Placement>,
+    units: Vec<Placement<X>>,
     #[serde(default)]
     turn: Option<u32>,
     /// Seven Years' War: whose player-turn it is (default the first side).
@@ -126,34 +126,14 @@ type PredictPart = adjutant_rules::odds::ExpectPredict;
 /// starting position against the texts it must contain.
 fn check_predict<B: Book>(
     r: &Ruleset<B>,
-    cf: &CaseFile,
+    cf: &CaseFile<B::Placement>,
     st: &state::State<B>,
     p: &PredictPart,
 ) -> Vec<String> {
-    let side = p
-        .side
-        .clone()
-        .or_else(|| match cf.r#move.orders.keys().collect::<Vec<_>>()[..] {
-            [only] => Some(only.clone()),
-            _ => None,
-        })
-        .map(|s| s.to_ascii_lowercase());
-    let Some(side) = side else {
-        return vec![
-            "[expect.predict] names no side (and [move] has not one side's orders)".into(),
-        ];
+    let (side, orders) = match p.side_and_orders(&cf.r#move.orders, "[move]") {
+        Ok(so) => so,
+        Err(problem) => return vec![problem],
     };
-    let orders = p
-        .orders
-        .clone()
-        .or_else(|| {
-            cf.r#move
-                .orders
-                .iter()
-                .find(|(s, _)| s.eq_ignore_ascii_case(&side))
-                .map(|(_, o)| o.clone())
-        })
-        .unwrap_or_default();
     p.problems(adjutant_rules::Family::predict(r, st, &side, &orders))
 }
 
@@ -311,7 +291,8 @@ fn forced_name(f: &Option<Forced>) -> String {
 pub type Load<B> = fn(&str) -> Result<Ruleset<B>, DataError>;
 
 fn run<B: Book>(text: &str, file: &str, load: Load<B>) -> Result<CaseResult, DataError> {
-    let cf: CaseFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    let cf: CaseFile<B::Placement> =
+        toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let _ = (&cf.cites, &cf.notes);
     let unknown = |_| {
         at(
@@ -330,7 +311,7 @@ fn run_book<B: Book>(
     r: &Ruleset<B>,
     text: &str,
     file: &str,
-    mut cf: CaseFile,
+    mut cf: CaseFile<B::Placement>,
 ) -> Result<CaseResult, DataError> {
     let terrain = std::mem::take(&mut cf.terrain);
     let st = case_state(r, text, file, &cf, terrain)?;
@@ -438,7 +419,7 @@ fn case_state<B: Book>(
     r: &Ruleset<B>,
     text: &str,
     file: &str,
-    cf: &CaseFile,
+    cf: &CaseFile<B::Placement>,
     terrain: Vec<FeatureFile>,
 ) -> Result<state::State<B>, DataError> {
     let tp = TablePart {

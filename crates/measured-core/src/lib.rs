@@ -19,6 +19,7 @@ pub mod case;
 pub mod geometry;
 pub mod labels;
 pub mod order_line;
+pub mod placement;
 pub mod predict;
 pub mod random;
 pub mod report;
@@ -35,10 +36,7 @@ pub use state::{State, Unit};
 /// A book's shipped scenarios as its family lists them: (id, ruleset id).
 #[must_use]
 pub fn shipped_scenarios<B: Book>() -> Vec<(String, String)> {
-    B::shipped()
-        .iter()
-        .map(|(id, rs, _)| ((*id).to_string(), (*rs).to_string()))
-        .collect()
+    adjutant_rules::shipped_list(B::shipped())
 }
 
 /// What one adjudication (a move of Charge!, a player-turn of the Seven
@@ -100,7 +98,7 @@ pub trait Procedures<B: Book>: Send + Sync {
         &self,
         r: &Ruleset<B>,
         t: &ruleset::Troop,
-        p: &state::Placement,
+        p: &state::Placement<B::Placement>,
         u: Unit<B>,
         st: &mut State<B>,
     ) -> Result<Option<Unit<B>>, String>;
@@ -191,34 +189,7 @@ impl<B: Book> Family for Ruleset<B> {
     }
 
     fn setup(&self, scenario: &Scenario, _deck: &mut dyn Dice) -> Result<State<B>, DataError> {
-        if let Some(k) = scenario.options.keys().next() {
-            return Err(DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!(
-                    "unknown game option '{k}' for {} (known: none yet)",
-                    self.name
-                ),
-            });
-        }
-        let (text, file) = match &scenario.text {
-            Some(t) => (t.as_str(), scenario.file.as_str()),
-            None => {
-                let (_, _, t) = B::shipped()
-                    .iter()
-                    .find(|(id, _, _)| *id == scenario.id)
-                    .ok_or_else(|| {
-                        DataError::UnknownScenario(
-                            scenario.id.clone(),
-                            shipped_scenarios::<B>()
-                                .into_iter()
-                                .map(|s| s.0)
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        )
-                    })?;
-                (*t, scenario.file.as_str())
-            }
-        };
+        let (text, file) = scenario.text_in(&self.name, B::shipped())?;
         let mut st = state::load(self, text, file)?;
         if scenario.text.is_some() {
             st.scenario = scenario.id.clone();

@@ -5,6 +5,7 @@
 use super::geometry::{self as g, Footprint, Pt, PER_INCH};
 use super::ruleset::{at, toml_error, Inches, Ruleset, Troop};
 use crate::book::Book;
+pub use crate::placement::{BookKeys, Placement};
 use adjutant_rules::DataError;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -348,8 +349,8 @@ pub struct TablePart {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScenarioFile {
+#[serde(deny_unknown_fields, bound(deserialize = "X: BookKeys"))]
+pub struct ScenarioFile<X> {
     #[serde(default)]
     pub id: Option<String>,
     #[serde(default)]
@@ -367,7 +368,7 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub terrain: Vec<FeatureFile>,
     #[serde(default)]
-    pub units: Vec<Placement>,
+    pub units: Vec<Placement<X>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -401,9 +402,11 @@ pub struct FeatureFile {
     pub charge_dice: Option<i32>,
 }
 
+/// The placement keys both books read (crate::placement: a book's own
+/// keys are its `Book::Placement`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Placement {
+pub struct Shared {
     pub id: Spanned<String>,
     #[serde(default)]
     pub name: Option<String>,
@@ -445,38 +448,38 @@ pub struct Placement {
     pub melee_moves: u32,
     #[serde(default)]
     pub attacker: bool,
-    /// Seven Years' War: experience, brigade, marker ("red"/"orange").
-    #[serde(default)]
-    pub experience: Option<String>,
-    #[serde(default)]
-    pub brigade: Option<String>,
-    /// Seven Years' War: a line cavalry squadron's regiment.
-    #[serde(default)]
-    pub regiment: Option<String>,
-    /// Seven Years' War: a line's refused wings, as the order writes them
-    /// after REFUSE ("LEFT 3 BACK 90").
-    #[serde(default)]
-    pub refused: Vec<String>,
-    #[serde(default)]
-    pub marker: Option<String>,
-    /// Seven Years' War: already routing (forced "rout") or retreating.
-    #[serde(default)]
-    pub forced: Option<String>,
     /// Exhausted by a drawn melee (cases): moves of retreat left, moves of
     /// rest left, moves ended since its fighting.
     #[serde(default)]
     pub exhausted: Option<[u32; 3]>,
-    /// Seven Years' War: starts off the table ("Off table movement via
-    /// umpire"); `at` is where it comes on.
-    #[serde(default)]
-    pub off_table: bool,
-    /// Its entry throws already failed (cases).
-    #[serde(default)]
-    pub delayed: u32,
-    /// Charge!: already rallied by its General, moves still to stand
-    /// (cases).
-    #[serde(default)]
-    pub rallying: Option<u32>,
+}
+
+impl Shared {
+    /// The keys above, as a file writes them (the placement reader sorts
+    /// a table's keys by them; a unit test holds them to the fields).
+    pub const KEYS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "side",
+        "type",
+        "at",
+        "facing",
+        "formation",
+        "rank_and_file",
+        "start",
+        "ranks",
+        "officers_lost",
+        "volleyed",
+        "standing",
+        "bad_morale",
+        "rest",
+        "gun_damage",
+        "guns",
+        "melee",
+        "melee_moves",
+        "attacker",
+        "exhausted",
+    ];
 }
 
 fn len_at(text: &str, file: &str, off: usize, v: Inches) -> Result<i64, DataError> {
@@ -496,7 +499,7 @@ pub fn place<B: Book>(
     text: &str,
     file: &str,
     table: &TablePart,
-    units: &[Placement],
+    units: &[Placement<B::Placement>],
 ) -> Result<State<B>, DataError> {
     let (width, depth) = table_size(text, file, table)?;
     let sides = table_sides(text, file, table)?;
@@ -714,7 +717,7 @@ fn place_unit<B: Book>(
     text: &str,
     file: &str,
     st: &mut State<B>,
-    p: &Placement,
+    p: &Placement<B::Placement>,
 ) -> Result<(), DataError> {
     let (id, side) = unit_id_side(r, text, file, st, p)?;
     let kind = p.r#type.get_ref().trim().to_ascii_lowercase();
@@ -761,7 +764,7 @@ fn unit_id_side<B: Book>(
     text: &str,
     file: &str,
     st: &State<B>,
-    p: &Placement,
+    p: &Shared,
 ) -> Result<(String, usize), DataError> {
     let id = p.id.get_ref().trim().to_ascii_uppercase();
     if id.is_empty()
@@ -804,7 +807,7 @@ fn unit_id_side<B: Book>(
 fn unit_stance(
     text: &str,
     file: &str,
-    p: &Placement,
+    p: &Shared,
     t: &Troop,
     side: usize,
 ) -> Result<(String, Pt, i32), DataError> {
@@ -852,7 +855,7 @@ fn unit_stance(
 fn unit_strength(
     text: &str,
     file: &str,
-    p: &Placement,
+    p: &Shared,
     t: &Troop,
 ) -> Result<(u32, u32, u32), DataError> {
     let rf = match &p.rank_and_file {
@@ -881,7 +884,7 @@ type Kit = (Vec<Officer>, Vec<Gun>, Vec<String>);
 
 /// A placement's officers (those lost already dead) and guns; standing
 /// orders are the book's ([`crate::Procedures::place_unit`]).
-fn unit_kit(text: &str, file: &str, p: &Placement, t: &Troop, id: &str) -> Result<Kit, DataError> {
+fn unit_kit(text: &str, file: &str, p: &Shared, t: &Troop, id: &str) -> Result<Kit, DataError> {
     let off = p.at.span().start;
     let mut officers: Vec<Officer> = t
         .officers
@@ -919,7 +922,7 @@ fn unit_kit(text: &str, file: &str, p: &Placement, t: &Troop, id: &str) -> Resul
 fn new_unit<B: Book>(
     text: &str,
     file: &str,
-    p: &Placement,
+    p: &Placement<B::Placement>,
     t: &Troop,
     id: String,
     side: usize,
@@ -1042,7 +1045,8 @@ pub fn gun_points<B: Book>(r: &Ruleset<B>, u: &Unit<B>) -> Vec<Pt> {
 
 /// Read a scenario file (shipped or a club's).
 pub fn load<B: Book>(r: &Ruleset<B>, text: &str, file: &str) -> Result<State<B>, DataError> {
-    let sf: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
+    let sf: ScenarioFile<B::Placement> =
+        toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
     let tp = TablePart {
         table: sf.table.clone(),
         sides: sf.sides.clone(),

@@ -27,12 +27,12 @@
 //! information but the enemy's orders, which are unknown: the answer
 //! assumes the enemy stands and does not fire. Nothing is stored.
 
+use crate::charge::file::band_of;
 use crate::charge::Ruleset;
 use crate::charge::{self as engine, Action, Plan};
 use crate::charge::{State, Unit};
 use crate::events::Charge;
 use crate::geometry::fmt_len;
-use crate::ruleset::band_of;
 use adjutant_measured_core::predict::{
     add, kill_distribution, pc, sample_move, shares, wrap, States,
 };
@@ -338,7 +338,7 @@ fn skirmish_terms(
     moved: &BTreeMap<String, Unit>,
     sh: &Unit,
     tg: &Unit,
-) -> Option<(engine::Sight, crate::ruleset::Band)> {
+) -> Option<(engine::Sight, crate::charge::file::Band)> {
     let sight = engine::musket_sight(r, st, sh, tg, moved).ok()?;
     let band = engine::skirmish_band(r, tg, &sight)?;
     Some((sight, band))

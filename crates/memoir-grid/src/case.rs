@@ -494,29 +494,9 @@ fn check_units(
 /// The problems of `[expect.predict]`: PREDICT's answer on the case's
 /// position against the lines the case expects.
 fn check_predict(r: &Ruleset, cf: &CaseFile, st: &state::State, p: &PredictPart) -> Vec<String> {
-    let side = p
-        .side
-        .clone()
-        .or_else(|| match cf.phase.orders.keys().collect::<Vec<_>>()[..] {
-            [only] => Some(only.clone()),
-            _ => None,
-        })
-        .map(|s| s.to_ascii_lowercase());
-    let Some(side) = side else {
-        return vec![
-            "[expect.predict] names no side (and [phase] has not one side's orders)".into(),
-        ];
+    let (side, orders) = match p.side_and_orders(&cf.phase.orders, "[phase]") {
+        Ok(so) => so,
+        Err(problem) => return vec![problem],
     };
-    let orders = p
-        .orders
-        .clone()
-        .or_else(|| {
-            cf.phase
-                .orders
-                .iter()
-                .find(|(s, _)| s.eq_ignore_ascii_case(&side))
-                .map(|(_, o)| o.clone())
-        })
-        .unwrap_or_default();
     p.problems(super::predict::predict(r, st, &side, &orders))
 }

@@ -51,10 +51,7 @@ fn load_ruleset(id: &str, text: Option<(&str, &str)>) -> Result<Rules, DataError
 }
 
 fn shipped_scenarios() -> Vec<(String, String)> {
-    state::SHIPPED
-        .iter()
-        .map(|(id, rs, _)| ((*id).to_string(), (*rs).to_string()))
-        .collect()
+    adjutant_rules::shipped_list(state::SHIPPED)
 }
 
 impl Family for Ruleset {
@@ -83,34 +80,7 @@ impl Family for Ruleset {
     }
 
     fn setup(&self, scenario: &Scenario, _deck: &mut dyn Dice) -> Result<State, DataError> {
-        if let Some(k) = scenario.options.keys().next() {
-            return Err(DataError::Invalid {
-                file: scenario.file.clone(),
-                message: format!(
-                    "unknown game option '{k}' for {} (known: none yet)",
-                    self.name
-                ),
-            });
-        }
-        let (text, file) = match &scenario.text {
-            Some(t) => (t.as_str(), scenario.file.as_str()),
-            None => {
-                let (_, _, t) = state::SHIPPED
-                    .iter()
-                    .find(|(id, _, _)| *id == scenario.id)
-                    .ok_or_else(|| {
-                        DataError::UnknownScenario(
-                            scenario.id.clone(),
-                            shipped_scenarios()
-                                .into_iter()
-                                .map(|s| s.0)
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        )
-                    })?;
-                (*t, scenario.file.as_str())
-            }
-        };
+        let (text, file) = scenario.text_in(&self.name, state::SHIPPED)?;
         let mut st = state::load(self, text, file)?;
         if scenario.text.is_some() {
             st.scenario = scenario.id.clone();

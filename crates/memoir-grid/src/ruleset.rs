@@ -191,25 +191,6 @@ impl Ruleset {
     }
 }
 
-/// A positioned error from a TOML parse error.
-#[must_use]
-pub fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> DataError {
-    at(
-        text,
-        file,
-        e.span().map_or(0, |s| s.start),
-        e.message().trim(),
-    )
-}
-
-/// A positioned error at a byte offset of a file.
-#[must_use]
-pub fn at(text: &str, file: &str, offset: usize, message: impl Into<String>) -> DataError {
-    let (line, column) = adjutant_rules::line_col(text, offset);
-    DataError::At {
-        file: file.to_string(),
-        line,
-        column,
-        message: message.into(),
-    }
-}
+/// A positioned error from a TOML parse error, and at a byte offset of
+/// a file: the interface crate's, shared by every family's readers.
+pub use adjutant_rules::{error_at as at, toml_error};

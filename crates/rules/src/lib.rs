@@ -887,6 +887,34 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The scenario's text and file name for a family with no game
+    /// options (`family` its name, for the refusal): its own text, or the
+    /// shipped one of its id; an option or an unknown id refused.
+    pub fn text_in(&self, family: &str, shipped: Shipped) -> Result<(&str, &str), DataError> {
+        if let Some(k) = self.options.keys().next() {
+            return Err(DataError::Invalid {
+                file: self.file.clone(),
+                message: format!("unknown game option '{k}' for {family} (known: none yet)"),
+            });
+        }
+        let text = match &self.text {
+            Some(t) => t.as_str(),
+            None => {
+                let (_, _, t) = shipped
+                    .iter()
+                    .find(|(id, _, _)| *id == self.id)
+                    .ok_or_else(|| {
+                        DataError::UnknownScenario(
+                            self.id.clone(),
+                            shipped.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
+                        )
+                    })?;
+                t
+            }
+        };
+        Ok((text, self.file.as_str()))
+    }
+
     /// A shipped scenario by id.
     #[must_use]
     pub fn shipped(id: &str) -> Scenario {
@@ -944,6 +972,42 @@ impl Scenario {
 /// The longest order line the judge reads, in characters; a longer one is
 /// refused whole (mail/protocol and every family agree on it).
 pub const ORDER_LINE_CHARS: usize = 400;
+
+/// A family's shipped scenarios: (id, ruleset id, the file's text).
+pub type Shipped = &'static [(&'static str, &'static str, &'static str)];
+
+/// Shipped scenarios as a family lists them: (id, ruleset id).
+#[must_use]
+pub fn shipped_list(shipped: Shipped) -> Vec<(String, String)> {
+    shipped
+        .iter()
+        .map(|(id, rs, _)| ((*id).to_string(), (*rs).to_string()))
+        .collect()
+}
+
+/// A positioned error at a byte offset of a file (a ruleset, scenario or
+/// case file's reader).
+#[must_use]
+pub fn error_at(text: &str, file: &str, offset: usize, message: impl Into<String>) -> DataError {
+    let (line, column) = line_col(text, offset);
+    DataError::At {
+        file: file.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+/// A positioned error from a TOML parse error.
+#[must_use]
+pub fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> DataError {
+    error_at(
+        text,
+        file,
+        e.span().map_or(0, |s| s.start),
+        e.message().trim(),
+    )
+}
 
 /// 1-based (line, column) of a byte offset in `text`, for error messages
 /// that point into a file or a mail.

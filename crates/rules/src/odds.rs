@@ -97,6 +97,38 @@ pub struct ExpectPredict {
 }
 
 impl ExpectPredict {
+    /// The side asking and its orders: as the expectation names them,
+    /// else the case's one side's orders (`orders`, by side, in the
+    /// case's section `section`: `[move]`, `[phase]`). Err: the problem.
+    pub fn side_and_orders(
+        &self,
+        orders: &std::collections::BTreeMap<String, String>,
+        section: &str,
+    ) -> Result<(String, String), String> {
+        let side = self
+            .side
+            .clone()
+            .or_else(|| match orders.keys().collect::<Vec<_>>()[..] {
+                [only] => Some(only.clone()),
+                _ => None,
+            })
+            .map(|s| s.to_ascii_lowercase())
+            .ok_or_else(|| {
+                format!("[expect.predict] names no side (and {section} has not one side's orders)")
+            })?;
+        let orders = self
+            .orders
+            .clone()
+            .or_else(|| {
+                orders
+                    .iter()
+                    .find(|(s, _)| s.eq_ignore_ascii_case(&side))
+                    .map(|(_, o)| o.clone())
+            })
+            .unwrap_or_default();
+        Ok((side, orders))
+    }
+
     /// The case's problems with PREDICT's answer (or its refusal): each
     /// expected text it lacks, and then the whole answer.
     #[must_use]

@@ -54,6 +54,39 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
+/// The Seven Years' War's own placement keys (beside the shared ones,
+/// `crate::placement`): a Charge! key is refused.
+#[derive(Debug, Default)]
+pub struct SywKeys {
+    /// Experience, brigade, marker ("red"/"orange").
+    pub experience: Option<String>,
+    pub brigade: Option<String>,
+    /// A line cavalry squadron's regiment.
+    pub regiment: Option<String>,
+    /// A line's refused wings, as the order writes them after REFUSE
+    /// ("LEFT 3 BACK 90").
+    pub refused: Vec<String>,
+    pub marker: Option<String>,
+    /// Already routing (forced "rout") or retreating.
+    pub forced: Option<String>,
+    /// Starts off the table ("Off table movement via umpire"); `at` is
+    /// where it comes on.
+    pub off_table: bool,
+    /// Its entry throws already failed (cases).
+    pub delayed: u32,
+}
+
+adjutant_measured_core::book_keys!(SywKeys {
+    experience,
+    brigade,
+    regiment,
+    refused,
+    marker,
+    forced,
+    off_table,
+    delayed,
+});
+
 /// The Seven Years' War's part of a position.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SywState {
@@ -81,6 +114,7 @@ impl crate::Book for SevenYearsWar {
     type State = SywState;
     type Tables = SywTables;
     type Event = SywNote;
+    type Placement = SywKeys;
 
     /// A player-turn's adjudication costs some ten times a Memoir '44
     /// turn's (docs/general.md).
@@ -94,11 +128,11 @@ impl crate::Book for SevenYearsWar {
         &SevenYearsWar
     }
 
-    fn unit_from(p: &Placement) -> SywUnit {
+    fn unit_from(p: &Placement<SywKeys>) -> SywUnit {
         let upper = |v: &Option<String>| v.clone().unwrap_or_default().trim().to_ascii_uppercase();
         SywUnit {
-            brigade: upper(&p.brigade),
-            regiment: upper(&p.regiment),
+            brigade: upper(&p.book.brigade),
+            regiment: upper(&p.book.regiment),
             ..SywUnit::default()
         }
     }

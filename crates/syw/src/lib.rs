@@ -30,7 +30,7 @@ pub mod standing;
 pub mod template;
 
 mod procedures;
-pub use book::{Refusal, SywState, SywTables, SywUnit};
+pub use book::{Refusal, SywKeys, SywState, SywTables, SywUnit};
 pub use procedures::SevenYearsWar;
 
 /// The Seven Years' War's position, unit and ruleset: the core's, with
@@ -730,9 +730,15 @@ pub const STANDING: &[&str] = &[
 ];
 
 /// Fill a placed unit's Seven Years' War attributes.
-pub fn place_unit(t: &Tables, troop: &Troop, p: &Placement, u: &mut Unit) -> Result<(), String> {
+pub fn place_unit(
+    t: &Tables,
+    troop: &Troop,
+    p: &Placement<SywKeys>,
+    u: &mut Unit,
+) -> Result<(), String> {
     let st = t.troop(&troop.id).ok_or("no Seven Years' War troop")?;
     let exp = p
+        .book
         .experience
         .clone()
         .unwrap_or_else(|| st.experience.clone())
@@ -754,21 +760,21 @@ pub fn place_unit(t: &Tables, troop: &Troop, p: &Placement, u: &mut Unit) -> Res
             u.id, troop.name
         ));
     }
-    for w in &p.refused {
+    for w in &p.book.refused {
         let words: Vec<&str> = w.split_whitespace().collect();
         let x = line::parse(&words)?;
         line::room(troop, u, &x)?;
         u.refused.retain(|o| o.end != x.end);
         u.refused.push(x);
     }
-    if let Some(m) = &p.marker {
+    if let Some(m) = &p.book.marker {
         let m = m.trim().to_ascii_lowercase();
         if m != "red" && m != "orange" {
             return Err(format!("a marker is red or orange, not '{m}'"));
         }
         u.marker = Some(m);
     }
-    if let Some(f) = &p.forced {
+    if let Some(f) = &p.book.forced {
         u.forced = Some(match f.trim() {
             "rout" => crate::state::Forced::Rout,
             "retreat" | "retire" => crate::state::Forced::Retire,

@@ -21,7 +21,8 @@
 
 use super::Refusal;
 use super::{line, STANDING};
-use crate::geometry::{fmt_len, parse_len, MAX_TABLE_INCHES};
+use crate::geometry::fmt_len;
+use crate::order_line::{self, distance as dist};
 use adjutant_rules::Rejection;
 
 /// One step of a unit's move.
@@ -136,19 +137,7 @@ pub const ORDER_WORDS: &[&str] = &[
 /// Parse an orders text (nothing here knows the position).
 pub fn parse(text: &str) -> Result<Parsed, Rejection> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let n = i + 1;
-        if line.len() > 400 {
-            return Err(Rejection::at(
-                n,
-                &line.chars().take(40).collect::<String>(),
-                "an order line is at most 400 characters",
-            ));
-        }
+    for (n, line) in order_line::lines(text)? {
         let upper = line.to_ascii_uppercase();
         let (word, rest) = upper
             .split_once(char::is_whitespace)
@@ -185,36 +174,15 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
             }
             "UNIT" | "BRIGADE" | "REGIMENT" | "STANDING" => {
                 let (id, parts) =
-                    crate::order_line::unit_line(word, rest, n, line, "a name", "1GDS")?;
+                    order_line::unit_line(word, rest, n, line, "a name", "1GDS")?;
                 if word == "STANDING" {
-                    let mut orders = Vec::new();
-                    for p in parts {
-                        let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
-                        if p == "NONE" || STANDING.contains(&p.as_str()) {
-                            orders.push(p);
-                        } else {
-                            return Err(Rejection::at(
-                                n,
-                                line,
-                                format!(
-                                    "'{p}' is not a standing order ({}, NONE)",
-                                    STANDING.join(", ")
-                                ),
-                            ));
-                        }
-                    }
+                    let orders = order_line::standing(&parts, STANDING, n, line)?;
                     Line::Standing {
                         id: id.to_string(),
                         orders,
                     }
                 } else {
-                    let mut steps = Vec::new();
-                    for p in parts {
-                        steps.push(step(p).map_err(|m| Rejection::at(n, line, m))?);
-                    }
-                    if steps.len() > 12 {
-                        return Err(Rejection::at(n, line, "at most 12 steps for one unit"));
-                    }
+                    let steps = order_line::steps(&parts, n, line, step)?;
                     if let Some(k) = steps.iter().position(Step::is_action) {
                         // Several sections of a refused line may each
                         // fire: those steps close the line together.
@@ -275,44 +243,14 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
     Ok(out)
 }
 
-fn dist(w: &str, what: &str) -> Result<i64, String> {
-    if w.is_empty() {
-        return Err(format!("{what} takes a distance in inches, e.g. {what} 6"));
-    }
-    match parse_len(w) {
-        Some(d) if d > 0 => Ok(d),
-        _ => Err(format!(
-            "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
-            fmt_len(MAX_TABLE_INCHES * 16)
-        )),
-    }
-}
-
 fn step(p: &str) -> Result<Step, String> {
     let w: Vec<&str> = p.split_whitespace().collect();
-    let target = |k: usize, what: &str| -> Result<String, String> {
-        match w.get(k) {
-            Some(t) if w.len() == k + 1 => Ok((*t).to_string()),
-            _ => Err(format!("{what} takes one unit's name, e.g. {what} FR2")),
-        }
-    };
+    let target = |k: usize, what: &str| order_line::target(&w, k, what, "FR2");
     Ok(match w.as_slice() {
         ["FORWARD", "ALL"] | ["ADVANCE"] => Step::Forward(None),
         ["FORWARD", ..] => Step::Forward(Some(dist(&w[1..].join(" "), "FORWARD")?)),
         ["BACK", ..] => Step::Back(dist(&w[1..].join(" "), "BACK")?),
-        ["WHEEL", dirw, deg] => {
-            let d: i64 = deg
-                .trim_end_matches('°')
-                .parse()
-                .ok()
-                .filter(|d| (1..=180).contains(d))
-                .ok_or_else(|| format!("'{deg}' is not an angle: whole degrees 1 to 180"))?;
-            match *dirw {
-                "LEFT" => Step::Wheel(-d),
-                "RIGHT" => Step::Wheel(d),
-                _ => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
-            }
-        }
+        ["WHEEL", dirw, deg] => Step::Wheel(order_line::wheel(dirw, deg)?),
         ["WHEEL", ..] => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
         ["ABOUT"] => Step::About,
         ["FORM", f] => match *f {

@@ -153,16 +153,16 @@ the judge throws the movement dice, so FORWARD n goes up to n inches:
         &self,
         r: &Ruleset,
         t: &Troop,
-        p: &Placement,
+        p: &Placement<crate::SywKeys>,
         mut u: Unit,
         st: &mut State,
     ) -> Result<Option<Unit>, String> {
         if let Some(sy) = &r.syw {
             super::place_unit(sy, t, p, &mut u)?;
         }
-        if p.off_table {
+        if p.book.off_table {
             let fp = footprint(r, &u);
-            super::entry::hold_off_table(st, u, p.delayed.min(20), &fp)?;
+            super::entry::hold_off_table(st, u, p.book.delayed.min(20), &fp)?;
             return Ok(None);
         }
         Ok(Some(u))

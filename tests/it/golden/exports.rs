@@ -105,7 +105,7 @@ fn new_game(site: &Site, judge: &mut Judge, spec: &Spec, seed: &Seed) -> i64 {
         .iter()
         .map(|s| (s.clone(), format!("{s}@example.org")))
         .collect();
-    let id = judge.new_game(&scenario, &seats, &opts).unwrap();
+    let id = judge.turns().new_game(&scenario, &seats, &opts).unwrap();
     reseed(&site.db(), id, seed);
     id
 }

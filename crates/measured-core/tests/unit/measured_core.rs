@@ -11,6 +11,7 @@ const CORE: &[(&str, &str)] = &[
     ("lib.rs", include_str!("../../src/lib.rs")),
     ("labels.rs", include_str!("../../src/labels.rs")),
     ("order_line.rs", include_str!("../../src/order_line.rs")),
+    ("placement.rs", include_str!("../../src/placement.rs")),
     ("predict.rs", include_str!("../../src/predict.rs")),
     ("random.rs", include_str!("../../src/random.rs")),
     ("report.rs", include_str!("../../src/report.rs")),
@@ -85,5 +86,106 @@ fn the_core_names_no_module_of_the_seven_years_war() {
                 i + 1
             );
         }
+    }
+}
+
+/// The placement keys both books read: `Shared::KEYS` (by which the
+/// placement reader sorts a table's keys, crates/measured-core/src/
+/// placement.rs) names exactly the fields of `Shared`, and neither
+/// book's keys are among them (each book reads its own, issue 56).
+#[test]
+fn the_shared_placement_keys_are_its_fields_and_no_books() {
+    let state = include_str!("../../src/state.rs");
+    let body = struct_body(state, "Shared");
+    let fields: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub "))
+        .filter_map(|l| l.split_once(':').map(|(f, _)| f.trim_start_matches("r#")))
+        .collect();
+    assert!(fields.len() > 15, "the fields were read: {fields:?}");
+    assert_eq!(
+        fields,
+        adjutant_measured_core::state::Shared::KEYS,
+        "Shared::KEYS and the fields of Shared"
+    );
+    for key in [
+        "experience",
+        "brigade",
+        "regiment",
+        "refused",
+        "marker",
+        "forced",
+        "off_table",
+        "delayed",
+        "rallying",
+    ] {
+        assert!(!fields.contains(&key), "the shared placement reads {key}");
+    }
+}
+
+/// A placement key neither the core nor the book reads is refused at the
+/// key (line and column), listing the keys it may be; the book's own keys
+/// go to the book.
+#[test]
+fn a_placement_key_no_one_reads_is_refused_at_the_key() {
+    use adjutant_measured_core::state::Placement;
+    #[derive(Debug, Default)]
+    struct Keys {
+        colour: Option<String>,
+    }
+    adjutant_measured_core::book_keys!(Keys { colour });
+    let unit = "id = \"A\"\nside = \"british\"\ntype = \"line\"\nat = [1, 2]\n";
+    let p: Placement<Keys> = toml::from_str(&format!("{unit}colour = \"red\"\n")).expect("read");
+    assert_eq!(p.book.colour.as_deref(), Some("red"));
+    assert_eq!(p.id.get_ref(), "A");
+    let e = toml::from_str::<Placement<Keys>>(&format!("{unit}rallying = 2\n")).unwrap_err();
+    assert_eq!(
+        e.span(),
+        Some(unit.len()..unit.len() + "rallying".len()),
+        "{e}"
+    );
+    assert!(
+        e.message()
+            .starts_with("unknown field `rallying`, expected one of `id`"),
+        "{e}"
+    );
+    assert!(e.message().ends_with("`exhausted`, `colour`"), "{e}");
+    let e = toml::from_str::<Placement<()>>(&format!("{unit}colour = \"red\"\n")).unwrap_err();
+    assert_eq!(
+        e.span(),
+        Some(unit.len()..unit.len() + "colour".len()),
+        "{e}"
+    );
+    let e = toml::from_str::<Placement<Keys>>("id = \"A\"\n").unwrap_err();
+    assert!(e.message().contains("missing field `side`"), "{e}");
+    let e = toml::from_str::<Placement<Keys>>(&format!("{unit}colour = 3\n")).unwrap_err();
+    assert_eq!(e.span(), Some(unit.len() + 9..unit.len() + 10), "{e}");
+}
+
+/// The core's ruleset.rs reads no book's file: Charge!'s ruleset-file
+/// structs and tables (its bands, melee combats, houses) are the Charge!
+/// crate's (`crates/measured/src/charge/file.rs`), as the Seven Years'
+/// War's are its own.
+#[test]
+fn the_core_ruleset_holds_no_books_file() {
+    let ruleset = include_str!("../../src/ruleset.rs");
+    assert!(ruleset.contains("pub struct Reader"), "ruleset.rs was read");
+    for name in [
+        "RuleFile",
+        "TroopFile",
+        "TerrainFile",
+        "BandFile",
+        "Band",
+        "HousesFile",
+        "Houses",
+        "MeleeFile",
+        "MoraleFile",
+        "RideDown",
+        "Combat",
+    ] {
+        assert!(
+            !ruleset.contains(&format!("pub struct {name} ")),
+            "the core's ruleset.rs holds Charge!'s {name}"
+        );
     }
 }

@@ -16,6 +16,16 @@ pub struct ChargeUnit {
     pub rallying: Option<u32>,
 }
 
+/// Charge!'s own placement keys (beside the shared ones,
+/// `crate::placement`): a Seven Years' War key is refused.
+#[derive(Debug, Default)]
+pub struct ChargeKeys {
+    /// Already rallied by its General, moves still to stand (cases).
+    pub rallying: Option<u32>,
+}
+
+adjutant_measured_core::book_keys!(ChargeKeys { rallying });
+
 /// Charge!'s part of a position: nothing of its own yet.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ChargeState {}
@@ -39,6 +49,7 @@ impl crate::Book for Charge {
     type State = ChargeState;
     type Tables = super::tables::ChargeTables;
     type Event = events::Charge;
+    type Placement = ChargeKeys;
 
     fn procedures() -> &'static dyn crate::Procedures<Self> {
         &Charge
@@ -48,9 +59,9 @@ impl crate::Book for Charge {
         SHIPPED
     }
 
-    fn unit_from(p: &Placement) -> ChargeUnit {
+    fn unit_from(p: &Placement<ChargeKeys>) -> ChargeUnit {
         ChargeUnit {
-            rallying: p.rallying.filter(|n| *n > 0),
+            rallying: p.book.rallying.filter(|n| *n > 0),
         }
     }
 

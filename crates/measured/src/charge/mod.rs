@@ -15,9 +15,10 @@
 
 use super::events::{Charge, Combat, CounterBattery, Event, FireAtChargers, VolleyDie};
 use super::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
-use super::ruleset::{band_of, Band, Troop};
+use super::ruleset::Troop;
 use super::state::{self, figures, footprint, gun_points, shape, Forced, Melee};
 use adjutant_rules::{Chance, Orders, Rejection};
+use file::{band_of, Band};
 use orders::{parse, Line, Step};
 
 /// Charge!'s position, unit and ruleset: the core's, with Charge!'s parts.
@@ -37,6 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod artillery;
 pub mod book;
 mod check;
+pub mod file;
 mod fire;
 mod general;
 mod houses;

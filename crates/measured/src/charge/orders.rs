@@ -9,8 +9,7 @@
 //! PASS
 //! ```
 
-use crate::geometry::{fmt_len, parse_len};
-use crate::order_line::unit_line;
+use crate::order_line::{self, distance as dist, unit_line};
 use adjutant_rules::Rejection;
 
 /// One step of a unit's move.
@@ -99,19 +98,7 @@ pub const ORDER_WORDS: &[&str] = &["UNIT", "STANDING", "PASS"];
 /// checks each order against it.
 pub fn parse(text: &str) -> Result<Parsed, Rejection> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let n = i + 1;
-        if line.len() > 400 {
-            return Err(Rejection::at(
-                n,
-                &line.chars().take(40).collect::<String>(),
-                "an order line is at most 400 characters",
-            ));
-        }
+    for (n, line) in order_line::lines(text)? {
         let upper = line.to_ascii_uppercase();
         let (word, rest) = upper
             .split_once(char::is_whitespace)
@@ -121,32 +108,13 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
             "UNIT" | "STANDING" => {
                 let (id, parts) = unit_line(word, rest, n, line, "a unit's name", "5TH")?;
                 if word == "STANDING" {
-                    let mut orders = Vec::new();
-                    for p in parts {
-                        let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
-                        match p.as_str() {
-                            "HOLD GROUND" | "FIRE AT CHARGERS" | "NONE" => orders.push(p),
-                            other => {
-                                return Err(Rejection::at(
-                                    n,
-                                    line,
-                                    format!("'{other}' is not a standing order (HOLD GROUND, FIRE AT CHARGERS, NONE)"),
-                                ))
-                            }
-                        }
-                    }
+                    let orders = order_line::standing(&parts, crate::state::STANDING, n, line)?;
                     Line::Standing {
                         id: id.to_string(),
                         orders,
                     }
                 } else {
-                    let mut steps = Vec::new();
-                    for p in parts {
-                        steps.push(step(p).map_err(|m| Rejection::at(n, line, m))?);
-                    }
-                    if steps.len() > 12 {
-                        return Err(Rejection::at(n, line, "at most 12 steps for one unit"));
-                    }
+                    let steps = order_line::steps(&parts, n, line, step)?;
                     Line::Unit {
                         id: id.to_string(),
                         steps,
@@ -168,43 +136,13 @@ pub fn parse(text: &str) -> Result<Parsed, Rejection> {
     Ok(out)
 }
 
-fn dist(w: &str, what: &str) -> Result<i64, String> {
-    if w.is_empty() {
-        return Err(format!("{what} takes a distance in inches, e.g. {what} 6"));
-    }
-    match parse_len(w) {
-        Some(d) if d > 0 => Ok(d),
-        _ => Err(format!(
-            "'{w}' is not a distance: inches, whole or in sixteenths (6, 7.5, 2 1/4), more than 0 and at most {}",
-            fmt_len(crate::geometry::MAX_TABLE_INCHES * 16)
-        )),
-    }
-}
-
 fn step(p: &str) -> Result<Step, String> {
     let w: Vec<&str> = p.split_whitespace().collect();
-    let target = |k: usize, what: &str| -> Result<String, String> {
-        match w.get(k) {
-            Some(t) if w.len() == k + 1 => Ok((*t).to_string()),
-            _ => Err(format!("{what} takes one unit's name, e.g. {what} 2HUS")),
-        }
-    };
+    let target = |k: usize, what: &str| order_line::target(&w, k, what, "2HUS");
     Ok(match w.as_slice() {
         ["FORWARD", ..] => Step::Forward(dist(&w[1..].join(" "), "FORWARD")?),
         ["BACK", ..] => Step::Back(dist(&w[1..].join(" "), "BACK")?),
-        ["WHEEL", dirw, deg] => {
-            let d: i64 = deg
-                .trim_end_matches('°')
-                .parse()
-                .ok()
-                .filter(|d| (1..=180).contains(d))
-                .ok_or_else(|| format!("'{deg}' is not an angle: whole degrees 1 to 180"))?;
-            match *dirw {
-                "LEFT" => Step::Wheel(-d),
-                "RIGHT" => Step::Wheel(d),
-                _ => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
-            }
-        }
+        ["WHEEL", dirw, deg] => Step::Wheel(order_line::wheel(dirw, deg)?),
         ["WHEEL", ..] => return Err("WHEEL LEFT <degrees> or WHEEL RIGHT <degrees>".into()),
         ["ABOUT"] => Step::About,
         ["FORM", f] => match *f {

@@ -131,7 +131,7 @@ impl Procedures<Charge> for Charge {
         &self,
         _r: &Ruleset,
         _t: &Troop,
-        p: &Placement,
+        p: &Placement<super::book::ChargeKeys>,
         mut u: Unit,
         _st: &mut State,
     ) -> Result<Option<Unit>, String> {

@@ -1,12 +1,12 @@
 //! Charge!'s tables of a ruleset and the reading of its ruleset file
-//! (`rulesets/charge.toml`): the shared troops and terrain are the
-//! measured core's `ruleset`.
+//! (`rulesets/charge.toml`, its TOML form in [`super::file`]): the shared
+//! troops and terrain are the measured core's `ruleset`.
 
-use super::procedures::Charge;
-use crate::ruleset::{
-    at, terrain_of, toml_error, Band, Combat, Houses, MeleeFile, MoraleFile, Reader, RideDown,
-    RuleFile, Ruleset,
+use super::file::{
+    self, terrain_of, Band, Combat, Houses, MeleeFile, MoraleFile, RideDown, RuleFile,
 };
+use super::procedures::Charge;
+use crate::ruleset::{at, toml_error, Reader, Ruleset};
 use adjutant_rules::DataError;
 use std::collections::BTreeMap;
 
@@ -97,7 +97,7 @@ impl ChargeRuleset for Ruleset<Charge> {
         let rd = Reader { text, file };
         let mut troops = BTreeMap::new();
         for (id, t) in &f.troops {
-            troops.insert(id.clone(), rd.troop(id, t)?);
+            troops.insert(id.clone(), file::troop(&rd, id, t)?);
         }
         let mut terrain = BTreeMap::new();
         for (id, t) in &f.terrain {
@@ -105,7 +105,7 @@ impl ChargeRuleset for Ruleset<Charge> {
         }
         let mut combats = Vec::new();
         for c in &f.melee.combats {
-            combats.push(rd.combat(c)?);
+            combats.push(file::combat(&rd, c)?);
         }
         Ok(Ruleset {
             id: f.id.clone(),
@@ -113,7 +113,7 @@ impl ChargeRuleset for Ruleset<Charge> {
             troops,
             terrain,
             book: ChargeTables {
-                roundshot: rd.bands("[roundshot]", &f.roundshot.bands)?,
+                roundshot: file::bands(&rd, "[roundshot]", &f.roundshot.bands)?,
                 sleeve_length: rd.len("sleeve_length", f.roundshot.sleeve_length)?,
                 sleeve_width: rd.len("sleeve_width", f.roundshot.sleeve_width)?,
                 cb_alternate: f.counter_battery.alternate,
@@ -134,14 +134,18 @@ impl ChargeRuleset for Ruleset<Charge> {
                 canister_kill: f.canister.kill.clone(),
                 gun_gap: rd.len("[limber]", f.limber.gap)?,
                 group: f.musketry.group.max(1),
-                first_volley: rd.bands("first_volley", &f.musketry.first_volley)?,
-                normal: rd.bands("normal", &f.musketry.normal)?,
+                first_volley: file::bands(&rd, "first_volley", &f.musketry.first_volley)?,
+                normal: file::bands(&rd, "normal", &f.musketry.normal)?,
                 arc: i64::from(f.musketry.arc.min(180)),
-                brown: rd.bands("brown", &f.light_musketry.brown)?,
-                at_light_open: rd.bands("at_light_open", &f.light_musketry.at_light_open)?,
-                at_light_cover: rd.bands("at_light_cover", &f.light_musketry.at_light_cover)?,
-                at_line_cover: rd.bands("at_line_cover", &f.light_musketry.at_line_cover)?,
-                pick_off: rd.bands("pick_off", &f.light_musketry.pick_off)?,
+                brown: file::bands(&rd, "brown", &f.light_musketry.brown)?,
+                at_light_open: file::bands(&rd, "at_light_open", &f.light_musketry.at_light_open)?,
+                at_light_cover: file::bands(
+                    &rd,
+                    "at_light_cover",
+                    &f.light_musketry.at_light_cover,
+                )?,
+                at_line_cover: file::bands(&rd, "at_line_cover", &f.light_musketry.at_line_cover)?,
+                pick_off: file::bands(&rd, "pick_off", &f.light_musketry.pick_off)?,
                 combats,
                 melee: f.melee.clone(),
                 morale: f.morale.clone(),
@@ -150,7 +154,7 @@ impl ChargeRuleset for Ruleset<Charge> {
                 ride_down: f.charge.ride_down.clone(),
                 houses: match &f.houses {
                     None => None,
-                    Some(h) => Some(rd.houses(h)?),
+                    Some(h) => Some(file::houses(&rd, h)?),
                 },
             },
         })
