@@ -18,8 +18,12 @@ GAMES=${1:-100}
 SEED=${2:-1}
 OUT=${OUT:-target/duel-table}
 mkdir -p "$OUT"
-nice -n 10 cargo build --release --quiet --bin adjutant
-BIN=target/release/adjutant
+# BIN=path: a binary already built (e.g. the dev profile's, when a release
+# build would not finish in time); the table says which.
+if [ -z "${BIN:-}" ]; then
+    nice -n 10 cargo build --release --quiet --bin adjutant
+    BIN=target/release/adjutant
+fi
 SCENARIOS=${SCENARIOS:-$("$BIN" scenarios)}
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 COMMIT=$(git rev-parse --short=8 HEAD)
@@ -51,5 +55,5 @@ for s in $SCENARIOS; do
     echo "| $s | ${r%	*} | ${p%	*} | $slow ms | $secs s |"
 done
 echo
-echo "commit $COMMIT; \`scripts/duel-table.sh $GAMES $SEED\` (release build, nice -n 10);" \
+echo "commit $COMMIT; \`scripts/duel-table.sh $GAMES $SEED\` ($BIN, nice -n 10);" \
     "load average before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"

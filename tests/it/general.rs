@@ -182,6 +182,86 @@ fn twins_that_differ_in_what_the_general_cannot_see_give_the_same_orders() {
     assert!(unseen_units >= 1, "no position had an unseen enemy unit");
 }
 
+/// Issue 58: "It plays sensibly: cards that fit the position, attacks with
+/// good odds". Memoir '44 gives the general orders of its own
+/// (`general_orders`, crates/memoir44/src/general.rs), not only random
+/// ones: on positions a few random phases into three scenarios, every
+/// variant it gives is accepted by `check` on the side's knowledge, the
+/// same dice give the same orders, and where a unit of the side could
+/// battle, its best card's orders battle.
+#[test]
+fn memoir44_gives_the_general_sensible_orders_of_its_own() {
+    let mut positions = 0;
+    let mut battled = 0;
+    let mut could_battle = 0;
+    for scenario in ["pegasus-bridge", "miteiriya-ridge", "merville-battery"] {
+        let rules = Rules::for_scenario(scenario).unwrap();
+        for game in 0..3u64 {
+            let master = derive(
+                "general-own-orders",
+                &[scenario.as_bytes(), &game.to_be_bytes()],
+            );
+            let mut state = setup_state(&rules, &Scenario::shipped(scenario), &master).unwrap();
+            let mut rng = ChaChaDice::from_seed(master);
+            for turn in 1..=12u32 {
+                if rules.result(&state).is_some() {
+                    break;
+                }
+                let phase = rules.phase(&state);
+                if let Some(side) = phase.sides.first() {
+                    let known = rules.knowledge(&state, side);
+                    let first = rules
+                        .general_orders(&known, side, &mut ChaChaDice::from_seed([1; 32]), 0)
+                        .unwrap_or_else(|| panic!("{scenario} turn {turn}: no orders of its own"));
+                    let again = rules
+                        .general_orders(&known, side, &mut ChaChaDice::from_seed([1; 32]), 0)
+                        .unwrap();
+                    assert_eq!(first, again, "{scenario} turn {turn}: not deterministic");
+                    for v in 0..6 {
+                        let Some(text) = rules.general_orders(
+                            &known,
+                            side,
+                            &mut ChaChaDice::from_seed([2; 32]),
+                            v,
+                        ) else {
+                            break;
+                        };
+                        if let Err(e) = rules.check(&known, side, &text) {
+                            panic!("{scenario} turn {turn} variant {v}: refused {e:?}:\n{text}");
+                        }
+                    }
+                    positions += 1;
+                    if first.contains("BATTLE ") {
+                        battled += 1;
+                    }
+                    if rules
+                        .random_orders(&known, side, &mut ChaChaDice::from_seed([3; 32]))
+                        .is_some_and(|t| t.contains("BATTLE "))
+                    {
+                        could_battle += 1;
+                    }
+                }
+                let orders: Vec<Orders> = phase
+                    .sides
+                    .iter()
+                    .map(|s| Orders {
+                        side: s.clone(),
+                        text: rules.random_orders(&state, s, &mut rng).unwrap_or_default(),
+                    })
+                    .collect();
+                let adj = adjudicate_turn(&rules, &state, &master, turn, &orders).unwrap();
+                state = rules.numbered(adj.state, turn);
+            }
+        }
+    }
+    assert!(positions >= 60, "only {positions} positions");
+    // Its best card battles at least as often as a random draw does.
+    assert!(
+        battled >= could_battle && battled * 2 >= positions,
+        "its orders battled in {battled} of {positions} positions (a random draw in {could_battle})"
+    );
+}
+
 /// The orders of game 1's submissions, by (turn, side, source).
 fn submissions(site: &Site) -> Vec<(i64, String, String)> {
     let db = site.db();

@@ -18,6 +18,7 @@ pub mod commissar;
 pub mod disorder;
 pub mod events;
 pub mod fog;
+pub mod general;
 pub mod landmarks;
 pub mod mines;
 pub mod orders;
@@ -445,6 +446,17 @@ impl Family for Ruleset {
     /// unit (docs/rules/memoir44.md, "No move received").
     fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
         Some(random_orders(self, s, side, dice))
+    }
+
+    /// The judge's general's sensible orders (general.rs).
+    fn general_orders(
+        &self,
+        s: &State,
+        side: &str,
+        dice: &mut dyn Dice,
+        variant: u32,
+    ) -> Option<String> {
+        general::general_orders(self, s, side, dice, variant)
     }
 
     fn pass_orders(&self, s: &State, side: &str) -> Option<String> {

@@ -1,0 +1,472 @@
+//! The judge's general's own idea of sensible Memoir '44 orders
+//! (docs/general.md, `Family::general_orders`): a card that orders the
+//! units with the most to do, each moved where it may battle a weak enemy
+//! with good odds or closer to an objective (a Handling Machine to a town
+//! the Martians must seize), onto cover where it has the choice, and each
+//! battling the target it is likeliest to destroy. Air Power and Barrage
+//! go at the weakest enemy in reach. The general plays every candidate out
+//! and keeps the best, so these need only be worth a look, and legal:
+//! every line is added only if the engine's own check accepts the text.
+//!
+//! It reads the position it is given only (the side's knowledge, fogged
+//! under Kriegspiel), and draws from `rng` only: no clock, no hash maps.
+
+use super::battle::{battle_dice, check_path, target_check, total, Ctx, MoveRule};
+use super::board::{Hex, Section};
+use super::orders;
+use super::ruleset::Ruleset;
+use super::state::{State, Unit};
+use super::turn::{counter_card, plan, Plan};
+use adjutant_dice::Dice;
+
+/// Orders for `side` worth the general's look, `variant` choosing the card:
+/// the cards in hand ranked by what their ordered units could do, the
+/// `variant mod n`th of them, its moves varied at random from the second
+/// round of variants on. `None` when the phase is not a card turn of this
+/// side's, or after two rounds of the hand.
+pub fn general_orders(
+    r: &Ruleset,
+    s: &State,
+    side: &str,
+    rng: &mut dyn Dice,
+    variant: u32,
+) -> Option<String> {
+    let si = s.side_index(side)?;
+    if s.pre_battle.is_some()
+        || !s.airdrops.is_empty()
+        || s.over
+        || super::variants::zombies::is_dead(s, si)
+    {
+        return None;
+    }
+    let ctx = Ctx::new(r);
+    let goals = Goals::of(&ctx, s, si);
+    let mut options: Vec<(f64, String)> = Vec::new();
+    let mut cards: Vec<String> = s.hands.get(si).cloned().unwrap_or_default();
+    cards.extend(super::commissar::card(s, si));
+    cards.sort();
+    cards.dedup();
+    for card in &cards {
+        for head in heads(&ctx, s, si, card, &goals) {
+            let worth = head_worth(&ctx, s, si, &head, &goals);
+            options.push((worth, head));
+        }
+    }
+    if options.is_empty() {
+        return None;
+    }
+    // Best first; a tie keeps the cards' sorted order.
+    options.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let n = options.len();
+    let v = variant as usize;
+    if v >= 2 * n.min(6) {
+        return None;
+    }
+    let head = &options[v % n.min(6)].1;
+    let jitter = v >= n.min(6);
+    build(&ctx, s, si, head, &goals, rng, jitter)
+}
+
+/// Where the side's units want to be: the enemy units, and the hexes that
+/// score for it (objectives it does not hold; for the Martians' Handling
+/// Machines, the towns still to seize).
+struct Goals {
+    enemies: Vec<Hex>,
+    objectives: Vec<Hex>,
+    held: Vec<Hex>,
+    towns: Vec<Hex>,
+    handling: String,
+}
+
+impl Goals {
+    fn of(ctx: &Ctx<'_>, s: &State, si: usize) -> Goals {
+        let enemies = s
+            .units
+            .iter()
+            .filter(|u| u.side != si)
+            .map(|u| u.at)
+            .collect();
+        let mine = s.objectives.iter().filter(|o| o.side == si);
+        let objectives = mine.clone().filter(|o| !o.held).map(|o| o.at).collect();
+        let held = mine.filter(|o| o.held).map(|o| o.at).collect();
+        let towns = s
+            .worlds
+            .as_ref()
+            .filter(|w| w.martian == si)
+            .map(|w| w.objectives.clone())
+            .unwrap_or_default();
+        Goals {
+            enemies,
+            objectives,
+            held,
+            towns,
+            handling: ctx.r.worlds.handling.clone(),
+        }
+    }
+
+    /// How far `u` standing at `h` is from what it wants, and how much
+    /// standing there is worth in itself.
+    fn pull(&self, u: &Unit, h: Hex) -> f64 {
+        let near = |v: &[Hex]| v.iter().map(|g| g.distance(h)).min();
+        if u.kind == self.handling && !self.towns.is_empty() {
+            let d = near(&self.towns).unwrap_or(0);
+            return if d == 0 { 6.0 } else { -0.8 * f64::from(d) };
+        }
+        let mut w = 0.0;
+        if let Some(d) = near(&self.objectives) {
+            w += if d == 0 { 4.0 } else { -0.4 * f64::from(d) };
+        }
+        if self.held.contains(&h) {
+            w += 2.0;
+        }
+        if let Some(d) = near(&self.enemies) {
+            w -= 0.25 * f64::from(d.saturating_sub(1));
+        }
+        w
+    }
+}
+
+fn check(ctx: &Ctx<'_>, s: &State, si: usize, text: &str) -> Option<Plan> {
+    let lines = orders::parse(&ctx.board, ctx.r, text).ok()?;
+    plan(ctx, s, si, &lines).ok()
+}
+
+/// The ways to open a turn with `card` the engine accepts: the card alone
+/// (a section card, a tactic), on a section where it names one, or (Air
+/// Power, Barrage) at the enemy it is likeliest to destroy.
+fn heads(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, goals: &Goals) -> Vec<String> {
+    let Some(spec) = ctx.r.card(card) else {
+        return Vec::new();
+    };
+    let effect = match spec.effect.as_deref() {
+        Some("ambush") => return Vec::new(),
+        Some("counter-attack") => match counter_card(ctx, s, si) {
+            Some((c, _)) => c,
+            None => return Vec::new(),
+        },
+        _ => card.to_string(),
+    };
+    let Some(espec) = ctx.r.card(&effect) else {
+        return Vec::new();
+    };
+    let line = commissar_line(ctx, s, si, card);
+    if matches!(espec.effect.as_deref(), Some("air-power" | "barrage")) {
+        let mut targets: Vec<&Unit> = s.units.iter().filter(|u| u.side != si).collect();
+        targets.sort_by_key(|u| (u.figures, near(&goals.objectives, u.at), u.at));
+        return targets
+            .iter()
+            .map(|t| format!("PLAY {card}\n{line}TARGET {}\n", t.at))
+            .find(|t| check(ctx, s, si, t).is_some())
+            .into_iter()
+            .collect();
+    }
+    let plain = format!("PLAY {card}\n{line}");
+    if check(ctx, s, si, &plain).is_some() {
+        return vec![plain];
+    }
+    Section::ALL
+        .iter()
+        .map(|sec| format!("PLAY {card} {}\n{line}", sec.id()))
+        .filter(|t| check(ctx, s, si, t).is_some())
+        .collect()
+}
+
+fn near(v: &[Hex], h: Hex) -> u32 {
+    v.iter().map(|g| g.distance(h)).min().unwrap_or(0)
+}
+
+/// Political Commissar: the card put under the marker, the hand's first
+/// other card (none when the marker keeps its card).
+fn commissar_line(ctx: &Ctx<'_>, s: &State, si: usize, played: &str) -> String {
+    let mut first = adjutant_dice::ForcedDice::new(vec![1]);
+    super::commissar::random_line(ctx, s, si, played, &mut first)
+}
+
+/// The chance that one die hits a unit of `class`.
+fn hit_chance(class: &str) -> f64 {
+    match class {
+        "infantry" => 0.5,
+        "armour" => 0.34,
+        "artillery" => 0.17,
+        _ => 0.34,
+    }
+}
+
+/// What battling `t` from where `u` stands is worth: the expected hits,
+/// and more where they may destroy it (`dealt` hits already expected on it
+/// this turn).
+fn attack_worth(ctx: &Ctx<'_>, st: &State, u: &Unit, t: &Unit, dealt: f64) -> f64 {
+    let (base, mods) = battle_dice(ctx, st, u, t, &[]);
+    let dice = f64::from(total(base, &mods));
+    let hits = dice * hit_chance(&ctx.spec(&t.kind).class);
+    let left = (f64::from(t.figures) - dealt).max(0.5);
+    let kill = if hits >= left { 2.0 } else { 0.0 };
+    hits * (1.0 + 1.0 / left) + kill
+}
+
+/// The best target `u` may battle from where it stands in `st`.
+fn best_target(
+    ctx: &Ctx<'_>,
+    st: &State,
+    si: usize,
+    u: &Unit,
+    dealt: &[(Hex, f64)],
+) -> Option<(Hex, f64)> {
+    st.units
+        .iter()
+        .filter(|e| e.side != si && target_check(ctx, st, u, e.at).is_ok())
+        .map(|e| {
+            let d = dealt.iter().find(|(h, _)| *h == e.at).map_or(0.0, |x| x.1);
+            (e.at, attack_worth(ctx, st, u, e, d))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+}
+
+/// How much a unit ordered now could do: battle from where it stands, or
+/// move to where it wants to be.
+fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f64 {
+    let attack = best_target(ctx, s, si, u, &[]).map_or(0.0, |(_, w)| w);
+    attack + 2.0 / (1.0 + f64::from(near(&goals.enemies, u.at).min(near_goal(goals, u))))
+}
+
+fn near_goal(goals: &Goals, u: &Unit) -> u32 {
+    if u.kind == goals.handling && !goals.towns.is_empty() {
+        return near(&goals.towns, u.at);
+    }
+    if goals.objectives.is_empty() {
+        u32::MAX
+    } else {
+        near(&goals.objectives, u.at)
+    }
+}
+
+/// The units `head` may order, best first, added while the engine accepts
+/// them: (the units' hexes, the plan, their summed worth).
+fn order_units(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    head: &str,
+    goals: &Goals,
+) -> Option<(Vec<Hex>, Plan, f64)> {
+    let mut own: Vec<(f64, Hex)> = s
+        .units
+        .iter()
+        .filter(|u| u.side == si)
+        .map(|u| (unit_worth(ctx, s, si, u, goals), u.at))
+        .collect();
+    own.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut plan0 = check(ctx, s, si, head)?;
+    let mut ordered: Vec<Hex> = Vec::new();
+    let mut worth = 0.0;
+    for (w, h) in own {
+        if ordered.len() >= 6 {
+            break;
+        }
+        let mut list = ordered.clone();
+        list.push(h);
+        if let Some(p) = check(ctx, s, si, &format!("{head}ORDER {}\n", join(&list))) {
+            ordered = list;
+            plan0 = p;
+            worth += w;
+        }
+    }
+    Some((ordered, plan0, worth))
+}
+
+/// What a card's opening is worth: its units' worth, or for Air Power and
+/// Barrage, the target's weakness.
+fn head_worth(ctx: &Ctx<'_>, s: &State, si: usize, head: &str, goals: &Goals) -> f64 {
+    if head.contains("TARGET ") {
+        let t = head
+            .lines()
+            .find_map(|l| l.strip_prefix("TARGET "))
+            .and_then(Hex::parse)
+            .and_then(|h| s.unit_at(h));
+        return t.map_or(0.0, |t| 6.0 / f64::from(t.figures.max(1)));
+    }
+    order_units(ctx, s, si, head, goals).map_or(0.0, |(_, _, w)| w)
+}
+
+/// The whole orders for an opening: its units ordered, moved and battling.
+fn build(
+    ctx: &Ctx<'_>,
+    s: &State,
+    si: usize,
+    head: &str,
+    goals: &Goals,
+    rng: &mut dyn Dice,
+    jitter: bool,
+) -> Option<String> {
+    if head.contains("TARGET ") {
+        return check(ctx, s, si, head).map(|_| head.to_string());
+    }
+    let (ordered, plan0, _) = order_units(ctx, s, si, head, goals)?;
+    let mut text = if ordered.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}ORDER {}\n", join(&ordered))
+    };
+    let mut sc = s.clone();
+    let mut moved: Vec<(Hex, u32)> = Vec::new();
+    for h in &ordered {
+        let Some(u) = sc.unit_at(*h).cloned() else {
+            continue;
+        };
+        let Some(mode) = plan0.modes.get(&u.id) else {
+            continue;
+        };
+        let dest = if mode.max_move == 0 || mode.nothing {
+            None
+        } else {
+            best_move(ctx, &sc, si, &u, mode, goals, rng, jitter)
+        };
+        match dest {
+            Some(path) => {
+                let line = format!("MOVE {}\n", join(&path));
+                let to = *path.last().unwrap_or(h);
+                if check(ctx, s, si, &format!("{text}{line}")).is_some() {
+                    text.push_str(&line);
+                    if let Some(x) = sc.unit_mut(u.id) {
+                        x.at = to;
+                    }
+                    moved.push((to, path.len() as u32 - 1));
+                    continue;
+                }
+                moved.push((*h, 0));
+            }
+            None => moved.push((*h, 0)),
+        }
+    }
+    battles(ctx, s, &sc, si, &moved, &plan0, &mut text);
+    check(ctx, s, si, &text).map(|_| text)
+}
+
+/// Every ordered unit battles its best target (twice where the card lets
+/// it), expected hits counted so that fire gathers on a target it may
+/// destroy; a close assault of a unit that may takes ground.
+fn battles(
+    ctx: &Ctx<'_>,
+    s: &State,
+    sc: &State,
+    si: usize,
+    moved: &[(Hex, u32)],
+    plan0: &Plan,
+    text: &mut String,
+) {
+    let mut dealt: Vec<(Hex, f64)> = Vec::new();
+    for (h, _) in moved {
+        let Some(u) = sc.unit_at(*h) else { continue };
+        let times = plan0.modes.get(&u.id).map_or(1, |m| m.battles.max(1));
+        for _ in 0..times {
+            let Some((t, _)) = best_target(ctx, sc, si, u, &dealt) else {
+                break;
+            };
+            let spec = ctx.spec(&u.kind);
+            let mut tries = Vec::new();
+            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) {
+                tries.push(format!("BATTLE {} {t} TAKE-GROUND\n", u.at));
+            }
+            tries.push(format!("BATTLE {} {t}\n", u.at));
+            let Some(line) = tries
+                .into_iter()
+                .find(|l| check(ctx, s, si, &format!("{text}{l}")).is_some())
+            else {
+                break;
+            };
+            text.push_str(&line);
+            if let Some(e) = sc.unit_at(t) {
+                let (base, mods) = battle_dice(ctx, sc, u, e, &[]);
+                let hits = f64::from(total(base, &mods)) * hit_chance(&ctx.spec(&e.kind).class);
+                match dealt.iter_mut().find(|(x, _)| *x == t) {
+                    Some(d) => d.1 += hits,
+                    None => dealt.push((t, hits)),
+                }
+            }
+        }
+    }
+}
+
+/// The best path for `u` (its hex first), or `None` to stay: every hex it
+/// may reach by the engine's path check, worth the battle it could give
+/// from there (if it may still battle after that move), what it wants
+/// (objectives, towns, closing on the enemy) and the cover; `jitter` adds
+/// a little noise.
+#[allow(clippy::too_many_arguments)]
+fn best_move(
+    ctx: &Ctx<'_>,
+    sc: &State,
+    si: usize,
+    u: &Unit,
+    mode: &super::turn::Mode,
+    goals: &Goals,
+    rng: &mut dyn Dice,
+    jitter: bool,
+) -> Option<Vec<Hex>> {
+    let rule = MoveRule {
+        max: mode.max_move,
+        ignore_terrain: mode.ignore_terrain,
+    };
+    // Breadth first over legal paths, one path a hex, at most 4 hexes.
+    let mut paths: Vec<Vec<Hex>> = vec![vec![u.at]];
+    let mut frontier: Vec<Vec<Hex>> = vec![vec![u.at]];
+    for _ in 0..mode.max_move.min(4) {
+        let mut next = Vec::new();
+        for p in &frontier {
+            let last = *p.last().unwrap_or(&u.at);
+            for n in last.neighbours() {
+                if paths.iter().any(|q| q.last() == Some(&n)) {
+                    continue;
+                }
+                let mut q = p.clone();
+                q.push(n);
+                if check_path(ctx, sc, u, &q, rule).is_ok() {
+                    paths.push(q.clone());
+                    next.push(q);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut scratch = sc.clone();
+    let mut best: Option<(f64, usize)> = None;
+    for (i, p) in paths.iter().enumerate() {
+        let to = *p.last().unwrap_or(&u.at);
+        let steps = p.len() as u32 - 1;
+        if let Some(x) = scratch.unit_mut(u.id) {
+            x.at = to;
+        }
+        let moved = Unit {
+            at: to,
+            ..u.clone()
+        };
+        let mut w = goals.pull(u, to) + cover(ctx, &scratch, to);
+        if steps <= mode.move_battle {
+            w += best_target(ctx, &scratch, si, &moved, &[]).map_or(0.0, |(_, a)| 1.5 * a);
+        }
+        if jitter {
+            w += f64::from(rng.roll(100)) / 100.0;
+        }
+        if best.is_none_or(|(b, _)| w > b) {
+            best = Some((w, i));
+        }
+    }
+    let (_, i) = best?;
+    (i > 0).then(|| paths[i].clone())
+}
+
+/// The cover a hex gives: the most dice its terrain takes off an attack.
+fn cover(ctx: &Ctx<'_>, st: &State, h: Hex) -> f64 {
+    let p = ctx
+        .info(st, h)
+        .specs
+        .iter()
+        .flat_map(|(_, f)| f.protect.values().copied())
+        .max()
+        .unwrap_or(0);
+    0.4 * f64::from(p)
+}
+
+fn join(h: &[Hex]) -> String {
+    h.iter().map(Hex::to_string).collect::<Vec<_>>().join(" ")
+}
