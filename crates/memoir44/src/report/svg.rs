@@ -552,7 +552,7 @@ fn units(o: &mut String, v: &View, g: &Geo) {
         symbols::pips(
             o,
             f64::from(x),
-            f64::from(y - UNIT_UP + 10),
+            f64::from(y - UNIT_UP + 11),
             u.figures,
             u.start,
             colour,

@@ -177,15 +177,21 @@ pub fn pips(o: &mut String, x: f64, y: f64, strength: u32, max: u32, colour: &st
     let mut full = String::new();
     let mut lost = String::new();
     for i in 0..max {
-        let d = if i < strength { &mut full } else { &mut lost };
-        let px = left + step * f64::from(i);
+        // A hollow pip's outline (1 wide) drawn inside its square.
+        let (d, inset) = if i < strength {
+            (&mut full, 0.0)
+        } else {
+            (&mut lost, 0.5)
+        };
+        let px = left + step * f64::from(i) + inset;
+        let side = size - 2.0 * inset;
         d.push_str(&format!(
             "M{},{}h{}v{}h-{}z",
             r1(px),
-            r1(y),
-            r1(size),
-            r1(size),
-            r1(size)
+            r1(y + inset),
+            r1(side),
+            r1(side),
+            r1(side)
         ));
     }
     o.push_str(&format!(
@@ -198,7 +204,7 @@ pub fn pips(o: &mut String, x: f64, y: f64, strength: u32, max: u32, colour: &st
     }
     if !lost.is_empty() {
         o.push_str(&format!(
-            "<path class=\"pip lost\" d=\"{lost}\" fill=\"#fff\" stroke=\"#111\" stroke-width=\"0.6\"/>"
+            "<path class=\"pip lost\" d=\"{lost}\" fill=\"#fff\" stroke=\"#111\"/>"
         ));
     }
     o.push_str("</g>");
