@@ -7,6 +7,7 @@
 //! would.
 
 use crate::common::Site;
+use mail_parser::MimeHeaders;
 
 /// Every `<g class="unit" ...>` element's side and its points' or
 /// rectangle's y centre, and every unit label's (x, y).
@@ -186,6 +187,8 @@ struct Seen {
     viewer: String,
     html: String,
     svgs: Vec<String>,
+    /// The mail's view.json attachment (`Null` when it has none).
+    json: serde_json::Value,
 }
 
 /// One game played through `adjutant submit` until a busy turn.
@@ -369,11 +372,17 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
         }
         if of_last && html.contains("<svg") {
             let viewer = to.split('@').next().unwrap().to_string();
+            let json = msg
+                .attachments()
+                .find(|a| a.attachment_name() == Some("view.json"))
+                .and_then(|a| serde_json::from_slice(a.contents()).ok())
+                .unwrap_or_default();
             seen.push(Seen {
                 what: format!("{what} as {viewer} ({subject})"),
                 viewer,
                 svgs: svgs(&html),
                 html,
+                json,
             });
         }
     }
@@ -477,53 +486,82 @@ fn hits(b: Box4, poly: &[(f64, f64)]) -> bool {
     })
 }
 
-/// Every unit's label box, estimated from its font size and characters
-/// (0.6 em a character, 0.75 em above the baseline, 0.2 below), with the
-/// unit it belongs to, and every unit's outline.
 /// A label's box, its text and the index of its unit.
 type Label = (Box4, String, usize);
 
-fn label_boxes(svg: &str) -> (Vec<Label>, Vec<Vec<(f64, f64)>>) {
-    let head = svg.split('>').next().unwrap();
-    let root = num(head, "font-size");
-    let units_size = svg
-        .split("<g class=\"units\"")
-        .nth(1)
-        .map(|g| num(g.split('>').next().unwrap(), "font-size"))
-        .unwrap_or(f64::NAN);
+/// Every unit's label box and every unit's parts, measured on the picture
+/// as the judge draws it: the SVG laid out by the rasteriser's own parser
+/// with the embedded fonts (`adjutant_picture::parse`), each label's box
+/// the ink of its glyphs (an estimate from the number of characters, 0.6 em
+/// each, was a third too small for the grid games' bold `M2` and let labels
+/// run into their neighbours unseen). A unit's parts: its outline (the
+/// polygon, rectangle or frame), and the boxes of its symbol and its
+/// strength's pips or bar, which may reach beyond the outline (a small
+/// measured unit's symbol sits at its centre, wider than the unit).
+/// A unit's parts: each a convex outline.
+type Parts = Vec<Vec<(f64, f64)>>;
+
+fn label_boxes(svg: &str) -> (Vec<Label>, Vec<Parts>) {
+    let mut marked = String::with_capacity(svg.len() + 4096);
+    let mut chunks = svg.split("<g class=\"unit\"");
+    marked.push_str(chunks.next().unwrap_or(""));
+    let mut outlines = Vec::new();
+    let mut texts = Vec::new();
+    for (i, chunk) in chunks.enumerate() {
+        let el = element(chunk);
+        outlines.push(outline(el.split("</g>").next().unwrap()));
+        texts.push(el.split("<text").nth(1).map(|t| {
+            t.split('>')
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap()
+                .to_string()
+        }));
+        let el = el
+            .replacen("<text", &format!("<text id=\"adj-t-{i}\""), 1)
+            .replacen(
+                "<g class=\"strength\"",
+                &format!("<g id=\"adj-s-{i}\" class=\"strength\""),
+                1,
+            )
+            .replacen(
+                "<g class=\"symbol\"",
+                &format!("<g id=\"adj-y-{i}\" class=\"symbol\""),
+                1,
+            );
+        marked.push_str("<g class=\"unit\"");
+        marked.push_str(&el);
+        marked.push_str(&chunk[element(chunk).len()..]);
+    }
+    let tree = adjutant_picture::parse(&marked).expect("the picture parses");
+    let rect = |id: &str| {
+        tree.node_by_id(id).map(|n| {
+            let r = match n {
+                resvg::usvg::Node::Text(t) => t.flattened().abs_bounding_box(),
+                n => n.abs_bounding_box(),
+            };
+            (
+                f64::from(r.left()),
+                f64::from(r.top()),
+                f64::from(r.right()),
+                f64::from(r.bottom()),
+            )
+        })
+    };
+    let corners = |b: Box4| vec![(b.0, b.1), (b.2, b.1), (b.2, b.3), (b.0, b.3)];
     let mut labels = Vec::new();
     let mut units = Vec::new();
-    for (i, g) in svg.split("<g class=\"unit\"").skip(1).enumerate() {
-        let g = g.split("</g>").next().unwrap();
-        units.push(outline(g));
-        let Some(t) = g.split("<text").nth(1) else {
-            continue;
-        };
-        let tag = t.split('>').next().unwrap();
-        let text = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap();
-        let size = [
-            num(tag, "font-size"),
-            if attr(tag, "class").as_deref() == Some("u") {
-                13.0
-            } else {
-                f64::NAN
-            },
-            units_size,
-            root,
-            12.0,
-        ]
-        .into_iter()
-        .find(|v| !v.is_nan())
-        .unwrap();
-        let width = 0.6 * size * text.chars().count() as f64;
-        let (x, y) = (num(tag, "x"), num(tag, "y"));
-        let middle = tag.contains("text-anchor=\"middle\"") || !units_size.is_nan();
-        let left = if middle { x - width / 2.0 } else { x };
-        labels.push((
-            (left, y - 0.75 * size, left + width, y + 0.2 * size),
-            text.to_string(),
-            i,
-        ));
+    for (i, (o, text)) in outlines.into_iter().zip(texts).enumerate() {
+        let mut parts = vec![o];
+        for part in [format!("adj-s-{i}"), format!("adj-y-{i}")] {
+            parts.extend(rect(&part).map(corners));
+        }
+        units.push(parts);
+        if let (Some(text), Some(b)) = (text, rect(&format!("adj-t-{i}"))) {
+            labels.push((b, text, i));
+        }
     }
     (labels, units)
 }
@@ -551,8 +589,8 @@ fn after_a_busy_turn_every_label_is_inside_the_picture_and_clear_of_the_others()
                             bad.push(format!("{}: the labels {t} and {u} overlap", s.what));
                         }
                     }
-                    for (j, poly) in units.iter().enumerate() {
-                        if j != *own && hits(*b, poly) {
+                    for (j, parts) in units.iter().enumerate() {
+                        if j != *own && parts.iter().any(|p| hits(*b, p)) {
                             bad.push(format!("{}: the label {t} covers unit #{j}", s.what));
                         }
                     }
@@ -619,6 +657,12 @@ fn after_a_busy_turn_every_seat_sees_its_own_edge_a_legend_and_the_turn_drawn() 
             for svg in &s.svgs {
                 if svg.matches("class=\"legend\"").count() == 0 {
                     bad.push(format!("{}: no legend", s.what));
+                }
+                // The legend shows the arrows of last turn (issue 53 item
+                // 3: Memoir '44's had none, only the caption's words).
+                let legend = &svg[svg.find("class=\"legend\"").unwrap_or(0)..];
+                if !legend.contains(">move</text>") {
+                    bad.push(format!("{}: the legend shows no move arrow", s.what));
                 }
                 // The alt text names the scenario's turn and the seat
                 // (docs/reports.md).
@@ -950,4 +994,335 @@ fn after_a_busy_turn_no_arrowhead_hides_under_a_unit() {
         bad.len(),
         bad.join("\n")
     );
+}
+
+/// The element that starts at `g` (just after its `<g`), through the `</g>`
+/// that closes it (nested groups counted).
+fn element(g: &str) -> &str {
+    let mut depth = 1;
+    let mut i = 0;
+    while i < g.len() {
+        let rest = &g[i..];
+        if rest.starts_with("</g>") {
+            depth -= 1;
+            if depth == 0 {
+                return &g[..i + 4];
+            }
+            i += 4;
+        } else if rest.starts_with("<g ") || rest.starts_with("<g>") {
+            depth += 1;
+            i += 2;
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    g
+}
+
+/// Every unit of a view.json, whatever its family: (where it is or its id,
+/// its side, its strength, its strength at the start): Memoir '44's
+/// figures, the grid games' strength, the measured games' rank and file.
+fn view_strengths(v: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
+    let s = |x: &serde_json::Value| x.as_str().unwrap_or("").to_string();
+    let n = |x: &serde_json::Value| x.as_u64().unwrap_or(u64::MAX);
+    let mut out = Vec::new();
+    for u in v["units"].as_array().into_iter().flatten() {
+        out.push(if u.get("figures").is_some() {
+            (s(&u["at"]), s(&u["side"]), n(&u["figures"]), n(&u["start"]))
+        } else if u.get("strength").is_some() {
+            (s(&u["at"]), s(&u["side"]), n(&u["strength"]), n(&u["max"]))
+        } else {
+            let side = u["side"].as_u64().unwrap_or(9) as usize;
+            (
+                s(&u["id"]),
+                s(&v["sides"][side]),
+                n(&u["rf"]),
+                n(&u["start_rf"]),
+            )
+        });
+    }
+    out.sort();
+    out
+}
+
+/// One unit's strength as its picture draws it (issue 53, the strength at
+/// a glance): (where or id, side, strength, start), read from the
+/// `<g class="strength" data-strength data-max>` in its group and checked
+/// against what is drawn there: Memoir '44's and the grid games' pips (one
+/// filled square a figure or step left, one hollow a lost one), the
+/// measured games' bar (its filled part the share of rank and file left),
+/// and the number in the unit's label. `Err` says what is wrong.
+fn drawn_strength(g: &str) -> Result<(String, String, u64, u64), String> {
+    let key = attr(g, "data-hex")
+        .or_else(|| attr(g, "data-area"))
+        .or_else(|| attr(g, "data-id"))
+        .ok_or("no data-hex, data-area or data-id")?;
+    let side = attr(g, "data-side").ok_or("no side")?;
+    let tag = g
+        .split("<g class=\"strength\"")
+        .nth(1)
+        .ok_or("no strength drawn (no <g class=\"strength\">)")?;
+    let head = tag.split('>').next().unwrap_or("");
+    let (n, max) = (num(head, "data-strength"), num(head, "data-max"));
+    if !(n >= 0.0 && max >= n) {
+        return Err(format!("strength {n} of {max}"));
+    }
+    let body = element(tag);
+    let pips = |class: &str| {
+        body.split('<')
+            .filter(|t| attr(t, "class").as_deref() == Some(class))
+            .map(|t| attr(t, "d").unwrap_or_default().matches('M').count())
+            .sum::<usize>() as f64
+    };
+    let bars: Vec<&str> = body
+        .split('<')
+        .filter(|t| attr(t, "class").is_some_and(|c| c.starts_with("bar")))
+        .collect();
+    if !bars.is_empty() {
+        let width = |class: &str| {
+            bars.iter()
+                .find(|t| attr(t, "class").as_deref() == Some(class))
+                .map_or(0.0, |t| num(t, "width"))
+        };
+        let (whole, left) = (width("bar"), width("bar left"));
+        if whole <= 0.0 || (left / whole - n / max.max(1.0)).abs() > 0.02 {
+            return Err(format!("the bar shows {left} of {whole} for {n} of {max}"));
+        }
+    } else if pips("pip") != n || pips("pip lost") != max - n {
+        return Err(format!(
+            "{} filled and {} hollow pips for {n} of {max}",
+            pips("pip"),
+            pips("pip lost")
+        ));
+    }
+    // The number in the label (`I4`, `KGL 23`): the text map's.
+    if let Some(t) = g.split("<text").nth(1) {
+        let text = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap();
+        let digits: String = text
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if digits.parse::<f64>().ok() != Some(n) {
+            return Err(format!("the label {text:?} for strength {n}"));
+        }
+    }
+    Ok((key, side, n as u64, max as u64))
+}
+
+/// Issue 53, the strength at a glance: on every family's board, every
+/// shipped scenario, from both seats, the observer and the referee, after a
+/// busy turn, every unit's strength is drawn (pips or a bar, read from the
+/// SVG's markup) and equals its strength in the mail's view.json (and the
+/// number its label and the text map print); the legend explains it.
+#[test]
+fn after_a_busy_turn_every_units_strength_drawn_equals_its_strength_in_view_json() {
+    let mut bad = Vec::new();
+    let (mut units, mut families) = (0, std::collections::BTreeSet::new());
+    for game in busy_games() {
+        for s in &game.seen {
+            if s.json.is_null() {
+                bad.push(format!("{}: no view.json", s.what));
+                continue;
+            }
+            // A Kriegspiel observer sees no unit: nor does its picture.
+            let want = view_strengths(&s.json);
+            for (i, svg) in s.svgs.iter().enumerate() {
+                let mut got = Vec::new();
+                for g in svg.split("<g class=\"unit\"").skip(1) {
+                    units += 1;
+                    match drawn_strength(element(g)) {
+                        Ok(u) => got.push(u),
+                        Err(e) => bad.push(format!(
+                            "{} (board {}): {e}: {}",
+                            s.what,
+                            i + 1,
+                            &g[..g.len().min(160)]
+                        )),
+                    }
+                }
+                got.sort();
+                // The referee's desk draws each side's board after its own:
+                // those show some of the referee's units.
+                let fits = if i == 0 {
+                    got == want
+                } else {
+                    got.iter().all(|u| want.contains(u))
+                };
+                if !fits {
+                    bad.push(format!(
+                        "{} (board {}): drawn {got:?}\n  view.json {want:?}",
+                        s.what,
+                        i + 1
+                    ));
+                }
+                if !svg.contains("data-legend=\"strength\"") {
+                    bad.push(format!(
+                        "{} (board {}): no legend of the strength",
+                        s.what,
+                        i + 1
+                    ));
+                }
+                families.insert(s.json["family"].as_str().unwrap_or("memoir44").to_string());
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} faults:\n{}",
+        bad.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(units > 1000, "only {units} units checked");
+    assert!(families.len() >= 3, "families: {families:?}");
+}
+
+/// Issue 53 (the measured games' text map): the sketch of the table is
+/// drawn from the reader's edge, as the picture above it is: the second
+/// side's is the first side's turned round (rows and columns), and its
+/// caption names the second side's edge at the bottom.
+#[test]
+fn the_measured_text_map_is_turned_to_the_readers_edge() {
+    let site = Site::new();
+    let mut game = 0;
+    for scenario in ["el-bodon-1811", "minden-1759"] {
+        let sides = sides(&site, scenario);
+        let seats: Vec<String> = sides
+            .iter()
+            .map(|s| format!("{s}={s}@example.org"))
+            .collect();
+        site.new_game(
+            scenario,
+            &seats.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[],
+        );
+        game += 1;
+        let id = game.to_string();
+        let sketch = |side: &str| -> (Vec<String>, String) {
+            let text = site.ok(&["show", &id, "--as", side, "--format", "text"]);
+            let rows = text
+                .lines()
+                .filter(|l| l.len() > 2 && l.starts_with('|') && l.ends_with('|'))
+                .map(str::to_string)
+                .collect();
+            let caption = text
+                .lines()
+                .find(|l| l.contains("edge at the bottom"))
+                .unwrap_or_else(|| panic!("{scenario} as {side}: no caption:\n{text}"))
+                .to_string();
+            (rows, caption)
+        };
+        let (first, c0) = sketch(&sides[0]);
+        let (second, c1) = sketch(&sides[1]);
+        assert!(first.len() > 5, "{scenario}: no sketch");
+        let turned: Vec<String> = first
+            .iter()
+            .rev()
+            .map(|l| l.chars().rev().collect())
+            .collect();
+        assert_eq!(
+            second, turned,
+            "{scenario}: the {} sketch is not turned",
+            sides[1]
+        );
+        assert!(
+            c0.contains(&format!("{} edge at the bottom", sides[0])),
+            "{c0}"
+        );
+        assert!(
+            c1.contains(&format!("{} edge at the bottom", sides[1])),
+            "{c1}"
+        );
+    }
+}
+
+/// Issue 53 item 2, what the label test above does not see: the overlaps
+/// seen in the screenshots (Villers-Bocage's `M2` under the head of a move
+/// that left its area, Minden's `HANBAT 6` over the name of Bergen) are a
+/// unit's label under an arrowhead of last turn or over a terrain name, not
+/// over another label or unit. Measured as that test does (the glyphs' ink
+/// through the rasteriser's parser), every arrowhead (4 units round its
+/// tip) and every measured terrain name against every unit label. Not yet
+/// met: ignored until the layout avoids them; run it by name to count them.
+#[test]
+#[ignore = "issue 53 item 2: labels under arrowheads and terrain names, not fixed yet"]
+fn after_a_busy_turn_no_label_lies_under_an_arrowhead_or_a_terrain_name() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for game in busy_games() {
+        for s in &game.seen {
+            for svg in &s.svgs {
+                let (labels, _) = label_boxes(svg);
+                let legend_top = svg.find("class=\"legend\"").unwrap_or(svg.len());
+                let mut others: Vec<(Box4, String)> = Vec::new();
+                for t in svg[..legend_top]
+                    .split('<')
+                    .filter(|t| t.contains("marker-end="))
+                {
+                    let tip = if let Some(p) = attr(t, "points") {
+                        let last = p.split_whitespace().last().unwrap_or("0,0").to_string();
+                        let (x, y) = last.split_once(',').unwrap_or(("0", "0"));
+                        (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0))
+                    } else {
+                        (num(t, "x2"), num(t, "y2"))
+                    };
+                    others.push((
+                        (tip.0 - 4.0, tip.1 - 4.0, tip.0 + 4.0, tip.1 + 4.0),
+                        format!("the arrowhead at {tip:?}"),
+                    ));
+                }
+                // The measured tables' terrain names, measured as drawn.
+                let mut marked = String::new();
+                let mut names = Vec::new();
+                for (k, part) in svg.split("<text class=\"name\"").enumerate() {
+                    if k > 0 {
+                        marked.push_str(&format!("<text id=\"adj-n-{k}\" class=\"name\""));
+                        names.push((
+                            k,
+                            part.split('>')
+                                .nth(1)
+                                .unwrap_or("")
+                                .split('<')
+                                .next()
+                                .unwrap_or("")
+                                .to_string(),
+                        ));
+                    }
+                    marked.push_str(part);
+                }
+                if !names.is_empty() {
+                    let tree = adjutant_picture::parse(&marked).expect("parses");
+                    for (k, name) in names {
+                        if let Some(resvg::usvg::Node::Text(t)) =
+                            tree.node_by_id(&format!("adj-n-{k}"))
+                        {
+                            let r = t.flattened().abs_bounding_box();
+                            others.push((
+                                (
+                                    f64::from(r.left()),
+                                    f64::from(r.top()),
+                                    f64::from(r.right()),
+                                    f64::from(r.bottom()),
+                                ),
+                                format!("the terrain name {name}"),
+                            ));
+                        }
+                    }
+                }
+                for (b, t, _) in &labels {
+                    checked += 1;
+                    for (o, what) in &others {
+                        if overlap(*b, *o) > 1.0 {
+                            bad.push(format!("{}: the label {t} under {what}", s.what));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} labels");
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
 }

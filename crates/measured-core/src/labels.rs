@@ -12,9 +12,12 @@ pub type Box4 = (f64, f64, f64, f64);
 /// Pixels a character of a 9-pixel label takes (a little more than the
 /// 0.6 em a sans-serif capital averages).
 pub const CHAR_W: f64 = 5.6;
-/// Above and below the baseline.
+/// Above and below the baseline: under it the strength's bar (issue 53),
+/// [`BAR_DOWN`] below the baseline and 3 high.
 const ASCENT: f64 = 7.5;
-const DESCENT: f64 = 2.5;
+const DESCENT: f64 = 5.5;
+/// How far under a label's baseline its strength's bar starts.
+pub const BAR_DOWN: f64 = 1.5;
 
 /// The box of a `chars`-long label centred at x with its baseline at y.
 #[must_use]
@@ -106,7 +109,9 @@ pub fn place(
                 .all(|(i, o)| i == own || !covers(b, o))
     };
     let mut candidates = Vec::new();
-    if depth >= 14.0 && front >= 2.0 * half {
+    // On the unit when the label and its bar fit inside it (the label's
+    // baseline 3 under its centre).
+    if depth >= 2.0 * (DESCENT + 3.0) + 1.0 && front >= 2.0 * half {
         candidates.push((cx, cy + 3.0, true));
     }
     // Rings round the unit's centre, from just behind its rear outwards,

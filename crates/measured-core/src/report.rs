@@ -167,16 +167,25 @@ fn unit_line<B: Book>(r: &Ruleset<B>, st: &State<B>, u: &Unit<B>) -> String {
     )
 }
 
-/// A coarse sketch: one character per cell of `cell` sixteenths.
-fn sketch<B: Book>(r: &Ruleset<B>, st: &State<B>, cols_max: i64) -> String {
+/// A coarse sketch: one character per cell of `cell` sixteenths, drawn
+/// from the edge of side `seat` (issue 53: the second side sees the table
+/// turned round, its own edge at the bottom, as its picture does).
+fn sketch<B: Book>(r: &Ruleset<B>, st: &State<B>, cols_max: i64, seat: usize) -> String {
     let cell = ((st.width + cols_max - 1) / cols_max).max(PER_INCH);
     let cols = (st.width + cell - 1) / cell;
     let rows = (st.depth + cell * 2 - 1) / (cell * 2);
     let mut o = String::new();
     let grounds: Vec<_> = st.units.iter().map(|u| footprint(r, u).corners()).collect();
-    for row in (0..rows).rev() {
+    let turned = seat == 1;
+    let row_order: Vec<i64> = if turned {
+        (0..rows).collect()
+    } else {
+        (0..rows).rev().collect()
+    };
+    for row in row_order {
         let mut l = String::new();
-        for col in 0..cols {
+        for k in 0..cols {
+            let col = if turned { cols - 1 - k } else { k };
             let p = super::geometry::Pt::new(col * cell + cell / 2, row * cell * 2 + cell);
             let unit = st
                 .units
@@ -223,7 +232,7 @@ fn sketch<B: Book>(r: &Ruleset<B>, st: &State<B>, cols_max: i64) -> String {
         "  (one character = {} across, {} up; {} edge at the bottom)",
         fmt_len(cell),
         fmt_len(cell * 2),
-        st.sides[0]
+        st.sides.get(seat).unwrap_or(&st.sides[0]),
     );
     let _ = writeln!(
         o,
@@ -238,9 +247,10 @@ fn sketch<B: Book>(r: &Ruleset<B>, st: &State<B>, cols_max: i64) -> String {
     o
 }
 
-/// The position as text (80 columns).
+/// The position as text (80 columns), the sketch drawn from the edge of
+/// side `seat`.
 #[must_use]
-pub fn text_map<B: Book>(r: &Ruleset<B>, st: &State<B>, width: i64) -> String {
+pub fn text_map<B: Book>(r: &Ruleset<B>, st: &State<B>, width: i64, seat: usize) -> String {
     let mut o = wrap(
         &format!(
             "{}, {}. Table {} x {}; positions are (across, up) from the {} edge's left corner.",
@@ -258,7 +268,7 @@ pub fn text_map<B: Book>(r: &Ruleset<B>, st: &State<B>, width: i64) -> String {
         78,
         "  ",
     );
-    o.push_str(&sketch(r, st, width));
+    o.push_str(&sketch(r, st, width, seat));
     let _ = writeln!(o, "Units (front = the centre of the front rank):");
     for u in &st.units {
         o.push_str(&wrap(
@@ -572,9 +582,22 @@ fn units<B: Book>(
         };
         let ink = if on { "#000" } else { "#111" };
         let k = kind_of(r, u);
+        // The strength at a glance (issue 53): a bar under the label, its
+        // dark part the rank and file left of those the unit began with.
+        let mut strength = String::new();
+        let bar_w = labels::CHAR_W * (n + if on { SYMBOL_CHARS } else { 0 }) as f64;
+        symbols::bar(
+            &mut strength,
+            if on { cx - half } else { tx - bar_w / 2.0 },
+            cy + labels::BAR_DOWN,
+            bar_w,
+            u.rf,
+            u.start_rf,
+            stroke,
+        );
         let _ = writeln!(
             o,
-            "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\" data-kind=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{tx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text><g class=\"symbol\" shape-rendering=\"crispEdges\" transform=\"translate({sx:.1} {sy:.1}) scale(0.5)\"><use href=\"#f\" fill=\"{fill}\" stroke=\"{stroke}\"/><use href=\"#k-{}\"/></g></g>",
+            "<g class=\"unit\" data-id=\"{}\" data-side=\"{}\" data-kind=\"{}\"><polygon points=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\" stroke=\"{stroke}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\" stroke-width=\"2\"/><text class=\"label\" x=\"{tx:.1}\" y=\"{cy:.1}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text><g class=\"symbol\" shape-rendering=\"crispEdges\" transform=\"translate({sx:.1} {sy:.1}) scale(0.5)\"><use href=\"#f\" fill=\"{fill}\" stroke=\"{stroke}\"/><use href=\"#k-{}\"/></g>{strength}</g>",
             esc(&u.id),
             esc(st.sides.get(u.side).map_or("", String::as_str)),
             k.id(),
@@ -640,6 +663,18 @@ fn legend<B: Book>(o: &mut String, st: &State<B>, seat: usize, d: i64, kinds: &[
         x + 2,
         y + 10,
         x + 8,
+        y + 9
+    );
+    // The strength's bar (issue 53): the dark part the rank and file left.
+    let x = x + 160;
+    let mut bar = String::new();
+    symbols::bar(&mut bar, x as f64, y as f64 + 3.5, 24.0, 2, 3, "#333");
+    let _ = writeln!(
+        o,
+        "<g class=\"legend\" data-legend=\"strength\">{}<text x=\"{}\" y=\"{}\" font-size=\"11\">rank and file left, lost</text></g>",
+        // The legend's sample is not a unit's strength.
+        bar.replacen("class=\"strength\"", "class=\"sample\"", 1),
+        x + 28,
         y + 9
     );
     // The unit symbols drawn (issue 53), each named, on a second row.
@@ -717,8 +752,8 @@ pub fn parts<B: Book>(
         esc(st.sides.get(seat).map_or("", String::as_str))
     );
     Parts {
-        map: text_map(r, st, 76),
-        compact: text_map(r, st, 36),
+        map: text_map(r, st, 76, seat),
+        compact: text_map(r, st, 36, seat),
         combat,
         orders: template(r, st, viewer),
         board_html,

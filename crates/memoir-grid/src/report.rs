@@ -713,28 +713,41 @@ fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)
         };
         let k = kind_of(r, u);
         let (fx, fy) = (x - 10, y + dy);
+        let colour = side_colour(v, &u.side);
         let _ = write!(
             o,
-            "<g class=\"unit\" data-side=\"{}\" data-kind=\"{}\"><use href=\"#f\" x=\"{fx}\" y=\"{fy}\" fill=\"{}\"/><use href=\"#k-{}\" x=\"{fx}\" y=\"{fy}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text></g>",
+            "<g class=\"unit\" data-area=\"{}\" data-side=\"{}\" data-kind=\"{}\"><use href=\"#f\" x=\"{fx}\" y=\"{fy}\" fill=\"{colour}\"/><use href=\"#k-{}\" x=\"{fx}\" y=\"{fy}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text>",
+            u.at,
             esc(&u.side),
             k.id(),
-            side_colour(v, &u.side),
             k.id(),
             x - 1,
-            y + 5 + dy,
+            y + 1 + dy,
             esc(&u.letter),
             u.strength
         );
+        // The strength at a glance (issue 53): a pip a step, the lost ones
+        // hollow, under the letter and strength at the frame's right.
+        symbols::pips(
+            o,
+            f64::from(x + 15),
+            f64::from(y + 3 + dy),
+            u.strength,
+            u.max,
+            colour,
+        );
+        o.push_str("</g>");
     }
 }
 
 /// Where along the line from `a` to the area centred at `b` (0 to 1) it
 /// meets the box of a unit there (its frame, 28 x 18 centred 10 to the
-/// left of the centre, and its label to the right, with a margin), so that
+/// left of the centre, and its label and pips to the right, with a
+/// margin), so that
 /// an arrowhead stops beside the unit rather than under it; `None` when the
 /// line starts inside that box or never meets it.
 fn short_of_unit(a: (i32, i32), b: (i32, i32)) -> Option<f64> {
-    let (lo, hi) = ([b.0 - 27, b.1 - 13], [b.0 + 17, b.1 + 13]);
+    let (lo, hi) = ([b.0 - 27, b.1 - 13], [b.0 + 27, b.1 + 13]);
     let (p, d) = ([a.0, a.1], [b.0 - a.0, b.1 - a.1]);
     let mut enter = f64::MIN;
     for i in 0..2 {
@@ -877,27 +890,47 @@ fn legend(o: &mut String, v: &View, used: &[(&str, &str)], top: i32) {
     }
 }
 
+/// What the legend calls the strength's pips (issue 53).
+const STRENGTH: &str = "strength left, lost";
+
 /// Where the legend puts each kind of unit drawn: (kind, x, line), the
-/// lines after the legend's two, as many as the picture's width needs.
-fn kind_places(kinds: &[Kind], w: i32) -> Vec<(Kind, i32, i32)> {
+/// lines after the legend's two, as many as the picture's width needs;
+/// the strength's pips first (no kind).
+fn kind_places(kinds: &[Kind], w: i32) -> Vec<(Option<Kind>, i32, i32)> {
     let (mut x, mut line) = (20, 0);
     let mut out = Vec::new();
-    for k in kinds {
-        let step = 34 + 8 * k.name().len() as i32;
+    for k in std::iter::once(None).chain(kinds.iter().copied().map(Some)) {
+        let name = k.map_or(STRENGTH, Kind::name);
+        let step = 34 + 8 * name.len() as i32 + if k.is_none() { 8 } else { 0 };
         if x > 20 && x + step > w - 10 {
             (x, line) = (20, line + 1);
         }
-        out.push((*k, x, line));
+        out.push((k, x, line));
         x += step;
     }
     out
 }
 
-/// The legend's lines of unit symbols: each kind of unit drawn, its
-/// symbol (in grey: both sides draw it) and its name.
-fn legend_kinds(o: &mut String, places: &[(Kind, i32, i32)], top: i32) {
+/// The legend's lines of unit symbols: the strength's pips, then each
+/// kind of unit drawn, its symbol (in grey: both sides draw it) and its
+/// name.
+fn legend_kinds(o: &mut String, places: &[(Option<Kind>, i32, i32)], top: i32) {
     for (k, x, line) in places {
         let y = top + 18 * line;
+        let Some(k) = k else {
+            let _ = write!(o, "<g class=\"legend\" data-legend=\"strength\">");
+            let mut pips = String::new();
+            symbols::pips(&mut pips, f64::from(x + 8), f64::from(y + 4), 2, 3, "#666");
+            // The legend's sample is not a unit's strength.
+            o.push_str(&pips.replacen("class=\"strength\"", "class=\"sample\"", 1));
+            let _ = write!(
+                o,
+                "<text class=\"l\" x=\"{}\" y=\"{}\">{STRENGTH}</text></g>",
+                x + 26,
+                y + 10
+            );
+            continue;
+        };
         let _ = write!(
             o,
             "<g class=\"legend\" data-legend=\"kind-{id}\"><g transform=\"translate({} {}) scale(0.5)\"><use href=\"#f\" fill=\"#666\"/><use href=\"#k-{id}\"/></g><text class=\"l\" x=\"{}\" y=\"{}\">{}</text></g>",

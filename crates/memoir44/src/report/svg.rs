@@ -161,7 +161,8 @@ pub fn board(v: &View) -> String {
     };
     let (w, board_h) = g.size();
     let legend = legend_items(v);
-    let per_row = ((w - 2 * MARGIN) / LEGEND_ITEM).max(1) as usize;
+    let item_w = legend_item_width(&legend);
+    let per_row = ((w - 2 * MARGIN) / item_w).max(1) as usize;
     let legend_rows = legend.len().div_ceil(per_row) as i32;
     let h = board_h + LEGEND_LINE * legend_rows + if legend_rows > 0 { 8 } else { 0 };
     let mut o = String::new();
@@ -196,7 +197,7 @@ pub fn board(v: &View) -> String {
     objectives(&mut o, v, &g);
     last_turn(&mut o, v, &g);
     units(&mut o, v, &g);
-    legend_group(&mut o, &legend, per_row, board_h);
+    legend_group(&mut o, &legend, (per_row, item_w), board_h);
     o.push_str("</svg>\n");
     pack(&o)
 }
@@ -541,19 +542,33 @@ fn units(o: &mut String, v: &View, g: &Geo) {
         o.push_str("<text x=\"");
         num(o, x);
         o.push_str("\" y=\"");
-        num(o, y + 16);
+        num(o, y + LABEL_DOWN);
         o.push_str("\">");
         o.push(unit_letter(u));
         let _ = write!(o, "{}", u.figures);
-        o.push_str("</text></g>\n");
+        o.push_str("</text>");
+        // The strength at a glance (issue 53): a pip a figure under the
+        // frame, the lost ones hollow.
+        symbols::pips(
+            o,
+            f64::from(x),
+            f64::from(y - UNIT_UP + 11),
+            u.figures,
+            u.start,
+            colour,
+        );
+        o.push_str("</g>\n");
     }
     wagons(o, v, g);
     o.push_str("</g>\n");
 }
 
-/// How far above the hex's centre a unit's frame sits: its letter and
-/// figures go under it, clear of the terrain's name.
-const UNIT_UP: i32 = 3;
+/// How far above the hex's centre a unit's frame sits: its pips, then its
+/// letter and figures, go under it, clear of the terrain's name.
+const UNIT_UP: i32 = 6;
+
+/// The baseline of a unit's letter and figures under the hex's centre.
+const LABEL_DOWN: i32 = 18;
 
 /// A unit's symbol centred at (x, y): the frame (`#u`) in the side's
 /// colour and its kind's mark over it.
@@ -613,22 +628,31 @@ fn wagons(o: &mut String, v: &View, g: &Geo) {
         let _ = writeln!(
             o,
             r##"<text x="{x}" y="{}">{}=</text></g>"##,
-            y + 16,
+            y + LABEL_DOWN,
             unit_letter(u)
         );
     }
 }
 
 /// The legend: every tile and obstacle on this board, under it.
-fn legend_group(o: &mut String, legend: &[LegendItem], per_row: usize, board_h: i32) {
+fn legend_group(
+    o: &mut String,
+    legend: &[LegendItem],
+    (per_row, item_w): (usize, i32),
+    board_h: i32,
+) {
     if legend.is_empty() {
         return;
     }
     o.push_str("<g class=\"legend\" font-size=\"10\" fill=\"#222\" stroke=\"#6b6b5a\">\n");
     for (i, item) in legend.iter().enumerate() {
-        let x = MARGIN + LEGEND_ITEM * (i % per_row) as i32;
+        let x = MARGIN + item_w * (i % per_row) as i32;
         let y = board_h + LEGEND_LINE * (i / per_row) as i32;
         let name = esc(&item.name);
+        if let Some(sample) = item.sample {
+            legend_sample(o, &item.id, sample, x, y, &name);
+            continue;
+        }
         if let Some(k) = item.kind {
             let _ = writeln!(
                 o,
@@ -666,11 +690,66 @@ fn legend_group(o: &mut String, legend: &[LegendItem], per_row: usize, board_h: 
     o.push_str("</g>\n");
 }
 
+/// A legend entry drawn as what it explains: an arrow of last turn, or a
+/// unit's pips.
+#[derive(Clone, Copy)]
+enum Sample {
+    /// An arrow: its colour, its marker, dashed or not.
+    Arrow(&'static str, &'static str, bool),
+    /// Three pips, the last hollow.
+    Strength,
+}
+
+/// One legend entry drawn with its sample at (x, y), its name beside it.
+fn legend_sample(o: &mut String, id: &str, sample: Sample, x: i32, y: i32, name: &str) {
+    let _ = write!(o, r##"<g data-legend="{id}">"##);
+    match sample {
+        Sample::Arrow(colour, marker, dashed) => {
+            let _ = write!(
+                o,
+                r##"<line x1="{x}" y1="{}" x2="{}" y2="{}" stroke="{colour}" stroke-width="2.5"{} marker-end="url(#{marker})"/>"##,
+                y - 4,
+                x + 14,
+                y - 4,
+                if dashed {
+                    r#" stroke-dasharray="4 2""#
+                } else {
+                    ""
+                }
+            );
+        }
+        Sample::Strength => {
+            let mut pips = String::new();
+            symbols::pips(&mut pips, f64::from(x + 7), f64::from(y - 6), 2, 3, "#666");
+            // The legend's sample is not a unit's strength.
+            o.push_str(&pips.replacen("class=\"strength\"", "class=\"sample\"", 1));
+        }
+    }
+    let _ = writeln!(
+        o,
+        r##"<text x="{}" y="{y}" stroke="none">{name}</text></g>"##,
+        x + 18
+    );
+}
+
 /// The mark of a Battle Star marker on the board.
 const MARKER_STAR: char = '\u{2605}';
 
-/// Width of one legend entry and height of a legend line, in SVG units.
-const LEGEND_ITEM: i32 = 150;
+/// The narrowest legend entry and the height of a legend line, in SVG units.
+const LEGEND_ITEM: i32 = 100;
+
+/// The width of the legend's entries: room for the longest name (about
+/// 6 units a character at 10), at least [`LEGEND_ITEM`]. Entries 150 wide
+/// put Pegasus Bridge's twelve on three rows, and its busy-turn mail over
+/// 80 KB with the strength's pips (issue 53).
+fn legend_item_width(legend: &[LegendItem]) -> i32 {
+    legend
+        .iter()
+        .map(|i| 24 + 6 * i.name.chars().count() as i32)
+        .max()
+        .unwrap_or(0)
+        .max(LEGEND_ITEM)
+}
 const LEGEND_LINE: i32 = 16;
 
 /// One entry of the board's legend: a tile (its colour) or an obstacle
@@ -682,6 +761,8 @@ struct LegendItem {
     mark: Option<char>,
     /// A kind of unit: its symbol (in grey: both sides draw it).
     kind: Option<Kind>,
+    /// An arrow or the strength: drawn as on the board.
+    sample: Option<Sample>,
 }
 
 /// The tiles, then the obstacles, found on the board, each once, in the
@@ -709,6 +790,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             fill: tile_style(&id).0,
             mark: None,
             kind: None,
+            sample: None,
             id,
         })
         .collect();
@@ -717,6 +799,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         fill: "",
         mark: Some(obstacle_mark(&id)),
         kind: None,
+        sample: None,
         id,
     }));
     if !v.markers.is_empty() {
@@ -726,6 +809,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             fill: "",
             mark: Some(MARKER_STAR),
             kind: None,
+            sample: None,
         });
     }
     // Appendix 2, Trains: the wagon's mark.
@@ -736,6 +820,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
             fill: "",
             mark: Some('='),
             kind: None,
+            sample: None,
         });
     }
     // The unit symbols drawn (issue 53), each named.
@@ -745,6 +830,30 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         fill: "",
         mark: None,
         kind: Some(k),
+        sample: None,
+    }));
+    // The strength at a glance and last turn's arrows (issue 53).
+    let samples = [
+        ("strength", "figures left", Sample::Strength),
+        ("arrow-move", "move", Sample::Arrow("#222", "arrow", false)),
+        (
+            "arrow-retreat",
+            "retreat",
+            Sample::Arrow("#e08a00", "arrow", true),
+        ),
+        (
+            "arrow-battle",
+            "battle, hits",
+            Sample::Arrow("#c00", "arrow-red", true),
+        ),
+    ];
+    out.extend(samples.into_iter().map(|(id, name, sample)| LegendItem {
+        id: id.into(),
+        name: name.into(),
+        fill: "",
+        mark: None,
+        kind: None,
+        sample: Some(sample),
     }));
     out
 }
