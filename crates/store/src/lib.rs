@@ -489,10 +489,12 @@ impl<'c> Nested<'c> {
         })
     }
 
-    /// Keeps the savepoint's work (RELEASE).
+    /// Keeps the savepoint's work (RELEASE); if that fails, the work is
+    /// undone as on a drop.
     pub fn keep(mut self) -> Result<(), StoreError> {
+        release(self.conn, self.name)?;
         self.open = false;
-        release(self.conn, self.name)
+        Ok(())
     }
 }
 
