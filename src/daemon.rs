@@ -60,10 +60,10 @@ pub fn handle_one(judge: &mut Judge, raw: &[u8], source: &str) -> Result<MailOut
 /// A failure that is not the database being busy is counted; the mail that
 /// fails [`SET_ASIDE_AFTER`] times is set aside like one that panicked.
 fn guarded(
-    judge: &mut Judge,
+    judge: &Judge,
     raw: &[u8],
     source: &str,
-    f: impl FnOnce(&mut Judge) -> Result<MailOutcome, crate::service::ServiceError>,
+    f: impl FnOnce(&Judge) -> Result<MailOutcome, crate::service::ServiceError>,
 ) -> Result<MailOutcome, String> {
     match catch_unwind(AssertUnwindSafe(|| f(judge))) {
         Ok(Ok(o)) => Ok(o),
@@ -83,7 +83,7 @@ pub const SET_ASIDE_AFTER: i64 = 5;
 
 /// Counts a failure to handle `raw`; returns what to log, which starts with
 /// "internal error" once the mail is set aside.
-fn failed(judge: &mut Judge, raw: &[u8], source: &str, error: &str) -> String {
+fn failed(judge: &Judge, raw: &[u8], source: &str, error: &str) -> String {
     let hash = crate::engine::dice::sha256_hex(raw);
     let now = stamp(judge.clock.now());
     match store::handle_failed(&judge.conn, &hash, error, &now) {
@@ -101,7 +101,7 @@ fn failed(judge: &mut Judge, raw: &[u8], source: &str, error: &str) -> String {
 }
 
 /// Records that handling `raw` panicked; returns what to log.
-fn panicked(judge: &mut Judge, raw: &[u8], source: &str) -> String {
+fn panicked(judge: &Judge, raw: &[u8], source: &str) -> String {
     record_failed(
         judge,
         raw,
@@ -114,11 +114,11 @@ fn panicked(judge: &mut Judge, raw: &[u8], source: &str) -> String {
 
 /// Records a mail that will not be tried again in the inbox log, so that
 /// it is a duplicate if it comes back.
-fn record_failed(judge: &mut Judge, raw: &[u8], source: &str, outcome: &str, detail: &str) {
+fn record_failed(judge: &Judge, raw: &[u8], source: &str, outcome: &str, detail: &str) {
     let hash = crate::engine::dice::sha256_hex(raw);
     let now = stamp(judge.clock.now());
     let rec = store::record_failed(
-        &mut judge.conn,
+        &judge.conn,
         &hash,
         source,
         raw.len() as i64,
@@ -213,7 +213,8 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             files.into_iter().map(Waiting::at),
             stop,
             pass,
-            &mut |_, _, file| maildir::mark_done(&dir, &file),
+            None,
+            &mut |_, _| {},
         );
     }
     let cfg = judge.cfg.clone();
@@ -243,20 +244,17 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
             }
         });
         let mut since = 0;
-        // Group commit: each mail keeps its own transaction, committed
-        // without a sync; a group's mails leave new/ after one sync.
+        // Group commit: a group's mails share one transaction (a savepoint
+        // each) and leave new/ after its one commit and sync.
+        let judge: &Judge = judge;
         let mut group = Group::start(&judge.conn, &dir);
         let handled = handle_files(
             judge,
             waiting.iter(),
             stop,
             pass,
-            &mut |judge, pass, file| {
-                group.files.push(file);
-                crate::fault::abort("abort-handled", (pass.handled + pass.duplicates) as i64);
-                if group.files.len() >= GROUP_COMMIT {
-                    group.sync(&judge.conn);
-                }
+            Some(&mut group),
+            &mut |judge, pass| {
                 since += 1;
                 if since == KICK_EVERY {
                     since = 0;
@@ -265,7 +263,6 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
                 for p in reports.try_iter() {
                     pass.add_deliveries(p);
                 }
-                Ok(())
             },
         );
         let moved = group.end(&judge.conn);
@@ -284,21 +281,26 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
     })
 }
 
-/// Handled mails committed between two syncs of the database in a big
-/// inbox pass ([`Group`]).
+/// Handled mails committed in one transaction in a big inbox pass
+/// ([`Group`]).
 pub const GROUP_COMMIT: usize = 32;
 
-/// Group commit for a big inbox pass: the handling connection commits
-/// each mail's transaction without syncing (`synchronous = NORMAL`), and
-/// after every [`GROUP_COMMIT`] handled mails (and at the pass's end) syncs
-/// the WAL once ([`store::sync_wal`]) and only then lets the group's files
-/// leave `new/`. Each mail's outcome stays its own (its own transaction);
-/// a killed process loses no commit (they are in the WAL, which the kernel
-/// holds), and a power cut loses at most the unsynced group, whose mails
-/// are still in `new/` and none of whose answers went out: every
+/// Group commit for a big inbox pass: up to [`GROUP_COMMIT`] mails are
+/// handled in one IMMEDIATE transaction, each in a savepoint of it
+/// ([`crate::service::Pipeline::handle_inbound_in`]: a mail that fails or
+/// panics is undone alone, and the others' work and answers stay), and the
+/// group ends with ONE commit (`synchronous = NORMAL`: written to the WAL,
+/// not synced) and one sync of the WAL ([`store::sync_wal`]); only then do
+/// the group's files leave `new/`. A killed process loses the group's
+/// transaction whole (nothing of it was committed): its mails are still in
+/// `new/`, none of their answers was queued, and the next pass handles
+/// them as if for the first time; a power cut loses at most the unsynced
+/// group's commit, as before, and no answer goes out from it: every
 /// deliverer syncs the WAL before it sends what it read ([`deliver_page`]).
 struct Group<'a> {
     dir: &'a std::path::Path,
+    /// The open group's transaction; begun at the group's first mail.
+    tx: Option<store::Transaction<'a>>,
     files: Vec<PathBuf>,
     /// The first error moving a file (the rest are still moved).
     moved: std::io::Result<()>,
@@ -311,15 +313,54 @@ impl<'a> Group<'a> {
         }
         Group {
             dir,
+            tx: None,
             files: Vec::with_capacity(GROUP_COMMIT),
             moved: Ok(()),
         }
     }
 
-    /// Syncs, then moves the group's files to `cur/` (on this thread: the
-    /// courier, busy delivering, would move them late); a failed sync
-    /// leaves them in `new/` (duplicates to the next pass).
-    fn sync(&mut self, conn: &crate::store::Connection) {
+    /// The group's transaction, begun if none is open.
+    fn tx(
+        &mut self,
+        conn: &'a crate::store::Connection,
+    ) -> Result<&store::Transaction<'a>, String> {
+        if self.tx.is_none() {
+            self.tx = Some(store::begin_immediate(conn).map_err(|e| e.to_string())?);
+        }
+        Ok(self.tx.as_ref().expect("begun"))
+    }
+
+    /// After a mail: SQLite may have rolled the whole transaction back (an
+    /// I/O error, a full disk): then nothing of the group was kept, and its
+    /// files stay in `new/` for the next pass. True if the group was lost.
+    fn lost(&mut self, conn: &crate::store::Connection) -> bool {
+        if self.tx.is_none() || !conn.is_autocommit() {
+            return false;
+        }
+        tracing::error!(
+            "inbox: the database rolled back a commit group: {} handled mails stay in new/",
+            self.files.len()
+        );
+        self.tx = None;
+        self.files.clear();
+        true
+    }
+
+    /// Commits and syncs the group, then moves its files to `cur/` (on
+    /// this thread: the courier, busy delivering, would move them late); a
+    /// failed commit or sync leaves them in `new/` (handled again, or
+    /// duplicates, in the next pass).
+    fn commit(&mut self, conn: &crate::store::Connection) {
+        if let Some(tx) = self.tx.take() {
+            if let Err(e) = store::commit(tx) {
+                tracing::error!(
+                    "inbox: cannot commit ({e}): {} handled mails stay in new/",
+                    self.files.len()
+                );
+                self.files.clear();
+                return;
+            }
+        }
         if self.files.is_empty() {
             return;
         }
@@ -341,10 +382,20 @@ impl<'a> Group<'a> {
         }
     }
 
+    /// A handled mail: its file leaves `new/` with its group.
+    fn handled(&mut self, conn: &crate::store::Connection, file: PathBuf, n: usize) {
+        self.files.push(file);
+        crate::fault::abort("abort-handled", n as i64);
+        crate::fault::kill("kill-handled", n as i64);
+        if self.files.len() >= GROUP_COMMIT {
+            self.commit(conn);
+        }
+    }
+
     /// The last group, and the connection back to a sync at every commit;
     /// the first error moving a file, if any.
     fn end(mut self, conn: &crate::store::Connection) -> std::io::Result<()> {
-        self.sync(conn);
+        self.commit(conn);
         if let Err(e) = store::set_full_sync(conn, true) {
             tracing::error!("inbox: cannot set the commits back to FULL: {e}");
         }
@@ -367,15 +418,19 @@ fn yield_to_handling() {
 /// Mails read ahead of the one being handled.
 const READ_AHEAD: usize = 32;
 
-/// Handle `mails` in order; `done` is told of each file to move to `cur/`
-/// (after its commit; a failed mail that may succeed later stays).
-fn handle_files(
-    judge: &mut Judge,
+/// Handle `mails` in order, each in its own transaction, or in `group`'s
+/// ([`Group`]); a handled mail's file moves to `cur/` after its commit (a
+/// failed mail that may succeed later stays); `after` is called after each
+/// mail handled.
+fn handle_files<'j>(
+    judge: &'j Judge,
     mails: impl Iterator<Item = Waiting>,
     stop: &AtomicBool,
     pass: &mut Pass,
-    done: &mut dyn FnMut(&Judge, &mut Pass, PathBuf) -> std::io::Result<()>,
+    mut group: Option<&mut Group<'j>>,
+    after: &mut dyn FnMut(&Judge, &mut Pass),
 ) -> std::io::Result<()> {
+    let dir = judge.cfg.maildir();
     for Waiting { file, raw, read } in mails {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -396,13 +451,19 @@ fn handle_files(
             "maildir:{}",
             file.file_name().and_then(|n| n.to_str()).unwrap_or("?")
         );
-        let outcome = match read {
-            Read::Later => handle_one(judge, &raw, &source),
-            Read::Done(read) => guarded(judge, &raw, &source, |judge| {
-                judge.inbound().handle_inbound(&raw, *read, &source)
-            }),
-            Read::Panicked => Err(panicked(judge, &raw, &source)),
+        let outcome = match group.as_deref_mut() {
+            None => handle_alone(judge, &raw, read, &source),
+            Some(g) => match g.tx(&judge.conn) {
+                Ok(tx) => handle_in(judge, tx, &raw, read, &source),
+                Err(e) => Err(e),
+            },
         };
+        if let Some(g) = group.as_deref_mut() {
+            if g.lost(&judge.conn) {
+                pass.failed += 1;
+                continue; // this mail's work went with the group's
+            }
+        }
         match outcome {
             Ok(MailOutcome::Duplicate) => pass.duplicates += 1,
             Ok(MailOutcome::Handled { .. }) => pass.handled += 1,
@@ -413,22 +474,70 @@ fn handle_files(
                     continue; // leave it in new/ to try again next pass
                 }
                 // Never tried again: out of new/, for the host to look at,
-                // once its record is durable (a big pass's commits wait
-                // for their group's sync: [`Group`]).
-                if let Err(e) = store::sync_wal(&judge.conn) {
+                // once its record is durable (in a big pass, with its
+                // group's commit).
+                let durable = match group.as_deref_mut() {
+                    Some(g) => {
+                        g.commit(&judge.conn);
+                        store::sync_wal(&judge.conn)
+                    }
+                    None => store::sync_wal(&judge.conn),
+                };
+                if let Err(e) = durable {
                     tracing::error!("cannot sync the database ({e}): {} stays", file.display());
                     continue;
                 }
-                match maildir::set_aside(&judge.cfg.maildir(), &file) {
+                match maildir::set_aside(&dir, &file) {
                     Ok(to) => tracing::error!("set aside as {}", to.display()),
                     Err(e) => tracing::error!("cannot set {} aside: {e}", file.display()),
                 }
                 continue;
             }
         }
-        done(judge, pass, file)?;
+        match group.as_deref_mut() {
+            Some(g) => g.handled(&judge.conn, file, pass.handled + pass.duplicates),
+            None => maildir::mark_done(&dir, &file)?,
+        }
+        after(judge, pass);
     }
     Ok(())
+}
+
+/// One mail in its own transaction.
+fn handle_alone(
+    judge: &Judge,
+    raw: &[u8],
+    read: Read,
+    source: &str,
+) -> Result<MailOutcome, String> {
+    match read {
+        Read::Later => guarded(judge, raw, source, |judge| {
+            judge.inbound().handle_mail(raw, source)
+        }),
+        Read::Done(read) => guarded(judge, raw, source, |judge| {
+            judge.inbound().handle_inbound(raw, *read, source)
+        }),
+        Read::Panicked => Err(panicked(judge, raw, source)),
+    }
+}
+
+/// One mail in a savepoint of a commit group's transaction `tx`.
+fn handle_in(
+    judge: &Judge,
+    tx: &store::Transaction<'_>,
+    raw: &[u8],
+    read: Read,
+    source: &str,
+) -> Result<MailOutcome, String> {
+    match read {
+        Read::Later => guarded(judge, raw, source, |judge| {
+            judge.inbound().handle_mail_in(tx, raw, source)
+        }),
+        Read::Done(read) => guarded(judge, raw, source, |judge| {
+            judge.inbound().handle_inbound_in(tx, raw, *read, source)
+        }),
+        Read::Panicked => Err(panicked(judge, raw, source)),
+    }
 }
 
 /// Every [`DELIVER_EVERY`] handled mails, deliver what they queued.

@@ -14,6 +14,9 @@
 //! big inbox pass right after its Nth handled mail, in the middle of a
 //! commit group (src/daemon.rs, `Group`).
 //!
+//! `ADJUTANT_FAULT=kill-handled:N` kills the process with SIGKILL at the
+//! same place, as a host's `kill -9` would.
+//!
 //! [`full`] does not panic: `ADJUTANT_FAULT=disk-full` makes every inbound
 //! mail's transaction fail as SQLite does when the disk is full
 //! (SQLITE_FULL), to show that such a mail is kept, never set aside
@@ -34,6 +37,33 @@ pub fn point(name: &str, key: i64) {
 #[cfg(not(debug_assertions))]
 pub fn point(_name: &str, _key: i64) {}
 
+/// Panics at this point's Nth call in the process (counted from 1) when
+/// `ADJUTANT_FAULT=NAME:N` (development builds only): `inbound-recorded:N`
+/// panics while the pass's Nth mail is handled, after its inbox row was
+/// written (src/service/inbound.rs), to show that its work is undone alone
+/// inside a commit group.
+#[cfg(debug_assertions)]
+pub fn nth(name: &str) {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static CALLS: AtomicI64 = AtomicI64::new(0);
+    let Ok(fault) = std::env::var("ADJUTANT_FAULT") else {
+        return;
+    };
+    let n = fault
+        .strip_prefix(name)
+        .and_then(|r| r.strip_prefix(':'))
+        .and_then(|n| n.parse::<i64>().ok());
+    if let Some(n) = n {
+        if CALLS.fetch_add(1, Ordering::SeqCst) + 1 == n {
+            panic!("fault point {fault} (ADJUTANT_FAULT)");
+        }
+    }
+}
+
+/// Does nothing: a release build has no fault points.
+#[cfg(not(debug_assertions))]
+pub fn nth(_name: &str) {}
+
 /// Aborts the process when `ADJUTANT_FAULT` names this point and key
 /// (development builds only).
 #[cfg(debug_assertions)]
@@ -49,6 +79,27 @@ pub fn abort(name: &str, key: i64) {
 /// Does nothing: a release build has no fault points.
 #[cfg(not(debug_assertions))]
 pub fn abort(_name: &str, _key: i64) {}
+
+/// Kills the process with SIGKILL when `ADJUTANT_FAULT` names this point
+/// and key (development builds only; elsewhere than Linux, aborts).
+#[cfg(debug_assertions)]
+pub fn kill(name: &str, key: i64) {
+    if let Ok(fault) = std::env::var("ADJUTANT_FAULT") {
+        if fault == format!("{name}:{key}") {
+            eprintln!("fault point {fault} (ADJUTANT_FAULT): SIGKILL");
+            #[cfg(target_os = "linux")]
+            // SAFETY: sends this process SIGKILL; nothing after it runs.
+            unsafe {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+            }
+            std::process::abort();
+        }
+    }
+}
+
+/// Does nothing: a release build has no fault points.
+#[cfg(not(debug_assertions))]
+pub fn kill(_name: &str, _key: i64) {}
 
 /// `SQLITE_FULL`, as a full disk makes a commit fail, when
 /// `ADJUTANT_FAULT=disk-full` (development builds only).

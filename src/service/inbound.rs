@@ -35,6 +35,36 @@ impl Judge {
     }
 }
 
+/// What handling a mail did, before its commit.
+struct Handled {
+    outcome: String,
+    /// The outcome's detail, for the log.
+    detail: String,
+    replies: usize,
+}
+
+impl Handled {
+    /// Logs the mail's outcome (once its work is kept).
+    fn logged(self, env: &Envelope) -> MailOutcome {
+        let Handled {
+            outcome,
+            detail,
+            replies,
+        } = self;
+        tracing::info!(
+            "mail {} from {}: {outcome}{}",
+            env.message_id.as_deref().unwrap_or("(no Message-ID)"),
+            env.from.as_deref().unwrap_or("(no sender)"),
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({detail})")
+            }
+        );
+        MailOutcome::Handled { outcome, replies }
+    }
+}
+
 impl Pipeline<'_> {
     /// Record, handle and answer one inbound message, all in one transaction.
     pub fn handle_mail(&self, raw: &[u8], source: &str) -> Result<MailOutcome, ServiceError> {
@@ -50,22 +80,78 @@ impl Pipeline<'_> {
         read: Inbound,
         source: &str,
     ) -> Result<MailOutcome, ServiceError> {
+        let Some(env) = self.not_seen(read)? else {
+            return Ok(MailOutcome::Duplicate);
+        };
+        let tx = self.begin()?;
+        let done = self.handle_in(&tx, raw, &env, source)?;
+        crate::fault::full()?;
+        crate::store::commit(tx)?;
+        Ok(done.logged(&env.0))
+    }
+
+    /// [`Pipeline::handle_mail`] inside a commit group's transaction `tx`
+    /// (src/daemon.rs, `Group`): the mail's work is a savepoint of it, kept
+    /// when the mail is handled, undone alone when it fails (an error or a
+    /// panic); the group's one commit makes it durable.
+    pub fn handle_mail_in(
+        &self,
+        tx: &Transaction<'_>,
+        raw: &[u8],
+        source: &str,
+    ) -> Result<MailOutcome, ServiceError> {
+        self.handle_inbound_in(tx, raw, Inbound::read(self.cfg, raw), source)
+    }
+
+    /// [`Pipeline::handle_mail_in`] for a mail already read.
+    pub fn handle_inbound_in(
+        &self,
+        tx: &Transaction<'_>,
+        raw: &[u8],
+        read: Inbound,
+        source: &str,
+    ) -> Result<MailOutcome, ServiceError> {
+        let Some(env) = self.not_seen(read)? else {
+            return Ok(MailOutcome::Duplicate);
+        };
+        let mail = store::Nested::begin(tx, "mail")?;
+        let done = self.handle_in(tx, raw, &env, source)?;
+        crate::fault::full()?;
+        mail.keep()?;
+        Ok(done.logged(&env.0))
+    }
+
+    /// The mail's envelope, or None for a duplicate (by Message-ID or
+    /// content hash) of a mail in the inbox log.
+    fn not_seen(&self, read: Inbound) -> Result<Option<(Envelope, String)>, ServiceError> {
         let Inbound { content_hash, env } = read;
         if store::inbox_seen(self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
             // A mail set aside and put back by the host (out of
             // quarantine/) is handled again, its failures counted afresh.
             if store::inbox_forget_set_aside(self.conn, &content_hash)? == 0 {
-                return Ok(MailOutcome::Duplicate);
+                return Ok(None);
             }
             tracing::info!("a mail set aside before is back: handled again");
             if store::inbox_seen(self.conn, env.message_id.as_deref(), &content_hash)?.is_some() {
-                return Ok(MailOutcome::Duplicate);
+                return Ok(None);
             }
         }
+        Ok(Some((env, content_hash)))
+    }
+
+    /// Records, handles and answers a mail not seen before in `tx`: its
+    /// inbox row, its commands, its answers queued in the outbox.
+    fn handle_in(
+        &self,
+        tx: &Transaction<'_>,
+        raw: &[u8],
+        seen: &(Envelope, String),
+        source: &str,
+    ) -> Result<Handled, ServiceError> {
+        let (env, content_hash) = (&seen.0, &seen.1);
         let now = self.now();
-        let tx = self.begin()?;
         let inbox_id = store::insert_inbox(
-            &tx,
+            tx,
             &InboxEntry {
                 message_id: env.message_id.clone(),
                 content_hash: content_hash.clone(),
@@ -83,12 +169,13 @@ impl Pipeline<'_> {
                 detail: String::new(),
             },
         )?;
+        crate::fault::nth("inbound-recorded");
         let mut queue = Queue::new();
         let mut answer = Answer::default();
-        let (mut outcome, detail) = self.decide(&tx, inbox_id, &env, &mut queue, &mut answer)?;
+        let (mut outcome, detail) = self.decide(tx, inbox_id, env, &mut queue, &mut answer)?;
         if let Some(from) = env.from.as_deref() {
-            let mails = self.answer_mails(&env, from, answer);
-            let (mails, why) = self.within_caps(&tx, &env, mails)?;
+            let mails = self.answer_mails(env, from, answer);
+            let (mails, why) = self.within_caps(tx, env, mails)?;
             if let Some(why) = why {
                 outcome = format!("{outcome} (not answered: {why})");
             }
@@ -96,25 +183,17 @@ impl Pipeline<'_> {
                 queue.push(m, kind);
             }
         }
-        let (replies, failed) = self.judge.outbox().flush(&tx, &content_hash, queue)?;
+        let (replies, failed) = self.judge.outbox().flush(tx, content_hash, queue)?;
         if !failed.is_empty() {
             // The log must not say "answered" when nothing went out.
             outcome = format!("{outcome} (not sent: {})", failed.join("; "));
         }
-        store::set_inbox_outcome(&tx, inbox_id, &outcome, &detail)?;
-        crate::fault::full()?;
-        crate::store::commit(tx)?;
-        tracing::info!(
-            "mail {} from {}: {outcome}{}",
-            env.message_id.as_deref().unwrap_or("(no Message-ID)"),
-            env.from.as_deref().unwrap_or("(no sender)"),
-            if detail.is_empty() {
-                String::new()
-            } else {
-                format!(" ({detail})")
-            }
-        );
-        Ok(MailOutcome::Handled { outcome, replies })
+        store::set_inbox_outcome(tx, inbox_id, &outcome, &detail)?;
+        Ok(Handled {
+            outcome,
+            detail,
+            replies,
+        })
     }
 
     pub(super) fn reply(&self, env: &Envelope, to: &str, subject: &str, text: String) -> Outgoing {

@@ -946,3 +946,100 @@ fn a_report_without_a_picture_says_all_that_a_pictured_one_says() {
         assert!(!view.is_empty(), "view.json is there");
     }
 }
+
+/// issue 57.3: the grid and measured families, like Memoir '44, do not
+/// draw the board of a report whose mail carries no picture
+/// (`Family::report_without_board`): their rules give a report without the
+/// SVG, the board's HTML and the compact map, every other part the same;
+/// and a judge whose mails carry no picture sends each side the same
+/// report text and view.json as one whose mails carry the board.
+#[test]
+fn each_familys_report_without_a_picture_says_all_that_a_pictured_one_says() {
+    use adjutant::rules::{Load, Rules, Viewer};
+    for (scenario, sides, family) in LARGEST.iter().filter(|(_, _, f)| *f != "memoir44") {
+        let none = site_with("none");
+        let svg = site_with("svg");
+        let a = format!("{}=a@example.org", sides[0]);
+        let b = format!("{}=b@example.org", sides[1]);
+        none.at(
+            T0,
+            &[
+                "new-game",
+                "--scenario",
+                scenario,
+                "--seat",
+                &a,
+                "--seat",
+                &b,
+                "--deadline",
+                "1h",
+                "--nmr",
+                "pass",
+            ],
+        );
+        none.at(T0, &["serve", "--once"]);
+        // The same judge twice: database and key; the turn is the deadline's.
+        for f in ["adjutant.db", "adjutant.db.key"] {
+            std::fs::copy(none.path().join(f), svg.path().join(f)).expect("copy");
+        }
+        for site in [&none, &svg] {
+            site.at(T1, &["serve", "--once"]);
+        }
+        let reports = |site: &Site| -> Vec<(String, String, bool)> {
+            raw_mails(site, "-report.eml")
+                .iter()
+                .map(|(_, r)| text_and_view(r))
+                .collect()
+        };
+        let (plain_reports, pictured) = (reports(&none), reports(&svg));
+        assert_eq!(plain_reports.len(), 2, "{scenario}: a report to each side");
+        assert_eq!(pictured.len(), 2, "{scenario}: a report to each side");
+        for ((text, view, html), (text_p, view_p, html_p)) in plain_reports.iter().zip(&pictured) {
+            assert!(
+                !html && *html_p,
+                "{scenario}: no HTML part without a picture only"
+            );
+            assert_eq!(text, text_p, "{scenario}: the same report text");
+            assert_eq!(view, view_p, "{scenario}: the same view.json");
+            assert!(!view.is_empty(), "{scenario}: view.json is there");
+        }
+        // The family's own report without the board: not drawn at all.
+        let (ruleset, state): (String, String) = none
+            .db()
+            .query_row(
+                "SELECT g.ruleset, s.state FROM snapshots s JOIN games g ON g.id = s.game_id
+                 ORDER BY s.turn DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("a snapshot");
+        let rules = Rules::load(&ruleset).expect("rules");
+        let st = rules.restore(&state).expect("state");
+        let viewers = [
+            Viewer::Side(sides[0].to_string()),
+            Viewer::Side(sides[1].to_string()),
+            Viewer::Referee,
+        ];
+        for v in viewers {
+            let whole = rules.report_parts(&st, &[], &v, Some(sides[0]));
+            let plain = rules
+                .without_board()
+                .report_parts(&st, &[], &v, Some(sides[0]));
+            assert!(!whole.svg.is_empty(), "{family} {v:?}: a board drawn");
+            assert!(
+                plain.svg.is_empty() && plain.board_html.is_empty() && plain.compact.is_empty(),
+                "{family} {scenario} {v:?}: the board drawn for a report without a picture"
+            );
+            assert_eq!(plain.map, whole.map, "{family} {v:?}: the same map");
+            assert_eq!(
+                plain.combat, whole.combat,
+                "{family} {v:?}: the same combat"
+            );
+            assert_eq!(
+                plain.orders, whole.orders,
+                "{family} {v:?}: the same orders"
+            );
+            assert_eq!(plain.json, whole.json, "{family} {v:?}: the same view.json");
+        }
+    }
+}

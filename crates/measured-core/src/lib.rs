@@ -258,6 +258,16 @@ impl<B: Book> Family for Ruleset<B> {
         report::parts(self, s, events, viewer)
     }
 
+    fn report_without_board(
+        &self,
+        s: &State<B>,
+        events: &[B::Event],
+        viewer: &Viewer,
+        _mover: Option<&str>,
+    ) -> Parts {
+        report::parts_without_board(self, s, events, viewer)
+    }
+
     fn describe_events(&self, _s: &State<B>, events: &[B::Event], _viewer: &Viewer) -> Vec<String> {
         events.iter().filter_map(B::describe).collect()
     }

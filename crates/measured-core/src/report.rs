@@ -728,6 +728,30 @@ pub fn parts<B: Book>(
     events: &[B::Event],
     viewer: &Viewer,
 ) -> Parts {
+    parts_drawn(r, st, events, viewer, true)
+}
+
+/// [`parts`] without the board picture: no SVG, no HTML board, no compact
+/// map (they go only into a mail's HTML part), every other part the same
+/// (`Family::report_without_board`).
+#[must_use]
+pub fn parts_without_board<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
+    events: &[B::Event],
+    viewer: &Viewer,
+) -> Parts {
+    parts_drawn(r, st, events, viewer, false)
+}
+
+/// A report's parts, the board picture drawn only if `board`.
+fn parts_drawn<B: Book>(
+    r: &Ruleset<B>,
+    st: &State<B>,
+    events: &[B::Event],
+    viewer: &Viewer,
+    board: bool,
+) -> Parts {
     let st = &*sealed(st, viewer);
     let v = view(r, st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(B::describe).collect();
@@ -744,6 +768,15 @@ pub fn parts<B: Book>(
         Viewer::Side(s) => st.side_index(s).unwrap_or(0),
         _ => 0,
     };
+    if !board {
+        return Parts {
+            map: text_map(r, st, 76),
+            combat,
+            orders: template(r, st, viewer),
+            json: serde_json::to_string_pretty(&v).unwrap_or_default(),
+            ..Parts::default()
+        };
+    }
     let svg = svg(r, st, events, seat);
     let board_html = format!(
         "<p style=\"margin:4px 0;font-size:13px\">{}, move {}. Seen from the {} edge; to scale: 10 pixels to the inch.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",

@@ -171,6 +171,16 @@ impl Family for Ruleset {
         report::parts(self, s, events, viewer)
     }
 
+    fn report_without_board(
+        &self,
+        s: &State,
+        events: &[events::Event],
+        viewer: &Viewer,
+        _mover: Option<&str>,
+    ) -> Parts {
+        report::parts_without_board(self, s, events, viewer)
+    }
+
     fn describe_events(
         &self,
         _s: &State,

@@ -947,6 +947,19 @@ fn legend_kinds(o: &mut String, places: &[(Option<Kind>, i32, i32)], top: i32) {
 /// Every part of a report for `viewer`.
 #[must_use]
 pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
+    parts_drawn(r, st, events, viewer, true)
+}
+
+/// [`parts`] without the board picture: no SVG, no HTML board, no compact
+/// map (they go only into a mail's HTML part), every other part the same
+/// (`Family::report_without_board`).
+#[must_use]
+pub fn parts_without_board(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Parts {
+    parts_drawn(r, st, events, viewer, false)
+}
+
+/// A report's parts, the board picture drawn only if `board`.
+fn parts_drawn(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer, board: bool) -> Parts {
     let v = view(r, st, viewer, events);
     let lines: Vec<String> = events.iter().filter_map(describe).collect();
     let combat = if lines.is_empty() {
@@ -958,6 +971,15 @@ pub fn parts(r: &Ruleset, st: &State, events: &[Event], viewer: &Viewer) -> Part
         }
         c
     };
+    if !board {
+        return Parts {
+            map: text_map(r, &v),
+            combat,
+            orders: template(r, st, viewer),
+            json: serde_json::to_string_pretty(&v).unwrap_or_default(),
+            ..Parts::default()
+        };
+    }
     let svg = svg(r, &v);
     let board_html = format!(
         "<p style=\"margin:4px 0;font-size:13px\">{}, turn {}. Seen from the {} edge.</p>\n<div style=\"max-width:100%;overflow-x:auto\">\n{svg}</div>\n",

@@ -28,14 +28,15 @@ pub fn inbox_forget_set_aside(conn: &Connection, content_hash: &str) -> Result<u
     if !set_aside {
         return Ok(0);
     }
-    let tx = conn.unchecked_transaction()?;
-    let n = tx
+    // A savepoint: its own commit, or its part of a commit group's.
+    let tx = super::Nested::begin(conn, "forget_set_aside")?;
+    let n = conn
         .prepare_cached("DELETE FROM inbox WHERE content_hash = ?1 AND outcome LIKE 'failed:%'")?
         .execute([content_hash])?;
     if n > 0 {
-        tx.prepare_cached("DELETE FROM handle_failures WHERE content_hash = ?1")?
+        conn.prepare_cached("DELETE FROM handle_failures WHERE content_hash = ?1")?
             .execute([content_hash])?;
-        tx.commit()?;
+        tx.keep()?;
     }
     Ok(n)
 }
@@ -110,9 +111,10 @@ pub fn inbox_log(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
 }
 
 /// Records a mail that will not be tried again (by its content hash; a
-/// hash already logged is left as it is), in its own commit.
+/// hash already logged is left as it is), in its own commit, or in a
+/// commit group's transaction when one is open.
 pub fn record_failed(
-    conn: &mut Connection,
+    conn: &Connection,
     hash: &str,
     source: &str,
     size: i64,
@@ -120,14 +122,13 @@ pub fn record_failed(
     outcome: &str,
     detail: &str,
 ) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    tx.prepare_cached(
+    let tx = super::Nested::begin(conn, "record_failed")?;
+    conn.prepare_cached(
         "INSERT OR IGNORE INTO inbox (content_hash, source, size, received_at, outcome, detail)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![hash, source, size, received_at, outcome, detail])?;
-    tx.commit()?;
-    Ok(())
+    tx.keep()
 }
 
 /// How many inbox rows of this outcome and detail came since a time.

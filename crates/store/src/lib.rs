@@ -467,6 +467,50 @@ pub fn rollback_to(conn: &Connection, name: &'static str) -> Result<(), StoreErr
     Ok(())
 }
 
+/// A savepoint that undoes its work when dropped (an error returned, a
+/// panic unwinding) unless [`Nested::keep`] ended it: one inbound mail's
+/// work inside a commit group's transaction, rolled back alone. Outside a
+/// transaction it is a transaction of its own (SQLite's SAVEPOINT starts
+/// one, deferred, and its RELEASE commits it).
+pub struct Nested<'c> {
+    conn: &'c Connection,
+    name: &'static str,
+    open: bool,
+}
+
+impl<'c> Nested<'c> {
+    /// Opens the savepoint `name` (the caller's constant) on `conn`.
+    pub fn begin(conn: &'c Connection, name: &'static str) -> Result<Nested<'c>, StoreError> {
+        savepoint(conn, name)?;
+        Ok(Nested {
+            conn,
+            name,
+            open: true,
+        })
+    }
+
+    /// Keeps the savepoint's work (RELEASE); if that fails, the work is
+    /// undone as on a drop.
+    pub fn keep(mut self) -> Result<(), StoreError> {
+        release(self.conn, self.name)?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Drop for Nested<'_> {
+    fn drop(&mut self) {
+        // A savepoint SQLite already undid (the whole transaction rolled
+        // back on an I/O error) is gone: nothing left to roll back.
+        // One that cannot be undone alone takes the whole transaction with
+        // it: its work is never committed with the others' (the caller sees
+        // the transaction gone: `Connection::is_autocommit`).
+        if self.open && !self.conn.is_autocommit() && rollback_to(self.conn, self.name).is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
 /// The database opened read only, never created or migrated (a host's
 /// checks and the backup), waiting [`busy_timeout`] for a lock.
 pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
