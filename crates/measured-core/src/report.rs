@@ -770,7 +770,7 @@ fn parts_drawn<B: Book>(
     };
     if !board {
         return Parts {
-            map: text_map(r, st, 76),
+            map: text_map(r, st, 76, seat),
             combat,
             orders: template(r, st, viewer),
             json: serde_json::to_string_pretty(&v).unwrap_or_default(),
