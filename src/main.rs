@@ -368,6 +368,7 @@ fn viewer_name(v: &Viewer) -> String {
         Viewer::Side(s) => s.clone(),
         Viewer::Observer => "an observer".into(),
         Viewer::Referee => "the referee".into(),
+        Viewer::Revealed(_) => "everyone, as the referee reveals it".into(),
     }
 }
 

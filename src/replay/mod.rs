@@ -74,6 +74,7 @@ fn viewer_words(v: &Viewer) -> String {
         Viewer::Side(s) => format!("as {s} saw it"),
         Viewer::Referee => "the whole game".into(),
         Viewer::Observer => "as the public saw it".into(),
+        Viewer::Revealed(_) => "as the referee revealed it".into(),
     }
 }
 

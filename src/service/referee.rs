@@ -278,7 +278,7 @@ impl Desk<'_> {
         } = Judge::position_in(tx, game, None)?;
         let mut text = rules.report_parts(&state, &[], &Viewer::Referee, None).map;
         for side in rules.sides(&state) {
-            let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
+            let p = rules.report_parts(&state, &[], &Viewer::Revealed(Some(side.clone())), None);
             text.push_str(&format!("\nWHAT {} SEES\n{}", side.to_uppercase(), p.map));
         }
         if let Some(t) = game.held_from {
@@ -482,13 +482,13 @@ impl Desk<'_> {
         let Position {
             rules, state, hash, ..
         } = Judge::position_in(tx, game, None)?;
-        let parts = rules.report_parts(&state, &[], &Viewer::Referee, None);
+        let parts = rules.report_parts(&state, &[], &Viewer::Revealed(None), None);
         let mut text = format!(
             "The referee of game {} reveals the whole position, as the referee\nsees it, after turn {}.\n\n{}",
             game.id, game.turn, parts.map
         );
         for side in rules.sides(&state) {
-            let p = rules.report_parts(&state, &[], &Viewer::Side(side.clone()), None);
+            let p = rules.report_parts(&state, &[], &Viewer::Revealed(Some(side.clone())), None);
             text.push_str(&format!("\nWHAT {} SAW\n{}", side.to_uppercase(), p.map));
         }
         text.push_str(&format!(

@@ -633,9 +633,9 @@ fn bodies(site: &Site, side: Option<&str>, twin: Twin) -> Vec<String> {
     // The units twins change what the table would meet: a turn played is
     // compared in the secrets twins; here the commands alone, and no word
     // that ends the game (its export is everyone's). REVEAL is the
-    // referee lifting the screen for everyone: the referee's whole view,
-    // hands and last cards with it (docs/referee.md), so it is the one
-    // command no twin may be compared across.
+    // referee lifting the screen for everyone: every unit on the board
+    // (so not across the units twins), but never a hand or a private
+    // event (docs/referee.md), so it is compared across the secrets twins.
     let units = matches!(twin, Twin::Units | Twin::SeenUnit);
     let mut out = Vec::new();
     for c in COMMANDS {
@@ -643,7 +643,7 @@ fn bodies(site: &Site, side: Option<&str>, twin: Twin) -> Vec<String> {
         if referee != side.is_none() && !matches!(c.word, "HELP" | "STATUS" | "MAP") {
             continue;
         }
-        if c.word == "REVEAL" || units && matches!(c.word, "RESIGN" | "DRAW") {
+        if units && matches!(c.word, "REVEAL" | "RESIGN" | "DRAW") {
             continue;
         }
         let line = format!("{} {}", c.word, sample(c.args, state.turn))

@@ -704,7 +704,7 @@ pub fn sealed<'a, B: Book>(st: &'a State<B>, viewer: &Viewer) -> std::borrow::Co
     let own = match viewer {
         Viewer::Referee => return std::borrow::Cow::Borrowed(st),
         Viewer::Side(s) => st.side_index(s),
-        Viewer::Observer => None,
+        Viewer::Observer | Viewer::Revealed(_) => None,
     };
     if st
         .units

@@ -167,8 +167,8 @@ pub fn seen_hexes(r: &Ruleset, s: &State) -> Vec<Vec<Hex>> {
 pub fn fogged_side(s: &State, viewer: &Viewer) -> Option<Option<usize>> {
     s.fog.as_ref()?;
     match viewer {
-        Viewer::Referee => None,
-        Viewer::Side(id) => Some(s.side_index(id)),
+        Viewer::Referee | Viewer::Revealed(None) => None,
+        Viewer::Side(id) | Viewer::Revealed(Some(id)) => Some(s.side_index(id)),
         Viewer::Observer => Some(None),
     }
 }

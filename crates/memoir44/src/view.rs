@@ -179,7 +179,7 @@ pub fn sees_private(viewer: &Viewer, side: &str) -> bool {
     match viewer {
         Viewer::Referee => true,
         Viewer::Side(v) => v == side,
-        Viewer::Observer => false,
+        Viewer::Observer | Viewer::Revealed(_) => false,
     }
 }
 
@@ -286,9 +286,11 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             } else {
                 None
             },
-            // Kriegspiel: the enemy's cards are not told.
+            // Kriegspiel: the enemy's cards are not told, and a revealed
+            // board (mailed to both sides) tells no side's cards.
             last_played: match super::fog::fogged_side(s, viewer) {
                 Some(me) if me != Some(i) => None,
+                _ if s.fog.is_some() && matches!(viewer, Viewer::Revealed(_)) => None,
                 _ => s.last_played.get(i).cloned().flatten(),
             },
             commissar: super::commissar::shown(s, i, sees_private(viewer, id)),
@@ -364,7 +366,9 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
             .map(|m| MinefieldView {
                 at: m.at,
                 side: side_id(m.side),
-                strength: (m.revealed || matches!(viewer, Viewer::Referee)).then_some(m.strength),
+                strength: (m.revealed
+                    || matches!(viewer, Viewer::Referee | Viewer::Revealed(None)))
+                .then_some(m.strength),
                 revealed: m.revealed,
             })
             .collect(),
@@ -390,7 +394,11 @@ impl View {
     #[must_use]
     pub fn bottom_side(&self) -> &str {
         match &self.viewer {
-            Viewer::Side(s) if self.sides.iter().any(|x| &x.id == s) => s,
+            Viewer::Side(s) | Viewer::Revealed(Some(s))
+                if self.sides.iter().any(|x| &x.id == s) =>
+            {
+                s
+            }
             _ => self.sides.first().map_or("", |s| s.id.as_str()),
         }
     }

@@ -345,7 +345,7 @@ impl Event {
             let mine = match viewer {
                 crate::Viewer::Referee => true,
                 crate::Viewer::Side(me) => Some(me.as_str()) == self.side(),
-                crate::Viewer::Observer => false,
+                crate::Viewer::Observer | crate::Viewer::Revealed(_) => false,
             };
             if !mine {
                 return None;

@@ -42,6 +42,11 @@ pub enum Viewer {
     Referee,
     /// Someone watching: sees only what is public.
     Observer,
+    /// Everyone, when the referee reveals the board (`REVEAL`): the board as
+    /// the referee sees it (`None`) or as one side saw it (`Some(side)`),
+    /// but nothing private to a side (no hand, no private event):
+    /// docs/referee.md.
+    Revealed(Option<String>),
 }
 
 /// An order set that cannot be used, with the line it came from.

@@ -139,6 +139,8 @@ fn viewer_name(v: &Viewer) -> String {
         Viewer::Side(s) => format!("side {s}"),
         Viewer::Referee => "the referee".into(),
         Viewer::Observer => "an observer".into(),
+        Viewer::Revealed(None) => "the revealed board".into(),
+        Viewer::Revealed(Some(s)) => format!("the revealed sight of {s}"),
     }
 }
 
