@@ -574,7 +574,9 @@ fn grid_whole_turn_of_many_battles_agrees_with_the_engine() {
 #[test]
 fn grid_whole_turn_of_crowded_battles_is_exact_and_agrees_with_the_engine() {
     let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
-    let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
+    // 20 deep, not 30: the seeded generator finds too few crowded legal
+    // turns of Memoir of Battle within its 200,000 tries for 30.
+    let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 20);
     for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
         .iter()
         .enumerate()
