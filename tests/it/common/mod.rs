@@ -406,20 +406,31 @@ fn hold_mailserver_users_lock() {
     });
 }
 
-/// A watcher, outliving this test process: once the process has ended, if
-/// no other process holds the users' lock and a test run started the
-/// server, it stops the server. Run after run, nothing is left behind; two
-/// runs side by side share the server until the last one ends.
+/// A watcher, outliving this test process: it waits for the users' lock
+/// alone (every test process holds it shared until it ends, when the kernel
+/// lets it go), then, if a test run started the server, stops it. Run after
+/// run, nothing is left behind; two runs side by side share the server until
+/// the last one ends. It waits on the lock itself, not on this process's
+/// id and then a lock taken without waiting: a CI run once left the server
+/// running (its cause unseen; with pid_max 32768 and thousands of processes
+/// a run, ids come round again), and a wait on the lock has no id to mistake
+/// and no moment to miss. What it did goes to DIR/log/watcher.log.
 fn watch_until_this_process_ends(script: &Path, dir: &str) {
     let watcher = r#"
 pid=$1 lock=$2 script=$3 dir=$4 marker=$5
-while [ -d "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; do
-    sleep 0.3
-done
+log="$dir/log/watcher.log"
+say() { echo "$(date '+%F %T') watcher of $pid: $*" >>"$log" 2>/dev/null || true; }
 exec 9>>"$lock"
-if flock -n -x 9 && [ -f "$dir/$marker" ]; then
-    bash "$script" stop "$dir" >/dev/null 2>&1
-    rm -f "$dir/$marker"
+say "waiting for the users' lock"
+if flock -x -w 86400 9; then
+    if [ -f "$dir/$marker" ]; then
+        if bash "$script" stop "$dir" >>"$log" 2>&1; then say "stopped the server"; else say "stop failed ($?)"; fi
+        rm -f "$dir/$marker"
+    else
+        say "no $marker: the server is not this run's (or is stopped already)"
+    fi
+else
+    say "gave up waiting for the lock"
 fi
 "#;
     let spawned = Command::new("setsid")
