@@ -1028,3 +1028,274 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
     assert!(later > 0, "no second or later move of melee");
     assert!(houses > 0, "no melee for a house");
 }
+
+/// A random Charge! charge about to be made: A (line or grenadiers in
+/// column, line infantry closing at its normal rate, light or heavy
+/// cavalry) charges X (line, grenadiers, light or heavy cavalry) straight
+/// ahead, any size each, X infantry 1 to 4 ranks deep (heavy cavalry may
+/// ride it down), X with standing orders to fire at chargers half the
+/// time, and sometimes a second French unit Y behind X for horsemen that
+/// burst through to strike.
+fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let (a, formation) = pick(
+        rng,
+        &[
+            ("line", "column"),
+            ("grenadiers", "column"),
+            ("line", "line"),
+            ("light-cavalry", "line"),
+            ("heavy-cavalry", "line"),
+            ("heavy-cavalry", "line"),
+        ],
+    );
+    let x = pick(
+        rng,
+        &[
+            "line",
+            "line",
+            "grenadiers",
+            "light-cavalry",
+            "heavy-cavalry",
+        ],
+    );
+    let (arf, xrf) = (rng.roll(16), rng.roll(20));
+    let (astart, xstart) = (arf.max(rng.roll(16)), xrf.max(rng.roll(20)));
+    let ranks = if x.contains("cavalry") {
+        String::new()
+    } else {
+        format!("ranks = {}\n", rng.roll(4))
+    };
+    let reach = if a.contains("cavalry") { 16 } else { 7 };
+    let y = 10 + 2 + i64::from(rng.roll(reach));
+    let standing = if rng.roll(2) == 1 {
+        "standing = [\"FIRE AT CHARGERS\"]\n"
+    } else {
+        ""
+    };
+    let behind = if rng.roll(2) == 1 {
+        format!(
+            "[[units]]\nid = \"Y\"\nside = \"french\"\ntype = \"line\"\nat = [{}, {}]\n\
+             rank_and_file = {}\n",
+            36 + i64::from(rng.roll(9)) - 5,
+            y + 4 + i64::from(rng.roll(6)),
+            rng.roll(20)
+        )
+    } else {
+        String::new()
+    };
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
+         formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {astart}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
+         rank_and_file = {xrf}\nstart = {xstart}\n{ranks}{standing}{behind}"
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT A: CHARGE X\n").ok()?;
+    predict::exact_charge_at(r, &st, "british", "UNIT A: CHARGE X\n", "A")?;
+    Some(st)
+}
+
+/// How a move ended for a melee's units, read from the engine's events
+/// and position: (whom A fought, chargers killed by fire, foot ridden
+/// down, the melee event's losses and outcome, each unit's fate as
+/// [`predict::MeleeEnd`] numbers them).
+type End = (String, u32, u32, [u32; 2], String, Vec<(String, usize)>);
+
+fn end_of(after: &State, ev: &[Charge], ids: &[&str]) -> End {
+    let mut end: End = (String::new(), 0, 0, [0, 0], String::new(), Vec::new());
+    let mut ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    for e in ev {
+        match e {
+            Charge::Charge {
+                unit,
+                fire_at_chargers: Some(f),
+                ..
+            } if unit == "A" => end.1 = f.killed.unwrap_or(0),
+            Charge::RideDown { killed, .. } => end.2 = *killed,
+            Charge::Melee {
+                attacker,
+                defender,
+                losses,
+                outcome,
+                ..
+            } if attacker == "A" => {
+                end.0.clone_from(defender);
+                end.3 = *losses;
+                end.4.clone_from(outcome);
+                if !ids.contains(defender) {
+                    ids.push(defender.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    for id in ids {
+        let test = ev.iter().find_map(|e| match e {
+            Charge::Morale { unit, result, .. } if *unit == id => Some(result.clone()),
+            _ => None,
+        });
+        let fate = match after.unit(&id) {
+            None => 4,
+            Some(u) if u.broken => 3,
+            Some(_) => match test.as_deref() {
+                None => 0,
+                Some("good" | "rallies") => 1,
+                Some(_) => 2,
+            },
+        };
+        end.5.push((id, fate));
+    }
+    end
+}
+
+/// The engine's move of `orders` by the British on `st`: how it ended
+/// for A, X and whom A fought.
+fn charge_melee_run(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> End {
+    let mut dice = ChaChaDice::from_seed(s);
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let o: Vec<Orders> = if orders.is_empty() {
+        Vec::new()
+    } else {
+        vec![Orders {
+            side: "british".into(),
+            text: orders.into(),
+        }]
+    };
+    let (after, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
+    end_of(&after, &ev, &["A", "X"])
+}
+
+/// The engine's runs of one position against its exact odds, every
+/// outcome within the tolerance.
+fn ends_within(
+    what: &str,
+    exact: &predict::ChargeOdds,
+    seen: &std::collections::BTreeMap<End, u64>,
+    runs: u64,
+) {
+    let key = |e: &predict::MeleeEnd| -> End {
+        (
+            e.with.clone(),
+            e.fire_killed,
+            e.ridden,
+            e.losses,
+            e.outcome.clone(),
+            e.fates.clone(),
+        )
+    };
+    let mut keys: Vec<End> = exact
+        .outcomes
+        .keys()
+        .map(key)
+        .chain(seen.keys().cloned())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let shares: Vec<f64> = keys
+        .iter()
+        .map(|k| {
+            exact
+                .outcomes
+                .iter()
+                .filter(|(e, _)| key(e) == *k)
+                .map(|(_, p)| *p)
+                .sum()
+        })
+        .collect();
+    let total: f64 = shares.iter().sum();
+    assert!(
+        (total - 1.0).abs() < 1e-9,
+        "{what}: the exact shares sum to {total}"
+    );
+    let counts: Vec<u64> = keys
+        .iter()
+        .map(|k| seen.get(k).copied().unwrap_or(0))
+        .collect();
+    within(&format!("{what} {keys:?}"), &shares, &counts, runs);
+}
+
+/// Issue 55: the exact odds of a charge made this move (the defender's
+/// fire at its chargers, the horsemen's ride-down and where they burst
+/// through to, the first move of the melee it opens with the charge's
+/// impetus and credits) and of the morale tests of the units in it after
+/// the move agree with the engine's adjudication of the same orders.
+#[test]
+fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 24, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 6, 6, 6]));
+    let (mut done, mut tries) = (0, 0);
+    let (mut fired, mut ridden, mut through, mut tested) = (0, 0, 0, 0);
+    let orders = "UNIT A: CHARGE X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charge positions");
+        let Some(st) = charge_melee_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 6])))
+                .or_insert(0) += 1;
+        }
+        ends_within(&format!("charge {done}"), &exact, &seen, runs);
+        fired += u64::from(exact.fired > 0.0);
+        ridden += u64::from(exact.riders > 0);
+        through += u64::from(exact.outcomes.keys().any(|e| e.with != "X"));
+        tested += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.fates.iter().any(|f| f.1 == 2)),
+        );
+        done += 1;
+    }
+    assert!(fired > 0, "no fire at chargers");
+    assert!(ridden > 0, "no ride-down");
+    assert!(through > 0, "no horsemen bursting through");
+    assert!(tested > 0, "no failed morale test");
+}
+
+/// Issue 55: the morale tests after a move of a melee already in contact
+/// agree with the engine's adjudication (the positions of
+/// [`charge_exact_melee_agrees_with_the_engines_adjudication`]).
+#[test]
+fn charge_exact_morale_after_a_melee_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 7, 7, 7]));
+    let (mut done, mut tries, mut tested) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 10_000, "too few melee positions");
+        let Some(st) = melee_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_melee_morale_at(&r, &st, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, "", seed(&[done, i, 55, 7])))
+                .or_insert(0) += 1;
+        }
+        ends_within(&format!("melee morale {done}"), &exact, &seen, runs);
+        tested += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.fates.iter().any(|f| f.1 >= 2)),
+        );
+        done += 1;
+    }
+    assert!(tested > 0, "no failed test or broken unit");
+}

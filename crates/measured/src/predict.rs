@@ -20,7 +20,14 @@
 //! the engine's own mêlée procedure ([`engine::melee_odds`]: its pairing
 //! or second move, modifiers and a die a side for each combat).
 //!
-//! The rest of the move (charges and the mêlée they open, and the whole move's figures) depends on the order of the
+//! A charge made this move is reckoned exactly by the engine's own steps
+//! played once for each count its dice decide ([`engine::charge_odds`]:
+//! the defender's fire at its chargers, the ride-down, the first move of
+//! the mêlée with the charge's impetus, the morale tests of its units),
+//! and the morale tests after a mêlée already in contact the same way
+//! ([`engine::melee_morale_odds`]).
+//!
+//! The rest of the move (the whole move's figures) depends on the order of the
 //! move's sequence and on earlier results: it is sampled from the
 //! engine's own adjudication of the orders over [`SAMPLE_RUNS`] runs with
 //! dice of PREDICT's own seeds, never the game's. Charge! has no hidden
@@ -30,6 +37,7 @@
 use crate::charge::file::band_of;
 use crate::charge::Ruleset;
 use crate::charge::{self as engine, Action, Plan};
+pub use crate::charge::{ChargeOdds, MeleeEnd};
 use crate::charge::{State, Unit};
 use crate::events::Charge;
 use crate::geometry::fmt_len;
@@ -115,6 +123,19 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
                     );
                 }
             },
+            Action::Charge { target, .. } => {
+                if let Some(text) = charge_block(r, &fired_on, &plans, n, &p.unit, target) {
+                    out.push_str(&text);
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "Battle {n}: {} charges {target}: its result depends on the move's sequence;\n    \
+                         see the move's figures below.",
+                        p.unit
+                    );
+                    sampled.push(target.to_string());
+                }
+            }
             _ => {
                 let (what, x) = sampled_kind(r, p, a);
                 let _ = writeln!(
@@ -136,6 +157,9 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
             n += 1;
             out.push('\n');
             out.push_str(&melee_text(n, &m));
+            if let Some(o) = engine::melee_morale_odds(r, &unseen(&fired_on, idx), &plans, &a.id) {
+                out.push_str(&fate_text(&o, "  "));
+            }
         }
     }
     if n == 0 {
@@ -216,6 +240,155 @@ fn melee_text(n: usize, m: &engine::MeleeOdds) -> String {
         at("draw"),
         at("continues")
     )));
+    out
+}
+
+/// `st` with the standing orders of every unit not of side `idx` taken as
+/// none (the enemy's are sealed: docs/rules/charge.md).
+fn unseen(st: &State, idx: usize) -> State {
+    let mut st = st.clone();
+    for u in st.units.iter_mut().filter(|u| u.side != idx) {
+        u.standing.clear();
+    }
+    st
+}
+
+/// The odds text of `unit`'s charge at `target`, `n`th of the answer,
+/// reckoned exactly ([`engine::charge_odds`]) on `st` (after the move's
+/// forced moves) with the enemy's standing orders taken as none, and, if
+/// the target could fire at its chargers, again as if it does. None: not
+/// reckoned exactly.
+fn charge_block(
+    r: &Ruleset,
+    st: &State,
+    plans: &[Plan],
+    n: usize,
+    unit: &str,
+    target: &str,
+) -> Option<String> {
+    let idx = st.unit(unit)?.side;
+    let plain = unseen(st, idx);
+    let o = engine::charge_odds(r, &plain, plans, unit)?;
+    let mut out = wrap(&format!(
+        "Battle {n}: {unit} charges {target}{}: exact, {}a die a side for each combat, then the morale dice",
+        if o.impetus {
+            " (with impetus)"
+        } else {
+            " (at its normal rate, no impetus)"
+        },
+        if o.riders > 0 {
+            format!("{} horsemen throwing to ride it down, ", o.riders)
+        } else {
+            String::new()
+        }
+    ));
+    out.push_str(&charge_lines(&o, "  "));
+    let mut firing = plain.clone();
+    if let Some(u) = firing.units.iter_mut().find(|u| u.id == target) {
+        u.standing.push("FIRE AT CHARGERS".into());
+    }
+    if let Some(f) = engine::charge_odds(r, &firing, plans, unit).filter(|f| f.fired > 0.0) {
+        out.push_str(&wrap(&format!(
+            "  If {target} has standing orders to fire at chargers (it fires {}):",
+            pc(f.fired)
+        )));
+        out.push_str(&charge_lines(&f, "    "));
+    }
+    Some(out)
+}
+
+/// The lines of a charge's exact odds: what each unit loses in the move,
+/// the ride-down, how the mêlée's move ends, and the morale after it.
+fn charge_lines(o: &engine::ChargeOdds, ind: &str) -> String {
+    let mut ids: Vec<String> = vec![o.attacker.clone(), o.target.clone()];
+    let mut lost: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut ends: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut through = 0.0;
+    for (e, p) in &o.outcomes {
+        let mut add_lost = |id: &str, k: u32| {
+            let v = lost.entry(id.to_string()).or_default();
+            if v.len() <= k as usize {
+                v.resize(k as usize + 1, 0.0);
+            }
+            v[k as usize] += p;
+        };
+        add_lost(&o.attacker, e.fire_killed + e.losses[0]);
+        if e.with == o.target {
+            add_lost(&o.target, e.losses[1]);
+        } else {
+            through += p;
+            add_lost(&o.target, e.ridden);
+            if !e.with.is_empty() {
+                if !ids.contains(&e.with) {
+                    ids.push(e.with.clone());
+                }
+                add_lost(&e.with, e.losses[1]);
+            }
+        }
+        *ends
+            .entry(if e.outcome.is_empty() {
+                "none"
+            } else {
+                e.outcome.as_str()
+            })
+            .or_default() += p;
+    }
+    let mut out = String::new();
+    for id in &ids {
+        if let Some(v) = lost.get(id) {
+            out.push_str(&wrap(&format!(
+                "{ind}{id} loses: {}",
+                shares(v, "figure", "figures")
+            )));
+        }
+    }
+    if o.riders > 0 {
+        out.push_str(&wrap(&format!(
+            "{ind}The horsemen burst through {}",
+            pc(through)
+        )));
+    }
+    let at = |k: &str| pc(ends.get(k).copied().unwrap_or(0.0));
+    out.push_str(&wrap(&format!(
+        "{ind}The attacker withdraws {}, the defender withdraws {}, a draw (both exhausted) {}, the melee continues {}{}",
+        at("attacker withdraws"),
+        at("defender withdraws"),
+        at("draw"),
+        at("continues"),
+        if ends.contains_key("none") {
+            format!(", no melee {}", at("none"))
+        } else {
+            String::new()
+        }
+    )));
+    out + &fate_text(o, ind)
+}
+
+/// The morale line of each unit of a mêlée's exact odds.
+fn fate_text(o: &engine::ChargeOdds, ind: &str) -> String {
+    let mut fates: BTreeMap<&str, [f64; 5]> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (e, p) in &o.outcomes {
+        for (id, f) in &e.fates {
+            if !order.contains(&id.as_str()) {
+                order.push(id);
+            }
+            fates.entry(id).or_default()[*f] += p;
+        }
+    }
+    let mut out = String::new();
+    for id in order {
+        let f = fates[id];
+        let parts: Vec<String> = engine::FATES
+            .iter()
+            .zip(f)
+            .map(|(w, p)| format!("{w} {}", pc(p)))
+            .collect();
+        out.push_str(&wrap(&format!(
+            "{ind}{id}'s morale after the move: {}",
+            parts.join(", ")
+        )));
+    }
     out
 }
 
@@ -911,4 +1084,35 @@ const CHARGE_STATES: States<crate::Charge> = States {
 pub fn exact_melee_at(r: &Ruleset, st: &State, attacker: &str) -> Option<engine::MeleeOdds> {
     let st = &engine::after_forced_moves(r, st);
     engine::melee_odds(r, st, attacker)
+}
+
+/// [`engine::charge_odds`] of `unit`'s charge in `side`'s `orders` on
+/// `st` after the move's forced moves, with the standing orders `st`
+/// gives every unit, as the engine meets them (for the property test
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_charge_at(
+    r: &Ruleset,
+    st: &State,
+    side: &str,
+    orders: &str,
+    unit: &str,
+) -> Option<engine::ChargeOdds> {
+    let idx = st.side_index(side)?;
+    let plans = engine::check(r, st, idx, orders).ok()?;
+    let st = &engine::after_forced_moves(r, st);
+    engine::charge_odds(r, st, &plans, unit)
+}
+
+/// [`engine::melee_morale_odds`] of the attacker `attacker`'s melee on
+/// `st` after the move's forced moves, no orders given (for the property
+/// test tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_melee_morale_at(
+    r: &Ruleset,
+    st: &State,
+    attacker: &str,
+) -> Option<engine::ChargeOdds> {
+    let st = &engine::after_forced_moves(r, st);
+    engine::melee_morale_odds(r, st, &[], attacker)
 }

@@ -138,7 +138,7 @@ struct Mods {
 }
 
 /// One move of melee between an attacker and a defender.
-fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &Unit) {
+pub(super) fn melee_move(t: &mut Turn<'_, '_, '_>, (aid, did): (&str, &str), a: &Unit, d: &Unit) {
     let r = t.r;
     let round = a.melee.as_ref().map_or(0, |m| m.moves);
     let first = round == 0;
@@ -342,6 +342,111 @@ fn combat_odds(r: &Ruleset, (ha, hd): (i32, i32), m: &Mods, house: bool) -> [f64
                     None => 2,
                 };
                 out[k] += p / 36.0;
+            }
+        }
+    }
+    out
+}
+
+/// The next move of the attacker `aid`'s melee on `t` (its credits of
+/// this move included), grouped by the figures each side's combats lose:
+/// for each way, its chance and one throw of the dice that gives it, in
+/// the order the engine's melee step throws them (who moves first in a
+/// later move, then each combat's break-in die and a die a side), for
+/// PREDICT to play it with the engine's own step. None: no such melee.
+pub(super) fn melee_throws(t: &Turn<'_, '_, '_>, aid: &str) -> Option<Vec<(f64, Vec<u32>)>> {
+    let r = t.r;
+    let a = t.st.unit(aid)?.clone();
+    let mel = a.melee.as_ref().filter(|m| m.attacker)?;
+    let d = t.st.unit(&mel.with)?.clone();
+    let round = mel.moves;
+    let first = round == 0;
+    let (ta, td) = (troop(r, &a), troop(r, &d));
+    let (na, nd) = engaged_pair(r, &a, &d, first);
+    let m = melee_mods(t, aid, &a, &d, first, round);
+    let (house, _) = house_and_limit(r, &t.st, &a, &d);
+    let ways: Vec<Way> = if first {
+        vec![(1.0, Vec::new(), pairings(r, &ta.class, na, &td.class, nd))]
+    } else {
+        let again: f64 = (0..10).map(|k| (1.0_f64 / 6.0).powi(k)).sum();
+        let by = |throw: [u32; 2]| {
+            let mut it = throw.into_iter();
+            let mut roll = || it.next().unwrap_or(1);
+            pinning::second_move(r, &ta.class, na, &td.class, nd, &mut roll).0
+        };
+        vec![
+            (
+                5.0 / 12.0 * again + (1.0_f64 / 6.0).powi(10),
+                vec![2, 1],
+                by([2, 1]),
+            ),
+            (5.0 / 12.0 * again, vec![1, 2], by([1, 2])),
+        ]
+    };
+    let mut out = Vec::new();
+    for (p, prefix, combats) in ways {
+        let mut dist: BTreeMap<(u32, u32), (f64, Vec<u32>)> = BTreeMap::new();
+        dist.insert((0, 0), (p, prefix));
+        for (ka, kd) in &combats {
+            let halves = multipliers(r, &ta.class, *ka, &td.class, *kd);
+            let classes = combat_throws(r, halves, &m, house);
+            let mut next: BTreeMap<(u32, u32), (f64, Vec<u32>)> = BTreeMap::new();
+            for ((la, ld), (q, faces)) in &dist {
+                for (k, (c, rep)) in classes.iter().enumerate() {
+                    if *c == 0.0 {
+                        continue;
+                    }
+                    let key = match k {
+                        0 => (*la, ld + 1),
+                        1 => (la + 1, *ld),
+                        _ => (*la, *ld),
+                    };
+                    let e = next.entry(key).or_insert_with(|| {
+                        let mut f = faces.clone();
+                        f.extend(rep);
+                        (0.0, f)
+                    });
+                    e.0 += q * c;
+                }
+            }
+            dist = next;
+        }
+        out.extend(dist.into_values());
+    }
+    Some(out)
+}
+
+/// A way a move of melee may go: its chance, the dice thrown before the
+/// combats (who moves first), and the combats.
+type Way = (f64, Vec<u32>, Vec<(u32, u32)>);
+
+/// One combat's ways: [the attacker wins, the defender wins, a tie], each
+/// its chance and one throw that gives it (the break-in die if any, the
+/// attacker's die, the defender's).
+fn combat_throws(r: &Ruleset, (ha, hd): (i32, i32), m: &Mods, house: bool) -> [(f64, Vec<u32>); 3] {
+    let mut out: [(f64, Vec<u32>); 3] = Default::default();
+    let breaks: Vec<Option<u32>> = if house {
+        (1..=6).map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let each = 1.0 / (36.0 * breaks.len() as f64);
+    for b in &breaks {
+        let md = match b {
+            Some(f) if !r.melee.break_in.contains(f) => m.md + r.melee.house,
+            _ => m.md,
+        };
+        for da in 1..=6 {
+            for dd in 1..=6 {
+                let k = match combat_winner(da, ha, m.ma, dd, hd, md) {
+                    Some(true) => 0,
+                    Some(false) => 1,
+                    None => 2,
+                };
+                if out[k].1.is_empty() {
+                    out[k].1 = b.iter().copied().chain([da, dd]).collect();
+                }
+                out[k].0 += each;
             }
         }
     }

@@ -45,6 +45,7 @@ mod houses;
 mod melee;
 mod morale;
 mod moves;
+mod odds;
 mod officers;
 pub mod orders;
 mod pinning;
@@ -69,6 +70,7 @@ pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
 pub use melee::{melee_odds, MeleeOdds};
 pub(crate) use morale::settle_losses;
+pub use odds::{charge_odds, melee_morale_odds, ChargeOdds, MeleeEnd, FATES};
 pub(crate) use sight::gun_sight;
 pub use sight::{musket_sight, Sight};
 

@@ -115,132 +115,177 @@ pub(super) fn forced_moves(t: &mut Turn<'_, '_, '_>) {
 }
 
 pub(super) fn charges(t: &mut Turn<'_, '_, '_>, all: &[Plan]) {
-    let r = t.r;
     for p in all {
-        let Some(Action::Charge {
-            target,
-            front,
-            facing,
-            dist,
-            face,
-            impetus,
-        }) = &p.action
-        else {
+        let Some((ch, tg)) = charge_made(t, p) else {
             continue;
         };
-        let (Some(ch), Some(tg)) = (t.st.unit(&p.unit).cloned(), t.st.unit(target).cloned()) else {
-            continue;
-        };
-        if ch.melee.is_some() {
-            t.ev.push(Charge::Lapse {
-                unit: ch.id.to_string(),
-                why: format!("already in melee; its charge at {target} lapses"),
-            });
-            continue;
-        }
-        // Another charge or a forced move may have put a unit in the way
-        // since the orders were checked: the charge is stopped, not made.
-        let ground = p
-            .action
-            .as_ref()
-            .map(|a| charge_ground(r, &ch, a))
-            .unwrap_or_default();
-        if let Some(o) = t.st.units.iter().find(|o| {
-            o.id != ch.id && o.id != tg.id && ground.iter().any(|s| g::overlap(s, &footprint(r, o)))
-        }) {
-            t.ev.push(Charge::Lapse {
-                unit: ch.id.to_string(),
-                why: format!("{} is in the way: its charge at {target} is not made", o.id),
-            });
-            continue;
-        }
-        // Firing at chargers, in the move contact is made.
-        let tt = troop(r, &tg);
-        let mut fired = None;
-        if tg.standing.iter().any(|s| s == "FIRE AT CHARGERS")
-            && tt.musket == "line"
-            && tg.melee.is_none()
-            && !tg.broken
-            && tg.bad_morale.is_none()
-        {
-            let a = t.roll();
-            let d = t.roll();
-            if d > a {
-                let first = r.first_volley.first().cloned();
-                let band = if tg.volleyed {
-                    r.normal.first().cloned()
-                } else {
-                    first
-                };
-                let killed = band.map_or(0, |b| line_volley(t, &tg.id, &ch.id, &b, false));
-                if let Some(m) = t.st.unit_mut(&tg.id) {
-                    m.volleyed = true;
-                }
-                *t.melee_credit.entry(ch.id.clone()).or_default() += killed;
-                fired = Some(FireAtChargers {
-                    attacker: a,
-                    defender: d,
-                    fired: true,
-                    killed: Some(killed),
-                });
-            } else {
-                fired = Some(FireAtChargers {
-                    attacker: a,
-                    defender: d,
-                    fired: false,
-                    killed: None,
-                });
-            }
-        }
-        if let Some(m) = t.st.unit_mut(&ch.id) {
-            m.front = *front;
-            m.facing = *facing;
-            m.melee = Some(Melee {
-                with: tg.id.clone(),
-                moves: 0,
-                attacker: *impetus,
-            });
-        }
-        if let Some(m) = t.st.unit_mut(&tg.id) {
-            if m.melee.is_none() {
-                m.melee = Some(Melee {
-                    with: ch.id.clone(),
-                    moves: 0,
-                    attacker: false,
-                });
-            }
-        }
-        // An attacker without impetus is still the attacker of the melee.
-        if !*impetus {
-            if let Some(m) = t.st.unit_mut(&ch.id) {
-                if let Some(ml) = m.melee.as_mut() {
-                    ml.attacker = true;
-                }
-            }
-        }
-        let face_name = ["front", "right flank", "rear", "left flank"][*face];
-        t.ev.push(Charge::Charge {
+        let fired = fire_at_chargers(t, &ch, &tg);
+        strike(t, p, &ch, &tg, fired);
+    }
+}
+
+/// The charger and its target when plan `p` is a charge that is made this
+/// move; None (with the lapse reported) when it is not.
+pub(super) fn charge_made(t: &mut Turn<'_, '_, '_>, p: &Plan) -> Option<(Unit, Unit)> {
+    let r = t.r;
+    let Some(Action::Charge { target, .. }) = &p.action else {
+        return None;
+    };
+    let (Some(ch), Some(tg)) = (t.st.unit(&p.unit).cloned(), t.st.unit(target).cloned()) else {
+        return None;
+    };
+    if ch.melee.is_some() {
+        t.ev.push(Charge::Lapse {
             unit: ch.id.to_string(),
-            target: tg.id.to_string(),
-            dist: *dist,
-            text: fmt_len(*dist),
-            face: face_name.to_string(),
-            impetus: *impetus,
-            fire_at_chargers: fired,
-            side: t.st.sides[ch.side].to_string(),
+            why: format!("already in melee; its charge at {target} lapses"),
         });
-        if !*impetus {
-            t.ev.push(Charge::Note {
-                text: format!(
-                    "{} moves to contact at its normal rate: no charge impetus",
-                    ch.id
-                ),
+        return None;
+    }
+    // Another charge or a forced move may have put a unit in the way
+    // since the orders were checked: the charge is stopped, not made.
+    let ground = p
+        .action
+        .as_ref()
+        .map(|a| charge_ground(r, &ch, a))
+        .unwrap_or_default();
+    if let Some(o) = t.st.units.iter().find(|o| {
+        o.id != ch.id && o.id != tg.id && ground.iter().any(|s| g::overlap(s, &footprint(r, o)))
+    }) {
+        t.ev.push(Charge::Lapse {
+            unit: ch.id.to_string(),
+            why: format!("{} is in the way: its charge at {target} is not made", o.id),
+        });
+        return None;
+    }
+    Some((ch, tg))
+}
+
+/// Whether `tg` may fire at its chargers this move (its standing orders,
+/// line muskets, not in melee, broken or in bad morale).
+pub(super) fn fires_at_chargers(r: &Ruleset, tg: &Unit) -> bool {
+    tg.standing.iter().any(|s| s == "FIRE AT CHARGERS")
+        && troop(r, tg).musket == "line"
+        && tg.melee.is_none()
+        && !tg.broken
+        && tg.bad_morale.is_none()
+}
+
+/// The band of `tg`'s volley at its chargers: the closest of its first
+/// volley or, once it has volleyed, of the normal table.
+pub(super) fn chargers_band(r: &Ruleset, tg: &Unit) -> Option<Band> {
+    if tg.volleyed {
+        r.normal.first().cloned()
+    } else {
+        r.first_volley.first().cloned()
+    }
+}
+
+/// Firing at chargers, in the move contact is made: both sides throw a
+/// D6, the defender's higher fires a close-range volley.
+fn fire_at_chargers(t: &mut Turn<'_, '_, '_>, ch: &Unit, tg: &Unit) -> Option<FireAtChargers> {
+    let r = t.r;
+    if !fires_at_chargers(r, tg) {
+        return None;
+    }
+    let a = t.roll();
+    let d = t.roll();
+    if d > a {
+        let band = chargers_band(r, tg);
+        let killed = band.map_or(0, |b| line_volley(t, &tg.id, &ch.id, &b, false));
+        chargers_hit(t, ch, tg, killed);
+        Some(FireAtChargers {
+            attacker: a,
+            defender: d,
+            fired: true,
+            killed: Some(killed),
+        })
+    } else {
+        Some(FireAtChargers {
+            attacker: a,
+            defender: d,
+            fired: false,
+            killed: None,
+        })
+    }
+}
+
+/// After `tg`'s volley at its chargers killed `killed` of `ch`: it has
+/// volleyed, and the dead count towards the melee's result.
+pub(super) fn chargers_hit(t: &mut Turn<'_, '_, '_>, ch: &Unit, tg: &Unit, killed: u32) {
+    if let Some(m) = t.st.unit_mut(&tg.id) {
+        m.volleyed = true;
+    }
+    *t.melee_credit.entry(ch.id.clone()).or_default() += killed;
+}
+
+/// The charge strikes: the charger squared up to the face it struck, both
+/// in melee, its impetus noted, and heavy cavalry's ride-down.
+pub(super) fn strike(
+    t: &mut Turn<'_, '_, '_>,
+    p: &Plan,
+    ch: &Unit,
+    tg: &Unit,
+    fired: Option<FireAtChargers>,
+) {
+    let Some(Action::Charge {
+        target,
+        front,
+        facing,
+        dist,
+        face,
+        impetus,
+    }) = &p.action
+    else {
+        return;
+    };
+    if let Some(m) = t.st.unit_mut(&ch.id) {
+        m.front = *front;
+        m.facing = *facing;
+        m.melee = Some(Melee {
+            with: tg.id.clone(),
+            moves: 0,
+            attacker: *impetus,
+        });
+    }
+    if let Some(m) = t.st.unit_mut(&tg.id) {
+        if m.melee.is_none() {
+            m.melee = Some(Melee {
+                with: ch.id.clone(),
+                moves: 0,
+                attacker: false,
             });
         }
-        t.melee_impetus(&ch.id, *impetus);
-        if *impetus {
-            ride_down(t, &ch.id, target, *face, *dist);
+    }
+    // An attacker without impetus is still the attacker of the melee.
+    if !*impetus {
+        if let Some(m) = t.st.unit_mut(&ch.id) {
+            if let Some(ml) = m.melee.as_mut() {
+                ml.attacker = true;
+            }
         }
+    }
+    let face_name = ["front", "right flank", "rear", "left flank"][*face];
+    t.ev.push(Charge::Charge {
+        unit: ch.id.to_string(),
+        target: tg.id.to_string(),
+        dist: *dist,
+        text: fmt_len(*dist),
+        face: face_name.to_string(),
+        impetus: *impetus,
+        fire_at_chargers: fired,
+        side: t.st.sides[ch.side].to_string(),
+    });
+    if !*impetus {
+        t.ev.push(Charge::Note {
+            text: format!(
+                "{} moves to contact at its normal rate: no charge impetus",
+                ch.id
+            ),
+        });
+    }
+    t.melee_impetus(&ch.id, *impetus);
+    if *impetus {
+        ride_down(t, &ch.id, target, *face, *dist);
     }
 }
 

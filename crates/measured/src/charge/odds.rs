@@ -1,0 +1,404 @@
+//! PREDICT's exact odds of a mêlée and of the morale tests after it
+//! (issue 55): the move played by the engine's own steps (the charge and
+//! its ride-down, the mêlée, the morale step) once for each way the dice
+//! can fall that changes what follows, each way weighted by its chance.
+//!
+//! The ways are few because each die decides only a count: the defender's
+//! fire at its chargers (15 of 36 it fires, then each number killed by the
+//! volley's exact distribution), the horsemen's ride-down throws (each
+//! number that breaks through, binomially), the mêlée's combats (each pair
+//! of figures lost, [`melee_throws`]), and each morale die. The charge's
+//! distance and ground are the checked orders' own (the book moves no
+//! charge by a die), so nothing of the geometry is sampled.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+use adjutant_dice::{Dice as _, ForcedDice};
+
+/// A unit's fate after the move's morale step, as PREDICT names it.
+pub const FATES: [&str; 5] = [
+    "no test",
+    "test passed",
+    "test failed",
+    "broken (50% rule)",
+    "removed",
+];
+
+/// How the move ends for a mêlée's units: one outcome of [`ChargeOdds`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MeleeEnd {
+    /// The unit the attacker fights this move ("" none: its horsemen
+    /// burst through to nobody).
+    pub with: String,
+    /// Chargers killed by the defender's fire at them.
+    pub fire_killed: u32,
+    /// Infantry ridden down by the charge's horsemen.
+    pub ridden: u32,
+    /// The mêlée event's losses (attacker, defender: the ridden down
+    /// among them while the horsemen stay in contact) and outcome ("" no
+    /// mêlée).
+    pub losses: [u32; 2],
+    pub outcome: String,
+    /// Each unit of the charge and the mêlée, and its fate (an index of
+    /// [`FATES`]).
+    pub fates: Vec<(String, usize)>,
+}
+
+/// The exact odds of a move of a mêlée, opened by a charge this move or
+/// already in contact, and of the morale tests after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChargeOdds {
+    pub attacker: String,
+    /// The unit charged (or already fought).
+    pub target: String,
+    /// A charge this move (else a mêlée already in contact).
+    pub charge: bool,
+    pub impetus: bool,
+    /// The chance the target fires at its chargers.
+    pub fired: f64,
+    /// The horsemen that throw to ride the infantry down, if any.
+    pub riders: u32,
+    /// Each way the move ends and its chance.
+    pub outcomes: BTreeMap<MeleeEnd, f64>,
+}
+
+/// A position partway through the move: what the engine's turn carries.
+#[derive(Clone)]
+struct Part {
+    st: State,
+    ev: Vec<Event>,
+    lost: BTreeMap<String, u32>,
+    credit: BTreeMap<String, u32>,
+}
+
+impl Part {
+    /// Run `f` on a turn holding this part, with `faces` for its dice;
+    /// the part after it and the dice thrown.
+    fn play(
+        &self,
+        r: &Ruleset,
+        faces: Vec<u32>,
+        f: impl FnOnce(&mut Turn<'_, '_, '_>),
+    ) -> (Part, usize) {
+        let mut dice = ForcedDice::new(faces);
+        let mut deck = ForcedDice::new(Vec::new());
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let mut t = Turn {
+            r,
+            st: self.st.clone(),
+            ev: self.ev.clone(),
+            chance: Some(&mut chance),
+            lost: self.lost.clone(),
+            melee_credit: self.credit.clone(),
+            not_rested: BTreeSet::new(),
+        };
+        f(&mut t);
+        let part = Part {
+            st: t.st,
+            ev: t.ev,
+            lost: t.lost,
+            credit: t.melee_credit,
+        };
+        (part, dice.rolled())
+    }
+}
+
+/// Whether `plans`, other than `own`, might touch `ids` before the mêlée
+/// step: another charge, a battery's fire (its sleeve or cones may cover
+/// them), or any fire at one of them.
+fn others_touch(r: &Ruleset, plans: &[Plan], own: &str, ids: &[&str]) -> bool {
+    plans
+        .iter()
+        .filter(|p| p.unit != own)
+        .any(|p| match &p.action {
+            Some(Action::Charge { .. } | Action::Canister(_)) => true,
+            Some(Action::Fire(x)) => troop(r, &p.end).is("artillery") || ids.contains(&x.as_str()),
+            Some(Action::PickOff(x)) => ids.contains(&x.as_str()),
+            None => ids.contains(&p.unit.as_str()),
+        })
+}
+
+/// The exact odds of `unit`'s charge this move (its plan among `plans`,
+/// the side's checked orders) on `st`, the position after the move's
+/// forced moves, the enemy standing with the standing orders `st` gives
+/// it: the fire at the chargers, the ride-down, the mêlée's first move and
+/// the morale tests of the units in it. None: not reckoned exactly (the
+/// charge is not made as ordered, another order of the move touches the
+/// units, the target is already in a mêlée, a house burns).
+#[must_use]
+pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Option<ChargeOdds> {
+    let p = plans.iter().find(|p| p.unit == unit)?;
+    let Some(Action::Charge {
+        target, impetus, ..
+    }) = &p.action
+    else {
+        return None;
+    };
+    if others_touch(r, plans, unit, &[unit, target]) || !houses::burning_now(st).is_empty() {
+        return None;
+    }
+    let start = Part {
+        st: st.clone(),
+        ev: Vec::new(),
+        lost: BTreeMap::new(),
+        credit: BTreeMap::new(),
+    };
+    let mut made = None;
+    let (start, _) = start.play(r, Vec::new(), |t| made = charge_made(t, p));
+    let (ch, tg) = made?;
+    if tg.melee.is_some() || !start.ev.is_empty() {
+        return None;
+    }
+    // The defender's fire at its chargers: 15 of 36 it throws higher.
+    let mut fire: Vec<(f64, Option<u32>)> = vec![(1.0, None)];
+    let mut fired = 0.0;
+    if fires_at_chargers(r, &tg) {
+        let band = chargers_band(r, &tg)?;
+        let dice = firers(r, &tg) / troop(r, &tg).fire_per.max(1);
+        let killed = crate::predict::volley_distribution(dice, band.open, ch.rf, r.group);
+        fired = 15.0 / 36.0;
+        fire = vec![(21.0 / 36.0, None)];
+        fire.extend(
+            killed
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| **q > 0.0)
+                .map(|(k, q)| (fired * q, Some(k as u32))),
+        );
+    }
+    let mut out = ChargeOdds {
+        attacker: ch.id.clone(),
+        target: tg.id.clone(),
+        charge: true,
+        impetus: *impetus,
+        fired,
+        riders: 0,
+        outcomes: BTreeMap::new(),
+    };
+    for (pf, k) in fire {
+        let (shot, _) = start.play(r, Vec::new(), |t| {
+            if let Some(k) = k {
+                let k = t.kill(&ch.id, k, tg.side);
+                chargers_hit(t, &ch, &tg, k);
+            }
+        });
+        for (pr, struck) in ride_ways(r, &shot, p, &ch, &tg, &mut out.riders) {
+            let with = struck
+                .st
+                .unit(&ch.id)
+                .and_then(|u| u.melee.as_ref())
+                .map(|m| m.with.clone());
+            let mut ids = vec![ch.id.clone(), tg.id.clone()];
+            if let Some(w) = with.filter(|w| *w != tg.id) {
+                if others_touch(r, plans, unit, &[w.as_str()]) {
+                    return None;
+                }
+                ids.push(w);
+            }
+            settle(r, &struck, plans, &ch.id, &ids, pf * pr, &mut out.outcomes)?;
+        }
+    }
+    Some(out)
+}
+
+/// The charge strikes, for each number of horsemen that ride the infantry
+/// down (a die each, binomially; one way when no ride-down is thrown): its
+/// chance and the part after it. `riders`: the horsemen that throw.
+fn ride_ways(
+    r: &Ruleset,
+    shot: &Part,
+    p: &Plan,
+    ch: &Unit,
+    tg: &Unit,
+    riders: &mut u32,
+) -> Vec<(f64, Part)> {
+    let strike_with = |faces: Vec<u32>| {
+        shot.play(r, faces, |t| {
+            let fired = t.melee_credit.contains_key(&ch.id).then(|| FireAtChargers {
+                attacker: 1,
+                defender: 2,
+                fired: true,
+                killed: t.melee_credit.get(&ch.id).copied(),
+            });
+            strike(t, p, ch, tg, fired);
+        })
+    };
+    let (dry, n) = strike_with(Vec::new());
+    let need = dry.ev.iter().find_map(|e| match e {
+        Charge::RideDown { need, .. } => Some(need.clone()),
+        _ => None,
+    });
+    let Some(need) = need.filter(|_| n > 0) else {
+        return vec![(1.0, dry)];
+    };
+    *riders = n as u32;
+    let hit = need.first().copied().unwrap_or(6);
+    let miss = (1..=6).find(|f| !need.contains(f)).unwrap_or(1);
+    let q = need.len() as f64 / 6.0;
+    let mut ways = Vec::new();
+    let mut binom = vec![1.0];
+    for _ in 0..n {
+        binom = adjutant_measured_core::predict::add(&binom, &[1.0 - q, q]);
+    }
+    for (b, pb) in binom.iter().enumerate() {
+        let faces: Vec<u32> = (0..n).map(|i| if i < b { hit } else { miss }).collect();
+        ways.push((*pb, strike_with(faces).0));
+    }
+    ways
+}
+
+/// The rest of the move for the part `before` the mêlée step: the
+/// attacker `aid`'s mêlée (if it is in one), then the morale step of the
+/// units `ids`, each way added to `outcomes` with its chance times `p`.
+fn settle(
+    r: &Ruleset,
+    before: &Part,
+    plans: &[Plan],
+    aid: &str,
+    ids: &[String],
+    p: f64,
+    outcomes: &mut BTreeMap<MeleeEnd, f64>,
+) -> Option<()> {
+    let throws = if before
+        .st
+        .unit(aid)
+        .is_some_and(|u| u.melee.as_ref().is_some_and(|m| m.attacker))
+    {
+        let t = Turn {
+            r,
+            st: before.st.clone(),
+            ev: Vec::new(),
+            chance: None,
+            lost: before.lost.clone(),
+            melee_credit: before.credit.clone(),
+            not_rested: BTreeSet::new(),
+        };
+        melee_throws(&t, aid)?
+    } else {
+        vec![(1.0, Vec::new())]
+    };
+    let mut only = before.clone();
+    only.st.units.retain(|u| ids.contains(&u.id));
+    for (pm, faces) in throws {
+        let (fought, _) = only.play(r, faces, |t| {
+            let d =
+                t.st.unit(aid)
+                    .and_then(|u| u.melee.as_ref().map(|m| m.with.clone()));
+            let (Some(a), Some(d)) = (
+                t.st.unit(aid).cloned(),
+                d.and_then(|d| t.st.unit(&d).cloned()),
+            ) else {
+                return;
+            };
+            melee_move(t, (aid, &d.id.clone()), &a, &d);
+        });
+        // The morale dice: each face of each die the step throws (one
+        // unit's result may decide whether the next tests at all: a unit
+        // breaking off frees its opponent from the 50% rule's exception).
+        let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
+        while let Some((q, faces)) = open.pop() {
+            let (after, thrown) =
+                fought.play(r, faces.clone(), |t| morale(t, plans, &BTreeSet::new()));
+            if thrown > faces.len() {
+                for f in 1..=6 {
+                    let mut more = faces.clone();
+                    more.push(f);
+                    open.push((q / 6.0, more));
+                }
+                continue;
+            }
+            let end = ending(before, &after, aid, ids);
+            *outcomes.entry(end).or_default() += p * pm * q;
+        }
+    }
+    Some(())
+}
+
+/// How the move ended for the units `ids`, from the part `after` its
+/// morale step.
+fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
+    let mut end = MeleeEnd {
+        with: String::new(),
+        fire_killed: before.credit.get(aid).copied().unwrap_or(0),
+        ridden: 0,
+        losses: [0, 0],
+        outcome: String::new(),
+        fates: Vec::new(),
+    };
+    for e in &after.ev {
+        match e {
+            Charge::RideDown { killed, .. } => end.ridden = *killed,
+            Charge::Melee {
+                attacker,
+                defender,
+                losses,
+                outcome,
+                ..
+            } if attacker == aid => {
+                end.with.clone_from(defender);
+                end.losses = *losses;
+                end.outcome.clone_from(outcome);
+            }
+            _ => {}
+        }
+    }
+    for id in ids {
+        let test = after.ev.iter().find_map(|e| match e {
+            Charge::Morale { unit, result, .. } if unit == id => Some(result.as_str()),
+            _ => None,
+        });
+        let fate = match after.st.unit(id) {
+            None => 4,
+            Some(u) if u.broken => 3,
+            Some(_) => match test {
+                None => 0,
+                Some("good" | "rallies") => 1,
+                Some(_) => 2,
+            },
+        };
+        end.fates.push((id.clone(), fate));
+    }
+    end
+}
+
+/// The exact odds of the next move of the attacker `aid`'s mêlée already
+/// in contact on `st` (after the move's forced moves) and of the morale
+/// tests of its two units after it, the side's checked orders being
+/// `plans`. None: no such mêlée, or another order of the move touches its
+/// units.
+#[must_use]
+pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> Option<ChargeOdds> {
+    let a = st.unit(aid)?;
+    let d = a.melee.as_ref().filter(|m| m.attacker)?.with.clone();
+    if others_touch(r, plans, "", &[aid, &d]) || !houses::burning_now(st).is_empty() {
+        return None;
+    }
+    let before = Part {
+        st: st.clone(),
+        ev: Vec::new(),
+        lost: BTreeMap::new(),
+        credit: BTreeMap::new(),
+    };
+    let mut out = ChargeOdds {
+        attacker: aid.to_string(),
+        target: d.clone(),
+        charge: false,
+        impetus: false,
+        fired: 0.0,
+        riders: 0,
+        outcomes: BTreeMap::new(),
+    };
+    settle(
+        r,
+        &before,
+        plans,
+        aid,
+        &[aid.to_string(), d],
+        1.0,
+        &mut out.outcomes,
+    )?;
+    Some(out)
+}
