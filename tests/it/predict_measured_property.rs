@@ -1299,3 +1299,118 @@ fn charge_exact_morale_after_a_melee_agrees_with_the_engines_adjudication() {
     }
     assert!(tested > 0, "no failed test or broken unit");
 }
+
+/// One Seven Years' War player-turn of `orders` on `st` (the fog-of-war
+/// die forced to no event): the figures each of X and Y lost to fire, and
+/// X's fate.
+fn syw_fire_run(r: &syw::Ruleset, st: &syw::State, orders: &str, s: [u8; 32]) -> ([u32; 2], usize) {
+    let mut dice = FirstThen {
+        first: Some(3),
+        rest: ChaChaDice::from_seed(s),
+        n: 0,
+    };
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let o = [Orders {
+        side: "allied".into(),
+        text: orders.to_string(),
+    }];
+    let (after, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
+    let mut killed = [0, 0];
+    for n in &ev {
+        if let Syw::Fire {
+            target, killed: k, ..
+        } = &n.what
+        {
+            match target.as_str() {
+                "X" => killed[0] += k,
+                "Y" => killed[1] += k,
+                _ => {}
+            }
+        }
+    }
+    let fate = if killed[0] == 0 {
+        0
+    } else {
+        syw::predict::fate_of(after.unit("X"))
+    };
+    (killed, fate)
+}
+
+/// Issue 55: a refused line marked red (reforming) firing by sections:
+/// "A red unit that fires is disordered", so unless it reforms first (its
+/// clearing dice by experience) each section after its first fires
+/// disordered, its dice halved. PREDICT's exact odds, both ways over the
+/// reform die, agree with the engine's adjudication: two sections at one
+/// target (X's losses and fate) and sections at two targets (X's and Y's
+/// losses), the positions of the two section tests above with A marked red.
+#[test]
+fn syw_exact_red_marker_section_fire_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 40);
+    let r = syw::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 8, 8, 8]));
+    let (mut done, mut tries, mut halved) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let one = done % 2 == 0;
+        let (mut st, orders, groups) = if one {
+            let Some((st, orders, secs)) = sections_at_one_position(&r, &mut rng) else {
+                continue;
+            };
+            (st, orders, vec![("X", secs)])
+        } else {
+            let Some((st, orders)) = section_position(&r, &mut rng) else {
+                continue;
+            };
+            let any = orders.contains("BONUS");
+            let cb = orders.contains("CENTRE BONUS") || !any;
+            let lb = orders.contains("LEFT BONUS");
+            let g = vec![
+                ("X", vec![("centre".to_string(), cb)]),
+                ("Y", vec![("left".to_string(), lb)]),
+            ];
+            (st, orders, g)
+        };
+        st.unit_mut("A").expect("A").marker = Some("red".into());
+        let late = syw::predict::red_late_sections(&r, &st, "allied", &orders, "A");
+        let mut exact = Vec::new();
+        for (t, secs) in &groups {
+            let Some(e) = syw::predict::exact_red_sections_fire(&r, &st, ("A", &late), secs, t)
+            else {
+                break;
+            };
+            let plain = syw::predict::exact_sections_fire(&r, &st, "A", secs, t);
+            halved += u64::from(plain.as_ref().is_some_and(|p| p.0 != e.0));
+            exact.push(e);
+        }
+        if exact.len() < groups.len() {
+            continue;
+        }
+        let (mut sk, mut sf) = ([vec![0_u64; 64], vec![0_u64; 64]], vec![0_u64; 6]);
+        for i in 0..runs {
+            let (k, f) = syw_fire_run(&r, &st, &orders, seed(&[done, i, 55, 8]));
+            sk[0][k[0] as usize] += 1;
+            sk[1][k[1] as usize] += 1;
+            sf[f] += 1;
+        }
+        let what = format!("red sections {done}: {orders} (late {late:?})");
+        for (g, e) in exact.iter().enumerate() {
+            within(
+                &format!("{what} killed at {}", groups[g].0),
+                &e.0,
+                &sk[g],
+                runs,
+            );
+        }
+        if one {
+            within(&format!("{what} X's fate"), &exact[0].1, &sf, runs);
+        }
+        done += 1;
+    }
+    assert!(halved > 0, "no section fire changed by the red marker");
+}

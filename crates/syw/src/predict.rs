@@ -19,7 +19,10 @@
 //! ([`engine::odds::section_fire_terms`]); two or more sections at one
 //! target (a refused line's `FIRE AT x`, or `WITH` sections naming one
 //! target) as one fire of all their dice, the target tested once after the
-//! step, as the engine does. The rest (charges with the
+//! step, as the engine does. A refused line marked red (reforming) is
+//! disordered by its first shot unless it reforms first, so its later
+//! sections are reckoned both ways, weighted by the engine's own reform
+//! throw ([`engine::odds::reform_chance`]). The rest (charges with the
 //! other side's response, fire after another unit's result) is sampled from the engine's own adjudication
 //! of the orders over [`adjutant_measured_core::predict::SAMPLE_RUNS`] runs with dice of
 //! PREDICT's own seeds (the fog-of-war table thrown with them too), the
@@ -69,11 +72,12 @@ pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<Stri
             }
             steps if shots_at(r, st, &p.unit, steps).is_some() => {
                 let groups = shots_at(r, st, &p.unit, steps).unwrap_or_default();
+                let late = late_sections(r, st, &p.unit, steps);
                 for (k, (t, secs)) in groups.iter().enumerate() {
                     if k > 0 {
                         out.push('\n');
                     }
-                    out.push_str(&sections_odds(r, st, n, &p.unit, t, secs));
+                    out.push_str(&sections_odds(r, st, n, (&p.unit, &late), t, secs));
                 }
             }
             _ => out.push_str(&wrap(&format!(
@@ -135,39 +139,64 @@ fn target_of(p: &Plan) -> Option<&str> {
 /// Sections of a refused line that fire at one target: (name, fire bonus).
 pub type Sections = Vec<(String, bool)>;
 
+/// A refused line's shots in the order the fire step fires them: (target,
+/// section, fire bonus) each (`FIRE AT x` of a refused line: every
+/// section at x, the bonus with the centre; `FIRE AT x WITH sec [BONUS]`:
+/// [`section_shots`]'s bonus). None: not a refused line's fire.
+fn written_shots(
+    r: &Ruleset,
+    st: &State,
+    unit: &str,
+    steps: &[Step],
+) -> Option<Vec<(String, String, bool)>> {
+    let u = st.unit(unit)?;
+    match steps {
+        [Step::FireAt(t)] if !u.refused.is_empty() => Some(
+            crate::line::sections(r, u)
+                .iter()
+                .map(|(n, _)| (t.clone(), (*n).to_string(), *n == "centre"))
+                .collect(),
+        ),
+        _ => section_shots(steps),
+    }
+}
+
 /// A refused line's shots, grouped by target in the order written: for
 /// each target the sections that fire at it and whether each has the fire
-/// bonus, as the fire step gives them (`FIRE AT x` of a refused line:
-/// every section at x, the bonus with the centre; `FIRE AT x WITH sec
-/// [BONUS]`: [`section_shots`]'s bonus). None: not a refused line's fire,
-/// or two sections at one target of a unit whose red marker disorders it
-/// as its first section fires (the second's dice then change: sampled).
+/// bonus, as the fire step gives them ([`written_shots`]). None: not a
+/// refused line's fire.
 fn shots_at(
     r: &Ruleset,
     st: &State,
     unit: &str,
     steps: &[Step],
 ) -> Option<Vec<(String, Sections)>> {
-    let u = st.unit(unit)?;
-    let shots: Vec<(String, String, bool)> = match steps {
-        [Step::FireAt(t)] if !u.refused.is_empty() => crate::line::sections(r, u)
-            .iter()
-            .map(|(n, _)| (t.clone(), (*n).to_string(), *n == "centre"))
-            .collect(),
-        _ => section_shots(steps)?,
-    };
     let mut groups: Vec<(String, Sections)> = Vec::new();
-    for (t, sec, b) in shots {
+    for (t, sec, b) in written_shots(r, st, unit, steps)? {
         match groups.iter_mut().find(|g| g.0 == t) {
             Some(g) => g.1.push((sec, b)),
             None => groups.push((t, vec![(sec, b)])),
         }
     }
-    let red = u.marker.as_deref() == Some("red");
-    if groups.is_empty() || (red && groups.iter().any(|g| g.1.len() > 1)) {
-        return None;
+    (!groups.is_empty()).then_some(groups)
+}
+
+/// The sections of a red-marked (reforming) `unit` that fire after its
+/// first shot: "A red unit that fires is disordered" (docs/rules/
+/// seven-years-war.md), so if it has not reformed, each later section
+/// fires disordered. Empty for a unit without a red marker.
+fn late_sections(r: &Ruleset, st: &State, unit: &str, steps: &[Step]) -> Vec<String> {
+    if st.unit(unit).and_then(|u| u.marker.as_deref()) != Some("red") {
+        return Vec::new();
     }
-    Some(groups)
+    let shots = written_shots(r, st, unit, steps).unwrap_or_default();
+    let first = shots
+        .iter()
+        .position(|(t, sec, b)| odds::section_fire_terms(r, st, (unit, sec, *b), t).is_ok());
+    match first {
+        Some(i) => shots[i + 1..].iter().map(|x| x.1.clone()).collect(),
+        None => Vec::new(),
+    }
 }
 
 /// The odds text of the sections `secs` of `unit` firing at `target`.
@@ -175,7 +204,7 @@ fn sections_odds(
     r: &Ruleset,
     st: &State,
     n: usize,
-    unit: &str,
+    (unit, late): (&str, &[String]),
     target: &str,
     secs: &[(String, bool)],
 ) -> String {
@@ -189,9 +218,29 @@ fn sections_odds(
             "sections"
         }
     );
-    match sections_exact(r, st, unit, secs, target) {
+    match sections_exact(r, st, (unit, late), secs, target) {
         Ok((f, killed, fate)) => {
             let mut out = fire_odds_of(r, st, &head, unit, target, Ok(f), Some((killed, fate)));
+            let here: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|x| late.iter().any(|l| l == x))
+                .collect();
+            if !here.is_empty() {
+                out.push_str(&wrap(&format!(
+                    "  ({unit} has a red marker: it reforms first {}; if not, it is \
+                     disordered once its first section has fired, and the {} \
+                     {} then {} disordered, its dice halved: reckoned both ways)",
+                    pc(odds::reform_chance(r, st, unit)),
+                    here.join(" and "),
+                    if here.len() == 1 {
+                        "section"
+                    } else {
+                        "sections"
+                    },
+                    if here.len() == 1 { "fires" } else { "fire" }
+                )));
+            }
             if secs.len() > 1 {
                 out.push_str(&wrap(
                     "  (each later section's dice reckoned on the figures the earlier \
@@ -215,38 +264,28 @@ fn sections_odds(
 fn sections_exact(
     r: &Ruleset,
     st: &State,
-    unit: &str,
+    (unit, late): (&str, &[String]),
     secs: &[(String, bool)],
     target: &str,
 ) -> Result<(odds::FireTerms, Vec<f64>, [f64; 6]), String> {
     let text = sections_terms(r, st, unit, secs, target)?;
     let tg = st.unit(target).ok_or("no such unit")?;
     let by = st.unit(unit).map_or(0, |u| u.side);
+    // A red unit reforms first, or fires its later sections disordered.
+    let ways = if late.is_empty() {
+        vec![(false, 1.0)]
+    } else {
+        let reform = odds::reform_chance(r, st, unit);
+        vec![(true, reform), (false, 1.0 - reform)]
+    };
     // (killed so far, artillery fired, flank fired) -> chance.
     let mut paths: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
-    paths.insert((0, false, false), 1.0);
-    for (sec, bonus) in secs {
-        let mut next: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
-        for ((k, a, fl), p) in paths {
-            let mut s2 = st.clone();
-            if let Some(u) = s2.unit_mut(target) {
-                u.rf = u.rf.saturating_sub(k);
-            }
-            let f = (k < tg.rf)
-                .then(|| odds::section_fire_terms(r, &s2, (unit, sec, *bonus), target).ok())
-                .flatten();
-            let Some(f) = f else {
-                *next.entry((k, a, fl)).or_default() += p;
-                continue;
-            };
-            let d = kill_distribution(f.dice, f.kill.len() as u32, tg.rf - k);
-            for (j, q) in d.iter().enumerate() {
-                *next
-                    .entry((k + j as u32, a || f.artillery, fl || f.flank))
-                    .or_default() += p * q;
+    for (reformed, p) in ways {
+        if p > 0.0 {
+            for (k, q) in section_paths(r, st, (unit, late, reformed), secs, (target, tg.rf)) {
+                *paths.entry(k).or_default() += p * q;
             }
         }
-        paths = next;
     }
     let mut killed = vec![0.0; tg.rf as usize + 1];
     let mut fate = [0.0; 6];
@@ -264,6 +303,51 @@ fn sections_exact(
         }
     }
     Ok((text, killed, fate))
+}
+
+/// The sections `secs` of `unit` firing at `target` (of `rf` figures) in
+/// turn: the chance of each (killed, artillery fired, flank fired). A red
+/// `unit` that has not `reformed` fires its `late` sections disordered.
+fn section_paths(
+    r: &Ruleset,
+    st: &State,
+    (unit, late, reformed): (&str, &[String], bool),
+    secs: &[(String, bool)],
+    (target, rf): (&str, u32),
+) -> BTreeMap<(u32, bool, bool), f64> {
+    let mut paths: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
+    paths.insert((0, false, false), 1.0);
+    for (sec, bonus) in secs {
+        let mut next: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
+        for ((k, a, fl), p) in paths {
+            let mut s2 = st.clone();
+            if let Some(u) = s2.unit_mut(target) {
+                u.rf = u.rf.saturating_sub(k);
+            }
+            if let Some(u) = s2.unit_mut(unit) {
+                if reformed {
+                    u.marker = None;
+                } else if late.contains(sec) {
+                    u.marker = Some("orange".into());
+                }
+            }
+            let f = (k < rf)
+                .then(|| odds::section_fire_terms(r, &s2, (unit, sec, *bonus), target).ok())
+                .flatten();
+            let Some(f) = f else {
+                *next.entry((k, a, fl)).or_default() += p;
+                continue;
+            };
+            let d = kill_distribution(f.dice, f.kill.len() as u32, rf - k);
+            for (j, q) in d.iter().enumerate() {
+                *next
+                    .entry((k + j as u32, a || f.artillery, fl || f.flank))
+                    .or_default() += p * q;
+            }
+        }
+        paths = next;
+    }
+    paths
 }
 
 /// The terms of `secs` of `unit` all firing at `target`, as one fire: the
@@ -320,7 +404,48 @@ pub fn exact_sections_fire(
     secs: &[(String, bool)],
     target: &str,
 ) -> Option<(Vec<f64>, [f64; 6])> {
-    let (_, killed, fate) = sections_exact(r, st, shooter, secs, target).ok()?;
+    let (_, killed, fate) = sections_exact(r, st, (shooter, &[]), secs, target).ok()?;
+    Some((killed, fate))
+}
+
+/// The sections of `side`'s `orders` for the red-marked `unit` that fire
+/// after its first shot ([`late_sections`]; for
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn red_late_sections(
+    r: &Ruleset,
+    st: &State,
+    side: &str,
+    orders: &str,
+    unit: &str,
+) -> Vec<String> {
+    let Some(idx) = st.side_index(side) else {
+        return Vec::new();
+    };
+    let Ok(plans) = engine::check(r, st, idx, orders) else {
+        return Vec::new();
+    };
+    plans
+        .iter()
+        .find(|p| p.unit == unit)
+        .map(|p| late_sections(r, st, unit, &p.steps))
+        .unwrap_or_default()
+}
+
+/// [`exact_sections_fire`] of a refused line that may be marked red
+/// (issue 55): `late` are the sections of `shooter`'s order that fire
+/// after its first shot, disordered if it has not reformed; the reform
+/// die's chance taken over both ways (for
+/// tests/it/predict_measured_property.rs).
+#[must_use]
+pub fn exact_red_sections_fire(
+    r: &Ruleset,
+    st: &State,
+    (shooter, late): (&str, &[String]),
+    secs: &[(String, bool)],
+    target: &str,
+) -> Option<(Vec<f64>, [f64; 6])> {
+    let (_, killed, fate) = sections_exact(r, st, (shooter, late), secs, target).ok()?;
     Some((killed, fate))
 }
 

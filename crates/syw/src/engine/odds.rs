@@ -126,3 +126,46 @@ pub fn settle_fire(
     tn.sweep_destroyed();
     (tn.st, tn.ev)
 }
+
+/// The chance that `unit`, marked red (reforming), reforms in the
+/// player-turn's step of dice to clear disorders ("For reforming units,
+/// with red markers, 1d6; Green 1d6 All but 1 ...") before it fires: the
+/// engine's own clearing step played on a copy holding the unit alone,
+/// for each face of each die it throws. 1 for a unit without a red marker
+/// (nothing to clear); 0 for one that does not throw (an incorrect
+/// formation keeps its marker).
+#[must_use]
+pub fn reform_chance(r: &Ruleset, st: &State, unit: &str) -> f64 {
+    if st.unit(unit).and_then(|u| u.marker.as_deref()) != Some("red") {
+        return 1.0;
+    }
+    let Ok(t) = tables(r) else {
+        return 0.0;
+    };
+    let mut copy = st.clone();
+    copy.units.retain(|u| u.id == unit);
+    let mut cleared = 0.0;
+    let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
+    while let Some((p, faces)) = open.pop() {
+        let mut dice = adjutant_dice::ForcedDice::new(faces.clone());
+        let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+        let mut chance = Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let mut tn = quiet(r, t, &copy, Some(&mut chance));
+        clear_disorder(&mut tn);
+        let gone = tn.st.unit(unit).is_some_and(|u| u.marker.is_none());
+        drop(tn);
+        if adjutant_dice::Dice::rolled(&dice) > faces.len() {
+            for f in 1..=6 {
+                let mut more = faces.clone();
+                more.push(f);
+                open.push((p / 6.0, more));
+            }
+        } else if gone {
+            cleared += p;
+        }
+    }
+    cleared
+}
