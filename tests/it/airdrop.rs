@@ -5,11 +5,11 @@
 //! with its line and column.
 
 use crate::common;
-use common::{unqp, Site};
+use common::unqp;
 
 #[test]
 fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.new_game(
         "maleme",
         &["axis=alice@example.org", "allies=bob@example.org"],
@@ -75,7 +75,7 @@ fn maleme_drops_by_dice_reports_the_landings_and_verifies() {
 
 #[test]
 fn a_bad_airdrop_is_refused_with_line_and_column() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let shipped = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/memoir44/maleme.toml"

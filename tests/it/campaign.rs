@@ -75,7 +75,7 @@ fn settle_pre_battle(site: &Site, n: &mut u32, game: i64, players: &[(&str, &str
 
 #[test]
 fn a_three_battle_campaign_by_mail() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let out = site.ok(&[
         "campaign",
         "new",
@@ -248,7 +248,7 @@ fn seats_of(site: &Site, game: i64) -> Vec<String> {
 /// is credited with its battles.
 #[test]
 fn teams_play_a_campaign() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -446,7 +446,7 @@ fn refused(site: &Site, scenarios: &[&str], players: &[&str]) -> String {
 /// the battle and what is wrong; nothing is created (issue 39).
 #[test]
 fn campaign_new_checks_every_battle() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let ww2 = ["allies=alice@example.org", "axis=bob@example.org"];
     let said = refused(&site, &["pegasus-bridge", "nosuch"], &ww2);
     assert!(said.contains("battle 2 (nosuch)"), "{said}");
@@ -500,7 +500,7 @@ fn campaign_new_checks_every_battle() {
 /// series with standings: accepted, and played by mail to its second
 /// battle, which starts without pre-battle dice (issue 39).
 fn a_series_to_its_second_battle(scenarios: [&str; 2], sides: [&str; 2]) {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let a = format!("{}=alice@example.org", sides[0]);
     let b = format!("{}=bob@example.org", sides[1]);
     site.ok(&[
@@ -576,7 +576,7 @@ fn a_seven_years_war_campaign_is_a_series() {
 /// (issue 39, acceptance 2).
 #[test]
 fn a_campaign_whose_next_battle_fails_stops_and_resumes() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = site.path().join("sme.toml");
     let shipped = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -672,7 +672,7 @@ fn verify_text(site: &Site, name: &str, text: &str) -> (bool, String) {
 /// and names the game and the field.
 #[test]
 fn verify_recomputes_a_resignation_and_a_draw() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let mut n = 0;
     send(&site, &mut n, "bob@example.org", "RESIGN\n");
@@ -708,7 +708,7 @@ fn verify_recomputes_a_resignation_and_a_draw() {
     );
 
     // A draw agreed by mail: offered by the Axis, accepted by the Allies.
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     send(&site, &mut n, "bob@example.org", "DRAW\n");
     send(&site, &mut n, "alice@example.org", "DRAW\n");
@@ -731,7 +731,7 @@ fn verify_recomputes_a_resignation_and_a_draw() {
 /// on one with a battle dropped or a winner flipped (issue 39).
 #[test]
 fn verify_checks_a_campaigns_list_of_battles() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -817,7 +817,7 @@ fn record_of(show: &str, who: &str) -> Vec<u32> {
 /// newcomer does not inherit it (issue 39, acceptance 4).
 #[test]
 fn a_replaced_players_record_stays_closed() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -870,7 +870,7 @@ fn newest(site: &Site, who: &str, what: &str) -> String {
 /// "smaller points").
 #[test]
 fn the_next_battles_welcome_reads_as_a_new_battle() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -941,7 +941,7 @@ fn board_turn(report: &str) -> u32 {
 /// names is the turn its board shows (issue 39, "smaller points").
 #[test]
 fn a_pre_battle_tells_the_choices_and_keeps_the_turns() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     // Eight dice a side: each side owes choices (the odds of one owing none
     // are below one in ten thousand).
     site.pegasus_bridge(&["--option", "campaign-dice=allies:8,axis:8"]);
@@ -1035,7 +1035,7 @@ fn a_game_ended_before_endings_were_recorded_still_verifies() {
             "",
         ),
     ] {
-        let site = Site::new();
+        let site = crate::common::svg_site();
         site.pegasus_bridge(&[]);
         let mut n = 0;
         for (who, body) in moves {
@@ -1072,7 +1072,7 @@ fn shipped_campaigns() -> Vec<std::path::PathBuf> {
 
 #[test]
 fn every_shipped_campaign_file_passes_check_campaign() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let files = shipped_campaigns();
     let names: Vec<String> = files
         .iter()
@@ -1179,7 +1179,7 @@ fn broken_files() -> Vec<(&'static str, String, &'static str)> {
 
 #[test]
 fn broken_campaign_files_get_their_line_and_column() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     for (name, text, want) in broken_files() {
         let file = site.path().join(format!("{name}.toml"));
         std::fs::write(&file, text).unwrap();
@@ -1219,7 +1219,7 @@ fn shipped(name: &str) -> String {
 
 #[test]
 fn campaign_new_file_binds_every_role() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = shipped("market-garden");
     let out = site.run(&[
         "campaign",
@@ -1296,7 +1296,7 @@ fn dice_option(parts: &[(&str, u64)]) -> String {
 /// export verifies, and names battle 3 if its roles are swapped back.
 #[test]
 fn a_campaign_file_branches_on_the_winner_and_swaps_sides() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let (alice, bob) = ("alice@example.org", "bob@example.org");
     let out = site.ok(&[
         "campaign",
@@ -1390,7 +1390,7 @@ fn a_campaign_file_branches_on_the_winner_and_swaps_sides() {
 /// Sainte-Mere-Eglise.
 #[test]
 fn a_campaign_file_takes_the_axis_branch() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -1421,7 +1421,7 @@ fn games_count(site: &Site) -> i64 {
 /// campaign rolls none).
 #[test]
 fn a_campaign_file_may_roll_no_pre_battle_dice() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = site.path().join("friendly.toml");
     std::fs::write(
         &file,
@@ -1467,7 +1467,7 @@ fn a_campaign_file_may_roll_no_pre_battle_dice() {
 /// that role plays there, and the old player's record stays closed.
 #[test]
 fn a_replaced_player_hands_over_his_role() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",
@@ -1510,7 +1510,7 @@ fn a_replaced_player_hands_over_his_role() {
 /// creates the next battle from wherever it runs.
 #[test]
 fn a_campaign_file_names_a_scenario_file_beside_it() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let club = site.path().join("club");
     std::fs::create_dir_all(&club).unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -22,7 +22,7 @@ fn variant(site: &Site, path: &str, name: &str, edit: (&str, &str)) -> std::path
 
 #[test]
 fn a_whole_game_by_submit_then_export_and_verify() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let rules = memoir44::Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed([7; 32]);
@@ -110,7 +110,7 @@ fn a_running_games_export_checks_its_dice_without_the_seed() {
     // turns (which reveals the seed): then another game is played.
     let (site, export, mut json) = (0..5)
         .find_map(|_| {
-            let site = Site::new();
+            let site = crate::common::svg_site();
             site.new_game(
                 "pegasus-bridge",
                 &["allies=a@example.org", "axis=b@example.org"],
@@ -173,7 +173,7 @@ fn a_running_games_export_checks_its_dice_without_the_seed() {
 
 #[test]
 fn submit_rejects_illegal_orders_and_changes_nothing() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let f = site.path().join("o.txt");
     std::fs::write(&f, "PLAY probe-centre\nMOVE A1 Z9\n").unwrap();
@@ -194,7 +194,7 @@ fn submit_rejects_illegal_orders_and_changes_nothing() {
 
 #[test]
 fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = variant(
         &site,
         "scenarios/memoir44/pegasus-bridge.toml",
@@ -220,7 +220,7 @@ fn a_clubs_own_scenario_file_plays_and_replays_without_the_file() {
 
 #[test]
 fn a_broken_scenario_file_is_refused_with_line_and_column() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = site.path().join("broken.toml");
     std::fs::write(
         &file,
@@ -269,7 +269,7 @@ fn a_broken_scenario_file_is_refused_with_line_and_column() {
 /// are read.
 #[test]
 fn a_measured_scenario_naming_the_other_books_key_is_refused_at_the_key() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let cases = [
         (
             "scenarios/charge/el-bodon-1811.toml",
@@ -321,7 +321,7 @@ fn a_measured_scenario_naming_the_other_books_key_is_refused_at_the_key() {
 
 #[test]
 fn a_house_rule_variant_of_the_ruleset() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let variant = variant(
         &site,
         "rulesets/memoir44.toml",
@@ -373,7 +373,7 @@ fn a_house_rule_variant_of_the_ruleset() {
 
 #[test]
 fn observers_see_each_turn_without_any_hand() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.new_game(
         "pegasus-bridge",
         &["allies=a@example.org", "axis=b@example.org"],
@@ -408,7 +408,7 @@ fn observers_see_each_turn_without_any_hand() {
 
 #[test]
 fn an_unknown_game_option_is_refused_and_no_game_is_made() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let out = site.run(&[
         "new-game",
         "--scenario",
@@ -432,7 +432,7 @@ fn an_unknown_game_option_is_refused_and_no_game_is_made() {
 /// says how they were made.
 #[test]
 fn a_format_1_export_still_verifies() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/exports");
     let over = dir.join("format1-over.json");
     let ok = site.ok(&["verify", over.to_str().unwrap()]);
@@ -483,7 +483,7 @@ fn a_format_1_export_still_verifies() {
 /// is, and a TURN already played is refused as by mail.
 #[test]
 fn submit_takes_the_template_as_mailed() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.new_game(
         "le-cateau-1914",
         &["british=a@example.org", "german=b@example.org"],
@@ -517,7 +517,7 @@ fn submit_takes_the_template_as_mailed() {
 /// scenario's sides, not a "game 0" that does not exist.
 #[test]
 fn new_game_with_a_wrong_side_names_no_game_0() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let out = site.run(&[
         "new-game",
         "--scenario",

@@ -41,7 +41,7 @@ fn start(site: &Site, nmr: &str) {
 
 #[test]
 fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait");
     let welcomes = site.mails();
     // Two seats and the referee's own seat.
@@ -106,7 +106,7 @@ fn reminder_a_day_before_and_nmr_at_the_deadline_across_dst() {
 
 #[test]
 fn nmr_pass_adjudicates_the_turn() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "pass");
     site.at("2026-10-26T12:00:00Z", &["serve", "--once"]);
     let games = site.at("2026-10-26T12:00:00Z", &["games"]);
@@ -135,7 +135,7 @@ fn nmr_pass_adjudicates_the_turn() {
 
 #[test]
 fn paused_games_do_not_time_out() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "pass");
     // The mails but the notices of the clock's changes (issue 38: everyone
     // is told of a pause and a resume).
@@ -156,7 +156,7 @@ fn paused_games_do_not_time_out() {
 
 #[test]
 fn timezone_and_absence_by_mail() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait");
     let alice = reply_address(&site, "alice@example.org");
     // Alice moves to Tokyo time, and will be away over the deadline.
@@ -269,7 +269,7 @@ fn second_game(site: &Site, at: &str, deadline: &str) {
 /// every pass with `UNIQUE constraint failed: outbox.message_id`).
 #[test]
 fn an_extension_after_the_reminder_stops_no_clock() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait"); // deadline Mon 26 Oct 12:00 UTC
     second_game(&site, "2026-10-23T18:00:00Z", "72h"); // Mon 26 Oct 18:00 UTC
     serve_at(&site, "2026-10-25T12:00:00Z");
@@ -312,7 +312,7 @@ fn an_extension_after_the_reminder_stops_no_clock() {
 /// and the healthy games around it keep their deadlines.
 #[test]
 fn a_broken_game_does_not_stop_the_others() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait");
     second_game(&site, "2026-10-23T12:00:00Z", "72h");
     let scenario = site.scenario();
@@ -362,7 +362,7 @@ fn submit_pass(site: &Site, now: &str, side: &str) {
 #[test]
 fn wait_keeps_going_for_ten_turn_lengths() {
     use chrono::{DateTime, Duration, Utc};
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let scenario = site.scenario();
     site.at(
         "2026-10-23T12:00:00Z",
@@ -437,7 +437,7 @@ fn wait_keeps_going_for_ten_turn_lengths() {
 /// reminder again after it.
 #[test]
 fn pause_resume_and_extend_are_told_and_keep_a_deadline() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait");
     serve_at(&site, "2026-10-25T12:00:00Z"); // the reminder
     let out = site
@@ -514,7 +514,7 @@ fn mail_at(site: &Site, now: &str, who: &str, id: &str, body: &str) -> String {
 /// nothing; an absence wholly past is refused; ABSENCE END ends one.
 #[test]
 fn absence_days_are_dates_in_the_players_zone() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     start(&site, "wait");
     let now = "2026-10-23T13:00:00Z";
     let a = mail_at(
@@ -603,7 +603,7 @@ fn game_turn(site: &Site) -> i64 {
 /// when it is not the side's turn is told of the deadline.
 #[test]
 fn a_late_artillery_mail_is_refused_not_applied_to_the_move() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     grid_game(&site, "pass");
     let welcome = mails_to(&site, "bob@example.org", "Welcome to game 1");
     assert!(welcome[0].contains("TURN 1 "), "{}", welcome[0]);
@@ -663,7 +663,7 @@ fn a_late_artillery_mail_is_refused_not_applied_to_the_move() {
 /// on time; the absent side's come at the end of its absence.
 #[test]
 fn one_sides_absence_moves_only_its_deadline() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     grid_game(&site, "pass");
     let a = mail_at(
         &site,
@@ -711,7 +711,7 @@ mod property {
     //! the end every reminder and missed deadline was handled (and mailed)
     //! exactly once.
 
-    use super::common::{self, Site};
+    use super::common;
     use adjutant::config::Config;
     use adjutant::engine::dice::{ChaChaDice, Dice};
     use adjutant::service::clock::{stamp, FixedClock};
@@ -974,7 +974,7 @@ mod property {
     /// One run: `games` games for `days` days of the judge's clock, passes
     /// from a minute to 12 hours apart. Returns (passes, misses handled).
     fn run(seed: u8, games: usize, days: i64) -> (usize, i64) {
-        let site = Site::new();
+        let site = crate::common::svg_site();
         let cfg = Config::load(&site.config()).unwrap();
         let t0 = parse("2026-10-01T09:00:00Z");
         let mut w = World {
@@ -1045,7 +1045,7 @@ mod property {
 /// alone: the last pass ends it.
 #[test]
 fn the_notices_of_the_deadline_that_ends_a_game_come_first() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let file = site.path().join("short.toml");
     let shipped = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -46,7 +46,7 @@ fn told(t: &str) -> Vec<String> {
 
 #[test]
 fn an_event_its_family_cannot_read_is_told_as_unreadable_not_dropped() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     assert_eq!(submit_random_turns(&site, 1, 11), 1);
     let before = history_of_turn_one(&site, 1);

@@ -35,7 +35,7 @@ fn to_count(site: &Site, who: &str) -> usize {
 
 #[test]
 fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let body = "HELP\n".repeat(2000);
     site.drop_mail(
@@ -62,7 +62,7 @@ fn a_forged_mail_with_2000_help_lines_gets_one_short_answer() {
 
 #[test]
 fn a_seat_asking_for_200_maps_gets_one_answer() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let before = site.mails().len();
@@ -103,7 +103,7 @@ fn a_seat_asking_for_200_maps_gets_one_answer() {
 
 #[test]
 fn more_commands_than_the_cap_are_listed_as_not_done() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     set_config(&site, "commands_per_mail", "2");
     let alice = reply_address(&site, "alice@example.org");
@@ -128,7 +128,7 @@ fn more_commands_than_the_cap_are_listed_as_not_done() {
 
 #[test]
 fn answers_to_one_address_are_capped_and_the_sender_told_once() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     set_config(&site, "answers_per_address_hour", "3");
     for i in 0..8 {
         site.drop_mail(
@@ -159,7 +159,7 @@ fn answers_to_one_address_are_capped_and_the_sender_told_once() {
 
 #[test]
 fn the_global_cap_holds_for_many_addresses() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     set_config(&site, "answers_per_hour", "5");
     for i in 0..9 {
         site.drop_mail(
@@ -204,7 +204,7 @@ fn valid_orders(site: &Site) -> String {
 
 #[test]
 fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
@@ -265,7 +265,7 @@ fn a_2mb_mail_of_chatter_before_orders_is_read_quickly_with_a_short_receipt() {
 
 #[test]
 fn a_megabyte_join_line_gets_a_short_answer() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let body = format!("JOIN {}\n", "7".repeat(1_000_000));
     site.drop_mail(
         "j.eml",
@@ -279,7 +279,7 @@ fn a_megabyte_join_line_gets_a_short_answer() {
 
 #[test]
 fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     common::submit_random_turns(&site, 6, 7);
     let private_cards = |json: &str| -> Vec<String> {
@@ -354,7 +354,7 @@ fn the_export_of_a_running_game_holds_no_private_card_and_still_verifies() {
 
 #[test]
 fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
@@ -402,7 +402,7 @@ fn a_responder_quoting_the_receipt_without_quote_marks_gives_no_orders() {
 
 #[test]
 fn the_log_shows_control_characters_escaped() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let raw = "From: x@example.org\r\nTo: judge@localhost\r\nSubject: =?utf-8?q?hi=0D=0ABcc:_victim@example.org?=\r\nMessage-ID: <crlf@example.org>\r\n\r\nHELP\r\n";
     site.drop_mail("c.eml", raw.as_bytes());
     site.ok(&["serve", "--once"]);
@@ -416,7 +416,7 @@ fn the_log_shows_control_characters_escaped() {
 
 #[test]
 fn subjects_never_echo_a_secret() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     site.drop_mail(
         "p.eml",
@@ -444,7 +444,7 @@ fn subjects_never_echo_a_secret() {
 
 #[test]
 fn an_answer_that_cannot_be_composed_is_logged_as_not_sent() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     // An address mail-parser reads but no mail can be addressed to.
     let raw = "From: \"john doe\"@example.org\r\nTo: judge@localhost\r\nSubject: help\r\nMessage-ID: <ns@example.org>\r\n\r\nHELP\r\n";
     site.drop_mail("n.eml", raw.as_bytes());
@@ -459,7 +459,7 @@ fn an_answer_that_cannot_be_composed_is_logged_as_not_sent() {
 /// is logged with the reason and answered nowhere.
 #[test]
 fn malformed_from_headers_are_answered_at_the_one_address() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mail");
     let cases = [
         ("from-unquoted-comma", Some("d.braun@corp.example")),
@@ -524,7 +524,7 @@ fn open_to_others(dir: &std::path::Path) -> Vec<String> {
 #[test]
 fn init_and_serve_leave_no_file_readable_by_others() {
     use std::os::unix::fs::PermissionsExt;
-    let site = Site::new();
+    let site = crate::common::svg_site();
     assert_eq!(
         open_to_others(site.path()),
         Vec::<String>::new(),
@@ -593,7 +593,7 @@ fn multipart(from: &str, msgid: &str, body: &str, boundary: &str) -> Vec<u8> {
 /// answer naming the limit.
 #[test]
 fn size_limits_set_low_refuse_with_one_answer_naming_the_limit() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     set_config(&site, "max_message_bytes", "5000");
     set_config(&site, "max_attachment_bytes", "300");
     set_config(&site, "max_mime_depth", "2");
@@ -721,7 +721,7 @@ fn holds(hay: &[u8], needle: &str) -> bool {
 /// stops working, the reply token stays), rotate-secret a fresh token too.
 #[test]
 fn the_database_holds_no_credential_in_plain_text() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "new-game",
         "--scenario",
@@ -911,7 +911,7 @@ fn the_database_holds_no_credential_in_plain_text() {
 /// IMAP server that cannot be reached is reported once, not per poll.
 #[test]
 fn the_start_up_line_names_the_real_mail_paths() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let out = site.run(&["serve", "--once"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mail in from the Maildir"), "{err}");
@@ -950,7 +950,7 @@ fn the_start_up_line_names_the_real_mail_paths() {
 /// X-Original-To, or the `for` clause of Received.
 #[test]
 fn a_token_only_in_the_envelope_is_found() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let before = to_count(&site, "alice@example.org");
@@ -982,7 +982,7 @@ fn a_token_only_in_the_envelope_is_found() {
 /// echoing every one (2.4 MB). The echo is the first 200 lines and a count.
 #[test]
 fn a_mail_of_many_order_lines_gets_a_bounded_receipt() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
@@ -1018,7 +1018,7 @@ fn a_mail_of_many_order_lines_gets_a_bounded_receipt() {
 /// answer stays short.
 #[test]
 fn an_order_line_over_400_characters_is_refused_with_a_short_answer() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     let orders = valid_orders(&site);
@@ -1048,7 +1048,7 @@ fn an_order_line_over_400_characters_is_refused_with_a_short_answer() {
 #[test]
 fn a_large_image_attached_to_orders_is_skipped_not_refused() {
     use base64::Engine as _;
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     // A 2 MB "photo" (random-looking bytes) and a 600 kB signature image.

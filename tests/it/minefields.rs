@@ -4,9 +4,6 @@
 //! Miteiriya Ridge lays its minefields with strengths drawn by the game's
 //! hidden-shuffle stream, shows a player no strength and the referee all.
 
-use crate::common;
-use common::Site;
-
 fn shipped() -> String {
     std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -17,7 +14,7 @@ fn shipped() -> String {
 
 #[test]
 fn a_bad_minefield_or_a_second_engineer_unit_is_refused_with_line_and_column() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let shipped = shipped();
     // (text in the file, its replacement, words of the answer, the
     // replacement's line of the mistake counted from its first line).

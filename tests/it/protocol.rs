@@ -12,7 +12,7 @@ fn submissions(site: &Site) -> i64 {
 
 #[test]
 fn a_forged_from_changes_nothing_and_tells_the_forger_nothing() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let before = site.mails().len();
     let state_before: String = site
@@ -82,8 +82,8 @@ fn a_forged_from_changes_nothing_and_tells_the_forger_nothing() {
 
 #[test]
 fn two_judges_cannot_start_a_loop() {
-    let a = Site::new();
-    let b = Site::new();
+    let a = crate::common::svg_site();
+    let b = crate::common::svg_site();
     // A stranger's mail to judge A, with judge B as the sender (a misrouted or forged mail).
     a.drop_mail(
         "1.eml",
@@ -108,7 +108,7 @@ fn two_judges_cannot_start_a_loop() {
 
 #[test]
 fn a_vacation_responder_gets_at_most_one_answer() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let welcome = site
         .mails()
@@ -174,7 +174,7 @@ fn a_vacation_responder_gets_at_most_one_answer() {
 
 #[test]
 fn join_an_open_seat_then_offer_and_accept_a_draw() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.new_game(
         "pegasus-bridge",
         &["allies=alice@example.org", "axis=open"],
@@ -258,7 +258,7 @@ fn join_an_open_seat_then_offer_and_accept_a_draw() {
 
 #[test]
 fn orders_from_another_address_are_copied_to_the_seat() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let alice = reply_address(&site, "alice@example.org");
     // Alice writes from her work address, replying to the judge's mail.
@@ -290,7 +290,7 @@ fn orders_from_another_address_are_copied_to_the_seat() {
 
 #[test]
 fn accepted_orders_are_echoed_back_in_canonical_form() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let rules = adjutant::rules::Rules::load("memoir44").unwrap();
     let state = {
@@ -365,7 +365,7 @@ fn accepted_orders_are_echoed_back_in_canonical_form() {
 /// keeps a game's mails in one thread.
 #[test]
 fn turn_reports_thread_under_each_players_welcome() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let rules = adjutant::rules::Rules::load("memoir44").unwrap();
     let state = {

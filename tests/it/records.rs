@@ -52,7 +52,7 @@ fn submissions(site: &Site, game: i64) -> i64 {
 /// with the reason, and the finished game's export still verifies.
 #[test]
 fn amend_after_the_end_is_refused_by_mail_and_cli() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org"]);
     let mut n = 0;
     send(&site, &mut n, "bob@example.org", "RESIGN\n");
@@ -102,7 +102,7 @@ fn amend_after_the_end_is_refused_by_mail_and_cli() {
 /// (design: every message gets an answer), and changes nothing.
 #[test]
 fn resign_and_draw_on_a_finished_game_are_answered() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let mut n = 0;
     send(&site, &mut n, "bob@example.org", "RESIGN\n");
@@ -179,7 +179,7 @@ fn pass_orders(site: &Site, game: i64, side: &str) -> String {
 /// contradicts its address: refused, saying why, and neither game moves.
 #[test]
 fn a_game_line_that_contradicts_the_reply_address_is_refused() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     site.pegasus_bridge(&[]);
     let mut n = 0;
@@ -248,7 +248,7 @@ fn a_game_line_that_contradicts_the_reply_address_is_refused() {
 /// than the address is refused, saying why.
 #[test]
 fn a_password_for_another_seat_than_the_address_is_refused() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let mut n = 0;
     let alice = reply_address(&site, "alice@example.org");
@@ -291,7 +291,7 @@ fn a_password_for_another_seat_than_the_address_is_refused() {
 /// turn length (72h), not the three weeks again.
 #[test]
 fn resume_after_a_turn_played_while_paused_gives_one_turn_length() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.at(
         "2026-10-01T00:00:00Z",
         &[
@@ -350,7 +350,7 @@ fn verify_edit(site: &Site, name: &str, ex: &serde_json::Value) -> (bool, String
 /// redundant option added, a running game's last turn dropped: each fails.
 #[test]
 fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let mut n = 0;
     let file = site.path().join("orders.txt");
@@ -387,7 +387,7 @@ fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
     assert!(!ok && said.contains("set-up"), "{said}");
 
     // A running game: its players' export without its last turn.
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     for side in ["allies", "axis"] {
         std::fs::write(&file, pass_orders(&site, 1, side)).unwrap();
@@ -408,7 +408,7 @@ fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
 /// "1 deadline", not "1 deadlines".
 #[test]
 fn the_wait_notice_gives_the_next_deadline_and_counts_in_english() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.at(
         "2026-10-01T12:00:00Z",
         &[
@@ -456,7 +456,7 @@ fn the_wait_notice_gives_the_next_deadline_and_counts_in_english() {
 /// "turns 1-1".
 #[test]
 fn approving_one_turn_says_turn_not_turns_1_1() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org", "--review", "24h"]);
     let file = site.path().join("orders.txt");
     std::fs::write(&file, pass_orders(&site, 1, "allies")).unwrap();
@@ -468,7 +468,7 @@ fn approving_one_turn_says_turn_not_turns_1_1() {
 /// Two games of Alice and Bob on one site: each line (created at, who
 /// resigns, when). Each game's id is its place in `games`. The `standings`.
 fn season(games: &[(&str, &str, &str)]) -> String {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     for (created, _, _) in games {
         site.at(
             created,
@@ -561,7 +561,7 @@ fn team_game(site: &Site) {
 /// the host is told the host did it, not the referee.
 #[test]
 fn a_replaced_field_marshal_keeps_his_record_and_the_host_is_named() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     team_game(&site);
     site.ok(&[
         "replace-seat",
@@ -606,7 +606,7 @@ fn a_replaced_field_marshal_keeps_his_record_and_the_host_is_named() {
 /// waits for Bill (the flanks): Bill is reminded, Ann is not.
 #[test]
 fn a_reminder_goes_to_the_members_whose_part_is_missing() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let t0 = "2026-11-01T12:00:00Z";
     site.at(
         t0,
@@ -673,7 +673,7 @@ fn a_reminder_goes_to_the_members_whose_part_is_missing() {
 /// C-in-C is told.
 #[test]
 fn a_part_held_before_the_card_is_told_to_the_team() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.new_game(
         "pegasus-bridge",
         &[
@@ -713,7 +713,7 @@ fn a_part_held_before_the_card_is_told_to_the_team() {
 /// and his reply address stops carrying the desk.
 #[test]
 fn the_referee_can_be_replaced() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org"]);
     let old_desk = reply_address(&site, "ref@example.org");
     let out = site.run(&["replace-seat", "1", "referee", "new-ref@example.org"]);
@@ -775,7 +775,7 @@ fn the_referee_can_be_replaced() {
 /// keeps its columns for a long ruleset name and a scenario file.
 #[test]
 fn standings_hide_the_hosts_path_and_games_columns_align() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let dir = site.path().join("club-scenarios");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("our-bridge.toml");
@@ -832,7 +832,7 @@ fn standings_hide_the_hosts_path_and_games_columns_align() {
 /// battle still hold in the next.
 #[test]
 fn a_campaign_keeps_each_players_timezone_and_absence() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let t0 = "2026-11-01T12:00:00Z";
     site.at(
         t0,
@@ -894,7 +894,7 @@ fn a_campaign_keeps_each_players_timezone_and_absence() {
 /// unchanged.
 #[test]
 fn a_field_marshal_sets_his_own_timezone() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     team_game(&site);
     let emil = reply_address(&site, "emil@example.org");
     let before = site.mails().len();
@@ -929,7 +929,7 @@ fn a_field_marshal_sets_his_own_timezone() {
 /// claiming format 3 while it carries a chain is refused (a downgrade).
 #[test]
 fn a_format_3_export_still_verifies_and_a_downgrade_is_refused() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let mut n = 0;
     send(&site, &mut n, "bob@example.org", "RESIGN\n");
@@ -967,7 +967,7 @@ fn a_format_3_export_still_verifies_and_a_downgrade_is_refused() {
 /// passing and its standings stay as they were.
 #[test]
 fn amend_of_a_campaigns_finished_battle_is_refused() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.ok(&[
         "campaign",
         "new",

@@ -33,7 +33,7 @@ fn pass_orders(site: &Site, side: &str) -> String {
 
 #[test]
 fn review_mode_amend_and_approve_by_mail_then_verify() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org", "--review", "24h"]);
     let welcome = site.mails();
     assert!(
@@ -148,7 +148,7 @@ fn review_mode_amend_and_approve_by_mail_then_verify() {
 
 #[test]
 fn a_player_cannot_use_the_referee_commands() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org"]);
     let alice = reply_address(&site, "alice@example.org");
     site.drop_mail(
@@ -207,7 +207,7 @@ fn newest_to(site: &Site, who: &str) -> String {
 /// view carries, nor its report) until APPROVE; then they show it.
 #[test]
 fn review_mode_holds_every_answer_until_approve() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[
         "--referee",
         "ref@example.org",
@@ -340,7 +340,7 @@ fn review_mode_holds_every_answer_until_approve() {
 /// mail with ROTATE, answered only at the referee's address.
 #[test]
 fn the_referees_credentials_can_be_rotated() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&["--referee", "ref@example.org"]);
     let welcome = newest_to(&site, "ref@example.org");
     let secret_in = |m: &str, prefix: &str| {
@@ -427,7 +427,7 @@ fn the_referees_credentials_can_be_rotated() {
 /// mail, not from a forged From with no credential.
 #[test]
 fn status_leaves_the_players_secret_working() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     site.pegasus_bridge(&[]);
     let welcome = newest_to(&site, "bob@example.org");
     let secret = welcome

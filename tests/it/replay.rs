@@ -332,7 +332,7 @@ fn check_family(spec: &Spec, phases: u32, score: &str) {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let (judge, id) = finished_game(&site, spec, phases);
     let game = judge.game(id).unwrap();
     let side = judge.position(&game, Some(0)).unwrap();
@@ -438,7 +438,7 @@ fn the_address_names_the_turn_and_the_network_check_can_fail() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let (_judge, id) = finished_game(&site, &spec_of("memoir44", "pegasus-bridge"), 12);
     let html = site.ok(&["replay", &id.to_string()]);
     let script = r"<script>
@@ -537,7 +537,7 @@ fn kriegspiel() -> Spec {
 /// referee's; `adjutant replay --as SIDE` writes the same bytes.
 #[test]
 fn replay_by_mail_attaches_the_seats_own_view() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let (mut judge, id) = play_game(&site, &kriegspiel(), 8);
     let game = judge.game(id).unwrap();
     assert_eq!(game.status, "active");
@@ -608,7 +608,7 @@ fn replay_by_mail_attaches_the_seats_own_view() {
 /// played 40 turns with seeded random orders, the whole game.
 #[test]
 fn a_forty_turn_replay_stays_small() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let spec = Spec {
         max_phases: 40,
         ..spec_of("memoir44", "sainte-mere-eglise")
@@ -642,7 +642,7 @@ fn a_forty_turn_replay_stays_small() {
 /// the seed and the whole game's replay attached, as a resignation's is.
 #[test]
 fn a_game_ended_by_its_rules_mails_everyone_the_replay() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let spec = spec_of("memoir44", "pegasus-bridge");
     let (judge, id) = play_game(&site, &spec, 300);
     let game = judge.game(id).unwrap();

@@ -215,7 +215,7 @@ fn from_standings(json: &Value) -> BTreeMap<String, Counted> {
 /// running game with a deadline: the site, the judge (its clock at
 /// `t0`), the seating of the finished games and the running game's id.
 fn club() -> (Site, Judge, Seating, i64) {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let mut judge = judge_at(&site, t0());
     let mut seating = Seating::new();
     // 50 games, each ended by a resignation or an agreed draw.
@@ -432,7 +432,7 @@ fn private_leaves_fay_out(
 /// gets no standings.
 #[test]
 fn standings_need_a_seat() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let judge = judge_at(&site, t0());
     judge
         .turns()
@@ -475,7 +475,7 @@ fn standings_need_a_seat() {
 /// newcomer gets the result.
 #[test]
 fn a_replaced_player_has_a_game_left_and_no_result() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let mut judge = judge_at(&site, t0());
     let id = judge
         .turns()

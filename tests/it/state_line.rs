@@ -104,7 +104,7 @@ fn try_guesses(
 /// and learns nothing.
 #[test]
 fn the_state_line_does_not_test_guesses_about_an_initiative_choice() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let players = ["alice@example.org", "bob@example.org"];
     site.new_game(
         "le-cateau-1914",
@@ -196,7 +196,7 @@ fn standing_guesses() -> Vec<Vec<String>> {
 /// of them on the State lines it was mailed.
 #[test]
 fn the_state_line_does_not_test_guesses_about_standing_orders() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let players = ["alice@example.org", "bob@example.org"];
     site.new_game(
         "el-bodon-1811",

@@ -204,7 +204,7 @@ fn amend(judge: &mut Judge, id: i64) {
 
 /// Play seed `n` of `kind`; the exports to tamper with (as JSON).
 fn game_exports(kind: &Kind, n: u64) -> Vec<(String, Value)> {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let mut judge = judge(&site);
     let seed = derive(
         "adjutant/tamper",
@@ -277,7 +277,7 @@ fn game_exports(kind: &Kind, n: u64) -> Vec<(String, Value)> {
 /// A campaign of two Pegasus Bridge battles: the first resigned, the
 /// second running. Its export (as JSON).
 fn campaign_export(n: u64) -> Value {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let mut judge = judge(&site);
     let spec = CampaignSpec {
         name: format!("season{n}"),

@@ -157,7 +157,7 @@ fn new_mails(site: &Site, before: usize) -> Vec<String> {
 
 #[test]
 fn three_against_two_by_mail() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     new_game(&site);
     let welcomes = site.mails();
     assert_eq!(welcomes.len(), 5, "one welcome a member");
@@ -464,7 +464,7 @@ fn check_step(step: &str, rows: &[(i64, String, String)], table: &[(String, Stri
 
 #[test]
 fn every_member_the_referee_and_an_observer_get_their_mails() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     let mut args = vec![
         "new-game",
         "--scenario",
@@ -581,7 +581,7 @@ fn every_member_the_referee_and_an_observer_get_their_mails() {
 
 #[test]
 fn a_missing_member_at_the_deadline() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     new_game(&site);
     let state = common::latest_state(&site);
     let (side, team, _) = teams(&state);
@@ -685,7 +685,7 @@ mod property {
     /// member writes his proposal's secret word in a PRESS line too (a
     /// player's own slip the scan must catch).
     pub fn random_game(n: u64, turns: usize, leak: bool) -> (Vec<(String, String)>, Vec<String>) {
-        let site = Site::new();
+        let site = crate::common::svg_site();
         let cfg = Config::load(&site.config()).unwrap();
         let mut now: DateTime<Utc> = DateTime::parse_from_rfc3339(T0)
             .unwrap()
@@ -836,7 +836,7 @@ mod property {
 /// mail at once and the new ones work. His Commander-in-Chief's stay.
 #[test]
 fn a_field_marshals_credentials_can_be_rotated() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     new_game(&site);
     let bill = ALLIES[1];
     let welcome = site
@@ -899,7 +899,7 @@ fn a_field_marshals_credentials_can_be_rotated() {
 /// was not used (never dropped without a word).
 #[test]
 fn a_part_the_card_leaves_out_is_answered() {
-    let site = Site::new();
+    let site = crate::common::svg_site();
     new_game(&site);
     let state = common::latest_state(&site);
     let (side, team, _) = teams(&state);

@@ -221,6 +221,17 @@ pub fn set_picture(site: &Site, kind: &str) {
     .unwrap();
 }
 
+/// A judge initialised as [`Site::new`] whose host draws the board as SVG,
+/// not PNG: for tests of what the mails and the records say (campaigns,
+/// records, deadlines, teams, exports) that read no picture. Rasterising
+/// the PNG of every report was much of their CPU; the PNG is the picture
+/// tests' (picture_mail, presentation, browser, the golden corpus).
+pub fn svg_site() -> Site {
+    let site = Site::new();
+    set_picture(&site, "svg");
+    site
+}
+
 /// A plain mail.
 pub fn mail(from: &str, to: &str, subject: &str, msgid: &str, body: &str) -> Vec<u8> {
     format!(
