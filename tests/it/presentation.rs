@@ -1245,10 +1245,10 @@ fn the_measured_text_map_is_turned_to_the_readers_edge() {
 /// unit's label under an arrowhead of last turn or over a terrain name, not
 /// over another label or unit. Measured as that test does (the glyphs' ink
 /// through the rasteriser's parser), every arrowhead (4 units round its
-/// tip) and every measured terrain name against every unit label. Not yet
-/// met: ignored until the layout avoids them; run it by name to count them.
+/// tip) and every measured terrain name against every unit label. Found 98
+/// faults before Memoir '44's arrows stopped short of a unit's whole box
+/// and the measured labels kept clear of arrowheads and names.
 #[test]
-#[ignore = "issue 53 item 2: labels under arrowheads and terrain names, not fixed yet"]
 fn after_a_busy_turn_no_label_lies_under_an_arrowhead_or_a_terrain_name() {
     let mut bad = Vec::new();
     let mut checked = 0;
