@@ -238,7 +238,11 @@ fn hex_tiles(o: &mut String, g: &Geo, hexes: &[(Hex, &str)]) {
     let mut tiles: Vec<&str> = hexes.iter().map(|(_, t)| *t).collect();
     tiles.sort_unstable();
     tiles.dedup();
-    o.push_str("<g class=\"hexes\" stroke=\"#6b6b5a\">\n");
+    // The grid's edges drawn crisp, 2 pixels wide at the PNG's 1.5 pixels
+    // a unit: as heavy as the anti-aliased 1-unit edge looked, and 4.4 KB
+    // less PNG for a busy turn of Pegasus Bridge (10%: its report mail was
+    // 80.7 of the 80 KB allowed, issue 53).
+    o.push_str("<g class=\"hexes\" stroke=\"#6b6b5a\" stroke-width=\"1.333\" shape-rendering=\"crispEdges\">\n");
     for tile in &tiles {
         let (fill, _) = tile_style(tile);
         let _ = writeln!(o, r##"<g data-tile="{tile}" fill="{fill}">"##);
