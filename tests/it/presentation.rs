@@ -1252,77 +1252,132 @@ fn the_measured_text_map_is_turned_to_the_readers_edge() {
 fn after_a_busy_turn_no_label_lies_under_an_arrowhead_or_a_terrain_name() {
     let mut bad = Vec::new();
     let mut checked = 0;
+    let (mut planted_head, mut planted_name) = (false, false);
     for game in busy_games() {
         for s in &game.seen {
             for svg in &s.svgs {
-                let (labels, _) = label_boxes(svg);
-                let legend_top = svg.find("class=\"legend\"").unwrap_or(svg.len());
-                let mut others: Vec<(Box4, String)> = Vec::new();
-                for t in svg[..legend_top]
-                    .split('<')
-                    .filter(|t| t.contains("marker-end="))
-                {
-                    let tip = if let Some(p) = attr(t, "points") {
-                        let last = p.split_whitespace().last().unwrap_or("0,0").to_string();
-                        let (x, y) = last.split_once(',').unwrap_or(("0", "0"));
-                        (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0))
-                    } else {
-                        (num(t, "x2"), num(t, "y2"))
-                    };
-                    others.push((
-                        (tip.0 - 4.0, tip.1 - 4.0, tip.0 + 4.0, tip.1 + 4.0),
-                        format!("the arrowhead at {tip:?}"),
+                let (labels, found) = labels_under_heads_or_names(svg);
+                checked += labels.len();
+                bad.extend(found.into_iter().map(|f| format!("{}: {f}", s.what)));
+                // The check's own check: an arrowhead planted on the first
+                // label of each family's picture, and a terrain name on a
+                // measured one's, must be found.
+                let Some((b, t, _)) = labels.first() else {
+                    continue;
+                };
+                let (x, y) = ((b.0 + b.2) / 2.0, (b.1 + b.3) / 2.0);
+                // Above the legend, where the arrows of the turn are.
+                let end = svg
+                    .find("class=\"legend\"")
+                    .and_then(|l| svg[..l].rfind('<'))
+                    .or_else(|| svg.rfind("</svg>"))
+                    .expect("an svg");
+                let plant = |what: &str| format!("{}{what}{}", &svg[..end], &svg[end..]);
+                let head = plant(&format!(
+                    r#"<line x1="{}" y1="{}" x2="{x}" y2="{y}" marker-end="url(#x)"/>"#,
+                    x + 40.0,
+                    y + 40.0
+                ));
+                let found = labels_under_heads_or_names(&head).1;
+                assert!(
+                    found
+                        .iter()
+                        .any(|f| f.contains(&format!("label {t} under the arrowhead"))),
+                    "{}: an arrowhead planted on {t} at ({x}, {y}) is not found: {found:?}",
+                    s.what
+                );
+                planted_head = true;
+                if svg.contains("<text class=\"name\"") {
+                    let name = plant(&format!(
+                        r#"<text class="name" x="{}" y="{}" font-style="italic">planted</text>"#,
+                        b.0,
+                        b.3 - 1.0
                     ));
-                }
-                // The measured tables' terrain names, measured as drawn.
-                let mut marked = String::new();
-                let mut names = Vec::new();
-                for (k, part) in svg.split("<text class=\"name\"").enumerate() {
-                    if k > 0 {
-                        marked.push_str(&format!("<text id=\"adj-n-{k}\" class=\"name\""));
-                        names.push((
-                            k,
-                            part.split('>')
-                                .nth(1)
-                                .unwrap_or("")
-                                .split('<')
-                                .next()
-                                .unwrap_or("")
-                                .to_string(),
-                        ));
-                    }
-                    marked.push_str(part);
-                }
-                if !names.is_empty() {
-                    let tree = adjutant_picture::parse(&marked).expect("parses");
-                    for (k, name) in names {
-                        if let Some(resvg::usvg::Node::Text(t)) =
-                            tree.node_by_id(&format!("adj-n-{k}"))
-                        {
-                            let r = t.flattened().abs_bounding_box();
-                            others.push((
-                                (
-                                    f64::from(r.left()),
-                                    f64::from(r.top()),
-                                    f64::from(r.right()),
-                                    f64::from(r.bottom()),
-                                ),
-                                format!("the terrain name {name}"),
-                            ));
-                        }
-                    }
-                }
-                for (b, t, _) in &labels {
-                    checked += 1;
-                    for (o, what) in &others {
-                        if overlap(*b, *o) > 1.0 {
-                            bad.push(format!("{}: the label {t} under {what}", s.what));
-                        }
-                    }
+                    let found = labels_under_heads_or_names(&name).1;
+                    assert!(
+                        found
+                            .iter()
+                            .any(|f| f
+                                .contains(&format!("label {t} under the terrain name planted"))),
+                        "{}: a terrain name planted on {t} is not found: {found:?}",
+                        s.what
+                    );
+                    planted_name = true;
                 }
             }
         }
     }
+    assert!(planted_head && planted_name, "nothing planted");
     assert!(checked > 500, "only {checked} labels");
     assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// A picture's unit labels, and each of them under an arrowhead (4 units
+/// round the tip of a line or polyline with `marker-end`, above the
+/// legend) or a terrain name (`<text class="name">`, its glyphs' ink).
+fn labels_under_heads_or_names(svg: &str) -> (Vec<Label>, Vec<String>) {
+    let (labels, _) = label_boxes(svg);
+    let legend_top = svg.find("class=\"legend\"").unwrap_or(svg.len());
+    let mut others: Vec<(Box4, String)> = Vec::new();
+    for t in svg[..legend_top]
+        .split('<')
+        .filter(|t| t.contains("marker-end="))
+    {
+        let tip = if let Some(p) = attr(t, "points") {
+            let last = p.split_whitespace().last().unwrap_or("0,0").to_string();
+            let (x, y) = last.split_once(',').unwrap_or(("0", "0"));
+            (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0))
+        } else {
+            (num(t, "x2"), num(t, "y2"))
+        };
+        others.push((
+            (tip.0 - 4.0, tip.1 - 4.0, tip.0 + 4.0, tip.1 + 4.0),
+            format!("the arrowhead at {tip:?}"),
+        ));
+    }
+    // The measured tables' terrain names, measured as drawn.
+    let mut marked = String::new();
+    let mut names = Vec::new();
+    for (k, part) in svg.split("<text class=\"name\"").enumerate() {
+        if k > 0 {
+            marked.push_str(&format!("<text id=\"adj-n-{k}\" class=\"name\""));
+            names.push((
+                k,
+                part.split('>')
+                    .nth(1)
+                    .unwrap_or("")
+                    .split('<')
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            ));
+        }
+        marked.push_str(part);
+    }
+    if !names.is_empty() {
+        let tree = adjutant_picture::parse(&marked).expect("parses");
+        for (k, name) in names {
+            if let Some(resvg::usvg::Node::Text(t)) = tree.node_by_id(&format!("adj-n-{k}")) {
+                let r = t.flattened().abs_bounding_box();
+                others.push((
+                    (
+                        f64::from(r.left()),
+                        f64::from(r.top()),
+                        f64::from(r.right()),
+                        f64::from(r.bottom()),
+                    ),
+                    format!("the terrain name {name}"),
+                ));
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    for (b, t, _) in &labels {
+        for (o, what) in &others {
+            if overlap(*b, *o) > 1.0 {
+                bad.push(format!("the label {t} under {what}"));
+            }
+        }
+    }
+    (labels, bad)
 }
