@@ -539,10 +539,8 @@ fn terrain<B: Book>(
                 // Inside the table whichever way it is turned.
                 let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
                 let room = px_i(w) as f64 - NAME_CHAR_W * f.name.chars().count() as f64 - 2.0;
-                let (nx, ny) = (
-                    num(x(p.x)).clamp(2.0, room.max(2.0)),
-                    num(y(p.y)).clamp(10.0, px_i(d) as f64 - 2.0),
-                );
+                let nx = num(x(p.x)).clamp(2.0, room.max(2.0));
+                let ny = name_row(&names, nx, num(y(p.y)), f.name.chars().count(), px_i(d));
                 let _ = writeln!(
                     o,
                     "<text class=\"name\" x=\"{nx:.1}\" y=\"{ny:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
@@ -553,6 +551,24 @@ fn terrain<B: Book>(
         }
     }
     names
+}
+
+/// The baseline of a terrain's name of `chars` characters starting at
+/// `x`: at `y` (the feature's first corner), or the nearest line above or
+/// under it (10 pixels apart, the table's height `d` kept) clear of the
+/// names placed before (`placed`): Fuentes de Oñoro's two houses of a lane
+/// gave two names 110 pixels long 60 apart, one over the other (issue
+/// 53). The names are the picture's static layer: placed from the terrain
+/// alone, never from the units.
+fn name_row(placed: &[labels::Box4], x: f64, y: f64, chars: usize, d: i64) -> f64 {
+    let at = |dy: f64| (y + dy).clamp(10.0, d as f64 - 2.0);
+    (0..9)
+        .map(|k| at(f64::from((k + 1) / 2 * if k % 2 == 0 { 10 } else { -10 })))
+        .find(|&y| {
+            let b = name_box(x, y, chars);
+            placed.iter().all(|p| !labels::boxes_overlap(b, *p))
+        })
+        .unwrap_or_else(|| at(0.0))
 }
 
 /// Pixels a character of a terrain's name (9-pixel italic) takes at most
