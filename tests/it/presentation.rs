@@ -944,6 +944,7 @@ fn report_mails_of_every_family_for_screenshots() {
         ("le-cateau-1914", false, 8),
         ("villers-bocage-1944", false, 7),
         ("el-bodon-1811", false, 3),
+        ("fuentes-de-onoro-1811", false, 3),
         ("minden-1759", false, 7),
     ] {
         let game = busy_game(scenario, kriegspiel, seed, "png").expect("a game");

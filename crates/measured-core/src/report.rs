@@ -475,8 +475,9 @@ pub fn fire_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
 }
 
 /// The table's terrain: hills under woods under rivers, roads and walls as
-/// lines, names inside the table whichever way it is turned. Returns the
-/// names' boxes (as [`name_box`] estimates them).
+/// lines, then the names, each at its feature's top left corner as seen,
+/// clear of the others and inside the table whichever way it is turned.
+/// Returns the names' boxes (as [`name_box`] estimates them).
 fn terrain<B: Book>(
     o: &mut String,
     st: &State<B>,
@@ -485,6 +486,7 @@ fn terrain<B: Book>(
 ) -> Vec<labels::Box4> {
     let (w, d) = (st.width, st.depth);
     let mut names = Vec::new();
+    let mut written = String::new();
     let mut feats: Vec<&Feature> = st.terrain.iter().collect();
     feats.sort_by_key(|f| (f.kind != "hill", f.level, f.kind != "river"));
     for f in feats {
@@ -534,27 +536,35 @@ fn terrain<B: Book>(
                 pts.join(" ")
             );
         }
-        if !f.name.is_empty() {
-            if let Some(p) = f.points.first() {
-                // Inside the table whichever way it is turned.
-                let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
-                let room = px_i(w) as f64 - NAME_CHAR_W * f.name.chars().count() as f64 - 2.0;
-                let nx = num(x(p.x)).clamp(2.0, room.max(2.0));
-                let ny = name_row(&names, nx, num(y(p.y)), f.name.chars().count(), px_i(d));
-                let _ = writeln!(
-                    o,
-                    "<text class=\"name\" x=\"{nx:.1}\" y=\"{ny:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
-                    esc(&f.name)
-                );
-                names.push(name_box(nx, ny, f.name.chars().count()));
-            }
+        // The name at the feature's top left corner as the viewer sees it
+        // (from either edge the same corner of the picture, just above the
+        // feature), inside the table.
+        let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+        let corner = f.points.iter().fold(None, |m: Option<(f64, f64)>, p| {
+            let (px, py) = (num(x(p.x)), num(y(p.y)));
+            Some(m.map_or((px, py), |(mx, my)| (mx.min(px), my.min(py))))
+        });
+        if let (false, Some((cx, cy))) = (f.name.is_empty(), corner) {
+            let n = f.name.chars().count();
+            let room = px_i(w) as f64 - NAME_CHAR_W * n as f64 - 2.0;
+            let nx = cx.clamp(2.0, room.max(2.0));
+            let ny = name_row(&names, nx, cy, n, px_i(d));
+            names.push(name_box(nx, ny, n));
+            let _ = writeln!(
+                written,
+                "<text class=\"name\" x=\"{nx:.1}\" y=\"{ny:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
+                esc(&f.name)
+            );
         }
     }
+    // The names over every feature: a house drawn after its neighbour's
+    // name covered it ("lower lane, ea").
+    o.push_str(&written);
     names
 }
 
 /// The baseline of a terrain's name of `chars` characters starting at
-/// `x`: at `y` (the feature's first corner), or the nearest line above or
+/// `x`: at `y` (the feature's top left corner), or the nearest line above or
 /// under it (10 pixels apart, the table's height `d` kept) clear of the
 /// names placed before (`placed`): Fuentes de Oñoro's two houses of a lane
 /// gave two names 110 pixels long 60 apart, one over the other (issue
