@@ -399,21 +399,34 @@ pub fn svg<B: Book>(r: &Ruleset<B>, st: &State<B>, events: &[B::Event], seat: us
     o.push_str("<g class=\"static\">\n");
     let _ = writeln!(o, "<rect class=\"table\" x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#dfe8c8\" stroke=\"#333\"/>", px(w), px(d));
     grid(&mut o, w, d, &x, &y);
-    terrain(&mut o, st, &x, &y);
+    // The terrain's names, which the units' labels keep clear of (issue 53).
+    let mut avoid = terrain(&mut o, st, &x, &y);
     o.push_str("</g>\n");
-    units(&mut o, r, st, &x, &y);
-    // This move: paths, fire and sleeves, charges, over the units (each
-    // book draws its own events).
+    // This move: paths, fire and sleeves, charges (each book draws its own
+    // events), drawn over the units but laid out first: the units' labels
+    // keep clear of their arrowheads (issue 53).
     let pen = Pen {
         x: &x,
         y: &y,
         w,
         d,
         turned,
+        heads: std::cell::RefCell::new(Vec::new()),
     };
+    let mut drawn = String::new();
     for e in events {
-        B::draw(&mut o, r, st, e, &pen);
+        B::draw(&mut drawn, r, st, e, &pen);
     }
+    avoid.extend(pen.heads.take().into_iter().map(|(hx, hy)| {
+        (
+            hx - HEAD_ROOM,
+            hy - HEAD_ROOM,
+            hx + HEAD_ROOM,
+            hy + HEAD_ROOM,
+        )
+    }));
+    units(&mut o, r, st, (&x, &y), avoid);
+    o.push_str(&drawn);
     legend(&mut o, st, seat, px_i(d), &kinds);
     let _ = writeln!(o, "</svg>");
     o
@@ -426,29 +439,54 @@ pub struct Pen<'a> {
     pub w: i64,
     pub d: i64,
     pub turned: bool,
+    /// Where each arrowhead drawn points, in pixels ([`move_line`] and
+    /// [`fire_line`] note them): the units' labels are placed clear of
+    /// them.
+    pub heads: std::cell::RefCell<Vec<labels::P>>,
+}
+
+/// How far round an arrow's point its head is kept clear of labels: the
+/// head (9 pixels long for a 1.5-pixel line) reaches 0.9 past the point,
+/// and a label's glyphs may be a little wider than their estimate.
+const HEAD_ROOM: f64 = 5.0;
+
+impl Pen<'_> {
+    /// Notes an arrowhead at the table's point `b`.
+    fn head(&self, b: (i64, i64)) {
+        let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+        self.heads
+            .borrow_mut()
+            .push((num((self.x)(b.0)), num((self.y)(b.1))));
+    }
 }
 
 /// A move's path on the picture, from `a` to `b`.
 pub fn move_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
     let (x, y) = (pen.x, pen.y);
+    pen.head(b);
     let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
 }
 
 /// Fire on the picture, from `a` to `b`.
 pub fn fire_line(o: &mut String, pen: &Pen<'_>, a: (i64, i64), b: (i64, i64)) {
     let (x, y) = (pen.x, pen.y);
+    pen.head(b);
     let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
 }
 
 /// The table's terrain: hills under woods under rivers, roads and walls as
-/// lines, names inside the table whichever way it is turned.
+/// lines, then the names, each at its feature's top left corner as seen,
+/// clear of the others and inside the table whichever way it is turned.
+/// Returns the names' boxes (as [`name_box`] estimates them).
 fn terrain<B: Book>(
     o: &mut String,
     st: &State<B>,
     x: &dyn Fn(i64) -> String,
     y: &dyn Fn(i64) -> String,
-) {
+) -> Vec<labels::Box4> {
     let (w, d) = (st.width, st.depth);
+    let mut names = Vec::new();
+    let mut written = String::new();
     let mut feats: Vec<&Feature> = st.terrain.iter().collect();
     feats.sort_by_key(|f| (f.kind != "hill", f.level, f.kind != "river"));
     for f in feats {
@@ -498,21 +536,61 @@ fn terrain<B: Book>(
                 pts.join(" ")
             );
         }
-        if !f.name.is_empty() {
-            if let Some(p) = f.points.first() {
-                // Inside the table whichever way it is turned.
-                let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
-                let room = px_i(w) as f64 - 5.2 * f.name.chars().count() as f64 - 2.0;
-                let _ = writeln!(
-                    o,
-                    "<text class=\"name\" x=\"{:.1}\" y=\"{:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
-                    num(x(p.x)).clamp(2.0, room.max(2.0)),
-                    num(y(p.y)).clamp(10.0, px_i(d) as f64 - 2.0),
-                    esc(&f.name)
-                );
-            }
+        // The name at the feature's top left corner as the viewer sees it
+        // (from either edge the same corner of the picture, just above the
+        // feature), inside the table.
+        let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
+        let corner = f.points.iter().fold(None, |m: Option<(f64, f64)>, p| {
+            let (px, py) = (num(x(p.x)), num(y(p.y)));
+            Some(m.map_or((px, py), |(mx, my)| (mx.min(px), my.min(py))))
+        });
+        if let (false, Some((cx, cy))) = (f.name.is_empty(), corner) {
+            let n = f.name.chars().count();
+            let room = px_i(w) as f64 - NAME_CHAR_W * n as f64 - 2.0;
+            let nx = cx.clamp(2.0, room.max(2.0));
+            let ny = name_row(&names, nx, cy, n, px_i(d));
+            names.push(name_box(nx, ny, n));
+            let _ = writeln!(
+                written,
+                "<text class=\"name\" x=\"{nx:.1}\" y=\"{ny:.1}\" fill=\"#333\" font-style=\"italic\">{}</text>",
+                esc(&f.name)
+            );
         }
     }
+    // The names over every feature: a house drawn after its neighbour's
+    // name covered it ("lower lane, ea").
+    o.push_str(&written);
+    names
+}
+
+/// The baseline of a terrain's name of `chars` characters starting at
+/// `x`: at `y` (the feature's top left corner), or the nearest line above or
+/// under it (10 pixels apart, the table's height `d` kept) clear of the
+/// names placed before (`placed`): Fuentes de Oñoro's two houses of a lane
+/// gave two names 110 pixels long 60 apart, one over the other (issue
+/// 53). The names are the picture's static layer: placed from the terrain
+/// alone, never from the units.
+fn name_row(placed: &[labels::Box4], x: f64, y: f64, chars: usize, d: i64) -> f64 {
+    let at = |dy: f64| (y + dy).clamp(10.0, d as f64 - 2.0);
+    (0..9)
+        .map(|k| at(f64::from((k + 1) / 2 * if k % 2 == 0 { 10 } else { -10 })))
+        .find(|&y| {
+            let b = name_box(x, y, chars);
+            placed.iter().all(|p| !labels::boxes_overlap(b, *p))
+        })
+        .unwrap_or_else(|| at(0.0))
+}
+
+/// Pixels a character of a terrain's name (9-pixel italic) takes at most
+/// on average.
+const NAME_CHAR_W: f64 = 5.2;
+
+/// The box of a terrain's name of `chars` characters starting at (x, y),
+/// its baseline: capitals above, descenders under, rounded out to whole
+/// tenths as drawn.
+fn name_box(x: f64, y: f64, chars: usize) -> labels::Box4 {
+    let (x, y) = ((x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0);
+    (x - 0.5, y - 7.5, x + NAME_CHAR_W * chars as f64, y + 2.5)
 }
 
 /// The height of the legend band under the table, in pixels: two rows,
@@ -529,14 +607,16 @@ fn px_i(v: i64) -> i64 {
 }
 
 /// Each unit as its formation with a heavy front edge, its name and
-/// strength at its centre, or, where it does not fit, beside it clear of
-/// every other unit and label and inside the table (crate::labels).
+/// strength at its centre, or, where it does not fit (or would lie under
+/// one of `avoid`: the terrain's names and this move's arrowheads), beside
+/// it clear of every other unit and label and of `avoid`, inside the table
+/// (crate::labels).
 fn units<B: Book>(
     o: &mut String,
     r: &Ruleset<B>,
     st: &State<B>,
-    x: &dyn Fn(i64) -> String,
-    y: &dyn Fn(i64) -> String,
+    (x, y): (&dyn Fn(i64) -> String, &dyn Fn(i64) -> String),
+    avoid: Vec<labels::Box4>,
 ) {
     let (tw, td) = (px_i(st.width) as f64, px_i(st.depth) as f64);
     let num = |s: String| s.parse::<f64>().unwrap_or(0.0);
@@ -553,7 +633,8 @@ fn units<B: Book>(
                 .collect()
         })
         .collect();
-    let mut placed = Vec::new();
+    // What the labels keep clear of: `avoid`, then each label placed.
+    let mut placed = avoid;
     for (i, u) in st.units.iter().enumerate() {
         let c = footprint(r, u).corners();
         let pts: Vec<String> = c.iter().map(|p| format!("{},{}", x(p.x), y(p.y))).collect();

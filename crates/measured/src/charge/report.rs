@@ -343,12 +343,12 @@ pub fn draw_charge(o: &mut String, r: &engine::Ruleset, c: &Charge, pen: &Pen<'_
     match k {
         "moved" => {
             if let (Some(a), Some(b)) = (pt("from"), pt("to")) {
-                let _ = writeln!(o, "<line class=\"path move\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"1.5\" marker-end=\"url(#mv)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+                crate::report::move_line(o, pen, a, b);
             }
         }
         "roundshot" | "shell" => {
             if let (Some(a), Some(b)) = (pt("from"), pt("aim")) {
-                let _ = writeln!(o, "<line class=\"fire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00\" stroke-width=\"1.5\" marker-end=\"url(#fr)\"/>", x(a.0), y(a.1), x(b.0), y(b.1));
+                crate::report::fire_line(o, pen, a, b);
                 if k == "shell" {
                     let _ = writeln!(o, "<circle class=\"sbi\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"#c00\"/>", x(b.0), y(b.1), px(r.sbi_radius));
                 } else if let Some(off) = sleeve {
