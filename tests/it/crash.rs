@@ -597,3 +597,60 @@ fn a_big_pass_syncs_once_a_group_not_once_a_mail() {
         "{syncs} syncs for {n} mails (one FULL commit a mail is {n} or more)"
     );
 }
+
+/// Issue 57: a pass over 256 mails delivered its 256 answers to files with
+/// a `mkdir` of the outbox folder before each (failing: the folder is
+/// there), 259 failed calls; now the folder is made only when a write
+/// finds it missing. Counted with strace like the syncs above; each answer
+/// still arrives, one file each.
+#[test]
+fn a_big_pass_makes_no_folder_it_already_has() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: strace is not installed");
+        return;
+    }
+    let n = 256;
+    let site = help_backlog(n);
+    let outbox = site.path().join("mail").join("outbox");
+    let before = std::fs::read_dir(&outbox).map_or(0, Iterator::count);
+    let trace = site.path().join("mkdirs.txt");
+    let out = Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=mkdir,mkdirat", "-o"])
+        .arg(&trace)
+        .arg(bin())
+        .arg("--config")
+        .arg(site.config())
+        .args(["serve", "--once"])
+        .env("ADJUTANT_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), n);
+    let after = std::fs::read_dir(&outbox).unwrap().count();
+    assert_eq!(after - before, n, "one answer file a mail");
+    let summary = std::fs::read_to_string(&trace).unwrap();
+    // "% time seconds usecs/call calls errors syscall" rows; a row without
+    // errors has five columns.
+    let (calls, failed) = summary
+        .lines()
+        .filter(|l| l.ends_with(" mkdir") || l.ends_with(" mkdirat"))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let errors = if f.len() == 6 {
+                f[4].parse().unwrap_or(0)
+            } else {
+                0
+            };
+            (f[3].parse::<usize>().unwrap_or(0), errors)
+        })
+        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    eprintln!("{calls} mkdir calls, {failed} failed, for {n} mails");
+    assert!(
+        failed <= 8,
+        "{failed} failed mkdir calls for {n} mails: a folder made again per mail\n{summary}"
+    );
+}
