@@ -12,7 +12,7 @@ pub mod seats;
 pub mod standings;
 mod sync;
 pub mod team;
-pub use sync::{set_full_sync, sync_wal};
+pub use sync::{group_commit, sync_wal};
 
 pub use inbox::*;
 pub use outbox::*;
