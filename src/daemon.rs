@@ -308,7 +308,7 @@ struct Group<'a> {
 
 impl<'a> Group<'a> {
     fn start(conn: &crate::store::Connection, dir: &'a std::path::Path) -> Group<'a> {
-        if let Err(e) = store::set_full_sync(conn, false) {
+        if let Err(e) = store::group_commit(conn, true) {
             tracing::warn!("inbox: commits stay synced one by one: {e}");
         }
         Group {
@@ -396,7 +396,7 @@ impl<'a> Group<'a> {
     /// the first error moving a file, if any.
     fn end(mut self, conn: &crate::store::Connection) -> std::io::Result<()> {
         self.commit(conn);
-        if let Err(e) = store::set_full_sync(conn, true) {
+        if let Err(e) = store::group_commit(conn, false) {
             tracing::error!("inbox: cannot set the commits back to FULL: {e}");
         }
         self.moved

@@ -597,3 +597,167 @@ fn a_big_pass_syncs_once_a_group_not_once_a_mail() {
         "{syncs} syncs for {n} mails (one FULL commit a mail is {n} or more)"
     );
 }
+
+/// Issue 57: a big pass commits a group of 32 mails in one transaction, a
+/// savepoint a mail, and SQLite journals each savepoint's pages; past
+/// 64 KiB it wrote that journal to a temporary file, most of the pass's
+/// page writes (12,544 of 15,334 for 200 order mails). The journal now
+/// stays in memory for the pass: every page the pass writes goes to the
+/// database or its WAL. Counted with strace (`-y` names each write's file).
+#[test]
+fn a_big_pass_writes_its_pages_to_the_database_only() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: strace is not installed");
+        return;
+    }
+    // 8 first turns of Pegasus Bridge, each a few dozen pages, among 100
+    // HELP mails (more than 64: the big pass and its commit groups).
+    let n = 100;
+    let site = help_backlog(n);
+    for i in 0..8 {
+        site.new_game(
+            "pegasus-bridge",
+            &[
+                &format!("allies=a{i}@example.org"),
+                &format!("axis=b{i}@example.org"),
+            ],
+            &[],
+        );
+    }
+    let mut orders = 0;
+    for (name, text) in site.outbox() {
+        let to = text.lines().find_map(|l| l.strip_prefix("To: "));
+        let reply_to = text.lines().find_map(|l| l.strip_prefix("Reply-To: "));
+        let (Some(to), Some(reply_to)) = (to, reply_to) else {
+            continue;
+        };
+        if !(name.contains("welcome") && to.starts_with('a')) {
+            continue;
+        }
+        let token = reply_to
+            .trim_start_matches(|c| c != '<')
+            .trim_matches(['<', '>']);
+        site.drop_mail(
+            &format!("orders{orders}.eml"),
+            &mail(
+                to,
+                token,
+                "Re: orders",
+                &format!("orders{orders}@example.org"),
+                "PLAY direct-from-hq\nORDER F4\nBATTLE F4 F5\n",
+            ),
+        );
+        orders += 1;
+    }
+    assert_eq!(orders, 8, "one welcome a game to the Allies");
+    let n = n + orders;
+    let trace = site.path().join("writes.txt");
+    let out = Command::new("strace")
+        .args(["-f", "-y", "-e", "trace=pwrite64", "-o"])
+        .arg(&trace)
+        .arg(bin())
+        .arg("--config")
+        .arg(site.config())
+        .args(["serve", "--once"])
+        .env("ADJUTANT_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), n);
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    // "PID pwrite64(FD</path>, ..." (a call another thread interrupted is
+    // "<unfinished ...>" and then "<... pwrite64 resumed>", counted once).
+    let files: Vec<&str> = trace
+        .lines()
+        .filter_map(|l| {
+            l.split_once("pwrite64(")?
+                .1
+                .split_once('<')?
+                .1
+                .split_once('>')
+        })
+        .map(|(file, _)| file)
+        .collect();
+    let database = files.iter().filter(|f| f.contains("adjutant.db")).count();
+    let elsewhere: BTreeMap<&str, usize> = files
+        .iter()
+        .filter(|f| !f.contains("adjutant.db"))
+        .fold(BTreeMap::new(), |mut m, f| {
+            *m.entry(*f).or_default() += 1;
+            m
+        });
+    eprintln!("{database} page writes to the database, elsewhere {elsewhere:?}");
+    assert!(database > 0, "strace saw no page written: {trace:.2000}");
+    let turns: i64 = site
+        .db()
+        .query_row("SELECT count(DISTINCT game_id) FROM submissions", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(turns, 8, "every game played its first turn");
+    assert!(
+        elsewhere.is_empty(),
+        "{n} mails wrote pages outside the database: {elsewhere:?}"
+    );
+}
+
+/// Issue 57: a pass over 256 mails delivered its 256 answers to files with
+/// a `mkdir` of the outbox folder before each (failing: the folder is
+/// there), 259 failed calls; now the folder is made only when a write
+/// finds it missing. Counted with strace like the syncs above; each answer
+/// still arrives, one file each.
+#[test]
+fn a_big_pass_makes_no_folder_it_already_has() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: strace is not installed");
+        return;
+    }
+    let n = 256;
+    let site = help_backlog(n);
+    let outbox = site.path().join("mail").join("outbox");
+    let before = std::fs::read_dir(&outbox).map_or(0, Iterator::count);
+    let trace = site.path().join("mkdirs.txt");
+    let out = Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=mkdir,mkdirat", "-o"])
+        .arg(&trace)
+        .arg(bin())
+        .arg("--config")
+        .arg(site.config())
+        .args(["serve", "--once"])
+        .env("ADJUTANT_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), n);
+    let after = std::fs::read_dir(&outbox).unwrap().count();
+    assert_eq!(after - before, n, "one answer file a mail");
+    let summary = std::fs::read_to_string(&trace).unwrap();
+    // "% time seconds usecs/call calls errors syscall" rows; a row without
+    // errors has five columns.
+    let (calls, failed) = summary
+        .lines()
+        .filter(|l| l.ends_with(" mkdir") || l.ends_with(" mkdirat"))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let errors = if f.len() == 6 {
+                f[4].parse().unwrap_or(0)
+            } else {
+                0
+            };
+            (f[3].parse::<usize>().unwrap_or(0), errors)
+        })
+        .fold((0, 0), |(c, e), (c1, e1)| (c + c1, e + e1));
+    eprintln!("{calls} mkdir calls, {failed} failed, for {n} mails");
+    assert!(
+        failed <= 8,
+        "{failed} failed mkdir calls for {n} mails: a folder made again per mail\n{summary}"
+    );
+}

@@ -344,15 +344,22 @@ pub struct DeliveryError {
     pub transient: bool,
 }
 
-/// Write `raw` to `dir/NAME.eml` atomically (write a temporary file, then rename).
+/// Write `raw` to `dir/NAME.eml` atomically (write a temporary file, then
+/// rename). The folder is made when it is missing, and only then: making it
+/// before every mail was a failed `mkdir` a mail (issue 57).
 pub fn deliver_file(dir: &Path, name: &str, raw: &[u8]) -> Result<(), DeliveryError> {
     let err = |e: std::io::Error| DeliveryError {
         message: format!("cannot write to {}: {e}", dir.display()),
         transient: true,
     };
-    std::fs::create_dir_all(dir).map_err(err)?;
     let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, raw).map_err(err)?;
+    match std::fs::write(&tmp, raw) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(err)?;
+            std::fs::write(&tmp, raw).map_err(err)?;
+        }
+        written => written.map_err(err)?,
+    }
     std::fs::rename(&tmp, dir.join(format!("{name}.eml"))).map_err(err)?;
     Ok(())
 }
@@ -390,6 +397,33 @@ pub fn deliver_sendmail(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The outbox folder is made when it is missing (a host removed it,
+    /// or its parent), and a mail into a folder that is there needs no
+    /// `mkdir` (issue 57: one failed `mkdir` a delivered mail before).
+    #[test]
+    fn a_file_is_delivered_into_a_missing_folder_and_beside_the_others() {
+        let root = std::env::temp_dir().join(format!("adj-deliver-{}", std::process::id()));
+        let dir = root.join("mail").join("outbox");
+        let _ = std::fs::remove_dir_all(&root);
+        deliver_file(&dir, "one", b"first").unwrap();
+        deliver_file(&dir, "two", b"second").unwrap();
+        assert_eq!(std::fs::read(dir.join("one.eml")).unwrap(), b"first");
+        assert_eq!(std::fs::read(dir.join("two.eml")).unwrap(), b"second");
+        std::fs::remove_dir_all(&dir).unwrap();
+        deliver_file(&dir, "three", b"third").unwrap();
+        assert_eq!(std::fs::read(dir.join("three.eml")).unwrap(), b"third");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["three.eml"], "no temporary file is left");
+        // A folder that cannot be made is a transient error, not a panic.
+        std::fs::write(root.join("file"), b"").unwrap();
+        let e = deliver_file(&root.join("file").join("outbox"), "four", b"x").unwrap_err();
+        assert!(e.transient, "{}", e.message);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn composed_mail_has_threading_and_loop_headers() {

@@ -13,6 +13,8 @@ use super::StoreError;
 use rusqlite::functions::FunctionFlags;
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The key file of a database: `adjutant.db` -> `adjutant.db.key`.
@@ -123,48 +125,124 @@ pub fn load_or_create_key(path: &Path) -> Result<[u8; 32], StoreError> {
 /// HMAC-SHA256 (RFC 2104) of the parts, each followed by a NUL.
 #[must_use]
 pub fn hmac(key: &[u8; 32], parts: &[&str]) -> [u8; 32] {
-    let mut k = [0u8; 64];
-    k[..32].copy_from_slice(key);
-    let mut inner = Sha256::new();
-    inner.update(k.map(|b| b ^ 0x36));
-    for p in parts {
-        inner.update(p.as_bytes());
-        inner.update([0u8]);
+    Keyed::new(key).mac(parts)
+}
+
+/// HMAC-SHA256 under one key, its two padded key blocks hashed once: each
+/// MAC then costs the hashes of the message and of the inner digest only.
+#[derive(Clone)]
+struct Keyed {
+    inner: Sha256,
+    outer: Sha256,
+}
+
+impl Keyed {
+    fn new(key: &[u8; 32]) -> Keyed {
+        let mut k = [0u8; 64];
+        k[..32].copy_from_slice(key);
+        let mut inner = Sha256::new();
+        inner.update(k.map(|b| b ^ 0x36));
+        let mut outer = Sha256::new();
+        outer.update(k.map(|b| b ^ 0x5c));
+        Keyed { inner, outer }
     }
-    let mut outer = Sha256::new();
-    outer.update(k.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+
+    fn mac(&self, parts: &[&str]) -> [u8; 32] {
+        let mut inner = self.inner.clone();
+        for p in parts {
+            inner.update(p.as_bytes());
+            inner.update([0u8]);
+        }
+        let mut outer = self.outer.clone();
+        outer.update(inner.finalize());
+        outer.finalize().into()
+    }
+
+    fn word(&self, kind: &str, game: i64, side: &str, nonce: &str) -> String {
+        const ALPHA: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+        let len = if kind.ends_with("token") { 12 } else { 8 };
+        self.mac(&["word", kind, &game.to_string(), side, nonce])
+            .iter()
+            .take(len)
+            .map(|b| ALPHA[(*b as usize) % ALPHA.len()] as char)
+            .collect()
+    }
 }
 
 /// A credential word: lower-case letters and digits without look-alikes,
 /// 8 letters for a secret, 12 for a token.
 #[must_use]
 pub fn word(key: &[u8; 32], kind: &str, game: i64, side: &str, nonce: &str) -> String {
-    const ALPHA: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
-    let len = if kind.ends_with("token") { 12 } else { 8 };
-    hmac(key, &["word", kind, &game.to_string(), side, nonce])
-        .iter()
-        .take(len)
-        .map(|b| ALPHA[(*b as usize) % ALPHA.len()] as char)
-        .collect()
+    Keyed::new(key).word(kind, game, side, nonce)
+}
+
+/// Words a connection keeps derived (issue 57): every seat query derives
+/// its seats' secret and token (`adj_word` in `SEAT_COLS`), a dozen times a
+/// mail for the same two seats. A word is a pure function of its kind,
+/// game, side and nonce (all in the map's key), so a kept word is never
+/// stale: ROTATE gives the seat a new nonce, hence a new key here. The map
+/// is emptied when full, so it never holds more than this many words.
+const KEPT_WORDS: usize = 4096;
+
+/// What `adj_word` keeps per connection: the keyed hash and the words.
+struct Words {
+    keyed: Keyed,
+    kept: BTreeMap<String, String>,
+    /// The map key being looked up, reused.
+    probe: String,
+}
+
+impl Words {
+    fn get(&mut self, kind: &str, game: i64, side: &str, nonce: &str) -> String {
+        use std::fmt::Write as _;
+        self.probe.clear();
+        let _ = write!(self.probe, "{kind}\0{game}\0{side}\0{nonce}");
+        if let Some(w) = self.kept.get(self.probe.as_str()) {
+            return w.clone();
+        }
+        let w = self.keyed.word(kind, game, side, nonce);
+        #[cfg(test)]
+        DERIVED.with(|d| d.set(d.get() + 1));
+        if self.kept.len() >= KEPT_WORDS {
+            self.kept.clear();
+        }
+        self.kept.insert(self.probe.clone(), w.clone());
+        w
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Words derived (not found kept) on this thread: the tests' count.
+    pub(crate) static DERIVED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// An SQL function's text argument, read in place.
+fn text<T>(v: rusqlite::types::FromSqlResult<T>) -> rusqlite::Result<T> {
+    v.map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
 }
 
 /// Registers `adj_word` and `adj_hash` on a connection.
 pub fn register(conn: &Connection, key: [u8; 32]) -> Result<(), StoreError> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let keyed = Keyed::new(&key);
+    let words = RefCell::new(Words {
+        keyed: keyed.clone(),
+        kept: BTreeMap::new(),
+        probe: String::new(),
+    });
     conn.create_scalar_function("adj_word", 4, flags, move |ctx| {
-        let kind: String = ctx.get(0)?;
+        let kind = text(ctx.get_raw(0).as_str())?;
         let game: i64 = ctx.get(1)?;
-        let side: String = ctx.get(2)?;
-        let nonce: Option<String> = ctx.get(3)?;
+        let side = text(ctx.get_raw(2).as_str())?;
+        let nonce = text(ctx.get_raw(3).as_str_or_null())?;
         // A row without a nonce has no credential (never the empty word).
-        Ok(nonce.map_or_else(String::new, |n| word(&key, &kind, game, &side, &n)))
+        Ok(nonce.map_or_else(String::new, |n| words.borrow_mut().get(kind, game, side, n)))
     })?;
     conn.create_scalar_function("adj_hash", 2, flags, move |ctx| {
-        let kind: String = ctx.get(0)?;
-        let value: String = ctx.get(1)?;
-        Ok(hex::encode(hmac(&key, &["hash", &kind, &value])))
+        let kind = text(ctx.get_raw(0).as_str())?;
+        let value = text(ctx.get_raw(1).as_str())?;
+        Ok(hex::encode(keyed.mac(&["hash", kind, value])))
     })?;
     Ok(())
 }

@@ -12,7 +12,7 @@ pub mod seats;
 pub mod standings;
 mod sync;
 pub mod team;
-pub use sync::{set_full_sync, sync_wal};
+pub use sync::{group_commit, sync_wal};
 
 pub use inbox::*;
 pub use outbox::*;
@@ -1238,6 +1238,83 @@ mod tests {
         assert!(open(&db).is_ok());
         assert!(credentials::create_key(&db).is_err(), "a key was replaced");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 57: every seat query derived both credentials of every seat
+    /// it read (four HMACs a seat), a dozen queries a mail for the same
+    /// seats. A connection now derives each word once, and a rekeyed seat
+    /// still reads its new words, never the kept old ones.
+    #[test]
+    fn a_connection_derives_each_seat_credential_once_and_a_rekey_shows_at_once() {
+        let key = [7u8; 32];
+        let mut c = Connection::open_in_memory().unwrap();
+        credentials::register(&c, key).unwrap();
+        migrate(&mut c).unwrap();
+        let tx = begin(&c).unwrap();
+        let g = insert_game(&tx, "memoir44", "pegasus-bridge", "00", None, "now").unwrap();
+        for (side, email) in [("allies", "a@example.org"), ("axis", "b@example.org")] {
+            let s = Seat {
+                game_id: g,
+                side: side.into(),
+                email: email.into(),
+                secret: String::new(),
+                token: String::new(),
+                tz: "UTC".into(),
+                misses: 0,
+                absent_from: None,
+                absent_until: None,
+                picture: None,
+            };
+            insert_seat(&tx, &s).unwrap();
+        }
+        commit(tx).unwrap();
+        let derived = || credentials::DERIVED.with(std::cell::Cell::get);
+        let nonces = |side: &str| -> (String, String) {
+            c.query_row(
+                "SELECT nonce, secret_nonce FROM seats WHERE game_id = ?1 AND side = ?2",
+                params![g, side],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+        };
+        let before = derived();
+        let first = seats(&c, g).unwrap();
+        for _ in 0..50 {
+            assert_eq!(seats(&c, g).unwrap(), first);
+            assert_eq!(seat(&c, g, "axis").unwrap(), first[1]);
+            assert_eq!(seats_of_email(&c, "A@example.org").unwrap(), first[..1]);
+            let by_token = seat_by_token(&c, &first[1].token).unwrap();
+            assert_eq!(by_token.as_ref(), Some(&first[1]));
+        }
+        // The insert derived them first (its hashes), the queries never again.
+        assert!(
+            derived() - before <= 4,
+            "{} words derived for 2 seats",
+            derived() - before
+        );
+        for s in &first {
+            let (n, sn) = nonces(&s.side);
+            assert_eq!(s.token, credentials::word(&key, "token", g, &s.side, &n));
+            assert_eq!(s.secret, credentials::word(&key, "secret", g, &s.side, &sn));
+        }
+        let rekeyed = rekey_seat(&c, g, "allies", true).unwrap();
+        assert_ne!(rekeyed.secret, first[0].secret);
+        assert_ne!(rekeyed.token, first[0].token);
+        assert_eq!(seats(&c, g).unwrap()[0], rekeyed);
+        assert_eq!(seat_by_token(&c, &first[0].token).unwrap(), None);
+        assert_eq!(
+            seat_by_token(&c, &rekeyed.token).unwrap(),
+            Some(rekeyed.clone())
+        );
+        let (n, sn) = nonces("allies");
+        assert_eq!(
+            rekeyed.token,
+            credentials::word(&key, "token", g, "allies", &n)
+        );
+        assert_eq!(
+            rekeyed.secret,
+            credentials::word(&key, "secret", g, "allies", &sn)
+        );
     }
 
     #[test]
