@@ -400,9 +400,39 @@ fn keep_c_heap() {
     }
 }
 
+/// mimalloc (the Rust side's allocator) keeps what is freed: freed pages
+/// are given back to the system a second later (its `purge_delay`), and
+/// its arenas are marked for transparent huge pages, so that a page of
+/// 4 KB touched holds 2 MB. A delivery pass frees a board picture's buffers
+/// many times a second, so both held the peak RSS of a pass over distinct
+/// board pictures at 106-122 MB where its heap is under 30 MB
+/// (docs/performance.md, issue 57). Freed pages go back at once, and the
+/// process uses no huge pages.
+fn give_memory_back() {
+    // mimalloc's `mi_option_purge_delay` (15 in both v2's and v3's
+    // `mi_option_t`, include/mimalloc.h): the milliseconds before freed
+    // memory is given back; 0 gives it back at once.
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+    extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    // SAFETY: mi_option_set only stores an option's value (an atomic store
+    // in mimalloc's option table); mimalloc is linked as the global
+    // allocator, so the symbol is there.
+    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(2) PR_SET_THP_DISABLE only sets a flag of this process
+    // (no huge pages on its next faults, whatever madvise asked); it reads
+    // no memory of ours. Called first thing, before any thread starts.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() {
     private_umask();
     keep_c_heap();
+    give_memory_back();
     let cli = Cli::parse();
     adjutant::logging::init(cli.log_format);
     let receiving = matches!(cli.command, Cmd::Receive);

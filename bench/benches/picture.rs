@@ -45,11 +45,34 @@ fn boards(n: usize) -> (String, Vec<String>) {
     let distinct = starts[..n]
         .iter()
         .map(|&at| {
-            let end = at + svg[at..].find("</g>").expect("unit's end") + "</g>".len();
+            let end = element_end(&svg, at);
             format!("{}{}", &svg[..at], &svg[end..])
         })
         .collect();
     (svg, distinct)
+}
+
+/// One past the `</g>` that closes the `<g>` opening at `at` (a unit holds
+/// groups of its own: its strength pips). Cutting at the first `</g>` left
+/// the unit's own `</g>` behind, an SVG that does not parse: the bench
+/// panicked ("draws") once the units had pips.
+fn element_end(svg: &str, at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    loop {
+        let next = i + svg[i..].find('<').expect("a tag");
+        let close = next + svg[next..].find('>').expect("a tag's end") + 1;
+        let tag = &svg[next..close];
+        if tag.starts_with("</g") {
+            depth -= 1;
+            if depth == 0 {
+                return close;
+            }
+        } else if (tag.starts_with("<g ") || tag.starts_with("<g>")) && !tag.ends_with("/>") {
+            depth += 1;
+        }
+        i = close;
+    }
 }
 
 fn forget_all() {

@@ -262,30 +262,58 @@ fn compressor(level: i32) -> Deflate {
     })
 }
 
+thread_local! {
+    /// The thread's compressors, one a level, reset before each band: a
+    /// compressor is a few hundred KB of tables, made and freed for every
+    /// picture before (its bytes do not depend on what it deflated before
+    /// a reset: zlib-rs 0.6.8 has the fix of its issue 459).
+    static COMPRESSORS: std::cell::RefCell<Vec<(i32, Deflate)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `f` with this thread's compressor at `level`.
+fn with_compressor<R>(level: i32, f: impl FnOnce(&mut Deflate) -> R) -> R {
+    let mut c = COMPRESSORS
+        .with(|k| {
+            let mut k = k.borrow_mut();
+            let at = k.iter().position(|(l, _)| *l == level)?;
+            Some(k.swap_remove(at).1)
+        })
+        .unwrap_or_else(|| compressor(level));
+    let r = f(&mut c);
+    COMPRESSORS.with(|k| k.borrow_mut().push((level, c)));
+    r
+}
+
 /// Deflates one band's raw rows alone (`c` reset first), ending in a sync
-/// flush (an empty stored block: byte-aligned, not final).
-fn deflate_band(c: &mut Deflate, raw: &[u8]) -> Option<Deflated> {
+/// flush (an empty stored block: byte-aligned, not final); `z` is room to
+/// deflate into, grown as needed.
+fn deflate_band(c: &mut Deflate, raw: &[u8], z: &mut Vec<u8>) -> Option<Deflated> {
     c.reset();
     // Room for the worst case (stored blocks) and the flush's marker: the
     // flush is complete when it stops short of the room.
-    let mut z = vec![0u8; zlib_rs::compress_bound(raw.len()) + 64];
-    c.compress(raw, &mut z, DeflateFlush::SyncFlush).ok()?;
+    let room = zlib_rs::compress_bound(raw.len()) + 64;
+    if z.len() < room {
+        z.resize(room, 0);
+    }
+    let z = &mut z[..room];
+    c.compress(raw, z, DeflateFlush::SyncFlush).ok()?;
     let (read, wrote) = (c.total_in(), c.total_out());
     if usize::try_from(read).ok()? != raw.len() || usize::try_from(wrote).ok()? >= z.len() {
         return None;
     }
-    z.truncate(usize::try_from(wrote).ok()?);
-    z.shrink_to_fit();
     Some(Deflated {
-        z,
+        z: z[..usize::try_from(wrote).ok()?].to_vec(),
         adler: adler32(1, raw),
         len: raw.len(),
     })
 }
 
-/// What changed over the layer in row `y`: the first and one past the last
-/// pixel that differ, or None.
-fn span(now: &[u8], was: &[u8]) -> Option<(usize, usize)> {
+/// What changed over the layer in a row, of the pixels `lo..hi` that may
+/// have (the row's others are the layer's): the first and one past the
+/// last pixel that differ, or None.
+fn span(now: &[u8], was: &[u8], (lo, hi): (usize, usize)) -> Option<(usize, usize)> {
+    let (now, was) = (&now[lo * 4..hi * 4], &was[lo * 4..hi * 4]);
     if now == was {
         return None;
     }
@@ -293,7 +321,7 @@ fn span(now: &[u8], was: &[u8]) -> Option<(usize, usize)> {
     let n = now.len() / 4;
     let x0 = (0..n).find(|&i| px(i))?;
     let x1 = (x0..n).rev().find(|&i| px(i))? + 1;
-    Some((x0, x1))
+    Some((lo + x0, lo + x1))
 }
 
 /// Calls `f(a, b)` for each run `a..b` of pixels (indices into the
@@ -333,25 +361,26 @@ fn bands(
     reuse: impl Fn(usize) -> bool,
     kept: Option<&[Deflated]>,
 ) -> Option<Vec<Deflated>> {
-    let mut c = compressor(level);
-    let mut out = Vec::with_capacity(h.div_ceil(BAND));
-    let mut raw = Vec::new();
-    for b in 0..h.div_ceil(BAND) {
-        if let (true, Some(k)) = (reuse(b), kept) {
-            out.push(Deflated {
-                z: Vec::new(),
-                adler: k[b].adler,
-                len: k[b].len,
-            });
-            continue;
+    with_compressor(level, |c| {
+        let mut out = Vec::with_capacity(h.div_ceil(BAND));
+        let (mut raw, mut z) = (Vec::new(), Vec::new());
+        for b in 0..h.div_ceil(BAND) {
+            if let (true, Some(k)) = (reuse(b), kept) {
+                out.push(Deflated {
+                    z: Vec::new(),
+                    adler: k[b].adler,
+                    len: k[b].len,
+                });
+                continue;
+            }
+            raw.clear();
+            for y in b * BAND..((b + 1) * BAND).min(h) {
+                rows(y, &mut raw);
+            }
+            out.push(deflate_band(c, &raw, &mut z)?);
         }
-        raw.clear();
-        for y in b * BAND..((b + 1) * BAND).min(h) {
-            rows(y, &mut raw);
-        }
-        out.push(deflate_band(&mut c, &raw)?);
-    }
-    Some(out)
+        Some(out)
+    })
 }
 
 /// The PNG file: `palette`, `bits`, and the zlib stream of `bands` (an empty
@@ -436,15 +465,24 @@ pub(crate) fn base(layer: &Pixmap) -> Option<Base> {
     })
 }
 
-/// The PNG of `pixmap`, drawn over `layer` whose indexed form is `base`.
-pub(crate) fn over(pixmap: &Pixmap, layer: &Pixmap, base: &Base) -> Option<Vec<u8>> {
+/// The PNG of `pixmap`, drawn over `layer` whose indexed form is `base`,
+/// where `drawn_over` says (each row's other pixels are the layer's).
+pub(crate) fn over(
+    pixmap: &Pixmap,
+    layer: &Pixmap,
+    base: &Base,
+    drawn_over: &crate::Changed,
+) -> Option<Vec<u8>> {
     let (w, h) = (pixmap.width() as usize, pixmap.height() as usize);
-    if (layer.width() as usize, layer.height() as usize) != (w, h) {
+    if (layer.width() as usize, layer.height() as usize) != (w, h) || drawn_over.len() != h {
         return whole(pixmap);
     }
     let (now, was) = (pixmap.data(), layer.data());
     let spans: Vec<Option<(usize, usize)>> = (0..h)
-        .map(|y| span(&now[y * w * 4..][..w * 4], &was[y * w * 4..][..w * 4]))
+        .map(|y| {
+            let c = drawn_over[y]?;
+            span(&now[y * w * 4..][..w * 4], &was[y * w * 4..][..w * 4], c)
+        })
         .collect();
     let mut counts = Counts::new();
     for (y, s) in spans.iter().enumerate() {

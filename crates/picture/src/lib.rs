@@ -222,12 +222,14 @@ pub fn draw_how(svg: &str) -> Option<(Drawing, Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn draw_how_with(svg: &str, pieces: bool) -> Option<(Drawing, Drew)> {
-    let (pixmap, layer, size, how) = drawn(svg, pieces)?;
-    let bytes = match layer {
-        Some(l) => band::over(&pixmap, &l.pixmap, &l.base)?,
-        None => band::whole(&pixmap)?,
-    };
-    Some(((bytes, size.0, size.1), how))
+    drawn(svg, pieces, |pixmap, over, size, how| {
+        let bytes = match over {
+            Some((l, changed)) => band::over(pixmap, &l.pixmap, &l.base, changed)?,
+            None => band::whole(pixmap)?,
+        };
+        Some(((bytes, size.0, size.1), how))
+    })
+    .flatten()
 }
 
 /// The picture's pixels before the palette (premultiplied RGBA, opaque),
@@ -245,18 +247,76 @@ pub fn pixels_how(svg: &str) -> Option<(Pixmap, (u32, u32), Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), Drew)> {
-    drawn(svg, pieces).map(|(p, _, size, how)| (p, size, how))
+    drawn(svg, pieces, |p, _, size, how| (p.clone(), size, how))
 }
 
-/// A picture's pixels, with the static layer they were drawn over (None
-/// when drawn whole), their size in CSS pixels and how they were drawn.
-type Pixels = (Pixmap, Option<Arc<layer::Layer>>, (u32, u32), Drew);
+/// For each row of a picture drawn over its static layer, the columns
+/// `x0..x1` that may differ from the layer's (every pixel drawn over lies
+/// in them), or None where the row is the layer's.
+pub(crate) type Changed = [Option<(usize, usize)>];
 
-/// [`pixels_how_with`], with the layer.
-fn drawn(svg: &str, pieces: bool) -> Option<Pixels> {
-    let whole = || pixels_whole(svg).map(|(p, size)| (p, None, size, Drew::Whole));
+/// Marks rows `y0..y1`, columns `x0..x1` as drawn over in `changed`.
+pub(crate) fn mark(changed: &mut Changed, (y0, y1): (usize, usize), (x0, x1): (usize, usize)) {
+    for c in &mut changed[y0..y1] {
+        *c = Some(c.map_or((x0, x1), |(a, b)| (a.min(x0), b.max(x1))));
+    }
+}
+
+/// A thread's canvas: a copy of the last static layer it drew over, given
+/// back that layer's pixels after each picture (only the parts the picture
+/// drew over are copied back). A picture was a fresh copy of its layer, a
+/// 3 to 5 MB allocation made, filled and freed for every picture: the
+/// allocator kept such freed blocks, most of the judge's peak RSS over the
+/// mail path's (docs/performance.md).
+struct Canvas {
+    layer: std::sync::Weak<layer::Layer>,
+    pixmap: Pixmap,
+}
+
+thread_local! {
+    static CANVAS: std::cell::RefCell<Option<Canvas>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The thread's canvas made a copy of `layer` (its pixels reused when it
+/// holds that layer already, its memory when it is of the same size).
+fn canvas_for(layer: &Arc<layer::Layer>) -> Pixmap {
+    let base = &layer.pixmap;
+    match CANVAS.with(|c| c.borrow_mut().take()) {
+        Some(c) if c.layer.upgrade().is_some_and(|l| Arc::ptr_eq(&l, layer)) => c.pixmap,
+        Some(mut c) if (c.pixmap.width(), c.pixmap.height()) == (base.width(), base.height()) => {
+            c.pixmap.data_mut().copy_from_slice(base.data());
+            c.pixmap
+        }
+        _ => Pixmap::clone(base),
+    }
+}
+
+/// Gives `canvas` back the pixels of `layer` where `changed` says it was
+/// drawn over.
+fn restore(canvas: &mut Pixmap, layer: &Pixmap, changed: &Changed) {
+    let w = canvas.width() as usize;
+    let (to, from) = (canvas.data_mut(), layer.data());
+    for (y, c) in changed.iter().enumerate() {
+        if let Some((x0, x1)) = *c {
+            let (a, b) = ((y * w + x0) * 4, (y * w + x1) * 4);
+            to[a..b].copy_from_slice(&from[a..b]);
+        }
+    }
+}
+
+/// The static layer a picture was drawn over, and what was drawn over it.
+type Over<'a> = Option<(&'a layer::Layer, &'a Changed)>;
+
+/// Draws `svg` and hands `f` its pixels, the layer they were drawn over
+/// with the parts drawn over it (None when drawn whole), their size in CSS
+/// pixels and how they were drawn.
+fn drawn<R>(
+    svg: &str,
+    pieces: bool,
+    f: impl FnOnce(&Pixmap, Over<'_>, (u32, u32), Drew) -> R,
+) -> Option<R> {
     let Some(cut) = layer::split(svg) else {
-        return whole();
+        return drawn_whole(svg, f);
     };
     let (layer, kept) = layer::layer(&cut.layer, || {
         let pixmap = parse(&cut.layer).and_then(|t| render(&t)).map(|r| r.2)?;
@@ -264,12 +324,12 @@ fn drawn(svg: &str, pieces: bool) -> Option<Pixels> {
         Some(layer::Layer { pixmap, base })
     });
     let layer = layer?;
-    let base = &layer.pixmap;
-    let mut pixmap = Pixmap::clone(base);
+    let mut pixmap = canvas_for(&layer);
     let (w, h) = (pixmap.width(), pixmap.height());
+    let mut changed = vec![None; h as usize];
     let laid = pieces
         && sprite::pieces(&cut.head, &cut.rest)
-            .is_some_and(|pieces| sprite::draw_over(&pieces, &mut pixmap));
+            .is_some_and(|pieces| sprite::draw_over(&pieces, &mut pixmap, &mut changed));
     let size = if laid {
         // The pieces are drawn at the layer's size, the root's own: its
         // size in CSS pixels is the root element's (`head`).
@@ -280,10 +340,10 @@ fn drawn(svg: &str, pieces: bool) -> Option<Pixels> {
         )
     } else {
         // Fresh, in case some pieces were laid before one failed.
-        pixmap = Pixmap::clone(base);
+        restore(&mut pixmap, &layer.pixmap, &changed);
         let top = parse(&cut.top)?;
         if scaled(&top) != (w, h) {
-            return whole();
+            return drawn_whole(svg, f);
         }
         let scale = scale_for(top.size().width().ceil());
         resvg::render(
@@ -291,11 +351,29 @@ fn drawn(svg: &str, pieces: bool) -> Option<Pixels> {
             tiny_skia::Transform::from_scale(scale, scale),
             &mut pixmap.as_mut(),
         );
+        changed.fill(Some((0, w as usize)));
         let size = top.size();
         (size.width().ceil() as u32, size.height().ceil() as u32)
     };
     let how = if kept { Drew::OnLayer } else { Drew::Layer };
-    Some((pixmap, Some(layer), size, how))
+    let r = f(&pixmap, Some((&layer, &changed)), size, how);
+    restore(&mut pixmap, &layer.pixmap, &changed);
+    CANVAS.with(|c| {
+        *c.borrow_mut() = Some(Canvas {
+            layer: Arc::downgrade(&layer),
+            pixmap,
+        });
+    });
+    Some(r)
+}
+
+/// [`drawn`] of the SVG whole.
+fn drawn_whole<R>(
+    svg: &str,
+    f: impl FnOnce(&Pixmap, Over<'_>, (u32, u32), Drew) -> R,
+) -> Option<R> {
+    let (p, size) = pixels_whole(svg)?;
+    Some(f(&p, None, size, Drew::Whole))
 }
 
 /// The pixels of the SVG drawn whole, and its size in CSS pixels.
@@ -817,6 +895,45 @@ mod tests {
             "{} pixels changed colour, the first at {at:?}",
             moved.len()
         );
+    }
+
+    /// A thread draws on one canvas, given its layer's pixels back after
+    /// each picture: what it drew before (over this layer or another, in
+    /// pieces or whole) must not show in the next picture.
+    #[test]
+    fn a_picture_is_the_same_whatever_its_thread_drew_before() {
+        let _turn = LAYER_CACHE_TURN.lock().unwrap_or_else(|e| e.into_inner());
+        forget_layers();
+        let moved = LAYERED.replace("x=\"12\" y=\"14\"", "x=\"50\" y=\"20\"");
+        let units = crowded("<rect x=\"2\" y=\"20\" width=\"12\" height=\"40\" fill=\"#2b5fa8\"/>");
+        // A top that cannot be cut into pieces (an id): drawn whole over
+        // the canvas.
+        let whole_top = LAYERED.replace("<line ", "<line id=\"arrow\" ");
+        let fresh = |svg: &str| {
+            let svg = svg.to_string();
+            std::thread::spawn(move || {
+                forget_layers();
+                draw(&svg).expect("draws")
+            })
+            .join()
+            .expect("thread")
+        };
+        let want: Vec<_> = [LAYERED, &moved, &units, &whole_top]
+            .iter()
+            .map(|s| fresh(s))
+            .collect();
+        for order in [[0, 1, 2, 3], [3, 0, 2, 1], [1, 3, 3, 0], [2, 0, 0, 1]] {
+            for i in order {
+                let svg = [LAYERED, &moved, &units, &whole_top][i];
+                assert_eq!(draw(svg).expect("draws"), want[i], "{order:?}, {i}");
+            }
+        }
+        assert_eq!(
+            draw_how(&whole_top).map(|d| d.1),
+            Some(Drew::OnLayer),
+            "over its layer"
+        );
+        assert!(!in_pieces(&whole_top), "drawn whole over the layer");
     }
 
     #[test]

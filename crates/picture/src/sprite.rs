@@ -22,6 +22,7 @@
 //! or style, a stylesheet that could make one so), the top is drawn whole.
 
 use crate::layer::{element_end, name, tag_end, Tag};
+use crate::Changed;
 use resvg::tiny_skia::{self, Pixmap};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -271,9 +272,10 @@ fn keep(svg: &str, drawn: Option<Option<Arc<Sprite>>>) {
 
 /// Draws `pieces` over `pixmap` (the layer's copy) one after another, each
 /// laid from a drawing kept over the very same pixels, else drawn in
-/// place: false if one of them cannot be drawn alone (`pixmap` is then
-/// spoilt: draw the top whole over a fresh copy of the layer).
-pub(crate) fn draw_over(pieces: &[String], pixmap: &mut Pixmap) -> bool {
+/// place, each marked in `changed` where it lies: false if one of them
+/// cannot be drawn alone (`pixmap` is then spoilt where `changed` says:
+/// draw the top whole over a fresh copy of the layer).
+pub(crate) fn draw_over(pieces: &[String], pixmap: &mut Pixmap, changed: &mut Changed) -> bool {
     let (w, h) = (pixmap.width(), pixmap.height());
     let cw = w as usize;
     for piece in pieces {
@@ -301,6 +303,7 @@ pub(crate) fn draw_over(pieces: &[String], pixmap: &mut Pixmap) -> bool {
         };
         if let Some(s) = sprite {
             s.lay(canvas, cw);
+            crate::mark(changed, (s.y, s.y + s.h), (s.x, s.x + s.w));
         }
     }
     true
