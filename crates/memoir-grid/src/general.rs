@@ -18,8 +18,9 @@ use super::state::{State, Step, Unit};
 use adjutant_dice::Dice;
 use adjutant_rules::Family;
 
-/// Orders for side `side` worth the general's look; `None` after eight
-/// variants, or with no enemy left.
+/// Orders for side `side` worth the general's look (the pass when it has
+/// nothing to fire or move); `None` after eight variants, or with no enemy
+/// left.
 pub fn general_orders(
     r: &Ruleset,
     st: &State,
@@ -72,9 +73,14 @@ pub fn general_orders(
             fire(st, to, &enemies, &mut lines, &accepts);
         }
     }
+    if lines.is_empty() {
+        // Nothing to fire or move (an artillery phase with no gun in
+        // range): the pass, which keeps the standing initiative choice.
+        return Some("PASS\n".into());
+    }
     let mut text = lines.join("\n");
     text.push('\n');
-    (!lines.is_empty()).then_some(text)
+    Some(text)
 }
 
 /// FIRE from `from` at the weakest enemy the check accepts (the nearest of
