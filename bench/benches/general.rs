@@ -4,29 +4,29 @@
 //! and the slowest decision of two games the general plays against the
 //! random-order player (`adjutant duel`'s first two games of seed 1, one
 //! from each side): a mid-game position with the armies engaged, found by
-//! timing every decision of those games once, then timed by criterion.
+//! timing every decision of those games once, then timed by criterion on
+//! the game played again to it (the games replay the same for a seed).
 //! The ruleset's settings throughout. The mark is a second.
 
 use adjutant::duel::{game_seed, play_watched, Opponent};
 use adjutant::engine::dice::Seed;
 use adjutant::general::{decide, Settings};
-use adjutant::rules::{all_scenarios, Load, Rules, Scenario, State};
+use adjutant::rules::{all_scenarios, Load, Rules, Scenario};
 use adjutant::service::{adjudicate_turn, setup_state};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::time::{Duration, Instant};
 
-/// The position of the two games' slowest decision: (master seed, judge's
-/// phase count, side, state, the scan's time).
-fn slowest_position(
+/// The two games' slowest decision: (game, judge's phase count, side, the
+/// scan's time), found by timing each decision of the games once.
+fn slowest_decision(
     rules: &Rules,
     scenario: &Scenario,
     settings: Settings,
-) -> Option<(Seed, u32, String, State, Duration)> {
+) -> Option<(u32, u32, String, Duration)> {
     let sides = rules.sides(&setup_state(rules, scenario, &game_seed(1, 0)).ok()?);
-    let mut slowest: Option<(Seed, u32, String, State, Duration)> = None;
-    for (n, side) in sides.iter().enumerate().take(2) {
-        let master = game_seed(1, u32::try_from(n).unwrap_or(0));
-        let mut seen: Vec<(u32, State)> = Vec::new();
+    let mut slowest: Option<(u32, u32, String, Duration)> = None;
+    for (n, side) in (0u32..).zip(sides.iter().take(2)) {
+        let master = game_seed(1, n);
         play_watched(
             rules,
             scenario,
@@ -34,17 +34,16 @@ fn slowest_position(
             side,
             Opponent::Random,
             settings,
-            &mut |turn, s| seen.push((turn, s.clone())),
+            &mut |turn, s| {
+                let started = Instant::now();
+                black_box(decide(rules, s, side, &master, turn, settings));
+                let took = started.elapsed();
+                if slowest.as_ref().is_none_or(|x| took > x.3) {
+                    slowest = Some((n, turn, side.clone(), took));
+                }
+            },
         )
         .ok()?;
-        for (turn, s) in seen {
-            let started = Instant::now();
-            black_box(decide(rules, &s, side, &master, turn, settings));
-            let took = started.elapsed();
-            if slowest.as_ref().is_none_or(|x| took > x.4) {
-                slowest = Some((master, turn, side.clone(), s, took));
-            }
-        }
     }
     slowest
 }
@@ -72,16 +71,32 @@ fn general_decides_a_turn(c: &mut Criterion) {
         group.bench_function(format!("{scenario}/opening"), |b| {
             b.iter(|| black_box(decide(&rules, &state, &side, &seed, turn, settings)));
         });
-        if let Some((master, turn, side, s, took)) = slowest_position(&rules, &source, settings) {
-            eprintln!(
-                "{scenario}: the slowest decision of the two games is the {side}'s at phase {} ({} ms in the scan)",
-                turn + 1,
-                took.as_millis()
-            );
-            group.bench_function(format!("{scenario}/slowest"), |b| {
-                b.iter(|| black_box(decide(&rules, &s, &side, &master, turn, settings)));
-            });
-        }
+        let Some((n, at, side, took)) = slowest_decision(&rules, &source, settings) else {
+            continue;
+        };
+        eprintln!(
+            "{scenario}: the slowest decision of the two games is the {side}'s at phase {} of game {n} ({} ms in the scan)",
+            at + 1,
+            took.as_millis()
+        );
+        // The game again (the same seed, the same orders) to that position,
+        // timed there.
+        let master = game_seed(1, n);
+        let _ = play_watched(
+            &rules,
+            &source,
+            &master,
+            &side,
+            Opponent::Random,
+            settings,
+            &mut |turn, s| {
+                if turn == at {
+                    group.bench_function(format!("{scenario}/slowest"), |b| {
+                        b.iter(|| black_box(decide(&rules, s, &side, &master, turn, settings)));
+                    });
+                }
+            },
+        );
     }
     group.finish();
 }
