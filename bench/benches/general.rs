@@ -52,7 +52,17 @@ fn general_decides_a_turn(c: &mut Criterion) {
     let seed: Seed = [58; 32];
     let mut group = c.benchmark_group("general_decision");
     group.sample_size(10);
+    // Criterion's filter (`-- villers|fuentes`) also spares the games
+    // played to find the slowest decision of the scenarios it leaves out.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && a.parse::<f64>().is_err())
+        .flat_map(|a| a.split('|').map(str::to_string).collect::<Vec<_>>())
+        .collect();
     for scenario in all_scenarios() {
+        if !filter.is_empty() && !filter.iter().any(|f| scenario.contains(f.as_str())) {
+            continue;
+        }
         let rules = Rules::for_scenario(&scenario).expect("rules");
         let source = Scenario::shipped(&scenario);
         let mut state = setup_state(&rules, &source, &seed).expect("setup");
