@@ -82,6 +82,30 @@ pub fn play(
     against: Opponent,
     settings: Settings,
 ) -> Result<Game, ServiceError> {
+    play_watched(
+        rules,
+        scenario,
+        master,
+        ai_side,
+        against,
+        settings,
+        &mut |_, _| {},
+    )
+}
+
+/// [`play`], and `watch` is shown each position the general decides in
+/// (the judge's phase count, the state) before it decides: the criterion
+/// bench (bench/benches/general.rs) times the general on a game's
+/// positions, not only on the opening.
+pub fn play_watched(
+    rules: &Rules,
+    scenario: &Scenario,
+    master: &Seed,
+    ai_side: &str,
+    against: Opponent,
+    settings: Settings,
+    watch: &mut dyn FnMut(u32, &State),
+) -> Result<Game, ServiceError> {
     let mut state = setup_state(rules, scenario, master)?;
     let mut turn = 0u32;
     let mut slowest = std::time::Duration::ZERO;
@@ -94,11 +118,15 @@ pub fn play(
             } else {
                 against
             };
+            if who == Opponent::Ai {
+                watch(turn, &state);
+            }
             let started = std::time::Instant::now();
             let text = orders_of(rules, &state, side, who, master, turn, settings);
             if who == Opponent::Ai {
                 slowest = slowest.max(started.elapsed());
             }
+            tracing::trace!(phase = turn + 1, side = %side, by = who.word(), orders = %text.trim_end().replace('\n', "; "), "duel orders");
             orders.push(Orders {
                 side: side.clone(),
                 text,
@@ -127,6 +155,16 @@ pub fn play(
         turn += 1;
         state = rules.numbered(adj.state, turn);
     }
+    // ADJUTANT_LOG=adjutant::duel=debug: how each game ended, to watch a
+    // duel game by game (=trace: every side's orders, phase by phase).
+    tracing::debug!(
+        ai = ai_side,
+        winner = ?rules.result(&state),
+        phases = turn,
+        score = ?rules.score(&state),
+        strength = ?rules.strength(&state),
+        "duel game over"
+    );
     Ok(Game {
         ai_side: ai_side.to_string(),
         winner: rules.result(&state),

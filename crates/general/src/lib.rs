@@ -389,6 +389,9 @@ pub fn value(rules: &Rules, s: &State, side: &str) -> f64 {
             })
             .sum()
     };
+    if let Some(v) = rules.general_value(s, side) {
+        return v;
+    }
     POINT * balance(rules.score(s)) + balance(rules.strength(s))
 }
 

@@ -8,6 +8,7 @@ pub mod board;
 pub mod case;
 pub mod engine;
 pub mod events;
+pub mod general;
 pub mod predict;
 pub mod random;
 pub mod report;
@@ -155,6 +156,18 @@ impl Family for Ruleset {
     fn random_orders(&self, s: &State, side: &str, dice: &mut dyn Dice) -> Option<String> {
         let i = s.sides.iter().position(|x| x == side)?;
         Some(random::random_orders(self, s, i, dice))
+    }
+
+    /// The judge's general's sensible orders (general.rs).
+    fn general_orders(
+        &self,
+        s: &State,
+        side: &str,
+        dice: &mut dyn Dice,
+        variant: u32,
+    ) -> Option<String> {
+        let i = s.sides.iter().position(|x| x == side)?;
+        general::general_orders(self, s, i, dice, variant)
     }
 
     fn pass_orders(&self, _s: &State, _side: &str) -> Option<String> {

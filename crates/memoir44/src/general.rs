@@ -470,3 +470,121 @@ fn cover(ctx: &Ctx<'_>, st: &State, h: Hex) -> f64 {
 fn join(h: &[Hex]) -> String {
     h.iter().map(Hex::to_string).collect::<Vec<_>>().join(" ")
 }
+
+/// The general's worth of a position not yet over, for `side`
+/// (`Family::general_value`, docs/general.md): medals (10 each) and
+/// figures on the board as the general counts them everywhere, and how
+/// the scenario is won, which those do not tell:
+/// - a last Counter-Attack turn pending for the enemy: the game ends after
+///   it on the count of damage (victory.rs, `finish`), so the margin of
+///   damage decides, less what the enemy's last turn may still take;
+/// - a side with terrain objectives of its own cannot win without one
+///   (victory.rs, `may_win`): until it holds one, its nearest unit's
+///   distance to them counts against it;
+/// - the War of the Worlds (variants/worlds.rs): the units each side must
+///   eliminate and the towns the Handling Machines must seize.
+#[must_use]
+pub fn value(r: &Ruleset, s: &State, side: &str) -> Option<f64> {
+    let si = s.side_index(side)?;
+    if s.over || s.sides.len() != 2 {
+        return None;
+    }
+    let en = State::other(si);
+    let figures = |i: usize| -> f64 {
+        s.units
+            .iter()
+            .filter(|u| u.side == i)
+            .map(|u| f64::from(u.figures))
+            .sum()
+    };
+    if let Some(w) = &s.worlds {
+        return Some(worlds_value(r, s, si, w) + figures(si) - figures(en));
+    }
+    let medals = |i: usize| f64::from(s.medals(i));
+    let mut v = 10.0 * (medals(si) - medals(en)) + figures(si) - figures(en);
+    v += objectives_value(s, si) - objectives_value(s, en);
+    if let Some(last) = s.final_turn {
+        // The game ends after `last`'s turn on the count of damage, and
+        // that turn may still add to it: a margin of two figures or less
+        // is no sure thing. Medals no longer count, and a draw is worth
+        // what a draw is: nothing (but the margin, to break ties).
+        let raw =
+            f64::from(super::victory::damage(s, si)) - f64::from(super::victory::damage(s, en));
+        let margin = if last == si { raw + 2.0 } else { raw - 2.0 };
+        let decided = if margin > 0.0 && super::victory::may_win(s, si) {
+            (margin / 3.0).min(1.0)
+        } else if margin < 0.0 && super::victory::may_win(s, en) {
+            (margin / 3.0).max(-1.0)
+        } else {
+            0.0
+        };
+        return Some(400_000.0 * decided + raw);
+    }
+    Some(v)
+}
+
+/// What a side's own terrain objectives are worth to it beyond the medal
+/// each gives: none held, it cannot win, and the nearer its units come to
+/// one the better.
+fn objectives_value(s: &State, si: usize) -> f64 {
+    let own: Vec<Hex> = s
+        .objectives
+        .iter()
+        .filter(|o| o.side == si)
+        .map(|o| o.at)
+        .collect();
+    if own.is_empty() || s.objectives.iter().any(|o| o.side == si && o.held) {
+        return 0.0;
+    }
+    let d = s
+        .units
+        .iter()
+        .filter(|u| u.side == si)
+        .map(|u| near(&own, u.at))
+        .min()
+        .unwrap_or(12);
+    -15.0 - 2.0 * f64::from(d)
+}
+
+/// The War of the Worlds: each side's way to its win. The Martians must
+/// eliminate three-quarters of the human units and seize every town with
+/// a Handling Machine; the humans, half the Martian units or every
+/// Handling Machine (variants/worlds.rs, `victory`).
+fn worlds_value(r: &Ruleset, s: &State, si: usize, w: &super::variants::worlds::Worlds) -> f64 {
+    let handling = &r.worlds.handling;
+    let count = |f: &dyn Fn(&Unit) -> bool| s.units.iter().filter(|u| f(u)).count() as f64;
+    let human = State::other(w.martian);
+    let martians = count(&|u| u.side == w.martian);
+    let machines = count(&|u| u.side == w.martian && &u.kind == handling);
+    let humans = count(&|u| u.side == human);
+    let humans_lost = f64::from(w.humans_start) - humans;
+    let martians_lost = f64::from(w.martians_start) - martians;
+    let need_m = f64::from((w.humans_start * 3 / 4).max(1));
+    let need_h = f64::from((w.martians_start / 2).max(1));
+    // The Martians: every human unit eliminated towards the three-quarters
+    // (the last ones worth more), each town seized, each Handling Machine
+    // standing on a town or nearer one.
+    let mut martian = 20.0 * humans_lost.min(need_m) / need_m * need_m.min(12.0);
+    martian += 25.0 * w.seized.len() as f64;
+    for u in s
+        .units
+        .iter()
+        .filter(|u| u.side == w.martian && &u.kind == handling)
+    {
+        if !w.objectives.is_empty() {
+            let d = near(&w.objectives, u.at);
+            martian += if d == 0 { 15.0 } else { -2.0 * f64::from(d) };
+        }
+    }
+    // The humans: Martian units towards the half, Handling Machines towards
+    // none.
+    let mut humans_v = 20.0 * martians_lost.min(need_h);
+    if w.handling_start > 0 {
+        humans_v += 30.0 * (f64::from(w.handling_start) - machines);
+    }
+    if si == w.martian {
+        martian - humans_v
+    } else {
+        humans_v - martian
+    }
+}

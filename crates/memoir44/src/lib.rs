@@ -459,6 +459,11 @@ impl Family for Ruleset {
         general::general_orders(self, s, side, dice, variant)
     }
 
+    /// The judge's general's worth of a position (general.rs, `value`).
+    fn general_value(&self, s: &State, side: &str) -> Option<f64> {
+        general::value(self, s, side)
+    }
+
     fn pass_orders(&self, s: &State, side: &str) -> Option<String> {
         if s.pre_battle.is_some() {
             // Before a campaign battle: the documented defaults.

@@ -325,6 +325,16 @@ pub trait Family: Send + Sync + 'static {
     fn costly(&self) -> bool {
         false
     }
+    /// The judge's general's worth of a position not yet decided, for
+    /// `side` (docs/general.md, "How it decides"): where the family knows
+    /// how its games are won (a scenario's objectives, a last turn that
+    /// ends it on a count) better than victory points and strength tell.
+    /// In the general's units: 10 a victory point, 1 a figure; a game as
+    /// good as won 1,000,000. `None` (the default): the general's own
+    /// count of points and strength.
+    fn general_value(&self, _s: &Self::State, _side: &str) -> Option<f64> {
+        None
+    }
 }
 
 /// Per side, the sum of `(side index, amount)` pairs: a family's
@@ -513,6 +523,9 @@ pub trait ErasedFamily: Send + Sync {
     fn strength(&self, s: &State) -> Vec<(String, u32)>;
     /// [`Family::costly`]: whether the general's search is cut.
     fn costly(&self) -> bool;
+    /// [`Family::general_value`]: the family's worth of a position for
+    /// the judge's general.
+    fn general_value(&self, s: &State, side: &str) -> Option<f64>;
 }
 
 const FOREIGN: &str = "this state belongs to another rules family";
@@ -739,6 +752,10 @@ impl<F: Family> ErasedFamily for F {
     }
     fn costly(&self) -> bool {
         Family::costly(self)
+    }
+    fn general_value(&self, s: &State, side: &str) -> Option<f64> {
+        s.get::<F::State>()
+            .and_then(|t| Family::general_value(self, t, side))
     }
     fn amend(&self, s: &State, text: &str) -> Result<Adjudication, Rejection> {
         let t = s
