@@ -407,7 +407,11 @@ fn keep_c_heap() {
 /// many times a second, so both held the peak RSS of a pass over distinct
 /// board pictures at 106-122 MB where its heap is under 30 MB
 /// (docs/performance.md, issue 57). Freed pages go back at once, and the
-/// process uses no huge pages.
+/// process uses no huge pages. (mimalloc is also built with its `no_thp`
+/// feature, Cargo.toml: it sets the same flag when it starts, before
+/// `main`, and never asks for huge pages; the 400-mail PNG pass's peak fell
+/// a further 68.5-69.6 -> 65.4-66.1 MB with it, as with the environment's
+/// `MIMALLOC_ALLOW_THP=0`.)
 fn give_memory_back() {
     // mimalloc's `mi_option_purge_delay` (15 in both v2's and v3's
     // `mi_option_t`, include/mimalloc.h): the milliseconds before freed
