@@ -4,7 +4,7 @@
 //! `adjudicate_turn`: the same seeds, dice streams and phase numbers).
 
 use crate::engine::dice::{derive, ChaChaDice, Seed};
-use crate::rules::{Orders, Rules, Scenario, State};
+use crate::rules::{Orders, Rules, Scenario, State, Viewer};
 use crate::service::{adjudicate_turn, setup_state, ServiceError};
 use adjutant_general::Settings;
 
@@ -153,6 +153,12 @@ pub fn play_watched(
             }
         };
         turn += 1;
+        if tracing::enabled!(tracing::Level::TRACE) {
+            // =trace: what each phase did, as the referee reads it.
+            for line in rules.describe_events(&adj.state, &adj.events, &Viewer::Referee) {
+                tracing::trace!(phase = turn, "{line}");
+            }
+        }
         state = rules.numbered(adj.state, turn);
     }
     // ADJUTANT_LOG=adjutant::duel=debug: how each game ended, to watch a

@@ -511,16 +511,62 @@ pub fn value(r: &Ruleset, s: &State, side: &str) -> Option<f64> {
         let raw =
             f64::from(super::victory::damage(s, si)) - f64::from(super::victory::damage(s, en));
         let margin = if last == si { raw + 2.0 } else { raw - 2.0 };
-        let decided = if margin > 0.0 && super::victory::may_win(s, si) {
+        let mut decided = if margin > 0.0 && super::victory::may_win(s, si) {
             (margin / 3.0).min(1.0)
         } else if margin < 0.0 && super::victory::may_win(s, en) {
             (margin / 3.0).max(-1.0)
         } else {
             0.0
         };
+        if last == en {
+            // The side reached its medals and the enemy's last turn is to
+            // come. Behind or level on damage, that turn can only keep it
+            // so: a draw the side chose, no better than a loss to a side
+            // playing to win (Bir Hakeim's Allies took a fifth medal behind
+            // on damage, 6 of 20 games drawn): worth less than playing on.
+            if raw <= 0.0 && decided == 0.0 {
+                return Some(FINISHED_INTO_A_DRAW + raw);
+            }
+            // Ahead, it still needs an objective of its own held when that
+            // turn ends (Miteiriya Ridge's Allies held the ridge with a
+            // one-figure tank beside the enemy, lost it and drew).
+            if decided > 0.0 && hold_at_risk(s, si) {
+                decided *= 0.5;
+            }
+        }
         return Some(400_000.0 * decided + raw);
     }
     Some(v)
+}
+
+/// What the general counts a draw it finishes into itself (its fifth medal
+/// taken while behind on damage, the enemy unable to win): six medals
+/// down, below most games still to play.
+const FINISHED_INTO_A_DRAW: f64 = -60.0;
+
+/// Whether the enemy's next turn could take back every objective of `si`'s
+/// own it holds (victory.rs: `may_win` needs one held): each is empty or
+/// held by a unit of two figures or fewer, with an enemy unit within four
+/// hexes (a move and a close assault that takes ground). A side with no
+/// objectives of its own does not need one.
+fn hold_at_risk(s: &State, si: usize) -> bool {
+    let held: Vec<Hex> = s
+        .objectives
+        .iter()
+        .filter(|o| o.side == si && o.held)
+        .map(|o| o.at)
+        .collect();
+    if held.is_empty() {
+        return false;
+    }
+    held.iter().all(|&h| {
+        let strong = s.unit_at(h).is_some_and(|u| u.side == si && u.figures >= 3);
+        let threat = s
+            .units
+            .iter()
+            .any(|u| u.side != si && u.at.distance(h) <= 4);
+        threat && !strong
+    })
 }
 
 /// What a side's own terrain objectives are worth to it beyond the medal
