@@ -495,6 +495,60 @@ fn the_generals_score_knows_an_objective_held_by_a_weak_unit_may_be_retaken() {
     assert!(weak > 100_000.0, "but still a likely win: {weak}");
 }
 
+/// Fall of London's Martians cannot win without a Handling Machine on every
+/// town for a whole turn, and the Common Cold's third Green Star takes
+/// both machines (three models each), a British win: watched, the
+/// general's own orders ordered the Fighting Machines' long shots and left
+/// the Handling Machines on the rear line. Now a machine still on its way
+/// is ordered first, towards a town.
+#[test]
+fn the_martian_general_sends_its_handling_machines_to_the_towns() {
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let mut moved = 0;
+    let mut turns = 0;
+    for game in 0..3u8 {
+        let master = [game + 9; 32];
+        let mut state = setup_state(&rules, &Scenario::shipped("fall-of-london"), &master).unwrap();
+        for phase in 1..=10u32 {
+            if rules.result(&state).is_some() {
+                break;
+            }
+            let side = rules.phase(&state).sides[0].clone();
+            let text = if side == "martians" {
+                let m = state.get::<memoir44::State>().unwrap();
+                let machines: Vec<String> = m
+                    .units
+                    .iter()
+                    .filter(|u| u.kind == "martian-handling-machine")
+                    .map(|u| u.at.to_string())
+                    .collect();
+                let known = rules.knowledge(&state, &side);
+                let orders = rules
+                    .general_orders(&known, &side, &mut ChaChaDice::from_seed([1; 32]), 0)
+                    .expect("orders of its own");
+                turns += 1;
+                if orders.lines().any(|l| {
+                    machines
+                        .iter()
+                        .any(|h| l.starts_with(&format!("MOVE {h} ")))
+                }) {
+                    moved += 1;
+                }
+                orders
+            } else {
+                rules.pass_orders(&state, &side).unwrap()
+            };
+            let orders = [Orders { side, text }];
+            let adj = adjudicate_turn(&rules, &state, &master, phase, &orders).unwrap();
+            state = rules.numbered(adj.state, phase);
+        }
+    }
+    assert!(
+        moved * 3 >= turns * 2,
+        "a Handling Machine moved in {moved} of the Martians' {turns} turns"
+    );
+}
+
 /// The orders of game 1's submissions, by (turn, side, source).
 fn submissions(site: &Site) -> Vec<(i64, String, String)> {
     let db = site.db();

@@ -226,7 +226,16 @@ fn best_target(
 /// move to where it wants to be.
 fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f64 {
     let attack = best_target(ctx, s, si, u, &[]).map_or(0.0, |(_, w)| w);
-    attack + 2.0 / (1.0 + f64::from(near(&goals.enemies, u.at).min(near_goal(goals, u))))
+    let mut w =
+        attack + 2.0 / (1.0 + f64::from(near(&goals.enemies, u.at).min(near_goal(goals, u))));
+    if u.kind == goals.handling && !goals.towns.is_empty() && near(&goals.towns, u.at) > 0 {
+        // The Martians cannot win without every town seized by a Handling
+        // Machine before the Common Cold takes them (the third Green Star):
+        // a machine still on its way is ordered before the Fighting
+        // Machines' shots (watched: they stood on the rear line).
+        w += 6.0;
+    }
+    w
 }
 
 fn near_goal(goals: &Goals, u: &Unit) -> u32 {
