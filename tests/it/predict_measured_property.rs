@@ -1036,7 +1036,7 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
 /// ride it down), X with standing orders to fire at chargers half the
 /// time, and sometimes a second French unit Y behind X for horsemen that
 /// burst through to strike.
-fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice, terrain: &str) -> Option<State> {
     let (a, formation) = pick(
         rng,
         &[
@@ -1085,7 +1085,7 @@ fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
     };
     let text = format!(
         "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
-         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{terrain}\
          [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
          formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {astart}\n\
          [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
@@ -1153,6 +1153,11 @@ fn end_of(after: &State, ev: &[Charge], ids: &[&str]) -> End {
 /// The engine's move of `orders` by the British on `st`: how it ended
 /// for A, X and whom A fought.
 fn charge_melee_run(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> End {
+    charge_run_of(r, st, orders, s, &["A", "X"])
+}
+
+/// [`charge_melee_run`] for the units `ids` (and whom A fought).
+fn charge_run_of(r: &Ruleset, st: &State, orders: &str, s: [u8; 32], ids: &[&str]) -> End {
     let mut dice = ChaChaDice::from_seed(s);
     let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
     let mut chance = Chance {
@@ -1168,7 +1173,7 @@ fn charge_melee_run(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> End {
         }]
     };
     let (after, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
-    end_of(&after, &ev, &["A", "X"])
+    end_of(&after, &ev, ids)
 }
 
 /// The engine's runs of one position against its exact odds, every
@@ -1237,7 +1242,7 @@ fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
     while done < positions {
         tries += 1;
         assert!(tries < 20_000, "too few charge positions");
-        let Some(st) = charge_melee_position(&r, &mut rng) else {
+        let Some(st) = charge_melee_position(&r, &mut rng, "") else {
             continue;
         };
         let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
@@ -1263,6 +1268,140 @@ fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
     assert!(ridden > 0, "no ride-down");
     assert!(through > 0, "no horsemen bursting through");
     assert!(tested > 0, "no failed morale test");
+}
+
+/// A charge by A (light or heavy cavalry, or line or grenadiers in
+/// column) at X (line, grenadiers or light cavalry in one rank, 6 to 20)
+/// already in a melee with B (British, 1 to 4 of any arm beside A's
+/// lane), that melee in its first or second move, B or X its attacker.
+fn charge_in_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let (a, formation) = pick(
+        rng,
+        &[
+            ("light-cavalry", "line"),
+            ("heavy-cavalry", "line"),
+            ("line", "column"),
+            ("grenadiers", "column"),
+        ],
+    );
+    let b = pick(
+        rng,
+        &["line", "grenadiers", "light-cavalry", "heavy-cavalry"],
+    );
+    let x = pick(rng, &["line", "line", "grenadiers", "light-cavalry"]);
+    let (arf, brf, xrf) = (rng.roll(6), rng.roll(4), 5 + rng.roll(15));
+    let moves = rng.roll(2) - 1;
+    let (b_att, x_att) = if rng.roll(2) == 1 {
+        ("true", "false")
+    } else {
+        ("false", "true")
+    };
+    let gap = 2 + i64::from(rng.roll(if a.contains("cavalry") { 12 } else { 5 }));
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         [[units]]\nid = \"B\"\nside = \"british\"\ntype = \"{b}\"\nat = [32, 20]\n\
+         ranks = 1\nrank_and_file = {brf}\nstart = {brf}\nmelee = \"X\"\nmelee_moves = {moves}\n\
+         attacker = {b_att}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, 20]\nranks = 1\n\
+         rank_and_file = {xrf}\nstart = {xrf}\nmelee = \"B\"\nmelee_moves = {moves}\n\
+         attacker = {x_att}\n\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [41, {}]\n\
+         formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {arf}\n",
+        20 - gap
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT A: CHARGE X\n").ok()?;
+    predict::exact_charge_at(r, &st, "british", "UNIT A: CHARGE X\n", "A")?;
+    Some(st)
+}
+
+/// Issue 55: the exact odds of a charge at a unit already in a melee (both
+/// melees fought in the engine's one step, each on what the one before
+/// it leaves, and the morale of all three units after them) agree with
+/// the engine's adjudication of the same orders.
+#[test]
+fn charge_exact_charge_at_a_unit_in_a_melee_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 8, 8, 8]));
+    let (mut done, mut tries, mut second, mut b_tested) = (0, 0, 0, 0);
+    let orders = "UNIT A: CHARGE X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges at a unit in a melee");
+        let Some(st) = charge_in_melee_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            let end = charge_run_of(&r, &st, orders, seed(&[done, i, 55, 80]), &["A", "X", "B"]);
+            *seen.entry(end).or_insert(0) += 1;
+        }
+        ends_within(&format!("charge at a melee {done}"), &exact, &seen, runs);
+        second += u64::from(
+            st.unit("B")
+                .and_then(|u| u.melee.as_ref())
+                .is_some_and(|m| m.moves > 0),
+        );
+        b_tested += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.fates.iter().any(|f| f.0 == "B" && f.1 > 0)),
+        );
+        done += 1;
+    }
+    assert!(second > 0, "no melee in its second move");
+    assert!(b_tested > 0, "B never tested or lost");
+}
+
+/// Issue 55: a charge while a house burns elsewhere (the Mill, with the
+/// Barn beside it to catch fire at the move's end) is reckoned exactly
+/// and agrees with the engine: the positions of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]
+/// with the burning house at one of three places, some beside Y.
+#[test]
+fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 9, 9, 9]));
+    let (mut done, mut tries) = (0, 0);
+    let orders = "UNIT A: CHARGE X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges beside a burning house");
+        let x0 = pick(&mut rng, &[0_i64, 20, 48]);
+        let y0 = pick(&mut rng, &[0_i64, 30, 40]);
+        let (x1, x2, y1) = (x0 + 8, x0 + 16, y0 + 8);
+        let house = format!(
+            "[[terrain]]\nkind = \"building\"\nname = \"Mill\"\n\
+             points = [[{x0}, {y0}], [{x1}, {y0}], [{x1}, {y1}], [{x0}, {y1}]]\nburning = {}\n\
+             [[terrain]]\nkind = \"building\"\nname = \"Barn\"\n\
+             points = [[{x1}, {y0}], [{x2}, {y0}], [{x2}, {y1}], [{x1}, {y1}]]\n",
+            rng.roll(10),
+        );
+        let Some(st) = charge_melee_position(&r, &mut rng, &house) else {
+            continue;
+        };
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 9])))
+                .or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("charge by a burning house {done}"),
+            &exact,
+            &seen,
+            runs,
+        );
+        done += 1;
+    }
 }
 
 /// Issue 55: the morale tests after a move of a melee already in contact

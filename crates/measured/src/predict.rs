@@ -25,7 +25,8 @@
 //! the defender's fire at its chargers, the ride-down, the first move of
 //! the mêlée with the charge's impetus, the morale tests of its units),
 //! and the morale tests after a mêlée already in contact the same way
-//! ([`engine::melee_morale_odds`]).
+//! ([`engine::melee_morale_odds`]); a charge at a unit already in a mêlée
+//! fights both mêlées in the engine's order, each on what the other left.
 //!
 //! The rest of the move (the whole move's figures) depends on the order of the
 //! move's sequence and on earlier results: it is sampled from the
@@ -282,6 +283,12 @@ fn charge_block(
             String::new()
         }
     ));
+    if let Some(m) = st.unit(target).and_then(|u| u.melee.as_ref()) {
+        out.push_str(&wrap(&format!(
+            "  {target} is already in a melee with {}, fought in the same step (its own lines below): the losses here are {unit}'s melee's; the morale lines count both",
+            m.with
+        )));
+    }
     out.push_str(&charge_lines(&o, "  "));
     let mut firing = plain.clone();
     if let Some(u) = firing.units.iter_mut().find(|u| u.id == target) {

@@ -9,7 +9,11 @@
 //! number that breaks through, binomially), the mêlée's combats (each pair
 //! of figures lost, [`melee_throws`]), and each morale die. The charge's
 //! distance and ground are the checked orders' own (the book moves no
-//! charge by a die), so nothing of the geometry is sampled.
+//! charge by a die), so nothing of the geometry is sampled. A target
+//! already in a mêlée brings its other mêlée into the step: each is
+//! fought in the engine's order on what the one before it left. A house
+//! burning elsewhere changes nothing here: its spreading die comes at the
+//! move's end.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
@@ -127,7 +131,9 @@ fn others_touch(r: &Ruleset, plans: &[Plan], own: &str, ids: &[&str]) -> bool {
 /// it: the fire at the chargers, the ride-down, the mêlée's first move and
 /// the morale tests of the units in it. None: not reckoned exactly (the
 /// charge is not made as ordered, another order of the move touches the
-/// units, the target is already in a mêlée, a house burns).
+/// units, a unit of the mêlée must leave a burning house). A target
+/// already in a mêlée: every mêlée of the units is fought in the step's
+/// order ([`melee_ways`]).
 #[must_use]
 pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Option<ChargeOdds> {
     let p = plans.iter().find(|p| p.unit == unit)?;
@@ -137,7 +143,7 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
     else {
         return None;
     };
-    if others_touch(r, plans, unit, &[unit, target]) || !houses::burning_now(st).is_empty() {
+    if others_touch(r, plans, unit, &[unit, target]) {
         return None;
     }
     let start = Part {
@@ -149,7 +155,7 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
     let mut made = None;
     let (start, _) = start.play(r, Vec::new(), |t| made = charge_made(t, p));
     let (ch, tg) = made?;
-    if tg.melee.is_some() || !start.ev.is_empty() {
+    if !start.ev.is_empty() {
         return None;
     }
     // The defender's fire at its chargers: 15 of 36 it throws higher.
@@ -262,39 +268,22 @@ fn settle(
     p: f64,
     outcomes: &mut BTreeMap<MeleeEnd, f64>,
 ) -> Option<()> {
-    let throws = if before
-        .st
-        .unit(aid)
-        .is_some_and(|u| u.melee.as_ref().is_some_and(|m| m.attacker))
+    let ids = &in_melees(r, &before.st, plans, aid, ids)?;
+    // "Occupants must move at least 3\" away" (houses::leave_fires, after
+    // the guns and before the musketry): a burning house elsewhere
+    // changes nothing here (its spreading dice are thrown at the move's
+    // end, after the morale step); a unit of the melee that must leave
+    // one is left to the move's sampled figures.
+    let (left, _) = before.play(r, Vec::new(), houses::leave_fires);
+    if left.ev[before.ev.len()..]
+        .iter()
+        .any(|e| matches!(e, Charge::HouseLeave { unit, .. } if ids.contains(unit)))
     {
-        let t = Turn {
-            r,
-            st: before.st.clone(),
-            ev: Vec::new(),
-            chance: None,
-            lost: before.lost.clone(),
-            melee_credit: before.credit.clone(),
-            not_rested: BTreeSet::new(),
-        };
-        melee_throws(&t, aid)?
-    } else {
-        vec![(1.0, Vec::new())]
-    };
+        return None;
+    }
     let mut only = before.clone();
     only.st.units.retain(|u| ids.contains(&u.id));
-    for (pm, faces) in throws {
-        let (fought, _) = only.play(r, faces, |t| {
-            let d =
-                t.st.unit(aid)
-                    .and_then(|u| u.melee.as_ref().map(|m| m.with.clone()));
-            let (Some(a), Some(d)) = (
-                t.st.unit(aid).cloned(),
-                d.and_then(|d| t.st.unit(&d).cloned()),
-            ) else {
-                return;
-            };
-            melee_move(t, (aid, &d.id.clone()), &a, &d);
-        });
+    for (pm, fought) in melee_ways(r, &only)? {
         // The morale dice: each face of each die the step throws (one
         // unit's result may decide whether the next tests at all: a unit
         // breaking off frees its opponent from the 50% rule's exception).
@@ -315,6 +304,106 @@ fn settle(
         }
     }
     Some(())
+}
+
+/// `ids` and every unit in a melee with one of them, over and over (a
+/// charge at a unit already in a melee: its opponent's melee is fought in
+/// the same step, "Same troop types cannot exceed 2 to 1"). None: another
+/// order of the move touches one so added.
+fn in_melees(
+    r: &Ruleset,
+    st: &State,
+    plans: &[Plan],
+    aid: &str,
+    ids: &[String],
+) -> Option<Vec<String>> {
+    let mut ids = ids.to_vec();
+    loop {
+        let more: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| !ids.contains(&u.id))
+            .filter(|u| {
+                u.melee.as_ref().is_some_and(|m| ids.contains(&m.with))
+                    || ids.iter().any(|id| {
+                        st.unit(id)
+                            .and_then(|v| v.melee.as_ref())
+                            .is_some_and(|m| m.with == u.id)
+                    })
+            })
+            .map(|u| u.id.clone())
+            .collect();
+        if more.is_empty() {
+            return Some(ids);
+        }
+        let refs: Vec<&str> = more.iter().map(String::as_str).collect();
+        if others_touch(r, plans, aid, &refs) {
+            return None;
+        }
+        ids.extend(more);
+    }
+}
+
+/// The engine's melee step on `part` (the units of the melees only):
+/// each melee in the step's order, each way its dice can fall
+/// ([`melee_throws`]) on what the melees fought before it leave, with its
+/// chance. None: a melee whose throws are not reckoned.
+fn melee_ways(r: &Ruleset, part: &Part) -> Option<Vec<(f64, Part)>> {
+    let pairs: Vec<(String, String)> = part
+        .st
+        .units
+        .iter()
+        .filter_map(|u| {
+            u.melee
+                .as_ref()
+                .filter(|m| m.attacker)
+                .map(|m| (u.id.clone(), m.with.clone()))
+        })
+        .collect();
+    let mut ways = vec![(1.0, part.clone())];
+    for (aid, did) in pairs {
+        let mut next = Vec::new();
+        for (p, w) in ways {
+            let both = w.st.unit(&aid).is_some() && w.st.unit(&did).is_some();
+            let throws = if both {
+                let t = Turn {
+                    r,
+                    st: w.st.clone(),
+                    ev: Vec::new(),
+                    chance: None,
+                    lost: w.lost.clone(),
+                    melee_credit: w.credit.clone(),
+                    not_rested: BTreeSet::new(),
+                };
+                melee_throws(&t, &aid).filter(|_| {
+                    w.st.unit(&aid)
+                        .and_then(|u| u.melee.as_ref())
+                        .is_some_and(|m| m.with == did)
+                })?
+            } else {
+                vec![(1.0, Vec::new())]
+            };
+            for (pm, faces) in throws {
+                let (fought, _) = w.play(r, faces, |t| {
+                    // As the engine's melee step: a pair one of whose
+                    // units is gone is out of melee.
+                    let (Some(a), Some(d)) = (t.st.unit(&aid).cloned(), t.st.unit(&did).cloned())
+                    else {
+                        for id in [&aid, &did] {
+                            if let Some(u) = t.st.unit_mut(id) {
+                                u.melee = None;
+                            }
+                        }
+                        return;
+                    };
+                    melee_move(t, (&aid, &did), &a, &d);
+                });
+                next.push((p * pm, fought));
+            }
+        }
+        ways = next;
+    }
+    Some(ways)
 }
 
 /// How the move ended for the units `ids`, from the part `after` its
@@ -373,7 +462,7 @@ fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
 pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> Option<ChargeOdds> {
     let a = st.unit(aid)?;
     let d = a.melee.as_ref().filter(|m| m.attacker)?.with.clone();
-    if others_touch(r, plans, "", &[aid, &d]) || !houses::burning_now(st).is_empty() {
+    if others_touch(r, plans, "", &[aid, &d]) {
         return None;
     }
     let before = Part {
