@@ -1113,7 +1113,7 @@ fn end_of(after: &State, ev: &[Charge], ids: &[&str]) -> End {
                 fire_at_chargers: Some(f),
                 ..
             } if unit == "A" => end.1 = f.killed.unwrap_or(0),
-            Charge::RideDown { killed, .. } => end.2 = *killed,
+            Charge::RideDown { unit, killed, .. } if unit == "A" => end.2 = *killed,
             Charge::Melee {
                 attacker,
                 defender,
@@ -1356,6 +1356,143 @@ fn charge_exact_charge_at_a_unit_in_a_melee_agrees_with_the_engines_adjudication
     }
     assert!(second > 0, "no melee in its second move");
     assert!(b_tested > 0, "B never tested or lost");
+}
+
+/// Two charges of one move (the book allows one charge at a target): A
+/// at X, and C at Z, beside X (any arms; X and Z with standing orders to
+/// fire at chargers half the time) or behind it where A's heavy horsemen
+/// may burst through X to strike it (C light cavalry), ordered before or
+/// after A's. The position, the orders and A's exact odds.
+fn two_charges_position(
+    r: &Ruleset,
+    rng: &mut ChaChaDice,
+) -> Option<(State, String, predict::ChargeOdds)> {
+    let arms = [
+        ("line", "column"),
+        ("grenadiers", "column"),
+        ("light-cavalry", "line"),
+        ("heavy-cavalry", "line"),
+    ];
+    // Z beside X, or behind it where A's heavy horsemen may burst through
+    // X to strike it.
+    let behind = rng.roll(2) == 1;
+    let (a, af) = if behind {
+        ("heavy-cavalry", "line")
+    } else {
+        pick(rng, &arms)
+    };
+    // Behind, C is light cavalry at a Z that does not fire (C's dice then
+    // decide only its melee: the quick run stays quick).
+    let (c, cf) = if behind {
+        ("light-cavalry", "line")
+    } else {
+        pick(rng, &arms)
+    };
+    let x = if behind {
+        pick(rng, &["line", "grenadiers"])
+    } else {
+        pick(rng, &["line", "grenadiers", "light-cavalry"])
+    };
+    let z = pick(rng, &["line", "light-cavalry"]);
+    let (arf, crf, xrf) = (rng.roll(8), rng.roll(8), 4 + rng.roll(16));
+    let zrf = if behind {
+        8 + rng.roll(12)
+    } else {
+        rng.roll(12)
+    };
+    let fire = |rng: &mut ChaChaDice| {
+        if rng.roll(2) == 1 {
+            "standing = [\"FIRE AT CHARGERS\"]\n"
+        } else {
+            ""
+        }
+    };
+    let (xs, zs) = (fire(rng), if behind { "" } else { fire(rng) });
+    let ranks = if behind { 1 + rng.roll(2) } else { rng.roll(3) };
+    let y = 16 + i64::from(rng.roll(5));
+    let orders = if rng.roll(2) == 1 {
+        "UNIT C: CHARGE Z\nUNIT A: CHARGE X\n"
+    } else {
+        "UNIT A: CHARGE X\nUNIT C: CHARGE Z\n"
+    };
+    let (cx, cy, zx, zy) = if behind {
+        (46, y - 2, 40, y + 8)
+    } else {
+        (56, 10, 56, y)
+    };
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [34, 10]\n\
+         formation = \"{af}\"\nrank_and_file = {arf}\nstart = {arf}\n\
+         [[units]]\nid = \"C\"\nside = \"british\"\ntype = \"{c}\"\nat = [{cx}, {cy}]\n\
+         formation = \"{cf}\"\nrank_and_file = {crf}\nstart = {crf}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
+         ranks = {ranks}\nrank_and_file = {xrf}\nstart = {xrf}\n{xs}\
+         [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"{z}\"\nat = [{zx}, {zy}]\n\
+         ranks = 1\nrank_and_file = {zrf}\nstart = {zrf}\n{zs}"
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", orders).ok()?;
+    let exact = predict::exact_charge_at(r, &st, "british", orders, "A")?;
+    Some((st, orders.to_string(), exact))
+}
+
+/// `e` with only the fates of A and X.
+fn a_and_x(mut e: End) -> End {
+    e.5.retain(|(id, _)| id == "A" || id == "X");
+    e
+}
+
+/// Issue 55: the exact odds of a charge with another charge of the same
+/// move (at a unit beside its target or behind it, before or after it in
+/// the step)
+/// agree with the engine's adjudication of both orders: whom A fights,
+/// the chargers shot, the foot ridden down, A's melee and the morale of A
+/// and X after the move.
+#[test]
+fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 24, 60);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 10, 10, 10]));
+    let (mut done, mut tries, mut shared) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few positions of two charges");
+        let Some((st, orders, exact)) = two_charges_position(&r, &mut rng) else {
+            continue;
+        };
+        let mut only = exact.clone();
+        only.outcomes.clear();
+        for (e, p) in &exact.outcomes {
+            let mut e = e.clone();
+            e.fates.retain(|(id, _)| id == "A" || id == "X");
+            *only.outcomes.entry(e).or_default() += p;
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            let end = charge_run_of(&r, &st, &orders, seed(&[done, i, 55, 10]), &["A", "X"]);
+            *seen.entry(a_and_x(end)).or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("two charges {done} {orders:?}"),
+            &only,
+            &seen,
+            runs,
+        );
+        shared += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.with == "Z" && e.fates.iter().any(|f| f.0 == "C")),
+        );
+        done += 1;
+    }
+    assert!(
+        shared > 0,
+        "A's horsemen never burst through to Z, charged by C"
+    );
 }
 
 /// Issue 55: a charge while a house burns elsewhere (the Mill, with the
