@@ -1036,7 +1036,7 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
 /// ride it down), X with standing orders to fire at chargers half the
 /// time, and sometimes a second French unit Y behind X for horsemen that
 /// burst through to strike.
-fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice, terrain: &str) -> Option<State> {
     let (a, formation) = pick(
         rng,
         &[
@@ -1085,7 +1085,7 @@ fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
     };
     let text = format!(
         "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
-         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{terrain}\
          [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
          formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {astart}\n\
          [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
@@ -1113,7 +1113,7 @@ fn end_of(after: &State, ev: &[Charge], ids: &[&str]) -> End {
                 fire_at_chargers: Some(f),
                 ..
             } if unit == "A" => end.1 = f.killed.unwrap_or(0),
-            Charge::RideDown { killed, .. } => end.2 = *killed,
+            Charge::RideDown { unit, killed, .. } if unit == "A" => end.2 = *killed,
             Charge::Melee {
                 attacker,
                 defender,
@@ -1153,6 +1153,11 @@ fn end_of(after: &State, ev: &[Charge], ids: &[&str]) -> End {
 /// The engine's move of `orders` by the British on `st`: how it ended
 /// for A, X and whom A fought.
 fn charge_melee_run(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> End {
+    charge_run_of(r, st, orders, s, &["A", "X"])
+}
+
+/// [`charge_melee_run`] for the units `ids` (and whom A fought).
+fn charge_run_of(r: &Ruleset, st: &State, orders: &str, s: [u8; 32], ids: &[&str]) -> End {
     let mut dice = ChaChaDice::from_seed(s);
     let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
     let mut chance = Chance {
@@ -1168,7 +1173,7 @@ fn charge_melee_run(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> End {
         }]
     };
     let (after, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
-    end_of(&after, &ev, &["A", "X"])
+    end_of(&after, &ev, ids)
 }
 
 /// The engine's runs of one position against its exact odds, every
@@ -1237,7 +1242,7 @@ fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
     while done < positions {
         tries += 1;
         assert!(tries < 20_000, "too few charge positions");
-        let Some(st) = charge_melee_position(&r, &mut rng) else {
+        let Some(st) = charge_melee_position(&r, &mut rng, "") else {
             continue;
         };
         let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
@@ -1263,6 +1268,277 @@ fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
     assert!(ridden > 0, "no ride-down");
     assert!(through > 0, "no horsemen bursting through");
     assert!(tested > 0, "no failed morale test");
+}
+
+/// A charge by A (light or heavy cavalry, or line or grenadiers in
+/// column) at X (line, grenadiers or light cavalry in one rank, 6 to 20)
+/// already in a melee with B (British, 1 to 4 of any arm beside A's
+/// lane), that melee in its first or second move, B or X its attacker.
+fn charge_in_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+    let (a, formation) = pick(
+        rng,
+        &[
+            ("light-cavalry", "line"),
+            ("heavy-cavalry", "line"),
+            ("line", "column"),
+            ("grenadiers", "column"),
+        ],
+    );
+    let b = pick(
+        rng,
+        &["line", "grenadiers", "light-cavalry", "heavy-cavalry"],
+    );
+    let x = pick(rng, &["line", "line", "grenadiers", "light-cavalry"]);
+    let (arf, brf, xrf) = (rng.roll(6), rng.roll(4), 5 + rng.roll(15));
+    let moves = rng.roll(2) - 1;
+    let (b_att, x_att) = if rng.roll(2) == 1 {
+        ("true", "false")
+    } else {
+        ("false", "true")
+    };
+    let gap = 2 + i64::from(rng.roll(if a.contains("cavalry") { 12 } else { 5 }));
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         [[units]]\nid = \"B\"\nside = \"british\"\ntype = \"{b}\"\nat = [32, 20]\n\
+         ranks = 1\nrank_and_file = {brf}\nstart = {brf}\nmelee = \"X\"\nmelee_moves = {moves}\n\
+         attacker = {b_att}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, 20]\nranks = 1\n\
+         rank_and_file = {xrf}\nstart = {xrf}\nmelee = \"B\"\nmelee_moves = {moves}\n\
+         attacker = {x_att}\n\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [41, {}]\n\
+         formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {arf}\n",
+        20 - gap
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", "UNIT A: CHARGE X\n").ok()?;
+    predict::exact_charge_at(r, &st, "british", "UNIT A: CHARGE X\n", "A")?;
+    Some(st)
+}
+
+/// Issue 55: the exact odds of a charge at a unit already in a melee (both
+/// melees fought in the engine's one step, each on what the one before
+/// it leaves, and the morale of all three units after them) agree with
+/// the engine's adjudication of the same orders.
+#[test]
+fn charge_exact_charge_at_a_unit_in_a_melee_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 8, 8, 8]));
+    let (mut done, mut tries, mut second, mut b_tested) = (0, 0, 0, 0);
+    let orders = "UNIT A: CHARGE X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges at a unit in a melee");
+        let Some(st) = charge_in_melee_position(&r, &mut rng) else {
+            continue;
+        };
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            let end = charge_run_of(&r, &st, orders, seed(&[done, i, 55, 80]), &["A", "X", "B"]);
+            *seen.entry(end).or_insert(0) += 1;
+        }
+        ends_within(&format!("charge at a melee {done}"), &exact, &seen, runs);
+        second += u64::from(
+            st.unit("B")
+                .and_then(|u| u.melee.as_ref())
+                .is_some_and(|m| m.moves > 0),
+        );
+        b_tested += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.fates.iter().any(|f| f.0 == "B" && f.1 > 0)),
+        );
+        done += 1;
+    }
+    assert!(second > 0, "no melee in its second move");
+    assert!(b_tested > 0, "B never tested or lost");
+}
+
+/// Two charges of one move (the book allows one charge at a target): A
+/// at X, and C at Z, beside X (any arms; X and Z with standing orders to
+/// fire at chargers half the time) or behind it where A's heavy horsemen
+/// may burst through X to strike it (C light cavalry), ordered before or
+/// after A's. The position, the orders and A's exact odds.
+fn two_charges_position(
+    r: &Ruleset,
+    rng: &mut ChaChaDice,
+) -> Option<(State, String, predict::ChargeOdds)> {
+    let arms = [
+        ("line", "column"),
+        ("grenadiers", "column"),
+        ("light-cavalry", "line"),
+        ("heavy-cavalry", "line"),
+    ];
+    // Z beside X, or behind it where A's heavy horsemen may burst through
+    // X to strike it.
+    let behind = rng.roll(2) == 1;
+    let (a, af) = if behind {
+        ("heavy-cavalry", "line")
+    } else {
+        pick(rng, &arms)
+    };
+    // Behind, C is light cavalry at a Z that does not fire (C's dice then
+    // decide only its melee: the quick run stays quick).
+    let (c, cf) = if behind {
+        ("light-cavalry", "line")
+    } else {
+        pick(rng, &arms)
+    };
+    let x = if behind {
+        pick(rng, &["line", "grenadiers"])
+    } else {
+        pick(rng, &["line", "grenadiers", "light-cavalry"])
+    };
+    let z = pick(rng, &["line", "light-cavalry"]);
+    let (arf, crf, xrf) = (rng.roll(8), rng.roll(8), 4 + rng.roll(16));
+    let zrf = if behind {
+        8 + rng.roll(12)
+    } else {
+        rng.roll(12)
+    };
+    let fire = |rng: &mut ChaChaDice| {
+        if rng.roll(2) == 1 {
+            "standing = [\"FIRE AT CHARGERS\"]\n"
+        } else {
+            ""
+        }
+    };
+    let (xs, zs) = (fire(rng), if behind { "" } else { fire(rng) });
+    let ranks = if behind { 1 + rng.roll(2) } else { rng.roll(3) };
+    let y = 16 + i64::from(rng.roll(5));
+    let orders = if rng.roll(2) == 1 {
+        "UNIT C: CHARGE Z\nUNIT A: CHARGE X\n"
+    } else {
+        "UNIT A: CHARGE X\nUNIT C: CHARGE Z\n"
+    };
+    let (cx, cy, zx, zy) = if behind {
+        (46, y - 2, 40, y + 8)
+    } else {
+        (56, 10, 56, y)
+    };
+    let text = format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n\
+         [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [34, 10]\n\
+         formation = \"{af}\"\nrank_and_file = {arf}\nstart = {arf}\n\
+         [[units]]\nid = \"C\"\nside = \"british\"\ntype = \"{c}\"\nat = [{cx}, {cy}]\n\
+         formation = \"{cf}\"\nrank_and_file = {crf}\nstart = {crf}\n\
+         [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
+         ranks = {ranks}\nrank_and_file = {xrf}\nstart = {xrf}\n{xs}\
+         [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"{z}\"\nat = [{zx}, {zy}]\n\
+         ranks = 1\nrank_and_file = {zrf}\nstart = {zrf}\n{zs}"
+    );
+    let st = state::load(r, &text, "prop.toml").ok()?;
+    r.check(&st, "british", orders).ok()?;
+    let exact = predict::exact_charge_at(r, &st, "british", orders, "A")?;
+    Some((st, orders.to_string(), exact))
+}
+
+/// `e` with only the fates of A and X.
+fn a_and_x(mut e: End) -> End {
+    e.5.retain(|(id, _)| id == "A" || id == "X");
+    e
+}
+
+/// Issue 55: the exact odds of a charge with another charge of the same
+/// move (at a unit beside its target or behind it, before or after it in
+/// the step)
+/// agree with the engine's adjudication of both orders: whom A fights,
+/// the chargers shot, the foot ridden down, A's melee and the morale of A
+/// and X after the move.
+#[test]
+fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 24, 60);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 10, 10, 10]));
+    let (mut done, mut tries, mut shared) = (0, 0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few positions of two charges");
+        let Some((st, orders, exact)) = two_charges_position(&r, &mut rng) else {
+            continue;
+        };
+        let mut only = exact.clone();
+        only.outcomes.clear();
+        for (e, p) in &exact.outcomes {
+            let mut e = e.clone();
+            e.fates.retain(|(id, _)| id == "A" || id == "X");
+            *only.outcomes.entry(e).or_default() += p;
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            let end = charge_run_of(&r, &st, &orders, seed(&[done, i, 55, 10]), &["A", "X"]);
+            *seen.entry(a_and_x(end)).or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("two charges {done} {orders:?}"),
+            &only,
+            &seen,
+            runs,
+        );
+        shared += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.with == "Z" && e.fates.iter().any(|f| f.0 == "C")),
+        );
+        done += 1;
+    }
+    assert!(
+        shared > 0,
+        "A's horsemen never burst through to Z, charged by C"
+    );
+}
+
+/// Issue 55: a charge while a house burns elsewhere (the Mill, with the
+/// Barn beside it to catch fire at the move's end) is reckoned exactly
+/// and agrees with the engine: the positions of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]
+/// with the burning house at one of three places, some beside Y.
+#[test]
+fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 9, 9, 9]));
+    let (mut done, mut tries) = (0, 0);
+    let orders = "UNIT A: CHARGE X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges beside a burning house");
+        let x0 = pick(&mut rng, &[0_i64, 20, 48]);
+        let y0 = pick(&mut rng, &[0_i64, 30, 40]);
+        let (x1, x2, y1) = (x0 + 8, x0 + 16, y0 + 8);
+        let house = format!(
+            "[[terrain]]\nkind = \"building\"\nname = \"Mill\"\n\
+             points = [[{x0}, {y0}], [{x1}, {y0}], [{x1}, {y1}], [{x0}, {y1}]]\nburning = {}\n\
+             [[terrain]]\nkind = \"building\"\nname = \"Barn\"\n\
+             points = [[{x1}, {y0}], [{x2}, {y0}], [{x2}, {y1}], [{x1}, {y1}]]\n",
+            rng.roll(10),
+        );
+        let Some(st) = charge_melee_position(&r, &mut rng, &house) else {
+            continue;
+        };
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 9])))
+                .or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("charge by a burning house {done}"),
+            &exact,
+            &seen,
+            runs,
+        );
+        done += 1;
+    }
 }
 
 /// Issue 55: the morale tests after a move of a melee already in contact

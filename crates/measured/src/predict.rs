@@ -25,7 +25,9 @@
 //! the defender's fire at its chargers, the ride-down, the first move of
 //! the mêlée with the charge's impetus, the morale tests of its units),
 //! and the morale tests after a mêlée already in contact the same way
-//! ([`engine::melee_morale_odds`]).
+//! ([`engine::melee_morale_odds`]); a charge at a unit already in a mêlée
+//! fights both mêlées in the engine's order, each on what the other left,
+//! and the side's other charges are played with it in the order written.
 //!
 //! The rest of the move (the whole move's figures) depends on the order of the
 //! move's sequence and on earlier results: it is sampled from the
@@ -282,6 +284,23 @@ fn charge_block(
             String::new()
         }
     ));
+    let others: Vec<&str> = plans
+        .iter()
+        .filter(|p| p.unit != unit && matches!(p.action, Some(Action::Charge { .. })))
+        .map(|p| p.unit.as_str())
+        .collect();
+    if !others.is_empty() {
+        out.push_str(&wrap(&format!(
+            "  with this move's other charges ({}) played in the order written, each way their dice fall",
+            others.join(", ")
+        )));
+    }
+    if let Some(m) = st.unit(target).and_then(|u| u.melee.as_ref()) {
+        out.push_str(&wrap(&format!(
+            "  {target} is already in a melee with {}, fought in the same step (its own lines below): the losses here are {unit}'s melee's; the morale lines count both",
+            m.with
+        )));
+    }
     out.push_str(&charge_lines(&o, "  "));
     let mut firing = plain.clone();
     if let Some(u) = firing.units.iter_mut().find(|u| u.id == target) {

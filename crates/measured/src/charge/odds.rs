@@ -9,7 +9,11 @@
 //! number that breaks through, binomially), the mêlée's combats (each pair
 //! of figures lost, [`melee_throws`]), and each morale die. The charge's
 //! distance and ground are the checked orders' own (the book moves no
-//! charge by a die), so nothing of the geometry is sampled.
+//! charge by a die), so nothing of the geometry is sampled. A target
+//! already in a mêlée brings its other mêlée into the step: each is
+//! fought in the engine's order on what the one before it left. A house
+//! burning elsewhere changes nothing here: its spreading die comes at the
+//! move's end.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
@@ -107,101 +111,196 @@ impl Part {
 }
 
 /// Whether `plans`, other than `own`, might touch `ids` before the mêlée
-/// step: another charge, a battery's fire (its sleeve or cones may cover
-/// them), or any fire at one of them.
-fn others_touch(r: &Ruleset, plans: &[Plan], own: &str, ids: &[&str]) -> bool {
+/// step: a battery's fire (its sleeve or cones may cover them), any fire
+/// at one of them, a move of one of them, and, if `charges`, another
+/// charge (else the charges are played in turn: [`charge_ways`]).
+fn others_touch(r: &Ruleset, plans: &[Plan], own: &str, ids: &[&str], charges: bool) -> bool {
     plans
         .iter()
         .filter(|p| p.unit != own)
         .any(|p| match &p.action {
-            Some(Action::Charge { .. } | Action::Canister(_)) => true,
+            Some(Action::Charge { .. }) => charges,
+            Some(Action::Canister(_)) => true,
             Some(Action::Fire(x)) => troop(r, &p.end).is("artillery") || ids.contains(&x.as_str()),
             Some(Action::PickOff(x)) => ids.contains(&x.as_str()),
             None => ids.contains(&p.unit.as_str()),
         })
 }
 
+/// The most ways the charge step is followed through (beyond, the answer
+/// samples the move).
+const MAX_WAYS: usize = 4_096;
+
+/// What [`charge_ways`] notes of the charge it follows: the chance its
+/// target fires at it, and the horsemen that throw to ride down.
+#[derive(Default)]
+struct Seen {
+    fired: f64,
+    riders: u32,
+}
+
+/// The engine's charge step for plan `q` on each part of `ways`: whether
+/// the charge is made, the defender's fire at its chargers (15 of 36 it
+/// throws higher, then each number its close-range volley kills) and the
+/// ride-down (each number breaking through), each way with its chance.
+/// `own`: the charge PREDICT answers for, which must be made as ordered
+/// (else None); another charge that lapses is one way.
+fn charge_ways(
+    r: &Ruleset,
+    q: &Plan,
+    ways: Vec<(f64, Part)>,
+    own: bool,
+    seen: &mut Seen,
+) -> Option<Vec<(f64, Part)>> {
+    let mut out = Vec::new();
+    for (pw, part) in ways {
+        let mut made = None;
+        let (start, _) = part.play(r, Vec::new(), |t| made = charge_made(t, q));
+        let Some((ch, tg)) = made else {
+            if own {
+                return None;
+            }
+            out.push((pw, start));
+            continue;
+        };
+        if own && start.ev.len() > part.ev.len() {
+            return None;
+        }
+        let mut fire: Vec<(f64, Option<u32>)> = vec![(1.0, None)];
+        if fires_at_chargers(r, &tg) {
+            let band = chargers_band(r, &tg)?;
+            let dice = firers(r, &tg) / troop(r, &tg).fire_per.max(1);
+            let killed = crate::predict::volley_distribution(dice, band.open, ch.rf, r.group);
+            let fired = 15.0 / 36.0;
+            seen.fired += pw * fired;
+            fire = vec![(21.0 / 36.0, None)];
+            fire.extend(
+                killed
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, q)| **q > 0.0)
+                    .map(|(k, q)| (fired * q, Some(k as u32))),
+            );
+        }
+        for (pf, k) in fire {
+            let (shot, _) = start.play(r, Vec::new(), |t| {
+                if let Some(k) = k {
+                    let k = t.kill(&ch.id, k, tg.side);
+                    chargers_hit(t, &ch, &tg, k);
+                }
+            });
+            for (pr, struck) in ride_ways(r, &shot, q, &ch, &tg, &mut seen.riders) {
+                out.push((pw * pf * pr, struck));
+            }
+        }
+        if out.len() > MAX_WAYS {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 /// The exact odds of `unit`'s charge this move (its plan among `plans`,
 /// the side's checked orders) on `st`, the position after the move's
 /// forced moves, the enemy standing with the standing orders `st` gives
 /// it: the fire at the chargers, the ride-down, the mêlée's first move and
-/// the morale tests of the units in it. None: not reckoned exactly (the
-/// charge is not made as ordered, another order of the move touches the
-/// units, the target is already in a mêlée, a house burns).
+/// the morale tests of the units in it. The side's other charges are
+/// played in the step's order, each way their dice fall ([`charge_ways`]),
+/// and a target already in a mêlée brings that mêlée into the step
+/// ([`melee_ways`]). None: not reckoned exactly (the charge is not made as
+/// ordered, another order of the move touches the units, a unit of the
+/// mêlée must leave a burning house, more than [`MAX_WAYS`] ways).
 #[must_use]
 pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Option<ChargeOdds> {
-    let p = plans.iter().find(|p| p.unit == unit)?;
+    let pos = plans.iter().position(|p| p.unit == unit)?;
+    let p = &plans[pos];
     let Some(Action::Charge {
         target, impetus, ..
     }) = &p.action
     else {
         return None;
     };
-    if others_touch(r, plans, unit, &[unit, target]) || !houses::burning_now(st).is_empty() {
+    if others_touch(r, plans, unit, &[unit, target], false) {
         return None;
     }
+    // The ids as the position spells them.
+    let (unit, target) = (&st.unit(unit)?.id, &st.unit(target)?.id);
     let start = Part {
         st: st.clone(),
         ev: Vec::new(),
         lost: BTreeMap::new(),
         credit: BTreeMap::new(),
     };
-    let mut made = None;
-    let (start, _) = start.play(r, Vec::new(), |t| made = charge_made(t, p));
-    let (ch, tg) = made?;
-    if tg.melee.is_some() || !start.ev.is_empty() {
-        return None;
+    let is_charge = |q: &&Plan| matches!(q.action, Some(Action::Charge { .. }));
+    let mut ways = vec![(1.0, start)];
+    let mut others = Seen::default();
+    for q in plans[..pos].iter().filter(is_charge) {
+        ways = charge_ways(r, q, ways, false, &mut others)?;
     }
-    // The defender's fire at its chargers: 15 of 36 it throws higher.
-    let mut fire: Vec<(f64, Option<u32>)> = vec![(1.0, None)];
-    let mut fired = 0.0;
-    if fires_at_chargers(r, &tg) {
-        let band = chargers_band(r, &tg)?;
-        let dice = firers(r, &tg) / troop(r, &tg).fire_per.max(1);
-        let killed = crate::predict::volley_distribution(dice, band.open, ch.rf, r.group);
-        fired = 15.0 / 36.0;
-        fire = vec![(21.0 / 36.0, None)];
-        fire.extend(
-            killed
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| **q > 0.0)
-                .map(|(k, q)| (fired * q, Some(k as u32))),
-        );
+    let mut seen = Seen::default();
+    ways = charge_ways(r, p, ways, true, &mut seen)?;
+    for q in plans[pos + 1..].iter().filter(is_charge) {
+        ways = charge_ways(r, q, ways, false, &mut others)?;
     }
     let mut out = ChargeOdds {
-        attacker: ch.id.clone(),
-        target: tg.id.clone(),
+        attacker: unit.to_string(),
+        target: target.clone(),
         charge: true,
         impetus: *impetus,
-        fired,
-        riders: 0,
+        fired: seen.fired,
+        riders: seen.riders,
         outcomes: BTreeMap::new(),
     };
-    for (pf, k) in fire {
-        let (shot, _) = start.play(r, Vec::new(), |t| {
-            if let Some(k) = k {
-                let k = t.kill(&ch.id, k, tg.side);
-                chargers_hit(t, &ch, &tg, k);
+    // Ways that differ only in units this charge's melees never touch are
+    // one way for it (another charge's dice far off): settled once.
+    let mut merged: BTreeMap<String, (f64, Part, Vec<String>)> = BTreeMap::new();
+    for (pw, struck) in ways {
+        let with = struck
+            .st
+            .unit(unit)
+            .and_then(|u| u.melee.as_ref())
+            .map(|m| m.with.clone());
+        let mut ids = vec![unit.to_string(), target.clone()];
+        if let Some(w) = with.filter(|w| w != target) {
+            if others_touch(r, plans, unit, &[w.as_str()], false) {
+                return None;
             }
-        });
-        for (pr, struck) in ride_ways(r, &shot, p, &ch, &tg, &mut out.riders) {
-            let with = struck
-                .st
-                .unit(&ch.id)
-                .and_then(|u| u.melee.as_ref())
-                .map(|m| m.with.clone());
-            let mut ids = vec![ch.id.clone(), tg.id.clone()];
-            if let Some(w) = with.filter(|w| *w != tg.id) {
-                if others_touch(r, plans, unit, &[w.as_str()]) {
-                    return None;
-                }
-                ids.push(w);
-            }
-            settle(r, &struck, plans, &ch.id, &ids, pf * pr, &mut out.outcomes)?;
+            ids.push(w);
         }
+        let key = projection(&struck, unit, &in_melees(r, &struck.st, plans, unit, &ids)?);
+        merged.entry(key).or_insert_with(|| (0.0, struck, ids)).0 += pw;
+    }
+    for (pw, struck, ids) in merged.into_values() {
+        settle(r, &struck, plans, unit, &ids, pw, &mut out.outcomes)?;
     }
     Some(out)
+}
+
+/// What of `part` the rest of the move of `aid`'s melees reads: the units
+/// `ids` (the melees' units), their losses and credits, and `aid`'s
+/// ride-down.
+fn projection(part: &Part, aid: &str, ids: &[String]) -> String {
+    let mine = |k: &str| {
+        ids.iter()
+            .any(|id| k == id || k.ends_with(&format!(":{id}")))
+    };
+    let units: Vec<&Unit> = part
+        .st
+        .units
+        .iter()
+        .filter(|u| ids.contains(&u.id))
+        .collect();
+    let lost: Vec<_> = part.lost.iter().filter(|(k, _)| mine(k)).collect();
+    let credit: Vec<_> = part.credit.iter().filter(|(k, _)| mine(k)).collect();
+    let ridden: Vec<&Event> = part
+        .ev
+        .iter()
+        .filter(|e| matches!(e, Charge::RideDown { unit, .. } if unit == aid))
+        .collect();
+    format!(
+        "{units:?} {lost:?} {credit:?} {ridden:?} {:?}",
+        part.st.terrain
+    )
 }
 
 /// The charge strikes, for each number of horsemen that ride the infantry
@@ -227,8 +326,8 @@ fn ride_ways(
         })
     };
     let (dry, n) = strike_with(Vec::new());
-    let need = dry.ev.iter().find_map(|e| match e {
-        Charge::RideDown { need, .. } => Some(need.clone()),
+    let need = dry.ev[shot.ev.len()..].iter().find_map(|e| match e {
+        Charge::RideDown { unit, need, .. } if *unit == ch.id => Some(need.clone()),
         _ => None,
     });
     let Some(need) = need.filter(|_| n > 0) else {
@@ -262,39 +361,22 @@ fn settle(
     p: f64,
     outcomes: &mut BTreeMap<MeleeEnd, f64>,
 ) -> Option<()> {
-    let throws = if before
-        .st
-        .unit(aid)
-        .is_some_and(|u| u.melee.as_ref().is_some_and(|m| m.attacker))
+    let ids = &in_melees(r, &before.st, plans, aid, ids)?;
+    // "Occupants must move at least 3\" away" (houses::leave_fires, after
+    // the guns and before the musketry): a burning house elsewhere
+    // changes nothing here (its spreading dice are thrown at the move's
+    // end, after the morale step); a unit of the melee that must leave
+    // one is left to the move's sampled figures.
+    let (left, _) = before.play(r, Vec::new(), houses::leave_fires);
+    if left.ev[before.ev.len()..]
+        .iter()
+        .any(|e| matches!(e, Charge::HouseLeave { unit, .. } if ids.contains(unit)))
     {
-        let t = Turn {
-            r,
-            st: before.st.clone(),
-            ev: Vec::new(),
-            chance: None,
-            lost: before.lost.clone(),
-            melee_credit: before.credit.clone(),
-            not_rested: BTreeSet::new(),
-        };
-        melee_throws(&t, aid)?
-    } else {
-        vec![(1.0, Vec::new())]
-    };
+        return None;
+    }
     let mut only = before.clone();
     only.st.units.retain(|u| ids.contains(&u.id));
-    for (pm, faces) in throws {
-        let (fought, _) = only.play(r, faces, |t| {
-            let d =
-                t.st.unit(aid)
-                    .and_then(|u| u.melee.as_ref().map(|m| m.with.clone()));
-            let (Some(a), Some(d)) = (
-                t.st.unit(aid).cloned(),
-                d.and_then(|d| t.st.unit(&d).cloned()),
-            ) else {
-                return;
-            };
-            melee_move(t, (aid, &d.id.clone()), &a, &d);
-        });
+    for (pm, fought) in melee_ways(r, &only)? {
         // The morale dice: each face of each die the step throws (one
         // unit's result may decide whether the next tests at all: a unit
         // breaking off frees its opponent from the 50% rule's exception).
@@ -317,6 +399,106 @@ fn settle(
     Some(())
 }
 
+/// `ids` and every unit in a melee with one of them, over and over (a
+/// charge at a unit already in a melee: its opponent's melee is fought in
+/// the same step, "Same troop types cannot exceed 2 to 1"). None: another
+/// order of the move touches one so added.
+fn in_melees(
+    r: &Ruleset,
+    st: &State,
+    plans: &[Plan],
+    aid: &str,
+    ids: &[String],
+) -> Option<Vec<String>> {
+    let mut ids = ids.to_vec();
+    loop {
+        let more: Vec<String> = st
+            .units
+            .iter()
+            .filter(|u| !ids.contains(&u.id))
+            .filter(|u| {
+                u.melee.as_ref().is_some_and(|m| ids.contains(&m.with))
+                    || ids.iter().any(|id| {
+                        st.unit(id)
+                            .and_then(|v| v.melee.as_ref())
+                            .is_some_and(|m| m.with == u.id)
+                    })
+            })
+            .map(|u| u.id.clone())
+            .collect();
+        if more.is_empty() {
+            return Some(ids);
+        }
+        let refs: Vec<&str> = more.iter().map(String::as_str).collect();
+        if others_touch(r, plans, aid, &refs, false) {
+            return None;
+        }
+        ids.extend(more);
+    }
+}
+
+/// The engine's melee step on `part` (the units of the melees only):
+/// each melee in the step's order, each way its dice can fall
+/// ([`melee_throws`]) on what the melees fought before it leave, with its
+/// chance. None: a melee whose throws are not reckoned.
+fn melee_ways(r: &Ruleset, part: &Part) -> Option<Vec<(f64, Part)>> {
+    let pairs: Vec<(String, String)> = part
+        .st
+        .units
+        .iter()
+        .filter_map(|u| {
+            u.melee
+                .as_ref()
+                .filter(|m| m.attacker)
+                .map(|m| (u.id.clone(), m.with.clone()))
+        })
+        .collect();
+    let mut ways = vec![(1.0, part.clone())];
+    for (aid, did) in pairs {
+        let mut next = Vec::new();
+        for (p, w) in ways {
+            let both = w.st.unit(&aid).is_some() && w.st.unit(&did).is_some();
+            let throws = if both {
+                let t = Turn {
+                    r,
+                    st: w.st.clone(),
+                    ev: Vec::new(),
+                    chance: None,
+                    lost: w.lost.clone(),
+                    melee_credit: w.credit.clone(),
+                    not_rested: BTreeSet::new(),
+                };
+                melee_throws(&t, &aid).filter(|_| {
+                    w.st.unit(&aid)
+                        .and_then(|u| u.melee.as_ref())
+                        .is_some_and(|m| m.with == did)
+                })?
+            } else {
+                vec![(1.0, Vec::new())]
+            };
+            for (pm, faces) in throws {
+                let (fought, _) = w.play(r, faces, |t| {
+                    // As the engine's melee step: a pair one of whose
+                    // units is gone is out of melee.
+                    let (Some(a), Some(d)) = (t.st.unit(&aid).cloned(), t.st.unit(&did).cloned())
+                    else {
+                        for id in [&aid, &did] {
+                            if let Some(u) = t.st.unit_mut(id) {
+                                u.melee = None;
+                            }
+                        }
+                        return;
+                    };
+                    melee_move(t, (&aid, &did), &a, &d);
+                });
+                next.push((p * pm, fought));
+            }
+        }
+        ways = next;
+    }
+    Some(ways)
+}
+
 /// How the move ended for the units `ids`, from the part `after` its
 /// morale step.
 fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
@@ -330,7 +512,7 @@ fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
     };
     for e in &after.ev {
         match e {
-            Charge::RideDown { killed, .. } => end.ridden = *killed,
+            Charge::RideDown { unit, killed, .. } if unit == aid => end.ridden = *killed,
             Charge::Melee {
                 attacker,
                 defender,
@@ -373,7 +555,7 @@ fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
 pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> Option<ChargeOdds> {
     let a = st.unit(aid)?;
     let d = a.melee.as_ref().filter(|m| m.attacker)?.with.clone();
-    if others_touch(r, plans, "", &[aid, &d]) || !houses::burning_now(st).is_empty() {
+    if others_touch(r, plans, "", &[aid, &d], true) {
         return None;
     }
     let before = Part {
