@@ -13,18 +13,24 @@
 //! - indexes only the pixels of those spans that differ from the layer's
 //!   (nearest colour of the whole palette); every other pixel keeps the
 //!   layer's index;
-//! - deflates only the bands that hold such a span, at a faster level
-//!   (`top_level`): a band no span touches is the layer's band, deflated
-//!   once at [`LAYER_LEVEL`], whose compressed bytes (and Adler-32) are kept.
+//! - deflates only the bands that hold such a span: a band no span touches
+//!   is the layer's band, whose compressed bytes (and Adler-32) are kept.
 //!
-//! The deflate is zlib-rs (pure Rust, zlib-ng's algorithms): its output
-//! depends on the level and the input only, not on the CPU's features.
+//! The layer's bands are parsed hard and deflated by our own encoder
+//! (`lz`), their parses kept; a band drawn over starts from its layer
+//! band's parse, keeps every match still true of its bytes and parses only
+//! the rest anew, so that it costs a fraction of a deflate from scratch
+//! for about the same size. A board too wide for `lz`'s 16-bit positions
+//! (none today) and a picture with no layer are deflated by zlib-rs (pure
+//! Rust, zlib-ng's algorithms: its output depends on the level and the
+//! input only, not on the CPU's features).
 //!
 //! The zlib stream is the bands' raw deflate blocks one after another, an
 //! empty final block, and the Adler-32 of the whole, combined from the
 //! bands' own. Drawn fresh or from what was kept, a band is the same bytes,
 //! so the PNG stays a pure function of the SVG.
 
+use crate::lz;
 use resvg::tiny_skia::Pixmap;
 use zlib_rs::{Deflate, DeflateConfig, DeflateFlush};
 
@@ -50,12 +56,21 @@ pub(crate) struct Base {
     index: Vec<u8>,
     bits: u8,
     bands: Vec<Deflated>,
+    /// Each band's parse (`lz`), the start of a band drawn over's; empty
+    /// when the bands are too long for it (zlib-rs then, as before).
+    parses: Vec<Vec<lz::Match>>,
 }
 
 impl Base {
     /// Its bytes in memory (for the layer cache's bound).
     pub(crate) fn bytes(&self) -> usize {
-        self.index.len() + self.bands.iter().map(|b| b.z.len()).sum::<usize>()
+        self.index.len()
+            + self.bands.iter().map(|b| b.z.len()).sum::<usize>()
+            + self
+                .parses
+                .iter()
+                .map(|p| p.len() * std::mem::size_of::<lz::Match>())
+                .sum::<usize>()
     }
 }
 
@@ -214,19 +229,10 @@ fn pack(row: &[u8], bits: u8, out: &mut Vec<u8>) {
     }
 }
 
-/// Adler-32 of `data`, from `a` (1 for a fresh one).
+/// Adler-32 of `data`, from `a` (1 for a fresh one): zlib-rs's, which
+/// uses the CPU's vector instructions (the same sums on every CPU).
 fn adler32(a: u32, data: &[u8]) -> u32 {
-    const MOD: u32 = 65521;
-    let (mut s1, mut s2) = (a & 0xffff, a >> 16);
-    for chunk in data.chunks(5552) {
-        for &b in chunk {
-            s1 += u32::from(b);
-            s2 += s1;
-        }
-        s1 %= MOD;
-        s2 %= MOD;
-    }
-    (s2 << 16) | s1
+    zlib_rs::adler32::adler32(a, data)
 }
 
 /// The Adler-32 of `x` then `y` from theirs and `y`'s length (zlib's
@@ -451,18 +457,102 @@ pub(crate) fn base(layer: &Pixmap) -> Option<Base> {
         ix.index(px, row);
     }
     let bits = bits_for(&palette);
-    let bands = bands(
-        (h, LAYER_LEVEL),
-        |y, raw| pack(&index[y * w..][..w], bits, raw),
-        |_| false,
-        None,
-    )?;
+    let rows = |y: usize, raw: &mut Vec<u8>| pack(&index[y * w..][..w], bits, raw);
+    let (bands, parses) = if row_bytes(w, bits) * BAND <= lz::MAX_BAND {
+        layer_bands(h, rows)
+    } else {
+        let bands = bands((h, LAYER_LEVEL), rows, |_| false, None)?;
+        (bands, Vec::new())
+    };
     Some(Base {
         palette,
         index,
         bits,
         bands,
+        parses,
     })
+}
+
+/// A PNG row's bytes (its filter byte included) at `bits` a pixel.
+fn row_bytes(w: usize, bits: u8) -> usize {
+    1 + if bits == 4 { w.div_ceil(2) } else { w }
+}
+
+/// A static layer's bands `h` rows high (`rows` writes row `y`'s PNG
+/// bytes), each parsed hard and deflated with that parse (`lz`), and the
+/// parses.
+fn layer_bands(
+    h: usize,
+    mut rows: impl FnMut(usize, &mut Vec<u8>),
+) -> (Vec<Deflated>, Vec<Vec<lz::Match>>) {
+    let (mut bands, mut parses) = (Vec::new(), Vec::new());
+    let mut raw = Vec::new();
+    for b in 0..h.div_ceil(BAND) {
+        raw.clear();
+        for y in b * BAND..((b + 1) * BAND).min(h) {
+            rows(y, &mut raw);
+        }
+        let parse = lz::parse_layer(&raw);
+        let mut z = Vec::new();
+        lz::deflate_parsed(&raw, &parse, &mut z);
+        bands.push(Deflated {
+            z,
+            adler: adler32(1, &raw),
+            len: raw.len(),
+        });
+        parses.push(parse);
+    }
+    (bands, parses)
+}
+
+thread_local! {
+    /// The thread's room for parsing the bands drawn over (`lz`).
+    static SCRATCH: std::cell::RefCell<Option<lz::Scratch>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The bands of a picture `h` rows high drawn over `base` (`rows` writes
+/// row `y`'s PNG bytes, `stride` long): band `b` left empty, to be taken
+/// from the layer's, when `reuse(b)`; the others parsed from the layer's
+/// parse (when the picture's rows are packed as the layer's) and deflated
+/// (`lz`).
+fn bands_over(
+    (h, stride): (usize, usize),
+    base: &Base,
+    mut rows: impl FnMut(usize, &mut Vec<u8>),
+    reuse: impl Fn(usize) -> bool,
+    same_bits: bool,
+) -> Vec<Deflated> {
+    let mut s = SCRATCH
+        .with(|k| k.borrow_mut().take())
+        .unwrap_or_else(lz::Scratch::new);
+    let mut out = Vec::with_capacity(h.div_ceil(BAND));
+    let mut raw = Vec::new();
+    for b in 0..h.div_ceil(BAND) {
+        if reuse(b) {
+            let k = &base.bands[b];
+            out.push(Deflated {
+                z: Vec::new(),
+                adler: k.adler,
+                len: k.len,
+            });
+            continue;
+        }
+        raw.clear();
+        for y in b * BAND..((b + 1) * BAND).min(h) {
+            rows(y, &mut raw);
+        }
+        let start: &[lz::Match] = if same_bits { &base.parses[b] } else { &[] };
+        let mut z = Vec::new();
+        lz::deflate_over(&raw, start, stride, &mut s, &mut z);
+        out.push(Deflated {
+            z,
+            adler: adler32(1, &raw),
+            len: raw.len(),
+        });
+    }
+    SCRATCH.with(|k| *k.borrow_mut() = Some(s));
+    out
 }
 
 /// The PNG of `pixmap`, drawn over `layer` whose indexed form is `base`,
@@ -514,7 +604,13 @@ pub(crate) fn over(
                 .iter()
                 .all(Option::is_none)
     };
-    let bands = bands((h, top_level(w)), rows, clean, Some(&base.bands))?;
+    let bands =
+        if base.parses.len() == h.div_ceil(BAND) && row_bytes(w, bits) * BAND <= lz::MAX_BAND {
+            let same_bits = bits == base.bits;
+            bands_over((h, row_bytes(w, bits)), base, rows, clean, same_bits)
+        } else {
+            bands((h, top_level(w)), rows, clean, Some(&base.bands))?
+        };
     Some(png_file(w, h, &palette, bits, &bands, Some(&base.bands)))
 }
 

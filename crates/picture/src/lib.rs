@@ -24,6 +24,7 @@
 
 mod band;
 mod layer;
+mod lz;
 mod sprite;
 
 use resvg::tiny_skia::{self, Pixmap};
