@@ -588,7 +588,7 @@ fn play_allies(site: &Site, turns: usize, seed: u8) -> usize {
 
 #[test]
 fn a_practice_game_against_the_judge_is_recorded_and_verifies() {
-    let site = Site::new();
+    let site = common::svg_site();
     site.new_game(
         "pegasus-bridge",
         &["allies=alice@example.org"],
@@ -635,7 +635,7 @@ fn a_practice_game_against_the_judge_is_recorded_and_verifies() {
 
 #[test]
 fn a_caretaker_plays_a_dropped_seat_until_a_player_takes_it_back() {
-    let site = Site::new();
+    let site = common::svg_site();
     site.pegasus_bridge(&[]);
     common::submit_random_turns(&site, 1, 4);
     let out = site.ok(&["replace-seat", "1", "axis", "--ai"]);
@@ -685,7 +685,7 @@ fn a_caretaker_plays_a_dropped_seat_until_a_player_takes_it_back() {
 
 #[test]
 fn under_nmr_ai_a_missed_deadline_is_played_by_the_judge() {
-    let site = Site::new();
+    let site = common::svg_site();
     site.at(
         "2026-10-23T12:00:00Z",
         &[
@@ -891,7 +891,7 @@ fn a_caretaker_seat_by_mail_through_a_real_server() {
 /// side's pass orders); the campaign's export verifies.
 #[test]
 fn under_nmr_ai_a_campaign_battles_missed_deadline_is_played_by_the_judge() {
-    let site = Site::new();
+    let site = common::svg_site();
     site.at(
         "2026-10-23T12:00:00Z",
         &[
@@ -1042,7 +1042,7 @@ fn the_mails_of_a_game_against_the_judge_fit_78_columns_and_none_goes_to_its_sea
     .iter()
     .enumerate()
     {
-        let site = Site::new();
+        let site = common::svg_site();
         let human = practice_game(&site, scenario, 4, i as u64);
         let outbox = site.outbox();
         assert!(outbox.len() >= 3, "{scenario}: {} mails", outbox.len());
@@ -1084,7 +1084,7 @@ fn the_mails_of_a_game_against_the_judge_fit_78_columns_and_none_goes_to_its_sea
 #[test]
 fn a_recording_server_gets_each_mail_of_a_game_against_the_judge_once() {
     use crate::common::smtp_recorder::{Mode, Recorder};
-    let site = Site::new();
+    let site = common::svg_site();
     let recorder = Recorder::start(Mode::Accept);
     recorder.configure(&site.config(), 10);
     let human = practice_game(&site, "pegasus-bridge", 6, 7);
