@@ -1448,11 +1448,17 @@ fn labels_under_heads_or_names(svg: &str) -> (Vec<Label>, Vec<String>) {
 /// The measured tables' terrain names (`<text class="name">`), each its
 /// glyphs' ink as the rasteriser's parser lays it out, and its text.
 fn name_boxes(svg: &str) -> Vec<(Box4, String)> {
+    text_boxes(svg, "name")
+}
+
+/// Every `<text class="CLASS">` of a picture, each its glyphs' ink as the
+/// rasteriser's parser lays it out, and its text.
+fn text_boxes(svg: &str, class: &str) -> Vec<(Box4, String)> {
     let mut marked = String::new();
     let mut names = Vec::new();
-    for (k, part) in svg.split("<text class=\"name\"").enumerate() {
+    for (k, part) in svg.split(&format!("<text class=\"{class}\"")).enumerate() {
         if k > 0 {
-            marked.push_str(&format!("<text id=\"adj-n-{k}\" class=\"name\""));
+            marked.push_str(&format!("<text id=\"adj-n-{k}\" class=\"{class}\""));
             names.push((
                 k,
                 part.split('>')
@@ -1522,6 +1528,202 @@ fn no_terrain_name_lies_over_another() {
     assert!(
         pictures >= 9 && names > 50,
         "{pictures} pictures, {names} names"
+    );
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// The arrowheads of a picture (above its legend): each line or polyline
+/// with `marker-end` gives the triangle its marker draws (the markers'
+/// path `M0,0 L10,5 L0,10` in a 10-unit box, `markerWidth` 7, scaled by
+/// the stroke's width, `refX` 9: the tip 0.1 of the head beyond the
+/// line's end, the base 0.9 before it).
+fn arrowheads(svg: &str) -> Vec<(Vec<(f64, f64)>, String)> {
+    let legend_top = svg.find("class=\"legend\"").unwrap_or(svg.len());
+    let mut out = Vec::new();
+    for t in svg[..legend_top]
+        .split('<')
+        .filter(|t| t.contains("marker-end="))
+    {
+        let (a, b) = if let Some(p) = attr(t, "points") {
+            let pts: Vec<(f64, f64)> = p
+                .split_whitespace()
+                .filter_map(|xy| {
+                    let (x, y) = xy.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            if pts.len() < 2 {
+                continue;
+            }
+            (pts[pts.len() - 2], pts[pts.len() - 1])
+        } else {
+            ((num(t, "x1"), num(t, "y1")), (num(t, "x2"), num(t, "y2")))
+        };
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let l = (dx * dx + dy * dy).sqrt();
+        if l.is_nan() || l <= 0.0 {
+            continue;
+        }
+        let sw = attr(t, "stroke-width")
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(1.0);
+        let s = 0.7 * sw;
+        let (ux, uy) = (dx / l, dy / l);
+        let tip = (b.0 + ux * s, b.1 + uy * s);
+        let base = (b.0 - ux * 9.0 * s, b.1 - uy * 9.0 * s);
+        let (nx, ny) = (-uy * 5.0 * s, ux * 5.0 * s);
+        out.push((
+            vec![tip, (base.0 + nx, base.1 + ny), (base.0 - nx, base.1 - ny)],
+            format!("the arrowhead {}", t.split('/').next().unwrap_or(t).trim()),
+        ));
+    }
+    out
+}
+
+/// Whether two convex outlines overlap by more than a pixel.
+fn outlines_meet(p: &[(f64, f64)], q: &[(f64, f64)]) -> bool {
+    let b = q
+        .iter()
+        .fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |m, v| {
+            (m.0.min(v.0), m.1.min(v.1), m.2.max(v.0), m.3.max(v.1))
+        });
+    // A box's outline is its corners; a triangle's, its own edges too.
+    hits(b, p) && {
+        let mut axes = Vec::new();
+        for s in [p, q] {
+            for i in 0..s.len() {
+                let (a, c) = (s[i], s[(i + 1) % s.len()]);
+                axes.push((a.1 - c.1, c.0 - a.0));
+            }
+        }
+        axes.iter().all(|&(ax, ay)| {
+            let l = (ax * ax + ay * ay).sqrt();
+            if l == 0.0 {
+                return true;
+            }
+            let span = |s: &[(f64, f64)]| {
+                s.iter()
+                    .map(|v| (v.0 * ax + v.1 * ay) / l)
+                    .fold((f64::MAX, f64::MIN), |m, v| (m.0.min(v), m.1.max(v)))
+            };
+            let ((a0, a1), (b0, b1)) = (span(p), span(q));
+            a1.min(b1) - a0.max(b0) > 1.0
+        })
+    }
+}
+
+/// Every arrowhead of a picture over a unit's label or a part of a unit
+/// (its frame, symbol, strength), as the whole triangle the marker draws;
+/// over an area's name or terrain code (`<text class="t label">`) or
+/// another arrowhead; and every fire arrow's hits (`<text class="hits">`)
+/// over a unit's label or a part of a unit.
+fn heads_over_units(svg: &str) -> (Vec<Label>, Vec<String>) {
+    let (labels, units) = label_boxes(svg);
+    let mut bad = Vec::new();
+    let heads = arrowheads(svg);
+    for (i, (head, what)) in heads.iter().enumerate() {
+        for (b, t) in text_boxes(svg, "t label") {
+            if hits(b, head) {
+                bad.push(format!("{what} over the area name {t}"));
+            }
+        }
+        for (other, w) in &heads[i + 1..] {
+            if outlines_meet(head, other) {
+                bad.push(format!("{what} over {w}"));
+            }
+        }
+    }
+    for (b, t) in text_boxes(svg, "hits") {
+        for (l, u, _) in &labels {
+            if overlap(b, *l) > 1.0 {
+                bad.push(format!("the hits {t:?} over the label {u}"));
+            }
+        }
+        for (j, parts) in units.iter().enumerate() {
+            if parts.iter().any(|p| hits(b, p)) {
+                bad.push(format!("the hits {t:?} over unit #{j}"));
+            }
+        }
+    }
+    for (head, what) in heads {
+        for (b, t, _) in &labels {
+            if hits(*b, &head) {
+                bad.push(format!("{what} over the label {t}"));
+            }
+        }
+        for (j, parts) in units.iter().enumerate() {
+            for p in parts {
+                let b = p
+                    .iter()
+                    .fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |m, q| {
+                        (m.0.min(q.0), m.1.min(q.1), m.2.max(q.0), m.3.max(q.1))
+                    });
+                if hits(b, &head) {
+                    bad.push(format!("{what} over unit #{j}"));
+                    break;
+                }
+            }
+        }
+    }
+    (labels, bad)
+}
+
+/// Issue 53, the grid games' neighbouring moves: in a grid game the boxes
+/// of neighbouring units touch, so an arrow between the centres of two
+/// neighbouring areas ended on the label of the unit standing in the area
+/// it left or next to it (Villers-Bocage 1944, seed 7: a move D3 -> E3
+/// ended on the `M2` label of the unit in D3; 5 faults before the arrows
+/// were routed). Both grid scenarios, played through the CLI to a busy
+/// turn with several seeds, from every seat: no arrowhead of the last
+/// turn (the whole triangle its marker draws) lies over a unit's label,
+/// frame, symbol or strength, an area's name or another arrowhead, and
+/// no fire's hits over a unit or its label.
+#[test]
+fn grid_arrowheads_lie_over_no_unit_or_label() {
+    let mut bad = Vec::new();
+    let mut heads = 0;
+    let mut planted = 0;
+    for scenario in ["villers-bocage-1944", "le-cateau-1914"] {
+        for seed in [7, 8, 0, 1, 2, 3] {
+            let game = busy_game(scenario, false, seed, "svg").expect("a game");
+            for s in &game.seen {
+                for svg in &s.svgs {
+                    heads += arrowheads(svg).len();
+                    let (labels, found) = heads_over_units(svg);
+                    bad.extend(
+                        found
+                            .into_iter()
+                            .map(|f| format!("{scenario} seed {seed}: {}: {f}", s.what)),
+                    );
+                    // The check's own check: a move's head planted on the
+                    // first label is found.
+                    let Some((b, t, _)) = labels.first() else {
+                        continue;
+                    };
+                    let (x, y) = ((b.0 + b.2) / 2.0, (b.1 + b.3) / 2.0);
+                    let end = svg.find("<g class=\"legend\"").unwrap_or(svg.len() - 6);
+                    let head = format!(
+                        r#"{}<line x1="{}" y1="{y}" x2="{x}" y2="{y}" stroke-width="2" marker-end="url(#mv)"/>{}"#,
+                        &svg[..end],
+                        x - 30.0,
+                        &svg[end..]
+                    );
+                    let found = heads_over_units(&head).1;
+                    assert!(
+                        found
+                            .iter()
+                            .any(|f| f.ends_with(&format!("over the label {t}"))),
+                        "{}: a head planted on {t} is not found: {found:?}",
+                        s.what
+                    );
+                    planted += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        heads > 50 && planted > 20,
+        "{heads} heads, {planted} planted"
     );
     assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
 }

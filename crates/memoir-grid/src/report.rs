@@ -18,6 +18,9 @@ use adjutant_rules::Viewer;
 use serde::Serialize;
 use std::fmt::Write;
 
+mod route;
+use route::{stack_dy, Box4, Clear};
+
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitView {
     pub side: String,
@@ -645,10 +648,23 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
             );
         }
     }
+    // The names and codes, as boxes a little wider than 9px glyphs, for
+    // the arrows' heads to keep off.
+    let mut names: Vec<Box4> = Vec::new();
+    let text_box = |x: i32, y: i32, t: &str| {
+        let (x, y) = (f64::from(x), f64::from(y));
+        (
+            x - 1.0,
+            y - 8.0,
+            x + 6.0 * t.chars().count() as f64 + 1.0,
+            y + 1.0,
+        )
+    };
     for row in 1..=v.grid.rows {
         for col in 0..v.grid.row_len(row) {
             let a = Area { col, row };
             let (x, y) = pos(a);
+            names.push(text_box(x - 10, y - 14, &a.to_string()));
             let _ = write!(
                 o,
                 "<text class=\"t label\" x=\"{}\" y=\"{}\">{a}</text>",
@@ -661,6 +677,7 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
                 .filter_map(|x| r.feature(x).map(|t| t.code.clone()))
                 .collect();
             if !extra.is_empty() {
+                names.push(text_box(x - 10, y + 22, &extra.join(" ")));
                 let _ = write!(
                     o,
                     "<text class=\"t label\" x=\"{}\" y=\"{}\">{}</text>",
@@ -673,7 +690,9 @@ pub fn svg(r: &Ruleset, v: &View) -> String {
     }
     o.push_str("</g>\n");
     units(&mut o, r, v, &pos);
-    arrows(&mut o, v, &pos);
+    let board = (0.0, 0.0, f64::from(w), f64::from(board_h));
+    let mut clear = Clear::new(v, &pos, board, &names);
+    arrows(&mut o, v, &pos, &mut clear);
     legend(&mut o, v, &used, board_h);
     legend_kinds(&mut o, &places, board_h + 42);
     o.push_str("</svg>\n");
@@ -702,15 +721,7 @@ fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)
         let (x, y) = pos(u.at);
         // A general shares its area with a unit: the unit a little up,
         // the general under it, neither covering the other's label.
-        let stacked = v
-            .units
-            .iter()
-            .any(|o| o.at == u.at && (o.kind == "general") != (u.kind == "general"));
-        let dy = match (u.kind == "general", stacked) {
-            (true, _) => 14,
-            (false, true) => -5,
-            (false, false) => 0,
-        };
+        let dy = stack_dy(v, u);
         let k = kind_of(r, u);
         let (fx, fy) = (x - 10, y + dy);
         let colour = side_colour(v, &u.side);
@@ -740,56 +751,44 @@ fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)
     }
 }
 
-/// Where along the line from `a` to the area centred at `b` (0 to 1) it
-/// meets the box of a unit there (its frame, 28 x 18 centred 10 to the
-/// left of the centre, and its label and pips to the right, with a
-/// margin), so that
-/// an arrowhead stops beside the unit rather than under it; `None` when the
-/// line starts inside that box or never meets it.
-fn short_of_unit(a: (i32, i32), b: (i32, i32)) -> Option<f64> {
-    let (lo, hi) = ([b.0 - 27, b.1 - 13], [b.0 + 27, b.1 + 13]);
-    let (p, d) = ([a.0, a.1], [b.0 - a.0, b.1 - a.1]);
-    let mut enter = f64::MIN;
-    for i in 0..2 {
-        if d[i] == 0 {
-            if p[i] < lo[i] || p[i] > hi[i] {
-                return None;
-            }
-            continue;
-        }
-        let t1 = f64::from(lo[i] - p[i]) / f64::from(d[i]);
-        let t2 = f64::from(hi[i] - p[i]) / f64::from(d[i]);
-        enter = enter.max(t1.min(t2));
-    }
-    (enter > 0.2 && enter < 1.0).then_some(enter)
-}
-
 /// Last turn's moves (black), retreats (orange, dashed) and fire (red,
 /// dashed, the hits beside the arrowhead), each with an arrowhead.
-fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
-    let line = |o: &mut String, class: &str, a: Area, b: Area, style: &str| {
+fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32), clear: &mut Clear) {
+    let line = |o: &mut String,
+                clear: &mut Clear,
+                class: &str,
+                a: Area,
+                b: Area,
+                style: &str,
+                joined: bool| {
         let ((x1, y1), (x2, y2)) = (pos(a), pos(b));
-        // The last leg stops short of the centre, so the head shows
-        // beside the unit.
-        let (dx, dy) = (f64::from(x2 - x1), f64::from(y2 - y1));
-        let l = (dx * dx + dy * dy).sqrt().max(1.0);
-        let k = if style.contains("marker-end") {
-            short_of_unit((x1, y1), (x2, y2)).unwrap_or((l - 12.0).max(l / 2.0) / l)
+        let (p, q) = (
+            (f64::from(x1), f64::from(y1)),
+            (f64::from(x2), f64::from(y2)),
+        );
+        // A headed arrow runs where its head and shaft are clear of the
+        // units and its head of the areas' names (issue 53); a leg
+        // without a head, centre to centre.
+        let (s, e) = if style.contains("marker-end") {
+            clear.route(p, q)
         } else {
-            1.0
+            (p, q)
         };
-        let (ex, ey) = (f64::from(x1) + dx * k, f64::from(y1) + dy * k);
+        // A leg continuing a path joins the routed arrow.
+        if joined && s != p {
+            let _ = write!(
+                o,
+                "<line class=\"{class}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{:.0}\" y2=\"{:.0}\" stroke=\"#111\" stroke-width=\"2\"/>",
+                s.0,
+                s.1
+            );
+        }
         let _ = write!(
             o,
-            "<line class=\"{class}\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{ex:.0}\" y2=\"{ey:.0}\" {style}/>"
+            "<line class=\"{class}\" x1=\"{:.0}\" y1=\"{:.0}\" x2=\"{:.0}\" y2=\"{:.0}\" {style}/>",
+            s.0, s.1, e.0, e.1
         );
-        // The middle of the arrow, and which way is across it.
-        (
-            f64::from(x1) + dx / 2.0,
-            f64::from(y1) + dy / 2.0,
-            -dy / l,
-            dx / l,
-        )
+        (s, e)
     };
     for (i, e) in v.last.iter().enumerate() {
         match e {
@@ -803,16 +802,18 @@ fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
                     };
                     line(
                         o,
+                        clear,
                         "move",
                         pair[0],
                         pair[1],
                         &format!("stroke=\"#111\" stroke-width=\"2\" {head}"),
+                        k > 0,
                     );
                 }
             }
             Event::Retreat { from, to, .. } => {
                 if let (Some(a), Some(b)) = (Area::parse(from), Area::parse(to)) {
-                    line(o, "retreat", a, b, "stroke=\"#e07b00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#rt)\"");
+                    line(o, clear, "retreat", a, b, "stroke=\"#e07b00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#rt)\"", false);
                 }
             }
             Event::Fire { from, at, .. } => {
@@ -827,15 +828,18 @@ fn arrows(o: &mut String, v: &View, pos: &dyn Fn(Area) -> (i32, i32)) {
                         _ => 0,
                     })
                     .sum();
-                let (mx, my, nx, ny) = line(o, "fire", a, b, "stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#fr)\"");
-                // Beside the middle of the arrow, clear of both units.
-                let (nx, ny) = if nx < 0.0 { (-nx, -ny) } else { (nx, ny) };
+                let (s, e) = line(o, clear, "fire", a, b, "stroke=\"#d00\" stroke-width=\"2\" stroke-dasharray=\"5,3\" marker-end=\"url(#fr)\"", false);
+                let text = if hits == 0 {
+                    "miss".to_string()
+                } else {
+                    format!("{hits} hit{}", if hits == 1 { "" } else { "s" })
+                };
+                let (x, y) = clear.hits_at(s, e, &text);
+                // A white halo, so that a grid line under it does not
+                // strike it through.
                 let _ = write!(
                     o,
-                    "<text class=\"hits\" x=\"{:.0}\" y=\"{:.0}\" font-size=\"11\" font-weight=\"bold\" fill=\"#d00\" stroke=\"#fff\" stroke-width=\"0.6\">{}</text>",
-                    mx + nx * 6.0 + 2.0,
-                    my + ny * 6.0 + 4.0,
-                    if hits == 0 { "miss".to_string() } else { format!("{hits} hit{}", if hits == 1 { "" } else { "s" }) }
+                    "<text class=\"hits\" x=\"{x:.0}\" y=\"{y:.0}\" font-size=\"11\" font-weight=\"bold\" fill=\"#d00\" stroke=\"#fff\" stroke-width=\"2.5\" paint-order=\"stroke\">{text}</text>"
                 );
             }
             _ => {}
