@@ -98,8 +98,29 @@ impl fmt::Display for Hex {
 }
 
 impl Serialize for Hex {
+    /// The name as [`fmt::Display`] writes it ("F4"), made without a
+    /// formatter for a board's worth of hexes in every view and snapshot.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        let n = self.row + 1;
+        if !(0..1000).contains(&n) {
+            return s.collect_str(self);
+        }
+        let l = self.letter();
+        let mut buf = [0u8; 4];
+        buf[0] = if (0..26).contains(&l) {
+            b'A' + l as u8
+        } else {
+            b'?'
+        };
+        let mut len = 1;
+        let n = n as u32;
+        for (d, at_least) in [(100, 100), (10, 10), (1, 0)] {
+            if n >= at_least {
+                buf[len] = b'0' + ((n / d) % 10) as u8;
+                len += 1;
+            }
+        }
+        s.serialize_str(std::str::from_utf8(&buf[..len]).unwrap_or("?"))
     }
 }
 
@@ -295,4 +316,22 @@ pub fn line_of_sight(board: &Board, a: Hex, b: Hex, obstructs: impl Fn(Hex) -> b
         }
     }
     !(left && right)
+}
+
+#[cfg(test)]
+mod hex_name_tests {
+    use super::Hex;
+
+    /// The name a hex serialises to is the one `Display` writes, on and
+    /// far off any board (negative rows, rows past 999, letters past Z).
+    #[test]
+    fn a_hex_serialises_to_its_displayed_name() {
+        for row in (-12..40).chain([98, 99, 100, 101, 998, 999, 1000, 12_345]) {
+            for col in -6..60 {
+                let h = Hex { col, row };
+                let json = serde_json::to_string(&h).unwrap();
+                assert_eq!(json, format!("\"{h}\""), "col {col} row {row}");
+            }
+        }
+    }
 }

@@ -590,7 +590,10 @@ impl<F: Family> ErasedFamily for F {
     fn to_json(&self, s: &State) -> String {
         s.get::<F::State>()
             .and_then(|t| serde_json::to_value(t).ok())
-            .map(|v| v.to_string())
+            // Written as `Value`'s `Display` writes it (the same compact
+            // bytes), straight into one buffer instead of through a
+            // `fmt::Formatter` a token.
+            .and_then(|v| serde_json::to_string(&v).ok())
             .unwrap_or_default()
     }
     fn sides(&self, s: &State) -> Vec<String> {

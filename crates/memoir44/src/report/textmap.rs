@@ -4,7 +4,7 @@
 //! coordinates printed on the edges.
 
 use crate::render::{card_name, side_name, unit_name};
-use crate::view::{UnitView, View};
+use crate::view::{HexView, ObjectiveView, UnitView, View};
 use crate::Hex;
 use adjutant_rules::Viewer;
 use std::fmt::Write;
@@ -147,6 +147,24 @@ fn unit_token(v: &View, u: &UnitView) -> String {
     t
 }
 
+/// [`unit_token`] put straight on the canvas.
+fn put_unit(c: &mut Canvas, y: usize, x: usize, bottom: &str, u: &UnitView) {
+    let l = unit_letter(u);
+    c.put_char(
+        y,
+        x,
+        if u.side == bottom {
+            l
+        } else {
+            l.to_ascii_lowercase()
+        },
+    );
+    match char::from_digit(u.figures, 10) {
+        Some(d) => c.put_char(y, x + 1, d),
+        None => c.put(y, x + 1, &u.figures.to_string()),
+    }
+}
+
 /// Appendix 2, Trains: the train whose wagon stands on `h`.
 fn wagon_at(v: &View, h: Hex) -> Option<&UnitView> {
     v.units
@@ -161,10 +179,79 @@ fn wagon_token(v: &View, u: &UnitView) -> String {
     t
 }
 
+/// What the map draws at each hex, looked up once a map: the view's lists
+/// searched hex by hex made the 80-column map cost more than the rest of
+/// the report's text together.
+struct Cells<'a> {
+    columns: usize,
+    rows: usize,
+    hex: Vec<Option<&'a HexView>>,
+    unit: Vec<Option<&'a UnitView>>,
+    wagon: Vec<Option<&'a UnitView>>,
+    objective: Vec<Option<&'a ObjectiveView>>,
+    marker: Vec<bool>,
+}
+
+impl<'a> Cells<'a> {
+    fn of(v: &'a View) -> Cells<'a> {
+        let columns = usize::try_from(2 * v.board.columns.max(0) + 1).unwrap_or(1);
+        let rows = usize::try_from(v.board.rows.max(0)).unwrap_or(0);
+        let n = columns * rows;
+        let mut c = Cells {
+            columns,
+            rows,
+            hex: vec![None; n],
+            unit: vec![None; n],
+            wagon: vec![None; n],
+            objective: vec![None; n],
+            marker: vec![false; n],
+        };
+        // The first of a list at a hex, as `find` gave it.
+        for h in &v.board.hexes {
+            if let Some(i) = c.index(h.at) {
+                c.hex[i].get_or_insert(h);
+            }
+        }
+        for u in &v.units {
+            if let Some(i) = c.index(u.at) {
+                c.unit[i].get_or_insert(u);
+            }
+            if let Some(i) = u
+                .train
+                .as_ref()
+                .and_then(|t| t.wagon)
+                .and_then(|w| c.index(w))
+            {
+                c.wagon[i].get_or_insert(u);
+            }
+        }
+        for o in &v.objectives {
+            if let Some(i) = c.index(o.at) {
+                c.objective[i].get_or_insert(o);
+            }
+        }
+        for m in &v.markers {
+            if let Some(i) = c.index(m.at) {
+                c.marker[i] = true;
+            }
+        }
+        c
+    }
+    fn index(&self, h: Hex) -> Option<usize> {
+        let col = usize::try_from(h.col).ok()?;
+        let row = usize::try_from(h.row).ok()?;
+        (col < self.columns && row < self.rows).then_some(row * self.columns + col)
+    }
+}
+
 /// The objective mark: `*` not held, `O` held by the capitals side, `o` by
 /// the other.
 fn objective_mark(v: &View, h: Hex) -> Option<char> {
-    v.objective_at(h).map(|o| {
+    mark_of(v, v.objective_at(h))
+}
+
+fn mark_of(v: &View, o: Option<&ObjectiveView>) -> Option<char> {
+    o.map(|o| {
         if !o.held {
             '*'
         } else if o.side == v.bottom_side() {
@@ -186,8 +273,12 @@ struct Canvas {
 
 impl Canvas {
     fn new(height: usize) -> Canvas {
+        Canvas::with_width(height, 0)
+    }
+    /// A canvas whose lines hold `width` characters without growing.
+    fn with_width(height: usize, width: usize) -> Canvas {
         Canvas {
-            lines: vec![Vec::new(); height],
+            lines: (0..height).map(|_| Vec::with_capacity(width)).collect(),
         }
     }
     fn put(&mut self, y: usize, x: usize, s: &str) {
@@ -212,6 +303,7 @@ impl Canvas {
         }
     }
     fn render(&self, out: &mut String) {
+        out.reserve(self.lines.iter().map(|l| l.len() + 1).sum());
         for l in &self.lines {
             let end = l
                 .iter()
@@ -268,7 +360,9 @@ pub fn map(v: &View) -> String {
     // Lines: sections, long-row letters, short-row letters, 2 per row, then
     // short-row and long-row letters again.
     let height = 3 + 2 * rows.len() + 2;
-    let mut c = Canvas::new(height);
+    let mut c = Canvas::with_width(height, pw + (g.max_col.max(0) as usize) * 3 + 8);
+    let cells = Cells::of(v);
+    let bottom = v.bottom_side();
     let x_of = |col: i32| pw + (g.screen_col(col) as usize) * 3;
     // Coordinates.
     let head = |c: &mut Canvas, y: usize, parity: i32| {
@@ -312,24 +406,25 @@ pub fn map(v: &View) -> String {
         for l in 0..n {
             let h = Hex::from_letter(l, *row);
             let x = x_of(h.col);
-            let hv = v.hex(h);
+            let i = cells.index(h);
+            let hv = i.and_then(|i| cells.hex[i]);
             let tile = hv.map_or("open", |x| x.tile.as_str());
             let obst = hv
                 .and_then(|x| x.obstacles.first())
                 .map_or(' ', |o| obstacle_mark(o));
-            let obj = objective_mark(v, h).unwrap_or(' ');
+            let obj = mark_of(v, i.and_then(|i| cells.objective[i])).unwrap_or(' ');
             let code = terrain_code(tile);
             c.put(y, x + 1, &code);
             let k = x + 1 + code.chars().count();
             c.put_char(y, k, obst);
             c.put_char(y, k + 1, obj);
-            if let Some(u) = v.unit_at(h) {
-                c.put(y + 1, x + 1, &unit_token(v, u));
-            } else if let Some(u) = wagon_at(v, h) {
+            if let Some(u) = i.and_then(|i| cells.unit[i]) {
+                put_unit(&mut c, y + 1, x + 1, bottom, u);
+            } else if let Some(u) = i.and_then(|i| cells.wagon[i]) {
                 c.put(y + 1, x + 1, &wagon_token(v, u));
             }
             // Battle Star markers, charges, bridge hits: listed in the legend.
-            if v.marker_at(h) {
+            if i.is_some_and(|i| cells.marker[i]) {
                 c.mark_if_blank(y + 1, x + 4, MARKER);
             }
         }
@@ -440,22 +535,32 @@ pub fn legend(v: &View) -> String {
         v.board.columns
     );
     t.push('\n');
-    let mut tiles: Vec<String> = Vec::new();
-    let mut obst: Vec<String> = Vec::new();
+    // Each distinct tile and obstacle named once (then sorted and freed of
+    // any names that came out the same, as the names were kept before).
+    let mut tile_ids: Vec<&str> = Vec::new();
+    let mut obst_ids: Vec<&str> = Vec::new();
     for h in &v.board.hexes {
-        let s = format!("{} {}", terrain_code(&h.tile), h.tile);
-        if h.tile != "open" && !tiles.contains(&s) {
-            tiles.push(s);
+        if h.tile != "open" && !tile_ids.contains(&h.tile.as_str()) {
+            tile_ids.push(&h.tile);
         }
         for o in &h.obstacles {
-            let s = format!("{} {o}", obstacle_mark(o));
-            if !obst.contains(&s) {
-                obst.push(s);
+            if !obst_ids.contains(&o.as_str()) {
+                obst_ids.push(o);
             }
         }
     }
+    let mut tiles: Vec<String> = tile_ids
+        .iter()
+        .map(|t| format!("{} {t}", terrain_code(t)))
+        .collect();
+    let mut obst: Vec<String> = obst_ids
+        .iter()
+        .map(|o| format!("{} {o}", obstacle_mark(o)))
+        .collect();
     tiles.sort();
+    tiles.dedup();
     obst.sort();
+    obst.dedup();
     tiles.insert(0, ".. open".into());
     t.push_str(&format!("Terrain: {}.", tiles.join(", ")));
     if !obst.is_empty() {
@@ -492,14 +597,19 @@ pub fn legend(v: &View) -> String {
         ));
     }
     t.push('\n');
-    let mut units: Vec<String> = Vec::new();
+    let mut kinds: Vec<(char, &str)> = Vec::new();
     for u in &v.units {
-        let s = format!("{} {}", unit_letter(u), unit_name(&u.kind));
-        if !units.contains(&s) {
-            units.push(s);
+        let k = (unit_letter(u), u.kind.as_str());
+        if !kinds.contains(&k) {
+            kinds.push(k);
         }
     }
+    let mut units: Vec<String> = kinds
+        .iter()
+        .map(|(l, k)| format!("{l} {}", unit_name(k)))
+        .collect();
     units.sort();
+    units.dedup();
     t.push_str(&format!(
         "Units: {}; the digit is its figures.",
         units.join(", ")

@@ -7,7 +7,6 @@ pub mod symbols;
 
 use minijinja::Environment;
 use serde::Serialize;
-use std::fmt::Write as _;
 
 /// The shipped templates, by name.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -84,33 +83,55 @@ impl Parts {
 /// base64). Any JSON reads the same after it.
 #[must_use]
 pub fn mail_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
+    let bytes = json.as_bytes();
+    let mut out = String::with_capacity(json.len() + json.len() / 8);
     let (mut quoted, mut escaped) = (false, false);
-    for c in json.chars() {
-        if !quoted && c.is_ascii_whitespace() {
-            continue;
-        }
-        if c.is_ascii() {
-            out.push(c);
-        } else {
+    // Runs of bytes kept as they are go out whole: only white space
+    // between tokens is left out and only characters past ASCII escaped.
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b >= 0x80 {
+            out.push_str(&json[run..i]);
+            let c = json[i..].chars().next().unwrap_or('\u{fffd}');
             let mut units = [0u16; 2];
             for u in c.encode_utf16(&mut units) {
-                let _ = write!(out, "\\u{u:04x}");
+                push_u_escape(&mut out, *u);
             }
+            i += c.len_utf8();
+            run = i;
+            // Past ASCII is neither a backslash nor a quote.
+            escaped = false;
+            continue;
         }
         if quoted {
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if b == b'"' {
                 quoted = false;
             }
-        } else if c == '"' {
+        } else if b.is_ascii_whitespace() {
+            out.push_str(&json[run..i]);
+            run = i + 1;
+        } else if b == b'"' {
             quoted = true;
         }
+        i += 1;
     }
+    out.push_str(&json[run..]);
     out
+}
+
+/// `\uXXXX` in lower-case hex.
+fn push_u_escape(out: &mut String, u: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[usize::from((u >> shift) & 0xf)]));
+    }
 }
 
 /// The mail templates: the shipped ones, each replaced by a host's text if
@@ -172,20 +193,34 @@ impl Templates {
 /// Wrap a paragraph to `width` columns, keeping `indent` on continuation lines.
 #[must_use]
 pub fn wrap(text: &str, width: usize, indent: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let indent_chars = indent.chars().count();
     for para in text.lines() {
         let body = para.trim_start_matches(' ');
-        let mut line = para[..para.len() - body.len()].to_string();
+        let mut line = String::with_capacity(para.len().min(width * 4));
+        line.push_str(&para[..para.len() - body.len()]);
         let lead = line.len();
+        // The line's width in characters, kept as it grows (counting
+        // the whole line at every word made a long paragraph quadratic).
+        let mut chars = lead;
         for word in body.split(' ') {
-            if line.len() > lead && line.chars().count() + 1 + word.chars().count() > width {
+            let word_chars = if word.is_ascii() {
+                word.len()
+            } else {
+                word.chars().count()
+            };
+            if line.len() > lead && chars + 1 + word_chars > width {
                 out.push_str(line.trim_end());
                 out.push('\n');
-                line = indent.to_string();
+                line.clear();
+                line.push_str(indent);
+                chars = indent_chars;
             } else if line.len() > lead && !line.ends_with(' ') {
                 line.push(' ');
+                chars += 1;
             }
             line.push_str(word);
+            chars += word_chars;
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -196,6 +231,7 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     #[test]
     fn every_template_parses() {
@@ -231,5 +267,119 @@ mod tests {
         let s = wrap(&"word ".repeat(50), 20, "  ");
         assert!(s.lines().all(|l| l.chars().count() <= 20), "{s}");
         assert!(s.lines().nth(1).unwrap().starts_with("  "));
+    }
+
+    /// The character-by-character `mail_json` this crate had before it
+    /// copied runs whole: the new one must give the same bytes.
+    fn mail_json_by_char(json: &str) -> String {
+        let mut out = String::with_capacity(json.len());
+        let (mut quoted, mut escaped) = (false, false);
+        for c in json.chars() {
+            if !quoted && c.is_ascii_whitespace() {
+                continue;
+            }
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{u:04x}");
+                }
+            }
+            if quoted {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    quoted = false;
+                }
+            } else if c == '"' {
+                quoted = true;
+            }
+        }
+        out
+    }
+
+    /// The `wrap` that counted the whole line at every word.
+    fn wrap_by_counting(text: &str, width: usize, indent: &str) -> String {
+        let mut out = String::new();
+        for para in text.lines() {
+            let body = para.trim_start_matches(' ');
+            let mut line = para[..para.len() - body.len()].to_string();
+            let lead = line.len();
+            for word in body.split(' ') {
+                if line.len() > lead && line.chars().count() + 1 + word.chars().count() > width {
+                    out.push_str(line.trim_end());
+                    out.push('\n');
+                    line = indent.to_string();
+                } else if line.len() > lead && !line.ends_with(' ') {
+                    line.push(' ');
+                }
+                line.push_str(word);
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Deterministic texts mixing what both functions treat apart: spaces,
+    /// tabs, line ends, quotes, backslashes, characters of 2, 3 and 4 bytes.
+    fn texts() -> Vec<String> {
+        const PIECES: [&str; 16] = [
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\"",
+            "\\",
+            "\\\"",
+            "a",
+            "word",
+            "{\"k\":",
+            "\u{b0}",
+            "\u{2605}",
+            "\u{1f3c7}",
+            "Fuentes de O\u{f1}oro",
+            "0123456789",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        (0..3_000)
+            .map(|_| {
+                let n = next() % 60;
+                (0..n).map(|_| PIECES[next() % PIECES.len()]).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn mail_json_copies_runs_exactly_as_it_did_by_character() {
+        for t in texts() {
+            assert_eq!(mail_json(&t), mail_json_by_char(&t), "{t:?}");
+        }
+        let v = serde_json::json!({"t": "O\u{f1}o \"q\" \\ \u{1f3c7}", "n": [1, 2]});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        assert_eq!(mail_json(&pretty), mail_json_by_char(&pretty));
+    }
+
+    #[test]
+    fn wrap_counting_as_it_goes_wraps_as_it_did() {
+        for t in texts() {
+            for (width, indent) in [(78, "  "), (40, " "), (10, ""), (1, "    ")] {
+                assert_eq!(
+                    wrap(&t, width, indent),
+                    wrap_by_counting(&t, width, indent),
+                    "{t:?} at {width}"
+                );
+            }
+        }
     }
 }
