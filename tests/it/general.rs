@@ -1106,3 +1106,136 @@ fn a_recording_server_gets_each_mail_of_a_game_against_the_judge_once() {
         );
     }
 }
+
+/// Miteiriya Ridge's Allies reached five medals with a one-figure tank on
+/// the ridge beside the enemy and drew. The last session's reading was that
+/// the look-ahead played the Axis's last Counter-Attack turn as a pass and
+/// so scored a fifth medal as a won game (a million). It does not: the
+/// general's position blanks the enemy's hand ("A player may not know which
+/// Command Cards his opponent has"), Memoir '44's pass orders are a card
+/// played ordering no unit, so the enemy has no orders there, the
+/// look-ahead stops at once and a candidate is scored one ply deep, by the
+/// family's score (docs/general.md, "The look-ahead in Memoir '44"). This
+/// pins that reading: a fifth medal that waits on the Axis's last turn is
+/// worth a likely win, never the million of a won game (here the general
+/// finds orders that make either hold safe: some 400,011).
+#[test]
+fn the_look_ahead_scores_a_fifth_medal_awaiting_the_last_turn_by_the_score_not_as_won() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("miteiriya-ridge").unwrap();
+    let state = setup_state(&rules, &Scenario::shipped("miteiriya-ridge"), &[9; 32]).unwrap();
+    let base = state.get::<memoir44::State>().unwrap().clone();
+    let (allies, axis) = (
+        base.side_index("allies").unwrap(),
+        base.side_index("axis").unwrap(),
+    );
+    let ridge = Hex::parse("G7").unwrap();
+    let with = |figures: u32| {
+        let mut m = base.clone();
+        m.units.retain(|u| u.at != ridge);
+        let tank = m
+            .units
+            .iter_mut()
+            .find(|u| u.side == allies)
+            .expect("an Allied unit");
+        tank.at = ridge;
+        tank.figures = figures;
+        for o in m.objectives.iter_mut().filter(|o| o.at == ridge) {
+            o.held = true;
+        }
+        // Four medals and the ridge: five, the Allies to play.
+        m.medal_units[allies] = 4;
+        m.medal_units[axis] = 3;
+        m.figures_removed[allies] = 19;
+        m.figures_removed[axis] = 12;
+        State::of(m)
+    };
+    let seed = [5u8; 32];
+    let weak = with(1);
+    assert_eq!(
+        rules.phase(&weak).sides,
+        vec!["allies".to_string()],
+        "the Allies to play"
+    );
+    assert_eq!(
+        rules.pass_orders(&rules.knowledge(&weak, "allies"), "axis"),
+        None,
+        "the Allies' view holds no Axis card: the Axis has no orders in their look-ahead"
+    );
+    let d = adjutant::general::decide(&rules, &weak, "allies", &seed, 7, Settings::default())
+        .expect("the Allies decide");
+    assert!(
+        d.value < 450_000.0,
+        "a win that waits on the Axis's last turn is no sure thing: {} ({})",
+        d.value,
+        d.orders
+    );
+    let strong =
+        adjutant::general::decide(&rules, &with(3), "allies", &seed, 7, Settings::default())
+            .expect("the Allies decide");
+    assert!(
+        strong.value > 100_000.0 && strong.value < 450_000.0,
+        "a likely win, not a won game: {} ({})",
+        strong.value,
+        strong.orders
+    );
+}
+
+/// Merville Battery's Allies (four units of three figures, at night) lost
+/// their units in close assaults and the Axis's answers: the look-ahead
+/// cannot play the enemy's answer (its hand is blanked in the side's view),
+/// so the score saw nothing of a unit left beside the enemy. Now what the
+/// enemy's units could take next turn from where they stand counts: a
+/// one-figure unit beside an Axis unit is worth less than the same unit out
+/// of reach.
+#[test]
+fn the_generals_score_counts_a_unit_left_within_the_enemys_reach() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("miteiriya-ridge").unwrap();
+    let state = setup_state(&rules, &Scenario::shipped("miteiriya-ridge"), &[9; 32]).unwrap();
+    let mut base = state.get::<memoir44::State>().unwrap().clone();
+    let (allies, axis) = (
+        base.side_index("allies").unwrap(),
+        base.side_index("axis").unwrap(),
+    );
+    // The Allies have played: the Axis to move.
+    base.to_move = axis;
+    for o in base.objectives.iter_mut().filter(|o| o.side == allies) {
+        o.held = true;
+    }
+    let id = base.units.iter().find(|u| u.side == allies).unwrap().id;
+    let enemy = base.units.iter().find(|u| u.side == axis).unwrap().at;
+    // One Axis unit on the board, in both positions alike.
+    base.units.retain(|u| u.side != axis || u.at == enemy);
+    let hexes: Vec<Hex> = ('A'..='M')
+        .flat_map(|c| (1..=9).filter_map(move |r| Hex::parse(&format!("{c}{r}"))))
+        .filter(|h| base.unit_at(*h).is_none())
+        .collect();
+    let beside = *hexes
+        .iter()
+        .find(|h| h.adjacent(enemy))
+        .expect("an empty hex beside an Axis unit");
+    let away = *hexes
+        .iter()
+        .find(|h| {
+            base.units
+                .iter()
+                .filter(|u| u.side == axis)
+                .all(|u| u.at.distance(**h) > 6)
+        })
+        .expect("an empty hex out of every Axis unit's reach");
+    let at = |h: Hex| {
+        let mut m = base.clone();
+        let u = m.units.iter_mut().find(|u| u.id == id).unwrap();
+        u.at = h;
+        u.figures = 1;
+        State::of(m)
+    };
+    let exposed = adjutant::general::value(&rules, &at(beside), "allies");
+    let safe = adjutant::general::value(&rules, &at(away), "allies");
+    assert!(
+        exposed < safe - 2.0,
+        "one figure left beside the enemy at {beside} ({exposed}) must be worth less than \
+         out of reach at {away} ({safe})"
+    );
+}

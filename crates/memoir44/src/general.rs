@@ -512,6 +512,13 @@ pub fn value(r: &Ruleset, s: &State, side: &str) -> Option<f64> {
     let medals = |i: usize| f64::from(s.medals(i));
     let mut v = 10.0 * (medals(si) - medals(en)) + figures(si) - figures(en);
     v += objectives_value(s, si) - objectives_value(s, en);
+    if s.to_move == en && s.final_turn.is_none() {
+        // The look-ahead cannot play the enemy's answer (its hand is
+        // blanked in the side's view: it has no orders there), so what the
+        // enemy's units could do next turn from where they stand counts
+        // here: a unit left beside a stronger enemy is no gain.
+        v -= exposure(r, s, si);
+    }
     if let Some(last) = s.final_turn {
         // The game ends after `last`'s turn on the count of damage, and
         // that turn may still add to it: a margin of two figures or less
@@ -576,6 +583,34 @@ fn hold_at_risk(s: &State, si: usize) -> bool {
             .any(|u| u.side != si && u.at.distance(h) <= 4);
         threat && !strong
     })
+}
+
+/// What the enemy of `si` could take next turn from where its units stand:
+/// each enemy unit's best battle on a unit of `si`'s (expected figures,
+/// and half a medal where they may destroy it), the three best of them (a
+/// card orders a few units), at half weight (it may not hold the card).
+fn exposure(r: &Ruleset, s: &State, si: usize) -> f64 {
+    let ctx = Ctx::new(r);
+    let mut threats: Vec<f64> = s
+        .units
+        .iter()
+        .filter(|e| e.side != si)
+        .filter_map(|e| {
+            s.units
+                .iter()
+                .filter(|t| t.side == si && e.at.distance(t.at) <= 6)
+                .filter(|t| target_check(&ctx, s, e, t.at).is_ok())
+                .map(|t| {
+                    let (base, mods) = battle_dice(&ctx, s, e, t, &[]);
+                    let hits = f64::from(total(base, &mods)) * hit_chance(&ctx.spec(&t.kind).class);
+                    let f = f64::from(t.figures);
+                    hits.min(f) + if hits >= f { 5.0 } else { 0.0 }
+                })
+                .max_by(f64::total_cmp)
+        })
+        .collect();
+    threats.sort_by(|a, b| b.total_cmp(a));
+    0.5 * threats.iter().take(3).sum::<f64>()
 }
 
 /// What a side's own terrain objectives are worth to it beyond the medal
