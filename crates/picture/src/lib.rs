@@ -670,13 +670,14 @@ fn alt(svg: &str, heading: &str) -> String {
     format!("Picture of the board ({what}), as you may see it; the text below has the same map.")
 }
 
-/// The board fragment `board` (from the family's parts, one or more
-/// `<svg>` elements in it) in a mail's HTML document, as `picture` says.
-#[must_use]
 /// What the HTML shows in place of a board after the first when the
 /// picture is a PNG (docs/reports.md, "How the picture travels").
 pub const LEFT_TO_TEXT: &str = "<p style=\"font-size:13px;margin:4px 0\">This board's picture is left out: a mail carries one picture, to stay small. The text report below draws this board.</p>";
 
+/// The board fragment `board` (from the family's parts, one or more
+/// `<svg>` elements in it) in a mail's HTML document, as `picture` says
+/// (one PNG a mail: the boards after the first are left to the text).
+#[must_use]
 pub fn mail_html(board: &str, heading: &str, text: &str, picture: Picture) -> MailHtml {
     if picture == Picture::None {
         return MailHtml::default();
