@@ -106,16 +106,7 @@ fn engaged(r: &Ruleset, u: &Unit, attacker: bool, first: bool, other_width: i64)
 }
 
 pub(super) fn melee(t: &mut Turn<'_, '_, '_>) {
-    let pairs: Vec<(String, String)> =
-        t.st.units
-            .iter()
-            .filter_map(|u| {
-                u.melee
-                    .as_ref()
-                    .filter(|m| m.attacker)
-                    .map(|m| (u.id.clone(), m.with.clone()))
-            })
-            .collect();
+    let pairs = super::in_contact(&t.st);
     for (aid, did) in pairs {
         let (Some(a), Some(d)) = (t.st.unit(&aid).cloned(), t.st.unit(&did).cloned()) else {
             for id in [&aid, &did] {

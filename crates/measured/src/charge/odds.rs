@@ -442,17 +442,8 @@ fn in_melees(
 /// ([`melee_throws`]) on what the melees fought before it leave, with its
 /// chance. None: a melee whose throws are not reckoned.
 fn melee_ways(r: &Ruleset, part: &Part) -> Option<Vec<(f64, Part)>> {
-    let pairs: Vec<(String, String)> = part
-        .st
-        .units
-        .iter()
-        .filter_map(|u| {
-            u.melee
-                .as_ref()
-                .filter(|m| m.attacker)
-                .map(|m| (u.id.clone(), m.with.clone()))
-        })
-        .collect();
+    // The engine's own list, in its order (`melee::melee`).
+    let pairs = super::in_contact(&part.st);
     let mut ways = vec![(1.0, part.clone())];
     for (aid, did) in pairs {
         let mut next = Vec::new();
