@@ -1775,3 +1775,35 @@ fn syw_exact_red_marker_section_fire_agrees_with_the_engines_adjudication() {
     }
     assert!(halved > 0, "no section fire changed by the red marker");
 }
+
+/// A Seven Years' War position of [`syw_position`] with A marked orange
+/// (disordered), or None.
+fn syw_orange_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<syw::State> {
+    let mut st = syw_position(r, rng)?;
+    st.unit_mut("A")?.marker = Some("orange".into());
+    r.check(&st, "allied", "UNIT A: FIRE AT X\n").ok()?;
+    syw::predict::exact_fire(r, &st, "A", "X")?;
+    Some(st)
+}
+
+/// Issue 55: a disordered (orange) firer throws to clear its disorder
+/// before it fires ("2) Dice to Clear disorders": green cleared unless a
+/// 1, trained and veteran throwing again after a 1); PREDICT's exact odds
+/// weigh the fire whole (cleared, with its fire bonus) and halved (not)
+/// by the engine's own clearing throw, and agree with the engine's
+/// adjudication: the positions of the whole-unit fire test with A orange.
+#[test]
+fn syw_exact_orange_firer_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let seven = Odds {
+        id: "seven-years-war orange firer",
+        position: syw_orange_position,
+        exact: |r, st| {
+            let (k, f) = syw::predict::exact_fire(r, st, "A", "X").unwrap();
+            (k, f.to_vec())
+        },
+        run: syw_run,
+    };
+    exact_odds_agree(2, &syw::builtin().unwrap(), &seven, runs, positions);
+}
