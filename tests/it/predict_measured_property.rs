@@ -1588,7 +1588,9 @@ fn leaves(r: &Ruleset, st: &State, orders: &str) -> bool {
 
 /// Issue 55: a charge whose units the side's own fire touches before the
 /// melee step (light infantry J, 1 or 2 figures, skirmishing at X from
-/// beside A's lane) is reckoned by the engine's own steps between the
+/// beside A's lane, or, every other position, a one-gun battery G firing
+/// roundshot at X from its flank, its sleeve over the melee's units) is
+/// reckoned by the engine's own steps between the
 /// charge and the melee (the musketry among them), every die on each face,
 /// and agrees with the engine's adjudication of both orders: the positions
 /// of [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`].
@@ -1598,18 +1600,32 @@ fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudica
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 11, 11, 11]));
-    let (mut done, mut tries, mut shot) = (0, 0, 0);
+    let (mut done, mut tries, mut shot) = (0, 0, [0, 0]);
     while done < positions {
         tries += 1;
         assert!(tries < 20_000, "too few charges after fire");
-        let jx = 36 + pick(&mut rng, &[-9_i64, -7, 7, 9]);
-        let jy = 10 + i64::from(rng.roll(8));
-        let jrf = rng.roll(2);
-        let extra = format!(
-            "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"light\"\nat = [{jx}, {jy}]\n\
-             rank_and_file = {jrf}\nstart = {jrf}\n"
-        );
-        let orders = "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n";
+        let gun = done % 2 == 1;
+        let (extra, orders) = if gun {
+            let (gx, gy) = (49 + i64::from(rng.roll(4)), 11 + i64::from(rng.roll(6)));
+            (
+                format!(
+                    "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
+                     at = [{gx}, {gy}]\nguns = 1\n"
+                ),
+                "UNIT A: CHARGE X\nUNIT G: FIRE AT X\n",
+            )
+        } else {
+            let jx = 36 + pick(&mut rng, &[-9_i64, -7, 7, 9]);
+            let jy = 10 + i64::from(rng.roll(8));
+            let jrf = rng.roll(2);
+            (
+                format!(
+                    "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"light\"\n\
+                     at = [{jx}, {jy}]\nrank_and_file = {jrf}\nstart = {jrf}\n"
+                ),
+                "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n",
+            )
+        };
         let Some((st, exact)) = charge_melee_position_with(&r, &mut rng, "", &extra, orders) else {
             continue;
         };
@@ -1620,10 +1636,12 @@ fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudica
                 .or_insert(0) += 1;
         }
         ends_within(&format!("charge after fire {done}"), &exact, &seen, runs);
-        shot += u64::from(exact.outcomes.keys().any(|e| !e.shot.is_empty()));
+        let hit = exact.outcomes.keys().any(|e| !e.shot.is_empty());
+        shot[usize::from(gun)] += u64::from(hit);
         done += 1;
     }
-    assert!(shot > 1, "J's fire never touched X before the melee");
+    assert!(shot[0] > 0, "J's fire never touched X before the melee");
+    assert!(shot[1] > 0, "G's roundshot never touched the melee's units");
 }
 
 /// Issue 55: the morale tests after a move of a melee already in contact
