@@ -1825,3 +1825,41 @@ fn syw_exact_orange_firer_agrees_with_the_engines_adjudication() {
     };
     exact_odds_agree(2, &syw::builtin().unwrap(), &seven, runs, positions);
 }
+
+/// Issue 55: a refused line marked orange (disordered) clears its
+/// disorder before its sections fire, or fires them all halved; PREDICT's
+/// exact odds over the clearing throw agree with the engine's
+/// adjudication: the positions of two sections at one target with A
+/// orange (X's losses and fate).
+#[test]
+fn syw_exact_orange_section_fire_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 30);
+    let r = syw::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((mut st, orders, secs)) = sections_at_one_position(&r, &mut rng) else {
+            continue;
+        };
+        st.unit_mut("A").expect("A").marker = Some("orange".into());
+        if r.check(&st, "allied", &orders).is_err() {
+            continue;
+        }
+        let Some(e) = syw::predict::exact_sections_fire(&r, &st, "A", &secs, "X") else {
+            continue;
+        };
+        let (mut sk, mut sf) = (vec![0_u64; 64], vec![0_u64; 6]);
+        for i in 0..runs {
+            let (k, f) = syw_fire_run(&r, &st, &orders, seed(&[done, i, 55, 12]));
+            sk[k[0] as usize] += 1;
+            sf[f] += 1;
+        }
+        let what = format!("orange sections {done}: {orders}");
+        within(&format!("{what} killed at X"), &e.0, &sk, runs);
+        within(&format!("{what} X's fate"), &e.1, &sf, runs);
+        done += 1;
+    }
+}

@@ -222,6 +222,10 @@ fn sections_odds(
     );
     match sections_exact(r, st, (unit, late), secs, target) {
         Ok((f, killed, fate)) => {
+            let clear = orange_ways(r, st, unit).map(|w| {
+                let dice = sections_terms(r, &w[0].1, unit, secs, target).map_or(0, |t| t.dice);
+                (w[0].0, dice)
+            });
             let mut out = fire_odds_of(
                 r,
                 st,
@@ -229,7 +233,7 @@ fn sections_odds(
                 unit,
                 target,
                 Ok(f),
-                Some((killed, fate, None)),
+                Some((killed, fate, clear)),
             );
             let here: Vec<&str> = names
                 .iter()
@@ -281,12 +285,20 @@ fn sections_exact(
     let text = sections_terms(r, st, unit, secs, target)?;
     let tg = st.unit(target).ok_or("no such unit")?;
     let by = st.unit(unit).map_or(0, |u| u.side);
-    // A red unit reforms first, or fires its later sections disordered.
-    let ways = if late.is_empty() {
-        vec![(false, 1.0)]
-    } else {
+    // A red unit reforms first, or fires its later sections disordered;
+    // an orange one clears its disorder first, or fires them all
+    // disordered.
+    let orange = st
+        .unit(unit)
+        .is_some_and(|u| u.marker.as_deref() == Some("orange"));
+    let ways = if !late.is_empty() {
         let reform = odds::reform_chance(r, st, unit);
         vec![(true, reform), (false, 1.0 - reform)]
+    } else if orange {
+        let clear = odds::clear_chance(r, st, unit);
+        vec![(true, clear), (false, 1.0 - clear)]
+    } else {
+        vec![(false, 1.0)]
     };
     // (killed so far, artillery fired, flank fired) -> chance.
     let mut paths: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
