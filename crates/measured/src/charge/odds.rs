@@ -152,11 +152,17 @@ const MAX_PLAYS: usize = 20_000;
 /// The engine's steps between the charges and the mêlée step on `part`
 /// (the side's other movement, the General's rallies, the artillery,
 /// "Occupants must move at least 3\" away" from a burning section, the
-/// musketry, a fallen General), with the side's plans `plans`: every die
-/// those steps throw followed on each of its six faces, each way with its
-/// chance. Movement and a burning house's leavers throw no die. None:
+/// musketry, a fallen General), the movement with all the side's plans
+/// `all` (a unit may move and fire) and the rest with those of them
+/// `plans` that may touch the melees' units ([`between_needs`]): every
+/// die those steps throw followed on each of its six faces, each way with
+/// its chance. Movement and a burning house's leavers throw no die. None:
 /// more than [`MAX_PLAYS`] plays.
-fn between_ways(r: &Ruleset, part: &Part, plans: &[Plan]) -> Option<Vec<(f64, Part)>> {
+fn between_ways(
+    r: &Ruleset,
+    part: &Part,
+    (all, plans): (&[Plan], &[Plan]),
+) -> Option<Vec<(f64, Part)>> {
     let mut out = Vec::new();
     let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
     let mut plays = 0;
@@ -166,7 +172,7 @@ fn between_ways(r: &Ruleset, part: &Part, plans: &[Plan]) -> Option<Vec<(f64, Pa
             return None;
         }
         let (after, thrown) = part.play(r, faces.clone(), |t| {
-            movement(t, plans);
+            movement(t, all);
             general::rallies(t, plans);
             artillery(t, plans);
             houses::leave_fires(t);
@@ -435,7 +441,7 @@ fn settle(
         .cloned()
         .collect();
     let mut mids: BTreeMap<String, (f64, Part)> = BTreeMap::new();
-    for (pb, mid) in between_ways(r, before, &needed)? {
+    for (pb, mid) in between_ways(r, before, (plans, &needed))? {
         let key = projection(&mid, aid, ids);
         mids.entry(key).or_insert_with(|| (0.0, mid)).0 += pb;
     }
