@@ -145,8 +145,8 @@ fn between_needs(r: &Ruleset, p: &Plan, ids: &[String]) -> bool {
 }
 
 /// The most plays of the steps between the charges and the mêlée step
-/// for one way (beyond, the answer samples the move): each die thrown
-/// there is followed on each of its six faces.
+/// for one answer, over all its ways (beyond, the answer samples the
+/// move): each die thrown there is followed on each of its six faces.
 const MAX_PLAYS: usize = 20_000;
 
 /// The engine's steps between the charges and the mêlée step on `part`
@@ -157,20 +157,17 @@ const MAX_PLAYS: usize = 20_000;
 /// `plans` that may touch the melees' units ([`between_needs`]): every
 /// die those steps throw followed on each of its six faces, each way with
 /// its chance. Movement and a burning house's leavers throw no die. None:
-/// more than [`MAX_PLAYS`] plays.
+/// the plays left, `budget`, run out.
 fn between_ways(
     r: &Ruleset,
     part: &Part,
     (all, plans): (&[Plan], &[Plan]),
+    budget: &mut usize,
 ) -> Option<Vec<(f64, Part)>> {
     let mut out = Vec::new();
     let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
-    let mut plays = 0;
     while let Some((q, faces)) = open.pop() {
-        plays += 1;
-        if plays > MAX_PLAYS {
-            return None;
-        }
+        *budget = budget.checked_sub(1)?;
         let (after, thrown) = part.play(r, faces.clone(), |t| {
             movement(t, all);
             general::rallies(t, plans);
@@ -322,6 +319,7 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
     // Ways that differ only in units this charge's melees never touch are
     // one way for it (another charge's dice far off): settled once.
     let mut merged: BTreeMap<String, (f64, Part, Vec<String>)> = BTreeMap::new();
+    let mut budget = MAX_PLAYS;
     for (pw, struck) in ways {
         let with = struck
             .st
@@ -339,7 +337,15 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
         merged.entry(key).or_insert_with(|| (0.0, struck, ids)).0 += pw;
     }
     for (pw, struck, ids) in merged.into_values() {
-        settle(r, &struck, plans, unit, &ids, pw, &mut out.outcomes)?;
+        settle(
+            r,
+            &struck,
+            plans,
+            unit,
+            &ids,
+            (pw, &mut budget),
+            &mut out.outcomes,
+        )?;
     }
     Some(out)
 }
@@ -420,13 +426,15 @@ fn ride_ways(
 /// The rest of the move for the part `before` the mêlée step: the
 /// attacker `aid`'s mêlée (if it is in one), then the morale step of the
 /// units `ids`, each way added to `outcomes` with its chance times `p`.
+/// `budget`: the plays left for the steps before the melee step
+/// ([`between_ways`]).
 fn settle(
     r: &Ruleset,
     before: &Part,
     plans: &[Plan],
     aid: &str,
     ids: &[String],
-    p: f64,
+    (p, budget): (f64, &mut usize),
     outcomes: &mut BTreeMap<MeleeEnd, f64>,
 ) -> Option<()> {
     let ids = &in_melees(&before.st, plans, aid, ids)?;
@@ -441,7 +449,7 @@ fn settle(
         .cloned()
         .collect();
     let mut mids: BTreeMap<String, (f64, Part)> = BTreeMap::new();
-    for (pb, mid) in between_ways(r, before, (plans, &needed))? {
+    for (pb, mid) in between_ways(r, before, (plans, &needed), budget)? {
         let key = projection(&mid, aid, ids);
         mids.entry(key).or_insert_with(|| (0.0, mid)).0 += pb;
     }
@@ -665,13 +673,14 @@ pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> 
         riders: 0,
         outcomes: BTreeMap::new(),
     };
+    let mut budget = MAX_PLAYS;
     settle(
         r,
         &before,
         plans,
         aid,
         &[aid.to_string(), d],
-        1.0,
+        (1.0, &mut budget),
         &mut out.outcomes,
     )?;
     Some(out)
