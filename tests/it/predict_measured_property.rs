@@ -1037,6 +1037,18 @@ fn charge_exact_melee_agrees_with_the_engines_adjudication() {
 /// time, and sometimes a second French unit Y behind X for horsemen that
 /// burst through to strike.
 fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice, terrain: &str) -> Option<State> {
+    charge_melee_position_with(r, rng, terrain, "", "UNIT A: CHARGE X\n").map(|(st, _)| st)
+}
+
+/// [`charge_melee_position`] with the units `extra` on the table and the
+/// British `orders` (A's charge at X among them), and A's exact odds.
+fn charge_melee_position_with(
+    r: &Ruleset,
+    rng: &mut ChaChaDice,
+    terrain: &str,
+    extra: &str,
+    orders: &str,
+) -> Option<(State, predict::ChargeOdds)> {
     let (a, formation) = pick(
         rng,
         &[
@@ -1089,12 +1101,12 @@ fn charge_melee_position(r: &Ruleset, rng: &mut ChaChaDice, terrain: &str) -> Op
          [[units]]\nid = \"A\"\nside = \"british\"\ntype = \"{a}\"\nat = [36, 10]\n\
          formation = \"{formation}\"\nrank_and_file = {arf}\nstart = {astart}\n\
          [[units]]\nid = \"X\"\nside = \"french\"\ntype = \"{x}\"\nat = [36, {y}]\n\
-         rank_and_file = {xrf}\nstart = {xstart}\n{ranks}{standing}{behind}"
+         rank_and_file = {xrf}\nstart = {xstart}\n{ranks}{standing}{behind}{extra}"
     );
     let st = state::load(r, &text, "prop.toml").ok()?;
-    r.check(&st, "british", "UNIT A: CHARGE X\n").ok()?;
-    predict::exact_charge_at(r, &st, "british", "UNIT A: CHARGE X\n", "A")?;
-    Some(st)
+    r.check(&st, "british", orders).ok()?;
+    let exact = predict::exact_charge_at(r, &st, "british", orders, "A")?;
+    Some((st, exact))
 }
 
 /// How a move ended for a melee's units, read from the engine's events
@@ -1499,21 +1511,31 @@ fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
 /// Barn beside it to catch fire at the move's end) is reckoned exactly
 /// and agrees with the engine: the positions of
 /// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]
-/// with the burning house at one of three places, some beside Y.
+/// with the burning house at one of three places, some beside Y, or (half
+/// the time) beside X's lane, where A and X must leave it before the
+/// melee ("Occupants must move at least 3\" away"; some position must).
 #[test]
 fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 24);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 9, 9, 9]));
-    let (mut done, mut tries) = (0, 0);
+    let (mut done, mut tries, mut left) = (0, 0, 0);
     let orders = "UNIT A: CHARGE X\n";
     while done < positions {
         tries += 1;
         assert!(tries < 20_000, "too few charges beside a burning house");
-        let x0 = pick(&mut rng, &[0_i64, 20, 48]);
-        let y0 = pick(&mut rng, &[0_i64, 30, 40]);
-        let (x1, x2, y1) = (x0 + 8, x0 + 16, y0 + 8);
+        // Far off, or (half the time) a strip beside X's lane from A's
+        // front to past X: X's ground touches it, and A's once it
+        // strikes, so both must leave it ("Occupants must move at least
+        // 3\" away") before the melee.
+        let (x0, x1, x2, y0, y1) = if rng.roll(2) == 1 {
+            (37, 42, 48, 12, 34)
+        } else {
+            let x0 = pick(&mut rng, &[0_i64, 20, 48]);
+            let y0 = pick(&mut rng, &[0_i64, 30, 40]);
+            (x0, x0 + 8, x0 + 16, y0, y0 + 8)
+        };
         let house = format!(
             "[[terrain]]\nkind = \"building\"\nname = \"Mill\"\n\
              points = [[{x0}, {y0}], [{x1}, {y0}], [{x1}, {y1}], [{x0}, {y1}]]\nburning = {}\n\
@@ -1537,8 +1559,89 @@ fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudicati
             &seen,
             runs,
         );
+        left += u64::from(leaves(&r, &st, orders));
         done += 1;
     }
+    assert!(
+        left > 0,
+        "no unit of the melee had to leave the burning house"
+    );
+}
+
+/// Whether A or X leaves a burning section in the engine's move of
+/// `orders` (the leaving throws no die: one run tells).
+fn leaves(r: &Ruleset, st: &State, orders: &str) -> bool {
+    let mut dice = ChaChaDice::from_seed(seed(&[1, 2, 3, 4]));
+    let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
+    let mut chance = Chance {
+        dice: &mut dice,
+        deck: &mut deck,
+    };
+    let o = vec![Orders {
+        side: "british".into(),
+        text: orders.into(),
+    }];
+    let (_, ev) = r.adjudicate(st, &o, &mut chance).expect("played");
+    ev.iter()
+        .any(|e| matches!(e, Charge::HouseLeave { unit, .. } if unit == "A" || unit == "X"))
+}
+
+/// Issue 55: a charge whose units the side's own fire touches before the
+/// melee step (light infantry J, 1 or 2 figures, skirmishing at X from
+/// beside A's lane, or, every other position, a one-gun battery G firing
+/// roundshot at X from its flank, its sleeve over the melee's units) is
+/// reckoned by the engine's own steps between the
+/// charge and the melee (the musketry among them), every die on each face,
+/// and agrees with the engine's adjudication of both orders: the positions
+/// of [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`].
+#[test]
+fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 11, 11, 11]));
+    let (mut done, mut tries, mut shot) = (0, 0, [0, 0]);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges after fire");
+        let gun = done % 2 == 1;
+        let (extra, orders) = if gun {
+            let (gx, gy) = (49 + i64::from(rng.roll(4)), 11 + i64::from(rng.roll(6)));
+            (
+                format!(
+                    "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
+                     at = [{gx}, {gy}]\nguns = 1\n"
+                ),
+                "UNIT A: CHARGE X\nUNIT G: FIRE AT X\n",
+            )
+        } else {
+            let jx = 36 + pick(&mut rng, &[-9_i64, -7, 7, 9]);
+            let jy = 10 + i64::from(rng.roll(8));
+            let jrf = rng.roll(2);
+            (
+                format!(
+                    "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"light\"\n\
+                     at = [{jx}, {jy}]\nrank_and_file = {jrf}\nstart = {jrf}\n"
+                ),
+                "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n",
+            )
+        };
+        let Some((st, exact)) = charge_melee_position_with(&r, &mut rng, "", &extra, orders) else {
+            continue;
+        };
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 11])))
+                .or_insert(0) += 1;
+        }
+        ends_within(&format!("charge after fire {done}"), &exact, &seen, runs);
+        let hit = exact.outcomes.keys().any(|e| !e.shot.is_empty());
+        shot[usize::from(gun)] += u64::from(hit);
+        done += 1;
+    }
+    assert!(shot[0] > 0, "J's fire never touched X before the melee");
+    assert!(shot[1] > 0, "G's roundshot never touched the melee's units");
 }
 
 /// Issue 55: the morale tests after a move of a melee already in contact
@@ -1689,4 +1792,74 @@ fn syw_exact_red_marker_section_fire_agrees_with_the_engines_adjudication() {
         done += 1;
     }
     assert!(halved > 0, "no section fire changed by the red marker");
+}
+
+/// A Seven Years' War position of [`syw_position`] with A marked orange
+/// (disordered), or None.
+fn syw_orange_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<syw::State> {
+    let mut st = syw_position(r, rng)?;
+    st.unit_mut("A")?.marker = Some("orange".into());
+    r.check(&st, "allied", "UNIT A: FIRE AT X\n").ok()?;
+    syw::predict::exact_fire(r, &st, "A", "X")?;
+    Some(st)
+}
+
+/// Issue 55: a disordered (orange) firer throws to clear its disorder
+/// before it fires ("2) Dice to Clear disorders": green cleared unless a
+/// 1, trained and veteran throwing again after a 1); PREDICT's exact odds
+/// weigh the fire whole (cleared, with its fire bonus) and halved (not)
+/// by the engine's own clearing throw, and agree with the engine's
+/// adjudication: the positions of the whole-unit fire test with A orange.
+#[test]
+fn syw_exact_orange_firer_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
+    let seven = Odds {
+        id: "seven-years-war orange firer",
+        position: syw_orange_position,
+        exact: |r, st| {
+            let (k, f) = syw::predict::exact_fire(r, st, "A", "X").unwrap();
+            (k, f.to_vec())
+        },
+        run: syw_run,
+    };
+    exact_odds_agree(2, &syw::builtin().unwrap(), &seven, runs, positions);
+}
+
+/// Issue 55: a refused line marked orange (disordered) clears its
+/// disorder before its sections fire, or fires them all halved; PREDICT's
+/// exact odds over the clearing throw agree with the engine's
+/// adjudication: the positions of two sections at one target with A
+/// orange (X's losses and fate).
+#[test]
+fn syw_exact_orange_section_fire_agrees_with_the_engines_adjudication() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 30);
+    let r = syw::builtin().unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));
+    let (mut done, mut tries) = (0, 0);
+    while done < positions {
+        tries += 1;
+        assert!(tries < 100_000, "too few legal positions");
+        let Some((mut st, orders, secs)) = sections_at_one_position(&r, &mut rng) else {
+            continue;
+        };
+        st.unit_mut("A").expect("A").marker = Some("orange".into());
+        if r.check(&st, "allied", &orders).is_err() {
+            continue;
+        }
+        let Some(e) = syw::predict::exact_sections_fire(&r, &st, "A", &secs, "X") else {
+            continue;
+        };
+        let (mut sk, mut sf) = (vec![0_u64; 64], vec![0_u64; 6]);
+        for i in 0..runs {
+            let (k, f) = syw_fire_run(&r, &st, &orders, seed(&[done, i, 55, 12]));
+            sk[k[0] as usize] += 1;
+            sf[f] += 1;
+        }
+        let what = format!("orange sections {done}: {orders}");
+        within(&format!("{what} killed at X"), &e.0, &sk, runs);
+        within(&format!("{what} X's fate"), &e.1, &sf, runs);
+        done += 1;
+    }
 }

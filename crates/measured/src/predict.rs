@@ -323,6 +323,8 @@ fn charge_lines(o: &engine::ChargeOdds, ind: &str) -> String {
     let mut lost: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut ends: BTreeMap<&str, f64> = BTreeMap::new();
     let mut through = 0.0;
+    // The figures lost to the move's guns and musketry before the melee.
+    let mut fired: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (e, p) in &o.outcomes {
         let mut add_lost = |id: &str, k: u32| {
             let v = lost.entry(id.to_string()).or_default();
@@ -331,6 +333,15 @@ fn charge_lines(o: &engine::ChargeOdds, ind: &str) -> String {
             }
             v[k as usize] += p;
         };
+        let shot = |id: &str| e.shot.iter().find(|(u, _)| u == id).map_or(0, |(_, k)| *k);
+        for (id, k) in &e.shot {
+            let v = fired.entry(id.clone()).or_default();
+            if v.len() <= *k as usize {
+                v.resize(*k as usize + 1, 0.0);
+            }
+            v[*k as usize] += p;
+        }
+        let mut add_lost = |id: &str, k: u32| add_lost(id, k + shot(id));
         add_lost(&o.attacker, e.fire_killed + e.losses[0]);
         if e.with == o.target {
             add_lost(&o.target, e.losses[1]);
@@ -353,6 +364,14 @@ fn charge_lines(o: &engine::ChargeOdds, ind: &str) -> String {
             .or_default() += p;
     }
     let mut out = String::new();
+    for (id, v) in &mut fired {
+        let hit: f64 = v.iter().sum();
+        v[0] += 1.0 - hit;
+        out.push_str(&wrap(&format!(
+            "{ind}{id} loses to this move's guns and musketry before the melee: {}",
+            shares(v, "figure", "figures")
+        )));
+    }
     for id in &ids {
         if let Some(v) = lost.get(id) {
             out.push_str(&wrap(&format!(

@@ -22,7 +22,9 @@
 //! step, as the engine does. A refused line marked red (reforming) is
 //! disordered by its first shot unless it reforms first, so its later
 //! sections are reckoned both ways, weighted by the engine's own reform
-//! throw ([`engine::odds::reform_chance`]). The rest (charges with the
+//! throw ([`engine::odds::reform_chance`]); a disordered (orange) firer
+//! the same way: whole if it clears its disorder first, halved if not
+//! ([`engine::odds::clear_chance`]). The rest (charges with the
 //! other side's response, fire after another unit's result) is sampled from the engine's own adjudication
 //! of the orders over [`adjutant_measured_core::predict::SAMPLE_RUNS`] runs with dice of
 //! PREDICT's own seeds (the fog-of-war table thrown with them too), the
@@ -220,7 +222,19 @@ fn sections_odds(
     );
     match sections_exact(r, st, (unit, late), secs, target) {
         Ok((f, killed, fate)) => {
-            let mut out = fire_odds_of(r, st, &head, unit, target, Ok(f), Some((killed, fate)));
+            let clear = orange_ways(r, st, unit).map(|w| {
+                let dice = sections_terms(r, &w[0].1, unit, secs, target).map_or(0, |t| t.dice);
+                (w[0].0, dice)
+            });
+            let mut out = fire_odds_of(
+                r,
+                st,
+                &head,
+                unit,
+                target,
+                Ok(f),
+                Some((killed, fate, clear)),
+            );
             let here: Vec<&str> = names
                 .iter()
                 .copied()
@@ -271,12 +285,20 @@ fn sections_exact(
     let text = sections_terms(r, st, unit, secs, target)?;
     let tg = st.unit(target).ok_or("no such unit")?;
     let by = st.unit(unit).map_or(0, |u| u.side);
-    // A red unit reforms first, or fires its later sections disordered.
-    let ways = if late.is_empty() {
-        vec![(false, 1.0)]
-    } else {
+    // A red unit reforms first, or fires its later sections disordered;
+    // an orange one clears its disorder first, or fires them all
+    // disordered.
+    let orange = st
+        .unit(unit)
+        .is_some_and(|u| u.marker.as_deref() == Some("orange"));
+    let ways = if !late.is_empty() {
         let reform = odds::reform_chance(r, st, unit);
         vec![(true, reform), (false, 1.0 - reform)]
+    } else if orange {
+        let clear = odds::clear_chance(r, st, unit);
+        vec![(true, clear), (false, 1.0 - clear)]
+    } else {
+        vec![(false, 1.0)]
     };
     // (killed so far, artillery fired, flank fired) -> chance.
     let mut paths: BTreeMap<(u32, bool, bool), f64> = BTreeMap::new();
@@ -477,8 +499,74 @@ fn section_shots(steps: &[Step]) -> Option<Vec<(String, String, bool)>> {
 fn fire_odds(r: &Ruleset, st: &State, n: usize, shooter: &str, target: &str) -> String {
     let head = format!("Battle {n}: {shooter} fires at {target}");
     let f = odds::fire_terms(r, st, shooter, target);
-    fire_odds_of(r, st, &head, shooter, target, f, None)
+    // A disordered firer throws to clear first: both ways reckoned.
+    let ways = orange_ways(r, st, shooter);
+    let exact = ways.as_ref().and_then(|w| mix(r, w, shooter, target));
+    let (Some(w), Some(exact)) = (ways, exact) else {
+        return fire_odds_of(r, st, &head, shooter, target, f, None);
+    };
+    let cleared = w[0].0;
+    let dice = odds::fire_terms(r, &w[0].1, shooter, target).map_or(0, |t| t.dice);
+    let (killed, fate) = exact;
+    fire_odds_of(
+        r,
+        st,
+        &head,
+        shooter,
+        target,
+        f,
+        Some((killed, fate, Some((cleared, dice)))),
+    )
 }
+
+/// A disordered (orange) `shooter`'s clearing throw before its fire at
+/// its target: [(cleared, the position with its marker gone), (not, `st`)]
+/// with their chances (the engine's own clearing step,
+/// [`odds::clear_chance`]). None: not an orange firer, or one whose
+/// clearing cannot fail or cannot succeed.
+fn orange_ways(r: &Ruleset, st: &State, shooter: &str) -> Option<Vec<(f64, State)>> {
+    let u = st.unit(shooter)?;
+    if u.marker.as_deref() != Some("orange") {
+        return None;
+    }
+    let clear = odds::clear_chance(r, st, shooter);
+    if clear <= 0.0 || clear >= 1.0 {
+        return None;
+    }
+    let mut whole = st.clone();
+    whole.unit_mut(shooter)?.marker = None;
+    Some(vec![(clear, whole), (1.0 - clear, st.clone())])
+}
+
+/// The killed and fate odds of `shooter`'s fire at `target` over the
+/// positions `ways` with their chances. None: no fire on one of them.
+fn mix(
+    r: &Ruleset,
+    ways: &[(f64, State)],
+    shooter: &str,
+    target: &str,
+) -> Option<(Vec<f64>, [f64; 6])> {
+    let mut killed: Vec<f64> = Vec::new();
+    let mut fate = [0.0; 6];
+    for (p, s) in ways {
+        let (k, f) = exact_one(r, s, shooter, target)?;
+        if killed.len() < k.len() {
+            killed.resize(k.len(), 0.0);
+        }
+        for (i, q) in k.iter().enumerate() {
+            killed[i] += p * q;
+        }
+        for (i, q) in f.iter().enumerate() {
+            fate[i] += p * q;
+        }
+    }
+    Some((killed, fate))
+}
+
+/// A fire's exact odds as the answer gives them: the chance of each
+/// number killed, of each fate, and for a disordered firer the chance it
+/// clears first and its dice if it does.
+type Reckoned = (Vec<f64>, [f64; 6], Option<(f64, u32)>);
 
 /// The odds text of a fire whose terms are `f`, headed `head`.
 fn fire_odds_of(
@@ -488,7 +576,7 @@ fn fire_odds_of(
     shooter: &str,
     target: &str,
     f: Result<odds::FireTerms, String>,
-    exact: Option<(Vec<f64>, [f64; 6])>,
+    exact: Option<Reckoned>,
 ) -> String {
     let (f, tg) = match (f, st.unit(target)) {
         (Ok(f), Some(tg)) => (f, tg),
@@ -502,7 +590,17 @@ fn fire_odds_of(
         f.dice,
         if f.dice == 1 { "die" } else { "dice" }
     ));
-    if st
+    let clear = exact.as_ref().and_then(|e| e.2);
+    if let Some((cleared, dice)) = clear {
+        // The disordered firer's clearing throw, reckoned.
+        out.push_str(&wrap(&format!(
+            "  ({shooter} is disordered: it throws to clear its disorder first, \
+             cleared {}; cleared, it fires whole with its fire bonus, {dice} {}; \
+             else disordered as above: the odds below weigh both)",
+            pc(cleared),
+            if dice == 1 { "die" } else { "dice" }
+        )));
+    } else if st
         .unit(shooter)
         .is_some_and(|u| u.marker.as_deref() == Some("orange"))
     {
@@ -527,7 +625,7 @@ fn fire_odds_of(
         return out;
     }
     let by = st.unit(shooter).map_or(0, |u| u.side);
-    let (killed, fate) = exact.unwrap_or_else(|| {
+    let (killed, fate) = exact.map(|e| (e.0, e.1)).unwrap_or_else(|| {
         let killed = kill_distribution(f.dice, kills as u32, tg.rf);
         let fate = fates(r, st, (&f, by), tg, &killed);
         (killed, fate)
@@ -565,6 +663,14 @@ pub fn exact_fire(
     shooter: &str,
     target: &str,
 ) -> Option<(Vec<f64>, [f64; 6])> {
+    match orange_ways(r, st, shooter) {
+        Some(w) => mix(r, &w, shooter, target),
+        None => exact_one(r, st, shooter, target),
+    }
+}
+
+/// [`exact_fire`] on `st` as it stands (no clearing throw).
+fn exact_one(r: &Ruleset, st: &State, shooter: &str, target: &str) -> Option<(Vec<f64>, [f64; 6])> {
     let f = odds::fire_terms(r, st, shooter, target).ok()?;
     let (sh, tg) = (st.unit(shooter)?, st.unit(target)?);
     let killed = kill_distribution(f.dice, f.kill.len() as u32, tg.rf);

@@ -11,9 +11,11 @@
 //! distance and ground are the checked orders' own (the book moves no
 //! charge by a die), so nothing of the geometry is sampled. A target
 //! already in a mêlée brings its other mêlée into the step: each is
-//! fought in the engine's order on what the one before it left. A house
-//! burning elsewhere changes nothing here: its spreading die comes at the
-//! move's end.
+//! fought in the engine's order on what the one before it left. The
+//! steps between the charges and the mêlée step (the side's other
+//! movement, the guns, a unit leaving a burning section, the musketry)
+//! are the engine's own, played on each face of every die they throw; a
+//! house's spreading die comes at the move's end.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
@@ -43,6 +45,9 @@ pub struct MeleeEnd {
     /// mêlée).
     pub losses: [u32; 2],
     pub outcome: String,
+    /// The figures each unit of the melees lost to the move's guns and
+    /// musketry before the melee step (none listed: none lost).
+    pub shot: Vec<(String, u32)>,
     /// Each unit of the charge and the mêlée, and its fate (an index of
     /// [`FATES`]).
     pub fates: Vec<(String, usize)>,
@@ -110,21 +115,78 @@ impl Part {
     }
 }
 
-/// Whether `plans`, other than `own`, might touch `ids` before the mêlée
-/// step: a battery's fire (its sleeve or cones may cover them), any fire
-/// at one of them, a move of one of them, and, if `charges`, another
-/// charge (else the charges are played in turn: [`charge_ways`]).
-fn others_touch(r: &Ruleset, plans: &[Plan], own: &str, ids: &[&str], charges: bool) -> bool {
+/// Whether `plans`, other than `own`, move one of `ids` (or, if
+/// `charges`, make another charge: else the charges are played in turn,
+/// [`charge_ways`]). The move's fire at them is played with the engine's
+/// own steps ([`between_ways`]).
+fn others_touch(plans: &[Plan], own: &str, ids: &[&str], charges: bool) -> bool {
     plans
         .iter()
         .filter(|p| p.unit != own)
         .any(|p| match &p.action {
             Some(Action::Charge { .. }) => charges,
-            Some(Action::Canister(_)) => true,
-            Some(Action::Fire(x)) => troop(r, &p.end).is("artillery") || ids.contains(&x.as_str()),
-            Some(Action::PickOff(x)) => ids.contains(&x.as_str()),
+            Some(_) => false,
             None => ids.contains(&p.unit.as_str()),
         })
+}
+
+/// Whether the engine's steps between the charges and the mêlée step
+/// need `p` to play what befalls the units `ids`: every move and rally
+/// (they place the units the guns, the musketry and a burning house's
+/// leavers meet), every battery's fire (its sleeve or cones may cover
+/// them), and any other fire at one of them. A volley, skirmish or
+/// picking-off at another unit is left out: its dice touch none of `ids`.
+fn between_needs(r: &Ruleset, p: &Plan, ids: &[String]) -> bool {
+    match &p.action {
+        None | Some(Action::Charge { .. } | Action::Canister(_)) => true,
+        Some(Action::Fire(x)) => troop(r, &p.end).is("artillery") || ids.contains(x),
+        Some(Action::PickOff(x)) => ids.contains(x),
+    }
+}
+
+/// The most plays of the steps between the charges and the mêlée step
+/// for one answer, over all its ways (beyond, the answer samples the
+/// move): each die thrown there is followed on each of its six faces.
+const MAX_PLAYS: usize = 20_000;
+
+/// The engine's steps between the charges and the mêlée step on `part`
+/// (the side's other movement, the General's rallies, the artillery,
+/// "Occupants must move at least 3\" away" from a burning section, the
+/// musketry, a fallen General), the movement with all the side's plans
+/// `all` (a unit may move and fire) and the rest with those of them
+/// `plans` that may touch the melees' units ([`between_needs`]): every
+/// die those steps throw followed on each of its six faces, each way with
+/// its chance. Movement and a burning house's leavers throw no die. None:
+/// the plays left, `budget`, run out.
+fn between_ways(
+    r: &Ruleset,
+    part: &Part,
+    (all, plans): (&[Plan], &[Plan]),
+    budget: &mut usize,
+) -> Option<Vec<(f64, Part)>> {
+    let mut out = Vec::new();
+    let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
+    while let Some((q, faces)) = open.pop() {
+        *budget = budget.checked_sub(1)?;
+        let (after, thrown) = part.play(r, faces.clone(), |t| {
+            movement(t, all);
+            general::rallies(t, plans);
+            artillery(t, plans);
+            houses::leave_fires(t);
+            musketry(t, plans);
+            general::fallen(t);
+        });
+        if thrown > faces.len() {
+            for f in 1..=6 {
+                let mut more = faces.clone();
+                more.push(f);
+                open.push((q / 6.0, more));
+            }
+            continue;
+        }
+        out.push((q, after));
+    }
+    Some(out)
 }
 
 /// The most ways the charge step is followed through (beyond, the answer
@@ -208,8 +270,11 @@ fn charge_ways(
 /// played in the step's order, each way their dice fall ([`charge_ways`]),
 /// and a target already in a mêlée brings that mêlée into the step
 /// ([`melee_ways`]). None: not reckoned exactly (the charge is not made as
-/// ordered, another order of the move touches the units, a unit of the
-/// mêlée must leave a burning house, more than [`MAX_WAYS`] ways).
+/// ordered, another order of the move moves one of the units, more than
+/// [`MAX_WAYS`] ways or [`MAX_PLAYS`] plays). The move's guns and
+/// musketry, and a unit leaving a burning section, are played between
+/// the charges and the mêlée step by the engine's own steps, every die
+/// on each face ([`between_ways`]).
 #[must_use]
 pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Option<ChargeOdds> {
     let pos = plans.iter().position(|p| p.unit == unit)?;
@@ -220,7 +285,7 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
     else {
         return None;
     };
-    if others_touch(r, plans, unit, &[unit, target], false) {
+    if others_touch(plans, unit, &[unit, target], false) {
         return None;
     }
     // The ids as the position spells them.
@@ -254,6 +319,7 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
     // Ways that differ only in units this charge's melees never touch are
     // one way for it (another charge's dice far off): settled once.
     let mut merged: BTreeMap<String, (f64, Part, Vec<String>)> = BTreeMap::new();
+    let mut budget = MAX_PLAYS;
     for (pw, struck) in ways {
         let with = struck
             .st
@@ -262,16 +328,24 @@ pub fn charge_odds(r: &Ruleset, st: &State, plans: &[Plan], unit: &str) -> Optio
             .map(|m| m.with.clone());
         let mut ids = vec![unit.to_string(), target.clone()];
         if let Some(w) = with.filter(|w| w != target) {
-            if others_touch(r, plans, unit, &[w.as_str()], false) {
+            if others_touch(plans, unit, &[w.as_str()], false) {
                 return None;
             }
             ids.push(w);
         }
-        let key = projection(&struck, unit, &in_melees(r, &struck.st, plans, unit, &ids)?);
+        let key = projection(&struck, unit, &in_melees(&struck.st, plans, unit, &ids)?);
         merged.entry(key).or_insert_with(|| (0.0, struck, ids)).0 += pw;
     }
     for (pw, struck, ids) in merged.into_values() {
-        settle(r, &struck, plans, unit, &ids, pw, &mut out.outcomes)?;
+        settle(
+            r,
+            &struck,
+            plans,
+            unit,
+            &ids,
+            (pw, &mut budget),
+            &mut out.outcomes,
+        )?;
     }
     Some(out)
 }
@@ -352,29 +426,54 @@ fn ride_ways(
 /// The rest of the move for the part `before` the mêlée step: the
 /// attacker `aid`'s mêlée (if it is in one), then the morale step of the
 /// units `ids`, each way added to `outcomes` with its chance times `p`.
+/// `budget`: the plays left for the steps before the melee step
+/// ([`between_ways`]).
 fn settle(
     r: &Ruleset,
     before: &Part,
     plans: &[Plan],
     aid: &str,
     ids: &[String],
+    (p, budget): (f64, &mut usize),
+    outcomes: &mut BTreeMap<MeleeEnd, f64>,
+) -> Option<()> {
+    let ids = &in_melees(&before.st, plans, aid, ids)?;
+    // The steps between the charges and the melee step (the side's other
+    // movement, the guns, "Occupants must move at least 3\" away" from a
+    // burning section, the musketry), each way their dice fall; ways that
+    // leave the melees' units alike are one way. A burning house's
+    // spreading die comes at the move's end, after the morale step.
+    let needed: Vec<Plan> = plans
+        .iter()
+        .filter(|q| between_needs(r, q, ids))
+        .cloned()
+        .collect();
+    let mut mids: BTreeMap<String, (f64, Part)> = BTreeMap::new();
+    for (pb, mid) in between_ways(r, before, (plans, &needed), budget)? {
+        let key = projection(&mid, aid, ids);
+        mids.entry(key).or_insert_with(|| (0.0, mid)).0 += pb;
+    }
+    for (pb, mid) in mids.into_values() {
+        settle_melees(r, before, &mid, plans, aid, ids, p * pb, outcomes)?;
+    }
+    Some(())
+}
+
+/// [`settle`] from `mid`, the part just before the melee step: the melees
+/// of `ids` and the morale step, each way added to `outcomes` with its
+/// chance times `p`.
+#[allow(clippy::too_many_arguments)]
+fn settle_melees(
+    r: &Ruleset,
+    before: &Part,
+    mid: &Part,
+    plans: &[Plan],
+    aid: &str,
+    ids: &[String],
     p: f64,
     outcomes: &mut BTreeMap<MeleeEnd, f64>,
 ) -> Option<()> {
-    let ids = &in_melees(r, &before.st, plans, aid, ids)?;
-    // "Occupants must move at least 3\" away" (houses::leave_fires, after
-    // the guns and before the musketry): a burning house elsewhere
-    // changes nothing here (its spreading dice are thrown at the move's
-    // end, after the morale step); a unit of the melee that must leave
-    // one is left to the move's sampled figures.
-    let (left, _) = before.play(r, Vec::new(), houses::leave_fires);
-    if left.ev[before.ev.len()..]
-        .iter()
-        .any(|e| matches!(e, Charge::HouseLeave { unit, .. } if ids.contains(unit)))
-    {
-        return None;
-    }
-    let mut only = before.clone();
+    let mut only = mid.clone();
     only.st.units.retain(|u| ids.contains(&u.id));
     for (pm, fought) in melee_ways(r, &only)? {
         // The morale dice: each face of each die the step throws (one
@@ -392,7 +491,7 @@ fn settle(
                 }
                 continue;
             }
-            let end = ending(before, &after, aid, ids);
+            let end = ending(before, mid, &after, aid, ids);
             *outcomes.entry(end).or_default() += p * pm * q;
         }
     }
@@ -402,14 +501,8 @@ fn settle(
 /// `ids` and every unit in a melee with one of them, over and over (a
 /// charge at a unit already in a melee: its opponent's melee is fought in
 /// the same step, "Same troop types cannot exceed 2 to 1"). None: another
-/// order of the move touches one so added.
-fn in_melees(
-    r: &Ruleset,
-    st: &State,
-    plans: &[Plan],
-    aid: &str,
-    ids: &[String],
-) -> Option<Vec<String>> {
+/// order of the move moves one so added.
+fn in_melees(st: &State, plans: &[Plan], aid: &str, ids: &[String]) -> Option<Vec<String>> {
     let mut ids = ids.to_vec();
     loop {
         let more: Vec<String> = st
@@ -430,7 +523,7 @@ fn in_melees(
             return Some(ids);
         }
         let refs: Vec<&str> = more.iter().map(String::as_str).collect();
-        if others_touch(r, plans, aid, &refs, false) {
+        if others_touch(plans, aid, &refs, false) {
             return None;
         }
         ids.extend(more);
@@ -490,10 +583,18 @@ fn melee_ways(r: &Ruleset, part: &Part) -> Option<Vec<(f64, Part)>> {
     Some(ways)
 }
 
-/// How the move ended for the units `ids`, from the part `after` its
-/// morale step.
-fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
+/// How the move ended for the units `ids`, from the parts `before` the
+/// steps between the charges and the melee step, `mid` after them and
+/// `after` its morale step.
+fn ending(before: &Part, mid: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
+    let lost = |p: &Part, id: &str| p.lost.get(id).copied().unwrap_or(0);
+    let shot = ids
+        .iter()
+        .map(|id| (id.clone(), lost(mid, id).saturating_sub(lost(before, id))))
+        .filter(|(_, k)| *k > 0)
+        .collect();
     let mut end = MeleeEnd {
+        shot,
         with: String::new(),
         fire_killed: before.credit.get(aid).copied().unwrap_or(0),
         ridden: 0,
@@ -546,7 +647,15 @@ fn ending(before: &Part, after: &Part, aid: &str, ids: &[String]) -> MeleeEnd {
 pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> Option<ChargeOdds> {
     let a = st.unit(aid)?;
     let d = a.melee.as_ref().filter(|m| m.attacker)?.with.clone();
-    if others_touch(r, plans, "", &[aid, &d], true) {
+    // The melee's own losses ([`melee_odds`]) are reckoned without the
+    // move's fire: its morale is given only where no fire of the move
+    // touches its units, so the two agree.
+    let ids = [aid.to_string(), d.clone()];
+    if others_touch(plans, "", &[aid, &d], true)
+        || plans
+            .iter()
+            .any(|p| p.action.is_some() && between_needs(r, p, &ids))
+    {
         return None;
     }
     let before = Part {
@@ -564,13 +673,14 @@ pub fn melee_morale_odds(r: &Ruleset, st: &State, plans: &[Plan], aid: &str) -> 
         riders: 0,
         outcomes: BTreeMap::new(),
     };
+    let mut budget = MAX_PLAYS;
     settle(
         r,
         &before,
         plans,
         aid,
         &[aid.to_string(), d],
-        1.0,
+        (1.0, &mut budget),
         &mut out.outcomes,
     )?;
     Some(out)

@@ -139,6 +139,21 @@ pub fn reform_chance(r: &Ruleset, st: &State, unit: &str) -> f64 {
     if st.unit(unit).and_then(|u| u.marker.as_deref()) != Some("red") {
         return 1.0;
     }
+    clear_chance(r, st, unit)
+}
+
+/// The chance that `unit`, marked orange (disordered) or red, loses its
+/// marker in the player-turn's step of dice to clear disorders ("2) Dice
+/// to Clear disorders ... Green 1d6 All but 1 ..."), as
+/// [`reform_chance`] reckons it: the engine's own clearing step on a copy
+/// holding the unit alone, for each face of each die it throws. 1 for a
+/// unit without a marker; 0 for one that does not throw (an incorrect
+/// formation keeps its marker).
+#[must_use]
+pub fn clear_chance(r: &Ruleset, st: &State, unit: &str) -> f64 {
+    if st.unit(unit).and_then(|u| u.marker.as_deref()).is_none() {
+        return 1.0;
+    }
     let Ok(t) = tables(r) else {
         return 0.0;
     };
