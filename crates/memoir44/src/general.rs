@@ -19,6 +19,8 @@ use super::state::{State, Unit};
 use super::turn::{counter_card, plan, Plan};
 use adjutant_dice::Dice;
 
+mod worlds;
+
 /// Orders for `side` worth the general's look, `variant` choosing the card:
 /// the cards in hand ranked by what their ordered units could do, the
 /// `variant mod n`th of them, its moves varied at random from the second
@@ -76,6 +78,8 @@ struct Goals {
     held: Vec<Hex>,
     towns: Vec<Hex>,
     handling: String,
+    /// The Handling Machines' rounds of the towns (general/worlds.rs).
+    rounds: Vec<worlds::Round>,
 }
 
 impl Goals {
@@ -101,18 +105,44 @@ impl Goals {
             held,
             towns,
             handling: ctx.r.worlds.handling.clone(),
+            rounds: if towns_of_mine(s, si) {
+                worlds::rounds(ctx.r, s)
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    /// The town a Martian Handling Machine is to go to next: its round's
+    /// first (the machines split the towns), else the nearest.
+    fn town_of(&self, u: &Unit) -> Option<Hex> {
+        if u.kind != self.handling || self.towns.is_empty() {
+            return None;
+        }
+        worlds::target(&self.rounds, u.id).or_else(|| {
+            self.towns
+                .iter()
+                .copied()
+                .min_by_key(|t| (t.distance(u.at), *t))
+        })
     }
 
     /// How far `u` standing at `h` is from what it wants, and how much
     /// standing there is worth in itself.
     fn pull(&self, u: &Unit, h: Hex) -> f64 {
         let near = |v: &[Hex]| v.iter().map(|g| g.distance(h)).min();
-        if u.kind == self.handling && !self.towns.is_empty() {
-            let d = near(&self.towns).unwrap_or(0);
-            return if d == 0 { 6.0 } else { -0.8 * f64::from(d) };
+        if let Some(t) = self.town_of(u) {
+            // The shortest way to its town, and there it stays the whole
+            // turn that seizes it: no battle is worth a hex of that.
+            let d = t.distance(h);
+            return if d == 0 { 40.0 } else { -3.0 * f64::from(d) };
         }
         let mut w = 0.0;
+        if self.towns.contains(&h) {
+            // A Fighting Machine on a town stands where a Handling
+            // Machine must end its move.
+            w -= 5.0;
+        }
         if let Some(d) = near(&self.objectives) {
             w += if d == 0 { 4.0 } else { -0.4 * f64::from(d) };
         }
@@ -169,6 +199,22 @@ fn heads(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, goals: &Goals) -> Vec<
         .map(|sec| format!("PLAY {card} {}\n{line}", sec.id()))
         .filter(|t| check(ctx, s, si, t).is_some())
         .collect()
+}
+
+/// Is `si` the Martian Player, with towns to seize?
+fn towns_of_mine(s: &State, si: usize) -> bool {
+    s.worlds
+        .as_ref()
+        .is_some_and(|w| w.martian == si && !w.objectives.is_empty())
+}
+
+/// A Handling Machine beside the town it is to seize, an enemy unit on the
+/// town: that unit, the one battle that may take the town this turn.
+fn worlds_assault(ctx: &Ctx<'_>, st: &State, u: &Unit, town: Option<Hex>) -> Option<Hex> {
+    let t = town.filter(|t| t.adjacent(u.at))?;
+    st.unit_at(t)
+        .filter(|e| e.side != u.side && target_check(ctx, st, u, t).is_ok())
+        .map(|_| t)
 }
 
 fn near(v: &[Hex], h: Hex) -> u32 {
@@ -228,7 +274,7 @@ fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f
     let attack = best_target(ctx, s, si, u, &[]).map_or(0.0, |(_, w)| w);
     let mut w =
         attack + 2.0 / (1.0 + f64::from(near(&goals.enemies, u.at).min(near_goal(goals, u))));
-    if u.kind == goals.handling && !goals.towns.is_empty() && near(&goals.towns, u.at) > 0 {
+    if goals.town_of(u).is_some_and(|t| t != u.at) {
         // The Martians cannot win without every town seized by a Handling
         // Machine before the Common Cold takes them (the third Green Star):
         // a machine still on its way is ordered before the Fighting
@@ -239,8 +285,8 @@ fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f
 }
 
 fn near_goal(goals: &Goals, u: &Unit) -> u32 {
-    if u.kind == goals.handling && !goals.towns.is_empty() {
-        return near(&goals.towns, u.at);
+    if let Some(t) = goals.town_of(u) {
+        return t.distance(u.at);
     }
     if goals.objectives.is_empty() {
         u32::MAX
@@ -347,13 +393,16 @@ fn build(
             None => moved.push((*h, 0)),
         }
     }
-    battles(ctx, s, &sc, si, &moved, &plan0, &mut text);
+    battles(ctx, s, &sc, si, &moved, &plan0, goals, &mut text);
     check(ctx, s, si, &text).map(|_| text)
 }
 
 /// Every ordered unit battles its best target (twice where the card lets
 /// it), expected hits counted so that fire gathers on a target it may
-/// destroy; a close assault of a unit that may takes ground.
+/// destroy; a close assault of a unit that may takes ground (never a
+/// Handling Machine off a town it is seizing; one beside its town held by
+/// the enemy battles that unit to take the town).
+#[allow(clippy::too_many_arguments)]
 fn battles(
     ctx: &Ctx<'_>,
     s: &State,
@@ -361,6 +410,7 @@ fn battles(
     si: usize,
     moved: &[(Hex, u32)],
     plan0: &Plan,
+    goals: &Goals,
     text: &mut String,
 ) {
     let mut dealt: Vec<(Hex, f64)> = Vec::new();
@@ -368,12 +418,16 @@ fn battles(
         let Some(u) = sc.unit_at(*h) else { continue };
         let times = plan0.modes.get(&u.id).map_or(1, |m| m.battles.max(1));
         for _ in 0..times {
-            let Some((t, _)) = best_target(ctx, sc, si, u, &dealt) else {
+            let town = goals.town_of(u);
+            let Some(t) = worlds_assault(ctx, sc, u, town)
+                .or_else(|| best_target(ctx, sc, si, u, &dealt).map(|x| x.0))
+            else {
                 break;
             };
             let spec = ctx.spec(&u.kind);
             let mut tries = Vec::new();
-            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) {
+            let seizing = town == Some(u.at);
+            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing {
                 tries.push(format!("BATTLE {} {t} TAKE-GROUND\n", u.at));
             }
             tries.push(format!("BATTLE {} {t}\n", u.at));
@@ -656,16 +710,7 @@ fn worlds_value(r: &Ruleset, s: &State, si: usize, w: &super::variants::worlds::
     // standing on a town or nearer one.
     let mut martian = 20.0 * humans_lost.min(need_m) / need_m * need_m.min(12.0);
     martian += 25.0 * w.seized.len() as f64;
-    for u in s
-        .units
-        .iter()
-        .filter(|u| u.side == w.martian && &u.kind == handling)
-    {
-        if !w.objectives.is_empty() {
-            let d = near(&w.objectives, u.at);
-            martian += if d == 0 { 15.0 } else { -2.0 * f64::from(d) };
-        }
-    }
+    martian += worlds::rounds_value(r, s);
     // The humans: Martian units towards the half, Handling Machines towards
     // none.
     let mut humans_v = 20.0 * martians_lost.min(need_h);
