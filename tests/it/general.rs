@@ -1369,3 +1369,70 @@ fn the_martian_general_holds_the_town_it_is_seizing_and_sends_the_other_machine_
     }
     assert!(seen > 0, "the general gives orders of its own");
 }
+
+/// Only a Handling Machine seizes a town, by ending a Martian turn on it:
+/// a Fighting Machine standing there keeps the machine out. Watched
+/// (fall-of-london, seed 1 against pass): a Fighting Machine's close
+/// assault took ground onto Wimbledon (H3) beside the Handling Machine
+/// that had come for it, which stood off for two turns. Now a Fighting
+/// Machine battles a town's defender without taking its hex.
+#[test]
+fn a_fighting_machine_does_not_take_ground_onto_a_town_a_handling_machine_must_seize() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut m, _, _) = fall_of_london();
+    let h3 = Hex::parse("H3").unwrap();
+    let martians = m.side_index("martians").unwrap();
+    // One Fighting Machine beside Wimbledon, its defender down to one
+    // figure; the Handling Machines on the rear line, out of reach.
+    let fm = m
+        .units
+        .iter()
+        .find(|u| u.kind == "martian-fighting-machine")
+        .unwrap()
+        .id;
+    m.units
+        .retain(|u| u.side != martians || u.id == fm || u.kind == "martian-handling-machine");
+    assert!(m
+        .units
+        .iter()
+        .filter(|u| u.kind == "martian-handling-machine")
+        .all(|u| u.at.distance(h3) > 4));
+    let by = h3
+        .neighbours()
+        .into_iter()
+        .find(|h| m.unit_at(*h).is_none())
+        .unwrap();
+    m.units.iter_mut().find(|u| u.id == fm).unwrap().at = by;
+    m.units
+        .iter_mut()
+        .find(|u| u.at == h3)
+        .expect("Wimbledon's defender")
+        .figures = 1;
+    m.to_move = martians;
+    m.hands[martians] = vec!["armor-assault".to_string()];
+    let state = State::of(m);
+    let mut on_town = 0;
+    for v in 0..4 {
+        let Some(orders) = rules.general_orders(
+            &state,
+            "martians",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        assert!(
+            !orders.lines().any(|l| l.ends_with(" H3 TAKE-GROUND")),
+            "a Fighting Machine must not take Wimbledon's hex:\n{orders}"
+        );
+        on_town += orders
+            .lines()
+            .filter(|l| l.starts_with("BATTLE ") && l.ends_with(" H3"))
+            .count();
+    }
+    assert!(
+        on_town > 0,
+        "the Fighting Machine battles the town's defender"
+    );
+}

@@ -414,7 +414,14 @@ fn battles(
     text: &mut String,
 ) {
     let mut dealt: Vec<(Hex, f64)> = Vec::new();
-    for (h, _) in moved {
+    // A Handling Machine assaulting its town battles after the others, so
+    // that their fire may have cleared it for the machine to take.
+    let mut order: Vec<Hex> = moved.iter().map(|m| m.0).collect();
+    order.sort_by_key(|h| {
+        sc.unit_at(*h)
+            .is_some_and(|u| worlds_assault(ctx, sc, u, goals.town_of(u)).is_some())
+    });
+    for h in &order {
         let Some(u) = sc.unit_at(*h) else { continue };
         let times = plan0.modes.get(&u.id).map_or(1, |m| m.battles.max(1));
         for _ in 0..times {
@@ -426,8 +433,15 @@ fn battles(
             };
             let spec = ctx.spec(&u.kind);
             let mut tries = Vec::new();
+            // Never a Handling Machine off the town it is seizing, nor
+            // another Martian unit onto a town a machine is to seize
+            // (watched: a Fighting Machine took Wimbledon's hex and the
+            // Handling Machine beside it could not enter).
             let seizing = town == Some(u.at);
-            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing {
+            let blocking =
+                u.kind != goals.handling && !goals.rounds.is_empty() && goals.towns.contains(&t);
+            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing && !blocking
+            {
                 tries.push(format!("BATTLE {} {t} TAKE-GROUND\n", u.at));
             }
             tries.push(format!("BATTLE {} {t}\n", u.at));
