@@ -1436,3 +1436,66 @@ fn a_fighting_machine_does_not_take_ground_onto_a_town_a_handling_machine_must_s
         "the Fighting Machine battles the town's defender"
     );
 }
+
+/// Armour that empties a hex by close assault may take it and battle
+/// again (the overrun): the Martians must eliminate three-quarters of the
+/// human units before the Common Cold's third Green Star, and their
+/// general never overran (no `OVERRUN` in any of its orders: some four of
+/// the nine units their win needs were eliminated by then, watched at 40
+/// games). Now a machine's close assault names the enemy it overruns.
+#[test]
+fn a_martian_machines_close_assault_overruns_the_next_enemy() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut m, _, _) = fall_of_london();
+    let martians = m.side_index("martians").unwrap();
+    // One Fighting Machine beside a one-figure British unit off the towns,
+    // another British unit beside that one.
+    let fm = m
+        .units
+        .iter()
+        .find(|u| u.kind == "martian-fighting-machine")
+        .unwrap()
+        .id;
+    m.units
+        .retain(|u| u.side != martians || u.id == fm || u.kind == "martian-handling-machine");
+    let towns: Vec<Hex> = ["A2", "C3", "H3"]
+        .iter()
+        .filter_map(|h| Hex::parse(h))
+        .collect();
+    let (weak, by) = m
+        .units
+        .iter()
+        .filter(|u| u.side != martians && !towns.contains(&u.at))
+        .filter(|u| {
+            m.units
+                .iter()
+                .any(|e| e.side != martians && e.at.adjacent(u.at))
+        })
+        .find_map(|u| {
+            u.at.neighbours()
+                .into_iter()
+                .find(|h| {
+                    (0..=11).contains(&h.letter())
+                        && (u.at.row..=8).contains(&h.row)
+                        && m.unit_at(*h).is_none()
+                        && !towns.contains(h)
+                })
+                .map(|h| (u.id, h))
+        })
+        .expect("a British unit beside another, an empty hex beside it");
+    m.units.iter_mut().find(|u| u.id == weak).unwrap().figures = 1;
+    m.units.iter_mut().find(|u| u.id == fm).unwrap().at = by;
+    m.to_move = martians;
+    m.hands[martians] = vec!["armor-assault".to_string()];
+    let state = State::of(m);
+    let orders = rules
+        .general_orders(&state, "martians", &mut ChaChaDice::from_seed([0; 32]), 0)
+        .expect("orders of its own");
+    assert!(
+        orders
+            .lines()
+            .any(|l| l.starts_with("BATTLE ") && l.contains(" OVERRUN ")),
+        "the machine's close assault must overrun:\n{orders}"
+    );
+}

@@ -217,6 +217,38 @@ fn worlds_assault(ctx: &Ctx<'_>, st: &State, u: &Unit, town: Option<Hex>) -> Opt
         .map(|_| t)
 }
 
+/// A Martian machine's close assault on `t`: the enemy it would overrun
+/// from `t` if the assault empties it (armour "may battle again"), the
+/// one it is likeliest to destroy; none onto a town a Handling Machine is
+/// to seize. The Martians must eliminate three-quarters of the human
+/// units before the Common Cold ends them: every battle counts.
+fn worlds_overrun(
+    ctx: &Ctx<'_>,
+    st: &State,
+    si: usize,
+    u: &Unit,
+    t: Hex,
+    goals: &Goals,
+) -> Option<Hex> {
+    if goals.towns.is_empty() || !ctx.spec(&u.kind).overrun || goals.towns.contains(&t) {
+        return None;
+    }
+    let mut there = st.clone();
+    there.units.retain(|e| e.at != t);
+    let moved = Unit { at: t, ..u.clone() };
+    if let Some(x) = there.unit_mut(u.id) {
+        x.at = t;
+    }
+    there
+        .units
+        .iter()
+        .filter(|e| e.side != si && e.at.adjacent(t))
+        .filter(|e| target_check(ctx, &there, &moved, e.at).is_ok())
+        .map(|e| (e.at, attack_worth(ctx, &there, &moved, e, 0.0)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|x| x.0)
+}
+
 fn near(v: &[Hex], h: Hex) -> u32 {
     v.iter().map(|g| g.distance(h)).min().unwrap_or(0)
 }
@@ -442,6 +474,9 @@ fn battles(
                 u.kind != goals.handling && !goals.rounds.is_empty() && goals.towns.contains(&t);
             if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing && !blocking
             {
+                if let Some(t2) = worlds_overrun(ctx, sc, si, u, t, goals) {
+                    tries.push(format!("BATTLE {} {t} OVERRUN {t2}\n", u.at));
+                }
                 tries.push(format!("BATTLE {} {t} TAKE-GROUND\n", u.at));
             }
             tries.push(format!("BATTLE {} {t}\n", u.at));
