@@ -1239,3 +1239,263 @@ fn the_generals_score_counts_a_unit_left_within_the_enemys_reach() {
          out of reach at {away} ({safe})"
     );
 }
+
+/// Fall of London at set-up, as the Martians' own memoir44 state, with the
+/// ids of its two Handling Machines (lowest first).
+fn fall_of_london() -> (memoir44::State, u32, u32) {
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let state = setup_state(&rules, &Scenario::shipped("fall-of-london"), &[9; 32]).unwrap();
+    let m = state.get::<memoir44::State>().unwrap().clone();
+    let mut hm: Vec<u32> = m
+        .units
+        .iter()
+        .filter(|u| u.kind == "martian-handling-machine")
+        .map(|u| u.id)
+        .collect();
+    hm.sort_unstable();
+    assert_eq!(hm.len(), 2, "the scenario's two Handling Machines");
+    (m, hm[0], hm[1])
+}
+
+/// Watched (fall-of-london, seed 3 against pass): both Handling Machines
+/// made for Wimbledon (H3), the town nearest either, and one of them then
+/// stood idle beside it while Richmond and Hounslow (C3, A2) were never
+/// reached. The score counted each machine by its distance to its nearest
+/// town, so two machines at one town were worth as much as two machines
+/// at two. Now the machines' rounds split the towns: a machine beside a
+/// town the other is already beside is worth less than one beside a town
+/// of its own.
+#[test]
+fn the_martian_generals_score_splits_the_towns_between_its_handling_machines() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut base, first, second) = fall_of_london();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    let (h3, c3) = (hex("H3"), hex("C3"));
+    // The towns' defenders gone, in both positions alike.
+    base.units
+        .retain(|u| u.kind.starts_with("martian") || ![h3, c3, hex("A2")].contains(&u.at));
+    let free: Vec<Hex> = ('A'..='M')
+        .flat_map(|c| (1..=9).filter_map(move |r| Hex::parse(&format!("{c}{r}"))))
+        .filter(|h| base.unit_at(*h).is_none())
+        .collect();
+    let beside = |t: Hex, not: Option<Hex>| {
+        *free
+            .iter()
+            .find(|h| h.adjacent(t) && Some(**h) != not && h.distance(hex("A2")) > 1)
+            .unwrap()
+    };
+    let x = beside(h3, None);
+    let y = beside(h3, Some(x));
+    let z = beside(c3, None);
+    let at = |a: Hex, b: Hex| {
+        let mut m = base.clone();
+        m.units.iter_mut().find(|u| u.id == first).unwrap().at = a;
+        m.units.iter_mut().find(|u| u.id == second).unwrap().at = b;
+        State::of(m)
+    };
+    let crowded = adjutant::general::value(&rules, &at(x, y), "martians");
+    let split = adjutant::general::value(&rules, &at(x, z), "martians");
+    assert!(
+        split > crowded + 5.0,
+        "Handling Machines beside H3 and C3 ({split}) must be worth more than both beside H3 \
+         at {x} and {y} ({crowded})"
+    );
+}
+
+/// A Handling Machine on a town it is seizing must end the Martian turn
+/// there (it began the turn on it); the other machine goes for the towns
+/// no machine is on. Watched: the general's close assault from the town
+/// took ground off it (the town not seized that turn), and the second
+/// machine made for the town the first was seizing.
+#[test]
+fn the_martian_general_holds_the_town_it_is_seizing_and_sends_the_other_machine_on() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut m, first, second) = fall_of_london();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    let (h3, i5) = (hex("H3"), hex("I5"));
+    let martians = m.side_index("martians").unwrap();
+    // Only the Handling Machines of the Martians, so that the card orders
+    // both; Wimbledon's defenders driven off beside it, one figure left.
+    m.units
+        .retain(|u| u.side != martians || u.kind == "martian-handling-machine");
+    let defender = m.unit_at(h3).unwrap().id;
+    let by = h3
+        .neighbours()
+        .into_iter()
+        .find(|h| m.unit_at(*h).is_none())
+        .unwrap();
+    {
+        let d = m.units.iter_mut().find(|u| u.id == defender).unwrap();
+        d.at = by;
+        d.figures = 1;
+    }
+    m.units.iter_mut().find(|u| u.id == first).unwrap().at = h3;
+    m.units.iter_mut().find(|u| u.id == second).unwrap().at = i5;
+    m.to_move = martians;
+    m.hands[martians] = vec!["armor-assault".to_string()];
+    let state = State::of(m);
+    let mut seen = 0;
+    for v in 0..4 {
+        let Some(orders) = rules.general_orders(
+            &state,
+            "martians",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        seen += 1;
+        assert!(
+            !orders.lines().any(|l| l.starts_with("MOVE H3 ")
+                || (l.starts_with("BATTLE H3 ") && l.ends_with("TAKE-GROUND"))),
+            "the machine seizing H3 must stay on it:\n{orders}"
+        );
+        if v == 0 {
+            let end = orders
+                .lines()
+                .find_map(|l| l.strip_prefix("MOVE I5 "))
+                .and_then(|p| p.split(' ').next_back())
+                .and_then(Hex::parse)
+                .unwrap_or_else(|| panic!("the machine at I5 must move:\n{orders}"));
+            let far = |h: Hex| h.distance(hex("A2")).min(h.distance(hex("C3")));
+            assert!(
+                far(end) + 2 <= far(i5) && end.distance(h3) >= i5.distance(h3),
+                "the machine at I5 must go for Richmond or Hounslow, not Wimbledon: it \
+                 ended at {end}:\n{orders}"
+            );
+        }
+    }
+    assert!(seen > 0, "the general gives orders of its own");
+}
+
+/// Only a Handling Machine seizes a town, by ending a Martian turn on it:
+/// a Fighting Machine standing there keeps the machine out. Watched
+/// (fall-of-london, seed 1 against pass): a Fighting Machine's close
+/// assault took ground onto Wimbledon (H3) beside the Handling Machine
+/// that had come for it, which stood off for two turns. Now a Fighting
+/// Machine battles a town's defender without taking its hex.
+#[test]
+fn a_fighting_machine_does_not_take_ground_onto_a_town_a_handling_machine_must_seize() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut m, _, _) = fall_of_london();
+    let h3 = Hex::parse("H3").unwrap();
+    let martians = m.side_index("martians").unwrap();
+    // One Fighting Machine beside Wimbledon, its defender down to one
+    // figure; the Handling Machines on the rear line, out of reach.
+    let fm = m
+        .units
+        .iter()
+        .find(|u| u.kind == "martian-fighting-machine")
+        .unwrap()
+        .id;
+    m.units
+        .retain(|u| u.side != martians || u.id == fm || u.kind == "martian-handling-machine");
+    assert!(m
+        .units
+        .iter()
+        .filter(|u| u.kind == "martian-handling-machine")
+        .all(|u| u.at.distance(h3) > 4));
+    let by = h3
+        .neighbours()
+        .into_iter()
+        .find(|h| m.unit_at(*h).is_none())
+        .unwrap();
+    m.units.iter_mut().find(|u| u.id == fm).unwrap().at = by;
+    m.units
+        .iter_mut()
+        .find(|u| u.at == h3)
+        .expect("Wimbledon's defender")
+        .figures = 1;
+    m.to_move = martians;
+    m.hands[martians] = vec!["armor-assault".to_string()];
+    let state = State::of(m);
+    let mut on_town = 0;
+    for v in 0..4 {
+        let Some(orders) = rules.general_orders(
+            &state,
+            "martians",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        assert!(
+            !orders.lines().any(|l| l.ends_with(" H3 TAKE-GROUND")),
+            "a Fighting Machine must not take Wimbledon's hex:\n{orders}"
+        );
+        on_town += orders
+            .lines()
+            .filter(|l| l.starts_with("BATTLE ") && l.ends_with(" H3"))
+            .count();
+    }
+    assert!(
+        on_town > 0,
+        "the Fighting Machine battles the town's defender"
+    );
+}
+
+/// Armour that empties a hex by close assault may take it and battle
+/// again (the overrun): the Martians must eliminate three-quarters of the
+/// human units before the Common Cold's third Green Star, and their
+/// general never overran (no `OVERRUN` in any of its orders: some four of
+/// the nine units their win needs were eliminated by then, watched at 40
+/// games). Now a machine's close assault names the enemy it overruns.
+#[test]
+fn a_martian_machines_close_assault_overruns_the_next_enemy() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("fall-of-london").unwrap();
+    let (mut m, _, _) = fall_of_london();
+    let martians = m.side_index("martians").unwrap();
+    // One Fighting Machine beside a one-figure British unit off the towns,
+    // another British unit beside that one.
+    let fm = m
+        .units
+        .iter()
+        .find(|u| u.kind == "martian-fighting-machine")
+        .unwrap()
+        .id;
+    m.units
+        .retain(|u| u.side != martians || u.id == fm || u.kind == "martian-handling-machine");
+    let towns: Vec<Hex> = ["A2", "C3", "H3"]
+        .iter()
+        .filter_map(|h| Hex::parse(h))
+        .collect();
+    let (weak, by) = m
+        .units
+        .iter()
+        .filter(|u| u.side != martians && !towns.contains(&u.at))
+        .filter(|u| {
+            m.units
+                .iter()
+                .any(|e| e.side != martians && e.at.adjacent(u.at))
+        })
+        .find_map(|u| {
+            u.at.neighbours()
+                .into_iter()
+                .find(|h| {
+                    (0..=11).contains(&h.letter())
+                        && (u.at.row..=8).contains(&h.row)
+                        && m.unit_at(*h).is_none()
+                        && !towns.contains(h)
+                })
+                .map(|h| (u.id, h))
+        })
+        .expect("a British unit beside another, an empty hex beside it");
+    m.units.iter_mut().find(|u| u.id == weak).unwrap().figures = 1;
+    m.units.iter_mut().find(|u| u.id == fm).unwrap().at = by;
+    m.to_move = martians;
+    m.hands[martians] = vec!["armor-assault".to_string()];
+    let state = State::of(m);
+    let orders = rules
+        .general_orders(&state, "martians", &mut ChaChaDice::from_seed([0; 32]), 0)
+        .expect("orders of its own");
+    assert!(
+        orders
+            .lines()
+            .any(|l| l.starts_with("BATTLE ") && l.contains(" OVERRUN ")),
+        "the machine's close assault must overrun:\n{orders}"
+    );
+}

@@ -19,6 +19,8 @@ use super::state::{State, Unit};
 use super::turn::{counter_card, plan, Plan};
 use adjutant_dice::Dice;
 
+mod worlds;
+
 /// Orders for `side` worth the general's look, `variant` choosing the card:
 /// the cards in hand ranked by what their ordered units could do, the
 /// `variant mod n`th of them, its moves varied at random from the second
@@ -76,6 +78,8 @@ struct Goals {
     held: Vec<Hex>,
     towns: Vec<Hex>,
     handling: String,
+    /// The Handling Machines' rounds of the towns (general/worlds.rs).
+    rounds: Vec<worlds::Round>,
 }
 
 impl Goals {
@@ -101,18 +105,44 @@ impl Goals {
             held,
             towns,
             handling: ctx.r.worlds.handling.clone(),
+            rounds: if towns_of_mine(s, si) {
+                worlds::rounds(ctx.r, s)
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    /// The town a Martian Handling Machine is to go to next: its round's
+    /// first (the machines split the towns), else the nearest.
+    fn town_of(&self, u: &Unit) -> Option<Hex> {
+        if u.kind != self.handling || self.towns.is_empty() {
+            return None;
+        }
+        worlds::target(&self.rounds, u.id).or_else(|| {
+            self.towns
+                .iter()
+                .copied()
+                .min_by_key(|t| (t.distance(u.at), *t))
+        })
     }
 
     /// How far `u` standing at `h` is from what it wants, and how much
     /// standing there is worth in itself.
     fn pull(&self, u: &Unit, h: Hex) -> f64 {
         let near = |v: &[Hex]| v.iter().map(|g| g.distance(h)).min();
-        if u.kind == self.handling && !self.towns.is_empty() {
-            let d = near(&self.towns).unwrap_or(0);
-            return if d == 0 { 6.0 } else { -0.8 * f64::from(d) };
+        if let Some(t) = self.town_of(u) {
+            // The shortest way to its town, and there it stays the whole
+            // turn that seizes it: no battle is worth a hex of that.
+            let d = t.distance(h);
+            return if d == 0 { 40.0 } else { -3.0 * f64::from(d) };
         }
         let mut w = 0.0;
+        if self.towns.contains(&h) {
+            // A Fighting Machine on a town stands where a Handling
+            // Machine must end its move.
+            w -= 5.0;
+        }
         if let Some(d) = near(&self.objectives) {
             w += if d == 0 { 4.0 } else { -0.4 * f64::from(d) };
         }
@@ -169,6 +199,54 @@ fn heads(ctx: &Ctx<'_>, s: &State, si: usize, card: &str, goals: &Goals) -> Vec<
         .map(|sec| format!("PLAY {card} {}\n{line}", sec.id()))
         .filter(|t| check(ctx, s, si, t).is_some())
         .collect()
+}
+
+/// Is `si` the Martian Player, with towns to seize?
+fn towns_of_mine(s: &State, si: usize) -> bool {
+    s.worlds
+        .as_ref()
+        .is_some_and(|w| w.martian == si && !w.objectives.is_empty())
+}
+
+/// A Handling Machine beside the town it is to seize, an enemy unit on the
+/// town: that unit, the one battle that may take the town this turn.
+fn worlds_assault(ctx: &Ctx<'_>, st: &State, u: &Unit, town: Option<Hex>) -> Option<Hex> {
+    let t = town.filter(|t| t.adjacent(u.at))?;
+    st.unit_at(t)
+        .filter(|e| e.side != u.side && target_check(ctx, st, u, t).is_ok())
+        .map(|_| t)
+}
+
+/// A Martian machine's close assault on `t`: the enemy it would overrun
+/// from `t` if the assault empties it (armour "may battle again"), the
+/// one it is likeliest to destroy; none onto a town a Handling Machine is
+/// to seize. The Martians must eliminate three-quarters of the human
+/// units before the Common Cold ends them: every battle counts.
+fn worlds_overrun(
+    ctx: &Ctx<'_>,
+    st: &State,
+    si: usize,
+    u: &Unit,
+    t: Hex,
+    goals: &Goals,
+) -> Option<Hex> {
+    if goals.towns.is_empty() || !ctx.spec(&u.kind).overrun || goals.towns.contains(&t) {
+        return None;
+    }
+    let mut there = st.clone();
+    there.units.retain(|e| e.at != t);
+    let moved = Unit { at: t, ..u.clone() };
+    if let Some(x) = there.unit_mut(u.id) {
+        x.at = t;
+    }
+    there
+        .units
+        .iter()
+        .filter(|e| e.side != si && e.at.adjacent(t))
+        .filter(|e| target_check(ctx, &there, &moved, e.at).is_ok())
+        .map(|e| (e.at, attack_worth(ctx, &there, &moved, e, 0.0)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|x| x.0)
 }
 
 fn near(v: &[Hex], h: Hex) -> u32 {
@@ -228,7 +306,7 @@ fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f
     let attack = best_target(ctx, s, si, u, &[]).map_or(0.0, |(_, w)| w);
     let mut w =
         attack + 2.0 / (1.0 + f64::from(near(&goals.enemies, u.at).min(near_goal(goals, u))));
-    if u.kind == goals.handling && !goals.towns.is_empty() && near(&goals.towns, u.at) > 0 {
+    if goals.town_of(u).is_some_and(|t| t != u.at) {
         // The Martians cannot win without every town seized by a Handling
         // Machine before the Common Cold takes them (the third Green Star):
         // a machine still on its way is ordered before the Fighting
@@ -239,8 +317,8 @@ fn unit_worth(ctx: &Ctx<'_>, s: &State, si: usize, u: &Unit, goals: &Goals) -> f
 }
 
 fn near_goal(goals: &Goals, u: &Unit) -> u32 {
-    if u.kind == goals.handling && !goals.towns.is_empty() {
-        return near(&goals.towns, u.at);
+    if let Some(t) = goals.town_of(u) {
+        return t.distance(u.at);
     }
     if goals.objectives.is_empty() {
         u32::MAX
@@ -347,13 +425,16 @@ fn build(
             None => moved.push((*h, 0)),
         }
     }
-    battles(ctx, s, &sc, si, &moved, &plan0, &mut text);
+    battles(ctx, s, &sc, si, &moved, &plan0, goals, &mut text);
     check(ctx, s, si, &text).map(|_| text)
 }
 
 /// Every ordered unit battles its best target (twice where the card lets
 /// it), expected hits counted so that fire gathers on a target it may
-/// destroy; a close assault of a unit that may takes ground.
+/// destroy; a close assault of a unit that may takes ground (never a
+/// Handling Machine off a town it is seizing; one beside its town held by
+/// the enemy battles that unit to take the town).
+#[allow(clippy::too_many_arguments)]
 fn battles(
     ctx: &Ctx<'_>,
     s: &State,
@@ -361,19 +442,41 @@ fn battles(
     si: usize,
     moved: &[(Hex, u32)],
     plan0: &Plan,
+    goals: &Goals,
     text: &mut String,
 ) {
     let mut dealt: Vec<(Hex, f64)> = Vec::new();
-    for (h, _) in moved {
+    // A Handling Machine assaulting its town battles after the others, so
+    // that their fire may have cleared it for the machine to take.
+    let mut order: Vec<Hex> = moved.iter().map(|m| m.0).collect();
+    order.sort_by_key(|h| {
+        sc.unit_at(*h)
+            .is_some_and(|u| worlds_assault(ctx, sc, u, goals.town_of(u)).is_some())
+    });
+    for h in &order {
         let Some(u) = sc.unit_at(*h) else { continue };
         let times = plan0.modes.get(&u.id).map_or(1, |m| m.battles.max(1));
         for _ in 0..times {
-            let Some((t, _)) = best_target(ctx, sc, si, u, &dealt) else {
+            let town = goals.town_of(u);
+            let Some(t) = worlds_assault(ctx, sc, u, town)
+                .or_else(|| best_target(ctx, sc, si, u, &dealt).map(|x| x.0))
+            else {
                 break;
             };
             let spec = ctx.spec(&u.kind);
             let mut tries = Vec::new();
-            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) {
+            // Never a Handling Machine off the town it is seizing, nor
+            // another Martian unit onto a town a machine is to seize
+            // (watched: a Fighting Machine took Wimbledon's hex and the
+            // Handling Machine beside it could not enter).
+            let seizing = town == Some(u.at);
+            let blocking =
+                u.kind != goals.handling && !goals.rounds.is_empty() && goals.towns.contains(&t);
+            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing && !blocking
+            {
+                if let Some(t2) = worlds_overrun(ctx, sc, si, u, t, goals) {
+                    tries.push(format!("BATTLE {} {t} OVERRUN {t2}\n", u.at));
+                }
                 tries.push(format!("BATTLE {} {t} TAKE-GROUND\n", u.at));
             }
             tries.push(format!("BATTLE {} {t}\n", u.at));
@@ -656,16 +759,7 @@ fn worlds_value(r: &Ruleset, s: &State, si: usize, w: &super::variants::worlds::
     // standing on a town or nearer one.
     let mut martian = 20.0 * humans_lost.min(need_m) / need_m * need_m.min(12.0);
     martian += 25.0 * w.seized.len() as f64;
-    for u in s
-        .units
-        .iter()
-        .filter(|u| u.side == w.martian && &u.kind == handling)
-    {
-        if !w.objectives.is_empty() {
-            let d = near(&w.objectives, u.at);
-            martian += if d == 0 { 15.0 } else { -2.0 * f64::from(d) };
-        }
-    }
+    martian += worlds::rounds_value(r, s);
     // The humans: Martian units towards the half, Handling Machines towards
     // none.
     let mut humans_v = 20.0 * martians_lost.min(need_h);
