@@ -326,16 +326,17 @@ pub(crate) fn mark(changed: &mut Changed, (y0, y1): (usize, usize), (x0, x1): (u
     }
 }
 
-/// A thread's canvas: a copy of the last static layer it drew over, given
-/// back that layer's pixels after each picture (only the parts the picture
-/// drew over are copied back). A picture was a fresh copy of its layer, a
+/// A thread's canvas: a copy of the last static layer it drew over, with
+/// what its last picture drew over it (the blocks drawn over are marked as
+/// no longer the layer's, see below). A picture was a fresh copy of its layer, a
 /// 3 to 5 MB allocation made, filled and freed for every picture: the
 /// allocator kept such freed blocks, most of the judge's peak RSS over the
 /// mail path's (docs/performance.md).
 ///
 /// The copy is made lazily: each row holds the layer's pixels only in its
-/// `fresh` columns (the rest may be another layer's), and a picture makes
-/// fresh the columns it draws over or reads before it does ([`Fresh`]). The
+/// `fresh` blocks (the rest may be another layer's, or what the picture
+/// before drew), and a picture makes fresh the blocks it draws over or
+/// reads before it does ([`Fresh`]). The
 /// two seats of a game have two layers, and a thread drawing them in turn
 /// copied a whole layer (3.4 MB) for each picture: most rows of a board
 /// are drawn over only in a few places.
@@ -378,6 +379,13 @@ pub(crate) struct Fresh<'a> {
 }
 
 impl Fresh<'_> {
+    /// The blocks `changed` marks no longer hold the layer's pixels.
+    fn forget(&mut self, changed: &Changed) {
+        for (f, c) in self.blocks.rows.iter_mut().zip(&changed.rows) {
+            *f &= !c;
+        }
+    }
+
     /// Makes rows `y0..y1`, columns `x0..x1` of `canvas` hold the layer's
     /// pixels where they did not (whole blocks).
     pub(crate) fn ensure(
@@ -403,8 +411,8 @@ impl Fresh<'_> {
     }
 }
 
-/// Gives `canvas` back the pixels of `layer` where `changed` says it was
-/// drawn over.
+/// Copies into `canvas` the pixels of `layer` (another pixmap of its size)
+/// where `changed` says the picture was drawn over.
 fn restore(canvas: &mut Pixmap, layer: &Pixmap, changed: &Changed) {
     let w = canvas.width() as usize;
     let (to, from) = (canvas.data_mut(), layer.data());
@@ -457,7 +465,7 @@ fn drawn<R>(
         )
     } else {
         // Fresh, in case some pieces were laid before one failed.
-        restore(&mut pixmap, &layer.pixmap, &changed);
+        fresh.forget(&changed);
         fresh.ensure(pixmap.data_mut(), (0, h as usize), (0, w as usize));
         let top = parse(&cut.top)?;
         if scaled(&top) != (w, h) {
@@ -475,7 +483,10 @@ fn drawn<R>(
     };
     let how = if kept { Drew::OnLayer } else { Drew::Layer };
     let r = f(&pixmap, Some((&layer, &changed)), size, how);
-    restore(&mut pixmap, &layer.pixmap, &changed);
+    // What was drawn over is left on the canvas, its blocks no longer the
+    // layer's: the next picture copies the layer's pixels back only where
+    // it reads or draws (each block copied once, not back and again).
+    fresh.forget(&changed);
     CANVAS.with(|c| {
         *c.borrow_mut() = Some(Canvas {
             layer: Arc::downgrade(&layer),
