@@ -248,57 +248,176 @@ pub fn pixels_how(svg: &str) -> Option<(Pixmap, (u32, u32), Drew)> {
 #[doc(hidden)]
 #[must_use]
 pub fn pixels_how_with(svg: &str, pieces: bool) -> Option<(Pixmap, (u32, u32), Drew)> {
-    drawn(svg, pieces, |p, _, size, how| (p.clone(), size, how))
+    // The canvas holds the layer's pixels only where the picture read or
+    // drew: the picture is the layer with what was drawn over it.
+    drawn(svg, pieces, |p, over, size, how| match over {
+        Some((l, changed)) => {
+            let mut whole = l.pixmap.clone();
+            restore(&mut whole, p, changed);
+            (whole, size, how)
+        }
+        None => (p.clone(), size, how),
+    })
 }
 
-/// For each row of a picture drawn over its static layer, the columns
-/// `x0..x1` that may differ from the layer's (every pixel drawn over lies
-/// in them), or None where the row is the layer's.
-pub(crate) type Changed = [Option<(usize, usize)>];
+/// Blocks of a picture's rows: each row cut into at most 64 blocks of
+/// columns (32 pixels, or more on a board over 2,048 pixels wide), a bit a
+/// block. What a picture drew over its static layer is marked so
+/// ([`Changed`]), and which parts of a canvas hold its layer's pixels
+/// ([`Fresh`]): a unit is a block or two of the rows it lies across, where
+/// a run from the first to the last piece of a row was most of its width.
+#[derive(Clone)]
+pub(crate) struct Blocks {
+    w: usize,
+    block: usize,
+    rows: Vec<u64>,
+}
 
-/// Marks rows `y0..y1`, columns `x0..x1` as drawn over in `changed`.
-pub(crate) fn mark(changed: &mut Changed, (y0, y1): (usize, usize), (x0, x1): (usize, usize)) {
-    for c in &mut changed[y0..y1] {
-        *c = Some(c.map_or((x0, x1), |(a, b)| (a.min(x0), b.max(x1))));
+impl Blocks {
+    fn new(w: usize, h: usize) -> Blocks {
+        Blocks {
+            w,
+            block: w.div_ceil(64).max(32),
+            rows: vec![0; h],
+        }
+    }
+
+    /// The bits of the blocks columns `x0..x1` touch.
+    fn mask(&self, (x0, x1): (usize, usize)) -> u64 {
+        if x0 >= x1.min(self.w) {
+            return 0;
+        }
+        let (a, b) = (x0 / self.block, (x1.min(self.w) - 1) / self.block);
+        let ones = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        ones(b + 1) & !ones(a)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Each run of marked blocks of row `y`, as columns `x0..x1`, left to
+    /// right.
+    pub(crate) fn runs(&self, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (w, block) = (self.w, self.block);
+        let mut bits = self.rows[y];
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let a = bits.trailing_zeros() as usize;
+            let n = (bits >> a).trailing_ones() as usize;
+            bits &= if a + n >= 64 { 0 } else { u64::MAX << (a + n) };
+            Some((a * block, ((a + n) * block).min(w)))
+        })
     }
 }
 
-/// A thread's canvas: a copy of the last static layer it drew over, given
-/// back that layer's pixels after each picture (only the parts the picture
-/// drew over are copied back). A picture was a fresh copy of its layer, a
+/// For each row of a picture drawn over its static layer, the blocks of
+/// columns that may differ from the layer's (every pixel drawn over lies
+/// in them; the rest of the row is the layer's).
+pub(crate) type Changed = Blocks;
+
+/// Marks rows `y0..y1`, columns `x0..x1` as drawn over in `changed`.
+pub(crate) fn mark(changed: &mut Changed, (y0, y1): (usize, usize), (x0, x1): (usize, usize)) {
+    let m = changed.mask((x0, x1));
+    for r in &mut changed.rows[y0..y1] {
+        *r |= m;
+    }
+}
+
+/// A thread's canvas: a copy of the last static layer it drew over, with
+/// what its last picture drew over it (the blocks drawn over are marked as
+/// no longer the layer's, see below). A picture was a fresh copy of its layer, a
 /// 3 to 5 MB allocation made, filled and freed for every picture: the
 /// allocator kept such freed blocks, most of the judge's peak RSS over the
 /// mail path's (docs/performance.md).
+///
+/// The copy is made lazily: each row holds the layer's pixels only in its
+/// `fresh` blocks (the rest may be another layer's, or what the picture
+/// before drew), and a picture makes fresh the blocks it draws over or
+/// reads before it does ([`Fresh`]). The
+/// two seats of a game have two layers, and a thread drawing them in turn
+/// copied a whole layer (3.4 MB) for each picture: most rows of a board
+/// are drawn over only in a few places.
 struct Canvas {
     layer: std::sync::Weak<layer::Layer>,
     pixmap: Pixmap,
+    fresh: Blocks,
 }
 
 thread_local! {
     static CANVAS: std::cell::RefCell<Option<Canvas>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The thread's canvas made a copy of `layer` (its pixels reused when it
-/// holds that layer already, its memory when it is of the same size).
-fn canvas_for(layer: &Arc<layer::Layer>) -> Pixmap {
+/// The thread's canvas for `layer` and the blocks of each row that hold
+/// the layer's pixels (all of a fresh copy; those left from the layer's
+/// last picture when the canvas holds it; none when it held another layer
+/// of the same size).
+fn canvas_for(layer: &Arc<layer::Layer>) -> (Pixmap, Blocks) {
     let base = &layer.pixmap;
+    let (w, h) = (base.width() as usize, base.height() as usize);
     match CANVAS.with(|c| c.borrow_mut().take()) {
-        Some(c) if c.layer.upgrade().is_some_and(|l| Arc::ptr_eq(&l, layer)) => c.pixmap,
-        Some(mut c) if (c.pixmap.width(), c.pixmap.height()) == (base.width(), base.height()) => {
-            c.pixmap.data_mut().copy_from_slice(base.data());
-            c.pixmap
+        Some(c) if c.layer.upgrade().is_some_and(|l| Arc::ptr_eq(&l, layer)) => (c.pixmap, c.fresh),
+        Some(c) if (c.pixmap.width(), c.pixmap.height()) == (base.width(), base.height()) => {
+            (c.pixmap, Blocks::new(w, h))
         }
-        _ => Pixmap::clone(base),
+        _ => {
+            let mut all = Blocks::new(w, h);
+            mark(&mut all, (0, h), (0, w));
+            (Pixmap::clone(base), all)
+        }
     }
 }
 
-/// Gives `canvas` back the pixels of `layer` where `changed` says it was
-/// drawn over.
+/// A canvas's blocks that hold its layer's pixels, and the layer:
+/// [`Fresh::ensure`] copies the layer's pixels into the blocks about to be
+/// read or drawn over.
+pub(crate) struct Fresh<'a> {
+    layer: &'a [u8],
+    blocks: &'a mut Blocks,
+}
+
+impl Fresh<'_> {
+    /// The blocks `changed` marks no longer hold the layer's pixels.
+    fn forget(&mut self, changed: &Changed) {
+        for (f, c) in self.blocks.rows.iter_mut().zip(&changed.rows) {
+            *f &= !c;
+        }
+    }
+
+    /// Makes rows `y0..y1`, columns `x0..x1` of `canvas` hold the layer's
+    /// pixels where they did not (whole blocks).
+    pub(crate) fn ensure(
+        &mut self,
+        canvas: &mut [u8],
+        (y0, y1): (usize, usize),
+        (x0, x1): (usize, usize),
+    ) {
+        let m = self.blocks.mask((x0, x1));
+        let (w, block) = (self.blocks.w, self.blocks.block);
+        for y in y0..y1.min(self.blocks.rows.len()) {
+            let mut need = m & !self.blocks.rows[y];
+            while need != 0 {
+                let a = need.trailing_zeros() as usize;
+                let n = (need >> a).trailing_ones() as usize;
+                need &= if a + n >= 64 { 0 } else { u64::MAX << (a + n) };
+                let (p, q) = (a * block, ((a + n) * block).min(w));
+                let (s, e) = ((y * w + p) * 4, (y * w + q) * 4);
+                canvas[s..e].copy_from_slice(&self.layer[s..e]);
+            }
+            self.blocks.rows[y] |= m;
+        }
+    }
+}
+
+/// Copies into `canvas` the pixels of `layer` (another pixmap of its size)
+/// where `changed` says the picture was drawn over.
 fn restore(canvas: &mut Pixmap, layer: &Pixmap, changed: &Changed) {
     let w = canvas.width() as usize;
     let (to, from) = (canvas.data_mut(), layer.data());
-    for (y, c) in changed.iter().enumerate() {
-        if let Some((x0, x1)) = *c {
+    for y in 0..changed.len() {
+        for (x0, x1) in changed.runs(y) {
             let (a, b) = ((y * w + x0) * 4, (y * w + x1) * 4);
             to[a..b].copy_from_slice(&from[a..b]);
         }
@@ -325,12 +444,17 @@ fn drawn<R>(
         Some(layer::Layer { pixmap, base })
     });
     let layer = layer?;
-    let mut pixmap = canvas_for(&layer);
+    let (mut pixmap, mut blocks) = canvas_for(&layer);
     let (w, h) = (pixmap.width(), pixmap.height());
-    let mut changed = vec![None; h as usize];
+    let mut fresh = Fresh {
+        layer: layer.pixmap.data(),
+        blocks: &mut blocks,
+    };
+    let mut changed = Blocks::new(w as usize, h as usize);
     let laid = pieces
-        && sprite::pieces(&cut.head, &cut.rest)
-            .is_some_and(|pieces| sprite::draw_over(&pieces, &mut pixmap, &mut changed));
+        && sprite::pieces(&cut.head, &cut.rest).is_some_and(|pieces| {
+            sprite::draw_over(&pieces, &mut pixmap, &mut changed, &mut fresh)
+        });
     let size = if laid {
         // The pieces are drawn at the layer's size, the root's own: its
         // size in CSS pixels is the root element's (`head`).
@@ -341,7 +465,8 @@ fn drawn<R>(
         )
     } else {
         // Fresh, in case some pieces were laid before one failed.
-        restore(&mut pixmap, &layer.pixmap, &changed);
+        fresh.forget(&changed);
+        fresh.ensure(pixmap.data_mut(), (0, h as usize), (0, w as usize));
         let top = parse(&cut.top)?;
         if scaled(&top) != (w, h) {
             return drawn_whole(svg, f);
@@ -352,17 +477,21 @@ fn drawn<R>(
             tiny_skia::Transform::from_scale(scale, scale),
             &mut pixmap.as_mut(),
         );
-        changed.fill(Some((0, w as usize)));
+        mark(&mut changed, (0, h as usize), (0, w as usize));
         let size = top.size();
         (size.width().ceil() as u32, size.height().ceil() as u32)
     };
     let how = if kept { Drew::OnLayer } else { Drew::Layer };
     let r = f(&pixmap, Some((&layer, &changed)), size, how);
-    restore(&mut pixmap, &layer.pixmap, &changed);
+    // What was drawn over is left on the canvas, its blocks no longer the
+    // layer's: the next picture copies the layer's pixels back only where
+    // it reads or draws (each block copied once, not back and again).
+    fresh.forget(&changed);
     CANVAS.with(|c| {
         *c.borrow_mut() = Some(Canvas {
             layer: Arc::downgrade(&layer),
             pixmap,
+            fresh: blocks,
         });
     });
     Some(r)

@@ -346,20 +346,67 @@ const DIST_EXTRA: [u8; 30] = [
     13,
 ];
 
+/// The code (0-based among the length codes) of each match length (a
+/// table: the search was a good part of a block's writing).
+const LEN_CODE: [u8; MAX + 1] = {
+    let mut t = [0u8; MAX + 1];
+    let mut l = MIN;
+    while l <= MAX {
+        let mut c = 0;
+        while c + 1 < LEN_BASE.len() && LEN_BASE[c + 1] as usize <= l {
+            c += 1;
+        }
+        t[l] = c as u8;
+        l += 1;
+    }
+    t
+};
+
+/// The code of each distance, by zlib's index ([`dist_index`]).
+const DIST_CODE: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut i = 0;
+    while i < 512 {
+        // The smallest distance of index `i` (the distances of an index
+        // past 255 share their code: the bases past 256 are multiples of 128).
+        let d = if i < 256 { i + 1 } else { ((i - 256) << 7) + 1 };
+        let mut c = 0;
+        while c + 1 < DIST_BASE.len() && DIST_BASE[c + 1] as usize <= d {
+            c += 1;
+        }
+        t[i] = c as u8;
+        i += 1;
+    }
+    t
+};
+
+fn dist_index(d: usize) -> usize {
+    if d <= 256 {
+        d - 1
+    } else {
+        256 + ((d - 1) >> 7)
+    }
+}
+
 /// The code (0-based among the length codes) of a match length.
 fn len_code(l: usize) -> usize {
-    LEN_BASE.partition_point(|&b| usize::from(b) <= l) - 1
+    usize::from(LEN_CODE[l])
 }
 
 fn dist_code(d: usize) -> usize {
-    DIST_BASE.partition_point(|&b| usize::from(b) <= d) - 1
+    usize::from(DIST_CODE[dist_index(d)])
 }
 
 /// Huffman code lengths for `freq`, none longer than `max` (the counts
 /// halved until they fit; deterministic: ties by symbol). At least two
 /// symbols get a code (a complete code every decoder takes).
 fn code_lengths(freq: &[u32], max: u8) -> Vec<u8> {
-    let mut f = freq.to_vec();
+    // At most 286 symbols (the literal/length alphabet): the work is done
+    // in arrays on the stack, three of these a band.
+    const MOST: usize = 286;
+    let mut f = [0u32; MOST];
+    let f = &mut f[..freq.len()];
+    f.copy_from_slice(freq);
     for extra in 0..f.len() {
         if f.iter().filter(|&&x| x > 0).count() >= 2 {
             break;
@@ -368,17 +415,23 @@ fn code_lengths(freq: &[u32], max: u8) -> Vec<u8> {
             f[extra] = 1;
         }
     }
+    let mut leaves = [(0u32, 0u16); MOST];
+    let mut weight = [0u64; 2 * MOST];
+    let mut parent = [0u16; 2 * MOST];
+    let mut depth = [0u8; 2 * MOST];
     loop {
-        let mut leaves: Vec<(u32, usize)> = f
-            .iter()
-            .enumerate()
-            .filter(|(_, &x)| x > 0)
-            .map(|(i, &x)| (x, i))
-            .collect();
+        let mut n = 0;
+        for (i, &x) in f.iter().enumerate() {
+            if x > 0 {
+                leaves[n] = (x, i as u16);
+                n += 1;
+            }
+        }
+        let leaves = &mut leaves[..n];
         leaves.sort_unstable();
-        let n = leaves.len();
-        let mut weight: Vec<u64> = leaves.iter().map(|l| u64::from(l.0)).collect();
-        let mut parent = vec![0usize; 2 * n - 1];
+        for (w, l) in weight.iter_mut().zip(leaves.iter()) {
+            *w = u64::from(l.0);
+        }
         let (mut i, mut j) = (0, n);
         for k in n..2 * n - 1 {
             let mut two = [0usize; 2];
@@ -391,18 +444,18 @@ fn code_lengths(freq: &[u32], max: u8) -> Vec<u8> {
                     j - 1
                 };
             }
-            weight.push(weight[two[0]] + weight[two[1]]);
-            parent[two[0]] = k;
-            parent[two[1]] = k;
+            weight[k] = weight[two[0]] + weight[two[1]];
+            parent[two[0]] = k as u16;
+            parent[two[1]] = k as u16;
         }
-        let mut depth = vec![0u8; 2 * n - 1];
+        depth[2 * n - 2] = 0;
         for k in (0..2 * n - 2).rev() {
-            depth[k] = depth[parent[k]] + 1;
+            depth[k] = depth[usize::from(parent[k])] + 1;
         }
         if depth[..n].iter().all(|&x| x <= max) {
             let mut len = vec![0u8; f.len()];
             for (k, l) in leaves.iter().enumerate() {
-                len[l.1] = depth[k];
+                len[usize::from(l.1)] = depth[k];
             }
             return len;
         }

@@ -157,7 +157,12 @@ fn rect(tree: &resvg::usvg::Tree, w: u32, h: u32) -> Option<(i64, i64, i64, i64)
 /// Draws the piece `svg` over `canvas` (`w` x `h` pixels), as it would be
 /// drawn in place: the sprite of what it changed (None if it draws
 /// nothing), or Err if it does not parse or is not of that size.
-fn draw(svg: &str, canvas: &[u8], w: u32, h: u32) -> Result<Option<Sprite>, ()> {
+fn draw(
+    svg: &str,
+    canvas: &mut [u8],
+    (w, h): (u32, u32),
+    fresh: &mut crate::Fresh<'_>,
+) -> Result<Option<Sprite>, ()> {
     let tree = crate::parse(svg).ok_or(())?;
     if crate::scaled(&tree) != (w, h) {
         return Err(());
@@ -168,6 +173,7 @@ fn draw(svg: &str, canvas: &[u8], w: u32, h: u32) -> Result<Option<Sprite>, ()> 
     let conv = |v: i64| usize::try_from(v).map_err(|_| ());
     let (x, y, sw, sh) = (conv(x0)?, conv(y0)?, conv(x1 - x0)?, conv(y1 - y0)?);
     let cw = w as usize;
+    fresh.ensure(canvas, (y, y + sh), (x, x + sw));
     let mut under = Vec::with_capacity(sw * sh * 4);
     for row in 0..sh {
         let at = ((y + row) * cw + x) * 4;
@@ -275,21 +281,29 @@ fn keep(svg: &str, drawn: Option<Option<Arc<Sprite>>>) {
 /// place, each marked in `changed` where it lies: false if one of them
 /// cannot be drawn alone (`pixmap` is then spoilt where `changed` says:
 /// draw the top whole over a fresh copy of the layer).
-pub(crate) fn draw_over(pieces: &[String], pixmap: &mut Pixmap, changed: &mut Changed) -> bool {
+pub(crate) fn draw_over(
+    pieces: &[String],
+    pixmap: &mut Pixmap,
+    changed: &mut Changed,
+    fresh: &mut crate::Fresh<'_>,
+) -> bool {
     let (w, h) = (pixmap.width(), pixmap.height());
     let cw = w as usize;
     for piece in pieces {
         let canvas = pixmap.data_mut();
         let found = match kept(piece) {
             Some(None) => return false,
-            Some(Some(drawn)) => drawn
-                .into_iter()
-                .find(|s| s.as_ref().is_none_or(|s| s.fits(canvas, cw))),
+            Some(Some(drawn)) => drawn.into_iter().find(|s| {
+                s.as_ref().is_none_or(|s| {
+                    fresh.ensure(canvas, (s.y, s.y + s.h), (s.x, s.x + s.w));
+                    s.fits(canvas, cw)
+                })
+            }),
             None => None,
         };
         let sprite = match found {
             Some(s) => s,
-            None => match draw(piece, canvas, w, h) {
+            None => match draw(piece, canvas, (w, h), fresh) {
                 Ok(s) => {
                     let s = s.map(Arc::new);
                     keep(piece, Some(s.clone()));
