@@ -364,14 +364,14 @@ fn referee_desk(game: &Game, rules: &Rules, state: &State, picture: Picture) -> 
     }
     let where_ = wrap(
         &format!(
-            "Each side's board as its player was shown it ({}) is in desk.txt, attached: a mail carries one picture, and the maps once.",
+            "Each side's map as its player was shown it ({}) is in desk.txt, attached.",
             labels.join(", ")
         ),
         72,
     );
     Desk {
         text: format!("{held}{where_}"),
-        html: Some(String::new()),
+        html: None,
         file: Some((
             "desk.txt".into(),
             "text/plain; charset=utf-8".into(),
