@@ -269,38 +269,22 @@ pub(super) fn report_mail(
     if !job.judge_plays.is_empty() {
         text.push_str(&super::general::judge_plays_text(&job.judge_plays));
     }
-    let mut html_extra = String::new();
+    let mut desk_file = None;
     let copy = if *viewer == Viewer::Referee {
-        // The referee's desk: both sides' boards, labelled, and what waits
-        // for it.
-        let mut desk = String::new();
-        if let Some(t) = game.held_from {
-            desk.push_str(&format!(
-                "HELD FOR YOUR REVIEW: the players have not seen turn {t} onwards.\nReply APPROVE to release the results, or AMEND to correct them first.\n\n"
-            ));
+        let desk = referee_desk(game, rules, state, picture);
+        text = format!("{text}\n{}", desk.text);
+        if let Some(extra) = desk.html {
+            parts.board_html = format!(
+                "{}{extra}",
+                crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
+            );
         }
-        for side in rules.sides(state) {
-            let p = rules.report_parts(state, &[], &Viewer::Side(side.clone()), None);
-            let label = format!("WHAT {} SEES", side.to_uppercase());
-            desk.push_str(&format!(
-                "{label}\n{}\n{}\n",
-                "=".repeat(label.len()),
-                p.map
-            ));
-            html_extra.push_str(&crate::report::html::labelled_board(&label, &p.board_html));
-        }
-        text = format!("{text}\n{desk}");
+        desk_file = desk.file;
         ", referee's copy"
     } else {
         ""
     };
     let subject = format!("Game {}: {}{copy}", game.id, super::made_heading(made));
-    if !html_extra.is_empty() {
-        parts.board_html = format!(
-            "{}{html_extra}",
-            crate::report::html::labelled_board("THE REFEREE'S BOARD", &parts.board_html)
-        );
-    }
     let mut m = Outgoing {
         to: job.to.clone(),
         subject,
@@ -312,5 +296,106 @@ pub(super) fn report_mail(
     };
     let heading = m.subject.clone();
     super::show_board(&mut m, &parts, &heading, picture);
+    if let Some(file) = desk_file {
+        m.attachments.insert(0, file);
+    }
     Ok(m)
+}
+
+/// What the referee's copy adds to the referee's report: the review's
+/// notice and the desk (each side's board, labelled, as its player was
+/// shown it).
+struct Desk {
+    /// Said after the report's text.
+    text: String,
+    /// What the HTML board fragment shows after the referee's own board,
+    /// labelled (None: the fragment stays as it is).
+    html: Option<String>,
+    /// The desk as a file of its own (`desk.txt`): (name, MIME type, bytes).
+    file: Option<(String, String, Vec<u8>)>,
+}
+
+/// The referee's desk for a report mail drawn as `picture`.
+///
+/// With a PNG (the default) a mail carries one picture, the referee's
+/// board, and each side's map went twice (in the text and in the HTML
+/// part's copy of it): four Memoir '44 referee's copies were 83-87 KB
+/// (issue 53, acceptance 3). So the desk goes once, as `desk.txt`,
+/// attached (every client shows or opens a text attachment), and the
+/// text and the HTML say where. With SVG or both every board is drawn in
+/// the HTML, under its heading, and the text carries the desk; with no
+/// picture the text does.
+fn referee_desk(game: &Game, rules: &Rules, state: &State, picture: Picture) -> Desk {
+    let mut held = String::new();
+    if let Some(t) = game.held_from {
+        held.push_str(&format!(
+            "HELD FOR YOUR REVIEW: the players have not seen turn {t} onwards.\nReply APPROVE to release the results, or AMEND to correct them first.\n\n"
+        ));
+    }
+    let apart = picture == Picture::Png;
+    // The side's board is not drawn when only its map travels.
+    let unpictured;
+    let rules = if apart {
+        unpictured = rules.without_board();
+        &unpictured
+    } else {
+        rules
+    };
+    let (mut desk, mut html_extra, mut labels) = (String::new(), String::new(), Vec::new());
+    for side in rules.sides(state) {
+        let p = rules.report_parts(state, &[], &Viewer::Side(side.clone()), None);
+        let label = format!("WHAT {} SEES", side.to_uppercase());
+        desk.push_str(&format!(
+            "{label}\n{}\n{}\n",
+            "=".repeat(label.len()),
+            p.map
+        ));
+        if !apart {
+            html_extra.push_str(&crate::report::html::labelled_board(&label, &p.board_html));
+        }
+        labels.push(label);
+    }
+    if !apart {
+        return Desk {
+            text: format!("{held}{desk}"),
+            html: (!html_extra.is_empty()).then_some(html_extra),
+            file: None,
+        };
+    }
+    let where_ = wrap(
+        &format!(
+            "Each side's map as its player was shown it ({}) is in desk.txt, attached.",
+            labels.join(", ")
+        ),
+        72,
+    );
+    Desk {
+        text: format!("{held}{where_}"),
+        html: None,
+        file: Some((
+            "desk.txt".into(),
+            "text/plain; charset=utf-8".into(),
+            desk.into_bytes(),
+        )),
+    }
+}
+
+/// `s` broken at spaces into lines of at most `width` characters.
+fn wrap(s: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in s.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }

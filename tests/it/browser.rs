@@ -112,7 +112,7 @@ fn battle_star_markers_draw_on_the_board() {
     chromium.screenshot(&page, "1000,800");
     let line = chromium.measure(&page);
     let want = format!(
-        "hexes={} units={} legend=bridge,river,town,woods,sandbag,wire,battle-star,kind-inf,kind-arm,strength,arrow-move,arrow-retreat,arrow-battle markers={}:heroic-leader,B2:drop-zone,E5:charges,I5:bridge-hits",
+        "hexes={} units={} legend=side-allies,side-axis,bridge,river,town,woods,sandbag,wire,battle-star,kind-inf,kind-arm,strength,arrow-move,arrow-retreat,arrow-battle markers={}:heroic-leader,B2:drop-zone,E5:charges,I5:bridge-hits",
         5 * 13 + 4 * 12,
         v.units.len(),
         leader.at
@@ -265,7 +265,7 @@ fn the_desert_report_draws_the_tiles_with_their_legend() {
     let page = Page::new("bir-hakeim.html", &html, &board_script(LEGEND, LEGEND_TAIL));
     let line = chromium.measure(&page);
     let want = format!(
-        "hexes={} units={} legend=desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches,kind-inf,kind-art,kind-arm,strength,arrow-move,arrow-retreat,arrow-battle",
+        "hexes={} units={} legend=side-allies,side-axis,desert-town,oasis,palm-trees,supply-depot,wadi,field-bunker,trenches,kind-inf,kind-art,kind-arm,strength,arrow-move,arrow-retreat,arrow-battle",
         5 * 13 + 4 * 12,
         state.units.len()
     );
@@ -330,8 +330,10 @@ fn the_fall_of_london_report_draws_the_martians_and_the_thames() {
         "hexes={} units={} legend={}",
         5 * 13 + 4 * 12,
         state.units.len(),
-        tiles
+        // The sides' colours first (issue 53).
+        ["side-british", "side-martians"]
             .into_iter()
+            .chain(tiles)
             .chain(obstacles)
             .map(str::to_string)
             .chain(kinds)

@@ -210,6 +210,9 @@ struct Busy {
     largest: (usize, String),
     /// The same of the referee's copies (a Kriegspiel game's).
     largest_referee: (usize, String),
+    /// The last turn's text reports (the text/plain part and every text
+    /// attachment), by recipient (the address's local part).
+    last_texts: Vec<(String, String)>,
 }
 
 /// What an event of the store is, for the picture: a move, fire or a
@@ -429,6 +432,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
     let mut plain = Vec::new();
     let mut largest = (0, String::new());
     let mut largest_referee = (0, String::new());
+    let mut last_texts = Vec::new();
     for (name, raw) in site.outbox() {
         let msg = mail_parser::MessageParser::default()
             .parse(raw.as_bytes())
@@ -468,6 +472,15 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
             let stem = name.trim_end_matches(".eml");
             let _ = std::fs::write(format!("{dir}/{scenario}-{viewer}-{stem}.eml"), &raw);
         }
+        if of_last {
+            let mut all = msg.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
+            for a in msg.attachments() {
+                if a.is_text() {
+                    all.push_str(&String::from_utf8_lossy(a.contents()));
+                }
+            }
+            last_texts.push((to.split('@').next().unwrap().to_string(), all));
+        }
         if of_last && html.contains("<svg") {
             let viewer = to.split('@').next().unwrap().to_string();
             let json = msg
@@ -493,6 +506,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
         plain,
         largest,
         largest_referee,
+        last_texts,
     })
 }
 
@@ -944,11 +958,11 @@ fn after_a_busy_turn_every_plain_line_fits_78_columns_and_every_reply_line_72() 
 /// `PRESENTATION_DUMP=DIR` keeps each scenario's largest mail to look at.
 #[test]
 fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
-    /// The referee's copy's bound: see below.
-    const REFEREE_COPY_BOUND: usize = 90 * 1024;
+    /// The referee's copy's bound, the players' (it was 90 KB: see below).
+    const REFEREE_COPY_BOUND: usize = 80 * 1024;
     let site = Site::new();
     let shipped = site.ok(&["scenarios"]);
-    let mut bad = Vec::new();
+    let (mut bad, mut lost) = (Vec::new(), Vec::new());
     let (mut checked, mut referees) = (0, 0);
     for (i, scenario) in shipped
         .lines()
@@ -973,12 +987,14 @@ fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
                 bad.push(format!("{name}: {size} bytes"));
             }
             // The referee's copy carries the referee's board and each
-            // side's map as text (one picture a mail: it carried three
-            // PNGs, 178 KB): 84-87 KB for three Memoir '44 scenarios, so
-            // over the 80 KB asked (issue 53, acceptance 3: open; the
-            // players' and observers' mails above are held to it).
+            // side's map (one picture a mail: it carried three PNGs,
+            // 178 KB); with each side's map in the text and again in the
+            // HTML part's copy of it four were 83-87 KB. The desk now goes
+            // once, as desk.txt: every referee's copy is held to 80 KB too,
+            // and every side's map must still reach the referee.
             let (size, name) = &game.largest_referee;
             if game.kriegspiel {
+                lost.extend(desk_lost(&game));
                 eprintln!("SIZE {name}: {size} bytes (referee's copy)");
                 assert!(*size > 10_000, "{scenario}: no referee's copy");
                 if *size >= REFEREE_COPY_BOUND {
@@ -989,7 +1005,61 @@ fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
     }
     assert!(checked >= 13 + 4, "only {checked} games");
     assert!(referees >= 4, "only {referees} Kriegspiel games");
+    assert!(lost.is_empty(), "{}", lost.join("\n"));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// What a Kriegspiel referee's mails of the last turn lost of what each
+/// side was shown: each side's map (from its title line to the line that
+/// says which edge it is seen from) as the side's own report drew it must
+/// be in the referee's mail (text or a text attachment) under
+/// `WHAT <SIDE> SEES` (issue 53, acceptance 3: the desk leaves the HTML
+/// part to keep the mail under 80 KB, and must not be lost on the way).
+fn desk_lost(game: &Busy) -> Vec<String> {
+    let mut lost = Vec::new();
+    let referee: Vec<&String> = game
+        .last_texts
+        .iter()
+        .filter(|(to, _)| to == "referee")
+        .map(|(_, t)| t)
+        .collect();
+    if referee.is_empty() {
+        return vec![format!(
+            "{}: no referee's copy of the last turn",
+            game.scenario
+        )];
+    }
+    for side in &game.sides {
+        let Some((_, own)) = game.last_texts.iter().find(|(to, _)| to == side) else {
+            lost.push(format!("{}: no report to {side}", game.scenario));
+            continue;
+        };
+        let lines: Vec<&str> = own.lines().collect();
+        let Some(seen) = lines.iter().position(|l| l.starts_with("Seen from")) else {
+            lost.push(format!("{}: {side}'s report has no map", game.scenario));
+            continue;
+        };
+        let Some(title) = lines[..seen]
+            .iter()
+            .rposition(|l| l.contains(", after turn "))
+        else {
+            lost.push(format!("{}: {side}'s map has no title", game.scenario));
+            continue;
+        };
+        let map = lines[title..=seen].join("\n");
+        let label = format!("WHAT {} SEES", side.to_uppercase());
+        let shown = referee.iter().any(|t| {
+            t.split_once(&label)
+                .is_some_and(|(_, after)| after.replace("\r\n", "\n").contains(&map))
+        });
+        if !shown {
+            lost.push(format!(
+                "{}: the referee's mail does not show {label} as {side} was shown it:\n{map}",
+                game.scenario
+            ));
+        }
+    }
+    lost
 }
 
 /// Issue 53, item 4: a Charge! musket volley is drawn as the other fire
@@ -1756,6 +1826,104 @@ fn grid_arrowheads_lie_over_no_unit_or_label() {
     assert!(
         heads > 50 && planted > 20,
         "{heads} heads, {planted} planted"
+    );
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Issue 53, the looks seen in Pegasus Bridge's reports (Memoir '44) and
+/// not fixed: a battle's hit count hidden (the arrow between neighbouring
+/// hexes a stub under the firer), a retreat's head black under orange
+/// dashes, and a legend without the sides' colours. Pegasus Bridge played
+/// to a busy turn from the seed of the 80 KB test's game (100) and three
+/// more, from every seat, checked on the SVG's geometry: every battle's
+/// hits written, inside the picture, over no unit, no unit's label and no
+/// other battle's hits; every arrow's head (on the board and in the
+/// legend) the colour of its shaft; each side's colour in the legend, the
+/// colour its units are drawn in.
+#[test]
+fn memoir44_hits_show_heads_match_their_arrows_and_the_legend_names_the_sides() {
+    let mut bad = Vec::new();
+    let (mut battles, mut retreats, mut pictures) = (0, 0, 0);
+    for seed in [100, 0, 1, 2] {
+        let game = busy_game("pegasus-bridge", false, seed, "svg").expect("a game");
+        for s in &game.seen {
+            for svg in &s.svgs {
+                pictures += 1;
+                let what = format!("seed {seed}: {}", s.what);
+                let head = svg.split('>').next().unwrap();
+                let (w, h) = (num(head, "width"), num(head, "height"));
+                let (labels, units) = label_boxes(svg);
+                let hits_drawn = text_boxes(svg, "hits");
+                let lines = svg.matches("<line class=\"battle\"").count();
+                battles += lines;
+                if hits_drawn.len() != lines {
+                    bad.push(format!(
+                        "{what}: {lines} battles, {} hits",
+                        hits_drawn.len()
+                    ));
+                }
+                for (i, (b, t)) in hits_drawn.iter().enumerate() {
+                    if b.0 < 0.0 || b.1 < 0.0 || b.2 > w || b.3 > h {
+                        bad.push(format!("{what}: the hits {t} {b:?} outside {w}x{h}"));
+                    }
+                    for (l, u, _) in &labels {
+                        if overlap(*b, *l) > 1.0 {
+                            bad.push(format!("{what}: the hits {t} {b:?} over the label {u}"));
+                        }
+                    }
+                    for (j, parts) in units.iter().enumerate() {
+                        if parts.iter().any(|p| hits(*b, p)) {
+                            bad.push(format!("{what}: the hits {t} {b:?} over unit #{j}"));
+                        }
+                    }
+                    for (c, u) in &hits_drawn[i + 1..] {
+                        if overlap(*b, *c) > 1.0 {
+                            bad.push(format!("{what}: the hits {t} and {u} overlap"));
+                        }
+                    }
+                }
+                for t in svg.split('<').filter(|t| t.contains("marker-end=\"url(#")) {
+                    let id = t
+                        .split("marker-end=\"url(#")
+                        .nth(1)
+                        .and_then(|r| r.split(')').next())
+                        .unwrap();
+                    let marker = svg
+                        .split(&format!("<marker id=\"{id}\""))
+                        .nth(1)
+                        .and_then(|m| m.split("</marker>").next())
+                        .unwrap_or_else(|| panic!("{what}: no marker {id}"));
+                    let fill = marker.split("<path").nth(1).and_then(|p| attr(p, "fill"));
+                    retreats += usize::from(t.starts_with("polyline class=\"retreat\""));
+                    if fill != attr(t, "stroke") {
+                        bad.push(format!("{what}: the head {fill:?} of {t:?}"));
+                    }
+                }
+                for side in &game.sides {
+                    let drawn = svg
+                        .split("<g class=\"unit\" data-hex=\"")
+                        .skip(1)
+                        .find(|g| g.contains(&format!("data-side=\"{side}\"")))
+                        .and_then(|g| g.split("<use href=\"#u\"").nth(1))
+                        .and_then(|u| attr(u, "fill"));
+                    let shown = svg
+                        .split(&format!("data-legend=\"side-{side}\""))
+                        .nth(1)
+                        .and_then(|l| l.split("</g>").next())
+                        .map(|l| (attr(l, "fill"), l.contains(&cap(side))));
+                    match (drawn, shown) {
+                        (Some(c), Some((Some(f), true))) if c == f => {}
+                        (d, s) => bad.push(format!(
+                            "{what}: {side}'s units drawn {d:?}, its legend {s:?}"
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        pictures >= 12 && battles >= 4 && retreats >= 1,
+        "{pictures} pictures, {battles} battles, {retreats} retreats"
     );
     assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
 }

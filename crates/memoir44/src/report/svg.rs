@@ -213,7 +213,7 @@ fn head(o: &mut String, v: &View, w: i32, h: i32) {
     );
     let _ = write!(
         o,
-        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111" stroke-width="1" paint-order="normal"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker>"##,
+        r##"<defs><polygon id="h" points="0,-{R} {HW},-{r2} {HW},{r2} 0,{R} -{HW},{r2} -{HW},-{r2}"/><rect id="u" x="-14" y="-9" width="28" height="18" rx="3" stroke="#111" stroke-width="1" paint-order="normal"/><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker><marker id="arrow-red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#c00"/></marker><marker id="arrow-orange" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{RETREAT}"/></marker>"##,
         r2 = R / 2
     );
     o.push_str(&symbols::defs(&kinds(v)));
@@ -415,6 +415,8 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
     o.push_str(
         "<g class=\"last-turn\" stroke-width=\"3\" stroke-opacity=\"0.75\" fill=\"none\">\n",
     );
+    // Where the battles' hits are written so far.
+    let mut placed: Vec<(i32, i32)> = Vec::new();
     for e in &v.last_turn {
         match e {
             Event::Move { path, .. } | Event::Retreat { path, .. } if path.len() > 1 => {
@@ -425,10 +427,13 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                 let pts: Vec<String> = at.iter().map(|(x, y)| format!("{x},{y}")).collect();
                 let _ = writeln!(
                     o,
-                    r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#arrow)"{}/>"##,
+                    r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#{})"{}/>"##,
                     if retreat { "retreat" } else { "move" },
                     pts.join(" "),
-                    if retreat { "#e08a00" } else { "#222" },
+                    if retreat { RETREAT } else { "#222" },
+                    // A retreat's head is orange as its dashes (it was the
+                    // moves' black, issue 53).
+                    if retreat { "arrow-orange" } else { "arrow" },
                     if retreat {
                         r#" stroke-dasharray="5 3""#
                     } else {
@@ -456,17 +461,63 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                     o,
                     r##"<line class="battle" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
                 );
+                let (hx, hy) = hits_at(g.centre(*f), g.centre(*at), &placed);
+                placed.push((hx, hy));
                 let _ = writeln!(
                     o,
-                    r##"<text class="hits" x="{}" y="{}" font-size="11" font-weight="bold" fill="#c00" stroke="none" text-anchor="middle">{hits}</text>"##,
-                    (x1 + x2) / 2 + 6,
-                    (y1 + y2) / 2 - 4
+                    r##"<text class="hits" x="{hx}" y="{hy}" font-size="11" font-weight="bold" fill="#c00" stroke="#fff" stroke-width="3" stroke-opacity="1" paint-order="stroke" text-anchor="middle">{hits}</text>"##
                 );
             }
             _ => {}
         }
     }
     o.push_str("</g>\n");
+}
+
+/// Where a battle's hits are written (the text's anchor and baseline):
+/// beside the shaft just behind the head, half a hex short of the target's
+/// centre (between two neighbouring hexes' units, where the head lies),
+/// 12 units off the line on its upper side (clear of the head, 15 units
+/// wide), on a white halo. They were written 6 units right of the middle
+/// of the drawn shaft, which between neighbouring hexes is mostly under
+/// the firer's unit: the count was hidden and the arrow read as a stub
+/// (issue 53, seen in Pegasus Bridge's reports). Where an earlier
+/// battle's hits are written there (two units battling one target from
+/// one direction), the other side of the shaft, then a hex further back.
+fn hits_at(from: (i32, i32), to: (i32, i32), placed: &[(i32, i32)]) -> (i32, i32) {
+    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    // The normal that points up (or right, for an upright line).
+    let (mut nx, mut ny) = (-dy / len, dx / len);
+    if ny > 0.0 || (ny == 0.0 && nx < 0.0) {
+        (nx, ny) = (-nx, -ny);
+    }
+    let at = |back: f64, side: f64| {
+        let back = back.min(len / 2.0);
+        // The digits' box is about 7 by 8 units above the baseline: its
+        // centre 12 units off the line.
+        (
+            (f64::from(to.0) - dx / len * back + 12.0 * side * nx).round() as i32,
+            (f64::from(to.1) - dy / len * back + 12.0 * side * ny + 4.0).round() as i32,
+        )
+    };
+    let clear = |(x, y): (i32, i32)| {
+        placed
+            .iter()
+            .all(|p| (p.0 - x).abs() >= 12 || (p.1 - y).abs() >= 12)
+    };
+    let hex = f64::from(2 * HW);
+    [0.0, 1.0, 2.0]
+        .into_iter()
+        .filter(|k| *k == 0.0 || f64::from(HW) + hex * k < len - f64::from(HW))
+        .flat_map(|k| {
+            [
+                at(f64::from(HW) + hex * k, 1.0),
+                at(f64::from(HW) + hex * k, -1.0),
+            ]
+        })
+        .find(|p| clear(*p))
+        .unwrap_or_else(|| at(f64::from(HW), 1.0))
 }
 
 /// The end of an arrow from `from` to the hex centred at `to`, pulled back
@@ -753,16 +804,20 @@ fn legend_sample(o: &mut String, id: &str, sample: Sample, x: i32, y: i32, name:
     );
 }
 
+/// The colour of a retreat's arrow, its dashes and its head.
+const RETREAT: &str = "#e08a00";
+
 /// The mark of a Battle Star marker on the board.
 const MARKER_STAR: char = '\u{2605}';
 
 /// The narrowest legend entry and the height of a legend line, in SVG units.
-const LEGEND_ITEM: i32 = 100;
+const LEGEND_ITEM: i32 = 96;
 
 /// The width of the legend's entries: room for the longest name (about
 /// 6 units a character at 10), at least [`LEGEND_ITEM`]. Entries 150 wide
 /// put Pegasus Bridge's twelve on three rows, and its busy-turn mail over
-/// 80 KB with the strength's pips (issue 53).
+/// 80 KB with the strength's pips (issue 53); at 96 (room for "figures
+/// left") its fourteen with the sides' colours are seven to a row, on two.
 fn legend_item_width(legend: &[LegendItem]) -> i32 {
     legend
         .iter()
@@ -804,17 +859,27 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
     }
     tiles.sort();
     obstacles.sort();
-    let mut out: Vec<LegendItem> = tiles
-        .into_iter()
-        .map(|id| LegendItem {
-            name: id.replace('-', " "),
-            fill: tile_style(&id).0,
+    // The sides' colours first (issue 53: the legend had none).
+    let mut out: Vec<LegendItem> = v
+        .sides
+        .iter()
+        .map(|s| LegendItem {
+            id: format!("side-{}", s.id),
+            name: crate::render::side_name(&s.id),
+            fill: side_colour(v, &s.id),
             mark: None,
             kind: None,
             sample: None,
-            id,
         })
         .collect();
+    out.extend(tiles.into_iter().map(|id| LegendItem {
+        name: id.replace('-', " "),
+        fill: tile_style(&id).0,
+        mark: None,
+        kind: None,
+        sample: None,
+        id,
+    }));
     out.extend(obstacles.into_iter().map(|id| LegendItem {
         name: id.replace('-', " "),
         fill: "",
@@ -860,7 +925,7 @@ fn legend_items(v: &View) -> Vec<LegendItem> {
         (
             "arrow-retreat",
             "retreat",
-            Sample::Arrow("#e08a00", "arrow", true),
+            Sample::Arrow(RETREAT, "arrow-orange", true),
         ),
         (
             "arrow-battle",
