@@ -19,9 +19,13 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// What one recipient sees (docs/report-json.md, measured family).
+///
+/// The mail carries it beside the text report, so it leaves out what
+/// only repeats: a unit's fields at their default and an event's
+/// sentence, which is the report's line (issue 53, acceptance 3: Minden's
+/// busy turn's view.json was 18 KB of an 85 KB mail).
 #[derive(Debug, Clone, Serialize)]
-#[serde(bound = "")]
-pub struct View<B: Book> {
+pub struct View {
     pub schema: u32,
     pub family: &'static str,
     pub ruleset: String,
@@ -35,25 +39,67 @@ pub struct View<B: Book> {
     pub sides: Vec<String>,
     pub viewer: Viewer,
     pub terrain: Vec<Feature>,
-    pub units: Vec<Unit<B>>,
+    /// The units, each without its fields at their default
+    /// ([`UNIT_DEFAULTS`]).
+    pub units: Vec<serde_json::Value>,
     pub removed: Vec<u32>,
     pub waiting: Vec<String>,
-    /// Written with sorted keys, as the store holds them.
-    #[serde(serialize_with = "adjutant_rules::event::serialize_sorted")]
-    pub last: Vec<B::Event>,
+    /// The events with sorted keys, as the store holds them, less what the
+    /// text report repeats ([`event_json`]).
+    pub last: Vec<serde_json::Value>,
     pub over: bool,
     pub winner: Option<String>,
 }
 
+/// A unit's fields that view.json leaves out at their default: no
+/// officers, no volley fired, not broken, no moves still to spend in a
+/// ford, no rest banked.
+pub const UNIT_DEFAULTS: [&str; 5] = ["officers", "volleyed", "broken", "crossing", "rest"];
+
+/// A unit as view.json writes it: its stored fields but those of
+/// [`UNIT_DEFAULTS`] at their default (an empty list, false, 0).
+fn unit_json<B: Book>(u: &Unit<B>) -> serde_json::Value {
+    let mut v = serde_json::to_value(u).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        for k in UNIT_DEFAULTS {
+            let default = m.get(k).is_some_and(|f| {
+                f == &serde_json::Value::Bool(false)
+                    || f.as_u64() == Some(0)
+                    || f.as_array().is_some_and(Vec::is_empty)
+            });
+            if default {
+                m.remove(k);
+            }
+        }
+    }
+    v
+}
+
+/// An event as view.json writes it: as the store holds it (keys sorted),
+/// without its `text` where that is the sentence the report prints for it
+/// (every Seven Years' War event: the report's "What happened" line) and
+/// without the Seven Years' War's `"syw": true` mark (`ruleset` names the
+/// rulebook). A Charge! event's `text` (a length as written) stays.
+fn event_json<B: Book>(e: &B::Event) -> serde_json::Value {
+    let mut v = serde_json::to_value(e).unwrap_or_default();
+    let sentence = B::describe(e);
+    if let Some(m) = v.as_object_mut() {
+        if sentence.is_some() && m.get("text").and_then(|t| t.as_str()) == sentence.as_deref() {
+            m.remove("text");
+        }
+        if m.get("syw") == Some(&serde_json::Value::Bool(true)) {
+            m.remove("syw");
+        }
+    }
+    v
+}
+
 #[must_use]
-pub fn view<B: Book>(
-    r: &Ruleset<B>,
-    st: &State<B>,
-    viewer: &Viewer,
-    events: &[B::Event],
-) -> View<B> {
+pub fn view<B: Book>(r: &Ruleset<B>, st: &State<B>, viewer: &Viewer, events: &[B::Event]) -> View {
     View {
-        schema: 1,
+        // 2: units' fields at their default and the events' sentences left
+        // out (docs/report-json.md, "The measured family").
+        schema: 2,
         family: "measured",
         ruleset: st.ruleset.clone(),
         scenario: st.scenario.clone(),
@@ -65,7 +111,7 @@ pub fn view<B: Book>(
         sides: st.sides.clone(),
         viewer: viewer.clone(),
         terrain: st.terrain.clone(),
-        units: st.units.clone(),
+        units: st.units.iter().map(unit_json).collect(),
         removed: st.removed.clone(),
         waiting: r
             .book()
@@ -73,7 +119,7 @@ pub fn view<B: Book>(
             .iter()
             .map(|i| st.sides[*i].clone())
             .collect(),
-        last: events.to_vec(),
+        last: events.iter().map(event_json::<B>).collect(),
         over: st.over,
         winner: st.winner.clone(),
     }
