@@ -1330,7 +1330,11 @@ fn the_look_ahead_plays_the_enemys_last_turn_against_a_one_figure_hold() {
     let weak = State::of(m);
     assert_eq!(rules.phase(&weak).sides, vec!["allies".to_string()]);
     let seed = [5u8; 32];
-    let d = adjutant::general::decide(&rules, &weak, "allies", &seed, 7, Settings::default())
+    let reply = Settings {
+        answers: 3,
+        ..Settings::default()
+    };
+    let d = adjutant::general::decide(&rules, &weak, "allies", &seed, 7, reply)
         .expect("the Allies decide");
     assert!(
         d.value < 100_000.0,

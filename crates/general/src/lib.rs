@@ -46,7 +46,10 @@ pub struct Settings {
     /// look-ahead ([`adjutant_rules::ErasedFamily::deal_unseen`]), the
     /// enemy's reply there is the best for the enemy of its pass and up to
     /// this many of the family's own orders for it (`general_orders`),
-    /// scored one ply deep; elsewhere the enemy passes. 0: it passes.
+    /// scored one ply deep; elsewhere the enemy passes. 0 (the default):
+    /// nothing is dealt and the enemy passes, the look-ahead as before it
+    /// (measured at 3: some ten times the cost of a decision and no
+    /// stronger at 40 games, docs/general.md).
     pub answers: usize,
 }
 
@@ -57,7 +60,7 @@ impl Default for Settings {
             streams: 3,
             replies: 4,
             refine: 8,
-            answers: 3,
+            answers: 0,
         }
     }
 }
@@ -132,7 +135,11 @@ pub fn decide(
         seed,
         turn,
         settings,
-        dealt: deal(rules, &known, side, seed, turn, settings.streams),
+        dealt: if settings.answers == 0 {
+            Vec::new()
+        } else {
+            deal(rules, &known, side, seed, turn, settings.streams)
+        },
     };
     let mut best: Option<Decision> = None;
     let considered = candidates.len();

@@ -73,6 +73,8 @@ pub fn general_orders(
 struct Goals {
     enemies: Vec<Hex>,
     objectives: Vec<Hex>,
+    /// The enemy's objectives it holds (among `objectives`).
+    deny: Vec<Hex>,
     held: Vec<Hex>,
     towns: Vec<Hex>,
     handling: String,
@@ -98,6 +100,12 @@ impl Goals {
             .chain(s.objectives.iter().filter(|o| o.side != si && o.held))
             .map(|o| o.at)
             .collect();
+        let deny = s
+            .objectives
+            .iter()
+            .filter(|o| o.side != si && o.held)
+            .map(|o| o.at)
+            .collect();
         let held = mine.filter(|o| o.held).map(|o| o.at).collect();
         let towns = s
             .worlds
@@ -108,6 +116,7 @@ impl Goals {
         Goals {
             enemies,
             objectives,
+            deny,
             held,
             towns,
             handling: ctx.r.worlds.handling.clone(),
@@ -362,8 +371,8 @@ fn build(
     check(ctx, s, si, &text).map(|_| text)
 }
 
-/// The close assaults that take ground on an objective the side wants
-/// first among the battles, where the engine accepts that order: a unit
+/// The close assaults that take ground on an objective of the enemy's it
+/// holds first among the battles, where the engine accepts that order: a unit
 /// that may not take ground (a gun) destroying the enemy there first
 /// leaves the hex empty, and the objective with the enemy (watched:
 /// Miteiriya Ridge's Axis shelled the Allied unit on the ridge off it, and
@@ -374,7 +383,7 @@ fn take_ground_first(ctx: &Ctx<'_>, s: &State, si: usize, text: String, goals: &
             && l.split_whitespace()
                 .nth(2)
                 .and_then(Hex::parse)
-                .is_some_and(|t| goals.objectives.contains(&t))
+                .is_some_and(|t| goals.deny.contains(&t))
     };
     let lines: Vec<&str> = text.lines().collect();
     if !lines.iter().any(|l| first(l)) {
