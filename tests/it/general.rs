@@ -1107,77 +1107,89 @@ fn a_recording_server_gets_each_mail_of_a_game_against_the_judge_once() {
     }
 }
 
-/// Miteiriya Ridge's Allies reached five medals with a one-figure tank on
-/// the ridge beside the enemy and drew. The last session's reading was that
-/// the look-ahead played the Axis's last Counter-Attack turn as a pass and
-/// so scored a fifth medal as a won game (a million). It does not: the
-/// general's position blanks the enemy's hand ("A player may not know which
-/// Command Cards his opponent has"), Memoir '44's pass orders are a card
-/// played ordering no unit, so the enemy has no orders there, the
-/// look-ahead stops at once and a candidate is scored one ply deep, by the
-/// family's score (docs/general.md, "The look-ahead in Memoir '44"). This
-/// pins that reading: a fifth medal that waits on the Axis's last turn is
-/// worth a likely win, never the million of a won game (here the general
-/// finds orders that make either hold safe: some 400,011).
+/// The enemy's hand in the general's look-ahead (`deal_unseen`): the
+/// side's view blanks it ("A player may not know which Command Cards his
+/// opponent has"), so the enemy had no orders there and the look-ahead
+/// never played its turn (docs/general.md, "The look-ahead in Memoir '44").
+/// Now the general deals the enemy a hand of the scenario's size from the
+/// cards its side has not seen (the enemy's hand and the deck, one sorted
+/// pool in its view), with dice of its own: the dealt enemy has orders, the
+/// side's own hand, the board and the discards are untouched, the same
+/// dice deal the same hand, and twins that differ only in which unseen
+/// cards the enemy really holds, or in the deck's order, deal alike.
 #[test]
-fn the_look_ahead_scores_a_fifth_medal_awaiting_the_last_turn_by_the_score_not_as_won() {
-    use adjutant::rules::memoir44::board::Hex;
+fn the_look_ahead_deals_the_enemy_a_hand_from_the_cards_its_side_has_not_seen() {
     let rules = Rules::for_scenario("miteiriya-ridge").unwrap();
     let state = setup_state(&rules, &Scenario::shipped("miteiriya-ridge"), &[9; 32]).unwrap();
-    let base = state.get::<memoir44::State>().unwrap().clone();
+    let m = state.get::<memoir44::State>().unwrap().clone();
     let (allies, axis) = (
-        base.side_index("allies").unwrap(),
-        base.side_index("axis").unwrap(),
+        m.side_index("allies").unwrap(),
+        m.side_index("axis").unwrap(),
     );
-    let ridge = Hex::parse("G7").unwrap();
-    let with = |figures: u32| {
-        let mut m = base.clone();
-        m.units.retain(|u| u.at != ridge);
-        let tank = m
-            .units
-            .iter_mut()
-            .find(|u| u.side == allies)
-            .expect("an Allied unit");
-        tank.at = ridge;
-        tank.figures = figures;
-        for o in m.objectives.iter_mut().filter(|o| o.at == ridge) {
-            o.held = true;
-        }
-        // Four medals and the ridge: five, the Allies to play.
-        m.medal_units[allies] = 4;
-        m.medal_units[axis] = 3;
-        m.figures_removed[allies] = 19;
-        m.figures_removed[axis] = 12;
-        State::of(m)
+    let known = rules.knowledge(&state, "allies");
+    // The Axis's orders once the Allies have played (a pass) on a position.
+    let axis_orders = |s: &State| {
+        let pass = rules.pass_orders(s, "allies").unwrap();
+        let orders = [Orders {
+            side: "allies".into(),
+            text: pass,
+        }];
+        let mut dice = ChaChaDice::from_seed([3; 32]);
+        let mut deck = ChaChaDice::from_seed([4; 32]);
+        let mut chance = adjutant::rules::Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let after = rules.adjudicate(s, &orders, &mut chance).unwrap().state;
+        assert_eq!(rules.phase(&after).sides, vec!["axis".to_string()]);
+        rules.pass_orders(&after, "axis")
     };
-    let seed = [5u8; 32];
-    let weak = with(1);
     assert_eq!(
-        rules.phase(&weak).sides,
-        vec!["allies".to_string()],
-        "the Allies to play"
-    );
-    assert_eq!(
-        rules.pass_orders(&rules.knowledge(&weak, "allies"), "axis"),
+        axis_orders(&known),
         None,
-        "the Allies' view holds no Axis card: the Axis has no orders in their look-ahead"
+        "the Allies' view holds no Axis card: no Axis orders in it"
     );
-    let d = adjutant::general::decide(&rules, &weak, "allies", &seed, 7, Settings::default())
-        .expect("the Allies decide");
-    assert!(
-        d.value < 450_000.0,
-        "a win that waits on the Axis's last turn is no sure thing: {} ({})",
-        d.value,
-        d.orders
+    let deal = |known: &State, n: u8| {
+        rules
+            .deal_unseen(known, "allies", &mut ChaChaDice::from_seed([n; 32]))
+            .expect("Memoir '44 deals the unseen")
+    };
+    let dealt = deal(&known, 1);
+    let d = dealt.get::<memoir44::State>().unwrap();
+    let k = known.get::<memoir44::State>().unwrap();
+    assert_eq!(d.hands[allies], m.hands[allies], "the Allies' own hand");
+    assert_eq!(
+        d.hands[axis].len(),
+        m.hands[axis].len(),
+        "the Axis's hand size"
     );
-    let strong =
-        adjutant::general::decide(&rules, &with(3), "allies", &seed, 7, Settings::default())
-            .expect("the Allies decide");
+    assert_eq!((&d.units, &d.discard), (&k.units, &k.discard));
+    let mut pool: Vec<String> = d.hands[axis].iter().chain(&d.deck).cloned().collect();
+    pool.sort();
+    let mut unseen: Vec<String> = m.hands[axis].iter().chain(&m.deck).cloned().collect();
+    unseen.sort();
+    assert_eq!(pool, unseen, "dealt from the unseen cards, every one kept");
+    assert!(axis_orders(&dealt).is_some(), "the dealt Axis has orders");
+    assert_eq!(
+        deal(&known, 1).get::<memoir44::State>().unwrap().hands,
+        d.hands,
+        "the same dice deal the same hand"
+    );
+    let hands = |n: u8| deal(&known, n).get::<memoir44::State>().unwrap().hands[axis].clone();
     assert!(
-        strong.value > 100_000.0 && strong.value < 450_000.0,
-        "a likely win, not a won game: {} ({})",
-        strong.value,
-        strong.orders
+        (2..6u8).any(|n| hands(n) != d.hands[axis]),
+        "other dice deal other hands"
+    );
+    let mut twin = m.clone();
+    let (h, c) = (twin.hands[axis][0].clone(), twin.deck[0].clone());
+    twin.hands[axis][0] = c;
+    twin.deck[0] = h;
+    twin.deck.reverse();
+    let twin_known = rules.knowledge(&State::of(twin), "allies");
+    assert_eq!(
+        deal(&twin_known, 1).get::<memoir44::State>().unwrap().hands,
+        d.hands,
+        "the enemy's true hand and the deck's order are not what is dealt from"
     );
 }
 
@@ -1497,5 +1509,98 @@ fn a_martian_machines_close_assault_overruns_the_next_enemy() {
             .lines()
             .any(|l| l.starts_with("BATTLE ") && l.contains(" OVERRUN ")),
         "the machine's close assault must overrun:\n{orders}"
+    );
+}
+
+/// Issue 58, the enemy's reply in the look-ahead: Miteiriya Ridge's
+/// Allies reached five medals with a one-figure tank on the ridge (G7, the
+/// objective they need to win) beside Axis units, and the Axis's last
+/// Counter-Attack turn took it back: a draw (docs/general.md). The old
+/// look-ahead could not play that turn (the enemy's hand is blanked in the
+/// side's view: it had no orders there) and scored such a fifth medal as a
+/// likely win. Now the general deals the Axis a hand from the cards the
+/// Allies have not seen, with its own dice, and plays the Axis's best
+/// reply: a hold three Axis units stand beside is scored as what that turn
+/// makes of it.
+#[test]
+fn the_look_ahead_plays_the_enemys_last_turn_against_a_one_figure_hold() {
+    use adjutant::rules::memoir44::board::Hex;
+    let rules = Rules::for_scenario("miteiriya-ridge").unwrap();
+    let state = setup_state(&rules, &Scenario::shipped("miteiriya-ridge"), &[9; 32]).unwrap();
+    let base = state.get::<memoir44::State>().unwrap().clone();
+    let (allies, axis) = (
+        base.side_index("allies").unwrap(),
+        base.side_index("axis").unwrap(),
+    );
+    let ridge = Hex::parse("G7").unwrap();
+    let mut m = base.clone();
+    m.units.retain(|u| u.at != ridge);
+    let tank = m
+        .units
+        .iter_mut()
+        .find(|u| u.side == allies)
+        .expect("an Allied unit");
+    tank.at = ridge;
+    tank.figures = 1;
+    for o in m.objectives.iter_mut().filter(|o| o.at == ridge) {
+        o.held = true;
+    }
+    // Three Axis units moved beside the ridge, on hexes no unit holds.
+    let mut free: Vec<Hex> = ridge
+        .neighbours()
+        .into_iter()
+        .filter(|h| m.unit_at(*h).is_none())
+        .collect();
+    let mut near: Vec<(u32, u32)> = m
+        .units
+        .iter()
+        .filter(|u| u.side == axis)
+        .map(|u| (u.at.distance(ridge), u.id))
+        .collect();
+    near.sort();
+    for (_, id) in near.into_iter().take(3) {
+        let u = m.units.iter_mut().find(|u| u.id == id).unwrap();
+        if u.at.distance(ridge) > 1 && !free.is_empty() {
+            u.at = free.remove(0);
+        }
+    }
+    assert_eq!(
+        m.units
+            .iter()
+            .filter(|u| u.side == axis && u.at.distance(ridge) == 1)
+            .count(),
+        3,
+        "three Axis units beside the ridge"
+    );
+    // Four medals and the ridge: five, the Allies to play.
+    m.medal_units[allies] = 4;
+    m.medal_units[axis] = 3;
+    m.figures_removed[allies] = 19;
+    m.figures_removed[axis] = 12;
+    // Every card the Allies have not seen (the Axis's hand, the deck)
+    // orders the centre, the ridge's section: whichever the Axis holds, its
+    // last turn may order the units beside the ridge.
+    let centre = |n: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| ["attack-centre", "assault-centre"][i % 2].to_string())
+            .collect()
+    };
+    m.hands[axis] = centre(m.hands[axis].len());
+    m.deck = centre(m.deck.len());
+    let weak = State::of(m);
+    assert_eq!(rules.phase(&weak).sides, vec!["allies".to_string()]);
+    let seed = [5u8; 32];
+    let reply = Settings {
+        answers: 3,
+        ..Settings::default()
+    };
+    let d = adjutant::general::decide(&rules, &weak, "allies", &seed, 7, reply)
+        .expect("the Allies decide");
+    assert!(
+        d.value < 100_000.0,
+        "a fifth medal held by one figure beside three Axis units, which the \
+         Axis's last turn may always order, is no likely win: {} ({})",
+        d.value,
+        d.orders
     );
 }

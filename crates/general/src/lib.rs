@@ -42,6 +42,15 @@ pub struct Settings {
     /// a time, a line kept out when the orders do better without it (a
     /// unit that held rather than marched into the enemy's fire). 0: none.
     pub refine: usize,
+    /// Where the family deals the enemy a hand in the general's own
+    /// look-ahead ([`adjutant_rules::ErasedFamily::deal_unseen`]), the
+    /// enemy's reply there is the best for the enemy of its pass and up to
+    /// this many of the family's own orders for it (`general_orders`),
+    /// scored one ply deep; elsewhere the enemy passes. 0 (the default):
+    /// nothing is dealt and the enemy passes, the look-ahead as before it
+    /// (measured at 3: some ten times the cost of a decision and no
+    /// stronger at 40 games, docs/general.md).
+    pub answers: usize,
 }
 
 impl Default for Settings {
@@ -51,6 +60,7 @@ impl Default for Settings {
             streams: 3,
             replies: 4,
             refine: 8,
+            answers: 0,
         }
     }
 }
@@ -68,6 +78,7 @@ impl Settings {
                 streams: 2,
                 replies: 0,
                 refine: 24,
+                answers: 0,
             }
         } else {
             Settings::default()
@@ -118,10 +129,22 @@ pub fn decide(
     }
     let known = rules.knowledge(state, side);
     let candidates = candidates(rules, &known, side, seed, turn, settings.candidates);
+    let look = Look {
+        rules,
+        side,
+        seed,
+        turn,
+        settings,
+        dealt: if settings.answers == 0 {
+            Vec::new()
+        } else {
+            deal(rules, &known, side, seed, turn, settings.streams)
+        },
+    };
     let mut best: Option<Decision> = None;
     let considered = candidates.len();
     for text in candidates {
-        let Some(v) = play_out(rules, &known, side, &text, seed, turn, settings) else {
+        let Some(v) = look.play_out(&known, &text) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| v > b.value) {
@@ -133,7 +156,7 @@ pub fn decide(
         }
     }
     if let Some(b) = best.take() {
-        best = Some(refine(rules, &known, side, seed, turn, settings, b));
+        best = Some(refine(&look, &known, b));
     }
     best.or_else(|| {
         rules.pass_orders(&known, side).map(|orders| Decision {
@@ -156,6 +179,28 @@ fn stream_seed(seed: &Seed, what: &str, turn: u32, side: &str, n: u32) -> Seed {
             &n.to_be_bytes(),
         ],
     )
+}
+
+/// Per dice stream, the general's guess at what `side` cannot see
+/// (`deal_unseen`: the enemy's hand dealt from the cards the side has not
+/// seen), drawn with a stream of its own from the known position alone;
+/// `None` where the family deals nothing. Every candidate is played out on
+/// the same guesses, so they are compared on the same footing.
+fn deal(
+    rules: &Rules,
+    known: &State,
+    side: &str,
+    seed: &Seed,
+    turn: u32,
+    streams: usize,
+) -> Vec<Option<State>> {
+    (0..streams.max(1))
+        .map(|n| {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            let mut dice = ChaChaDice::from_seed(stream_seed(seed, "hand", turn, side, n));
+            rules.deal_unseen(known, side, &mut dice)
+        })
+        .collect()
 }
 
 /// The pass orders and up to `k` distinct generated orders `check` accepts
@@ -208,15 +253,8 @@ fn candidates(
 /// better is kept and tried further. A random candidate orders every unit
 /// somewhere; this is what lets the general's good line (a battery firing
 /// from where it stands) go without the bad ones drawn with it.
-fn refine(
-    rules: &Rules,
-    known: &State,
-    side: &str,
-    seed: &Seed,
-    turn: u32,
-    settings: Settings,
-    mut best: Decision,
-) -> Decision {
+fn refine(look: &Look<'_>, known: &State, mut best: Decision) -> Decision {
+    let (rules, side, settings) = (look.rules, look.side, look.settings);
     let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
     if let Ok(canon) = rules.check(known, side, &best.orders) {
         seen.insert(canon);
@@ -241,7 +279,7 @@ fn refine(
             .is_ok_and(|canon| seen.insert(canon));
         if fresh {
             tries += 1;
-            if let Some(v) = play_out(rules, known, side, &text, seed, turn, settings) {
+            if let Some(v) = look.play_out(known, &text) {
                 if v > best.value {
                     best.orders = text;
                     best.value = v;
@@ -253,77 +291,100 @@ fn refine(
     }
 }
 
-/// The mean [`value`] for `side` of playing `text` on the known position
-/// with `streams` dice streams; `None` if the orders cannot be played.
-fn play_out(
-    rules: &Rules,
-    known: &State,
-    side: &str,
-    text: &str,
-    seed: &Seed,
+/// One decision's look-ahead: whose, keyed how, and the guesses at the
+/// hidden it plays on.
+struct Look<'a> {
+    rules: &'a Rules,
+    side: &'a str,
+    seed: &'a Seed,
     turn: u32,
     settings: Settings,
-) -> Option<f64> {
-    let phase = rules.phase(known);
-    let mut orders = Vec::new();
-    for s in &phase.sides {
-        let t = if s == side {
-            text.to_string()
-        } else {
-            rules.pass_orders(known, s)?
-        };
-        orders.push(Orders {
-            side: s.clone(),
-            text: t,
-        });
-    }
-    let mut total = 0.0;
-    let streams = settings.streams.max(1);
-    for n in 0..streams {
-        let n = u32::try_from(n).unwrap_or(u32::MAX);
-        let mut dice = ChaChaDice::from_seed(stream_seed(seed, "dice", turn, side, n));
-        let mut deck = ChaChaDice::from_seed(stream_seed(seed, "deck", turn, side, n));
-        let mut chance = Chance {
-            dice: &mut dice,
-            deck: &mut deck,
-        };
-        let after = rules.adjudicate(known, &orders, &mut chance).ok()?;
-        let now = value(rules, &after.state, side);
-        let next = rules
-            .result(&after.state)
-            .is_none()
-            .then(|| next_move(rules, after.state, side, seed, turn, n, settings.replies))
-            .flatten();
-        // What the move reaps now, and what it sets up for the side's own
-        // next move, weighed alike.
-        total += next.map_or(now, |next| (now + next) / 2.0);
-    }
-    Some(total / streams as f64)
+    /// Per stream, the known position with the enemy's hand dealt
+    /// ([`deal`]); `None`: the known position itself.
+    dealt: Vec<Option<State>>,
 }
 
-/// After a candidate: the other sides pass until the side's own next phase
-/// (at most four phases), then the best [`value`] of `replies` of its
-/// generated orders there; `None` when that cannot be played.
-fn next_move(
-    rules: &Rules,
-    mut s: State,
-    side: &str,
-    seed: &Seed,
-    turn: u32,
-    n: u32,
-    replies: usize,
-) -> Option<f64> {
-    let play = |s: &State, mine: Option<&str>, k: u32| -> Option<State> {
+/// How a look-ahead past the side's move ended.
+enum Ahead {
+    /// The game ended in the enemy's reply: its [`value`].
+    Ended(f64),
+    /// The side's own next move: the best [`value`] of its replies.
+    Next(f64),
+}
+
+impl Look<'_> {
+    /// A pair of the general's streams (dice, deck) under `what`.
+    fn chance(&self, what: &str, k: u32) -> (ChaChaDice, ChaChaDice) {
+        let (seed, turn, side) = (self.seed, self.turn, self.side);
+        (
+            ChaChaDice::from_seed(stream_seed(seed, &format!("{what}dice"), turn, side, k)),
+            ChaChaDice::from_seed(stream_seed(seed, &format!("{what}deck"), turn, side, k)),
+        )
+    }
+
+    /// The mean [`value`] for the side of playing `text` on the known
+    /// position with `settings.streams` dice streams, each on its guess of
+    /// the hidden; `None` if the orders cannot be played.
+    fn play_out(&self, known: &State, text: &str) -> Option<f64> {
+        let rules = self.rules;
+        let phase = rules.phase(known);
+        let mut total = 0.0;
+        let streams = self.settings.streams.max(1);
+        for n in 0..streams {
+            let world = self.dealt.get(n).and_then(Option::as_ref);
+            let dealt = world.is_some();
+            let world = world.unwrap_or(known);
+            let mut orders = Vec::new();
+            for s in &phase.sides {
+                let t = if s == self.side {
+                    text.to_string()
+                } else {
+                    rules.pass_orders(world, s)?
+                };
+                orders.push(Orders {
+                    side: s.clone(),
+                    text: t,
+                });
+            }
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            let (mut dice, mut deck) = self.chance("", n);
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let after = rules.adjudicate(world, &orders, &mut chance).ok()?;
+            let now = value(rules, &after.state, self.side);
+            let ahead = rules
+                .result(&after.state)
+                .is_none()
+                .then(|| self.next_move(after.state, n, dealt))
+                .flatten();
+            // What the move reaps now, and what it sets up for the side's
+            // own next move, weighed alike; where the enemy's reply was
+            // played and ended the game, that end is the move's worth (a
+            // fifth medal the enemy's last turn takes back is no win).
+            total += match ahead {
+                None => now,
+                Some(Ahead::Ended(v)) if dealt => v,
+                Some(Ahead::Ended(v) | Ahead::Next(v)) => (now + v) / 2.0,
+            };
+        }
+        Some(total / streams as f64)
+    }
+
+    /// One phase of the look-ahead: `mine` the side's orders, the other
+    /// sides pass.
+    fn play(&self, s: &State, mine: Option<&str>, k: u32) -> Option<State> {
+        let rules = self.rules;
         let mut orders = Vec::new();
         for x in rules.phase(s).sides {
             let text = match mine {
-                Some(t) if x == side => t.to_string(),
+                Some(t) if x == self.side => t.to_string(),
                 _ => rules.pass_orders(s, &x)?,
             };
             orders.push(Orders { side: x, text });
         }
-        let mut dice = ChaChaDice::from_seed(stream_seed(seed, "next-dice", turn, side, k));
-        let mut deck = ChaChaDice::from_seed(stream_seed(seed, "next-deck", turn, side, k));
+        let (mut dice, mut deck) = self.chance("next-", k);
         let mut chance = Chance {
             dice: &mut dice,
             deck: &mut deck,
@@ -332,35 +393,93 @@ fn next_move(
             .adjudicate(s, &orders, &mut chance)
             .ok()
             .map(|a| a.state)
-    };
-    let key = n.saturating_mul(64);
-    for step in 0..4u32 {
-        if rules.result(&s).is_some() {
-            return Some(value(rules, &s, side));
+    }
+
+    /// The enemy's reply in a phase that waits for one other side only:
+    /// the position after the best, for that side ([`value`] one ply deep),
+    /// of its pass and up to `settings.answers` of the family's own orders
+    /// for it, all rolled with the same dice; `None` if none can be played.
+    fn answer(&self, s: &State, enemy: &str, k: u32) -> Option<State> {
+        let rules = self.rules;
+        let seed = stream_seed(self.seed, "answer-orders", self.turn, self.side, k);
+        let mut rng = ChaChaDice::from_seed(seed);
+        let mut texts: Vec<String> = rules.pass_orders(s, enemy).into_iter().collect();
+        for v in 0..u32::try_from(self.settings.answers).unwrap_or(0) {
+            match rules.general_orders(s, enemy, &mut rng, v) {
+                Some(t) if !texts.contains(&t) => texts.push(t),
+                Some(_) => {}
+                None => break,
+            }
         }
-        if rules.phase(&s).sides.iter().any(|x| x == side) {
-            break;
+        let mut best: Option<(f64, State)> = None;
+        for text in texts {
+            let (mut dice, mut deck) = self.chance("answer-", k);
+            let mut chance = Chance {
+                dice: &mut dice,
+                deck: &mut deck,
+            };
+            let orders = [Orders {
+                side: enemy.to_string(),
+                text,
+            }];
+            let r = rules.adjudicate(s, &orders, &mut chance);
+            if let Ok(a) = r {
+                let v = value(rules, &a.state, enemy);
+                if best.as_ref().is_none_or(|(b, _)| v > *b) {
+                    best = Some((v, a.state));
+                }
+            }
         }
-        s = play(&s, None, key + step)?;
+        best.map(|(_, s)| s)
     }
-    if !rules.phase(&s).sides.iter().any(|x| x == side) {
-        return None;
-    }
-    if replies == 0 {
-        // The enemy's answer only (a measured table's player-turn).
-        return Some(value(rules, &s, side));
-    }
-    let mut rng = ChaChaDice::from_seed(stream_seed(seed, "next-orders", turn, side, n));
-    let mut best: Option<f64> = None;
-    for r in 0..replies {
-        let text = rules.random_orders(&s, side, &mut rng)?;
-        let k = key + 4 + u32::try_from(r).unwrap_or(0);
-        if let Some(after) = play(&s, Some(&text), k) {
-            let v = value(rules, &after, side);
-            best = Some(best.map_or(v, |b: f64| b.max(v)));
+
+    /// After a candidate: the other sides reply until the side's own next
+    /// phase (at most four phases: an initiative roll, an artillery
+    /// phase), then the best [`value`] of `replies` of its generated
+    /// orders there; `None` when that cannot be played. With `answered`
+    /// (the family dealt the enemy a hand) a phase of one enemy side is its
+    /// [`Look::answer`]; else the other sides pass.
+    fn next_move(&self, mut s: State, n: u32, answered: bool) -> Option<Ahead> {
+        let (rules, side) = (self.rules, self.side);
+        let key = n.saturating_mul(64);
+        for step in 0..4u32 {
+            if rules.result(&s).is_some() {
+                return Some(Ahead::Ended(value(rules, &s, side)));
+            }
+            let sides = rules.phase(&s).sides;
+            if sides.iter().any(|x| x == side) {
+                break;
+            }
+            s = match sides.as_slice() {
+                [enemy] if answered && self.settings.answers > 0 => {
+                    self.answer(&s, enemy, key + step)?
+                }
+                _ => self.play(&s, None, key + step)?,
+            };
         }
+        if answered && rules.result(&s).is_some() {
+            return Some(Ahead::Ended(value(rules, &s, side)));
+        }
+        if !rules.phase(&s).sides.iter().any(|x| x == side) {
+            return None;
+        }
+        if self.settings.replies == 0 {
+            // The enemy's answer only (a measured table's player-turn).
+            return Some(Ahead::Next(value(rules, &s, side)));
+        }
+        let seed = stream_seed(self.seed, "next-orders", self.turn, side, n);
+        let mut rng = ChaChaDice::from_seed(seed);
+        let mut best: Option<f64> = None;
+        for r in 0..self.settings.replies {
+            let text = rules.random_orders(&s, side, &mut rng)?;
+            let k = key + 4 + u32::try_from(r).unwrap_or(0);
+            if let Some(after) = self.play(&s, Some(&text), k) {
+                let v = value(rules, &after, side);
+                best = Some(best.map_or(v, |b: f64| b.max(v)));
+            }
+        }
+        best.map(Ahead::Next)
     }
-    best
 }
 
 /// How good a position is for `side`: a won game [`DECIDED`], a lost one

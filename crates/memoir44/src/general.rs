@@ -70,11 +70,13 @@ pub fn general_orders(
 }
 
 /// Where the side's units want to be: the enemy units, and the hexes that
-/// score for it (objectives it does not hold; for the Martians' Handling
-/// Machines, the towns still to seize).
+/// score for it (objectives it does not hold, the enemy's it holds; for
+/// the Martians' Handling Machines, the towns still to seize).
 struct Goals {
     enemies: Vec<Hex>,
     objectives: Vec<Hex>,
+    /// The enemy's objectives it holds (among `objectives`).
+    deny: Vec<Hex>,
     held: Vec<Hex>,
     towns: Vec<Hex>,
     handling: String,
@@ -91,7 +93,23 @@ impl Goals {
             .map(|u| u.at)
             .collect();
         let mine = s.objectives.iter().filter(|o| o.side == si);
-        let objectives = mine.clone().filter(|o| !o.held).map(|o| o.at).collect();
+        // Its own objectives not held, and the enemy's it holds: a unit
+        // standing on one retakes it (victory.rs), and with it the medal
+        // and the enemy's right to win (Miteiriya Ridge's Axis, the ridge
+        // its last turn could take back: the enemy's reply in the
+        // general's look-ahead is these orders).
+        let objectives = mine
+            .clone()
+            .filter(|o| !o.held)
+            .chain(s.objectives.iter().filter(|o| o.side != si && o.held))
+            .map(|o| o.at)
+            .collect();
+        let deny = s
+            .objectives
+            .iter()
+            .filter(|o| o.side != si && o.held)
+            .map(|o| o.at)
+            .collect();
         let held = mine.filter(|o| o.held).map(|o| o.at).collect();
         let towns = s
             .worlds
@@ -102,6 +120,7 @@ impl Goals {
         Goals {
             enemies,
             objectives,
+            deny,
             held,
             towns,
             handling: ctx.r.worlds.handling.clone(),
@@ -426,7 +445,41 @@ fn build(
         }
     }
     battles(ctx, s, &sc, si, &moved, &plan0, goals, &mut text);
+    let text = take_ground_first(ctx, s, si, text, goals);
     check(ctx, s, si, &text).map(|_| text)
+}
+
+/// The close assaults that take ground on an objective of the enemy's it
+/// holds first among the battles, where the engine accepts that order: a unit
+/// that may not take ground (a gun) destroying the enemy there first
+/// leaves the hex empty, and the objective with the enemy (watched:
+/// Miteiriya Ridge's Axis shelled the Allied unit on the ridge off it, and
+/// the three units that could have moved in had no target left).
+fn take_ground_first(ctx: &Ctx<'_>, s: &State, si: usize, text: String, goals: &Goals) -> String {
+    let first = |l: &str| {
+        l.ends_with(" TAKE-GROUND")
+            && l.split_whitespace()
+                .nth(2)
+                .and_then(Hex::parse)
+                .is_some_and(|t| goals.deny.contains(&t))
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    if !lines.iter().any(|l| first(l)) {
+        return text;
+    }
+    let (battles, rest): (Vec<&str>, Vec<&str>) =
+        lines.iter().partition(|l| l.starts_with("BATTLE "));
+    let (front, back): (Vec<&str>, Vec<&str>) = battles.iter().partition(|l| first(l));
+    let mut out = String::new();
+    for l in rest.iter().chain(&front).chain(&back) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    if check(ctx, s, si, &out).is_some() {
+        out
+    } else {
+        text
+    }
 }
 
 /// Every ordered unit battles its best target (twice where the card lets
@@ -583,6 +636,30 @@ fn join(h: &[Hex]) -> String {
     h.iter().map(Hex::to_string).collect::<Vec<_>>().join(" ")
 }
 
+/// The general's guess at the enemy's hand, for its look-ahead only
+/// (docs/general.md, "The enemy's reply"): on `known`, the side's
+/// knowledge (the enemy's hand blanked, the cards the side has not seen one
+/// pool in sorted order as the deck), the pool shuffled with the general's
+/// own `dice` and each blanked hand of another side dealt its size from the
+/// front, the rest the deck in that order. A function of `known` and `dice`
+/// only: the enemy's true hand, and the deck's true order, are never read
+/// (they are not in `known`). `None` for a side not in the game.
+pub fn deal_unseen(known: &State, side: &str, dice: &mut dyn Dice) -> Option<State> {
+    let si = known.side_index(side)?;
+    let mut k = known.clone();
+    let mut pool = std::mem::take(&mut k.deck);
+    adjutant_dice::shuffle(&mut pool, dice);
+    for (j, hand) in k.hands.iter_mut().enumerate() {
+        if j == si || !hand.is_empty() {
+            continue;
+        }
+        let size = k.hand_size.get(j).copied().unwrap_or(0);
+        let n = usize::try_from(size).unwrap_or(0).min(pool.len());
+        hand.extend(pool.drain(..n));
+    }
+    k.deck = pool;
+    Some(k)
+}
 /// The general's worth of a position not yet over, for `side`
 /// (`Family::general_value`, docs/general.md): medals (10 each) and
 /// figures on the board as the general counts them everywhere, and how

@@ -576,6 +576,11 @@ impl Family for Ruleset {
         k
     }
 
+    /// The general's guess at the enemy's hand (general.rs, `deal_unseen`).
+    fn deal_unseen(&self, known: &State, side: &str, dice: &mut dyn Dice) -> Option<State> {
+        general::deal_unseen(known, side, dice)
+    }
+
     /// Figures on the board per side.
     fn strength(&self, s: &State) -> Vec<(String, u32)> {
         adjutant_rules::side_sums(&s.sides, s.units.iter().map(|u| (u.side, u.figures)))

@@ -313,6 +313,22 @@ pub trait Family: Send + Sync + 'static {
     fn knowledge(&self, s: &Self::State, _side: &str) -> Self::State {
         s.clone()
     }
+    /// The judge's general's guess at what `side` cannot see, for its own
+    /// look-ahead only (docs/general.md, "The enemy's reply"): on `known`,
+    /// the position [`Family::knowledge`] gave `side`, the enemy's blanked
+    /// hand dealt from the cards `side` has not seen, drawn with `dice` (the
+    /// general's own stream, never the game's), so that the enemy has
+    /// orders to reply with. Never from the true state: a function of
+    /// `known` and `dice` only. `None` (the default): nothing to deal, the
+    /// look-ahead plays on `known` as it is and the enemy's phases pass.
+    fn deal_unseen(
+        &self,
+        _known: &Self::State,
+        _side: &str,
+        _dice: &mut dyn Dice,
+    ) -> Option<Self::State> {
+        None
+    }
     /// The fighting strength each side has left on the board (figures,
     /// strength points, rank and file), for the judge's general to weigh
     /// losses on either side; none (the default) if the family counts none.
@@ -519,6 +535,9 @@ pub trait ErasedFamily: Send + Sync {
     fn predict(&self, s: &State, side: &str, orders: &str) -> Result<String, Rejection>;
     /// [`Family::knowledge`]: the position as `side` may know it.
     fn knowledge(&self, s: &State, side: &str) -> State;
+    /// [`Family::deal_unseen`]: the general's guess at the hidden (the
+    /// enemy's hand) on `side`'s knowledge, drawn with `dice`.
+    fn deal_unseen(&self, known: &State, side: &str, dice: &mut dyn Dice) -> Option<State>;
     /// [`Family::strength`]: the strength each side has left.
     fn strength(&self, s: &State) -> Vec<(String, u32)>;
     /// [`Family::costly`]: whether the general's search is cut.
@@ -747,6 +766,12 @@ impl<F: Family> ErasedFamily for F {
             Some(t) => State::of(Family::knowledge(self, t, side)),
             None => State::of(()),
         }
+    }
+    fn deal_unseen(&self, known: &State, side: &str, dice: &mut dyn Dice) -> Option<State> {
+        known
+            .get::<F::State>()
+            .and_then(|t| Family::deal_unseen(self, t, side, dice))
+            .map(State::of)
     }
     fn strength(&self, s: &State) -> Vec<(String, u32)> {
         s.get::<F::State>()
