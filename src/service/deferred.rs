@@ -16,7 +16,7 @@ use super::{Judge, MadeTurn, Position, ServiceError};
 use crate::mail::outbound::{self, Outgoing};
 use crate::report::picture::Picture;
 use crate::report::Templates;
-use crate::rules::{Rules, State, Viewer};
+use crate::rules::{Load, Rules, State, Viewer};
 use crate::store::Connection;
 use crate::store::{self, Game};
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,7 @@ impl Loaded {
         let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
         let Position {
             rules, state, hash, ..
-        } = Judge::position_in(conn, &game, Some(job.last))?;
+        } = position_handed(conn, &game, job.last)?;
         let mut made = Vec::new();
         for turn in job.first..=job.last {
             let hash = if turn == job.last {
@@ -140,6 +140,100 @@ impl Loaded {
         outbound::compose(&s.from_name, &s.from_addr, message_id, date, &m)
             .map_err(|e| ServiceError::Invalid(format!("cannot compose a report: {e}")))
     }
+}
+
+/// A turn's last position as the thread that made the turn stored it
+/// (numbered as [`Judge::position_in`] numbers it), waiting in memory for
+/// its reports' rendering in the same process.
+struct Handed {
+    db: String,
+    game: i64,
+    turn: u32,
+    hash: String,
+    state: State,
+    /// The length of its stored JSON: what it weighs, roughly.
+    weight: usize,
+}
+
+/// At most this many positions wait to be rendered, of at most this much
+/// stored JSON together (a few times that in memory); a renderer further
+/// behind reads the older ones back from the database, as it always could.
+const HANDED_MAX: usize = 128;
+const HANDED_WEIGHT: usize = 512 * 1024;
+
+/// The positions handed across, oldest first (a few dozen at most: a
+/// list, searched from the newest).
+static HANDED: std::sync::Mutex<std::collections::VecDeque<Handed>> =
+    std::sync::Mutex::new(std::collections::VecDeque::new());
+
+fn handed() -> std::sync::MutexGuard<'static, std::collections::VecDeque<Handed>> {
+    // Nothing panics while holding it; if something did, the list is
+    // still whole (each change is one push or remove).
+    HANDED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The database file a connection is on (none for one in memory).
+fn db_of(conn: &Connection) -> Option<&str> {
+    conn.path().filter(|p| !p.is_empty())
+}
+
+/// Keeps `state`, just stored as turn `turn` of game `game` with the hash
+/// `hash`, for [`Loaded::load`]. Taken only by a renderer that reads
+/// that same hash from the database's snapshot of that turn: a position
+/// whose transaction rolled back is never found (its hash is not in the
+/// database), or is the same position again.
+pub(super) fn hand_over(
+    conn: &Connection,
+    game: i64,
+    turn: u32,
+    hash: &str,
+    state: State,
+    weight: usize,
+) {
+    let Some(db) = db_of(conn) else { return };
+    if weight > HANDED_WEIGHT / 8 {
+        return; // a giant's position is read back
+    }
+    let mut list = handed();
+    let mut total: usize = list.iter().map(|h| h.weight).sum::<usize>() + weight;
+    while list.len() >= HANDED_MAX || total > HANDED_WEIGHT {
+        let Some(old) = list.pop_front() else { break };
+        total -= old.weight;
+    }
+    list.push_back(Handed {
+        db: db.to_string(),
+        game,
+        turn,
+        hash: hash.to_string(),
+        state,
+        weight,
+    });
+}
+
+/// The position of turn `turn` of `game`: handed across in memory if the
+/// snapshot the database holds is the one handed over, else read back
+/// and parsed.
+fn position_handed(conn: &Connection, game: &Game, turn: u32) -> Result<Position, ServiceError> {
+    if let (Some(db), Some((t, hash))) = (db_of(conn), store::snapshot_hash(conn, game.id, turn)?) {
+        let found = {
+            let mut list = handed();
+            list.iter()
+                .rposition(|h| h.game == game.id && h.turn == t && h.hash == hash && h.db == db)
+                .and_then(|at| list.remove(at))
+        };
+        if let Some(h) = found {
+            let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
+            return Ok(Position {
+                rules,
+                turn: t,
+                state: h.state,
+                hash,
+            });
+        }
+    }
+    Judge::position_in(conn, game, Some(turn))
 }
 
 fn read_job(json: &[u8]) -> Result<Stored, ServiceError> {

@@ -364,6 +364,7 @@ impl Turns<'_> {
         let mut state = state;
         let mut turn = game.turn;
         let mut made: Vec<MadeTurn> = Vec::new();
+        let mut weight;
         loop {
             turn += 1;
             let given: Vec<Orders> = orders
@@ -382,6 +383,7 @@ impl Turns<'_> {
             let json = rules.to_json(&adj.state);
             let hash = state_hash(&json);
             store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
+            weight = json.len();
             made.push(MadeTurn {
                 turn,
                 movers: orders.iter().map(|p| p.side.clone()).collect(),
@@ -434,6 +436,20 @@ impl Turns<'_> {
                 .seats()
                 .game_over_mails(tx, &game, &result, queue)?;
             self.judge.campaigns().after_battle(tx, &game, queue)?;
+        }
+        // The reports are rendered from this position at delivery, often on
+        // another thread of this process: it goes across in memory instead
+        // of being read and parsed back (found there by its hash, so a
+        // position never committed is never used).
+        if let Some(last) = made.last() {
+            super::deferred::hand_over(
+                tx,
+                game.id,
+                turn,
+                &last.hash,
+                rules.numbered(state, turn),
+                weight,
+            );
         }
         Ok(turn)
     }

@@ -571,3 +571,114 @@ fn a_first_turn_report_mail_is_at_most_80_kb() {
         assert!(*size <= 80 * 1024, "{name}: {size} bytes");
     }
 }
+
+/// A turn's reports are drawn from the position the thread that made the
+/// turn just stored, handed across in memory, not read back from the
+/// database and parsed again (docs/performance.md, "The mail path's
+/// position handed across"). Shown by damaging the stored position after
+/// the commit, in two copies of one judge: delivered by the process that
+/// made the turn, the reports go out, the same mails as from an undamaged
+/// copy; delivered by another process (`serve --once`), which can only
+/// read the position back, the damage is found and the reports are dead
+/// with the reason, as before.
+#[test]
+fn a_turn_report_is_drawn_from_the_position_handed_across_not_read_back() {
+    use adjutant::config::Config;
+    use adjutant::daemon;
+    use adjutant::engine::dice::ChaChaDice;
+    use adjutant::rules::memoir44;
+    use adjutant::service::clock::FixedClock;
+    use adjutant::service::Judge;
+    use chrono::{DateTime, Utc};
+
+    let sites = [Site::new(), Site::new(), Site::new()];
+    let (whole, here, elsewhere) = (&sites[0], &sites[1], &sites[2]);
+    new_game(whole, "2026-11-20T10:00:00Z");
+    whole.at("2026-11-20T10:00:30Z", &["serve", "--once"]);
+    // The same judge, three times: database, key and delivered welcomes.
+    for site in [here, elsewhere] {
+        for f in ["adjutant.db", "adjutant.db.key"] {
+            std::fs::copy(whole.path().join(f), site.path().join(f)).unwrap();
+        }
+        for (name, text) in whole.outbox() {
+            std::fs::write(site.path().join("mail/outbox").join(name), text).unwrap();
+        }
+    }
+    let text: String = whole
+        .db()
+        .query_row("SELECT state FROM snapshots WHERE game_id = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let st: memoir44::State = serde_json::from_str(&text).unwrap();
+    let side = memoir44::waiting(&st).sides[0].clone();
+    let who = if side == "allies" {
+        "alice@example.org"
+    } else {
+        "bob@example.org"
+    };
+    let rules = memoir44::Ruleset::builtin().unwrap();
+    let orders = memoir44::random_orders(&rules, &st, &side, &mut ChaChaDice::from_seed([5; 32]));
+    let raw = mail(
+        who,
+        &reply_address(whole, who),
+        "orders",
+        "turn-1@example.org",
+        &orders,
+    );
+    let now: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-11-20T11:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let mut judges: Vec<Judge> = sites
+        .iter()
+        .map(|site| {
+            let cfg = Config::load(&site.config()).unwrap();
+            let j = Judge::open(cfg, Box::new(FixedClock(now))).unwrap();
+            j.inbound().handle_mail(&raw, "test").unwrap();
+            j
+        })
+        .collect();
+    for site in [here, elsewhere] {
+        let n = site
+            .db()
+            .execute(
+                "UPDATE snapshots SET state = '{\"damaged\": true}' WHERE game_id = 1 AND turn = 1",
+                [],
+            )
+            .unwrap();
+        assert_eq!(n, 1, "turn 1 was made and stored");
+    }
+    for j in &mut judges[..2] {
+        daemon::deliver(j, &mut daemon::Pass::default()).unwrap();
+    }
+    drop(judges);
+    elsewhere.at("2026-11-20T11:00:00Z", &["serve", "--once"]);
+    let reports = |site: &Site| -> Vec<(String, Option<String>)> {
+        let db = site.db();
+        let mut st = db
+            .prepare("SELECT status, last_error FROM outbox WHERE kind = 'report' ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(reports(whole).len(), 2, "both sides' reports");
+    assert!(reports(whole).iter().all(|r| r.0 == "sent"));
+    // Made and delivered by one process: the stored position is not read.
+    assert_eq!(reports(here), reports(whole));
+    same_mails(&whole.outbox(), &here.outbox());
+    // Delivered by another: read back, and found damaged.
+    let dead = reports(elsewhere);
+    assert_eq!(dead.len(), 2);
+    for (status, error) in &dead {
+        assert_eq!(status, "dead");
+        assert!(
+            error
+                .as_deref()
+                .unwrap_or("")
+                .contains("cannot be rendered"),
+            "{error:?}"
+        );
+    }
+}

@@ -85,44 +85,96 @@ impl Parts {
 pub fn mail_json(json: &str) -> String {
     let bytes = json.as_bytes();
     let mut out = String::with_capacity(json.len() + json.len() / 8);
-    let (mut quoted, mut escaped) = (false, false);
     // Runs of bytes kept as they are go out whole: only white space
     // between tokens is left out and only characters past ASCII escaped.
+    // Inside a string the plain bytes are skipped eight at a time.
     let mut run = 0;
     let mut i = 0;
+    let mut quoted = false;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b >= 0x80 {
-            out.push_str(&json[run..i]);
-            let c = json[i..].chars().next().unwrap_or('\u{fffd}');
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                push_u_escape(&mut out, *u);
+        if quoted {
+            i = plain_in_string(bytes, i);
+            match bytes.get(i) {
+                None => break,
+                Some(b'"') => {
+                    quoted = false;
+                    i += 1;
+                }
+                // The escaped byte goes as it is (a character past ASCII
+                // after it is escaped as anywhere else).
+                Some(b'\\') => {
+                    i += 1;
+                    if bytes.get(i).is_some_and(u8::is_ascii) {
+                        i += 1;
+                    }
+                }
+                Some(_) => {
+                    out.push_str(&json[run..i]);
+                    i = push_char_escaped(&mut out, json, i);
+                    run = i;
+                }
             }
-            i += c.len_utf8();
-            run = i;
-            // Past ASCII is neither a backslash nor a quote.
-            escaped = false;
             continue;
         }
-        if quoted {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                quoted = false;
-            }
+        let b = bytes[i];
+        if b == b'"' {
+            quoted = true;
+            i += 1;
         } else if b.is_ascii_whitespace() {
             out.push_str(&json[run..i]);
-            run = i + 1;
-        } else if b == b'"' {
-            quoted = true;
+            i += 1;
+            run = i;
+        } else if b >= 0x80 {
+            out.push_str(&json[run..i]);
+            i = push_char_escaped(&mut out, json, i);
+            run = i;
+        } else {
+            i += 1;
         }
-        i += 1;
     }
     out.push_str(&json[run..]);
     out
+}
+
+/// The first byte at or after `i` inside a JSON string that ends a run of
+/// plain bytes: a quote, a backslash or a byte past ASCII (or the end).
+/// Eight bytes at a time while none of them is one.
+#[inline]
+fn plain_in_string(bytes: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = LO * b'"' as u64;
+    const BACKSLASHES: u64 = LO * b'\\' as u64;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let w = u64::from_le_bytes(eight);
+        let (q, s) = (w ^ QUOTES, w ^ BACKSLASHES);
+        // A zero byte in q or s is a quote or backslash in w; a high bit
+        // in w a byte past ASCII.
+        if ((q.wrapping_sub(LO) & !q) | (s.wrapping_sub(LO) & !s) | w) & HI != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b >= 0x80 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Writes the character at byte `i` of `json` (past ASCII) as one `\u`
+/// escape or a pair of them; returns the index after it.
+fn push_char_escaped(out: &mut String, json: &str, i: usize) -> usize {
+    let c = json[i..].chars().next().unwrap_or('\u{fffd}');
+    let mut units = [0u16; 2];
+    for u in c.encode_utf16(&mut units) {
+        push_u_escape(out, *u);
+    }
+    i + c.len_utf8()
 }
 
 /// `\uXXXX` in lower-case hex.
@@ -368,6 +420,41 @@ mod tests {
         let v = serde_json::json!({"t": "O\u{f1}o \"q\" \\ \u{1f3c7}", "n": [1, 2]});
         let pretty = serde_json::to_string_pretty(&v).unwrap();
         assert_eq!(mail_json(&pretty), mail_json_by_char(&pretty));
+    }
+
+    /// Eight bytes at a time inside a string: a quote, a backslash or a
+    /// character past ASCII at every offset of a word, after runs of every
+    /// length, are found where the byte loop found them.
+    #[test]
+    fn mail_json_finds_every_stop_in_a_string_at_any_offset() {
+        for stop in [
+            "\"",
+            "\\\"",
+            "\\\\",
+            "\\n",
+            "\u{b0}",
+            "\u{1f3c7}",
+            "\\\u{2605}",
+        ] {
+            for before in 0..20 {
+                for after in 0..12 {
+                    let t = format!(
+                        "{{ \"k\" : \"{}{stop}{}\" , \"n\" : [ 1 ,\t2 ] }}",
+                        "ab c"
+                            .repeat(before)
+                            .chars()
+                            .take(before)
+                            .collect::<String>(),
+                        "xyz w"
+                            .repeat(after)
+                            .chars()
+                            .take(after)
+                            .collect::<String>(),
+                    );
+                    assert_eq!(mail_json(&t), mail_json_by_char(&t), "{t:?}");
+                }
+            }
+        }
     }
 
     #[test]
