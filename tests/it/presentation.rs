@@ -1070,7 +1070,7 @@ fn after_a_busy_turn_every_report_mail_is_under_80_kb() {
             // and every side's map must still reach the referee.
             let (size, name) = &game.largest_referee;
             if game.kriegspiel {
-                lost.extend(desk_lost(&game));
+                lost.extend(desk_lost(game));
                 eprintln!("SIZE {name}: {size} bytes (referee's copy)");
                 assert!(*size > 10_000, "{scenario}: no referee's copy");
                 if *size >= REFEREE_COPY_BOUND {
