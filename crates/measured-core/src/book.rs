@@ -77,6 +77,10 @@ pub trait Book:
     fn amended(text: String, lines: Vec<String>) -> Self::Event;
     /// One event as a line of the report.
     fn describe(e: &Self::Event) -> Option<String>;
+    /// The keys of an event's stored JSON that only tell the store which
+    /// book wrote it (the ruleset's name says so in view.json): left out
+    /// of view.json. None by default.
+    const VIEW_MARKS: &'static [&'static str] = &[];
     /// The event on the report's picture (a path, a line of fire), if
     /// it draws.
     fn draw(o: &mut String, r: &Ruleset<Self>, st: &State<Self>, e: &Self::Event, pen: &Pen<'_>);

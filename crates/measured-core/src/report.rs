@@ -77,9 +77,8 @@ fn unit_json<B: Book>(u: &Unit<B>) -> serde_json::Value {
 
 /// An event as view.json writes it: as the store holds it (keys sorted),
 /// without its `text` where that is the sentence the report prints for it
-/// (every Seven Years' War event: the report's "What happened" line) and
-/// without the Seven Years' War's `"syw": true` mark (`ruleset` names the
-/// rulebook). A Charge! event's `text` (a length as written) stays.
+/// (the report's "What happened" line) and without the book's own marks
+/// ([`Book::VIEW_MARKS`]: `ruleset` names the rulebook). A Charge! event's `text` (a length as written) stays.
 fn event_json<B: Book>(e: &B::Event) -> serde_json::Value {
     let mut v = serde_json::to_value(e).unwrap_or_default();
     let sentence = B::describe(e);
@@ -87,8 +86,10 @@ fn event_json<B: Book>(e: &B::Event) -> serde_json::Value {
         if sentence.is_some() && m.get("text").and_then(|t| t.as_str()) == sentence.as_deref() {
             m.remove("text");
         }
-        if m.get("syw") == Some(&serde_json::Value::Bool(true)) {
-            m.remove("syw");
+        for k in B::VIEW_MARKS {
+            if m.get(*k) == Some(&serde_json::Value::Bool(true)) {
+                m.remove(*k);
+            }
         }
     }
     v

@@ -176,6 +176,9 @@ impl crate::Book for SevenYearsWar {
         SywNote::new(text, Syw::Amended { lines })
     }
 
+    /// The store's `"syw": true` mark on every event.
+    const VIEW_MARKS: &'static [&'static str] = &["syw"];
+
     fn describe(e: &SywNote) -> Option<String> {
         Some(e.text.clone())
     }
