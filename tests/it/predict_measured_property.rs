@@ -239,15 +239,23 @@ fn syw_run(r: &syw::Ruleset, st: &syw::State, s: [u8; 32]) -> (usize, usize) {
 }
 
 /// Counts seen against exact shares, within the stated tolerance.
+///
+/// The bound is 4 standard errors + 2 runs, and 5.5 where more than 100
+/// outcomes are compared at once: a charge after fire has some 500, and at
+/// the deep depth (30 positions) a 4-error bound over ~15,000 comparisons
+/// flags chance: it failed once at 20,000 runs (an outcome of exact share
+/// 0.00188 seen 68 times against 37.5, 5.0 errors) and passed the same
+/// position at 60,000 runs, which a wrong share of that size cannot.
 fn within(what: &str, exact: &[f64], seen: &[u64], runs: u64) {
     let n = runs as f64;
+    let z = if exact.len() > 100 { 5.5 } else { 4.0 };
     for k in 0..exact.len().max(seen.len()) {
         let p = exact.get(k).copied().unwrap_or(0.0).clamp(0.0, 1.0);
         let got = seen.get(k).copied().unwrap_or(0) as f64;
         let (allowed, off) = if p < 1e-12 {
             (0.0, got)
         } else {
-            (4.0 * (n * p * (1.0 - p)).sqrt() + 2.0, (got - n * p).abs())
+            (z * (n * p * (1.0 - p)).sqrt() + 2.0, (got - n * p).abs())
         };
         assert!(
             off <= allowed,
