@@ -158,8 +158,8 @@ struct Handed {
 /// At most this many positions wait to be rendered, of at most this much
 /// stored JSON together (a few times that in memory); a renderer further
 /// behind reads the older ones back from the database, as it always could.
-const HANDED_MAX: usize = 128;
-const HANDED_WEIGHT: usize = 512 * 1024;
+const HANDED_MAX: usize = 16;
+const HANDED_WEIGHT: usize = 64 * 1024;
 
 /// The positions handed across, oldest first (a few dozen at most: a
 /// list, searched from the newest).
