@@ -164,18 +164,32 @@ fn between_ways(
     (all, plans): (&[Plan], &[Plan]),
     budget: &mut usize,
 ) -> Option<Vec<(f64, Part)>> {
+    each_face(r, part, Some(budget), |t| {
+        movement(t, all);
+        general::rallies(t, plans);
+        artillery(t, plans);
+        houses::leave_fires(t);
+        musketry(t, plans);
+        general::fallen(t);
+    })
+}
+
+/// `step` played on `part` with every die it throws followed on each of
+/// its six faces: each way with its chance. With a `budget`, each play
+/// spends one, and None when it runs out.
+fn each_face(
+    r: &Ruleset,
+    part: &Part,
+    mut budget: Option<&mut usize>,
+    step: impl Fn(&mut Turn<'_, '_, '_>),
+) -> Option<Vec<(f64, Part)>> {
     let mut out = Vec::new();
     let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
     while let Some((q, faces)) = open.pop() {
-        *budget = budget.checked_sub(1)?;
-        let (after, thrown) = part.play(r, faces.clone(), |t| {
-            movement(t, all);
-            general::rallies(t, plans);
-            artillery(t, plans);
-            houses::leave_fires(t);
-            musketry(t, plans);
-            general::fallen(t);
-        });
+        if let Some(b) = budget.as_deref_mut() {
+            *b = b.checked_sub(1)?;
+        }
+        let (after, thrown) = part.play(r, faces.clone(), &step);
         if thrown > faces.len() {
             for f in 1..=6 {
                 let mut more = faces.clone();
@@ -479,18 +493,7 @@ fn settle_melees(
         // The morale dice: each face of each die the step throws (one
         // unit's result may decide whether the next tests at all: a unit
         // breaking off frees its opponent from the 50% rule's exception).
-        let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
-        while let Some((q, faces)) = open.pop() {
-            let (after, thrown) =
-                fought.play(r, faces.clone(), |t| morale(t, plans, &BTreeSet::new()));
-            if thrown > faces.len() {
-                for f in 1..=6 {
-                    let mut more = faces.clone();
-                    more.push(f);
-                    open.push((q / 6.0, more));
-                }
-                continue;
-            }
+        for (q, after) in each_face(r, &fought, None, |t| morale(t, plans, &BTreeSet::new()))? {
             let end = ending(before, mid, &after, aid, ids);
             *outcomes.entry(end).or_default() += p * pm * q;
         }
