@@ -1050,12 +1050,7 @@ fn the_mails_of_a_game_against_the_judge_fit_78_columns_and_none_goes_to_its_sea
             let msg = mail_parser::MessageParser::default()
                 .parse(raw.as_bytes())
                 .expect("a mail");
-            let to = msg
-                .to()
-                .and_then(|a| a.first())
-                .and_then(|a| a.address())
-                .unwrap_or("")
-                .to_string();
+            let to = crate::common::first_to(&msg).to_string();
             assert_eq!(
                 to,
                 format!("{human}@example.org"),

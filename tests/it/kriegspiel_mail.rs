@@ -80,12 +80,7 @@ fn parts(raw: &[u8]) -> Parts {
     let msg = mail_parser::MessageParser::default()
         .parse(raw)
         .expect("the judge's mail parses");
-    let to = msg
-        .to()
-        .and_then(|a| a.first())
-        .and_then(|a| a.address())
-        .unwrap_or("")
-        .to_string();
+    let to = crate::common::first_to(&msg).to_string();
     let text = msg.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
     let html = msg.body_html(0).map(|t| t.into_owned()).unwrap_or_default();
     let json = msg.attachments().find_map(|a| {

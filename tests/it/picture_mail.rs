@@ -148,12 +148,7 @@ fn strict(raw: &[u8]) -> Seen {
         pngs.push(Image::decode(part.contents()));
     }
     assert!(!html.contains("<svg"), "no inline SVG beside the PNG");
-    let to = msg
-        .to()
-        .and_then(|a| a.first())
-        .and_then(|a| a.address())
-        .unwrap_or("")
-        .to_string();
+    let to = crate::common::first_to(&msg).to_string();
     let file = |name: &str| {
         msg.attachments()
             .find(|a| a.attachment_name() == Some(name))

@@ -392,11 +392,7 @@ fn largest_mails(
             .parse(raw.as_bytes())
             .expect("a mail");
         let subject = msg.subject().unwrap_or("");
-        let to = msg
-            .to()
-            .and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .unwrap_or("");
+        let to = crate::common::first_to(&msg);
         // The reports of the last turn (a turn report's subject names it:
         // "Game 1: turn N ..." or "move N").
         let of_last =
@@ -493,12 +489,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
             msg.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
         ));
         let subject = msg.subject().unwrap_or("");
-        let to = msg
-            .to()
-            .and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .unwrap_or("")
-            .to_string();
+        let to = crate::common::first_to(&msg).to_string();
         // The reports of the last turn (a turn report's subject names it:
         // "Game 1: turn N ..." or "move N").
         let html = msg.body_html(0).map(|h| h.into_owned()).unwrap_or_default();
@@ -551,12 +542,7 @@ fn busy_game(scenario: &str, kriegspiel: bool, seed: u64, picture: &str) -> Opti
                 let subject = msg.subject().unwrap_or("");
                 let of_last = subject.contains(&format!(" {turn} "))
                     || subject.ends_with(&format!(" {turn}"));
-                let to = msg
-                    .to()
-                    .and_then(|a| a.first())
-                    .and_then(|a| a.address())
-                    .unwrap_or("")
-                    .to_string();
+                let to = crate::common::first_to(&msg).to_string();
                 of_last.then(|| last_text(&msg, &to))
             })
             .collect();

@@ -559,3 +559,11 @@ pub fn seed_from(parts: &[u64]) -> [u8; 32] {
     }
     s
 }
+
+/// A mail's first `To` address ("" when it has none).
+pub fn first_to<'m>(msg: &'m mail_parser::Message<'_>) -> &'m str {
+    msg.to()
+        .and_then(|a| a.first())
+        .and_then(|a| a.address())
+        .unwrap_or("")
+}
