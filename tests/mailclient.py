@@ -74,6 +74,7 @@ def fetch(user, after=0):
             "from": str(msg["From"] or ""),
             "reply_to": str(msg["Reply-To"] or ""),
             "in_reply_to": str(msg["In-Reply-To"] or ""),
+            "message_id": str(msg["Message-ID"] or ""),
             "body": body.get_content() if body is not None else "",
             "html": html.get_content() if html is not None else "",
         })
