@@ -1911,7 +1911,7 @@ fn memoir44_hits_show_heads_match_their_arrows_and_the_legend_names_the_sides() 
         for s in &game.seen {
             for svg in &s.svgs {
                 pictures += 1;
-                let what = format!("seed {seed}: {}", s.what);
+                let what = format!("{}: {}", game.scenario, s.what);
                 let head = svg.split('>').next().unwrap();
                 let (w, h) = (num(head, "width"), num(head, "height"));
                 let (labels, units) = label_boxes(svg);
@@ -1988,4 +1988,80 @@ fn memoir44_hits_show_heads_match_their_arrows_and_the_legend_names_the_sides() 
         "{pictures} pictures, {battles} battles, {retreats} retreats"
     );
     assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Issue 53, the measured labels seen in the screenshots: Minden's
+/// `VOLONT 7` and `TOUR2 12` crossing units, `GENDARM 7` under PIC2,
+/// Fuentes de Oñoro's "lower lane, west/east house" half under 71ST. The
+/// measured scenarios' busy games (shared with the other presentation
+/// tests), from every seat: every unit label inside the picture, over no
+/// other label or unit, on its own unit or clear of it (never across its
+/// edge), under no arrowhead or terrain name. Failed first with 51 faults.
+#[test]
+fn measured_labels_clear_every_unit_their_own_included() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    let measured = ["el-bodon-1811", "fuentes-de-onoro-1811", "minden-1759"];
+    for game in busy_games()
+        .iter()
+        .filter(|g| measured.contains(&&*g.scenario))
+    {
+        for s in &game.seen {
+            for svg in &s.svgs {
+                let what = format!("{}: {}", game.scenario, s.what);
+                let head = svg.split('>').next().unwrap();
+                let (w, h) = (num(head, "width"), num(head, "height"));
+                let (labels, units) = label_boxes(svg);
+                checked += labels.len();
+                for (i, (b, t, own)) in labels.iter().enumerate() {
+                    if b.0 < -0.5 || b.1 < -0.5 || b.2 > w + 0.5 || b.3 > h + 0.5 {
+                        bad.push(format!("{what}: the label {t} {b:?} is outside {w}x{h}"));
+                    }
+                    for (c, u, _) in &labels[i + 1..] {
+                        if overlap(*b, *c) > 1.0 {
+                            bad.push(format!("{what}: the labels {t} and {u} overlap"));
+                        }
+                    }
+                    for (j, parts) in units.iter().enumerate() {
+                        if j != *own && parts.iter().any(|p| hits(*b, p)) {
+                            bad.push(format!("{what}: the label {t} covers unit #{j}"));
+                        }
+                    }
+                    // On its own unit (its middle inside the outline) or
+                    // beside it, never across its edge (the screenshots'
+                    // `VOLONT 7` and `TOUR2 12`: a long thin unit's label
+                    // placed beside it, half on it).
+                    if let Some(outline) = units.get(*own).and_then(|p| p.first()) {
+                        let middle = ((b.0 + b.2) / 2.0, (b.1 + b.3) / 2.0);
+                        if hits(*b, outline) && !within(middle, outline) {
+                            bad.push(format!(
+                                "{what}: the label {t} {b:?} lies across its unit's edge"
+                            ));
+                        }
+                    }
+                }
+                let found = labels_under_heads_or_names(svg).1;
+                bad.extend(found.into_iter().map(|f| format!("{what}: {f}")));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} labels");
+    assert!(bad.is_empty(), "{} faults:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Whether a point lies within a convex outline (on an edge counts, and a
+/// pixel's slack).
+fn within(p: (f64, f64), outline: &[(f64, f64)]) -> bool {
+    let n = outline.len();
+    if n < 3 {
+        return false;
+    }
+    let side = |i: usize| {
+        let (a, c) = (outline[i], outline[(i + 1) % n]);
+        let (ex, ey) = (c.0 - a.0, c.1 - a.1);
+        let l = (ex * ex + ey * ey).sqrt().max(1e-9);
+        (ex * (p.1 - a.1) - ey * (p.0 - a.0)) / l
+    };
+    let sides: Vec<f64> = (0..n).map(side).collect();
+    sides.iter().all(|d| *d >= -1.0) || sides.iter().all(|d| *d <= 1.0)
 }

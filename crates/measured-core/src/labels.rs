@@ -100,13 +100,17 @@ pub fn place(
             y.clamp(ASCENT + 1.0, (h - DESCENT - 1.0).max(ASCENT + 1.0)),
         )
     };
-    let clear = |x: f64, y: f64, placed: &[Box4]| {
+    // Clear of the labels placed and of every other unit; a label beside
+    // its unit (not on it) clear of its own unit too: one half on a long
+    // thin unit read as a label crossing it (issue 53, Minden's `VOLONT 7`
+    // and `TOUR2 12`).
+    let clear = |x: f64, y: f64, on: bool, placed: &[Box4]| {
         let b = label_box(x, y, chars);
         placed.iter().all(|p| !boxes_overlap(b, *p))
             && outlines
                 .iter()
                 .enumerate()
-                .all(|(i, o)| i == own || !covers(b, o))
+                .all(|(i, o)| (i == own && on) || !covers(b, o))
     };
     let mut candidates = Vec::new();
     // On the unit when the label and its bar fit inside it (the label's
@@ -132,7 +136,7 @@ pub fn place(
             let (x2, y2) = clamp(x, y);
             (x2, y2, on && (x2 - x).abs() < 0.01 && (y2 - y).abs() < 0.01)
         })
-        .find(|&(x, y, _)| clear(x, y, placed))
+        .find(|&(x, y, on)| clear(x, y, on, placed))
         .unwrap_or_else(|| {
             let (x, y) = clamp(first.0, first.1);
             (x, y, first.2)
