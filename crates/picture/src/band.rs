@@ -189,19 +189,21 @@ impl<'a> Indexer<'a> {
     }
 
     fn index(&mut self, rgba: &[u8], out: &mut [u8]) {
-        let mut last: Option<([u8; 4], u8)> = None;
-        for (ix, &p) in out.iter_mut().zip(rgba.as_chunks::<4>().0) {
-            *ix = match last {
-                Some((q, i)) if q == p => i,
-                _ => {
-                    let k = key(&p);
-                    if self.lut[k] == u8::MAX {
-                        self.lut[k] = nearest(self.palette, &p);
-                    }
-                    last = Some((p, self.lut[k]));
-                    self.lut[k]
+        let px = rgba.as_chunks::<4>().0;
+        let Some(&first) = px.first() else { return };
+        // The last pixel looked up, as one word (none yet: a word no pixel
+        // of the run equals at its start), and its index.
+        let (mut q, mut qi) = (!u32::from_ne_bytes(first), 0u8);
+        for (ix, &p) in out.iter_mut().zip(px) {
+            let v = u32::from_ne_bytes(p);
+            if v != q {
+                let k = key(&p);
+                if self.lut[k] == u8::MAX {
+                    self.lut[k] = nearest(self.palette, &p);
                 }
-            };
+                (q, qi) = (v, self.lut[k]);
+            }
+            *ix = qi;
         }
     }
 }

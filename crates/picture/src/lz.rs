@@ -237,9 +237,14 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
     while i < b {
         let max = MAX.min(b - i);
         let mut best = (0, 0);
+        // The position's hash, computed once for its search and its insert.
+        let h = (i + 4 <= d.len()).then(|| gap_hash(d, i));
         if max >= MIN {
             let try_dist = |dist: usize, best: &mut (usize, usize)| {
-                if dist >= 1 && dist <= i && dist <= WINDOW {
+                // Only a longer match can win: its byte at the best length
+                // so far is checked first (`best.0 < max` here).
+                if dist >= 1 && dist <= i && dist <= WINDOW && d[i - dist + best.0] == d[i + best.0]
+                {
                     let l = common(d, i, i - dist, max);
                     if l > best.0 {
                         *best = (l, dist);
@@ -247,10 +252,14 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
                 }
             };
             try_dist(1, &mut best);
-            try_dist(stride, &mut best);
-            try_dist(2 * stride, &mut best);
-            if best.0 < max && i + 4 <= d.len() {
-                let mut j = s.first(gap_hash(d, i));
+            if best.0 < max {
+                try_dist(stride, &mut best);
+            }
+            if best.0 < max {
+                try_dist(2 * stride, &mut best);
+            }
+            if let (true, Some(h)) = (best.0 < max, h) {
+                let mut j = s.first(h);
                 for _ in 0..GAP_DEPTH {
                     // Positions are kept one up (0: none).
                     let Some(jj) = (j as usize).checked_sub(1) else {
@@ -267,8 +276,7 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
                 }
             }
         }
-        if i + 4 <= d.len() {
-            let h = gap_hash(d, i);
+        if let Some(h) = h {
             s.prev[i] = s.first(h);
             s.head[h] = (u64::from(s.gen) << 32) | (i as u64 + 1);
         }
