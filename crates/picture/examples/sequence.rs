@@ -2,7 +2,9 @@
 //! way a delivery pass meets them (issue 57): the first drawn cold, the
 //! rest over the layers and pieces kept from the ones before.
 //! `cargo run --release -p adjutant-picture --example sequence -- FILE.svg...`
-//! (ROUNDS=n draws the whole list n times, forgetting everything between.)
+//! (ROUNDS=n draws the whole list n times, forgetting everything between;
+//! OUT=DIR writes each PNG of the last round to DIR/NNN.png, in order, to
+//! compare two builds' pixels.)
 use adjutant_picture as picture;
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ fn main() {
         .skip(1)
         .map(|f| std::fs::read_to_string(&f).expect("read"))
         .collect();
+    let out = std::env::var("OUT").ok();
     let mut best = None;
     let mut bytes = 0;
     let mut most = 0;
@@ -35,8 +38,15 @@ fn main() {
         bytes = first.0.len();
         most = first.0.len();
         hash(&first.0);
-        for svg in &svgs[1..] {
+        let write = |i: usize, png: &[u8]| {
+            if let Some(dir) = &out {
+                std::fs::write(format!("{dir}/{i:03}.png"), png).expect("write");
+            }
+        };
+        write(0, &first.0);
+        for (i, svg) in svgs.iter().enumerate().skip(1) {
             let png = picture::draw(svg).expect("draws").0;
+            write(i, &png);
             hash(&png);
             bytes += png.len();
             most = most.max(png.len());

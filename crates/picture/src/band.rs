@@ -119,7 +119,8 @@ impl Counts {
         if let Some(&first) = px.next() {
             let (mut run, mut n) = (first, 1u32);
             for &p in px {
-                if p == run {
+                // Compared as one word.
+                if u32::from_ne_bytes(p) == u32::from_ne_bytes(run) {
                     n += 1;
                 } else {
                     self.add(run, n);
@@ -189,19 +190,21 @@ impl<'a> Indexer<'a> {
     }
 
     fn index(&mut self, rgba: &[u8], out: &mut [u8]) {
-        let mut last: Option<([u8; 4], u8)> = None;
-        for (ix, &p) in out.iter_mut().zip(rgba.as_chunks::<4>().0) {
-            *ix = match last {
-                Some((q, i)) if q == p => i,
-                _ => {
-                    let k = key(&p);
-                    if self.lut[k] == u8::MAX {
-                        self.lut[k] = nearest(self.palette, &p);
-                    }
-                    last = Some((p, self.lut[k]));
-                    self.lut[k]
+        let px = rgba.as_chunks::<4>().0;
+        let Some(&first) = px.first() else { return };
+        // The last pixel looked up, as one word (none yet: a word no pixel
+        // of the run equals at its start), and its index.
+        let (mut q, mut qi) = (!u32::from_ne_bytes(first), 0u8);
+        for (ix, &p) in out.iter_mut().zip(px) {
+            let v = u32::from_ne_bytes(p);
+            if v != q {
+                let k = key(&p);
+                if self.lut[k] == u8::MAX {
+                    self.lut[k] = nearest(self.palette, &p);
                 }
-            };
+                (q, qi) = (v, self.lut[k]);
+            }
+            *ix = qi;
         }
     }
 }
@@ -345,20 +348,28 @@ fn diff_runs(now: &[u8], was: &[u8], (lo, hi): (usize, usize), out: &mut Vec<(us
     let now = now[lo * 4..hi * 4].as_chunks::<4>().0;
     let was = was[lo * 4..hi * 4].as_chunks::<4>().0;
     let n = now.len();
+    // Eight pixels equal, as four words (a slice comparison called memcmp).
+    let eight = |i: usize| {
+        let (a, b) = (now[i..i + 8].as_flattened(), was[i..i + 8].as_flattened());
+        let w = |s: &[u8], k: usize| u64::from_ne_bytes(s[k..k + 8].try_into().unwrap_or([0; 8]));
+        (w(a, 0) ^ w(b, 0)) | (w(a, 8) ^ w(b, 8)) | (w(a, 16) ^ w(b, 16)) | (w(a, 24) ^ w(b, 24))
+            == 0
+    };
+    let px = |s: &[[u8; 4]], i: usize| u32::from_ne_bytes(s[i]);
     let mut i = 0;
     loop {
-        while i + 8 <= n && now[i..i + 8] == was[i..i + 8] {
+        while i + 8 <= n && eight(i) {
             i += 8;
         }
         if i >= n {
             break;
         }
-        if now[i] == was[i] {
+        if px(now, i) == px(was, i) {
             i += 1;
             continue;
         }
         let start = i;
-        while i < n && now[i] != was[i] {
+        while i < n && px(now, i) != px(was, i) {
             i += 1;
         }
         out.push((lo + start, lo + i));

@@ -54,7 +54,13 @@ pub(crate) fn tag_end(s: &str, at: usize) -> Option<(usize, Tag)> {
     } else {
         (">", Tag::Open)
     };
-    let end = at + rest.find(close)? + close.len();
+    // A one-byte close found as a `char` (memchr): a `&str` pattern set up
+    // a two-way searcher for every tag, 3% of a warm picture's instructions.
+    let end =
+        at + match close {
+            ">" => rest.find('>')?,
+            _ => rest.find(close)?,
+        } + close.len();
     let tag = match tag {
         Tag::Open if s[..end].ends_with("/>") => Tag::Other,
         t => t,

@@ -177,7 +177,12 @@ pub(crate) fn parse_layer(d: &[u8]) -> Vec<Match> {
 
 /// Room a band's parse over its layer keeps between bands (a thread's).
 pub(crate) struct Scratch {
-    head: Vec<u32>,
+    /// By hash, the last position (one up) inserted, tagged with the band
+    /// it was inserted in (`gen`, the high 32 bits): a position of another
+    /// band is none, so the table needs no clearing between bands (16 KB
+    /// zeroed a band before).
+    head: Vec<u64>,
+    gen: u32,
     prev: Vec<u32>,
     parse: Vec<Match>,
     bits: Bits,
@@ -187,9 +192,31 @@ impl Scratch {
     pub(crate) fn new() -> Scratch {
         Scratch {
             head: vec![0; 1 << GAP_HASH_BITS],
+            gen: 0,
             prev: Vec::new(),
             parse: Vec::new(),
             bits: Bits::default(),
+        }
+    }
+}
+
+impl Scratch {
+    /// A new band: every position inserted before is forgotten.
+    fn next_band(&mut self) {
+        if self.gen == u32::MAX {
+            self.head.fill(0);
+            self.gen = 0;
+        }
+        self.gen += 1;
+    }
+
+    /// The last position (one up) of this band inserted with hash `h`, or 0.
+    fn first(&self, h: usize) -> u32 {
+        let e = self.head[h];
+        if (e >> 32) as u32 == self.gen {
+            e as u32
+        } else {
+            0
         }
     }
 }
@@ -210,9 +237,14 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
     while i < b {
         let max = MAX.min(b - i);
         let mut best = (0, 0);
+        // The position's hash, computed once for its search and its insert.
+        let h = (i + 4 <= d.len()).then(|| gap_hash(d, i));
         if max >= MIN {
             let try_dist = |dist: usize, best: &mut (usize, usize)| {
-                if dist >= 1 && dist <= i && dist <= WINDOW {
+                // Only a longer match can win: its byte at the best length
+                // so far is checked first (`best.0 < max` here).
+                if dist >= 1 && dist <= i && dist <= WINDOW && d[i - dist + best.0] == d[i + best.0]
+                {
                     let l = common(d, i, i - dist, max);
                     if l > best.0 {
                         *best = (l, dist);
@@ -220,10 +252,14 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
                 }
             };
             try_dist(1, &mut best);
-            try_dist(stride, &mut best);
-            try_dist(2 * stride, &mut best);
-            if best.0 < max && i + 4 <= d.len() {
-                let mut j = s.head[gap_hash(d, i)];
+            if best.0 < max {
+                try_dist(stride, &mut best);
+            }
+            if best.0 < max {
+                try_dist(2 * stride, &mut best);
+            }
+            if let (true, Some(h)) = (best.0 < max, h) {
+                let mut j = s.first(h);
                 for _ in 0..GAP_DEPTH {
                     // Positions are kept one up (0: none).
                     let Some(jj) = (j as usize).checked_sub(1) else {
@@ -240,10 +276,9 @@ fn parse_gap(d: &[u8], (a, b): (usize, usize), stride: usize, s: &mut Scratch) {
                 }
             }
         }
-        if i + 4 <= d.len() {
-            let h = gap_hash(d, i);
-            s.prev[i] = s.head[h];
-            s.head[h] = i as u32 + 1;
+        if let Some(h) = h {
+            s.prev[i] = s.first(h);
+            s.head[h] = (u64::from(s.gen) << 32) | (i as u64 + 1);
         }
         if best.0 > MIN || (best.0 == MIN && best.1 <= 2 * stride) {
             s.parse.push(Match::new(i, best.0, best.1));
@@ -266,7 +301,7 @@ pub(crate) fn deflate_over(
     s: &mut Scratch,
     out: &mut Vec<u8>,
 ) -> usize {
-    s.head.fill(0);
+    s.next_band();
     if s.prev.len() < d.len() {
         s.prev.resize(d.len(), 0);
     }
@@ -304,12 +339,13 @@ struct Bits {
     out: Vec<u8>,
     acc: u64,
     n: u32,
+    tree: Tree,
 }
 
 impl Bits {
     fn put(&mut self, v: u32, len: u32) {
         // At most 31 bits wait, and a code is at most 15 bits and its extra
-        // 13: they fit in the 64.
+        // 13 (put at once): they fit in the 64.
         self.acc |= u64::from(v) << self.n;
         self.n += len;
         if self.n >= 32 {
@@ -397,28 +433,49 @@ fn dist_code(d: usize) -> usize {
     usize::from(DIST_CODE[dist_index(d)])
 }
 
+/// Room for [`code_lengths`] kept between blocks: its arrays were on the
+/// stack, some 9 KB zeroed three times a band (3% of a warm picture's
+/// instructions).
+#[derive(Default)]
+struct Tree {
+    f: Vec<u32>,
+    leaves: Vec<(u32, u16)>,
+    weight: Vec<u64>,
+    parent: Vec<u16>,
+    depth: Vec<u8>,
+}
+
 /// Huffman code lengths for `freq`, none longer than `max` (the counts
 /// halved until they fit; deterministic: ties by symbol). At least two
 /// symbols get a code (a complete code every decoder takes).
-fn code_lengths(freq: &[u32], max: u8) -> Vec<u8> {
-    // At most 286 symbols (the literal/length alphabet): the work is done
-    // in arrays on the stack, three of these a band.
+fn code_lengths(freq: &[u32], max: u8, t: &mut Tree) -> Vec<u8> {
+    // At most 286 symbols (the literal/length alphabet).
     const MOST: usize = 286;
-    let mut f = [0u32; MOST];
-    let f = &mut f[..freq.len()];
-    f.copy_from_slice(freq);
-    for extra in 0..f.len() {
-        if f.iter().filter(|&&x| x > 0).count() >= 2 {
+    if t.weight.len() < 2 * MOST {
+        t.leaves.resize(MOST, (0, 0));
+        t.weight.resize(2 * MOST, 0);
+        t.parent.resize(2 * MOST, 0);
+        t.depth.resize(2 * MOST, 0);
+    }
+    let Tree {
+        f,
+        leaves,
+        weight,
+        parent,
+        depth,
+    } = t;
+    f.clear();
+    f.extend_from_slice(freq);
+    let mut used = f.iter().filter(|&&x| x > 0).count();
+    for x in f.iter_mut() {
+        if used >= 2 {
             break;
         }
-        if f[extra] == 0 {
-            f[extra] = 1;
+        if *x == 0 {
+            *x = 1;
+            used += 1;
         }
     }
-    let mut leaves = [(0u32, 0u16); MOST];
-    let mut weight = [0u64; 2 * MOST];
-    let mut parent = [0u16; 2 * MOST];
-    let mut depth = [0u8; 2 * MOST];
     loop {
         let mut n = 0;
         for (i, &x) in f.iter().enumerate() {
@@ -543,8 +600,8 @@ fn write_block(d: &[u8], parse: &[Match], bits: &mut Bits, out: &mut Vec<u8>) {
         lf[usize::from(b)] += 1;
     }
     lf[256] += 1;
-    let ll = code_lengths(&lf, 15);
-    let dl = code_lengths(&df, 15);
+    let ll = code_lengths(&lf, 15, &mut bits.tree);
+    let dl = code_lengths(&df, 15, &mut bits.tree);
     let (lc, dc) = (codes(&ll), codes(&dl));
     let hlit = 257.max(ll.iter().rposition(|&x| x > 0).map_or(0, |p| p + 1));
     let hdist = 1.max(dl.iter().rposition(|&x| x > 0).map_or(0, |p| p + 1));
@@ -555,7 +612,7 @@ fn write_block(d: &[u8], parse: &[Match], bits: &mut Bits, out: &mut Vec<u8>) {
     for &(s, _) in &runs {
         cf[usize::from(s)] += 1;
     }
-    let cl = code_lengths(&cf, 7);
+    let cl = code_lengths(&cf, 7, &mut bits.tree);
     let cc = codes(&cl);
     let hclen = 4.max(
         CL_ORDER
@@ -583,31 +640,38 @@ fn write_block(d: &[u8], parse: &[Match], bits: &mut Bits, out: &mut Vec<u8>) {
             _ => {}
         }
     }
-    let lit = |bits: &mut Bits, b: u8| {
-        bits.put(u32::from(lc[usize::from(b)]), u32::from(ll[usize::from(b)]));
+    // Each literal's code and its length in one word (one load a byte),
+    // and a match's code and extra bits put at once (at most 15 + 13 bits).
+    let mut lit = [0u32; 256];
+    for (b, e) in lit.iter_mut().enumerate() {
+        *e = u32::from(lc[b]) | (u32::from(ll[b]) << 16);
+    }
+    let put_lit = |bits: &mut Bits, b: u8| {
+        let e = lit[usize::from(b)];
+        bits.put(e & 0xffff, e >> 16);
     };
     let mut at = 0;
     for m in parse {
         let (p, l, dist) = m.at();
         for &b in &d[at..p] {
-            lit(bits, b);
+            put_lit(bits, b);
         }
         let c = len_code(l);
-        bits.put(u32::from(lc[257 + c]), u32::from(ll[257 + c]));
+        let n = u32::from(ll[257 + c]);
         bits.put(
-            (l - usize::from(LEN_BASE[c])) as u32,
-            u32::from(LEN_EXTRA[c]),
+            u32::from(lc[257 + c]) | (((l - usize::from(LEN_BASE[c])) as u32) << n),
+            n + u32::from(LEN_EXTRA[c]),
         );
         let c = dist_code(dist);
-        bits.put(u32::from(dc[c]), u32::from(dl[c]));
+        let n = u32::from(dl[c]);
         bits.put(
-            (dist - usize::from(DIST_BASE[c])) as u32,
-            u32::from(DIST_EXTRA[c]),
+            u32::from(dc[c]) | (((dist - usize::from(DIST_BASE[c])) as u32) << n),
+            n + u32::from(DIST_EXTRA[c]),
         );
         at = p + l;
     }
     for &b in &d[at..] {
-        lit(bits, b);
+        put_lit(bits, b);
     }
     bits.put(u32::from(lc[256]), u32::from(ll[256]));
     // Sync flush: an empty stored block, byte-aligned.
@@ -723,14 +787,47 @@ mod tests {
         );
     }
 
+    /// A band's bytes do not depend on the bands the thread's scratch
+    /// parsed before (its hash table is not cleared between bands, its
+    /// entries tagged with their band), nor on where the tags' counter is,
+    /// its wrap included.
+    #[test]
+    fn a_band_drawn_over_is_the_same_whatever_was_parsed_before() {
+        let stride = 1099;
+        let layer = band(3, stride, 16);
+        let parse = parse_layer(&layer);
+        let mut over = layer.clone();
+        for r in 1..13 {
+            for c in 200..290 {
+                over[r * stride + 1 + c] = ((c / 4 + r) % 6 + 48) as u8;
+            }
+        }
+        let mut alone = Vec::new();
+        deflate_over(&over, &parse, stride, &mut Scratch::new(), &mut alone);
+        let mut s = Scratch::new();
+        for (k, gen) in [(1u32, None), (2, Some(u32::MAX - 1)), (3, Some(u32::MAX))] {
+            if let Some(g) = gen {
+                s.gen = g;
+            }
+            // Another band first (its bytes hashed into the table), then this one.
+            let other = band(100 + k, stride, 16);
+            let mut z = Vec::new();
+            deflate_over(&other, &[], stride, &mut s, &mut z);
+            let mut after = Vec::new();
+            deflate_over(&over, &parse, stride, &mut s, &mut after);
+            assert_eq!(after, alone, "after another band ({k})");
+            assert_eq!(inflate(&after, over.len()), over);
+        }
+    }
+
     #[test]
     fn code_lengths_are_complete_and_bounded() {
         let freq: Vec<u32> = (0..286u32).map(|i| 1 << (i % 24)).collect();
-        let l = code_lengths(&freq, 15);
+        let l = code_lengths(&freq, 15, &mut Tree::default());
         assert!(l.iter().all(|&x| (1..=15).contains(&x)));
         let kraft: f64 = l.iter().map(|&x| 0.5f64.powi(i32::from(x))).sum();
         assert!((kraft - 1.0).abs() < 1e-9, "{kraft}");
-        let one = code_lengths(&[0, 0, 5, 0], 7);
+        let one = code_lengths(&[0, 0, 5, 0], 7, &mut Tree::default());
         assert_eq!(one.iter().filter(|&&x| x == 1).count(), 2);
     }
 }
