@@ -20,7 +20,7 @@ use adjutant::engine::dice::{ChaChaDice, Dice};
 use adjutant::rules::memoir_grid::board::Area;
 use adjutant::rules::memoir_grid::predict::{exact_outcomes, Outcome};
 use adjutant::rules::memoir_grid::state::{self, Step};
-use adjutant::rules::memoir_grid::whole_turn::{whole_turn, TurnOutcome};
+use adjutant::rules::memoir_grid::whole_turn::{self, whole_turn, TurnOutcome};
 use adjutant::rules::memoir_grid::{engine, Ruleset, State};
 use adjutant::rules::{Chance, Family, Orders};
 use std::collections::BTreeMap;
@@ -624,6 +624,199 @@ fn grid_whole_turn_of_crowded_battles_is_exact_and_agrees_with_the_engine() {
         assert!(
             crowded > 0,
             "{id}: no crowded turn of seven battles or more"
+        );
+    }
+}
+
+/// A random artillery phase of blue's with three or four batteries firing
+/// at close range at one to three red units on an 8 x 8 board (issue 55):
+/// two batteries often at one target (their losses add up: the phase is
+/// simultaneous), targets weakened or in cover, hills or fieldworks,
+/// neighbours that block a retreat, a general beside a battery (his die),
+/// and red's reserve in a corner so that red keeps a unit. The positions
+/// and their runs of the engine as the walk before this issue reckoned
+/// them (every combination of the batteries' multisets of faces).
+fn batteries(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, u64)> {
+    const SIDE: i32 = 8;
+    let at = |c: i32, row: i32| -> Option<String> {
+        ((0..SIDE).contains(&c) && (1..=SIDE).contains(&row))
+            .then(|| format!("{}{row}", char::from(b'A' + c as u8)))
+    };
+    let near = |rng: &mut ChaChaDice, (c, row): (i32, i32), d: u32| {
+        at(
+            c + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+            row + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+        )
+    };
+    let guns: Vec<String> = r
+        .units
+        .iter()
+        .filter(|(_, u)| !u.artillery.is_empty())
+        .map(|(k, _)| k.clone())
+        .collect();
+    let kinds: Vec<String> = r.units.keys().cloned().collect();
+    let cover: Vec<String> = r
+        .terrain
+        .iter()
+        .filter(|(_, t)| t.cover > 0 || t.hill > 0 || t.fieldworks)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let grid = pick(rng, &["square", "hex"]);
+    let mut used = vec!["A8".to_string()];
+    let mut units = String::new();
+    let mut unit = |used: &mut Vec<String>, a: &str, side: &str, kind: &str| {
+        used.push(a.to_string());
+        let _ = write!(
+            units,
+            "[[units]]\nat = \"{a}\"\nside = \"{side}\"\ntype = \"{kind}\"\n"
+        );
+    };
+    unit(&mut used, "A8", "red", "infantry");
+    let spot = (2 + rng.roll(4) as i32, 3 + rng.roll(3) as i32);
+    let mut targets: Vec<(String, (i32, i32))> = Vec::new();
+    for _ in 0..rng.roll(3) {
+        if let Some(t) = near(rng, spot, 1).filter(|a| !used.contains(a)) {
+            unit(&mut used, &t, "red", &pick(rng, &kinds));
+            let c = i32::from(t.as_bytes()[0] - b'A');
+            targets.push((t.clone(), (c, t[1..].parse().ok()?)));
+        }
+    }
+    let mut orders = String::new();
+    let mut placed: Vec<String> = Vec::new();
+    for _ in 0..2 + rng.roll(2) {
+        let (t, xy) = pick(rng, &targets);
+        let Some(from) = (0..6).find_map(|_| near(rng, xy, 2).filter(|a| !used.contains(a))) else {
+            continue;
+        };
+        unit(&mut used, &from, "blue", &pick(rng, &guns));
+        placed.push(from.clone());
+        let _ = writeln!(orders, "FIRE {from} {t}");
+    }
+    if r.units.contains_key("general") && !r.general_bonus.is_empty() && rng.roll(3) == 1 {
+        let with = pick(rng, &placed);
+        unit(&mut Vec::new(), &with, "blue", "general");
+    }
+    for _ in 0..rng.roll(4) - 1 {
+        if let Some(a) = near(rng, spot, 2).filter(|a| !used.contains(a)) {
+            unit(
+                &mut used,
+                &a,
+                pick(rng, &["blue", "red"]),
+                &pick(rng, &kinds),
+            );
+        }
+    }
+    let mut text = format!(
+        "id = \"prop\"\nruleset = \"{}\"\ngrid = \"{grid}\"\ncolumns = {SIDE}\nrows = {SIDE}\n\
+         sides = [\"blue\", \"red\"]\nvictory = {}\n[terrain]\n",
+        r.id,
+        rng.roll(4)
+    );
+    for (t, _) in &targets {
+        if rng.roll(3) == 1 {
+            let _ = writeln!(text, "{t} = \"{}\"", pick(rng, &cover));
+        }
+    }
+    text.push_str(&units);
+    let mut st = state::load(r, &text, "prop.toml").ok()?;
+    for u in st
+        .units
+        .iter_mut()
+        .filter(|u| u.side == 1 && u.at.to_string() != "A8")
+    {
+        if u.strength > 1 && rng.roll(3) == 1 {
+            u.strength = rng.roll(u.strength - 1);
+        }
+    }
+    if orders.lines().count() < 3 {
+        return None;
+    }
+    r.check(&st, "blue", &orders).ok()?;
+    // The runs of old: the product of the batteries' multisets.
+    let mut old: u64 = 1;
+    for line in orders.lines() {
+        let mut w = line.split_whitespace().skip(1);
+        let from = st.grid.parse(w.next()?)?;
+        let g = st
+            .units
+            .iter()
+            .find(|u| u.at == from && !r.units[&u.kind].artillery.is_empty())?;
+        let tg = st.unit_at(st.grid.parse(w.next()?)?)?;
+        let dice = engine::total(&engine::artillery_terms(r, &st, g, tg).ok()?);
+        old = old.saturating_mul(whole_turn::multisets(r, dice).len() as u64);
+    }
+    Some((st, orders, old))
+}
+
+/// Issue 55: an artillery phase of three or four batteries at close range
+/// (Le Cateau's German guns are three) is reckoned exactly (before, a
+/// phase was run for every combination of the batteries' multisets of
+/// faces, past 150,000 runs for three batteries of three dice or more, and
+/// sampled: `whole_turn` gave None), and the exact turn agrees with the
+/// engine's adjudication of the whole phase, with the tolerance above.
+#[test]
+fn grid_whole_turn_of_many_batteries_is_exact_and_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
+    for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
+        .iter()
+        .enumerate()
+    {
+        let r = Ruleset::builtin(id).unwrap();
+        let mut rng = ChaChaDice::from_seed(seed(&[ri as u64, 58, 58, 58]));
+        let (mut done, mut tries, mut sampled, mut shared) = (0, 0, 0, 0);
+        while done < positions {
+            tries += 1;
+            assert!(tries < 100_000, "{id}: too few legal artillery phases");
+            let Some((st, orders, old)) = batteries(&r, &mut rng) else {
+                continue;
+            };
+            let exact = whole_turn(&r, &st, 0, &orders)
+                .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
+            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
+            for i in 0..runs {
+                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 58]));
+                *seen.entry(o).or_insert(0) += 1;
+            }
+            let n = runs as f64;
+            let keys: Vec<TurnOutcome> =
+                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+            for key in keys {
+                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+                let p = c as f64 / exact.total as f64;
+                let got = seen.get(&key).copied().unwrap_or(0) as f64;
+                let allowed = if p == 0.0 {
+                    0.0
+                } else {
+                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+                };
+                assert!(
+                    (got - n * p).abs() <= allowed,
+                    "{id} artillery phase {done}, {orders}outcome {key:?}: exact {p:.5}, engine \
+                     {got} of {runs} (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
+                    exact.outcomes
+                );
+            }
+            if old > whole_turn::MAX_RUNS {
+                sampled += 1;
+            }
+            let mut aims: Vec<&str> = orders.lines().filter_map(|l| l.split(' ').nth(2)).collect();
+            let all = aims.len();
+            aims.sort_unstable();
+            aims.dedup();
+            if aims.len() < all && exact.outcomes.len() > 2 {
+                shared += 1;
+            }
+            done += 1;
+        }
+        assert!(
+            sampled > 0,
+            "{id}: no phase the walk of old sampled (past {} runs)",
+            whole_turn::MAX_RUNS
+        );
+        assert!(
+            shared > 0,
+            "{id}: no phase with two batteries at one target and several outcomes"
         );
     }
 }
