@@ -1652,6 +1652,82 @@ fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudica
     assert!(shot[1] > 0, "G's roundshot never touched the melee's units");
 }
 
+/// Issue 55: a charge whose target the side's own battery G (one gun)
+/// fires roundshot at from its flank, along its ranks, so that the
+/// sleeve covers many of its figures (and, after the charge, A's front
+/// ones): each covered figure's die and the sleeve's two dice were followed
+/// on all six faces, past the 20,000 plays of an answer for a sleeve over
+/// more than about 3 figures, and the charge was sampled. Now the sleeve's
+/// dice count by their difference and the figures' by the kills they make:
+/// every such position is exact and agrees with the engine's adjudication
+/// of both orders (the positions of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]).
+#[test]
+fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));
+    let (mut done, mut tries, mut many) = (0, 0, 0);
+    let orders = "UNIT A: CHARGE X\nUNIT G: FIRE AT X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges after a battery's fire");
+        let dx = 14 + i64::from(rng.roll(6));
+        let side = pick(&mut rng, &[-1_i64, 1]);
+        let Some((mut st, _)) =
+            charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
+        else {
+            continue;
+        };
+        // G on X's own line, to its left or right, firing along its ranks.
+        let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
+        let extra = format!(
+            "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
+             at = [{}, {}]\nfacing = {}\nguns = 1\n\
+             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n",
+            36 + side * dx,
+            y + i64::from(rng.roll(2)) - 1,
+            if side > 0 { 270 } else { 90 }
+        );
+        let g = state::load(&r, &extra_table(&extra), "g.toml").expect("G loads");
+        st.units.extend(g.units.into_iter().filter(|u| u.id == "G"));
+        if r.check(&st, "british", orders).is_err() {
+            continue;
+        }
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A")
+            .unwrap_or_else(|| panic!("not exact (sampled): {orders}{st:?}"));
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 12])))
+                .or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("charge after a battery {done}"),
+            &exact,
+            &seen,
+            runs,
+        );
+        many += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.shot.iter().any(|(_, k)| *k >= 4)),
+        );
+        done += 1;
+    }
+    assert!(many > 0, "no sleeve over four figures or more of one unit");
+}
+
+/// A scenario of the units `units` alone on the property's table.
+fn extra_table(units: &str) -> String {
+    format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{units}"
+    )
+}
+
 /// Issue 55: the morale tests after a move of a melee already in contact
 /// agree with the engine's adjudication (the positions of
 /// [`charge_exact_melee_agrees_with_the_engines_adjudication`]).
