@@ -1652,6 +1652,108 @@ fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudica
     assert!(shot[1] > 0, "G's roundshot never touched the melee's units");
 }
 
+/// Issue 55: a charge whose target the side's own battery G fires
+/// roundshot at: one gun from its flank, along its ranks, or (every other
+/// position) two guns from behind it, through its files, so that the
+/// sleeves cover many of its figures (and, after the charge, A's front
+/// ones). Each covered figure's die and the sleeve's two dice were followed
+/// on all six faces, past the 20,000 plays of an answer for a sleeve over
+/// more than about 3 figures, and the charge was sampled. Now the sleeve's
+/// dice count by their difference, the figures' by the kills they make,
+/// and the second gun's dice once for each different result of the
+/// first's: every one-gun position is exact (two guns whose sleeves cover
+/// many figures of both units may still pass the plays: drawn again), and
+/// each agrees with the engine's adjudication of both orders (the
+/// positions of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]).
+#[test]
+fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));
+    let (mut done, mut tries, mut many, mut pairs) = (0, 0, 0, 0);
+    let orders = "UNIT A: CHARGE X\nUNIT G: FIRE AT X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges after a battery's fire");
+        let dx = 14 + i64::from(rng.roll(6));
+        // Every other position two guns: the ways the first gun's shot
+        // leaves alike wait together at the second's first die.
+        let guns = 1 + done % 2;
+        let side = pick(&mut rng, &[-1_i64, 1]);
+        let Some((mut st, _)) =
+            charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
+        else {
+            continue;
+        };
+        // One gun on X's own line, to its left or right, firing along its
+        // ranks; two behind X, both aiming at its centre through its files.
+        let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
+        let (gx, gy, facing) = if guns == 1 {
+            (
+                36 + side * dx,
+                y + i64::from(rng.roll(2)) - 1,
+                180 + 90 * side,
+            )
+        } else {
+            (
+                35 + i64::from(rng.roll(3)),
+                y + 9 + i64::from(rng.roll(4)),
+                180,
+            )
+        };
+        let extra = format!(
+            "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
+             at = [{gx}, {gy}]\nfacing = {facing}\nguns = {guns}\n\
+             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n"
+        );
+        let Ok(g) = state::load(&r, &extra_table(&extra), "g.toml") else {
+            continue;
+        };
+        st.units.extend(g.units.into_iter().filter(|u| u.id == "G"));
+        if r.check(&st, "british", orders).is_err() {
+            continue;
+        }
+        // Two guns whose sleeves cover many figures of A and X each may
+        // still pass the 20,000 plays: such a position is drawn again.
+        let Some(exact) = predict::exact_charge_at(&r, &st, "british", orders, "A") else {
+            assert!(guns == 2, "not exact (sampled): {orders}{st:?}");
+            continue;
+        };
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..runs {
+            *seen
+                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 12])))
+                .or_insert(0) += 1;
+        }
+        ends_within(
+            &format!("charge after a battery {done}"),
+            &exact,
+            &seen,
+            runs,
+        );
+        many += u64::from(
+            exact
+                .outcomes
+                .keys()
+                .any(|e| e.shot.iter().any(|(_, k)| *k >= 4)),
+        );
+        pairs += u64::from(guns == 2 && exact.outcomes.keys().any(|e| !e.shot.is_empty()));
+        done += 1;
+    }
+    assert!(many > 0, "no sleeve over four figures or more of one unit");
+    assert!(pairs > 0, "no two guns over the melee's units");
+}
+
+/// A scenario of the units `units` alone on the property's table.
+fn extra_table(units: &str) -> String {
+    format!(
+        "id = \"prop\"\nruleset = \"charge\"\ntitle = \"prop\"\nmoves = 12\n\
+         table = [72, 48]\nsides = [\"british\", \"french\"]\n{units}"
+    )
+}
+
 /// Issue 55: the morale tests after a move of a melee already in contact
 /// agree with the engine's adjudication (the positions of
 /// [`charge_exact_melee_agrees_with_the_engines_adjudication`]).

@@ -20,7 +20,7 @@ use adjutant::engine::dice::{ChaChaDice, Dice};
 use adjutant::rules::memoir_grid::board::Area;
 use adjutant::rules::memoir_grid::predict::{exact_outcomes, Outcome};
 use adjutant::rules::memoir_grid::state::{self, Step};
-use adjutant::rules::memoir_grid::whole_turn::{whole_turn, TurnOutcome};
+use adjutant::rules::memoir_grid::whole_turn::{self, whole_turn, TurnOutcome};
 use adjutant::rules::memoir_grid::{engine, Ruleset, State};
 use adjutant::rules::{Chance, Family, Orders};
 use std::collections::BTreeMap;
@@ -626,4 +626,309 @@ fn grid_whole_turn_of_crowded_battles_is_exact_and_agrees_with_the_engine() {
             "{id}: no crowded turn of seven battles or more"
         );
     }
+}
+
+/// A random artillery phase of blue's with three or four batteries firing
+/// at close range at one to three red units on an 8 x 8 board (issue 55):
+/// two batteries often at one target (their losses add up: the phase is
+/// simultaneous), targets weakened or in cover, hills or fieldworks,
+/// neighbours that block a retreat, a general beside a battery (his die),
+/// and red's reserve in a corner so that red keeps a unit. The positions
+/// and their runs of the engine as the walk before this issue reckoned
+/// them (every combination of the batteries' multisets of faces).
+fn batteries(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, u64)> {
+    const SIDE: i32 = 8;
+    let at = |c: i32, row: i32| -> Option<String> {
+        ((0..SIDE).contains(&c) && (1..=SIDE).contains(&row))
+            .then(|| format!("{}{row}", char::from(b'A' + c as u8)))
+    };
+    let near = |rng: &mut ChaChaDice, (c, row): (i32, i32), d: u32| {
+        at(
+            c + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+            row + rng.roll(2 * d + 1) as i32 - d as i32 - 1,
+        )
+    };
+    let guns: Vec<String> = r
+        .units
+        .iter()
+        .filter(|(_, u)| !u.artillery.is_empty())
+        .map(|(k, _)| k.clone())
+        .collect();
+    let kinds: Vec<String> = r.units.keys().cloned().collect();
+    let cover: Vec<String> = r
+        .terrain
+        .iter()
+        .filter(|(_, t)| t.cover > 0 || t.hill > 0 || t.fieldworks)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let grid = pick(rng, &["square", "hex"]);
+    let mut used = vec!["A8".to_string()];
+    let mut units = String::new();
+    let mut unit = |used: &mut Vec<String>, a: &str, side: &str, kind: &str| {
+        used.push(a.to_string());
+        let _ = write!(
+            units,
+            "[[units]]\nat = \"{a}\"\nside = \"{side}\"\ntype = \"{kind}\"\n"
+        );
+    };
+    unit(&mut used, "A8", "red", "infantry");
+    let spot = (2 + rng.roll(4) as i32, 3 + rng.roll(3) as i32);
+    let mut targets: Vec<(String, (i32, i32))> = Vec::new();
+    for _ in 0..rng.roll(3) {
+        if let Some(t) = near(rng, spot, 1).filter(|a| !used.contains(a)) {
+            unit(&mut used, &t, "red", &pick(rng, &kinds));
+            let c = i32::from(t.as_bytes()[0] - b'A');
+            targets.push((t.clone(), (c, t[1..].parse().ok()?)));
+        }
+    }
+    let mut orders = String::new();
+    let mut placed: Vec<String> = Vec::new();
+    for _ in 0..2 + rng.roll(2) {
+        let (t, xy) = pick(rng, &targets);
+        let Some(from) = (0..6).find_map(|_| near(rng, xy, 2).filter(|a| !used.contains(a))) else {
+            continue;
+        };
+        unit(&mut used, &from, "blue", &pick(rng, &guns));
+        placed.push(from.clone());
+        let _ = writeln!(orders, "FIRE {from} {t}");
+    }
+    if r.units.contains_key("general") && !r.general_bonus.is_empty() && rng.roll(3) == 1 {
+        let with = pick(rng, &placed);
+        unit(&mut Vec::new(), &with, "blue", "general");
+    }
+    for _ in 0..rng.roll(4) - 1 {
+        if let Some(a) = near(rng, spot, 2).filter(|a| !used.contains(a)) {
+            unit(
+                &mut used,
+                &a,
+                pick(rng, &["blue", "red"]),
+                &pick(rng, &kinds),
+            );
+        }
+    }
+    let mut text = format!(
+        "id = \"prop\"\nruleset = \"{}\"\ngrid = \"{grid}\"\ncolumns = {SIDE}\nrows = {SIDE}\n\
+         sides = [\"blue\", \"red\"]\nvictory = {}\n[terrain]\n",
+        r.id,
+        rng.roll(4)
+    );
+    for (t, _) in &targets {
+        if rng.roll(3) == 1 {
+            let _ = writeln!(text, "{t} = \"{}\"", pick(rng, &cover));
+        }
+    }
+    text.push_str(&units);
+    let mut st = state::load(r, &text, "prop.toml").ok()?;
+    for u in st
+        .units
+        .iter_mut()
+        .filter(|u| u.side == 1 && u.at.to_string() != "A8")
+    {
+        if u.strength > 1 && rng.roll(3) == 1 {
+            u.strength = rng.roll(u.strength - 1);
+        }
+    }
+    if orders.lines().count() < 3 {
+        return None;
+    }
+    r.check(&st, "blue", &orders).ok()?;
+    // The runs of old: the product of the batteries' multisets.
+    let mut old: u64 = 1;
+    for line in orders.lines() {
+        let mut w = line.split_whitespace().skip(1);
+        let from = st.grid.parse(w.next()?)?;
+        let g = st
+            .units
+            .iter()
+            .find(|u| u.at == from && !r.units[&u.kind].artillery.is_empty())?;
+        let tg = st.unit_at(st.grid.parse(w.next()?)?)?;
+        let dice = engine::total(&engine::artillery_terms(r, &st, g, tg).ok()?);
+        old = old.saturating_mul(whole_turn::multisets(r, dice).len() as u64);
+    }
+    Some((st, orders, old))
+}
+
+/// Issue 55: an artillery phase of three or four batteries at close range
+/// (Le Cateau's German guns are three) is reckoned exactly (before, a
+/// phase was run for every combination of the batteries' multisets of
+/// faces, past 150,000 runs for three batteries of three dice or more, and
+/// sampled: `whole_turn` gave None), and the exact turn agrees with the
+/// engine's adjudication of the whole phase, with the tolerance above.
+#[test]
+fn grid_whole_turn_of_many_batteries_is_exact_and_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
+    for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
+        .iter()
+        .enumerate()
+    {
+        let r = Ruleset::builtin(id).unwrap();
+        let mut rng = ChaChaDice::from_seed(seed(&[ri as u64, 58, 58, 58]));
+        let (mut done, mut tries, mut sampled, mut shared) = (0, 0, 0, 0);
+        while done < positions {
+            tries += 1;
+            assert!(tries < 100_000, "{id}: too few legal artillery phases");
+            let Some((st, orders, old)) = batteries(&r, &mut rng) else {
+                continue;
+            };
+            let exact = whole_turn(&r, &st, 0, &orders)
+                .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
+            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
+            for i in 0..runs {
+                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 58]));
+                *seen.entry(o).or_insert(0) += 1;
+            }
+            let n = runs as f64;
+            let keys: Vec<TurnOutcome> =
+                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+            for key in keys {
+                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+                let p = c as f64 / exact.total as f64;
+                let got = seen.get(&key).copied().unwrap_or(0) as f64;
+                let allowed = if p == 0.0 {
+                    0.0
+                } else {
+                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+                };
+                assert!(
+                    (got - n * p).abs() <= allowed,
+                    "{id} artillery phase {done}, {orders}outcome {key:?}: exact {p:.5}, engine \
+                     {got} of {runs} (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
+                    exact.outcomes
+                );
+            }
+            if old > whole_turn::MAX_RUNS {
+                sampled += 1;
+            }
+            let mut aims: Vec<&str> = orders.lines().filter_map(|l| l.split(' ').nth(2)).collect();
+            let all = aims.len();
+            aims.sort_unstable();
+            aims.dedup();
+            if aims.len() < all && exact.outcomes.len() > 2 {
+                shared += 1;
+            }
+            done += 1;
+        }
+        assert!(
+            sampled > 0,
+            "{id}: no phase the walk of old sampled (past {} runs)",
+            whole_turn::MAX_RUNS
+        );
+        assert!(
+            shared > 0,
+            "{id}: no phase with two batteries at one target and several outcomes"
+        );
+    }
+}
+
+/// Issue 55: every whole turn the shipped grid scenarios (Le Cateau,
+/// Villers-Bocage) can produce is reckoned exactly: their own units,
+/// weakened at random, crowded into a few areas of their own board,
+/// every unit that can fire firing (after a one-area move half the time)
+/// at one of the enemy's, in the artillery phase and in either side's
+/// move phase. Before, Le Cateau's three German batteries firing at close
+/// range took millions of runs of the engine and were not reckoned
+/// (`whole_turn` gave None); the turns of more batteries or battles than a
+/// scenario has are outside this promise.
+#[test]
+fn grid_whole_turn_of_the_shipped_scenarios_is_exact() {
+    let turns = depth::games("PREDICT_GRID_POSITIONS", 100, 1_000);
+    for (ri, (file, id)) in [
+        ("le-cateau-1914.toml", "memoir-of-battle"),
+        ("villers-bocage-1944.toml", "memoir-of-modern-battle"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = Ruleset::builtin(id).unwrap();
+        let path = format!("{}/scenarios/{id}/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let base = state::load(&r, &text, &path).unwrap();
+        let mut rng = ChaChaDice::from_seed(seed(&[ri as u64, 59, 59, 59]));
+        let (mut done, mut tries, mut batteries) = (0, 0, 0);
+        while done < turns {
+            tries += 1;
+            assert!(tries < 100_000, "{id}: too few turns");
+            let Some((st, side, orders)) = shipped_turn(&r, &base, &mut rng) else {
+                continue;
+            };
+            assert!(
+                whole_turn(&r, &st, side, &orders).is_some(),
+                "{id}: not exact:\n{orders}{st:?}"
+            );
+            if st.step == Step::Artillery && orders.lines().count() >= 3 {
+                batteries += 1;
+            }
+            done += 1;
+        }
+        if *id == "memoir-of-battle" {
+            assert!(batteries > 0, "{id}: no phase of three batteries");
+        }
+    }
+}
+
+/// A turn of `base`'s units crowded into a 5 x 5 corner of its board (see
+/// [`grid_whole_turn_of_the_shipped_scenarios_is_exact`]): the position,
+/// the side to order and its orders (two lines or more).
+fn shipped_turn(r: &Ruleset, base: &State, rng: &mut ChaChaDice) -> Option<(State, usize, String)> {
+    let mut st = base.clone();
+    let (c0, r0) = (
+        rng.roll(st.grid.columns as u32) as i32 - 1,
+        rng.roll(st.grid.rows as u32) as i32,
+    );
+    let mut free: Vec<Area> = st
+        .grid
+        .areas()
+        .into_iter()
+        .filter(|a| (a.col - c0).abs() <= 2 && (a.row - r0).abs() <= 2)
+        .collect();
+    if free.len() < st.units.len() {
+        return None;
+    }
+    for u in &mut st.units {
+        u.at = free.remove(rng.roll(free.len() as u32) as usize - 1);
+        if rng.roll(3) == 1 {
+            u.strength = rng.roll(u.strength);
+        }
+        if let Some(c) = u.carrying.as_mut() {
+            c.at = u.at;
+        }
+    }
+    let side = rng.roll(2) as usize - 1;
+    st.step = if rng.roll(2) == 1 {
+        Step::Artillery
+    } else {
+        Step::Move {
+            side,
+            second: rng.roll(2) == 1,
+        }
+    };
+    st.victory = 2 + rng.roll(4);
+    let name = st.sides[side].clone();
+    let theirs: Vec<Area> = st
+        .units
+        .iter()
+        .filter(|u| u.side != side)
+        .map(|u| u.at)
+        .collect();
+    let mut orders = String::new();
+    for u in st.units.iter().filter(|u| u.side == side) {
+        let mut at = u.at;
+        if st.step != Step::Artillery && rng.roll(2) == 1 {
+            let to = pick(rng, &st.grid.neighbours(u.at));
+            let line = format!("{orders}MOVE {} {to}\n", u.at);
+            if r.check(&st, &name, &line).is_ok() {
+                orders = line;
+                at = to;
+            }
+        }
+        for _ in 0..4 {
+            let line = format!("{orders}FIRE {at} {}\n", pick(rng, &theirs));
+            if r.check(&st, &name, &line).is_ok() {
+                orders = line;
+                break;
+            }
+        }
+    }
+    (orders.lines().count() >= 2).then_some((st, side, orders))
 }

@@ -28,7 +28,9 @@
 //!   strength value are marked immediately and destroyed Units are removed
 //!   after all Artillery Units have fired"): every battery's dice are fixed
 //!   by the phase's opening position, so the whole phase is run once for
-//!   every combination of the batteries' multisets.
+//!   every combination of the batteries' throws, each battery's grouped by
+//!   what they settle to on its target (its losses, at most the target's
+//!   strength, and whether it must retreat).
 //!
 //! Counts are exact integers out of 6^(dice): no sampling. Where a turn
 //! would need more than [`MAX_RUNS`] runs of the engine, None: the caller
@@ -396,22 +398,39 @@ fn move_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(St
     )
 }
 
-/// The artillery phase: every combination of the batteries' multisets, the
-/// whole phase run by the engine for each.
+/// The artillery phase: every combination of the batteries' throws, the
+/// whole phase run by the engine for each. A battery's throws are grouped
+/// by what they settle to on its target ([`settled_classes`] on the
+/// phase's opening position): the phase is simultaneous ("all losses of
+/// strength value are marked immediately and destroyed Units are removed
+/// after all Artillery Units have fired"), so a battery's dice depend on
+/// the opening position alone, its losses add to the others' on the same
+/// target, and losses past the target's opening strength change nothing
+/// (engine.rs `artillery`: a target already marked destroyed takes no
+/// more). Le Cateau's three German batteries at close range take a few
+/// hundred runs, not millions.
 fn artillery_turn(r: &Ruleset, s: &State, name: &str, orders: &str) -> Option<Vec<(State, u128)>> {
     let (probe, _) = run_with(r, s, name, orders, Vec::new());
-    let sizes: Vec<u32> = probe?
+    let shots: Vec<(u32, Option<&Unit>)> = probe?
         .ev
         .iter()
         .filter_map(|e| match e {
-            Event::Fire { dice, .. } => Some(*dice),
+            Event::Fire { dice, at, .. } => {
+                Some((*dice, s.grid.parse(at).and_then(|a| s.unit_at(a))))
+            }
             _ => None,
         })
         .collect();
-    if sizes.iter().sum::<u32>() > MAX_DICE {
+    if shots.iter().map(|x| x.0).sum::<u32>() > MAX_DICE {
         return None;
     }
-    let each: Vec<Vec<(Vec<u32>, u128)>> = sizes.iter().map(|n| multisets(r, *n)).collect();
+    let each: Vec<Vec<(Vec<u32>, u128)>> = shots
+        .iter()
+        .map(|(n, tg)| match tg {
+            Some(tg) => settled_classes(r, s, tg, multisets_of(&face_groups(r, Some(tg)), *n)),
+            None => multisets(r, *n),
+        })
+        .collect();
     let runs = each
         .iter()
         .try_fold(1_u64, |a, m| a.checked_mul(m.len() as u64))?;

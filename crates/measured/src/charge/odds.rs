@@ -175,8 +175,11 @@ fn between_ways(
 }
 
 /// `step` played on `part` with every die it throws followed on each of
-/// its six faces: each way with its chance. With a `budget`, each play
-/// spends one, and None when it runs out.
+/// its six faces, or on each group of faces that does alike
+/// ([`next_dice`]: a gun's sleeve dice by their difference, the dice of
+/// the figures under a sleeve or shell-burst by the kills they make): each
+/// way with its chance. With a `budget`, each play spends one, and None
+/// when it runs out.
 fn each_face(
     r: &Ruleset,
     part: &Part,
@@ -184,23 +187,247 @@ fn each_face(
     step: impl Fn(&mut Turn<'_, '_, '_>),
 ) -> Option<Vec<(f64, Part)>> {
     let mut out = Vec::new();
-    let mut open: Vec<(f64, Vec<u32>)> = vec![(1.0, Vec::new())];
-    while let Some((q, faces)) = open.pop() {
-        if let Some(b) = budget.as_deref_mut() {
-            *b = b.checked_sub(1)?;
-        }
-        let (after, thrown) = part.play(r, faces.clone(), &step);
-        if thrown > faces.len() {
-            for f in 1..=6 {
-                let mut more = faces.clone();
-                more.push(f);
-                open.push((q / 6.0, more));
+    // (chance, faces, whether it may go on past a gun's first die)
+    let mut open: Vec<(f64, Vec<u32>, bool)> = vec![(1.0, Vec::new(), false)];
+    // Ways waiting at a gun's first die, by what the shots before it do.
+    let mut parked: BTreeMap<String, (f64, Vec<u32>)> = BTreeMap::new();
+    loop {
+        while let Some((q, faces, free)) = open.pop() {
+            if let Some(b) = budget.as_deref_mut() {
+                *b = b.checked_sub(1)?;
             }
-            continue;
+            let (after, thrown) = part.play(r, faces.clone(), &step);
+            if thrown <= faces.len() {
+                out.push((q, after));
+                continue;
+            }
+            let next = next_dice(
+                r,
+                part,
+                (&faces, free),
+                &after,
+                &step,
+                budget.as_deref_mut(),
+            )?;
+            match next {
+                Next::Wait(key) => parked.entry(key).or_insert((0.0, faces)).0 += q,
+                Next::Ways(ways) => {
+                    for (p, next) in ways {
+                        let mut more = faces.clone();
+                        more.extend(next);
+                        open.push((q * p, more, false));
+                    }
+                }
+            }
         }
-        out.push((q, after));
+        if parked.is_empty() {
+            return Some(out);
+        }
+        open.extend(
+            std::mem::take(&mut parked)
+                .into_values()
+                .map(|(q, f)| (q, f, true)),
+        );
     }
-    Some(out)
+}
+
+/// What [`next_dice`] found the next die to be.
+enum Next {
+    /// The ways the next dice can fall: (chance, faces).
+    Ways(Vec<(f64, Vec<u32>)>),
+    /// A gun's first die: the way waits there with every other that the
+    /// step's shots before it leave alike (the key): the guns fire from
+    /// the positions before any fired and their kills and damage are
+    /// applied once all have fired (artillery.rs `artillery`), so what
+    /// follows reads of those shots only their kills, houses and damage.
+    Wait(String),
+}
+
+/// What an event does for the rest of the step: a shot's kills, houses
+/// and counter-battery damage, not the dice or the sleeve that made them.
+fn effect(e: &Event) -> String {
+    let mut e = e.clone();
+    match &mut e {
+        Charge::Roundshot {
+            plus,
+            minus,
+            sleeve,
+            sleeve_text,
+            figures,
+            dice,
+            counter_battery,
+            ..
+        } => {
+            (*plus, *minus, *sleeve, *figures) = (0, 0, 0, 0);
+            sleeve_text.clear();
+            dice.clear();
+            counter_battery.iter_mut().for_each(|c| c.die = 0);
+        }
+        Charge::Shell {
+            sector,
+            figures,
+            dice,
+            counter_battery,
+            ..
+        } => {
+            *sector = 0;
+            (*figures, *dice) = (None, None);
+            counter_battery.iter_mut().flatten().for_each(|c| c.die = 0);
+        }
+        _ => {}
+    }
+    format!("{e:?}")
+}
+
+/// The dice `step` throws next on `part` after `faces` (`after`: the play
+/// with them, every further die a 1), grouped where the engine reads them
+/// only so (issue 55): roundshot's + and - dice by their difference ("Move
+/// sleeve difference between scores toward or away from target": 11
+/// ways, not 36), and the dice of the figures under a sleeve or a
+/// shell-burst by the number of each unit's figures killed (a figure "diced
+/// for as potential casualties": a die kills it or not, so k of a unit's n
+/// figures fall binomially), not each face of each die. Else the next die
+/// on each of its six faces. The die is found by playing it as a 2
+/// instead: the first event that differs names it (a shot's `plus`, or
+/// one of its `dice`); each covered figure's unit by playing its die alone
+/// as a kill. Each play spends the `budget`.
+fn next_dice(
+    r: &Ruleset,
+    part: &Part,
+    (faces, free): (&[u32], bool),
+    after: &Part,
+    step: &impl Fn(&mut Turn<'_, '_, '_>),
+    mut budget: Option<&mut usize>,
+) -> Option<Next> {
+    let mut spend = |n: usize| -> Option<()> {
+        if let Some(b) = budget.as_deref_mut() {
+            *b = b.checked_sub(n)?;
+        }
+        Some(())
+    };
+    let single = || Some(Next::Ways((1..=6).map(|f| (1.0 / 6.0, vec![f])).collect()));
+    spend(1)?;
+    let play = |more: &[u32]| {
+        let mut f = faces.to_vec();
+        f.extend_from_slice(more);
+        part.play(r, f, step).0
+    };
+    let two = play(&[2]);
+    let from = part.ev.len().min(after.ev.len()).min(two.ev.len());
+    let Some(at) = (from..after.ev.len().min(two.ev.len())).find(|i| after.ev[*i] != two.ev[*i])
+    else {
+        return single();
+    };
+    // (the shot's + die, its figures' dice, the faces that kill)
+    let shot = |e: &Event| match e {
+        Charge::Roundshot {
+            plus, dice, kill, ..
+        } => Some((Some(*plus), dice.clone(), kill.clone())),
+        Charge::Shell {
+            dice: Some(d),
+            kill: Some(k),
+            ..
+        } => Some((None, d.clone(), k.clone())),
+        _ => None,
+    };
+    // A gun's first die (roundshot's + die, a shell's sector die): wait
+    // for the other ways the shots before it leave alike.
+    let first = matches!(
+        (&after.ev[at], &two.ev[at]),
+        (
+            Charge::Roundshot { plus: 1, .. },
+            Charge::Roundshot { plus: 2, .. }
+        ) | (
+            Charge::Shell { sector: 1, .. },
+            Charge::Shell { sector: 2, .. }
+        )
+    );
+    if first && !free {
+        let done: Vec<String> = after.ev[part.ev.len()..at].iter().map(effect).collect();
+        return Some(Next::Wait(done.join("\n")));
+    }
+    let (Some((p1, d1, kill)), Some((p2, d2, _))) = (shot(&after.ev[at]), shot(&two.ev[at])) else {
+        return single();
+    };
+    if p1 == Some(1) && p2 == Some(2) {
+        // The + die, then the - die: only their difference moves the
+        // sleeve, and differences that put the same figures of each unit
+        // (and the same houses and guns) under it are one way: each played
+        // with every further die a kill, the event then names them.
+        let all = kill.iter().max().copied().unwrap_or(1);
+        let mut ways: BTreeMap<String, (f64, Vec<u32>)> = BTreeMap::new();
+        for d in -5_i32..=5 {
+            spend(1)?;
+            let pm = vec![1 + d.max(0) as u32, 1 + (-d).max(0) as u32];
+            let mut f = pm.clone();
+            f.extend(std::iter::repeat_n(all, 64));
+            let one = play(&f);
+            let covers = match one.ev.get(at) {
+                Some(Charge::Roundshot {
+                    figures,
+                    killed,
+                    houses,
+                    counter_battery,
+                    ..
+                }) => format!("{figures} {killed:?} {houses:?} {counter_battery:?}"),
+                _ => format!("{d}"),
+            };
+            ways.entry(covers).or_insert((0.0, pm)).0 += f64::from(6 - d.abs()) / 36.0;
+        }
+        return Some(Next::Ways(ways.into_values().collect()));
+    }
+    let Some(j) = (0..d1.len().min(d2.len())).find(|i| d1[*i] != d2[*i]) else {
+        return single();
+    };
+    if p1 != p2 || d1.len() != d2.len() || d1[j] != 1 || d2[j] != 2 {
+        return single();
+    }
+    let (kills, misses): (Vec<u32>, Vec<u32>) = (1..=6).partition(|f| kill.contains(f));
+    let (Some(&k), Some(&m)) = (kills.first(), misses.first()) else {
+        // Every face kills, or none: one way.
+        return Some(Next::Ways(vec![(1.0, vec![1; d1.len() - j])]));
+    };
+    // Which unit each die's figure belongs to: its die alone a kill.
+    let n = d1.len() - j;
+    let mut units: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        spend(1)?;
+        let mut f = vec![m; n];
+        f[i] = k;
+        let one = play(&f);
+        let killed = match one.ev.get(at) {
+            Some(Charge::Roundshot { killed, .. }) => killed.clone(),
+            Some(Charge::Shell {
+                killed: Some(x), ..
+            }) => x.clone(),
+            _ => return single(),
+        };
+        let mut hit = killed.into_iter().filter(|(_, c)| *c > 0);
+        let (Some((u, 1)), None) = (hit.next(), hit.next()) else {
+            return single();
+        };
+        units.entry(u).or_default().push(i);
+    }
+    // Every count of each unit's figures killed, binomially.
+    let pk = kills.len() as f64 / 6.0;
+    let mut ways: Vec<(f64, Vec<u32>)> = vec![(1.0, vec![m; n])];
+    for dice in units.values() {
+        let c = dice.len();
+        let mut next = Vec::new();
+        for (w, f) in &ways {
+            for killed in 0..=c {
+                let mut f = f.clone();
+                for i in &dice[..killed] {
+                    f[*i] = k;
+                }
+                let ways_of = (0..killed).fold(1.0, |a, i| a * (c - i) as f64 / (i + 1) as f64);
+                let q = ways_of * pk.powi(killed as i32) * (1.0 - pk).powi((c - killed) as i32);
+                next.push((w * q, f));
+            }
+        }
+        ways = next;
+    }
+    Some(Next::Ways(ways))
 }
 
 /// The most ways the charge step is followed through (beyond, the answer
