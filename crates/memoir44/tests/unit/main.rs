@@ -9,6 +9,7 @@ mod case;
 mod commissar;
 mod disorder;
 mod family;
+mod general;
 mod orders;
 mod orders_canonical;
 mod report_snapshots;

@@ -1,0 +1,65 @@
+//! Unit tests of `src/general.rs` (the judge's general's own orders).
+
+#[allow(unused_imports)]
+use crate::prelude::*;
+use adjutant_memoir44::general::general_orders;
+
+/// Watched (bir-hakeim, seeds 1 to 3 against random: 23 of the Allies' 60
+/// games lost or drawn, 13 of them drawn behind on figures removed): the
+/// Free French left their trenches to close on the Ariete's tanks and
+/// were worn down outside the box (69 of the 111 Allied units lost in
+/// those games were lost on rows 5 to 7, 107 of them in the Axis turns).
+/// A side with no ground to take now weighs what the enemy may take from
+/// the hex a unit moves to: with a tank two hexes in front of the trench at
+/// H4, no unit leaves a trench for a hex beside the enemy (the old orders
+/// moved H4's elite infantry to I5, beside it, to close-assault it).
+#[test]
+fn the_general_holds_its_trenches_when_it_has_no_ground_to_take() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut st =
+        scenario::setup(&r, "bir-hakeim", &mut ChaChaDice::from_seed([1; 32])).expect("setup");
+    let allies = st.side_index("allies").unwrap();
+    let axis = st.side_index("axis").unwrap();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    // One of the Ariete's tanks comes up in front of H4.
+    let tanks: Vec<u32> = st
+        .units
+        .iter()
+        .filter(|u| u.side == axis && u.kind == "light-medium-armour")
+        .map(|u| u.id)
+        .take(1)
+        .collect();
+    for (id, at) in tanks.iter().zip(["H6"]) {
+        st.units.iter_mut().find(|u| u.id == *id).unwrap().at = hex(at);
+    }
+    st.to_move = allies;
+    st.hands[allies] = vec!["attack-centre".to_string(), "assault-centre".to_string()];
+    let trenches = ["D3", "E3", "F4", "H4", "I3"].map(hex);
+    let mut given = 0;
+    for v in 0..4u32 {
+        let Some(orders) = general_orders(
+            &r,
+            &st,
+            "allies",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        given += 1;
+        for l in orders.lines().filter(|l| l.starts_with("MOVE ")) {
+            let path: Vec<Hex> = l
+                .split_whitespace()
+                .skip(1)
+                .filter_map(Hex::parse)
+                .collect();
+            let (from, to) = (path[0], *path.last().unwrap());
+            let beside = st.units.iter().any(|u| u.side == axis && u.at.adjacent(to));
+            assert!(
+                !(trenches.contains(&from) && beside),
+                "variant {v} leaves the trench at {from} for {to} beside the enemy:\n{orders}"
+            );
+        }
+    }
+    assert!(given > 0, "the general gives orders of its own");
+}
