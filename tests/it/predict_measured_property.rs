@@ -1343,7 +1343,8 @@ fn charge_in_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> 
 #[test]
 fn charge_exact_charge_at_a_unit_in_a_melee_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 30);
+    // 15 deep (30 until the 2026-11-30 testtime2 session: docs/testing.md).
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 15);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 8, 8, 8]));
     let (mut done, mut tries, mut second, mut b_tested) = (0, 0, 0, 0);
@@ -1525,7 +1526,8 @@ fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
 #[test]
 fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 24);
+    // 12 deep (24 until the 2026-11-30 testtime2 session: docs/testing.md).
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 9, 9, 9]));
     let (mut done, mut tries, mut left) = (0, 0, 0);
@@ -1605,7 +1607,8 @@ fn leaves(r: &Ruleset, st: &State, orders: &str) -> bool {
 #[test]
 fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
+    // 12 deep (30 until the 2026-11-30 testtime2 session: docs/testing.md).
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 11, 11, 11]));
     let (mut done, mut tries, mut shot) = (0, 0, [0, 0]);

@@ -6,7 +6,10 @@
 //! (`adjutant show --format svg|html`), as a host or a player's tool
 //! would.
 
+mod busy;
+
 use crate::common::Site;
+use busy::{busy_games, shared_busy_all};
 use mail_parser::MimeHeaders;
 
 /// Every `<g class="unit" ...>` element's side and its points' or
@@ -572,30 +575,6 @@ fn last_text(msg: &mail_parser::Message<'_>, to: &str) -> (String, String) {
         }
     }
     (to.split('@').next().unwrap().to_string(), all)
-}
-
-/// Every shipped scenario, played once openly (each side and an observer)
-/// and once as a Kriegspiel game where the family has one (each side, an
-/// observer and the referee), to a busy turn. Played once for the tests
-/// below.
-fn busy_games() -> &'static [Busy] {
-    static GAMES: std::sync::OnceLock<Vec<Busy>> = std::sync::OnceLock::new();
-    GAMES.get_or_init(|| {
-        let site = Site::new();
-        let shipped = site.ok(&["scenarios"]);
-        let mut v = Vec::new();
-        for (i, scenario) in shipped
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .enumerate()
-        {
-            for kriegspiel in [false, true] {
-                v.extend(busy_game(scenario, kriegspiel, i as u64, "svg+png"));
-            }
-        }
-        v
-    })
 }
 
 /// A box: (left, top, right, bottom).
@@ -1847,9 +1826,14 @@ fn grid_arrowheads_lie_over_no_unit_or_label() {
     let mut bad = Vec::new();
     let mut heads = 0;
     let mut planted = 0;
-    for scenario in ["villers-bocage-1944", "le-cateau-1914"] {
-        for seed in [7, 8, 0, 1, 2, 3] {
-            let game = busy_game(scenario, false, seed, "svg").expect("a game");
+    let wanted: Vec<(String, bool, u64)> = ["villers-bocage-1944", "le-cateau-1914"]
+        .iter()
+        .flat_map(|sc| [7, 8, 0, 1, 2, 3].map(|seed| (sc.to_string(), false, seed)))
+        .collect();
+    let games = shared_busy_all(&wanted);
+    assert_eq!(games.len(), wanted.len());
+    for ((scenario, _, seed), game) in wanted.iter().zip(games) {
+        {
             for s in &game.seen {
                 for svg in &s.svgs {
                     heads += arrowheads(svg).len();
@@ -1906,8 +1890,10 @@ fn grid_arrowheads_lie_over_no_unit_or_label() {
 fn memoir44_hits_show_heads_match_their_arrows_and_the_legend_names_the_sides() {
     let mut bad = Vec::new();
     let (mut battles, mut retreats, mut pictures) = (0, 0, 0);
-    for seed in [100, 0, 1, 2] {
-        let game = busy_game("pegasus-bridge", false, seed, "svg").expect("a game");
+    let wanted = [100, 0, 1, 2].map(|seed| ("pegasus-bridge".to_string(), false, seed));
+    let games = shared_busy_all(&wanted);
+    assert_eq!(games.len(), wanted.len());
+    for ((_, _, seed), game) in wanted.iter().zip(games) {
         for s in &game.seen {
             for svg in &s.svgs {
                 pictures += 1;
