@@ -233,8 +233,10 @@ struct Handed {
 /// At most this many turns wait to be rendered, of at most this much
 /// stored JSON together (a few times that in memory); a renderer further
 /// behind reads the older ones back from the database, as it always could.
+/// 80 KiB: sixteen Pegasus Bridge turns, position and events (64 KiB,
+/// sixteen positions, when the events were read back).
 const HANDED_MAX: usize = 16;
-const HANDED_WEIGHT: usize = 64 * 1024;
+const HANDED_WEIGHT: usize = 80 * 1024;
 
 /// The turns handed across, oldest first (a few dozen at most: a list,
 /// searched from the newest).
