@@ -12,7 +12,7 @@
 //! transaction then writes a few pages instead of two reports' worth, and
 //! the rendering runs beside the next mail's adjudication.
 
-use super::{Judge, MadeTurn, Position, ServiceError};
+use super::{MadeTurn, ServiceError};
 use crate::mail::outbound::{self, Outgoing};
 use crate::report::picture::Picture;
 use crate::report::Templates;
@@ -55,6 +55,11 @@ pub(super) struct ReportJob {
     /// The sides the judge itself plays (issue 58): the report names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge_plays: Vec<String>,
+    /// The turn's hand-over in the process that made it ([`hand_over`]):
+    /// its position and events wait in memory under this number, which
+    /// only this committed row names. None: read them back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand: Option<u64>,
 }
 
 /// An outbox row's body before rendering: the job and what composing the
@@ -79,46 +84,111 @@ impl Stored {
 
 /// What rendering the reports of one turn shares between its recipients.
 struct Loaded {
-    key: (i64, u32, u32),
     game: Game,
     rules: Rules,
     state: State,
     made: Vec<MadeTurn>,
 }
 
-impl Loaded {
-    fn load(conn: &Connection, job: &ReportJob) -> Result<Loaded, ServiceError> {
+/// What [`Loaded`] is made of, as read from the database (or handed
+/// across) before any of it is parsed: reading needs the connection, one
+/// thread at a time; parsing does not, and runs on the rendering threads.
+struct Unparsed {
+    game: Game,
+    rules: Rules,
+    /// The last position: handed across, or its stored (turn, JSON).
+    position: Result<State, (u32, String)>,
+    /// (turn, movers, events' store forms, state hash) of each phase.
+    made: Vec<(u32, Vec<String>, Vec<serde_json::Value>, String)>,
+}
+
+impl Unparsed {
+    fn read(conn: &Connection, job: &ReportJob) -> Result<Unparsed, ServiceError> {
         crate::fault::point("report-load", job.game);
         let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
-        let Position {
-            rules, state, hash, ..
-        } = position_handed(conn, &game, job.last)?;
+        let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
+        if let Some(h) = job.hand.and_then(|t| take_handed(conn, job, t)) {
+            // Made by this process in the transaction that queued this
+            // row: its position and events as they were stored.
+            let mut made = Vec::with_capacity(h.made.len());
+            for (turn, hash, events) in h.made {
+                made.push((turn, store::movers(conn, game.id, turn)?, events, hash));
+            }
+            return Ok(Unparsed {
+                game,
+                rules,
+                position: Ok(h.state),
+                made,
+            });
+        }
+        let id = game.id;
+        let (t, text, hash) = store::snapshot(conn, id, Some(job.last))?
+            .ok_or_else(|| ServiceError::Invalid(format!("game {id} has no turn {}", job.last)))?;
         let mut made = Vec::new();
         for turn in job.first..=job.last {
             let hash = if turn == job.last {
                 hash.clone()
             } else {
-                store::snapshot(conn, game.id, Some(turn))?
+                store::snapshot(conn, id, Some(turn))?
                     .map(|(_, _, h)| h)
                     .unwrap_or_default()
             };
-            made.push(MadeTurn {
+            let events = store::events(conn, id, Some(turn))?
+                .into_iter()
+                .map(|(_, e)| e)
+                .collect();
+            made.push((turn, store::movers(conn, id, turn)?, events, hash));
+        }
+        Ok(Unparsed {
+            game,
+            rules,
+            position: Err((t, text)),
+            made,
+        })
+    }
+
+    /// The position parsed (as [`super::Judge::position_in`] parses it) and the
+    /// events read as the family reads them.
+    fn parse(self) -> Result<Loaded, ServiceError> {
+        let Unparsed {
+            game,
+            rules,
+            position,
+            made,
+        } = self;
+        let state = match position {
+            Ok(state) => state,
+            Err((t, text)) => {
+                let state = rules
+                    .restore(&text)
+                    .map_err(|e| ServiceError::Corrupt(game.id, e.to_string()))?;
+                rules.numbered(state, t)
+            }
+        };
+        let made = made
+            .into_iter()
+            .map(|(turn, movers, events, hash)| MadeTurn {
                 turn,
-                movers: store::movers(conn, game.id, turn)?,
-                events: store::events(conn, game.id, Some(turn))?
+                movers,
+                events: events
                     .into_iter()
-                    .map(|(_, e)| rules.event_from_store(e))
+                    .map(|e| rules.event_from_store(e))
                     .collect(),
                 hash,
-            });
-        }
+            })
+            .collect();
         Ok(Loaded {
-            key: (job.game, job.first, job.last),
             game,
             rules,
             state,
             made,
         })
+    }
+}
+
+impl Loaded {
+    fn load(conn: &Connection, job: &ReportJob) -> Result<Loaded, ServiceError> {
+        Unparsed::read(conn, job)?.parse()
     }
 
     /// The report mail of `s`, composed with `message_id`.
@@ -142,27 +212,34 @@ impl Loaded {
     }
 }
 
-/// A turn's last position as the thread that made the turn stored it
-/// (numbered as [`Judge::position_in`] numbers it), waiting in memory for
-/// its reports' rendering in the same process.
+/// A turn as the thread that made it stored it, waiting in memory for
+/// its reports' rendering in the same process: its last position
+/// (numbered as [`super::Judge::position_in`] numbers it) and each phase's hash
+/// and events' store forms (the values [`store::events`] reads back).
 struct Handed {
     db: String,
     game: i64,
-    turn: u32,
-    hash: String,
+    /// The number its report jobs carry ([`ReportJob::hand`]).
+    token: u64,
+    first: u32,
+    last: u32,
     state: State,
+    /// (turn, state hash, events' store forms) of each phase, `first..=last`.
+    made: Vec<(u32, String, Vec<serde_json::Value>)>,
     /// The length of its stored JSON: what it weighs, roughly.
     weight: usize,
 }
 
-/// At most this many positions wait to be rendered, of at most this much
+/// At most this many turns wait to be rendered, of at most this much
 /// stored JSON together (a few times that in memory); a renderer further
 /// behind reads the older ones back from the database, as it always could.
+/// 80 KiB: sixteen Pegasus Bridge turns, position and events (64 KiB,
+/// sixteen positions, when the events were read back).
 const HANDED_MAX: usize = 16;
-const HANDED_WEIGHT: usize = 64 * 1024;
+const HANDED_WEIGHT: usize = 80 * 1024;
 
-/// The positions handed across, oldest first (a few dozen at most: a
-/// list, searched from the newest).
+/// The turns handed across, oldest first (a few dozen at most: a list,
+/// searched from the newest).
 static HANDED: std::sync::Mutex<std::collections::VecDeque<Handed>> =
     std::sync::Mutex::new(std::collections::VecDeque::new());
 
@@ -179,25 +256,63 @@ fn db_of(conn: &Connection) -> Option<&str> {
     conn.path().filter(|p| !p.is_empty())
 }
 
-/// Keeps `state`, just stored as turn `turn` of game `game` with the hash
-/// `hash`, for [`Loaded::load`]. Taken only by a renderer that reads
-/// that same hash from the database's snapshot of that turn: a position
-/// whose transaction rolled back is never found (its hash is not in the
-/// database), or is the same position again.
-pub(super) fn hand_over(
-    conn: &Connection,
-    game: i64,
-    turn: u32,
-    hash: &str,
-    state: State,
-    weight: usize,
-) {
+/// A number no other hand-over of this process has had, nor, but by a
+/// chance of one in 2^40 or so, another process's: the process's random
+/// start (from the system's randomness) plus a count.
+fn next_token() -> u64 {
+    static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let base = *BASE.get_or_init(|| {
+        let mut b = [0u8; 8];
+        match getrandom::fill(&mut b) {
+            Ok(()) => u64::from_le_bytes(b),
+            // No randomness: the process id keeps processes apart.
+            Err(_) => u64::from(std::process::id()) << 32,
+        }
+    });
+    base.wrapping_add(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// What [`hand_over`] keeps of a turn: its last position, each phase's
+/// (turn, state hash, events' store forms as stored) and about what its
+/// stored JSON weighs.
+pub(super) struct Handing {
+    pub state: State,
+    pub made: Vec<(u32, String, Vec<serde_json::Value>)>,
+    pub weight: usize,
+}
+
+/// Keeps `turn` (the phases of game `game` just stored in `conn`'s
+/// transaction) for [`Loaded::load`], and marks the report jobs of those
+/// phases that `queue` holds with its number. A job carries the number
+/// only in the row the same transaction stores: a turn whose transaction
+/// rolled back is never taken (no committed row names it), and one made
+/// again is handed over again under a new number. A full list drops its
+/// oldest turns (read back when their reports are drawn).
+pub(super) fn hand_over(conn: &Connection, game: i64, turn: Handing, queue: &mut super::Queue) {
     let Some(db) = db_of(conn) else { return };
-    if weight > HANDED_WEIGHT / 8 {
-        return; // a giant's position is read back
+    let (Some(first), Some(last)) = (turn.made.first(), turn.made.last()) else {
+        return;
+    };
+    let (first, last) = (first.0, last.0);
+    if turn.weight > HANDED_WEIGHT / 8 {
+        return; // a giant's turn is read back
+    }
+    let token = next_token();
+    let mut marked = false;
+    for (q, _) in &mut queue.mails {
+        if let super::Queued::Report(job) = q {
+            if job.game == game && job.first == first && job.last == last && job.hand.is_none() {
+                job.hand = Some(token);
+                marked = true;
+            }
+        }
+    }
+    if !marked {
+        return;
     }
     let mut list = handed();
-    let mut total: usize = list.iter().map(|h| h.weight).sum::<usize>() + weight;
+    let mut total: usize = list.iter().map(|h| h.weight).sum::<usize>() + turn.weight;
     while list.len() >= HANDED_MAX || total > HANDED_WEIGHT {
         let Some(old) = list.pop_front() else { break };
         total -= old.weight;
@@ -205,35 +320,29 @@ pub(super) fn hand_over(
     list.push_back(Handed {
         db: db.to_string(),
         game,
-        turn,
-        hash: hash.to_string(),
-        state,
-        weight,
+        token,
+        first,
+        last,
+        state: turn.state,
+        made: turn.made,
+        weight: turn.weight,
     });
 }
 
-/// The position of turn `turn` of `game`: handed across in memory if the
-/// snapshot the database holds is the one handed over, else read back
-/// and parsed.
-fn position_handed(conn: &Connection, game: &Game, turn: u32) -> Result<Position, ServiceError> {
-    if let (Some(db), Some((t, hash))) = (db_of(conn), store::snapshot_hash(conn, game.id, turn)?) {
-        let found = {
-            let mut list = handed();
-            list.iter()
-                .rposition(|h| h.game == game.id && h.turn == t && h.hash == hash && h.db == db)
-                .and_then(|at| list.remove(at))
-        };
-        if let Some(h) = found {
-            let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
-            return Ok(Position {
-                rules,
-                turn: t,
-                state: h.state,
-                hash,
-            });
-        }
-    }
-    Judge::position_in(conn, game, Some(turn))
+/// The turn `job` reports, handed across under `token` by this process
+/// for this database, taken out of the list (its other recipients on the
+/// same page share what [`Loaded::load`] made of it).
+fn take_handed(conn: &Connection, job: &ReportJob, token: u64) -> Option<Handed> {
+    let db = db_of(conn)?;
+    let mut list = handed();
+    let at = list.iter().rposition(|h| {
+        h.token == token
+            && h.game == job.game
+            && h.first == job.first
+            && h.last == job.last
+            && h.db == db
+    })?;
+    list.remove(at)
 }
 
 fn read_job(json: &[u8]) -> Result<Stored, ServiceError> {
@@ -269,17 +378,19 @@ impl<'t> Renderer<'t> {
     }
 
     /// Renders in place every row of `page` that holds a report's job,
-    /// and says, for each row, whether it could be. Each turn's position
-    /// is read once for all its recipients; the reports are drawn on two
-    /// threads (`par_map`: a report is a pure function of its inputs).
+    /// and says, for each row, whether it could be. Each turn is read once
+    /// for all its recipients (on this thread: it needs the connection),
+    /// then parsed and the reports drawn on two threads (`par_map`: a
+    /// turn's parse and a report are pure functions of their inputs).
     pub fn render_page(
         &self,
         conn: &Connection,
         page: &mut [store::OutMail],
     ) -> Vec<Result<(), ServiceError>> {
         let mut out: Vec<Result<(), ServiceError>> = Vec::with_capacity(page.len());
-        let mut loaded: Vec<Loaded> = Vec::new();
-        // (row, job, which of `loaded`) for every row to render.
+        let mut reads: Vec<std::sync::Mutex<Option<Unparsed>>> = Vec::new();
+        let mut keys: Vec<(i64, u32, u32)> = Vec::new();
+        // (row, job, which of `reads`) for every row to render.
         let mut todo: Vec<(usize, Stored, usize)> = Vec::new();
         for (i, m) in page.iter().enumerate() {
             let Some(json) = m.raw.strip_prefix(store::JOB) else {
@@ -288,21 +399,13 @@ impl<'t> Renderer<'t> {
             };
             let r = read_job(json).and_then(|s| {
                 let key = (s.report.game, s.report.first, s.report.last);
-                let at = match loaded.iter().position(|l| l.key == key) {
+                let at = match keys.iter().position(|k| *k == key) {
                     Some(at) => at,
                     None => {
-                        // A bug in loading a game's history is this row's
-                        // failure, not the delivery's (nor the daemon's).
-                        let l = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            Loaded::load(conn, &s.report)
-                        }))
-                        .unwrap_or_else(|_| {
-                            Err(ServiceError::Invalid(
-                                "internal error (a bug) loading the game for its report".into(),
-                            ))
-                        })?;
-                        loaded.push(l);
-                        loaded.len() - 1
+                        let r = or_bug(|| Unparsed::read(conn, &s.report))?;
+                        reads.push(std::sync::Mutex::new(Some(r)));
+                        keys.push(key);
+                        keys.len() - 1
                     }
                 };
                 todo.push((i, s, at));
@@ -310,17 +413,52 @@ impl<'t> Renderer<'t> {
             });
             out.push(r);
         }
+        let parsed = super::par_map(&reads, |r| {
+            let r = r
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+            or_bug(|| r.map_or_else(|| Err(bug()), Unparsed::parse))
+        });
+        let mut failed: Vec<Option<ServiceError>> = Vec::with_capacity(parsed.len());
+        let mut loaded: Vec<Option<Loaded>> = Vec::with_capacity(parsed.len());
+        for p in parsed {
+            let (l, e) = match p {
+                Ok(l) => (Some(l), None),
+                Err(e) => (None, Some(e)),
+            };
+            loaded.push(l);
+            failed.push(e);
+        }
+        // A turn that did not parse is the failure of its first row; each
+        // other row of it reads it again, as every row always did.
+        let mut drawing = Vec::with_capacity(todo.len());
+        for (i, s, at) in todo {
+            if loaded[at].is_some() {
+                drawing.push((i, s, at));
+                continue;
+            }
+            out[i] = match failed[at].take() {
+                Some(e) => Err(e),
+                None => or_bug(|| Loaded::load(conn, &s.report))
+                    .and_then(|l| l.mail(self.templates, &page[i].message_id, &s))
+                    .map(|raw| page[i].raw = raw),
+            };
+        }
         let templates = self.templates;
         let (loaded, rows) = (&loaded, &*page);
-        let drawn = super::par_map(&todo, |(i, s, at)| {
+        let drawn = super::par_map(&drawing, |(i, s, at)| {
             // A bug in a family's report is this row's failure, not the
             // delivery's.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                loaded[*at].mail(templates, &rows[*i].message_id, s)
+                loaded[*at]
+                    .as_ref()
+                    .ok_or_else(bug)
+                    .and_then(|l| l.mail(templates, &rows[*i].message_id, s))
             }))
             .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())))
         });
-        for ((i, ..), raw) in todo.iter().zip(drawn) {
+        for ((i, ..), raw) in drawing.iter().zip(drawn) {
             match raw {
                 Ok(raw) => page[*i].raw = raw,
                 Err(e) => out[*i] = Err(e),
@@ -328,6 +466,17 @@ impl<'t> Renderer<'t> {
         }
         out
     }
+}
+
+/// The error of a bug in loading a game's history for its report.
+fn bug() -> ServiceError {
+    ServiceError::Invalid("internal error (a bug) loading the game for its report".into())
+}
+
+/// `f()`, or, if it panics, [`bug`]: a bug in loading a game's history is
+/// its row's failure, not the delivery's (nor the daemon's).
+fn or_bug<T>(f: impl FnOnce() -> Result<T, ServiceError>) -> Result<T, ServiceError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| Err(bug()))
 }
 
 /// One recipient's report mail of `made`.

@@ -78,14 +78,16 @@ impl Reports<'_> {
         // side, observers as the public, the referee from above.
         let host = self.cfg.judge.picture;
         // The sides the judge plays (issue 58), named in each report.
-        let judge_plays: Vec<String> = store::seats(tx, game.id)?
-            .into_iter()
+        // The seats, read once (each read derives every seat's words).
+        let seats = store::seats(tx, game.id)?;
+        let judge_plays: Vec<String> = seats
+            .iter()
             .filter(|s| s.email == super::JUDGE_SEAT)
-            .map(|s| s.side)
+            .map(|s| s.side.clone())
             .collect();
         let mut recipients: Vec<Recipient> = Vec::new();
         if audience != Audience::Referee {
-            let seats = store::seats(tx, game.id)?
+            let seats = seats
                 .into_iter()
                 .filter(|s| s.email != OPEN_SEAT && s.email != super::JUDGE_SEAT);
             for s in seats.chain(self.judge.teams().extra_members(tx, game.id)?) {
@@ -158,6 +160,8 @@ impl Reports<'_> {
                     picture: Some(picture),
                     thread,
                     judge_plays: judge_plays.clone(),
+                    // Set by the turn's hand-over (`deferred::hand_over`).
+                    hand: None,
                 })),
                 kind,
             ));

@@ -364,7 +364,8 @@ impl Turns<'_> {
         let mut state = state;
         let mut turn = game.turn;
         let mut made: Vec<MadeTurn> = Vec::new();
-        let mut weight;
+        // What goes across to the reports' renderer (below).
+        let (mut weight, mut handing) = (0, Vec::new());
         loop {
             turn += 1;
             let given: Vec<Orders> = orders
@@ -379,11 +380,14 @@ impl Turns<'_> {
             for p in &orders {
                 store::insert_submission(tx, game.id, &Submission { turn, ..p.clone() })?;
             }
-            store::insert_events(tx, game.id, turn, &stored(&adj.events))?;
+            let events = stored(&adj.events);
+            store::insert_events(tx, game.id, turn, &events)?;
             let json = rules.to_json(&adj.state);
             let hash = state_hash(&json);
             store::insert_snapshot(tx, game.id, turn, &json, &hash)?;
-            weight = json.len();
+            // An event's store form is a hundred bytes or so.
+            weight += json.len() + 128 * events.len();
+            handing.push((turn, hash.clone(), events));
             made.push(MadeTurn {
                 turn,
                 movers: orders.iter().map(|p| p.side.clone()).collect(),
@@ -437,20 +441,21 @@ impl Turns<'_> {
                 .game_over_mails(tx, &game, &result, queue)?;
             self.judge.campaigns().after_battle(tx, &game, queue)?;
         }
-        // The reports are rendered from this position at delivery, often on
-        // another thread of this process: it goes across in memory instead
-        // of being read and parsed back (found there by its hash, so a
-        // position never committed is never used).
-        if let Some(last) = made.last() {
-            super::deferred::hand_over(
-                tx,
-                game.id,
-                turn,
-                &last.hash,
-                rules.numbered(state, turn),
+        // The reports are rendered from this position and these events at
+        // delivery, often on another thread of this process: they go across
+        // in memory instead of being read and parsed back (found there by
+        // a number only this transaction's report rows carry, so a turn
+        // never committed is never used).
+        super::deferred::hand_over(
+            tx,
+            game.id,
+            super::deferred::Handing {
+                state: rules.numbered(state, turn),
+                made: handing,
                 weight,
-            );
-        }
+            },
+            queue,
+        );
         Ok(turn)
     }
 

@@ -995,20 +995,6 @@ pub fn snapshot(
         .optional()?)
 }
 
-/// The turn and state hash of game `game_id`'s snapshot of `turn`, without
-/// its state (the report's renderer holds the state the hash names when
-/// the thread that stored it handed it across).
-pub fn snapshot_hash(
-    conn: &Connection,
-    game_id: i64,
-    turn: u32,
-) -> Result<Option<(u32, String)>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT turn, state_hash FROM snapshots WHERE game_id = ?1 AND turn = ?2")?
-        .query_row(params![game_id, turn], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
 #[derive(Debug, Clone)]
 pub struct Submission {
     pub turn: u32,
