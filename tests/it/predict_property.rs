@@ -298,6 +298,44 @@ fn turn_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
     Some((st, orders))
 }
 
+/// Plays `orders` `runs` times through the engine (run `i` seeded from
+/// `tag`'s position, `i`, `tag`'s ruleset and test) and holds each
+/// outcome's count to its share in `exact`: within 4 standard errors + 2
+/// runs, and an outcome of share 0 never seen.
+fn agrees_with_the_engine(
+    r: &Ruleset,
+    st: &State,
+    orders: &str,
+    exact: &whole_turn::WholeTurn,
+    runs: u64,
+    [done, ri, test]: [u64; 3],
+    what: &str,
+) {
+    let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
+    for i in 0..runs {
+        let o = adjudicated_turn(r, st, orders, seed(&[done, i, ri, test]));
+        *seen.entry(o).or_insert(0) += 1;
+    }
+    let n = runs as f64;
+    let keys: Vec<TurnOutcome> = exact.outcomes.keys().chain(seen.keys()).cloned().collect();
+    for key in keys {
+        let c = exact.outcomes.get(&key).copied().unwrap_or(0);
+        let p = c as f64 / exact.total as f64;
+        let got = seen.get(&key).copied().unwrap_or(0) as f64;
+        let allowed = if p == 0.0 {
+            0.0
+        } else {
+            4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
+        };
+        assert!(
+            (got - n * p).abs() <= allowed,
+            "{what}, {orders}outcome {key:?}: exact {p:.5}, engine {got} of {runs} \
+             (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
+            exact.outcomes
+        );
+    }
+}
+
 /// Where the engine's adjudication of the whole `orders` leaves blue.
 fn adjudicated_turn(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> TurnOutcome {
     let mut dice = ChaChaDice::from_seed(s);
@@ -345,30 +383,8 @@ fn grid_exact_whole_turn_agrees_with_the_engines_adjudication() {
             let Some(exact) = whole_turn(&r, &st, 0, &orders) else {
                 continue;
             };
-            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
-            for i in 0..runs {
-                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 55]));
-                *seen.entry(o).or_insert(0) += 1;
-            }
-            let n = runs as f64;
-            let keys: Vec<TurnOutcome> =
-                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
-            for key in keys {
-                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
-                let p = c as f64 / exact.total as f64;
-                let got = seen.get(&key).copied().unwrap_or(0) as f64;
-                let allowed = if p == 0.0 {
-                    0.0
-                } else {
-                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
-                };
-                assert!(
-                    (got - n * p).abs() <= allowed,
-                    "{id} turn {done}, {orders}outcome {key:?}: exact {p:.5}, engine {got} of {runs} \
-                     (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
-                    exact.outcomes
-                );
-            }
+            let what = format!("{id} turn {done}");
+            agrees_with_the_engine(&r, &st, &orders, &exact, runs, [done, ri as u64, 55], &what);
             if exact.outcomes.len() > 1 {
                 varied += 1;
             }
@@ -530,30 +546,8 @@ fn grid_whole_turn_of_many_battles_agrees_with_the_engine() {
             };
             let exact = whole_turn(&r, &st, 0, &orders)
                 .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
-            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
-            for i in 0..runs {
-                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 56]));
-                *seen.entry(o).or_insert(0) += 1;
-            }
-            let n = runs as f64;
-            let keys: Vec<TurnOutcome> =
-                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
-            for key in keys {
-                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
-                let p = c as f64 / exact.total as f64;
-                let got = seen.get(&key).copied().unwrap_or(0) as f64;
-                let allowed = if p == 0.0 {
-                    0.0
-                } else {
-                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
-                };
-                assert!(
-                    (got - n * p).abs() <= allowed,
-                    "{id} turn {done}, {orders}outcome {key:?}: exact {p:.5}, engine {got} of {runs} \
-                     (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
-                    exact.outcomes
-                );
-            }
+            let what = format!("{id} turn {done}");
+            agrees_with_the_engine(&r, &st, &orders, &exact, runs, [done, ri as u64, 56], &what);
             if orders.lines().count() >= 5 && exact.outcomes.len() > 3 {
                 big += 1;
             }
@@ -592,30 +586,8 @@ fn grid_whole_turn_of_crowded_battles_is_exact_and_agrees_with_the_engine() {
             };
             let exact = whole_turn(&r, &st, 0, &orders)
                 .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
-            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
-            for i in 0..runs {
-                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 57]));
-                *seen.entry(o).or_insert(0) += 1;
-            }
-            let n = runs as f64;
-            let keys: Vec<TurnOutcome> =
-                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
-            for key in keys {
-                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
-                let p = c as f64 / exact.total as f64;
-                let got = seen.get(&key).copied().unwrap_or(0) as f64;
-                let allowed = if p == 0.0 {
-                    0.0
-                } else {
-                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
-                };
-                assert!(
-                    (got - n * p).abs() <= allowed,
-                    "{id} crowded turn {done}, {orders}outcome {key:?}: exact {p:.5}, engine {got} \
-                     of {runs} (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
-                    exact.outcomes
-                );
-            }
+            let what = format!("{id} crowded turn {done}");
+            agrees_with_the_engine(&r, &st, &orders, &exact, runs, [done, ri as u64, 57], &what);
             if orders.lines().count() >= 9 {
                 crowded += 1;
             }
@@ -773,30 +745,8 @@ fn grid_whole_turn_of_many_batteries_is_exact_and_agrees_with_the_engine() {
             };
             let exact = whole_turn(&r, &st, 0, &orders)
                 .unwrap_or_else(|| panic!("{id}: not exact:\n{orders}{st:?}"));
-            let mut seen: BTreeMap<TurnOutcome, u64> = BTreeMap::new();
-            for i in 0..runs {
-                let o = adjudicated_turn(&r, &st, &orders, seed(&[done, i, ri as u64, 58]));
-                *seen.entry(o).or_insert(0) += 1;
-            }
-            let n = runs as f64;
-            let keys: Vec<TurnOutcome> =
-                exact.outcomes.keys().chain(seen.keys()).cloned().collect();
-            for key in keys {
-                let c = exact.outcomes.get(&key).copied().unwrap_or(0);
-                let p = c as f64 / exact.total as f64;
-                let got = seen.get(&key).copied().unwrap_or(0) as f64;
-                let allowed = if p == 0.0 {
-                    0.0
-                } else {
-                    4.0 * (n * p * (1.0 - p)).sqrt() + 2.0
-                };
-                assert!(
-                    (got - n * p).abs() <= allowed,
-                    "{id} artillery phase {done}, {orders}outcome {key:?}: exact {p:.5}, engine \
-                     {got} of {runs} (allowed +-{allowed:.1})\nexact {:?}\nseen {seen:?}\n{st:?}",
-                    exact.outcomes
-                );
-            }
+            let what = format!("{id} artillery phase {done}");
+            agrees_with_the_engine(&r, &st, &orders, &exact, runs, [done, ri as u64, 58], &what);
             if old > whole_turn::MAX_RUNS {
                 sampled += 1;
             }
