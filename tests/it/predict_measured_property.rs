@@ -32,6 +32,8 @@ use adjutant::rules::syw::events::Syw;
 use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 
+mod gunfire;
+
 fn pick<T: Clone>(rng: &mut ChaChaDice, v: &[T]) -> T {
     v[rng.roll(v.len() as u32) as usize - 1].clone()
 }

@@ -50,9 +50,14 @@ use adjutant_rules::Rejection;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// The most dice one volley is reckoned for (each die's hits are
-/// enumerated: small work even at this many).
-pub const MAX_DICE: u32 = 40;
+/// The most dice one volley or canister shot is reckoned for. Each die is
+/// one step of an exact convolution (a volley's die over its faces and
+/// figure dice, canister's a binomial step), so the work grows with the
+/// dice times the target's figures: small even at this many. No volley
+/// comes near it (a unit has at most 96 rank and file: 24 dice of
+/// grenadiers); canister's dice are the figures in the guns' cones, which
+/// passed the old bound of 40 (tests/cases/charge/predict-canister-84-dice.toml).
+pub const MAX_DICE: u32 = 1_000;
 
 /// PREDICT for `side`'s Charge! orders: the answer, or the rejection a
 /// submission of the same orders would get.
@@ -746,7 +751,16 @@ pub struct GunFire {
     pub per_gun: Vec<(usize, Vec<f64>)>,
     /// The chance of each number of the target's rank and file killed.
     pub killed: Vec<f64>,
+    /// Every other unit a shot may cover (own units included), and the
+    /// chance of each number of its rank and file killed.
+    pub others: Vec<(String, Vec<f64>)>,
+    /// Counter-battery: every unit whose guns a shot may cover, and the
+    /// chance of each damage its guns stand at after the move (gun by gun).
+    pub guns_damage: Vec<(String, Damage)>,
 }
+
+/// The chance of each set of damage points of a battery's guns.
+pub type Damage = BTreeMap<Vec<u32>, f64>;
 
 /// Roundshot or shells of the battery `gu` at `tg` (ARTILLERY ROUNDSHOT,
 /// ARTILLERY HOWITZER), as the engine's artillery step fires them: each
@@ -781,7 +795,11 @@ pub fn exact_gunfire(
         covered: 0.0,
         per_gun: Vec::new(),
         killed: vec![1.0],
+        others: Vec::new(),
+        guns_damage: Vec::new(),
     };
+    let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
     for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
         if !engine::gun_fires(r, gu, gi) {
             continue;
@@ -793,36 +811,110 @@ pub fn exact_gunfire(
             continue;
         };
         g.guns += 1;
-        let mut one = vec![0.0; 1];
         let mut cov: Vec<f64> = Vec::new();
-        for (p, figs) in outcomes {
-            g.covered += p * f64::from(figs);
-            if cov.len() <= figs as usize {
-                cov.resize(figs as usize + 1, 0.0);
+        let of = |c: &engine::Covered, id: &str| c.iter().filter(|(u, _)| u == id).count() as u32;
+        for (p, figs, _) in &outcomes {
+            let n = of(figs, &tg.id);
+            g.covered += p * f64::from(n);
+            if cov.len() <= n as usize {
+                cov.resize(n as usize + 1, 0.0);
             }
-            cov[figs as usize] += p;
-            let d = kill_distribution(figs, kill.len() as u32, figs);
-            if one.len() < d.len() {
-                one.resize(d.len(), 0.0);
-            }
-            for (k, q) in d.iter().enumerate() {
-                one[k] += p * q;
-            }
+            cov[n as usize] += p;
         }
+        let mut ids: Vec<&str> = outcomes
+            .iter()
+            .flat_map(|o| o.1.iter().map(|(u, _)| u.as_str()))
+            .collect();
+        ids.push(&tg.id);
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let mut one = vec![0.0; 1];
+            for (p, figs, _) in &outcomes {
+                let n = of(figs, id);
+                let d = kill_distribution(n, kill.len() as u32, n);
+                if one.len() < d.len() {
+                    one.resize(d.len(), 0.0);
+                }
+                for (k, q) in d.iter().enumerate() {
+                    one[k] += p * q;
+                }
+            }
+            let e = killed.entry(id.to_string()).or_insert_with(|| vec![1.0]);
+            *e = add(e, &one);
+        }
+        counter_battery(r, &before, tg, gp, &outcomes, &mut damage);
         g.kill = kill;
-        g.killed = add(&g.killed, &one);
         g.per_gun.push((gi, cov));
     }
     if g.guns == 0 {
         return Err("no gun of it fires from where it stands");
     }
-    let cap = tg.rf as usize;
-    if g.killed.len() > cap + 1 {
-        let over: f64 = g.killed[cap..].iter().sum();
-        g.killed.truncate(cap + 1);
-        g.killed[cap] = over;
+    for (id, mut d) in killed {
+        let cap = before.get(&id).map_or(0, |u| u.rf) as usize;
+        if d.len() > cap + 1 {
+            let over: f64 = d[cap..].iter().sum();
+            d.truncate(cap + 1);
+            d[cap] = over;
+        }
+        if id == tg.id {
+            g.killed = d;
+        } else if d.len() > 1 {
+            g.others.push((id, d));
+        }
     }
+    g.guns_damage = damage.into_iter().collect();
     Ok(g)
+}
+
+/// One firing gun's counter-battery damage ("Throw a D6 for each gun
+/// under the sleeve or SBI"), each outcome of its placing dice weighed:
+/// every gun it covers takes a die's points less the range's reduction,
+/// added to what it stands at. Each battery's
+/// distribution is updated on its own (its guns' dice are the shot's).
+fn counter_battery(
+    r: &Ruleset,
+    before: &BTreeMap<String, Unit>,
+    tg: &Unit,
+    gp: crate::geometry::Pt,
+    outcomes: &[engine::ShotCover],
+    damage: &mut BTreeMap<String, Damage>,
+) {
+    let reduce = engine::cb_reduce(r, tg, gp);
+    let mut ids: Vec<&str> = outcomes
+        .iter()
+        .flat_map(|o| o.2.iter().map(|(u, _)| u.as_str()))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let Some(u) = before.get(id) else { continue };
+        let now = damage.entry(id.to_string()).or_insert_with(|| {
+            let at: Vec<u32> = u.guns.iter().map(|x| x.damage).collect();
+            BTreeMap::from([(at, 1.0)])
+        });
+        let mut next: Damage = BTreeMap::new();
+        for (p, _, guns) in outcomes {
+            let mut d: Damage = now.iter().map(|(k, q)| (k.clone(), q * p)).collect();
+            for (_, gi) in guns.iter().filter(|(v, _)| v == id) {
+                let mut e: Damage = BTreeMap::new();
+                for (k, q) in &d {
+                    for die in 1..=6_u32 {
+                        let mut k = k.clone();
+                        if let Some(x) = k.get_mut(*gi) {
+                            *x += die.saturating_sub(reduce);
+                        }
+                        *e.entry(k).or_default() += q / 6.0;
+                    }
+                }
+                d = e;
+            }
+            for (k, q) in d {
+                *next.entry(k).or_default() += q;
+            }
+        }
+        *now = next;
+    }
 }
 
 /// The odds text of the battery `gu`'s roundshot or shells `n` at `tg`.
@@ -859,6 +951,65 @@ fn gunfire_odds(
         tg.id
     ));
     out.push_str(&result_lines(r, st, gu.side, tg, &g.killed));
+    out.push_str(&others_lines(r, st, &g));
+    out
+}
+
+/// The lines of the other units a battery's shots may cover (their rank and
+/// file killed) and of the guns they may damage (counter-battery), exactly.
+fn others_lines(r: &Ruleset, st: &State, g: &GunFire) -> String {
+    let mut out = String::new();
+    for (id, d) in &g.others {
+        let mean: f64 = d.iter().enumerate().map(|(k, q)| k as f64 * q).sum();
+        out.push_str(&wrap(&format!(
+            "  Also under the guns: {id}, killed: {}; {mean:.2} on average",
+            shares(d, "killed", "killed")
+        )));
+    }
+    for (id, d) in &g.guns_damage {
+        let Some(u) = st.unit(id) else { continue };
+        let mut parts = Vec::new();
+        let mut lost = vec![0.0; u.guns.len() + 1];
+        for (k, q) in d {
+            let n = k
+                .iter()
+                .zip(&u.guns)
+                .filter(|(x, gs)| **x >= r.cb_destroyed && !gs.destroyed)
+                .count();
+            lost[n] += q;
+        }
+        for (i, gs) in u.guns.iter().enumerate().filter(|(_, gs)| !gs.destroyed) {
+            let at = |k: &Vec<u32>| k.get(i).copied().unwrap_or(0);
+            let mean: f64 = d
+                .iter()
+                .map(|(k, q)| f64::from(at(k).saturating_sub(gs.damage)) * q)
+                .sum();
+            let alt: f64 = d
+                .iter()
+                .filter(|(k, _)| (r.cb_alternate..r.cb_destroyed).contains(&at(k)))
+                .map(|x| x.1)
+                .sum();
+            let gone: f64 = d
+                .iter()
+                .filter(|(k, _)| at(k) >= r.cb_destroyed)
+                .map(|x| x.1)
+                .sum();
+            parts.push(format!(
+                "gun {} +{mean:.2} points on average, at {} or more (fires alternate moves) {}, \
+                 destroyed {}",
+                i + 1,
+                r.cb_alternate,
+                pc(alt),
+                pc(gone)
+            ));
+        }
+        out.push_str(&wrap(&format!(
+            "  Counter-battery on {id} (a die for each gun under a shot, less the range's \
+             reduction): {}; guns destroyed: {}",
+            parts.join("; "),
+            shares(&lost, "gun", "guns")
+        )));
+    }
     out
 }
 

@@ -5,7 +5,7 @@
 use super::*;
 
 /// Figures or guns under a template: (unit id, index).
-type Covered = Vec<(String, usize)>;
+pub type Covered = Vec<(String, usize)>;
 
 /// Is `s` >= a * sqrt(v) (v >= 0)? Exact.
 fn ge_mul_sqrt(s: i128, a: i128, v: i128) -> bool {
@@ -360,14 +360,7 @@ fn counter_battery(
     d: Dist2,
     out: &mut Vec<(String, usize, u32)>,
 ) -> Vec<CounterBattery> {
-    let r = t.r;
-    let reduce = r
-        .cb_reduce
-        .iter()
-        .filter(|(from, _)| d.at_least(*from))
-        .map(|(_, b)| *b)
-        .max()
-        .unwrap_or(0);
+    let reduce = reduce_at(t.r, d);
     let mut ev = Vec::new();
     for (u, gi) in guns {
         let die = t.roll();
@@ -382,6 +375,16 @@ fn counter_battery(
         });
     }
     ev
+}
+
+/// The counter-battery reduction at `d` from the firing gun to its aim.
+fn reduce_at(r: &Ruleset, d: Dist2) -> u32 {
+    r.cb_reduce
+        .iter()
+        .filter(|(from, _)| d.at_least(*from))
+        .map(|(_, b)| *b)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Figures and guns in one sector of the shell-burst indicator centred on
@@ -443,18 +446,19 @@ fn under_sbi(
     (figs, guns)
 }
 
-/// Each outcome of a gun's placing dice: its chance and the target's
-/// figures covered.
-pub type Outcomes = Vec<(f64, u32)>;
+/// One outcome of a gun's placing dice: its chance, the figures and the
+/// guns it covers (unit id, index), as the engine's shot finds them.
+pub type ShotCover = (f64, Covered, Covered);
 
 /// For PREDICT: one gun's shot at `tg`, each outcome of its placing dice
 /// as the engine's [`roundshot_shot`] and [`shell_shot`] throw them
 /// (roundshot: the + and - dice, "Move sleeve difference between scores
-/// toward or away from target", 36 outcomes; a shell: the sector die, "1
-/// is a misfire", 6 outcomes) with its chance and the figures of `tg` it
-/// covers; and the faces that kill each figure covered. `units`: the
-/// position the shot is fired on (the battery's gun at `gp`). None: a
-/// roundshot beyond its last band (no shot).
+/// toward or away from target", 36 throws grouped by their difference; a
+/// shell: the sector die, "1 is a misfire", 6 outcomes) with its chance
+/// and every figure and gun it covers (the target's and any other unit's);
+/// and the faces that kill each figure covered. `units`: the position the
+/// shot is fired on (the battery's gun at `gp`). None: a roundshot beyond
+/// its last band (no shot).
 #[must_use]
 pub fn gun_outcomes(
     r: &Ruleset,
@@ -462,31 +466,39 @@ pub fn gun_outcomes(
     gu: &Unit,
     tg: &Unit,
     gp: Pt,
-) -> Option<(Vec<u32>, Outcomes)> {
+) -> Option<(Vec<u32>, Vec<ShotCover>)> {
     let aim = footprint(r, tg).centre();
-    let of_tg = |c: &Covered| c.iter().filter(|(u, _)| *u == tg.id).count() as u32;
     if troop(r, gu).howitzer {
-        let mut out = vec![(1.0 / 6.0, 0)];
+        let mut out = vec![(1.0 / 6.0, Vec::new(), Vec::new())];
         for face in 2..=6 {
-            let (figs, _) = under_sbi(r, &gu.id, gp, aim, face, units);
-            out.push((1.0 / 6.0, of_tg(&figs)));
+            let (figs, guns) = under_sbi(r, &gu.id, gp, aim, face, units);
+            out.push((1.0 / 6.0, figs, guns));
         }
         return Some((r.how_kill.clone(), out));
     }
     let dd = Dist2::of(gp.dist2(aim));
     let (_, band) = band_of(&r.roundshot, dd)?;
-    let mut by_off: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+    let mut by_off: BTreeMap<i64, ShotCover> = BTreeMap::new();
     for plus in 1..=6_i64 {
         for minus in 1..=6_i64 {
             let off = (plus - minus) * PER_INCH;
             let e = by_off.entry(off).or_insert_with(|| {
-                let (figs, _) = sleeve_cover(r, units.values(), &gu.id, gp, aim, off);
-                (0.0, of_tg(&figs))
+                let (figs, guns) = sleeve_cover(r, units.values(), &gu.id, gp, aim, off);
+                (0.0, figs, guns)
             });
             e.0 += 1.0 / 36.0;
         }
     }
     Some((band.kill.clone(), by_off.into_values().collect()))
+}
+
+/// For PREDICT: the points a counter-battery die takes off a gun under a
+/// shot fired from `gp` at `tg`'s centre ("Reduce damage by 1 from 36\"
+/// to 48\", and by 2 at 48\" or more"), as [`counter_battery`] reckons
+/// them.
+#[must_use]
+pub fn cb_reduce(r: &Ruleset, tg: &Unit, gp: Pt) -> u32 {
+    reduce_at(r, Dist2::of(gp.dist2(footprint(r, tg).centre())))
 }
 
 /// Whether a gun of `gu` fires this move (not destroyed, not resting a

@@ -65,7 +65,7 @@ use moves::*;
 use officers::*;
 use sight::*;
 
-pub(crate) use artillery::{gun_fires, gun_outcomes};
+pub(crate) use artillery::{cb_reduce, gun_fires, gun_outcomes, Covered, ShotCover};
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
 pub use melee::{melee_odds, MeleeOdds};
