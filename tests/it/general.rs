@@ -9,7 +9,7 @@
 //! acceptance's thresholds, 90% against random and 95% against pass).
 
 use crate::common::{self, latest_state, Site};
-use adjutant::duel::{duel, Opponent};
+use adjutant::duel::{duel, game_seed, play, Opponent};
 use adjutant::engine::dice::{derive, ChaChaDice, Dice};
 use adjutant::general::Settings;
 use adjutant::rules::memoir44::{self, fog, Ruleset};
@@ -38,47 +38,114 @@ fn won(scenario: &str, games: u32, against: Opponent) -> (usize, usize) {
     (t.won(), t.games.len())
 }
 
+/// Whether the general won game `n` of the quick duel (seed 58, as [`won`]
+/// plays it): the general as side `n` mod the sides, against `against`.
+/// The same game `won(scenario, n + 1, against)` plays as its last.
+fn won_game(scenario: &str, n: u32, against: Opponent) -> bool {
+    let rules = Rules::for_scenario(scenario).unwrap();
+    let settings = Settings::for_rules(&rules);
+    let sc = Scenario::shipped(scenario);
+    let sides = rules.sides(&setup_state(&rules, &sc, &game_seed(58, 0)).unwrap());
+    let side = &sides[n as usize % sides.len()];
+    play(&rules, &sc, &game_seed(58, n), side, against, settings)
+        .unwrap()
+        .ai_won()
+}
+
+/// The quick duels' games (docs/testing.md): in the README's run the
+/// general plays each opponent once, from one side against random (game 0)
+/// and from the other against pass (game 1), so it plays both sides and
+/// meets both opponents; `ADJUTANT_DEEP=1` (`.ci/run`) plays both sides
+/// against each, the four games the quick run played before.
+fn quick_games(against: Opponent) -> Vec<u32> {
+    if common::depth::deep() {
+        vec![0, 1]
+    } else {
+        match against {
+            Opponent::Pass => vec![1],
+            _ => vec![0],
+        }
+    }
+}
+
+/// Won of the quick duel's games against `against` ([`quick_games`]),
+/// each game on a thread of its own.
+fn won_quick(scenario: &str, against: Opponent) -> (usize, usize) {
+    let games = quick_games(against);
+    let won = std::thread::scope(|scope| {
+        let each: Vec<_> = games
+            .iter()
+            .map(|n| scope.spawn(move || won_game(scenario, *n, against)))
+            .collect();
+        each.into_iter()
+            .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .filter(|won| *won)
+            .count()
+    });
+    (won, games.len())
+}
+
 #[test]
 fn the_general_beats_the_random_player_and_a_passing_side_in_every_family() {
     let (scenarios, games, random_share, pass_share) = match deep_games() {
-        Some(n) => (adjutant::rules::all_scenarios(), n, 0.90, 0.95),
-        // One scenario a family (the quickest), each side once against
-        // each opponent, every game won: a general that played no better
-        // than its opponent would pass a family's four games about one time
-        // in sixteen (the four games each side twice at 75% let it pass one
-        // time in ten, at twice the cost). Minden has tests of its own.
+        Some(n) => (adjutant::rules::all_scenarios(), Some(n), 0.90, 0.95),
+        // One scenario a family (the quickest), the games of `quick_games`
+        // (each side once, one against each opponent; deep, each side once
+        // against each opponent), every game won: a general that played no
+        // better than its opponent would pass a family's four games about
+        // one time in sixteen, its two about one time in four (the deep
+        // run's four games each side twice at 75% let it pass one time in
+        // ten, at twice the cost). Minden has tests of its own.
         None => (
             ["pegasus-bridge", "le-cateau-1914", "el-bodon-1811"]
                 .iter()
                 .map(|s| (*s).to_string())
                 .collect(),
-            2,
+            None,
             1.0,
             1.0,
         ),
     };
+    let duels: Vec<(&String, Opponent, f64)> = scenarios
+        .iter()
+        .flat_map(|s| {
+            [
+                (s, Opponent::Random, random_share),
+                (s, Opponent::Pass, pass_share),
+            ]
+        })
+        .collect();
+    // The quick duels side by side (a thread a game); `GENERAL_GAMES`'
+    // long duels one after another, as `adjutant duel` plays them.
+    let results: Vec<(usize, usize)> = match games {
+        Some(n) => duels.iter().map(|(s, a, _)| won(s, n, *a)).collect(),
+        None => std::thread::scope(|scope| {
+            let each: Vec<_> = duels
+                .iter()
+                .map(|(s, a, _)| scope.spawn(move || won_quick(s, *a)))
+                .collect();
+            each.into_iter()
+                .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        }),
+    };
     let mut failures = Vec::new();
-    for s in &scenarios {
-        for (against, share) in [
-            (Opponent::Random, random_share),
-            (Opponent::Pass, pass_share),
-        ] {
-            let (w, n) = won(s, games, against);
-            eprintln!("{s}: ai won {w} of {n} games against {}", against.word());
-            if (w as f64) < share * n as f64 {
-                failures.push(format!("{s}: {w} of {n} against {}", against.word()));
-            }
+    for ((s, against, share), (w, n)) in duels.iter().zip(results) {
+        eprintln!("{s}: ai won {w} of {n} games against {}", against.word());
+        if (w as f64) < share * n as f64 {
+            failures.push(format!("{s}: {w} of {n} against {}", against.word()));
         }
     }
     assert!(failures.is_empty(), "below the mark: {failures:?}");
 }
 
+/// Quick, game 0 (the general as the first side); deep, both sides.
 #[test]
 fn the_seven_years_war_general_beats_the_random_player() {
     if deep_games().is_some() {
         return; // the deep run plays minden-1759 with every scenario
     }
-    let (w, n) = won("minden-1759", 2, Opponent::Random);
+    let (w, n) = won_quick("minden-1759", Opponent::Random);
     assert_eq!(w, n, "minden-1759: {w} of {n}");
 }
 
@@ -86,12 +153,14 @@ fn the_seven_years_war_general_beats_the_random_player() {
 /// response fire; the game goes to the side that removed more men. The
 /// general must win it from either side: a random candidate that marched
 /// every unit into the enemy's fire lost it (0 of 6, docs/general.md).
+/// Quick, game 1 (the general as the second side, the side it plays
+/// against random is the first); deep, both sides.
 #[test]
 fn the_seven_years_war_general_beats_a_passing_side() {
     if deep_games().is_some() {
         return; // the deep run plays minden-1759 with every scenario
     }
-    let (w, n) = won("minden-1759", 2, Opponent::Pass);
+    let (w, n) = won_quick("minden-1759", Opponent::Pass);
     assert_eq!(w, n, "minden-1759: {w} of {n} against pass");
 }
 

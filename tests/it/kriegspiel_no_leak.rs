@@ -20,8 +20,8 @@
 //! sides the referee's view makes it fail at turn 0).
 //!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
-//! one unit. Depth (`common::depth`): 16 games by default (2 a scenario), 150 with
-//! `ADJUTANT_DEEP=1` (games 16-149: `.ci/run` plays the quick ones first);
+//! one unit. Depth (`common::depth`): 8 games by default (one a scenario), 150
+//! with `ADJUTANT_DEEP=1` (games 8-149: `.ci/run` plays the quick ones first);
 //! `KS_GAMES` sets the number exactly, `KS_FROM` the first.
 
 use crate::common;
@@ -188,8 +188,12 @@ fn predict_leaks(
     out
 }
 
+/// Quick, one game a scenario (games 0-7; 4.0 s of CPU where two a
+/// scenario took 10.7 s, docs/testing.md); deep, games 8-149.
+const QUICK: u64 = 8;
+
 fn games() -> u64 {
-    crate::common::depth::games("KS_GAMES", 16, 150)
+    crate::common::depth::games("KS_GAMES", QUICK, 150)
 }
 
 #[test]
@@ -198,7 +202,7 @@ fn no_mail_shows_an_unseen_enemy_unit() {
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
     // The deep run goes on where the quick one ended (`.ci/run` runs both).
-    let first = crate::common::depth::first("KS_FROM", 16, games());
+    let first = crate::common::depth::first("KS_FROM", QUICK, games());
     // Each game stands alone (its seed is its number): played on every
     // core, game n by thread n % shards (the deep run's 134 games were one
     // of its longest sequential loops).

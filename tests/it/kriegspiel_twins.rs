@@ -35,7 +35,8 @@
 //! compared. `KS_TWIN_ALL=1` lists every kind of difference found (with the
 //! first of each) instead of stopping at the first.
 //!
-//! Depth: `KS_TWIN_GAMES` games (quick 8, one a scenario; deep 40), then
+//! Depth: `KS_TWIN_GAMES` games (quick 4, the first four scenarios; deep
+//! 40, from game 4: every scenario five times or more), then
 //! the games of [`REACHING`] and on until every kind of twin was compared.
 
 use crate::common;
@@ -1218,14 +1219,19 @@ fn pre_battle_twins(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &
     }
 }
 
+/// Quick, games 0-3 (and then `REACHING`): they compare every kind of
+/// twin but the objective twins, 7.5 s of CPU where games 0-7 took 12.6 s
+/// (docs/testing.md); deep, games 4-39 and then 48.
+const QUICK: u64 = 4;
+
 fn games() -> u64 {
-    common::depth::games("KS_TWIN_GAMES", 8, 40)
+    common::depth::games("KS_TWIN_GAMES", QUICK, 40)
 }
 
-/// Games past the first ones that reach a kind of twin the first 8 do not:
+/// Games past the first ones that reach a kind of twin the first 4 do not:
 /// game 48 (Pegasus Bridge) is the first with objective twins. The quick
-/// run plays it after games 0-7 instead of every game up to it (it played
-/// 49 games, 27 s of CPU, while the deep run plays games 8-39 and then on
+/// run plays it after games 0-3 instead of every game up to it (it played
+/// 49 games, 27 s of CPU, while the deep run plays games 4-39 and then on
 /// to 48 as well).
 const REACHING: &[u64] = &[48];
 
@@ -1235,7 +1241,7 @@ fn a_side_receives_the_same_bytes_from_twin_positions() {
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
     let mut tally = Tally::default();
-    let first = common::depth::first("KS_TWIN_FROM", 8, games());
+    let first = common::depth::first("KS_TWIN_FROM", QUICK, games());
     let kinds = [
         "position twins",
         "order sets",
