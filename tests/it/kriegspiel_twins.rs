@@ -1062,6 +1062,59 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &mut Tally) {
 /// Pre-battle twins (a campaign battle under fog): unseen enemy units
 /// moved or removed, and the enemy's own choices made differently among
 /// units the side does not see.
+/// Before the battle, twins that differ in an enemy unit `sides[si]` does
+/// not see: the same surfaces, the same answers to orders naming any hex.
+fn unseen_unit_twins(
+    rules: &Rules,
+    r: &Ruleset,
+    a: &M44,
+    si: usize,
+    at: &str,
+    rng: &mut dyn Dice,
+    tally: &mut Tally,
+) {
+    let side = a.sides[si].clone();
+    let viewer = Viewer::Side(side.clone());
+    let twin_b = (0..8).find_map(|_| twin(r, a, si, rng).filter(|(_, c)| !c.cards));
+    if let Some((b, c)) = &twin_b {
+        let (x, y) = (
+            surfaces(rules, a, &[], &viewer, None),
+            surfaces(rules, b, &[], &viewer, None),
+        );
+        if let Some(d) = differ(&x, &y) {
+            tally.fail(
+                format!("pre-battle: {}: {}", c.what, d.lines().next().unwrap_or("")),
+                format!("{at}, {side}'s twins ({}): {d}", c.what),
+            );
+        }
+        let orders: Vec<String> = a
+            .units
+            .iter()
+            .chain(b.units.iter())
+            .map(|u| format!("REMOVE {}\n", u.at))
+            .chain(c.hexes.iter().map(|h| format!("REMOVE {h}\n")))
+            .collect();
+        let (sa, sb) = (State::of(a.clone()), State::of(b.clone()));
+        for o in &orders {
+            let (p, q) = (
+                answer(rules.check(&sa, &side, o)),
+                answer(rules.check(&sb, &side, o)),
+            );
+            if p != q {
+                tally.fail(
+                    format!("pre-battle: {}: the answer to orders", c.what),
+                    format!(
+                        "{at}, {side}'s twins ({}): {o}  one: {p}\n  two: {q}",
+                        c.what
+                    ),
+                );
+                break;
+            }
+        }
+        tally.count("pre-battle twins");
+    }
+}
+
 fn pre_battle_twins(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &mut Tally) {
     let seed = seed_of(n);
     let mut deck = ChaChaDice::from_seed(deck_seed(&seed));
@@ -1095,44 +1148,7 @@ fn pre_battle_twins(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &
         let side = sides[si].clone();
         let viewer = Viewer::Side(side.clone());
         // Twins in unseen enemy units.
-        let twin_b = (0..8).find_map(|_| twin(r, &a, si, &mut rng).filter(|(_, c)| !c.cards));
-        if let Some((b, c)) = &twin_b {
-            let (x, y) = (
-                surfaces(rules, &a, &[], &viewer, None),
-                surfaces(rules, b, &[], &viewer, None),
-            );
-            if let Some(d) = differ(&x, &y) {
-                tally.fail(
-                    format!("pre-battle: {}: {}", c.what, d.lines().next().unwrap_or("")),
-                    format!("{at}, {side}'s twins ({}): {d}", c.what),
-                );
-            }
-            let orders: Vec<String> = a
-                .units
-                .iter()
-                .chain(b.units.iter())
-                .map(|u| format!("REMOVE {}\n", u.at))
-                .chain(c.hexes.iter().map(|h| format!("REMOVE {h}\n")))
-                .collect();
-            let (sa, sb) = (State::of(a.clone()), State::of(b.clone()));
-            for o in &orders {
-                let (p, q) = (
-                    answer(rules.check(&sa, &side, o)),
-                    answer(rules.check(&sb, &side, o)),
-                );
-                if p != q {
-                    tally.fail(
-                        format!("pre-battle: {}: the answer to orders", c.what),
-                        format!(
-                            "{at}, {side}'s twins ({}): {o}  one: {p}\n  two: {q}",
-                            c.what
-                        ),
-                    );
-                    break;
-                }
-            }
-            tally.count("pre-battle twins");
-        }
+        unseen_unit_twins(rules, r, &a, si, &at, &mut rng, tally);
         // The enemy's own choices, made among units the side does not see.
         let class = |kind: &str| {
             r.units
