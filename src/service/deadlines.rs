@@ -141,7 +141,8 @@ impl Deadlines<'_> {
     pub fn tick(&self) -> Result<Tick, ServiceError> {
         let now = self.clock.now();
         let mut tick = Tick::default();
-        for game in store::games(self.conn)? {
+        for game in store::games_paged(self.conn)? {
+            let game = game?;
             // Results held for the referee's review: no orders are taken,
             // so no deadline runs (APPROVE gives a full turn).
             if game.status != "active" || game.paused || game.held_from.is_some() {

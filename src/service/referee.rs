@@ -595,7 +595,8 @@ impl Desk<'_> {
     pub fn review_tick(&self) -> Result<usize, ServiceError> {
         let now = self.clock.now();
         let mut released = 0;
-        for game in store::games(self.conn)? {
+        for game in store::games_paged(self.conn)? {
+            let game = game?;
             let (Some(secs), Some(since)) = (game.review_secs, game.held_since.as_deref()) else {
                 continue;
             };

@@ -41,11 +41,13 @@ fn outbox(conn: &store::Connection) -> Vec<DateTime<Utc>> {
 
 /// The active games' reminders, deadlines (with grace) and review ends.
 fn games(conn: &store::Connection) -> Vec<DateTime<Utc>> {
-    let Ok(games) = store::games(conn) else {
+    let Ok(games) = store::games_paged(conn) else {
         return Vec::new();
     };
     let mut times = Vec::new();
-    for g in games.iter().filter(|g| g.status == "active") {
+    // A page of games at a time (issue 57: not every game row at once); a
+    // page that cannot be read ends the list, as a failed read did before.
+    for g in games.map_while(Result::ok).filter(|g| g.status == "active") {
         if let Some(d) = g.deadline_at.as_deref().and_then(parse) {
             times.push(d - Duration::seconds(REMINDER_BEFORE));
             times.push(d + Duration::seconds(g.grace_secs));
