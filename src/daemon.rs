@@ -880,10 +880,19 @@ fn deliver_page(
         return Ok(None);
     };
     let mut claimed = std::time::Instant::now();
-    let rendered = renderer.render_page(conn, &mut page);
+    // Rendered a part at a time, each mail's bytes dropped once it is
+    // sent: a page's reports (a board picture each, ~80 KB) are never all
+    // held at once ([`RENDER_PART`]).
+    let first = RENDER_PART.min(page.len());
+    let mut rendered: Vec<Option<Result<(), ServiceError>>> = renderer
+        .render_page(conn, &mut page[..first])
+        .into_iter()
+        .map(Some)
+        .collect();
     // What was read is durable before any of it goes out: a big inbox pass
     // commits without syncing ([`Group`]), and an answer sent from a commit
-    // a power cut undoes would be sent again.
+    // a power cut undoes would be sent again. (The page's later parts were
+    // committed before its claim: this sync covers them too.)
     if let Err(e) = store::sync_wal(conn) {
         let ids: Vec<i64> = page.iter().map(|m| m.id).collect();
         store::relaxed(conn, |c| store::outbox_release(c, &ids, owner))?;
@@ -891,7 +900,6 @@ fn deliver_page(
             "cannot sync the database: {e}"
         )));
     }
-    let mut rows = page.iter().zip(rendered);
     let mut tried = 0;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -901,8 +909,17 @@ fn deliver_page(
         }
         let mut group: Vec<Sent> = Vec::with_capacity(MARKS_PER_COMMIT);
         let mut server_down = None;
-        for (m, r) in rows.by_ref().take(MARKS_PER_COMMIT) {
+        for k in tried..page.len().min(tried + MARKS_PER_COMMIT) {
+            if k == rendered.len() {
+                let end = page.len().min(k + RENDER_PART);
+                let part = &mut page[k..end];
+                rendered.extend(renderer.render_page(conn, part).into_iter().map(Some));
+            }
+            let r = rendered[k].take().unwrap_or(Ok(()));
+            let m = &mut page[k];
             let result = send(cfg, m, r);
+            // Sent or not, this copy of its bytes is done with.
+            m.raw = Vec::new();
             if let Err(f) = &result {
                 server_down = f.server_wide.then(|| f.error.message.clone());
             }
@@ -1132,6 +1149,12 @@ fn courier(
         let _ = report.send(done);
     }
 }
+
+/// Rows of a claimed page rendered at once: a report with its board
+/// picture is ~80 KB, and a page rendered whole held 64 of them (issue 57:
+/// the peak RSS of a long pass). Two commit groups' worth: the two
+/// rendering threads still share a part's turns.
+pub const RENDER_PART: usize = 2 * MARKS_PER_COMMIT;
 
 /// Delivered mails marked sent in one commit. Marking is `relaxed` (see
 /// [`store::relaxed`]): a power cut, or a crash between a group's delivery

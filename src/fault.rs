@@ -14,6 +14,10 @@
 //! big inbox pass right after its Nth handled mail, in the middle of a
 //! commit group (src/daemon.rs, `Group`).
 //!
+//! `ADJUTANT_FAULT=report-load-abort:GAME` aborts the process where
+//! `report-load:GAME` panics: what a page's delivery had sent before it
+//! rendered that game's report is on disk (src/daemon.rs, `RENDER_PART`).
+//!
 //! `ADJUTANT_FAULT=kill-handled:N` kills the process with SIGKILL at the
 //! same place, as a host's `kill -9` would.
 //!

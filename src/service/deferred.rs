@@ -105,6 +105,7 @@ struct Unparsed {
 impl Unparsed {
     fn read(conn: &Connection, job: &ReportJob) -> Result<Unparsed, ServiceError> {
         crate::fault::point("report-load", job.game);
+        crate::fault::abort("report-load-abort", job.game);
         let game = store::game(conn, job.game)?.ok_or(ServiceError::NoGame(job.game))?;
         let rules = Rules::of_game(&game.ruleset, game.ruleset_text.as_deref())?;
         if let Some(h) = job.hand.and_then(|t| take_handed(conn, job, t)) {

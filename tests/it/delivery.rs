@@ -664,3 +664,56 @@ fn a_day_of_a_wrong_smtp_password_gives_no_mail_up_and_all_arrives_once_mended()
     assert_eq!(inbox(&alice).len(), 12, "nothing delivered twice");
     assert_eq!(inbox(&bob).len(), 12, "nothing delivered twice");
 }
+
+/// Issue 57 (the peak memory of a long pass): a claimed page of the outbox
+/// is rendered a part at a time (`daemon::RENDER_PART`, 16 rows), each part
+/// sent before the next is rendered, so its reports (~80 KB each with a
+/// board picture) are never all held at once. Seen from outside: a
+/// process that dies while it renders a late row of the page has already
+/// delivered the rows of the page's first part. (Rendering the whole page
+/// first, as before, delivered none of it.)
+#[test]
+fn a_page_is_rendered_and_sent_a_part_at_a_time() {
+    let site = Site::new();
+    failing_transport(&site);
+    let games: i64 = 8;
+    for _ in 0..games {
+        site.at(
+            START,
+            &[
+                "new-game",
+                "--scenario",
+                "pegasus-bridge",
+                "--seat",
+                "allies=alice@example.org",
+                "--seat",
+                "axis=bob@example.org",
+            ],
+        );
+    }
+    for g in 1..=games {
+        play_a_turn(&site, g, g as u8);
+    }
+    pass_at(&site, 0, 0);
+    let (pending, ..) = site.outbox_statuses();
+    assert!(
+        pending > 24 && pending <= 64,
+        "one page, more than a part and a half of it waiting: {pending}"
+    );
+    transport(&site, None);
+    let out = site
+        .command(&["serve", "--once"])
+        .env("ADJUTANT_NOW", "2026-11-01T06:00:00Z")
+        .env("ADJUTANT_FAULT", format!("report-load-abort:{games}"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the fault ended the pass: {err}");
+    assert!(err.contains("report-load-abort"), "{err}");
+    let delivered = site.mails().len();
+    assert!(
+        delivered >= 16,
+        "the page's first part went out before game {games}'s report was rendered: {delivered} of {pending}"
+    );
+    assert!(delivered < pending as usize, "{delivered} of {pending}");
+}
