@@ -20,9 +20,9 @@
 //! sides the referee's view makes it fail at turn 0).
 //!
 //! `checker_catches_a_leaked_unit` shows the check fails when a view leaks
-//! one unit. Depth (`common::depth`): 8 games by default (one a scenario), 150
-//! with `ADJUTANT_DEEP=1` (games 8-149: `.ci/run` plays the quick ones first);
-//! `KS_GAMES` sets the number exactly, `KS_FROM` the first.
+//! one unit. Depth (`common::depth`): 8 games by default (one a scenario), 32
+//! more with `ADJUTANT_DEEP=1` (a window by `ADJUTANT_DEEP_ROUND`: `.ci/run`
+//! plays the quick ones first); `KS_GAMES` sets the end, `KS_FROM` the first.
 
 use crate::common;
 use adjutant::engine::dice::{deck_seed, derive, turn_seed, ChaChaDice, Seed};
@@ -189,11 +189,13 @@ fn predict_leaks(
 }
 
 /// Quick, one game a scenario (games 0-7; 4.0 s of CPU where two a
-/// scenario took 10.7 s, docs/testing.md); deep, games 8-149.
+/// scenario took 10.7 s, docs/testing.md); deep, 32 more: the window
+/// `ADJUTANT_DEEP_ROUND` of them (round 0: games 8-39, round 1: 40-71, ...;
+/// games 8-149 in every deep run until the twenty-sixth session).
 const QUICK: u64 = 8;
 
-fn games() -> u64 {
-    crate::common::depth::games("KS_GAMES", QUICK, 150)
+fn games() -> std::ops::Range<u64> {
+    crate::common::depth::window("KS_GAMES", "KS_FROM", QUICK, 32)
 }
 
 #[test]
@@ -201,8 +203,8 @@ fn no_mail_shows_an_unseen_enemy_unit() {
     let rules = Rules::load("memoir44").unwrap();
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
-    // The deep run goes on where the quick one ended (`.ci/run` runs both).
-    let first = crate::common::depth::first("KS_FROM", QUICK, games());
+    // The deep run goes on past the quick one's games (`.ci/run` runs both).
+    let games = games();
     // Each game stands alone (its seed is its number): played on every
     // core, game n by thread n % shards (the deep run's 134 games were one
     // of its longest sequential loops).
@@ -210,9 +212,9 @@ fn no_mail_shows_an_unseen_enemy_unit() {
     let total: u32 = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..shards)
             .map(|k| {
-                let (rules, r, scenarios) = (&rules, &r, &scenarios);
+                let (rules, r, scenarios, games) = (&rules, &r, &scenarios, games.clone());
                 scope.spawn(move || {
-                    (first..games())
+                    games
                         .filter(|n| n % shards == k)
                         .map(|n| play(rules, r, &scenarios[(n as usize) % scenarios.len()], n))
                         .sum::<u32>()
@@ -224,8 +226,11 @@ fn no_mail_shows_an_unseen_enemy_unit() {
             .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .sum()
     });
-    let played = games().saturating_sub(first);
-    eprintln!("{played} Kriegspiel games (from game {first}), {total} turns, no leak");
+    let played = games.end.saturating_sub(games.start);
+    eprintln!(
+        "{played} Kriegspiel games (from game {}), {total} turns, no leak",
+        games.start
+    );
     assert!(u64::from(total) > played, "the games were played");
 }
 

@@ -35,8 +35,9 @@
 //! compared. `KS_TWIN_ALL=1` lists every kind of difference found (with the
 //! first of each) instead of stopping at the first.
 //!
-//! Depth: `KS_TWIN_GAMES` games (quick 4, the first four scenarios; deep
-//! 40, from game 4: every scenario five times or more), then
+//! Depth: quick games 0-3 (the first four scenarios); deep 16 more (every
+//! scenario twice: a window by `ADJUTANT_DEEP_ROUND`, `KS_TWIN_FROM` and
+//! `KS_TWIN_GAMES` set it exactly), then
 //! the games of [`REACHING`] and on until every kind of twin was compared.
 
 use crate::common;
@@ -1237,18 +1238,19 @@ fn pre_battle_twins(rules: &Rules, r: &Ruleset, scenario: &str, n: u64, tally: &
 
 /// Quick, games 0-3 (and then `REACHING`): they compare every kind of
 /// twin but the objective twins, 7.5 s of CPU where games 0-7 took 12.6 s
-/// (docs/testing.md); deep, games 4-39 and then 48.
+/// (docs/testing.md); deep, 16 more, the window `ADJUTANT_DEEP_ROUND` of
+/// them (round 0: games 4-19, round 1: 20-35, ...), and then 48 (games 4-39
+/// in every deep run until the twenty-sixth session).
 const QUICK: u64 = 4;
 
-fn games() -> u64 {
-    common::depth::games("KS_TWIN_GAMES", QUICK, 40)
+fn games() -> std::ops::Range<u64> {
+    common::depth::window("KS_TWIN_GAMES", "KS_TWIN_FROM", QUICK, 16)
 }
 
 /// Games past the first ones that reach a kind of twin the first 4 do not:
 /// game 48 (Pegasus Bridge) is the first with objective twins. The quick
 /// run plays it after games 0-3 instead of every game up to it (it played
-/// 49 games, 27 s of CPU, while the deep run plays games 4-39 and then on
-/// to 48 as well).
+/// 49 games, 27 s of CPU, while the deep run plays its window and then 48).
 const REACHING: &[u64] = &[48];
 
 #[test]
@@ -1257,7 +1259,7 @@ fn a_side_receives_the_same_bytes_from_twin_positions() {
     let r = Ruleset::builtin().unwrap();
     let scenarios = memoir44::scenario::ids();
     let mut tally = Tally::default();
-    let first = common::depth::first("KS_TWIN_FROM", QUICK, games());
+    let std::ops::Range { start: first, end } = games();
     let kinds = [
         "position twins",
         "order sets",
@@ -1272,7 +1274,7 @@ fn a_side_receives_the_same_bytes_from_twin_positions() {
     // compared once: a rules change that moves the random games must not
     // leave a kind untried at the quick depth. The games of `REACHING` are
     // tried first, then the next ones in turn (up to 200 more).
-    let end = games().max(first + 1);
+    let end = end.max(first + 1);
     let missing = |t: &Tally| {
         kinds
             .iter()

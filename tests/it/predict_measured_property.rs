@@ -19,8 +19,9 @@
 //! seen is within 4 standard errors, 4 * sqrt(N p (1 - p)), plus 2 runs;
 //! an outcome of probability 0 is never seen (an exact share under 1e-12
 //! counts as 0). Quick by default (2,000 runs of 6 positions a book);
-//! `ADJUTANT_DEEP=1` runs 20,000 of 12 (`PREDICT_MEASURED_RUNS`,
-//! `PREDICT_MEASURED_POSITIONS` set exact counts).
+//! `ADJUTANT_DEEP=1` runs 6,000 of 12 (20,000 until the twenty-sixth
+//! session; `PREDICT_MEASURED_RUNS`, `PREDICT_MEASURED_POSITIONS` set exact
+//! counts).
 
 use crate::common::depth;
 use adjutant::engine::dice::{ChaChaDice, Dice};
@@ -33,6 +34,12 @@ use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 
 mod gunfire;
+
+/// The engine's adjudications of each position at the deep depth (2,000
+/// quick): 6,000, an outcome's standard error at most 0.65 points, where
+/// 20,000 (0.35) were most of CI's deep runs' time until the twenty-sixth
+/// session (docs/testing.md).
+const RUNS_DEEP: u64 = 6_000;
 
 fn pick<T: Clone>(rng: &mut ChaChaDice, v: &[T]) -> T {
     v[rng.roll(v.len() as u32) as usize - 1].clone()
@@ -294,7 +301,7 @@ type Run<B> = fn(&R<B>, &S<B>, [u8; 32]) -> (usize, usize);
 
 #[test]
 fn measured_exact_odds_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let charge = Odds {
         id: "charge",
@@ -404,7 +411,7 @@ fn pick_off_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
 /// of the same `PICK OFF` over seeded runs, with the tolerance above.
 #[test]
 fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 1, 1]));
@@ -507,7 +514,7 @@ fn section_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<(syw::Stat
 /// fog-of-war die forced to no event as above.
 #[test]
 fn syw_exact_section_fire_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = syw::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 3, 3]));
@@ -621,7 +628,7 @@ fn canister_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
 /// of the same `FIRE CANISTER AT` over seeded runs.
 #[test]
 fn charge_exact_canister_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 4, 4]));
@@ -706,7 +713,7 @@ fn gunfire_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
 /// same `FIRE AT` over seeded runs.
 #[test]
 fn charge_exact_roundshot_and_shells_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 5, 5]));
@@ -853,7 +860,7 @@ fn sections_at_one_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<Se
 /// to no event as above.
 #[test]
 fn syw_exact_sections_at_one_target_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     // 20 quick: position 16 is the first whose second section's dice
     // change with the first's kills enough to tell (the check fails there
     // when the terms are reckoned on the unreduced target).
@@ -979,7 +986,7 @@ fn melee_run(r: &Ruleset, st: &State, s: [u8; 32]) -> (u32, u32, String) {
 /// or continuation) agree with the engine's melee step over seeded runs.
 #[test]
 fn charge_exact_melee_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 5, 5, 5]));
@@ -1254,7 +1261,7 @@ fn ends_within(
 /// the move agree with the engine's adjudication of the same orders.
 #[test]
 fn charge_exact_charge_and_morale_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 24, 30);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 6, 6, 6]));
@@ -1344,7 +1351,7 @@ fn charge_in_melee_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> 
 /// the engine's adjudication of the same orders.
 #[test]
 fn charge_exact_charge_at_a_unit_in_a_melee_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     // 15 deep (30 until the 2026-11-30 testtime2 session: docs/testing.md).
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 15);
     let r = ChargeRuleset::builtin("charge").unwrap();
@@ -1475,7 +1482,7 @@ fn a_and_x(mut e: End) -> End {
 /// and X after the move.
 #[test]
 fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 24, 60);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 10, 10, 10]));
@@ -1527,7 +1534,7 @@ fn charge_exact_two_charges_agree_with_the_engines_adjudication() {
 /// melee ("Occupants must move at least 3\" away"; some position must).
 #[test]
 fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     // 12 deep (24 until the 2026-11-30 testtime2 session: docs/testing.md).
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = ChargeRuleset::builtin("charge").unwrap();
@@ -1608,7 +1615,7 @@ fn leaves(r: &Ruleset, st: &State, orders: &str) -> bool {
 /// of [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`].
 #[test]
 fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     // 12 deep (30 until the 2026-11-30 testtime2 session: docs/testing.md).
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
     let r = ChargeRuleset::builtin("charge").unwrap();
@@ -1673,7 +1680,7 @@ fn charge_exact_charge_after_fire_at_its_target_agrees_with_the_engines_adjudica
 /// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]).
 #[test]
 fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 30);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));
@@ -1764,7 +1771,7 @@ fn extra_table(units: &str) -> String {
 /// [`charge_exact_melee_agrees_with_the_engines_adjudication`]).
 #[test]
 fn charge_exact_morale_after_a_melee_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 7, 7, 7]));
@@ -1843,7 +1850,7 @@ fn syw_fire_run(r: &syw::Ruleset, st: &syw::State, orders: &str, s: [u8; 32]) ->
 /// losses), the positions of the two section tests above with A marked red.
 #[test]
 fn syw_exact_red_marker_section_fire_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 12, 40);
     let r = syw::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 8, 8, 8]));
@@ -1927,7 +1934,7 @@ fn syw_orange_position(r: &syw::Ruleset, rng: &mut ChaChaDice) -> Option<syw::St
 /// adjudication: the positions of the whole-unit fire test with A orange.
 #[test]
 fn syw_exact_orange_firer_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let seven = Odds {
         id: "seven-years-war orange firer",
@@ -1948,7 +1955,7 @@ fn syw_exact_orange_firer_agrees_with_the_engines_adjudication() {
 /// orange (X's losses and fate).
 #[test]
 fn syw_exact_orange_section_fire_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 30);
     let r = syw::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 12, 12, 12]));

@@ -12,7 +12,7 @@
 //! seen is within 4 standard errors, 4 * sqrt(N p (1 - p)), plus 2 runs (a
 //! slack for outcomes so rare that N p is well below one); an outcome of
 //! probability 0 must never be seen. Quick by default (2,000 runs of 6
-//! positions a ruleset); `ADJUTANT_DEEP=1` runs 10,000 of 30
+//! positions a ruleset); `ADJUTANT_DEEP=1` runs 4,000 of 30
 //! (`PREDICT_GRID_RUNS`, `PREDICT_GRID_POSITIONS` set exact counts).
 
 use crate::common::depth;
@@ -187,7 +187,7 @@ fn agree(
 
 #[test]
 fn grid_exact_odds_agree_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 4_000);
     let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
     for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
         .iter()
@@ -364,7 +364,7 @@ fn adjudicated_turn(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> TurnO
 /// order set over seeded runs, with the same tolerance as above.
 #[test]
 fn grid_exact_whole_turn_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 4_000);
     let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
     let mut several = 0;
     for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
@@ -529,7 +529,7 @@ fn many_battles(r: &Ruleset, rng: &mut ChaChaDice, crowded: bool) -> Option<(Sta
 /// engine's adjudication of the whole order set, with the tolerance above.
 #[test]
 fn grid_whole_turn_of_many_battles_agrees_with_the_engine() {
-    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 4_000);
     let positions = depth::games("PREDICT_GRID_POSITIONS", 8, 40);
     for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
         .iter()
@@ -567,7 +567,7 @@ fn grid_whole_turn_of_many_battles_agrees_with_the_engine() {
 /// agrees with the engine's adjudication, with the tolerance above.
 #[test]
 fn grid_whole_turn_of_crowded_battles_is_exact_and_agrees_with_the_engine() {
-    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 4_000);
     // 20 deep, not 30: the seeded generator finds too few crowded legal
     // turns of Memoir of Battle within its 200,000 tries for 30.
     let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 20);
@@ -728,7 +728,7 @@ fn batteries(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String, u64)> 
 /// engine's adjudication of the whole phase, with the tolerance above.
 #[test]
 fn grid_whole_turn_of_many_batteries_is_exact_and_agrees_with_the_engine() {
-    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 10_000);
+    let runs = depth::games("PREDICT_GRID_RUNS", 2_000, 4_000);
     let positions = depth::games("PREDICT_GRID_POSITIONS", 6, 30);
     for (ri, id) in ["memoir-of-battle", "memoir-of-modern-battle"]
         .iter()

@@ -57,7 +57,7 @@ fn gunfire_others_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
 /// over seeded runs.
 #[test]
 fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudication() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, 20_000);
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = Ruleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 13, 13]));

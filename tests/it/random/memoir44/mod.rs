@@ -93,8 +93,9 @@
 //! more models than that), a seized town stays seized, and a finished
 //! game's winner is one its Object Of The Game allows.
 //!
-//! Depth (`common::depth`): 40 games per scenario by default, 1,200 with
-//! `ADJUTANT_DEEP=1`; `M44_GAMES` sets the number exactly.
+//! Depth (`common::depth`): 40 games per scenario by default, 120 more with
+//! `ADJUTANT_DEEP=1` (a window of them by `ADJUTANT_DEEP_ROUND`); `M44_FROM`
+//! and `M44_GAMES` set them exactly.
 
 use super::{Hook, Kind, Phase, Streams, Summary, Watch};
 use adjutant::engine::dice::{turn_seed, ChaChaDice, Dice, Seed};
@@ -183,15 +184,16 @@ fn typed(events: &[serde_json::Value]) -> Vec<Event> {
 }
 
 impl Hook for Memoir44 {
-    /// Every shipped scenario: 40 games at the quick depth, 1,200 at the
-    /// deep one: games `M44_FROM` up to, not including, `M44_GAMES`. The
-    /// deep run starts where the quick one ended (`.ci/run` runs both, so
-    /// games 0-39 are not played twice); `M44_FROM` (0 by default at the
-    /// quick depth) says otherwise.
+    /// Every shipped scenario: games 0-39 at the quick depth; at the deep
+    /// one 120 more, the window `ADJUTANT_DEEP_ROUND` of them (round 0:
+    /// games 40-159, round 1: 160-279, ...; `.ci/run` takes the round from
+    /// the commit, so the quick run's games are not played twice and each
+    /// commit plays its own). `M44_FROM` and `M44_GAMES` (the end, not
+    /// included) set the games exactly.
     fn kinds(&self, entry: &FamilyEntry) -> Vec<Kind> {
         const QUICK: u64 = 40;
-        let games = crate::common::depth::games("M44_GAMES", QUICK, 1200);
-        let first = crate::common::depth::first("M44_FROM", QUICK, games);
+        let games = crate::common::depth::window("M44_GAMES", "M44_FROM", QUICK, 120);
+        let (first, games) = (games.start, games.end);
         memoir44::scenario_ids()
             .into_iter()
             .enumerate()
