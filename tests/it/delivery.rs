@@ -444,18 +444,7 @@ fn play_a_turn(site: &Site, game: i64, seed: u8) {
 fn two_games_with_reports_waiting(site: &Site) -> Vec<(i64, Option<i64>)> {
     failing_transport(site);
     for _ in 0..2 {
-        site.at(
-            START,
-            &[
-                "new-game",
-                "--scenario",
-                "pegasus-bridge",
-                "--seat",
-                "allies=alice@example.org",
-                "--seat",
-                "axis=bob@example.org",
-            ],
-        );
+        site.pegasus_bridge_at(START, &[]);
     }
     play_a_turn(site, 1, 3);
     play_a_turn(site, 2, 4);
@@ -678,18 +667,7 @@ fn a_page_is_rendered_and_sent_a_part_at_a_time() {
     failing_transport(&site);
     let games: i64 = 8;
     for _ in 0..games {
-        site.at(
-            START,
-            &[
-                "new-game",
-                "--scenario",
-                "pegasus-bridge",
-                "--seat",
-                "allies=alice@example.org",
-                "--seat",
-                "axis=bob@example.org",
-            ],
-        );
+        site.pegasus_bridge_at(START, &[]);
     }
     for g in 1..=games {
         play_a_turn(&site, g, g as u8);

@@ -755,21 +755,9 @@ fn a_caretaker_plays_a_dropped_seat_until_a_player_takes_it_back() {
 #[test]
 fn under_nmr_ai_a_missed_deadline_is_played_by_the_judge() {
     let site = common::svg_site();
-    site.at(
+    site.pegasus_bridge_at(
         "2026-10-23T12:00:00Z",
-        &[
-            "new-game",
-            "--scenario",
-            "pegasus-bridge",
-            "--seat",
-            "allies=alice@example.org",
-            "--seat",
-            "axis=bob@example.org",
-            "--deadline",
-            "72h",
-            "--nmr",
-            "ai",
-        ],
+        &["--deadline", "72h", "--nmr", "ai"],
     );
     let state = latest_state(&site);
     let first = memoir44::waiting(&state).sides[0].clone();

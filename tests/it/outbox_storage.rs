@@ -62,18 +62,7 @@ fn set(site: &Site, from: &str, to: &str) {
 }
 
 fn new_game(site: &Site, now: &str) {
-    site.at(
-        now,
-        &[
-            "new-game",
-            "--scenario",
-            "pegasus-bridge",
-            "--seat",
-            "allies=alice@example.org",
-            "--seat",
-            "axis=bob@example.org",
-        ],
-    );
+    site.pegasus_bridge_at(now, &[]);
 }
 
 /// Acceptance 3 (the issue's "Export and verify must not need old mail

@@ -292,20 +292,7 @@ fn a_password_for_another_seat_than_the_address_is_refused() {
 #[test]
 fn resume_after_a_turn_played_while_paused_gives_one_turn_length() {
     let site = crate::common::svg_site();
-    site.at(
-        "2026-10-01T00:00:00Z",
-        &[
-            "new-game",
-            "--scenario",
-            "pegasus-bridge",
-            "--seat",
-            "allies=alice@example.org",
-            "--seat",
-            "axis=bob@example.org",
-            "--deadline",
-            "72h",
-        ],
-    );
+    site.pegasus_bridge_at("2026-10-01T00:00:00Z", &["--deadline", "72h"]);
     site.at("2026-10-01T01:00:00Z", &["pause", "1"]);
     let file = site.path().join("orders.txt");
     std::fs::write(&file, pass_orders(&site, 1, "allies")).unwrap();
@@ -409,16 +396,9 @@ fn verify_refuses_a_flipped_ending_a_moved_time_and_a_dropped_turn() {
 #[test]
 fn the_wait_notice_gives_the_next_deadline_and_counts_in_english() {
     let site = crate::common::svg_site();
-    site.at(
+    site.pegasus_bridge_at(
         "2026-10-01T12:00:00Z",
         &[
-            "new-game",
-            "--scenario",
-            "pegasus-bridge",
-            "--seat",
-            "allies=alice@example.org",
-            "--seat",
-            "axis=bob@example.org",
             "--deadline",
             "72h",
             "--nmr",
@@ -470,18 +450,7 @@ fn approving_one_turn_says_turn_not_turns_1_1() {
 fn season(games: &[(&str, &str, &str)]) -> String {
     let site = crate::common::svg_site();
     for (created, _, _) in games {
-        site.at(
-            created,
-            &[
-                "new-game",
-                "--scenario",
-                "pegasus-bridge",
-                "--seat",
-                "allies=alice@example.org",
-                "--seat",
-                "axis=bob@example.org",
-            ],
-        );
+        site.pegasus_bridge_at(created, &[]);
     }
     let mut order: Vec<(usize, &(&str, &str, &str))> = games.iter().enumerate().collect();
     order.sort_by_key(|(_, g)| g.2);

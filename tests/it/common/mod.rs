@@ -171,6 +171,20 @@ impl Site {
             extra,
         )
     }
+    /// The same game made with the CLI's clock at `now` (RFC 3339).
+    pub fn pegasus_bridge_at(&self, now: &str, extra: &[&str]) -> String {
+        let mut args = vec![
+            "new-game",
+            "--scenario",
+            "pegasus-bridge",
+            "--seat",
+            "allies=alice@example.org",
+            "--seat",
+            "axis=bob@example.org",
+        ];
+        args.extend(extra);
+        self.at(now, &args)
+    }
     /// The outbox's rows by status: (pending, sent, dead).
     pub fn outbox_statuses(&self) -> (i64, i64, i64) {
         let db = self.db();
