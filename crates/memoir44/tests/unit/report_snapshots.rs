@@ -23,8 +23,16 @@ fn standard_view(v: &Viewer) -> View {
     view_with_events(&s.r, &s.state, v, &s.events)
 }
 
-/// One event of every kind, as an Allies turn.
+/// One event of every kind, as an Allies turn: the turn's orders and
+/// battles, then what follows them.
 fn every_event() -> Vec<Event> {
+    let mut v = battle_events();
+    v.extend(later_events());
+    v
+}
+
+/// The turn's card, a move and two battles with their losses and retreats.
+fn battle_events() -> Vec<Event> {
     let a = || "allies".to_string();
     let x = || "axis".to_string();
     vec![
@@ -109,6 +117,15 @@ fn every_event() -> Vec<Event> {
             blocked: 0,
             no_retreat: true,
         },
+    ]
+}
+
+/// Ground taken, eliminations, medals, objectives, obstacles, cards and
+/// the game's end.
+fn later_events() -> Vec<Event> {
+    let a = || "allies".to_string();
+    let x = || "axis".to_string();
+    vec![
         Event::TakeGround {
             side: a(),
             unit: "medium-armour".into(),
