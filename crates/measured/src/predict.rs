@@ -14,7 +14,11 @@
 //!
 //! Light infantry's skirmishing fire, canister, picking off officers,
 //! roundshot and shells ([`exact_gunfire`]: every throw of the placing
-//! dice, then a die per figure covered) are reckoned exactly the same way.
+//! dice, then a die per figure covered) are reckoned exactly the same way,
+//! with the morale of every other unit under the guns or in the cones
+//! (each one's loss settled the same way) and of a unit whose officers
+//! are picked off (every set of the officers hit dead, settled by the
+//! engine's saving throws and morale step, [`engine::settle_officers`]).
 //!
 //! A mêlée already in contact when the move begins is reckoned exactly by
 //! the engine's own mêlée procedure ([`engine::melee_odds`]: its pairing
@@ -494,7 +498,7 @@ fn volley_odds(
 fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
     let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
     let fate = morale_fates(r, st, tg, by, killed);
-    out.push_str(&fate_lines(&fate));
+    out.push_str(&fate_lines("  Morale", &fate));
     let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
     let _ = writeln!(
         out,
@@ -623,6 +627,7 @@ pub fn exact_pick_off(
             killed[k] += pm * pk;
         }
     }
+    let fate = pick_off_fate(r, st, tg, band.mounted_only, &hit, die);
     Some(PickOff {
         range: sight.dist.floor(),
         mounted_only: band.mounted_only,
@@ -630,7 +635,47 @@ pub fn exact_pick_off(
         dice,
         hit,
         killed,
+        fate,
     })
+}
+
+/// The morale of `tg` after officers picked off: `hit[m]` the chance m
+/// officers are hit, the engine's choice (the highest-ranking standing,
+/// the first of equals, mounted only when `mounted_only`), each dying
+/// with chance `die`; every set of them dead, each face of the morale
+/// die, settled by the engine's own saving throws and morale step.
+fn pick_off_fate(
+    r: &Ruleset,
+    st: &State,
+    tg: &Unit,
+    mounted_only: bool,
+    hit: &[f64],
+    die: f64,
+) -> Fate {
+    let mut order: Vec<usize> = (0..tg.officers.len())
+        .filter(|i| tg.officers[*i].alive && (!mounted_only || tg.officers[*i].mounted))
+        .collect();
+    order.sort_by_key(|i| (std::cmp::Reverse(tg.officers[*i].points), *i));
+    let mut f = Fate::default();
+    for (m, pm) in hit.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+        let struck = &order[..m.min(order.len())];
+        for mask in 0_u32..(1 << struck.len()) {
+            let dead: Vec<usize> = (0..struck.len())
+                .filter(|j| mask & (1 << j) != 0)
+                .map(|j| struck[j])
+                .collect();
+            let n = dead.len() as i32;
+            let pd = pm * die.powi(n) * (1.0 - die).powi(struck.len() as i32 - n);
+            if pd == 0.0 {
+                continue;
+            }
+            for face in 1..=6 {
+                let (after, ev) = engine::settle_officers(r, st, &tg.id, (struck, &dead), face);
+                f.add(&after, &ev, &tg.id, pd / 6.0);
+            }
+        }
+    }
+    f
 }
 
 /// Canister ("Throw a D6 for each figure within the sector"), as the
@@ -729,8 +774,27 @@ fn canister_odds(
             out,
             "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
         );
+        if let Some(f) = canister_fate(r, st, id, *k, gu.side) {
+            out.push_str(&fate_lines(&format!("  {id}'s morale"), &f));
+        }
     }
     out
+}
+
+/// The morale after the move of `unit`, `figures` of whose figures are in
+/// the canister's cones of a battery of side `by` (its loss alone): each
+/// number killed ([`canister_killed`]) settled by the engine's morale step
+/// for each face of the morale die.
+#[must_use]
+pub fn canister_fate(r: &Ruleset, st: &State, unit: &str, figures: u32, by: usize) -> Option<Fate> {
+    let u = st.unit(unit)?;
+    Some(morale_fates(
+        r,
+        st,
+        u,
+        by,
+        &canister_killed(r, figures, u.rf),
+    ))
 }
 
 /// A battery's roundshot or shells at one target, reckoned exactly.
@@ -754,6 +818,8 @@ pub struct GunFire {
     /// Every other unit a shot may cover (own units included), and the
     /// chance of each number of its rank and file killed.
     pub others: Vec<(String, Vec<f64>)>,
+    /// The morale after the move of each of `others` (its loss alone).
+    pub others_morale: Vec<(String, Fate)>,
     /// Counter-battery: every unit whose guns a shot may cover, and the
     /// chance of each damage its guns stand at after the move (gun by gun).
     pub guns_damage: Vec<(String, Damage)>,
@@ -796,6 +862,7 @@ pub fn exact_gunfire(
         per_gun: Vec::new(),
         killed: vec![1.0],
         others: Vec::new(),
+        others_morale: Vec::new(),
         guns_damage: Vec::new(),
     };
     let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -860,6 +927,10 @@ pub fn exact_gunfire(
         if id == tg.id {
             g.killed = d;
         } else if d.len() > 1 {
+            if let Some(u) = st.unit(&id) {
+                g.others_morale
+                    .push((id.clone(), morale_fates(r, st, u, gu.side, &d)));
+            }
             g.others.push((id, d));
         }
     }
@@ -965,6 +1036,9 @@ fn others_lines(r: &Ruleset, st: &State, g: &GunFire) -> String {
             "  Also under the guns: {id}, killed: {}; {mean:.2} on average",
             shares(d, "killed", "killed")
         )));
+        if let Some((_, f)) = g.others_morale.iter().find(|(u, _)| u == id) {
+            out.push_str(&fate_lines(&format!("  {id}'s morale"), f));
+        }
     }
     for (id, d) in &g.guns_damage {
         let Some(u) = st.unit(id) else { continue };
@@ -1049,6 +1123,8 @@ pub struct PickOff {
     pub hit: Vec<f64>,
     /// The chance of each number of officers killed after the saving throws.
     pub killed: Vec<f64>,
+    /// The target's morale after the move (its officers' loss alone).
+    pub fate: Fate,
 }
 
 /// The chance of each number of successes (index) of `n` trials of chance
@@ -1109,6 +1185,7 @@ fn pick_off_odds(
     )));
     let mean: f64 = p.killed.iter().enumerate().map(|(k, q)| k as f64 * q).sum();
     let _ = writeln!(out, "  Expected officers killed: {mean:.2}");
+    out.push_str(&fate_lines("  Morale", &p.fate));
     out
 }
 
@@ -1226,31 +1303,36 @@ pub fn morale_fates(r: &Ruleset, st: &State, tg: &Unit, by: usize, killed: &[f64
             continue;
         }
         for die in 1..=6 {
-            let q = p / 6.0;
             let (after, ev) = engine::settle_losses(r, st, &tg.id, (k as u32, by), die);
-            let test = ev.iter().find_map(|e| match e {
-                Charge::Morale { result, .. } => Some(result.as_str()),
-                _ => None,
-            });
-            if after.unit(&tg.id).is_none() {
-                f.removed += q;
-            } else if after.unit(&tg.id).is_some_and(|u| u.broken) {
-                f.broken += q;
-            } else {
-                match test {
-                    Some("good" | "rallies") => f.good += q,
-                    Some(_) => f.bad += q,
-                    None => f.untouched += q,
-                }
-            }
+            f.add(&after, &ev, &tg.id, p / 6.0);
         }
     }
     f
 }
 
-fn fate_lines(f: &Fate) -> String {
+impl Fate {
+    /// Add chance `q` to the outcome of `id` the engine's morale step left
+    /// (`after`, its events `ev`).
+    fn add(&mut self, after: &State, ev: &[Charge], id: &str, q: f64) {
+        let test = ev.iter().find_map(|e| match e {
+            Charge::Morale { result, .. } => Some(result.as_str()),
+            _ => None,
+        });
+        match after.unit(id) {
+            None => self.removed += q,
+            Some(u) if u.broken => self.broken += q,
+            Some(_) => match test {
+                Some("good" | "rallies") => self.good += q,
+                Some(_) => self.bad += q,
+                None => self.untouched += q,
+            },
+        }
+    }
+}
+
+fn fate_lines(head: &str, f: &Fate) -> String {
     wrap(&format!(
-        "  Morale: no loss, no test {}; test passed {}; test failed (bad morale) {}; \
+        "{head}: no loss, no test {}; test passed {}; test failed (bad morale) {}; \
          broken by the 50% rule, routs {}; destroyed or dispersed {}",
         pc(f.untouched),
         pc(f.good),

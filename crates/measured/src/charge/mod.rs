@@ -69,7 +69,7 @@ pub(crate) use artillery::{cb_reduce, gun_fires, gun_outcomes, Covered, ShotCove
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
 pub use melee::{melee_odds, MeleeOdds};
-pub(crate) use morale::settle_losses;
+pub(crate) use morale::{settle_losses, settle_officers};
 pub use odds::{charge_odds, melee_morale_odds, ChargeOdds, MeleeEnd, FATES};
 pub(crate) use sight::gun_sight;
 pub use sight::{musket_sight, Sight};
