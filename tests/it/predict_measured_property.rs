@@ -34,6 +34,7 @@ use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 
 mod gunfire;
+mod houses;
 mod morale;
 
 /// The engine's adjudications of each position at the deep depth (2,000

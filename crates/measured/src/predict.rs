@@ -834,8 +834,9 @@ pub type Damage = BTreeMap<Vec<u32>, f64>;
 /// move the sleeve, a shell the sector die), then a die for each figure
 /// covered, killing on the band's faces; the guns' kills are summed, at
 /// most the target's rank and file. Err: why no exact odds are given (no
-/// shot from there, or houses on the table, whose damage and fire the
-/// answer does not reckon).
+/// shot from there, or a shot that may strike a standing house on some
+/// throw of its placing dice, whose damage and fire the answer does not
+/// reckon; a house out of every shot's reach changes nothing).
 pub fn exact_gunfire(
     r: &Ruleset,
     st: &State,
@@ -849,9 +850,6 @@ pub fn exact_gunfire(
         .map(|u| (u.id.clone(), moved.get(&u.id).unwrap_or(u).clone()))
         .collect();
     engine::gun_sight(r, st, gu, tg, false, &before).map_err(|_| "no shot from where it stands")?;
-    if r.houses.is_some() && st.terrain.iter().any(|f| f.kind == "building") {
-        return Err("houses on the table: their damage is in the move's figures below");
-    }
     let aim = crate::state::footprint(r, tg).centre();
     let mut g = GunFire {
         shell: troop(r, gu).howitzer,
@@ -870,6 +868,9 @@ pub fn exact_gunfire(
     for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
         if !engine::gun_fires(r, gu, gi) {
             continue;
+        }
+        if engine::shot_may_strike_house(r, st, gp, aim, g.shell) {
+            return Err("a shot may strike a house: its damage is in the move's figures below");
         }
         if g.range < 0 {
             g.range = crate::geometry::Dist2::of(gp.dist2(aim)).floor();

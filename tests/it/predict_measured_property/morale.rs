@@ -32,7 +32,7 @@ fn shares(f: &predict::Fate) -> Vec<f64> {
 
 /// The engine's adjudication of the British `orders` on `st` with the
 /// dice of seed `s`.
-fn play(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> (State, Vec<Charge>) {
+pub(super) fn play(r: &Ruleset, st: &State, orders: &str, s: [u8; 32]) -> (State, Vec<Charge>) {
     let mut dice = ChaChaDice::from_seed(s);
     let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
     let mut chance = Chance {

@@ -4,7 +4,7 @@
 //! The table is `[houses]` in rulesets/charge.toml; readings in
 //! docs/rules/charge.md, "Houses under fire".
 
-use super::{figures, footprint, Turn};
+use super::{figures, footprint, Ruleset, Turn};
 use crate::charge::State;
 use crate::events::{Charge, HouseHit};
 use crate::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
@@ -34,8 +34,7 @@ pub(super) fn occupants(t: &Turn<'_, '_, '_>, k: usize) -> Vec<String> {
 /// with the integer square root of the line's squared length (exact and
 /// the same on every machine; a corner may be a sixteenth off the strip
 /// the figures are tested against).
-fn sleeve_polygon(t: &Turn<'_, '_, '_>, gun: Pt, aim: Pt, off: i64) -> Option<geo::Polygon<i64>> {
-    let r = t.r;
+fn sleeve_polygon(r: &Ruleset, gun: Pt, aim: Pt, off: i64) -> Option<geo::Polygon<i64>> {
     let vx = i128::from(aim.x - gun.x);
     let vy = i128::from(aim.y - gun.y);
     let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
@@ -89,7 +88,7 @@ pub(super) fn roundshot(
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
     };
-    let Some(sleeve) = sleeve_polygon(t, gun, aim, off) else {
+    let Some(sleeve) = sleeve_polygon(r, gun, aim, off) else {
         return (figs, Vec::new());
     };
     let mut hit: Vec<(i128, usize)> =
@@ -183,25 +182,7 @@ pub(super) fn shell(
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
     };
-    let vx = i128::from(aim.x - gun.x);
-    let vy = i128::from(aim.y - gun.y);
-    let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
-    let m = i128::from((r.sbi_centre + r.sbi_radius) / 2);
-    let (a, c) = match sector {
-        5 => (m, 0),
-        2 => (-m, 0),
-        3 => (0, -m),
-        4 => (0, m),
-        _ => (0, 0),
-    };
-    let point = if n == 0 {
-        aim
-    } else {
-        Pt::new(
-            aim.x + g::div_round(vx * a - vy * c, n),
-            aim.y + g::div_round(vy * a + vx * c, n),
-        )
-    };
+    let point = burst_point(r, gun, aim, sector);
     let Some(k) =
         t.st.terrain
             .iter()
@@ -231,6 +212,67 @@ pub(super) fn shell(
     };
     add_damage(t, k, die, die);
     (figs, vec![ev])
+}
+
+/// The middle of the sector a shell bursts in (the point whose section it
+/// strikes).
+fn burst_point(r: &Ruleset, gun: Pt, aim: Pt, sector: u32) -> Pt {
+    let vx = i128::from(aim.x - gun.x);
+    let vy = i128::from(aim.y - gun.y);
+    let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
+    let m = i128::from((r.sbi_centre + r.sbi_radius) / 2);
+    let (a, c) = match sector {
+        5 => (m, 0),
+        2 => (-m, 0),
+        3 => (0, -m),
+        4 => (0, m),
+        _ => (0, 0),
+    };
+    if n == 0 {
+        aim
+    } else {
+        Pt::new(
+            aim.x + g::div_round(vx * a - vy * c, n),
+            aim.y + g::div_round(vy * a + vx * c, n),
+        )
+    }
+}
+
+/// PREDICT: whether a shot of the gun at `gun` aimed at `aim` may strike a
+/// standing building section on some throw of its placing dice, as
+/// [`roundshot`] and [`shell`] find the sections: roundshot, any sleeve
+/// the + and - dice may throw (every difference of two D6); a shell, the
+/// middle of any sector it may burst in (2 to 6; 1 is a misfire). False
+/// when the book has no houses.
+pub(crate) fn shot_may_strike_house(
+    r: &Ruleset,
+    st: &State,
+    gun: Pt,
+    aim: Pt,
+    shell: bool,
+) -> bool {
+    if r.houses.is_none() {
+        return false;
+    }
+    let sections: Vec<geo::Polygon<i64>> = st
+        .terrain
+        .iter()
+        .filter(|f| standing(f))
+        .map(Feature::polygon)
+        .collect();
+    if shell {
+        return (2..=6).any(|s| {
+            let p = burst_point(r, gun, aim, s);
+            sections.iter().any(|f| g::in_polygon(f, p))
+        });
+    }
+    (-5..=5_i64).any(|d| {
+        sleeve_polygon(r, gun, aim, d * PER_INCH).is_some_and(|sleeve| {
+            sections
+                .iter()
+                .any(|f| geo::Intersects::intersects(&sleeve, f))
+        })
+    })
 }
 
 fn section_name(st: &State, k: usize) -> String {
