@@ -19,6 +19,8 @@
 //! (each one's loss settled the same way) and of a unit whose officers
 //! are picked off (every set of the officers hit dead, settled by the
 //! engine's saving throws and morale step, [`engine::settle_officers`]).
+//! A battery's shot that may strike a house has the engine's own house
+//! step played on each face of its dice ([`engine::house_ways`]).
 //!
 //! A mêlée already in contact when the move begins is reckoned exactly by
 //! the engine's own mêlée procedure ([`engine::melee_odds`]: its pairing
@@ -823,6 +825,9 @@ pub struct GunFire {
     /// Counter-battery: every unit whose guns a shot may cover, and the
     /// chance of each damage its guns stand at after the move (gun by gun).
     pub guns_damage: Vec<(String, Damage)>,
+    /// Every building section a shot may strike: the chance some shot
+    /// strikes it and the damage points it takes on average.
+    pub houses: Vec<(String, f64, f64)>,
 }
 
 /// The chance of each set of damage points of a battery's guns.
@@ -862,15 +867,18 @@ pub fn exact_gunfire(
         others: Vec::new(),
         others_morale: Vec::new(),
         guns_damage: Vec::new(),
+        houses: Vec::new(),
     };
     let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
+    // Each section struck: the chance no gun strikes it, the damage on
+    // average.
+    let mut houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut at_fire = st.clone();
+    at_fire.units = before.values().cloned().collect();
     for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
         if !engine::gun_fires(r, gu, gi) {
             continue;
-        }
-        if engine::shot_may_strike_house(r, st, gp, aim, g.shell) {
-            return Err("a shot may strike a house: its damage is in the move's figures below");
         }
         if g.range < 0 {
             g.range = crate::geometry::Dist2::of(gp.dist2(aim)).floor();
@@ -878,10 +886,26 @@ pub fn exact_gunfire(
         let Some((kill, outcomes)) = engine::gun_outcomes(r, &before, gu, tg, gp) else {
             continue;
         };
+        let ways = gun_ways(r, &at_fire, (gp, aim), (g.shell, gu.guns.len()), &outcomes).ok_or(
+            "a house the guns may strike may fall this move: the result is in the move's figures below",
+        )?;
         g.guns += 1;
         let mut cov: Vec<f64> = Vec::new();
         let of = |c: &engine::Covered, id: &str| c.iter().filter(|(u, _)| u == id).count() as u32;
-        for (p, figs, _) in &outcomes {
+        let mut gun_houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        for w in &ways {
+            for h in &w.4 {
+                let e = gun_houses.entry(h.section.clone()).or_default();
+                e.0 += w.0;
+                e.1 += w.0 * f64::from(h.damage);
+            }
+        }
+        for (name, (p, dmg)) in gun_houses {
+            let e = houses.entry(name).or_insert((1.0, 0.0));
+            e.0 *= 1.0 - p;
+            e.1 += dmg;
+        }
+        for (p, figs, ..) in &ways {
             let n = of(figs, &tg.id);
             g.covered += p * f64::from(n);
             if cov.len() <= n as usize {
@@ -889,23 +913,28 @@ pub fn exact_gunfire(
             }
             cov[n as usize] += p;
         }
-        let mut ids: Vec<&str> = outcomes
+        let mut ids: Vec<&str> = ways
             .iter()
-            .flat_map(|o| o.1.iter().map(|(u, _)| u.as_str()))
+            .flat_map(|o| {
+                o.1.iter()
+                    .map(|(u, _)| u.as_str())
+                    .chain(o.3.iter().map(|(u, _)| u.as_str()))
+            })
             .collect();
         ids.push(&tg.id);
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
             let mut one = vec![0.0; 1];
-            for (p, figs, _) in &outcomes {
+            for (p, figs, _, kills, _) in &ways {
                 let n = of(figs, id);
+                let by_house: u32 = kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
                 let d = kill_distribution(n, kill.len() as u32, n);
-                if one.len() < d.len() {
-                    one.resize(d.len(), 0.0);
+                if one.len() < d.len() + by_house as usize {
+                    one.resize(d.len() + by_house as usize, 0.0);
                 }
                 for (k, q) in d.iter().enumerate() {
-                    one[k] += p * q;
+                    one[k + by_house as usize] += p * q;
                 }
             }
             let e = killed.entry(id.to_string()).or_insert_with(|| vec![1.0]);
@@ -936,7 +965,66 @@ pub fn exact_gunfire(
         }
     }
     g.guns_damage = damage.into_iter().collect();
+    g.houses = houses
+        .into_iter()
+        .map(|(name, (none, dmg))| (name, 1.0 - none, dmg))
+        .collect();
     Ok(g)
+}
+
+/// One way a gun's shot may fall: its chance, the figures diced one by
+/// one, the guns under it, the rank and file the houses' table kills of
+/// each occupant, and the sections struck.
+type Way = (
+    f64,
+    engine::Covered,
+    engine::Covered,
+    Vec<(String, u32)>,
+    Vec<crate::events::HouseHit>,
+);
+
+/// Each outcome of a gun's placing dice (`outcomes`, as
+/// [`engine::gun_outcomes`] gives them: roundshot by the sleeve's offset
+/// from -5" to 5", a shell the misfire then sectors 2 to 6) spread over
+/// every way the house dice of the shot may fall ([`engine::house_ways`],
+/// the engine's own steps on each face), where the shot may strike a
+/// standing house; None when a house the battery's `guns` may strike
+/// could fall this move (a fallen house changes what later shots strike).
+fn gun_ways(
+    r: &Ruleset,
+    at: &State,
+    (gp, aim): (crate::geometry::Pt, crate::geometry::Pt),
+    (shell, guns): (bool, usize),
+    outcomes: &[engine::ShotCover],
+) -> Option<Vec<Way>> {
+    let plain = |(p, f, g): &engine::ShotCover| (*p, f.clone(), g.clone(), Vec::new(), Vec::new());
+    if !engine::shot_may_strike_house(r, at, gp, aim, shell) {
+        return Some(outcomes.iter().map(plain).collect());
+    }
+    if engine::house_may_fall(r, at, guns as u32) || outcomes.len() != if shell { 6 } else { 11 } {
+        return None;
+    }
+    let range = crate::geometry::Dist2::of(gp.dist2(aim));
+    let mut out = Vec::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let shot = match (shell, i) {
+            (true, 0) => {
+                out.push(plain(o));
+                continue;
+            }
+            (true, _) => engine::HouseShot::Shell {
+                sector: i as u32 + 1,
+            },
+            (false, _) => engine::HouseShot::Roundshot {
+                off: (i as i64 - 5) * crate::geometry::PER_INCH,
+                range,
+            },
+        };
+        for w in engine::house_ways(r, at, gp, aim, shot, &o.1) {
+            out.push((o.0 * w.p, w.figs, o.2.clone(), w.kills, w.hits));
+        }
+    }
+    Some(out)
 }
 
 /// One firing gun's counter-battery damage ("Throw a D6 for each gun
@@ -1040,6 +1128,12 @@ fn others_lines(r: &Ruleset, st: &State, g: &GunFire) -> String {
         if let Some((_, f)) = g.others_morale.iter().find(|(u, _)| u == id) {
             out.push_str(&fate_lines(&format!("  {id}'s morale"), f));
         }
+    }
+    for (name, p, dmg) in &g.houses {
+        out.push_str(&wrap(&format!(
+            "  House under the guns: {name}, struck {}; {dmg:.2} damage points on average",
+            pc(*p)
+        )));
     }
     for (id, d) in &g.guns_damage {
         let Some(u) = st.unit(id) else { continue };

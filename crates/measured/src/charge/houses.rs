@@ -275,6 +275,96 @@ pub(crate) fn shot_may_strike_house(
     })
 }
 
+/// How one shot meets the houses, for PREDICT's [`house_ways`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum HouseShot {
+    /// Roundshot whose sleeve the placing dice moved `off` beyond the aim,
+    /// fired at `range`.
+    Roundshot { off: i64, range: Dist2 },
+    /// A shell bursting in `sector` (2 to 6).
+    Shell { sector: u32 },
+}
+
+/// One way the house dice of a shot may fall: its chance, the figures
+/// still diced one by one, the rank and file the penetration table (or a
+/// shell's second die) kills of each occupant, and the sections struck.
+#[derive(Debug, Clone)]
+pub(crate) struct HouseWay {
+    pub p: f64,
+    pub figs: Vec<(String, usize)>,
+    pub kills: Vec<(String, u32)>,
+    pub hits: Vec<HouseHit>,
+}
+
+/// PREDICT: every way the house dice of one shot from `gun` at `aim`
+/// covering `figs` may fall, as the engine's own [`roundshot`] and
+/// [`shell`] throw them, played on a copy of `st` (the units where the
+/// artillery step finds them) for each face of each die they ask for.
+pub(crate) fn house_ways(
+    r: &Ruleset,
+    st: &State,
+    gun: Pt,
+    aim: Pt,
+    shot: HouseShot,
+    figs: &[(String, usize)],
+) -> Vec<HouseWay> {
+    use adjutant_dice::Dice as _;
+    let mut out = Vec::new();
+    let mut stack: Vec<(Vec<u32>, f64)> = vec![(Vec::new(), 1.0)];
+    while let Some((faces, p)) = stack.pop() {
+        let mut dice = adjutant_dice::ForcedDice::new(faces.clone());
+        let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+        let mut chance = adjutant_rules::Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let mut t = Turn {
+            r,
+            st: st.clone(),
+            ev: Vec::new(),
+            chance: Some(&mut chance),
+            lost: BTreeMap::new(),
+            melee_credit: BTreeMap::new(),
+            not_rested: std::collections::BTreeSet::new(),
+        };
+        let mut kills = Vec::new();
+        let (left, hits) = match shot {
+            HouseShot::Roundshot { off, range } => {
+                roundshot(&mut t, gun, aim, off, range, figs.to_vec(), 0, &mut kills)
+            }
+            HouseShot::Shell { sector } => {
+                shell(&mut t, gun, aim, sector, figs.to_vec(), 0, &mut kills)
+            }
+        };
+        drop(t);
+        if dice.exhausted() {
+            for f in 1..=6 {
+                let mut next = faces.clone();
+                next.push(f);
+                stack.push((next, p / 6.0));
+            }
+            continue;
+        }
+        out.push(HouseWay {
+            p,
+            figs: left,
+            kills: kills.into_iter().map(|(u, k, _)| (u, k)).collect(),
+            hits,
+        });
+    }
+    out
+}
+
+/// PREDICT: whether a standing section may fall (reach the damage that
+/// destroys it) under `shots` more shots this move, each a D6 of damage at
+/// most; a fallen section changes what later shots strike.
+pub(crate) fn house_may_fall(r: &Ruleset, st: &State, shots: u32) -> bool {
+    let Some(h) = &r.houses else { return false };
+    st.terrain
+        .iter()
+        .any(|f| standing(f) && f.damage + 6 * shots >= h.destroyed)
+}
+
 fn section_name(st: &State, k: usize) -> String {
     match st.terrain.get(k) {
         Some(f) if !f.name.is_empty() => f.name.clone(),
