@@ -998,10 +998,13 @@ fn gun_ways(
     outcomes: &[engine::ShotCover],
 ) -> Option<Vec<Way>> {
     let plain = |(p, f, g): &engine::ShotCover| (*p, f.clone(), g.clone(), Vec::new(), Vec::new());
-    if !engine::shot_may_strike_house(r, at, gp, aim, shell) {
+    let reach = engine::sections_in_reach(r, at, gp, aim, shell);
+    if reach.is_empty() {
         return Some(outcomes.iter().map(plain).collect());
     }
-    if engine::house_may_fall(r, at, guns as u32) || outcomes.len() != if shell { 6 } else { 11 } {
+    if engine::house_may_fall(r, at, &reach, guns as u32)
+        || outcomes.len() != if shell { 6 } else { 11 }
+    {
         return None;
     }
     let range = crate::geometry::Dist2::of(gp.dist2(aim));

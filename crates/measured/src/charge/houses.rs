@@ -238,41 +238,39 @@ fn burst_point(r: &Ruleset, gun: Pt, aim: Pt, sector: u32) -> Pt {
     }
 }
 
-/// PREDICT: whether a shot of the gun at `gun` aimed at `aim` may strike a
-/// standing building section on some throw of its placing dice, as
-/// [`roundshot`] and [`shell`] find the sections: roundshot, any sleeve
+/// PREDICT: the standing building sections (their indices) a shot of the
+/// gun at `gun` aimed at `aim` may strike on some throw of its placing
+/// dice, as [`roundshot`] and [`shell`] find them: roundshot, any sleeve
 /// the + and - dice may throw (every difference of two D6); a shell, the
-/// middle of any sector it may burst in (2 to 6; 1 is a misfire). False
+/// middle of any sector it may burst in (2 to 6; 1 is a misfire). None
 /// when the book has no houses.
-pub(crate) fn shot_may_strike_house(
+pub(crate) fn sections_in_reach(
     r: &Ruleset,
     st: &State,
     gun: Pt,
     aim: Pt,
     shell: bool,
-) -> bool {
+) -> Vec<usize> {
     if r.houses.is_none() {
-        return false;
+        return Vec::new();
     }
-    let sections: Vec<geo::Polygon<i64>> = st
-        .terrain
+    st.terrain
         .iter()
-        .filter(|f| standing(f))
-        .map(Feature::polygon)
-        .collect();
-    if shell {
-        return (2..=6).any(|s| {
-            let p = burst_point(r, gun, aim, s);
-            sections.iter().any(|f| g::in_polygon(f, p))
-        });
-    }
-    (-5..=5_i64).any(|d| {
-        sleeve_polygon(r, gun, aim, d * PER_INCH).is_some_and(|sleeve| {
-            sections
-                .iter()
-                .any(|f| geo::Intersects::intersects(&sleeve, f))
+        .enumerate()
+        .filter(|(_, f)| standing(f))
+        .filter(|(_, f)| {
+            let poly = f.polygon();
+            if shell {
+                (2..=6).any(|s| g::in_polygon(&poly, burst_point(r, gun, aim, s)))
+            } else {
+                (-5..=5_i64).any(|d| {
+                    sleeve_polygon(r, gun, aim, d * PER_INCH)
+                        .is_some_and(|sleeve| geo::Intersects::intersects(&sleeve, &poly))
+                })
+            }
         })
-    })
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// How one shot meets the houses, for PREDICT's [`house_ways`].
@@ -355,14 +353,15 @@ pub(crate) fn house_ways(
     out
 }
 
-/// PREDICT: whether a standing section may fall (reach the damage that
+/// PREDICT: whether one of the `sections` may fall (reach the damage that
 /// destroys it) under `shots` more shots this move, each a D6 of damage at
 /// most; a fallen section changes what later shots strike.
-pub(crate) fn house_may_fall(r: &Ruleset, st: &State, shots: u32) -> bool {
+pub(crate) fn house_may_fall(r: &Ruleset, st: &State, sections: &[usize], shots: u32) -> bool {
     let Some(h) = &r.houses else { return false };
-    st.terrain
+    sections
         .iter()
-        .any(|f| standing(f) && f.damage + 6 * shots >= h.destroyed)
+        .filter_map(|k| st.terrain.get(*k))
+        .any(|f| f.damage + 6 * shots >= h.destroyed)
 }
 
 fn section_name(st: &State, k: usize) -> String {
