@@ -14,7 +14,13 @@
 //!
 //! Light infantry's skirmishing fire, canister, picking off officers,
 //! roundshot and shells ([`exact_gunfire`]: every throw of the placing
-//! dice, then a die per figure covered) are reckoned exactly the same way.
+//! dice, then a die per figure covered) are reckoned exactly the same way,
+//! with the morale of every other unit under the guns or in the cones
+//! (each one's loss settled the same way) and of a unit whose officers
+//! are picked off (every set of the officers hit dead, settled by the
+//! engine's saving throws and morale step, [`engine::settle_officers`]).
+//! A battery's shot that may strike a house has the engine's own house
+//! step played on each face of its dice ([`engine::house_ways`]).
 //!
 //! A mêlée already in contact when the move begins is reckoned exactly by
 //! the engine's own mêlée procedure ([`engine::melee_odds`]: its pairing
@@ -494,7 +500,7 @@ fn volley_odds(
 fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
     let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
     let fate = morale_fates(r, st, tg, by, killed);
-    out.push_str(&fate_lines(&fate));
+    out.push_str(&fate_lines("  Morale", &fate));
     let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
     let _ = writeln!(
         out,
@@ -623,6 +629,7 @@ pub fn exact_pick_off(
             killed[k] += pm * pk;
         }
     }
+    let fate = pick_off_fate(r, st, tg, band.mounted_only, &hit, die);
     Some(PickOff {
         range: sight.dist.floor(),
         mounted_only: band.mounted_only,
@@ -630,7 +637,47 @@ pub fn exact_pick_off(
         dice,
         hit,
         killed,
+        fate,
     })
+}
+
+/// The morale of `tg` after officers picked off: `hit[m]` the chance m
+/// officers are hit, the engine's choice (the highest-ranking standing,
+/// the first of equals, mounted only when `mounted_only`), each dying
+/// with chance `die`; every set of them dead, each face of the morale
+/// die, settled by the engine's own saving throws and morale step.
+fn pick_off_fate(
+    r: &Ruleset,
+    st: &State,
+    tg: &Unit,
+    mounted_only: bool,
+    hit: &[f64],
+    die: f64,
+) -> Fate {
+    let mut order: Vec<usize> = (0..tg.officers.len())
+        .filter(|i| tg.officers[*i].alive && (!mounted_only || tg.officers[*i].mounted))
+        .collect();
+    order.sort_by_key(|i| (std::cmp::Reverse(tg.officers[*i].points), *i));
+    let mut f = Fate::default();
+    for (m, pm) in hit.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+        let struck = &order[..m.min(order.len())];
+        for mask in 0_u32..(1 << struck.len()) {
+            let dead: Vec<usize> = (0..struck.len())
+                .filter(|j| mask & (1 << j) != 0)
+                .map(|j| struck[j])
+                .collect();
+            let n = dead.len() as i32;
+            let pd = pm * die.powi(n) * (1.0 - die).powi(struck.len() as i32 - n);
+            if pd == 0.0 {
+                continue;
+            }
+            for face in 1..=6 {
+                let (after, ev) = engine::settle_officers(r, st, &tg.id, (struck, &dead), face);
+                f.add(&after, &ev, &tg.id, pd / 6.0);
+            }
+        }
+    }
+    f
 }
 
 /// Canister ("Throw a D6 for each figure within the sector"), as the
@@ -729,8 +776,27 @@ fn canister_odds(
             out,
             "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
         );
+        if let Some(f) = canister_fate(r, st, id, *k, gu.side) {
+            out.push_str(&fate_lines(&format!("  {id}'s morale"), &f));
+        }
     }
     out
+}
+
+/// The morale after the move of `unit`, `figures` of whose figures are in
+/// the canister's cones of a battery of side `by` (its loss alone): each
+/// number killed ([`canister_killed`]) settled by the engine's morale step
+/// for each face of the morale die.
+#[must_use]
+pub fn canister_fate(r: &Ruleset, st: &State, unit: &str, figures: u32, by: usize) -> Option<Fate> {
+    let u = st.unit(unit)?;
+    Some(morale_fates(
+        r,
+        st,
+        u,
+        by,
+        &canister_killed(r, figures, u.rf),
+    ))
 }
 
 /// A battery's roundshot or shells at one target, reckoned exactly.
@@ -754,9 +820,14 @@ pub struct GunFire {
     /// Every other unit a shot may cover (own units included), and the
     /// chance of each number of its rank and file killed.
     pub others: Vec<(String, Vec<f64>)>,
+    /// The morale after the move of each of `others` (its loss alone).
+    pub others_morale: Vec<(String, Fate)>,
     /// Counter-battery: every unit whose guns a shot may cover, and the
     /// chance of each damage its guns stand at after the move (gun by gun).
     pub guns_damage: Vec<(String, Damage)>,
+    /// Every building section a shot may strike: the chance some shot
+    /// strikes it and the damage points it takes on average.
+    pub houses: Vec<(String, f64, f64)>,
 }
 
 /// The chance of each set of damage points of a battery's guns.
@@ -768,8 +839,9 @@ pub type Damage = BTreeMap<Vec<u32>, f64>;
 /// move the sleeve, a shell the sector die), then a die for each figure
 /// covered, killing on the band's faces; the guns' kills are summed, at
 /// most the target's rank and file. Err: why no exact odds are given (no
-/// shot from there, or houses on the table, whose damage and fire the
-/// answer does not reckon).
+/// shot from there, or a shot that may strike a standing house on some
+/// throw of its placing dice, whose damage and fire the answer does not
+/// reckon; a house out of every shot's reach changes nothing).
 pub fn exact_gunfire(
     r: &Ruleset,
     st: &State,
@@ -783,9 +855,6 @@ pub fn exact_gunfire(
         .map(|u| (u.id.clone(), moved.get(&u.id).unwrap_or(u).clone()))
         .collect();
     engine::gun_sight(r, st, gu, tg, false, &before).map_err(|_| "no shot from where it stands")?;
-    if r.houses.is_some() && st.terrain.iter().any(|f| f.kind == "building") {
-        return Err("houses on the table: their damage is in the move's figures below");
-    }
     let aim = crate::state::footprint(r, tg).centre();
     let mut g = GunFire {
         shell: troop(r, gu).howitzer,
@@ -796,10 +865,17 @@ pub fn exact_gunfire(
         per_gun: Vec::new(),
         killed: vec![1.0],
         others: Vec::new(),
+        others_morale: Vec::new(),
         guns_damage: Vec::new(),
+        houses: Vec::new(),
     };
     let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
+    // Each section struck: the chance no gun strikes it, the damage on
+    // average.
+    let mut houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut at_fire = st.clone();
+    at_fire.units = before.values().cloned().collect();
     for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
         if !engine::gun_fires(r, gu, gi) {
             continue;
@@ -810,10 +886,26 @@ pub fn exact_gunfire(
         let Some((kill, outcomes)) = engine::gun_outcomes(r, &before, gu, tg, gp) else {
             continue;
         };
+        let ways = gun_ways(r, &at_fire, (gp, aim), (g.shell, gu.guns.len()), &outcomes).ok_or(
+            "a house the guns may strike may fall this move: the result is in the move's figures below",
+        )?;
         g.guns += 1;
         let mut cov: Vec<f64> = Vec::new();
         let of = |c: &engine::Covered, id: &str| c.iter().filter(|(u, _)| u == id).count() as u32;
-        for (p, figs, _) in &outcomes {
+        let mut gun_houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        for w in &ways {
+            for h in &w.4 {
+                let e = gun_houses.entry(h.section.clone()).or_default();
+                e.0 += w.0;
+                e.1 += w.0 * f64::from(h.damage);
+            }
+        }
+        for (name, (p, dmg)) in gun_houses {
+            let e = houses.entry(name).or_insert((1.0, 0.0));
+            e.0 *= 1.0 - p;
+            e.1 += dmg;
+        }
+        for (p, figs, ..) in &ways {
             let n = of(figs, &tg.id);
             g.covered += p * f64::from(n);
             if cov.len() <= n as usize {
@@ -821,23 +913,28 @@ pub fn exact_gunfire(
             }
             cov[n as usize] += p;
         }
-        let mut ids: Vec<&str> = outcomes
+        let mut ids: Vec<&str> = ways
             .iter()
-            .flat_map(|o| o.1.iter().map(|(u, _)| u.as_str()))
+            .flat_map(|o| {
+                o.1.iter()
+                    .map(|(u, _)| u.as_str())
+                    .chain(o.3.iter().map(|(u, _)| u.as_str()))
+            })
             .collect();
         ids.push(&tg.id);
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
             let mut one = vec![0.0; 1];
-            for (p, figs, _) in &outcomes {
+            for (p, figs, _, kills, _) in &ways {
                 let n = of(figs, id);
+                let by_house: u32 = kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
                 let d = kill_distribution(n, kill.len() as u32, n);
-                if one.len() < d.len() {
-                    one.resize(d.len(), 0.0);
+                if one.len() < d.len() + by_house as usize {
+                    one.resize(d.len() + by_house as usize, 0.0);
                 }
                 for (k, q) in d.iter().enumerate() {
-                    one[k] += p * q;
+                    one[k + by_house as usize] += p * q;
                 }
             }
             let e = killed.entry(id.to_string()).or_insert_with(|| vec![1.0]);
@@ -860,11 +957,77 @@ pub fn exact_gunfire(
         if id == tg.id {
             g.killed = d;
         } else if d.len() > 1 {
+            if let Some(u) = st.unit(&id) {
+                g.others_morale
+                    .push((id.clone(), morale_fates(r, st, u, gu.side, &d)));
+            }
             g.others.push((id, d));
         }
     }
     g.guns_damage = damage.into_iter().collect();
+    g.houses = houses
+        .into_iter()
+        .map(|(name, (none, dmg))| (name, 1.0 - none, dmg))
+        .collect();
     Ok(g)
+}
+
+/// One way a gun's shot may fall: its chance, the figures diced one by
+/// one, the guns under it, the rank and file the houses' table kills of
+/// each occupant, and the sections struck.
+type Way = (
+    f64,
+    engine::Covered,
+    engine::Covered,
+    Vec<(String, u32)>,
+    Vec<crate::events::HouseHit>,
+);
+
+/// Each outcome of a gun's placing dice (`outcomes`, as
+/// [`engine::gun_outcomes`] gives them: roundshot by the sleeve's offset
+/// from -5" to 5", a shell the misfire then sectors 2 to 6) spread over
+/// every way the house dice of the shot may fall ([`engine::house_ways`],
+/// the engine's own steps on each face), where the shot may strike a
+/// standing house; None when a house the battery's `guns` may strike
+/// could fall this move (a fallen house changes what later shots strike).
+fn gun_ways(
+    r: &Ruleset,
+    at: &State,
+    (gp, aim): (crate::geometry::Pt, crate::geometry::Pt),
+    (shell, guns): (bool, usize),
+    outcomes: &[engine::ShotCover],
+) -> Option<Vec<Way>> {
+    let plain = |(p, f, g): &engine::ShotCover| (*p, f.clone(), g.clone(), Vec::new(), Vec::new());
+    let reach = engine::sections_in_reach(r, at, gp, aim, shell);
+    if reach.is_empty() {
+        return Some(outcomes.iter().map(plain).collect());
+    }
+    if engine::house_may_fall(r, at, &reach, guns as u32)
+        || outcomes.len() != if shell { 6 } else { 11 }
+    {
+        return None;
+    }
+    let range = crate::geometry::Dist2::of(gp.dist2(aim));
+    let mut out = Vec::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let shot = match (shell, i) {
+            (true, 0) => {
+                out.push(plain(o));
+                continue;
+            }
+            (true, _) => engine::HouseShot::Shell {
+                sector: i as u32 + 1,
+            },
+            (false, _) => engine::HouseShot::Roundshot {
+                off: (i as i64 - 5) * crate::geometry::PER_INCH,
+                range,
+            },
+        };
+        for w in engine::house_ways(r, at, gp, aim, shot, &o.1) {
+            out.push((o.0 * w.p, w.figs, o.2.clone(), w.kills, w.hits));
+        }
+    }
+    Some(out)
 }
 
 /// One firing gun's counter-battery damage ("Throw a D6 for each gun
@@ -965,6 +1128,15 @@ fn others_lines(r: &Ruleset, st: &State, g: &GunFire) -> String {
             "  Also under the guns: {id}, killed: {}; {mean:.2} on average",
             shares(d, "killed", "killed")
         )));
+        if let Some((_, f)) = g.others_morale.iter().find(|(u, _)| u == id) {
+            out.push_str(&fate_lines(&format!("  {id}'s morale"), f));
+        }
+    }
+    for (name, p, dmg) in &g.houses {
+        out.push_str(&wrap(&format!(
+            "  House under the guns: {name}, struck {}; {dmg:.2} damage points on average",
+            pc(*p)
+        )));
     }
     for (id, d) in &g.guns_damage {
         let Some(u) = st.unit(id) else { continue };
@@ -1049,6 +1221,8 @@ pub struct PickOff {
     pub hit: Vec<f64>,
     /// The chance of each number of officers killed after the saving throws.
     pub killed: Vec<f64>,
+    /// The target's morale after the move (its officers' loss alone).
+    pub fate: Fate,
 }
 
 /// The chance of each number of successes (index) of `n` trials of chance
@@ -1109,6 +1283,7 @@ fn pick_off_odds(
     )));
     let mean: f64 = p.killed.iter().enumerate().map(|(k, q)| k as f64 * q).sum();
     let _ = writeln!(out, "  Expected officers killed: {mean:.2}");
+    out.push_str(&fate_lines("  Morale", &p.fate));
     out
 }
 
@@ -1226,31 +1401,36 @@ pub fn morale_fates(r: &Ruleset, st: &State, tg: &Unit, by: usize, killed: &[f64
             continue;
         }
         for die in 1..=6 {
-            let q = p / 6.0;
             let (after, ev) = engine::settle_losses(r, st, &tg.id, (k as u32, by), die);
-            let test = ev.iter().find_map(|e| match e {
-                Charge::Morale { result, .. } => Some(result.as_str()),
-                _ => None,
-            });
-            if after.unit(&tg.id).is_none() {
-                f.removed += q;
-            } else if after.unit(&tg.id).is_some_and(|u| u.broken) {
-                f.broken += q;
-            } else {
-                match test {
-                    Some("good" | "rallies") => f.good += q,
-                    Some(_) => f.bad += q,
-                    None => f.untouched += q,
-                }
-            }
+            f.add(&after, &ev, &tg.id, p / 6.0);
         }
     }
     f
 }
 
-fn fate_lines(f: &Fate) -> String {
+impl Fate {
+    /// Add chance `q` to the outcome of `id` the engine's morale step left
+    /// (`after`, its events `ev`).
+    fn add(&mut self, after: &State, ev: &[Charge], id: &str, q: f64) {
+        let test = ev.iter().find_map(|e| match e {
+            Charge::Morale { result, .. } => Some(result.as_str()),
+            _ => None,
+        });
+        match after.unit(id) {
+            None => self.removed += q,
+            Some(u) if u.broken => self.broken += q,
+            Some(_) => match test {
+                Some("good" | "rallies") => self.good += q,
+                Some(_) => self.bad += q,
+                None => self.untouched += q,
+            },
+        }
+    }
+}
+
+fn fate_lines(head: &str, f: &Fate) -> String {
     wrap(&format!(
-        "  Morale: no loss, no test {}; test passed {}; test failed (bad morale) {}; \
+        "{head}: no loss, no test {}; test passed {}; test failed (bad morale) {}; \
          broken by the 50% rule, routs {}; destroyed or dispersed {}",
         pc(f.untouched),
         pc(f.good),

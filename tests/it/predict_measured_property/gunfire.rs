@@ -12,7 +12,7 @@ use super::*;
 /// a few inches about X, where a shot thrown long, short or aside may
 /// cover it; or None when the engine would refuse it or the battery has
 /// no shot.
-fn gunfire_others_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
+pub(super) fn gunfire_others_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State> {
     let kit = |rng: &mut ChaChaDice, ty: &str| -> String {
         if ty == "artillery" {
             let n = rng.roll(3);

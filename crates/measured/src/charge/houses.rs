@@ -4,7 +4,7 @@
 //! The table is `[houses]` in rulesets/charge.toml; readings in
 //! docs/rules/charge.md, "Houses under fire".
 
-use super::{figures, footprint, Turn};
+use super::{figures, footprint, Ruleset, Turn};
 use crate::charge::State;
 use crate::events::{Charge, HouseHit};
 use crate::geometry::{self as g, fmt_len, Dist2, Footprint, Pt, PER_INCH};
@@ -34,8 +34,7 @@ pub(super) fn occupants(t: &Turn<'_, '_, '_>, k: usize) -> Vec<String> {
 /// with the integer square root of the line's squared length (exact and
 /// the same on every machine; a corner may be a sixteenth off the strip
 /// the figures are tested against).
-fn sleeve_polygon(t: &Turn<'_, '_, '_>, gun: Pt, aim: Pt, off: i64) -> Option<geo::Polygon<i64>> {
-    let r = t.r;
+fn sleeve_polygon(r: &Ruleset, gun: Pt, aim: Pt, off: i64) -> Option<geo::Polygon<i64>> {
     let vx = i128::from(aim.x - gun.x);
     let vy = i128::from(aim.y - gun.y);
     let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
@@ -89,7 +88,7 @@ pub(super) fn roundshot(
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
     };
-    let Some(sleeve) = sleeve_polygon(t, gun, aim, off) else {
+    let Some(sleeve) = sleeve_polygon(r, gun, aim, off) else {
         return (figs, Vec::new());
     };
     let mut hit: Vec<(i128, usize)> =
@@ -183,25 +182,7 @@ pub(super) fn shell(
     let Some(h) = r.houses.clone() else {
         return (figs, Vec::new());
     };
-    let vx = i128::from(aim.x - gun.x);
-    let vy = i128::from(aim.y - gun.y);
-    let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
-    let m = i128::from((r.sbi_centre + r.sbi_radius) / 2);
-    let (a, c) = match sector {
-        5 => (m, 0),
-        2 => (-m, 0),
-        3 => (0, -m),
-        4 => (0, m),
-        _ => (0, 0),
-    };
-    let point = if n == 0 {
-        aim
-    } else {
-        Pt::new(
-            aim.x + g::div_round(vx * a - vy * c, n),
-            aim.y + g::div_round(vy * a + vx * c, n),
-        )
-    };
+    let point = burst_point(r, gun, aim, sector);
     let Some(k) =
         t.st.terrain
             .iter()
@@ -231,6 +212,156 @@ pub(super) fn shell(
     };
     add_damage(t, k, die, die);
     (figs, vec![ev])
+}
+
+/// The middle of the sector a shell bursts in (the point whose section it
+/// strikes).
+fn burst_point(r: &Ruleset, gun: Pt, aim: Pt, sector: u32) -> Pt {
+    let vx = i128::from(aim.x - gun.x);
+    let vy = i128::from(aim.y - gun.y);
+    let n = ((vx * vx + vy * vy) as u128).isqrt() as i128;
+    let m = i128::from((r.sbi_centre + r.sbi_radius) / 2);
+    let (a, c) = match sector {
+        5 => (m, 0),
+        2 => (-m, 0),
+        3 => (0, -m),
+        4 => (0, m),
+        _ => (0, 0),
+    };
+    if n == 0 {
+        aim
+    } else {
+        Pt::new(
+            aim.x + g::div_round(vx * a - vy * c, n),
+            aim.y + g::div_round(vy * a + vx * c, n),
+        )
+    }
+}
+
+/// PREDICT: the standing building sections (their indices) a shot of the
+/// gun at `gun` aimed at `aim` may strike on some throw of its placing
+/// dice, as [`roundshot`] and [`shell`] find them: roundshot, any sleeve
+/// the + and - dice may throw (every difference of two D6); a shell, the
+/// middle of any sector it may burst in (2 to 6; 1 is a misfire). None
+/// when the book has no houses.
+pub(crate) fn sections_in_reach(
+    r: &Ruleset,
+    st: &State,
+    gun: Pt,
+    aim: Pt,
+    shell: bool,
+) -> Vec<usize> {
+    if r.houses.is_none() {
+        return Vec::new();
+    }
+    st.terrain
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| standing(f))
+        .filter(|(_, f)| {
+            let poly = f.polygon();
+            if shell {
+                (2..=6).any(|s| g::in_polygon(&poly, burst_point(r, gun, aim, s)))
+            } else {
+                (-5..=5_i64).any(|d| {
+                    sleeve_polygon(r, gun, aim, d * PER_INCH)
+                        .is_some_and(|sleeve| geo::Intersects::intersects(&sleeve, &poly))
+                })
+            }
+        })
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// How one shot meets the houses, for PREDICT's [`house_ways`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum HouseShot {
+    /// Roundshot whose sleeve the placing dice moved `off` beyond the aim,
+    /// fired at `range`.
+    Roundshot { off: i64, range: Dist2 },
+    /// A shell bursting in `sector` (2 to 6).
+    Shell { sector: u32 },
+}
+
+/// One way the house dice of a shot may fall: its chance, the figures
+/// still diced one by one, the rank and file the penetration table (or a
+/// shell's second die) kills of each occupant, and the sections struck.
+#[derive(Debug, Clone)]
+pub(crate) struct HouseWay {
+    pub p: f64,
+    pub figs: Vec<(String, usize)>,
+    pub kills: Vec<(String, u32)>,
+    pub hits: Vec<HouseHit>,
+}
+
+/// PREDICT: every way the house dice of one shot from `gun` at `aim`
+/// covering `figs` may fall, as the engine's own [`roundshot`] and
+/// [`shell`] throw them, played on a copy of `st` (the units where the
+/// artillery step finds them) for each face of each die they ask for.
+pub(crate) fn house_ways(
+    r: &Ruleset,
+    st: &State,
+    gun: Pt,
+    aim: Pt,
+    shot: HouseShot,
+    figs: &[(String, usize)],
+) -> Vec<HouseWay> {
+    use adjutant_dice::Dice as _;
+    let mut out = Vec::new();
+    let mut stack: Vec<(Vec<u32>, f64)> = vec![(Vec::new(), 1.0)];
+    while let Some((faces, p)) = stack.pop() {
+        let mut dice = adjutant_dice::ForcedDice::new(faces.clone());
+        let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
+        let mut chance = adjutant_rules::Chance {
+            dice: &mut dice,
+            deck: &mut deck,
+        };
+        let mut t = Turn {
+            r,
+            st: st.clone(),
+            ev: Vec::new(),
+            chance: Some(&mut chance),
+            lost: BTreeMap::new(),
+            melee_credit: BTreeMap::new(),
+            not_rested: std::collections::BTreeSet::new(),
+        };
+        let mut kills = Vec::new();
+        let (left, hits) = match shot {
+            HouseShot::Roundshot { off, range } => {
+                roundshot(&mut t, gun, aim, off, range, figs.to_vec(), 0, &mut kills)
+            }
+            HouseShot::Shell { sector } => {
+                shell(&mut t, gun, aim, sector, figs.to_vec(), 0, &mut kills)
+            }
+        };
+        drop(t);
+        if dice.exhausted() {
+            for f in 1..=6 {
+                let mut next = faces.clone();
+                next.push(f);
+                stack.push((next, p / 6.0));
+            }
+            continue;
+        }
+        out.push(HouseWay {
+            p,
+            figs: left,
+            kills: kills.into_iter().map(|(u, k, _)| (u, k)).collect(),
+            hits,
+        });
+    }
+    out
+}
+
+/// PREDICT: whether one of the `sections` may fall (reach the damage that
+/// destroys it) under `shots` more shots this move, each a D6 of damage at
+/// most; a fallen section changes what later shots strike.
+pub(crate) fn house_may_fall(r: &Ruleset, st: &State, sections: &[usize], shots: u32) -> bool {
+    let Some(h) = &r.houses else { return false };
+    sections
+        .iter()
+        .filter_map(|k| st.terrain.get(*k))
+        .any(|f| f.damage + 6 * shots >= h.destroyed)
 }
 
 fn section_name(st: &State, k: usize) -> String {

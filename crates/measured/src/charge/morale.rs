@@ -194,9 +194,49 @@ pub(crate) fn settle_losses(
     (killed, by): (u32, usize),
     die: u32,
 ) -> (State, Vec<Event>) {
+    settle(r, st, target, vec![die], |t| {
+        t.kill(target, killed, by);
+    })
+}
+
+/// PREDICT: what the engine's own saving throws and morale step do to
+/// `target` whose officers `hit` (indices) were hit by fire this move,
+/// those in `dead` failing their saving throw ("on a 1-4 he is dead"), its
+/// morale die being `die`; on a copy holding the target alone, each
+/// officer's save thrown by [`officer_hit`] on a face that gives it.
+pub(crate) fn settle_officers(
+    r: &Ruleset,
+    st: &State,
+    target: &str,
+    (hit, dead): (&[usize], &[usize]),
+    die: u32,
+) -> (State, Vec<Event>) {
+    let fails = (1..=6).find(|f| !r.morale.officer_save.contains(f));
+    let saves = r.morale.officer_save.first().copied();
+    let mut faces: Vec<u32> = hit
+        .iter()
+        .map(|i| if dead.contains(i) { fails } else { saves }.unwrap_or(1))
+        .collect();
+    faces.push(die);
+    settle(r, st, target, faces, |t| {
+        for i in hit {
+            super::officers::officer_hit(t, target, *i);
+        }
+    })
+}
+
+/// The engine's morale step on a copy of `st` holding `target` alone, after
+/// `before` (its losses this move) with the dice `faces`.
+fn settle(
+    r: &Ruleset,
+    st: &State,
+    target: &str,
+    faces: Vec<u32>,
+    before: impl FnOnce(&mut Turn<'_, '_, '_>),
+) -> (State, Vec<Event>) {
     let mut copy = st.clone();
     copy.units.retain(|u| u.id == target);
-    let mut dice = adjutant_dice::ForcedDice::new(vec![die]);
+    let mut dice = adjutant_dice::ForcedDice::new(faces);
     let mut deck = adjutant_dice::ForcedDice::new(Vec::new());
     let mut chance = Chance {
         dice: &mut dice,
@@ -211,7 +251,7 @@ pub(crate) fn settle_losses(
         melee_credit: BTreeMap::new(),
         not_rested: BTreeSet::new(),
     };
-    t.kill(target, killed, by);
+    before(&mut t);
     morale(&mut t, &[], &BTreeSet::new());
     (t.st, t.ev)
 }
