@@ -221,11 +221,12 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
     // The judge's templates, as read when it opened: every copy of a mail
     // (a resend after a kill too) is rendered from the same ones.
     let templates = judge.templates.clone();
+    let durable = Durable::default();
     std::thread::scope(|s| {
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
         let (ahead, waiting) = std::sync::mpsc::sync_channel(READ_AHEAD);
-        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, true));
+        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, Some(&durable)));
         let cfg_ = &cfg;
         let reader = s.spawn(move || {
             let cfg = cfg_;
@@ -247,7 +248,7 @@ pub fn poll_maildir(judge: &mut Judge, stop: &AtomicBool, pass: &mut Pass) -> st
         // Group commit: a group's mails share one transaction (a savepoint
         // each) and leave new/ after its one commit and sync.
         let judge: &Judge = judge;
-        let mut group = Group::start(&judge.conn, &dir);
+        let mut group = Group::start(&judge.conn, &dir, &durable);
         let handled = handle_files(
             judge,
             waiting.iter(),
@@ -299,6 +300,8 @@ pub const GROUP_COMMIT: usize = 32;
 /// deliverer syncs the WAL before it sends what it read ([`deliver_page`]).
 struct Group<'a> {
     dir: &'a std::path::Path,
+    /// What the group commits have made durable, for the courier.
+    durable: &'a Durable,
     /// The open group's transaction; begun at the group's first mail.
     tx: Option<store::Transaction<'a>>,
     files: Vec<PathBuf>,
@@ -307,12 +310,17 @@ struct Group<'a> {
 }
 
 impl<'a> Group<'a> {
-    fn start(conn: &crate::store::Connection, dir: &'a std::path::Path) -> Group<'a> {
+    fn start(
+        conn: &crate::store::Connection,
+        dir: &'a std::path::Path,
+        durable: &'a Durable,
+    ) -> Group<'a> {
         if let Err(e) = store::group_commit(conn, true) {
             tracing::warn!("inbox: commits stay synced one by one: {e}");
         }
         Group {
             dir,
+            durable,
             tx: None,
             files: Vec::with_capacity(GROUP_COMMIT),
             moved: Ok(()),
@@ -352,6 +360,7 @@ impl<'a> Group<'a> {
     /// duplicates, in the next pass).
     fn commit(&mut self, conn: &crate::store::Connection) {
         if let Some(tx) = self.tx.take() {
+            self.durable.begun.fetch_add(1, Ordering::SeqCst);
             if let Err(e) = store::commit(tx) {
                 tracing::error!(
                     "inbox: cannot commit ({e}): {} handled mails stay in new/",
@@ -364,6 +373,9 @@ impl<'a> Group<'a> {
         if self.files.is_empty() {
             return;
         }
+        // Every commit begun so far has ended (they are this thread's):
+        // the sync makes them all durable.
+        let begun = self.durable.begun.load(Ordering::SeqCst);
         if let Err(e) = store::sync_wal(conn) {
             tracing::error!(
                 "inbox: cannot sync the database ({e}): {} handled mails stay in new/",
@@ -372,6 +384,7 @@ impl<'a> Group<'a> {
             self.files.clear();
             return;
         }
+        self.durable.synced.fetch_max(begun, Ordering::SeqCst);
         for file in self.files.drain(..) {
             if let Err(e) = maildir::mark_done(self.dir, &file) {
                 tracing::error!("{}: {e}", file.display());
@@ -400,6 +413,27 @@ impl<'a> Group<'a> {
             tracing::error!("inbox: cannot set the commits back to FULL: {e}");
         }
         self.moved
+    }
+}
+
+/// The commit groups of a big pass that have begun committing and those
+/// made durable by a sync of the WAL ([`Group::commit`]): the courier
+/// needs no sync of its own before sending what it read when every group
+/// that may have committed it is already synced ([`deliver_page`]). Every
+/// other commit of the handling connection while the courier runs is part
+/// of a group (its mails' savepoints) or queues no mail.
+#[derive(Default)]
+struct Durable {
+    begun: std::sync::atomic::AtomicU64,
+    synced: std::sync::atomic::AtomicU64,
+}
+
+impl Durable {
+    /// Whether every group commit that had begun by now is synced: so is
+    /// whatever a read before now found of them.
+    fn covers_all(&self) -> bool {
+        let begun = self.begun.load(Ordering::SeqCst);
+        self.synced.load(Ordering::SeqCst) >= begun
     }
 }
 
@@ -612,7 +646,7 @@ fn handle_fetched_delivering(
     std::thread::scope(|s| {
         let (job, jobs) = std::sync::mpsc::channel();
         let (report, reports) = std::sync::mpsc::channel();
-        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, false));
+        let courier = s.spawn(|| courier(&cfg, &templates, jobs, report, stop, None));
         let handled = handle_fetched(judge, messages, validity, stop, pass, done, &mut |j, p| {
             let _ = job.send(Job::Deliver(j.clock.now()));
             for d in reports.try_iter() {
@@ -708,9 +742,9 @@ pub fn deliver_until(
     let mut after = 0;
     let mut again = pass.due_again.is_none();
     loop {
-        while let Some(last) =
-            deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, pass)?
-        {
+        while let Some(last) = deliver_page(
+            conn, cfg, &renderer, &clock, after, &owner, stop, pass, None,
+        )? {
             after = last;
         }
         // Mails made due by a send that went through (their back-off
@@ -867,6 +901,7 @@ fn deliver_page(
     owner: &str,
     stop: &AtomicBool,
     pass: &mut Pass,
+    durable: Option<&Durable>,
 ) -> Result<Option<i64>, store::StoreError> {
     if pass.server_down {
         return Ok(None); // one knock a pass on a failing server
@@ -892,8 +927,15 @@ fn deliver_page(
     // What was read is durable before any of it goes out: a big inbox pass
     // commits without syncing ([`Group`]), and an answer sent from a commit
     // a power cut undoes would be sent again. (The page's later parts were
-    // committed before its claim: this sync covers them too.)
-    if let Err(e) = store::sync_wal(conn) {
+    // committed before its claim: this sync covers them too.) A courier
+    // whose reads all came from commit groups already synced has nothing
+    // to sync (one `fsync` a page saved: issue 57).
+    let synced = durable.is_some_and(Durable::covers_all);
+    if let Err(e) = if synced {
+        Ok(())
+    } else {
+        store::sync_wal(conn)
+    } {
         let ids: Vec<i64> = page.iter().map(|m| m.id).collect();
         store::relaxed(conn, |c| store::outbox_release(c, &ids, owner))?;
         return Err(store::StoreError::Corrupt(format!(
@@ -1095,17 +1137,19 @@ enum Job {
 /// Its cursor only moves on. It stops when the jobs' sender is dropped.
 /// (The handled mails are moved to `cur/` by the handling thread, a commit
 /// group at a time: [`Group`].)
-/// `yielding`: the thread lowers its priority ([`yield_to_handling`]); the
-/// IMAP pass's courier does not, its sending being what a player waits for.
+/// `durable`: a Maildir pass's group commits ([`Durable`]); with it the
+/// thread lowers its priority ([`yield_to_handling`]); the IMAP pass's
+/// courier (none: its mails' commits are synced one by one) does not, its
+/// sending being what a player waits for.
 fn courier(
     cfg: &Config,
     templates: &crate::report::Templates,
     jobs: std::sync::mpsc::Receiver<Job>,
     report: std::sync::mpsc::Sender<Pass>,
     stop: &AtomicBool,
-    yielding: bool,
+    durable: Option<&Durable>,
 ) {
-    if yielding {
+    if durable.is_some() {
         yield_to_handling();
     }
     let conn = store::open(&cfg.database_path())
@@ -1136,7 +1180,9 @@ fn courier(
         let clock = ClaimClock::from(now);
         let mut done = Pass::default();
         loop {
-            match deliver_page(conn, cfg, &renderer, &clock, after, &owner, stop, &mut done) {
+            match deliver_page(
+                conn, cfg, &renderer, &clock, after, &owner, stop, &mut done, durable,
+            ) {
                 Ok(Some(last)) => after = last,
                 Ok(None) => break,
                 Err(e) => {

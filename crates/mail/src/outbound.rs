@@ -344,14 +344,25 @@ pub struct DeliveryError {
     pub transient: bool,
 }
 
-/// Write `raw` to `dir/NAME.eml` atomically (write a temporary file, then
-/// rename). The folder is made when it is missing, and only then: making it
-/// before every mail was a failed `mkdir` a mail (issue 57).
+/// Write `raw` to `dir/NAME.eml` atomically: it appears whole or not at
+/// all. On Linux the bytes go to an unnamed file in the folder
+/// (`O_TMPFILE`) that is then linked under its name, so the folder gets
+/// one new name a mail, not a temporary one created, looked up and renamed
+/// (issue 57: those were most of the courier's kernel time in a big pass).
+/// Where that cannot be done (a file system without unnamed files, no
+/// `/proc`, a file of that name already there: a mail delivered again) a
+/// temporary file is written and renamed over the name. The folder is made
+/// when it is missing, and only then: making it before every mail was a
+/// failed `mkdir` a mail (issue 57).
 pub fn deliver_file(dir: &Path, name: &str, raw: &[u8]) -> Result<(), DeliveryError> {
     let err = |e: std::io::Error| DeliveryError {
         message: format!("cannot write to {}: {e}", dir.display()),
         transient: true,
     };
+    #[cfg(target_os = "linux")]
+    if link_unnamed(dir, &dir.join(format!("{name}.eml")), raw) {
+        return Ok(());
+    }
     let tmp = dir.join(format!(".{name}.tmp"));
     match std::fs::write(&tmp, raw) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -362,6 +373,48 @@ pub fn deliver_file(dir: &Path, name: &str, raw: &[u8]) -> Result<(), DeliveryEr
     }
     std::fs::rename(&tmp, dir.join(format!("{name}.eml"))).map_err(err)?;
     Ok(())
+}
+
+/// Writes `raw` to an unnamed file in `dir` and links it as `to`; false
+/// (nothing left behind: an unnamed file that is not linked is freed when
+/// it is closed) if any step fails, for [`deliver_file`]'s rename to do it
+/// or say why not.
+#[cfg(target_os = "linux")]
+fn link_unnamed(dir: &Path, to: &Path, raw: &[u8]) -> bool {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(mut f) = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+    else {
+        return false;
+    };
+    if f.write_all(raw).is_err() {
+        return false;
+    }
+    // linkat(AT_EMPTY_PATH) needs a capability most hosts lack; the
+    // descriptor's /proc name followed as a link does not.
+    let (Ok(from), Ok(to)) = (
+        std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd())),
+        std::ffi::CString::new(to.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: linkat with two NUL-terminated paths this function owns; it
+    // only makes a directory entry for the open file.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    linked == 0
 }
 
 /// Hand `raw` to a sendmail-compatible command.
@@ -423,6 +476,76 @@ mod tests {
         let e = deliver_file(&root.join("file").join("outbox"), "four", b"x").unwrap_err();
         assert!(e.transient, "{}", e.message);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// The names that appear in `dir` (inotify: created or moved in)
+    /// while `f` runs, in order.
+    #[cfg(target_os = "linux")]
+    fn names_appearing(dir: &Path, f: impl FnOnce()) -> Vec<String> {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: inotify calls on a descriptor this function owns and
+        // closes; the buffer is read within the length the kernel gave.
+        unsafe {
+            let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+            assert!(fd >= 0);
+            let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+            let mask = libc::IN_CREATE | libc::IN_MOVED_TO;
+            assert!(libc::inotify_add_watch(fd, path.as_ptr(), mask) >= 0);
+            f();
+            let mut buf = vec![0u8; 64 * 1024];
+            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+            libc::close(fd);
+            let mut names = Vec::new();
+            let mut at = 0;
+            let head = std::mem::size_of::<libc::inotify_event>();
+            while n > 0 && at + head <= n as usize {
+                let ev = std::ptr::read_unaligned(buf[at..].as_ptr().cast::<libc::inotify_event>());
+                let name = &buf[at + head..at + head + ev.len as usize];
+                let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+                names.push(String::from_utf8_lossy(&name[..end]).into_owned());
+                at += head + ev.len as usize;
+            }
+            names
+        }
+    }
+
+    /// A delivered file appears in the outbox whole and under its own name
+    /// only: no temporary name is made in the folder and renamed (issue 57:
+    /// creating, looking up and renaming a second name a mail was most of
+    /// the courier's kernel time), and a mail delivered again (after a
+    /// crash) replaces the first copy.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_delivered_file_appears_under_its_own_name_only() {
+        let dir = std::env::temp_dir().join(format!("adj-deliver-name-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let names = names_appearing(&dir, || {
+            deliver_file(&dir, "000001-reply", b"first").unwrap();
+            deliver_file(&dir, "000002-report", b"second").unwrap();
+        });
+        assert_eq!(names, ["000001-reply.eml", "000002-report.eml"]);
+        assert_eq!(
+            std::fs::read(dir.join("000001-reply.eml")).unwrap(),
+            b"first"
+        );
+        assert_eq!(
+            std::fs::read(dir.join("000002-report.eml")).unwrap(),
+            b"second"
+        );
+        // Delivered again: the new bytes, and still no other file.
+        deliver_file(&dir, "000001-reply", b"again").unwrap();
+        assert_eq!(
+            std::fs::read(dir.join("000001-reply.eml")).unwrap(),
+            b"again"
+        );
+        let mut all: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        all.sort();
+        assert_eq!(all, ["000001-reply.eml", "000002-report.eml"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
