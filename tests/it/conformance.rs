@@ -273,7 +273,7 @@ fn replay(
 
 #[test]
 fn every_family_keeps_the_rules_contract() {
-    let (seeds, phases) = if depth::deep() { (6, 400) } else { (1, 40) };
+    let (seeds, phases) = if depth::deep() { (3, 400) } else { (1, 40) };
     let mut failures = Vec::new();
     let mut played = 0;
     let mut refused = Vec::new();

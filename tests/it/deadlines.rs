@@ -1021,13 +1021,13 @@ mod property {
     }
 
     /// Quick: 2 runs of 3 games for 60 days (about 245 passes a run; 5 s
-    /// in debug on a loaded 2-core machine). Deep (ADJUTANT_DEEP=1): 12 runs
+    /// in debug on a loaded 2-core machine). Deep (ADJUTANT_DEEP=1): 6 runs
     /// of 6 games for 180 days (about 710 passes a run; 75 s). Taking out
     /// the deadline's move on after a miss makes both fail.
     #[test]
     fn deadlines_never_stall() {
         let (runs, games, days) = if crate::common::depth::deep() {
-            (12, 6, 180)
+            (6, 6, 180)
         } else {
             (2, 3, 60)
         };

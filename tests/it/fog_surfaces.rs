@@ -106,12 +106,20 @@ struct Game {
 }
 
 /// The games: quick, the first (Pegasus Bridge with an observer); deep,
-/// the others: a team game, the night (Merville Battery) and the airdrops
-/// (Maleme, a team game). `FOG_GAMES` (and `FOG_FROM`, the first) choose
-/// them by number, to replay one.
+/// one of the others by the deep run's round (`ADJUTANT_DEEP_ROUND` mod 3,
+/// docs/testing.md): a team game, the night (Merville Battery) or the
+/// airdrops (Maleme, a team game); each was the deep run's longest test
+/// when all three played in every deep run. `FOG_GAMES` (and `FOG_FROM`,
+/// the first) choose them by number, to replay one.
 fn games() -> Vec<(usize, Game)> {
-    let count = depth::games("FOG_GAMES", 1, 4) as usize;
-    let first = depth::first("FOG_FROM", 1, count as u64) as usize;
+    let set = |v: &str| std::env::var(v).is_ok_and(|x| x.parse::<u64>().is_ok());
+    let (first, count) = if depth::deep() && !set("FOG_GAMES") && !set("FOG_FROM") {
+        let k = 1 + (depth::round() % 3) as usize;
+        (k, k + 1)
+    } else {
+        let count = depth::games("FOG_GAMES", 1, 4) as usize;
+        (depth::first("FOG_FROM", 1, count as u64) as usize, count)
+    };
     all_games()
         .into_iter()
         .enumerate()

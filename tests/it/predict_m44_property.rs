@@ -25,7 +25,7 @@
 //! hundreds of positions may, rarely, show one outcome past it by chance:
 //! replay the position with more runs before calling it a bug). Quick by
 //! default (1,500 runs of 10 positions, a few seconds); `ADJUTANT_DEEP=1`
-//! runs 6,000 of 40 (`PREDICT_M44_RUNS`, `PREDICT_M44_POSITIONS` set exact
+//! runs 6,000 of 20 (`PREDICT_M44_RUNS`, `PREDICT_M44_POSITIONS` set exact
 //! counts).
 //!
 //! The whole turn (issue 55): for random positions where two units battle
@@ -249,7 +249,7 @@ fn agree(r: &Ruleset, k: u64, st: &State, orders: &str, runs: u64) -> usize {
 #[test]
 fn m44_exact_odds_agree_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_M44_RUNS", 1_500, 6_000);
-    let positions = depth::games("PREDICT_M44_POSITIONS", 10, 40);
+    let positions = depth::games("PREDICT_M44_POSITIONS", 10, 20);
     let r = Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[44, 32, 32, 32]));
     let (mut done, mut tries, mut varied) = (0, 0, 0);
@@ -348,7 +348,7 @@ fn two_battles(r: &Ruleset, rng: &mut ChaChaDice) -> Option<(State, String)> {
 #[test]
 fn m44_whole_turn_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_M44_RUNS", 1_500, 6_000);
-    let positions = depth::games("PREDICT_M44_TURN_POSITIONS", 6, 30);
+    let positions = depth::games("PREDICT_M44_TURN_POSITIONS", 6, 15);
     let r = Ruleset::builtin().unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[44, 55, 55, 55]));
     let (mut done, mut tries, mut varied) = (0, 0, 0);

@@ -9,7 +9,7 @@
 //!
 //! Depth (docs/testing.md): `cargo test` plays every kind of game once and
 //! tries a sample of each export's fields; `ADJUTANT_DEEP=1` plays
-//! `TAMPER_GAMES` seeds of each (default 4) and tries every shape of field
+//! `TAMPER_GAMES` seeds of each (default 2 deep, 1 quick) and tries every shape of field
 //! (the first of each path, array indices left out) and 50 more at random.
 
 use crate::common::{depth, mail, Site};
@@ -516,7 +516,7 @@ fn tamper(what: &str, ex: &Value, depth: Depth, rng: &mut ChaChaDice) -> usize {
 #[test]
 fn every_single_change_of_an_export_fails_verify() {
     let deep = depth::deep();
-    let seeds = depth::games("TAMPER_GAMES", 1, 4);
+    let seeds = depth::games("TAMPER_GAMES", 1, 2);
     // Deep: every shape of field of every export and 50 more of each
     // drawn at random (every field of every export until the 2026-11-30
     // twenty-sixth session: 570 s of CI's deep runs, most of them the same
