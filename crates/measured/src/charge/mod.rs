@@ -225,8 +225,13 @@ impl Turn<'_, '_, '_> {
         };
         let k = n.min(u.rf);
         u.rf -= k;
+        // Only the enemy's rank and file score ("the side that removed
+        // more enemy rank and file wins", docs/rules/charge.md): a
+        // battery's shot or canister that kills its own side's men scores
+        // nothing.
+        let enemy = u.side != by;
         *self.lost.entry(id.to_string()).or_default() += k;
-        if let Some(s) = self.st.removed.get_mut(by) {
+        if let Some(s) = self.st.removed.get_mut(by).filter(|_| enemy) {
             *s += k;
         }
         k
