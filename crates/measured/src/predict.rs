@@ -492,21 +492,71 @@ fn volley_odds(
         return out;
     }
     let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
-    out + &result_lines(r, st, sh.side, tg, &killed)
+    out + &result_lines(r, st, sh.side, tg, &killed, &[])
 }
 
 /// The killed, morale and victory point lines of a fire whose killed
-/// distribution is `killed`.
-fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
+/// distribution is `killed`; `also`: the chance of each number killed of
+/// every other unit the fire may kill men of (a battery's shots, canister),
+/// whose enemy units' expected losses score too.
+fn result_lines(
+    r: &Ruleset,
+    st: &State,
+    by: usize,
+    tg: &Unit,
+    killed: &[f64],
+    also: &[(String, Vec<f64>)],
+) -> String {
     let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
     let fate = morale_fates(r, st, tg, by, killed);
     out.push_str(&fate_lines("  Morale", &fate));
-    let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
-    let _ = writeln!(
-        out,
-        "  Expected victory points: {mean:.2} (rank and file removed from the enemy)"
+    let mut parts = vec![(tg.id.clone(), mean(killed))];
+    parts.extend(
+        also.iter()
+            .filter(|(id, _)| st.unit(id).is_some_and(|u| u.side != by))
+            .map(|(id, d)| (id.clone(), mean(d))),
     );
+    let total = expected_victory(st, by, &[(tg.id.clone(), killed.to_vec())], also);
+    if parts.len() == 1 {
+        let _ = writeln!(
+            out,
+            "  Expected victory points: {total:.2} (rank and file removed from the enemy)"
+        );
+    } else {
+        let each: Vec<String> = parts.iter().map(|(id, m)| format!("{id} {m:.2}")).collect();
+        out.push_str(&wrap(&format!(
+            "  Expected victory points: {total:.2} (rank and file removed from the enemy: {})",
+            each.join(", ")
+        )));
+    }
     out
+}
+
+/// The mean of a distribution of counts (index: the count).
+fn mean(d: &[f64]) -> f64 {
+    d.iter().enumerate().map(|(k, p)| k as f64 * p).sum()
+}
+
+/// The expected victory points of side `by`'s fire (issue 55): the
+/// expected rank and file killed of every enemy unit among `target` and
+/// `others` (each unit's chance of each number killed), as the engine
+/// scores them (a side scores the enemy's rank and file it removes, its
+/// own men killed by its guns score nothing: docs/rules/charge.md, "The
+/// end of a game"). Expectation is additive, so the units' losses, though
+/// thrown by the same shots, add up exactly.
+#[must_use]
+pub fn expected_victory(
+    st: &State,
+    by: usize,
+    target: &[(String, Vec<f64>)],
+    others: &[(String, Vec<f64>)],
+) -> f64 {
+    target
+        .iter()
+        .chain(others)
+        .filter(|(id, _)| st.unit(id).is_some_and(|u| u.side != by))
+        .map(|(_, d)| mean(d))
+        .sum()
 }
 
 /// The odds text of light infantry's skirmishing fire `n` of `sh` at `tg`
@@ -546,7 +596,7 @@ fn skirmish_odds(
         band.kill.len()
     ));
     let killed = kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
-    out + &result_lines(r, st, sh.side, tg, &killed)
+    out + &result_lines(r, st, sh.side, tg, &killed, &[])
 }
 
 fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a crate::ruleset::Troop {
@@ -764,23 +814,37 @@ fn canister_odds(
         return out;
     }
     let killed = canister_killed(r, at(&tg.id), tg.rf);
-    out.push_str(&result_lines(r, st, gu.side, tg, &killed));
-    for (id, k) in per.iter().filter(|(u, _)| *u != tg.id) {
-        let rf = st.unit(id).map_or(0, |u| u.rf);
-        let mean: f64 = canister_killed(r, *k, rf)
-            .iter()
-            .enumerate()
-            .map(|(j, q)| j as f64 * q)
-            .sum();
+    let also = canister_others(r, st, &per, &tg.id);
+    out.push_str(&result_lines(r, st, gu.side, tg, &killed, &also));
+    for ((id, k), (_, d)) in per.iter().filter(|(u, _)| *u != tg.id).zip(&also) {
         let _ = writeln!(
             out,
-            "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
+            "  Also in the cones: {id}, {k} figures: {:.2} killed on average",
+            mean(d)
         );
         if let Some(f) = canister_fate(r, st, id, *k, gu.side) {
             out.push_str(&fate_lines(&format!("  {id}'s morale"), &f));
         }
     }
     out
+}
+
+/// The chance of each number killed of every unit in the canister's cones
+/// (`per`, [`canister_figures`]) but the target `tg`.
+#[must_use]
+pub fn canister_others(
+    r: &Ruleset,
+    st: &State,
+    per: &[(String, u32)],
+    tg: &str,
+) -> Vec<(String, Vec<f64>)> {
+    per.iter()
+        .filter(|(u, _)| u != tg)
+        .map(|(id, k)| {
+            let rf = st.unit(id).map_or(0, |u| u.rf);
+            (id.clone(), canister_killed(r, *k, rf))
+        })
+        .collect()
 }
 
 /// The morale after the move of `unit`, `figures` of whose figures are in
@@ -828,6 +892,9 @@ pub struct GunFire {
     /// Every building section a shot may strike: the chance some shot
     /// strikes it and the damage points it takes on average.
     pub houses: Vec<(String, f64, f64)>,
+    /// The expected victory points of the fire: the rank and file it
+    /// removes from every enemy unit under its shots ([`expected_victory`]).
+    pub victory: f64,
 }
 
 /// The chance of each set of damage points of a battery's guns.
@@ -868,6 +935,7 @@ pub fn exact_gunfire(
         others_morale: Vec::new(),
         guns_damage: Vec::new(),
         houses: Vec::new(),
+        victory: 0.0,
     };
     let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
@@ -969,6 +1037,7 @@ pub fn exact_gunfire(
         .into_iter()
         .map(|(name, (none, dmg))| (name, 1.0 - none, dmg))
         .collect();
+    g.victory = expected_victory(st, gu.side, &[(tg.id.clone(), g.killed.clone())], &g.others);
     Ok(g)
 }
 
@@ -1113,7 +1182,7 @@ fn gunfire_odds(
         g.covered,
         tg.id
     ));
-    out.push_str(&result_lines(r, st, gu.side, tg, &g.killed));
+    out.push_str(&result_lines(r, st, gu.side, tg, &g.killed, &g.others));
     out.push_str(&others_lines(r, st, &g));
     out
 }
