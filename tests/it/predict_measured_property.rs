@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 mod gunfire;
 mod houses;
+mod houses_others;
 mod morale;
 mod victory;
 

@@ -905,10 +905,11 @@ pub type Damage = BTreeMap<Vec<u32>, f64>;
 /// gun that fires throws its placing dice (roundshot the + and - dice that
 /// move the sleeve, a shell the sector die), then a die for each figure
 /// covered, killing on the band's faces; the guns' kills are summed, at
-/// most the target's rank and file. Err: why no exact odds are given (no
-/// shot from there, or a shot that may strike a standing house on some
-/// throw of its placing dice, whose damage and fire the answer does not
-/// reckon; a house out of every shot's reach changes nothing).
+/// most the target's rank and file. A shot that may strike a standing
+/// house has the engine's house step played on each face of its dice, and
+/// the guns are walked in order over the terrain each way leaves (issue
+/// 55: a section fallen or on fire changes what later shots strike). Err:
+/// why no exact odds are given (no shot from there).
 pub fn exact_gunfire(
     r: &Ruleset,
     st: &State,
@@ -937,80 +938,95 @@ pub fn exact_gunfire(
         houses: Vec::new(),
         victory: 0.0,
     };
-    let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
-    // Each section struck: the chance no gun strikes it, the damage on
-    // average.
-    let mut houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     let mut at_fire = st.clone();
     at_fire.units = before.values().cloned().collect();
-    for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
-        if !engine::gun_fires(r, gu, gi) {
-            continue;
-        }
+    let firing: Vec<(usize, crate::geometry::Pt)> = crate::state::gun_points(r, gu)
+        .into_iter()
+        .enumerate()
+        .filter(|(gi, _)| engine::gun_fires(r, gu, *gi))
+        .collect();
+    // The guns fire one after another from where the units stood, their
+    // kills applied once all have fired, so a later shot reads of the
+    // earlier ones only the houses they struck (a fallen section, one on
+    // fire): the walk's branches, each the chance of a terrain and, for
+    // every unit, of each number of its rank and file killed so far,
+    // merged where the later shots read alike ([`engine::house_key`]).
+    let mut branches = vec![Branch {
+        at: at_fire,
+        p: 1.0,
+        killed: before
+            .keys()
+            .filter(|id| **id != gu.id)
+            .map(|id| (id.clone(), vec![1.0]))
+            .collect(),
+        struck: BTreeMap::new(),
+    }];
+    // Each section struck: the damage points it takes on average.
+    let mut houses: BTreeMap<String, f64> = BTreeMap::new();
+    let mut left = firing.len() as u32;
+    for (gi, gp) in firing {
+        left -= 1;
         if g.range < 0 {
             g.range = crate::geometry::Dist2::of(gp.dist2(aim)).floor();
         }
         let Some((kill, outcomes)) = engine::gun_outcomes(r, &before, gu, tg, gp) else {
             continue;
         };
-        let ways = gun_ways(r, &at_fire, (gp, aim), (g.shell, gu.guns.len()), &outcomes).ok_or(
-            "a house the guns may strike may fall this move: the result is in the move's figures below",
-        )?;
         g.guns += 1;
         let mut cov: Vec<f64> = Vec::new();
-        let of = |c: &engine::Covered, id: &str| c.iter().filter(|(u, _)| u == id).count() as u32;
-        let mut gun_houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-        for w in &ways {
-            for h in &w.4 {
-                let e = gun_houses.entry(h.section.clone()).or_default();
-                e.0 += w.0;
-                e.1 += w.0 * f64::from(h.damage);
-            }
-        }
-        for (name, (p, dmg)) in gun_houses {
-            let e = houses.entry(name).or_insert((1.0, 0.0));
-            e.0 *= 1.0 - p;
-            e.1 += dmg;
-        }
-        for (p, figs, ..) in &ways {
-            let n = of(figs, &tg.id);
-            g.covered += p * f64::from(n);
-            if cov.len() <= n as usize {
-                cov.resize(n as usize + 1, 0.0);
-            }
-            cov[n as usize] += p;
-        }
-        let mut ids: Vec<&str> = ways
-            .iter()
-            .flat_map(|o| {
-                o.1.iter()
-                    .map(|(u, _)| u.as_str())
-                    .chain(o.3.iter().map(|(u, _)| u.as_str()))
-            })
-            .collect();
-        ids.push(&tg.id);
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids {
-            let mut one = vec![0.0; 1];
-            for (p, figs, _, kills, _) in &ways {
-                let n = of(figs, id);
-                let by_house: u32 = kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
-                let d = kill_distribution(n, kill.len() as u32, n);
-                if one.len() < d.len() + by_house as usize {
-                    one.resize(d.len() + by_house as usize, 0.0);
+        let mut next: BTreeMap<String, Branch> = BTreeMap::new();
+        for b in &branches {
+            let ways = gun_ways(r, &b.at, (gp, aim), g.shell, &outcomes).ok_or(
+                "a shot the answer cannot follow: the result is in the move's figures below",
+            )?;
+            for w in &ways {
+                let q = b.p * w.p;
+                let n = covered_of(&w.figs, &tg.id);
+                g.covered += q * f64::from(n);
+                if cov.len() <= n as usize {
+                    cov.resize(n as usize + 1, 0.0);
                 }
-                for (k, q) in d.iter().enumerate() {
-                    one[k + by_house as usize] += p * q;
+                cov[n as usize] += q;
+                for h in &w.hits {
+                    *houses.entry(h.section.clone()).or_default() += q * f64::from(h.damage);
                 }
+                let terrain = w.terrain.as_ref().unwrap_or(&b.at.terrain);
+                let e = next
+                    .entry(engine::house_key(r, terrain, left))
+                    .or_insert_with(|| {
+                        let mut at = b.at.clone();
+                        at.terrain.clone_from(terrain);
+                        Branch {
+                            at,
+                            p: 0.0,
+                            killed: BTreeMap::new(),
+                            struck: BTreeMap::new(),
+                        }
+                    });
+                e.follow(b, w, kill.len() as u32);
             }
-            let e = killed.entry(id.to_string()).or_insert_with(|| vec![1.0]);
-            *e = add(e, &one);
         }
+        branches = next.into_values().collect();
         counter_battery(r, &before, tg, gp, &outcomes, &mut damage);
         g.kill = kill;
         g.per_gun.push((gi, cov));
+    }
+    let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut struck: BTreeMap<String, f64> = BTreeMap::new();
+    for b in &branches {
+        for (id, d) in &b.killed {
+            let e = killed.entry(id.clone()).or_default();
+            if e.len() < d.len() {
+                e.resize(d.len(), 0.0);
+            }
+            for (k, q) in d.iter().enumerate() {
+                e[k] += q;
+            }
+        }
+        for (name, q) in &b.struck {
+            *struck.entry(name.clone()).or_default() += q;
+        }
     }
     if g.guns == 0 {
         return Err("no gun of it fires from where it stands");
@@ -1035,45 +1051,100 @@ pub fn exact_gunfire(
     g.guns_damage = damage.into_iter().collect();
     g.houses = houses
         .into_iter()
-        .map(|(name, (none, dmg))| (name, 1.0 - none, dmg))
+        .map(|(name, dmg)| (name.clone(), struck.get(&name).copied().unwrap_or(0.0), dmg))
         .collect();
     g.victory = expected_victory(st, gu.side, &[(tg.id.clone(), g.killed.clone())], &g.others);
     Ok(g)
 }
 
 /// One way a gun's shot may fall: its chance, the figures diced one by
-/// one, the guns under it, the rank and file the houses' table kills of
-/// each occupant, and the sections struck.
-type Way = (
-    f64,
-    engine::Covered,
-    engine::Covered,
-    Vec<(String, u32)>,
-    Vec<crate::events::HouseHit>,
-);
+/// one, the rank and file the houses' table kills of each occupant, the
+/// sections struck, and the terrain after it (None: unchanged).
+struct Way {
+    p: f64,
+    figs: engine::Covered,
+    kills: Vec<(String, u32)>,
+    hits: Vec<crate::events::HouseHit>,
+    terrain: Option<Vec<crate::state::Feature>>,
+}
+
+/// The figures of `id` a shot covers.
+fn covered_of(c: &engine::Covered, id: &str) -> u32 {
+    c.iter().filter(|(u, _)| u == id).count() as u32
+}
+
+/// One branch of a battery's walk over its guns ([`exact_gunfire`]): the
+/// table as the earlier shots left it, its chance, and for every unit the
+/// chance of the branch and each number of its rank and file killed so
+/// far (summing to `p`), and of the branch and each section struck so far.
+struct Branch {
+    at: State,
+    p: f64,
+    killed: BTreeMap<String, Vec<f64>>,
+    struck: BTreeMap<String, f64>,
+}
+
+impl Branch {
+    /// Add to this branch the way `w` of the next gun's shot from the
+    /// branch `b` (a figure covered dying on `kills` faces of 6).
+    fn follow(&mut self, b: &Branch, w: &Way, kills: u32) {
+        self.p += b.p * w.p;
+        for (id, d) in &b.killed {
+            let n = covered_of(&w.figs, id);
+            let by_house: u32 = w.kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
+            let mut one = vec![0.0; by_house as usize];
+            one.extend(kill_distribution(n, kills, n));
+            let sum = add(d, &one);
+            let e = self.killed.entry(id.clone()).or_default();
+            if e.len() < sum.len() {
+                e.resize(sum.len(), 0.0);
+            }
+            for (k, q) in sum.iter().enumerate() {
+                e[k] += w.p * q;
+            }
+        }
+        let mut names: Vec<&String> = b.struck.keys().collect();
+        names.extend(w.hits.iter().map(|h| &h.section));
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let was = b.struck.get(name).copied().unwrap_or(0.0);
+            let now = if w.hits.iter().any(|h| h.section == *name) {
+                b.p
+            } else {
+                was
+            };
+            *self.struck.entry(name.clone()).or_default() += w.p * now;
+        }
+    }
+}
 
 /// Each outcome of a gun's placing dice (`outcomes`, as
 /// [`engine::gun_outcomes`] gives them: roundshot by the sleeve's offset
 /// from -5" to 5", a shell the misfire then sectors 2 to 6) spread over
 /// every way the house dice of the shot may fall ([`engine::house_ways`],
-/// the engine's own steps on each face), where the shot may strike a
-/// standing house; None when a house the battery's `guns` may strike
-/// could fall this move (a fallen house changes what later shots strike).
+/// the engine's own steps on each face, on the terrain `at` holds), where
+/// the shot may strike a standing house, each with the terrain it leaves.
+/// None: outcomes not in that form.
 fn gun_ways(
     r: &Ruleset,
     at: &State,
     (gp, aim): (crate::geometry::Pt, crate::geometry::Pt),
-    (shell, guns): (bool, usize),
+    shell: bool,
     outcomes: &[engine::ShotCover],
 ) -> Option<Vec<Way>> {
-    let plain = |(p, f, g): &engine::ShotCover| (*p, f.clone(), g.clone(), Vec::new(), Vec::new());
+    let plain = |(p, f, _): &engine::ShotCover| Way {
+        p: *p,
+        figs: f.clone(),
+        kills: Vec::new(),
+        hits: Vec::new(),
+        terrain: None,
+    };
     let reach = engine::sections_in_reach(r, at, gp, aim, shell);
     if reach.is_empty() {
         return Some(outcomes.iter().map(plain).collect());
     }
-    if engine::house_may_fall(r, at, &reach, guns as u32)
-        || outcomes.len() != if shell { 6 } else { 11 }
-    {
+    if outcomes.len() != if shell { 6 } else { 11 } {
         return None;
     }
     let range = crate::geometry::Dist2::of(gp.dist2(aim));
@@ -1093,7 +1164,13 @@ fn gun_ways(
             },
         };
         for w in engine::house_ways(r, at, gp, aim, shot, &o.1) {
-            out.push((o.0 * w.p, w.figs, o.2.clone(), w.kills, w.hits));
+            out.push(Way {
+                p: o.0 * w.p,
+                figs: w.figs,
+                kills: w.kills,
+                hits: w.hits,
+                terrain: Some(w.terrain),
+            });
         }
     }
     Some(out)

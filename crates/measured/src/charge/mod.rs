@@ -68,7 +68,7 @@ use sight::*;
 pub(crate) use artillery::{cb_reduce, gun_fires, gun_outcomes, Covered, ShotCover};
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
-pub(crate) use houses::{house_may_fall, house_ways, sections_in_reach, HouseShot};
+pub(crate) use houses::{house_key, house_ways, sections_in_reach, HouseShot};
 pub use melee::{melee_odds, MeleeOdds};
 pub(crate) use morale::{settle_losses, settle_officers};
 pub use odds::{charge_odds, melee_morale_odds, ChargeOdds, MeleeEnd, FATES};
