@@ -1022,22 +1022,7 @@ pub fn exact_gunfire(
         g.kill = kill;
         g.per_gun.push((gi, cov));
     }
-    let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut struck: BTreeMap<String, f64> = BTreeMap::new();
-    for b in &branches {
-        for (id, d) in &b.killed {
-            let e = killed.entry(id.clone()).or_default();
-            if e.len() < d.len() {
-                e.resize(d.len(), 0.0);
-            }
-            for (k, q) in d.iter().enumerate() {
-                e[k] += q;
-            }
-        }
-        for (name, q) in &b.struck {
-            *struck.entry(name.clone()).or_default() += q;
-        }
-    }
+    let (killed, struck) = Branch::totals(&branches);
     if g.guns == 0 {
         return Err("no gun of it fires from where it stands");
     }
@@ -1095,6 +1080,29 @@ struct Branch {
 }
 
 impl Branch {
+    /// The walk's end: for every unit the chance of each number of its
+    /// rank and file killed, and for every section the chance it is
+    /// struck, over all `branches`.
+    fn totals(branches: &[Branch]) -> (BTreeMap<String, Vec<f64>>, BTreeMap<String, f64>) {
+        let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        let mut struck: BTreeMap<String, f64> = BTreeMap::new();
+        for b in branches {
+            for (id, d) in &b.killed {
+                let e = killed.entry(id.clone()).or_default();
+                if e.len() < d.len() {
+                    e.resize(d.len(), 0.0);
+                }
+                for (k, q) in d.iter().enumerate() {
+                    e[k] += q;
+                }
+            }
+            for (name, q) in &b.struck {
+                *struck.entry(name.clone()).or_default() += q;
+            }
+        }
+        (killed, struck)
+    }
+
     /// Add to this branch the way `w` of the next gun's shot from the
     /// branch `b` (a figure covered dying on `kills` faces of 6).
     fn follow(&mut self, b: &Branch, w: &Way, kills: u32) {
