@@ -35,7 +35,9 @@ use std::fmt::Write as _;
 
 mod gunfire;
 mod houses;
+mod houses_others;
 mod morale;
+mod victory;
 
 /// The engine's adjudications of each position at the deep depth (2,000
 /// quick): 6,000, an outcome's standard error at most 0.65 points, where

@@ -65,6 +65,11 @@ use std::fmt::Write as _;
 /// passed the old bound of 40 (tests/cases/charge/predict-canister-84-dice.toml).
 pub const MAX_DICE: u32 = 1_000;
 
+/// The most terrains a battery's walk over its guns keeps apart
+/// ([`exact_gunfire`]): beyond, the answer samples the move. A guard (a
+/// PREDICT of four guns at a row of three sections answered in 0.13 s).
+const MAX_TERRAINS: usize = 10_000;
+
 /// PREDICT for `side`'s Charge! orders: the answer, or the rejection a
 /// submission of the same orders would get.
 pub fn predict(r: &Ruleset, st: &State, side: &str, orders: &str) -> Result<String, Rejection> {
@@ -492,21 +497,71 @@ fn volley_odds(
         return out;
     }
     let killed = volley_distribution(v.dice, v.deduct, tg.rf, r.group);
-    out + &result_lines(r, st, sh.side, tg, &killed)
+    out + &result_lines(r, st, sh.side, tg, &killed, &[])
 }
 
 /// The killed, morale and victory point lines of a fire whose killed
-/// distribution is `killed`.
-fn result_lines(r: &Ruleset, st: &State, by: usize, tg: &Unit, killed: &[f64]) -> String {
+/// distribution is `killed`; `also`: the chance of each number killed of
+/// every other unit the fire may kill men of (a battery's shots, canister),
+/// whose enemy units' expected losses score too.
+fn result_lines(
+    r: &Ruleset,
+    st: &State,
+    by: usize,
+    tg: &Unit,
+    killed: &[f64],
+    also: &[(String, Vec<f64>)],
+) -> String {
     let mut out = wrap(&format!("  Killed: {}", shares(killed, "killed", "killed")));
     let fate = morale_fates(r, st, tg, by, killed);
     out.push_str(&fate_lines("  Morale", &fate));
-    let mean: f64 = killed.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
-    let _ = writeln!(
-        out,
-        "  Expected victory points: {mean:.2} (rank and file removed from the enemy)"
+    let mut parts = vec![(tg.id.clone(), mean(killed))];
+    parts.extend(
+        also.iter()
+            .filter(|(id, _)| st.unit(id).is_some_and(|u| u.side != by))
+            .map(|(id, d)| (id.clone(), mean(d))),
     );
+    let total = expected_victory(st, by, &[(tg.id.clone(), killed.to_vec())], also);
+    if parts.len() == 1 {
+        let _ = writeln!(
+            out,
+            "  Expected victory points: {total:.2} (rank and file removed from the enemy)"
+        );
+    } else {
+        let each: Vec<String> = parts.iter().map(|(id, m)| format!("{id} {m:.2}")).collect();
+        out.push_str(&wrap(&format!(
+            "  Expected victory points: {total:.2} (rank and file removed from the enemy: {})",
+            each.join(", ")
+        )));
+    }
     out
+}
+
+/// The mean of a distribution of counts (index: the count).
+fn mean(d: &[f64]) -> f64 {
+    d.iter().enumerate().map(|(k, p)| k as f64 * p).sum()
+}
+
+/// The expected victory points of side `by`'s fire (issue 55): the
+/// expected rank and file killed of every enemy unit among `target` and
+/// `others` (each unit's chance of each number killed), as the engine
+/// scores them (a side scores the enemy's rank and file it removes, its
+/// own men killed by its guns score nothing: docs/rules/charge.md, "The
+/// end of a game"). Expectation is additive, so the units' losses, though
+/// thrown by the same shots, add up exactly.
+#[must_use]
+pub fn expected_victory(
+    st: &State,
+    by: usize,
+    target: &[(String, Vec<f64>)],
+    others: &[(String, Vec<f64>)],
+) -> f64 {
+    target
+        .iter()
+        .chain(others)
+        .filter(|(id, _)| st.unit(id).is_some_and(|u| u.side != by))
+        .map(|(_, d)| mean(d))
+        .sum()
 }
 
 /// The odds text of light infantry's skirmishing fire `n` of `sh` at `tg`
@@ -546,7 +601,7 @@ fn skirmish_odds(
         band.kill.len()
     ));
     let killed = kill_distribution(sh.rf, band.kill.len() as u32, tg.rf);
-    out + &result_lines(r, st, sh.side, tg, &killed)
+    out + &result_lines(r, st, sh.side, tg, &killed, &[])
 }
 
 fn troop<'a>(r: &'a Ruleset, u: &Unit) -> &'a crate::ruleset::Troop {
@@ -764,23 +819,37 @@ fn canister_odds(
         return out;
     }
     let killed = canister_killed(r, at(&tg.id), tg.rf);
-    out.push_str(&result_lines(r, st, gu.side, tg, &killed));
-    for (id, k) in per.iter().filter(|(u, _)| *u != tg.id) {
-        let rf = st.unit(id).map_or(0, |u| u.rf);
-        let mean: f64 = canister_killed(r, *k, rf)
-            .iter()
-            .enumerate()
-            .map(|(j, q)| j as f64 * q)
-            .sum();
+    let also = canister_others(r, st, &per, &tg.id);
+    out.push_str(&result_lines(r, st, gu.side, tg, &killed, &also));
+    for ((id, k), (_, d)) in per.iter().filter(|(u, _)| *u != tg.id).zip(&also) {
         let _ = writeln!(
             out,
-            "  Also in the cones: {id}, {k} figures: {mean:.2} killed on average"
+            "  Also in the cones: {id}, {k} figures: {:.2} killed on average",
+            mean(d)
         );
         if let Some(f) = canister_fate(r, st, id, *k, gu.side) {
             out.push_str(&fate_lines(&format!("  {id}'s morale"), &f));
         }
     }
     out
+}
+
+/// The chance of each number killed of every unit in the canister's cones
+/// (`per`, [`canister_figures`]) but the target `tg`.
+#[must_use]
+pub fn canister_others(
+    r: &Ruleset,
+    st: &State,
+    per: &[(String, u32)],
+    tg: &str,
+) -> Vec<(String, Vec<f64>)> {
+    per.iter()
+        .filter(|(u, _)| u != tg)
+        .map(|(id, k)| {
+            let rf = st.unit(id).map_or(0, |u| u.rf);
+            (id.clone(), canister_killed(r, *k, rf))
+        })
+        .collect()
 }
 
 /// The morale after the move of `unit`, `figures` of whose figures are in
@@ -828,6 +897,9 @@ pub struct GunFire {
     /// Every building section a shot may strike: the chance some shot
     /// strikes it and the damage points it takes on average.
     pub houses: Vec<(String, f64, f64)>,
+    /// The expected victory points of the fire: the rank and file it
+    /// removes from every enemy unit under its shots ([`expected_victory`]).
+    pub victory: f64,
 }
 
 /// The chance of each set of damage points of a battery's guns.
@@ -838,10 +910,11 @@ pub type Damage = BTreeMap<Vec<u32>, f64>;
 /// gun that fires throws its placing dice (roundshot the + and - dice that
 /// move the sleeve, a shell the sector die), then a die for each figure
 /// covered, killing on the band's faces; the guns' kills are summed, at
-/// most the target's rank and file. Err: why no exact odds are given (no
-/// shot from there, or a shot that may strike a standing house on some
-/// throw of its placing dice, whose damage and fire the answer does not
-/// reckon; a house out of every shot's reach changes nothing).
+/// most the target's rank and file. A shot that may strike a standing
+/// house has the engine's house step played on each face of its dice, and
+/// the guns are walked in order over the terrain each way leaves (issue
+/// 55: a section fallen or on fire changes what later shots strike). Err:
+/// why no exact odds are given (no shot from there).
 pub fn exact_gunfire(
     r: &Ruleset,
     st: &State,
@@ -868,82 +941,88 @@ pub fn exact_gunfire(
         others_morale: Vec::new(),
         guns_damage: Vec::new(),
         houses: Vec::new(),
+        victory: 0.0,
     };
-    let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut damage: BTreeMap<String, Damage> = BTreeMap::new();
-    // Each section struck: the chance no gun strikes it, the damage on
-    // average.
-    let mut houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     let mut at_fire = st.clone();
     at_fire.units = before.values().cloned().collect();
-    for (gi, gp) in crate::state::gun_points(r, gu).into_iter().enumerate() {
-        if !engine::gun_fires(r, gu, gi) {
-            continue;
-        }
+    let firing: Vec<(usize, crate::geometry::Pt)> = crate::state::gun_points(r, gu)
+        .into_iter()
+        .enumerate()
+        .filter(|(gi, _)| engine::gun_fires(r, gu, *gi))
+        .collect();
+    // The guns fire one after another from where the units stood, their
+    // kills applied once all have fired, so a later shot reads of the
+    // earlier ones only the houses they struck (a fallen section, one on
+    // fire): the walk's branches, each the chance of a terrain and, for
+    // every unit, of each number of its rank and file killed so far,
+    // merged where the later shots read alike ([`engine::house_key`]).
+    let mut branches = vec![Branch {
+        at: at_fire,
+        p: 1.0,
+        killed: before
+            .keys()
+            .filter(|id| **id != gu.id)
+            .map(|id| (id.clone(), vec![1.0]))
+            .collect(),
+        struck: BTreeMap::new(),
+    }];
+    // Each section struck: the damage points it takes on average.
+    let mut houses: BTreeMap<String, f64> = BTreeMap::new();
+    let mut left = firing.len() as u32;
+    for (gi, gp) in firing {
+        left -= 1;
         if g.range < 0 {
             g.range = crate::geometry::Dist2::of(gp.dist2(aim)).floor();
         }
         let Some((kill, outcomes)) = engine::gun_outcomes(r, &before, gu, tg, gp) else {
             continue;
         };
-        let ways = gun_ways(r, &at_fire, (gp, aim), (g.shell, gu.guns.len()), &outcomes).ok_or(
-            "a house the guns may strike may fall this move: the result is in the move's figures below",
-        )?;
         g.guns += 1;
         let mut cov: Vec<f64> = Vec::new();
-        let of = |c: &engine::Covered, id: &str| c.iter().filter(|(u, _)| u == id).count() as u32;
-        let mut gun_houses: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-        for w in &ways {
-            for h in &w.4 {
-                let e = gun_houses.entry(h.section.clone()).or_default();
-                e.0 += w.0;
-                e.1 += w.0 * f64::from(h.damage);
-            }
-        }
-        for (name, (p, dmg)) in gun_houses {
-            let e = houses.entry(name).or_insert((1.0, 0.0));
-            e.0 *= 1.0 - p;
-            e.1 += dmg;
-        }
-        for (p, figs, ..) in &ways {
-            let n = of(figs, &tg.id);
-            g.covered += p * f64::from(n);
-            if cov.len() <= n as usize {
-                cov.resize(n as usize + 1, 0.0);
-            }
-            cov[n as usize] += p;
-        }
-        let mut ids: Vec<&str> = ways
-            .iter()
-            .flat_map(|o| {
-                o.1.iter()
-                    .map(|(u, _)| u.as_str())
-                    .chain(o.3.iter().map(|(u, _)| u.as_str()))
-            })
-            .collect();
-        ids.push(&tg.id);
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids {
-            let mut one = vec![0.0; 1];
-            for (p, figs, _, kills, _) in &ways {
-                let n = of(figs, id);
-                let by_house: u32 = kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
-                let d = kill_distribution(n, kill.len() as u32, n);
-                if one.len() < d.len() + by_house as usize {
-                    one.resize(d.len() + by_house as usize, 0.0);
+        let mut next: BTreeMap<String, Branch> = BTreeMap::new();
+        for b in &branches {
+            let ways = gun_ways(r, &b.at, (gp, aim), g.shell, &outcomes).ok_or(
+                "a shot the answer cannot follow: the result is in the move's figures below",
+            )?;
+            for w in &ways {
+                let q = b.p * w.p;
+                let n = covered_of(&w.figs, &tg.id);
+                g.covered += q * f64::from(n);
+                if cov.len() <= n as usize {
+                    cov.resize(n as usize + 1, 0.0);
                 }
-                for (k, q) in d.iter().enumerate() {
-                    one[k + by_house as usize] += p * q;
+                cov[n as usize] += q;
+                for h in &w.hits {
+                    *houses.entry(h.section.clone()).or_default() += q * f64::from(h.damage);
                 }
+                let terrain = w.terrain.as_ref().unwrap_or(&b.at.terrain);
+                let e = next
+                    .entry(engine::house_key(r, terrain, left))
+                    .or_insert_with(|| {
+                        let mut at = b.at.clone();
+                        at.terrain.clone_from(terrain);
+                        Branch {
+                            at,
+                            p: 0.0,
+                            killed: BTreeMap::new(),
+                            struck: BTreeMap::new(),
+                        }
+                    });
+                e.follow(b, w, kill.len() as u32);
             }
-            let e = killed.entry(id.to_string()).or_insert_with(|| vec![1.0]);
-            *e = add(e, &one);
         }
+        if next.len() > MAX_TERRAINS {
+            return Err(
+                "too many ways the houses may stand: the result is in the move's figures below",
+            );
+        }
+        branches = next.into_values().collect();
         counter_battery(r, &before, tg, gp, &outcomes, &mut damage);
         g.kill = kill;
         g.per_gun.push((gi, cov));
     }
+    let (killed, struck) = Branch::totals(&branches);
     if g.guns == 0 {
         return Err("no gun of it fires from where it stands");
     }
@@ -967,44 +1046,123 @@ pub fn exact_gunfire(
     g.guns_damage = damage.into_iter().collect();
     g.houses = houses
         .into_iter()
-        .map(|(name, (none, dmg))| (name, 1.0 - none, dmg))
+        .map(|(name, dmg)| (name.clone(), struck.get(&name).copied().unwrap_or(0.0), dmg))
         .collect();
+    g.victory = expected_victory(st, gu.side, &[(tg.id.clone(), g.killed.clone())], &g.others);
     Ok(g)
 }
 
 /// One way a gun's shot may fall: its chance, the figures diced one by
-/// one, the guns under it, the rank and file the houses' table kills of
-/// each occupant, and the sections struck.
-type Way = (
-    f64,
-    engine::Covered,
-    engine::Covered,
-    Vec<(String, u32)>,
-    Vec<crate::events::HouseHit>,
-);
+/// one, the rank and file the houses' table kills of each occupant, the
+/// sections struck, and the terrain after it (None: unchanged).
+struct Way {
+    p: f64,
+    figs: engine::Covered,
+    kills: Vec<(String, u32)>,
+    hits: Vec<crate::events::HouseHit>,
+    terrain: Option<Vec<crate::state::Feature>>,
+}
+
+/// The figures of `id` a shot covers.
+fn covered_of(c: &engine::Covered, id: &str) -> u32 {
+    c.iter().filter(|(u, _)| u == id).count() as u32
+}
+
+/// One branch of a battery's walk over its guns ([`exact_gunfire`]): the
+/// table as the earlier shots left it, its chance, and for every unit the
+/// chance of the branch and each number of its rank and file killed so
+/// far (summing to `p`), and of the branch and each section struck so far.
+struct Branch {
+    at: State,
+    p: f64,
+    killed: BTreeMap<String, Vec<f64>>,
+    struck: BTreeMap<String, f64>,
+}
+
+impl Branch {
+    /// The walk's end: for every unit the chance of each number of its
+    /// rank and file killed, and for every section the chance it is
+    /// struck, over all `branches`.
+    fn totals(branches: &[Branch]) -> (BTreeMap<String, Vec<f64>>, BTreeMap<String, f64>) {
+        let mut killed: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        let mut struck: BTreeMap<String, f64> = BTreeMap::new();
+        for b in branches {
+            for (id, d) in &b.killed {
+                let e = killed.entry(id.clone()).or_default();
+                if e.len() < d.len() {
+                    e.resize(d.len(), 0.0);
+                }
+                for (k, q) in d.iter().enumerate() {
+                    e[k] += q;
+                }
+            }
+            for (name, q) in &b.struck {
+                *struck.entry(name.clone()).or_default() += q;
+            }
+        }
+        (killed, struck)
+    }
+
+    /// Add to this branch the way `w` of the next gun's shot from the
+    /// branch `b` (a figure covered dying on `kills` faces of 6).
+    fn follow(&mut self, b: &Branch, w: &Way, kills: u32) {
+        self.p += b.p * w.p;
+        for (id, d) in &b.killed {
+            let n = covered_of(&w.figs, id);
+            let by_house: u32 = w.kills.iter().filter(|(u, _)| u == id).map(|x| x.1).sum();
+            let mut one = vec![0.0; by_house as usize];
+            one.extend(kill_distribution(n, kills, n));
+            let sum = add(d, &one);
+            let e = self.killed.entry(id.clone()).or_default();
+            if e.len() < sum.len() {
+                e.resize(sum.len(), 0.0);
+            }
+            for (k, q) in sum.iter().enumerate() {
+                e[k] += w.p * q;
+            }
+        }
+        let mut names: Vec<&String> = b.struck.keys().collect();
+        names.extend(w.hits.iter().map(|h| &h.section));
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let was = b.struck.get(name).copied().unwrap_or(0.0);
+            let now = if w.hits.iter().any(|h| h.section == *name) {
+                b.p
+            } else {
+                was
+            };
+            *self.struck.entry(name.clone()).or_default() += w.p * now;
+        }
+    }
+}
 
 /// Each outcome of a gun's placing dice (`outcomes`, as
 /// [`engine::gun_outcomes`] gives them: roundshot by the sleeve's offset
 /// from -5" to 5", a shell the misfire then sectors 2 to 6) spread over
 /// every way the house dice of the shot may fall ([`engine::house_ways`],
-/// the engine's own steps on each face), where the shot may strike a
-/// standing house; None when a house the battery's `guns` may strike
-/// could fall this move (a fallen house changes what later shots strike).
+/// the engine's own steps on each face, on the terrain `at` holds), where
+/// the shot may strike a standing house, each with the terrain it leaves.
+/// None: outcomes not in that form.
 fn gun_ways(
     r: &Ruleset,
     at: &State,
     (gp, aim): (crate::geometry::Pt, crate::geometry::Pt),
-    (shell, guns): (bool, usize),
+    shell: bool,
     outcomes: &[engine::ShotCover],
 ) -> Option<Vec<Way>> {
-    let plain = |(p, f, g): &engine::ShotCover| (*p, f.clone(), g.clone(), Vec::new(), Vec::new());
+    let plain = |(p, f, _): &engine::ShotCover| Way {
+        p: *p,
+        figs: f.clone(),
+        kills: Vec::new(),
+        hits: Vec::new(),
+        terrain: None,
+    };
     let reach = engine::sections_in_reach(r, at, gp, aim, shell);
     if reach.is_empty() {
         return Some(outcomes.iter().map(plain).collect());
     }
-    if engine::house_may_fall(r, at, &reach, guns as u32)
-        || outcomes.len() != if shell { 6 } else { 11 }
-    {
+    if outcomes.len() != if shell { 6 } else { 11 } {
         return None;
     }
     let range = crate::geometry::Dist2::of(gp.dist2(aim));
@@ -1024,7 +1182,13 @@ fn gun_ways(
             },
         };
         for w in engine::house_ways(r, at, gp, aim, shot, &o.1) {
-            out.push((o.0 * w.p, w.figs, o.2.clone(), w.kills, w.hits));
+            out.push(Way {
+                p: o.0 * w.p,
+                figs: w.figs,
+                kills: w.kills,
+                hits: w.hits,
+                terrain: Some(w.terrain),
+            });
         }
     }
     Some(out)
@@ -1113,7 +1277,7 @@ fn gunfire_odds(
         g.covered,
         tg.id
     ));
-    out.push_str(&result_lines(r, st, gu.side, tg, &g.killed));
+    out.push_str(&result_lines(r, st, gu.side, tg, &g.killed, &g.others));
     out.push_str(&others_lines(r, st, &g));
     out
 }

@@ -41,7 +41,9 @@ use adjutant_rules::Rejection;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// The most dice one fire is reckoned for.
+/// The most dice one fire is reckoned for. No legal fire reaches it (issue
+/// 55): at most 48 figures, +2 fire bonus, +2 dense target, 52 dice
+/// (crates/syw/tests/unit/predict.rs checks it against the tables).
 pub const MAX_DICE: u32 = 200;
 
 /// PREDICT for `side`'s orders: the answer, or the rejection a submission

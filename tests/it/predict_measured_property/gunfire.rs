@@ -153,22 +153,10 @@ fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudica
             );
         }
         for (j, (id, d)) in g.guns_damage.iter().enumerate() {
-            let mut keys: Vec<&Vec<u32>> = d.keys().collect();
-            keys.extend(seen_damage[j].keys());
-            keys.sort();
-            keys.dedup();
-            let exact: Vec<f64> = keys
-                .iter()
-                .map(|k| d.get(*k).copied().unwrap_or(0.0))
-                .collect();
-            let seen: Vec<u64> = keys
-                .iter()
-                .map(|k| seen_damage[j].get(*k).copied().unwrap_or(0))
-                .collect();
-            within(
-                &format!("gunfire {done}: {id}'s guns' damage {keys:?}"),
-                &exact,
-                &seen,
+            damage_within(
+                &format!("gunfire {done}: {id}'s guns' damage"),
+                d,
+                &seen_damage[j],
                 runs,
             );
         }
@@ -178,4 +166,28 @@ fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudica
     }
     assert!(others > 0, "no position put another unit under the guns");
     assert!(damaged > 0, "no position put a gun under the guns");
+}
+
+/// PREDICT's exact chance of each set of damage points of a battery's
+/// guns, `d`, against the engine's counts of them over `runs` runs
+/// ([`within`], over every set either holds).
+pub(super) fn damage_within(
+    what: &str,
+    d: &predict::Damage,
+    seen: &std::collections::BTreeMap<Vec<u32>, u64>,
+    runs: u64,
+) {
+    let mut keys: Vec<&Vec<u32>> = d.keys().collect();
+    keys.extend(seen.keys());
+    keys.sort();
+    keys.dedup();
+    let exact: Vec<f64> = keys
+        .iter()
+        .map(|k| d.get(*k).copied().unwrap_or(0.0))
+        .collect();
+    let counts: Vec<u64> = keys
+        .iter()
+        .map(|k| seen.get(*k).copied().unwrap_or(0))
+        .collect();
+    within(&format!("{what} {keys:?}"), &exact, &counts, runs);
 }

@@ -285,13 +285,16 @@ pub(crate) enum HouseShot {
 
 /// One way the house dice of a shot may fall: its chance, the figures
 /// still diced one by one, the rank and file the penetration table (or a
-/// shell's second die) kills of each occupant, and the sections struck.
+/// shell's second die) kills of each occupant, the sections struck, and
+/// the table's terrain after the shot (its damage, a section fallen to
+/// ruins or on fire), which the battery's later shots meet.
 #[derive(Debug, Clone)]
 pub(crate) struct HouseWay {
     pub p: f64,
     pub figs: Vec<(String, usize)>,
     pub kills: Vec<(String, u32)>,
     pub hits: Vec<HouseHit>,
+    pub terrain: Vec<Feature>,
 }
 
 /// PREDICT: every way the house dice of one shot from `gun` at `aim`
@@ -334,6 +337,7 @@ pub(crate) fn house_ways(
                 shell(&mut t, gun, aim, sector, figs.to_vec(), 0, &mut kills)
             }
         };
+        let terrain = std::mem::take(&mut t.st.terrain);
         drop(t);
         if dice.exhausted() {
             for f in 1..=6 {
@@ -348,20 +352,42 @@ pub(crate) fn house_ways(
             figs: left,
             kills: kills.into_iter().map(|(u, k, _)| (u, k)).collect(),
             hits,
+            terrain,
         });
     }
     out
 }
 
-/// PREDICT: whether one of the `sections` may fall (reach the damage that
-/// destroys it) under `shots` more shots this move, each a D6 of damage at
-/// most; a fallen section changes what later shots strike.
-pub(crate) fn house_may_fall(r: &Ruleset, st: &State, sections: &[usize], shots: u32) -> bool {
-    let Some(h) = &r.houses else { return false };
-    sections
-        .iter()
-        .filter_map(|k| st.terrain.get(*k))
-        .any(|f| f.damage + 6 * shots >= h.destroyed)
+/// PREDICT: what of the table's `terrain` the battery's `shots` later
+/// shots this move can still read (issue 55): each section's kind, its
+/// fire and occupants' room, and its damage and shell points only where
+/// those shots (each a D6 of points at most) may still bring it to the
+/// damage that destroys it or the shell points that set it on fire;
+/// below, any damage is alike to them. Ways of a battery's fire whose
+/// terrain gives the same key are merged.
+pub(crate) fn house_key(r: &Ruleset, terrain: &[Feature], shots: u32) -> String {
+    let Some(h) = &r.houses else {
+        return String::new();
+    };
+    let mut key = String::new();
+    for (k, f) in terrain.iter().enumerate().filter(|(_, f)| f.kind != "road") {
+        let reach = |at: u32, bound: u32| {
+            if at + 6 * shots >= bound {
+                at.to_string()
+            } else {
+                "-".to_string()
+            }
+        };
+        key.push_str(&format!(
+            "{k} {} {:?} {} {} {};",
+            f.kind,
+            f.burning,
+            f.capacity,
+            reach(f.damage, h.destroyed),
+            reach(f.shell, h.fire)
+        ));
+    }
+    key
 }
 
 fn section_name(st: &State, k: usize) -> String {

@@ -68,7 +68,7 @@ use sight::*;
 pub(crate) use artillery::{cb_reduce, gun_fires, gun_outcomes, Covered, ShotCover};
 pub use check::check;
 pub(crate) use fire::{firers, skirmish_band};
-pub(crate) use houses::{house_may_fall, house_ways, sections_in_reach, HouseShot};
+pub(crate) use houses::{house_key, house_ways, sections_in_reach, HouseShot};
 pub use melee::{melee_odds, MeleeOdds};
 pub(crate) use morale::{settle_losses, settle_officers};
 pub use odds::{charge_odds, melee_morale_odds, ChargeOdds, MeleeEnd, FATES};
@@ -225,8 +225,13 @@ impl Turn<'_, '_, '_> {
         };
         let k = n.min(u.rf);
         u.rf -= k;
+        // Only the enemy's rank and file score ("the side that removed
+        // more enemy rank and file wins", docs/rules/charge.md): a
+        // battery's shot or canister that kills its own side's men scores
+        // nothing.
+        let enemy = u.side != by;
         *self.lost.entry(id.to_string()).or_default() += k;
-        if let Some(s) = self.st.removed.get_mut(by) {
+        if let Some(s) = self.st.removed.get_mut(by).filter(|_| enemy) {
             *s += k;
         }
         k

@@ -6,6 +6,7 @@ mod books;
 mod events;
 mod line;
 mod orders;
+mod predict;
 mod procedures;
 mod standing;
 mod template;
