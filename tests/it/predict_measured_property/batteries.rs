@@ -49,7 +49,7 @@ fn battery_position(r: &Ruleset, rng: &mut ChaChaDice, guns: u64) -> Option<Stat
 #[test]
 fn charge_exact_charge_after_a_battery_of_several_guns_agrees_with_the_engine() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 1_000, 3_000);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 3, 8);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 3, 4);
     let r = ChargeRuleset::builtin("charge").unwrap();
     let mut rng = ChaChaDice::from_seed(seed(&[55, 58, 2, 3]));
     let orders = "UNIT A: CHARGE X\nUNIT G: FIRE AT X\n";
