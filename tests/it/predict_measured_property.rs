@@ -33,6 +33,7 @@ use adjutant::rules::syw::events::Syw;
 use adjutant::rules::{Chance, Family, Orders};
 use std::fmt::Write as _;
 
+mod batteries;
 mod gunfire;
 mod houses;
 mod houses_others;

@@ -180,6 +180,16 @@ fn between_ways(
 /// the figures under a sleeve or shell-burst by the kills they make): each
 /// way with its chance. With a `budget`, each play spends one, and None
 /// when it runs out.
+///
+/// The guns fire from where the units stood before any fired, their
+/// kills and damage applied once all have fired (artillery.rs
+/// `artillery`), so a gun reads of the shots before it only the houses
+/// they struck. The ways waiting at a gun's first die are grouped by
+/// that alone ([`Group`]): the gun's ways are followed once for the
+/// group, from one of its ways, and each of them then carries every
+/// member's kills and damage added to its own (issue 55): the work is the
+/// group's ways plus the gun's plus their distinct sums, not their
+/// product.
 fn each_face(
     r: &Ruleset,
     part: &Part,
@@ -187,18 +197,38 @@ fn each_face(
     step: impl Fn(&mut Turn<'_, '_, '_>),
 ) -> Option<Vec<(f64, Part)>> {
     let mut out = Vec::new();
-    // (chance, faces, whether it may go on past a gun's first die)
-    let mut open: Vec<(f64, Vec<u32>, bool)> = vec![(1.0, Vec::new(), false)];
-    // Ways waiting at a gun's first die, by what the shots before it do.
-    let mut parked: BTreeMap<String, (f64, Vec<u32>)> = BTreeMap::new();
+    // (chance, faces, whether it may go on past a gun's first die, the
+    // group it stands for)
+    let mut open: Vec<(f64, Vec<u32>, bool, Option<usize>)> = vec![(1.0, Vec::new(), false, None)];
+    let mut groups: Vec<Group> = Vec::new();
+    // Ways waiting at a gun's first die, by the houses the shots before
+    // it leave (and every other event before it).
+    let mut parked: BTreeMap<String, Group> = BTreeMap::new();
+    // Ways of a group at the step's end, by their events' houses and sums.
+    let mut finals: BTreeMap<(String, Sig), (f64, Vec<u32>)> = BTreeMap::new();
+    // The ways of a group's followed way that stop (at the next gun's
+    // first die, or at the end), by their group, where they stop, their
+    // houses and what the gun adds: those alike are carried to the group's
+    // members once ([`Group::combine`]).
+    let mut pending: BTreeMap<Stop, (f64, Vec<u32>, usize)> = BTreeMap::new();
     loop {
-        while let Some((q, faces, free)) = open.pop() {
+        while let Some((q, faces, free, grp)) = open.pop() {
             if let Some(b) = budget.as_deref_mut() {
                 *b = b.checked_sub(1)?;
             }
             let (after, thrown) = part.play(r, faces.clone(), &step);
             if thrown <= faces.len() {
-                out.push((q, after));
+                match grp {
+                    None => out.push((q, after)),
+                    Some(g) => {
+                        // Merged with the other ways to the same end by
+                        // their sums, each then played once.
+                        let key: Vec<String> = after.ev.iter().map(terrain_effect).collect();
+                        let adds = groups[g].adds(&after.ev);
+                        let e = pending.entry((g, true, key.join("\n"), adds));
+                        e.or_insert((0.0, faces, 0)).0 += q;
+                    }
+                }
                 continue;
             }
             let next = next_dice(
@@ -210,37 +240,216 @@ fn each_face(
                 budget.as_deref_mut(),
             )?;
             match next {
-                Next::Wait(key) => parked.entry(key).or_insert((0.0, faces)).0 += q,
-                Next::Ways(ways) => {
+                Next::Wait(at) => {
+                    let done = &after.ev[part.ev.len()..at];
+                    let key: Vec<String> = done.iter().map(terrain_effect).collect();
+                    let key = key.join("\n");
+                    match grp {
+                        None => {
+                            let members = BTreeMap::from([(Sig::of(done), (q, faces.clone()))]);
+                            park(&mut parked, key, (at, faces), members);
+                        }
+                        Some(g) => {
+                            let adds = groups[g].adds(&after.ev[..at]);
+                            let e = pending.entry((g, false, key, adds));
+                            e.or_insert((0.0, faces, at)).0 += q;
+                        }
+                    }
+                }
+                Next::Ways(_, false) if grp.is_some() => {
+                    // A die outside the gun's shot (the musketry, canister):
+                    // each member's sums go on as ways of their own.
+                    let g = grp.unwrap_or_default();
+                    let all = groups[g].combine(q, &Sig::default(), &faces);
+                    open.extend(all.into_values().map(|(q, f)| (q, f, false, None)));
+                }
+                Next::Ways(ways, _) => {
                     for (p, next) in ways {
                         let mut more = faces.clone();
                         more.extend(next);
-                        open.push((q * p, more, false));
+                        open.push((q * p, more, false, grp));
                     }
                 }
             }
         }
+        for ((g, end, key, adds), (q, faces, at)) in std::mem::take(&mut pending) {
+            let members = groups[g].combine(q, &adds, &faces);
+            if end {
+                for (s, (qm, f)) in members {
+                    finals.entry((key.clone(), s)).or_insert((0.0, f)).0 += qm;
+                }
+            } else {
+                park(&mut parked, key, (at, faces), members);
+            }
+        }
+        if !finals.is_empty() {
+            let ends = std::mem::take(&mut finals).into_values();
+            open.extend(ends.map(|(q, f)| (q, f, false, None)));
+            continue;
+        }
         if parked.is_empty() {
             return Some(out);
         }
-        open.extend(
-            std::mem::take(&mut parked)
-                .into_values()
-                .map(|(q, f)| (q, f, true)),
-        );
+        for g in std::mem::take(&mut parked).into_values() {
+            open.push((g.q, g.rep.1.clone(), true, Some(groups.len())));
+            groups.push(g);
+        }
+    }
+}
+
+/// Where a way of a group's followed way stops ([`each_face`]): its
+/// group, whether at the end (else at a gun's first die), its houses
+/// ([`terrain_effect`]) and what its shots add from the group's gun on.
+type Stop = (usize, bool, String, Sig);
+
+/// Park the ways `members` (each distinct sum, its chance and faces) at a
+/// gun's first die with the others whose events before it read `key`
+/// ([`terrain_effect`]); `rep`: the index of the gun's shot event and the
+/// faces of the way followed if the group is new.
+fn park(
+    parked: &mut BTreeMap<String, Group>,
+    key: String,
+    rep: (usize, Vec<u32>),
+    members: BTreeMap<Sig, (f64, Vec<u32>)>,
+) {
+    let e = parked.entry(key).or_insert_with(|| Group {
+        q: 0.0,
+        rep,
+        members: BTreeMap::new(),
+    });
+    for (s, (qm, f)) in members {
+        e.q += qm;
+        e.members.entry(s).or_insert((0.0, f)).0 += qm;
+    }
+}
+
+/// What the shots of a step kill and damage, summed: the rank and file of
+/// each unit killed by the figures' dice, and the damage points of each
+/// gun (unit, gun) hit by counter-battery. Both are applied once every
+/// gun has fired, so a way's sum is all that follows reads of them.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Sig {
+    kills: BTreeMap<String, u32>,
+    damage: BTreeMap<(String, usize), u32>,
+}
+
+impl Sig {
+    /// The sums of the shots among `ev`.
+    fn of(ev: &[Event]) -> Sig {
+        let mut s = Sig::default();
+        for e in ev {
+            let (killed, cb) = match e {
+                Charge::Roundshot {
+                    killed,
+                    counter_battery,
+                    ..
+                } => (Some(killed), Some(counter_battery)),
+                Charge::Shell {
+                    killed,
+                    counter_battery,
+                    ..
+                } => (killed.as_ref(), counter_battery.as_ref()),
+                _ => (None, None),
+            };
+            for (u, k) in killed.into_iter().flatten() {
+                *s.kills.entry(u.clone()).or_default() += k;
+            }
+            for c in cb.into_iter().flatten() {
+                *s.damage.entry((c.unit.clone(), c.gun)).or_default() += c.damage;
+            }
+        }
+        s
+    }
+
+    /// `self` and `more` summed.
+    fn plus(&self, more: &Sig) -> Sig {
+        let mut s = self.clone();
+        for (u, k) in &more.kills {
+            *s.kills.entry(u.clone()).or_default() += k;
+        }
+        for (g, k) in &more.damage {
+            *s.damage.entry(g.clone()).or_default() += k;
+        }
+        s
+    }
+}
+
+/// The ways waiting at a gun's first die that the step's events before
+/// it leave alike but for the shots' kills and damage ([`Sig`]): the
+/// group's chance, the way followed for all of them (the index of the
+/// event of its gun's shot, and its faces) and each distinct sum with its
+/// chance and the faces of one way to it.
+struct Group {
+    q: f64,
+    rep: (usize, Vec<u32>),
+    members: BTreeMap<Sig, (f64, Vec<u32>)>,
+}
+
+impl Group {
+    /// What the shots among `ev` (a way of the followed way's events
+    /// until it stops) add from the group's gun on.
+    fn adds(&self, ev: &[Event]) -> Sig {
+        Sig::of(ev.get(self.rep.0..).unwrap_or_default())
+    }
+
+    /// A way of the group's followed way (chance `q`, what its shots add
+    /// `shots`, its faces `faces`: the followed way's and more) carried to
+    /// every member: each member's faces then the same more, its sums
+    /// with `shots` added, its chance its share of the group's times `q`. The members' sums are
+    /// distinct, so are these: the caller merges them with other ways'
+    /// (the convolution of the group's sums with the gun's).
+    fn combine(&self, q: f64, shots: &Sig, faces: &[u32]) -> BTreeMap<Sig, (f64, Vec<u32>)> {
+        let more = &faces[self.rep.1.len().min(faces.len())..];
+        let mut out: BTreeMap<Sig, (f64, Vec<u32>)> = BTreeMap::new();
+        for (s, (qm, f)) in &self.members {
+            let mut f = f.clone();
+            f.extend_from_slice(more);
+            let e = out.entry(s.plus(shots)).or_insert((0.0, f));
+            e.0 += q * qm / self.q;
+        }
+        out
     }
 }
 
 /// What [`next_dice`] found the next die to be.
 enum Next {
-    /// The ways the next dice can fall: (chance, faces).
-    Ways(Vec<(f64, Vec<u32>)>),
-    /// A gun's first die: the way waits there with every other that the
-    /// step's shots before it leave alike (the key): the guns fire from
-    /// the positions before any fired and their kills and damage are
-    /// applied once all have fired (artillery.rs `artillery`), so what
-    /// follows reads of those shots only their kills, houses and damage.
-    Wait(String),
+    /// The ways the next dice can fall: (chance, faces), and whether the
+    /// die is one of a gun's shot (its placing dice, its figures' dice,
+    /// a house's or counter-battery's die).
+    Ways(Vec<(f64, Vec<u32>)>, bool),
+    /// A gun's first die, the event it makes at this index: the way waits
+    /// there with every other that the step's events before it leave on
+    /// the same houses ([`terrain_effect`]), each way's kills and damage
+    /// kept apart ([`Group`]): the guns fire from the positions before any
+    /// fired and their kills and damage are applied once all have fired
+    /// (artillery.rs `artillery`), so a later gun reads of those shots
+    /// only the houses they struck.
+    Wait(usize),
+}
+
+/// What an event does to the later shots of the step: all of it but a
+/// shot's dice, sleeve, kills and counter-battery damage (its houses kept).
+fn terrain_effect(e: &Event) -> String {
+    let mut e = e.clone();
+    match &mut e {
+        Charge::Roundshot {
+            killed,
+            counter_battery,
+            ..
+        } => {
+            killed.clear();
+            counter_battery.clear();
+        }
+        Charge::Shell {
+            killed,
+            counter_battery,
+            ..
+        } => {
+            (*killed, *counter_battery) = (None, None);
+        }
+        _ => {}
+    }
+    effect(&e)
 }
 
 /// What an event does for the rest of the step: a shot's kills, houses
@@ -305,7 +514,12 @@ fn next_dice(
         }
         Some(())
     };
-    let single = || Some(Next::Ways((1..=6).map(|f| (1.0 / 6.0, vec![f])).collect()));
+    let six = |shot: bool| {
+        Some(Next::Ways(
+            (1..=6).map(|f| (1.0 / 6.0, vec![f])).collect(),
+            shot,
+        ))
+    };
     spend(1)?;
     let play = |more: &[u32]| {
         let mut f = faces.to_vec();
@@ -316,8 +530,13 @@ fn next_dice(
     let from = part.ev.len().min(after.ev.len()).min(two.ev.len());
     let Some(at) = (from..after.ev.len().min(two.ev.len())).find(|i| after.ev[*i] != two.ev[*i])
     else {
-        return single();
+        return six(false);
     };
+    let in_shot = matches!(
+        after.ev[at],
+        Charge::Roundshot { .. } | Charge::Shell { .. }
+    );
+    let single = || six(in_shot);
     // (the shot's + die, its figures' dice, the faces that kill)
     let shot = |e: &Event| match e {
         Charge::Roundshot {
@@ -343,8 +562,7 @@ fn next_dice(
         )
     );
     if first && !free {
-        let done: Vec<String> = after.ev[part.ev.len()..at].iter().map(effect).collect();
-        return Some(Next::Wait(done.join("\n")));
+        return Some(Next::Wait(at));
     }
     let (Some((p1, d1, kill)), Some((p2, d2, _))) = (shot(&after.ev[at]), shot(&two.ev[at])) else {
         return single();
@@ -374,7 +592,7 @@ fn next_dice(
             };
             ways.entry(covers).or_insert((0.0, pm)).0 += f64::from(6 - d.abs()) / 36.0;
         }
-        return Some(Next::Ways(ways.into_values().collect()));
+        return Some(Next::Ways(ways.into_values().collect(), true));
     }
     let Some(j) = (0..d1.len().min(d2.len())).find(|i| d1[*i] != d2[*i]) else {
         return single();
@@ -385,7 +603,7 @@ fn next_dice(
     let (kills, misses): (Vec<u32>, Vec<u32>) = (1..=6).partition(|f| kill.contains(f));
     let (Some(&k), Some(&m)) = (kills.first(), misses.first()) else {
         // Every face kills, or none: one way.
-        return Some(Next::Ways(vec![(1.0, vec![1; d1.len() - j])]));
+        return Some(Next::Ways(vec![(1.0, vec![1; d1.len() - j])], true));
     };
     // Which unit each die's figure belongs to: its die alone a kill.
     let n = d1.len() - j;
@@ -427,7 +645,7 @@ fn next_dice(
         }
         ways = next;
     }
-    Some(Next::Ways(ways))
+    Some(Next::Ways(ways, true))
 }
 
 /// The most ways the charge step is followed through (beyond, the answer
