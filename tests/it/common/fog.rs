@@ -250,10 +250,20 @@ fn has_word(hay: &str, needle: &str) -> bool {
 pub fn card_leaks(r: &Ruleset, mine: &BTreeSet<String>, texts: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     // Phrases of the game that hold a card's name: a scenario's "last
-    // counter-attack turn" (Pegasus Bridge's victory condition).
+    // counter-attack turn" (Pegasus Bridge's victory condition), and the
+    // house rule's Firefight, which is not the card (docs/rules/memoir44/
+    // main-rules.md): a side's own battle "(firefight)" with "Firefight (no
+    // orders)" and its event's `"how":"firefight"` (the enemy's firefights
+    // reach a side as close assaults, `fog::neutral_how`).
     let lower: Vec<String> = texts
         .iter()
-        .map(|t| t.to_lowercase().replace("counter-attack turn", "-"))
+        .map(|t| {
+            t.to_lowercase()
+                .replace("counter-attack turn", "-")
+                .replace("firefight (no orders)", "-")
+                .replace("(firefight)", "-")
+                .replace("\"how\":\"firefight\"", "\"how\":\"-\"")
+        })
         .collect();
     for c in r.cards.iter().filter(|c| !mine.contains(&c.id)) {
         for s in spellings(r, &c.id) {
