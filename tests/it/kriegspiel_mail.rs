@@ -15,7 +15,7 @@ use crate::common;
 
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44::{self, fog, Ruleset, State as M44};
-use common::fog::{card_leaks, known, leaks, own_cards};
+use common::fog::{card_leaks, known, leaks, minefield_leaks, own_cards};
 use common::{latest_state, mail, reply_address, Site};
 use mail_parser::MimeHeaders;
 use serde_json::Value;
@@ -122,19 +122,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         // from it is checked in tests/it/picture_mail.rs).
         common::set_picture(&site, "svg");
         let emails = ["p0@example.org", "p1@example.org"];
-        let opening = latest_state_of(scenario);
-        site.ok(&[
-            "new-game",
-            "--scenario",
-            scenario,
-            "--seat",
-            &format!("{}={}", opening[0], emails[0]),
-            "--seat",
-            &format!("{}={}", opening[1], emails[1]),
-            "--referee",
-            "ref@example.org",
-            "--kriegspiel",
-        ]);
+        new_kriegspiel_game(&site, scenario, &emails);
         let addr = [
             reply_address(&site, emails[0]),
             reply_address(&site, emails[1]),
@@ -142,6 +130,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         let mut rng = ChaChaDice::from_seed([g as u8 ^ 0x5a; 32]);
         let mut sent = BTreeSet::new();
         let mut mine: [BTreeSet<String>; 2] = Default::default();
+        let mut mines_told: [BTreeSet<String>; 2] = Default::default();
         // The welcomes show the opening position (before any judge's
         // opening phase, such as an airdrop: that has a report of its own).
         let opening_state = state_at(&site, 0);
@@ -158,6 +147,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
             &[],
             &[String::new(), String::new()],
             &mut mine,
+            &mut mines_told,
             &format!("{scenario} game {g} welcome"),
         );
         for n in &later {
@@ -174,6 +164,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 &events,
                 &[String::new(), String::new()],
                 &mut mine,
+                &mut mines_told,
                 &format!("{scenario} game {g} the judge's opening phase"),
             );
         }
@@ -245,6 +236,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 &events,
                 &said,
                 &mut mine,
+                &mut mines_told,
                 &format!("{scenario} game {g} turn {t}"),
             );
             turns_played += 1;
@@ -256,6 +248,23 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         u64::from(mails_checked) > played * 10,
         "the mails were read"
     );
+}
+
+/// A Kriegspiel game of `scenario` with a referee, its sides seated in order.
+fn new_kriegspiel_game(site: &Site, scenario: &str, emails: &[&str; 2]) {
+    let opening = latest_state_of(scenario);
+    site.ok(&[
+        "new-game",
+        "--scenario",
+        scenario,
+        "--seat",
+        &format!("{}={}", opening[0], emails[0]),
+        "--seat",
+        &format!("{}={}", opening[1], emails[1]),
+        "--referee",
+        "ref@example.org",
+        "--kriegspiel",
+    ]);
 }
 
 /// The sides of a shipped scenario, in the order the judge seats them.
@@ -277,6 +286,7 @@ fn check_new_mails(
     events: &[Value],
     said: &[String; 2],
     mine: &mut [BTreeSet<String>; 2],
+    mines_told: &mut [BTreeSet<String>; 2],
     context: &str,
 ) -> u32 {
     let r = Ruleset::builtin().unwrap();
@@ -306,7 +316,17 @@ fn check_new_mails(
         let k = known(&r, before, after, i, events, &said[i]);
         let empty = Value::Object(serde_json::Map::new());
         let v = p.json.as_ref().unwrap_or(&empty);
-        let problems = leaks(&r, after, i, &k, v, &p.html, &p.text);
+        let mut problems = leaks(&r, after, i, &k, v, &p.html, &p.text);
+        problems.extend(minefield_leaks(
+            &r,
+            after,
+            i,
+            &k,
+            &mut mines_told[i],
+            v,
+            &p.html,
+            &p.text,
+        ));
         assert!(
             problems.is_empty(),
             "{context}, mail {name} to {}:\n{}\n\n{}\nthe turn's events: {}",

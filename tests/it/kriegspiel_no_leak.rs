@@ -30,7 +30,7 @@ use adjutant::rules::Load;
 
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};
-use common::fog::{card_leaks, known, leaks, own_cards};
+use common::fog::{card_leaks, known, leaks, minefield_leaks, own_cards};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -50,6 +50,7 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
     let mut st: State = rules.setup(&sc, &mut deck).expect("setup");
     let mut turns = 0;
     let mut mine: [BTreeSet<String>; 2] = Default::default();
+    let mut mines_told: [BTreeSet<String>; 2] = Default::default();
     for t in 1..=200 {
         if rules.result(&st).is_some() {
             break;
@@ -138,7 +139,17 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             let v: Value = serde_json::from_str(&parts.json).expect("view json");
             let own = if *name == side { orders.as_str() } else { "" };
             let k = known(r, &before, &after, i, &stored, own);
-            let problems = leaks(r, &after, i, &k, &v, &parts.svg, &parts.combat);
+            let mut problems = leaks(r, &after, i, &k, &v, &parts.svg, &parts.combat);
+            problems.extend(minefield_leaks(
+                r,
+                &after,
+                i,
+                &k,
+                &mut mines_told[i],
+                &v,
+                &parts.svg,
+                &[parts.combat.as_str(), &parts.map].concat(),
+            ));
             assert!(
                 problems.is_empty(),
                 "{scenario} game {n} turn {t}, {name}'s mail:\n{}",
@@ -232,6 +243,63 @@ fn no_mail_shows_an_unseen_enemy_unit() {
         games.start
     );
     assert!(u64::from(total) > played, "the games were played");
+}
+
+/// A minefield turned over where a side sees nothing stays face down on
+/// its board (docs/rules/kriegspiel.md, "minefield turned over"): the
+/// engine's view passes the check, and a view that shows the turn-over
+/// fails it in the JSON, the SVG and the text.
+#[test]
+fn a_minefield_turned_over_out_of_sight_stays_face_down() {
+    let rules = Rules::load("memoir44").unwrap();
+    let r = Ruleset::builtin().unwrap();
+    let mut sc = Scenario::shipped("miteiriya-ridge");
+    sc.options.insert("kriegspiel".into(), "true".into());
+    let st = rules
+        .setup(&sc, &mut ChaChaDice::from_seed([1; 32]))
+        .unwrap();
+    let mut m: M44 = st.get::<M44>().unwrap().clone();
+    // One of the axis's minefields, the allied units that see it taken off
+    // (nearest first): out of the allies' sight.
+    let side = m.sides.iter().position(|s| s == "allies").unwrap();
+    let at = m
+        .minefields
+        .iter()
+        .find(|f| f.side != side)
+        .expect("a minefield")
+        .at;
+    while fog::sees_hex(&r, &m, side, at) {
+        let nearest = (0..m.units.len())
+            .filter(|&i| m.units[i].side == side)
+            .min_by_key(|&i| m.units[i].at.distance(at))
+            .expect("an allied unit sees it");
+        m.units.remove(nearest);
+    }
+    assert!(m.units.iter().any(|u| u.side == side), "allied units left");
+    let f = m.minefields.iter_mut().find(|f| f.at == at).unwrap();
+    f.revealed = true;
+    let h = at.to_string();
+    let viewer = Viewer::Side(m.sides[side].clone());
+    let k = known(&r, &m, &m, side, &[], "");
+    let honest = view::view(&r, &m, &viewer);
+    let parts = adjutant::rules::memoir44::report::parts(&honest, None);
+    let v = serde_json::to_value(&honest).unwrap();
+    let mut told = BTreeSet::new();
+    let p = minefield_leaks(&r, &m, side, &k, &mut told, &v, &parts.svg, &parts.map);
+    assert!(p.is_empty(), "the engine's view of {h}: {p:?}");
+    // The referee sees it turned over; a side's view that shows it so leaks.
+    let all = view::view(&r, &m, &Viewer::Referee);
+    let mut leaked = honest.clone();
+    leaked.minefields = all.minefields.clone();
+    let lv = serde_json::to_value(&leaked).unwrap();
+    let lp = adjutant::rules::memoir44::report::parts(&leaked, None);
+    let p = minefield_leaks(&r, &m, side, &k, &mut told, &lv, &lp.svg, &lp.map);
+    for what in ["view shows", "SVG shows", "text shows"] {
+        assert!(
+            p.iter().any(|x| x.contains(what) && x.contains(&h)),
+            "{what} {h}: {p:?}"
+        );
+    }
 }
 
 /// The check is not blind: a view that leaks one unseen unit fails it.

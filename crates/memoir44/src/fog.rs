@@ -9,6 +9,7 @@ use super::board::Hex;
 mod cards;
 mod redact;
 use super::events::Event;
+use super::mines::Minefield;
 use super::ruleset::Ruleset;
 use super::state::{State, Unit};
 use super::Viewer;
@@ -30,6 +31,12 @@ pub struct Fog {
     /// them: from where it saw them, to where it sees them).
     #[serde(default)]
     pub seen_before: Vec<Vec<Hex>>,
+    /// Per side: the turned-over minefields it knows are turned over (it
+    /// was told of the turn-over, or has seen the hex since). Empty when no
+    /// side knows of any. A counter flipped where a side sees nothing is
+    /// not flipped on its board: that would say an enemy unit stepped there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mines_known: Vec<Vec<Hex>>,
 }
 
 /// Read the option's value.
@@ -38,7 +45,7 @@ pub fn parse_option(v: &str) -> Result<Fog, String> {
         "true" | "on" | "yes" | "" => Ok(Fog::default()),
         "known-start" => Ok(Fog {
             known_start: true,
-            seen_before: Vec::new(),
+            ..Fog::default()
         }),
         "false" | "off" | "no" => Err("to play without fog, leave the option out".into()),
         other => Err(format!(
@@ -92,6 +99,55 @@ pub fn sees_hex(r: &Ruleset, s: &State, side: usize, h: Hex) -> bool {
         .any(|o| o.at.distance(h) <= super::weather::seen_range(r, s, battle_range(r, o)))
 }
 
+/// Does `side` see the minefield `m` turned over? Without fog, whenever it
+/// is; under fog, only where the side was told of the turn-over or sees the
+/// hex now (Appendix 1's "its numbered side visible to both players" meets
+/// Kriegspiel's "Players can only 'see' enemy Units on their Board when they
+/// come into Battle Range of their own Units": the counter turns over because
+/// an enemy unit stepped on it).
+#[must_use]
+pub fn sees_turned_over(r: &Ruleset, s: &State, side: usize, m: &Minefield) -> bool {
+    let Some(f) = &s.fog else {
+        return m.revealed;
+    };
+    m.revealed
+        && (f.mines_known.get(side).is_some_and(|k| k.contains(&m.at))
+            || sees_hex(r, s, side, m.at))
+}
+
+/// After a turn of a fog game: each side learns of the minefields turned
+/// over where it was told of the turn-over (its own unit stepped there, or it
+/// saw the hex: `redact`) or sees the hex now. What it knew stays known.
+pub fn learn_minefields(r: &Ruleset, next: &mut State, events: &[Event]) {
+    let Some(f) = &next.fog else {
+        return;
+    };
+    let mut known = f.mines_known.clone();
+    known.resize(next.sides.len(), Vec::new());
+    for (i, k) in known.iter_mut().enumerate() {
+        let viewer = Viewer::Side(next.sides[i].clone());
+        for e in redact(r, next, &viewer, events.to_vec()) {
+            if let Event::MinefieldRevealed { at, .. } = e {
+                k.push(at);
+            }
+        }
+        for m in next.minefields.iter().filter(|m| m.revealed) {
+            if sees_hex(r, next, i, m.at) {
+                k.push(m.at);
+            }
+        }
+        k.retain(|h| next.minefields.iter().any(|m| m.revealed && m.at == *h));
+        k.sort();
+        k.dedup();
+    }
+    if known.iter().all(Vec::is_empty) {
+        known.clear();
+    }
+    if let Some(f) = next.fog.as_mut() {
+        f.mines_known = known;
+    }
+}
+
 /// The enemy units `side` sees now.
 #[must_use]
 pub fn seen_units<'a>(r: &Ruleset, s: &'a State, side: usize) -> Vec<&'a Unit> {
@@ -124,6 +180,9 @@ pub fn knowledge(r: &Ruleset, s: &State, side: usize) -> State {
         return k;
     }
     k.units.retain(|u| sees(r, s, side, u));
+    for m in &mut k.minefields {
+        m.revealed = sees_turned_over(r, s, side, m);
+    }
     let kept = |id: u32| k.units.iter().any(|u| u.id == id);
     let engagements: Vec<_> = k
         .engagements

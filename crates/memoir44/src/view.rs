@@ -363,13 +363,22 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
         minefields: s
             .minefields
             .iter()
-            .map(|m| MinefieldView {
-                at: m.at,
-                side: side_id(m.side),
-                strength: (m.revealed
-                    || matches!(viewer, Viewer::Referee | Viewer::Revealed(None)))
-                .then_some(m.strength),
-                revealed: m.revealed,
+            .map(|m| {
+                // Kriegspiel: turned over on a side's board only where it
+                // knows of the turn-over (fog.rs); observers see none.
+                let revealed = match super::fog::fogged_side(s, viewer) {
+                    None => m.revealed,
+                    Some(None) => false,
+                    Some(Some(i)) => super::fog::sees_turned_over(r, s, i, m),
+                };
+                MinefieldView {
+                    at: m.at,
+                    side: side_id(m.side),
+                    strength: (revealed
+                        || matches!(viewer, Viewer::Referee | Viewer::Revealed(None)))
+                    .then_some(m.strength),
+                    revealed,
+                }
             })
             .collect(),
         markers: markers(r, s, viewer),

@@ -129,10 +129,11 @@ pub fn leaks(
     if combat.contains("hidden:") {
         out.push("the report's text holds a hidden minefield strength".into());
     }
-    // The compact map's legend lists the scenario's objectives by hex (public
-    // data; whether the enemy holds one is hidden in the view): not a
-    // sighting, whoever stands there.
-    let combat = &without_objective_list(combat);
+    // The compact map's legend lists the scenario's objectives and the
+    // minefields by hex (public data; whether the enemy holds an objective,
+    // or has turned a minefield over, is hidden in the view and checked by
+    // `minefield_leaks`): not a sighting, whoever stands there.
+    let combat = &without_public_lists(combat);
     for u in after.units.iter().filter(|u| u.side != side) {
         let h = u.at.to_string();
         if known.contains(&h) {
@@ -157,14 +158,80 @@ pub fn leaks(
 }
 
 /// `text` without the compact map's " Objectives: E5 Allies, I5 Allies."
-/// list (which may be wrapped over lines), nor the legend's.
-fn without_objective_list(text: &str) -> String {
+/// and " Minefields: C4 (Axis, hidden), ..." lists (which may be wrapped
+/// over lines), nor the legend's.
+fn without_public_lists(text: &str) -> String {
     let mut out = text.to_string();
-    while let Some(i) = out.find(" Objectives: ") {
-        out = match out[i..].find('.') {
-            Some(j) => format!("{}{}", &out[..i], &out[i + j + 1..]),
-            None => out[..i].to_string(),
-        };
+    for list in [" Objectives:", " Minefields:"] {
+        while let Some(i) = out.find(list) {
+            out = match out[i..].find('.') {
+                Some(j) => format!("{}{}", &out[..i], &out[i + j + 1..]),
+                None => out[..i].to_string(),
+            };
+        }
+    }
+    out
+}
+
+/// Kriegspiel: a minefield turned over where a side saw nothing must stay
+/// face down on its board (the turn-over would say an enemy unit stepped
+/// there). `told` grows over a game: the minefields the side may know are
+/// turned over, those turned over at a hex it knew this turn (`known`) or
+/// within its units' battle range now. Returns the view's, the SVG's and the
+/// text's showings of any other minefield turned over.
+#[allow(clippy::too_many_arguments)] // the side's whole mail, as `leaks`
+pub fn minefield_leaks(
+    r: &Ruleset,
+    after: &M44,
+    side: usize,
+    known: &BTreeSet<String>,
+    told: &mut BTreeSet<String>,
+    v: &Value,
+    svg: &str,
+    text: &str,
+) -> Vec<String> {
+    for m in after.minefields.iter().filter(|m| m.revealed) {
+        let h = m.at.to_string();
+        if known.contains(&h) || fog::sees_hex(r, after, side, m.at) {
+            told.insert(h);
+        }
+    }
+    let mut out = Vec::new();
+    for f in v["minefields"].as_array().into_iter().flatten() {
+        let shown = f["revealed"].as_bool() == Some(true) || f.get("strength").is_some();
+        if let Some(h) = f["at"].as_str() {
+            if shown && !told.contains(h) {
+                out.push(format!(
+                    "view shows the minefield at {h} turned over, unseen by the side: {f}"
+                ));
+            }
+        }
+    }
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for m in &after.minefields {
+        let h = m.at.to_string();
+        if told.contains(&h) {
+            continue;
+        }
+        let mark = format!("class=\"minefield\" data-hex=\"{h}\"");
+        if let Some(i) = svg.find(&mark) {
+            let rest = &svg[i..];
+            let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
+            if !label.ends_with(">M?") {
+                out.push(format!(
+                    "the SVG shows the minefield at {h} turned over: {label}"
+                ));
+            }
+        }
+        for (i, _) in flat.match_indices(&format!("{h} (")) {
+            let entry = &flat[i..];
+            let entry = &entry[..entry.find(')').unwrap_or(entry.len())];
+            if entry.contains("strength") {
+                out.push(format!(
+                    "the text shows the minefield at {h} turned over: {entry})"
+                ));
+            }
+        }
     }
     out
 }
