@@ -332,6 +332,10 @@ struct ExpectView {
     /// nor in its report lines (a card's id or name).
     #[serde(default)]
     not_in_view: Vec<String>,
+    /// Words (any case) that must appear in the side's view.json or report
+    /// lines (the wire it last saw on a hex).
+    #[serde(default)]
+    in_view: Vec<String>,
     /// Words that must appear in exactly one of the side's report lines.
     #[serde(default)]
     told_once: Vec<String>,
@@ -1464,6 +1468,11 @@ fn check_view(
     for w in &ev.not_in_view {
         if all.contains(&w.to_lowercase()) {
             problems.push(format!("view.{sd}: its view holds \"{w}\": {lines:?}"));
+        }
+    }
+    for w in &ev.in_view {
+        if !all.contains(&w.to_lowercase()) {
+            problems.push(format!("view.{sd}: its view lacks \"{w}\": {lines:?}"));
         }
     }
 }

@@ -14,6 +14,7 @@ use super::ruleset::Ruleset;
 use super::state::{State, Unit};
 use super::Viewer;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The game option: `kriegspiel=true`, or `kriegspiel=known-start` when the
 /// players know where the opponent's units started ("Players may also know
@@ -37,6 +38,11 @@ pub struct Fog {
     /// not flipped on its board: that would say an enemy unit stepped there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mines_known: Vec<Vec<Hex>>,
+    /// Per side: the hexes whose tiles or obstacles changed out of its
+    /// sight (wire cut, sandbags laid, a bridge blown), with what it last
+    /// saw there, until its units see the hex again. Empty when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terrain_seen: Vec<BTreeMap<Hex, Vec<String>>>,
 }
 
 /// Read the option's value.
@@ -115,10 +121,69 @@ pub fn sees_turned_over(r: &Ruleset, s: &State, side: usize, m: &Minefield) -> b
             || sees_hex(r, s, side, m.at))
 }
 
+/// The tiles and obstacles `side` sees on hex `h`: what it last saw there
+/// if they changed out of its sight (`Fog::terrain_seen`), else the truth.
+#[must_use]
+pub fn features_seen(s: &State, side: Option<usize>, h: Hex) -> &[String] {
+    side.and_then(|i| s.fog.as_ref()?.terrain_seen.get(i)?.get(&h))
+        .map_or_else(|| s.features(h), Vec::as_slice)
+}
+
+/// After a turn of a fog game, what each side learnt: the minefields turned
+/// over, and the tiles and obstacles it saw change or did not.
+pub fn learn_after_turn(r: &Ruleset, before: &State, next: &mut State, events: &[Event]) {
+    learn_minefields(r, next, events);
+    learn_terrain(r, before, next);
+}
+
+/// A hex whose tiles or obstacles changed this turn where a side saw neither
+/// before nor after keeps, on its board, what it last saw there ("Players
+/// can only 'see' enemy Units on their Board when they come into Battle
+/// Range of their own Units": wire cut or sandbags laid out of sight would
+/// say where an enemy unit stood); once its units see the hex it sees the
+/// truth.
+fn learn_terrain(r: &Ruleset, before: &State, next: &mut State) {
+    let Some(f) = &next.fog else {
+        return;
+    };
+    let mut seen = f.terrain_seen.clone();
+    seen.resize(next.sides.len(), BTreeMap::new());
+    let changed: Vec<Hex> = if before.terrain == next.terrain {
+        Vec::new()
+    } else {
+        let mut hs: Vec<Hex> = before
+            .terrain
+            .keys()
+            .chain(next.terrain.keys())
+            .copied()
+            .collect();
+        hs.sort();
+        hs.dedup();
+        hs.retain(|&h| before.features(h) != next.features(h));
+        hs
+    };
+    for (i, believed) in seen.iter_mut().enumerate() {
+        for &h in &changed {
+            if !sees_hex(r, before, i, h) && !sees_hex(r, next, i, h) {
+                believed
+                    .entry(h)
+                    .or_insert_with(|| before.features(h).to_vec());
+            }
+        }
+        believed.retain(|&h, was| !sees_hex(r, next, i, h) && was.as_slice() != next.features(h));
+    }
+    if seen.iter().all(BTreeMap::is_empty) {
+        seen.clear();
+    }
+    if let Some(f) = next.fog.as_mut() {
+        f.terrain_seen = seen;
+    }
+}
+
 /// After a turn of a fog game: each side learns of the minefields turned
 /// over where it was told of the turn-over (its own unit stepped there, or it
 /// saw the hex: `redact`) or sees the hex now. What it knew stays known.
-pub fn learn_minefields(r: &Ruleset, next: &mut State, events: &[Event]) {
+fn learn_minefields(r: &Ruleset, next: &mut State, events: &[Event]) {
     let Some(f) = &next.fog else {
         return;
     };
@@ -182,6 +247,15 @@ pub fn knowledge(r: &Ruleset, s: &State, side: usize) -> State {
     k.units.retain(|u| sees(r, s, side, u));
     for m in &mut k.minefields {
         m.revealed = sees_turned_over(r, s, side, m);
+    }
+    if let Some(seen) = s.fog.as_ref().and_then(|f| f.terrain_seen.get(side)) {
+        for (h, was) in seen {
+            if was.is_empty() {
+                k.terrain.remove(h);
+            } else {
+                k.terrain.insert(*h, was.clone());
+            }
+        }
     }
     let kept = |id: u32| k.units.iter().any(|u| u.id == id);
     let engagements: Vec<_> = k

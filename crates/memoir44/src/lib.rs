@@ -135,7 +135,7 @@ pub fn adjudicate(
         if let Some(f) = next.fog.as_mut() {
             f.seen_before = seen;
         }
-        fog::learn_minefields(r, &mut next, &events);
+        fog::learn_after_turn(r, s, &mut next, &events);
     }
     Ok((next, events))
 }
