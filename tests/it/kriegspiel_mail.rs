@@ -15,7 +15,7 @@ use crate::common;
 
 use adjutant::engine::dice::ChaChaDice;
 use adjutant::rules::memoir44::{self, fog, Ruleset, State as M44};
-use common::fog::{card_leaks, known, leaks, minefield_leaks, own_cards};
+use common::fog::{board_leaks, card_leaks, known, leaks, own_cards, Board};
 use common::{latest_state, mail, reply_address, Site};
 use mail_parser::MimeHeaders;
 use serde_json::Value;
@@ -130,7 +130,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
         let mut rng = ChaChaDice::from_seed([g as u8 ^ 0x5a; 32]);
         let mut sent = BTreeSet::new();
         let mut mine: [BTreeSet<String>; 2] = Default::default();
-        let mut mines_told: [BTreeSet<String>; 2] = Default::default();
+        let mut boards: [Board; 2] = Default::default();
         // The welcomes show the opening position (before any judge's
         // opening phase, such as an airdrop: that has a report of its own).
         let opening_state = state_at(&site, 0);
@@ -147,7 +147,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
             &[],
             &[String::new(), String::new()],
             &mut mine,
-            &mut mines_told,
+            &mut boards,
             &format!("{scenario} game {g} welcome"),
         );
         for n in &later {
@@ -164,7 +164,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 &events,
                 &[String::new(), String::new()],
                 &mut mine,
-                &mut mines_told,
+                &mut boards,
                 &format!("{scenario} game {g} the judge's opening phase"),
             );
         }
@@ -236,7 +236,7 @@ fn no_mail_to_a_side_shows_an_unseen_enemy_unit() {
                 &events,
                 &said,
                 &mut mine,
-                &mut mines_told,
+                &mut boards,
                 &format!("{scenario} game {g} turn {t}"),
             );
             turns_played += 1;
@@ -286,7 +286,7 @@ fn check_new_mails(
     events: &[Value],
     said: &[String; 2],
     mine: &mut [BTreeSet<String>; 2],
-    mines_told: &mut [BTreeSet<String>; 2],
+    boards: &mut [Board; 2],
     context: &str,
 ) -> u32 {
     let r = Ruleset::builtin().unwrap();
@@ -317,12 +317,13 @@ fn check_new_mails(
         let empty = Value::Object(serde_json::Map::new());
         let v = p.json.as_ref().unwrap_or(&empty);
         let mut problems = leaks(&r, after, i, &k, v, &p.html, &p.text);
-        problems.extend(minefield_leaks(
+        problems.extend(board_leaks(
             &r,
+            before,
             after,
             i,
             &k,
-            &mut mines_told[i],
+            &mut boards[i],
             v,
             &p.html,
             &p.text,

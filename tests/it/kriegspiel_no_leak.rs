@@ -30,7 +30,7 @@ use adjutant::rules::Load;
 
 use adjutant::rules::memoir44::{self, fog, view, Ruleset, State as M44};
 use adjutant::rules::{Chance, Orders, Rules, Scenario, State, Viewer};
-use common::fog::{card_leaks, known, leaks, minefield_leaks, own_cards};
+use common::fog::{board_leaks, card_leaks, known, leaks, own_cards, Board};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -50,7 +50,7 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
     let mut st: State = rules.setup(&sc, &mut deck).expect("setup");
     let mut turns = 0;
     let mut mine: [BTreeSet<String>; 2] = Default::default();
-    let mut mines_told: [BTreeSet<String>; 2] = Default::default();
+    let mut boards: [Board; 2] = Default::default();
     for t in 1..=200 {
         if rules.result(&st).is_some() {
             break;
@@ -140,12 +140,13 @@ fn play(rules: &Rules, r: &Ruleset, scenario: &str, n: u64) -> u32 {
             let own = if *name == side { orders.as_str() } else { "" };
             let k = known(r, &before, &after, i, &stored, own);
             let mut problems = leaks(r, &after, i, &k, &v, &parts.svg, &parts.combat);
-            problems.extend(minefield_leaks(
+            problems.extend(board_leaks(
                 r,
+                &before,
                 &after,
                 i,
                 &k,
-                &mut mines_told[i],
+                &mut boards[i],
                 &v,
                 &parts.svg,
                 &[parts.combat.as_str(), &parts.map].concat(),
@@ -246,7 +247,7 @@ fn no_mail_shows_an_unseen_enemy_unit() {
 }
 
 /// A minefield turned over where a side sees nothing stays face down on
-/// its board (docs/rules/kriegspiel.md, "minefield turned over"): the
+/// its board, and its hexes as it last saw them (docs/rules/kriegspiel.md, "minefield turned over"): the
 /// engine's view passes the check, and a view that shows the turn-over
 /// fails it in the JSON, the SVG and the text.
 #[test]
@@ -284,8 +285,8 @@ fn a_minefield_turned_over_out_of_sight_stays_face_down() {
     let honest = view::view(&r, &m, &viewer);
     let parts = adjutant::rules::memoir44::report::parts(&honest, None);
     let v = serde_json::to_value(&honest).unwrap();
-    let mut told = BTreeSet::new();
-    let p = minefield_leaks(&r, &m, side, &k, &mut told, &v, &parts.svg, &parts.map);
+    let mut told = Board::default();
+    let p = board_leaks(&r, &m, &m, side, &k, &mut told, &v, &parts.svg, &parts.map);
     assert!(p.is_empty(), "the engine's view of {h}: {p:?}");
     // The referee sees it turned over; a side's view that shows it so leaks.
     let all = view::view(&r, &m, &Viewer::Referee);
@@ -293,13 +294,27 @@ fn a_minefield_turned_over_out_of_sight_stays_face_down() {
     leaked.minefields = all.minefields.clone();
     let lv = serde_json::to_value(&leaked).unwrap();
     let lp = adjutant::rules::memoir44::report::parts(&leaked, None);
-    let p = minefield_leaks(&r, &m, side, &k, &mut told, &lv, &lp.svg, &lp.map);
+    let p = board_leaks(&r, &m, &m, side, &k, &mut told, &lv, &lp.svg, &lp.map);
     for what in ["view shows", "SVG shows", "text shows"] {
         assert!(
             p.iter().any(|x| x.contains(what) && x.contains(&h)),
             "{what} {h}: {p:?}"
         );
     }
+    // A board redrawn at a hex changed out of sight fails too: sandbags laid
+    // at the hex behind the side's back, the truth drawn (no turn was played,
+    // so the engine kept nothing of what the side last saw there).
+    let mut seen = Board::default();
+    let _ = board_leaks(&r, &m, &m, side, &k, &mut seen, &v, "", "");
+    let mut dug = m.clone();
+    dug.terrain.entry(at).or_default().push("sandbag".into());
+    let redrawn = serde_json::to_value(view::view(&r, &dug, &viewer)).unwrap();
+    let p = board_leaks(&r, &m, &dug, side, &k, &mut seen, &redrawn, "", "");
+    assert!(
+        p.iter()
+            .any(|x| x.contains("changed out of the side's sight") && x.contains(&h)),
+        "{p:?}"
+    );
 }
 
 /// The check is not blind: a view that leaks one unseen unit fails it.

@@ -4,7 +4,7 @@
 
 use adjutant::rules::memoir44::{fog, Ruleset, State as M44};
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Every hex string an event's JSON names.
 pub fn hexes_named(e: &Value, out: &mut Vec<String>) {
@@ -132,7 +132,7 @@ pub fn leaks(
     // The compact map's legend lists the scenario's objectives and the
     // minefields by hex (public data; whether the enemy holds an objective,
     // or has turned a minefield over, is hidden in the view and checked by
-    // `minefield_leaks`): not a sighting, whoever stands there.
+    // `board_leaks`): not a sighting, whoever stands there.
     let combat = &without_public_lists(combat);
     for u in after.units.iter().filter(|u| u.side != side) {
         let h = u.at.to_string();
@@ -173,30 +173,43 @@ fn without_public_lists(text: &str) -> String {
     out
 }
 
-/// Kriegspiel: a minefield turned over where a side saw nothing must stay
-/// face down on its board (the turn-over would say an enemy unit stepped
-/// there). `told` grows over a game: the minefields the side may know are
-/// turned over, those turned over at a hex it knew this turn (`known`) or
-/// within its units' battle range now. Returns the view's, the SVG's and the
-/// text's showings of any other minefield turned over.
+/// What a side's board has shown it over a game (`board_leaks`).
+#[derive(Default)]
+pub struct Board {
+    /// The minefields it may know are turned over.
+    pub mines: BTreeSet<String>,
+    /// The hexes its last view drew (tile and obstacles), by hex.
+    pub hexes: Option<BTreeMap<String, Value>>,
+}
+
+/// Kriegspiel: a minefield turned over, or a hex's tiles or obstacles
+/// changed, where a side saw nothing must not change its board (the change
+/// would say an enemy unit stepped there). `seen` grows over a game: the
+/// minefields the side may know are turned over (turned over at a hex it
+/// knew this turn, `known`, or within its units' battle range now), and the
+/// hexes its last view drew. Returns the view's, the SVG's and the text's
+/// showings of any other minefield turned over, and the view's hexes changed
+/// out of the side's sight since its last view.
 #[allow(clippy::too_many_arguments)] // the side's whole mail, as `leaks`
-pub fn minefield_leaks(
+pub fn board_leaks(
     r: &Ruleset,
+    before: &M44,
     after: &M44,
     side: usize,
     known: &BTreeSet<String>,
-    told: &mut BTreeSet<String>,
+    seen: &mut Board,
     v: &Value,
     svg: &str,
     text: &str,
 ) -> Vec<String> {
+    let mut out = terrain_leaks(r, before, after, side, known, seen, v);
+    let told = &mut seen.mines;
     for m in after.minefields.iter().filter(|m| m.revealed) {
         let h = m.at.to_string();
         if known.contains(&h) || fog::sees_hex(r, after, side, m.at) {
             told.insert(h);
         }
     }
-    let mut out = Vec::new();
     for f in v["minefields"].as_array().into_iter().flatten() {
         let shown = f["revealed"].as_bool() == Some(true) || f.get("strength").is_some();
         if let Some(h) = f["at"].as_str() {
@@ -233,6 +246,51 @@ pub fn minefield_leaks(
             }
         }
     }
+    out
+}
+
+/// The view's hexes (tile and obstacles) that changed since the side's last
+/// view where the truth changed this turn out of its sight; records this
+/// view's hexes as the last.
+fn terrain_leaks(
+    r: &Ruleset,
+    before: &M44,
+    after: &M44,
+    side: usize,
+    known: &BTreeSet<String>,
+    seen: &mut Board,
+    v: &Value,
+) -> Vec<String> {
+    let Some(list) = v["board"]["hexes"].as_array() else {
+        return Vec::new();
+    };
+    let now: BTreeMap<String, Value> = list
+        .iter()
+        .filter_map(|e| Some((e["at"].as_str()?.to_string(), e.clone())))
+        .collect();
+    let mut out = Vec::new();
+    if let Some(last) = &seen.hexes {
+        let mut hexes: Vec<_> = before.terrain.keys().chain(after.terrain.keys()).collect();
+        hexes.sort();
+        hexes.dedup();
+        for &h in hexes {
+            let name = h.to_string();
+            let out_of_sight = !known.contains(&name)
+                && !fog::sees_hex(r, before, side, h)
+                && !fog::sees_hex(r, after, side, h);
+            if before.features(h) != after.features(h)
+                && out_of_sight
+                && now.get(&name) != last.get(&name)
+            {
+                out.push(format!(
+                    "the view's board at {name} changed out of the side's sight: {:?} -> {:?}",
+                    last.get(&name),
+                    now.get(&name)
+                ));
+            }
+        }
+    }
+    seen.hexes = Some(now);
     out
 }
 
