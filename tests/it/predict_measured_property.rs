@@ -52,6 +52,25 @@ fn pick<T: Clone>(rng: &mut ChaChaDice, v: &[T]) -> T {
 
 use crate::common::seed_from as seed;
 
+/// `count` positions drawn one by one by `draw` (given how many are drawn
+/// already) from the stream seeded `s`, a draw of None tried again; fails
+/// after 100,000 tries, "too few {what}".
+fn positions_of<T>(
+    s: &[u64],
+    count: u64,
+    what: &str,
+    mut draw: impl FnMut(u64, &mut ChaChaDice) -> Option<T>,
+) -> Vec<T> {
+    let mut rng = ChaChaDice::from_seed(seed(s));
+    let (mut out, mut tries) = (Vec::new(), 0);
+    while (out.len() as u64) < count {
+        tries += 1;
+        assert!(tries < 100_000, "too few {what}");
+        out.extend(draw(out.len() as u64, &mut rng));
+    }
+    out
+}
+
 /// Dice whose first face is forced, the rest seeded.
 struct FirstThen {
     first: Option<u32>,
@@ -419,30 +438,17 @@ fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 1, 1]));
-    let (mut done, mut tries, mut varied) = (0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = pick_off_position(&r, &mut rng) else {
-            continue;
-        };
+    let drawn = positions_of(&[55, 55, 1, 1], positions, "legal positions", |_, rng| {
+        pick_off_position(&r, rng)
+    });
+    let mut varied = 0;
+    for (done, st) in (0..).zip(drawn) {
         let exact = predict::exact_pick_off_at(&r, &st, "J", "X")
             .unwrap()
             .killed;
         let mut seen = vec![0_u64; exact.len().max(1) + 8];
         for i in 0..runs {
-            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 2]));
-            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
-            let mut chance = Chance {
-                dice: &mut dice,
-                deck: &mut deck,
-            };
-            let o = [Orders {
-                side: "british".into(),
-                text: "UNIT J: PICK OFF X\n".into(),
-            }];
-            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let (_, ev) = morale::play(&r, &st, "UNIT J: PICK OFF X\n", seed(&[done, i, 55, 2]));
             let killed = ev
                 .iter()
                 .filter(
@@ -469,7 +475,6 @@ fn charge_exact_pick_off_agrees_with_the_engines_adjudication() {
         if exact.iter().filter(|p| **p > 1e-12).count() > 2 {
             varied += 1;
         }
-        done += 1;
     }
     assert!(varied > 0, "every position had two outcomes or fewer");
 }
@@ -636,14 +641,11 @@ fn charge_exact_canister_agrees_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 4, 4]));
-    let (mut done, mut tries, mut diced) = (0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = canister_position(&r, &mut rng) else {
-            continue;
-        };
+    let drawn = positions_of(&[55, 55, 4, 4], positions, "legal positions", |_, rng| {
+        canister_position(&r, rng)
+    });
+    let mut diced = 0;
+    for (done, st) in (0..).zip(drawn) {
         let (g, x) = (st.unit("G").unwrap(), st.unit("X").unwrap());
         let per =
             predict::canister_figures(&r, &st, &std::collections::BTreeMap::new(), g, x).unwrap();
@@ -651,17 +653,12 @@ fn charge_exact_canister_agrees_with_the_engines_adjudication() {
         let exact = predict::canister_killed(&r, figs, x.rf);
         let mut seen = vec![0_u64; 64];
         for i in 0..runs {
-            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 4]));
-            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
-            let mut chance = Chance {
-                dice: &mut dice,
-                deck: &mut deck,
-            };
-            let o = [Orders {
-                side: "british".into(),
-                text: "UNIT G: FIRE CANISTER AT X\n".into(),
-            }];
-            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let (_, ev) = morale::play(
+                &r,
+                &st,
+                "UNIT G: FIRE CANISTER AT X\n",
+                seed(&[done, i, 55, 4]),
+            );
             let killed: u32 = ev
                 .iter()
                 .filter_map(|e| match e {
@@ -680,7 +677,6 @@ fn charge_exact_canister_agrees_with_the_engines_adjudication() {
         if figs > 0 {
             diced += 1;
         }
-        done += 1;
     }
     assert!(diced > 0, "no position put a figure of X in the cones");
 }
@@ -721,14 +717,11 @@ fn charge_exact_roundshot_and_shells_agree_with_the_engines_adjudication() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 5, 5]));
-    let (mut done, mut tries, mut shells, mut hit) = (0, 0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = gunfire_position(&r, &mut rng) else {
-            continue;
-        };
+    let drawn = positions_of(&[55, 55, 5, 5], positions, "legal positions", |_, rng| {
+        gunfire_position(&r, rng)
+    });
+    let (mut shells, mut hit) = (0, 0);
+    for (done, st) in (0..).zip(drawn) {
         let x = st.unit("X").unwrap();
         let g = predict::exact_gunfire_at(&r, &st, "G", "X").unwrap();
         let mut seen = vec![0_u64; 64];
@@ -737,17 +730,7 @@ fn charge_exact_roundshot_and_shells_agree_with_the_engines_adjudication() {
         let (first, ref covered) = g.per_gun[0];
         let mut seen_covered = vec![0_u64; 64];
         for i in 0..runs {
-            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 5]));
-            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
-            let mut chance = Chance {
-                dice: &mut dice,
-                deck: &mut deck,
-            };
-            let o = [Orders {
-                side: "british".into(),
-                text: "UNIT G: FIRE AT X\n".into(),
-            }];
-            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
+            let (_, ev) = morale::play(&r, &st, "UNIT G: FIRE AT X\n", seed(&[done, i, 55, 5]));
             for e in &ev {
                 match e {
                     Charge::Roundshot { gun, figures, .. } if *gun == first + 1 => {
@@ -791,10 +774,9 @@ fn charge_exact_roundshot_and_shells_agree_with_the_engines_adjudication() {
         );
         shells += u64::from(g.shell);
         hit += u64::from(g.covered > 0.0);
-        done += 1;
     }
     assert!(
-        shells > 0 && shells < done,
+        shells > 0 && shells < positions,
         "roundshot and shells both tried"
     );
     assert!(
@@ -1071,6 +1053,20 @@ fn charge_melee_position_with(
     extra: &str,
     orders: &str,
 ) -> Option<(State, predict::ChargeOdds)> {
+    let st = charge_melee_table(r, rng, terrain, extra, orders)?;
+    let exact = predict::exact_charge_at(r, &st, "british", orders, "A")?;
+    Some((st, exact))
+}
+
+/// The position of [`charge_melee_position_with`] without A's exact odds
+/// (None: the table or the orders refused).
+fn charge_melee_table(
+    r: &Ruleset,
+    rng: &mut ChaChaDice,
+    terrain: &str,
+    extra: &str,
+    orders: &str,
+) -> Option<State> {
     let (a, formation) = pick(
         rng,
         &[
@@ -1127,8 +1123,7 @@ fn charge_melee_position_with(
     );
     let st = state::load(r, &text, "prop.toml").ok()?;
     r.check(&st, "british", orders).ok()?;
-    let exact = predict::exact_charge_at(r, &st, "british", orders, "A")?;
-    Some((st, exact))
+    Some(st)
 }
 
 /// How a move ended for a melee's units, read from the engine's events
@@ -1210,6 +1205,24 @@ fn charge_run_of(r: &Ruleset, st: &State, orders: &str, s: [u8; 32], ids: &[&str
     end_of(&after, &ev, ids)
 }
 
+/// The engine's `runs` adjudications of the British `orders` on `st`
+/// (position `pos`, the dice seeded by it, the run and `tag`) against
+/// A's exact odds, [`ends_within`].
+fn runs_within(
+    what: &str,
+    (r, st, orders): (&Ruleset, &State, &str),
+    exact: &predict::ChargeOdds,
+    (pos, tag, runs): (u64, u64, u64),
+) {
+    let mut seen = std::collections::BTreeMap::new();
+    for i in 0..runs {
+        *seen
+            .entry(charge_melee_run(r, st, orders, seed(&[pos, i, 55, tag])))
+            .or_insert(0) += 1;
+    }
+    ends_within(what, exact, &seen, runs);
+}
+
 /// The engine's runs of one position against its exact odds, every
 /// outcome within the tolerance.
 fn ends_within(
@@ -1236,16 +1249,15 @@ fn ends_within(
         .collect();
     keys.sort();
     keys.dedup();
+    // The exact outcomes summed by what a run shows of them (one pass:
+    // a battery's many kills make thousands of outcomes).
+    let mut by_key: std::collections::BTreeMap<End, f64> = std::collections::BTreeMap::new();
+    for (e, p) in &exact.outcomes {
+        *by_key.entry(key(e)).or_default() += p;
+    }
     let shares: Vec<f64> = keys
         .iter()
-        .map(|k| {
-            exact
-                .outcomes
-                .iter()
-                .filter(|(e, _)| key(e) == *k)
-                .map(|(_, p)| *p)
-                .sum()
-        })
+        .map(|k| by_key.get(k).copied().unwrap_or(0.0))
         .collect();
     let total: f64 = shares.iter().sum();
     assert!(
@@ -1571,17 +1583,11 @@ fn charge_exact_charge_beside_a_burning_house_agrees_with_the_engines_adjudicati
             continue;
         };
         let exact = predict::exact_charge_at(&r, &st, "british", orders, "A").expect("exact");
-        let mut seen = std::collections::BTreeMap::new();
-        for i in 0..runs {
-            *seen
-                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 9])))
-                .or_insert(0) += 1;
-        }
-        ends_within(
+        runs_within(
             &format!("charge by a burning house {done}"),
+            (&r, &st, orders),
             &exact,
-            &seen,
-            runs,
+            (done, 9, runs),
         );
         left += u64::from(leaves(&r, &st, orders));
         done += 1;
@@ -1738,17 +1744,11 @@ fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine(
             assert!(guns == 2, "not exact (sampled): {orders}{st:?}");
             continue;
         };
-        let mut seen = std::collections::BTreeMap::new();
-        for i in 0..runs {
-            *seen
-                .entry(charge_melee_run(&r, &st, orders, seed(&[done, i, 55, 12])))
-                .or_insert(0) += 1;
-        }
-        ends_within(
+        runs_within(
             &format!("charge after a battery {done}"),
+            (&r, &st, orders),
             &exact,
-            &seen,
-            runs,
+            (done, 12, runs),
         );
         many += u64::from(
             exact

@@ -60,58 +60,25 @@ fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudica
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 13, 13]));
-    let (mut done, mut tries, mut others, mut damaged) = (0, 0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = gunfire_others_position(&r, &mut rng) else {
-            continue;
-        };
+    let drawn = super::positions_of(&[55, 55, 13, 13], positions, "legal positions", |_, rng| {
+        let st = gunfire_others_position(&r, rng)?;
         let g = predict::exact_gunfire_at(&r, &st, "G", "X").unwrap();
         // Draw again a position where no shot can reach Z or a gun, but
         // for one in four.
         if g.others.is_empty() && g.guns_damage.is_empty() && rng.roll(4) > 1 {
-            continue;
+            return None;
         }
+        Some((st, g))
+    });
+    let (mut others, mut damaged) = (0, 0);
+    for (done, (st, g)) in (0..).zip(drawn) {
         let mut seen_killed: Vec<Vec<u64>> = vec![Vec::new(); g.others.len()];
         let mut seen_damage: Vec<std::collections::BTreeMap<Vec<u32>, u64>> =
             vec![std::collections::BTreeMap::new(); g.guns_damage.len()];
         for i in 0..runs {
-            let mut dice = ChaChaDice::from_seed(seed(&[done, i, 55, 13]));
-            let mut deck = ChaChaDice::from_seed(seed(&[7, 7, 7, 7]));
-            let mut chance = Chance {
-                dice: &mut dice,
-                deck: &mut deck,
-            };
-            let o = [Orders {
-                side: "british".into(),
-                text: "UNIT G: FIRE AT X\n".into(),
-            }];
-            let (_, ev) = r.adjudicate(&st, &o, &mut chance).expect("played");
-            let mut killed: std::collections::BTreeMap<&str, u32> = Default::default();
-            let mut points: std::collections::BTreeMap<(&str, usize), u32> = Default::default();
-            for e in &ev {
-                let (k, cb) = match e {
-                    Charge::Roundshot {
-                        killed,
-                        counter_battery,
-                        ..
-                    } => (killed, counter_battery.as_slice()),
-                    Charge::Shell {
-                        killed: Some(killed),
-                        counter_battery,
-                        ..
-                    } => (killed, counter_battery.as_deref().unwrap_or_default()),
-                    _ => continue,
-                };
-                for (u, n) in k {
-                    *killed.entry(u.as_str()).or_default() += n;
-                }
-                for c in cb {
-                    *points.entry((c.unit.as_str(), c.gun - 1)).or_default() += c.damage;
-                }
-            }
+            let (_, ev) =
+                super::morale::play(&r, &st, "UNIT G: FIRE AT X\n", seed(&[done, i, 55, 13]));
+            let (killed, points, _) = super::houses_others::run_of(&ev);
             for (j, (id, _)) in g.others.iter().enumerate() {
                 let rf = st.unit(id).unwrap().rf;
                 tally(
@@ -119,30 +86,7 @@ fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudica
                     killed.get(id.as_str()).copied().unwrap_or(0).min(rf) as usize,
                 );
             }
-            for (j, (id, _)) in g.guns_damage.iter().enumerate() {
-                let at: Vec<u32> = st
-                    .unit(id)
-                    .unwrap()
-                    .guns
-                    .iter()
-                    .enumerate()
-                    .map(|(k, gs)| gs.damage + points.get(&(id.as_str(), k)).copied().unwrap_or(0))
-                    .collect();
-                *seen_damage[j].entry(at).or_insert(0) += 1;
-            }
-            // No unit PREDICT leaves out loses a figure or a gun's point.
-            for (u, n) in &killed {
-                assert!(
-                    *n == 0 || *u == "X" || g.others.iter().any(|(id, _)| id == u),
-                    "{u} lost {n} figures, not in the answer: {st:?}"
-                );
-            }
-            for ((u, _), n) in &points {
-                assert!(
-                    *n == 0 || g.guns_damage.iter().any(|(id, _)| id == u),
-                    "{u}'s guns took {n} points, not in the answer: {st:?}"
-                );
-            }
+            tally_damage((&st, &g), (&killed, &points), &mut seen_damage);
         }
         for (j, (id, d)) in g.others.iter().enumerate() {
             within(
@@ -162,11 +106,52 @@ fn charge_exact_gunfire_on_other_units_and_guns_agrees_with_the_engines_adjudica
         }
         others += u64::from(!g.others.is_empty());
         damaged += u64::from(g.guns_damage.iter().any(|(_, d)| d.len() > 1));
-        done += 1;
     }
     assert!(others > 0, "no position put another unit under the guns");
     assert!(damaged > 0, "no position put a gun under the guns");
 }
+
+/// One engine run of a battery's fire on `st` against the answer `g`:
+/// each battery of the answer's `guns_damage` its guns' damage points
+/// after the run (the damage before and the run's `points`, by unit and
+/// gun index) counted in `seen` (one map a battery, in the answer's
+/// order); and no unit the answer leaves out loses a figure (`killed`,
+/// X's and the answer's others' aside) or a gun's point.
+pub(super) fn tally_damage(
+    (st, g): (&State, &predict::GunFire),
+    (killed, points): (&Killed, &Points),
+    seen: &mut [std::collections::BTreeMap<Vec<u32>, u64>],
+) {
+    for (j, (id, _)) in g.guns_damage.iter().enumerate() {
+        let at: Vec<u32> = st
+            .unit(id)
+            .unwrap()
+            .guns
+            .iter()
+            .enumerate()
+            .map(|(k, gs)| gs.damage + points.get(&(id.clone(), k)).copied().unwrap_or(0))
+            .collect();
+        *seen[j].entry(at).or_insert(0) += 1;
+    }
+    for (u, n) in killed {
+        assert!(
+            *n == 0 || u == "X" || g.others.iter().any(|(id, _)| id == u),
+            "{u} lost {n} figures, not in the answer: {st:?}"
+        );
+    }
+    for ((u, _), n) in points {
+        assert!(
+            *n == 0 || g.guns_damage.iter().any(|(id, _)| id == u),
+            "{u}'s guns took {n} points, not in the answer: {st:?}"
+        );
+    }
+}
+
+/// Each unit's rank and file killed in a run.
+pub(super) type Killed = std::collections::BTreeMap<String, u32>;
+
+/// Each gun's damage points taken in a run, by (unit, gun index).
+pub(super) type Points = std::collections::BTreeMap<(String, usize), u32>;
 
 /// PREDICT's exact chance of each set of damage points of a battery's
 /// guns, `d`, against the engine's counts of them over `runs` runs

@@ -64,17 +64,13 @@ fn charge_exact_gunfire_with_a_house_agrees_with_the_engines_adjudication() {
     // the parent's, for the houses at the edge of a sleeve's reach.
     let positions = 4 * depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 31, 31]));
-    let (mut done, mut tries, mut struck, mut occupant) = (0, 0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = house_position(&r, &mut rng) else {
-            continue;
-        };
-        let Ok(g) = predict::exact_gunfire_at(&r, &st, "G", "X") else {
-            continue;
-        };
+    let drawn = super::positions_of(&[55, 55, 31, 31], positions, "legal positions", |_, rng| {
+        let st = house_position(&r, rng)?;
+        let g = predict::exact_gunfire_at(&r, &st, "G", "X").ok()?;
+        Some((st, g))
+    });
+    let (mut struck, mut occupant) = (0, 0);
+    for (done, (st, g)) in (0..).zip(drawn) {
         let (mut seen, mut hit) = (Vec::new(), vec![0_u64; 2]);
         for i in 0..runs {
             let (_, ev) =
@@ -116,7 +112,6 @@ fn charge_exact_gunfire_with_a_house_agrees_with_the_engines_adjudication() {
             runs,
         );
         struck += u64::from(hit[1] > 0);
-        done += 1;
     }
     assert!(struck > 0, "no position's shots struck the house");
     assert!(occupant > 0, "no position killed X in the house");

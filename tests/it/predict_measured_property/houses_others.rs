@@ -90,13 +90,9 @@ fn house_and_others_position(r: &Ruleset, rng: &mut ChaChaDice) -> Option<State>
 /// What one engine run of the fire did: each unit's rank and file killed
 /// (figures' dice and the house's table) and each gun's damage points
 /// taken, and whether a shot struck the house.
-type Run = (
-    std::collections::BTreeMap<String, u32>,
-    std::collections::BTreeMap<(String, usize), u32>,
-    bool,
-);
+type Run = (super::gunfire::Killed, super::gunfire::Points, bool);
 
-fn run_of(ev: &[Charge]) -> Run {
+pub(super) fn run_of(ev: &[Charge]) -> Run {
     let (mut killed, mut points, mut struck) = Run::default();
     for e in ev {
         let (k, cb, houses) = match e {
@@ -148,22 +144,20 @@ fn charge_exact_gunfire_with_a_house_and_other_units_agrees_with_the_engines_adj
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = 2 * depth::games("PREDICT_MEASURED_POSITIONS", 6, 12);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 41, 41]));
-    let (mut done, mut tries, mut both, mut fell) = (0, 0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let Some(st) = house_and_others_position(&r, &mut rng) else {
-            continue;
-        };
+    let drawn = super::positions_of(&[55, 55, 41, 41], positions, "legal positions", |_, rng| {
+        let st = house_and_others_position(&r, rng)?;
         let g = predict::exact_gunfire_at(&r, &st, "G", "X").unwrap();
         // Draw again a position where no shot may strike the house, or
         // reach Z or a gun with the house whole, but for one in four.
         let others = !g.others.is_empty() || !g.guns_damage.is_empty();
         let may_fall = st.terrain[0].damage > 0 && g.guns > 1;
         if (g.houses.is_empty() || !(others || may_fall)) && rng.roll(4) > 1 {
-            continue;
+            return None;
         }
+        Some((st, g, others))
+    });
+    let (mut both, mut fell) = (0, 0);
+    for (done, (st, g, others)) in (0..).zip(drawn) {
         let mut seen_killed: Vec<Vec<u64>> = vec![Vec::new(); g.others.len() + 1];
         let mut seen_damage: Vec<std::collections::BTreeMap<Vec<u32>, u64>> =
             vec![std::collections::BTreeMap::new(); g.guns_damage.len()];
@@ -188,23 +182,7 @@ fn charge_exact_gunfire_with_a_house_and_other_units_agrees_with_the_engines_adj
             for (j, (id, _)) in g.others.iter().enumerate() {
                 tally(&mut seen_killed[j + 1], of(id));
             }
-            for (j, (id, _)) in g.guns_damage.iter().enumerate() {
-                let at: Vec<u32> = st
-                    .unit(id)
-                    .unwrap()
-                    .guns
-                    .iter()
-                    .enumerate()
-                    .map(|(k, gs)| gs.damage + points.get(&(id.clone(), k)).copied().unwrap_or(0))
-                    .collect();
-                *seen_damage[j].entry(at).or_insert(0) += 1;
-            }
-            for (u, n) in &killed {
-                assert!(
-                    *n == 0 || u == "X" || g.others.iter().any(|(id, _)| id == u),
-                    "{u} lost {n} figures, not in the answer: {st:?}"
-                );
-            }
+            super::gunfire::tally_damage((&st, &g), (&killed, &points), &mut seen_damage);
             hit[usize::from(struck)] += 1;
         }
         within(
@@ -237,7 +215,6 @@ fn charge_exact_gunfire_with_a_house_and_other_units_agrees_with_the_engines_adj
             runs,
         );
         both += u64::from(hit[1] > 0 && others);
-        done += 1;
     }
     assert!(
         both > 0,

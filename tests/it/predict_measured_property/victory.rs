@@ -101,30 +101,31 @@ fn charge_exact_victory_points_of_a_battery_agree_with_the_engines_score() {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 8, 24);
     let r = Ruleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 55, 1, 1]));
-    let (mut done, mut tries, mut enemy, mut own) = (0, 0, 0, 0);
-    while done < positions {
-        tries += 1;
-        assert!(tries < 100_000, "too few legal positions");
-        let canister = done % 2 == 1;
-        let (st, orders, exact, others) = if canister {
-            let Some(st) = canister_others_position(&r, &mut rng) else {
-                continue;
+    let drawn = super::positions_of(
+        &[55, 55, 1, 1],
+        positions,
+        "legal positions",
+        |done, rng| {
+            let canister = done % 2 == 1;
+            let (st, orders, exact, others) = if canister {
+                let st = canister_others_position(&r, rng)?;
+                let (v, ids) = canister_victory(&r, &st);
+                (st, "UNIT G: FIRE CANISTER AT X\n", v, ids)
+            } else {
+                let st = gunfire::gunfire_others_position(&r, rng)?;
+                let g = predict::exact_gunfire_at(&r, &st, "G", "X").unwrap();
+                let ids: Vec<String> = g.others.iter().map(|(id, _)| id.clone()).collect();
+                (st, "UNIT G: FIRE AT X\n", g.victory, ids)
             };
-            let (v, ids) = canister_victory(&r, &st);
-            (st, "UNIT G: FIRE CANISTER AT X\n", v, ids)
-        } else {
-            let Some(st) = gunfire::gunfire_others_position(&r, &mut rng) else {
-                continue;
-            };
-            let g = predict::exact_gunfire_at(&r, &st, "G", "X").unwrap();
-            let ids = g.others.iter().map(|(id, _)| id.clone()).collect();
-            (st, "UNIT G: FIRE AT X\n", g.victory, ids)
-        };
-        // Draw again a position where no shot reaches Z, but for one in four.
-        if others.is_empty() && rng.roll(4) > 1 {
-            continue;
-        }
+            // Draw again a position where no shot reaches Z, but for one in four.
+            if others.is_empty() && rng.roll(4) > 1 {
+                return None;
+            }
+            Some((canister, st, orders, exact, others))
+        },
+    );
+    let (mut enemy, mut own) = (0, 0);
+    for (done, (canister, st, orders, exact, others)) in (0..).zip(drawn) {
         let side_of = |id: &String| st.unit(id).map(|u| u.side);
         enemy += u64::from(others.iter().any(|id| side_of(id) == Some(1)));
         own += u64::from(others.iter().any(|id| side_of(id) == Some(0)));
@@ -138,7 +139,6 @@ fn charge_exact_victory_points_of_a_battery_agree_with_the_engines_score() {
             exact,
             runs,
         );
-        done += 1;
     }
     assert!(
         enemy > 0,
