@@ -18,7 +18,9 @@
 //! - **units** ([`Twin::Units`]): the hidden side's units that the viewer's
 //!   view leaves out (drawn from the game itself: the referee's view.json
 //!   against the viewer's, so a new kind of hidden thing is covered) moved
-//!   to a hex the viewer does not see, removed, or weakened.
+//!   to a hex the viewer does not see, removed, or weakened; and the board
+//!   where the viewer sees nothing changed (wire laid, a minefield turned
+//!   over), as the engine keeps it off the viewers' boards.
 //!
 //! Then, on both twins from the same clock:
 //! - **every mail command** of the protocol's command table
@@ -541,6 +543,7 @@ fn change_units(s: &mut M44, hi: usize, ids: &[u32], seen: bool) -> Vec<String> 
         u.figures = if u.figures > 1 { u.figures - 1 } else { 2 };
         done.push(format!("unit at {} now {} figures", u.at, u.figures));
     }
+    done.extend(change_board(&r, s, vi));
     // The twin is a twin only if the viewer still sees none of it.
     let moved: Vec<u32> = ids.iter().take(3).copied().collect();
     let added = s.next_unit - 1;
@@ -550,6 +553,43 @@ fn change_units(s: &mut M44, hi: usize, ids: &[u32], seen: bool) -> Vec<String> 
         .filter(|u| moved.contains(&u.id) || u.id == added)
     {
         assert!(!fog::sees(&r, s, vi, u), "a twin's unit is in sight");
+    }
+    done
+}
+
+/// The board where viewer `vi` sees nothing, changed as the hidden side's
+/// units would change it out of sight: wire laid on an empty hex (as if cut
+/// in the first twin), and a minefield turned over, each with the viewer's
+/// and the observers' memory of the board as it was (docs/rules/kriegspiel.md:
+/// a change out of sight stays off their boards).
+fn change_board(r: &memoir44::Ruleset, s: &mut M44, vi: usize) -> Vec<String> {
+    let mut done = Vec::new();
+    let amended = memoir44::Hex::parse(AMENDED);
+    let hex = M44::board(r).hexes().into_iter().find(|&h| {
+        Some(h) != amended
+            && s.unit_at(h).is_none()
+            && s.features(h).is_empty()
+            && !s.objectives.iter().any(|o| o.at == h)
+            && !s.minefields.iter().any(|m| m.at == h)
+            && !fog::sees_hex(r, s, vi, h)
+    });
+    let observers = s.sides.len();
+    if let Some(h) = hex {
+        let fog = s.fog.as_mut().expect("a Kriegspiel game");
+        fog.terrain_seen.resize(observers + 1, BTreeMap::new());
+        for i in [vi, observers] {
+            fog.terrain_seen[i].insert(h, Vec::new());
+        }
+        s.terrain.insert(h, vec!["wire".into()]);
+        done.push(format!("wire at {h}"));
+    }
+    let turned = s
+        .minefields
+        .iter()
+        .position(|m| !m.revealed && !fog::sees_hex(r, s, vi, m.at));
+    if let Some(k) = turned {
+        s.minefields[k].revealed = true;
+        done.push(format!("minefield at {} turned over", s.minefields[k].at));
     }
     done
 }

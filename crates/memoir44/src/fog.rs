@@ -38,9 +38,10 @@ pub struct Fog {
     /// not flipped on its board: that would say an enemy unit stepped there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mines_known: Vec<Vec<Hex>>,
-    /// Per side: the hexes whose tiles or obstacles changed out of its
-    /// sight (wire cut, sandbags laid, a bridge blown), with what it last
-    /// saw there, until its units see the hex again. Empty when none.
+    /// Per side, then the observers last: the hexes whose tiles or
+    /// obstacles changed out of its sight (wire cut, sandbags laid, a bridge
+    /// blown), with what it last saw there, until its units see the hex
+    /// again (observers, who see no unit, never do). Empty when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub terrain_seen: Vec<BTreeMap<Hex, Vec<String>>>,
 }
@@ -121,11 +122,17 @@ pub fn sees_turned_over(r: &Ruleset, s: &State, side: usize, m: &Minefield) -> b
             || sees_hex(r, s, side, m.at))
 }
 
-/// The tiles and obstacles `side` sees on hex `h`: what it last saw there
-/// if they changed out of its sight (`Fog::terrain_seen`), else the truth.
+/// The tiles and obstacles `viewer` sees on hex `h`: what it last saw there
+/// if they changed out of its sight (`Fog::terrain_seen`: a side's, or the
+/// observers'), else the truth (the referee, a game without fog).
 #[must_use]
-pub fn features_seen(s: &State, side: Option<usize>, h: Hex) -> &[String] {
-    side.and_then(|i| s.fog.as_ref()?.terrain_seen.get(i)?.get(&h))
+pub fn features_seen<'a>(s: &'a State, viewer: &Viewer, h: Hex) -> &'a [String] {
+    let slot = match fogged_side(s, viewer) {
+        None => None,
+        Some(Some(i)) => Some(i),
+        Some(None) => Some(s.sides.len()),
+    };
+    slot.and_then(|i| s.fog.as_ref()?.terrain_seen.get(i)?.get(&h))
         .map_or_else(|| s.features(h), Vec::as_slice)
 }
 
@@ -147,7 +154,10 @@ fn learn_terrain(r: &Ruleset, before: &State, next: &mut State) {
         return;
     };
     let mut seen = f.terrain_seen.clone();
-    seen.resize(next.sides.len(), BTreeMap::new());
+    // The sides, then the observers (who see no hex).
+    let sides = next.sides.len();
+    seen.resize(sides + 1, BTreeMap::new());
+    let sees = |st: &State, i: usize, h: Hex| i < sides && sees_hex(r, st, i, h);
     let changed: Vec<Hex> = if before.terrain == next.terrain {
         Vec::new()
     } else {
@@ -164,13 +174,13 @@ fn learn_terrain(r: &Ruleset, before: &State, next: &mut State) {
     };
     for (i, believed) in seen.iter_mut().enumerate() {
         for &h in &changed {
-            if !sees_hex(r, before, i, h) && !sees_hex(r, next, i, h) {
+            if !sees(before, i, h) && !sees(next, i, h) {
                 believed
                     .entry(h)
                     .or_insert_with(|| before.features(h).to_vec());
             }
         }
-        believed.retain(|&h, was| !sees_hex(r, next, i, h) && was.as_slice() != next.features(h));
+        believed.retain(|&h, was| !sees(next, i, h) && was.as_slice() != next.features(h));
     }
     if seen.iter().all(BTreeMap::is_empty) {
         seen.clear();

@@ -248,11 +248,10 @@ pub fn view(r: &Ruleset, s: &State, viewer: &Viewer) -> View {
     // Under fog of war a side is not told the deck's counts (docs/rules/kriegspiel.md).
     let counts_public = super::fog::fogged_side(s, viewer).is_none();
     let mut hexes = Vec::new();
-    // Kriegspiel: a side's board keeps what it last saw of a hex whose tiles
-    // or obstacles changed out of its sight (fog.rs).
-    let fog_side = super::fog::fogged_side(s, viewer).flatten();
+    // Kriegspiel: a side's (an observer's) board keeps what it last saw of a
+    // hex whose tiles or obstacles changed out of its sight (fog.rs).
     for h in b.hexes() {
-        let f = super::fog::features_seen(s, fog_side, h);
+        let f = super::fog::features_seen(s, viewer, h);
         if f.is_empty() {
             continue;
         }
