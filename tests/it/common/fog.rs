@@ -115,15 +115,10 @@ pub fn leaks(
                 ));
             }
         }
-        let mark = format!("class=\"minefield\" data-hex=\"{h}\"");
-        if let Some(i) = svg.find(&mark) {
-            let rest = &svg[i..];
-            let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
-            if !label.ends_with(">M?") {
-                out.push(format!(
-                    "the SVG shows the hidden minefield at {h}: {label}"
-                ));
-            }
+        if let Some(label) = face_up_in_svg(svg, &h) {
+            out.push(format!(
+                "the SVG shows the hidden minefield at {h}: {label}"
+            ));
         }
     }
     if combat.contains("hidden:") {
@@ -226,15 +221,10 @@ pub fn board_leaks(
         if told.contains(&h) {
             continue;
         }
-        let mark = format!("class=\"minefield\" data-hex=\"{h}\"");
-        if let Some(i) = svg.find(&mark) {
-            let rest = &svg[i..];
-            let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
-            if !label.ends_with(">M?") {
-                out.push(format!(
-                    "the SVG shows the minefield at {h} turned over: {label}"
-                ));
-            }
+        if let Some(label) = face_up_in_svg(svg, &h) {
+            out.push(format!(
+                "the SVG shows the minefield at {h} turned over: {label}"
+            ));
         }
         for (i, _) in flat.match_indices(&format!("{h} (")) {
             let entry = &flat[i..];
@@ -247,6 +237,15 @@ pub fn board_leaks(
         }
     }
     out
+}
+
+/// The SVG's label of the minefield at `h` if it shows a strength (not
+/// "M?", face down).
+fn face_up_in_svg<'a>(svg: &'a str, h: &str) -> Option<&'a str> {
+    let i = svg.find(&format!("class=\"minefield\" data-hex=\"{h}\""))?;
+    let rest = &svg[i..];
+    let label = &rest[..rest.find("<title>").unwrap_or(rest.len())];
+    (!label.ends_with(">M?")).then_some(label)
 }
 
 /// The view's hexes (tile and obstacles) that changed since the side's last
