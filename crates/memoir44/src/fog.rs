@@ -199,11 +199,17 @@ fn learn_minefields(r: &Ruleset, next: &mut State, events: &[Event]) {
     };
     let mut known = f.mines_known.clone();
     known.resize(next.sides.len(), Vec::new());
+    // The redaction runs only in a turn that turned a minefield over.
+    let turned = events
+        .iter()
+        .any(|e| matches!(e, Event::MinefieldRevealed { .. }));
     for (i, k) in known.iter_mut().enumerate() {
-        let viewer = Viewer::Side(next.sides[i].clone());
-        for e in redact(r, next, &viewer, events.to_vec()) {
-            if let Event::MinefieldRevealed { at, .. } = e {
-                k.push(at);
+        if turned {
+            let viewer = Viewer::Side(next.sides[i].clone());
+            for e in redact(r, next, &viewer, events.to_vec()) {
+                if let Event::MinefieldRevealed { at, .. } = e {
+                    k.push(at);
+                }
             }
         }
         for m in next.minefields.iter().filter(|m| m.revealed) {
