@@ -31,6 +31,20 @@ pub fn mail_html(
     picture::mail_html(&board, heading, text, picture)
 }
 
+/// [`mail_html`] with the picture at its smallest
+/// ([`picture::mail_html_smallest`]): for a mail [`mail_html`]'s would
+/// take over its bound.
+#[must_use]
+pub fn mail_html_smallest(
+    parts: &Parts,
+    heading: &str,
+    text: &str,
+    picture: picture::Picture,
+) -> picture::MailHtml {
+    let board = format!("{}{}", parts.board_html, compact_block(&parts.compact));
+    picture::mail_html_smallest(&board, heading, text, picture)
+}
+
 /// The compact 40-column map under the picture (docs/reports.md, "The
 /// compact map"): what a phone shows without scrolling sideways, where
 /// the 78-column report below it scrolls in its own box (issue 53).

@@ -539,10 +539,7 @@ pub(super) fn report_mail(
         ..Outgoing::default()
     };
     let heading = m.subject.clone();
-    super::show_board(&mut m, &parts, &heading, picture);
-    if let Some(file) = desk_file {
-        m.attachments.insert(0, file);
-    }
+    super::show_board_with(&mut m, &parts, &heading, picture, desk_file);
     Ok(m)
 }
 

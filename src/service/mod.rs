@@ -251,11 +251,40 @@ type Recipient = (
 /// `m` showing a board: the HTML and its pictures as `picture` says
 /// (docs/reports.md, "The picture"), view.json and any other file.
 pub(crate) fn show_board(m: &mut Outgoing, parts: &Parts, heading: &str, picture: Picture) {
-    let b = crate::report::mail_html(parts, heading, &m.text, picture);
-    m.html = b.html;
-    m.inline = b.inline;
-    m.attachments = vec![parts.attachment()];
-    m.attachments.extend(b.files);
+    show_board_with(m, parts, heading, picture, None);
+}
+
+/// The size a report mail is held under (issue 57: "every mail stays
+/// under 80 KB"), by [`adjutant_mail::outbound::size_bound`].
+pub(crate) const MAIL_BOUND: usize = 80 * 1024;
+
+/// [`show_board`], with `first` attached before view.json (the referee's
+/// desk). A mail whose bound is over [`MAIL_BOUND`] with the picture as
+/// the mail path draws it (fast, in bands over the board's kept layer)
+/// gets the same picture at its smallest instead (one deflate stream at
+/// level 9: 10-15% smaller, some 30 ms more): a busy board, with a long
+/// report or a referee's desk beside it.
+pub(crate) fn show_board_with(
+    m: &mut Outgoing,
+    parts: &Parts,
+    heading: &str,
+    picture: Picture,
+    first: Option<crate::report::picture::Part>,
+) {
+    let mut b = crate::report::mail_html(parts, heading, &m.text, picture);
+    let mut attachments: Vec<_> = first.into_iter().collect();
+    attachments.push(parts.attachment());
+    attachments.append(&mut b.files);
+    let fill = |m: &mut Outgoing, b: crate::report::picture::MailHtml| {
+        m.html = b.html;
+        m.inline = b.inline;
+    };
+    fill(m, b);
+    m.attachments = attachments;
+    if !m.inline.is_empty() && adjutant_mail::outbound::size_bound(m) > MAIL_BOUND {
+        let small = crate::report::mail_html_smallest(parts, heading, &m.text, picture);
+        fill(m, small);
+    }
 }
 
 /// An inbound mail as read, before the database is asked anything: its
@@ -853,6 +882,67 @@ mod tests {
     }
 
     use super::*;
+
+    /// A report mail whose bound the mail path's picture takes over 80 KB
+    /// gets the same picture at its smallest (issue 57: every mail under
+    /// 80 KB); one under it keeps the mail path's picture.
+    #[test]
+    fn a_report_over_its_bound_takes_the_picture_at_its_smallest() {
+        use crate::rules::{Load, Rules, State, Viewer};
+        let s = crate::rules::memoir44::report::sample::standard();
+        let rules = Rules::load("memoir44").expect("rules");
+        let state = State::of(s.state.clone());
+        let parts = rules.report_parts(&state, &[], &Viewer::Side("allies".into()), Some(&s.mover));
+        let mail = |text: String| {
+            let mut m = Outgoing {
+                to: "allies@example.org".into(),
+                subject: "Game 1: turn 1".into(),
+                text,
+                ..Outgoing::default()
+            };
+            show_board_with(&mut m, &parts, "Game 1: turn 1", Picture::Png, None);
+            m
+        };
+        let fast = crate::report::mail_html(&parts, "Game 1: turn 1", "", Picture::Png);
+        let png = &fast.inline[0].2;
+        let small = crate::report::mail_html_smallest(&parts, "Game 1: turn 1", "", Picture::Png);
+        let smallest = &small.inline[0].2;
+        assert!(
+            smallest.len() < png.len(),
+            "{} against {}",
+            smallest.len(),
+            png.len()
+        );
+        let short = mail(parts.map.clone());
+        assert!(adjutant_mail::outbound::size_bound(&short) <= MAIL_BOUND);
+        assert_eq!(
+            &short.inline[0].2, png,
+            "under the bound: the mail path's picture"
+        );
+        // A report long enough that with the mail path's picture it would
+        // be over the bound, and under it at its smallest (the text goes
+        // twice: the plain part and the HTML's).
+        let room = MAIL_BOUND - adjutant_mail::outbound::size_bound(&short);
+        let saved = (png.len() - smallest.len()) * 4 / 3;
+        let line = format!("{}\n", "x".repeat(60));
+        let long = format!("{}{}", parts.map, line.repeat((room + saved / 2) / 2 / 64));
+        let with_fast = Outgoing {
+            text: long.clone(),
+            html: crate::report::mail_html(&parts, "Game 1: turn 1", &long, Picture::Png).html,
+            ..short.clone()
+        };
+        assert!(
+            adjutant_mail::outbound::size_bound(&with_fast) > MAIL_BOUND,
+            "the mail path's picture takes it over"
+        );
+        let m = mail(long);
+        assert_eq!(
+            &m.inline[0].2, smallest,
+            "over the bound: the picture at its smallest"
+        );
+        assert!(adjutant_mail::outbound::size_bound(&m) <= MAIL_BOUND);
+        assert_eq!(m.attachments[0].0, "view.json");
+    }
 
     #[test]
     fn durations() {

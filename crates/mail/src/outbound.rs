@@ -125,6 +125,49 @@ pub fn check_address(addr: &str) -> Result<(), ComposeError> {
         .map_err(|e| ComposeError::Address(addr.into(), e.to_string()))
 }
 
+/// A bound from above on the size of `m` as [`compose`] writes it, without
+/// composing it (the report mails are held to 80 KB by it, issue 57):
+/// each text part and text attachment quoted-printable at worst (`=XX`
+/// for each non-ASCII byte and `=`, a soft line break each 73 bytes, CRLF
+/// line ends) or base64 where that is shorter, as lettre chooses; each
+/// inline part and binary attachment base64 in 76-column lines; and room
+/// for the headers and the MIME boundaries.
+#[must_use]
+pub fn size_bound(m: &Outgoing) -> usize {
+    const HEADERS: usize = 3_000;
+    const PART: usize = 200;
+    let base64 = |n: usize| n.div_ceil(3) * 4 * 78 / 76 + 2;
+    let text = |b: &[u8]| {
+        let (mut odd, mut lines) = (0, 1);
+        for &c in b {
+            odd += usize::from(c >= 128 || c == b'=');
+            lines += usize::from(c == b'\n');
+        }
+        let n = b.len() + 2 * odd;
+        let qp = n + n / 24 + 2 * lines;
+        if odd == 0 {
+            qp
+        } else {
+            qp.min(base64(b.len()))
+        }
+    };
+    let file = |b: &[u8]| match std::str::from_utf8(b) {
+        Ok(_) => text(b),
+        Err(_) => base64(b.len()),
+    };
+    HEADERS
+        + text(m.text.as_bytes())
+        + m.html.as_ref().map_or(0, |h| text(h.as_bytes()))
+        + m.inline
+            .iter()
+            .map(|p| base64(p.2.len()) + PART)
+            .sum::<usize>()
+        + m.attachments
+            .iter()
+            .map(|p| file(&p.2) + PART)
+            .sum::<usize>()
+}
+
 /// Build the RFC 5322 bytes. `message_id` is without brackets.
 pub fn compose(
     from_name: &str,
@@ -546,6 +589,97 @@ mod tests {
         all.sort();
         assert_eq!(all, ["000001-reply.eml", "000002-report.eml"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The size bound the report mails are held to 80 KB by (issue 57) is
+    /// never under the composed mail's size, and not far over it, whatever
+    /// the parts: plain ASCII, lines over 990 bytes, non-ASCII text, a PNG,
+    /// a UTF-8 JSON attachment, a binary one.
+    #[test]
+    fn the_size_bound_is_above_the_composed_size_and_close_to_it() {
+        let mut x = 99u32;
+        let mut byte = || {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        };
+        let ascii: String = (0..12_000)
+            .map(|i| if i % 70 == 69 { '\n' } else { 'a' })
+            .collect();
+        let long_lines = "x".repeat(5_000);
+        let accents = "Fuentes de Oñoro, 15° à l'est\n".repeat(300);
+        let png: Vec<u8> = (0..40_000).map(|_| byte()).collect();
+        let json = "{\"bearing\":\"15°\"}\n".repeat(400).into_bytes();
+        let binary: Vec<u8> = (0..3_000).map(|_| byte()).collect();
+        let mail = || Outgoing {
+            to: "alice@example.org".into(),
+            subject: "Game 1: turn 10 (axis), referee's copy".into(),
+            in_reply_to: Some("abc@x".into()),
+            reply_to: Some("judge+tok@example.org".into()),
+            game_id: Some(1),
+            ..Outgoing::default()
+        };
+        let cases: Vec<(&str, Outgoing)> = vec![
+            (
+                "text only",
+                Outgoing {
+                    text: ascii.clone(),
+                    ..mail()
+                },
+            ),
+            (
+                "long lines",
+                Outgoing {
+                    text: long_lines.clone(),
+                    ..mail()
+                },
+            ),
+            (
+                "a report",
+                Outgoing {
+                    text: accents.clone(),
+                    html: Some(format!("<pre>{ascii}</pre>")),
+                    inline: vec![("board1@adjutant".into(), "image/png".into(), png.clone())],
+                    attachments: vec![
+                        (
+                            "desk.txt".into(),
+                            "text/plain; charset=utf-8".into(),
+                            ascii.clone().into_bytes(),
+                        ),
+                        ("view.json".into(), "application/json".into(), json.clone()),
+                    ],
+                    ..mail()
+                },
+            ),
+            (
+                "a binary attachment",
+                Outgoing {
+                    text: ascii.clone(),
+                    attachments: vec![("x.bin".into(), "application/octet-stream".into(), binary)],
+                    ..mail()
+                },
+            ),
+        ];
+        for (what, m) in cases {
+            let raw = compose(
+                "Adjutant",
+                "judge@example.org",
+                "id@example.org",
+                std::time::UNIX_EPOCH,
+                &m,
+            )
+            .expect("composes");
+            let bound = size_bound(&m);
+            assert!(
+                raw.len() <= bound,
+                "{what}: {} bytes over the bound {bound}",
+                raw.len()
+            );
+            assert!(
+                bound <= raw.len() + raw.len() / 16 + 4_000,
+                "{what}: the bound {bound} is far over {} bytes",
+                raw.len()
+            );
+        }
     }
 
     #[test]

@@ -33,8 +33,9 @@ pub(crate) struct Match {
 
 impl Match {
     fn new(pos: usize, len: usize, dist: usize) -> Match {
-        // A band is at most 16 rows of a board under 4,000 pixels: its
-        // positions fit in 16 bits (band.rs checks before it parses).
+        // A band is at most 32 rows of a board under 2,000 pixels (the
+        // widest is 1,200): its positions fit in 16 bits (band.rs checks
+        // before it parses, and deflates a wider board by zlib-rs).
         Match {
             pos: pos as u16,
             len: len as u16,
