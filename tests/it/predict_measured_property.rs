@@ -1763,6 +1763,71 @@ fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine(
     assert!(pairs > 0, "no two guns over the melee's units");
 }
 
+/// Issue 55: a charge whose target the side's own gun G fires canister
+/// at, from in front of it, 6 to 11 inches off: a die for each figure in
+/// the sector (12", 15 degrees either side of the line to the target's
+/// centre), of X and, where it stood in the sector before the charge, of
+/// A. The figures' dice were followed each on its six faces, past the
+/// 20,000 plays of an answer from six dice on, so the charge was sampled;
+/// now they count by each unit's kills (a binomial a unit), every position
+/// is exact, and each agrees with the engine's adjudication of both
+/// orders (the positions of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]).
+#[test]
+fn charge_exact_charge_after_canister_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 13, 13, 13]));
+    let (mut done, mut tries, mut many) = (0, 0, 0);
+    let orders = "UNIT A: CHARGE X\nUNIT G: FIRE CANISTER AT X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges after canister");
+        let Some((mut st, _)) =
+            charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
+        else {
+            continue;
+        };
+        // The gun in front of X, facing it.
+        let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
+        let gx = 33 + i64::from(rng.roll(6));
+        let gy = y - 5 - i64::from(rng.roll(6));
+        let extra = format!(
+            "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
+             at = [{gx}, {gy}]\nguns = 1\n\
+             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n"
+        );
+        let Ok(g) = state::load(&r, &extra_table(&extra), "g.toml") else {
+            continue;
+        };
+        st.units.extend(g.units.into_iter().filter(|u| u.id == "G"));
+        if r.check(&st, "british", orders).is_err() {
+            continue;
+        }
+        let gun = st.unit("G").expect("G");
+        let x = st.unit("X").expect("X");
+        let figures =
+            predict::canister_figures(&r, &st, &std::collections::BTreeMap::new(), gun, x)
+                .map_or(0, |f| f.iter().map(|(_, n)| *n).sum::<u32>());
+        if figures < 6 {
+            // Fewer than six dice were exact before: draw again.
+            continue;
+        }
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A")
+            .unwrap_or_else(|| panic!("not exact (sampled), {figures} figures: {orders}{st:?}"));
+        runs_within(
+            &format!("charge after canister {done} ({figures} figures)"),
+            (&r, &st, orders),
+            &exact,
+            (done, 13, runs),
+        );
+        many += u64::from(figures >= 12);
+        done += 1;
+    }
+    assert!(many > 0, "no sector over twelve figures or more");
+}
+
 /// A scenario of the units `units` alone on the property's table.
 fn extra_table(units: &str) -> String {
     format!(

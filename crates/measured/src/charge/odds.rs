@@ -349,6 +349,7 @@ impl Sig {
                     counter_battery,
                     ..
                 } => (killed.as_ref(), counter_battery.as_ref()),
+                Charge::Canister { killed, .. } => (Some(killed), None),
                 _ => (None, None),
             };
             for (u, k) in killed.into_iter().flatten() {
@@ -447,6 +448,7 @@ fn terrain_effect(e: &Event) -> String {
         } => {
             (*killed, *counter_battery) = (None, None);
         }
+        Charge::Canister { killed, .. } => killed.clear(),
         _ => {}
     }
     effect(&e)
@@ -483,6 +485,7 @@ fn effect(e: &Event) -> String {
             (*figures, *dice) = (None, None);
             counter_battery.iter_mut().flatten().for_each(|c| c.die = 0);
         }
+        Charge::Canister { dice, .. } => dice.clear(),
         _ => {}
     }
     format!("{e:?}")
@@ -534,7 +537,7 @@ fn next_dice(
     };
     let in_shot = matches!(
         after.ev[at],
-        Charge::Roundshot { .. } | Charge::Shell { .. }
+        Charge::Roundshot { .. } | Charge::Shell { .. } | Charge::Canister { .. }
     );
     let single = || six(in_shot);
     // (the shot's + die, its figures' dice, the faces that kill)
@@ -547,6 +550,7 @@ fn next_dice(
             kill: Some(k),
             ..
         } => Some((None, d.clone(), k.clone())),
+        Charge::Canister { dice, kill, .. } => Some((None, dice.clone(), kill.clone())),
         _ => None,
     };
     // A gun's first die (roundshot's + die, a shell's sector die): wait
@@ -618,6 +622,7 @@ fn next_dice(
             Some(Charge::Shell {
                 killed: Some(x), ..
             }) => x.clone(),
+            Some(Charge::Canister { killed, .. }) => killed.clone(),
             _ => return single(),
         };
         let mut hit = killed.into_iter().filter(|(_, c)| *c > 0);
