@@ -1828,6 +1828,64 @@ fn charge_exact_charge_after_canister_agrees_with_the_engine() {
     assert!(many > 0, "no sector over twelve figures or more");
 }
 
+/// Issue 55: a charge whose target the side's own line battalion J
+/// volleys at in the same move (12 to 48 firers, a first volley or not,
+/// from 6 to 17 inches in front of X, to either side): the volley's dice
+/// (a die per 6 firers less the band's deduction, each hit a figure die
+/// at X's target groups) were followed each on its faces, past the 20,000
+/// plays from three or four dice on, so the charge was sampled; now they
+/// count by the rank and file killed, every position is exact, and each
+/// agrees with the engine's adjudication of both orders.
+#[test]
+fn charge_exact_charge_after_a_volley_agrees_with_the_engine() {
+    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
+    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
+    let r = ChargeRuleset::builtin("charge").unwrap();
+    let mut rng = ChaChaDice::from_seed(seed(&[55, 14, 14, 14]));
+    let (mut done, mut tries, mut fired) = (0, 0, 0);
+    let orders = "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n";
+    while done < positions {
+        tries += 1;
+        assert!(tries < 20_000, "too few charges after a volley");
+        let Some((mut st, _)) =
+            charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
+        else {
+            continue;
+        };
+        let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
+        let jx = 36 + pick(&mut rng, &[-1_i64, 1]) * (3 + i64::from(rng.roll(6)));
+        let jy = y - 5 - i64::from(rng.roll(12));
+        let rf = 6 * (1 + rng.roll(8));
+        let volleyed = rng.roll(2) == 1;
+        let extra = format!(
+            "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"line\"\n\
+             at = [{jx}, {jy}]\nrank_and_file = {rf}\nvolleyed = {volleyed}\n\
+             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n"
+        );
+        let Ok(g) = state::load(&r, &extra_table(&extra), "j.toml") else {
+            continue;
+        };
+        st.units.extend(g.units.into_iter().filter(|u| u.id == "J"));
+        if r.check(&st, "british", orders).is_err() {
+            continue;
+        }
+        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A")
+            .unwrap_or_else(|| panic!("not exact (sampled), {rf} firers: {orders}{st:?}"));
+        runs_within(
+            &format!("charge after a volley {done} ({rf} firers)"),
+            (&r, &st, orders),
+            &exact,
+            (done, 14, runs),
+        );
+        fired += u64::from(exact.outcomes.keys().any(|e| !e.shot.is_empty()));
+        done += 1;
+    }
+    assert!(
+        fired > 0,
+        "J's volley never killed any of X before the melee"
+    );
+}
+
 /// A scenario of the units `units` alone on the property's table.
 fn extra_table(units: &str) -> String {
     format!(

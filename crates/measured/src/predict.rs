@@ -1508,25 +1508,31 @@ pub fn volley_distribution(dice: u32, deduct: u32, rf: u32, group: u32) -> Vec<f
     for g in 0..groups {
         let size = rf.saturating_sub(g * group).min(group) as usize;
         let m = (0..dice).filter(|k| k % groups == g).count();
-        // struck[j]: the chance j distinct figures of the group are hit.
-        let mut struck = vec![0.0; size + 1];
-        struck[0] = 1.0;
-        for _ in 0..m {
-            let mut next = vec![0.0; size + 1];
-            for face in 1..=6u32 {
-                let mut s = struck.clone();
-                for _ in 0..face.saturating_sub(deduct) {
-                    s = figure_die(&s, size);
-                }
-                for (j, p) in s.iter().enumerate() {
-                    next[j] += p / 6.0;
-                }
-            }
-            struck = next;
-        }
-        total = add(&total, &struck);
+        total = add(&total, &group_struck(m, size, deduct));
     }
     total
+}
+
+/// The chance that j distinct figures (index) of a target group of `size`
+/// are hit by `m` volley dice, each less `deduct`, each hit a figure die
+/// ([`volley_distribution`]'s for one group).
+pub(crate) fn group_struck(m: usize, size: usize, deduct: u32) -> Vec<f64> {
+    let mut struck = vec![0.0; size + 1];
+    struck[0] = 1.0;
+    for _ in 0..m {
+        let mut next = vec![0.0; size + 1];
+        for face in 1..=6u32 {
+            let mut s = struck.clone();
+            for _ in 0..face.saturating_sub(deduct) {
+                s = figure_die(&s, size);
+            }
+            for (j, p) in s.iter().enumerate() {
+                next[j] += p / 6.0;
+            }
+        }
+        struck = next;
+    }
+    struck
 }
 
 /// One figure die at a group of `size` with `s[j]` the chance j are hit.

@@ -535,6 +535,24 @@ fn next_dice(
     else {
         return six(false);
     };
+    if let Some(ways) = volley_ways(&after.ev[at], &two.ev[at]) {
+        // Each way played once to check it makes the kills it stands for
+        // (else the volley's dice are followed one by one, as before).
+        let mut checked = Vec::with_capacity(ways.len());
+        for (k, p, f) in ways {
+            spend(1)?;
+            match play(&f).ev.get(at) {
+                Some(Charge::Volley { killed, .. }) if *killed == k => checked.push((p, f)),
+                _ => {
+                    checked.clear();
+                    break;
+                }
+            }
+        }
+        if !checked.is_empty() {
+            return Some(Next::Ways(checked, false));
+        }
+    }
     let in_shot = matches!(
         after.ev[at],
         Charge::Roundshot { .. } | Charge::Shell { .. } | Charge::Canister { .. }
@@ -651,6 +669,111 @@ fn next_dice(
         ways = next;
     }
     Some(Next::Ways(ways, true))
+}
+
+/// A volley's dice at once (issue 55), when the next die is its first
+/// (`a` the volley with it a 1, `b` with it a 2): the engine reads of them
+/// only the number of rank and file killed ("each hit a die for the
+/// figure of the target group of 6 it strikes": distinct figures), so
+/// each number is one way, its chance exact
+/// ([`crate::predict::group_struck`] for each group, summed), its faces
+/// one throw that kills exactly that many: (killed, chance, faces). None
+/// when it is not a volley's first die, or no such throw is found for a
+/// number that may happen (the dice are then followed one by one).
+fn volley_ways(a: &Event, b: &Event) -> Option<Vec<(u32, f64, Vec<u32>)>> {
+    let (
+        Charge::Volley {
+            dice: da, deduct, ..
+        },
+        Charge::Volley { dice: db, .. },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    if da.first()?.die != 1 || db.first()?.die != 2 || da.len() != db.len() {
+        return None;
+    }
+    let slots: Vec<(u32, u32)> = da.iter().map(|d| (d.group, d.size)).collect();
+    let mut total = vec![1.0];
+    let groups: BTreeSet<u32> = slots.iter().map(|s| s.0).collect();
+    for g in groups {
+        let size = slots.iter().find(|s| s.0 == g).map_or(0, |s| s.1);
+        let m = slots.iter().filter(|s| s.0 == g).count();
+        let struck = crate::predict::group_struck(m, size.min(6) as usize, *deduct);
+        total = adjutant_measured_core::predict::add(&total, &struck);
+    }
+    let mut ways = Vec::new();
+    for (k, p) in (0u32..).zip(total) {
+        if p > 0.0 {
+            ways.push((k, p, volley_faces(&slots, *deduct, k)?));
+        }
+    }
+    Some(ways)
+}
+
+/// One throw of a volley whose dice go to `slots` (each die's target group
+/// and its size) that kills exactly `k`: each die's face, then the
+/// figure die of each of its hits (a die less `deduct`), in the engine's
+/// order. Each hit kills a new figure of its group or strikes one already
+/// hit (or, in a group under 6, a figure not there); a die of 1 with no
+/// deduction must hit. Found by a depth-first search of each die's new
+/// kills, most first; None past a few thousand steps.
+fn volley_faces(slots: &[(u32, u32)], deduct: u32, k: u32) -> Option<Vec<u32>> {
+    fn go(
+        slots: &[(u32, u32)],
+        deduct: u32,
+        need: u32,
+        used: &mut BTreeMap<u32, u32>,
+        out: &mut Vec<u32>,
+        steps: &mut u32,
+    ) -> bool {
+        *steps += 1;
+        let Some((&(g, size), rest)) = slots.split_first() else {
+            return need == 0;
+        };
+        if *steps > 5_000 {
+            return false;
+        }
+        let size = size.min(6);
+        let u = used.get(&g).copied().unwrap_or(0);
+        let most = need
+            .min(size - u.min(size))
+            .min(6u32.saturating_sub(deduct));
+        for new in (0..=most).rev() {
+            // The die's hits: the new kills, and one wasted where the die
+            // must hit (no deduction) and none is new.
+            let hits = if deduct == 0 { new.max(1) } else { new };
+            let die = deduct + hits;
+            if !(1..=6).contains(&die) {
+                continue;
+            }
+            let waste = if hits > new {
+                if u > 0 {
+                    Some(1)
+                } else if size < 6 {
+                    Some(size + 1)
+                } else {
+                    continue;
+                }
+            } else {
+                None
+            };
+            let mark = out.len();
+            out.push(die);
+            out.extend(u + 1..=u + new);
+            out.extend(waste);
+            used.insert(g, u + new);
+            if go(rest, deduct, need - new, used, out, steps) {
+                return true;
+            }
+            used.insert(g, u);
+            out.truncate(mark);
+        }
+        false
+    }
+    let mut out = Vec::new();
+    let mut steps = 0;
+    go(slots, deduct, k, &mut BTreeMap::new(), &mut out, &mut steps).then_some(out)
 }
 
 /// The most ways the charge step is followed through (beyond, the answer
