@@ -1775,57 +1775,27 @@ fn charge_exact_charge_after_a_battery_over_many_figures_agrees_with_the_engine(
 /// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]).
 #[test]
 fn charge_exact_charge_after_canister_agrees_with_the_engine() {
-    let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
-    let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
-    let r = ChargeRuleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 13, 13, 13]));
-    let (mut done, mut tries, mut many) = (0, 0, 0);
     let orders = "UNIT A: CHARGE X\nUNIT G: FIRE CANISTER AT X\n";
-    while done < positions {
-        tries += 1;
-        assert!(tries < 20_000, "too few charges after canister");
-        let Some((mut st, _)) =
-            charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
-        else {
-            continue;
-        };
-        // The gun in front of X, facing it.
-        let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
-        let gx = 33 + i64::from(rng.roll(6));
-        let gy = y - 5 - i64::from(rng.roll(6));
-        let extra = format!(
-            "[[units]]\nid = \"G\"\nside = \"british\"\ntype = \"artillery\"\n\
-             at = [{gx}, {gy}]\nguns = 1\n\
-             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n"
-        );
-        let Ok(g) = state::load(&r, &extra_table(&extra), "g.toml") else {
-            continue;
-        };
-        st.units.extend(g.units.into_iter().filter(|u| u.id == "G"));
-        if r.check(&st, "british", orders).is_err() {
-            continue;
-        }
-        let gun = st.unit("G").expect("G");
-        let x = st.unit("X").expect("X");
-        let figures =
-            predict::canister_figures(&r, &st, &std::collections::BTreeMap::new(), gun, x)
-                .map_or(0, |f| f.iter().map(|(_, n)| *n).sum::<u32>());
-        if figures < 6 {
+    let done = charges_after_own_fire(
+        (13, orders, "G"),
+        |rng, y| {
+            // The gun in front of X, facing it.
+            let (gx, gy) = (33 + i64::from(rng.roll(6)), y - 5 - i64::from(rng.roll(6)));
+            format!("type = \"artillery\"\nat = [{gx}, {gy}]\nguns = 1\n")
+        },
+        |r, st| {
+            let (gun, x) = (st.unit("G")?, st.unit("X")?);
+            let figures =
+                predict::canister_figures(r, st, &std::collections::BTreeMap::new(), gun, x)
+                    .map_or(0, |f| f.iter().map(|(_, n)| *n).sum::<u32>());
             // Fewer than six dice were exact before: draw again.
-            continue;
-        }
-        let exact = predict::exact_charge_at(&r, &st, "british", orders, "A")
-            .unwrap_or_else(|| panic!("not exact (sampled), {figures} figures: {orders}{st:?}"));
-        runs_within(
-            &format!("charge after canister {done} ({figures} figures)"),
-            (&r, &st, orders),
-            &exact,
-            (done, 13, runs),
-        );
-        many += u64::from(figures >= 12);
-        done += 1;
-    }
-    assert!(many > 0, "no sector over twelve figures or more");
+            (figures >= 6).then(|| (format!("{figures} figures"), figures))
+        },
+    );
+    assert!(
+        done.iter().any(|(_, figures, _)| *figures >= 12),
+        "no sector over twelve figures or more"
+    );
 }
 
 /// Issue 55: a charge whose target the side's own line battalion J
@@ -1838,52 +1808,85 @@ fn charge_exact_charge_after_canister_agrees_with_the_engine() {
 /// agrees with the engine's adjudication of both orders.
 #[test]
 fn charge_exact_charge_after_a_volley_agrees_with_the_engine() {
+    let orders = "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n";
+    let done = charges_after_own_fire(
+        (14, orders, "J"),
+        |rng, y| {
+            let jx = 36 + pick(rng, &[-1_i64, 1]) * (3 + i64::from(rng.roll(6)));
+            let jy = y - 5 - i64::from(rng.roll(12));
+            let rf = 6 * (1 + rng.roll(8));
+            let volleyed = rng.roll(2) == 1;
+            format!(
+                "type = \"line\"\nat = [{jx}, {jy}]\nrank_and_file = {rf}\nvolleyed = {volleyed}\n"
+            )
+        },
+        |_, st| {
+            let rf = st.unit("J")?.rf;
+            Some((format!("{rf} firers"), rf))
+        },
+    );
+    assert!(
+        done.iter().any(|(.., shot)| *shot),
+        "J's volley never killed any of X before the melee"
+    );
+}
+
+/// The charges of
+/// [`charge_exact_charge_and_morale_agree_with_the_engines_adjudication`]
+/// with a British unit `id` added (`unit`: its fields, drawn given X's
+/// front row in inches), drawn again where `orders` are refused or `what`
+/// says None (else a description and a number of the position). Each
+/// must be exact (else the test fails: "not exact (sampled)") and agree
+/// with the engine's adjudication of `orders`. Returns each position's
+/// description, number, and whether X was shot before the melee in any
+/// of its ways.
+fn charges_after_own_fire(
+    (key, orders, id): (u64, &str, &str),
+    mut unit: impl FnMut(&mut ChaChaDice, i64) -> String,
+    what: impl Fn(&Ruleset, &State) -> Option<(String, u32)>,
+) -> Vec<(String, u32, bool)> {
     let runs = depth::games("PREDICT_MEASURED_RUNS", 2_000, RUNS_DEEP);
     let positions = depth::games("PREDICT_MEASURED_POSITIONS", 4, 12);
     let r = ChargeRuleset::builtin("charge").unwrap();
-    let mut rng = ChaChaDice::from_seed(seed(&[55, 14, 14, 14]));
-    let (mut done, mut tries, mut fired) = (0, 0, 0);
-    let orders = "UNIT A: CHARGE X\nUNIT J: FIRE AT X\n";
-    while done < positions {
+    let mut rng = ChaChaDice::from_seed(seed(&[55, key, key, key]));
+    let (mut done, mut tries) = (Vec::new(), 0);
+    while done.len() < positions as usize {
         tries += 1;
-        assert!(tries < 20_000, "too few charges after a volley");
+        assert!(tries < 20_000, "too few charges for {orders}");
         let Some((mut st, _)) =
             charge_melee_position_with(&r, &mut rng, "", "", "UNIT A: CHARGE X\n")
         else {
             continue;
         };
         let y = st.unit("X").expect("X").front.y / adjutant::rules::measured::geometry::PER_INCH;
-        let jx = 36 + pick(&mut rng, &[-1_i64, 1]) * (3 + i64::from(rng.roll(6)));
-        let jy = y - 5 - i64::from(rng.roll(12));
-        let rf = 6 * (1 + rng.roll(8));
-        let volleyed = rng.roll(2) == 1;
         let extra = format!(
-            "[[units]]\nid = \"J\"\nside = \"british\"\ntype = \"line\"\n\
-             at = [{jx}, {jy}]\nrank_and_file = {rf}\nvolleyed = {volleyed}\n\
-             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n"
+            "[[units]]\nid = \"{id}\"\nside = \"british\"\n{}\
+             [[units]]\nid = \"Z\"\nside = \"french\"\ntype = \"line\"\nat = [6, 44]\n",
+            unit(&mut rng, y)
         );
-        let Ok(g) = state::load(&r, &extra_table(&extra), "j.toml") else {
+        let Ok(g) = state::load(&r, &extra_table(&extra), "extra.toml") else {
             continue;
         };
-        st.units.extend(g.units.into_iter().filter(|u| u.id == "J"));
+        st.units.extend(g.units.into_iter().filter(|u| u.id == id));
         if r.check(&st, "british", orders).is_err() {
             continue;
         }
+        let Some((label, n)) = what(&r, &st) else {
+            continue;
+        };
         let exact = predict::exact_charge_at(&r, &st, "british", orders, "A")
-            .unwrap_or_else(|| panic!("not exact (sampled), {rf} firers: {orders}{st:?}"));
+            .unwrap_or_else(|| panic!("not exact (sampled), {label}: {orders}{st:?}"));
+        let at = done.len() as u64;
         runs_within(
-            &format!("charge after a volley {done} ({rf} firers)"),
+            &format!("{orders} {at} ({label})"),
             (&r, &st, orders),
             &exact,
-            (done, 14, runs),
+            (at, key, runs),
         );
-        fired += u64::from(exact.outcomes.keys().any(|e| !e.shot.is_empty()));
-        done += 1;
+        let shot = exact.outcomes.keys().any(|e| !e.shot.is_empty());
+        done.push((label, n, shot));
     }
-    assert!(
-        fired > 0,
-        "J's volley never killed any of X before the melee"
-    );
+    done
 }
 
 /// A scenario of the units `units` alone on the property's table.
