@@ -412,12 +412,15 @@ impl Group {
     }
 }
 
+/// Ways the next dice can fall: (chance, faces).
+type Ways = Vec<(f64, Vec<u32>)>;
+
 /// What [`next_dice`] found the next die to be.
 enum Next {
     /// The ways the next dice can fall: (chance, faces), and whether the
     /// die is one of a gun's shot (its placing dice, its figures' dice,
     /// a house's or counter-battery's die).
-    Ways(Vec<(f64, Vec<u32>)>, bool),
+    Ways(Ways, bool),
     /// A gun's first die, the event it makes at this index: the way waits
     /// there with every other that the step's events before it leave on
     /// the same houses ([`terrain_effect`]), each way's kills and damage
@@ -491,6 +494,14 @@ fn effect(e: &Event) -> String {
     format!("{e:?}")
 }
 
+/// The next die on each of its six faces (`shot`: one of a gun's shot).
+fn six(shot: bool) -> Option<Next> {
+    Some(Next::Ways(
+        (1..=6).map(|f| (1.0 / 6.0, vec![f])).collect(),
+        shot,
+    ))
+}
+
 /// The dice `step` throws next on `part` after `faces` (`after`: the play
 /// with them, every further die a 1), grouped where the engine reads them
 /// only so (issue 55): roundshot's + and - dice by their difference ("Move
@@ -517,12 +528,6 @@ fn next_dice(
         }
         Some(())
     };
-    let six = |shot: bool| {
-        Some(Next::Ways(
-            (1..=6).map(|f| (1.0 / 6.0, vec![f])).collect(),
-            shot,
-        ))
-    };
     spend(1)?;
     let play = |more: &[u32]| {
         let mut f = faces.to_vec();
@@ -535,23 +540,8 @@ fn next_dice(
     else {
         return six(false);
     };
-    if let Some(ways) = volley_ways(&after.ev[at], &two.ev[at]) {
-        // Each way played once to check it makes the kills it stands for
-        // (else the volley's dice are followed one by one, as before).
-        let mut checked = Vec::with_capacity(ways.len());
-        for (k, p, f) in ways {
-            spend(1)?;
-            match play(&f).ev.get(at) {
-                Some(Charge::Volley { killed, .. }) if *killed == k => checked.push((p, f)),
-                _ => {
-                    checked.clear();
-                    break;
-                }
-            }
-        }
-        if !checked.is_empty() {
-            return Some(Next::Ways(checked, false));
-        }
+    if let Some(ways) = checked_volley_ways(&after.ev[at], &two.ev[at], at, &play, &mut spend)? {
+        return Some(Next::Ways(ways, false));
     }
     let in_shot = matches!(
         after.ev[at],
@@ -669,6 +659,32 @@ fn next_dice(
         ways = next;
     }
     Some(Next::Ways(ways, true))
+}
+
+/// [`volley_ways`] at event `at`, each way played once (`play`, each
+/// play spending one of the budget: `spend`) to check it makes the kills
+/// it stands for: the ways, or Some(None) to follow the volley's dice one
+/// by one as before (not a volley's first die, or a way that does not
+/// check); None when the budget runs out.
+fn checked_volley_ways(
+    a: &Event,
+    b: &Event,
+    at: usize,
+    play: &dyn Fn(&[u32]) -> Part,
+    spend: &mut dyn FnMut(usize) -> Option<()>,
+) -> Option<Option<Ways>> {
+    let Some(ways) = volley_ways(a, b) else {
+        return Some(None);
+    };
+    let mut checked = Vec::with_capacity(ways.len());
+    for (k, p, f) in ways {
+        spend(1)?;
+        match play(&f).ev.get(at) {
+            Some(Charge::Volley { killed, .. }) if *killed == k => checked.push((p, f)),
+            _ => return Some(None),
+        }
+    }
+    Some(Some(checked))
 }
 
 /// A volley's dice at once (issue 55), when the next die is its first
