@@ -539,7 +539,7 @@ pub(super) fn report_mail(
         ..Outgoing::default()
     };
     let heading = m.subject.clone();
-    super::show_board_with(&mut m, &parts, &heading, picture, desk_file);
+    super::show_board_with(&mut m, &parts, &heading, picture, (desk_file, &[]));
     Ok(m)
 }
 

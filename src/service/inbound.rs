@@ -386,10 +386,14 @@ impl Pipeline<'_> {
         m.reply_to = answer.reply_to.clone();
         m.game_id = answer.game_id;
         let picture = answer.picture.unwrap_or(self.cfg.judge.picture);
-        if let Some((heading, parts)) = &answer.board {
-            show_board(&mut m, parts, heading, picture);
+        // A command's files go after view.json, within the mail's size
+        // bound (show_board_with).
+        match &answer.board {
+            Some((heading, parts)) => {
+                show_board_with(&mut m, parts, heading, picture, (None, &answer.files));
+            }
+            None => m.attachments.extend(answer.files.iter().cloned()),
         }
-        m.attachments.extend(answer.files.iter().cloned());
         let mut out = vec![(m.clone(), kind)];
         if let Some(r) = copy {
             let mut c = m;
@@ -400,8 +404,7 @@ impl Pipeline<'_> {
                 c.text
             );
             if let Some((heading, parts)) = &answer.board {
-                show_board(&mut c, parts, heading, picture);
-                c.attachments.extend(answer.files.iter().cloned());
+                show_board_with(&mut c, parts, heading, picture, (None, &answer.files));
             }
             out.push((c, kind));
         }

@@ -251,7 +251,7 @@ type Recipient = (
 /// `m` showing a board: the HTML and its pictures as `picture` says
 /// (docs/reports.md, "The picture"), view.json and any other file.
 pub(crate) fn show_board(m: &mut Outgoing, parts: &Parts, heading: &str, picture: Picture) {
-    show_board_with(m, parts, heading, picture, None);
+    show_board_with(m, parts, heading, picture, (None, &[]));
 }
 
 /// The size a report mail is held under (issue 57: "every mail stays
@@ -259,7 +259,7 @@ pub(crate) fn show_board(m: &mut Outgoing, parts: &Parts, heading: &str, picture
 pub(crate) const MAIL_BOUND: usize = 80 * 1024;
 
 /// [`show_board`], with `first` attached before view.json (the referee's
-/// desk). A mail whose bound is over [`MAIL_BOUND`] with the picture as
+/// desk) and `more` after it (a command's files). A mail whose bound is over [`MAIL_BOUND`] with the picture as
 /// the mail path draws it (fast, in bands over the board's kept layer)
 /// gets the same picture at its smallest instead (one deflate stream at
 /// level 9: 10-15% smaller, some 30 ms more): a busy board, with a long
@@ -269,12 +269,16 @@ pub(crate) fn show_board_with(
     parts: &Parts,
     heading: &str,
     picture: Picture,
-    first: Option<crate::report::picture::Part>,
+    (first, more): (
+        Option<crate::report::picture::Part>,
+        &[crate::report::picture::Part],
+    ),
 ) {
     let mut b = crate::report::mail_html(parts, heading, &m.text, picture);
     let mut attachments: Vec<_> = first.into_iter().collect();
     attachments.push(parts.attachment());
     attachments.append(&mut b.files);
+    attachments.extend(more.iter().cloned());
     let fill = |m: &mut Outgoing, b: crate::report::picture::MailHtml| {
         m.html = b.html;
         m.inline = b.inline;
@@ -900,7 +904,7 @@ mod tests {
                 text,
                 ..Outgoing::default()
             };
-            show_board_with(&mut m, &parts, "Game 1: turn 1", Picture::Png, None);
+            show_board_with(&mut m, &parts, "Game 1: turn 1", Picture::Png, (None, &[]));
             m
         };
         let fast = crate::report::mail_html(&parts, "Game 1: turn 1", "", Picture::Png);
