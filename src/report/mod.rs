@@ -27,8 +27,7 @@ pub fn mail_html(
     text: &str,
     picture: picture::Picture,
 ) -> picture::MailHtml {
-    let board = format!("{}{}", parts.board_html, compact_block(&parts.compact));
-    picture::mail_html(&board, heading, text, picture)
+    picture::mail_html(&board_fragment(parts), heading, text, picture)
 }
 
 /// [`mail_html`] with the picture at its smallest
@@ -41,8 +40,12 @@ pub fn mail_html_smallest(
     text: &str,
     picture: picture::Picture,
 ) -> picture::MailHtml {
-    let board = format!("{}{}", parts.board_html, compact_block(&parts.compact));
-    picture::mail_html_smallest(&board, heading, text, picture)
+    picture::mail_html_smallest(&board_fragment(parts), heading, text, picture)
+}
+
+/// The board fragment of a mail's HTML: the board and the compact map.
+fn board_fragment(parts: &Parts) -> String {
+    format!("{}{}", parts.board_html, compact_block(&parts.compact))
 }
 
 /// The compact 40-column map under the picture (docs/reports.md, "The
