@@ -68,7 +68,7 @@ impl Turns<'_> {
         let mut source = source;
         source.options = opts.rule_options.clone();
         let scenario = source.id.as_str();
-        let master: Seed = random_bytes()?;
+        let master = master_seed(scenario, seats)?;
         let state = setup_state(&rules, &source, &master)?;
         if rules.fog_of_war(&state) && opts.referee.is_none() {
             return Err(ServiceError::Invalid(
@@ -509,4 +509,23 @@ impl Turns<'_> {
     fn now(&self) -> String {
         stamp(self.clock.now())
     }
+}
+
+/// A new game's master seed: from the OS. In a development build (`cargo
+/// build` without `--release`), derived from `ADJUTANT_SEED` when it is
+/// set, with the scenario and the seats: for tests only (docs/host.md), so
+/// that a test whose game opens with a phase of the judge's own, played at
+/// `new-game` before a test could set the seed, plays the same game every
+/// run. A release build never reads it.
+fn master_seed(scenario: &str, seats: &[(String, String)]) -> Result<Seed, ServiceError> {
+    #[cfg(debug_assertions)]
+    if let Ok(given) = std::env::var("ADJUTANT_SEED") {
+        let mut parts: Vec<&[u8]> = vec![given.as_bytes(), scenario.as_bytes()];
+        for (side, email) in seats {
+            parts.extend([side.as_bytes(), email.as_bytes()]);
+        }
+        return Ok(dice::derive("adjutant/test-seed", &parts));
+    }
+    let _ = (scenario, seats);
+    random_bytes()
 }

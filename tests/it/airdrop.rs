@@ -124,3 +124,56 @@ fn a_bad_airdrop_is_refused_with_line_and_column() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// `ADJUTANT_SEED` (development builds only, for tests: docs/host.md) gives
+/// a new game its seed, so a game whose judge's phase is played at
+/// `new-game` (Maleme's drop) is the same game every run; without it, or
+/// with another value, each game has a seed of its own.
+#[test]
+fn adjutant_seed_makes_a_game_opening_with_the_judges_phase_repeatable() {
+    let game = |given: Option<&str>| {
+        let site = crate::common::svg_site();
+        let mut c = site.command(&[
+            "new-game",
+            "--scenario",
+            "maleme",
+            "--seat",
+            "axis=alice@example.org",
+            "--seat",
+            "allies=bob@example.org",
+        ]);
+        if let Some(g) = given {
+            c.env("ADJUTANT_SEED", g);
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let seed: String = site
+            .db()
+            .query_row("SELECT seed FROM games WHERE id = 1", [], |r| r.get(0))
+            .unwrap();
+        let drop: Vec<String> = site
+            .outbox()
+            .into_iter()
+            .map(|(_, t)| unqp(&t))
+            .filter(|m| m.contains("Subject: Game 1: turn 1 (the judge)"))
+            .map(|m| {
+                let from = m.find("What happened:").expect("what happened");
+                let to = from + m[from..].find("Maleme, after").expect("the map");
+                m[from..to].to_string()
+            })
+            .collect();
+        assert_eq!(drop.len(), 2, "the drop is reported to both sides");
+        (seed, drop)
+    };
+    let (a, b) = (game(Some("7")), game(Some("7")));
+    assert_eq!(a, b, "the same ADJUTANT_SEED, the same game");
+    let c = game(Some("8"));
+    assert_ne!(a.0, c.0, "another ADJUTANT_SEED, another seed");
+    let (d, e) = (game(None), game(None));
+    assert_ne!(d.0, e.0, "without ADJUTANT_SEED every game's seed is new");
+    assert_ne!(d.0, a.0);
+}
