@@ -230,7 +230,9 @@ fn base(g: &Game) -> Table {
     };
     let seat_args: Vec<String> = seats.iter().map(|(s, e)| format!("{s}={e}")).collect();
     let seat_args: Vec<&str> = seat_args.iter().map(String::as_str).collect();
-    site.new_game(
+    // The game's dice from the game's own seed too, so that a failure's
+    // game (named by FOG_FROM) is played again the same.
+    site.new_game_seeded(
         g.scenario,
         &seat_args,
         &[
@@ -244,6 +246,7 @@ fn base(g: &Game) -> Table {
             "--nmr",
             "pass",
         ],
+        &format!("fog-{}", g.seed),
     );
     assert!(play(&site, g.turns, g.seed) >= 2, "turns were played");
     assert!(!over(&site), "{}: the game goes on", g.scenario);

@@ -162,6 +162,34 @@ impl Site {
         args.extend(extra);
         self.ok(&args)
     }
+    /// [`Site::new_game`] with the game's secret seed derived from `seed`
+    /// (`ADJUTANT_SEED`, read by development builds only): the same game,
+    /// its judge's own opening phase included, every run.
+    pub fn new_game_seeded(
+        &self,
+        scenario: &str,
+        seats: &[&str],
+        extra: &[&str],
+        seed: &str,
+    ) -> String {
+        let mut args = vec!["new-game", "--scenario", scenario];
+        for seat in seats {
+            args.extend(["--seat", seat]);
+        }
+        args.extend(extra);
+        let out = self
+            .command(&args)
+            .env("ADJUTANT_SEED", seed)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "adjutant {args:?} failed ({:?}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
     /// A new game of Pegasus Bridge, alice@example.org the Allies and
     /// bob@example.org the Axis, with the `extra` options of `new-game`.
     pub fn pegasus_bridge(&self, extra: &[&str]) -> String {
