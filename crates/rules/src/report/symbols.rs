@@ -229,13 +229,48 @@ pub fn bar(o: &mut String, x: f64, y: f64, width: f64, strength: u32, max: u32, 
     ));
 }
 
-/// A coordinate to a tenth, without a trailing `.0`.
+/// A coordinate to a tenth, without a trailing `.0`: the text of
+/// `format!("{v:.1}")` so shortened. Five a pip, some 700 a board: the
+/// standard library's exact formatting took some 2,000 instructions a
+/// number (its Dragon fallback), 3% of a report mail's with its picture
+/// (docs/performance.md), so the tenths are counted here where they are
+/// certain, and left to it where `v` is near a tie or out of range.
 fn r1(v: f64) -> String {
-    let s = format!("{v:.1}");
-    match s.strip_suffix(".0") {
-        Some(whole) => whole.to_string(),
-        None => s,
+    match tenths(v) {
+        Some(0) if v.is_sign_negative() => "-0".into(),
+        Some(n) if n % 10 == 0 => (n / 10).to_string(),
+        Some(n) => {
+            let sign = if n < 0 { "-" } else { "" };
+            let m = n.unsigned_abs();
+            format!("{sign}{}.{}", m / 10, m % 10)
+        }
+        None => {
+            let s = format!("{v:.1}");
+            match s.strip_suffix(".0") {
+                Some(whole) => whole.to_string(),
+                None => s,
+            }
+        }
     }
+}
+
+/// `v` in tenths, rounded to the nearest, where that is certain: `v * 10`
+/// is within half a unit in its last place of the exact product, so
+/// unless it lies within a millionth of a half the rounding of the two is
+/// the same. `None` for a near tie (the exact formatting rounds a tie to
+/// even), a value not finite or too large.
+fn tenths(v: f64) -> Option<i64> {
+    let t = v * 10.0;
+    if !t.is_finite() || t.abs() >= 1e12 {
+        return None;
+    }
+    let below = t.floor();
+    if ((t - below) - 0.5).abs() < 1e-6 {
+        return None;
+    }
+    // Safe: |t| < 1e12 fits an i64 exactly.
+    #[allow(clippy::cast_possible_truncation)]
+    Some(t.round() as i64)
 }
 
 /// A length to a hundredth, without trailing zeros (a bar's share exact
@@ -253,6 +288,53 @@ fn r2(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `r1` gives `format!("{v:.1}")`'s text (less a trailing `.0`) for
+    /// the board's coordinates (multiples of a hundredth and of 1/64, and
+    /// thirds and sevenths: a pip's step is 24 / 7), for values near and
+    /// on ties, negative ones and arbitrary ones.
+    #[test]
+    fn a_tenth_is_written_as_the_standard_librarys_exact_formatting() {
+        let slow = |v: f64| {
+            let s = format!("{v:.1}");
+            s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+        };
+        let mut values: Vec<f64> = Vec::new();
+        for k in -20_000..20_000 {
+            let k = f64::from(k);
+            values.extend([k / 100.0, k / 64.0, k / 3.0, k / 7.0, k * 24.0 / 7.0 - 2.0]);
+            values.extend([k / 20.0 + 1e-9, k / 20.0 - 1e-9, k / 20.0]);
+        }
+        // A fixed xorshift: arbitrary values over a board's range and far off it.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            #[allow(clippy::cast_precision_loss)]
+            let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+            values.extend([u * 2_000.0 - 1_000.0, (u - 0.5) * 1e13]);
+        }
+        values.extend([
+            0.0,
+            -0.0,
+            -0.04,
+            0.05,
+            0.15,
+            0.25,
+            0.35,
+            2.5,
+            f64::MAX,
+            f64::NAN,
+        ]);
+        let mut fast = 0;
+        for v in values {
+            assert_eq!(r1(v), slow(v), "{v:e}");
+            fast += usize::from(tenths(v).is_some());
+        }
+        // The fast path is the common one (not every value left to the slow).
+        assert!(fast > 400_000, "{fast}");
+    }
 
     #[test]
     fn every_kind_has_its_own_id_name_and_mark() {
