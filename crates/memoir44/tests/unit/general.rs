@@ -63,3 +63,75 @@ fn the_general_holds_its_trenches_when_it_has_no_ground_to_take() {
     }
     assert!(given > 0, "the general gives orders of its own");
 }
+
+/// Watched (merville-battery, seed 1 against random: the Allies won 29 of
+/// 50, and every game won destroyed a heavy gun and took its casemate;
+/// victory.rs, `may_win`): a battle on an enemy unit standing on an
+/// objective of the side's own that it does not hold is worth twice its
+/// expected hits, since the side cannot win without the hex and the unit
+/// must go before it is taken. Here an elite unit at F6 beside the gun at
+/// E6, down to one figure, and the infantry at F7 in its bunker: the old
+/// orders battled the infantry (two dice on four figures); it now battles
+/// the gun, which a hit destroys and whose casemate it then takes (every
+/// variant that leaves it beside the gun).
+#[test]
+fn the_general_battles_the_gun_on_the_casemate_it_must_take() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut st = scenario::setup(&r, "merville-battery", &mut ChaChaDice::from_seed([1; 32]))
+        .expect("setup");
+    let allies = st.side_index("allies").unwrap();
+    let axis = st.side_index("axis").unwrap();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    // The infantry in the open gone, the gun at E6 down to one figure,
+    // and one elite unit of the Allies' at F6, beside both casemates.
+    st.units
+        .retain(|u| !(u.side == axis && (u.at == hex("D7") || u.at == hex("J6"))));
+    st.units
+        .retain(|u| u.side != allies || u.at == hex("E3") || u.at == hex("C2"));
+    st.units
+        .iter_mut()
+        .find(|u| u.at == hex("E6"))
+        .unwrap()
+        .figures = 1;
+    st.units.iter_mut().find(|u| u.at == hex("E3")).unwrap().at = hex("F6");
+    st.to_move = allies;
+    st.hands[allies] = vec!["probe-centre".to_string()];
+    let (mut given, mut beside) = (0, 0);
+    for v in 0..4u32 {
+        let Some(orders) = general_orders(
+            &r,
+            &st,
+            "allies",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        given += 1;
+        let from = orders
+            .lines()
+            .filter_map(|l| l.strip_prefix("MOVE F6 "))
+            .filter_map(|l| l.split_whitespace().last())
+            .next()
+            .unwrap_or("F6")
+            .to_string();
+        if !hex(&from).adjacent(hex("E6")) {
+            // A jittered variant's move away from the gun.
+            continue;
+        }
+        beside += 1;
+        let battle = orders
+            .lines()
+            .find(|l| l.starts_with(&format!("BATTLE {from} ")))
+            .unwrap_or_else(|| panic!("variant {v}: the elite unit does not battle:\n{orders}"));
+        assert!(
+            battle.starts_with(&format!("BATTLE {from} E6")),
+            "variant {v} battles elsewhere than the one-figure gun at E6:\n{orders}"
+        );
+    }
+    assert!(given > 0, "the general gives orders of its own");
+    assert!(
+        beside > 0,
+        "the elite unit stays beside the gun in some variant"
+    );
+}
