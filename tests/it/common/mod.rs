@@ -80,7 +80,13 @@ impl Site {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
+        self.ok_with(args, &[])
+    }
+    /// [`Site::ok`] with the environment variables `envs` set.
+    pub fn ok_with(&self, args: &[&str], envs: &[(&str, &str)]) -> String {
+        let mut c = self.command(args);
+        c.envs(envs.iter().copied());
+        let out = c.output().unwrap();
         assert!(
             out.status.success(),
             "adjutant {args:?} failed ({:?}):\n{}\n{}",
@@ -155,12 +161,7 @@ impl Site {
     /// A new game of `scenario` with the `seats` (`side=address`) and the
     /// `extra` options of `new-game`; what it prints (the game's number).
     pub fn new_game(&self, scenario: &str, seats: &[&str], extra: &[&str]) -> String {
-        let mut args = vec!["new-game", "--scenario", scenario];
-        for seat in seats {
-            args.extend(["--seat", seat]);
-        }
-        args.extend(extra);
-        self.ok(&args)
+        self.ok(&new_game_args(scenario, seats, extra))
     }
     /// [`Site::new_game`] with the game's secret seed derived from `seed`
     /// (`ADJUTANT_SEED`, read by development builds only): the same game,
@@ -172,23 +173,10 @@ impl Site {
         extra: &[&str],
         seed: &str,
     ) -> String {
-        let mut args = vec!["new-game", "--scenario", scenario];
-        for seat in seats {
-            args.extend(["--seat", seat]);
-        }
-        args.extend(extra);
-        let out = self
-            .command(&args)
-            .env("ADJUTANT_SEED", seed)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "adjutant {args:?} failed ({:?}):\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        self.ok_with(
+            &new_game_args(scenario, seats, extra),
+            &[("ADJUTANT_SEED", seed)],
+        )
     }
     /// A new game of Pegasus Bridge, alice@example.org the Allies and
     /// bob@example.org the Axis, with the `extra` options of `new-game`.
@@ -608,4 +596,15 @@ pub fn first_to<'m>(msg: &'m mail_parser::Message<'_>) -> &'m str {
         .and_then(|a| a.first())
         .and_then(|a| a.address())
         .unwrap_or("")
+}
+
+/// `new-game`'s arguments for `scenario`, its `seats` (`side=address`) and
+/// the `extra` options.
+fn new_game_args<'a>(scenario: &'a str, seats: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["new-game", "--scenario", scenario];
+    for seat in seats {
+        args.extend(["--seat", seat]);
+    }
+    args.extend(extra);
+    args
 }
