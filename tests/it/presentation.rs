@@ -35,6 +35,27 @@ fn num(tag: &str, name: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// The `translate(X Y)` the first tag of `tag` places its element by (a
+/// unit, an arrow), (0, 0) if none: the coordinates inside are from it.
+fn shift(tag: &str) -> (f64, f64) {
+    let open = tag.split('>').next().unwrap_or_default();
+    let Some(t) = attr(open, "transform") else {
+        return (0.0, 0.0);
+    };
+    let Some(inner) = t
+        .strip_prefix("translate(")
+        .and_then(|t| t.strip_suffix(')'))
+    else {
+        panic!("a transform other than a translate: {t}");
+    };
+    let v: Vec<f64> = inner
+        .split([' ', ','])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().expect("a number"))
+        .collect();
+    (v[0], v.get(1).copied().unwrap_or(0.0))
+}
+
 fn drawn(svg: &str) -> Drawn {
     let head = svg.split('>').next().unwrap();
     let mut d = Drawn {
@@ -47,19 +68,22 @@ fn drawn(svg: &str) -> Drawn {
     for g in svg.split("<g class=\"unit\"").skip(1) {
         let g = g.split("</g>").next().unwrap();
         let side = attr(g, "data-side").expect("a unit names its side");
-        let y = if let Some(p) = attr(g, "points") {
-            let ys: Vec<f64> = p
-                .split_whitespace()
-                .filter_map(|xy| xy.split(',').nth(1)?.parse().ok())
-                .collect();
-            ys.iter().sum::<f64>() / ys.len() as f64
-        } else {
-            num(g, "y")
-        };
+        let (sx, sy) = shift(g);
+        let y = sy
+            + if let Some(p) = attr(g, "points") {
+                let ys: Vec<f64> = p
+                    .split_whitespace()
+                    .filter_map(|xy| xy.split(',').nth(1)?.parse().ok())
+                    .collect();
+                ys.iter().sum::<f64>() / ys.len() as f64
+            } else {
+                num(g, "y")
+            };
         d.units.push((side, y));
         if let Some(t) = g.split("<text").nth(1) {
             let text = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap();
-            d.labels.push((num(t, "x"), num(t, "y"), text.to_string()));
+            d.labels
+                .push((sx + num(t, "x"), sy + num(t, "y"), text.to_string()));
         }
     }
     d
@@ -604,12 +628,13 @@ fn overlap(a: Box4, b: Box4) -> f64 {
 /// A unit's outline: its polygon's points, or its rectangle's corners, or
 /// the `#u` symbol (28x18, centred) it uses.
 fn outline(g: &str) -> Vec<(f64, f64)> {
+    let (sx, sy) = shift(g);
     if let Some(p) = attr(g, "points") {
         return p
             .split_whitespace()
             .filter_map(|xy| {
                 let (x, y) = xy.split_once(',')?;
-                Some((x.parse().ok()?, y.parse().ok()?))
+                Some((sx + x.parse::<f64>().ok()?, sy + y.parse::<f64>().ok()?))
             })
             .collect();
     }
@@ -620,6 +645,7 @@ fn outline(g: &str) -> Vec<(f64, f64)> {
     } else {
         return Vec::new();
     };
+    let (x, y) = (sx + x, sy + y);
     vec![(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
 }
 
@@ -1219,12 +1245,16 @@ fn after_a_busy_turn_no_arrowhead_hides_under_a_unit() {
                     .map(|g| outline(g.split("</g>").next().unwrap()))
                     .collect();
                 for t in svg.split('<').filter(|t| t.contains("marker-end=")) {
+                    let (sx, sy) = shift(t);
                     let tip = if let Some(p) = attr(t, "points") {
                         let last = p.split_whitespace().last().unwrap().to_string();
                         let (x, y) = last.split_once(',').unwrap();
-                        (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap())
+                        (
+                            sx + x.parse::<f64>().unwrap(),
+                            sy + y.parse::<f64>().unwrap(),
+                        )
                     } else {
-                        (num(t, "x2"), num(t, "y2"))
+                        (sx + num(t, "x2"), sy + num(t, "y2"))
                     };
                     arrows += 1;
                     let b = (tip.0 - 2.0, tip.1 - 2.0, tip.0 + 2.0, tip.1 + 2.0);
@@ -1571,12 +1601,16 @@ fn labels_under_heads_or_names(svg: &str) -> (Vec<Label>, Vec<String>) {
         .split('<')
         .filter(|t| t.contains("marker-end="))
     {
+        let (sx, sy) = shift(t);
         let tip = if let Some(p) = attr(t, "points") {
             let last = p.split_whitespace().last().unwrap_or("0,0").to_string();
             let (x, y) = last.split_once(',').unwrap_or(("0", "0"));
-            (x.parse().unwrap_or(0.0), y.parse().unwrap_or(0.0))
+            (
+                sx + x.parse::<f64>().unwrap_or(0.0),
+                sy + y.parse::<f64>().unwrap_or(0.0),
+            )
         } else {
-            (num(t, "x2"), num(t, "y2"))
+            (sx + num(t, "x2"), sy + num(t, "y2"))
         };
         others.push((
             (tip.0 - 4.0, tip.1 - 4.0, tip.0 + 4.0, tip.1 + 4.0),
@@ -1698,12 +1732,13 @@ fn arrowheads(svg: &str) -> Vec<(Vec<(f64, f64)>, String)> {
         .split('<')
         .filter(|t| t.contains("marker-end="))
     {
+        let (sx, sy) = shift(t);
         let (a, b) = if let Some(p) = attr(t, "points") {
             let pts: Vec<(f64, f64)> = p
                 .split_whitespace()
                 .filter_map(|xy| {
                     let (x, y) = xy.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
+                    Some((sx + x.parse::<f64>().ok()?, sy + y.parse::<f64>().ok()?))
                 })
                 .collect();
             if pts.len() < 2 {
@@ -1711,7 +1746,10 @@ fn arrowheads(svg: &str) -> Vec<(Vec<(f64, f64)>, String)> {
             }
             (pts[pts.len() - 2], pts[pts.len() - 1])
         } else {
-            ((num(t, "x1"), num(t, "y1")), (num(t, "x2"), num(t, "y2")))
+            (
+                (sx + num(t, "x1"), sy + num(t, "y1")),
+                (sx + num(t, "x2"), sy + num(t, "y2")),
+            )
         };
         let (dx, dy) = (b.0 - a.0, b.1 - a.1);
         let l = (dx * dx + dy * dy).sqrt();

@@ -153,8 +153,9 @@ pub fn page_steps(html: &str) -> Vec<(u32, String, String)> {
 }
 
 /// The units a board draws, family-neutral: each `<g class="unit">` as
-/// its `data-hex` or `data-id` and the place of its first shape (`use`,
-/// `rect` or `polygon`): `KEY@X,Y|POINTS`, sorted. The page's script
+/// its `data-hex` or `data-id`, the translate it is placed by, if any, and
+/// the place of its first shape (`use`, `rect` or `polygon`):
+/// `KEY@TRANSFORM@X,Y|POINTS`, sorted. The page's script
 /// reads the same from the DOM.
 fn unit_marks(svg: &str) -> Vec<String> {
     let attr = |tag: &str, name: &str| -> String {
@@ -182,7 +183,8 @@ fn unit_marks(svg: &str) -> Vec<String> {
                 .map(|i| &chunk[i..i + chunk[i..].find('>').unwrap_or(0)])
                 .unwrap_or("");
             format!(
-                "{key}@{},{}|{}",
+                "{key}@{}@{},{}|{}",
+                attr(open, "transform"),
                 attr(shape, "x"),
                 attr(shape, "y"),
                 attr(shape, "points")
@@ -247,7 +249,7 @@ window.addEventListener('load', function () {
       var c = u.querySelector('use,rect,polygon');
       var a = function (n) { return (c && c.getAttribute(n)) || ''; };
       marks.push((u.getAttribute('data-hex') || u.getAttribute('data-id') || '') +
-        '@' + a('x') + ',' + a('y') + '|' + a('points'));
+        '@' + (u.getAttribute('transform') || '') + '@' + a('x') + ',' + a('y') + '|' + a('points'));
     });
     marks.sort();
     return {count: 1, hash: location.hash, turn: s[0].getAttribute('data-turn'),

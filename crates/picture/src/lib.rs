@@ -470,7 +470,7 @@ fn drawn<R>(
     let mut changed = Blocks::new(w as usize, h as usize);
     let laid = pieces
         && sprite::pieces(&cut.head, &cut.rest).is_some_and(|pieces| {
-            sprite::draw_over(&pieces, &mut pixmap, &mut changed, &mut fresh)
+            sprite::draw_over(&cut.head, &pieces, &mut pixmap, &mut changed, &mut fresh)
         });
     let size = if laid {
         // The pieces are drawn at the layer's size, the root's own: its
@@ -984,8 +984,11 @@ mod tests {
         let (first, first_size, how) = pixels_how(LAYERED).expect("draws");
         assert_eq!(first_size, size);
         assert!(in_pieces(LAYERED), "the top is cut into pieces");
+        // Each piece drawn apart over a transparent background and laid
+        // over: the SVG drawn whole up to the rounding of one compositing
+        // step (a unit of a channel in edge pixels).
         let d = difference(&first, &whole).expect("same size");
-        assert_eq!(d, (0, 0), "the SVG drawn whole");
+        assert!(d.0 <= 1, "the SVG drawn whole: {d:?}");
         assert_eq!(how, Drew::Layer);
         // Another turn: a unit moved, the layer is the same.
         let moved = LAYERED.replace("x=\"12\" y=\"14\"", "x=\"50\" y=\"20\"");
@@ -993,7 +996,7 @@ mod tests {
         assert_eq!(how, Drew::OnLayer, "the layer kept");
         let (moved_whole, _) = pixels_whole(&moved).expect("draws");
         let d = difference(&second, &moved_whole).expect("same size");
-        assert_eq!(d, (0, 0));
+        assert!(d.0 <= 1, "{d:?}");
         assert!(difference(&second, &first).expect("same size").0 > 100);
         // Drawn again with nothing kept: the very same bytes.
         let again = draw(&moved).expect("draws");

@@ -424,10 +424,16 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                 let mut at: Vec<(i32, i32)> = path.iter().map(|hx| g.centre(*hx)).collect();
                 let n = at.len();
                 at[n - 1] = short_of_unit(at[n - 2], at[n - 1]);
-                let pts: Vec<String> = at.iter().map(|(x, y)| format!("{x},{y}")).collect();
+                // Placed by a translate from its first point: the picture
+                // draws an arrow of one shape once, wherever it lies.
+                let (x0, y0) = at[0];
+                let pts: Vec<String> = at
+                    .iter()
+                    .map(|(x, y)| format!("{},{}", x - x0, y - y0))
+                    .collect();
                 let _ = writeln!(
                     o,
-                    r##"<polyline class="{}" points="{}" stroke="{}" marker-end="url(#{})"{}/>"##,
+                    r##"<polyline class="{}" transform="translate({x0} {y0})" points="{}" stroke="{}" marker-end="url(#{})"{}/>"##,
                     if retreat { "retreat" } else { "move" },
                     pts.join(" "),
                     if retreat { RETREAT } else { "#222" },
@@ -446,7 +452,9 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                 let (x2, y2) = short_of_unit((x1, y1), g.centre(*to));
                 let _ = writeln!(
                     o,
-                    r##"<line class="move" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#222" marker-end="url(#arrow)"/>"##
+                    r##"<line class="move" transform="translate({x1} {y1})" x1="0" y1="0" x2="{}" y2="{}" stroke="#222" marker-end="url(#arrow)"/>"##,
+                    x2 - x1,
+                    y2 - y1
                 );
             }
             Event::Battle {
@@ -459,13 +467,15 @@ fn last_turn(o: &mut String, v: &View, g: &Geo) {
                 let (x2, y2) = short_of_unit((x1, y1), g.centre(*at));
                 let _ = writeln!(
                     o,
-                    r##"<line class="battle" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##
+                    r##"<line class="battle" transform="translate({x1} {y1})" x1="0" y1="0" x2="{}" y2="{}" stroke="#c00" stroke-width="2.5" stroke-opacity="1" stroke-dasharray="4 3" marker-end="url(#arrow-red)"/>"##,
+                    x2 - x1,
+                    y2 - y1
                 );
                 let (hx, hy) = hits_at(g.centre(*f), g.centre(*at), &placed);
                 placed.push((hx, hy));
                 let _ = writeln!(
                     o,
-                    r##"<text class="hits" x="{hx}" y="{hy}" font-size="11" font-weight="bold" fill="#c00" stroke="#fff" stroke-width="3" stroke-opacity="1" paint-order="stroke" text-anchor="middle">{hits}</text>"##
+                    r##"<text class="hits" transform="translate({hx} {hy})" x="0" y="0" font-size="11" font-weight="bold" fill="#c00" stroke="#fff" stroke-width="3" stroke-opacity="1" paint-order="stroke" text-anchor="middle">{hits}</text>"##
                 );
             }
             _ => {}
@@ -601,7 +611,14 @@ fn units(o: &mut String, v: &View, g: &Geo) {
         o.push_str(&side);
         o.push_str("\" data-kind=\"");
         o.push_str(k.id());
-        o.push_str("\"><title>");
+        // Placed by a translate, drawn about its hex's centre: the picture
+        // draws a unit of one side, kind and strength once, wherever it
+        // stands (crates/picture, `sprite`).
+        o.push_str("\" transform=\"translate(");
+        num(o, x);
+        o.push(' ');
+        num(o, y);
+        o.push_str(")\"><title>");
         o.push_str(&side);
         o.push(' ');
         o.push_str(&kind);
@@ -610,25 +627,16 @@ fn units(o: &mut String, v: &View, g: &Geo) {
         o.push_str(" figures) at ");
         hex_name(o, u.at);
         o.push_str("</title>");
-        symbol(o, k, x, y - UNIT_UP, colour, "");
-        o.push_str("<text x=\"");
-        num(o, x);
-        o.push_str("\" y=\"");
-        num(o, y + LABEL_DOWN);
+        symbol(o, k, 0, -UNIT_UP, colour, "");
+        o.push_str("<text x=\"0\" y=\"");
+        num(o, LABEL_DOWN);
         o.push_str("\">");
         o.push(unit_letter(u));
         let _ = write!(o, "{}", u.figures);
         o.push_str("</text>");
         // The strength at a glance (issue 53): a pip a figure under the
         // frame, the lost ones hollow.
-        symbols::pips(
-            o,
-            f64::from(x),
-            f64::from(y - UNIT_UP + 11),
-            u.figures,
-            u.start,
-            colour,
-        );
+        symbols::pips(o, 0.0, f64::from(-UNIT_UP + 11), u.figures, u.start, colour);
         o.push_str("</g>\n");
     }
     wagons(o, v, g);
@@ -682,7 +690,7 @@ fn wagons(o: &mut String, v: &View, g: &Geo) {
         }
         let _ = write!(
             o,
-            r##"<g class="wagon" data-hex="{w}" data-side="{side}" data-kind="{}"><title>wagon of the {side} {kind} at {at}{}</title>"##,
+            r##"<g class="wagon" data-hex="{w}" data-side="{side}" data-kind="{}" transform="translate({x} {y})"><title>wagon of the {side} {kind} at {at}{}</title>"##,
             kind_of(u).id(),
             esc(&what),
             at = u.at,
@@ -692,15 +700,14 @@ fn wagons(o: &mut String, v: &View, g: &Geo) {
         symbol(
             o,
             kind_of(u),
-            x,
-            y - UNIT_UP,
+            0,
+            -UNIT_UP,
             side_colour(v, &u.side),
             " fill-opacity=\"0.6\"",
         );
         let _ = writeln!(
             o,
-            r##"<text x="{x}" y="{}">{}=</text></g>"##,
-            y + LABEL_DOWN,
+            r##"<text x="0" y="{LABEL_DOWN}">{}=</text></g>"##,
             unit_letter(u)
         );
     }
