@@ -19,7 +19,12 @@
 //!   figure to compare the warm one with;
 //! - `picture_distinct_whole`: the same boards each drawn whole, never cut
 //!   at its static layer (`picture::draw_whole`): the code path of every
-//!   picture before issue 57, so the figure to compare the two above with.
+//!   picture before issue 57, so the figure to compare the two above with;
+//! - `picture_distinct_warm_games`: the boards of 200 games of one scenario
+//!   (Pegasus Bridge, 12 turns of random legal orders from 200 seeds, the
+//!   Allies' view), one after another: every board its own, its units at
+//!   hexes of their own and its last turn's arrows its own, as the mail
+//!   path meets them (the boards above are one game's, less a unit).
 //!
 //! `cargo bench -p adjutant-bench --bench picture -- --quick`
 
@@ -73,6 +78,21 @@ fn element_end(svg: &str, at: usize) -> usize {
         }
         i = close;
     }
+}
+
+/// The Allies' boards of `n` games of Pegasus Bridge, each played 12 turns
+/// with random legal orders from its own seed.
+fn games(n: u8) -> Vec<String> {
+    let rules = Rules::load("memoir44").expect("rules");
+    (0..n)
+        .filter_map(|k| sample::play("pegasus-bridge", [k; 32], 12))
+        .map(|s| {
+            let state = State::of(s.state);
+            rules
+                .report_parts(&state, &[], &Viewer::Side("allies".into()), Some(&s.mover))
+                .svg
+        })
+        .collect()
 }
 
 fn forget_all() {
@@ -140,6 +160,16 @@ fn picture_distinct(c: &mut Criterion) {
             black_box(
                 picture::draw_how_with(black_box(&distinct[i]), false).map(|(b, _)| b.0.len()),
             )
+        });
+    });
+    let played = games(200);
+    forget_all();
+    let mut g = 0;
+    c.bench_function("picture_distinct_warm_games", |b| {
+        b.iter(|| {
+            picture::forget_drawn();
+            g = (g + 1) % played.len();
+            black_box(picture::png(black_box(&played[g])).map(|(b, ..)| b.len()))
         });
     });
     c.bench_function("picture_distinct_whole", |b| {
