@@ -723,30 +723,25 @@ fn units(o: &mut String, r: &Ruleset, v: &View, pos: &dyn Fn(Area) -> (i32, i32)
         // the general under it, neither covering the other's label.
         let dy = stack_dy(v, u);
         let k = kind_of(r, u);
-        let (fx, fy) = (x - 10, y + dy);
+        let (fx, fy) = (-10, dy);
         let colour = side_colour(v, &u.side);
+        // Placed by a translate, drawn about its area's centre: the picture
+        // draws a unit of one side, kind and strength once, wherever it
+        // stands (crates/picture, `sprite`).
         let _ = write!(
             o,
-            "<g class=\"unit\" data-area=\"{}\" data-side=\"{}\" data-kind=\"{}\"><use href=\"#f\" x=\"{fx}\" y=\"{fy}\" fill=\"{colour}\"/><use href=\"#k-{}\" x=\"{fx}\" y=\"{fy}\"/><text class=\"u\" x=\"{}\" y=\"{}\">{}{}</text>",
+            "<g class=\"unit\" data-area=\"{}\" data-side=\"{}\" data-kind=\"{}\" transform=\"translate({x} {y})\"><use href=\"#f\" x=\"{fx}\" y=\"{fy}\" fill=\"{colour}\"/><use href=\"#k-{}\" x=\"{fx}\" y=\"{fy}\"/><text class=\"u\" x=\"-1\" y=\"{}\">{}{}</text>",
             u.at,
             esc(&u.side),
             k.id(),
             k.id(),
-            x - 1,
-            y + 1 + dy,
+            1 + dy,
             esc(&u.letter),
             u.strength
         );
         // The strength at a glance (issue 53): a pip a step, the lost ones
         // hollow, under the letter and strength at the frame's right.
-        symbols::pips(
-            o,
-            f64::from(x + 15),
-            f64::from(y + 3 + dy),
-            u.strength,
-            u.max,
-            colour,
-        );
+        symbols::pips(o, 15.0, f64::from(3 + dy), u.strength, u.max, colour);
         o.push_str("</g>");
     }
 }
