@@ -561,7 +561,10 @@ fn the_generals_score_knows_an_objective_held_by_a_weak_unit_may_be_retaken() {
         "the ridge held by one figure beside the enemy ({weak}) is no sure win \
          like three figures' hold ({strong})"
     );
-    assert!(weak > 100_000.0, "but still a likely win: {weak}");
+    // Still a finish worth far more than any game played on (a few
+    // hundred at most): the chance of the hold is guessed, one figure
+    // beside three enemy units an eighth (general.rs, `hold_chance`).
+    assert!(weak > 10_000.0, "but still a likely win: {weak}");
 }
 
 /// Fall of London's Martians cannot win without a Handling Machine on every

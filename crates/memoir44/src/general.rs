@@ -97,10 +97,13 @@ impl Goals {
         // standing on one retakes it (victory.rs), and with it the medal
         // and the enemy's right to win (Miteiriya Ridge's Axis, the ridge
         // its last turn could take back: the enemy's reply in the
-        // general's look-ahead is these orders).
+        // general's look-ahead is these orders). One of its own it holds
+        // with none of its units on it counts too: the enemy need only
+        // walk onto it (Miteiriya Ridge's Axis retook the empty ridge in
+        // its last Counter-Attack turn).
         let objectives = mine
             .clone()
-            .filter(|o| !o.held)
+            .filter(|o| !o.held || !s.units.iter().any(|u| u.side == si && u.at == o.at))
             .chain(s.objectives.iter().filter(|o| o.side != si && o.held))
             .map(|o| o.at)
             .collect();
@@ -541,7 +544,16 @@ fn battles(
             let seizing = town == Some(u.at);
             let blocking =
                 u.kind != goals.handling && !goals.rounds.is_empty() && goals.towns.contains(&t);
-            if t.distance(u.at) == 1 && (spec.take_ground || spec.overrun) && !seizing && !blocking
+            // Nor a unit off an objective of its side's own: it holds the
+            // hex, and the medal and the right to win with it (watched:
+            // Miteiriya Ridge's Allies took ground off the ridge with their
+            // fifth medal, and the Axis's last turn walked onto it).
+            let holding = s.objectives.iter().any(|o| o.side == si && o.at == u.at);
+            if t.distance(u.at) == 1
+                && (spec.take_ground || spec.overrun)
+                && !seizing
+                && !blocking
+                && !holding
             {
                 if let Some(t2) = worlds_overrun(ctx, sc, si, u, t, goals) {
                     tries.push(format!("BATTLE {} {t} OVERRUN {t2}\n", u.at));
@@ -777,8 +789,8 @@ pub fn value(r: &Ruleset, s: &State, side: &str) -> Option<f64> {
             // Ahead, it still needs an objective of its own held when that
             // turn ends (Miteiriya Ridge's Allies held the ridge with a
             // one-figure tank beside the enemy, lost it and drew).
-            if decided > 0.0 && hold_at_risk(s, si) {
-                decided *= 0.5;
+            if decided > 0.0 {
+                decided *= hold_chance(s, si);
             }
         }
         return Some(400_000.0 * decided + raw);
@@ -791,12 +803,18 @@ pub fn value(r: &Ruleset, s: &State, side: &str) -> Option<f64> {
 /// down, below most games still to play.
 const FINISHED_INTO_A_DRAW: f64 = -60.0;
 
-/// Whether the enemy's next turn could take back every objective of `si`'s
-/// own it holds (victory.rs: `may_win` needs one held): each is empty or
-/// held by a unit of two figures or fewer, with an enemy unit within four
-/// hexes (a move and a close assault that takes ground). A side with no
-/// objectives of its own does not need one.
-fn hold_at_risk(s: &State, si: usize) -> bool {
+/// The general's guess at the chance that `si` still holds an objective of
+/// its own when the enemy's last turn ends (victory.rs: `may_win` needs
+/// one held), the best of those it holds: 1 where no enemy unit stands
+/// within three hexes (a move and a close assault that takes ground);
+/// else each such enemy unit (three at most) takes an empty hex with a
+/// chance of 0.7 (it need only walk onto it) and one held by a unit with
+/// one in two to the power of its figures. A side with no objectives of
+/// its own does not need one. (It was a flat half where every objective
+/// was empty or held by two figures or fewer with an enemy within four:
+/// the empty ridge weighed as a two-figure unit on it, a full one as
+/// safe.)
+fn hold_chance(s: &State, si: usize) -> f64 {
     let held: Vec<Hex> = s
         .objectives
         .iter()
@@ -804,16 +822,23 @@ fn hold_at_risk(s: &State, si: usize) -> bool {
         .map(|o| o.at)
         .collect();
     if held.is_empty() {
-        return false;
+        return 1.0;
     }
-    held.iter().all(|&h| {
-        let strong = s.unit_at(h).is_some_and(|u| u.side == si && u.figures >= 3);
-        let threat = s
-            .units
-            .iter()
-            .any(|u| u.side != si && u.at.distance(h) <= 4);
-        threat && !strong
-    })
+    held.iter()
+        .map(|&h| {
+            let threats = s
+                .units
+                .iter()
+                .filter(|u| u.side != si && u.at.distance(h) <= 3)
+                .count()
+                .min(3);
+            let lose = match s.unit_at(h).filter(|u| u.side == si) {
+                None => 0.7,
+                Some(u) => 0.5_f64.powi(u.figures as i32),
+            };
+            (1.0 - lose).powi(threats as i32)
+        })
+        .fold(0.0, f64::max)
 }
 
 /// What the enemy of `si` could take next turn from where its units stand:

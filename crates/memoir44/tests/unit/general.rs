@@ -135,3 +135,111 @@ fn the_general_battles_the_gun_on_the_casemate_it_must_take() {
         "the elite unit stays beside the gun in some variant"
     );
 }
+
+/// Watched (miteiriya-ridge, seeds 1 and 2 against random: of the Allies'
+/// 14 games drawn, most ended with the Axis's last Counter-Attack turn on
+/// the ridge, G7): an Allied tank standing on the ridge battled the
+/// enemy beside it and took ground off the hex, and the Axis walked onto
+/// it. A unit standing on an objective of its side's own holds it: it
+/// battles from there and does not take ground off it.
+#[test]
+fn the_general_does_not_take_ground_off_its_own_objective() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut st =
+        scenario::setup(&r, "miteiriya-ridge", &mut ChaChaDice::from_seed([1; 32])).expect("setup");
+    let allies = st.side_index("allies").unwrap();
+    let axis = st.side_index("axis").unwrap();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    // An Allied tank on the ridge, which the Allies hold; one weak Axis
+    // infantry unit beside it, the anti-tank gun gone.
+    st.units.retain(|u| {
+        (u.side == allies && u.at == hex("F1")) || (u.side == axis && u.at == hex("G6"))
+    });
+    st.units.iter_mut().find(|u| u.at == hex("F1")).unwrap().at = hex("G7");
+    let inf = st.units.iter_mut().find(|u| u.at == hex("G6")).unwrap();
+    inf.at = hex("F7");
+    inf.figures = 1;
+    for o in st.objectives.iter_mut().filter(|o| o.at == hex("G7")) {
+        o.held = true;
+    }
+    st.minefields.clear();
+    st.to_move = allies;
+    st.hands[allies] = vec!["probe-centre".to_string()];
+    let mut battled = 0;
+    for v in 0..4u32 {
+        let Some(orders) = general_orders(
+            &r,
+            &st,
+            "allies",
+            &mut ChaChaDice::from_seed([v as u8; 32]),
+            v,
+        ) else {
+            break;
+        };
+        assert!(
+            !orders.lines().any(|l| l.starts_with("MOVE G7 ")),
+            "variant {v} moves the tank off the ridge:\n{orders}"
+        );
+        if let Some(b) = orders.lines().find(|l| l.starts_with("BATTLE G7 ")) {
+            battled += 1;
+            assert!(
+                !b.contains("TAKE-GROUND") && !b.contains("OVERRUN"),
+                "variant {v} takes ground off the ridge:\n{orders}"
+            );
+        }
+    }
+    assert!(battled > 0, "the tank battles from the ridge");
+}
+
+/// Watched (miteiriya-ridge, seeds 1 and 2 against random): the Allies'
+/// draws ended with their fifth medal and the Axis's last Counter-Attack
+/// turn on the ridge (G7): walked onto empty, or taken from a weak unit.
+/// The general weighed a win that hangs on the ridge at half wherever the
+/// ridge was empty or held by two figures or fewer with an enemy within
+/// four hexes: the empty ridge and a unit on it were worth the same. It
+/// now guesses the chance the ridge is still held after that turn, and a
+/// unit on it is worth more than none.
+#[test]
+fn the_general_would_rather_finish_with_a_unit_on_its_objective() {
+    let r = Ruleset::builtin().expect("ruleset");
+    let mut st =
+        scenario::setup(&r, "miteiriya-ridge", &mut ChaChaDice::from_seed([1; 32])).expect("setup");
+    let allies = st.side_index("allies").unwrap();
+    let axis = st.side_index("axis").unwrap();
+    let hex = |s: &str| Hex::parse(s).unwrap();
+    // The Allies hold the ridge and have their medals, well ahead on
+    // damage; one Axis infantry unit stands beside the ridge, and the
+    // Axis's last turn is to come.
+    st.units.retain(|u| {
+        (u.side == allies && u.at == hex("F1")) || (u.side == axis && u.at == hex("G6"))
+    });
+    st.units.iter_mut().find(|u| u.at == hex("G6")).unwrap().at = hex("G8");
+    st.units
+        .iter_mut()
+        .find(|u| u.at == hex("F1"))
+        .unwrap()
+        .figures = 2;
+    for o in st.objectives.iter_mut().filter(|o| o.at == hex("G7")) {
+        o.held = true;
+    }
+    st.figures_removed[allies] = 12;
+    st.medal_units[allies] = 4;
+    st.final_turn = Some(axis);
+    st.to_move = axis;
+    let mut empty = st.clone();
+    empty
+        .units
+        .iter_mut()
+        .find(|u| u.side == allies)
+        .unwrap()
+        .at = hex("F5");
+    let mut held = st.clone();
+    held.units.iter_mut().find(|u| u.side == allies).unwrap().at = hex("G7");
+    let worth = |s: &State| adjutant_memoir44::general::value(&r, s, "allies").expect("a worth");
+    assert!(
+        worth(&held) > worth(&empty),
+        "a two-figure unit on the ridge ({}) is worth no more than the empty ridge ({})",
+        worth(&held),
+        worth(&empty)
+    );
+}
