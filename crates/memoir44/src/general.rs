@@ -709,7 +709,7 @@ fn danger(ctx: &Ctx<'_>, st: &State, si: usize, u: &Unit) -> f64 {
 /// The most battle dice at which an infantry unit standing on barbed wire
 /// removes the wire instead of battling (`battles`): watched (Merville
 /// Battery, seed 1 against random), the Allies' battles on the guns in
-/// their casemates were 1.2 dice on average, 6 in 8 of them of one die
+/// their casemates were 1.2 dice on average, seven in ten of them of one die
 /// from the wire (3, -1 for the bunker, -1 from the wire: a gun is hit on
 /// a grenade only); with the wire removed, and `ATTACKER_DANGER`, the
 /// Allies won 248 of 400 games over seeds 1 to 8 (were 230;

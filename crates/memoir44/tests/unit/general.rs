@@ -137,7 +137,7 @@ fn the_general_battles_the_gun_on_the_casemate_it_must_take() {
 }
 
 /// Watched (merville-battery, seed 1 against random): the Allies' battles
-/// on the guns in their casemates were of 1.2 dice on average, 6 in 8 of
+/// on the guns in their casemates were of 1.2 dice on average, seven in ten of
 /// them of one die from the wire (3, -1 "target in Bunker", -1 "firing
 /// from Barbed Wire"; a gun is hit on a grenade only), and the first turn
 /// was Direct From HQ, four elite units onto the wire (E5 to H5) and four
