@@ -379,6 +379,8 @@ impl Desk<'_> {
         self.judge
             .reports()
             .report_made(tx, &game, &rules, &made, &adj.state, queue)?;
+        // A correction may leave the phase waiting for the judge's seat.
+        self.judge_seat_plays(tx, game.id, queue);
         Ok(turn)
     }
 
@@ -439,7 +441,19 @@ impl Desk<'_> {
                 .game_over_mails(tx, &game, &result, queue)?;
             self.judge.campaigns().after_battle(tx, &game, queue)?;
         }
+        // The released phase may wait for a seat the judge plays: it plays
+        // now, not when somebody next writes (docs/general.md).
+        self.judge_seat_plays(tx, game.id, queue);
         Ok(Some((from, game.turn)))
+    }
+
+    /// Let the judge play its seats after the referee's release or
+    /// correction. Its failure is logged, not the referee's: the referee's
+    /// own act stands, and the judge plays again at the next submission.
+    fn judge_seat_plays(&self, tx: &Transaction<'_>, game_id: i64, queue: &mut Queue) {
+        if let Err(e) = self.judge.judge_plays(tx, game_id, queue) {
+            tracing::warn!("game {game_id}: the judge's seat did not play: {e}");
+        }
     }
 
     /// A message from the referee to every seat and observer.

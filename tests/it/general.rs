@@ -705,6 +705,54 @@ fn a_practice_game_against_the_judge_is_recorded_and_verifies() {
     assert!(v.contains("replayed identically"), "{v}");
 }
 
+/// docs/referee.md, review mode: a turn held for the referee is not
+/// answered, by the judge's seat either; the referee's APPROVE releases it,
+/// and a phase that then waits for the judge's seat is played at once (the
+/// game must not stall until somebody else writes).
+#[test]
+fn a_referees_approve_lets_the_judges_seat_play_at_once() {
+    let site = common::svg_site();
+    site.new_game(
+        "pegasus-bridge",
+        &["allies=alice@example.org"],
+        &[
+            "--ai",
+            "axis",
+            "--referee",
+            "ref@example.org",
+            "--review",
+            "24h",
+        ],
+    );
+    let before = submissions(&site).len();
+    play_allies(&site, 1, 7);
+    let held = submissions(&site);
+    assert_eq!(held.len(), before + 1, "alice's turn only, held: {held:?}");
+    assert!(
+        !held.iter().any(|(_, s, src)| s == "axis" && src == "ai"),
+        "the judge does not play on a turn held for review: {held:?}"
+    );
+    site.ok(&["approve", "1"]);
+    let after = submissions(&site);
+    assert!(
+        after
+            .iter()
+            .skip(held.len())
+            .any(|(_, s, src)| s == "axis" && src == "ai"),
+        "after APPROVE the judge plays its seat: {after:?}"
+    );
+    if !site.ok(&["games"]).contains("over") {
+        let state = latest_state(&site);
+        assert_ne!(
+            memoir44::waiting(&state).sides,
+            ["axis"],
+            "the game does not wait for the judge's seat"
+        );
+    }
+    let v = site.export_and_verify(&["--include-seed"]);
+    assert!(v.contains("replayed identically"), "{v}");
+}
+
 #[test]
 fn a_caretaker_plays_a_dropped_seat_until_a_player_takes_it_back() {
     let site = common::svg_site();
