@@ -43,8 +43,8 @@ pub fn games_in(db: &Path) -> Result<i64, StoreError> {
     if db.as_os_str() == ":memory:" || !db.exists() {
         return Ok(0);
     }
-    let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    conn.busy_timeout(crate::busy_timeout())?;
+    let mut conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    crate::wait_for_locks(&mut conn)?;
     let has_table: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
         [],
