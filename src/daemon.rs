@@ -298,6 +298,9 @@ pub const GROUP_COMMIT: usize = 32;
 /// them as if for the first time; a power cut loses at most the unsynced
 /// group's commit, as before, and no answer goes out from it: every
 /// deliverer syncs the WAL before it sends what it read ([`deliver_page`]).
+/// When the courier waits to write, the group's work so far is committed
+/// early ([`Group::let_go`]): killed after that, those mails are recorded
+/// and their files still in `new/`, and the next pass finds them seen.
 struct Group<'a> {
     dir: &'a std::path::Path,
     /// What the group commits have made durable, for the courier.
@@ -307,6 +310,8 @@ struct Group<'a> {
     files: Vec<PathBuf>,
     /// The first error moving a file (the rest are still moved).
     moved: std::io::Result<()>,
+    /// Commits made early for the courier ([`Group::let_go`]) in the pass.
+    early: i64,
 }
 
 impl<'a> Group<'a> {
@@ -324,6 +329,7 @@ impl<'a> Group<'a> {
             tx: None,
             files: Vec::with_capacity(GROUP_COMMIT),
             moved: Ok(()),
+            early: 0,
         }
     }
 
@@ -333,6 +339,7 @@ impl<'a> Group<'a> {
         conn: &'a crate::store::Connection,
     ) -> Result<&store::Transaction<'a>, String> {
         if self.tx.is_none() {
+            self.durable.let_the_courier_write();
             self.tx = Some(store::begin_immediate(conn).map_err(|e| e.to_string())?);
         }
         Ok(self.tx.as_ref().expect("begun"))
@@ -402,7 +409,30 @@ impl<'a> Group<'a> {
         crate::fault::kill("kill-handled", n as i64);
         if self.files.len() >= GROUP_COMMIT {
             self.commit(conn);
+        } else if self.durable.wanted() {
+            self.let_go();
         }
+    }
+
+    /// The courier waits to write: the group's work so far is committed,
+    /// not synced, and its files stay in `new/` until the group's own
+    /// commit and sync ([`Group::commit`]). Killed before that, the next
+    /// pass finds those mails seen already (their Message-IDs committed) and
+    /// answers none twice; the courier syncs before it sends what it read
+    /// of a commit not synced ([`Durable::covers_all`]).
+    fn let_go(&mut self) {
+        let Some(tx) = self.tx.take() else { return };
+        self.durable.begun.fetch_add(1, Ordering::SeqCst);
+        if let Err(e) = store::commit(tx) {
+            tracing::error!(
+                "inbox: cannot commit ({e}): {} handled mails stay in new/",
+                self.files.len()
+            );
+            self.files.clear();
+            return;
+        }
+        self.early += 1;
+        crate::fault::kill("kill-let-go", self.early);
     }
 
     /// The last group, and the connection back to a sync at every commit;
@@ -422,13 +452,53 @@ impl<'a> Group<'a> {
 /// that may have committed it is already synced ([`deliver_page`]). Every
 /// other commit of the handling connection while the courier runs is part
 /// of a group (its mails' savepoints) or queues no mail.
+///
+/// And the courier's writes: its claims and marks need the write lock,
+/// which a commit group holds from its first mail to its commit (some 30
+/// mails). Waiting that long for every eight mails marked, the courier sent
+/// little while the inbox was handled and most of a big pass's mail after
+/// it (the thirty-fourth session's trace, docs/performance.md). So the
+/// courier says when it waits to write ([`Durable::courier_writes`]), the
+/// group commits (without its sync) after the mail in hand
+/// ([`Group::let_go`]), and goes on in a transaction begun once the courier
+/// has written ([`Group::tx`]).
 #[derive(Default)]
 struct Durable {
     begun: std::sync::atomic::AtomicU64,
     synced: std::sync::atomic::AtomicU64,
+    /// The courier waits to write.
+    courier: AtomicBool,
 }
 
+/// The longest the handling thread holds back its next group for the
+/// courier's write (a claim or a mark takes well under a millisecond).
+const COURIER_WRITE: std::time::Duration = std::time::Duration::from_millis(20);
+
 impl Durable {
+    /// Runs the courier's write `f`, the handling thread told to let it
+    /// have the lock (none: no commit groups, nothing to tell).
+    fn courier_writes<T>(durable: Option<&Durable>, f: impl FnOnce() -> T) -> T {
+        let Some(d) = durable else { return f() };
+        d.courier.store(true, Ordering::SeqCst);
+        let r = f();
+        d.courier.store(false, Ordering::SeqCst);
+        r
+    }
+
+    /// Whether the courier waits to write.
+    fn wanted(&self) -> bool {
+        self.courier.load(Ordering::SeqCst)
+    }
+
+    /// Waits (up to [`COURIER_WRITE`]) while the courier waits to write, so
+    /// that it takes the lock before the next group does.
+    fn let_the_courier_write(&self) {
+        let since = std::time::Instant::now();
+        while self.wanted() && since.elapsed() < COURIER_WRITE {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+
     /// Whether every group commit that had begun by now is synced: so is
     /// whatever a read before now found of them.
     fn covers_all(&self) -> bool {
@@ -907,9 +977,11 @@ fn deliver_page(
         return Ok(None); // one knock a pass on a failing server
     }
     let now = clock.now;
-    let mut page = store::relaxed(conn, |c| {
-        let at = stamp(clock.at());
-        store::outbox_claim(c, &at, after, store::OUTBOX_PAGE, owner, &clock.until())
+    let mut page = Durable::courier_writes(durable, || {
+        store::relaxed(conn, |c| {
+            let at = stamp(clock.at());
+            store::outbox_claim(c, &at, after, store::OUTBOX_PAGE, owner, &clock.until())
+        })
     })?;
     let Some(last) = page.last().map(|m| m.id) else {
         return Ok(None);
@@ -976,15 +1048,20 @@ fn deliver_page(
         tried += group.len();
         let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
         let went = group.iter().any(|s| s.result.is_ok());
-        record_all(conn, group, now, Policy::of(cfg), pass)?;
-        if went && pass.due_again.is_none() {
-            due_again(conn, now, back, pass)?;
-        }
+        Durable::courier_writes(durable, || {
+            record_all(conn, group, now, Policy::of(cfg), pass)?;
+            if went && pass.due_again.is_none() {
+                due_again(conn, now, back, pass)?;
+            }
+            Ok::<_, store::StoreError>(())
+        })?;
         if server_down.is_none() && tried < page.len() && half_spent(claimed) {
             // Still sending: the rest of the page stays ours.
             let from = page[tried].id;
-            store::relaxed(conn, |c| {
-                store::outbox_renew(c, from, last, owner, &clock.until())
+            Durable::courier_writes(durable, || {
+                store::relaxed(conn, |c| {
+                    store::outbox_renew(c, from, last, owner, &clock.until())
+                })
             })?;
             claimed = std::time::Instant::now();
         }

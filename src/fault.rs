@@ -19,7 +19,9 @@
 //! rendered that game's report is on disk (src/daemon.rs, `RENDER_PART`).
 //!
 //! `ADJUTANT_FAULT=kill-handled:N` kills the process with SIGKILL at the
-//! same place, as a host's `kill -9` would.
+//! same place, as a host's `kill -9` would. `ADJUTANT_FAULT=kill-let-go:N`
+//! kills it right after the pass's Nth commit made early for the courier,
+//! the group's files still in `new/` (src/daemon.rs, `Group::let_go`).
 //!
 //! [`full`] does not panic: `ADJUTANT_FAULT=disk-full` makes every inbound
 //! mail's transaction fail as SQLite does when the disk is full

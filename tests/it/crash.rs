@@ -414,10 +414,12 @@ fn help_backlog(n: usize) -> Site {
 /// moves the group's files out of new/ only after its commit and sync. The
 /// judge dies right after the 45th mail, 13 mails into its second group,
 /// by SIGKILL (as a host's `kill -9`) and by abort (no unwinding, nothing
-/// flushed): exactly the first group is recorded and out of new/, nothing
-/// of the second (its transaction never committed: no inbox row, no
-/// answer queued), and the next pass records every mail once and answers
-/// every one exactly once.
+/// flushed): exactly the first group is out of new/; of the second, what
+/// was committed early for the courier's write (`daemon::Group::let_go`:
+/// a prefix of it, its answers queued with it) is recorded and the rest
+/// is not (no inbox row, no answer queued); and the next pass records
+/// every mail once and answers every one exactly once, the mails recorded
+/// early found seen already.
 #[test]
 fn a_crash_in_the_middle_of_a_commit_group_loses_and_repeats_nothing() {
     for fault in ["kill-handled:45", "abort-handled:45"] {
@@ -442,12 +444,19 @@ fn a_crash_in_the_middle_of_a_commit_group_loses_and_repeats_nothing() {
         let recorded = count("SELECT count(*) FROM inbox");
         let queued = count("SELECT count(*) FROM outbox");
         let moved = std::fs::read_dir(site.inbox_cur()).unwrap().count();
-        assert_eq!(
-            recorded, 32,
-            "{fault}: the first group's 32 mails recorded, none of the second's (13 handled in an uncommitted transaction)"
+        eprintln!("{fault}: {recorded} mails recorded at the kill");
+        assert!(
+            (32..45).contains(&recorded),
+            "{fault}: the first group's 32 mails recorded, and of the second's at most those committed early for the courier, never the mail in hand: {recorded}"
         );
-        assert_eq!(queued, 32, "{fault}: the first group's answers queued only");
-        assert_eq!(moved, 32, "{fault}: the first group's files left new/");
+        assert_eq!(
+            queued, recorded,
+            "{fault}: the recorded mails' answers queued, and no other"
+        );
+        assert_eq!(
+            moved, 32,
+            "{fault}: the first group's files left new/, no other"
+        );
         drop(db);
         // The next pass, to the end.
         site.ok(&["serve", "--once"]);
@@ -478,6 +487,83 @@ fn a_crash_in_the_middle_of_a_commit_group_loses_and_repeats_nothing() {
             per_mail.iter().filter(|(_, t)| **t > 1).collect::<Vec<_>>()
         );
     }
+}
+
+/// Issue 57, the courier's writes between two mails: when the courier
+/// waits to write, the handling thread commits its group's work so far
+/// early, unsynced, its files still in new/ (`daemon::Group::let_go`). A
+/// judge killed right after such a commit (SIGKILL, the pass's first
+/// early commit: `ADJUTANT_FAULT=kill-let-go:1`) has mails recorded, their
+/// answers queued, whose files never left new/; the next pass finds them
+/// seen (duplicates: handled nothing again), and in the end every mail is
+/// recorded once and answered exactly once.
+#[test]
+fn a_kill_after_a_commit_made_early_for_the_courier_answers_nothing_twice() {
+    use std::os::unix::process::ExitStatusExt;
+    let n = 600;
+    // Whether the courier writes while a group is open is the threads'
+    // timing (its thread starts, and runs at a lower priority, beside the
+    // handling): a pass that made no early commit is tried again, three
+    // times at most.
+    let mut tries = Vec::new();
+    let site = loop {
+        let site = help_backlog(n);
+        let out = site
+            .command(&["serve", "--once"])
+            .env("ADJUTANT_FAULT", "kill-let-go:1")
+            .output()
+            .unwrap();
+        if out.status.signal() == Some(9) {
+            break site;
+        }
+        tries.push(String::from_utf8_lossy(&out.stderr).into_owned());
+        assert!(
+            tries.len() < 3,
+            "three passes of {n} mails made no commit early for the courier: {tries:#?}"
+        );
+    };
+    let db = site.db();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let recorded = count("SELECT count(*) FROM inbox");
+    let queued = count("SELECT count(*) FROM outbox");
+    let moved = std::fs::read_dir(site.inbox_cur()).unwrap().count() as i64;
+    eprintln!("{recorded} recorded, {moved} moved at the kill");
+    assert!(
+        recorded > moved,
+        "mails recorded early whose files are still in new/: {recorded} recorded, {moved} moved"
+    );
+    assert_eq!(
+        queued, recorded,
+        "each recorded mail's answer queued, no other"
+    );
+    drop(db);
+    let out = site.command(&["serve", "--once"]).output().unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    let seen = recorded - moved;
+    assert!(
+        said.contains(&format!("({seen} duplicates, 0 failed)")),
+        "the {seen} mails recorded early are found seen: {said}"
+    );
+    assert_eq!(std::fs::read_dir(site.inbox_new()).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), n);
+    let db = site.db();
+    let inbox: i64 = db
+        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(inbox as usize, n, "every mail recorded exactly once");
+    let mut per_mail: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, text) in site.outbox() {
+        if let Some(line) = text.lines().find(|l| l.starts_with("In-Reply-To: ")) {
+            *per_mail.entry(line.to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(per_mail.len(), n, "every mail answered");
+    assert!(
+        per_mail.values().all(|t| *t == 1),
+        "a mail answered twice: {:?}",
+        per_mail.iter().filter(|(_, t)| **t > 1).collect::<Vec<_>>()
+    );
 }
 
 /// Issue 57, group commit: a mail that fails inside a commit group (a
@@ -612,13 +698,19 @@ fn syncs_of_a_help_pass(n: usize) -> Option<(Site, usize, String)> {
 /// synced the WAL before sending each page it claimed (103 `fsync`s of a
 /// 2,000-mail pass beside the handling thread's 74), though what it read
 /// had been committed by groups the handling thread had already synced.
-/// It now syncs only when a group that may have committed what it read is
-/// not yet synced, so the pass syncs about once a group of 32 mails and
-/// little more (counted with strace; skipped, saying so, where strace is
-/// not installed). That no answer goes out from an unsynced commit is
-/// `delivery`'s and this file's kill tests' to hold.
+/// It syncs only when a commit that may have queued what it read is not yet
+/// synced: since the thirty-fifth session the handling thread commits a
+/// group's work early, unsynced, when the courier waits to write
+/// (`daemon::Group::let_go`), so the courier syncs again for most pages,
+/// on its own thread, beside the handling (docs/performance.md, "The
+/// courier's writes between two mails"). Bounded here: the pass syncs once
+/// a group of 32 mails and at most once a page the courier claimed, a page
+/// at each kick of 16 mails handled (`daemon::KICK_EVERY`) when it keeps
+/// up, never once a mail (counted with strace; skipped, saying so, where
+/// strace is not installed). That no answer goes out from an unsynced
+/// commit is `delivery`'s and this file's kill tests' to hold.
 #[test]
-fn a_big_pass_courier_adds_no_sync_to_the_groups_syncs() {
+fn a_big_pass_syncs_once_a_group_and_at_most_once_a_courier_page() {
     let n = 512;
     let Some((site, syncs, summary)) = syncs_of_a_help_pass(n) else {
         return;
@@ -629,11 +721,12 @@ fn a_big_pass_courier_adds_no_sync_to_the_groups_syncs() {
         n,
         "every mail answered"
     );
-    let groups = n / 32;
+    let groups = n / adjutant::daemon::GROUP_COMMIT;
+    let kicks = n / adjutant::daemon::KICK_EVERY;
     assert!(syncs >= groups, "strace counted too few syncs: {summary}");
     assert!(
-        syncs <= groups + 6,
-        "{syncs} syncs for {groups} commit groups: the courier syncs what a group's sync made durable\n{summary}"
+        syncs <= groups + kicks + 6,
+        "{syncs} syncs for {groups} commit groups and {kicks} kicks of the courier\n{summary}"
     );
 }
 
