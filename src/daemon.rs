@@ -366,16 +366,8 @@ impl<'a> Group<'a> {
     /// failed commit or sync leaves them in `new/` (handled again, or
     /// duplicates, in the next pass).
     fn commit(&mut self, conn: &crate::store::Connection) {
-        if let Some(tx) = self.tx.take() {
-            self.durable.begun.fetch_add(1, Ordering::SeqCst);
-            if let Err(e) = store::commit(tx) {
-                tracing::error!(
-                    "inbox: cannot commit ({e}): {} handled mails stay in new/",
-                    self.files.len()
-                );
-                self.files.clear();
-                return;
-            }
+        if !self.commit_open() {
+            return;
         }
         if self.files.is_empty() {
             return;
@@ -421,7 +413,19 @@ impl<'a> Group<'a> {
     /// answers none twice; the courier syncs before it sends what it read
     /// of a commit not synced ([`Durable::covers_all`]).
     fn let_go(&mut self) {
-        let Some(tx) = self.tx.take() else { return };
+        if self.tx.is_some() && self.commit_open() {
+            self.early += 1;
+            crate::fault::kill("kill-let-go", self.early);
+        }
+    }
+
+    /// Commits the open transaction, if any (counted for the courier:
+    /// [`Durable`]); false if the commit failed, the group's files then
+    /// left in `new/` (handled again, or found seen, in the next pass).
+    fn commit_open(&mut self) -> bool {
+        let Some(tx) = self.tx.take() else {
+            return true;
+        };
         self.durable.begun.fetch_add(1, Ordering::SeqCst);
         if let Err(e) = store::commit(tx) {
             tracing::error!(
@@ -429,10 +433,9 @@ impl<'a> Group<'a> {
                 self.files.len()
             );
             self.files.clear();
-            return;
+            return false;
         }
-        self.early += 1;
-        crate::fault::kill("kill-let-go", self.early);
+        true
     }
 
     /// The last group, and the connection back to a sync at every commit;
@@ -812,7 +815,7 @@ pub fn deliver_until(
     let mut after = 0;
     let mut again = pass.due_again.is_none();
     loop {
-        while let Some(last) = deliver_page(
+        while let Some((last, _)) = deliver_page(
             conn, cfg, &renderer, &clock, after, &owner, stop, pass, None,
         )? {
             after = last;
@@ -960,7 +963,8 @@ fn process_exists(pid: i32) -> bool {
 /// sent; so a kill at any moment leaves at most one group sent and not
 /// marked (sent again after the claim lapses), and no other process sends
 /// a claimed row. On SIGTERM the rows not yet sent are given back. Returns
-/// the last id claimed, or None when nothing was due.
+/// the last id claimed and how many rows were, or None when nothing was
+/// due.
 #[allow(clippy::too_many_arguments)]
 fn deliver_page(
     conn: &store::Connection,
@@ -972,7 +976,7 @@ fn deliver_page(
     stop: &AtomicBool,
     pass: &mut Pass,
     durable: Option<&Durable>,
-) -> Result<Option<i64>, store::StoreError> {
+) -> Result<Option<(i64, usize)>, store::StoreError> {
     if pass.server_down {
         return Ok(None); // one knock a pass on a failing server
     }
@@ -986,6 +990,7 @@ fn deliver_page(
     let Some(last) = page.last().map(|m| m.id) else {
         return Ok(None);
     };
+    let rows = page.len();
     let mut claimed = std::time::Instant::now();
     // Rendered a part at a time, each mail's bytes dropped once it is
     // sent: a page's reports (a board picture each, ~80 KB) are never all
@@ -1043,7 +1048,7 @@ fn deliver_page(
             }
         }
         if group.is_empty() {
-            return Ok(Some(last));
+            return Ok(Some((last, rows)));
         }
         tried += group.len();
         let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
@@ -1260,7 +1265,18 @@ fn courier(
             match deliver_page(
                 conn, cfg, &renderer, &clock, after, &owner, stop, &mut done, durable,
             ) {
-                Ok(Some(last)) => after = last,
+                // A page short of full: what was due at the kick is
+                // sent. The rows committed since wait for the next kick,
+                // or the pass's own delivery at its end: claimed page by
+                // page as the handling commits them (early, for this
+                // thread's own writes: [`Group::let_go`]), each would be
+                // a sync of its own.
+                Ok(Some((last, claimed))) => {
+                    after = last;
+                    if claimed < store::OUTBOX_PAGE {
+                        break;
+                    }
+                }
                 Ok(None) => break,
                 Err(e) => {
                     tracing::error!("outbox: {e}");
