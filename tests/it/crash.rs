@@ -467,26 +467,34 @@ fn a_crash_in_the_middle_of_a_commit_group_loses_and_repeats_nothing() {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .unwrap();
         assert_eq!(ok, "ok");
-        let inbox: i64 = db
-            .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(
-            inbox as usize, n,
-            "{fault}: every mail recorded exactly once"
-        );
-        let mut per_mail: BTreeMap<String, usize> = BTreeMap::new();
-        for (_, text) in site.outbox() {
-            if let Some(line) = text.lines().find(|l| l.starts_with("In-Reply-To: ")) {
-                *per_mail.entry(line.to_string()).or_default() += 1;
-            }
-        }
-        assert_eq!(per_mail.len(), n, "{fault}: every mail answered");
-        assert!(
-            per_mail.values().all(|t| *t == 1),
-            "{fault}: a mail answered twice: {:?}",
-            per_mail.iter().filter(|(_, t)| **t > 1).collect::<Vec<_>>()
-        );
+        drop(db);
+        recorded_and_answered_once(&site, n, fault);
     }
+}
+
+/// Every one of the `n` mails recorded exactly once in the inbox log and
+/// answered exactly once (by the answers' `In-Reply-To`).
+fn recorded_and_answered_once(site: &Site, n: usize, what: &str) {
+    let inbox: i64 = site
+        .db()
+        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        inbox as usize, n,
+        "{what}: every mail recorded exactly once"
+    );
+    let mut per_mail: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, text) in site.outbox() {
+        if let Some(line) = text.lines().find(|l| l.starts_with("In-Reply-To: ")) {
+            *per_mail.entry(line.to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(per_mail.len(), n, "{what}: every mail answered");
+    assert!(
+        per_mail.values().all(|t| *t == 1),
+        "{what}: a mail answered twice: {:?}",
+        per_mail.iter().filter(|(_, t)| **t > 1).collect::<Vec<_>>()
+    );
 }
 
 /// Issue 57, the courier's writes between two mails: when the courier
@@ -547,23 +555,7 @@ fn a_kill_after_a_commit_made_early_for_the_courier_answers_nothing_twice() {
     );
     assert_eq!(std::fs::read_dir(site.inbox_new()).unwrap().count(), 0);
     assert_eq!(std::fs::read_dir(site.inbox_cur()).unwrap().count(), n);
-    let db = site.db();
-    let inbox: i64 = db
-        .query_row("SELECT count(*) FROM inbox", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(inbox as usize, n, "every mail recorded exactly once");
-    let mut per_mail: BTreeMap<String, usize> = BTreeMap::new();
-    for (_, text) in site.outbox() {
-        if let Some(line) = text.lines().find(|l| l.starts_with("In-Reply-To: ")) {
-            *per_mail.entry(line.to_string()).or_default() += 1;
-        }
-    }
-    assert_eq!(per_mail.len(), n, "every mail answered");
-    assert!(
-        per_mail.values().all(|t| *t == 1),
-        "a mail answered twice: {:?}",
-        per_mail.iter().filter(|(_, t)| **t > 1).collect::<Vec<_>>()
-    );
+    recorded_and_answered_once(&site, n, "after a kill at an early commit");
 }
 
 /// Issue 57, group commit: a mail that fails inside a commit group (a
