@@ -481,11 +481,18 @@ impl Durable {
     /// Runs the courier's write `f`, the handling thread told to let it
     /// have the lock (none: no commit groups, nothing to tell).
     fn courier_writes<T>(durable: Option<&Durable>, f: impl FnOnce() -> T) -> T {
+        /// Takes the word back however the write ends (a panic too: the
+        /// handling thread would otherwise commit after every mail).
+        struct Waiting<'a>(&'a AtomicBool);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::SeqCst);
+            }
+        }
         let Some(d) = durable else { return f() };
         d.courier.store(true, Ordering::SeqCst);
-        let r = f();
-        d.courier.store(false, Ordering::SeqCst);
-        r
+        let _waiting = Waiting(&d.courier);
+        f()
     }
 
     /// Whether the courier waits to write.
