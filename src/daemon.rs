@@ -4,7 +4,7 @@
 use crate::config::Config;
 use crate::mail::{imap, maildir, outbound};
 use crate::service::clock::stamp;
-use crate::service::{Inbound, Judge, MailOutcome, Renderer, ServiceError};
+use crate::service::{End, Inbound, Judge, MailOutcome, Renderer, ServiceError};
 use crate::store;
 use crate::wake::{Wakes, Why, Woke};
 use chrono::{DateTime, Utc};
@@ -987,7 +987,6 @@ fn deliver_page(
     if pass.server_down {
         return Ok(None); // one knock a pass on a failing server
     }
-    let now = clock.now;
     let mut page = Durable::courier_writes(durable, || {
         store::relaxed(conn, |c| {
             let at = stamp(clock.at());
@@ -998,10 +997,10 @@ fn deliver_page(
         return Ok(None);
     };
     let rows = page.len();
-    let mut claimed = std::time::Instant::now();
     // Rendered a part at a time, each mail's bytes dropped once it is
     // sent: a page's reports (a board picture each, ~80 KB) are never all
-    // held at once ([`RENDER_PART`]).
+    // held at once ([`RENDER_PART`]); the next part is drawn while this
+    // one is sent.
     let first = RENDER_PART.min(page.len());
     let mut rendered: Vec<Option<Result<(), ServiceError>>> = renderer
         .render_page(conn, &mut page[..first])
@@ -1026,79 +1025,167 @@ fn deliver_page(
             "cannot sync the database: {e}"
         )));
     }
-    let mut tried = 0;
+    let mut sending = Sending {
+        conn,
+        cfg,
+        clock,
+        owner,
+        stop,
+        durable,
+        last,
+        tried: 0,
+        claimed: std::time::Instant::now(),
+    };
     loop {
-        if stop.load(Ordering::SeqCst) {
-            let unsent: Vec<i64> = page[tried..].iter().map(|m| m.id).collect();
-            store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
-            return Ok(None);
+        let drawn = rendered.len();
+        // The next part is read here (the connection is this thread's) and,
+        // when it has pictures, drawn by the helper while this thread sends
+        // the part before it, then by both; else by both after the sending.
+        let next = (drawn < page.len()).then(|| {
+            let end = page.len().min(drawn + RENDER_PART);
+            (end, renderer.read_part(conn, &page[drawn..end]))
+        });
+        let part = next.as_ref().map(|(_, p)| p);
+        let flow = match part {
+            Some(p) if p.pictured() => crate::service::beside(
+                || renderer.draw_part(p, End::Front),
+                || {
+                    let flow = sending.send_drawn(&mut page[..drawn], &mut rendered, pass);
+                    if matches!(flow, Ok(Flow::On)) {
+                        renderer.draw_part(p, End::Back);
+                    } else {
+                        p.abandon();
+                    }
+                    flow
+                },
+            )?,
+            _ => {
+                let flow = sending.send_drawn(&mut page[..drawn], &mut rendered, pass)?;
+                if let (Some(p), Flow::On) = (part, &flow) {
+                    crate::service::beside(
+                        || renderer.draw_part(p, End::Front),
+                        || renderer.draw_part(p, End::Back),
+                    );
+                }
+                flow
+            }
+        };
+        if let Flow::Done(done) = flow {
+            return Ok(done);
         }
-        let mut group: Vec<Sent> = Vec::with_capacity(MARKS_PER_COMMIT);
-        let mut server_down = None;
-        for k in tried..page.len().min(tried + MARKS_PER_COMMIT) {
-            if k == rendered.len() {
-                let end = page.len().min(k + RENDER_PART);
-                let part = &mut page[k..end];
-                rendered.extend(renderer.render_page(conn, part).into_iter().map(Some));
+        let Some((end, part)) = next else {
+            // Sent whole; on SIGTERM no further page is claimed.
+            return Ok((!stop.load(Ordering::SeqCst)).then_some((last, rows)));
+        };
+        let part = renderer.finish_part(conn, part, &mut page[drawn..end]);
+        rendered.extend(part.into_iter().map(Some));
+    }
+}
+
+/// What [`Sending::send_drawn`] leaves the courier to do.
+enum Flow {
+    /// The rows drawn were all sent: on to the next part.
+    On,
+    /// The page's delivery ends here, with what `deliver_page` returns.
+    Done(Option<(i64, usize)>),
+}
+
+/// A claimed page being sent ([`deliver_page`]): where it stands.
+struct Sending<'a> {
+    conn: &'a store::Connection,
+    cfg: &'a Config,
+    clock: &'a ClaimClock,
+    owner: &'a str,
+    stop: &'a AtomicBool,
+    durable: Option<&'a Durable>,
+    /// The last id of the claimed page.
+    last: i64,
+    /// Rows of the page tried so far.
+    tried: usize,
+    /// When the claim was made or last renewed.
+    claimed: std::time::Instant,
+}
+
+impl Sending<'_> {
+    /// Sends the rows of `page` (the page's rows rendered so far) from the
+    /// first not yet tried, each group of [`MARKS_PER_COMMIT`] marked in
+    /// one commit as soon as it is sent. Stops the page on SIGTERM (the
+    /// rows not yet sent given back) or at a fault of the whole server.
+    fn send_drawn(
+        &mut self,
+        page: &mut [store::OutMail],
+        rendered: &mut [Option<Result<(), ServiceError>>],
+        pass: &mut Pass,
+    ) -> Result<Flow, store::StoreError> {
+        let (conn, owner, now) = (self.conn, self.owner, self.clock.now);
+        while self.tried < page.len() {
+            if self.stop.load(Ordering::SeqCst) {
+                let unsent: Vec<i64> = page[self.tried..].iter().map(|m| m.id).collect();
+                store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
+                return Ok(Flow::Done(None));
             }
-            let r = rendered[k].take().unwrap_or(Ok(()));
-            let m = &mut page[k];
-            let result = send(cfg, m, r);
-            // Sent or not, this copy of its bytes is done with.
-            m.raw = Vec::new();
-            if let Err(f) = &result {
-                server_down = f.server_wide.then(|| f.error.message.clone());
+            let mut group: Vec<Sent> = Vec::with_capacity(MARKS_PER_COMMIT);
+            let mut server_down = None;
+            for k in self.tried..page.len().min(self.tried + MARKS_PER_COMMIT) {
+                let r = rendered[k].take().unwrap_or(Ok(()));
+                let m = &mut page[k];
+                let result = send(self.cfg, m, r);
+                // Sent or not, this copy of its bytes is done with.
+                m.raw = Vec::new();
+                if let Err(f) = &result {
+                    server_down = f.server_wide.then(|| f.error.message.clone());
+                }
+                group.push(Sent::of(m, result.map_err(|f| f.error)));
+                if server_down.is_some() {
+                    break;
+                }
             }
-            group.push(Sent::of(m, result.map_err(|f| f.error)));
-            if server_down.is_some() {
-                break;
-            }
-        }
-        if group.is_empty() {
-            return Ok(Some((last, rows)));
-        }
-        tried += group.len();
-        let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
-        let went = group.iter().any(|s| s.result.is_ok());
-        Durable::courier_writes(durable, || {
-            record_all(conn, group, now, Policy::of(cfg), pass)?;
-            if went && pass.due_again.is_none() {
-                due_again(conn, now, back, pass)?;
-            }
-            Ok::<_, store::StoreError>(())
-        })?;
-        if server_down.is_none() && tried < page.len() && half_spent(claimed) {
-            // Still sending: the rest of the page stays ours.
-            let from = page[tried].id;
-            Durable::courier_writes(durable, || {
-                store::relaxed(conn, |c| {
-                    store::outbox_renew(c, from, last, owner, &clock.until())
-                })
+            self.tried += group.len();
+            let back = group.iter().any(|s| s.result.is_ok() && s.attempts > 0);
+            let went = group.iter().any(|s| s.result.is_ok());
+            Durable::courier_writes(self.durable, || {
+                record_all(conn, group, now, Policy::of(self.cfg), pass)?;
+                if went && pass.due_again.is_none() {
+                    due_again(conn, now, back, pass)?;
+                }
+                Ok::<_, store::StoreError>(())
             })?;
-            claimed = std::time::Instant::now();
-        }
-        if let Some(why) = server_down {
-            pass.server_down = true;
-            // The server or the settings are at fault: every other mail
-            // would meet it too. They wait for the next pass, untried; those
-            // past the host's horizon are given up with the same reason.
-            let policy = Policy::of(cfg);
-            let (expired, waiting): (Vec<_>, Vec<_>) = page[tried..]
-                .iter()
-                .partition(|m| !policy.within(&m.created_at, now));
-            let failed = |m: &store::OutMail| {
-                let error = outbound::DeliveryError {
-                    message: why.clone(),
-                    transient: true,
+            if server_down.is_none() && self.tried < page.len() && half_spent(self.claimed) {
+                // Still sending: the rest of the page stays ours.
+                let (from, last) = (page[self.tried].id, self.last);
+                Durable::courier_writes(self.durable, || {
+                    store::relaxed(conn, |c| {
+                        store::outbox_renew(c, from, last, owner, &self.clock.until())
+                    })
+                })?;
+                self.claimed = std::time::Instant::now();
+            }
+            if let Some(why) = server_down {
+                pass.server_down = true;
+                // The server or the settings are at fault: every other mail
+                // would meet it too. They wait for the next pass, untried; those
+                // past the host's horizon are given up with the same reason.
+                let policy = Policy::of(self.cfg);
+                let (expired, waiting): (Vec<_>, Vec<_>) = page[self.tried..]
+                    .iter()
+                    .partition(|m| !policy.within(&m.created_at, now));
+                let failed = |m: &store::OutMail| {
+                    let error = outbound::DeliveryError {
+                        message: why.clone(),
+                        transient: true,
+                    };
+                    Sent::of(m, Err(error))
                 };
-                Sent::of(m, Err(error))
-            };
-            record_all(conn, expired.into_iter().map(failed), now, policy, pass)?;
-            let unsent: Vec<i64> = waiting.iter().map(|m| m.id).collect();
-            store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
-            tracing::info!("outbox: delivery stops for this pass, the mail server's fault: {why}");
-            return Ok(None);
+                record_all(conn, expired.into_iter().map(failed), now, policy, pass)?;
+                let unsent: Vec<i64> = waiting.iter().map(|m| m.id).collect();
+                store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
+                tracing::info!(
+                    "outbox: delivery stops for this pass, the mail server's fault: {why}"
+                );
+                return Ok(Flow::Done(None));
+            }
         }
+        Ok(Flow::On)
     }
 }
 
@@ -1299,7 +1386,8 @@ fn courier(
 /// Rows of a claimed page rendered at once: a report with its board
 /// picture is ~80 KB, and a page rendered whole held 64 of them (issue 57:
 /// the peak RSS of a long pass). Two commit groups' worth: the two
-/// rendering threads still share a part's turns.
+/// rendering threads still share a part's turns. A part is drawn while the
+/// one before it is sent: at most two are held.
 pub const RENDER_PART: usize = 2 * MARKS_PER_COMMIT;
 
 /// Delivered mails marked sent in one commit. Marking is `relaxed` (see

@@ -379,20 +379,31 @@ impl<'t> Renderer<'t> {
     }
 
     /// Renders in place every row of `page` that holds a report's job,
-    /// and says, for each row, whether it could be. Each turn is read once
-    /// for all its recipients (on this thread: it needs the connection),
-    /// then parsed and the reports drawn on two threads (`par_map`: a
-    /// turn's parse and a report are pure functions of their inputs).
+    /// and says, for each row, whether it could be: [`Renderer::read_part`],
+    /// the part drawn on two threads ([`Renderer::draw_part`] on each, see
+    /// [`super::beside`]), then [`Renderer::finish_part`].
     pub fn render_page(
         &self,
         conn: &Connection,
         page: &mut [store::OutMail],
     ) -> Vec<Result<(), ServiceError>> {
+        let part = self.read_part(conn, page);
+        super::beside(
+            || self.draw_part(&part, End::Front),
+            || self.draw_part(&part, End::Back),
+        );
+        self.finish_part(conn, part, page)
+    }
+
+    /// Reads what drawing the rows of `page` needs (on this thread: it
+    /// needs the connection): each turn once for all its recipients. What
+    /// it returns holds no borrow of the page, so the page's earlier rows
+    /// may be sent while it is drawn.
+    pub fn read_part(&self, conn: &Connection, page: &[store::OutMail]) -> Part {
         let mut out: Vec<Result<(), ServiceError>> = Vec::with_capacity(page.len());
-        let mut reads: Vec<std::sync::Mutex<Option<Unparsed>>> = Vec::new();
+        let mut turns: Vec<PartTurn> = Vec::new();
         let mut keys: Vec<(i64, u32, u32)> = Vec::new();
-        // (row, job, which of `reads`) for every row to render.
-        let mut todo: Vec<(usize, Stored, usize)> = Vec::new();
+        let mut rows: Vec<PartRow> = Vec::new();
         for (i, m) in page.iter().enumerate() {
             let Some(json) = m.raw.strip_prefix(store::JOB) else {
                 out.push(Ok(()));
@@ -400,73 +411,225 @@ impl<'t> Renderer<'t> {
             };
             let r = read_job(json).and_then(|s| {
                 let key = (s.report.game, s.report.first, s.report.last);
-                let at = match keys.iter().position(|k| *k == key) {
+                let turn = match keys.iter().position(|k| *k == key) {
                     Some(at) => at,
                     None => {
                         let r = or_bug(|| Unparsed::read(conn, &s.report))?;
-                        reads.push(std::sync::Mutex::new(Some(r)));
+                        turns.push(PartTurn {
+                            unparsed: std::sync::Mutex::new(Some(r)),
+                            loaded: std::sync::OnceLock::new(),
+                            error: std::sync::Mutex::new(None),
+                        });
                         keys.push(key);
                         keys.len() - 1
                     }
                 };
-                todo.push((i, s, at));
+                rows.push(PartRow {
+                    row: i,
+                    job: s,
+                    turn,
+                    message_id: m.message_id.clone(),
+                });
                 Ok(())
             });
             out.push(r);
         }
-        let parsed = super::par_map(&reads, |r| {
-            let r = r
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            or_bug(|| r.map_or_else(|| Err(bug()), Unparsed::parse))
-        });
-        let mut failed: Vec<Option<ServiceError>> = Vec::with_capacity(parsed.len());
-        let mut loaded: Vec<Option<Loaded>> = Vec::with_capacity(parsed.len());
-        for p in parsed {
-            let (l, e) = match p {
-                Ok(l) => (Some(l), None),
-                Err(e) => (None, Some(e)),
-            };
-            loaded.push(l);
-            failed.push(e);
+        // A seat's rows together: the front's drawer and the back's each
+        // draw one seat's boards in turn (a thread's canvas keeps the last
+        // static layer it drew over, a seat's own), until they meet.
+        let mut viewers: Vec<&Viewer> = Vec::new();
+        let mut seat = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let v = &r.job.report.viewer;
+            seat.push(match viewers.iter().position(|w| *w == v) {
+                Some(at) => at,
+                None => {
+                    viewers.push(v);
+                    viewers.len() - 1
+                }
+            });
         }
-        // A turn that did not parse is the failure of its first row; each
-        // other row of it reads it again, as every row always did.
-        let mut drawing = Vec::with_capacity(todo.len());
-        for (i, s, at) in todo {
-            if loaded[at].is_some() {
-                drawing.push((i, s, at));
-                continue;
-            }
-            out[i] = match failed[at].take() {
-                Some(e) => Err(e),
-                None => or_bug(|| Loaded::load(conn, &s.report))
-                    .and_then(|l| l.mail(self.templates, &page[i].message_id, &s))
-                    .map(|raw| page[i].raw = raw),
-            };
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by_key(|&j| (seat[j], j));
+        let mut slots: Vec<Option<PartRow>> = rows.into_iter().map(Some).collect();
+        let rows: Vec<PartRow> = order.iter().filter_map(|&j| slots[j].take()).collect();
+        let drawn = (0..rows.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        Part {
+            ends: std::sync::Mutex::new((0, rows.len())),
+            out,
+            turns,
+            rows,
+            drawn,
+            abandoned: std::sync::atomic::AtomicBool::new(false),
         }
-        let templates = self.templates;
-        let (loaded, rows) = (&loaded, &*page);
-        let drawn = super::par_map(&drawing, |(i, s, at)| {
+    }
+
+    /// Draws the rows of `part` not yet taken, taking them one at a time
+    /// from its `end` (another thread may draw from the other end); a
+    /// row's turn is parsed by the first to need it. Pure: the bytes do
+    /// not depend on which thread drew what.
+    pub fn draw_part(&self, part: &Part, end: End) {
+        while let Some(j) = part.take(end) {
+            let r = &part.rows[j];
+            let turn = &part.turns[r.turn];
+            let loaded = turn.loaded.get_or_init(|| {
+                let u = lock(&turn.unparsed).take();
+                match or_bug(|| u.map_or_else(|| Err(bug()), Unparsed::parse)) {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        *lock(&turn.error) = Some(e);
+                        None
+                    }
+                }
+            });
+            let Some(l) = loaded else {
+                continue; // finished on the connection's thread
+            };
             // A bug in a family's report is this row's failure, not the
             // delivery's.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                loaded[*at]
-                    .as_ref()
-                    .ok_or_else(bug)
-                    .and_then(|l| l.mail(templates, &rows[*i].message_id, s))
+            let mail = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                l.mail(self.templates, &r.message_id, &r.job)
             }))
-            .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())))
-        });
-        for ((i, ..), raw) in drawing.iter().zip(drawn) {
-            match raw {
-                Ok(raw) => page[*i].raw = raw,
-                Err(e) => out[*i] = Err(e),
+            .unwrap_or_else(|_| Err(ServiceError::Invalid("internal error (a bug)".into())));
+            let _ = part.drawn[j].set(mail);
+        }
+    }
+
+    /// Writes the drawn rows of `part` into `page` (the rows it was read
+    /// from) and says, for each row, whether it could be rendered. A turn
+    /// that did not parse is the failure of its first row; each other row
+    /// of it reads it again, as every row always did.
+    pub fn finish_part(
+        &self,
+        conn: &Connection,
+        part: Part,
+        page: &mut [store::OutMail],
+    ) -> Vec<Result<(), ServiceError>> {
+        let Part {
+            mut out,
+            turns,
+            rows,
+            drawn,
+            ..
+        } = part;
+        let mut drawn: Vec<(PartRow, Option<Drawn>)> = rows
+            .into_iter()
+            .zip(drawn)
+            .map(|(r, d)| (r, d.into_inner()))
+            .collect();
+        drawn.sort_by_key(|(r, _)| r.row);
+        for (r, mail) in drawn {
+            let i = r.row;
+            let mail = match mail {
+                Some(mail) => mail,
+                None => match lock(&turns[r.turn].error).take() {
+                    Some(e) => Err(e),
+                    None => or_bug(|| Loaded::load(conn, &r.job.report))
+                        .and_then(|l| l.mail(self.templates, &page[i].message_id, &r.job)),
+                },
+            };
+            match mail {
+                Ok(raw) => page[i].raw = raw,
+                Err(e) => out[i] = Err(e),
             }
         }
         out
     }
+}
+
+/// The end of a [`Part`] a thread takes its rows from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    Front,
+    Back,
+}
+
+/// Rows of an outbox page read for drawing ([`Renderer::read_part`]),
+/// drawn by one thread or two ([`Renderer::draw_part`]), then written back
+/// ([`Renderer::finish_part`]).
+pub struct Part {
+    /// Per row of the page: its reading's failure, else Ok (a mail stored
+    /// whole, or a job drawn below).
+    out: Vec<Result<(), ServiceError>>,
+    turns: Vec<PartTurn>,
+    /// The rows to draw, a seat's together.
+    rows: Vec<PartRow>,
+    /// Each row's mail, once drawn; none for a row whose turn did not
+    /// parse (or not drawn: abandoned).
+    drawn: Vec<std::sync::OnceLock<Drawn>>,
+    /// The rows not yet taken: `ends.0..ends.1`.
+    ends: std::sync::Mutex<(usize, usize)>,
+    abandoned: std::sync::atomic::AtomicBool,
+}
+
+impl Part {
+    /// The next row to draw from `end`, if any is left.
+    fn take(&self, end: End) -> Option<usize> {
+        if self.abandoned.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let mut e = lock(&self.ends);
+        if e.0 >= e.1 {
+            return None;
+        }
+        Some(match end {
+            End::Front => {
+                e.0 += 1;
+                e.0 - 1
+            }
+            End::Back => {
+                e.1 -= 1;
+                e.1
+            }
+        })
+    }
+
+    /// Whether a row of the part has a board picture drawn in PNG: work
+    /// enough to draw beside the sending of the part before it. A part of
+    /// text alone is drawn after (beside the sending it took some of the
+    /// handling thread's core, where a big pass without pictures waits:
+    /// docs/performance.md).
+    #[must_use]
+    pub fn pictured(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| matches!(r.job.report.picture, Some(Picture::Png | Picture::Both)))
+    }
+
+    /// No more of its rows are drawn: they will not be sent (the delivery
+    /// stops). A row being drawn is finished.
+    pub fn abandon(&self) {
+        self.abandoned
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// A row's mail drawn, or why it could not be.
+type Drawn = Result<Vec<u8>, ServiceError>;
+
+/// A turn of a [`Part`]: read, then parsed once by the first thread that
+/// draws one of its rows.
+struct PartTurn {
+    unparsed: std::sync::Mutex<Option<Unparsed>>,
+    loaded: std::sync::OnceLock<Option<Loaded>>,
+    error: std::sync::Mutex<Option<ServiceError>>,
+}
+
+/// A row of a [`Part`] to draw: its index in the page, its job, its turn
+/// (in [`Part::turns`]) and its Message-ID.
+struct PartRow {
+    row: usize,
+    job: Stored,
+    turn: usize,
+    message_id: String,
+}
+
+/// The value behind `m`, a panic in another holder notwithstanding (what
+/// it guards is whole between two statements).
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The error of a bug in loading a game's history for its report.
@@ -639,4 +802,51 @@ fn wrap(s: &str, width: usize) -> String {
     out.push_str(&line);
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part_of(n: usize) -> Part {
+        Part {
+            out: Vec::new(),
+            turns: Vec::new(),
+            rows: Vec::new(),
+            drawn: Vec::new(),
+            ends: std::sync::Mutex::new((0, n)),
+            abandoned: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Two threads drawing a part from its two ends take every row once:
+    /// the front's in order, the back's in reverse, none twice, none left.
+    #[test]
+    fn a_parts_rows_are_each_taken_once_from_either_end() {
+        for n in [0, 1, 2, 3, 16, 1000] {
+            let part = part_of(n);
+            let (front, back) = std::thread::scope(|s| {
+                let f =
+                    s.spawn(|| std::iter::from_fn(|| part.take(End::Front)).collect::<Vec<_>>());
+                let b = std::iter::from_fn(|| part.take(End::Back)).collect::<Vec<_>>();
+                (f.join().unwrap(), b)
+            });
+            assert!(front.windows(2).all(|w| w[0] + 1 == w[1]), "{front:?}");
+            assert!(back.windows(2).all(|w| w[0] == w[1] + 1), "{back:?}");
+            let mut all: Vec<usize> = front.iter().chain(&back).copied().collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<_>>());
+        }
+    }
+
+    /// A part abandoned (the delivery stopped) gives no more rows to draw.
+    #[test]
+    fn an_abandoned_part_gives_no_more_rows() {
+        let part = part_of(5);
+        assert_eq!(part.take(End::Front), Some(0));
+        assert_eq!(part.take(End::Back), Some(4));
+        part.abandon();
+        assert_eq!(part.take(End::Front), None);
+        assert_eq!(part.take(End::Back), None);
+    }
 }

@@ -22,7 +22,7 @@ pub mod sight;
 pub mod standings;
 pub mod team;
 mod turns;
-pub use deferred::Renderer;
+pub use deferred::{End, Part, Renderer};
 pub use inbound::Pipeline;
 pub use outbox::Outbox;
 pub use predict::{Predict, PREDICT_ANSWERS_PER_SEAT_DAY};
@@ -705,16 +705,17 @@ fn stored(events: &[crate::rules::Event]) -> Vec<serde_json::Value> {
     events.iter().map(crate::rules::Event::to_store).collect()
 }
 
-/// `f` over `items`, split between two threads when the machine has two
-/// cores or more (the order of the results is the order of the items). The
-/// work it is given is pure (the reports of a page of the outbox being
-/// delivered), so the bytes do not depend on the split; a panic in the
-/// helper thread is raised again here.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// Runs `helper` on the process's render helper thread while this thread
+/// runs `own`, and returns `own`'s result once both are done (a panic in
+/// the helper is raised again here). On a machine of one core there is no
+/// helper: `own` runs, then `helper`. The work given is the drawing of a
+/// part of the outbox (pure, its bytes not depending on the thread), and,
+/// for the courier, the sending of the part before it.
+pub(crate) fn beside<R>(helper: impl FnOnce() + Send, own: impl FnOnce() -> R) -> R {
     // One helper thread for the process, kept: a thread started per mail
     // cost its start, a fresh stack and a fresh heap every time.
     static HELPER: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    let helper = HELPER.get_or_init(|| {
+    let pool = HELPER.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         (cores >= 2)
             .then(|| {
@@ -726,29 +727,17 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             })
             .flatten()
     });
-    let Some(helper) = helper.as_ref().filter(|_| items.len() >= 2) else {
-        return items.iter().map(f).collect();
+    let Some(pool) = pool.as_ref() else {
+        let r = own();
+        helper();
+        return r;
     };
-    // Alternate items: reports come a recipient after another, each about
-    // as much work as the next.
-    let mut theirs = Vec::new();
-    let mut mine = Vec::new();
-    // The helper's items are spawned, this thread does its own, and the
+    // The helper's work is spawned, this thread does its own, and the
     // scope waits for both (a panic in either is raised again here).
-    helper.in_place_scope(|s| {
-        s.spawn(|_| theirs = items.iter().skip(1).step_by(2).map(&f).collect());
-        mine = items.iter().step_by(2).map(&f).collect();
-    });
-    let (mut mine, mut theirs) = (mine.into_iter(), theirs.into_iter());
-    (0..items.len())
-        .filter_map(|i| {
-            if i % 2 == 0 {
-                mine.next()
-            } else {
-                theirs.next()
-            }
-        })
-        .collect()
+    pool.in_place_scope(|s| {
+        s.spawn(|_| helper());
+        own()
+    })
 }
 
 /// "turn 7" or "turns 7-8".

@@ -4,7 +4,7 @@
 //! only the host's horizon (`outbound.retry_days`) gives a mail up, and
 //! `adjutant outbox retry` puts it back.
 
-use crate::common::{mail, Site};
+use crate::common::{mail, plain, Site};
 
 /// A loopback port nothing listens on.
 fn closed_port() -> u16 {
@@ -656,16 +656,18 @@ fn a_day_of_a_wrong_smtp_password_gives_no_mail_up_and_all_arrives_once_mended()
 
 /// Issue 57 (the peak memory of a long pass): a claimed page of the outbox
 /// is rendered a part at a time (`daemon::RENDER_PART`, 16 rows), each part
-/// sent before the next is rendered, so its reports (~80 KB each with a
-/// board picture) are never all held at once. Seen from outside: a
-/// process that dies while it renders a late row of the page has already
-/// delivered the rows of the page's first part. (Rendering the whole page
-/// first, as before, delivered none of it.)
+/// sent while the next is drawn, so its reports (~80 KB each with a board
+/// picture) are never all held at once: at most two parts. Seen from
+/// outside: a process that dies while it reads a row of the page's third
+/// part has already delivered the rows of its first part. (Rendering the
+/// whole page first, as before issue 57, delivered none of it.)
 #[test]
 fn a_page_is_rendered_and_sent_a_part_at_a_time() {
     let site = Site::new();
     failing_transport(&site);
-    let games: i64 = 8;
+    // Twelve games: their welcomes and reports are 48 rows, three parts;
+    // the last game's reports are in the third.
+    let games: i64 = 12;
     for _ in 0..games {
         site.pegasus_bridge_at(START, &[]);
     }
@@ -675,8 +677,8 @@ fn a_page_is_rendered_and_sent_a_part_at_a_time() {
     pass_at(&site, 0, 0);
     let (pending, ..) = site.outbox_statuses();
     assert!(
-        pending > 24 && pending <= 64,
-        "one page, more than a part and a half of it waiting: {pending}"
+        pending > 40 && pending <= 64,
+        "one page, more than two parts and a half of it waiting: {pending}"
     );
     transport(&site, None);
     let out = site
@@ -694,4 +696,68 @@ fn a_page_is_rendered_and_sent_a_part_at_a_time() {
         "the page's first part went out before game {games}'s report was rendered: {delivered} of {pending}"
     );
     assert!(delivered < pending as usize, "{delivered} of {pending}");
+}
+
+/// Issue 57 (a part drawn while the one before it is sent): a page of
+/// twelve games' welcomes and first reports, each with its board picture,
+/// delivered in one pass (three parts, each drawn on two threads while the
+/// part before it goes out) is byte for byte (but for the MIME
+/// boundaries) what the same judge delivers
+/// in small passes, a turn's reports at a time (a page of a part, drawn and
+/// sent in turn). The second judge is a copy of the first (database and
+/// key), so their games and mails are the same but for how they were
+/// delivered.
+#[test]
+fn a_page_drawn_beside_its_sending_is_the_mail_of_small_passes() {
+    let whole = Site::new();
+    // The one-pass judge's transport fails until its pass: its mails wait.
+    failing_transport(&whole);
+    let games: i64 = 12;
+    for _ in 0..games {
+        whole.pegasus_bridge_at(START, &[]);
+    }
+    // The other judge is a copy (database, key, the Message-IDs' salt and
+    // the seats' reply addresses), which sends as it goes.
+    let small = Site::new();
+    for f in ["adjutant.db", "adjutant.db-wal", "adjutant.db.key"] {
+        let _ = std::fs::remove_file(small.path().join(f));
+        if whole.path().join(f).exists() {
+            std::fs::copy(whole.path().join(f), small.path().join(f)).unwrap();
+        }
+    }
+    small.at(START, &["serve", "--once"]);
+    for g in 1..=games {
+        play_a_turn(&whole, g, g as u8);
+        play_a_turn(&small, g, g as u8);
+        small.at(START, &["serve", "--once"]);
+    }
+    assert_eq!(whole.outbox().len(), 0, "nothing sent before the one pass");
+    let (pending, ..) = whole.outbox_statuses();
+    assert!(pending > 40, "three parts of a page: {pending}");
+    transport(&whole, None);
+    whole.at("2026-11-01T06:00:00Z", &["serve", "--once"]);
+    let (a, b) = (whole.outbox(), small.outbox());
+    assert_eq!(a.len(), pending as usize);
+    assert_eq!(
+        a.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        b.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    let pictured = a
+        .iter()
+        .filter(|(_, t)| t.contains("Content-Type: image/png"))
+        .count();
+    assert!(
+        pictured >= 24,
+        "the reports carry their pictures: {pictured}"
+    );
+    // The same bytes but for the MIME boundaries (random, drawn as a
+    // report is composed).
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        let (x, y) = (plain(x), plain(y));
+        let first = x.lines().zip(y.lines()).find(|(p, q)| p != q);
+        assert!(
+            x == y,
+            "{name} differs between the two deliveries: {first:?}"
+        );
+    }
 }

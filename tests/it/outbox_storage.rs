@@ -4,28 +4,7 @@
 //! never touched; export and verify replay a game without any mail bytes.
 
 use crate::common;
-use common::{mail, reply_address, Site};
-
-/// A sent mail but for its MIME boundaries and the fresh passwords a
-/// status answer gives (random, as they should be).
-fn plain(text: &str) -> String {
-    let mut text = text.to_string();
-    let marks: Vec<String> = text
-        .split("boundary=\"")
-        .skip(1)
-        .filter_map(|t| t.split('"').next().map(str::to_string))
-        .collect();
-    for (n, m) in marks.iter().enumerate() {
-        text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
-    }
-    text.lines()
-        .map(|l| match l.split_once("PASSWORD ") {
-            Some((head, _)) => format!("{head}PASSWORD ?"),
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use common::{mail, plain, reply_address, Site};
 
 /// Two outboxes hold the same files with the same mails ([`plain`]).
 fn same_mails(b: &[(String, String)], s: &[(String, String)]) {

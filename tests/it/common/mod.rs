@@ -608,3 +608,24 @@ fn new_game_args<'a>(scenario: &'a str, seats: &[&'a str], extra: &[&'a str]) ->
     args.extend(extra);
     args
 }
+
+/// A sent mail but for its MIME boundaries and the fresh passwords a
+/// status answer gives (random, as they should be).
+pub fn plain(text: &str) -> String {
+    let mut text = text.to_string();
+    let marks: Vec<String> = text
+        .split("boundary=\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next().map(str::to_string))
+        .collect();
+    for (n, m) in marks.iter().enumerate() {
+        text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
+    }
+    text.lines()
+        .map(|l| match l.split_once("PASSWORD ") {
+            Some((head, _)) => format!("{head}PASSWORD ?"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
