@@ -567,16 +567,7 @@ fn shows(raw: &[u8]) -> (bool, usize, bool) {
 
 /// A mail but for its MIME boundaries and Message-ID-free dates.
 fn plain(raw: &[u8]) -> String {
-    let mut text = String::from_utf8_lossy(raw).into_owned();
-    let marks: Vec<String> = text
-        .split("boundary=\"")
-        .skip(1)
-        .filter_map(|t| t.split('"').next().map(str::to_string))
-        .collect();
-    for (n, m) in marks.iter().enumerate() {
-        text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
-    }
-    text
+    crate::common::without_boundaries(&String::from_utf8_lossy(raw))
 }
 
 /// Acceptance 3: PICTURE by mail changes what that seat receives (its

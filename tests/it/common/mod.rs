@@ -609,9 +609,9 @@ fn new_game_args<'a>(scenario: &'a str, seats: &[&'a str], extra: &[&'a str]) ->
     args
 }
 
-/// A sent mail but for its MIME boundaries and the fresh passwords a
-/// status answer gives (random, as they should be).
-pub fn plain(text: &str) -> String {
+/// A mail but for its MIME boundaries (random, drawn as it is composed):
+/// each named by its order.
+pub fn without_boundaries(text: &str) -> String {
     let mut text = text.to_string();
     let marks: Vec<String> = text
         .split("boundary=\"")
@@ -621,7 +621,14 @@ pub fn plain(text: &str) -> String {
     for (n, m) in marks.iter().enumerate() {
         text = text.replace(m.as_str(), &format!("BOUNDARY-{n}"));
     }
-    text.lines()
+    text
+}
+
+/// A sent mail but for its MIME boundaries and the fresh passwords a
+/// status answer gives (random, as they should be).
+pub fn plain(text: &str) -> String {
+    without_boundaries(text)
+        .lines()
         .map(|l| match l.split_once("PASSWORD ") {
             Some((head, _)) => format!("{head}PASSWORD ?"),
             None => l.to_string(),
