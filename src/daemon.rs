@@ -1050,7 +1050,7 @@ fn deliver_page(
             Some(p) if p.pictured() => crate::service::beside(
                 || renderer.draw_part(p, End::Front),
                 || {
-                    let flow = sending.send_drawn(&mut page[..drawn], &mut rendered, pass);
+                    let flow = sending.send_drawn(&mut page, drawn, &mut rendered, pass);
                     if matches!(flow, Ok(Flow::On)) {
                         renderer.draw_part(p, End::Back);
                     } else {
@@ -1060,7 +1060,7 @@ fn deliver_page(
                 },
             )?,
             _ => {
-                let flow = sending.send_drawn(&mut page[..drawn], &mut rendered, pass)?;
+                let flow = sending.send_drawn(&mut page, drawn, &mut rendered, pass)?;
                 if let (Some(p), Flow::On) = (part, &flow) {
                     crate::service::beside(
                         || renderer.draw_part(p, End::Front),
@@ -1107,18 +1107,20 @@ struct Sending<'a> {
 }
 
 impl Sending<'_> {
-    /// Sends the rows of `page` (the page's rows rendered so far) from the
-    /// first not yet tried, each group of [`MARKS_PER_COMMIT`] marked in
-    /// one commit as soon as it is sent. Stops the page on SIGTERM (the
-    /// rows not yet sent given back) or at a fault of the whole server.
+    /// Sends the rows of `page` rendered so far (its first `drawn`) from
+    /// the first not yet tried, each group of [`MARKS_PER_COMMIT`] marked
+    /// in one commit as soon as it is sent. Stops the page on SIGTERM or at
+    /// a fault of the whole server, every row of the page not yet sent
+    /// given back (drawn or not).
     fn send_drawn(
         &mut self,
         page: &mut [store::OutMail],
+        drawn: usize,
         rendered: &mut [Option<Result<(), ServiceError>>],
         pass: &mut Pass,
     ) -> Result<Flow, store::StoreError> {
         let (conn, owner, now) = (self.conn, self.owner, self.clock.now);
-        while self.tried < page.len() {
+        while self.tried < drawn {
             if self.stop.load(Ordering::SeqCst) {
                 let unsent: Vec<i64> = page[self.tried..].iter().map(|m| m.id).collect();
                 store::relaxed(conn, |c| store::outbox_release(c, &unsent, owner))?;
@@ -1126,7 +1128,7 @@ impl Sending<'_> {
             }
             let mut group: Vec<Sent> = Vec::with_capacity(MARKS_PER_COMMIT);
             let mut server_down = None;
-            for k in self.tried..page.len().min(self.tried + MARKS_PER_COMMIT) {
+            for k in self.tried..drawn.min(self.tried + MARKS_PER_COMMIT) {
                 let r = rendered[k].take().unwrap_or(Ok(()));
                 let m = &mut page[k];
                 let result = send(self.cfg, m, r);

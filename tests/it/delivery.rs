@@ -761,3 +761,49 @@ fn a_page_drawn_beside_its_sending_is_the_mail_of_small_passes() {
         );
     }
 }
+
+/// Issue 57 (a part drawn while the one before it is sent): a fault of the
+/// whole mail server (nothing listens on the port) met in the first part
+/// of a page of three gives back every row of the page it did not send,
+/// those of the parts not yet drawn too: none stays claimed until its claim
+/// lapses, and the next pass may send them all at once.
+#[test]
+fn a_server_down_gives_back_every_row_of_its_page_drawn_or_not() {
+    let site = Site::new();
+    failing_transport(&site);
+    let games: i64 = 12;
+    for _ in 0..games {
+        site.pegasus_bridge_at(START, &[]);
+    }
+    for g in 1..=games {
+        play_a_turn(&site, g, g as u8);
+    }
+    let (pending, ..) = site.outbox_statuses();
+    assert!(pending > 40, "three parts of a page: {pending}");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    transport(&site, None);
+    transport(&site, Some(port));
+    // Past every row's back-off (each command before tried them all).
+    let due: String = site
+        .db()
+        .query_row("SELECT max(next_attempt_at) FROM outbox", [], |r| r.get(0))
+        .unwrap();
+    site.at(&due, &["serve", "--once"]);
+    assert_eq!(
+        site.outbox_statuses().0,
+        pending,
+        "nothing sent, nothing dead"
+    );
+    let claimed: i64 = site
+        .db()
+        .query_row(
+            "SELECT count(*) FROM outbox WHERE claimed_by IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(claimed, 0, "every row of the page given back");
+}
